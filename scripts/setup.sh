@@ -1,0 +1,18 @@
+#!/bin/sh
+# Install what a fresh Debian machine lacks for building and testing kfjob.
+# Idempotent: does nothing when every package is already there.
+set -e
+PKGS="lua5.4 liblua5.4-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
+libjansson-dev libyaml-dev cmake make gcc pkg-config lua-busted lua-check luarocks
+protobuf-compiler python3 python3-protobuf python3-yaml python3-jsonschema
+valgrind clang libclang-rt-14-dev"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "setup: installing$missing" >&2
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi

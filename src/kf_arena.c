@@ -1,0 +1,249 @@
+/*
+** kf_arena.c - allocator plumbing: errors, arena, byte buffer, value tree.
+*/
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kf_core.h"
+
+kf_status kf_fail(kf_err *e, kf_status code, const char *fmt, ...) {
+  va_list ap;
+  e->code = code;
+  va_start(ap, fmt);
+  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+kf_status kf_nomem(kf_err *e) {
+  return kf_fail(e, KF_ENOMEM, "not enough memory");
+}
+
+/* ---- arena ------------------------------------------------------------ */
+
+struct kf_chunk {
+  kf_chunk *next;
+  size_t size, used;      /* usable bytes after the header */
+  max_align_t data[];
+};
+
+#define CHUNK_MIN 4096
+
+void kf_arena_init(kf_arena *A, kf_alloc a) {
+  A->a = a;
+  A->head = NULL;
+  A->total = 0;
+}
+
+void *kf_arena_alloc(kf_arena *A, size_t n) {
+  kf_chunk *c = A->head;
+  void *p;
+  n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+  if (n == 0) n = sizeof(max_align_t);
+  if (c == NULL || c->size - c->used < n) {
+    size_t sz = n > CHUNK_MIN ? n : CHUNK_MIN;
+    if (c != NULL && sz < c->size * 2 && c->size < (1u << 20)) sz = c->size * 2;
+    if (sz > (size_t)-1 / 2) return NULL;
+    c = (kf_chunk *)A->a.f(A->a.ud, NULL, 0, sizeof(kf_chunk) + sz);
+    if (c == NULL) return NULL;
+    c->size = sz;
+    c->used = 0;
+    c->next = A->head;
+    A->head = c;
+    A->total += sizeof(kf_chunk) + sz;
+  }
+  p = (char *)c->data + c->used;
+  c->used += n;
+  memset(p, 0, n);
+  return p;
+}
+
+char *kf_arena_strndup(kf_arena *A, const char *s, size_t n) {
+  char *p = (char *)kf_arena_alloc(A, n + 1);
+  if (p == NULL) return NULL;
+  memcpy(p, s, n);
+  p[n] = '\0';
+  return p;
+}
+
+static void free_chunks(kf_arena *A, kf_chunk *c) {
+  while (c != NULL) {
+    kf_chunk *next = c->next;
+    A->total -= sizeof(kf_chunk) + c->size;
+    A->a.f(A->a.ud, c, sizeof(kf_chunk) + c->size, 0);
+    c = next;
+  }
+}
+
+void kf_arena_reset(kf_arena *A) {
+  kf_chunk *c = A->head, *keep = NULL;
+  /* keep the largest chunk: later calls of the same size then never
+  ** allocate */
+  for (; c != NULL; c = c->next)
+    if (keep == NULL || c->size > keep->size) keep = c;
+  if (keep == NULL) return;
+  for (c = A->head; c != NULL;) {
+    kf_chunk *next = c->next;
+    if (c != keep) {
+      A->total -= sizeof(kf_chunk) + c->size;
+      A->a.f(A->a.ud, c, sizeof(kf_chunk) + c->size, 0);
+    }
+    c = next;
+  }
+  keep->next = NULL;
+  keep->used = 0;
+  A->head = keep;
+}
+
+void kf_arena_free(kf_arena *A) {
+  free_chunks(A, A->head);
+  A->head = NULL;
+}
+
+static void *pb_alloc(void *ud, size_t n) {
+  return kf_arena_alloc((kf_arena *)ud, n);
+}
+static void pb_free(void *ud, void *p) {
+  (void)ud;
+  (void)p;  /* the arena owns it */
+}
+
+void kf_arena_pballoc(kf_arena *A, ProtobufCAllocator *pa) {
+  pa->alloc = pb_alloc;
+  pa->free = pb_free;
+  pa->allocator_data = A;
+}
+
+/* ---- buffer ----------------------------------------------------------- */
+
+void kf_buf_init(kf_buf *b, kf_alloc a) {
+  b->a = a;
+  b->p = NULL;
+  b->n = b->cap = 0;
+  b->oom = 0;
+}
+
+void kf_buf_free(kf_buf *b) {
+  if (b->p != NULL) b->a.f(b->a.ud, b->p, b->cap, 0);
+  b->p = NULL;
+  b->n = b->cap = 0;
+}
+
+static int buf_grow(kf_buf *b, size_t need) {
+  size_t cap = b->cap ? b->cap : 256;
+  char *p;
+  if (b->oom) return 0;
+  if (need > ((size_t)-1) / 2) return (b->oom = 1, 0);
+  while (cap < need) cap *= 2;
+  p = (char *)b->a.f(b->a.ud, b->p, b->cap, cap);
+  if (p == NULL) return (b->oom = 1, 0);
+  b->p = p;
+  b->cap = cap;
+  return 1;
+}
+
+int kf_buf_add(kf_buf *b, const char *s, size_t n) {
+  if (b->n + n > b->cap && !buf_grow(b, b->n + n)) return 0;
+  if (n) memcpy(b->p + b->n, s, n);
+  b->n += n;
+  return 1;
+}
+
+int kf_buf_reserve(kf_buf *b, size_t extra) {
+  return b->n + extra <= b->cap || buf_grow(b, b->n + extra);
+}
+
+int kf_buf_addc(kf_buf *b, char c) {
+  if (b->n + 1 > b->cap && !buf_grow(b, b->n + 1)) return 0;
+  b->p[b->n++] = c;
+  return 1;
+}
+
+int kf_buf_adds(kf_buf *b, const char *s) { return kf_buf_add(b, s, strlen(s)); }
+
+int kf_buf_printf(kf_buf *b, const char *fmt, ...) {
+  char tmp[128];
+  va_list ap;
+  int n;
+  va_start(ap, fmt);
+  n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n < 0) return 0;
+  if ((size_t)n < sizeof tmp) return kf_buf_add(b, tmp, (size_t)n);
+  if (b->n + (size_t)n + 1 > b->cap && !buf_grow(b, b->n + (size_t)n + 1))
+    return 0;
+  va_start(ap, fmt);
+  vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->n += (size_t)n;
+  return 1;
+}
+
+/* ---- value tree ------------------------------------------------------- */
+
+kf_node *kf_node_new(kf_arena *A, kf_ntype t) {
+  kf_node *n = (kf_node *)kf_arena_alloc(A, sizeof *n);
+  if (n != NULL) n->t = t;
+  return n;
+}
+
+kf_node *kf_node_str(kf_arena *A, const char *s, size_t len) {
+  kf_node *n = kf_node_new(A, KF_NSTR);
+  char *p;
+  if (n == NULL || (p = kf_arena_strndup(A, s, len)) == NULL) return NULL;
+  n->u.s.p = p;
+  n->u.s.n = len;
+  return n;
+}
+
+kf_node *kf_node_int(kf_arena *A, int64_t i) {
+  kf_node *n = kf_node_new(A, KF_NINT);
+  if (n != NULL) n->u.i = i;
+  return n;
+}
+
+int kf_node_push(kf_arena *A, kf_node *c, const char *key, kf_node *v) {
+  if (v == NULL) return 0;
+  if (c->u.c.n == c->u.c.cap) {
+    size_t cap = c->u.c.cap ? c->u.c.cap * 2 : 4;
+    kf_node **nv = (kf_node **)kf_arena_alloc(A, cap * sizeof *nv);
+    const char **nk = NULL;
+    if (nv == NULL) return 0;
+    if (c->t == KF_NOBJ &&
+        (nk = (const char **)kf_arena_alloc(A, cap * sizeof *nk)) == NULL)
+      return 0;
+    if (c->u.c.n) {
+      memcpy(nv, c->u.c.v, c->u.c.n * sizeof *nv);
+      if (nk) memcpy(nk, c->u.c.k, c->u.c.n * sizeof *nk);
+    }
+    c->u.c.v = nv;
+    c->u.c.k = nk;
+    c->u.c.cap = cap;
+  }
+  if (c->t == KF_NOBJ) c->u.c.k[c->u.c.n] = key;
+  c->u.c.v[c->u.c.n++] = v;
+  return 1;
+}
+
+kf_node *kf_node_get(const kf_node *obj, const char *key) {
+  size_t i;
+  if (obj == NULL || obj->t != KF_NOBJ) return NULL;
+  for (i = 0; i < obj->u.c.n; i++)
+    if (strcmp(obj->u.c.k[i], key) == 0) return obj->u.c.v[i];
+  return NULL;
+}
+
+kf_node *kf_obj_add(kf_arena *A, kf_node *obj, const char *key, kf_ntype t) {
+  kf_node *n = kf_node_new(A, t);
+  if (n == NULL || !kf_node_push(A, obj, key, n)) return NULL;
+  return n;
+}
+
+int kf_obj_str(kf_arena *A, kf_node *obj, const char *key, const char *s) {
+  return kf_node_push(A, obj, key, kf_node_str(A, s, strlen(s)));
+}
+
+int kf_obj_int(kf_arena *A, kf_node *obj, const char *key, int64_t i) {
+  return kf_node_push(A, obj, key, kf_node_int(A, i));
+}

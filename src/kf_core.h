@@ -1,0 +1,291 @@
+/*
+** kf_core.h - the Lua-free core of kfjob.
+**
+** Everything here works on plain C data: an allocator, an arena for the
+** temporary memory of one operation, a neutral value tree (kf_node), the
+** resolved job (kf_job) and the job-kind tables.  Functions return a
+** kf_status and fill a kf_err; none of them knows about lua_State, so the
+** same code serves the Lua binding, the host API, the fuzzers and C tests.
+*/
+#ifndef KF_CORE_H
+#define KF_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <protobuf-c/protobuf-c.h>
+
+/* ---- status and errors ------------------------------------------------ */
+
+typedef enum kf_status {
+  KF_OK = 0,
+  KF_EINVAL,   /* bad input: message in kf_err */
+  KF_ENOMEM,   /* allocation failed */
+  KF_ELIMIT    /* a documented limit was exceeded */
+} kf_status;
+
+#define KF_ERRMAX 512
+typedef struct kf_err {
+  kf_status code;
+  char msg[KF_ERRMAX];
+} kf_err;
+
+kf_status kf_fail(kf_err *e, kf_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+kf_status kf_nomem(kf_err *e);
+
+/* Limits (documented in the README). */
+#define KF_MAX_DEPTH 64            /* nesting of tables / JSON */
+#define KF_MAX_STRING (1u << 20)   /* one string value, bytes */
+#define KF_MAX_ITEMS 4096          /* entries of one array (command) */
+
+/* ---- allocator and arena ---------------------------------------------- */
+
+/* Same contract as lua_Alloc so the binding can pass lua_getallocf. */
+typedef void *(*kf_allocf)(void *ud, void *ptr, size_t osize, size_t nsize);
+typedef struct kf_alloc {
+  kf_allocf f;
+  void *ud;
+} kf_alloc;
+
+typedef struct kf_chunk kf_chunk;
+/* Bump allocator: one operation's temporary memory, freed (or reset) at
+** once.  Keeps its first chunk across resets so steady-state calls do not
+** allocate. */
+typedef struct kf_arena {
+  kf_alloc a;
+  kf_chunk *head;
+  size_t total;     /* bytes held in chunks, for accounting */
+} kf_arena;
+
+void kf_arena_init(kf_arena *A, kf_alloc a);
+void *kf_arena_alloc(kf_arena *A, size_t n);   /* NULL on failure, zeroed */
+char *kf_arena_strndup(kf_arena *A, const char *s, size_t n);
+void kf_arena_reset(kf_arena *A);              /* keep one chunk */
+void kf_arena_free(kf_arena *A);               /* release everything */
+/* protobuf-c allocator that takes from the arena (free is a no-op). */
+void kf_arena_pballoc(kf_arena *A, ProtobufCAllocator *pa);
+
+/* Growable byte buffer over the allocator. */
+typedef struct kf_buf {
+  kf_alloc a;
+  char *p;
+  size_t n, cap;
+  int oom;          /* sticky: set once an append failed */
+} kf_buf;
+
+void kf_buf_init(kf_buf *b, kf_alloc a);
+void kf_buf_free(kf_buf *b);
+int kf_buf_add(kf_buf *b, const char *s, size_t n);  /* 0 on failure */
+int kf_buf_addc(kf_buf *b, char c);
+int kf_buf_adds(kf_buf *b, const char *s);
+int kf_buf_reserve(kf_buf *b, size_t extra);          /* room for extra bytes */
+int kf_buf_printf(kf_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---- neutral value tree ----------------------------------------------- */
+
+typedef enum kf_ntype {
+  KF_NNIL, KF_NBOOL, KF_NINT, KF_NNUM, KF_NSTR, KF_NARR, KF_NOBJ
+} kf_ntype;
+
+typedef struct kf_node kf_node;
+struct kf_node {
+  kf_ntype t;
+  const char *tag;       /* constructor name of an object ("Worker", ...) */
+  union {
+    int b;
+    int64_t i;
+    double d;
+    struct { const char *p; size_t n; } s;
+    struct { kf_node **v; const char **k; size_t n, cap; } c; /* k: OBJ only */
+  } u;
+};
+
+kf_node *kf_node_new(kf_arena *A, kf_ntype t);
+kf_node *kf_node_str(kf_arena *A, const char *s, size_t n);
+kf_node *kf_node_int(kf_arena *A, int64_t i);
+/* Append to an ARR (key NULL) or OBJ; returns 0 on allocation failure. */
+int kf_node_push(kf_arena *A, kf_node *c, const char *key, kf_node *v);
+kf_node *kf_node_get(const kf_node *obj, const char *key);
+/* Objects built by the core (manifests) use these shorthands. */
+kf_node *kf_obj_add(kf_arena *A, kf_node *obj, const char *key, kf_ntype t);
+int kf_obj_str(kf_arena *A, kf_node *obj, const char *key, const char *s);
+int kf_obj_int(kf_arena *A, kf_node *obj, const char *key, int64_t i);
+
+/* ---- job model -------------------------------------------------------- */
+
+enum kf_kind { KF_TFJOB, KF_PYTORCH, KF_ELASTIC, KF_MPI, KF_HOROVOD, KF_NKINDS };
+enum kf_role { KF_WORKER, KF_PS, KF_CHIEF, KF_EVALUATOR, KF_MASTER,
+               KF_LAUNCHER, KF_NROLES };
+enum kf_res { KF_CPU, KF_MEM, KF_GPU, KF_EPH, KF_NRES };
+enum { KF_RP_NEVER, KF_RP_ON_FAILURE, KF_RP_ALWAYS };
+enum { KF_CP_NONE, KF_CP_RUNNING, KF_CP_ALL };
+
+typedef struct kf_group {
+  int32_t replicas;
+  const char *image;                 /* NULL: unset */
+  const char *requests[KF_NRES];     /* quantity strings, NULL: unset */
+  const char *limits[KF_NRES];
+  int restart_policy;                /* KF_RP_* */
+  size_t ncommand;
+  const char **command;
+} kf_group;
+
+typedef struct kf_run_policy {
+  int clean_pod_policy;              /* KF_CP_* */
+  int32_t ttl_seconds_after_finished;
+  int32_t active_deadline_seconds;
+  int32_t backoff_limit;
+} kf_run_policy;
+
+typedef struct kf_job {
+  int kind;                          /* enum kf_kind */
+  kf_group g[KF_NROLES];             /* only the kind's roles are used */
+  int has_run_policy;
+  kf_run_policy rp;
+  int32_t slots;                     /* MPI, Horovod */
+  /* Elastic */
+  int nnodes_int;                    /* nnodes was given as an integer */
+  int32_t min_nodes, max_nodes, nproc_per_node, max_restarts;
+  const char *rdzv_backend;
+  /* Horovod */
+  int verbose;
+  const char *log_level, *discovery_script_path;
+  int32_t elastic_timeout;
+  unsigned deprecated;               /* bit per role: set via num_* */
+} kf_job;
+
+/* Where a path in an error message comes from. */
+typedef enum kf_pathstyle { KF_PATH_SPEC, KF_PATH_V0, KF_PATH_V1 } kf_pathstyle;
+
+/* ---- job kinds as data ------------------------------------------------ */
+
+#define KF_R_FIXED1   1u   /* replicas must be exactly 1 (master, launcher) */
+#define KF_R_MAX1     2u   /* at most 1 (chief, evaluator) */
+#define KF_R_REQUIRED 4u   /* at least 1 (worker) */
+
+typedef struct kf_role_info {
+  const char *name;       /* "Worker": group constructor and CRD replica type */
+  const char *key;        /* "worker": job field */
+  int default_replicas;
+  unsigned flags;         /* KF_R_* */
+} kf_role_info;
+
+#define KF_K_RUNPOLICY 1u
+#define KF_K_SLOTS     2u
+#define KF_K_ELASTIC   4u
+#define KF_K_HOROVOD   8u
+#define KF_K_COMMAND   16u  /* groups may carry a command (MPI) */
+
+typedef struct kf_kind_role {
+  int role;
+  const char *v1_field;       /* "worker_replicas" */
+  const char *v0_field;       /* "workers", NULL: not in v0 */
+  const char *deprecated_key; /* "num_workers", NULL: none */
+} kf_kind_role;
+
+typedef struct kf_kind_info {
+  const char *name;           /* "TFJob" */
+  const char *task_type;      /* "tensorflow" */
+  const char *container;      /* default container name */
+  const char *crd_kind;       /* "TFJob" */
+  const char *crd_specs;      /* "tfReplicaSpecs" */
+  unsigned flags;             /* KF_K_* */
+  int nroles;
+  kf_kind_role roles[4];
+  const ProtobufCMessageDescriptor *v0, *v1, *v1_replica;
+} kf_kind_info;
+
+extern const kf_kind_info kf_kinds[KF_NKINDS];
+extern const kf_role_info kf_roles[KF_NROLES];
+extern const char *const kf_res_keys[KF_NRES];        /* "cpu", "mem", ... */
+extern const char *const kf_rp_names[3];              /* "never", ... */
+extern const char *const kf_cp_names[3];              /* "none", ... */
+
+const kf_kind_role *kf_kind_role_of(const kf_kind_info *k, int role);
+int kf_kind_by_name(const char *name);       /* -1 if unknown */
+int kf_role_by_name(const char *name);       /* -1 if unknown */
+/* Parse an enum spelling; -1 if unknown. */
+int kf_parse_restart_policy(const char *s);
+int kf_parse_clean_pod_policy(const char *s);
+
+/* Closest of `cands` (NULL-terminated) to `s`, or NULL if none is close. */
+const char *kf_suggest(const char *s, const char *const *cands);
+
+/* Kubernetes quantity grammar; returns 1 if valid. */
+int kf_quantity_ok(const char *s, size_t n);
+/* Shortest decimal form of a non-negative number ("8", "0.5"). */
+void kf_format_number(double d, char out[32]);
+
+/* ---- building, checking, comparing jobs ------------------------------- */
+
+/* Constructor-shaped node -> job.  `ctor` prefixes error messages
+** ("kfjob.TFJob").  Strings in the job point into the arena. */
+kf_status kf_job_from_spec(int kind, const kf_node *spec, kf_arena *A,
+                           kf_job *out, const char *ctor, kf_err *e);
+/* A single replica group (kfjob.Worker{...}).  `role` decides what is
+** accepted; the result goes to *out. */
+kf_status kf_group_from_spec(int role, const kf_node *spec, kf_arena *A,
+                             kf_group *out, const char *ctor, kf_err *e);
+kf_status kf_run_policy_from_spec(const kf_node *spec, kf_run_policy *out,
+                                  const char *ctor, const char *path,
+                                  kf_err *e);
+/* The backend/operator rules, shared by constructors and decoders. */
+kf_status kf_job_check(const kf_job *j, kf_pathstyle style, const char *who,
+                       kf_err *e);
+/* Job -> constructor-shaped node (spec()). */
+kf_node *kf_job_to_spec(const kf_job *j, kf_arena *A);
+kf_node *kf_group_to_spec(const kf_group *g, kf_arena *A);
+kf_node *kf_run_policy_to_spec(const kf_run_policy *rp, kf_arena *A);
+int kf_job_equal(const kf_job *a, const kf_job *b);
+/* Deep-merge `over` (plain tables merge, dotted keys "worker.replicas"
+** walk into nested tables, anything else replaces) into `base`. */
+kf_status kf_node_merge(kf_arena *A, kf_node *base, const kf_node *over,
+                        const char *who, kf_err *e);
+
+/* Copy a job (or group) and all its strings into one block of `size`
+** bytes (from kf_job_size) so a userdata can own it without a __gc. */
+size_t kf_job_size(const kf_job *j);
+void kf_job_pack_into(const kf_job *j, void *mem);
+size_t kf_group_size(const kf_group *g);
+void kf_group_pack_into(const kf_group *g, void *mem);
+
+/* ---- protobuf (plugin messages) --------------------------------------- */
+
+typedef struct kf_encopts {
+  int version;        /* 0 or 1 */
+  int common;         /* v1: use CommonReplicaSpec */
+} kf_encopts;
+
+/* Build the plugin message flytekit would build; NULL + error when the
+** version cannot express the job. `for_template` lets v0 MPI carry the
+** worker command in the TaskTemplate config instead. */
+kf_status kf_job_to_msg(const kf_job *j, const kf_encopts *o, int for_template,
+                        kf_arena *A, ProtobufCMessage **out, kf_err *e);
+/* Plugin message -> job (validated).  `kind` is the kind the task type
+** names (kf_kind_for_task_type) or a refinement (HorovodJob for "mpi");
+** PyTorchJob with an elastic config becomes Elastic.  `who` prefixes
+** errors ("kfjob.decode"). */
+int kf_kind_for_task_type(const char *task_type);   /* -1 if unknown */
+kf_status kf_job_from_msg(const char *who, int kind,
+                          const ProtobufCMessage *m, int version, kf_arena *A,
+                          kf_job *out, kf_err *e);
+const ProtobufCMessageDescriptor *kf_msg_desc(const char *task_type,
+                                              int version);
+/* Bitmask of versions (bit 0 = v0, bit 1 = v1) that can express the job. */
+unsigned kf_job_versions(const kf_job *j);
+
+/* encode: into a buffer; decode: bytes -> job. */
+kf_status kf_encode(const kf_job *j, const kf_encopts *o, kf_arena *A,
+                    kf_buf *out, kf_err *e);
+kf_status kf_decode(const char *task_type, int kind, int version,
+                    const uint8_t *p, size_t n, kf_arena *A, kf_job *out,
+                    kf_err *e);
+
+#endif

@@ -1,0 +1,441 @@
+/*
+** kf_pb.c - job <-> plugin messages, driven by the kind table and the
+** protobuf-c descriptors: fields are found by name and written through
+** their offsets, so one routine serves every kind and both versions.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "kf_core.h"
+#include "flyteidl/core/tasks.pb-c.h"
+#include "flyteidl/plugins/common.pb-c.h"
+
+/* ---- generic descriptor access ---------------------------------------- */
+
+static const ProtobufCFieldDescriptor *fd(const ProtobufCMessageDescriptor *d,
+                                          const char *name) {
+  return protobuf_c_message_descriptor_get_field_by_name(d, name);
+}
+
+#define MEMBER(m, f, T) ((T *)(void *)((char *)(m) + (f)->offset))
+
+static ProtobufCMessage *msg_new(kf_arena *A,
+                                 const ProtobufCMessageDescriptor *d) {
+  ProtobufCMessage *m = (ProtobufCMessage *)kf_arena_alloc(A, d->sizeof_message);
+  if (m != NULL) d->message_init(m);
+  return m;
+}
+
+/* int32 and enum fields share the int storage in protobuf-c. */
+static void set_int(ProtobufCMessage *m, const char *name, int32_t v) {
+  const ProtobufCFieldDescriptor *f = fd(m->descriptor, name);
+  *MEMBER(m, f, int32_t) = v;
+}
+
+static void set_str(ProtobufCMessage *m, const char *name, const char *s) {
+  const ProtobufCFieldDescriptor *f = fd(m->descriptor, name);
+  if (s) *MEMBER(m, f, const char *) = s;
+}
+
+/* New sub-message stored in field `name`. */
+static ProtobufCMessage *add_msg(kf_arena *A, ProtobufCMessage *m,
+                                 const char *name) {
+  const ProtobufCFieldDescriptor *f = fd(m->descriptor, name);
+  ProtobufCMessage *s = msg_new(A, (const ProtobufCMessageDescriptor *)f->descriptor);
+  if (s != NULL) *MEMBER(m, f, ProtobufCMessage *) = s;
+  return s;
+}
+
+static int32_t get_int(const ProtobufCMessage *m, const char *name) {
+  const ProtobufCFieldDescriptor *f = fd(m->descriptor, name);
+  return *MEMBER(m, f, const int32_t);
+}
+
+static const char *get_str(const ProtobufCMessage *m, const char *name) {
+  const ProtobufCFieldDescriptor *f = fd(m->descriptor, name);
+  return *MEMBER(m, f, const char *const);
+}
+
+static const ProtobufCMessage *get_msg(const ProtobufCMessage *m,
+                                       const char *name) {
+  const ProtobufCFieldDescriptor *f = fd(m->descriptor, name);
+  return f ? *MEMBER(m, f, const ProtobufCMessage *const) : NULL;
+}
+
+/* ---- resources -------------------------------------------------------- */
+
+static const int res_enum[KF_NRES] = {
+    FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__CPU,
+    FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__MEMORY,
+    FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__GPU,
+    FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__EPHEMERAL_STORAGE};
+
+static int count_res(const char *const *q) {
+  int i, n = 0;
+  for (i = 0; i < KF_NRES; i++) n += q[i] != NULL;
+  return n;
+}
+
+static int fill_entries(kf_arena *A, const char *const *q, size_t *n,
+                        Flyteidl__Core__Resources__ResourceEntry ***out) {
+  int i, k = 0, cnt = count_res(q);
+  Flyteidl__Core__Resources__ResourceEntry **v, *e;
+  if (cnt == 0) return 1;
+  v = kf_arena_alloc(A, cnt * sizeof *v);
+  e = kf_arena_alloc(A, cnt * sizeof *e);
+  if (v == NULL || e == NULL) return 0;
+  for (i = 0; i < KF_NRES; i++) {
+    if (q[i] == NULL) continue;
+    flyteidl__core__resources__resource_entry__init(&e[k]);
+    e[k].name = res_enum[i];
+    e[k].value = (char *)q[i];
+    v[k] = &e[k];
+    k++;
+  }
+  *n = (size_t)cnt;
+  *out = v;
+  return 1;
+}
+
+static int set_resources(kf_arena *A, ProtobufCMessage *m, const kf_group *g) {
+  Flyteidl__Core__Resources *r =
+      (Flyteidl__Core__Resources *)add_msg(A, m, "resources");
+  return r != NULL && fill_entries(A, g->requests, &r->n_requests, &r->requests) &&
+         fill_entries(A, g->limits, &r->n_limits, &r->limits);
+}
+
+/* ---- job -> message --------------------------------------------------- */
+
+/* A v1 replica spec: flat fields 1-4, or the same inside `common`. */
+static int replica_to_msg(kf_arena *A, ProtobufCMessage *spec,
+                          const kf_group *g, int elastic, int common) {
+  ProtobufCMessage *t = spec;
+  if (common && (t = add_msg(A, spec, "common")) == NULL) return 0;
+  set_int(t, "replicas", g->replicas);
+  set_str(t, "image", g->image);
+  if ((!elastic || count_res(g->requests) + count_res(g->limits) > 0) &&
+      !set_resources(A, t, g))
+    return 0;
+  set_int(t, "restart_policy", g->restart_policy);
+  if (g->ncommand) {
+    const ProtobufCFieldDescriptor *f = fd(spec->descriptor, "command");
+    *(size_t *)(void *)((char *)spec + f->quantifier_offset) = g->ncommand;
+    *MEMBER(spec, f, const char **) = (const char **)g->command;
+  }
+  return 1;
+}
+
+/* Names the fields version 0 cannot carry, comma separated, into `out`. */
+static void v0_unfit(const kf_job *j, int for_template, char *out, size_t cap) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int i;
+  out[0] = '\0';
+#define UNFIT(...)                                                   \
+  do {                                                               \
+    size_t l = strlen(out);                                          \
+    snprintf(out + l, cap - l, "%s", l ? ", " : "");                 \
+    l = strlen(out);                                                 \
+    snprintf(out + l, cap - l, __VA_ARGS__);                         \
+  } while (0)
+  for (i = 0; i < k->nroles; i++) {
+    int role = k->roles[i].role;
+    const kf_group *g = &j->g[role];
+    const char *key = kf_roles[role].key;
+    if (g->image) UNFIT("%s.image", key);
+    if (count_res(g->requests)) UNFIT("%s.requests", key);
+    if (count_res(g->limits)) UNFIT("%s.limits", key);
+    if (g->restart_policy) UNFIT("%s.restart_policy", key);
+    if (g->ncommand && !(for_template && role == KF_WORKER))
+      UNFIT("%s.command", key);
+  }
+  if (j->has_run_policy) UNFIT("run_policy");
+#undef UNFIT
+}
+
+kf_status kf_job_to_msg(const kf_job *j, const kf_encopts *o, int for_template,
+                        kf_arena *A, ProtobufCMessage **out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int elastic = (k->flags & KF_K_ELASTIC) != 0, i;
+  ProtobufCMessage *m;
+  if (o->version == 0) {
+    char unfit[400];
+    v0_unfit(j, for_template, unfit, sizeof unfit);
+    if (unfit[0])
+      return kf_fail(e, KF_EINVAL,
+                     "kfjob.%s: version 0 cannot express %s (use version 1)%s",
+                     k->name, unfit,
+                     strstr(unfit, "worker.command") && k->flags & KF_K_COMMAND
+                         ? "; a v0 worker command travels in the TaskTemplate "
+                           "config, see task_template()"
+                         : "");
+    if ((m = msg_new(A, k->v0)) == NULL) return kf_nomem(e);
+    for (i = 0; i < k->nroles; i++)
+      if (k->roles[i].v0_field)
+        set_int(m, k->roles[i].v0_field, j->g[k->roles[i].role].replicas);
+  } else {
+    if ((m = msg_new(A, k->v1)) == NULL) return kf_nomem(e);
+    for (i = 0; i < k->nroles; i++) {
+      ProtobufCMessage *spec = add_msg(A, m, k->roles[i].v1_field);
+      kf_group g = j->g[k->roles[i].role];
+      if (spec == NULL) return kf_nomem(e);
+      if (!replica_to_msg(A, spec, &g, elastic, o->common)) return kf_nomem(e);
+    }
+    if (j->has_run_policy) {
+      ProtobufCMessage *rp = add_msg(A, m, "run_policy");
+      if (rp == NULL) return kf_nomem(e);
+      set_int(rp, "clean_pod_policy", j->rp.clean_pod_policy);
+      set_int(rp, "ttl_seconds_after_finished", j->rp.ttl_seconds_after_finished);
+      set_int(rp, "active_deadline_seconds", j->rp.active_deadline_seconds);
+      set_int(rp, "backoff_limit", j->rp.backoff_limit);
+    }
+  }
+  if (elastic) {
+    ProtobufCMessage *ec = add_msg(A, m, "elastic_config");
+    if (ec == NULL) return kf_nomem(e);
+    set_str(ec, "rdzv_backend", j->rdzv_backend);
+    set_int(ec, "min_replicas", j->min_nodes);
+    set_int(ec, "max_replicas", j->max_nodes);
+    set_int(ec, "nproc_per_node", j->nproc_per_node);
+    set_int(ec, "max_restarts", j->max_restarts);
+  }
+  if (k->flags & KF_K_SLOTS) set_int(m, "slots", j->slots);
+  *out = m;
+  return KF_OK;
+}
+
+unsigned kf_job_versions(const kf_job *j) {
+  char unfit[400];
+  v0_unfit(j, 1, unfit, sizeof unfit);
+  return unfit[0] ? 2u : 3u;
+}
+
+kf_status kf_encode(const kf_job *j, const kf_encopts *o, kf_arena *A,
+                    kf_buf *out, kf_err *e) {
+  ProtobufCMessage *m;
+  kf_status st = kf_job_to_msg(j, o, 0, A, &m, e);
+  size_t n;
+  if (st) return st;
+  n = protobuf_c_message_get_packed_size(m);
+  if (!kf_buf_reserve(out, n)) return kf_nomem(e);
+  out->n += protobuf_c_message_pack(m, (uint8_t *)out->p + out->n);
+  return KF_OK;
+}
+
+/* ---- message -> job --------------------------------------------------- */
+
+typedef struct dctx {
+  kf_arena *A;
+  kf_err *e;
+  const char *who;
+} dctx;
+
+static void json_name(const char *snake, char *out, size_t cap) {
+  size_t i = 0;
+  int up = 0;
+  for (; *snake && i + 1 < cap; snake++) {
+    if (*snake == '_') {
+      up = 1;
+      continue;
+    }
+    out[i++] = up && *snake >= 'a' && *snake <= 'z' ? (char)(*snake - 32) : *snake;
+    up = 0;
+  }
+  out[i] = '\0';
+}
+
+static kf_status dec_entries(dctx *c, const char *path, size_t n,
+                             Flyteidl__Core__Resources__ResourceEntry **v,
+                             const char **q) {
+  size_t i;
+  int r;
+  for (i = 0; i < n; i++) {
+    const char *val = v[i]->value ? v[i]->value : "";
+    for (r = 0; r < KF_NRES; r++)
+      if (res_enum[r] == (int)v[i]->name) break;
+    if (r == KF_NRES) {
+      const ProtobufCEnumValue *ev = protobuf_c_enum_descriptor_get_value(
+          &flyteidl__core__resources__resource_name__descriptor, v[i]->name);
+      return kf_fail(c->e, KF_EINVAL,
+                     "%s: %s[%zu].name: resource %s is not supported "
+                     "(expected CPU, MEMORY, GPU or EPHEMERAL_STORAGE)",
+                     c->who, path, i + 1, ev ? ev->name : "(unknown number)");
+    }
+    if (q[r] != NULL)
+      return kf_fail(c->e, KF_EINVAL, "%s: %s[%zu].name: duplicate %s entry",
+                     c->who, path, i + 1,
+                     protobuf_c_enum_descriptor_get_value(
+                         &flyteidl__core__resources__resource_name__descriptor,
+                         v[i]->name)->name);
+    if (!kf_quantity_ok(val, strlen(val)))
+      return kf_fail(c->e, KF_EINVAL, "%s: %s[%zu].value: invalid quantity '%.60s'",
+                     c->who, path, i + 1, val);
+    q[r] = val;
+  }
+  return KF_OK;
+}
+
+static kf_status dec_group(dctx *c, const ProtobufCMessage *spec,
+                           const char *jname, kf_group *g) {
+  const ProtobufCMessage *t = get_msg(spec, "common");
+  const Flyteidl__Core__Resources *res;
+  char path[128];
+  const char *img;
+  kf_status st;
+  int32_t rp;
+  const ProtobufCFieldDescriptor *cf;
+  if (t == NULL) t = spec;
+  g->replicas = get_int(t, "replicas");
+  img = get_str(t, "image");
+  if (img && img[0]) {
+    const char *s;
+    for (s = img; *s; s++)
+      if (strchr(" \t\n\r\v\f", *s))
+        return kf_fail(c->e, KF_EINVAL, "%s: %s%s.image: must not contain whitespace",
+                       c->who, jname, t == spec ? "" : ".common");
+    g->image = img;
+  }
+  res = (const Flyteidl__Core__Resources *)get_msg(t, "resources");
+  if (res != NULL) {
+    snprintf(path, sizeof path, "%s%s.resources.requests", jname,
+             t == spec ? "" : ".common");
+    if ((st = dec_entries(c, path, res->n_requests, res->requests, g->requests)))
+      return st;
+    snprintf(path, sizeof path, "%s%s.resources.limits", jname,
+             t == spec ? "" : ".common");
+    if ((st = dec_entries(c, path, res->n_limits, res->limits, g->limits)))
+      return st;
+  }
+  rp = get_int(t, "restart_policy");
+  if (rp < 0 || rp > 2)
+    return kf_fail(c->e, KF_EINVAL, "%s: %s%s.restartPolicy: unknown value %d",
+                   c->who, jname, t == spec ? "" : ".common", (int)rp);
+  g->restart_policy = rp;
+  cf = fd(spec->descriptor, "command");
+  if (cf != NULL) {
+    size_t n = *(const size_t *)(const void *)((const char *)spec + cf->quantifier_offset);
+    if (n > KF_MAX_ITEMS)
+      return kf_fail(c->e, KF_EINVAL, "%s: %s.command: more than 4096 items",
+                     c->who, jname);
+    g->ncommand = n;
+    g->command = n ? (const char **)*MEMBER(spec, cf, char **const) : NULL;
+  }
+  return KF_OK;
+}
+
+kf_status kf_job_from_msg(const char *who, int kind,
+                          const ProtobufCMessage *m, int version, kf_arena *A,
+                          kf_job *j, kf_err *e) {
+  const kf_kind_info *k;
+  const ProtobufCMessage *ec = get_msg(m, "elastic_config");
+  dctx c;
+  char jname[64];
+  int i;
+  kf_status st;
+  c.A = A;
+  c.e = e;
+  c.who = who;
+  if (kind == KF_PYTORCH && ec != NULL) kind = KF_ELASTIC;
+  k = &kf_kinds[kind];
+  memset(j, 0, sizeof *j);
+  j->kind = kind;
+  j->slots = 1;
+  j->nproc_per_node = 1;
+  j->rdzv_backend = "c10d";
+  j->log_level = "INFO";
+  j->discovery_script_path = "/etc/mpi/discover_hosts.sh";
+  j->elastic_timeout = 1200;
+  for (i = 0; i < KF_NROLES; i++) j->g[i].replicas = kf_roles[i].default_replicas;
+  if (kind == KF_PYTORCH && version == 1 && get_msg(m, "master_replicas") == NULL)
+    j->g[KF_MASTER].replicas = 1;
+  for (i = 0; i < k->nroles; i++) {
+    const kf_kind_role *kr = &k->roles[i];
+    kf_group *g = &j->g[kr->role];
+    if (version == 0) {
+      if (kr->v0_field) g->replicas = get_int(m, kr->v0_field);
+    } else {
+      const ProtobufCMessage *spec = get_msg(m, kr->v1_field);
+      json_name(kr->v1_field, jname, sizeof jname);
+      if (spec != NULL && (st = dec_group(&c, spec, jname, g))) return st;
+      if (g->ncommand && !(k->flags & KF_K_COMMAND))
+        return kf_fail(e, KF_EINVAL, "%s: %s.command: only MPI groups take a command",
+                       c.who, jname);
+    }
+    /* the backend forces master/launcher to 1; flytekit always sends 1 */
+    if ((kf_roles[kr->role].flags & KF_R_FIXED1) && g->replicas == 0)
+      g->replicas = 1;
+  }
+  if (version == 1) {
+    const ProtobufCMessage *rp = get_msg(m, "run_policy");
+    if (rp != NULL) {
+      j->has_run_policy = 1;
+      j->rp.clean_pod_policy = get_int(rp, "clean_pod_policy");
+      if (j->rp.clean_pod_policy < 0 || j->rp.clean_pod_policy > 2)
+        return kf_fail(e, KF_EINVAL, "%s: runPolicy.cleanPodPolicy: unknown value %d",
+                       c.who, j->rp.clean_pod_policy);
+      j->rp.ttl_seconds_after_finished = get_int(rp, "ttl_seconds_after_finished");
+      j->rp.active_deadline_seconds = get_int(rp, "active_deadline_seconds");
+      j->rp.backoff_limit = get_int(rp, "backoff_limit");
+    }
+  }
+  if (ec != NULL) {
+    const char *rb = get_str(ec, "rdzv_backend");
+    const char *wf = version == 0 ? "workers" : "workerReplicas.replicas";
+    j->min_nodes = get_int(ec, "min_replicas");
+    j->max_nodes = get_int(ec, "max_replicas");
+    j->nproc_per_node = get_int(ec, "nproc_per_node");
+    j->max_restarts = get_int(ec, "max_restarts");
+    if (rb == NULL || (strcmp(rb, "c10d") && strcmp(rb, "etcd") && strcmp(rb, "etcd-v2")))
+      return kf_fail(e, KF_EINVAL,
+                     "%s: elasticConfig.rdzvBackend: unknown rendezvous backend "
+                     "'%.40s' (expected c10d, etcd or etcd-v2)",
+                     c.who, rb ? rb : "");
+    j->rdzv_backend = rb;
+    /* the integer form, except 1 (that would be a python-task) */
+    j->nnodes_int = j->min_nodes == j->max_nodes && j->max_nodes != 1;
+    if (get_msg(m, "master_replicas") != NULL)
+      return kf_fail(e, KF_EINVAL, "%s: masterReplicas: an elastic job has no master",
+                     c.who);
+    if (j->g[KF_WORKER].replicas != j->max_nodes)
+      return kf_fail(e, KF_EINVAL,
+                     "%s: %s: must equal elasticConfig.maxReplicas in an elastic "
+                     "job (got %d, max %d)",
+                     c.who, wf, (int)j->g[KF_WORKER].replicas, (int)j->max_nodes);
+  }
+  if (k->flags & KF_K_SLOTS) j->slots = get_int(m, "slots");
+  return kf_job_check(j, version ? KF_PATH_V1 : KF_PATH_V0, c.who, e);
+}
+
+int kf_kind_for_task_type(const char *task_type) {
+  int i;
+  for (i = 0; i < KF_NKINDS; i++)
+    if (strcmp(kf_kinds[i].task_type, task_type) == 0) return i;
+  return -1;
+}
+
+const ProtobufCMessageDescriptor *kf_msg_desc(const char *task_type,
+                                              int version) {
+  int k = kf_kind_for_task_type(task_type);
+  if (k < 0) return NULL;
+  return version ? kf_kinds[k].v1 : kf_kinds[k].v0;
+}
+
+kf_status kf_decode(const char *task_type, int kind, int version,
+                    const uint8_t *p, size_t n, kf_arena *A, kf_job *out,
+                    kf_err *e) {
+  const ProtobufCMessageDescriptor *d = kf_msg_desc(task_type, version);
+  ProtobufCAllocator pa;
+  ProtobufCMessage *m;
+  if (d == NULL)
+    return kf_fail(e, KF_EINVAL,
+                   "kfjob.decode: unknown task type '%.40s' (expected "
+                   "tensorflow, pytorch or mpi)", task_type);
+  kf_arena_pballoc(A, &pa);
+  m = protobuf_c_message_unpack(d, &pa, n, p);
+  if (m == NULL)
+    return kf_fail(e, KF_EINVAL,
+                   "kfjob.decode: malformed %s message (truncated bytes, a bad "
+                   "tag or a wrong wire type)",
+                   d->name);
+  if (kind < 0) kind = kf_kind_for_task_type(task_type);
+  return kf_job_from_msg("kfjob.decode", kind, m, version, A, out, e);
+}

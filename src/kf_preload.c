@@ -1,0 +1,44 @@
+/*
+** kf_preload.c - the pure-Lua layer compiled into the library: each file
+** of lua/kfjob/ is embedded (kf_lua_embed.c, generated at build time) and
+** registered in package.preload.
+*/
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "kfjob.h"
+
+typedef struct kf_lua_file {
+  const char *module;
+  const char *chunkname;
+  const char *src;
+  unsigned long len;
+} kf_lua_file;
+
+extern const kf_lua_file kf_lua_files[];
+
+static int load_embedded(lua_State *L) {
+  const kf_lua_file *f = (const kf_lua_file *)lua_touserdata(L, lua_upvalueindex(1));
+  /* text only: mode "t" */
+  if (luaL_loadbufferx(L, f->src, f->len, f->chunkname, "t") != LUA_OK)
+    return lua_error(L);
+  lua_pushstring(L, f->module);
+  lua_call(L, 1, 1);
+  return 1;
+}
+
+KFJOB_API void kfjob_preload(lua_State *L) {
+  const kf_lua_file *f;
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  lua_pushcfunction(L, luaopen_kfjob);
+  lua_setfield(L, -2, "kfjob");
+  for (f = kf_lua_files; f->module != NULL; f++) {
+    lua_pushlightuserdata(L, (void *)f);
+    lua_pushcclosure(L, load_embedded, 1);
+    lua_setfield(L, -2, f->module);
+  }
+  lua_pop(L, 1);
+}
+
+KFJOB_API unsigned kfjob_version_number(void) { return KFJOB_VERSION_NUMBER; }
+KFJOB_API const char *kfjob_version_string(void) { return KFJOB_VERSION_STRING; }

@@ -1,0 +1,816 @@
+/*
+** lkfjob.c - the Lua binding: the only file of the core that touches a
+** lua_State.  It turns Lua values into kf_node trees, calls the core, and
+** turns results into Lua values and errors.
+**
+** Memory: every operation's temporary memory lives in the per-state
+** context (an arena and a buffer inside a userdata that is an upvalue of
+** every function), so a Lua error anywhere leaks nothing: the garbage
+** collector owns it.  Job and group objects are single userdata blocks with
+** their strings inside; they need no __gc.
+*/
+#include <string.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "kf_core.h"
+#include "kfjob.h"
+
+typedef struct lctx {
+  kf_arena A;
+  kf_buf buf;
+} lctx;
+
+#define CTX_NAME "kfjob.context"
+#define RUNPOLICY_NAME "kfjob.RunPolicy"
+
+static const char *const job_mt[KF_NKINDS] = {
+    "kfjob.TFJob", "kfjob.PyTorchJob", "kfjob.Elastic", "kfjob.MPIJob",
+    "kfjob.HorovodJob"};
+static const char *const group_mt[KF_NROLES] = {
+    "kfjob.Worker", "kfjob.PS", "kfjob.Chief", "kfjob.Evaluator",
+    "kfjob.Master", "kfjob.Launcher"};
+
+typedef struct lgroup {
+  int role;
+  void *pad;               /* keeps the packed group aligned */
+} lgroup;
+#define GROUP_OF(p) ((kf_group *)(void *)((char *)(p) + sizeof(lgroup)))
+
+/* ---- context ---------------------------------------------------------- */
+
+static lctx *getctx(lua_State *L) {
+  lctx *c = (lctx *)lua_touserdata(L, lua_upvalueindex(1));
+  kf_arena_reset(&c->A);
+  c->buf.n = 0;
+  return c;
+}
+
+static int ctx_gc(lua_State *L) {
+  lctx *c = (lctx *)luaL_checkudata(L, 1, CTX_NAME);
+  kf_arena_free(&c->A);
+  kf_buf_free(&c->buf);
+  return 0;
+}
+
+/* Raise a core error: allocation failures as Lua memory errors. */
+static int raise(lua_State *L, kf_err *e) {
+  if (e->code == KF_ENOMEM) {
+    lua_pushliteral(L, "not enough memory");
+    return lua_error(L);
+  }
+  lua_pushstring(L, e->msg);
+  return lua_error(L);
+}
+
+static int fail(lua_State *L, kf_err *e) {
+  if (e->code == KF_ENOMEM) return raise(L, e);
+  luaL_pushfail(L);
+  lua_pushstring(L, e->msg);
+  return 2;
+}
+
+/* ---- Lua value -> kf_node --------------------------------------------- */
+
+typedef struct conv {
+  lua_State *L;
+  kf_arena *A;
+  kf_err *e;
+  const char *who;
+  char path[256];
+  int depth;
+} conv;
+
+static kf_status conv_fail(conv *c, const char *problem, const char *arg) {
+  char p[200];
+  snprintf(p, sizeof p, problem, arg);
+  if (c->path[0])
+    return kf_fail(c->e, KF_EINVAL, "%s: %s: %s", c->who, c->path, p);
+  return kf_fail(c->e, KF_EINVAL, "%s: %s", c->who, p);
+}
+
+static kf_status to_node(conv *c, int idx, kf_node **out);
+
+static int job_kind_of(lua_State *L, int idx);
+static lgroup *test_group(lua_State *L, int idx);
+
+/* Objects made by kfjob become tagged trees so the core can check they are
+** used in the right place. */
+static kf_status object_node(conv *c, int idx, kf_node **out) {
+  lua_State *L = c->L;
+  int k = job_kind_of(L, idx);
+  lgroup *g;
+  if (k >= 0) {
+    *out = kf_job_to_spec((const kf_job *)lua_touserdata(L, idx), c->A);
+    if (*out) (*out)->tag = job_mt[k];
+  } else if ((g = test_group(L, idx)) != NULL) {
+    *out = kf_group_to_spec(GROUP_OF(g), c->A);
+    if (*out) (*out)->tag = group_mt[g->role];
+  } else if (luaL_testudata(L, idx, RUNPOLICY_NAME)) {
+    *out = kf_run_policy_to_spec((const kf_run_policy *)lua_touserdata(L, idx),
+                                 c->A);
+    if (*out) (*out)->tag = RUNPOLICY_NAME;
+  } else {
+    return conv_fail(c, "unexpected %s", luaL_typename(L, idx));
+  }
+  return *out ? KF_OK : kf_nomem(c->e);
+}
+
+static kf_status table_node(conv *c, int idx, kf_node **out) {
+  lua_State *L = c->L;
+  lua_Integer len = 0, nkeys = 0;
+  int has_str = 0;
+  size_t plen = strlen(c->path);
+  kf_node *n;
+  kf_status st = KF_OK;
+  if (++c->depth > KF_MAX_DEPTH)
+    return conv_fail(c, "nesting deeper than %s levels (a cyclic table?)", "64");
+  if (!lua_checkstack(L, 4)) return kf_nomem(c->e);
+  /* classify: all string keys -> object; keys 1..n -> array */
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    int kt = lua_type(L, -2);
+    lua_pop(L, 1);
+    nkeys++;
+    if (kt == LUA_TSTRING) {
+      has_str = 1;
+    } else if (kt == LUA_TNUMBER && lua_isinteger(L, -1) &&
+               lua_tointeger(L, -1) >= 1) {
+      if (lua_tointeger(L, -1) > len) len = lua_tointeger(L, -1);
+    } else {
+      lua_pop(L, 1);
+      return conv_fail(c, "table keys must be strings (got a %s key)",
+                       lua_typename(L, kt));
+    }
+  }
+  if (has_str && len > 0)
+    return conv_fail(c, "table mixes list items and named fields%s", "");
+  if (!has_str && len != nkeys)
+    return conv_fail(c, "list has holes%s", "");
+  if (len > KF_MAX_ITEMS)
+    return conv_fail(c, "list longer than the limit of %s items", "4096");
+  if ((n = kf_node_new(c->A, has_str || len == 0 ? KF_NOBJ : KF_NARR)) == NULL)
+    return kf_nomem(c->e);
+  if (n->t == KF_NARR) {
+    lua_Integer i;
+    for (i = 1; i <= len && st == KF_OK; i++) {
+      kf_node *v;
+      snprintf(c->path + plen, sizeof c->path - plen, "[%lld]", (long long)i);
+      lua_rawgeti(L, idx, i);
+      st = to_node(c, lua_gettop(L), &v);
+      lua_pop(L, 1);
+      if (st == KF_OK && !kf_node_push(c->A, n, NULL, v)) st = kf_nomem(c->e);
+    }
+  } else {
+    lua_pushnil(L);
+    while (st == KF_OK && lua_next(L, idx)) {
+      size_t kl;
+      const char *k = lua_tolstring(L, -2, &kl);  /* a string: checked above */
+      kf_node *v;
+      snprintf(c->path + plen, sizeof c->path - plen, "%s%s", plen ? "." : "", k);
+      st = to_node(c, lua_gettop(L), &v);
+      lua_pop(L, 1);
+      if (st == KF_OK && !kf_node_push(c->A, n, k, v)) st = kf_nomem(c->e);
+    }
+    if (st != KF_OK) lua_pop(L, 1);
+  }
+  c->path[plen] = '\0';
+  c->depth--;
+  *out = n;
+  return st;
+}
+
+static kf_status to_node(conv *c, int idx, kf_node **out) {
+  lua_State *L = c->L;
+  kf_node *n;
+  switch (lua_type(L, idx)) {
+    case LUA_TTABLE:
+      return table_node(c, idx, out);
+    case LUA_TUSERDATA:
+      return object_node(c, idx, out);
+    case LUA_TSTRING: {
+      size_t l;
+      const char *s = lua_tolstring(L, idx, &l);
+      /* points at the Lua string: anchored by the argument for the call */
+      if ((n = kf_node_new(c->A, KF_NSTR)) == NULL) return kf_nomem(c->e);
+      n->u.s.p = s;
+      n->u.s.n = l;
+      break;
+    }
+    case LUA_TNUMBER:
+      if (lua_isinteger(L, idx)) {
+        n = kf_node_int(c->A, lua_tointeger(L, idx));
+      } else if ((n = kf_node_new(c->A, KF_NNUM)) != NULL) {
+        n->u.d = lua_tonumber(L, idx);
+      }
+      if (n == NULL) return kf_nomem(c->e);
+      break;
+    case LUA_TBOOLEAN:
+      if ((n = kf_node_new(c->A, KF_NBOOL)) == NULL) return kf_nomem(c->e);
+      n->u.b = lua_toboolean(L, idx);
+      break;
+    default:
+      return conv_fail(c, "unexpected %s", luaL_typename(L, idx));
+  }
+  *out = n;
+  return KF_OK;
+}
+
+static kf_node *check_node(lua_State *L, lctx *X, int idx, const char *who,
+                           kf_err *e) {
+  conv c;
+  kf_node *n = NULL;
+  c.L = L;
+  c.A = &X->A;
+  c.e = e;
+  c.who = who;
+  c.path[0] = '\0';
+  c.depth = 0;
+  idx = lua_absindex(L, idx);
+  if (to_node(&c, idx, &n) != KF_OK) raise(L, e);
+  return n;
+}
+
+/* ---- kf_node -> Lua value --------------------------------------------- */
+
+static void push_node(lua_State *L, const kf_node *n) {
+  size_t i;
+  luaL_checkstack(L, 3, "nesting too deep");
+  switch (n->t) {
+    case KF_NNIL: lua_pushnil(L); break;
+    case KF_NBOOL: lua_pushboolean(L, n->u.b); break;
+    case KF_NINT: lua_pushinteger(L, (lua_Integer)n->u.i); break;
+    case KF_NNUM: lua_pushnumber(L, n->u.d); break;
+    case KF_NSTR: lua_pushlstring(L, n->u.s.p, n->u.s.n); break;
+    case KF_NARR:
+      lua_createtable(L, (int)n->u.c.n, 0);
+      for (i = 0; i < n->u.c.n; i++) {
+        push_node(L, n->u.c.v[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+      }
+      break;
+    case KF_NOBJ:
+      lua_createtable(L, 0, (int)n->u.c.n);
+      for (i = 0; i < n->u.c.n; i++) {
+        push_node(L, n->u.c.v[i]);
+        lua_setfield(L, -2, n->u.c.k[i]);
+      }
+      break;
+  }
+}
+
+/* ---- objects ---------------------------------------------------------- */
+
+static int job_kind_of(lua_State *L, int idx) {
+  int k;
+  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return -1;
+  lua_getfield(L, -1, "__kind");
+  k = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : -1;
+  lua_pop(L, 2);
+  return k;
+}
+
+static lgroup *test_group(lua_State *L, int idx) {
+  int r;
+  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx))
+    return NULL;
+  lua_getfield(L, -1, "__role");
+  r = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : -1;
+  lua_pop(L, 2);
+  return r >= 0 ? (lgroup *)lua_touserdata(L, idx) : NULL;
+}
+
+static const kf_job *check_job(lua_State *L, int idx) {
+  if (job_kind_of(L, idx) < 0) {
+    const char *got = luaL_typename(L, idx);
+    if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING)
+      got = lua_tostring(L, -1);
+    luaL_argerror(L, idx, lua_pushfstring(L, "kfjob job expected, got %s", got));
+  }
+  return (const kf_job *)lua_touserdata(L, idx);
+}
+
+static void push_job(lua_State *L, const kf_job *j) {
+  void *p = lua_newuserdatauv(L, kf_job_size(j), 0);
+  kf_job_pack_into(j, p);
+  luaL_setmetatable(L, job_mt[j->kind]);
+}
+
+static void push_group(lua_State *L, int role, const kf_group *g) {
+  lgroup *p = (lgroup *)lua_newuserdatauv(L, sizeof(lgroup) + kf_group_size(g), 0);
+  p->role = role;
+  kf_group_pack_into(g, GROUP_OF(p));
+  luaL_setmetatable(L, group_mt[role]);
+}
+
+static void push_run_policy(lua_State *L, const kf_run_policy *rp) {
+  kf_run_policy *p = (kf_run_policy *)lua_newuserdatauv(L, sizeof *p, 0);
+  *p = *rp;
+  luaL_setmetatable(L, RUNPOLICY_NAME);
+}
+
+/* Strict field read of a spec-shaped node: unknown keys raise. */
+static int read_field(lua_State *L, const char *tname, const kf_node *spec,
+                      const char *key, const char *const *extra) {
+  const kf_node *v = kf_node_get(spec, key);
+  const char *cands[32], *s;
+  size_t i, n = 0;
+  if (v != NULL) {
+    push_node(L, v);
+    return 1;
+  }
+  for (i = 0; i < spec->u.c.n && n < 20; i++) cands[n++] = spec->u.c.k[i];
+  for (i = 0; extra && extra[i] && n < 31; i++) cands[n++] = extra[i];
+  cands[n] = NULL;
+  s = kf_suggest(key, cands);
+  if (s) return luaL_error(L, "%s has no field '%s' (did you mean '%s'?)", tname, key, s);
+  return luaL_error(L, "%s has no field '%s'", tname, key);
+}
+
+static const char *const group_fields[] = {"replicas", "image", "requests",
+                                           "limits", "restart_policy",
+                                           "command", "kind", NULL};
+
+static int group_index(lua_State *L) {
+  lctx *X = getctx(L);
+  lgroup *g = test_group(L, 1);
+  const char *key = luaL_checkstring(L, 2);
+  const kf_node *spec;
+  size_t i;
+  if (strcmp(key, "kind") == 0) {
+    lua_pushstring(L, kf_roles[g->role].name);
+    return 1;
+  }
+  if ((spec = kf_group_to_spec(GROUP_OF(g), &X->A)) == NULL)
+    return luaL_error(L, "not enough memory");
+  for (i = 0; group_fields[i]; i++)
+    if (strcmp(group_fields[i], key) == 0) {
+      const kf_node *v = kf_node_get(spec, key);
+      if (v) push_node(L, v); else lua_pushnil(L);
+      return 1;
+    }
+  return read_field(L, group_mt[g->role], spec, key, group_fields);
+}
+
+static int run_policy_index(lua_State *L) {
+  static const char *const fields[] = {"ttl_seconds_after_finished",
+                                       "active_deadline_seconds",
+                                       "backoff_limit", NULL};
+  lctx *X = getctx(L);
+  const kf_run_policy *rp = (const kf_run_policy *)luaL_checkudata(L, 1, RUNPOLICY_NAME);
+  const char *key = luaL_checkstring(L, 2);
+  const kf_node *spec = kf_run_policy_to_spec(rp, &X->A);
+  size_t i;
+  if (spec == NULL) return luaL_error(L, "not enough memory");
+  for (i = 0; fields[i]; i++)
+    if (strcmp(fields[i], key) == 0) {
+      const kf_node *v = kf_node_get(spec, key);
+      lua_pushinteger(L, v ? (lua_Integer)v->u.i : 0);
+      return 1;
+    }
+  return read_field(L, RUNPOLICY_NAME, spec, key, fields);
+}
+
+static int immutable(lua_State *L) {
+  const char *name = "object";
+  if (luaL_getmetafield(L, 1, "__name") == LUA_TSTRING) name = lua_tostring(L, -1);
+  return luaL_error(L, "%s is immutable (use :with{...} for a changed copy)", name);
+}
+
+static const char *task_type_of(const kf_job *j) {
+  if (j->kind == KF_ELASTIC && j->nnodes_int && j->max_nodes == 1)
+    return "python-task";
+  return kf_kinds[j->kind].task_type;
+}
+
+static int job_index(lua_State *L) {
+  const kf_job *j = check_job(L, 1);
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  const char *key = luaL_checkstring(L, 2);
+  lctx *X;
+  const kf_node *spec;
+  int i;
+  /* methods live in the metatable's "methods" table */
+  lua_getmetatable(L, 1);
+  lua_getfield(L, -1, "methods");
+  if (lua_getfield(L, -1, key) != LUA_TNIL) return 1;
+  lua_pop(L, 3);
+  if (strcmp(key, "kind") == 0) {
+    lua_pushstring(L, k->name);
+    return 1;
+  }
+  if (strcmp(key, "task_type") == 0) {
+    lua_pushstring(L, task_type_of(j));
+    return 1;
+  }
+  for (i = 0; i < k->nroles; i++) {
+    int role = k->roles[i].role;
+    if (strcmp(key, kf_roles[role].key) == 0) {
+      push_group(L, role, &j->g[role]);
+      return 1;
+    }
+    if (k->roles[i].deprecated_key && strcmp(key, k->roles[i].deprecated_key) == 0) {
+      lua_pushinteger(L, j->g[role].replicas);  /* an alias, read resolved */
+      return 1;
+    }
+  }
+  if (strcmp(key, "run_policy") == 0 && (k->flags & KF_K_RUNPOLICY)) {
+    if (j->has_run_policy) push_run_policy(L, &j->rp); else lua_pushnil(L);
+    return 1;
+  }
+  X = getctx(L);
+  if ((spec = kf_job_to_spec(j, &X->A)) == NULL)
+    return luaL_error(L, "not enough memory");
+  {
+    static const char *const extra[] = {"kind", "task_type", "run_policy",
+                                        "spec", "with", "encode", "versions",
+                                        "custom", "to_json", "task_template",
+                                        "manifest", "lint", NULL};
+    return read_field(L, job_mt[j->kind], spec, key, extra);
+  }
+}
+
+static int job_eq(lua_State *L) {
+  int ka = job_kind_of(L, 1), kb = job_kind_of(L, 2);
+  lua_pushboolean(L, ka >= 0 && ka == kb &&
+                         kf_job_equal((const kf_job *)lua_touserdata(L, 1),
+                                      (const kf_job *)lua_touserdata(L, 2)));
+  return 1;
+}
+
+static int job_tostring(lua_State *L) {
+  const kf_job *j = check_job(L, 1);
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  luaL_Buffer b;
+  int i;
+  luaL_buffinit(L, &b);
+  lua_pushfstring(L, "kfjob.%s(", k->name);
+  luaL_addvalue(&b);
+  if (k->flags & KF_K_ELASTIC) {
+    if (j->min_nodes == j->max_nodes)
+      lua_pushfstring(L, "nnodes=%d, nproc_per_node=%d", (int)j->max_nodes,
+                      (int)j->nproc_per_node);
+    else
+      lua_pushfstring(L, "nnodes=%d:%d, nproc_per_node=%d", (int)j->min_nodes,
+                      (int)j->max_nodes, (int)j->nproc_per_node);
+    luaL_addvalue(&b);
+  } else {
+    for (i = 0; i < k->nroles; i++) {
+      int role = k->roles[i].role;
+      lua_pushfstring(L, "%s%s=%d", i ? ", " : "", kf_roles[role].key,
+                      (int)j->g[role].replicas);
+      luaL_addvalue(&b);
+    }
+  }
+  if (k->flags & KF_K_SLOTS) {
+    lua_pushfstring(L, ", slots=%d", (int)j->slots);
+    luaL_addvalue(&b);
+  }
+  luaL_addchar(&b, ')');
+  luaL_pushresult(&b);
+  return 1;
+}
+
+static int group_tostring(lua_State *L) {
+  lgroup *g = test_group(L, 1);
+  lua_pushfstring(L, "%s(replicas=%d)", group_mt[g->role],
+                  (int)GROUP_OF(g)->replicas);
+  return 1;
+}
+
+/* ---- constructors ----------------------------------------------------- */
+
+static int new_job(lua_State *L) {
+  int kind = (int)lua_tointeger(L, lua_upvalueindex(2));
+  lctx *X = getctx(L);
+  kf_err e;
+  kf_job j;
+  kf_node *n;
+  const char *who = job_mt[kind];
+  if (!lua_istable(L, 1) && job_kind_of(L, 1) != kind)
+    return luaL_error(L, "%s: expected a table, got %s", who, luaL_typename(L, 1));
+  n = check_node(L, X, 1, who, &e);
+  if (kf_job_from_spec(kind, n, &X->A, &j, who, &e) != KF_OK) return raise(L, &e);
+  push_job(L, &j);
+  return 1;
+}
+
+static int new_group(lua_State *L) {
+  int role = (int)lua_tointeger(L, lua_upvalueindex(2));
+  lctx *X = getctx(L);
+  const char *who = group_mt[role];
+  kf_err e;
+  kf_group g;
+  kf_node *n;
+  if (!lua_istable(L, 1) && lua_type(L, 1) != LUA_TUSERDATA)
+    return luaL_error(L, "%s: expected a table, got %s", who, luaL_typename(L, 1));
+  n = check_node(L, X, 1, who, &e);
+  if (kf_group_from_spec(role, n, &X->A, &g, who, &e) != KF_OK) return raise(L, &e);
+  push_group(L, role, &g);
+  return 1;
+}
+
+static int new_run_policy(lua_State *L) {
+  lctx *X = getctx(L);
+  kf_err e;
+  kf_run_policy rp;
+  kf_node *n;
+  if (!lua_istable(L, 1) && lua_type(L, 1) != LUA_TUSERDATA)
+    return luaL_error(L, "%s: expected a table, got %s", RUNPOLICY_NAME,
+                      luaL_typename(L, 1));
+  n = check_node(L, X, 1, RUNPOLICY_NAME, &e);
+  if (kf_run_policy_from_spec(n, &rp, RUNPOLICY_NAME, "", &e) != KF_OK)
+    return raise(L, &e);
+  push_run_policy(L, &rp);
+  return 1;
+}
+
+/* ---- options ---------------------------------------------------------- */
+
+/* Reject option keys a method does not know. */
+static void check_opts(lua_State *L, int idx, const char *who,
+                       const char *const *known) {
+  if (lua_isnoneornil(L, idx)) return;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    size_t i;
+    const char *k, *s;
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING)
+      luaL_error(L, "%s: options: keys must be strings", who);
+    k = lua_tostring(L, -1);
+    for (i = 0; known[i]; i++)
+      if (strcmp(known[i], k) == 0) break;
+    if (known[i] == NULL) {
+      s = kf_suggest(k, known);
+      if (s) luaL_error(L, "%s: opts.%s: unknown option (did you mean '%s'?)", who, k, s);
+      luaL_error(L, "%s: opts.%s: unknown option", who, k);
+    }
+  }
+}
+
+static int opt_field(lua_State *L, int idx, const char *key) {
+  if (lua_isnoneornil(L, idx)) return LUA_TNIL;
+  return lua_getfield(L, idx, key);
+}
+
+/* version / replica_encoding; returns 0 or an error message pushed. */
+static int read_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
+                        int raise_errors) {
+  int t;
+  o->version = 1;
+  o->common = 0;
+  t = opt_field(L, idx, "version");
+  if (t != LUA_TNIL) {
+    lua_Integer v = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
+    if (t != LUA_TNUMBER || (v != 0 && v != 1)) {
+      lua_pushfstring(L, "%s: opts.version: unsupported task_type_version %s "
+                         "(expected 0 or 1)", who, luaL_tolstring(L, -1, NULL));
+      if (raise_errors) lua_error(L);
+      return 1;
+    }
+    o->version = (int)v;
+  }
+  if (t != LUA_TNONE) lua_pop(L, 1);
+  t = opt_field(L, idx, "replica_encoding");
+  if (t != LUA_TNIL) {
+    const char *s = lua_tostring(L, -1);
+    if (t == LUA_TSTRING && strcmp(s, "common") == 0) {
+      o->common = 1;
+    } else if (t != LUA_TSTRING || strcmp(s, "flat") != 0) {
+      lua_pushfstring(L, "%s: opts.replica_encoding: expected \"flat\" or "
+                         "\"common\", got %s", who, luaL_tolstring(L, -1, NULL));
+      if (raise_errors) lua_error(L);
+      return 1;
+    }
+    if (o->common && o->version == 0) {
+      lua_pushfstring(L, "%s: opts.replica_encoding: \"common\" needs version 1", who);
+      if (raise_errors) lua_error(L);
+      return 1;
+    }
+  }
+  if (t != LUA_TNONE) lua_pop(L, 1);
+  return 0;
+}
+
+/* ---- methods ---------------------------------------------------------- */
+
+static int m_spec(lua_State *L) {
+  const kf_job *j = check_job(L, 1);
+  lctx *X = getctx(L);
+  kf_node *n = kf_job_to_spec(j, &X->A);
+  if (n == NULL) return luaL_error(L, "not enough memory");
+  push_node(L, n);
+  return 1;
+}
+
+static int m_with(lua_State *L) {
+  const kf_job *j = check_job(L, 1);
+  lctx *X = getctx(L);
+  const char *who = job_mt[j->kind];
+  kf_err e;
+  kf_node *base, *over;
+  kf_job out;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  if ((base = kf_job_to_spec(j, &X->A)) == NULL) return luaL_error(L, "not enough memory");
+  over = check_node(L, X, 2, who, &e);
+  if (kf_node_merge(&X->A, base, over, who, &e) != KF_OK ||
+      kf_job_from_spec(j->kind, base, &X->A, &out, who, &e) != KF_OK)
+    return raise(L, &e);
+  push_job(L, &out);
+  return 1;
+}
+
+static const char *const enc_keys[] = {"version", "replica_encoding", NULL};
+
+static int m_encode(lua_State *L) {
+  const kf_job *j = check_job(L, 1);
+  lctx *X = getctx(L);
+  kf_encopts o;
+  kf_err e;
+  check_opts(L, 2, "kfjob.encode", enc_keys);
+  read_encopts(L, 2, "kfjob.encode", &o, 1);
+  if (kf_encode(j, &o, &X->A, &X->buf, &e) != KF_OK) return raise(L, &e);
+  lua_pushlstring(L, X->buf.p, X->buf.n);
+  return 1;
+}
+
+static int m_versions(lua_State *L) {
+  unsigned v = kf_job_versions(check_job(L, 1));
+  int n = 0;
+  lua_newtable(L);
+  if (v & 1u) lua_pushinteger(L, 0), lua_rawseti(L, -2, ++n);
+  if (v & 2u) lua_pushinteger(L, 1), lua_rawseti(L, -2, ++n);
+  return 1;
+}
+
+static int l_decode(lua_State *L) {
+  static const char *const keys[] = {"version", "kind", NULL};
+  size_t n;
+  const char *tt = luaL_checkstring(L, 1);
+  const char *p = luaL_checklstring(L, 2, &n);
+  lctx *X = getctx(L);
+  kf_encopts o;
+  kf_err e;
+  kf_job j;
+  int kind = kf_kind_for_task_type(tt);
+  check_opts(L, 3, "kfjob.decode", keys);
+  if (read_encopts(L, 3, "kfjob.decode", &o, 0)) {
+    luaL_pushfail(L);
+    lua_insert(L, -2);
+    return 2;
+  }
+  if (opt_field(L, 3, "kind") == LUA_TSTRING) {
+    int k = kf_kind_by_name(lua_tostring(L, -1));
+    if (k < 0 || kind < 0 || strcmp(kf_kinds[k].task_type, tt) != 0)
+      return luaL_error(L, "kfjob.decode: opts.kind: '%s' is not a kind of task type '%s'",
+                        lua_tostring(L, -1), tt);
+    kind = k;
+  }
+  if (kf_decode(tt, kind, o.version, (const uint8_t *)p, n, &X->A, &j, &e) != KF_OK)
+    return fail(L, &e);
+  push_job(L, &j);
+  return 1;
+}
+
+static int l_is_job(lua_State *L) {
+  lua_pushboolean(L, job_kind_of(L, 1) >= 0);
+  return 1;
+}
+
+/* ---- registration ----------------------------------------------------- */
+
+static const luaL_Reg job_methods[] = {
+    {"spec", m_spec},         {"with", m_with},     {"encode", m_encode},
+    {"versions", m_versions}, {NULL, NULL}};
+
+static void set_ctx_funcs(lua_State *L, const luaL_Reg *r, int ctxidx) {
+  for (; r->name; r++) {
+    lua_pushvalue(L, ctxidx);
+    lua_pushcclosure(L, r->func, 1);
+    lua_setfield(L, -2, r->name);
+  }
+}
+
+static void enum_table(lua_State *L, const char *name, const char *const *upper,
+                       const char *const *vals) {
+  int i;
+  lua_createtable(L, 0, 3);
+  for (i = 0; i < 3; i++) {
+    lua_pushstring(L, vals[i]);
+    lua_setfield(L, -2, upper[i]);
+  }
+  lua_setfield(L, -2, name);
+}
+
+KFJOB_API int luaopen_kfjob(lua_State *L) {
+  static const char *const rp_upper[] = {"NEVER", "ON_FAILURE", "ALWAYS"};
+  static const char *const cp_upper[] = {"NONE", "RUNNING", "ALL"};
+  static const luaL_Reg funcs[] = {{"decode", l_decode}, {"is_job", l_is_job},
+                                   {NULL, NULL}};
+  lctx *X;
+  int ctx, i;
+  luaL_checkversion(L);
+  /* the per-state context first, in an empty state, then its metatable */
+  X = (lctx *)lua_newuserdatauv(L, sizeof *X, 0);
+  kf_arena_init(&X->A, (kf_alloc){NULL, NULL});
+  X->A.a.f = (kf_allocf)lua_getallocf(L, &X->A.a.ud);
+  kf_buf_init(&X->buf, X->A.a);
+  if (luaL_newmetatable(L, CTX_NAME)) {
+    lua_pushcfunction(L, ctx_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  ctx = lua_gettop(L);
+
+  lua_newtable(L); /* module */
+  set_ctx_funcs(L, funcs, ctx);
+
+  /* job metatables: methods shared from one table */
+  lua_newtable(L);
+  set_ctx_funcs(L, job_methods, ctx);
+  for (i = 0; i < KF_NKINDS; i++) {
+    if (luaL_newmetatable(L, job_mt[i])) {
+      lua_pushvalue(L, -2);
+      lua_setfield(L, -2, "methods");
+      lua_pushinteger(L, i);
+      lua_setfield(L, -2, "__kind");
+      lua_pushvalue(L, ctx);
+      lua_pushcclosure(L, job_index, 1);
+      lua_setfield(L, -2, "__index");
+      lua_pushcfunction(L, immutable);
+      lua_setfield(L, -2, "__newindex");
+      lua_pushcfunction(L, job_eq);
+      lua_setfield(L, -2, "__eq");
+      lua_pushcfunction(L, job_tostring);
+      lua_setfield(L, -2, "__tostring");
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, ctx);
+    lua_pushinteger(L, i);
+    lua_pushcclosure(L, new_job, 2);
+    lua_setfield(L, -3, kf_kinds[i].name);
+  }
+  lua_pop(L, 1); /* methods */
+
+  for (i = 0; i < KF_NROLES; i++) {
+    if (luaL_newmetatable(L, group_mt[i])) {
+      lua_pushinteger(L, i);
+      lua_setfield(L, -2, "__role");
+      lua_pushvalue(L, ctx);
+      lua_pushcclosure(L, group_index, 1);
+      lua_setfield(L, -2, "__index");
+      lua_pushcfunction(L, immutable);
+      lua_setfield(L, -2, "__newindex");
+      lua_pushcfunction(L, group_tostring);
+      lua_setfield(L, -2, "__tostring");
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, ctx);
+    lua_pushinteger(L, i);
+    lua_pushcclosure(L, new_group, 2);
+    lua_setfield(L, -2, kf_roles[i].name);
+  }
+  if (luaL_newmetatable(L, RUNPOLICY_NAME)) {
+    lua_pushvalue(L, ctx);
+    lua_pushcclosure(L, run_policy_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, immutable);
+    lua_setfield(L, -2, "__newindex");
+  }
+  lua_pop(L, 1);
+  lua_pushvalue(L, ctx);
+  lua_pushcclosure(L, new_run_policy, 1);
+  lua_setfield(L, -2, "RunPolicy");
+
+  enum_table(L, "RestartPolicy", rp_upper, kf_rp_names);
+  enum_table(L, "CleanPodPolicy", cp_upper, kf_cp_names);
+  lua_createtable(L, KF_NKINDS, 0);
+  for (i = 0; i < KF_NKINDS; i++) {
+    lua_pushstring(L, kf_kinds[i].name);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "kinds");
+  lua_pushstring(L, KFJOB_VERSION_STRING);
+  lua_setfield(L, -2, "_VERSION");
+
+  /* kfjob.template: the embedded Lua layer, loaded once the module is
+  ** visible to it */
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_pushvalue(L, -2);
+  lua_setfield(L, -2, "kfjob");
+  lua_pop(L, 1);
+  kfjob_preload(L);
+  lua_getglobal(L, "require");
+  if (lua_isfunction(L, -1)) {
+    lua_pushliteral(L, "kfjob.template");
+    lua_call(L, 1, 1);
+    lua_setfield(L, -2, "template");
+  } else {
+    lua_pop(L, 1);
+  }
+  lua_remove(L, ctx);
+  return 1;
+}
