@@ -1,0 +1,68 @@
+#!/bin/bash
+# Run every test: install what is missing, build out of tree, then the busted
+# specs, the C tests, and (when built) the sanitizer/valgrind/fuzz stages.
+# Ends with one line "N passed, N failed" (what CI counts).
+#   KFJOB_QUICK=1  skip the slow stages (sanitizers, valgrind, fuzzing)
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+./scripts/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+
+PASSED=0
+FAILED=0
+LOG=$(mktemp -d)
+trap 'rm -rf "$LOG"' EXIT
+
+stage() { echo; echo "=== $* ==="; }
+# Adds the counts of one busted run (its summary line) to the totals.
+count_busted() {
+  local line s f e
+  line=$(grep -E '[0-9]+ successes? / [0-9]+ failures? / [0-9]+ errors?' "$1" | tail -1)
+  if [ -z "$line" ]; then FAILED=$((FAILED + 1)); echo "(no busted summary: counted as 1 failure)"; return; fi
+  s=$(echo "$line" | sed -E 's/^([0-9]+) success.*/\1/')
+  f=$(echo "$line" | sed -E 's/.* ([0-9]+) failures?.*/\1/')
+  e=$(echo "$line" | sed -E 's/.* ([0-9]+) errors?.*/\1/')
+  PASSED=$((PASSED + s)); FAILED=$((FAILED + f + e))
+}
+# Adds one pass/fail for a whole command.
+check() {
+  local name=$1; shift
+  if "$@" >"$LOG/check.out" 2>&1; then PASSED=$((PASSED + 1)); echo "ok - $name"
+  else FAILED=$((FAILED + 1)); echo "FAILED - $name"; tail -30 "$LOG/check.out"; fi
+}
+
+stage "build"
+JOBS=$(nproc 2>/dev/null || echo 2)
+if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+       cmake --build build -j"$JOBS" >"$LOG/build.out" 2>&1; }; then
+  cat "$LOG/build.out" | tail -40
+  echo "0 passed, 1 failed"; exit 1
+fi
+
+stage "busted specs (Lua 5.4)"
+busted --lua=lua5.4 -o utfTerminal spec 2>&1 | tee "$LOG/busted.out" | tail -25
+count_busted "$LOG/busted.out"
+
+stage "luacheck"
+check "luacheck lua/ spec/ examples/" luacheck -q lua spec examples
+
+if [ -x build/kfjob_ctest_marker ] || [ -f build/CTestTestfile.cmake ]; then
+  stage "C tests (ctest)"
+  (cd build && ctest --output-on-failure -j"$JOBS") 2>&1 | tee "$LOG/ctest.out" | tail -15
+  t=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$LOG/ctest.out" | tail -1)
+  if [ -n "$t" ]; then
+    tot=$(echo "$t" | sed -E 's/.*out of ([0-9]+).*/\1/')
+    fl=$(echo "$t" | sed -E 's/.*tests passed, ([0-9]+) tests? failed.*/\1/')
+    PASSED=$((PASSED + tot - fl)); FAILED=$((FAILED + fl))
+  fi
+fi
+
+for extra in scripts/test.d/*.sh; do
+  [ -f "$extra" ] || continue
+  # shellcheck source=/dev/null
+  . "$extra"
+done
+
+echo
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]
