@@ -16,11 +16,7 @@
 
 #include "kf_core.h"
 #include "kfjob.h"
-
-typedef struct lctx {
-  kf_arena A;
-  kf_buf buf;
-} lctx;
+#include "lkfjob.h"
 
 #define CTX_NAME "kfjob.context"
 #define RUNPOLICY_NAME "kfjob.RunPolicy"
@@ -40,7 +36,7 @@ typedef struct lgroup {
 
 /* ---- context ---------------------------------------------------------- */
 
-static lctx *getctx(lua_State *L) {
+lctx *lkf_ctx(lua_State *L) {
   lctx *c = (lctx *)lua_touserdata(L, lua_upvalueindex(1));
   kf_arena_reset(&c->A);
   c->buf.n = 0;
@@ -55,7 +51,7 @@ static int ctx_gc(lua_State *L) {
 }
 
 /* Raise a core error: allocation failures as Lua memory errors. */
-static int raise(lua_State *L, kf_err *e) {
+int lkf_raise(lua_State *L, kf_err *e) {
   if (e->code == KF_ENOMEM) {
     lua_pushliteral(L, "not enough memory");
     return lua_error(L);
@@ -64,8 +60,8 @@ static int raise(lua_State *L, kf_err *e) {
   return lua_error(L);
 }
 
-static int fail(lua_State *L, kf_err *e) {
-  if (e->code == KF_ENOMEM) return raise(L, e);
+int lkf_fail(lua_State *L, kf_err *e) {
+  if (e->code == KF_ENOMEM) return lkf_raise(L, e);
   luaL_pushfail(L);
   lua_pushstring(L, e->msg);
   return 2;
@@ -92,14 +88,14 @@ static kf_status conv_fail(conv *c, const char *problem, const char *arg) {
 
 static kf_status to_node(conv *c, int idx, kf_node **out);
 
-static int job_kind_of(lua_State *L, int idx);
+int lkf_jobkind(lua_State *L, int idx);
 static lgroup *test_group(lua_State *L, int idx);
 
 /* Objects made by kfjob become tagged trees so the core can check they are
 ** used in the right place. */
 static kf_status object_node(conv *c, int idx, kf_node **out) {
   lua_State *L = c->L;
-  int k = job_kind_of(L, idx);
+  int k = lkf_jobkind(L, idx);
   lgroup *g;
   if (k >= 0) {
     *out = kf_job_to_spec((const kf_job *)lua_touserdata(L, idx), c->A);
@@ -217,7 +213,7 @@ static kf_status to_node(conv *c, int idx, kf_node **out) {
   return KF_OK;
 }
 
-static kf_node *check_node(lua_State *L, lctx *X, int idx, const char *who,
+kf_node *lkf_checknode(lua_State *L, lctx *X, int idx, const char *who,
                            kf_err *e) {
   conv c;
   kf_node *n = NULL;
@@ -228,13 +224,13 @@ static kf_node *check_node(lua_State *L, lctx *X, int idx, const char *who,
   c.path[0] = '\0';
   c.depth = 0;
   idx = lua_absindex(L, idx);
-  if (to_node(&c, idx, &n) != KF_OK) raise(L, e);
+  if (to_node(&c, idx, &n) != KF_OK) lkf_raise(L, e);
   return n;
 }
 
 /* ---- kf_node -> Lua value --------------------------------------------- */
 
-static void push_node(lua_State *L, const kf_node *n) {
+void lkf_pushnode(lua_State *L, const kf_node *n) {
   size_t i;
   luaL_checkstack(L, 3, "nesting too deep");
   switch (n->t) {
@@ -246,14 +242,14 @@ static void push_node(lua_State *L, const kf_node *n) {
     case KF_NARR:
       lua_createtable(L, (int)n->u.c.n, 0);
       for (i = 0; i < n->u.c.n; i++) {
-        push_node(L, n->u.c.v[i]);
+        lkf_pushnode(L, n->u.c.v[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
       }
       break;
     case KF_NOBJ:
       lua_createtable(L, 0, (int)n->u.c.n);
       for (i = 0; i < n->u.c.n; i++) {
-        push_node(L, n->u.c.v[i]);
+        lkf_pushnode(L, n->u.c.v[i]);
         lua_setfield(L, -2, n->u.c.k[i]);
       }
       break;
@@ -262,7 +258,7 @@ static void push_node(lua_State *L, const kf_node *n) {
 
 /* ---- objects ---------------------------------------------------------- */
 
-static int job_kind_of(lua_State *L, int idx) {
+int lkf_jobkind(lua_State *L, int idx) {
   int k;
   if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return -1;
   lua_getfield(L, -1, "__kind");
@@ -281,8 +277,8 @@ static lgroup *test_group(lua_State *L, int idx) {
   return r >= 0 ? (lgroup *)lua_touserdata(L, idx) : NULL;
 }
 
-static const kf_job *check_job(lua_State *L, int idx) {
-  if (job_kind_of(L, idx) < 0) {
+const kf_job *lkf_checkjob(lua_State *L, int idx) {
+  if (lkf_jobkind(L, idx) < 0) {
     const char *got = luaL_typename(L, idx);
     if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING)
       got = lua_tostring(L, -1);
@@ -291,7 +287,7 @@ static const kf_job *check_job(lua_State *L, int idx) {
   return (const kf_job *)lua_touserdata(L, idx);
 }
 
-static void push_job(lua_State *L, const kf_job *j) {
+void lkf_pushjob(lua_State *L, const kf_job *j) {
   void *p = lua_newuserdatauv(L, kf_job_size(j), 0);
   kf_job_pack_into(j, p);
   luaL_setmetatable(L, job_mt[j->kind]);
@@ -317,7 +313,7 @@ static int read_field(lua_State *L, const char *tname, const kf_node *spec,
   const char *cands[32], *s;
   size_t i, n = 0;
   if (v != NULL) {
-    push_node(L, v);
+    lkf_pushnode(L, v);
     return 1;
   }
   for (i = 0; i < spec->u.c.n && n < 20; i++) cands[n++] = spec->u.c.k[i];
@@ -333,7 +329,7 @@ static const char *const group_fields[] = {"replicas", "image", "requests",
                                            "command", "kind", NULL};
 
 static int group_index(lua_State *L) {
-  lctx *X = getctx(L);
+  lctx *X = lkf_ctx(L);
   lgroup *g = test_group(L, 1);
   const char *key = luaL_checkstring(L, 2);
   const kf_node *spec;
@@ -347,7 +343,7 @@ static int group_index(lua_State *L) {
   for (i = 0; group_fields[i]; i++)
     if (strcmp(group_fields[i], key) == 0) {
       const kf_node *v = kf_node_get(spec, key);
-      if (v) push_node(L, v); else lua_pushnil(L);
+      if (v) lkf_pushnode(L, v); else lua_pushnil(L);
       return 1;
     }
   return read_field(L, group_mt[g->role], spec, key, group_fields);
@@ -357,7 +353,7 @@ static int run_policy_index(lua_State *L) {
   static const char *const fields[] = {"ttl_seconds_after_finished",
                                        "active_deadline_seconds",
                                        "backoff_limit", NULL};
-  lctx *X = getctx(L);
+  lctx *X = lkf_ctx(L);
   const kf_run_policy *rp = (const kf_run_policy *)luaL_checkudata(L, 1, RUNPOLICY_NAME);
   const char *key = luaL_checkstring(L, 2);
   const kf_node *spec = kf_run_policy_to_spec(rp, &X->A);
@@ -385,7 +381,7 @@ static const char *task_type_of(const kf_job *j) {
 }
 
 static int job_index(lua_State *L) {
-  const kf_job *j = check_job(L, 1);
+  const kf_job *j = lkf_checkjob(L, 1);
   const kf_kind_info *k = &kf_kinds[j->kind];
   const char *key = luaL_checkstring(L, 2);
   lctx *X;
@@ -419,7 +415,7 @@ static int job_index(lua_State *L) {
     if (j->has_run_policy) push_run_policy(L, &j->rp); else lua_pushnil(L);
     return 1;
   }
-  X = getctx(L);
+  X = lkf_ctx(L);
   if ((spec = kf_job_to_spec(j, &X->A)) == NULL)
     return luaL_error(L, "not enough memory");
   {
@@ -432,7 +428,7 @@ static int job_index(lua_State *L) {
 }
 
 static int job_eq(lua_State *L) {
-  int ka = job_kind_of(L, 1), kb = job_kind_of(L, 2);
+  int ka = lkf_jobkind(L, 1), kb = lkf_jobkind(L, 2);
   lua_pushboolean(L, ka >= 0 && ka == kb &&
                          kf_job_equal((const kf_job *)lua_touserdata(L, 1),
                                       (const kf_job *)lua_touserdata(L, 2)));
@@ -440,7 +436,7 @@ static int job_eq(lua_State *L) {
 }
 
 static int job_tostring(lua_State *L) {
-  const kf_job *j = check_job(L, 1);
+  const kf_job *j = lkf_checkjob(L, 1);
   const kf_kind_info *k = &kf_kinds[j->kind];
   luaL_Buffer b;
   int i;
@@ -483,45 +479,45 @@ static int group_tostring(lua_State *L) {
 
 static int new_job(lua_State *L) {
   int kind = (int)lua_tointeger(L, lua_upvalueindex(2));
-  lctx *X = getctx(L);
+  lctx *X = lkf_ctx(L);
   kf_err e;
   kf_job j;
   kf_node *n;
   const char *who = job_mt[kind];
-  if (!lua_istable(L, 1) && job_kind_of(L, 1) != kind)
+  if (!lua_istable(L, 1) && lkf_jobkind(L, 1) != kind)
     return luaL_error(L, "%s: expected a table, got %s", who, luaL_typename(L, 1));
-  n = check_node(L, X, 1, who, &e);
-  if (kf_job_from_spec(kind, n, &X->A, &j, who, &e) != KF_OK) return raise(L, &e);
-  push_job(L, &j);
+  n = lkf_checknode(L, X, 1, who, &e);
+  if (kf_job_from_spec(kind, n, &X->A, &j, who, &e) != KF_OK) return lkf_raise(L, &e);
+  lkf_pushjob(L, &j);
   return 1;
 }
 
 static int new_group(lua_State *L) {
   int role = (int)lua_tointeger(L, lua_upvalueindex(2));
-  lctx *X = getctx(L);
+  lctx *X = lkf_ctx(L);
   const char *who = group_mt[role];
   kf_err e;
   kf_group g;
   kf_node *n;
   if (!lua_istable(L, 1) && lua_type(L, 1) != LUA_TUSERDATA)
     return luaL_error(L, "%s: expected a table, got %s", who, luaL_typename(L, 1));
-  n = check_node(L, X, 1, who, &e);
-  if (kf_group_from_spec(role, n, &X->A, &g, who, &e) != KF_OK) return raise(L, &e);
+  n = lkf_checknode(L, X, 1, who, &e);
+  if (kf_group_from_spec(role, n, &X->A, &g, who, &e) != KF_OK) return lkf_raise(L, &e);
   push_group(L, role, &g);
   return 1;
 }
 
 static int new_run_policy(lua_State *L) {
-  lctx *X = getctx(L);
+  lctx *X = lkf_ctx(L);
   kf_err e;
   kf_run_policy rp;
   kf_node *n;
   if (!lua_istable(L, 1) && lua_type(L, 1) != LUA_TUSERDATA)
     return luaL_error(L, "%s: expected a table, got %s", RUNPOLICY_NAME,
                       luaL_typename(L, 1));
-  n = check_node(L, X, 1, RUNPOLICY_NAME, &e);
+  n = lkf_checknode(L, X, 1, RUNPOLICY_NAME, &e);
   if (kf_run_policy_from_spec(n, &rp, RUNPOLICY_NAME, "", &e) != KF_OK)
-    return raise(L, &e);
+    return lkf_raise(L, &e);
   push_run_policy(L, &rp);
   return 1;
 }
@@ -529,7 +525,7 @@ static int new_run_policy(lua_State *L) {
 /* ---- options ---------------------------------------------------------- */
 
 /* Reject option keys a method does not know. */
-static void check_opts(lua_State *L, int idx, const char *who,
+void lkf_checkopts(lua_State *L, int idx, const char *who,
                        const char *const *known) {
   if (lua_isnoneornil(L, idx)) return;
   luaL_checktype(L, idx, LUA_TTABLE);
@@ -551,18 +547,18 @@ static void check_opts(lua_State *L, int idx, const char *who,
   }
 }
 
-static int opt_field(lua_State *L, int idx, const char *key) {
+int lkf_optfield(lua_State *L, int idx, const char *key) {
   if (lua_isnoneornil(L, idx)) return LUA_TNIL;
   return lua_getfield(L, idx, key);
 }
 
 /* version / replica_encoding; returns 0 or an error message pushed. */
-static int read_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
+int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
                         int raise_errors) {
   int t;
   o->version = 1;
   o->common = 0;
-  t = opt_field(L, idx, "version");
+  t = lkf_optfield(L, idx, "version");
   if (t != LUA_TNIL) {
     lua_Integer v = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
     if (t != LUA_TNUMBER || (v != 0 && v != 1)) {
@@ -574,7 +570,7 @@ static int read_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
     o->version = (int)v;
   }
   if (t != LUA_TNONE) lua_pop(L, 1);
-  t = opt_field(L, idx, "replica_encoding");
+  t = lkf_optfield(L, idx, "replica_encoding");
   if (t != LUA_TNIL) {
     const char *s = lua_tostring(L, -1);
     if (t == LUA_TSTRING && strcmp(s, "common") == 0) {
@@ -598,47 +594,47 @@ static int read_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
 /* ---- methods ---------------------------------------------------------- */
 
 static int m_spec(lua_State *L) {
-  const kf_job *j = check_job(L, 1);
-  lctx *X = getctx(L);
+  const kf_job *j = lkf_checkjob(L, 1);
+  lctx *X = lkf_ctx(L);
   kf_node *n = kf_job_to_spec(j, &X->A);
   if (n == NULL) return luaL_error(L, "not enough memory");
-  push_node(L, n);
+  lkf_pushnode(L, n);
   return 1;
 }
 
 static int m_with(lua_State *L) {
-  const kf_job *j = check_job(L, 1);
-  lctx *X = getctx(L);
+  const kf_job *j = lkf_checkjob(L, 1);
+  lctx *X = lkf_ctx(L);
   const char *who = job_mt[j->kind];
   kf_err e;
   kf_node *base, *over;
   kf_job out;
   luaL_checktype(L, 2, LUA_TTABLE);
   if ((base = kf_job_to_spec(j, &X->A)) == NULL) return luaL_error(L, "not enough memory");
-  over = check_node(L, X, 2, who, &e);
+  over = lkf_checknode(L, X, 2, who, &e);
   if (kf_node_merge(&X->A, base, over, who, &e) != KF_OK ||
       kf_job_from_spec(j->kind, base, &X->A, &out, who, &e) != KF_OK)
-    return raise(L, &e);
-  push_job(L, &out);
+    return lkf_raise(L, &e);
+  lkf_pushjob(L, &out);
   return 1;
 }
 
 static const char *const enc_keys[] = {"version", "replica_encoding", NULL};
 
 static int m_encode(lua_State *L) {
-  const kf_job *j = check_job(L, 1);
-  lctx *X = getctx(L);
+  const kf_job *j = lkf_checkjob(L, 1);
+  lctx *X = lkf_ctx(L);
   kf_encopts o;
   kf_err e;
-  check_opts(L, 2, "kfjob.encode", enc_keys);
-  read_encopts(L, 2, "kfjob.encode", &o, 1);
-  if (kf_encode(j, &o, &X->A, &X->buf, &e) != KF_OK) return raise(L, &e);
+  lkf_checkopts(L, 2, "kfjob.encode", enc_keys);
+  lkf_encopts(L, 2, "kfjob.encode", &o, 1);
+  if (kf_encode(j, &o, &X->A, &X->buf, &e) != KF_OK) return lkf_raise(L, &e);
   lua_pushlstring(L, X->buf.p, X->buf.n);
   return 1;
 }
 
 static int m_versions(lua_State *L) {
-  unsigned v = kf_job_versions(check_job(L, 1));
+  unsigned v = kf_job_versions(lkf_checkjob(L, 1));
   int n = 0;
   lua_newtable(L);
   if (v & 1u) lua_pushinteger(L, 0), lua_rawseti(L, -2, ++n);
@@ -651,18 +647,18 @@ static int l_decode(lua_State *L) {
   size_t n;
   const char *tt = luaL_checkstring(L, 1);
   const char *p = luaL_checklstring(L, 2, &n);
-  lctx *X = getctx(L);
+  lctx *X = lkf_ctx(L);
   kf_encopts o;
   kf_err e;
   kf_job j;
   int kind = kf_kind_for_task_type(tt);
-  check_opts(L, 3, "kfjob.decode", keys);
-  if (read_encopts(L, 3, "kfjob.decode", &o, 0)) {
+  lkf_checkopts(L, 3, "kfjob.decode", keys);
+  if (lkf_encopts(L, 3, "kfjob.decode", &o, 0)) {
     luaL_pushfail(L);
     lua_insert(L, -2);
     return 2;
   }
-  if (opt_field(L, 3, "kind") == LUA_TSTRING) {
+  if (lkf_optfield(L, 3, "kind") == LUA_TSTRING) {
     int k = kf_kind_by_name(lua_tostring(L, -1));
     if (k < 0 || kind < 0 || strcmp(kf_kinds[k].task_type, tt) != 0)
       return luaL_error(L, "kfjob.decode: opts.kind: '%s' is not a kind of task type '%s'",
@@ -670,13 +666,13 @@ static int l_decode(lua_State *L) {
     kind = k;
   }
   if (kf_decode(tt, kind, o.version, (const uint8_t *)p, n, &X->A, &j, &e) != KF_OK)
-    return fail(L, &e);
-  push_job(L, &j);
+    return lkf_fail(L, &e);
+  lkf_pushjob(L, &j);
   return 1;
 }
 
 static int l_is_job(lua_State *L) {
-  lua_pushboolean(L, job_kind_of(L, 1) >= 0);
+  lua_pushboolean(L, lkf_jobkind(L, 1) >= 0);
   return 1;
 }
 
@@ -686,7 +682,7 @@ static const luaL_Reg job_methods[] = {
     {"spec", m_spec},         {"with", m_with},     {"encode", m_encode},
     {"versions", m_versions}, {NULL, NULL}};
 
-static void set_ctx_funcs(lua_State *L, const luaL_Reg *r, int ctxidx) {
+void lkf_setfuncs(lua_State *L, const luaL_Reg *r, int ctxidx) {
   for (; r->name; r++) {
     lua_pushvalue(L, ctxidx);
     lua_pushcclosure(L, r->func, 1);
@@ -726,11 +722,15 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
   ctx = lua_gettop(L);
 
   lua_newtable(L); /* module */
-  set_ctx_funcs(L, funcs, ctx);
+  lkf_setfuncs(L, funcs, ctx);
+  lkf_open_json(L, ctx, lua_gettop(L), 0);
+  lkf_open_manifest(L, ctx, lua_gettop(L), 0);
 
   /* job metatables: methods shared from one table */
   lua_newtable(L);
-  set_ctx_funcs(L, job_methods, ctx);
+  lkf_setfuncs(L, job_methods, ctx);
+  lkf_open_json(L, ctx, 0, lua_gettop(L));
+  lkf_open_manifest(L, ctx, 0, lua_gettop(L));
   for (i = 0; i < KF_NKINDS; i++) {
     if (luaL_newmetatable(L, job_mt[i])) {
       lua_pushvalue(L, -2);

@@ -1,0 +1,45 @@
+/*
+** lkfjob.h - private header shared by the binding files (lkfjob*.c).
+** Only binding files include lua.h; the core (kf_*.c) never does.
+*/
+#ifndef LKFJOB_H
+#define LKFJOB_H
+
+#include "lua.h"
+#include "lauxlib.h"
+#include "kf_core.h"
+
+/* Per-state context: the arena and buffer every operation borrows. */
+typedef struct lctx {
+  kf_arena A;
+  kf_buf buf;
+} lctx;
+
+/* Context of the running C function (upvalue 1), reset for a new call. */
+lctx *lkf_ctx(lua_State *L);
+/* Raise a core error (allocation failures as "not enough memory"). */
+int lkf_raise(lua_State *L, kf_err *e);
+/* Return fail, message (allocation failures still raise). */
+int lkf_fail(lua_State *L, kf_err *e);
+/* Lua value at idx -> kf_node in the context's arena; raises on error. */
+kf_node *lkf_checknode(lua_State *L, lctx *X, int idx, const char *who, kf_err *e);
+void lkf_pushnode(lua_State *L, const kf_node *n);
+int lkf_jobkind(lua_State *L, int idx);             /* -1: not a job */
+const kf_job *lkf_checkjob(lua_State *L, int idx);
+void lkf_pushjob(lua_State *L, const kf_job *j);
+/* Options tables: reject unknown keys; read one field (pushes it). */
+void lkf_checkopts(lua_State *L, int idx, const char *who, const char *const *known);
+int lkf_optfield(lua_State *L, int idx, const char *key);
+/* version / replica_encoding; on a bad value raises, or pushes the message
+** and returns 1 when raise_errors is 0. */
+int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
+                 int raise_errors);
+/* Set functions of r into the table on top, each with the context upvalue. */
+void lkf_setfuncs(lua_State *L, const luaL_Reg *r, int ctxidx);
+
+/* Each binding file registers its module functions (module != 0) and job
+** methods (methods != 0) into the table at that index. */
+void lkf_open_json(lua_State *L, int ctx, int module, int methods);
+void lkf_open_manifest(lua_State *L, int ctx, int module, int methods);
+
+#endif
