@@ -548,7 +548,10 @@ void lkf_checkopts(lua_State *L, int idx, const char *who,
 }
 
 int lkf_optfield(lua_State *L, int idx, const char *key) {
-  if (lua_isnoneornil(L, idx)) return LUA_TNIL;
+  if (lua_isnoneornil(L, idx)) {
+    lua_pushnil(L);
+    return LUA_TNIL;
+  }
   return lua_getfield(L, idx, key);
 }
 
@@ -569,7 +572,7 @@ int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
     }
     o->version = (int)v;
   }
-  if (t != LUA_TNONE) lua_pop(L, 1);
+  lua_pop(L, 1);
   t = lkf_optfield(L, idx, "replica_encoding");
   if (t != LUA_TNIL) {
     const char *s = lua_tostring(L, -1);
@@ -587,7 +590,7 @@ int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
       return 1;
     }
   }
-  if (t != LUA_TNONE) lua_pop(L, 1);
+  lua_pop(L, 1);
   return 0;
 }
 

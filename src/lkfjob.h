@@ -27,7 +27,8 @@ void lkf_pushnode(lua_State *L, const kf_node *n);
 int lkf_jobkind(lua_State *L, int idx);             /* -1: not a job */
 const kf_job *lkf_checkjob(lua_State *L, int idx);
 void lkf_pushjob(lua_State *L, const kf_job *j);
-/* Options tables: reject unknown keys; read one field (pushes it). */
+/* Options tables: reject unknown keys; read one field (always pushes it,
+** nil when absent). */
 void lkf_checkopts(lua_State *L, int idx, const char *who, const char *const *known);
 int lkf_optfield(lua_State *L, int idx, const char *key);
 /* version / replica_encoding; on a bad value raises, or pushes the message

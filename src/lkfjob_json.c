@@ -1,6 +1,177 @@
-/* lkfjob_json.c - binding for JSON, Struct and TaskTemplate (issue 3). */
+/*
+** lkfjob_json.c - binding for proto3 JSON (custom, to_json, from_json) and
+** the TaskTemplate envelope.
+*/
+#include <string.h>
+
 #include "lkfjob.h"
+#include "kf_json.h"
+#include "kf_template.h"
+
+static int indent_opt(lua_State *L, int idx, const char *who) {
+  lua_Integer n = 0;
+  if (lkf_optfield(L, idx, "indent") != LUA_TNIL) {
+    if (!lua_isinteger(L, -1) || (n = lua_tointeger(L, -1)) < 0 || n > 16)
+      luaL_error(L, "%s: opts.indent: expected an integer 0..16", who);
+  }
+  lua_pop(L, 1);
+  return (int)n;
+}
+
+static ProtobufCMessage *job_msg(lua_State *L, lctx *X, const kf_job *j,
+                                 int opts, const char *who) {
+  kf_encopts o;
+  kf_err e;
+  ProtobufCMessage *m;
+  lkf_encopts(L, opts, who, &o, 1);
+  if (kf_job_to_msg(j, &o, 0, &X->A, &m, &e) != KF_OK) lkf_raise(L, &e);
+  return m;
+}
+
+static int m_custom(lua_State *L) {
+  static const char *const keys[] = {"version", "replica_encoding", NULL};
+  const kf_job *j = lkf_checkjob(L, 1);
+  lctx *X = lkf_ctx(L);
+  kf_node *n;
+  lkf_checkopts(L, 2, "kfjob.custom", keys);
+  n = kf_msg_to_node(job_msg(L, X, j, 2, "kfjob.custom"), &X->A);
+  if (n == NULL) return luaL_error(L, "not enough memory");
+  lkf_pushnode(L, n);
+  return 1;
+}
+
+static int m_to_json(lua_State *L) {
+  static const char *const keys[] = {"version", "replica_encoding", "indent", NULL};
+  const kf_job *j = lkf_checkjob(L, 1);
+  lctx *X = lkf_ctx(L);
+  ProtobufCMessage *m;
+  kf_err e;
+  int indent;
+  lkf_checkopts(L, 2, "kfjob.to_json", keys);
+  indent = indent_opt(L, 2, "kfjob.to_json");
+  m = job_msg(L, X, j, 2, "kfjob.to_json");
+  if (kf_msg_to_json(m, indent, &X->buf, &e) != KF_OK) return lkf_raise(L, &e);
+  lua_pushlstring(L, X->buf.p, X->buf.n);
+  return 1;
+}
+
+static int m_task_template(lua_State *L) {
+  static const char *const keys[] = {"version", "replica_encoding", "format",
+                                     "indent", "id", "container", "config", NULL};
+  const kf_job *j = lkf_checkjob(L, 1);
+  lctx *X = lkf_ctx(L);
+  const char *who = "kfjob.task_template";
+  Flyteidl__Core__TaskTemplate *t;
+  kf_node *opts = NULL;
+  kf_encopts o;
+  kf_err e;
+  int json = 0, indent;
+  lkf_checkopts(L, 2, who, keys);
+  lkf_encopts(L, 2, who, &o, 1);
+  indent = indent_opt(L, 2, who);
+  if (lkf_optfield(L, 2, "format") != LUA_TNIL) {
+    const char *f = lua_tostring(L, -1);
+    if (f == NULL || (strcmp(f, "json") && strcmp(f, "pb")))
+      return luaL_error(L, "%s: opts.format: expected \"pb\" or \"json\"", who);
+    json = f[0] == 'j';
+  }
+  lua_pop(L, 1);
+  if (!lua_isnoneornil(L, 2)) {
+    opts = lkf_checknode(L, X, 2, "kfjob.task_template: opts", &e);
+  }
+  if (kf_task_template(j, &o, opts, &X->A, &t, &e) != KF_OK) return lkf_raise(L, &e);
+  if (json) {
+    if (kf_msg_to_json(&t->base, indent, &X->buf, &e) != KF_OK) return lkf_raise(L, &e);
+  } else {
+    size_t n = protobuf_c_message_get_packed_size(&t->base);
+    if (!kf_buf_reserve(&X->buf, n)) return luaL_error(L, "not enough memory");
+    X->buf.n = protobuf_c_message_pack(&t->base, (uint8_t *)X->buf.p);
+  }
+  lua_pushlstring(L, X->buf.p, X->buf.n);
+  return 1;
+}
+
+/* opts.kind: a kind name refining the task type (HorovodJob for "mpi"). */
+static int kind_opt(lua_State *L, int idx, const char *who) {
+  int k = -1;
+  if (lkf_optfield(L, idx, "kind") != LUA_TNIL) {
+    const char *s = lua_tostring(L, -1);
+    if (s == NULL || (k = kf_kind_by_name(s)) < 0)
+      luaL_error(L, "%s: opts.kind: unknown job kind", who);
+  }
+  lua_pop(L, 1);
+  return k;
+}
+
+static int l_from_json(lua_State *L) {
+  static const char *const keys[] = {"version", "allow_unknown", "kind", NULL};
+  const char *who = "kfjob.from_json";
+  const char *tt = luaL_checkstring(L, 1);
+  lctx *X = lkf_ctx(L);
+  kf_encopts o;
+  kf_node *root;
+  kf_err e;
+  kf_job j;
+  int allow = 0, kind;
+  lkf_checkopts(L, 3, who, keys);
+  if (lkf_encopts(L, 3, who, &o, 0)) {
+    luaL_pushfail(L);
+    lua_insert(L, -2);
+    return 2;
+  }
+  kind = kind_opt(L, 3, who);
+  if (kind >= 0 && strcmp(kf_kinds[kind].task_type, tt) != 0)
+    return luaL_error(L, "%s: opts.kind: '%s' is not a kind of task type '%s'", who,
+                      kf_kinds[kind].name, tt);
+  if (lkf_optfield(L, 3, "allow_unknown") != LUA_TNIL) allow = lua_toboolean(L, -1);
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    size_t n;
+    const char *s = lua_tolstring(L, 2, &n);
+    if (kf_json_parse(s, n, &X->A, &root, &e) != KF_OK) {
+      if (e.code != KF_ENOMEM) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "%s: %s", who, e.msg);
+        return 2;
+      }
+      return lkf_raise(L, &e);
+    }
+  } else {
+    luaL_argexpected(L, lua_istable(L, 2), 2, "JSON string or table");
+    root = lkf_checknode(L, X, 2, who, &e);
+  }
+  if (kf_from_json(tt, kind, o.version, root, allow, &X->A, &j, &e) != KF_OK)
+    return lkf_fail(L, &e);
+  lkf_pushjob(L, &j);
+  return 1;
+}
+
+static int l_decode_task_template(lua_State *L) {
+  static const char *const keys[] = {"kind", NULL};
+  size_t n;
+  const char *p = luaL_checklstring(L, 1, &n);
+  lctx *X = lkf_ctx(L);
+  kf_node *info;
+  kf_err e;
+  kf_job j;
+  int kind;
+  lkf_checkopts(L, 2, "kfjob.decode_task_template", keys);
+  kind = kind_opt(L, 2, "kfjob.decode_task_template");
+  if (kf_decode_task_template(p, n, kind, &X->A, &j, &info, &e) != KF_OK)
+    return lkf_fail(L, &e);
+  lkf_pushjob(L, &j);
+  lkf_pushnode(L, info);
+  return 2;
+}
 
 void lkf_open_json(lua_State *L, int ctx, int module, int methods) {
-  (void)L; (void)ctx; (void)module; (void)methods;
+  static const luaL_Reg funcs[] = {{"from_json", l_from_json},
+                                   {"decode_task_template", l_decode_task_template},
+                                   {NULL, NULL}};
+  static const luaL_Reg meths[] = {{"custom", m_custom},
+                                   {"to_json", m_to_json},
+                                   {"task_template", m_task_template},
+                                   {NULL, NULL}};
+  lua_pushvalue(L, module ? module : methods);
+  lkf_setfuncs(L, module ? funcs : meths, ctx);
+  lua_pop(L, 1);
 }

@@ -253,10 +253,11 @@ def task_template(kind, s, t):
     tt.config.update(config)
     d = to_dict(tt)
     if custom is not None:
-        # The Struct's map order is arbitrary in the runtime; after checking that it holds exactly
-        # the custom (numbers made integral), emit the custom in field order as kfjob does.
+        # A Struct is a map: the runtime's order is arbitrary, so after checking that it holds
+        # exactly the custom (numbers made integral), emit it with keys sorted at every level,
+        # the order of its deterministic bytes (kfjob's documented JSON order for Struct).
         assert ints(d["custom"]) == custom, (d["custom"], custom)
-        d["custom"] = custom
+        d["custom"] = json.loads(json.dumps(custom, sort_keys=True))
     if "config" in d:
         d["config"] = dict(sorted(d["config"].items()))  # map: emitted sorted, like the bytes
     return tt, d

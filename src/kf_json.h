@@ -1,0 +1,66 @@
+/*
+** kf_json.h - proto3 JSON for kfjob, driven only by protobuf-c descriptors.
+**
+** One generic walker serves every message: message -> JSON text, message
+** -> kf_node, kf_node -> message, plus google.protobuf.Struct helpers and
+** JSON text <-> kf_node (parsing via jansson).  Output follows
+** google.protobuf.json_format.MessageToDict (then json.dumps) with these
+** deliberate choices: map and Struct keys are sorted, integral doubles are
+** printed without ".0", non-ASCII UTF-8 is passed through, non-finite
+** doubles become the strings "NaN", "Infinity", "-Infinity".
+** No Lua here; memory comes from the kf_arena / kf_buf passed in.
+*/
+#ifndef KF_JSON_H
+#define KF_JSON_H
+
+#include "kf_core.h"
+#include "google/protobuf/struct.pb-c.h"
+
+/* Message -> JSON text appended to `out`.  indent 0: compact
+** {"a":1,"b":[1,2]}; indent n > 0: json.dumps(indent=n) layout.
+** KF_ENOMEM if `out` could not grow, KF_ELIMIT if nested deeper than
+** KF_MAX_DEPTH JSON levels. */
+kf_status kf_msg_to_json(const ProtobufCMessage *m, int indent, kf_buf *out,
+                         kf_err *e);
+
+/* Message -> kf_node tree with the same semantics (int32/uint32 KF_NINT,
+** 64-bit integers KF_NSTR, doubles KF_NNUM, Value numbers that are
+** integral and within +-2^53 KF_NINT).  NULL on allocation failure or
+** nesting deeper than KF_MAX_DEPTH. */
+kf_node *kf_msg_to_node(const ProtobufCMessage *m, kf_arena *A);
+
+/* JSON text -> kf_node (any top-level value; duplicate keys rejected;
+** object key order kept).  KF_EINVAL "line L, column C: <text>",
+** KF_ELIMIT when nested deeper than KF_MAX_DEPTH. */
+kf_status kf_json_parse(const char *s, size_t n, kf_arena *A, kf_node **out,
+                        kf_err *e);
+
+/* kf_node (proto3 JSON shape) -> message of descriptor `d` allocated in
+** the arena.  Accepts json and original field names, enum names or
+** defined numbers, integral numbers (2.0) and numeric strings for integer
+** fields; null means unset.  Map entries come out sorted by key.  Errors:
+** "<who>: <path>: <problem>" (who may be NULL). */
+kf_status kf_node_to_msg(const kf_node *n, const ProtobufCMessageDescriptor *d,
+                         int allow_unknown, kf_arena *A,
+                         ProtobufCMessage **out, const char *who, kf_err *e);
+
+/* kf_node object <-> google.protobuf.Struct (numbers as doubles; entries
+** sorted by key so packing is deterministic). */
+kf_status kf_node_to_struct(const kf_node *n, kf_arena *A,
+                            Google__Protobuf__Struct **out, kf_err *e);
+kf_node *kf_struct_to_node(const Google__Protobuf__Struct *s, kf_arena *A);
+
+/* Any kf_node -> JSON text, keys in node order, same formatting. */
+kf_status kf_node_to_json(const kf_node *n, int indent, kf_buf *out,
+                          kf_err *e);
+
+/* Sort every map field's entries by key, recursively, so
+** protobuf_c_message_pack matches deterministic serialization. */
+void kf_msg_sort_maps(ProtobufCMessage *m);
+
+/* Shortest round-trip decimal of a double, Python repr style except that
+** integral values have no ".0" ("2", "0.5", "1e+20", "1e-07"); finite
+** values only.  Returns the length. */
+int kf_json_number(double d, char out[32]);
+
+#endif

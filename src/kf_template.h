@@ -1,0 +1,33 @@
+/*
+** kf_template.h - TaskTemplate envelope and the JSON entry points that
+** turn external JSON into jobs.  Lua-free.
+*/
+#ifndef KF_TEMPLATE_H
+#define KF_TEMPLATE_H
+
+#include "kf_core.h"
+#include "flyteidl/core/tasks.pb-c.h"
+
+/* Elastic with the integer nnodes == 1: flytekit's "python-task". */
+int kf_python_task(const kf_job *j);
+
+/* Job -> TaskTemplate.  `opts` is the caller's options as a node (id,
+** container, config; version/format keys are the caller's business) or
+** NULL.  Map entries come out sorted so packing is deterministic. */
+kf_status kf_task_template(const kf_job *j, const kf_encopts *o,
+                           const kf_node *opts, kf_arena *A,
+                           Flyteidl__Core__TaskTemplate **out, kf_err *e);
+
+/* TaskTemplate bytes, or its proto3 JSON (text starting with '{') -> job
+** and an info node {type, version, id?, container?, config?}.  `kind`
+** refines the task type (HorovodJob for "mpi") or is -1. */
+kf_status kf_decode_task_template(const char *p, size_t n, int kind,
+                                  kf_arena *A, kf_job *j, kf_node **info,
+                                  kf_err *e);
+
+/* Proto3 JSON (parsed into a node) of a plugin message -> job. */
+kf_status kf_from_json(const char *task_type, int kind, int version,
+                       const kf_node *root, int allow_unknown, kf_arena *A,
+                       kf_job *j, kf_err *e);
+
+#endif
