@@ -210,7 +210,7 @@ kf_status kf_task_template(const kf_job *j, const kf_encopts *o,
     if ((st = kf_node_to_struct(custom, A, &t->custom, e))) return st;
     if (o->version == 0 && (kf_kinds[j->kind].flags & KF_K_COMMAND) &&
         j->g[KF_WORKER].ncommand) {
-      const char *cmd;
+      const char *cmd = NULL;
       for (i = 0; i < t->n_config; i++)
         if (strcmp(t->config[i]->key, "worker_spec_command") == 0)
           return kf_fail(e, KF_EINVAL,
