@@ -625,7 +625,7 @@ static kf_status w_node(sink *s, const kf_node *n) {
 static kf_status w_finish(kf_status st, kf_buf *out, size_t start, kf_err *e) {
   if (st == KF_OK && out->oom) st = KF_ENOMEM;
   if (st == KF_OK) return KF_OK;
-  if (!out->oom) out->n = start;   /* no half-written document */
+  out->n = start;   /* no half-written document */
   if (st == KF_ELIMIT)
     return kf_fail(e, KF_ELIMIT, "JSON nested deeper than %d levels",
                    KF_MAX_DEPTH);
@@ -1069,7 +1069,7 @@ static kf_status p_array(pc *c, const kf_node *n, const ProtobufCFieldDescriptor
                          void *m, int depth) {
   size_t i, sz = elem_size(f->type);
   char *arr = NULL;
-  if (n->t != KF_NARR)
+  if (n == NULL || n->t != KF_NARR)
     return pfail(c, KF_EINVAL, "expected an array, got %s", tname(n));
   if (n->u.c.n > KF_MAX_ITEMS)
     return pfail(c, KF_ELIMIT, "too many items (%zu, max %d)", n->u.c.n, KF_MAX_ITEMS);
@@ -1094,7 +1094,7 @@ static kf_status p_map(pc *c, const kf_node *n, const ProtobufCFieldDescriptor *
   const ProtobufCFieldDescriptor *kf = &ed->fields[0], *vf = &ed->fields[1];
   ProtobufCMessage **arr = NULL;
   size_t i;
-  if (n->t != KF_NOBJ)
+  if (n == NULL || n->t != KF_NOBJ)
     return pfail(c, KF_EINVAL, "expected an object, got %s", tname(n));
   if (n->u.c.n > KF_MAX_ITEMS)
     return pfail(c, KF_ELIMIT, "too many items (%zu, max %d)", n->u.c.n, KF_MAX_ITEMS);
@@ -1276,4 +1276,157 @@ static void sort_maps(ProtobufCMessage *m, int depth) {
 
 void kf_msg_sort_maps(ProtobufCMessage *m) {
   if (m != NULL) sort_maps(m, 0);
+}
+
+/* ---- deterministic serialization -------------------------------------- */
+
+static size_t vsz(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) { v >>= 7; n++; }
+  return n;
+}
+
+static uint8_t *vput(uint8_t *o, uint64_t v) {
+  while (v >= 0x80) { *o++ = (uint8_t)(v | 0x80); v >>= 7; }
+  *o++ = (uint8_t)v;
+  return o;
+}
+
+static size_t msg_size(const ProtobufCMessage *m, int entry);
+static uint8_t *msg_put(const ProtobufCMessage *m, int entry, uint8_t *o);
+
+static int wire_type(ProtobufCType t) {
+  switch (t) {
+    case PBC(TYPE_FIXED64): case PBC(TYPE_SFIXED64): case PBC(TYPE_DOUBLE): return 1;
+    case PBC(TYPE_STRING): case PBC(TYPE_BYTES): case PBC(TYPE_MESSAGE): return 2;
+    case PBC(TYPE_FIXED32): case PBC(TYPE_SFIXED32): case PBC(TYPE_FLOAT): return 5;
+    default: return 0;
+  }
+}
+
+/* varint payload of an integer-like value (int32/enum sign-extend) */
+static uint64_t vval(ProtobufCType t, const void *p) {
+  switch (t) {
+    case PBC(TYPE_SINT32): {
+      int32_t v = *(const int32_t *)p;
+      return (uint32_t)(((uint32_t)v << 1) ^ (uint32_t)(v >> 31));
+    }
+    case PBC(TYPE_SINT64): {
+      int64_t v = *(const int64_t *)p;
+      return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    }
+    case PBC(TYPE_UINT32): return *(const uint32_t *)p;
+    case PBC(TYPE_INT64): case PBC(TYPE_UINT64): return *(const uint64_t *)p;
+    case PBC(TYPE_BOOL): return *(const protobuf_c_boolean *)p != 0;
+    default: return (uint64_t)(int64_t) * (const int32_t *)p;
+  }
+}
+
+/* Payload size of one value (no tag); `ent`: the value is a map entry. */
+static size_t val_size(const ProtobufCFieldDescriptor *f, const void *p, int ent) {
+  size_t n;
+  switch (wire_type(f->type)) {
+    case 1: return 8;
+    case 5: return 4;
+    case 0: return vsz(vval(f->type, p));
+  }
+  if (f->type == PBC(TYPE_STRING)) {
+    const char *s = *(char *const *)p;
+    n = s ? strlen(s) : 0;
+  } else if (f->type == PBC(TYPE_BYTES)) {
+    n = ((const ProtobufCBinaryData *)p)->len;
+  } else {
+    const ProtobufCMessage *s = *(ProtobufCMessage *const *)p;
+    n = s ? msg_size(s, ent) : 0;
+  }
+  return vsz(n) + n;
+}
+
+static uint8_t *val_put(const ProtobufCFieldDescriptor *f, const void *p, int ent,
+                        uint8_t *o) {
+  int w = wire_type(f->type), i;
+  if (w == 0) return vput(o, vval(f->type, p));
+  if (w == 1 || w == 5) {   /* little-endian, whatever the host */
+    uint64_t v = 0;
+    if (w == 1) memcpy(&v, p, 8);
+    else { uint32_t u; memcpy(&u, p, 4); v = u; }
+    for (i = 0; i < (w == 1 ? 8 : 4); i++) *o++ = (uint8_t)(v >> (8 * i));
+    return o;
+  }
+  if (f->type == PBC(TYPE_MESSAGE)) {
+    const ProtobufCMessage *s = *(ProtobufCMessage *const *)p;
+    o = vput(o, s ? msg_size(s, ent) : 0);
+    return s ? msg_put(s, ent, o) : o;
+  } else {
+    const char *s = f->type == PBC(TYPE_STRING) ? *(char *const *)p
+                    : (const char *)((const ProtobufCBinaryData *)p)->data;
+    size_t n = f->type == PBC(TYPE_STRING) ? (s ? strlen(s) : 0)
+               : ((const ProtobufCBinaryData *)p)->len;
+    o = vput(o, n);
+    if (n) memcpy(o, s, n);
+    return o + n;
+  }
+}
+
+static uint64_t tag(const ProtobufCFieldDescriptor *f, int w) {
+  return (uint64_t)f->id << 3 | (unsigned)w;
+}
+
+/* Size (put == NULL) or bytes of one field; map entries keep both fields. */
+static size_t field_io(const ProtobufCFieldDescriptor *f, const ProtobufCMessage *m,
+                       int entry, uint8_t **put) {
+  const char *p = CAT(m, f->offset);
+  size_t i, n, sz, body = 0;
+  int ent = is_map(f);
+  if (f->label != PBC(LABEL_REPEATED)) {
+    if (!entry && !present(f, m)) return 0;
+    if (put) *put = val_put(f, p, 0, vput(*put, tag(f, wire_type(f->type))));
+    return vsz(tag(f, 0)) + val_size(f, p, 0);
+  }
+  n = *(const size_t *)CAT(m, f->quantifier_offset);
+  p = *(char *const *)p;
+  sz = elem_size(f->type);
+  if (n == 0) return 0;
+  if ((f->flags & PBC(FIELD_FLAG_PACKED)) && wire_type(f->type) != 2) {
+    for (i = 0; i < n; i++) body += val_size(f, p + i * sz, 0);
+    if (put) {
+      *put = vput(vput(*put, tag(f, 2)), body);
+      for (i = 0; i < n; i++) *put = val_put(f, p + i * sz, 0, *put);
+    }
+    return vsz(tag(f, 2)) + vsz(body) + body;
+  }
+  for (i = 0; i < n; i++) {
+    body += vsz(tag(f, 0)) + val_size(f, p + i * sz, ent);
+    if (put) *put = val_put(f, p + i * sz, ent, vput(*put, tag(f, wire_type(f->type))));
+  }
+  return body;
+}
+
+static size_t msg_size(const ProtobufCMessage *m, int entry) {
+  const ProtobufCMessageDescriptor *d = m->descriptor;
+  size_t n = 0;
+  unsigned i;
+  for (i = 0; i < d->n_fields; i++) n += field_io(&d->fields[i], m, entry, NULL);
+  for (i = 0; i < m->n_unknown_fields; i++)
+    n += vsz((uint64_t)m->unknown_fields[i].tag << 3) + m->unknown_fields[i].len;
+  return n;
+}
+
+static uint8_t *msg_put(const ProtobufCMessage *m, int entry, uint8_t *o) {
+  const ProtobufCMessageDescriptor *d = m->descriptor;
+  unsigned i;
+  for (i = 0; i < d->n_fields; i++) field_io(&d->fields[i], m, entry, &o);
+  for (i = 0; i < m->n_unknown_fields; i++) {   /* kept, at the end */
+    const ProtobufCMessageUnknownField *u = &m->unknown_fields[i];
+    o = vput(o, (uint64_t)u->tag << 3 | (unsigned)u->wire_type);
+    if (u->len) memcpy(o, u->data, u->len);
+    o += u->len;
+  }
+  return o;
+}
+
+size_t kf_msg_packed_size(const ProtobufCMessage *m) { return msg_size(m, 0); }
+
+size_t kf_msg_pack(const ProtobufCMessage *m, uint8_t *out) {
+  return (size_t)(msg_put(m, 0, out) - out);
 }

@@ -54,9 +54,17 @@ kf_node *kf_struct_to_node(const Google__Protobuf__Struct *s, kf_arena *A);
 kf_status kf_node_to_json(const kf_node *n, int indent, kf_buf *out,
                           kf_err *e);
 
-/* Sort every map field's entries by key, recursively, so
-** protobuf_c_message_pack matches deterministic serialization. */
+/* Sort every map field's entries by key, recursively (kf_node_to_msg
+** already does this for the messages it builds). */
 void kf_msg_sort_maps(ProtobufCMessage *m);
+
+/* Deterministic serialization, byte-identical to the reference runtime's
+** SerializeToString(deterministic=True) once maps are sorted: unlike
+** protobuf_c_message_pack, map entries always carry their key and value
+** (protobuf-c drops "" / 0 there: config {"a": ""}, Struct key "").
+** Same contract as protobuf_c_message_get_packed_size / _pack. */
+size_t kf_msg_packed_size(const ProtobufCMessage *m);
+size_t kf_msg_pack(const ProtobufCMessage *m, uint8_t *out);
 
 /* Shortest round-trip decimal of a double, Python repr style except that
 ** integral values have no ".0" ("2", "0.5", "1e+20", "1e-07"); finite

@@ -83,9 +83,10 @@ static int m_task_template(lua_State *L) {
   if (json) {
     if (kf_msg_to_json(&t->base, indent, &X->buf, &e) != KF_OK) return lkf_raise(L, &e);
   } else {
-    size_t n = protobuf_c_message_get_packed_size(&t->base);
+    /* kf_msg_pack: protobuf-c drops empty map keys/values, Python does not */
+    size_t n = kf_msg_packed_size(&t->base);
     if (!kf_buf_reserve(&X->buf, n)) return luaL_error(L, "not enough memory");
-    X->buf.n = protobuf_c_message_pack(&t->base, (uint8_t *)X->buf.p);
+    X->buf.n = kf_msg_pack(&t->base, (uint8_t *)X->buf.p);
   }
   lua_pushlstring(L, X->buf.p, X->buf.n);
   return 1;
