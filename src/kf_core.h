@@ -218,6 +218,8 @@ int kf_parse_clean_pod_policy(const char *s);
 /* Closest of `cands` (NULL-terminated) to `s`, or NULL if none is close. */
 const char *kf_suggest(const char *s, const char *const *cands);
 
+/* Well-formed UTF-8 (no overlongs, surrogates); returns 1 if valid. */
+int kf_utf8_ok(const char *s, size_t n);
 /* Kubernetes quantity grammar; returns 1 if valid. */
 int kf_quantity_ok(const char *s, size_t n);
 /* Shortest decimal form of a non-negative number ("8", "0.5"). */

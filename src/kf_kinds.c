@@ -198,3 +198,24 @@ void kf_format_number(double d, char out[32]) {
     if (strtod(out, NULL) == d) break;
   }
 }
+
+int kf_utf8_ok(const char *s, size_t n) {
+  const unsigned char *p = (const unsigned char *)s, *end = p + n;
+  while (p < end) {
+    unsigned c = *p++;
+    int more;
+    unsigned min, cp;
+    if (c < 0x80) continue;
+    if (c >= 0xC2 && c <= 0xDF) more = 1, min = 0x80, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF) more = 2, min = 0x800, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4) more = 3, min = 0x10000, cp = c & 0x07;
+    else return 0;
+    if (end - p < more) return 0;
+    while (more--) {
+      if ((*p & 0xC0) != 0x80) return 0;
+      cp = cp << 6 | (*p++ & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  }
+  return 1;
+}

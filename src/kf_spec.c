@@ -42,7 +42,8 @@ static kf_status fail(ctx *c, const char *fmt, const char *a, const char *b) {
 
 static const char *type_name(const kf_node *n) {
   static const char *const names[] = {"nil", "boolean", "number", "number",
-                                      "string", "table", "table"};
+                                      "string", "a list",
+                                      "a table with named fields"};
   if (n->tag != NULL) return n->tag;
   return names[n->t];
 }
@@ -118,6 +119,7 @@ static kf_status get_str(ctx *c, const kf_node *n, int token,
     return fail(c, "string longer than the limit of 1 MiB", "", "");
   if (strlen(n->u.s.p) != n->u.s.n)
     return fail(c, "string contains a NUL byte", "", "");
+  if (!kf_utf8_ok(n->u.s.p, n->u.s.n)) return fail(c, "invalid UTF-8", "", "");
   if (token) {
     size_t i;
     if (n->u.s.n == 0) return fail(c, "must not be empty", "", "");
@@ -132,6 +134,11 @@ static kf_status get_str(ctx *c, const kf_node *n, int token,
 static kf_status get_enum(ctx *c, const kf_node *n, int (*parse)(const char *),
                           const char *what, const char *choices, int *out) {
   int v = -1;
+  if (n->t == KF_NNUM && !(n->u.d == floor(n->u.d))) {
+    char buf[32];
+    kf_format_number(n->u.d, buf);
+    return fail(c, what, buf, choices);
+  }
   if (n->t == KF_NINT || (n->t == KF_NNUM && n->u.d == floor(n->u.d))) {
     int64_t i = n->t == KF_NINT ? n->u.i : (int64_t)n->u.d;
     if (i >= 0 && i <= 2) v = (int)i;
@@ -173,7 +180,7 @@ static kf_status get_quantity(ctx *c, const kf_node *n, const char **out) {
     if (isnan(n->u.d) || isinf(n->u.d))
       return fail(c, "expected a finite number", "", "");
     if (n->u.d < 0) return fail(c, "must not be negative", "", "");
-    kf_format_number(n->u.d, buf);
+    kf_format_number(n->u.d + 0.0, buf);  /* -0.0 + 0.0 is +0.0 */
   } else {
     return fail(c, "expected a quantity string or a number, got %s",
                 type_name(n), "");
@@ -265,10 +272,12 @@ static kf_status parse_group(ctx *c, const kf_node *n, unsigned allow,
     }
   }
   if ((st = check_keys(c, n, known)) != KF_OK) return st;
-  for (i = 0; i < n->u.c.n; i++) {
-    const char *key = n->u.c.k[i];
-    const kf_node *v = n->u.c.v[i];
-    size_t p = push(c, key);
+  for (i = 0; known[i] != NULL; i++) {  /* schema order: stable first error */
+    const char *key = known[i];
+    const kf_node *v = kf_node_get(n, key);
+    size_t p;
+    if (v == NULL) continue;
+    p = push(c, key);
     if (strcmp(key, "replicas") == 0) {
       st = get_int(c, v, 0, &g->replicas);
       if (replicas_given) *replicas_given = 1;
@@ -310,15 +319,18 @@ kf_status kf_run_policy_from_spec(const kf_node *n, kf_run_policy *rp,
       n->t != KF_NOBJ)
     return st;
   if ((st = check_keys(&c, n, known)) != KF_OK) return st;
-  for (i = 0; i < n->u.c.n; i++) {
-    const char *key = n->u.c.k[i];
-    size_t p = push(&c, key);
+  for (i = 0; known[i] != NULL; i++) {
+    const char *key = known[i];
+    const kf_node *v = kf_node_get(n, key);
+    size_t p;
+    if (v == NULL) continue;
+    p = push(&c, key);
     if (strcmp(key, "clean_pod_policy") == 0)
-      st = get_enum(&c, n->u.c.v[i], kf_parse_clean_pod_policy,
+      st = get_enum(&c, v, kf_parse_clean_pod_policy,
                     "unknown clean pod policy %s (expected %s)",
                     "none, running or all", &rp->clean_pod_policy);
     else
-      st = get_int(&c, n->u.c.v[i], 0,
+      st = get_int(&c, v, 0,
                    key[0] == 't'   ? &rp->ttl_seconds_after_finished
                    : key[0] == 'a' ? &rp->active_deadline_seconds
                                    : &rp->backoff_limit);
@@ -340,7 +352,7 @@ kf_status kf_group_from_spec(int role, const kf_node *n, kf_arena *A,
   memset(g, 0, sizeof *g);
   g->replicas = kf_roles[role].default_replicas;
   if (role == KF_WORKER || role == KF_LAUNCHER) allow |= GF_COMMAND;
-  if ((st = want_object(&c, n, kf_roles[role].name, "a table")) ||
+  if ((st = want_object(&c, n, kf_roles[role].name, "a table of named fields")) ||
       n->t != KF_NOBJ)
     return st;
   if ((st = parse_group(&c, n, allow, g, NULL)) != KF_OK) return st;
@@ -394,6 +406,7 @@ static kf_status parse_nnodes(ctx *c, const kf_node *n, kf_job *j) {
       return fail(c, "needs 1 <= min <= max (got %s)", q, "");
     j->min_nodes = (int32_t)a;
     j->max_nodes = (int32_t)b;
+    j->nnodes_int = 0;  /* only the integer 1 makes a python-task */
     return KF_OK;
   }
   return fail(c, "expected an integer or \"MIN:MAX\", got %s", type_name(n),
@@ -493,17 +506,18 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
   c.ctor = ctor;
   c.path[0] = '\0';
   job_defaults(j, kind);
-  if (n->t != KF_NOBJ && !(n->t == KF_NARR && n->u.c.n == 0))
-    return fail(&c, "expected a table, got %s", type_name(n), "");
-  if (n->t == KF_NOBJ && n->tag != NULL &&
-      (strncmp(n->tag, "kfjob.", 6) != 0 || strcmp(n->tag + 6, k->name) != 0))
-    return fail(&c, "expected a table, got %s", type_name(n), "");
+  if ((n->t != KF_NOBJ && !(n->t == KF_NARR && n->u.c.n == 0)) ||
+      (n->t == KF_NOBJ && n->tag != NULL &&
+       (strncmp(n->tag, "kfjob.", 6) != 0 || strcmp(n->tag + 6, k->name) != 0)))
+    return fail(&c, "expected a table of named fields, got %s", type_name(n), "");
   kind_keys(k, known);
   if (n->t == KF_NOBJ && (st = check_keys(&c, n, known)) != KF_OK) return st;
-  for (i = 0; n->t == KF_NOBJ && i < n->u.c.n; i++) {
-    const char *key = n->u.c.k[i];
-    const kf_node *v = n->u.c.v[i];
-    size_t p = push(&c, key);
+  for (i = 0; n->t == KF_NOBJ && known[i] != NULL; i++) {
+    const char *key = known[i];
+    const kf_node *v = kf_node_get(n, key);
+    size_t p;
+    if (v == NULL) continue;
+    p = push(&c, key);
     st = KF_OK;
     for (r = 0; r < k->nroles; r++) {
       const kf_kind_role *kr = &k->roles[r];
@@ -581,11 +595,13 @@ static void json_name(const char *snake, char *out, size_t cap) {
 }
 
 /* Path of a group's replica count in the given style. */
-static void replicas_path(const kf_kind_info *k, int role, kf_pathstyle s,
+static void replicas_path(const kf_job *job, int role, kf_pathstyle s,
                           char *out, size_t cap) {
-  const kf_kind_role *kr = kf_kind_role_of(k, role);
+  const kf_kind_role *kr = kf_kind_role_of(&kf_kinds[job->kind], role);
   char j[64];
-  if (s == KF_PATH_SPEC) {
+  if (s == KF_PATH_SPEC && (job->deprecated >> role & 1u)) {
+    snprintf(out, cap, "%s", kr->deprecated_key);  /* what the caller wrote */
+  } else if (s == KF_PATH_SPEC) {
     snprintf(out, cap, "%s.replicas", kf_roles[role].key);
   } else if (s == KF_PATH_V1) {
     json_name(kr->v1_field, j, sizeof j);
@@ -612,7 +628,7 @@ kf_status kf_job_check(const kf_job *j, kf_pathstyle s, const char *who,
     else if ((f & KF_R_FIXED1) && n != 1) rule = "must be 1";
     else if ((f & KF_R_MAX1) && n > 1) rule = "must be 0 or 1";
     if (rule) {
-      replicas_path(k, role, s, path, sizeof path);
+      replicas_path(j, role, s, path, sizeof path);
       return kf_fail(e, KF_EINVAL, "%s: %s: %s (got %d)", who, path, rule,
                      (int)n);
     }
@@ -901,6 +917,9 @@ static kf_status merge_into(kf_arena *A, kf_node *base, const char *key,
   kf_node **slot, *cur = obj_slot(A, base, key, &slot);
   size_t i;
   if (cur == NULL) return kf_nomem(e);
+  if ((v->t == KF_NOBJ || v->t == KF_NARR) && v->tag == NULL && v->u.c.n == 0 &&
+      cur->t == KF_NOBJ)
+    return KF_OK;  /* with{worker = {}} changes nothing */
   if (v->t == KF_NOBJ && v->tag == NULL && v->u.c.n > 0 &&
       (cur->t == KF_NOBJ || cur->t == KF_NNIL)) {
     /* copy first: the old object may be shared with the caller's tree */

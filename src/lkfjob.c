@@ -320,7 +320,7 @@ static int read_field(lua_State *L, const char *tname, const kf_node *spec,
   for (i = 0; extra && extra[i] && n < 31; i++) cands[n++] = extra[i];
   cands[n] = NULL;
   s = kf_suggest(key, cands);
-  if (s) return luaL_error(L, "%s has no field '%s' (did you mean '%s'?)", tname, key, s);
+  if (s && strcmp(s, key) != 0) return luaL_error(L, "%s has no field '%s' (did you mean '%s'?)", tname, key, s);
   return luaL_error(L, "%s has no field '%s'", tname, key);
 }
 
@@ -484,8 +484,12 @@ static int new_job(lua_State *L) {
   kf_job j;
   kf_node *n;
   const char *who = job_mt[kind];
-  if (!lua_istable(L, 1) && lkf_jobkind(L, 1) != kind)
-    return luaL_error(L, "%s: expected a table, got %s", who, luaL_typename(L, 1));
+  if (!lua_istable(L, 1) && lkf_jobkind(L, 1) != kind) {
+    const char *got = luaL_typename(L, 1);
+    if (luaL_getmetafield(L, 1, "__name") == LUA_TSTRING) got = lua_tostring(L, -1);
+    lua_pushfstring(L, "%s: expected a table, got %s", who, got);
+    return lua_error(L);
+  }
   n = lkf_checknode(L, X, 1, who, &e);
   if (kf_job_from_spec(kind, n, &X->A, &j, who, &e) != KF_OK) return lkf_raise(L, &e);
   lkf_pushjob(L, &j);
@@ -563,8 +567,17 @@ int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
   o->common = 0;
   t = lkf_optfield(L, idx, "version");
   if (t != LUA_TNIL) {
-    lua_Integer v = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
-    if (t != LUA_TNUMBER || (v != 0 && v != 1)) {
+    int isint;
+    lua_Integer v = lua_tointegerx(L, -1, &isint);  /* 1.0 counts as 1 */
+    if (t != LUA_TNUMBER) {
+      const char *tn = luaL_typename(L, -1);
+      lua_pushfstring(L, "%s: opts.version: expected 0 or 1, got %s '%s'", who,
+                      tn, luaL_tolstring(L, -1, NULL));
+      lua_remove(L, -2);
+      if (raise_errors) lua_error(L);
+      return 1;
+    }
+    if (!isint || (v != 0 && v != 1)) {
       lua_pushfstring(L, "%s: opts.version: unsupported task_type_version %s "
                          "(expected 0 or 1)", who, luaL_tolstring(L, -1, NULL));
       if (raise_errors) lua_error(L);

@@ -1,0 +1,490 @@
+-- Catalogue of bad input (SPEC §2.1, §3, §3.1): every row pins the exact
+-- message, path included. Constructors and methods raise
+-- "<Constructor>: <path>: <problem>"; kfjob.decode returns nil, message.
+--
+-- Raising rows:  { description, function, message }
+-- Decoder rows:  { description, task_type, bytes, opts, message }
+-- A row with `bug = "..."` is a known defect: it is reported pending, and its
+-- message is the one the code should give (the `bug` text says what it gives).
+local kfjob = require "kfjob"
+
+-- ---- builders -------------------------------------------------------------
+
+local function new(kind, arg) return function() return kfjob[kind](arg) end end
+-- A job whose worker is `fields` plus replicas = 1 unless given.
+local function with_worker(kind, fields)
+  if fields.replicas == nil then fields.replicas = 1 end
+  return new(kind, { worker = fields })
+end
+local function tf(fields) return with_worker("TFJob", fields) end
+local function mpi(fields) return with_worker("MPIJob", fields) end
+-- A TFJob with one worker plus the top-level `fields`.
+local function tfjob(fields)
+  fields.worker = fields.worker or { replicas = 1 }
+  return new("TFJob", fields)
+end
+local function call(method, job, ...)
+  local args = table.pack(...)
+  return function() return job[method](job, table.unpack(args, 1, args.n)) end
+end
+
+local function nested(depth, key)
+  local root = {}
+  local t = root
+  for _ = 2, depth do
+    t[key] = {}
+    t = t[key]
+  end
+  return root
+end
+local cyclic = {}
+cyclic.x = cyclic
+
+local function varint(n)
+  local out = {}
+  repeat
+    local b = n & 0x7f
+    n = n >> 7
+    out[#out + 1] = string.char(n ~= 0 and b | 0x80 or b)
+  until n == 0
+  return table.concat(out)
+end
+local function int(field, v) return varint(field << 3) .. varint(v) end
+local function msg(field, ...)
+  local body = table.concat({ ... })
+  return varint(field << 3 | 2) .. varint(#body) .. body
+end
+
+local JOB = kfjob.TFJob { worker = { replicas = 2, image = "img" } }
+local QTY = ' (expected e.g. "500m", "4Gi", "2")'
+local RP = " (expected never, on_failure or always)"
+local CP = " (expected none, running or all)"
+local function malformed(message)
+  return ("kfjob.decode: malformed flyteidl.plugins.%s message (truncated bytes, a bad tag or a wrong wire type)")
+    :format(message)
+end
+
+-- ---- raising ----------------------------------------------------------------
+
+local raising = {
+  ["wrong types"] = {
+    { "job argument nil", new("TFJob", nil), "kfjob.TFJob: expected a table, got nil" },
+    { "job argument a number", new("MPIJob", 5), "kfjob.MPIJob: expected a table, got number" },
+    { "job argument a string", new("Elastic", "2:4"), "kfjob.Elastic: expected a table, got string" },
+    { "group argument a number", new("Worker", 5), "kfjob.Worker: expected a table, got number" },
+    { "group argument another group", new("Worker", kfjob.PS {}), "kfjob.Worker: expected a table of named fields, got kfjob.PS" },
+    { "RunPolicy argument a boolean", new("RunPolicy", true), "kfjob.RunPolicy: expected a table, got boolean" },
+    { "RunPolicy argument a group", new("RunPolicy", kfjob.Worker {}),
+      "kfjob.RunPolicy: expected a kfjob.RunPolicy or a table, got kfjob.Worker" },
+    { "group a number", tfjob { worker = 5 }, "kfjob.TFJob: worker: expected a kfjob.Worker or a table, got number" },
+    { "group a boolean", tfjob { chief = false },
+      "kfjob.TFJob: chief: expected a kfjob.Chief or a table, got boolean" },
+    { "group a job", tfjob { ps = JOB }, "kfjob.TFJob: ps: expected a kfjob.PS or a table, got kfjob.TFJob" },
+    { "run_policy a number", tfjob { run_policy = 5 },
+      "kfjob.TFJob: run_policy: expected a kfjob.RunPolicy or a table, got number" },
+    { "replicas a string", tf { replicas = "2" }, "kfjob.TFJob: worker.replicas: expected an integer, got string" },
+    { "replicas a boolean", tf { replicas = true }, "kfjob.TFJob: worker.replicas: expected an integer, got boolean" },
+    { "image a number", tf { image = 5 }, "kfjob.TFJob: worker.image: expected a string, got number" },
+    { "image a function", tf { image = print }, "kfjob.TFJob: worker.image: unexpected function" },
+    { "image a coroutine", tf { image = coroutine.create(print) }, "kfjob.TFJob: worker.image: unexpected thread" },
+    { "requests a number", tf { requests = 5 },
+      "kfjob.TFJob: worker.requests: expected a table of resources, got number" },
+    { "quantity a boolean", tf { limits = { gpu = true } },
+      "kfjob.TFJob: worker.limits.gpu: expected a quantity string or a number, got boolean" },
+    { "quantity a table", tf { requests = { cpu = {} } },
+      "kfjob.TFJob: worker.requests.cpu: expected a quantity string or a number, got a table with named fields" },
+    { "restart_policy a boolean", tf { restart_policy = true },
+      "kfjob.TFJob: worker.restart_policy: expected a string, got boolean" },
+    { "clean_pod_policy a table", tfjob { run_policy = { clean_pod_policy = {} } },
+      "kfjob.TFJob: run_policy.clean_pod_policy: expected a string, got a table with named fields" },
+    { "backoff_limit a string", tfjob { run_policy = { backoff_limit = "1" } },
+      "kfjob.TFJob: run_policy.backoff_limit: expected an integer, got string" },
+    { "command a string", mpi { command = "sshd -De" },
+      "kfjob.MPIJob: worker.command: expected a non-empty list of strings, got string" },
+    { "command item a number", mpi { command = { "sshd", 1 } },
+      "kfjob.MPIJob: worker.command[2]: expected a string, got number" },
+    { "nnodes a boolean", new("Elastic", { nnodes = true }),
+      'kfjob.Elastic: nnodes: expected an integer or "MIN:MAX", got boolean' },
+    { "rdzv_backend a number", new("Elastic", { rdzv_backend = 1 }),
+      "kfjob.Elastic: rdzv_backend: expected a string, got number" },
+    { "verbose a number", new("HorovodJob", { worker = { replicas = 1 }, verbose = 1 }),
+      "kfjob.HorovodJob: verbose: expected a boolean, got number" },
+    { "log_level a number", new("HorovodJob", { worker = { replicas = 1 }, log_level = 5 }),
+      "kfjob.HorovodJob: log_level: expected a string, got number" },
+    { "a job of another kind", new("TFJob", kfjob.PyTorchJob { worker = { replicas = 1 } }),
+      "kfjob.TFJob: expected a table, got kfjob.PyTorchJob" },
+    { "a list instead of a job table", new("TFJob", { "worker" }),
+      "kfjob.TFJob: expected a table of named fields, got a list" },
+    { "a list instead of a group table", new("Worker", { "x" }),
+      "kfjob.Worker: expected a table of named fields, got a list" },
+    { "a list as a group", tfjob { worker = { "x" } },
+      "kfjob.TFJob: worker: expected a kfjob.Worker or a table, got a list" },
+    { "a list as resources", tf { requests = { "1" } },
+      "kfjob.TFJob: worker.requests: expected a table of resources, got a list" },
+    { "named fields as a command", mpi { command = { x = "a" } },
+      "kfjob.MPIJob: worker.command: expected a non-empty list of strings, got a table with named fields" },
+    { "a fractional enum number", tf { restart_policy = 1.5 },
+      "kfjob.TFJob: worker.restart_policy: unknown restart policy 1.5" .. RP },
+  },
+
+  ["unknown and typo'd keys"] = {
+    { "top level, with suggestion", tfjob { wroker = { replicas = 1 } },
+      "kfjob.TFJob: wroker: unknown field (did you mean 'worker'?)" },
+    { "top level, no suggestion", tfjob { zzzzzz = 1 }, "kfjob.TFJob: zzzzzz: unknown field" },
+    { "in a group", tf { replcas = 2 }, "kfjob.TFJob: worker.replcas: unknown field (did you mean 'replicas'?)" },
+    { "in resources", tf { requests = { cpus = 1 } },
+      "kfjob.TFJob: worker.requests.cpus: unknown field (did you mean 'cpu'?)" },
+    { "in resources, the alias suggested", tf { limits = { memroy = "1Gi" } },
+      "kfjob.TFJob: worker.limits.memroy: unknown field (did you mean 'memory'?)" },
+    { "resource STORAGE is not offered", tf { requests = { storage = "1Gi" } },
+      "kfjob.TFJob: worker.requests.storage: unknown field" },
+    { "in a run policy", tfjob { run_policy = { backof_limit = 1 } },
+      "kfjob.TFJob: run_policy.backof_limit: unknown field (did you mean 'backoff_limit'?)" },
+    { "in RunPolicy", new("RunPolicy", { cleanpod_policy = "all" }),
+      "kfjob.RunPolicy: cleanpod_policy: unknown field (did you mean 'clean_pod_policy'?)" },
+    { "in a group constructor", new("Worker", { imag = "x" }),
+      "kfjob.Worker: imag: unknown field (did you mean 'image'?)" },
+    { "a Horovod field", new("HorovodJob", { worker = { replicas = 1 }, log_levle = "INFO" }),
+      "kfjob.HorovodJob: log_levle: unknown field (did you mean 'log_level'?)" },
+    { "an elastic field", new("Elastic", { nproc_per_nod = 2 }),
+      "kfjob.Elastic: nproc_per_nod: unknown field (did you mean 'nproc_per_node'?)" },
+    { "a field of another kind", new("PyTorchJob", { worker = { replicas = 1 }, num_ps_replicas = 1 }),
+      "kfjob.PyTorchJob: num_ps_replicas: unknown field" },
+    { "a group of another kind", new("MPIJob", { worker = { replicas = 1 }, master = {} }),
+      "kfjob.MPIJob: master: unknown field" },
+    { "num_workers in Elastic", new("Elastic", { num_workers = 2 }), "kfjob.Elastic: num_workers: unknown field" },
+    { "the smallest of several unknown keys", tfjob { zeta = 1, alpha = 2 }, "kfjob.TFJob: alpha: unknown field" },
+    { "an empty key", tfjob { [""] = 1 }, "kfjob.TFJob: '': unknown field", bug = "the path is empty" },
+  },
+
+  ["non-string keys and mixed tables"] = {
+    { "a boolean key", new("TFJob", { [true] = 1 }), "kfjob.TFJob: table keys must be strings (got a boolean key)" },
+    { "a float key", tfjob { worker = { [2.5] = 1 } },
+      "kfjob.TFJob: worker: table keys must be strings (got a number key)" },
+    { "a table key", tf { requests = { [{}] = 1 } },
+      "kfjob.TFJob: worker.requests: table keys must be strings (got a table key)" },
+    { "list items and named fields", tf { "x" }, "kfjob.TFJob: worker: table mixes list items and named fields" },
+    { "a list with holes", mpi { command = { "a", nil, "b" } }, "kfjob.MPIJob: worker.command: list has holes" },
+    { "an empty command", mpi { command = {} },
+      "kfjob.MPIJob: worker.command: expected a non-empty list of strings, got an empty table" },
+  },
+
+  ["numbers"] = {
+    { "int32 overflow", tf { replicas = 2147483648 },
+      "kfjob.TFJob: worker.replicas: integer out of int32 range (2147483648)" },
+    { "int32 overflow as a float", tf { replicas = 2 ^ 31 },
+      "kfjob.TFJob: worker.replicas: integer out of int32 range (2147483648)" },
+    { "int32 underflow", tfjob { run_policy = { backoff_limit = -2147483649 } },
+      "kfjob.TFJob: run_policy.backoff_limit: integer out of int32 range (-2147483649)" },
+    { "math.mininteger", tf { replicas = math.mininteger },
+      "kfjob.TFJob: worker.replicas: integer out of int32 range (-9223372036854775808)" },
+    { "2^40 seconds", tfjob { run_policy = { active_deadline_seconds = 2 ^ 40 } },
+      "kfjob.TFJob: run_policy.active_deadline_seconds: integer out of int32 range (1099511627776)" },
+    { "elastic_timeout overflow", new("HorovodJob", { worker = { replicas = 1 }, elastic_timeout = 2 ^ 31 }),
+      "kfjob.HorovodJob: elastic_timeout: integer out of int32 range (2147483648)" },
+    { "NaN", tf { replicas = 0 / 0 }, "kfjob.TFJob: worker.replicas: expected an integer, got nan" },
+    { "inf", tf { replicas = math.huge }, "kfjob.TFJob: worker.replicas: expected an integer, got inf" },
+    { "-inf", tfjob { run_policy = { ttl_seconds_after_finished = -math.huge } },
+      "kfjob.TFJob: run_policy.ttl_seconds_after_finished: expected an integer, got -inf" },
+    { "fractional count", tf { replicas = 2.5 }, "kfjob.TFJob: worker.replicas: expected an integer, got 2.5" },
+    { "fractional deprecated count", new("TFJob", { num_workers = 1.5 }),
+      "kfjob.TFJob: num_workers: expected an integer, got 1.5" },
+    { "fractional nproc_per_node", new("Elastic", { nproc_per_node = 1.5 }),
+      "kfjob.Elastic: nproc_per_node: expected an integer, got 1.5" },
+    { "negative replicas", tf { replicas = -1 }, "kfjob.TFJob: worker.replicas: must be >= 0 (got -1)" },
+    { "negative deprecated count", new("TFJob", { num_workers = -1 }),
+      "kfjob.TFJob: num_workers: must be >= 0 (got -1)" },
+    { "negative backoff_limit", tfjob { run_policy = { backoff_limit = -1 } },
+      "kfjob.TFJob: run_policy.backoff_limit: must be >= 0 (got -1)" },
+    { "negative max_restarts", new("Elastic", { max_restarts = -1 }),
+      "kfjob.Elastic: max_restarts: must be >= 0 (got -1)" },
+    { "elastic_timeout 0", new("HorovodJob", { worker = { replicas = 1 }, elastic_timeout = 0 }),
+      "kfjob.HorovodJob: elastic_timeout: must be >= 1 (got 0)" },
+    { "nnodes out of int32 as a string", new("Elastic", { nnodes = "2:2147483648" }),
+      "kfjob.Elastic: nnodes: integer out of int32 range (2147483648)",
+      bug = "says 'expected an integer or \"MIN:MAX\"'" },
+  },
+
+  ["quantities"] = {
+    { "negative number", tf { requests = { cpu = -1 } }, "kfjob.TFJob: worker.requests.cpu: must not be negative" },
+    { "negative fraction", tf { limits = { mem = -0.5 } }, "kfjob.TFJob: worker.limits.mem: must not be negative" },
+    { "NaN", tf { requests = { gpu = 0 / 0 } }, "kfjob.TFJob: worker.requests.gpu: expected a finite number" },
+    { "inf", tf { requests = { cpu = math.huge } }, "kfjob.TFJob: worker.requests.cpu: expected a finite number" },
+    { "empty", tf { requests = { cpu = "" } }, "kfjob.TFJob: worker.requests.cpu: invalid quantity ''" .. QTY },
+    { "negative string", tf { requests = { cpu = "-1" } },
+      "kfjob.TFJob: worker.requests.cpu: invalid quantity '-1'" .. QTY },
+    { "two dots", tf { requests = { cpu = "1.5.2" } },
+      "kfjob.TFJob: worker.requests.cpu: invalid quantity '1.5.2'" .. QTY },
+    { "unknown suffix", tf { requests = { mem = "4gb" } },
+      "kfjob.TFJob: worker.requests.mem: invalid quantity '4gb'" .. QTY },
+    { "lowercase binary suffix", tf { requests = { memory = "1ki" } },
+      "kfjob.TFJob: worker.requests.memory: invalid quantity '1ki'" .. QTY },
+    { "inner space", tf { limits = { ephemeral_storage = "4 Gi" } },
+      "kfjob.TFJob: worker.limits.ephemeral_storage: invalid quantity '4 Gi'" .. QTY },
+    { "exponent without digits", tf { limits = { gpu = "1e" } },
+      "kfjob.TFJob: worker.limits.gpu: invalid quantity '1e'" .. QTY },
+    { "suffix only", tf { limits = { cpu = "m" } }, "kfjob.TFJob: worker.limits.cpu: invalid quantity 'm'" .. QTY },
+    { "mem and memory both", tf { requests = { mem = "1Gi", memory = "2Gi" } },
+      "kfjob.TFJob: worker.requests: both 'mem' and 'memory' given (they are aliases)" },
+  },
+
+  ["enums"] = {
+    { "unknown restart policy", tf { restart_policy = "sometimes" },
+      "kfjob.TFJob: worker.restart_policy: unknown restart policy 'sometimes'" .. RP },
+    { "restart policy without underscore", tf { restart_policy = "onfailure" },
+      "kfjob.TFJob: worker.restart_policy: unknown restart policy 'onfailure'" .. RP },
+    { "restart policy constant name", tf { restart_policy = "ON_FAILURE" },
+      "kfjob.TFJob: worker.restart_policy: unknown restart policy 'ON_FAILURE'" .. RP },
+    { "a clean pod policy as restart policy", tf { restart_policy = "CLEANPOD_POLICY_ALL" },
+      "kfjob.TFJob: worker.restart_policy: unknown restart policy 'CLEANPOD_POLICY_ALL'" .. RP },
+    { "restart policy 3", tf { restart_policy = 3 },
+      "kfjob.TFJob: worker.restart_policy: unknown restart policy 3" .. RP },
+    { "restart policy -1", new("Master", { restart_policy = -1 }),
+      "kfjob.Master: restart_policy: unknown restart policy -1" .. RP },
+    { "unknown clean pod policy", tfjob { run_policy = { clean_pod_policy = "everything" } },
+      "kfjob.TFJob: run_policy.clean_pod_policy: unknown clean pod policy 'everything'" .. CP },
+    { "a restart policy as clean pod policy", new("RunPolicy", { clean_pod_policy = "Never" }),
+      "kfjob.RunPolicy: clean_pod_policy: unknown clean pod policy 'Never'" .. CP },
+    { "clean pod policy 3", new("RunPolicy", { clean_pod_policy = 3 }),
+      "kfjob.RunPolicy: clean_pod_policy: unknown clean pod policy 3" .. CP },
+    { "unknown rendezvous backend", new("Elastic", { rdzv_backend = "zk" }),
+      "kfjob.Elastic: rdzv_backend: unknown rendezvous backend 'zk' (expected c10d, etcd or etcd-v2)" },
+  },
+
+  ["strings"] = {
+    { "empty image", tf { image = "" }, "kfjob.TFJob: worker.image: must not be empty" },
+    { "image with a space", tf { image = "a b" }, "kfjob.TFJob: worker.image: must not contain whitespace" },
+    { "image with a tab, in another group", tfjob { ps = { image = "a\tb" } },
+      "kfjob.TFJob: ps.image: must not contain whitespace" },
+    { "image with a NUL byte", tf { image = "a\0b" }, "kfjob.TFJob: worker.image: string contains a NUL byte" },
+    { "command item with a NUL byte", mpi { command = { "a\0b" } },
+      "kfjob.MPIJob: worker.command[1]: string contains a NUL byte" },
+    { "image over 1 MiB", tf { image = ("x"):rep(2 ^ 20 + 1) },
+      "kfjob.TFJob: worker.image: string longer than the limit of 1 MiB" },
+    { "command over 4096 items", mpi { command = (function()
+        local t = {}
+        for i = 1, 4097 do t[i] = "x" end
+        return t
+      end)() }, "kfjob.MPIJob: worker.command: list longer than the limit of 4096 items" },
+    { "empty log_level", new("HorovodJob", { worker = { replicas = 1 }, log_level = "" }),
+      "kfjob.HorovodJob: log_level: must not be empty" },
+    { "discovery_script_path with a space", new("HorovodJob", { worker = { replicas = 1 },
+      discovery_script_path = "/etc/a b.sh" }),
+        "kfjob.HorovodJob: discovery_script_path: must not contain whitespace" },
+    { "nnodes not MIN:MAX", new("Elastic", { nnodes = "1:2:3" }),
+      "kfjob.Elastic: nnodes: expected an integer or \"MIN:MAX\", got '1:2:3'" },
+    { "nnodes missing MAX", new("Elastic", { nnodes = "2:" }),
+      "kfjob.Elastic: nnodes: expected an integer or \"MIN:MAX\", got '2:'" },
+    { "nnodes with a sign", new("Elastic", { nnodes = "-1" }),
+      "kfjob.Elastic: nnodes: expected an integer or \"MIN:MAX\", got '-1'" },
+    { "image invalid UTF-8", tf { image = "\255" }, "kfjob.TFJob: worker.image: invalid UTF-8" },
+  },
+
+  ["deprecated counts"] = {
+    { "num_workers and worker.replicas", new("TFJob", { num_workers = 2, worker = { replicas = 3 } }),
+      "kfjob.TFJob: num_workers: cannot be combined with worker.replicas (num_workers is deprecated)" },
+    { "num_ps_replicas and ps.replicas", tfjob { num_ps_replicas = 3, ps = { replicas = 1 } },
+      "kfjob.TFJob: num_ps_replicas: cannot be combined with ps.replicas (num_ps_replicas is deprecated)" },
+    { "num_workers and a Worker object", new("PyTorchJob", { num_workers = 2, worker = kfjob.Worker { replicas = 2 } }),
+      "kfjob.PyTorchJob: num_workers: cannot be combined with worker.replicas (num_workers is deprecated)" },
+    { "num_launcher_replicas and launcher.replicas", new("MPIJob", { worker = { replicas = 1 },
+      num_launcher_replicas = 1, launcher = { replicas = 1 } }),
+      "kfjob.MPIJob: num_launcher_replicas: cannot be combined with launcher.replicas "
+        .. "(num_launcher_replicas is deprecated)" },
+    { "num_workers = 0 is no worker", new("TFJob", { num_workers = 0 }),
+      "kfjob.TFJob: worker.replicas: required (at least 1 worker)" },
+    { "num_chief_replicas over the rule", tfjob { num_chief_replicas = 2 },
+      "kfjob.TFJob: num_chief_replicas: must be 0 or 1 (got 2)" },
+    { "num_evaluator_replicas over the rule", tfjob { num_evaluator_replicas = 2 },
+      "kfjob.TFJob: num_evaluator_replicas: must be 0 or 1 (got 2)" },
+    { "num_launcher_replicas over the rule", new("MPIJob", { worker = { replicas = 1 }, num_launcher_replicas = 2 }),
+      "kfjob.MPIJob: num_launcher_replicas: must be 1 (got 2)" },
+  },
+
+  ["rules"] = {
+    { "no worker", new("MPIJob", {}), "kfjob.MPIJob: worker.replicas: required (at least 1 worker)" },
+    { "worker 0", new("PyTorchJob", { worker = { replicas = 0 } }),
+      "kfjob.PyTorchJob: worker.replicas: must be >= 1 (got 0)" },
+    { "master 2", new("PyTorchJob", { worker = { replicas = 1 }, master = { replicas = 2 } }),
+      "kfjob.PyTorchJob: master.replicas: must be 1 (got 2)" },
+    { "launcher 0", new("HorovodJob", { worker = { replicas = 1 }, launcher = { replicas = 0 } }),
+      "kfjob.HorovodJob: launcher.replicas: must be 1 (got 0)" },
+    { "chief 2", tfjob { chief = { replicas = 2 } }, "kfjob.TFJob: chief.replicas: must be 0 or 1 (got 2)" },
+    { "evaluator 2", tfjob { evaluator = { replicas = 2 } },
+      "kfjob.TFJob: evaluator.replicas: must be 0 or 1 (got 2)" },
+    { "elastic min 0", new("Elastic", { nnodes = "0:2" }), "kfjob.Elastic: nnodes: needs 1 <= min <= max (got '0:2')" },
+    { "elastic min > max", new("Elastic", { nnodes = "3:2" }),
+      "kfjob.Elastic: nnodes: needs 1 <= min <= max (got '3:2')" },
+    { "elastic nnodes 0", new("Elastic", { nnodes = 0 }), "kfjob.Elastic: nnodes: must be >= 1 (got 0)" },
+    { "nproc_per_node 0", new("Elastic", { nproc_per_node = 0 }),
+      "kfjob.Elastic: nproc_per_node: must be >= 1 (got 0)" },
+    { "slots 0", new("MPIJob", { worker = { replicas = 1 }, slots = 0 }), "kfjob.MPIJob: slots: must be >= 1 (got 0)" },
+    { "elastic worker replicas", new("Elastic", { worker = { replicas = 2 } }),
+      "kfjob.Elastic: worker.replicas: not settable here (an elastic job takes nnodes)" },
+    { "command in a TF group", tfjob { evaluator = { command = { "x" } } },
+      "kfjob.TFJob: evaluator.command: only MPI and Horovod groups take a command" },
+    { "command in a PS constructor", new("PS", { command = { "x" } }),
+      "kfjob.PS: command: only MPI and Horovod groups take a command" },
+    { "a Chief object as worker", tfjob { worker = kfjob.Chief {} },
+      "kfjob.TFJob: worker: expected a kfjob.Worker or a table, got kfjob.Chief" },
+    { "Master constructor replicas 2", new("Master", { replicas = 2 }), "kfjob.Master: replicas: must be 1 (got 2)" },
+  },
+
+  ["nesting"] = {
+    { "a cyclic table", new("TFJob", cyclic),
+      "kfjob.TFJob: " .. ("x."):rep(63) .. "x: nesting deeper than 64 levels (a cyclic table?)" },
+    { "65 levels", new("TFJob", nested(65, "a")),
+      "kfjob.TFJob: " .. ("a."):rep(63) .. "a: nesting deeper than 64 levels (a cyclic table?)" },
+    { "64 levels are converted (then rejected as unknown)", new("TFJob", nested(64, "a")),
+      "kfjob.TFJob: a: unknown field" },
+  },
+
+  ["with()"] = {
+    { "an invalid override", call("with", JOB, { ["worker.replicas"] = 0 }),
+      "kfjob.TFJob: worker.replicas: must be >= 1 (got 0)" },
+    { "a typo'd dotted key", call("with", JOB, { ["worker.imgae"] = "x" }),
+      "kfjob.TFJob: worker.imgae: unknown field (did you mean 'image'?)" },
+    { "a dotted key through a scalar", call("with", JOB, { ["worker.image.tag"] = "x" }),
+      "kfjob.TFJob: worker.image: not a table, cannot set 'worker.image.tag'" },
+    { "a list of overrides", call("with", JOB, { "x" }), "kfjob.TFJob: overrides: expected a table of fields" },
+    { "a deprecated count over a set group", call("with", JOB, { num_workers = 3 }),
+      "kfjob.TFJob: num_workers: cannot be combined with worker.replicas (num_workers is deprecated)" },
+    { "a dotted key with an empty part", call("with", JOB, { ["worker."] = 1 }),
+      "kfjob.TFJob: 'worker.': empty field name in a dotted key", bug = "says 'worker.: unknown field'" },
+  },
+
+  ["encode options"] = {
+    { "version 2", call("encode", JOB, { version = 2 }),
+      "kfjob.encode: opts.version: unsupported task_type_version 2 (expected 0 or 1)" },
+    { "version a boolean", call("encode", JOB, { version = true }),
+      "kfjob.encode: opts.version: expected 0 or 1, got boolean 'true'" },
+    { "unknown replica encoding", call("encode", JOB, { replica_encoding = "nested" }),
+      'kfjob.encode: opts.replica_encoding: expected "flat" or "common", got nested' },
+    { "common with version 0", call("encode", JOB, { version = 0, replica_encoding = "common" }),
+      'kfjob.encode: opts.replica_encoding: "common" needs version 1' },
+    { "typo'd option", call("encode", JOB, { verison = 0 }),
+      "kfjob.encode: opts.verison: unknown option (did you mean 'version'?)" },
+    { "version 0 cannot express the job", call("encode", JOB, { version = 0 }),
+      "kfjob.TFJob: version 0 cannot express worker.image (use version 1)" },
+    { "version as a string", call("encode", JOB, { version = "1" }),
+      "kfjob.encode: opts.version: expected 0 or 1, got string '1'" },
+  },
+}
+
+-- ---- decoders (nil, message) ---------------------------------------------------
+
+local W1 = msg(1, int(1, 1))
+local ELASTIC = function(...) return msg(1, int(1, 2)) .. msg(4, ...) end
+local decoding = {
+  { "a garbage byte", "tensorflow", "\255", nil,
+    malformed("kubeflow.DistributedTensorflowTrainingTask") },
+  { "truncated length", "tensorflow", "\10\5\8", nil,
+    malformed("kubeflow.DistributedTensorflowTrainingTask") },
+  { "truncated varint", "mpi", "\10\2\8\255", nil,
+    malformed("kubeflow.DistributedMPITrainingTask") },
+  { "a varint where a message belongs", "pytorch", int(2, 1), nil,
+    malformed("kubeflow.DistributedPyTorchTrainingTask") },
+  { "a message where a varint belongs (v0)", "mpi", msg(1, "x"), { version = 0 },
+    malformed("DistributedMPITrainingTask") },
+  { "garbage inside a nested message", "tensorflow", msg(1, "\255\255"), nil,
+    malformed("kubeflow.DistributedTensorflowTrainingTask") },
+  { "negative count", "tensorflow", msg(1, int(1, -1)), nil,
+    "kfjob.decode: workerReplicas.replicas: must be >= 0 (got -1)" },
+  { "negative count (v0)", "tensorflow", int(1, 1) .. int(2, -5), { version = 0 },
+    "kfjob.decode: psReplicas: must be >= 0 (got -5)" },
+  { "count 2^31 wraps negative (v0)", "tensorflow", int(1, 1 << 31), { version = 0 },
+    "kfjob.decode: workers: must be >= 0 (got -2147483648)" },
+  { "no worker", "pytorch", "", nil, "kfjob.decode: workerReplicas.replicas: must be >= 1 (got 0)" },
+  { "no worker (v0)", "mpi", int(3, 1), { version = 0 }, "kfjob.decode: numWorkers: must be >= 1 (got 0)" },
+  { "chief 2", "tensorflow", W1 .. msg(3, int(1, 2)), nil,
+    "kfjob.decode: chiefReplicas.replicas: must be 0 or 1 (got 2)" },
+  { "evaluator 2 (v0)", "tensorflow", int(1, 1) .. int(4, 2), { version = 0 },
+    "kfjob.decode: evaluatorReplicas: must be 0 or 1 (got 2)" },
+  { "master 2", "pytorch", W1 .. msg(2, int(1, 2)), nil, "kfjob.decode: masterReplicas.replicas: must be 1 (got 2)" },
+  { "launcher 2 (v0)", "mpi", int(1, 1) .. int(2, 2) .. int(3, 1), { version = 0 },
+    "kfjob.decode: numLauncherReplicas: must be 1 (got 2)" },
+  { "slots 0", "mpi", W1, nil, "kfjob.decode: slots: must be >= 1 (got 0)" },
+  { "restart policy 7", "tensorflow", msg(1, int(1, 1), int(4, 7)), nil,
+    "kfjob.decode: workerReplicas.restartPolicy: unknown value 7" },
+  { "restart policy 3 in common", "mpi", msg(1, msg(6, int(1, 1), int(4, 3))) .. int(4, 1), nil,
+    "kfjob.decode: workerReplicas.common.restartPolicy: unknown value 3" },
+  { "clean pod policy 5", "tensorflow", W1 .. msg(4, int(1, 5)), nil,
+    "kfjob.decode: runPolicy.cleanPodPolicy: unknown value 5" },
+  { "negative backoff limit", "pytorch", W1 .. msg(3, int(4, -1)), nil,
+    "kfjob.decode: runPolicy.backoffLimit: must be >= 0 (got -1)" },
+  { "resource STORAGE", "tensorflow", msg(1, int(1, 1), msg(3, msg(1, int(1, 4), msg(2, "1")))), nil,
+    "kfjob.decode: workerReplicas.resources.requests[1].name: resource STORAGE is not supported "
+      .. "(expected CPU, MEMORY, GPU or EPHEMERAL_STORAGE)" },
+  { "resource number 9", "tensorflow", msg(1, int(1, 1), msg(3, msg(2, int(1, 9), msg(2, "1")))), nil,
+    "kfjob.decode: workerReplicas.resources.limits[1].name: resource (unknown number) is not supported "
+      .. "(expected CPU, MEMORY, GPU or EPHEMERAL_STORAGE)" },
+  { "duplicate resource", "tensorflow",
+    msg(1, int(1, 1), msg(3, msg(1, int(1, 1), msg(2, "1")), msg(1, int(1, 1), msg(2, "2")))), nil,
+    "kfjob.decode: workerReplicas.resources.requests[2].name: duplicate CPU entry" },
+  { "bad quantity", "tensorflow", msg(1, int(1, 1), msg(3, msg(1, int(1, 3), msg(2, "4gb")))), nil,
+    "kfjob.decode: workerReplicas.resources.requests[1].value: invalid quantity '4gb'" },
+  { "image with a space", "tensorflow", msg(1, int(1, 1), msg(2, "a b")), nil,
+    "kfjob.decode: workerReplicas.image: must not contain whitespace" },
+  { "elastic min > max", "pytorch", ELASTIC(msg(1, "c10d"), int(2, 3), int(3, 2), int(4, 1)), nil,
+    "kfjob.decode: elasticConfig.minReplicas: needs 1 <= min <= max (got 3:2)" },
+  { "elastic nproc 0", "pytorch", ELASTIC(msg(1, "c10d"), int(2, 1), int(3, 2)), nil,
+    "kfjob.decode: elasticConfig.nprocPerNode: must be >= 1 (got 0)" },
+  { "elastic unknown backend", "pytorch", ELASTIC(msg(1, "zk"), int(2, 1), int(3, 2), int(4, 1)), nil,
+    "kfjob.decode: elasticConfig.rdzvBackend: unknown rendezvous backend 'zk' (expected c10d, etcd or etcd-v2)" },
+  { "elastic worker count not max", "pytorch",
+    msg(1, int(1, 5)) .. msg(4, msg(1, "c10d"), int(2, 1), int(3, 2), int(4, 1)), nil,
+    "kfjob.decode: workerReplicas.replicas: must equal elasticConfig.maxReplicas in an elastic job (got 5, max 2)" },
+  { "elastic with a master", "pytorch", ELASTIC(msg(1, "c10d"), int(2, 1), int(3, 2), int(4, 1)) .. msg(2), nil,
+    "kfjob.decode: masterReplicas: an elastic job has no master" },
+  { "unknown task type", "sidecar", W1, nil,
+    "kfjob.decode: unknown task type 'sidecar' (expected tensorflow, pytorch or mpi)" },
+  { "python-task (no payload)", "python-task", "", nil,
+    "kfjob.decode: unknown task type 'python-task' (expected tensorflow, pytorch or mpi)" },
+  { "version 2", "tensorflow", W1, { version = 2 },
+    "kfjob.decode: opts.version: unsupported task_type_version 2 (expected 0 or 1)" },
+  { "version -1", "mpi", W1, { version = -1 },
+    "kfjob.decode: opts.version: unsupported task_type_version -1 (expected 0 or 1)" },
+  { "version 0.5", "mpi", W1, { version = 0.5 },
+    "kfjob.decode: opts.version: unsupported task_type_version 0.5 (expected 0 or 1)" },
+  { "image with a NUL byte", "tensorflow", msg(1, int(1, 1), msg(2, "a\0b")), nil,
+    "kfjob.decode: workerReplicas.image: string contains a NUL byte",
+    bug = "protobuf-c strings are NUL-terminated: the image is cut at the NUL" },
+  { "command item with a NUL byte", "mpi", msg(1, int(1, 1), msg(5, "a\0b")) .. int(4, 1), nil,
+    "kfjob.decode: workerReplicas.command[1]: string contains a NUL byte",
+    bug = "protobuf-c strings are NUL-terminated: the item is cut at the NUL" },
+}
+
+-- ---- the catalogue ------------------------------------------------------------
+
+describe("bad input", function()
+  local categories = {}
+  for name in pairs(raising) do categories[#categories + 1] = name end
+  table.sort(categories)
+  for _, name in ipairs(categories) do
+    describe(name, function()
+      for _, row in ipairs(raising[name]) do
+        local what, fn, message = row[1], row[2], row[3]
+        if row.bug then
+          pending(("%s -- BUG: %s"):format(what, row.bug), function() assert.has_error(fn, message) end)
+        else
+          it(what, function() assert.has_error(fn, message) end)
+        end
+      end
+    end)
+  end
+
+  describe("kfjob.decode returns nil, message", function()
+    for _, row in ipairs(decoding) do
+      local what, task_type, bytes, opts, message = row[1], row[2], row[3], row[4], row[5]
+      if row.bug then
+        pending(("%s -- BUG: %s"):format(what, row.bug), function()
+          assert.same({ n = 2, nil, message }, table.pack(kfjob.decode(task_type, bytes, opts)))
+        end)
+      else
+        it(what, function()
+          assert.same({ n = 2, nil, message }, table.pack(kfjob.decode(task_type, bytes, opts)))
+        end)
+      end
+    end
+  end)
+end)
