@@ -283,6 +283,10 @@ const ProtobufCMessageDescriptor *kf_msg_desc(const char *task_type,
 /* Bitmask of versions (bit 0 = v0, bit 1 = v1) that can express the job. */
 unsigned kf_job_versions(const kf_job *j);
 
+/* Every string field in the wire bytes of `d` (recursively) is UTF-8
+** without NUL bytes; protobuf-c checks neither.  Errors name the path. */
+kf_status kf_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p,
+                        size_t n, const char *who, kf_err *e);
 /* encode: into a buffer; decode: bytes -> job. */
 kf_status kf_encode(const kf_job *j, const kf_encopts *o, kf_arena *A,
                     kf_buf *out, kf_err *e);

@@ -419,6 +419,75 @@ const ProtobufCMessageDescriptor *kf_msg_desc(const char *task_type,
   return version ? kf_kinds[k].v1 : kf_kinds[k].v0;
 }
 
+/* ---- string checks on the wire ---------------------------------------- */
+
+/* protobuf-c hands strings back NUL-terminated without their length and
+** does not check UTF-8, so scan the wire first: every string field of the
+** message (recursively) must be valid UTF-8 without NUL bytes.  Malformed
+** framing is left to protobuf-c's own unpack. */
+static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
+  int shift = 0;
+  *v = 0;
+  while (*p < end && shift < 64) {
+    uint8_t b = *(*p)++;
+    *v |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) return 1;
+    shift += 7;
+  }
+  return 0;
+}
+
+static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
+                              const uint8_t *p, const uint8_t *end,
+                              const char *who, char *path, size_t plen,
+                              int depth, kf_err *e) {
+  unsigned seen[16] = {0};  /* occurrences per field, for [i] in paths */
+  if (depth > KF_MAX_DEPTH) return KF_OK;
+  while (p < end) {
+    uint64_t key, len;
+    const ProtobufCFieldDescriptor *f;
+    if (!varint(&p, end, &key)) return KF_OK;
+    switch (key & 7) {
+      case 0: if (!varint(&p, end, &len)) return KF_OK; continue;
+      case 1: p += 8; continue;
+      case 5: p += 4; continue;
+      case 2: break;
+      default: return KF_OK;
+    }
+    if (!varint(&p, end, &len) || len > (uint64_t)(end - p)) return KF_OK;
+    f = protobuf_c_message_descriptor_get_field(d, (unsigned)(key >> 3));
+    if (f != NULL) {
+      char jn[64];
+      unsigned idx = f->id < 16 ? ++seen[f->id] : 0;
+      size_t l = plen;
+      json_name(f->name, jn, sizeof jn);
+      snprintf(path + l, 256 - l, "%s%s", l ? "." : "", jn);
+      l = strlen(path);
+      if (f->label == PROTOBUF_C_LABEL_REPEATED)
+        snprintf(path + l, 256 - l, "[%u]", idx);
+      if (f->type == PROTOBUF_C_TYPE_STRING) {
+        if (memchr(p, 0, (size_t)len) != NULL)
+          return kf_fail(e, KF_EINVAL, "%s: %s: string contains a NUL byte", who, path);
+        if (!kf_utf8_ok((const char *)p, (size_t)len))
+          return kf_fail(e, KF_EINVAL, "%s: %s: invalid UTF-8", who, path);
+      } else if (f->type == PROTOBUF_C_TYPE_MESSAGE) {
+        kf_status st = wire_strings((const ProtobufCMessageDescriptor *)f->descriptor,
+                                    p, p + len, who, path, strlen(path), depth + 1, e);
+        if (st) return st;
+      }
+      path[plen] = '\0';
+    }
+    p += len;
+  }
+  return KF_OK;
+}
+
+kf_status kf_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p,
+                        size_t n, const char *who, kf_err *e) {
+  char path[256] = "";
+  return wire_strings(d, p, p + n, who, path, 0, 0, e);
+}
+
 kf_status kf_decode(const char *task_type, int kind, int version,
                     const uint8_t *p, size_t n, kf_arena *A, kf_job *out,
                     kf_err *e) {
@@ -431,6 +500,7 @@ kf_status kf_decode(const char *task_type, int kind, int version,
                    "tensorflow, pytorch or mpi)", task_type);
   kf_arena_pballoc(A, &pa);
   m = protobuf_c_message_unpack(d, &pa, n, p);
+  if (m != NULL && kf_wire_check(d, p, n, "kfjob.decode", e) != KF_OK) return e->code;
   if (m == NULL)
     return kf_fail(e, KF_EINVAL,
                    "kfjob.decode: malformed %s message (truncated bytes, a bad "
