@@ -22,7 +22,8 @@ typedef struct ctx {
 /* Path helpers: push returns the old length so callers can pop. */
 static size_t push(ctx *c, const char *key) {
   size_t n = strlen(c->path);
-  snprintf(c->path + n, sizeof c->path - n, "%s%s", n ? "." : "", key);
+  snprintf(c->path + n, sizeof c->path - n, "%s%s", n ? "." : "",
+           key[0] ? key : "''");
   return n;
 }
 static size_t push_index(ctx *c, size_t i) {
@@ -400,8 +401,13 @@ static kf_status parse_nnodes(ctx *c, const kf_node *n, kf_job *j) {
     } else {
       b = -1;
     }
-    if (a < 0 || b < 0 || a > INT32_MAX || b > INT32_MAX)
+    if (a < 0 || b < 0)
       return fail(c, "expected an integer or \"MIN:MAX\", got %s", q, "");
+    if (a > INT32_MAX || b > INT32_MAX) {
+      char big[24];
+      snprintf(big, sizeof big, "%ld", a > INT32_MAX ? a : b);
+      return fail(c, "integer out of int32 range (%s)", big, "");
+    }
     if (a < 1 || a > b)
       return fail(c, "needs 1 <= min <= max (got %s)", q, "");
     j->min_nodes = (int32_t)a;
@@ -943,8 +949,13 @@ kf_status kf_node_merge(kf_arena *A, kf_node *base, const kf_node *over,
   }
   for (i = 0; i < over->u.c.n; i++) {
     const char *key = over->u.c.k[i], *dot;
+    size_t kl = strlen(key);
     kf_node *at = base;
     kf_status st;
+    if (strchr(key, '.') &&
+        (key[0] == '.' || key[kl - 1] == '.' || strstr(key, "..") != NULL))
+      return kf_fail(e, KF_EINVAL, "%s: '%s': empty field name in a dotted key",
+                     who, key);
     /* dotted keys walk (and create) nested tables */
     while ((dot = strchr(key, '.')) != NULL) {
       char *head = kf_arena_strndup(A, key, (size_t)(dot - key));
