@@ -137,11 +137,18 @@ typedef struct kf_group {
   const char **command;
 } kf_group;
 
+/* Run-policy fields given explicitly as 0: proto3 cannot send them, so
+** lint warns.  Kept through spec(), ignored by kf_job_equal. */
+#define KF_RPZ_TTL      1u
+#define KF_RPZ_DEADLINE 2u
+#define KF_RPZ_BACKOFF  4u
+
 typedef struct kf_run_policy {
   int clean_pod_policy;              /* KF_CP_* */
   int32_t ttl_seconds_after_finished;
   int32_t active_deadline_seconds;
   int32_t backoff_limit;
+  unsigned zero;                     /* KF_RPZ_* */
 } kf_run_policy;
 
 typedef struct kf_job {

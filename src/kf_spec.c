@@ -330,11 +330,15 @@ kf_status kf_run_policy_from_spec(const kf_node *n, kf_run_policy *rp,
       st = get_enum(&c, v, kf_parse_clean_pod_policy,
                     "unknown clean pod policy %s (expected %s)",
                     "none, running or all", &rp->clean_pod_policy);
-    else
-      st = get_int(&c, v, 0,
-                   key[0] == 't'   ? &rp->ttl_seconds_after_finished
+    else {
+      int32_t *f = key[0] == 't'   ? &rp->ttl_seconds_after_finished
                    : key[0] == 'a' ? &rp->active_deadline_seconds
-                                   : &rp->backoff_limit);
+                                   : &rp->backoff_limit;
+      st = get_int(&c, v, 0, f);
+      if (st == KF_OK && *f == 0)
+        rp->zero |= key[0] == 't' ? KF_RPZ_TTL
+                    : key[0] == 'a' ? KF_RPZ_DEADLINE : KF_RPZ_BACKOFF;
+    }
     pop(&c, p);
     if (st) return st;
   }
@@ -719,14 +723,14 @@ kf_node *kf_run_policy_to_spec(const kf_run_policy *rp, kf_arena *A) {
   if (o == NULL ||
       !kf_obj_str(A, o, "clean_pod_policy", kf_cp_names[rp->clean_pod_policy]))
     return NULL;
-  if (rp->ttl_seconds_after_finished &&
+  if ((rp->ttl_seconds_after_finished || (rp->zero & KF_RPZ_TTL)) &&
       !kf_obj_int(A, o, "ttl_seconds_after_finished",
                   rp->ttl_seconds_after_finished))
     return NULL;
-  if (rp->active_deadline_seconds &&
+  if ((rp->active_deadline_seconds || (rp->zero & KF_RPZ_DEADLINE)) &&
       !kf_obj_int(A, o, "active_deadline_seconds", rp->active_deadline_seconds))
     return NULL;
-  if (rp->backoff_limit &&
+  if ((rp->backoff_limit || (rp->zero & KF_RPZ_BACKOFF)) &&
       !kf_obj_int(A, o, "backoff_limit", rp->backoff_limit))
     return NULL;
   return o;
@@ -803,8 +807,13 @@ int kf_job_equal(const kf_job *a, const kf_job *b) {
   k = &kf_kinds[a->kind];
   for (i = 0; i < k->nroles; i++)
     if (!group_eq(&a->g[k->roles[i].role], &b->g[k->roles[i].role])) return 0;
+  /* explicit zeros equal unset ones: the configuration is the same */
   if (a->has_run_policy != b->has_run_policy ||
-      (a->has_run_policy && memcmp(&a->rp, &b->rp, sizeof a->rp) != 0))
+      (a->has_run_policy &&
+       (a->rp.clean_pod_policy != b->rp.clean_pod_policy ||
+        a->rp.ttl_seconds_after_finished != b->rp.ttl_seconds_after_finished ||
+        a->rp.active_deadline_seconds != b->rp.active_deadline_seconds ||
+        a->rp.backoff_limit != b->rp.backoff_limit)))
     return 0;
   if ((k->flags & KF_K_SLOTS) && a->slots != b->slots) return 0;
   if (k->flags & KF_K_ELASTIC) {

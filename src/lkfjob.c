@@ -422,7 +422,8 @@ static int job_index(lua_State *L) {
     static const char *const extra[] = {"kind", "task_type", "run_policy",
                                         "spec", "with", "encode", "versions",
                                         "custom", "to_json", "task_template",
-                                        "manifest", "lint", NULL};
+                                        "manifest", "lint", "launcher_command",
+                                        NULL};
     return read_field(L, job_mt[j->kind], spec, key, extra);
   }
 }

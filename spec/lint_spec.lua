@@ -1,0 +1,218 @@
+-- Specs for job:lint (SPEC §2.3): valid configurations the Flyte backend or
+-- the operator will not honour, or that are likely mistakes.
+
+local kfjob = require "kfjob"
+
+local function error_of(f, ...)
+  local ok, e = pcall(f, ...)
+  assert(not ok, "expected an error")
+  return (tostring(e):gsub("^[^\n]-:%d+: ", "", 1))
+end
+
+-- path -> message of the warnings, and the paths in order.
+local function paths(list)
+  local out = {}
+  for i, w in ipairs(list) do out[i] = w.path end
+  return out
+end
+local function find(list, path)
+  for _, w in ipairs(list) do if w.path == path then return w.message end end
+end
+
+describe("job:lint", function()
+  it("a clean job has no warnings", function()
+    assert.same({}, kfjob.TFJob{ worker = { replicas = 2, image = "tf:2" } }:lint())
+    assert.same({}, kfjob.MPIJob{ worker = { replicas = 2, command = { "sshd" } } }:lint{ name = "ok" })
+    assert.same({}, kfjob.Elastic{ nnodes = "1:2" }:lint{ name = "e" })
+  end)
+
+  it("returns {path=, message=} tables", function()
+    local w = kfjob.PyTorchJob{ num_workers = 2 }:lint()
+    assert.same({ { path = "num_workers", message = "deprecated: use worker.replicas" } }, w)
+  end)
+
+  describe("deprecated fields", function()
+    it("every deprecated count in use, in field order", function()
+      local w = kfjob.TFJob{ num_workers = 2, num_ps_replicas = 1, num_chief_replicas = 1,
+                             num_evaluator_replicas = 1 }:lint()
+      assert.same({ "num_workers", "num_ps_replicas", "num_chief_replicas", "num_evaluator_replicas" }, paths(w))
+      assert.equal("deprecated: use ps.replicas", find(w, "num_ps_replicas"))
+      w = kfjob.MPIJob{ num_workers = 2, num_launcher_replicas = 1 }:lint()
+      assert.same({ "num_workers", "num_launcher_replicas" }, paths(w))
+      assert.equal("deprecated: use launcher.replicas", find(w, "num_launcher_replicas"))
+      assert.same({ "num_workers" }, paths(kfjob.HorovodJob{ num_workers = 4 }:lint()))
+    end)
+
+    it("current names are not flagged; spec() and with() move to them", function()
+      local job = kfjob.TFJob{ num_workers = 2 }
+      assert.same({}, kfjob.TFJob{ worker = { replicas = 2 } }:lint())
+      assert.same({}, kfjob.TFJob(job:spec()):lint())
+      assert.same({}, job:with{ ["worker.image"] = "x" }:lint())
+    end)
+  end)
+
+  describe("run policy", function()
+    -- The core must remember a field given as 0 (proto3 cannot): without
+    -- that the rule cannot fire, and these specs say so.
+    local probe = kfjob.PyTorchJob{ worker = { replicas = 1 }, run_policy = { backoff_limit = 0 } }
+    local supported = probe:spec().run_policy.backoff_limit ~= nil
+    local why = "core does not keep run-policy fields given as 0 (kf_run_policy.zero, "
+      .. "see the kfjob-rp-zero patch): lint rule cannot fire"
+
+    it("fields set to 0 are dropped by the backend", function()
+      if not supported then return pending(why) end
+      local w = kfjob.TFJob{ worker = { replicas = 1 }, run_policy = {
+        clean_pod_policy = "all", ttl_seconds_after_finished = 0, active_deadline_seconds = 0,
+        backoff_limit = 0 } }:lint()
+      assert.same({ "run_policy.ttl_seconds_after_finished", "run_policy.active_deadline_seconds",
+                    "run_policy.backoff_limit" }, paths(w))
+      assert.equal("0 is dropped by the backend (proto3 cannot send it): the operator's default applies",
+                   find(w, "run_policy.backoff_limit"))
+    end)
+
+    it("unset fields and non-zero ones are fine", function()
+      assert.same({}, kfjob.MPIJob{ worker = { replicas = 1 }, run_policy = { backoff_limit = 3 } }:lint())
+      assert.same({}, kfjob.MPIJob{ worker = { replicas = 1 }, run_policy = {} }:lint())
+    end)
+
+    it("a zero survives spec() and with(), and equality ignores it", function()
+      if not supported then return pending(why) end
+      local job = kfjob.PyTorchJob{ worker = { replicas = 1 }, run_policy = { backoff_limit = 0 } }
+      assert.same({ "run_policy.backoff_limit" }, paths(kfjob.PyTorchJob(job:spec()):lint()))
+      assert.same({ "run_policy.backoff_limit" }, paths(job:with{ ["worker.replicas"] = 2 }:lint()))
+      assert.equal(kfjob.PyTorchJob{ worker = { replicas = 1 }, run_policy = {} }, job)
+    end)
+  end)
+
+  describe("GPU requests and limits", function()
+    local function lint(req, lim)
+      return kfjob.PyTorchJob{ worker = { replicas = 1, requests = req, limits = lim } }:lint()
+    end
+
+    it("a limit without a request", function()
+      assert.same({ { path = "worker.limits.gpu",
+                      message = "GPU limit without a GPU request: the request becomes 2 too" } },
+                  lint(nil, { gpu = 2 }))
+    end)
+
+    it("a request without a limit", function()
+      assert.same({ { path = "worker.requests.gpu", message = "GPU request without a GPU limit: "
+                      .. "Kubernetes needs both, the limit becomes 1 too" } }, lint({ gpu = 1 }))
+    end)
+
+    it("a request that differs from the limit", function()
+      assert.same({ { path = "worker.requests.gpu", message = "1 differs from limits.gpu 2: "
+                      .. "Kubernetes refuses the pod (GPU requests must equal limits)" } },
+                  lint({ gpu = 1 }, { gpu = 2 }))
+    end)
+
+    it("equal requests and limits are fine, in any spelling", function()
+      assert.same({}, lint({ gpu = 1 }, { gpu = "1" }))
+      assert.same({}, lint({ gpu = "1000m" }, { gpu = 1 }))
+    end)
+
+    it("in every group, master and launcher included", function()
+      local w = kfjob.MPIJob{ worker = { replicas = 1, limits = { gpu = 1 } },
+                              launcher = { requests = { gpu = 1 } } }:lint()
+      assert.same({ "worker.limits.gpu", "launcher.requests.gpu" }, paths(w))
+      w = kfjob.Elastic{ nnodes = 2, worker = { limits = { gpu = 8 } } }:lint()
+      assert.same({ "worker.limits.gpu" }, paths(w))
+    end)
+  end)
+
+  describe("other resources", function()
+    it("a request above its limit is lowered to it", function()
+      local w = kfjob.TFJob{ worker = { replicas = 1, requests = { cpu = "2", mem = "2Gi" },
+                                        limits = { cpu = "1500m", mem = "2048Mi" } } }:lint()
+      assert.same({ { path = "worker.requests.cpu",
+                      message = "2 exceeds limits.cpu 1500m: the backend lowers the request to the limit" } }, w)
+    end)
+
+    it("quantities of 0 are dropped by the backend", function()
+      local w = kfjob.TFJob{ worker = { replicas = 1, requests = { cpu = 0, ephemeral_storage = "0Gi" },
+                                        limits = { mem = "0" } } }:lint()
+      assert.same({ "worker.requests.cpu", "worker.requests.ephemeral_storage", "worker.limits.mem" }, paths(w))
+      assert.equal("0 is dropped by the backend: the same as leaving it unset", find(w, "worker.limits.mem"))
+    end)
+  end)
+
+  describe("slots", function()
+    local job = kfjob.MPIJob{ worker = { replicas = 2 }, slots = 4 }
+    it("slots > 1 with task_type_version 1 (the default)", function()
+      local msg = "Flyte's task_type_version 1 backend ignores slots (slotsPerWorker stays 1; "
+        .. "only the launcher's -np uses 4); kfjob's manifest sets slotsPerWorker = 4"
+      assert.same({ { path = "slots", message = msg } }, job:lint())
+      assert.same({ { path = "slots", message = msg } }, job:lint{ version = 1 })
+      assert.same({ "slots" }, paths(kfjob.HorovodJob{ worker = { replicas = 1 }, slots = 2 }:lint()))
+    end)
+    it("not with version 0 (the v0 backend reads slots), nor with slots = 1", function()
+      assert.same({}, job:lint{ version = 0 })
+      assert.same({}, kfjob.MPIJob{ worker = { replicas = 2 } }:lint())
+    end)
+  end)
+
+  describe("opts.name", function()
+    local job = kfjob.TFJob{ worker = { replicas = 16 } }
+    it("a name that makes <name>-worker-<N> longer than 63 characters", function()
+      -- "-worker-15" is 10 characters: 53 is the longest name that fits
+      assert.same({}, job:lint{ name = ("a"):rep(53) })
+      assert.same({ { path = "opts.name", message = "pod name '" .. ("a"):rep(54)
+                      .. "-worker-15' has 64 characters: more than the 63 Kubernetes allows" } },
+                  job:lint{ name = ("a"):rep(54) })
+    end)
+    it("counts the longest pod name of any group", function()
+      local tf = kfjob.TFJob{ worker = { replicas = 2 }, evaluator = { replicas = 1 } }
+      assert.equal("pod name '" .. ("a"):rep(52)
+                   .. "-evaluator-0' has 64 characters: more than the 63 Kubernetes allows",
+                   find(tf:lint{ name = ("a"):rep(52) }, "opts.name"))
+    end)
+    it("a name that is not a DNS-1035 label", function()
+      assert.same({ { path = "opts.name", message = "'My_Job' is not a DNS-1035 label (lowercase letters, "
+                      .. "digits and '-', starting with a letter and ending with a letter or digit)" } },
+                  job:lint{ name = "My_Job" })
+    end)
+    it("no name, no name rule", function()
+      assert.same({}, job:lint())
+    end)
+  end)
+
+  describe("PyTorch images", function()
+    it("a worker image without a master image splits the job", function()
+      local job = kfjob.PyTorchJob{ worker = { replicas = 2, image = "pt:2" } }
+      assert.same({ { path = "master.image", message = "unset: the master runs the task image while "
+                      .. "the workers run 'pt:2'" } }, job:lint())
+      assert.same({ { path = "master.image", message = "unset: the master runs the task image "
+                      .. "'pt:1' while the workers run 'pt:2'" } }, job:lint{ image = "pt:1" })
+    end)
+    it("fine when the task image is the same, or the master has an image", function()
+      assert.same({}, kfjob.PyTorchJob{ worker = { replicas = 2, image = "pt:2" } }:lint{ image = "pt:2" })
+      assert.same({}, kfjob.PyTorchJob{ worker = { replicas = 2, image = "pt:2" },
+                                        master = { image = "pt:3" } }:lint())
+      assert.same({}, kfjob.TFJob{ worker = { replicas = 2, image = "tf:2" } }:lint())
+      assert.same({}, kfjob.Elastic{ nnodes = 2, worker = { image = "pt:2" } }:lint())
+    end)
+  end)
+
+  it("keeps a stable order: groups in field order, then run policy, slots, opts", function()
+    local job = kfjob.MPIJob{ num_workers = 2, slots = 2,
+      worker = { limits = { gpu = 1 }, requests = { cpu = 0 } },
+      launcher = { requests = { gpu = 1 } } }
+    local want = { "num_workers", "worker.requests.cpu", "worker.limits.gpu", "launcher.requests.gpu",
+                   "slots", "opts.name" }
+    for _ = 1, 3 do assert.same(want, paths(job:lint{ name = ("n"):rep(60) })) end
+  end)
+
+  it("takes the manifest's options, so one table serves both", function()
+    local opts = { name = "t", image = "i", namespace = "ns", env = { A = "1" }, labels = {}, version = 1 }
+    assert.same({}, kfjob.TFJob{ worker = { replicas = 1 } }:lint(opts))
+  end)
+
+  it("rejects unknown options and bad values", function()
+    local job = kfjob.TFJob{ worker = { replicas = 1 } }
+    assert.equal("kfjob.lint: opts.nmae: unknown option (did you mean 'name'?)",
+                 error_of(job.lint, job, { nmae = "x" }))
+    assert.equal("kfjob.lint: opts.version: unsupported task_type_version 2 (expected 0 or 1)",
+                 error_of(job.lint, job, { version = 2 }))
+    assert.equal("kfjob.lint: opts.name: expected a string, got number", error_of(job.lint, job, { name = 1 }))
+  end)
+end)

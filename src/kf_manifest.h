@@ -1,0 +1,78 @@
+/*
+** kf_manifest.h - Kubeflow custom resources (kubeflow.org/v1 TFJob,
+** PyTorchJob, MPIJob), lint warnings and MPI/Horovod launcher commands,
+** built from a resolved kf_job the way Flyte's backend translates a task
+** (FACTS §3, §4).  Results are kf_node trees in the caller's arena; YAML
+** text comes from libyaml's emitter.  No Lua here.
+*/
+#ifndef KF_MANIFEST_H
+#define KF_MANIFEST_H
+
+#include "kf_core.h"
+
+typedef struct kf_strs {      /* a list of strings */
+  const char *const *v;
+  size_t n;
+} kf_strs;
+
+typedef struct kf_kv {        /* one entry of a string map */
+  const char *k, *v;
+} kf_kv;
+
+typedef struct kf_kvs {       /* a string map, any order (sorted on output) */
+  const kf_kv *v;
+  size_t n;
+} kf_kvs;
+
+/* Inputs a task gives beyond the job: metadata and the task container. */
+typedef struct kf_manifest_opts {
+  const char *name;             /* required: DNS-1035 label */
+  const char *ns;               /* namespace, NULL: none */
+  const char *image;            /* task image; a group's image wins */
+  const char *service_account;
+  kf_strs command, args;        /* task container; n == 0: none */
+  kf_kvs env, labels, annotations;
+} kf_manifest_opts;
+
+/* Options node (string-keyed object) -> opts: types and shapes only, keys
+** the caller does not know are skipped (the binding rejects them first).
+** Strings point into the node.  Errors "<who>: opts.<path>: <problem>". */
+kf_status kf_manifest_opts_parse(const kf_node *n, kf_manifest_opts *o,
+                                 kf_arena *A, const char *who, kf_err *e);
+
+/* A list of strings (an empty table counts) -> strs pointing into the
+** node.  Errors "<who>: <path>[i]: <problem>". */
+kf_status kf_strs_from_node(const kf_node *n, kf_strs *out, kf_arena *A,
+                            const char *who, const char *path, kf_err *e);
+
+/* The custom resource as a node, keys in Kubernetes order.  Checks every
+** input the API server or the operator would refuse (names, labels, env
+** names, images, GPU requests that differ from limits), so the result
+** passes ../shared/tools/validate-manifest. */
+kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
+                      kf_node **out, const char *who, kf_err *e);
+
+/* The `mpirun ...` (MPIJob) or `horovodrun ...` (HorovodJob) argument list
+** of FACTS §2.5/§2.6 up to and including its flags, then `args`. */
+kf_status kf_launcher_command(const kf_job *j, const kf_strs *args,
+                              kf_arena *A, kf_node **out, const char *who,
+                              kf_err *e);
+
+typedef struct kf_lint_opts {
+  const char *name;             /* NULL: skip the name rules */
+  const char *image;            /* the task image, NULL: unknown */
+  int version;                  /* task_type_version the job is sent as */
+} kf_lint_opts;
+
+/* Warnings as an array of {path=, message=} objects, in the order of the
+** job's fields (groups in kind order, run_policy, slots), then opts. */
+kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
+                  kf_node **out, kf_err *e);
+
+/* Nodes -> a YAML stream, one document each (block style, keys in node
+** order, strings that a YAML 1.1 or 1.2 reader would take for a number,
+** boolean, null or timestamp double-quoted).  `indent` 2..9. */
+kf_status kf_yaml(const kf_node *const *docs, size_t n, int indent,
+                  kf_buf *out, kf_err *e);
+
+#endif
