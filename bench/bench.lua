@@ -1,0 +1,502 @@
+--- kfjob benchmark driver (run through bench/run.sh, which builds kfbench.so,
+-- runs bench/pyref.py and passes its results here).
+--
+--   lua5.4 bench/bench.lua [--quick] [--rounds R] [--ms T] [--py FILE]
+--                          [--only WORD,...] [--cg-run DIR | --cg-report DIR]
+--
+-- Every benchmark is a function of n that does its operation n times. The
+-- benchmarks are calibrated to about T ms each, then run in R interleaved
+-- rounds (round 1 of every benchmark, round 2 of every benchmark, ...), and
+-- each figure is the median round, so that the ratios of one run hold on a
+-- shared, noisy machine. Time is process CPU time.
+--
+-- --cg-run DIR     under valgrind --tool=callgrind --collect-atstart=no:
+--                  each benchmark runs N times between callgrind client
+--                  requests (one dump per benchmark), counts go to DIR/counts
+-- --cg-report DIR  turns the dumps in DIR into instructions per operation and
+--                  prints the same tables with Ir instead of ns
+--
+-- A benchmark, not a test: nothing here asserts a time.
+
+local here = arg[0]:match("^(.*)[/\\][^/\\]*$") or "."
+local root = here .. "/.."
+local build = os.getenv("KFJOB_BUILD") or (root .. "/build")
+package.path = root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;" .. package.path
+package.cpath = build .. "/?.so;" .. (os.getenv("KFBENCH_DIR") or (build .. "/bench")) .. "/?.so;"
+                .. package.cpath
+
+local opt = { rounds = 7, ms = 20 }
+do
+  local i = 1
+  while arg[i] do
+    local a = arg[i]
+    if a == "--quick" then opt.quick = true
+    elseif a == "--rounds" then i = i + 1; opt.rounds = assert(tonumber(arg[i]), "--rounds N")
+    elseif a == "--ms" then i = i + 1; opt.ms = assert(tonumber(arg[i]), "--ms T")
+    elseif a == "--py" then i = i + 1; opt.py = arg[i]
+    elseif a == "--cg-run" then i = i + 1; opt.cg_run = arg[i]
+    elseif a == "--cg-report" then i = i + 1; opt.cg_report = arg[i]
+    elseif a == "--only" then i = i + 1; opt.only = arg[i]
+    else error("unknown argument " .. a) end
+    i = i + 1
+  end
+end
+if opt.quick then opt.rounds = 1 end
+
+local sformat = string.format
+local function out(...) io.stdout:write(sformat(...), "\n") end
+
+---------------------------------------------------------------------------
+-- Benchmarks
+---------------------------------------------------------------------------
+
+local benches = {}   -- in order; { name, fn, base, cg_n (callgrind count) }
+-- --only a,b,c: keep the benchmarks whose name contains one of the words
+-- (the baselines of the kept ones stay, so ratios still print)
+local function wanted(name)
+  if not opt.only then return true end
+  for w in opt.only:gmatch("[^,]+") do
+    if name:find(w, 1, true) then return true end
+  end
+  return false
+end
+local function bench(name, base, fn, cg_n)
+  local b = { name = name, base = base, fn = fn, cg_n = cg_n or 2000 }
+  benches[#benches + 1] = b
+  return b
+end
+local function select_benches()
+  if not opt.only then return end
+  local keep = {}
+  for _, b in ipairs(benches) do
+    if wanted(b.name) then keep[b.name] = true; if b.base then keep[b.base] = true end end
+  end
+  local out_ = {}
+  for _, b in ipairs(benches) do if keep[b.name] then out_[#out_ + 1] = b end end
+  benches = out_
+end
+local skipped = {}   -- name -> reason
+
+local function define()
+  local kfb = require "kfbench"
+  local kfjob = require "kfjob"
+  local template = require "kfjob.template"
+
+  local IMG = "ghcr.io/acme/trainer:2024.11-cuda12"
+
+  -- The workloads as the user writes them: each call builds a fresh table.
+  local tables = {}
+  tables.W = function()   -- the issue's W (v1 TFJob, 177 bytes)
+    return {
+      worker = { replicas = 8, image = "ghcr.io/acme/trainer:2024.11-cuda12",
+                 requests = { cpu = 8, mem = "32Gi", gpu = 1 },
+                 limits = { cpu = 16, mem = "64Gi", gpu = 1 },
+                 restart_policy = "on_failure" },
+      ps = { replicas = 2, image = "ghcr.io/acme/trainer:2024.11-cuda12",
+             requests = { cpu = 4, mem = "16Gi" } },
+      chief = { replicas = 1 },
+      run_policy = { clean_pod_policy = "all", ttl_seconds_after_finished = 3600,
+                     active_deadline_seconds = 86400, backoff_limit = 3 },
+    }
+  end
+  tables.PT = function()
+    return {
+      worker = { replicas = 8, image = "ghcr.io/acme/trainer:2024.11-cuda12",
+                 requests = { cpu = 8, mem = "32Gi", gpu = 1 },
+                 limits = { cpu = 16, mem = "64Gi", gpu = 1 },
+                 restart_policy = "on_failure" },
+      master = { image = "ghcr.io/acme/trainer:2024.11-cuda12",
+                 requests = { cpu = 4, mem = "16Gi" } },
+      run_policy = { clean_pod_policy = "all", ttl_seconds_after_finished = 3600,
+                     active_deadline_seconds = 86400, backoff_limit = 3 },
+    }
+  end
+  tables.EL = function()
+    return {
+      nnodes = "2:8", nproc_per_node = 8, max_restarts = 3,
+      worker = { image = "ghcr.io/acme/trainer:2024.11-cuda12",
+                 requests = { cpu = 8, mem = "32Gi", gpu = 1 },
+                 limits = { cpu = 16, mem = "64Gi", gpu = 1 },
+                 restart_policy = "on_failure" },
+      run_policy = { clean_pod_policy = "all", ttl_seconds_after_finished = 3600,
+                     active_deadline_seconds = 86400, backoff_limit = 3 },
+    }
+  end
+  tables.MPI = function()
+    return {
+      worker = { replicas = 8, image = "ghcr.io/acme/trainer:2024.11-cuda12",
+                 requests = { cpu = 8, mem = "32Gi", gpu = 1 },
+                 limits = { cpu = 16, mem = "64Gi", gpu = 1 },
+                 restart_policy = "on_failure",
+                 command = { "/usr/sbin/sshd", "-De", "-f", "/home/jobuser/.sshd_config" } },
+      launcher = { image = "ghcr.io/acme/trainer:2024.11-cuda12",
+                   requests = { cpu = 2, mem = "4Gi" } },
+      slots = 8,
+      run_policy = { clean_pod_policy = "all", ttl_seconds_after_finished = 3600,
+                     active_deadline_seconds = 86400, backoff_limit = 3 },
+    }
+  end
+  local kinds = {
+    { "W", "TFJob", "TFJob" }, { "PT", "PyTorchJob", "PyTorchJob" },
+    { "EL", "Elastic", "Elastic" }, { "MPI", "MPIJob", "MPIJob" },
+  }
+
+  local checks = {}
+  local W   -- the prebuilt W job
+
+  for _, k in ipairs(kinds) do
+    local p, ctor_name, floor_kind = k[1], k[2], k[3]
+    local mk, ctor = tables[p], kfjob[ctor_name]
+    local job = ctor(mk())
+    local tt = job.task_type
+    local bytes, json = job:encode(), job:to_json()
+    local floor_bytes = kfb.floor_bytes(floor_kind)
+    checks[#checks + 1] = { p .. " wire bytes", #bytes, bytes == floor_bytes,
+                            "kfjob:encode() == protobuf-c pack of the C-built message" }
+    assert(kfjob.decode(tt, bytes) == job and kfjob.from_json(tt, json) == job,
+           p .. ": decode/from_json round trip")
+    if p == "W" then
+      W = job
+      checks[#checks + 1] = { "W size", #bytes, #bytes == 177, "177 bytes on the wire (issue)" }
+    end
+    local floor = p .. ".floor.pack"
+    local tbl = p .. ".lua.table"
+    bench(floor, nil, function(n) kfb.floor_pack(floor_kind, n) end, 20000)
+    bench(p .. ".floor.build_pack", floor, function(n) kfb.floor_build_pack(floor_kind, n) end, 20000)
+    bench(tbl, nil, function(n) for _ = 1, n do mk() end end)
+    if p == "W" then
+      local t0 = mk()
+      bench("W.kfjob.construct", tbl, function(n) for _ = 1, n do ctor(t0) end end)
+    end
+    bench(p .. ".kfjob.table_construct_encode", tbl, function(n)
+      for _ = 1, n do ctor(mk()):encode() end
+    end)
+    bench(p .. ".kfjob.encode", floor, function(n)
+      local encode = job.encode
+      for _ = 1, n do encode(job) end
+    end, 10000)
+    bench(p .. ".kfjob.to_json", floor, function(n)
+      local to_json = job.to_json
+      for _ = 1, n do to_json(job) end
+    end)
+    if p == "W" then
+      bench("W.kfjob.custom", tbl, function(n)
+        local custom = job.custom
+        for _ = 1, n do custom(job) end
+      end)
+      bench("W.kfjob.task_template", floor, function(n)
+        local task_template = job.task_template
+        for _ = 1, n do task_template(job) end
+      end)
+      bench("W.kfjob.table_construct_task_template", "py.flytekit_template", function(n)
+        for _ = 1, n do ctor(mk()):task_template() end
+      end)
+    end
+    local decode, from_json = kfjob.decode, kfjob.from_json
+    bench(p .. ".kfjob.decode", tbl, function(n) for _ = 1, n do decode(tt, bytes) end end)
+    bench(p .. ".kfjob.from_json", tbl, function(n) for _ = 1, n do from_json(tt, json) end end)
+    if p == "W" then
+      bench("W.kfjob.with2", tbl, function(n)
+        for i = 1, n do
+          job:with{ ["worker.replicas"] = 1 + i % 16, ["ps.replicas"] = 1 + i % 4 }
+        end
+      end)
+      -- manifest: being added; feature-detect (a missing method raises on read)
+      local has, m = pcall(function() return job.manifest end)
+      local ok, err = false, nil
+      if has and m then ok, err = pcall(m, job, { name = "w-bench", image = IMG }) end
+      if ok then
+        bench("W.kfjob.manifest_table", tbl, function(n)
+          local o = { name = "w-bench", image = IMG }
+          for _ = 1, n do m(job, o) end
+        end)
+        local yok, yerr = pcall(m, job, { name = "w-bench", image = IMG, format = "yaml" })
+        if yok then
+          bench("W.kfjob.manifest_yaml", tbl, function(n)
+            local o = { name = "w-bench", image = IMG, format = "yaml" }
+            for _ = 1, n do m(job, o) end
+          end)
+        else
+          skipped["W.kfjob.manifest_yaml"] = "manifest{format='yaml'} failed: " .. tostring(yerr)
+        end
+      else
+        local why = has and tostring(err) or "job:manifest not available in this build"
+        skipped["W.kfjob.manifest_table"] = why
+        skipped["W.kfjob.manifest_yaml"] = why
+      end
+    end
+  end
+
+  -- The sweep: 100 000 variants of W (worker.replicas x ps.replicas x
+  -- run_policy.backoff_limit), named, duplicate-name check on (the default).
+  local function axis(a, b) local t = {} for i = a, b do t[#t + 1] = i end return t end
+  local matrix = { ["worker.replicas"] = axis(1, 50), ["ps.replicas"] = axis(1, 40),
+                   ["run_policy.backoff_limit"] = axis(1, 50) }
+  local sweep_opts = { name = "w${worker.replicas}-p${ps.replicas}-b${run_policy.backoff_limit}" }
+  local function sweep(n, opts, stats)
+    if stats then collectgarbage("collect") end
+    local kb0 = collectgarbage("count")
+    local peak, i = kb0, 0
+    for _ in template.variants(W, matrix, opts) do
+      i = i + 1
+      if i & 255 == 0 then
+        local kb = collectgarbage("count")
+        if kb > peak then peak = kb end
+        if stats and i == n // 10 // 256 * 256 then stats.peak10 = peak - kb0 end
+      end
+      if i == n then
+        if stats then
+          collectgarbage("collect")
+          stats.kept = (collectgarbage("count") - kb0) * 1024 / n
+          stats.peak = peak - kb0
+        end
+        break
+      end
+    end
+    assert(i == n, "sweep ended early")
+  end
+  local SWEEP = opt.quick and 1000 or 100000
+  return {
+    checks = checks, sweep = sweep, SWEEP = SWEEP, sweep_opts = sweep_opts,
+    kfb = kfb, kfjob = kfjob, W = W,
+  }
+end
+
+---------------------------------------------------------------------------
+-- Report
+---------------------------------------------------------------------------
+
+-- Targets: ratio of NAME to BASE; kind "le" (ratio <= x) or "speedup" (BASE/NAME >= x).
+local targets = {
+  { "construct+encode vs Lua table", "W.kfjob.table_construct_encode", "W.lua.table", "le", 2.0 },
+  { "encode vs pack floor", "W.kfjob.encode", "W.floor.pack", "le", 1.5 },
+  { "to_json vs pack floor", "W.kfjob.to_json", "W.floor.pack", "le", 5.0 },
+  { "construct+task_template vs flytekit", "W.kfjob.table_construct_task_template",
+    "py.flytekit_template", "speedup", 30 },
+  { "decode vs Lua table", "W.kfjob.decode", "W.lua.table", "le", 2.5 },
+  { "from_json vs Lua table", "W.kfjob.from_json", "W.lua.table", "le", 4.0 },
+  { "with (2 fields) vs Lua table", "W.kfjob.with2", "W.lua.table", "le", 2.0 },
+}
+
+local function report(res, unit, sweep)
+  -- res: name -> per-op figure (ns or Ir); bench order plus python lines
+  local order = {}
+  for _, b in ipairs(benches) do order[#order + 1] = { b.name, b.base } end
+  for _, n in ipairs{ "py.build_serialize", "py.build_dict", "py.flytekit_template" } do
+    order[#order + 1] = { n, "W.floor.pack" }
+  end
+  out("")
+  out("%-40s %14s %9s  %-28s %9s", "NAME", unit .. "_per_op", "ratio", "BASELINE", "x_floor")
+  for _, o in ipairs(order) do
+    local name, base = o[1], o[2]
+    local v = res[name]
+    local floor = res[(name:match("^(%u+)%.") or "W") .. ".floor.pack"]
+    if v then
+      local r = base and res[base] and sformat("%9.2f", v / res[base]) or sformat("%9s", "-")
+      out("%-40s %14.1f %s  %-28s %9s", name, v, r, base or "-",
+          floor and sformat("%.2f", v / floor) or "-")
+    elseif skipped[name] then
+      out("%-40s %14s %9s  %s", name, "SKIP", "", skipped[name])
+    elseif name:match("^py%.") then
+      out("%-40s %14s %9s  %s", name, "SKIP", "", skipped.py or "python baseline not run")
+    end
+  end
+  if sweep then
+    out("%-40s %14.1f %9s  %s", "W.sweep.variants", sweep.per, "-", sweep.note)
+  end
+
+  out("")
+  out("%-38s %-9s %8s %8s  %s", "TARGET", "kind", "goal", "ratio", "result")
+  local miss = 0
+  for _, t in ipairs(targets) do
+    local label, a, b, kind, goal = t[1], t[2], t[3], t[4], t[5]
+    local va, vb = res[a], res[b]
+    if va and vb then
+      local r = kind == "le" and va / vb or vb / va
+      local pass = (kind == "le" and r <= goal) or (kind == "speedup" and r >= goal)
+      if not pass then miss = miss + 1 end
+      local by = pass and "" or (kind == "le" and sformat("  (%.0f%% over)", (r / goal - 1) * 100)
+                                   or sformat("  (%.0f%% short)", (1 - r / goal) * 100))
+      out("%-38s %-9s %8s %8.2f  %s%s", label, kind == "le" and "<= x" or ">= x faster",
+          sformat("%.1f", goal), r, pass and "PASS" or "MISS", by)
+    else
+      out("%-38s %-9s %8s %8s  %s", label, kind == "le" and "<= x" or ">= x faster",
+          sformat("%.1f", goal), "-", "SKIP")
+    end
+  end
+  if sweep and sweep.vps then
+    local pass = sweep.vps >= 250000
+    if not pass then miss = miss + 1 end
+    out("%-38s %-9s %8s %8.0f  %s%s", "sweep variants/s (100k)", ">= x", "250000", sweep.vps,
+        pass and "PASS" or "MISS",
+        pass and "" or sformat("  (%.0f%% short)", (1 - sweep.vps / 250000) * 100))
+    local flat = sweep.kept <= 64
+    out("%-38s %-9s %8s %8.1f  %s", "sweep memory kept, B/variant", "<= x", "64", sweep.kept,
+        flat and "PASS" or "MISS")
+  end
+  return miss
+end
+
+local function read_py(file, res, hexes)
+  if not file then return end
+  local f = io.open(file)
+  if not f then skipped.py = "no python results"; return end
+  for line in f:lines() do
+    local a, b, c = line:match("^(%S+)%s+(%S+)%s*(%S*)")
+    if a == "hex" then hexes[b] = c
+    elseif a == "info" then hexes[b] = c
+    elseif a == "skip" then skipped.py = line:sub(6)
+    elseif a == "count" then res[b] = tonumber(c)
+    elseif a and tonumber(b) then res[a] = tonumber(b) end
+  end
+  f:close()
+end
+
+local function tohex(s) return (s:gsub(".", function(c) return sformat("%02x", c:byte()) end)) end
+
+---------------------------------------------------------------------------
+-- Modes
+---------------------------------------------------------------------------
+
+local function checks_and_python(env, res)
+  local hexes = {}
+  read_py(opt.py, res, hexes)
+  local function line(what, n, ok, note)
+    out("check %-18s %4d bytes  %-8s %s", what, n, ok and "ok" or "MISMATCH", note)
+    if not ok then error("benchmark check failed: " .. what, 0) end
+  end
+  for _, c in ipairs(env.checks) do line(c[1], c[2], c[3], c[4]) end
+  if hexes["W.encode"] then
+    line("W python bytes", #hexes["W.encode"] // 2, hexes["W.encode"] == tohex(env.W:encode()),
+         "python3-protobuf SerializeToString == kfjob:encode()")
+    line("W task_template", #hexes["W.task_template"] // 2,
+         hexes["W.task_template"] == tohex(env.W:task_template()),
+         "flytekit-path TaskTemplate bytes == kfjob:task_template()")
+  end
+  if hexes["py.runtime"] then out("info  python runtime: %s", hexes["py.runtime"]) end
+  for name, why in pairs(skipped) do out("info  skipped %s: %s", name, why) end
+end
+
+local function median(t)
+  table.sort(t)
+  return t[(#t + 1) // 2]
+end
+
+local function run_timed()
+  local env = define()
+  select_benches()
+  local now = env.kfb.now
+  local res = {}
+  checks_and_python(env, res)
+  local target = opt.ms * 1e6
+  for _, b in ipairs(benches) do   -- calibrate to ~opt.ms per round
+    if opt.quick then
+      b.n = 2
+    else
+      local n = 1
+      while true do
+        collectgarbage("collect")
+        local t0 = now(); b.fn(n); local t = now() - t0
+        if t >= target / 4 or n >= 1 << 24 then
+          b.n = math.max(1, math.floor(n * target / math.max(t, 1)))
+          break
+        end
+        n = n * 2
+      end
+    end
+    b.times = {}
+  end
+  for _ = 1, opt.rounds do          -- interleaved rounds
+    for _, b in ipairs(benches) do
+      collectgarbage("collect")
+      local t0 = now(); b.fn(b.n); local t = now() - t0
+      b.times[#b.times + 1] = t / b.n
+    end
+  end
+  for _, b in ipairs(benches) do res[b.name] = median(b.times) end
+
+  if not wanted("W.sweep.variants") then
+    local miss = report(res, "ns")
+    out("")
+    out("%d target(s) missed", miss)
+    return
+  end
+  -- the sweep: median of 3 full sweeps (1 with --quick)
+  local N, per, stats = env.SWEEP, {}, nil
+  local runs = opt.quick and 1 or 3
+  for r = 1, runs do
+    local st = {}
+    local t0 = now()
+    env.sweep(N, env.sweep_opts, st)
+    per[r] = (now() - t0) / N   -- includes the two full collections (negligible at 100k)
+    if r == 1 then stats = st end
+  end
+  local off = {}
+  local t0 = now()
+  env.sweep(N, { name = env.sweep_opts.name, unique = false }, off)
+  local per_off = (now() - t0) / N
+  local p = median(per)
+  local sweep = {
+    per = p, vps = 1e9 / p, kept = stats.kept,
+    note = sformat("%d variants: %.0f/s, heap peak +%.0f KiB (+%.0f KiB at %d), kept %.1f B/variant;"
+                   .. " unique=false: %.0f/s, peak +%.0f KiB (+%.0f KiB), kept %.1f B/variant",
+                   N, 1e9 / p, stats.peak, stats.peak10 or 0, N // 10, stats.kept,
+                   1e9 / per_off, off.peak, off.peak10 or 0, off.kept),
+  }
+  local miss = report(res, "ns", sweep)
+  out("")
+  out("%d target(s) missed", miss)
+end
+
+local function run_cg(dir)
+  local env = define()
+  select_benches()
+  local kfb = env.kfb
+  if not (kfb.on_valgrind and kfb.have_callgrind) then
+    error("--cg-run: not running under callgrind (or kfbench.so built without valgrind/callgrind.h)", 0)
+  end
+  local f = assert(io.open(dir .. "/counts", "a"))
+  for _, b in ipairs(benches) do
+    local n = opt.quick and 10 or b.cg_n
+    b.fn(math.max(1, n // 10))
+    collectgarbage("collect")
+    kfb.cg_start(); b.fn(n); kfb.cg_stop(b.name)
+    f:write("count ", b.name, " ", n, "\n")
+  end
+  local n = opt.quick and 300 or 5000
+  if not wanted("W.sweep.variants") then f:close(); return end
+  env.sweep(n // 10, env.sweep_opts)
+  collectgarbage("collect")
+  kfb.cg_start(); env.sweep(n, env.sweep_opts); kfb.cg_stop("W.sweep.variants")
+  f:write("count W.sweep.variants ", n, "\n")
+  f:close()
+end
+
+local function report_cg(dir)
+  -- define the benchmark list (names, baselines) without running anything
+  define()
+  local counts, res = {}, {}
+  read_py(dir .. "/counts", counts, {})
+  local ls = io.popen("ls " .. dir)
+  for file in ls:lines() do
+    if file:match("^cg%.") then
+      local name, total
+      for l in io.lines(dir .. "/" .. file) do
+        name = name or l:match("^desc: Trigger: Client Request: (%S+)")
+        total = l:match("^totals: (%d+)") or total
+      end
+      if name and total and counts[name] then res[name] = tonumber(total) / counts[name] end
+    end
+  end
+  ls:close()
+  local sw = res["W.sweep.variants"]
+  res["W.sweep.variants"] = nil
+  out("instructions per operation (valgrind --tool=callgrind), dumps in %s", dir)
+  local miss = report(res, "Ir", sw and { per = sw, note = "Ir per variant" })
+  out("")
+  out("%d target(s) missed (instruction counts)", miss)
+end
+
+if opt.cg_run then run_cg(opt.cg_run)
+elseif opt.cg_report then report_cg(opt.cg_report)
+else run_timed() end
