@@ -16,28 +16,51 @@ typedef struct ctx {
   kf_arena *A;
   kf_err *e;
   const char *ctor;
-  char path[256];
+  const char *prefix;     /* path of the object being read, or "" */
+  size_t n;               /* path segments below it */
+  struct { const char *key; size_t idx; } seg[KF_MAX_DEPTH];
 } ctx;
 
-/* Path helpers: push returns the old length so callers can pop. */
+static void ctx_init(ctx *c, kf_arena *A, kf_err *e, const char *ctor,
+                     const char *prefix) {
+  c->A = A;
+  c->e = e;
+  c->ctor = ctor;
+  c->prefix = prefix;
+  c->n = 0;
+}
+
+/* The path is a stack of segments, written out only when an error needs
+** it: formatting on every field costs more than the whole conversion. */
 static size_t push(ctx *c, const char *key) {
-  size_t n = strlen(c->path);
-  snprintf(c->path + n, sizeof c->path - n, "%s%s", n ? "." : "",
-           key[0] ? key : "''");
-  return n;
+  if (c->n < KF_MAX_DEPTH) c->seg[c->n].key = key, c->seg[c->n].idx = 0;
+  return c->n++;
 }
 static size_t push_index(ctx *c, size_t i) {
-  size_t n = strlen(c->path);
-  snprintf(c->path + n, sizeof c->path - n, "[%zu]", i);
-  return n;
+  if (c->n < KF_MAX_DEPTH) c->seg[c->n].key = NULL, c->seg[c->n].idx = i;
+  return c->n++;
 }
-static void pop(ctx *c, size_t n) { c->path[n] = '\0'; }
+static void pop(ctx *c, size_t n) { c->n = n; }
+
+static void format_path(const ctx *c, char *out, size_t cap) {
+  size_t i, l;
+  snprintf(out, cap, "%s", c->prefix);
+  for (i = 0; i < c->n && i < KF_MAX_DEPTH; i++) {
+    l = strlen(out);
+    if (c->seg[i].key == NULL)
+      snprintf(out + l, cap - l, "[%zu]", c->seg[i].idx);
+    else
+      snprintf(out + l, cap - l, "%s%s", l ? "." : "",
+               c->seg[i].key[0] ? c->seg[i].key : "''");
+  }
+}
 
 static kf_status fail(ctx *c, const char *fmt, const char *a, const char *b) {
-  char problem[300];
+  char problem[300], path[256];
   snprintf(problem, sizeof problem, fmt, a, b);
-  if (c->path[0])
-    return kf_fail(c->e, KF_EINVAL, "%s: %s: %s", c->ctor, c->path, problem);
+  format_path(c, path, sizeof path);
+  if (path[0])
+    return kf_fail(c->e, KF_EINVAL, "%s: %s: %s", c->ctor, path, problem);
   return kf_fail(c->e, KF_EINVAL, "%s: %s", c->ctor, problem);
 }
 
@@ -100,11 +123,13 @@ static kf_status get_int(ctx *c, const kf_node *n, int64_t lo, int32_t *out) {
   } else {
     return fail(c, "expected an integer, got %s", type_name(n), "");
   }
-  snprintf(buf, sizeof buf, "%lld", (long long)v);
-  if (v > INT32_MAX || v < INT32_MIN)
+  if (v > INT32_MAX || v < INT32_MIN) {
+    snprintf(buf, sizeof buf, "%lld", (long long)v);
     return fail(c, "integer out of int32 range (%s)", buf, "");
+  }
   if (v < lo) {
     char lob[24];
+    snprintf(buf, sizeof buf, "%lld", (long long)v);
     snprintf(lob, sizeof lob, "%lld", (long long)lo);
     return fail(c, "must be >= %s (got %s)", lob, buf);
   }
@@ -124,9 +149,11 @@ static kf_status get_str(ctx *c, const kf_node *n, int token,
   if (token) {
     size_t i;
     if (n->u.s.n == 0) return fail(c, "must not be empty", "", "");
-    for (i = 0; i < n->u.s.n; i++)
-      if (strchr(" \t\n\r\v\f", n->u.s.p[i]) != NULL)
+    for (i = 0; i < n->u.s.n; i++) {
+      unsigned char ch = (unsigned char)n->u.s.p[i];
+      if (ch == ' ' || (ch >= '\t' && ch <= '\r'))
         return fail(c, "must not contain whitespace", "", "");
+    }
   }
   *out = n->u.s.p;
   return KF_OK;
@@ -301,45 +328,50 @@ static kf_status parse_group(ctx *c, const kf_node *n, unsigned allow,
   return KF_OK;
 }
 
+static kf_status parse_run_policy(ctx *cp, const kf_node *n,
+                                  kf_run_policy *rp);
+
 kf_status kf_run_policy_from_spec(const kf_node *n, kf_run_policy *rp,
                                   const char *ctor, const char *path,
                                   kf_err *e) {
+  ctx c;
+  ctx_init(&c, NULL, e, ctor, path);
+  return parse_run_policy(&c, n, rp);
+}
+
+static kf_status parse_run_policy(ctx *cp, const kf_node *n,
+                                  kf_run_policy *rp) {
   static const char *const known[] = {"clean_pod_policy",
                                       "ttl_seconds_after_finished",
                                       "active_deadline_seconds",
                                       "backoff_limit", NULL};
-  ctx c;
   kf_status st;
   size_t i;
-  c.A = NULL;
-  c.e = e;
-  c.ctor = ctor;
-  snprintf(c.path, sizeof c.path, "%s", path);
   memset(rp, 0, sizeof *rp);
-  if ((st = want_object(&c, n, "RunPolicy", "a kfjob.RunPolicy or a table")) ||
+  if ((st = want_object(cp, n, "RunPolicy", "a kfjob.RunPolicy or a table")) ||
       n->t != KF_NOBJ)
     return st;
-  if ((st = check_keys(&c, n, known)) != KF_OK) return st;
+  if ((st = check_keys(cp, n, known)) != KF_OK) return st;
   for (i = 0; known[i] != NULL; i++) {
     const char *key = known[i];
     const kf_node *v = kf_node_get(n, key);
     size_t p;
     if (v == NULL) continue;
-    p = push(&c, key);
+    p = push(cp, key);
     if (strcmp(key, "clean_pod_policy") == 0)
-      st = get_enum(&c, v, kf_parse_clean_pod_policy,
+      st = get_enum(cp, v, kf_parse_clean_pod_policy,
                     "unknown clean pod policy %s (expected %s)",
                     "none, running or all", &rp->clean_pod_policy);
     else {
       int32_t *f = key[0] == 't'   ? &rp->ttl_seconds_after_finished
                    : key[0] == 'a' ? &rp->active_deadline_seconds
                                    : &rp->backoff_limit;
-      st = get_int(&c, v, 0, f);
+      st = get_int(cp, v, 0, f);
       if (st == KF_OK && *f == 0)
         rp->zero |= key[0] == 't' ? KF_RPZ_TTL
                     : key[0] == 'a' ? KF_RPZ_DEADLINE : KF_RPZ_BACKOFF;
     }
-    pop(&c, p);
+    pop(cp, p);
     if (st) return st;
   }
   return KF_OK;
@@ -350,10 +382,7 @@ kf_status kf_group_from_spec(int role, const kf_node *n, kf_arena *A,
   ctx c;
   kf_status st;
   unsigned allow = GF_REPLICAS;
-  c.A = A;
-  c.e = e;
-  c.ctor = ctor;
-  c.path[0] = '\0';
+  ctx_init(&c, A, e, ctor, "");
   memset(g, 0, sizeof *g);
   g->replicas = kf_roles[role].default_replicas;
   if (role == KF_WORKER || role == KF_LAUNCHER) allow |= GF_COMMAND;
@@ -511,10 +540,7 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
   kf_status st;
   size_t i;
   int r;
-  c.A = A;
-  c.e = e;
-  c.ctor = ctor;
-  c.path[0] = '\0';
+  ctx_init(&c, A, e, ctor, "");
   job_defaults(j, kind);
   if ((n->t != KF_NOBJ && !(n->t == KF_NARR && n->u.c.n == 0)) ||
       (n->t == KF_NOBJ && n->tag != NULL &&
@@ -549,7 +575,7 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
     }
     if (r == k->nroles) {
       if (strcmp(key, "run_policy") == 0) {
-        st = kf_run_policy_from_spec(v, &j->rp, ctor, c.path, e);
+        st = parse_run_policy(&c, v, &j->rp);
         j->has_run_policy = 1;
       } else {
         st = parse_scalar(&c, key, v, j);

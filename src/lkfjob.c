@@ -74,15 +74,24 @@ typedef struct conv {
   kf_arena *A;
   kf_err *e;
   const char *who;
-  char path[256];
   int depth;
+  /* path segments, formatted only for an error message */
+  struct { const char *key; lua_Integer idx; } seg[KF_MAX_DEPTH + 1];
 } conv;
 
 static kf_status conv_fail(conv *c, const char *problem, const char *arg) {
-  char p[200];
+  char p[200], path[256] = "";
+  int i;
   snprintf(p, sizeof p, problem, arg);
-  if (c->path[0])
-    return kf_fail(c->e, KF_EINVAL, "%s: %s: %s", c->who, c->path, p);
+  for (i = 0; i < c->depth && i <= KF_MAX_DEPTH; i++) {
+    size_t l = strlen(path);
+    if (c->seg[i].key)
+      snprintf(path + l, sizeof path - l, "%s%s", l ? "." : "", c->seg[i].key);
+    else
+      snprintf(path + l, sizeof path - l, "[%lld]", (long long)c->seg[i].idx);
+  }
+  if (path[0])
+    return kf_fail(c->e, KF_EINVAL, "%s: %s: %s", c->who, path, p);
   return kf_fail(c->e, KF_EINVAL, "%s: %s", c->who, p);
 }
 
@@ -113,68 +122,71 @@ static kf_status object_node(conv *c, int idx, kf_node **out) {
   return *out ? KF_OK : kf_nomem(c->e);
 }
 
+/* One lua_next pass: string keys make an object; integer keys 1..n a
+** list (placed by index, since the traversal order is unspecified). */
 static kf_status table_node(conv *c, int idx, kf_node **out) {
   lua_State *L = c->L;
-  lua_Integer len = 0, nkeys = 0;
-  int has_str = 0;
-  size_t plen = strlen(c->path);
-  kf_node *n;
-  kf_status st = KF_OK;
-  if (++c->depth > KF_MAX_DEPTH)
+  kf_node *obj, **items = NULL;
+  lua_Integer *keys = NULL, len = 0;
+  size_t nint = 0, cap = 0, i;
+  kf_status st;
+  if (c->depth >= KF_MAX_DEPTH)
     return conv_fail(c, "nesting deeper than %s levels (a cyclic table?)", "64");
   if (!lua_checkstack(L, 4)) return kf_nomem(c->e);
-  /* classify: all string keys -> object; keys 1..n -> array */
+  if ((obj = kf_node_new(c->A, KF_NOBJ)) == NULL) return kf_nomem(c->e);
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     int kt = lua_type(L, -2);
-    lua_pop(L, 1);
-    nkeys++;
+    kf_node *v;
     if (kt == LUA_TSTRING) {
-      has_str = 1;
-    } else if (kt == LUA_TNUMBER && lua_isinteger(L, -1) &&
-               lua_tointeger(L, -1) >= 1) {
-      if (lua_tointeger(L, -1) > len) len = lua_tointeger(L, -1);
+      if (nint) return conv_fail(c, "table mixes list items and named fields%s", "");
+      c->seg[c->depth].key = lua_tostring(L, -2);  /* a string: no conversion */
+    } else if (kt == LUA_TNUMBER && lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1) {
+      if (obj->u.c.n) return conv_fail(c, "table mixes list items and named fields%s", "");
+      c->seg[c->depth].key = NULL;
+      c->seg[c->depth].idx = lua_tointeger(L, -2);
     } else {
-      lua_pop(L, 1);
       return conv_fail(c, "table keys must be strings (got a %s key)",
                        lua_typename(L, kt));
     }
-  }
-  if (has_str && len > 0)
-    return conv_fail(c, "table mixes list items and named fields%s", "");
-  if (!has_str && len != nkeys)
-    return conv_fail(c, "list has holes%s", "");
-  if (len > KF_MAX_ITEMS)
-    return conv_fail(c, "list longer than the limit of %s items", "4096");
-  if ((n = kf_node_new(c->A, has_str || len == 0 ? KF_NOBJ : KF_NARR)) == NULL)
-    return kf_nomem(c->e);
-  if (n->t == KF_NARR) {
-    lua_Integer i;
-    for (i = 1; i <= len && st == KF_OK; i++) {
-      kf_node *v;
-      snprintf(c->path + plen, sizeof c->path - plen, "[%lld]", (long long)i);
-      lua_rawgeti(L, idx, i);
-      st = to_node(c, lua_gettop(L), &v);
-      lua_pop(L, 1);
-      if (st == KF_OK && !kf_node_push(c->A, n, NULL, v)) st = kf_nomem(c->e);
+    c->depth++;
+    st = to_node(c, lua_gettop(L), &v);
+    c->depth--;
+    if (st != KF_OK) return st;
+    if (kt == LUA_TSTRING) {
+      if (!kf_node_push(c->A, obj, lua_tostring(L, -2), v)) return kf_nomem(c->e);
+    } else {
+      lua_Integer k = lua_tointeger(L, -2);
+      if (nint == KF_MAX_ITEMS)
+        return conv_fail(c, "list longer than the limit of %s items", "4096");
+      if (nint == cap) {
+        size_t nc = cap ? cap * 2 : 8;
+        kf_node **ni = kf_arena_alloc(c->A, nc * sizeof *ni);
+        lua_Integer *nk = kf_arena_alloc(c->A, nc * sizeof *nk);
+        if (ni == NULL || nk == NULL) return kf_nomem(c->e);
+        if (nint) {
+          memcpy(ni, items, nint * sizeof *ni);
+          memcpy(nk, keys, nint * sizeof *nk);
+        }
+        items = ni, keys = nk, cap = nc;
+      }
+      items[nint] = v;
+      keys[nint++] = k;
+      if (k > len) len = k;
     }
-  } else {
-    lua_pushnil(L);
-    while (st == KF_OK && lua_next(L, idx)) {
-      size_t kl;
-      const char *k = lua_tolstring(L, -2, &kl);  /* a string: checked above */
-      kf_node *v;
-      snprintf(c->path + plen, sizeof c->path - plen, "%s%s", plen ? "." : "", k);
-      st = to_node(c, lua_gettop(L), &v);
-      lua_pop(L, 1);
-      if (st == KF_OK && !kf_node_push(c->A, n, k, v)) st = kf_nomem(c->e);
-    }
-    if (st != KF_OK) lua_pop(L, 1);
+    lua_pop(L, 1);
   }
-  c->path[plen] = '\0';
-  c->depth--;
-  *out = n;
-  return st;
+  if (nint) {
+    kf_node *arr = kf_node_new(c->A, KF_NARR);
+    if ((lua_Integer)nint != len) return conv_fail(c, "list has holes%s", "");
+    if (arr == NULL || (arr->u.c.v = kf_arena_alloc(c->A, nint * sizeof(kf_node *))) == NULL)
+      return kf_nomem(c->e);
+    for (i = 0; i < nint; i++) arr->u.c.v[keys[i] - 1] = items[i];
+    arr->u.c.n = arr->u.c.cap = nint;
+    obj = arr;
+  }
+  *out = obj;
+  return KF_OK;
 }
 
 static kf_status to_node(conv *c, int idx, kf_node **out) {
@@ -221,7 +233,6 @@ kf_node *lkf_checknode(lua_State *L, lctx *X, int idx, const char *who,
   c.A = &X->A;
   c.e = e;
   c.who = who;
-  c.path[0] = '\0';
   c.depth = 0;
   idx = lua_absindex(L, idx);
   if (to_node(&c, idx, &n) != KF_OK) lkf_raise(L, e);
