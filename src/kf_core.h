@@ -229,6 +229,8 @@ const char *kf_suggest(const char *s, const char *const *cands);
 int kf_utf8_ok(const char *s, size_t n);
 /* Kubernetes quantity grammar; returns 1 if valid. */
 int kf_quantity_ok(const char *s, size_t n);
+/* Decimal form of an integer. */
+void kf_format_int(int64_t v, char out[32]);
 /* Shortest decimal form of a non-negative number ("8", "0.5"). */
 void kf_format_number(double d, char out[32]);
 

@@ -187,10 +187,21 @@ int kf_quantity_ok(const char *s, size_t n) {
   return 0;
 }
 
+/* By hand: snprintf dominated constructors that take numeric quantities. */
+void kf_format_int(int64_t v, char out[32]) {
+  char tmp[24];
+  int n = 0, i = 0;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  do tmp[n++] = (char)('0' + u % 10); while ((u /= 10) != 0);
+  if (v < 0) out[i++] = '-';
+  while (n) out[i++] = tmp[--n];
+  out[i] = '\0';
+}
+
 void kf_format_number(double d, char out[32]) {
   int prec;
   if (d == floor(d) && fabs(d) < 1e15) {
-    snprintf(out, 32, "%.0f", d);
+    kf_format_int((int64_t)d, out);
     return;
   }
   for (prec = 15; prec <= 17; prec++) {

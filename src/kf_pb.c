@@ -243,11 +243,15 @@ static void json_name(const char *snake, char *out, size_t cap) {
   out[i] = '\0';
 }
 
-static kf_status dec_entries(dctx *c, const char *path, size_t n,
+/* `path` is "<jname><common>.resources.<list>", written out on error only */
+static kf_status dec_entries(dctx *c, const char *jname, const char *common,
+                             const char *list, size_t n,
                              Flyteidl__Core__Resources__ResourceEntry **v,
                              const char **q) {
   size_t i;
   int r;
+  char path[128];
+#define PATH() snprintf(path, sizeof path, "%s%s.resources.%s", jname, common, list)
   for (i = 0; i < n; i++) {
     const char *val = v[i]->value ? v[i]->value : "";
     for (r = 0; r < KF_NRES; r++)
@@ -255,22 +259,24 @@ static kf_status dec_entries(dctx *c, const char *path, size_t n,
     if (r == KF_NRES) {
       const ProtobufCEnumValue *ev = protobuf_c_enum_descriptor_get_value(
           &flyteidl__core__resources__resource_name__descriptor, v[i]->name);
+      PATH();
       return kf_fail(c->e, KF_EINVAL,
                      "%s: %s[%zu].name: resource %s is not supported "
                      "(expected CPU, MEMORY, GPU or EPHEMERAL_STORAGE)",
                      c->who, path, i + 1, ev ? ev->name : "(unknown number)");
     }
-    if (q[r] != NULL)
+    if (q[r] != NULL && (PATH(), 1))
       return kf_fail(c->e, KF_EINVAL, "%s: %s[%zu].name: duplicate %s entry",
                      c->who, path, i + 1,
                      protobuf_c_enum_descriptor_get_value(
                          &flyteidl__core__resources__resource_name__descriptor,
                          v[i]->name)->name);
-    if (!kf_quantity_ok(val, strlen(val)))
+    if (!kf_quantity_ok(val, strlen(val)) && (PATH(), 1))
       return kf_fail(c->e, KF_EINVAL, "%s: %s[%zu].value: invalid quantity '%.60s'",
                      c->who, path, i + 1, val);
     q[r] = val;
   }
+#undef PATH
   return KF_OK;
 }
 
@@ -278,7 +284,6 @@ static kf_status dec_group(dctx *c, const ProtobufCMessage *spec,
                            const char *jname, kf_group *g) {
   const ProtobufCMessage *t = get_msg(spec, "common");
   const Flyteidl__Core__Resources *res;
-  char path[128];
   const char *img;
   kf_status st;
   int32_t rp;
@@ -296,13 +301,11 @@ static kf_status dec_group(dctx *c, const ProtobufCMessage *spec,
   }
   res = (const Flyteidl__Core__Resources *)get_msg(t, "resources");
   if (res != NULL) {
-    snprintf(path, sizeof path, "%s%s.resources.requests", jname,
-             t == spec ? "" : ".common");
-    if ((st = dec_entries(c, path, res->n_requests, res->requests, g->requests)))
-      return st;
-    snprintf(path, sizeof path, "%s%s.resources.limits", jname,
-             t == spec ? "" : ".common");
-    if ((st = dec_entries(c, path, res->n_limits, res->limits, g->limits)))
+    const char *common = t == spec ? "" : ".common";
+    if ((st = dec_entries(c, jname, common, "requests", res->n_requests,
+                          res->requests, g->requests)) ||
+        (st = dec_entries(c, jname, common, "limits", res->n_limits, res->limits,
+                          g->limits)))
       return st;
   }
   rp = get_int(t, "restart_policy");
@@ -437,12 +440,31 @@ static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
   return 0;
 }
 
+typedef struct wpath {
+  int n;
+  struct { const ProtobufCFieldDescriptor *f; unsigned idx; } seg[KF_MAX_DEPTH];
+} wpath;
+
+static kf_status wire_fail(const wpath *w, const char *who, const char *problem,
+                           kf_err *e) {
+  char path[256] = "", jn[64];
+  int i;
+  for (i = 0; i < w->n; i++) {
+    size_t l = strlen(path);
+    json_name(w->seg[i].f->name, jn, sizeof jn);
+    snprintf(path + l, sizeof path - l, "%s%s", l ? "." : "", jn);
+    l = strlen(path);
+    if (w->seg[i].f->label == PROTOBUF_C_LABEL_REPEATED)
+      snprintf(path + l, sizeof path - l, "[%u]", w->seg[i].idx);
+  }
+  return kf_fail(e, KF_EINVAL, "%s: %s: %s", who, path, problem);
+}
+
 static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
                               const uint8_t *p, const uint8_t *end,
-                              const char *who, char *path, size_t plen,
-                              int depth, kf_err *e) {
+                              const char *who, wpath *w, kf_err *e) {
   unsigned seen[16] = {0};  /* occurrences per field, for [i] in paths */
-  if (depth > KF_MAX_DEPTH) return KF_OK;
+  if (w->n >= KF_MAX_DEPTH) return KF_OK;
   while (p < end) {
     uint64_t key, len;
     const ProtobufCFieldDescriptor *f;
@@ -457,25 +479,21 @@ static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
     if (!varint(&p, end, &len) || len > (uint64_t)(end - p)) return KF_OK;
     f = protobuf_c_message_descriptor_get_field(d, (unsigned)(key >> 3));
     if (f != NULL) {
-      char jn[64];
-      unsigned idx = f->id < 16 ? ++seen[f->id] : 0;
-      size_t l = plen;
-      json_name(f->name, jn, sizeof jn);
-      snprintf(path + l, 256 - l, "%s%s", l ? "." : "", jn);
-      l = strlen(path);
-      if (f->label == PROTOBUF_C_LABEL_REPEATED)
-        snprintf(path + l, 256 - l, "[%u]", idx);
+      kf_status st = KF_OK;
+      w->seg[w->n].f = f;
+      w->seg[w->n].idx = f->id < 16 ? ++seen[f->id] : 0;
+      w->n++;
       if (f->type == PROTOBUF_C_TYPE_STRING) {
         if (memchr(p, 0, (size_t)len) != NULL)
-          return kf_fail(e, KF_EINVAL, "%s: %s: string contains a NUL byte", who, path);
-        if (!kf_utf8_ok((const char *)p, (size_t)len))
-          return kf_fail(e, KF_EINVAL, "%s: %s: invalid UTF-8", who, path);
+          st = wire_fail(w, who, "string contains a NUL byte", e);
+        else if (!kf_utf8_ok((const char *)p, (size_t)len))
+          st = wire_fail(w, who, "invalid UTF-8", e);
       } else if (f->type == PROTOBUF_C_TYPE_MESSAGE) {
-        kf_status st = wire_strings((const ProtobufCMessageDescriptor *)f->descriptor,
-                                    p, p + len, who, path, strlen(path), depth + 1, e);
-        if (st) return st;
+        st = wire_strings((const ProtobufCMessageDescriptor *)f->descriptor, p,
+                          p + len, who, w, e);
       }
-      path[plen] = '\0';
+      w->n--;
+      if (st) return st;
     }
     p += len;
   }
@@ -484,8 +502,9 @@ static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
 
 kf_status kf_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p,
                         size_t n, const char *who, kf_err *e) {
-  char path[256] = "";
-  return wire_strings(d, p, p + n, who, path, 0, 0, e);
+  wpath w;
+  w.n = 0;
+  return wire_strings(d, p, p + n, who, &w, e);
 }
 
 kf_status kf_decode(const char *task_type, int kind, int version,

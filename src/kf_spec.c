@@ -72,22 +72,28 @@ static const char *type_name(const kf_node *n) {
   return names[n->t];
 }
 
-/* Reject unknown keys, smallest first, with a suggestion. */
-static kf_status check_keys(ctx *c, const kf_node *obj,
-                            const char *const *known) {
+/* Match an object's keys against `known` (NULL-terminated, at most
+** KF_MAX_KNOWN): slots[i] gets the value of known[i] or NULL.  Unknown keys
+** are rejected, smallest first, with a suggestion.  One pass, and the
+** first character filters most comparisons. */
+#define KF_MAX_KNOWN 24
+static kf_status match_keys(ctx *c, const kf_node *obj,
+                            const char *const *known, const kf_node **slots) {
   const char *bad = NULL;
   size_t i, j;
-  for (i = 0; i < obj->u.c.n; i++) {
+  for (j = 0; known[j] != NULL; j++) slots[j] = NULL;
+  for (i = 0; obj->t == KF_NOBJ && i < obj->u.c.n; i++) {
     const char *k = obj->u.c.k[i];
     for (j = 0; known[j] != NULL; j++)
-      if (strcmp(known[j], k) == 0) break;
-    if (known[j] == NULL && (bad == NULL || strcmp(k, bad) < 0)) bad = k;
+      if (known[j][0] == k[0] && strcmp(known[j], k) == 0) break;
+    if (known[j] != NULL) slots[j] = obj->u.c.v[i];
+    else if (bad == NULL || strcmp(k, bad) < 0) bad = k;
   }
   if (bad != NULL) {
-    const char *s = kf_suggest(bad, known);
+    const char *sg = kf_suggest(bad, known);
     size_t n = push(c, bad);
-    kf_status st = s ? fail(c, "unknown field (did you mean '%s'?)", s, "")
-                     : fail(c, "unknown field", "", "");
+    kf_status st = sg ? fail(c, "unknown field (did you mean '%s'?)", sg, "")
+                      : fail(c, "unknown field", "", "");
     pop(c, n);
     return st;
   }
@@ -102,7 +108,11 @@ static kf_status want_object(ctx *c, const kf_node *n, const char *tag,
                            strcmp(n->tag + 6, tag) == 0)))
     return KF_OK;
   if (n->t == KF_NARR && n->u.c.n == 0) return KF_OK; /* {} from Lua */
-  return fail(c, "expected %s, got %s", what, type_name(n));
+  {
+    char w[80];  /* `what` may name the tag: "a kfjob.%s or a table" */
+    snprintf(w, sizeof w, what, tag ? tag : "");
+    return fail(c, "expected %s, got %s", w, type_name(n));
+  }
 }
 
 /* Integer (or integral float) within [lo, INT32_MAX]. */
@@ -203,7 +213,7 @@ static kf_status get_quantity(ctx *c, const kf_node *n, const char **out) {
   }
   if (n->t == KF_NINT) {
     if (n->u.i < 0) return fail(c, "must not be negative", "", "");
-    snprintf(buf, sizeof buf, "%lld", (long long)n->u.i);
+    kf_format_int(n->u.i, buf);
   } else if (n->t == KF_NNUM) {
     if (isnan(n->u.d) || isinf(n->u.d))
       return fail(c, "expected a finite number", "", "");
@@ -222,18 +232,21 @@ static const char *const res_known[] = {"cpu", "mem", "memory", "gpu",
                                         "ephemeral_storage", NULL};
 
 static kf_status get_resources(ctx *c, const kf_node *n, const char **out) {
+  const kf_node *slot[KF_MAX_KNOWN];
   kf_status st;
   size_t i;
   if ((st = want_object(c, n, NULL, "a table of resources")) != KF_OK ||
       n->t != KF_NOBJ)
     return st;
-  if ((st = check_keys(c, n, res_known)) != KF_OK) return st;
-  if (kf_node_get(n, "mem") && kf_node_get(n, "memory"))
+  if ((st = match_keys(c, n, res_known, slot)) != KF_OK) return st;
+  if (slot[1] && slot[2])
     return fail(c, "both 'mem' and 'memory' given (they are aliases)", "", "");
   for (i = 0; i < KF_NRES; i++) {
+    /* res_known: cpu mem memory gpu ephemeral_storage */
+    static const int at[KF_NRES] = {0, 1, 3, 4};
     const char *key = kf_res_keys[i];
-    const kf_node *v = kf_node_get(n, key);
-    if (v == NULL && i == KF_MEM) v = kf_node_get(n, key = "memory");
+    const kf_node *v = slot[at[i]];
+    if (v == NULL && i == KF_MEM && (v = slot[2]) != NULL) key = "memory";
     if (v != NULL) {
       size_t p = push(c, key);
       st = get_quantity(c, v, &out[i]);
@@ -276,6 +289,7 @@ static kf_status parse_group(ctx *c, const kf_node *n, unsigned allow,
   static const char *const all[] = {"replicas", "image", "requests", "limits",
                                     "restart_policy", "command", NULL};
   const char *known[7];
+  const kf_node *slot[KF_MAX_KNOWN];
   size_t k = 0, i;
   kf_status st;
   for (i = 0; all[i] != NULL; i++) {
@@ -299,10 +313,10 @@ static kf_status parse_group(ctx *c, const kf_node *n, unsigned allow,
       return st;
     }
   }
-  if ((st = check_keys(c, n, known)) != KF_OK) return st;
+  if ((st = match_keys(c, n, known, slot)) != KF_OK) return st;
   for (i = 0; known[i] != NULL; i++) {  /* schema order: stable first error */
     const char *key = known[i];
-    const kf_node *v = kf_node_get(n, key);
+    const kf_node *v = slot[i];
     size_t p;
     if (v == NULL) continue;
     p = push(c, key);
@@ -345,16 +359,17 @@ static kf_status parse_run_policy(ctx *cp, const kf_node *n,
                                       "ttl_seconds_after_finished",
                                       "active_deadline_seconds",
                                       "backoff_limit", NULL};
+  const kf_node *slot[KF_MAX_KNOWN];
   kf_status st;
   size_t i;
   memset(rp, 0, sizeof *rp);
   if ((st = want_object(cp, n, "RunPolicy", "a kfjob.RunPolicy or a table")) ||
       n->t != KF_NOBJ)
     return st;
-  if ((st = check_keys(cp, n, known)) != KF_OK) return st;
+  if ((st = match_keys(cp, n, known, slot)) != KF_OK) return st;
   for (i = 0; known[i] != NULL; i++) {
     const char *key = known[i];
-    const kf_node *v = kf_node_get(n, key);
+    const kf_node *v = slot[i];
     size_t p;
     if (v == NULL) continue;
     p = push(cp, key);
@@ -533,7 +548,8 @@ static size_t kind_keys(const kf_kind_info *k, const char **out) {
 kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
                            kf_job *j, const char *ctor, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[kind];
-  const char *known[20];
+  const char *known[KF_MAX_KNOWN];
+  const kf_node *slot[KF_MAX_KNOWN];
   int given[KF_NROLES] = {0};
   int32_t dep[KF_NROLES] = {0};
   ctx c;
@@ -547,10 +563,10 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
        (strncmp(n->tag, "kfjob.", 6) != 0 || strcmp(n->tag + 6, k->name) != 0)))
     return fail(&c, "expected a table of named fields, got %s", type_name(n), "");
   kind_keys(k, known);
-  if (n->t == KF_NOBJ && (st = check_keys(&c, n, known)) != KF_OK) return st;
-  for (i = 0; n->t == KF_NOBJ && known[i] != NULL; i++) {
+  if ((st = match_keys(&c, n, known, slot)) != KF_OK) return st;
+  for (i = 0; known[i] != NULL; i++) {
     const char *key = known[i];
-    const kf_node *v = kf_node_get(n, key);
+    const kf_node *v = slot[i];
     size_t p;
     if (v == NULL) continue;
     p = push(&c, key);
@@ -560,10 +576,8 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
       const kf_role_info *ri = &kf_roles[kr->role];
       if (strcmp(key, ri->key) == 0) {
         unsigned allow = (k->flags & KF_K_ELASTIC) ? 0 : GF_REPLICAS;
-        char what[64];
         if (k->flags & KF_K_COMMAND) allow |= GF_COMMAND;
-        snprintf(what, sizeof what, "a kfjob.%s or a table", ri->name);
-        if ((st = want_object(&c, v, ri->name, what)) == KF_OK &&
+        if ((st = want_object(&c, v, ri->name, "a kfjob.%s or a table")) == KF_OK &&
             v->t == KF_NOBJ)
           st = parse_group(&c, v, allow, &j->g[kr->role], &given[kr->role]);
         break;
