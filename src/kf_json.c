@@ -1292,8 +1292,33 @@ static uint8_t *vput(uint8_t *o, uint64_t v) {
   return o;
 }
 
-static size_t msg_size(const ProtobufCMessage *m, int entry);
-static uint8_t *msg_put(const ProtobufCMessage *m, int entry, uint8_t *o);
+/* Two passes: the size pass records every sub-message's size in visiting
+** order (pre-order, slot taken before recursing), the write pass reads them
+** back in the same order, so no size is computed twice however deep the
+** nesting (a Struct nests a dozen levels). */
+typedef struct psz {
+  kf_arena *A;
+  size_t *v, n, cap, pos;
+  int oom;
+} psz;
+
+static size_t msg_size(const ProtobufCMessage *m, int entry, psz *S);
+static uint8_t *msg_put(const ProtobufCMessage *m, int entry, uint8_t *o, psz *S);
+
+static size_t slot_new(psz *S) {
+  if (S->n == S->cap) {
+    size_t cap = S->cap ? S->cap * 2 : 64;
+    size_t *v = kf_arena_alloc(S->A, cap * sizeof *v);
+    if (v == NULL) {
+      S->oom = 1;
+      return (size_t)-1;
+    }
+    if (S->n) memcpy(v, S->v, S->n * sizeof *v);
+    S->v = v;
+    S->cap = cap;
+  }
+  return S->n++;
+}
 
 static int wire_type(ProtobufCType t) {
   switch (t) {
@@ -1323,7 +1348,8 @@ static uint64_t vval(ProtobufCType t, const void *p) {
 }
 
 /* Payload size of one value (no tag); `ent`: the value is a map entry. */
-static size_t val_size(const ProtobufCFieldDescriptor *f, const void *p, int ent) {
+static size_t val_size(const ProtobufCFieldDescriptor *f, const void *p, int ent,
+                       psz *S) {
   size_t n;
   switch (wire_type(f->type)) {
     case 1: return 8;
@@ -1337,13 +1363,15 @@ static size_t val_size(const ProtobufCFieldDescriptor *f, const void *p, int ent
     n = ((const ProtobufCBinaryData *)p)->len;
   } else {
     const ProtobufCMessage *s = *(ProtobufCMessage *const *)p;
-    n = s ? msg_size(s, ent) : 0;
+    size_t k = slot_new(S);
+    n = s ? msg_size(s, ent, S) : 0;
+    if (k != (size_t)-1) S->v[k] = n;
   }
   return vsz(n) + n;
 }
 
 static uint8_t *val_put(const ProtobufCFieldDescriptor *f, const void *p, int ent,
-                        uint8_t *o) {
+                        uint8_t *o, psz *S) {
   int w = wire_type(f->type), i;
   if (w == 0) return vput(o, vval(f->type, p));
   if (w == 1 || w == 5) {   /* little-endian, whatever the host */
@@ -1355,8 +1383,8 @@ static uint8_t *val_put(const ProtobufCFieldDescriptor *f, const void *p, int en
   }
   if (f->type == PBC(TYPE_MESSAGE)) {
     const ProtobufCMessage *s = *(ProtobufCMessage *const *)p;
-    o = vput(o, s ? msg_size(s, ent) : 0);
-    return s ? msg_put(s, ent, o) : o;
+    o = vput(o, S->v[S->pos++]);
+    return s ? msg_put(s, ent, o, S) : o;
   } else {
     const char *s = f->type == PBC(TYPE_STRING) ? *(char *const *)p
                     : (const char *)((const ProtobufCBinaryData *)p)->data;
@@ -1372,50 +1400,56 @@ static uint64_t tag(const ProtobufCFieldDescriptor *f, int w) {
   return (uint64_t)f->id << 3 | (unsigned)w;
 }
 
-/* Size (put == NULL) or bytes of one field; map entries keep both fields. */
+/* Size (put == NULL) or bytes of one field; map entries keep both fields.
+** The size pass fills S, the write pass consumes it. */
 static size_t field_io(const ProtobufCFieldDescriptor *f, const ProtobufCMessage *m,
-                       int entry, uint8_t **put) {
+                       int entry, uint8_t **put, psz *S) {
   const char *p = CAT(m, f->offset);
   size_t i, n, sz, body = 0;
   int ent = is_map(f);
   if (f->label != PBC(LABEL_REPEATED)) {
     if (!entry && !present(f, m)) return 0;
-    if (put) *put = val_put(f, p, 0, vput(*put, tag(f, wire_type(f->type))));
-    return vsz(tag(f, 0)) + val_size(f, p, 0);
+    if (put) {
+      *put = val_put(f, p, 0, vput(*put, tag(f, wire_type(f->type))), S);
+      return 0;
+    }
+    return vsz(tag(f, 0)) + val_size(f, p, 0, S);
   }
   n = *(const size_t *)CAT(m, f->quantifier_offset);
   p = *(char *const *)p;
   sz = elem_size(f->type);
   if (n == 0) return 0;
   if ((f->flags & PBC(FIELD_FLAG_PACKED)) && wire_type(f->type) != 2) {
-    for (i = 0; i < n; i++) body += val_size(f, p + i * sz, 0);
+    for (i = 0; i < n; i++) body += val_size(f, p + i * sz, 0, S);
     if (put) {
       *put = vput(vput(*put, tag(f, 2)), body);
-      for (i = 0; i < n; i++) *put = val_put(f, p + i * sz, 0, *put);
+      for (i = 0; i < n; i++) *put = val_put(f, p + i * sz, 0, *put, S);
     }
     return vsz(tag(f, 2)) + vsz(body) + body;
   }
   for (i = 0; i < n; i++) {
-    body += vsz(tag(f, 0)) + val_size(f, p + i * sz, ent);
-    if (put) *put = val_put(f, p + i * sz, ent, vput(*put, tag(f, wire_type(f->type))));
+    if (put)
+      *put = val_put(f, p + i * sz, ent, vput(*put, tag(f, wire_type(f->type))), S);
+    else
+      body += vsz(tag(f, 0)) + val_size(f, p + i * sz, ent, S);
   }
   return body;
 }
 
-static size_t msg_size(const ProtobufCMessage *m, int entry) {
+static size_t msg_size(const ProtobufCMessage *m, int entry, psz *S) {
   const ProtobufCMessageDescriptor *d = m->descriptor;
   size_t n = 0;
   unsigned i;
-  for (i = 0; i < d->n_fields; i++) n += field_io(&d->fields[i], m, entry, NULL);
+  for (i = 0; i < d->n_fields; i++) n += field_io(&d->fields[i], m, entry, NULL, S);
   for (i = 0; i < m->n_unknown_fields; i++)
     n += vsz((uint64_t)m->unknown_fields[i].tag << 3) + m->unknown_fields[i].len;
   return n;
 }
 
-static uint8_t *msg_put(const ProtobufCMessage *m, int entry, uint8_t *o) {
+static uint8_t *msg_put(const ProtobufCMessage *m, int entry, uint8_t *o, psz *S) {
   const ProtobufCMessageDescriptor *d = m->descriptor;
   unsigned i;
-  for (i = 0; i < d->n_fields; i++) field_io(&d->fields[i], m, entry, &o);
+  for (i = 0; i < d->n_fields; i++) field_io(&d->fields[i], m, entry, &o, S);
   for (i = 0; i < m->n_unknown_fields; i++) {   /* kept, at the end */
     const ProtobufCMessageUnknownField *u = &m->unknown_fields[i];
     o = vput(o, (uint64_t)u->tag << 3 | (unsigned)u->wire_type);
@@ -1425,8 +1459,18 @@ static uint8_t *msg_put(const ProtobufCMessage *m, int entry, uint8_t *o) {
   return o;
 }
 
-size_t kf_msg_packed_size(const ProtobufCMessage *m) { return msg_size(m, 0); }
-
-size_t kf_msg_pack(const ProtobufCMessage *m, uint8_t *out) {
-  return (size_t)(msg_put(m, 0, out) - out);
+kf_status kf_msg_pack_into(const ProtobufCMessage *m, kf_arena *A, kf_buf *out,
+                           kf_err *e) {
+  psz S;
+  size_t n;
+  memset(&S, 0, sizeof S);
+  S.A = A;
+  n = msg_size(m, 0, &S);
+  if (S.oom || !kf_buf_reserve(out, n)) return kf_nomem(e);
+  out->n += (size_t)(msg_put(m, 0, (uint8_t *)out->p + out->n, &S) -
+                     ((uint8_t *)out->p + out->n));
+  return KF_OK;
 }
+
+
+

@@ -62,9 +62,9 @@ void kf_msg_sort_maps(ProtobufCMessage *m);
 ** SerializeToString(deterministic=True) once maps are sorted: unlike
 ** protobuf_c_message_pack, map entries always carry their key and value
 ** (protobuf-c drops "" / 0 there: config {"a": ""}, Struct key "").
-** Same contract as protobuf_c_message_get_packed_size / _pack. */
-size_t kf_msg_packed_size(const ProtobufCMessage *m);
-size_t kf_msg_pack(const ProtobufCMessage *m, uint8_t *out);
+** Appends to `out`; sizes of sub-messages are computed once (arena). */
+kf_status kf_msg_pack_into(const ProtobufCMessage *m, kf_arena *A, kf_buf *out,
+                           kf_err *e);
 
 /* Shortest round-trip decimal of a double, Python repr style except that
 ** integral values have no ".0" ("2", "0.5", "1e+20", "1e-07"); finite

@@ -83,10 +83,8 @@ static int m_task_template(lua_State *L) {
   if (json) {
     if (kf_msg_to_json(&t->base, indent, &X->buf, &e) != KF_OK) return lkf_raise(L, &e);
   } else {
-    /* kf_msg_pack: protobuf-c drops empty map keys/values, Python does not */
-    size_t n = kf_msg_packed_size(&t->base);
-    if (!kf_buf_reserve(&X->buf, n)) return luaL_error(L, "not enough memory");
-    X->buf.n = kf_msg_pack(&t->base, (uint8_t *)X->buf.p);
+    /* not protobuf-c's pack: it drops empty map keys/values, Python does not */
+    if (kf_msg_pack_into(&t->base, &X->A, &X->buf, &e) != KF_OK) return lkf_raise(L, &e);
   }
   lua_pushlstring(L, X->buf.p, X->buf.n);
   return 1;

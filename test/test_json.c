@@ -77,9 +77,15 @@ static char *tohex(const uint8_t *p, size_t n) {
 
 /* Deterministic bytes (kf_msg_pack); `pbc_too`: protobuf-c must agree. */
 static char *pack_hex2(const ProtobufCMessage *m, int pbc_too) {
-  size_t n = kf_msg_packed_size(m), n2 = protobuf_c_message_get_packed_size(m);
-  uint8_t *b = kf_arena_alloc(&A, n + 1), *b2 = kf_arena_alloc(&A, n2 + 1);
-  CHECK(kf_msg_pack(m, b) == n, "kf_msg_pack size");
+  size_t n, n2 = protobuf_c_message_get_packed_size(m);
+  uint8_t *b, *b2 = kf_arena_alloc(&A, n2 + 1);
+  kf_buf pb;
+  kf_buf_init(&pb, AL);
+  CHECK(kf_msg_pack_into(m, &A, &pb, &E) == KF_OK, "kf_msg_pack_into");
+  n = pb.n;
+  b = kf_arena_alloc(&A, n + 1);
+  if (n) memcpy(b, pb.p, n);
+  kf_buf_free(&pb);
   protobuf_c_message_pack(m, b2);
   if (pbc_too) CHECK(n == n2 && memcmp(b, b2, n) == 0, "kf_msg_pack = protobuf_c_message_pack");
   return tohex(b, n);
