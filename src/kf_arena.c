@@ -154,7 +154,7 @@ int kf_buf_reserve(kf_buf *b, size_t extra) {
   return b->n + extra <= b->cap || buf_grow(b, b->n + extra);
 }
 
-int kf_buf_addc(kf_buf *b, char c) {
+int kf_buf_addc_slow(kf_buf *b, char c) {
   if (b->n + 1 > b->cap && !buf_grow(b, b->n + 1)) return 0;
   b->p[b->n++] = c;
   return 1;

@@ -79,7 +79,15 @@ typedef struct kf_buf {
 void kf_buf_init(kf_buf *b, kf_alloc a);
 void kf_buf_free(kf_buf *b);
 int kf_buf_add(kf_buf *b, const char *s, size_t n);  /* 0 on failure */
-int kf_buf_addc(kf_buf *b, char c);
+int kf_buf_addc_slow(kf_buf *b, char c);
+/* inline: JSON writers append one character at a time */
+static inline int kf_buf_addc(kf_buf *b, char c) {
+  if (b->n < b->cap) {
+    b->p[b->n++] = c;
+    return 1;
+  }
+  return kf_buf_addc_slow(b, c);
+}
 int kf_buf_adds(kf_buf *b, const char *s);
 int kf_buf_reserve(kf_buf *b, size_t extra);          /* room for extra bytes */
 int kf_buf_printf(kf_buf *b, const char *fmt, ...)

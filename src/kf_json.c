@@ -298,14 +298,24 @@ static int jw_key(sink *s, const char *k, size_t n, int camel) {
   jw *w = (jw *)s;
   jw_sep(w);
   if (camel) {  /* descriptor names are identifiers: nothing to escape */
-    int up = 0;
-    kf_buf_addc(w->b, '"');
-    for (; *k; k++) {
-      if (*k == '_') { up = 1; continue; }
-      kf_buf_addc(w->b, (char)(up && *k >= 'a' && *k <= 'z' ? *k - 32 : *k));
-      up = 0;
+    char t[130];
+    size_t i = 1, len = n ? n : strlen(k);
+    const char *end = k + (len < 120 ? len : 120), *us;
+    t[0] = '"';
+    /* copy runs between underscores; the letter after one goes upper */
+    while ((us = memchr(k, '_', (size_t)(end - k))) != NULL) {
+      memcpy(t + i, k, (size_t)(us - k));
+      i += (size_t)(us - k);
+      k = us + 1;
+      if (k < end) {
+        t[i++] = (char)(*k >= 'a' && *k <= 'z' ? *k - 32 : *k);
+        k++;
+      }
     }
-    kf_buf_addc(w->b, '"');
+    memcpy(t + i, k, (size_t)(end - k));
+    i += (size_t)(end - k);
+    t[i++] = '"';
+    kf_buf_add(w->b, t, i);
   } else {
     jw_str(w->b, k, n);
   }
@@ -320,7 +330,7 @@ static int jw_val(sink *s, const kf_node *v) {
   jw_sep(w);
   switch (v->t) {
     case KF_NBOOL: kf_buf_adds(w->b, v->u.b ? "true" : "false"); break;
-    case KF_NINT: kf_buf_printf(w->b, "%" PRId64, v->u.i); break;
+    case KF_NINT: kf_format_int(v->u.i, t); kf_buf_adds(w->b, t); break;
     case KF_NNUM:
       if (isnan(v->u.d)) jw_str(w->b, "NaN", 3);
       else if (isinf(v->u.d))

@@ -12,9 +12,24 @@
 
 /* ---- generic descriptor access ---------------------------------------- */
 
+/* Field by name.  `name` is always a string literal or a kind-table
+** string, so (descriptor, name pointer) identifies the answer: a small
+** per-thread cache of immutable descriptor data saves the binary search of
+** names, which was a fifth of encode's time. */
 static const ProtobufCFieldDescriptor *fd(const ProtobufCMessageDescriptor *d,
                                           const char *name) {
-  return protobuf_c_message_descriptor_get_field_by_name(d, name);
+  static _Thread_local struct {
+    const ProtobufCMessageDescriptor *d;
+    const char *name;
+    const ProtobufCFieldDescriptor *f;
+  } cache[256];
+  size_t h = (((uintptr_t)d >> 3) ^ ((uintptr_t)name >> 1) * 31u) & 255u;
+  if (cache[h].d != d || cache[h].name != name) {
+    cache[h].d = d;
+    cache[h].name = name;
+    cache[h].f = protobuf_c_message_descriptor_get_field_by_name(d, name);
+  }
+  return cache[h].f;
 }
 
 #define MEMBER(m, f, T) ((T *)(void *)((char *)(m) + (f)->offset))
