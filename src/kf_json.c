@@ -49,17 +49,35 @@ static int is_value_msg(const ProtobufCFieldDescriptor *f) {
 }
 
 /* map<K,V> compiles to a repeated "...Entry" message with key=1, value=2 */
-static int is_map(const ProtobufCFieldDescriptor *f) {
-  const ProtobufCMessageDescriptor *d;
+static int is_map_desc(const ProtobufCMessageDescriptor *d) {
   size_t n;
-  if (f->label != PBC(LABEL_REPEATED) || f->type != PBC(TYPE_MESSAGE))
-    return 0;
-  d = (const ProtobufCMessageDescriptor *)f->descriptor;
+  if (d->n_fields != 2) return 0;
   n = strlen(d->name);
-  return d->n_fields == 2 && n > 5 && strcmp(d->name + n - 5, "Entry") == 0 &&
+  return n > 5 && strcmp(d->name + n - 5, "Entry") == 0 &&
          d->fields[0].id == 1 && d->fields[1].id == 2 &&
          strcmp(d->fields[0].name, "key") == 0 &&
          strcmp(d->fields[1].name, "value") == 0;
+}
+
+/* Map fields are repeated "*Entry" messages with key = 1, value = 2 (the
+** descriptor has no flag for them).  Answers are cached per descriptor:
+** immutable data, per thread, so no locking. */
+static int is_map(const ProtobufCFieldDescriptor *f) {
+  static _Thread_local struct {
+    const ProtobufCMessageDescriptor *d;
+    int r;
+  } cache[64];
+  const ProtobufCMessageDescriptor *d;
+  size_t h;
+  if (f->label != PBC(LABEL_REPEATED) || f->type != PBC(TYPE_MESSAGE))
+    return 0;
+  d = (const ProtobufCMessageDescriptor *)f->descriptor;
+  h = ((uintptr_t)d >> 4) & 63u;
+  if (cache[h].d != d) {
+    cache[h].d = d;
+    cache[h].r = is_map_desc(d);
+  }
+  return cache[h].r;
 }
 
 static size_t elem_size(ProtobufCType t) {
@@ -764,32 +782,42 @@ static kf_status pfail(pc *c, kf_status code, const char *fmt, ...) {
 
 static kf_status pnomem(pc *c) { return kf_nomem(c->e); }
 
-static size_t path_add(pc *c, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static size_t path_add(pc *c, const char *fmt, ...) {
+/* Append to the path by hand: this runs for every field parsed, and
+** vsnprintf cost more than the parse itself. */
+static size_t path_put(pc *c, const char *s, size_t n) {
   size_t mark = c->plen;
-  va_list ap;
-  int k;
-  va_start(ap, fmt);
-  k = vsnprintf(c->path + c->plen, sizeof c->path - c->plen, fmt, ap);
-  va_end(ap);
-  if (k > 0) c->plen += (size_t)k;
-  if (c->plen >= sizeof c->path) c->plen = sizeof c->path - 1;  /* truncated */
+  if (n > sizeof c->path - 1 - c->plen) n = sizeof c->path - 1 - c->plen;  /* truncated */
+  memcpy(c->path + c->plen, s, n);
+  c->plen += n;
+  c->path[c->plen] = '\0';
   return mark;
+}
+
+static size_t path_index(pc *c, size_t i) {
+  char t[40];
+  t[0] = '[';
+  kf_format_int((int64_t)i, t + 1);
+  strcat(t, "]");
+  return path_put(c, t, strlen(t));
 }
 
 /* Keys: ".name" (no dot first) when identifier-like, else ["key"]. */
 static size_t path_key(pc *c, const char *k) {
   const char *p = k;
+  size_t mark = c->plen;
   for (; *p; p++)
     if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
           (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
       break;
-  if (*p || !*k) return path_add(c, "[\"%s\"]", k);
-  return path_add(c, "%s%s", c->plen ? "." : "", k);
+  if (*p || !*k) {
+    path_put(c, "[\"", 2);
+    path_put(c, k, strlen(k));
+    path_put(c, "\"]", 2);
+    return mark;
+  }
+  if (c->plen) path_put(c, ".", 1);
+  path_put(c, k, (size_t)(p - k));
+  return mark;
 }
 
 static void path_pop(pc *c, size_t mark) {
@@ -1087,7 +1115,7 @@ static kf_status p_array(pc *c, const kf_node *n, const ProtobufCFieldDescriptor
     return pnomem(c);
   for (i = 0; i < n->u.c.n; i++) {
     const kf_node *v = n->u.c.v[i];
-    size_t mark = path_add(c, "[%zu]", i + 1);
+    size_t mark = path_index(c, i + 1);
     if ((v == NULL || v->t == KF_NNIL) && !is_value_msg(f))
       return pfail(c, KF_EINVAL, "null is not allowed in a repeated field");
     TRY(p_value(c, v, f, arr + i * sz, depth));
