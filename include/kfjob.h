@@ -1,10 +1,54 @@
 /**
  * \file kfjob.h
  * \brief Public C API of kfjob: the Lua module entry points and the
- *        protected host API for C programs that embed Lua.
+ *        protected, sandboxed host API for C programs.
+ *
+ * Two ways to use kfjob from C:
+ *
+ * - **Your own Lua state.**  Call kfjob_preload() (or luaL_requiref() with
+ *   luaopen_kfjob()) and run Lua code as usual.  These functions follow
+ *   the Lua API conventions: they may raise Lua errors, so call them from
+ *   inside a protected call (lua_pcall() of a lua_CFunction).
+ *
+ * - **The host API** (kfjob_host_*).  kfjob owns a sandboxed Lua state per
+ *   run: a memory cap enforced by the allocator, an instruction budget
+ *   enforced by a count hook, only safe standard libraries, scripts loaded
+ *   as text.  Every entry point returns a ::kfjob_status; no Lua error ever
+ *   unwinds (longjmps) into the host.  A minimal host:
+ *
+ * \code
+ * static int on_job(void *ud, const kfjob_job *job) {
+ *   FILE *f = fopen(job->name, "wb");          // (check the name first!)
+ *   fwrite(job->data, 1, job->size, f);        // copy before returning
+ *   fclose(f);
+ *   return 0;                                  // 0: continue
+ * }
+ *
+ * kfjob_host *h;
+ * kfjob_run_options ro;
+ * if (kfjob_host_new(NULL, &h) != KFJOB_OK) return 1;
+ * kfjob_run_options_init(&ro);
+ * ro.format = KFJOB_FORMAT_TEMPLATE;
+ * if (kfjob_host_run_file(h, "train.lua", &ro, on_job, NULL) != KFJOB_OK)
+ *   fprintf(stderr, "%s\n", kfjob_host_message(h));
+ * kfjob_host_free(h);
+ * \endcode
+ *
+ * **Ownership.**  Every pointer kfjob hands to the host (in ::kfjob_job,
+ * to the log callback, from kfjob_host_message()) points into memory that
+ * kfjob owns: copy what you need before the callback returns (before the
+ * next call on the same handle for kfjob_host_message()).  Every pointer
+ * the host hands to kfjob (scripts, options, parameters) is only read
+ * during the call and may be freed as soon as it returns.
+ *
+ * **Threads.**  A ::kfjob_host is not thread-safe; separate handles are
+ * independent and may be used from different threads at once.  kfjob
+ * keeps no global mutable state.
  */
 #ifndef KFJOB_H
 #define KFJOB_H
+
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -12,7 +56,11 @@ extern "C" {
 
 struct lua_State;
 
-/** Export macro: only symbols marked with it leave the shared library. */
+/** \defgroup kfjob_base Export macro, versions, Lua entry points
+ *  @{ */
+
+/** Marks the symbols the library exports; everything else is hidden
+ *  (the library is built with `-fvisibility=hidden`). */
 #if defined(_WIN32)
 #  if defined(KFJOB_BUILDING)
 #    define KFJOB_API __declspec(dllexport)
@@ -25,33 +73,366 @@ struct lua_State;
 #  define KFJOB_API
 #endif
 
-/** Version of the headers a program was compiled with (see
- *  kfjob_version_number() for the library it runs with). */
+/** Major version of the headers a program is compiled with.
+ *  The `KFJOB_VERSION*` macros describe the *headers*; kfjob_version_number()
+ *  and kfjob_version_string() describe the *library* the program runs with
+ *  (they differ when a program runs against a newer shared library). */
 #define KFJOB_VERSION_MAJOR 0
+/** Minor version of the headers. */
 #define KFJOB_VERSION_MINOR 1
+/** Patch version of the headers. */
 #define KFJOB_VERSION_PATCH 0
+/** The header version as a string, "MAJOR.MINOR.PATCH". */
 #define KFJOB_VERSION_STRING "0.1.0"
-/** MAJOR * 10000 + MINOR * 100 + PATCH. */
+/** The header version as a number: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define KFJOB_VERSION_NUMBER 100
 
+/** Name under which the module is required (`require "kfjob"`). */
+#define KFJOB_LIBNAME "kfjob"
+
 /**
- * Open the module: pushes the `kfjob` table (as `require "kfjob"` does).
- * \param L a Lua 5.4 state with the standard `package` library.
- * \return 1 (the module table on the stack).
+ * Open the module: pushes the `kfjob` table (what `require "kfjob"`
+ * returns) and loads the embedded `kfjob.template`.  Use it with
+ * luaL_requiref(L, KFJOB_LIBNAME, luaopen_kfjob, 0) or through
+ * kfjob_preload().  May raise Lua errors (memory): call it in protected
+ * mode.
+ * \param L a Lua 5.4 state.
+ * \return 1 (the module table is on the stack).
  */
 KFJOB_API int luaopen_kfjob(struct lua_State *L);
 
 /**
- * Register `kfjob` and its Lua submodules (`kfjob.template`) in
+ * Register `kfjob` and its Lua submodules (`kfjob.template`, ...) in
  * `package.preload`, so `require` finds them with no files on disk.
- * \param L a Lua 5.4 state with the `package` library opened.
+ * May raise Lua errors (memory): call it in protected mode.
+ * \param L a Lua 5.4 state.
  */
 KFJOB_API void kfjob_preload(struct lua_State *L);
 
-/** \return KFJOB_VERSION_NUMBER of the library actually linked. */
+/**
+ * Version of the library actually linked.
+ * \return its KFJOB_VERSION_NUMBER (MAJOR * 10000 + MINOR * 100 + PATCH).
+ */
 KFJOB_API unsigned kfjob_version_number(void);
-/** \return KFJOB_VERSION_STRING of the library actually linked. */
+
+/**
+ * Version of the library actually linked, as text.
+ * \return its KFJOB_VERSION_STRING (static storage; do not free).
+ */
 KFJOB_API const char *kfjob_version_string(void);
+
+/** @} */
+
+/** \defgroup kfjob_host Sandboxed host API
+ *  @{ */
+
+/** Result of every host API call. */
+typedef enum kfjob_status {
+  KFJOB_OK = 0,        /**< Success. */
+  KFJOB_ESCRIPT,       /**< The config script failed: syntax or runtime
+                            error, or it returned no jobs.  The message
+                            reads `FILE:LINE: message`. */
+  KFJOB_EJOB,          /**< A job could not be rendered (for example
+                            task_type_version 0 cannot express it) or its
+                            name is invalid or repeated.  The message reads
+                            `FILE: job 'NAME': message`. */
+  KFJOB_EMEMORY,       /**< The run reached the memory limit (or the
+                            system ran out of memory). */
+  KFJOB_ELIMIT,        /**< The run used up its instruction budget. */
+  KFJOB_EDATA,         /**< kfjob_host_decode(): the input is not a valid
+                            message of the given type. */
+  KFJOB_EIO,           /**< A file could not be read. */
+  KFJOB_EARG,          /**< Invalid argument from the host (NULL pointer,
+                            unknown format, malformed `key=value`, handle
+                            used from its own callback). */
+  KFJOB_EUNSUPPORTED,  /**< The format needs a job method this build of
+                            kfjob lacks. */
+  KFJOB_ESTOPPED       /**< The job callback returned non-zero. */
+} kfjob_status;
+
+/** What each job is rendered to. */
+typedef enum kfjob_format {
+  KFJOB_FORMAT_PB = 0,         /**< Plugin message wire bytes
+                                    (`job:encode()`); binary. */
+  KFJOB_FORMAT_JSON,           /**< The proto3 JSON `TaskTemplate.custom`
+                                    holds (`job:to_json()`); text. */
+  KFJOB_FORMAT_YAML,           /**< The same document as YAML; text. */
+  KFJOB_FORMAT_TEMPLATE,       /**< `flyteidl.core.TaskTemplate` bytes
+                                    (`job:task_template()`); binary. */
+  KFJOB_FORMAT_TEMPLATE_JSON,  /**< The TaskTemplate as JSON; text. */
+  KFJOB_FORMAT_MANIFEST,       /**< The `kubeflow.org/v1` custom resource
+                                    as YAML (`job:manifest()`); text. */
+  KFJOB_FORMAT_MANIFEST_JSON,  /**< The custom resource as JSON; text. */
+  KFJOB_FORMAT_NONE            /**< Nothing: validate (and lint) only;
+                                    kfjob_job::data is NULL.  The job is
+                                    still encoded for the run's version,
+                                    so a job it cannot express fails. */
+} kfjob_format;
+
+/** Default of kfjob_host_options::memory_limit: 64 MiB per run. */
+#define KFJOB_DEFAULT_MEMORY_LIMIT ((size_t)64 << 20)
+/** Default of kfjob_host_options::instruction_limit: 500 million Lua VM
+ *  instructions per run (about a second of pure Lua). */
+#define KFJOB_DEFAULT_INSTRUCTION_LIMIT 500000000ULL
+
+/** Opaque handle: options, the last message and usage figures.  Each run
+ *  gets a fresh sandboxed Lua state, closed before the run returns. */
+typedef struct kfjob_host kfjob_host;
+
+/**
+ * Receives the text of each `print(...)` (its arguments joined by tabs,
+ * without a newline) and of each `warn(...)` (prefixed "warning: ") from
+ * scripts.
+ * \param ud   kfjob_host_options::log_ud.
+ * \param msg  the text; owned by kfjob, valid only during the call.
+ * \param len  its length in bytes (msg is also NUL-terminated).
+ */
+typedef void (*kfjob_log_fn)(void *ud, const char *msg, size_t len);
+
+/** Options of a handle; set defaults with kfjob_host_options_init(). */
+typedef struct kfjob_host_options {
+  size_t memory_limit;       /**< Bytes of Lua memory per run; 0: no
+                                  limit.  Includes the libraries (about
+                                  300 KiB). */
+  unsigned long long instruction_limit;
+                             /**< Lua VM instructions per run (pattern
+                                  matching and table shifting count too);
+                                  0: no limit. */
+  kfjob_log_fn log;          /**< Output of print() and warn(); NULL
+                                  discards it. */
+  void *log_ud;              /**< Passed to #log. */
+} kfjob_host_options;
+
+/**
+ * Fill `o` with the defaults: ::KFJOB_DEFAULT_MEMORY_LIMIT,
+ * ::KFJOB_DEFAULT_INSTRUCTION_LIMIT, no log.
+ * \param o options to initialise (not NULL).
+ */
+KFJOB_API void kfjob_host_options_init(kfjob_host_options *o);
+
+/** One lint warning (`job:lint()`): a field path and a message. */
+typedef struct kfjob_warning {
+  const char *path;     /**< Field path, e.g. "run_policy.backoff_limit". */
+  const char *message;  /**< What is probably wrong. */
+} kfjob_warning;
+
+/** A job handed to the ::kfjob_job_fn callback.  Every pointer in it is
+ *  owned by kfjob and valid only until the callback returns. */
+typedef struct kfjob_job {
+  const char *name;       /**< The job's name: its key in a `{name = job}`
+                               table, the name an iterator gave, or one
+                               made from kfjob_run_options::name.  Not
+                               checked for use as a file name. */
+  const char *kind;       /**< "TFJob", "PyTorchJob", "Elastic", "MPIJob",
+                               "HorovodJob". */
+  const char *task_type;  /**< Flyte task type: "tensorflow", "pytorch",
+                               "mpi" or "python-task". */
+  int version;            /**< task_type_version the output carries. */
+  kfjob_format format;    /**< Format of #data. */
+  const char *data;       /**< Rendered bytes (NULL for
+                               ::KFJOB_FORMAT_NONE and failed jobs).  Always
+                               followed by a NUL byte not counted in #size,
+                               so text formats can be used as C strings. */
+  size_t size;            /**< Length of #data in bytes. */
+  size_t index;           /**< 0-based position of the job in the run. */
+  size_t total;           /**< Number of jobs when known in advance (a job,
+                               a list or a table), 0 for iterators. */
+  const kfjob_warning *warnings;  /**< Lint warnings (when
+                                       kfjob_run_options::lint is set). */
+  size_t nwarnings;       /**< Number of #warnings. */
+  const char *error;      /**< With kfjob_run_options::keep_going: why this
+                               job could not be rendered (#data is NULL);
+                               otherwise NULL. */
+} kfjob_job;
+
+/**
+ * Called once per job, in order.  Runs outside the Lua VM: it may take
+ * its time and call anything except functions on the same handle.
+ * \param ud  the pointer given to the run function.
+ * \param job the job; copy what you keep before returning.
+ * \return 0 to continue; anything else stops the run, which then returns
+ *         ::KFJOB_ESTOPPED.
+ */
+typedef int (*kfjob_job_fn)(void *ud, const kfjob_job *job);
+
+/** Options of one run; set defaults with kfjob_run_options_init(). */
+typedef struct kfjob_run_options {
+  kfjob_format format;       /**< Output format (default
+                                  ::KFJOB_FORMAT_JSON). */
+  int version;               /**< task_type_version to render, 0 or 1;
+                                  -1 (default): 1, or for
+                                  kfjob_host_decode() the input's version. */
+  const char *replica_encoding;  /**< Version 1 only: "flat" (NULL, the
+                                      default) or "common". */
+  int indent;                /**< JSON formats: 0 compact (default), n > 0
+                                  pretty-printed with n spaces. */
+  const char *const *params; /**< `nparams` strings "key=value", visible to
+                                  the script as `params.key` (and as its
+                                  first argument `...`).  Values that read
+                                  as numbers become numbers, "true" and
+                                  "false" booleans; anything else stays a
+                                  string. */
+  size_t nparams;            /**< Number of #params. */
+  const char *name;          /**< Name of a job returned alone, and prefix
+                                  of the names of a list's jobs
+                                  ("NAME-1", ...).  NULL: "job". */
+  const char *select;        /**< Render only the job of this name from a
+                                  `{name = job}` table or an iterator (an
+                                  error when there is none); NULL: all. */
+  const char *namespace_;    /**< Manifest formats: metadata.namespace. */
+  const char *image;         /**< Manifest formats: the task image (groups
+                                  without an image of their own use it). */
+  int lint;                  /**< Non-zero: fill kfjob_job::warnings. */
+  int keep_going;            /**< Non-zero: a job that cannot be rendered
+                                  is passed to the callback with
+                                  kfjob_job::error set and the run goes on
+                                  (it returns ::KFJOB_EJOB at the end).
+                                  Zero: the run stops at that job. */
+} kfjob_run_options;
+
+/**
+ * Fill `o` with the defaults: JSON, version -1, flat, compact, no
+ * parameters, no names, no lint, stop at the first failing job.
+ * \param o options to initialise (not NULL).
+ */
+KFJOB_API void kfjob_run_options_init(kfjob_run_options *o);
+
+/**
+ * Create a handle.
+ * \param opts options (copied), or NULL for the defaults.
+ * \param[out] out the new handle; NULL on failure.
+ * \retval KFJOB_OK        success.
+ * \retval KFJOB_EARG      `out` is NULL.
+ * \retval KFJOB_EMEMORY   no memory for the handle.
+ */
+KFJOB_API kfjob_status kfjob_host_new(const kfjob_host_options *opts,
+                                      kfjob_host **out);
+
+/**
+ * Free a handle and everything it owns.  NULL is allowed.  Must not be
+ * called from the handle's own callbacks.
+ * \param h the handle.
+ */
+KFJOB_API void kfjob_host_free(kfjob_host *h);
+
+/**
+ * Run a config script from a file and render every job it returns.
+ *
+ * The script runs in a fresh sandbox: standard libraries base (without
+ * dofile/loadfile; load() of text only; setmetatable() without `__gc`),
+ * string (without dump), table, math, utf8, coroutine and os.time,
+ * os.clock, os.date; no io, package or debug; `require` finds only the
+ * kfjob modules and those libraries; `print`/`warn` go to the log
+ * callback.  Pattern matching and table.insert/remove/move count against
+ * the instruction budget, so no C function can run unbounded.  The script returns a
+ * job, a list of jobs, a `{name = job}` table (rendered in name order) or
+ * an iterator of `name, job` (such as `kfjob.template.variants`).
+ *
+ * \param h    the handle.
+ * \param path the script; its name appears in messages as `path:LINE:`.
+ * \param o    run options, or NULL for the defaults.
+ * \param cb   called for each job; may be NULL (validate only).
+ * \param ud   passed to `cb`.
+ * \return ::KFJOB_OK, or an error status with kfjob_host_message() set:
+ *         ::KFJOB_EIO (unreadable file), ::KFJOB_ESCRIPT, ::KFJOB_EJOB,
+ *         ::KFJOB_EMEMORY, ::KFJOB_ELIMIT, ::KFJOB_EUNSUPPORTED,
+ *         ::KFJOB_ESTOPPED, ::KFJOB_EARG.
+ */
+KFJOB_API kfjob_status kfjob_host_run_file(kfjob_host *h, const char *path,
+                                           const kfjob_run_options *o,
+                                           kfjob_job_fn cb, void *ud);
+
+/**
+ * Like kfjob_host_run_file() with the script given as text.
+ * \param h         the handle.
+ * \param src       the script text (not necessarily NUL-terminated).
+ * \param len       its length in bytes.
+ * \param chunkname how messages name it, e.g. "train.lua"; NULL: "config".
+ * \param o         run options, or NULL for the defaults.
+ * \param cb        called for each job; may be NULL.
+ * \param ud        passed to `cb`.
+ * \return as kfjob_host_run_file() (never ::KFJOB_EIO).
+ */
+KFJOB_API kfjob_status kfjob_host_run_string(kfjob_host *h, const char *src,
+                                             size_t len, const char *chunkname,
+                                             const kfjob_run_options *o,
+                                             kfjob_job_fn cb, void *ud);
+
+/**
+ * Decode one job and render it like a run would (one callback).
+ *
+ * With `task_type` NULL the input is a `flyteidl.core.TaskTemplate`, as
+ * bytes or as JSON (`kfjob.decode_task_template`); the job's name is the
+ * template id's name when there is one.  Otherwise it is the `custom` of
+ * that task type: plugin message bytes of task_type_version `version`
+ * (`kfjob.decode`), or proto3 JSON when it starts with `{`
+ * (`kfjob.from_json`).  Rendering uses kfjob_run_options::version, or the
+ * input's version when that is -1.
+ *
+ * \param h         the handle.
+ * \param task_type "tensorflow", "pytorch", "mpi", or NULL (TaskTemplate).
+ * \param version   task_type_version of plugin bytes (0 or 1).
+ * \param data      the input bytes.
+ * \param size      their length.
+ * \param o         run options (name, format...), or NULL.
+ * \param cb        receives the decoded job; may be NULL.
+ * \param ud        passed to `cb`.
+ * \return ::KFJOB_OK, ::KFJOB_EDATA for invalid input, or as
+ *         kfjob_host_run_file().
+ */
+KFJOB_API kfjob_status kfjob_host_decode(kfjob_host *h, const char *task_type,
+                                         int version, const void *data,
+                                         size_t size,
+                                         const kfjob_run_options *o,
+                                         kfjob_job_fn cb, void *ud);
+
+/**
+ * Message of the last call on `h` that failed ("" after a success).
+ * \param h the handle (NULL gives a fixed message).
+ * \return text owned by `h`, valid until the next call on `h`.
+ */
+KFJOB_API const char *kfjob_host_message(const kfjob_host *h);
+
+/** Figures about the last run of a handle. */
+typedef struct kfjob_usage {
+  size_t memory_peak;              /**< Largest Lua memory in use, bytes. */
+  unsigned long long instructions; /**< Instructions the script used
+                                        (counted in steps of 1000). */
+  size_t jobs;                     /**< Jobs passed to the callback. */
+  size_t failed;                   /**< Of those, jobs with an error. */
+} kfjob_usage;
+
+/**
+ * Usage of the last run on `h`.
+ * \param h the handle.
+ * \param[out] u filled in (zeros when `h` is NULL or nothing ran yet).
+ */
+KFJOB_API void kfjob_host_usage(const kfjob_host *h, kfjob_usage *u);
+
+/**
+ * Name of a status, e.g. "script error".
+ * \param s a status.
+ * \return static text.
+ */
+KFJOB_API const char *kfjob_status_string(kfjob_status s);
+
+/**
+ * Short name of a format: "pb", "json", "yaml", "template",
+ * "template-json", "manifest", "manifest-json", "none".
+ * \param f a format.
+ * \return static text, or NULL for an unknown value.
+ */
+KFJOB_API const char *kfjob_format_name(kfjob_format f);
+
+/**
+ * Parse a format name as kfjob_format_name() spells it.
+ * \param name the name.
+ * \param[out] out the format.
+ * \retval 1 known name; \retval 0 unknown (out unchanged).
+ */
+KFJOB_API int kfjob_format_parse(const char *name, kfjob_format *out);
+
+/** @} */
 
 #ifdef __cplusplus
 }

@@ -34,6 +34,7 @@ void kf_arena_init(kf_arena *A, kf_alloc a) {
   A->a = a;
   A->head = NULL;
   A->total = 0;
+  A->failed = 0;
 }
 
 void *kf_arena_alloc(kf_arena *A, size_t n) {
@@ -44,9 +45,9 @@ void *kf_arena_alloc(kf_arena *A, size_t n) {
   if (c == NULL || c->size - c->used < n) {
     size_t sz = n > CHUNK_MIN ? n : CHUNK_MIN;
     if (c != NULL && sz < c->size * 2 && c->size < (1u << 20)) sz = c->size * 2;
-    if (sz > (size_t)-1 / 2) return NULL;
+    if (sz > (size_t)-1 / 2) return (A->failed = 1, NULL);
     c = (kf_chunk *)A->a.f(A->a.ud, NULL, 0, sizeof(kf_chunk) + sz);
-    if (c == NULL) return NULL;
+    if (c == NULL) return (A->failed = 1, NULL);
     c->size = sz;
     c->used = 0;
     c->next = A->head;
@@ -78,6 +79,7 @@ static void free_chunks(kf_arena *A, kf_chunk *c) {
 
 void kf_arena_reset(kf_arena *A) {
   kf_chunk *c = A->head, *keep = NULL;
+  A->failed = 0;
   /* keep the largest chunk: later calls of the same size then never
   ** allocate */
   for (; c != NULL; c = c->next)

@@ -58,6 +58,9 @@ typedef struct kf_arena {
   kf_alloc a;
   kf_chunk *head;
   size_t total;     /* bytes held in chunks, for accounting */
+  int failed;       /* an allocation failed since the last reset: lets
+                       callers tell protobuf-c's NULL (bad bytes or no
+                       memory) apart */
 } kf_arena;
 
 void kf_arena_init(kf_arena *A, kf_alloc a);

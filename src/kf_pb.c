@@ -535,6 +535,7 @@ kf_status kf_decode(const char *task_type, int kind, int version,
   kf_arena_pballoc(A, &pa);
   m = protobuf_c_message_unpack(d, &pa, n, p);
   if (m != NULL && kf_wire_check(d, p, n, "kfjob.decode", e) != KF_OK) return e->code;
+  if (m == NULL && A->failed) return kf_nomem(e);
   if (m == NULL)
     return kf_fail(e, KF_EINVAL,
                    "kfjob.decode: malformed %s message (truncated bytes, a bad "

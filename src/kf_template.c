@@ -314,6 +314,7 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
     ProtobufCAllocator pa;
     kf_arena_pballoc(A, &pa);
     t = flyteidl__core__task_template__unpack(&pa, n, (const uint8_t *)p);
+    if (t == NULL && A->failed) return kf_nomem(e);
     if (t != NULL && (st = kf_wire_check(&flyteidl__core__task_template__descriptor,
                                          (const uint8_t *)p, n, DWHO, e)))
       return st;

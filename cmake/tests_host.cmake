@@ -1,0 +1,46 @@
+# Host API, libraries and CLI tests (issue 6).
+#   host_api            test/host/test_host.c against libkfjob.a
+#   host_api_valgrind   the same under valgrind (no leaks, no invalid access)
+#   host_symbols        only KFJOB_API symbols leave libkfjob.a / libkfjob.so
+#   host_install        cmake --install to a temporary prefix, then build
+#                       examples/host with pkg-config and with find_package
+#                       and run it
+# The CLI is tested by spec/cli_spec.lua (busted).
+if(NOT KFJOB_HOST OR NOT TARGET kfjob_cli)
+  return()
+endif()
+
+add_executable(test_host ${CMAKE_SOURCE_DIR}/test/host/test_host.c)
+target_link_libraries(test_host PRIVATE kfjob::kfjob)
+add_test(NAME host_api COMMAND test_host)
+set_tests_properties(host_api PROPERTIES TIMEOUT 300 LABELS host)
+
+find_program(VALGRIND_EXECUTABLE valgrind)
+if(VALGRIND_EXECUTABLE)
+  add_test(NAME host_api_valgrind
+           COMMAND ${VALGRIND_EXECUTABLE} --quiet --error-exitcode=99
+                   --leak-check=full --show-leak-kinds=all
+                   --errors-for-leak-kinds=all --track-origins=yes
+                   $<TARGET_FILE:test_host>)
+  # a smaller instruction budget keeps the looping scripts quick
+  set_tests_properties(host_api_valgrind PROPERTIES TIMEOUT 900
+                       LABELS "host;valgrind" ENVIRONMENT KFJOB_TEST_BUDGET=200000)
+endif()
+
+set(_kf_libs)
+if(TARGET kfjob_static)
+  list(APPEND _kf_libs $<TARGET_FILE:kfjob_static>)
+endif()
+if(TARGET kfjob_shared)
+  list(APPEND _kf_libs $<TARGET_FILE:kfjob_shared>)
+endif()
+add_test(NAME host_symbols
+         COMMAND sh ${CMAKE_SOURCE_DIR}/test/host/check_symbols.sh ${_kf_libs})
+set_tests_properties(host_symbols PROPERTIES LABELS host)
+
+add_test(NAME host_install
+         COMMAND sh ${CMAKE_SOURCE_DIR}/test/host/install_test.sh
+                 ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR} ${CMAKE_COMMAND}
+                 ${CMAKE_C_COMPILER})
+set_tests_properties(host_install PROPERTIES TIMEOUT 600 LABELS host
+                     RUN_SERIAL TRUE)
