@@ -38,6 +38,12 @@ void kf_arena_init(kf_arena *A, kf_alloc a) {
 }
 
 void *kf_arena_alloc(kf_arena *A, size_t n) {
+  void *p = kf_arena_alloc_raw(A, n);
+  if (p != NULL) memset(p, 0, n);
+  return p;
+}
+
+void *kf_arena_alloc_raw(kf_arena *A, size_t n) {
   kf_chunk *c = A->head;
   void *p;
   n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
@@ -56,12 +62,11 @@ void *kf_arena_alloc(kf_arena *A, size_t n) {
   }
   p = (char *)c->data + c->used;
   c->used += n;
-  memset(p, 0, n);
   return p;
 }
 
 char *kf_arena_strndup(kf_arena *A, const char *s, size_t n) {
-  char *p = (char *)kf_arena_alloc(A, n + 1);
+  char *p = (char *)kf_arena_alloc_raw(A, n + 1);
   if (p == NULL) return NULL;
   memcpy(p, s, n);
   p[n] = '\0';
@@ -209,11 +214,11 @@ int kf_node_push(kf_arena *A, kf_node *c, const char *key, kf_node *v) {
   if (v == NULL) return 0;
   if (c->u.c.n == c->u.c.cap) {
     size_t cap = c->u.c.cap ? c->u.c.cap * 2 : 4;
-    kf_node **nv = (kf_node **)kf_arena_alloc(A, cap * sizeof *nv);
+    kf_node **nv = (kf_node **)kf_arena_alloc_raw(A, cap * sizeof *nv);
     const char **nk = NULL;
     if (nv == NULL) return 0;
     if (c->t == KF_NOBJ &&
-        (nk = (const char **)kf_arena_alloc(A, cap * sizeof *nk)) == NULL)
+        (nk = (const char **)kf_arena_alloc_raw(A, cap * sizeof *nk)) == NULL)
       return 0;
     if (c->u.c.n) {
       memcpy(nv, c->u.c.v, c->u.c.n * sizeof *nv);
@@ -244,6 +249,14 @@ kf_node *kf_obj_add(kf_arena *A, kf_node *obj, const char *key, kf_ntype t) {
 
 int kf_obj_str(kf_arena *A, kf_node *obj, const char *key, const char *s) {
   return kf_node_push(A, obj, key, kf_node_str(A, s, strlen(s)));
+}
+
+int kf_obj_strref(kf_arena *A, kf_node *obj, const char *key, const char *s) {
+  kf_node *n = kf_node_new(A, KF_NSTR);
+  if (n == NULL) return 0;
+  n->u.s.p = s;
+  n->u.s.n = strlen(s);
+  return kf_node_push(A, obj, key, n);
 }
 
 int kf_obj_int(kf_arena *A, kf_node *obj, const char *key, int64_t i) {

@@ -65,6 +65,7 @@ typedef struct kf_arena {
 
 void kf_arena_init(kf_arena *A, kf_alloc a);
 void *kf_arena_alloc(kf_arena *A, size_t n);   /* NULL on failure, zeroed */
+void *kf_arena_alloc_raw(kf_arena *A, size_t n);  /* not zeroed */
 char *kf_arena_strndup(kf_arena *A, const char *s, size_t n);
 void kf_arena_reset(kf_arena *A);              /* keep one chunk */
 void kf_arena_free(kf_arena *A);               /* release everything */
@@ -127,6 +128,8 @@ kf_node *kf_node_get(const kf_node *obj, const char *key);
 /* Objects built by the core (manifests) use these shorthands. */
 kf_node *kf_obj_add(kf_arena *A, kf_node *obj, const char *key, kf_ntype t);
 int kf_obj_str(kf_arena *A, kf_node *obj, const char *key, const char *s);
+/* Without copying: `s` must outlive the tree (static, or the job's own). */
+int kf_obj_strref(kf_arena *A, kf_node *obj, const char *key, const char *s);
 int kf_obj_int(kf_arena *A, kf_node *obj, const char *key, int64_t i);
 
 /* ---- job model -------------------------------------------------------- */

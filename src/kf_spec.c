@@ -286,25 +286,28 @@ static kf_status get_command(ctx *c, const kf_node *n, kf_group *g) {
 
 static kf_status parse_group(ctx *c, const kf_node *n, unsigned allow,
                              kf_group *g, int *replicas_given) {
+  enum { F_REPLICAS, F_IMAGE, F_REQUESTS, F_LIMITS, F_RESTART, F_COMMAND };
   static const char *const all[] = {"replicas", "image", "requests", "limits",
                                     "restart_policy", "command", NULL};
   const char *known[7];
+  int field[7];
   const kf_node *slot[KF_MAX_KNOWN];
   size_t k = 0, i;
   kf_status st;
   for (i = 0; all[i] != NULL; i++) {
-    if (i == 0 && !(allow & GF_REPLICAS)) continue;
-    if (i == 5 && !(allow & GF_COMMAND)) continue;
+    if (i == F_REPLICAS && !(allow & GF_REPLICAS)) continue;
+    if (i == F_COMMAND && !(allow & GF_COMMAND)) continue;
+    field[k] = (int)i;
     known[k++] = all[i];
   }
   known[k] = NULL;
   /* a field another context would take gets a precise message */
-  for (i = 0; i < n->u.c.n; i++) {
+  for (i = 0; k < 6 && i < n->u.c.n; i++) {
     const char *key = n->u.c.k[i];
     const char *why = NULL;
-    if (strcmp(key, "command") == 0 && !(allow & GF_COMMAND))
+    if (!(allow & GF_COMMAND) && strcmp(key, "command") == 0)
       why = "only MPI and Horovod groups take a command";
-    else if (strcmp(key, "replicas") == 0 && !(allow & GF_REPLICAS))
+    else if (!(allow & GF_REPLICAS) && strcmp(key, "replicas") == 0)
       why = "not settable here (an elastic job takes nnodes)";
     if (why) {
       size_t p = push(c, key);
@@ -315,26 +318,24 @@ static kf_status parse_group(ctx *c, const kf_node *n, unsigned allow,
   }
   if ((st = match_keys(c, n, known, slot)) != KF_OK) return st;
   for (i = 0; known[i] != NULL; i++) {  /* schema order: stable first error */
-    const char *key = known[i];
     const kf_node *v = slot[i];
     size_t p;
     if (v == NULL) continue;
-    p = push(c, key);
-    if (strcmp(key, "replicas") == 0) {
-      st = get_int(c, v, 0, &g->replicas);
-      if (replicas_given) *replicas_given = 1;
-    } else if (strcmp(key, "image") == 0) {
-      st = get_str(c, v, 1, &g->image);
-    } else if (strcmp(key, "requests") == 0) {
-      st = get_resources(c, v, g->requests);
-    } else if (strcmp(key, "limits") == 0) {
-      st = get_resources(c, v, g->limits);
-    } else if (strcmp(key, "restart_policy") == 0) {
-      st = get_enum(c, v, kf_parse_restart_policy,
-                    "unknown restart policy %s (expected %s)",
-                    "never, on_failure or always", &g->restart_policy);
-    } else {
-      st = get_command(c, v, g);
+    p = push(c, known[i]);
+    switch (field[i]) {
+      case F_REPLICAS:
+        st = get_int(c, v, 0, &g->replicas);
+        if (replicas_given) *replicas_given = 1;
+        break;
+      case F_IMAGE: st = get_str(c, v, 1, &g->image); break;
+      case F_REQUESTS: st = get_resources(c, v, g->requests); break;
+      case F_LIMITS: st = get_resources(c, v, g->limits); break;
+      case F_RESTART:
+        st = get_enum(c, v, kf_parse_restart_policy,
+                      "unknown restart policy %s (expected %s)",
+                      "never, on_failure or always", &g->restart_policy);
+        break;
+      default: st = get_command(c, v, g);
     }
     pop(c, p);
     if (st) return st;
@@ -727,7 +728,7 @@ static int add_resources(kf_arena *A, kf_node *obj, const char *key,
   for (i = 0; i < KF_NRES; i++) {
     if (q[i] == NULL) continue;
     if (r == NULL && (r = kf_obj_add(A, obj, key, KF_NOBJ)) == NULL) return 0;
-    if (!kf_obj_str(A, r, kf_res_keys[i], q[i])) return 0;
+    if (!kf_obj_strref(A, r, kf_res_keys[i], q[i])) return 0;
   }
   return 1;
 }
@@ -737,11 +738,11 @@ static kf_node *group_node(const kf_group *g, int with_replicas, kf_arena *A) {
   size_t i;
   if (o == NULL) return NULL;
   if (with_replicas && !kf_obj_int(A, o, "replicas", g->replicas)) return NULL;
-  if (g->image && !kf_obj_str(A, o, "image", g->image)) return NULL;
+  if (g->image && !kf_obj_strref(A, o, "image", g->image)) return NULL;
   if (!add_resources(A, o, "requests", g->requests) ||
       !add_resources(A, o, "limits", g->limits))
     return NULL;
-  if (!kf_obj_str(A, o, "restart_policy", kf_rp_names[g->restart_policy]))
+  if (!kf_obj_strref(A, o, "restart_policy", kf_rp_names[g->restart_policy]))
     return NULL;
   if (g->ncommand) {
     kf_node *c = kf_obj_add(A, o, "command", KF_NARR);
@@ -761,7 +762,7 @@ kf_node *kf_group_to_spec(const kf_group *g, kf_arena *A) {
 kf_node *kf_run_policy_to_spec(const kf_run_policy *rp, kf_arena *A) {
   kf_node *o = kf_node_new(A, KF_NOBJ);
   if (o == NULL ||
-      !kf_obj_str(A, o, "clean_pod_policy", kf_cp_names[rp->clean_pod_policy]))
+      !kf_obj_strref(A, o, "clean_pod_policy", kf_cp_names[rp->clean_pod_policy]))
     return NULL;
   if ((rp->ttl_seconds_after_finished || (rp->zero & KF_RPZ_TTL)) &&
       !kf_obj_int(A, o, "ttl_seconds_after_finished",
@@ -793,7 +794,7 @@ kf_node *kf_job_to_spec(const kf_job *j, kf_arena *A) {
     }
     ok = ok && kf_obj_int(A, o, "nproc_per_node", j->nproc_per_node) &&
          kf_obj_int(A, o, "max_restarts", j->max_restarts) &&
-         kf_obj_str(A, o, "rdzv_backend", j->rdzv_backend);
+         kf_obj_strref(A, o, "rdzv_backend", j->rdzv_backend);
   }
   for (i = 0; ok && i < k->nroles; i++) {
     int role = k->roles[i].role;
@@ -807,8 +808,8 @@ kf_node *kf_job_to_spec(const kf_job *j, kf_arena *A) {
     kf_node *b = kf_obj_add(A, o, "verbose", KF_NBOOL);
     ok = b != NULL;
     if (ok) b->u.b = j->verbose;
-    ok = ok && kf_obj_str(A, o, "log_level", j->log_level) &&
-         kf_obj_str(A, o, "discovery_script_path", j->discovery_script_path) &&
+    ok = ok && kf_obj_strref(A, o, "log_level", j->log_level) &&
+         kf_obj_strref(A, o, "discovery_script_path", j->discovery_script_path) &&
          kf_obj_int(A, o, "elastic_timeout", j->elastic_timeout);
   }
   return ok ? o : NULL;
