@@ -85,7 +85,9 @@ static kf_status match_keys(ctx *c, const kf_node *obj,
   for (i = 0; obj->t == KF_NOBJ && i < obj->u.c.n; i++) {
     const char *k = obj->u.c.k[i];
     for (j = 0; known[j] != NULL; j++)
-      if (known[j][0] == k[0] && strcmp(known[j], k) == 0) break;
+      if (known[j][0] == k[0] && (k[0] == '\0' || (known[j][1] == k[1] &&
+          (k[1] == '\0' || known[j][2] == k[2]))) && strcmp(known[j], k) == 0)
+        break;
     if (known[j] != NULL) slots[j] = obj->u.c.v[i];
     else if (bad == NULL || strcmp(k, bad) < 0) bad = k;
   }
