@@ -18,6 +18,12 @@ kf_status kf_task_template(const kf_job *j, const kf_encopts *o,
                            const kf_node *opts, kf_arena *A,
                            Flyteidl__Core__TaskTemplate **out, kf_err *e);
 
+/* The same template's deterministic bytes appended to `out`, the custom
+** Struct written straight from the JSON tree (the fast path). */
+kf_status kf_task_template_bytes(const kf_job *j, const kf_encopts *o,
+                                 const kf_node *opts, kf_arena *A, kf_buf *out,
+                                 kf_err *e);
+
 /* TaskTemplate bytes, or its proto3 JSON (text starting with '{') -> job
 ** and an info node {type, version, id?, container?, config?}.  `kind`
 ** refines the task type (HorovodJob for "mpi") or is -1. */

@@ -79,12 +79,12 @@ static int m_task_template(lua_State *L) {
   if (!lua_isnoneornil(L, 2)) {
     opts = lkf_checknode(L, X, 2, "kfjob.task_template: opts", &e);
   }
-  if (kf_task_template(j, &o, opts, &X->A, &t, &e) != KF_OK) return lkf_raise(L, &e);
   if (json) {
-    if (kf_msg_to_json(&t->base, indent, &X->buf, &e) != KF_OK) return lkf_raise(L, &e);
-  } else {
-    /* not protobuf-c's pack: it drops empty map keys/values, Python does not */
-    if (kf_msg_pack_into(&t->base, &X->A, &X->buf, &e) != KF_OK) return lkf_raise(L, &e);
+    if (kf_task_template(j, &o, opts, &X->A, &t, &e) != KF_OK ||
+        kf_msg_to_json(&t->base, indent, &X->buf, &e) != KF_OK)
+      return lkf_raise(L, &e);
+  } else if (kf_task_template_bytes(j, &o, opts, &X->A, &X->buf, &e) != KF_OK) {
+    return lkf_raise(L, &e);
   }
   lua_pushlstring(L, X->buf.p, X->buf.n);
   return 1;
