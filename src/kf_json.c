@@ -410,9 +410,13 @@ static int nb_close(sink *s, kf_ntype t) { (void)s; (void)t; return 1; }
 static int nb_key(sink *s, const char *k, size_t n, int camel) {
   nb *b = (nb *)s;
   char *p;
-  if (camel) {
-    n = json_name(k, NULL, 0);
-    if ((p = (char *)kf_arena_alloc(b->A, n + 1)) != NULL)
+  if (camel && strchr(k, '_') == NULL) {
+    p = (char *)k;  /* descriptor names are static: no copy needed */
+  } else if (camel) {
+    char t[128];
+    n = json_name(k, t, sizeof t);
+    p = n < sizeof t ? kf_arena_strndup(b->A, t, n) : NULL;
+    if (n >= sizeof t && (p = (char *)kf_arena_alloc(b->A, n + 1)) != NULL)
       json_name(k, p, n + 1);
   } else {
     p = kf_arena_strndup(b->A, k, n);
