@@ -699,6 +699,17 @@ static int l_decode(lua_State *L) {
   return 1;
 }
 
+/* 64-bit FNV-1a, as a Lua integer: the template layer keeps one per
+** variant name to detect collisions in flat memory. */
+static int l_hash64(lua_State *L) {
+  size_t n, i;
+  const unsigned char *p = (const unsigned char *)luaL_checklstring(L, 1, &n);
+  uint64_t h = 0xcbf29ce484222325u;
+  for (i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3u;
+  lua_pushinteger(L, (lua_Integer)h);
+  return 1;
+}
+
 static int l_is_job(lua_State *L) {
   lua_pushboolean(L, lkf_jobkind(L, 1) >= 0);
   return 1;
@@ -733,7 +744,7 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
   static const char *const rp_upper[] = {"NEVER", "ON_FAILURE", "ALWAYS"};
   static const char *const cp_upper[] = {"NONE", "RUNNING", "ALL"};
   static const luaL_Reg funcs[] = {{"decode", l_decode}, {"is_job", l_is_job},
-                                   {NULL, NULL}};
+                                   {"hash64", l_hash64}, {NULL, NULL}};
   lctx *X;
   int ctx, i;
   luaL_checkversion(L);

@@ -285,7 +285,10 @@ local function deep_equal(a, b)
 end
 
 -- FNV-1a, 64 bit (integer arithmetic wraps in Lua 5.4).
+local hash64 = nil  -- kfjob.hash64 (the same FNV-1a in C), once the core is loaded
+
 local function fnv64(s)
+  if hash64 then return hash64(s) end
   local h = -3750763034362895579        -- 0xcbf29ce484222325
   for i = 1, #s do
     h = (h ~ sbyte(s, i)) * 1099511628211
@@ -882,7 +885,10 @@ end
 
 local core_module
 local function core()
-  if not core_module then core_module = require "kfjob" end
+  if not core_module then
+    core_module = require "kfjob"
+    hash64 = core_module.hash64
+  end
   return core_module
 end
 
