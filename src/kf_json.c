@@ -734,7 +734,7 @@ kf_status kf_json_parse(const char *s, size_t n, kf_arena *A, kf_node **out,
                         kf_err *e) {
   json_error_t err;
   kf_status st = KF_ENOMEM;
-  json_t *j = json_loadb(s, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
+  json_t *j = json_loadb(s, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
   *out = NULL;
   if (j == NULL) {
     switch (json_error_code(&err)) {
@@ -1046,7 +1046,7 @@ static kf_status p_value(pc *c, const kf_node *v, const ProtobufCFieldDescriptor
       if (memchr(v->u.s.p, 0, v->u.s.n))
         return pfail(c, KF_EINVAL, "string contains a NUL byte");
       if (!utf8_ok((const unsigned char *)v->u.s.p, v->u.s.n))
-        return pfail(c, KF_EINVAL, "string is not valid UTF-8");
+        return pfail(c, KF_EINVAL, "invalid UTF-8");
       if ((*(char **)p = kf_arena_strndup(c->A, v->u.s.p, v->u.s.n)) == NULL)
         return pnomem(c);
       return KF_OK;

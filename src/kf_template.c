@@ -19,12 +19,21 @@
 
 /* ---- options (a node in the shape of the Lua opts table) -------------- */
 
+/* Option strings become proto3 strings: no NUL bytes, valid UTF-8. */
+static const char *bad_text(const kf_node *v) {
+  if (strlen(v->u.s.p) != v->u.s.n) return "string contains a NUL byte";
+  if (!kf_utf8_ok(v->u.s.p, v->u.s.n)) return "invalid UTF-8";
+  return NULL;
+}
+
 static kf_status opt_string(const kf_node *o, const char *key, const char *path,
                             const char **out, kf_err *e) {
   const kf_node *v = kf_node_get(o, key);
   if (v == NULL) return KF_OK;
   if (v->t != KF_NSTR)
     return kf_fail(e, KF_EINVAL, WHO ": opts.%s%s: expected a string", path, key);
+  if (bad_text(v))
+    return kf_fail(e, KF_EINVAL, WHO ": opts.%s%s: %s", path, key, bad_text(v));
   *out = v->u.s.p;
   return KF_OK;
 }
@@ -60,6 +69,9 @@ static kf_status opt_list(kf_arena *A, const kf_node *o, const char *key,
     if (v->u.c.v[i]->t != KF_NSTR)
       return kf_fail(e, KF_EINVAL, WHO ": opts.container.%s[%zu]: expected a string",
                      key, i + 1);
+    if (bad_text(v->u.c.v[i]))
+      return kf_fail(e, KF_EINVAL, WHO ": opts.container.%s[%zu]: %s", key, i + 1,
+                     bad_text(v->u.c.v[i]));
     (*out)[i] = (char *)v->u.c.v[i]->u.s.p;
   }
   *n = v->u.c.n;
@@ -107,6 +119,9 @@ static kf_status build_container(kf_arena *A, const kf_node *o,
       if (env->u.c.v[i]->t != KF_NSTR)
         return kf_fail(e, KF_EINVAL, WHO ": opts.container.env.%s: expected a string",
                        env->u.c.k[i]);
+      if (bad_text(env->u.c.v[i]) || !kf_utf8_ok(env->u.c.k[i], strlen(env->u.c.k[i])))
+        return kf_fail(e, KF_EINVAL, WHO ": opts.container.env.%s: %s", env->u.c.k[i],
+                       bad_text(env->u.c.v[i]) ? bad_text(env->u.c.v[i]) : "invalid UTF-8");
       flyteidl__core__key_value_pair__init(&kv[i]);
       kv[i].key = (char *)env->u.c.k[i];
       kv[i].value = (char *)env->u.c.v[i]->u.s.p;
@@ -120,7 +135,7 @@ static kf_status build_container(kf_arena *A, const kf_node *o,
         c->env[b - 1] = tmp;
       }
     c->n_env = n;
-  } else if (env != NULL && !(env->t == KF_NOBJ || env->t == KF_NARR)) {
+  } else if (env != NULL && !(env->t == KF_NOBJ || (env->t == KF_NARR && env->u.c.n == 0))) {
     return kf_fail(e, KF_EINVAL, WHO ": opts.container.env: expected a table of name = value");
   }
   t->target_case = FLYTEIDL__CORE__TASK_TEMPLATE__TARGET_CONTAINER;
@@ -202,6 +217,9 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
       if (v->u.c.v[i]->t != KF_NSTR)
         return kf_fail(e, KF_EINVAL, WHO ": opts.config.%s: expected a string",
                        v->u.c.k[i]);
+      if (bad_text(v->u.c.v[i]) || !kf_utf8_ok(v->u.c.k[i], strlen(v->u.c.k[i])))
+        return kf_fail(e, KF_EINVAL, WHO ": opts.config.%s: %s", v->u.c.k[i],
+                       bad_text(v->u.c.v[i]) ? bad_text(v->u.c.v[i]) : "invalid UTF-8");
       if ((st = add_config(A, t, v->u.c.k[i], v->u.c.v[i]->u.s.p, e))) return st;
     }
   }
@@ -510,7 +528,9 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
       }
       return st;
     }
-    if ((st = kf_node_to_msg(root, &flyteidl__core__task_template__descriptor, 0,
+    /* envelope fields kfjob does not model are skipped, as in bytes; the
+    ** custom inside is parsed strictly below */
+    if ((st = kf_node_to_msg(root, &flyteidl__core__task_template__descriptor, 1,
                              A, (ProtobufCMessage **)&t, DWHO, e)))
       return st;
   } else {
@@ -541,7 +561,7 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
                    t->type);
   if (opt_kind >= 0) {
     if (strcmp(kf_kinds[opt_kind].task_type, t->type) != 0)
-      return kf_fail(e, KF_EINVAL, DWHO ": kind %s does not match type '%s'",
+      return kf_fail(e, KF_EINVAL, DWHO ": opts.kind: %s does not match type '%s'",
                      kf_kinds[opt_kind].name, t->type);
     kind = opt_kind;
   }
@@ -550,7 +570,7 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
   if ((custom = kf_struct_to_node(t->custom, A)) == NULL) return kf_nomem(e);
   if ((st = kf_node_to_msg(custom, version ? kf_kinds[kind].v1 : kf_kinds[kind].v0, 0,
                            A, &m, DWHO ": custom", e)) ||
-      (st = kf_job_from_msg(DWHO, kind, m, version, A, j, e)))
+      (st = kf_job_from_msg(DWHO ": custom", kind, m, version, A, j, e)))
     return st;
   if (version == 0 && (kf_kinds[j->kind].flags & KF_K_COMMAND) &&
       (st = v0_worker_command(t, A, j, e)))

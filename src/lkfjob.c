@@ -74,15 +74,17 @@ typedef struct conv {
   kf_arena *A;
   kf_err *e;
   const char *who;
+  const char *prefix;   /* path of the value itself ("opts"), or "" */
   int depth;
   /* path segments, formatted only for an error message */
   struct { const char *key; lua_Integer idx; } seg[KF_MAX_DEPTH + 1];
 } conv;
 
 static kf_status conv_fail(conv *c, const char *problem, const char *arg) {
-  char p[200], path[256] = "";
+  char p[200], path[256];
   int i;
   snprintf(p, sizeof p, problem, arg);
+  snprintf(path, sizeof path, "%s", c->prefix);
   for (i = 0; i < c->depth && i <= KF_MAX_DEPTH; i++) {
     size_t l = strlen(path);
     if (c->seg[i].key)
@@ -227,8 +229,14 @@ static kf_status to_node(conv *c, int idx, kf_node **out) {
 
 kf_node *lkf_checknode(lua_State *L, lctx *X, int idx, const char *who,
                            kf_err *e) {
+  return lkf_checknode_at(L, X, idx, who, "", e);
+}
+
+kf_node *lkf_checknode_at(lua_State *L, lctx *X, int idx, const char *who,
+                          const char *prefix, kf_err *e) {
   conv c;
   kf_node *n = NULL;
+  c.prefix = prefix;
   c.L = L;
   c.A = &X->A;
   c.e = e;

@@ -23,6 +23,9 @@ int lkf_raise(lua_State *L, kf_err *e);
 int lkf_fail(lua_State *L, kf_err *e);
 /* Lua value at idx -> kf_node in the context's arena; raises on error. */
 kf_node *lkf_checknode(lua_State *L, lctx *X, int idx, const char *who, kf_err *e);
+/* The same for a value whose own path is `prefix` ("opts"). */
+kf_node *lkf_checknode_at(lua_State *L, lctx *X, int idx, const char *who,
+                          const char *prefix, kf_err *e);
 void lkf_pushnode(lua_State *L, const kf_node *n);
 int lkf_jobkind(lua_State *L, int idx);             /* -1: not a job */
 const kf_job *lkf_checkjob(lua_State *L, int idx);

@@ -77,7 +77,7 @@ static int m_task_template(lua_State *L) {
   }
   lua_pop(L, 1);
   if (!lua_isnoneornil(L, 2)) {
-    opts = lkf_checknode(L, X, 2, "kfjob.task_template: opts", &e);
+    opts = lkf_checknode_at(L, X, 2, who, "opts", &e);
   }
   if (json) {
     if (kf_task_template(j, &o, opts, &X->A, &t, &e) != KF_OK ||
@@ -96,7 +96,9 @@ static int kind_opt(lua_State *L, int idx, const char *who) {
   if (lkf_optfield(L, idx, "kind") != LUA_TNIL) {
     const char *s = lua_tostring(L, -1);
     if (s == NULL || (k = kf_kind_by_name(s)) < 0)
-      luaL_error(L, "%s: opts.kind: unknown job kind", who);
+      luaL_error(L, "%s: opts.kind: unknown job kind %s (expected TFJob, PyTorchJob, "
+                    "Elastic, MPIJob or HorovodJob)", who,
+                 s ? lua_pushfstring(L, "'%s'", s) : luaL_typename(L, -1));
   }
   lua_pop(L, 1);
   return k;
