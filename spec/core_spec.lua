@@ -8,27 +8,11 @@ local kfjob = require "kfjob"
 
 -- ---- helpers ------------------------------------------------------------
 
-local function varint(n)
-  local out = {}
-  repeat
-    local b = n & 0x7f
-    n = n >> 7
-    out[#out + 1] = string.char(n ~= 0 and b | 0x80 or b)
-  until n == 0
-  return table.concat(out)
-end
--- int(field, value): a varint field; msg(field, ...): a length-delimited
--- field whose payload is the concatenation of the remaining arguments.
-local function int(field, v) return varint(field << 3) .. varint(v) end
-local function msg(field, ...)
-  local body = table.concat({ ... })
-  return varint(field << 3 | 2) .. varint(#body) .. body
-end
+local wire = require "wire"
+local int, msg = wire.int, wire.msg
 local NO_RESOURCES = msg(3)  -- `resources {}`: flytekit always sets it
 
-local function hex(s)
-  return (s:gsub(".", function(c) return ("%02x"):format(c:byte()) end))
-end
+local hex = wire.hex
 local function assert_bytes(expected, actual) assert.are.equal(hex(expected), hex(actual)) end
 
 -- Task type to decode with, per kind.

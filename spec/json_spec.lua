@@ -18,20 +18,8 @@ local function same_job(want, got, err)
   assert.equal(want, got)
 end
 
-local function varint(n)
-  local out = {}
-  repeat
-    local b = n & 0x7f
-    n = n >> 7
-    out[#out + 1] = string.char(n ~= 0 and b | 0x80 or b)
-  until n == 0
-  return table.concat(out)
-end
-local function int(field, v) return varint(field << 3) .. varint(v) end
-local function msg(field, ...)
-  local body = table.concat({ ... })
-  return varint(field << 3 | 2) .. varint(#body) .. body
-end
+local wire = require "wire"
+local int, msg = wire.int, wire.msg
 
 local ID = { project = "flytesnacks", domain = "development", name = "train.fit", version = "v1" }
 local CONTAINER = { image = "ghcr.io/acme/train:1", command = { "pyflyte-execute" },

@@ -239,6 +239,9 @@ int kf_parse_clean_pod_policy(const char *s);
 /* Closest of `cands` (NULL-terminated) to `s`, or NULL if none is close. */
 const char *kf_suggest(const char *s, const char *const *cands);
 
+/* lowerCamelCase JSON name of a proto field name; returns its length and
+** writes at most cap - 1 characters plus a NUL. */
+size_t kf_json_name(const char *name, char *out, size_t cap);
 /* Well-formed UTF-8 (no overlongs, surrogates); returns 1 if valid. */
 int kf_utf8_ok(const char *s, size_t n);
 /* Kubernetes quantity grammar; returns 1 if valid. */

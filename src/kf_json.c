@@ -94,19 +94,6 @@ static size_t elem_size(ProtobufCType t) {
 }
 
 /* protoc's ToJsonName: drop '_' and upper-case the next letter. */
-static size_t json_name(const char *name, char *out, size_t cap) {
-  size_t n = 0;
-  int up = 0;
-  for (; *name; name++) {
-    if (*name == '_') { up = 1; continue; }
-    if (n + 1 < cap)
-      out[n] = (char)(up && *name >= 'a' && *name <= 'z' ? *name - 32 : *name);
-    n++;
-    up = 0;
-  }
-  if (cap) out[n < cap ? n : cap - 1] = '\0';
-  return n;
-}
 
 static int json_name_eq(const char *name, const char *key) {
   int up = 0;
@@ -414,10 +401,10 @@ static int nb_key(sink *s, const char *k, size_t n, int camel) {
     p = (char *)k;  /* descriptor names are static: no copy needed */
   } else if (camel) {
     char t[128];
-    n = json_name(k, t, sizeof t);
+    n = kf_json_name(k, t, sizeof t);
     p = n < sizeof t ? kf_arena_strndup(b->A, t, n) : NULL;
     if (n >= sizeof t && (p = (char *)kf_arena_alloc(b->A, n + 1)) != NULL)
-      json_name(k, p, n + 1);
+      kf_json_name(k, p, n + 1);
   } else {
     p = kf_arena_strndup(b->A, k, n);
   }
@@ -1180,10 +1167,10 @@ static kf_status unknown_field(pc *c, const ProtobufCMessageDescriptor *d,
   unsigned i;
   if (cand == NULL) return pnomem(c);
   for (i = 0; i < d->n_fields; i++) {
-    size_t len = json_name(d->fields[i].name, NULL, 0);
+    size_t len = kf_json_name(d->fields[i].name, NULL, 0);
     char *p = (char *)kf_arena_alloc(c->A, len + 1);
     if (p == NULL) return pnomem(c);
-    json_name(d->fields[i].name, p, len + 1);
+    kf_json_name(d->fields[i].name, p, len + 1);
     cand[i] = p;
   }
   sug = kf_suggest(k, cand);
@@ -1256,7 +1243,7 @@ static kf_status p_msg(pc *c, const kf_node *n, const ProtobufCMessageDescriptor
       const ProtobufCFieldDescriptor *o;
       if (cs != 0 && (o = protobuf_c_message_descriptor_get_field(d, (unsigned)cs)) != NULL) {
         char t[128];
-        json_name(o->name, t, sizeof t);
+        kf_json_name(o->name, t, sizeof t);
         return pfail(c, KF_EINVAL, "conflicts with '%s' (only one of them may be set)", t);
       }
     }

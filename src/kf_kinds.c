@@ -230,3 +230,22 @@ int kf_utf8_ok(const char *s, size_t n) {
   }
   return 1;
 }
+
+/* lowerCamelCase JSON name of a proto field name (protoc's rule). Returns
+** the full length; writes at most cap - 1 characters and a NUL. */
+size_t kf_json_name(const char *name, char *out, size_t cap) {
+  size_t n = 0;
+  int up = 0;
+  for (; *name; name++) {
+    if (*name == '_') {
+      up = 1;
+      continue;
+    }
+    if (n + 1 < cap)
+      out[n] = (char)(up && *name >= 'a' && *name <= 'z' ? *name - 32 : *name);
+    n++;
+    up = 0;
+  }
+  if (cap) out[n < cap ? n : cap - 1] = '\0';
+  return n;
+}

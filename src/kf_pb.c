@@ -244,19 +244,6 @@ typedef struct dctx {
   const char *who;
 } dctx;
 
-static void json_name(const char *snake, char *out, size_t cap) {
-  size_t i = 0;
-  int up = 0;
-  for (; *snake && i + 1 < cap; snake++) {
-    if (*snake == '_') {
-      up = 1;
-      continue;
-    }
-    out[i++] = up && *snake >= 'a' && *snake <= 'z' ? (char)(*snake - 32) : *snake;
-    up = 0;
-  }
-  out[i] = '\0';
-}
 
 /* `path` is "<jname><common>.resources.<list>", written out on error only */
 static kf_status dec_entries(dctx *c, const char *jname, const char *common,
@@ -372,7 +359,7 @@ kf_status kf_job_from_msg(const char *who, int kind,
       if (kr->v0_field) g->replicas = get_int(m, kr->v0_field);
     } else {
       const ProtobufCMessage *spec = get_msg(m, kr->v1_field);
-      json_name(kr->v1_field, jname, sizeof jname);
+      kf_json_name(kr->v1_field, jname, sizeof jname);
       if (spec != NULL && (st = dec_group(&c, spec, jname, g))) return st;
       if (g->ncommand && !(k->flags & KF_K_COMMAND))
         return kf_fail(e, KF_EINVAL, "%s: %s.command: only MPI groups take a command",
@@ -466,7 +453,7 @@ static kf_status wire_fail(const wpath *w, const char *who, const char *problem,
   int i;
   for (i = 0; i < w->n; i++) {
     size_t l = strlen(path);
-    json_name(w->seg[i].f->name, jn, sizeof jn);
+    kf_json_name(w->seg[i].f->name, jn, sizeof jn);
     snprintf(path + l, sizeof path - l, "%s%s", l ? "." : "", jn);
     l = strlen(path);
     if (w->seg[i].f->label == PROTOBUF_C_LABEL_REPEATED)

@@ -632,20 +632,6 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
 
 /* ---- rules shared with the decoders ----------------------------------- */
 
-static void json_name(const char *snake, char *out, size_t cap) {
-  size_t i = 0;
-  int up = 0;
-  for (; *snake && i + 1 < cap; snake++) {
-    if (*snake == '_') {
-      up = 1;
-      continue;
-    }
-    out[i++] = up && *snake >= 'a' && *snake <= 'z' ? (char)(*snake - 32)
-                                                    : *snake;
-    up = 0;
-  }
-  out[i] = '\0';
-}
 
 /* Path of a group's replica count in the given style. */
 static void replicas_path(const kf_job *job, int role, kf_pathstyle s,
@@ -657,10 +643,10 @@ static void replicas_path(const kf_job *job, int role, kf_pathstyle s,
   } else if (s == KF_PATH_SPEC) {
     snprintf(out, cap, "%s.replicas", kf_roles[role].key);
   } else if (s == KF_PATH_V1) {
-    json_name(kr->v1_field, j, sizeof j);
+    kf_json_name(kr->v1_field, j, sizeof j);
     snprintf(out, cap, "%s.replicas", j);
   } else {
-    json_name(kr->v0_field ? kr->v0_field : kr->v1_field, j, sizeof j);
+    kf_json_name(kr->v0_field ? kr->v0_field : kr->v1_field, j, sizeof j);
     snprintf(out, cap, "%s", j);
   }
 }
