@@ -175,6 +175,9 @@ typedef enum kfjob_format {
  *  instructions per run (about a second of pure Lua). */
 #define KFJOB_DEFAULT_INSTRUCTION_LIMIT 500000000ULL
 
+/** Default of kfjob_run_options::max_jobs: jobs one run may produce. */
+#define KFJOB_DEFAULT_MAX_JOBS 10000000UL
+
 /** Opaque handle: options, the last message and usage figures.  Each run
  *  gets a fresh sandboxed Lua state, closed before the run returns. */
 typedef struct kfjob_host kfjob_host;
@@ -288,6 +291,11 @@ typedef struct kfjob_run_options {
                                   kfjob_job::error set and the run goes on
                                   (it returns ::KFJOB_EJOB at the end).
                                   Zero: the run stops at that job. */
+  unsigned long max_jobs;    /**< Most jobs one run may produce (0: the
+                                  default ::KFJOB_DEFAULT_MAX_JOBS); one
+                                  more is a script error naming the limit,
+                                  so a runaway iterator cannot flood the
+                                  host. */
 } kfjob_run_options;
 
 /**

@@ -1028,8 +1028,7 @@ static kf_status p_value(pc *c, const kf_node *v, const ProtobufCFieldDescriptor
       if (v->t != KF_NSTR)
         return pfail(c, KF_EINVAL, "expected a string, got %s", tname(v));
       if (v->u.s.n > KF_MAX_STRING)
-        return pfail(c, KF_ELIMIT, "string too long (%zu bytes, max %u)",
-                     v->u.s.n, KF_MAX_STRING);
+        return pfail(c, KF_ELIMIT, "string longer than the limit of 1 MiB");
       if (memchr(v->u.s.p, 0, v->u.s.n))
         return pfail(c, KF_EINVAL, "string contains a NUL byte");
       if (!utf8_ok((const unsigned char *)v->u.s.p, v->u.s.n))
@@ -1101,7 +1100,7 @@ static kf_status p_array(pc *c, const kf_node *n, const ProtobufCFieldDescriptor
   if (n == NULL || n->t != KF_NARR)
     return pfail(c, KF_EINVAL, "expected an array, got %s", tname(n));
   if (n->u.c.n > KF_MAX_ITEMS)
-    return pfail(c, KF_ELIMIT, "too many items (%zu, max %d)", n->u.c.n, KF_MAX_ITEMS);
+    return pfail(c, KF_ELIMIT, "list longer than the limit of %d items", KF_MAX_ITEMS);
   if (n->u.c.n && (arr = (char *)kf_arena_alloc(c->A, n->u.c.n * sz)) == NULL)
     return pnomem(c);
   for (i = 0; i < n->u.c.n; i++) {
@@ -1126,7 +1125,7 @@ static kf_status p_map(pc *c, const kf_node *n, const ProtobufCFieldDescriptor *
   if (n == NULL || n->t != KF_NOBJ)
     return pfail(c, KF_EINVAL, "expected an object, got %s", tname(n));
   if (n->u.c.n > KF_MAX_ITEMS)
-    return pfail(c, KF_ELIMIT, "too many items (%zu, max %d)", n->u.c.n, KF_MAX_ITEMS);
+    return pfail(c, KF_ELIMIT, "list longer than the limit of %d items", KF_MAX_ITEMS);
   if (n->u.c.n &&
       (arr = (ProtobufCMessage **)kf_arena_alloc(c->A, n->u.c.n * sizeof *arr)) == NULL)
     return pnomem(c);

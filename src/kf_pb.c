@@ -319,7 +319,7 @@ static kf_status dec_group(dctx *c, const ProtobufCMessage *spec,
   if (cf != NULL) {
     size_t n = *(const size_t *)(const void *)((const char *)spec + cf->quantifier_offset);
     if (n > KF_MAX_ITEMS)
-      return kf_fail(c->e, KF_EINVAL, "%s: %s.command: more than 4096 items",
+      return kf_fail(c->e, KF_EINVAL, "%s: %s.command: list longer than the limit of 4096 items",
                      c->who, jname);
     g->ncommand = n;
     g->command = n ? (const char **)*MEMBER(spec, cf, char **const) : NULL;
@@ -486,7 +486,9 @@ static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
       w->seg[w->n].idx = f->id < 16 ? ++seen[f->id] : 0;
       w->n++;
       if (f->type == PROTOBUF_C_TYPE_STRING) {
-        if (memchr(p, 0, (size_t)len) != NULL)
+        if (len > KF_MAX_STRING)
+          st = wire_fail(w, who, "string longer than the limit of 1 MiB", e);
+        else if (memchr(p, 0, (size_t)len) != NULL)
           st = wire_fail(w, who, "string contains a NUL byte", e);
         else if (!kf_utf8_ok((const char *)p, (size_t)len))
           st = wire_fail(w, who, "invalid UTF-8", e);

@@ -180,7 +180,8 @@ static kf_status get_enum(ctx *c, const kf_node *n, int (*parse)(const char *),
     return fail(c, what, buf, choices);
   }
   if (n->t == KF_NINT || (n->t == KF_NNUM && n->u.d == floor(n->u.d))) {
-    int64_t i = n->t == KF_NINT ? n->u.i : (int64_t)n->u.d;
+    /* a float beyond int64 would overflow the cast: out of range anyway */
+    int64_t i = n->t == KF_NINT ? n->u.i : fabs(n->u.d) < 9e18 ? (int64_t)n->u.d : -1;
     if (i >= 0 && i <= 2) v = (int)i;
     if (v < 0) {
       char buf[24];
@@ -203,6 +204,8 @@ static kf_status get_enum(ctx *c, const kf_node *n, int (*parse)(const char *),
 
 static kf_status get_quantity(ctx *c, const kf_node *n, const char **out) {
   char buf[32];
+  if (n->t == KF_NSTR && n->u.s.n > KF_MAX_STRING)
+    return fail(c, "string longer than the limit of 1 MiB", "", "");
   if (n->t == KF_NSTR) {
     if (!kf_quantity_ok(n->u.s.p, n->u.s.n)) {
       char q[80];

@@ -21,6 +21,7 @@
 
 /* Option strings become proto3 strings: no NUL bytes, valid UTF-8. */
 static const char *bad_text(const kf_node *v) {
+  if (v->u.s.n > KF_MAX_STRING) return "string longer than the limit of 1 MiB";
   if (strlen(v->u.s.p) != v->u.s.n) return "string contains a NUL byte";
   if (!kf_utf8_ok(v->u.s.p, v->u.s.n)) return "invalid UTF-8";
   return NULL;
@@ -493,7 +494,7 @@ static kf_status v0_worker_command(const Flyteidl__Core__TaskTemplate *t,
   if (v == NULL) return KF_OK;
   for (p = v; *p; p++) n += *p == ' ';
   if (n > KF_MAX_ITEMS)
-    return kf_fail(e, KF_EINVAL, DWHO ": config.worker_spec_command: more than 4096 items");
+    return kf_fail(e, KF_EINVAL, DWHO ": config.worker_spec_command: list longer than the limit of 4096 items");
   if ((j->g[KF_WORKER].command = kf_arena_alloc(A, n * sizeof(char *))) == NULL)
     return kf_nomem(e);
   for (p = v;; p++) {
@@ -521,7 +522,7 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
   if (i < n && p[i] == '{') {
     kf_node *root;
     if ((st = kf_json_parse(p, n, A, &root, e))) {
-      if (st == KF_EINVAL) {
+      if (st != KF_ENOMEM) {
         char tmp[KF_ERRMAX];
         memcpy(tmp, e->msg, sizeof tmp);
         kf_fail(e, KF_EINVAL, DWHO ": %.480s", tmp);

@@ -36,11 +36,34 @@ typedef struct lgroup {
 
 /* ---- context ---------------------------------------------------------- */
 
-lctx *lkf_ctx(lua_State *L) {
+/* The context of the running call.  A finalizer that runs during an
+** allocation may call kfjob again: the context is marked busy for the
+** call (a to-be-closed slot clears the mark on return and on error), and a
+** nested call gets a temporary context of its own. */
+lctx *lkf_ctx(lua_State *L, int nargs) {
   lctx *c = (lctx *)lua_touserdata(L, lua_upvalueindex(1));
+  lua_settop(L, nargs);  /* the guard slot goes above the arguments */
+  if (c->busy) {
+    c = (lctx *)lua_newuserdatauv(L, sizeof *c, 0);
+    kf_arena_init(&c->A, (kf_alloc){NULL, NULL});
+    c->A.a.f = (kf_allocf)lua_getallocf(L, &c->A.a.ud);
+    kf_buf_init(&c->buf, c->A.a);
+    c->busy = 2;  /* temporary: freed by __gc, never marked */
+    luaL_setmetatable(L, CTX_NAME);
+    return c;
+  }
   kf_arena_reset(&c->A);
   c->buf.n = 0;
+  c->busy = 1;
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_toclose(L, -1);
   return c;
+}
+
+static int ctx_close(lua_State *L) {
+  lctx *c = (lctx *)lua_touserdata(L, 1);
+  if (c->busy == 1) c->busy = 0;
+  return 0;
 }
 
 static int ctx_gc(lua_State *L) {
@@ -141,7 +164,10 @@ static kf_status table_node(conv *c, int idx, kf_node **out) {
     int kt = lua_type(L, -2);
     kf_node *v;
     if (kt == LUA_TSTRING) {
+      size_t kl;
+      const char *ks = lua_tolstring(L, -2, &kl);
       if (nint) return conv_fail(c, "table mixes list items and named fields%s", "");
+      if (strlen(ks) != kl) return conv_fail(c, "table keys must not contain NUL bytes%s", "");
       c->seg[c->depth].key = lua_tostring(L, -2);  /* a string: no conversion */
     } else if (kt == LUA_TNUMBER && lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1) {
       if (obj->u.c.n) return conv_fail(c, "table mixes list items and named fields%s", "");
@@ -280,7 +306,8 @@ void lkf_pushnode(lua_State *L, const kf_node *n) {
 int lkf_jobkind(lua_State *L, int idx) {
   int k;
   if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return -1;
-  lua_getfield(L, -1, "__kind");
+  lua_pushliteral(L, "__kind");
+  lua_rawget(L, -2);  /* raw: no metamethod may run here */
   k = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : -1;
   lua_pop(L, 2);
   return k;
@@ -290,7 +317,8 @@ static lgroup *test_group(lua_State *L, int idx) {
   int r;
   if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx))
     return NULL;
-  lua_getfield(L, -1, "__role");
+  lua_pushliteral(L, "__role");
+  lua_rawget(L, -2);
   r = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : -1;
   lua_pop(L, 2);
   return r >= 0 ? (lgroup *)lua_touserdata(L, idx) : NULL;
@@ -348,7 +376,7 @@ static const char *const group_fields[] = {"replicas", "image", "requests",
                                            "command", "kind", NULL};
 
 static int group_index(lua_State *L) {
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 2);
   lgroup *g = test_group(L, 1);
   const char *key = luaL_checkstring(L, 2);
   const kf_node *spec;
@@ -372,7 +400,7 @@ static int run_policy_index(lua_State *L) {
   static const char *const fields[] = {"ttl_seconds_after_finished",
                                        "active_deadline_seconds",
                                        "backoff_limit", NULL};
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 2);
   const kf_run_policy *rp = (const kf_run_policy *)luaL_checkudata(L, 1, RUNPOLICY_NAME);
   const char *key = luaL_checkstring(L, 2);
   const kf_node *spec = kf_run_policy_to_spec(rp, &X->A);
@@ -408,8 +436,10 @@ static int job_index(lua_State *L) {
   int i;
   /* methods live in the metatable's "methods" table */
   lua_getmetatable(L, 1);
-  lua_getfield(L, -1, "methods");
-  if (lua_getfield(L, -1, key) != LUA_TNIL) return 1;
+  lua_pushliteral(L, "methods");
+  lua_rawget(L, -2);
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
   lua_pop(L, 3);
   if (strcmp(key, "kind") == 0) {
     lua_pushstring(L, k->name);
@@ -434,7 +464,7 @@ static int job_index(lua_State *L) {
     if (j->has_run_policy) push_run_policy(L, &j->rp); else lua_pushnil(L);
     return 1;
   }
-  X = lkf_ctx(L);
+  X = lkf_ctx(L, 2);
   if ((spec = kf_job_to_spec(j, &X->A)) == NULL)
     return luaL_error(L, "not enough memory");
   {
@@ -499,7 +529,7 @@ static int group_tostring(lua_State *L) {
 
 static int new_job(lua_State *L) {
   int kind = (int)lua_tointeger(L, lua_upvalueindex(2));
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 1);
   kf_err e;
   kf_job j;
   kf_node *n;
@@ -518,7 +548,7 @@ static int new_job(lua_State *L) {
 
 static int new_group(lua_State *L) {
   int role = (int)lua_tointeger(L, lua_upvalueindex(2));
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 1);
   const char *who = group_mt[role];
   kf_err e;
   kf_group g;
@@ -532,7 +562,7 @@ static int new_group(lua_State *L) {
 }
 
 static int new_run_policy(lua_State *L) {
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 1);
   kf_err e;
   kf_run_policy rp;
   kf_node *n;
@@ -576,7 +606,8 @@ int lkf_optfield(lua_State *L, int idx, const char *key) {
     lua_pushnil(L);
     return LUA_TNIL;
   }
-  return lua_getfield(L, idx, key);
+  lua_pushstring(L, key);
+  return lua_rawget(L, idx < 0 ? idx - 1 : idx);  /* raw: options run no Lua */
 }
 
 /* version / replica_encoding; returns 0 or an error message pushed. */
@@ -631,7 +662,7 @@ int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
 
 static int m_spec(lua_State *L) {
   const kf_job *j = lkf_checkjob(L, 1);
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 1);
   kf_node *n = kf_job_to_spec(j, &X->A);
   if (n == NULL) return luaL_error(L, "not enough memory");
   lkf_pushnode(L, n);
@@ -640,7 +671,7 @@ static int m_spec(lua_State *L) {
 
 static int m_with(lua_State *L) {
   const kf_job *j = lkf_checkjob(L, 1);
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 2);
   const char *who = job_mt[j->kind];
   kf_err e;
   kf_node *base, *over;
@@ -659,7 +690,7 @@ static const char *const enc_keys[] = {"version", "replica_encoding", NULL};
 
 static int m_encode(lua_State *L) {
   const kf_job *j = lkf_checkjob(L, 1);
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 2);
   kf_encopts o;
   kf_err e;
   lkf_checkopts(L, 2, "kfjob.encode", enc_keys);
@@ -683,7 +714,7 @@ static int l_decode(lua_State *L) {
   size_t n;
   const char *tt = luaL_checkstring(L, 1);
   const char *p = luaL_checklstring(L, 2, &n);
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 3);
   kf_encopts o;
   kf_err e;
   kf_job j;
@@ -758,12 +789,15 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
   luaL_checkversion(L);
   /* the per-state context first, in an empty state, then its metatable */
   X = (lctx *)lua_newuserdatauv(L, sizeof *X, 0);
+  X->busy = 0;
   kf_arena_init(&X->A, (kf_alloc){NULL, NULL});
   X->A.a.f = (kf_allocf)lua_getallocf(L, &X->A.a.ud);
   kf_buf_init(&X->buf, X->A.a);
   if (luaL_newmetatable(L, CTX_NAME)) {
     lua_pushcfunction(L, ctx_gc);
     lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, ctx_close);
+    lua_setfield(L, -2, "__close");
   }
   lua_setmetatable(L, -2);
   ctx = lua_gettop(L);
@@ -793,6 +827,8 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
       lua_setfield(L, -2, "__eq");
       lua_pushcfunction(L, job_tostring);
       lua_setfield(L, -2, "__tostring");
+      lua_pushstring(L, job_mt[i]);  /* getmetatable(job): the name only */
+      lua_setfield(L, -2, "__metatable");
     }
     lua_pop(L, 1);
     lua_pushvalue(L, ctx);
@@ -813,6 +849,8 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
       lua_setfield(L, -2, "__newindex");
       lua_pushcfunction(L, group_tostring);
       lua_setfield(L, -2, "__tostring");
+      lua_pushstring(L, group_mt[i]);
+      lua_setfield(L, -2, "__metatable");
     }
     lua_pop(L, 1);
     lua_pushvalue(L, ctx);

@@ -13,10 +13,14 @@
 typedef struct lctx {
   kf_arena A;
   kf_buf buf;
+  int busy;   /* 1: a call is using it; 2: a nested call's temporary */
 } lctx;
 
-/* Context of the running C function (upvalue 1), reset for a new call. */
-lctx *lkf_ctx(lua_State *L);
+/* Context of the running C function (upvalue 1), reset for a new call.
+** Sets the stack to `nargs` arguments (missing ones become nil), then
+** pushes one slot above them: a to-be-closed guard, or a nested call's
+** own context. */
+lctx *lkf_ctx(lua_State *L, int nargs);
 /* Raise a core error (allocation failures as "not enough memory"). */
 int lkf_raise(lua_State *L, kf_err *e);
 /* Return fail, message (allocation failures still raise). */

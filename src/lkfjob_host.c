@@ -81,6 +81,7 @@ typedef struct run {
   kfjob_status st;               /* status of a failure in this phase */
   int stopped;
   int selected;                  /* jobs that matched o.select */
+  unsigned long emitted;         /* jobs the config produced, for max_jobs */
   int named_seen;                /* jobs named by the config itself */
   size_t index, total, failed;
   char first_error[512];
@@ -706,6 +707,10 @@ static void emit(lua_State *L, run *R, int name, int job, int version,
   kfjob_job j;
   yamlout yaml;
   memset(&j, 0, sizeof j);
+  if (++R->emitted > (R->o.max_jobs ? R->o.max_jobs : KFJOB_DEFAULT_MAX_JOBS))
+    luaL_error(L, "more than %I jobs in one render (the limit; split the sweep "
+                  "or raise max_jobs)",
+               (lua_Integer)(R->o.max_jobs ? R->o.max_jobs : KFJOB_DEFAULT_MAX_JOBS));
   if (namelen == 0 || strlen(nm) != namelen)
     job_error(L, R, nm, "job names must be non-empty strings without NUL bytes");
   if (named) R->named_seen = 1;

@@ -31,7 +31,7 @@ static ProtobufCMessage *job_msg(lua_State *L, lctx *X, const kf_job *j,
 static int m_custom(lua_State *L) {
   static const char *const keys[] = {"version", "replica_encoding", NULL};
   const kf_job *j = lkf_checkjob(L, 1);
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 2);
   kf_node *n;
   lkf_checkopts(L, 2, "kfjob.custom", keys);
   n = kf_msg_to_node(job_msg(L, X, j, 2, "kfjob.custom"), &X->A);
@@ -43,7 +43,7 @@ static int m_custom(lua_State *L) {
 static int m_to_json(lua_State *L) {
   static const char *const keys[] = {"version", "replica_encoding", "indent", NULL};
   const kf_job *j = lkf_checkjob(L, 1);
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 2);
   ProtobufCMessage *m;
   kf_err e;
   int indent;
@@ -59,7 +59,7 @@ static int m_task_template(lua_State *L) {
   static const char *const keys[] = {"version", "replica_encoding", "format",
                                      "indent", "id", "container", "config", NULL};
   const kf_job *j = lkf_checkjob(L, 1);
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 2);
   const char *who = "kfjob.task_template";
   Flyteidl__Core__TaskTemplate *t;
   kf_node *opts = NULL;
@@ -108,7 +108,7 @@ static int l_from_json(lua_State *L) {
   static const char *const keys[] = {"version", "allow_unknown", "kind", NULL};
   const char *who = "kfjob.from_json";
   const char *tt = luaL_checkstring(L, 1);
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 3);
   kf_encopts o;
   kf_node *root;
   kf_err e;
@@ -150,7 +150,7 @@ static int l_decode_task_template(lua_State *L) {
   static const char *const keys[] = {"kind", NULL};
   size_t n;
   const char *p = luaL_checklstring(L, 1, &n);
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 2);
   kf_node *info;
   kf_err e;
   kf_job j;

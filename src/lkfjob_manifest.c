@@ -107,7 +107,7 @@ static int push_docs(lua_State *L, lctx *X, const char *who,
 static int m_manifest(lua_State *L) {
   static const char who[] = "kfjob.manifest";
   const kf_job *j = lkf_checkjob(L, 1);
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 2);
   kf_manifest_opts o;
   kf_node *doc;
   kf_err e;
@@ -144,7 +144,7 @@ static kf_node *merge_opts(kf_arena *A, const kf_node *base, const kf_node *item
 ** whose keys replace the shared opts. */
 static int l_manifests(lua_State *L) {
   static const char who[] = "kfjob.manifests";
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 2);
   kf_node *shared, **docs;
   kf_err e;
   lua_Integer n, i, k;
@@ -225,7 +225,7 @@ static int l_manifests(lua_State *L) {
 static int m_lint(lua_State *L) {
   static const char who[] = "kfjob.lint";
   const kf_job *j = lkf_checkjob(L, 1);
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 2);
   kf_lint_opts o;
   kf_node *list;
   kf_err e;
@@ -259,7 +259,7 @@ static int m_lint(lua_State *L) {
 static int m_launcher_command(lua_State *L) {
   static const char who[] = "kfjob.launcher_command";
   const kf_job *j = lkf_checkjob(L, 1);
-  lctx *X = lkf_ctx(L);
+  lctx *X = lkf_ctx(L, 2);
   kf_node *list;
   kf_strs args = {NULL, 0};
   kf_err e;

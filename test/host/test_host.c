@@ -886,8 +886,29 @@ typedef struct test {
   void (*fn)(void);
 } test;
 
+/* max_jobs: a runaway iterator stops at the limit with a clear error. */
+static void test_max_jobs(void) {
+  static const char *const endless =
+      "local kfjob = require 'kfjob'\n"
+      "local job = kfjob.TFJob{worker = {replicas = 1}}\n"
+      "local i = 0\n"
+      "return function() i = i + 1; return 'job-' .. i, job end\n";
+  kfjob_host *h = new_host(0, 0);
+  kfjob_run_options o;
+  collect c;
+  memset(&c, 0, sizeof c);
+  kfjob_run_options_init(&o);
+  o.format = KFJOB_FORMAT_NONE;
+  o.max_jobs = 10;
+  CHECK_ST(h, run_src(h, endless, &o, &c), KFJOB_ESCRIPT);
+  CHECK_HAS(kfjob_host_message(h), "more than 10 jobs in one render");
+  CHECK(c.n == 10);
+  kfjob_host_free(h);
+}
+
 int main(int argc, char **argv) {
   static const test tests[] = {
+      {"max_jobs", test_max_jobs},
       {"version", test_version},   {"names", test_names},
       {"formats", test_formats},   {"lint", test_lint},
       {"shapes", test_shapes},     {"params", test_params},

@@ -1,0 +1,230 @@
+/*
+** fuzz_common.h - shared by the libFuzzer targets in fuzz/.
+**
+** The targets call the Lua-free core directly (kf_decode, kf_json_parse,
+** kf_from_json, kf_decode_task_template, kf_job_from_spec).  Besides "no
+** crash, no leak, no UB" (ASan + UBSan), every job an entry point accepts is
+** checked against properties the specification promises, and a violation
+** aborts so libFuzzer reports it:
+**   - every error has a message starting with the entry point's name;
+**   - spec() round trip: kf_job_from_spec(kf_job_to_spec(j)) == j;
+**   - wire round trip: decode(encode(j)) == j for v1 flat, v1 common and
+**     (when the job fits) v0;
+**   - JSON round trip: from_json(to_json(j)) == j (via kf_json_parse);
+**   - TaskTemplate round trip: decode_task_template(task_template(j)) == j;
+**   - manifest, lint, YAML and JSON rendering never crash.
+*/
+#ifndef FUZZ_COMMON_H
+#define FUZZ_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kf_core.h"
+#include "kf_json.h"
+#include "kf_template.h"
+#if defined(__has_include)
+#if __has_include("kf_manifest.h")
+#include "kf_manifest.h"
+#define FZ_HAVE_MANIFEST 1
+#endif
+#endif
+
+static void *fz_alloc(void *ud, void *p, size_t osize, size_t nsize) {
+  (void)ud;
+  (void)osize;
+  if (nsize == 0) {
+    free(p);
+    return NULL;
+  }
+  return realloc(p, nsize);
+}
+
+static const kf_alloc FZ_ALLOC = {fz_alloc, NULL};
+
+#define FZ_FAIL(...)                                   \
+  do {                                                 \
+    fprintf(stderr, "\nfuzz property violated: ");     \
+    fprintf(stderr, __VA_ARGS__);                      \
+    fputc('\n', stderr);                               \
+    abort();                                           \
+  } while (0)
+
+/* An error from an entry point: a message naming it, never "no message". */
+static void fz_error(kf_status st, const kf_err *e, const char *prefix) {
+  if (st == KF_ENOMEM) return;     /* malloc refused a huge request */
+  if (st != KF_EINVAL && st != KF_ELIMIT) FZ_FAIL("status %d", (int)st);
+  if (e->code != st) FZ_FAIL("kf_err.code %d but status %d", (int)e->code, (int)st);
+  if (prefix && strncmp(e->msg, prefix, strlen(prefix)) != 0)
+    FZ_FAIL("error message without the '%s' prefix: %s", prefix, e->msg);
+  if (e->msg[0] == '\0') FZ_FAIL("empty error message");
+}
+
+/* KFJOB_FUZZ_VERBOSE=1: print each entry point's outcome (for replaying
+** one input by hand: ./fuzz_decode fuzz/regressions/decode/FILE). */
+static void fz_note(const char *what, kf_status st, const kf_err *e) {
+  static int verbose = -1;
+  if (verbose < 0) verbose = getenv("KFJOB_FUZZ_VERBOSE") != NULL;
+  if (verbose) fprintf(stderr, "%s: %s\n", what, st == KF_OK ? "ok" : e->msg);
+}
+
+static const char *fz_task_type(const kf_job *j) {
+  return kf_kinds[j->kind].task_type;
+}
+
+/* The round trips a valid job must survive.  Uses its own arena.
+** What the plugin message cannot carry is compared against `jw`, the job as
+** it comes back: an Elastic job with the integer nnodes = 1 is a
+** "python-task" (not in its bytes: it returns as "1:1"), and a HorovodJob's
+** own fields (verbose, log_level, discovery_script_path, elastic_timeout)
+** are not in the MPI message (they return as the defaults).  An MPI worker
+** command fits version 0 only inside a TaskTemplate (kf_job_versions counts
+** that), so a v0 encode may refuse it. */
+static void fz_check_job(const kf_job *j) {
+  kf_job jw = *j;
+  kf_arena A;
+  kf_buf b;
+  kf_err e;
+  kf_job r;
+  kf_node *n;
+  kf_status st;
+  kf_encopts o;
+  int v, common, kind;
+  char ctor[40];
+  kf_arena_init(&A, FZ_ALLOC);
+  kf_buf_init(&b, FZ_ALLOC);
+  if (kf_job_check(j, KF_PATH_SPEC, "check", &e) != KF_OK)
+    FZ_FAIL("an accepted job fails kf_job_check: %s", e.msg);
+
+  /* spec() round trip */
+  snprintf(ctor, sizeof ctor, "kfjob.%s", kf_kinds[j->kind].name);
+  if ((n = kf_job_to_spec(j, &A)) == NULL) FZ_FAIL("kf_job_to_spec: NULL");
+  if ((st = kf_job_from_spec(j->kind, n, &A, &r, ctor, &e)) != KF_OK)
+    FZ_FAIL("spec() of an accepted job is rejected: %s", e.msg);
+  if (!kf_job_equal(j, &r)) FZ_FAIL("spec() round trip changed the job");
+
+  /* wire round trips: v1 flat, v1 common, v0 when it fits */
+  kind = j->kind == KF_HOROVOD ? KF_HOROVOD : -1;
+  if (kf_python_task(j)) jw.nnodes_int = 0;
+  if (j->kind == KF_HOROVOD) {
+    jw.verbose = 0;
+    jw.log_level = "INFO";
+    jw.discovery_script_path = "/etc/mpi/discover_hosts.sh";
+    jw.elastic_timeout = 1200;
+  }
+  for (v = 0; v <= 1; v++)
+    for (common = 0; common <= v; common++) {
+      o.version = v;
+      o.common = common;
+      b.n = 0;
+      st = kf_encode(j, &o, &A, &b, &e);
+      if (v == 0 && !(kf_job_versions(j) & 1u)) {
+        if (st == KF_OK) FZ_FAIL("v0 encode of a job versions() says v0 cannot express");
+        continue;
+      }
+      if (v == 0 && st != KF_OK && j->g[KF_WORKER].ncommand &&
+          (kf_kinds[j->kind].flags & KF_K_COMMAND))
+        continue;
+      if (st != KF_OK) FZ_FAIL("encode v%d%s failed: %s", v, common ? " common" : "", e.msg);
+      st = kf_decode(fz_task_type(j), kind, v, (const uint8_t *)b.p, b.n, &A, &r, &e);
+      if (st != KF_OK)
+        FZ_FAIL("decode(encode(j)) v%d%s failed: %s", v, common ? " common" : "", e.msg);
+      if (!kf_job_equal(&jw, &r))
+        FZ_FAIL("decode(encode(j)) v%d%s != j", v, common ? " common" : "");
+    }
+
+  /* JSON round trip (v1) */
+  {
+    ProtobufCMessage *m;
+    kf_node *root;
+    o.version = 1;
+    o.common = 0;
+    if (kf_job_to_msg(j, &o, 0, &A, &m, &e) != KF_OK) FZ_FAIL("kf_job_to_msg: %s", e.msg);
+    b.n = 0;
+    if (kf_msg_to_json(m, 0, &b, &e) != KF_OK) FZ_FAIL("kf_msg_to_json: %s", e.msg);
+    if (kf_json_parse(b.p, b.n, &A, &root, &e) != KF_OK)
+      FZ_FAIL("to_json output does not parse: %s\n%.*s", e.msg, (int)b.n, b.p);
+    if (kf_from_json(fz_task_type(j), kind, 1, root, 0, &A, &r, &e) != KF_OK)
+      FZ_FAIL("from_json(to_json(j)) failed: %s", e.msg);
+    if (!kf_job_equal(&jw, &r)) FZ_FAIL("from_json(to_json(j)) != j");
+    if (kf_msg_to_node(m, &A) == NULL) FZ_FAIL("kf_msg_to_node: NULL");
+  }
+
+  /* TaskTemplate round trip (pb and JSON), when the job is not a
+  ** python-task (that type carries no kubeflow config) */
+  if (!kf_python_task(j)) {
+    Flyteidl__Core__TaskTemplate *t;
+    kf_node *info;
+    o.version = 1;
+    o.common = 0;
+    if (kf_task_template(j, &o, NULL, &A, &t, &e) != KF_OK)
+      FZ_FAIL("kf_task_template: %s", e.msg);
+    b.n = 0;
+    if (!kf_buf_reserve(&b, protobuf_c_message_get_packed_size(&t->base)))
+      FZ_FAIL("buffer");
+    b.n = protobuf_c_message_pack(&t->base, (uint8_t *)b.p);
+    if (kf_decode_task_template(b.p, b.n, kind, &A, &r, &info, &e) != KF_OK)
+      FZ_FAIL("decode_task_template(task_template(j)) failed: %s", e.msg);
+    if (!kf_job_equal(&jw, &r)) FZ_FAIL("decode_task_template(task_template(j)) != j");
+    b.n = 0;
+    if (kf_msg_to_json(&t->base, 2, &b, &e) != KF_OK) FZ_FAIL("TaskTemplate JSON: %s", e.msg);
+    if (kf_decode_task_template(b.p, b.n, kind, &A, &r, &info, &e) != KF_OK)
+      FZ_FAIL("decode_task_template(task_template json) failed: %s", e.msg);
+    if (!kf_job_equal(&jw, &r)) FZ_FAIL("decode_task_template(json) != j");
+    /* version 0 (an MPI worker command goes to the config) */
+    o.version = 0;
+    st = kf_task_template(j, &o, NULL, &A, &t, &e);
+    if (kf_job_versions(j) & 1u) {
+      int space = 0;
+      size_t i;
+      for (i = 0; i < j->g[KF_WORKER].ncommand; i++)
+        space |= strchr(j->g[KF_WORKER].command[i], ' ') != NULL;
+      if (st != KF_OK && !space) FZ_FAIL("v0 task_template of a v0 job: %s", e.msg);
+      if (st == KF_OK) {
+        b.n = 0;
+        if (!kf_buf_reserve(&b, protobuf_c_message_get_packed_size(&t->base)))
+          FZ_FAIL("buffer");
+        b.n = protobuf_c_message_pack(&t->base, (uint8_t *)b.p);
+        if (kf_decode_task_template(b.p, b.n, kind, &A, &r, &info, &e) != KF_OK)
+          FZ_FAIL("decode_task_template(task_template(j, v0)) failed: %s", e.msg);
+        if (!kf_job_equal(&jw, &r)) FZ_FAIL("decode_task_template(task_template(j, v0)) != j");
+      }
+    } else if (st == KF_OK) {
+      FZ_FAIL("v0 task_template of a job versions() says v0 cannot express");
+    }
+  }
+
+#ifdef FZ_HAVE_MANIFEST
+  /* manifests, lint and YAML: no crash; a manifest that is produced
+  ** renders as YAML and JSON */
+  {
+    kf_manifest_opts mo;
+    kf_lint_opts lo;
+    kf_node *man, *warn;
+    memset(&mo, 0, sizeof mo);
+    mo.name = "fuzz-job";
+    mo.image = "img:1";
+    st = kf_manifest(j, &mo, &A, &man, "kfjob.manifest", &e);
+    if (st == KF_OK) {
+      const kf_node *docs[1];
+      docs[0] = man;
+      b.n = 0;
+      if (kf_yaml(docs, 1, 2, &b, &e) != KF_OK) FZ_FAIL("kf_yaml of a manifest: %s", e.msg);
+      b.n = 0;
+      if (kf_node_to_json(man, 0, &b, &e) != KF_OK) FZ_FAIL("manifest JSON: %s", e.msg);
+    } else {
+      fz_error(st, &e, "kfjob.manifest");
+    }
+    memset(&lo, 0, sizeof lo);
+    lo.name = "fuzz-job";
+    lo.version = 1;
+    if (kf_lint(j, &lo, &A, &warn, &e) != KF_OK) FZ_FAIL("kf_lint: %s", e.msg);
+  }
+#endif
+  kf_buf_free(&b);
+  kf_arena_free(&A);
+}
+
+#endif

@@ -1,0 +1,50 @@
+/*
+** fuzz_from_json.c - libFuzzer target for kf_json_parse + kf_from_json
+** (kfjob.from_json).  The first byte picks the task type, the version, the
+** kind refinement and allow_unknown:
+**   b0 % 8 as in fuzz_decode.c; bit 3: allow_unknown.
+** The rest is JSON text.  The parsed tree is also fed to kf_job_from_spec
+** as a constructor table of kind b0 / 16 % 5 (JSON objects make good
+** constructor tables), and kf_node_to_json must render it.
+*/
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static const char *const types[4] = {"tensorflow", "pytorch", "mpi", "mpi"};
+  static const char *const ctors[KF_NKINDS] = {
+      "kfjob.TFJob", "kfjob.PyTorchJob", "kfjob.Elastic", "kfjob.MPIJob",
+      "kfjob.HorovodJob"};
+  kf_arena A;
+  kf_buf b;
+  kf_err e;
+  kf_job j;
+  kf_node *root;
+  kf_status st;
+  int sel, kind, allow, ck;
+  if (size < 1) return 0;
+  sel = data[0] % 8;
+  allow = (data[0] >> 3) & 1;
+  ck = (data[0] >> 4) % KF_NKINDS;
+  kind = sel >= 6 ? KF_HOROVOD : -1;
+  kf_arena_init(&A, FZ_ALLOC);
+  kf_buf_init(&b, FZ_ALLOC);
+  st = kf_json_parse((const char *)data + 1, size - 1, &A, &root, &e);
+  if (st != KF_OK) {
+    fz_note("json_parse", st, &e);
+    fz_error(st, &e, NULL);
+  } else {
+    if (kf_node_to_json(root, 0, &b, &e) != KF_OK)
+      fz_error(KF_ELIMIT, &e, NULL);   /* only the depth limit may refuse */
+    st = kf_from_json(types[sel / 2], kind, sel % 2, root, allow, &A, &j, &e);
+    fz_note("from_json", st, &e);
+    if (st == KF_OK) fz_check_job(&j);
+    else fz_error(st, &e, "kfjob.from_json: ");
+    st = kf_job_from_spec(ck, root, &A, &j, ctors[ck], &e);
+    fz_note(ctors[ck], st, &e);
+    if (st == KF_OK) fz_check_job(&j);
+    else fz_error(st, &e, ctors[ck]);
+  }
+  kf_buf_free(&b);
+  kf_arena_free(&A);
+  return 0;
+}
