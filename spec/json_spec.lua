@@ -293,7 +293,7 @@ local from_json_rows = {
   { "escaped NUL", TF, W(',"image":"a\\u0000b"'), nil, "workerReplicas.image: string contains a NUL byte" },
   { "nested too deep", TF, ("["):rep(70) .. ("]"):rep(70), nil, "JSON nested deeper than 64 levels" },
   { "string over 1 MiB", TF, W(',"image":"' .. ("a"):rep(1048577) .. '"'), nil,
-    "workerReplicas.image: string too long (1048577 bytes, max 1048576)" },
+    "workerReplicas.image: string longer than the limit of 1 MiB" },
   -- not an object
   { "an array", TF, "[1]", nil, "expected a JSON object, got array" },
   { "a string", TF, '"x"', nil, "expected a JSON object, got string" },
