@@ -107,12 +107,13 @@ static int push_docs(lua_State *L, lctx *X, const char *who,
 static int m_manifest(lua_State *L) {
   static const char who[] = "kfjob.manifest";
   const kf_job *j = lkf_checkjob(L, 1);
-  lctx *X = lkf_ctx(L, 2);
+  lctx *X;
   kf_manifest_opts o;
   kf_node *doc;
   kf_err e;
   int indent, format;
-  opts_arg(L);
+  opts_arg(L);  /* before lkf_ctx: it keeps its guard above the args */
+  X = lkf_ctx(L, 2);
   lkf_checkopts(L, 2, who, manifest_keys);
   format = out_format(L, 2, who, F_TABLE, &indent);
   if (kf_manifest_opts_parse(lkf_checknode(L, X, 2, who, &e), &o, &X->A, who, &e) ||
@@ -144,13 +145,14 @@ static kf_node *merge_opts(kf_arena *A, const kf_node *base, const kf_node *item
 ** whose keys replace the shared opts. */
 static int l_manifests(lua_State *L) {
   static const char who[] = "kfjob.manifests";
-  lctx *X = lkf_ctx(L, 2);
+  lctx *X;
   kf_node *shared, **docs;
   kf_err e;
   lua_Integer n, i, k;
   int indent, format;
   luaL_checktype(L, 1, LUA_TTABLE);
-  opts_arg(L);
+  opts_arg(L);  /* before lkf_ctx: it keeps its guard above the args */
+  X = lkf_ctx(L, 2);
   lkf_checkopts(L, 2, who, manifest_keys);
   format = out_format(L, 2, who, F_YAML, &indent);
   shared = lkf_checknode(L, X, 2, who, &e);
@@ -225,12 +227,13 @@ static int l_manifests(lua_State *L) {
 static int m_lint(lua_State *L) {
   static const char who[] = "kfjob.lint";
   const kf_job *j = lkf_checkjob(L, 1);
-  lctx *X = lkf_ctx(L, 2);
+  lctx *X;
   kf_lint_opts o;
   kf_node *list;
   kf_err e;
   int t;
-  opts_arg(L);
+  opts_arg(L);  /* before lkf_ctx: it keeps its guard above the args */
+  X = lkf_ctx(L, 2);
   lkf_checkopts(L, 2, who, lint_keys);
   memset(&o, 0, sizeof o);
   o.version = 1;
