@@ -169,23 +169,6 @@ int kf_buf_addc_slow(kf_buf *b, char c) {
 
 int kf_buf_adds(kf_buf *b, const char *s) { return kf_buf_add(b, s, strlen(s)); }
 
-int kf_buf_printf(kf_buf *b, const char *fmt, ...) {
-  char tmp[128];
-  va_list ap;
-  int n;
-  va_start(ap, fmt);
-  n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  if (n < 0) return 0;
-  if ((size_t)n < sizeof tmp) return kf_buf_add(b, tmp, (size_t)n);
-  if (b->n + (size_t)n + 1 > b->cap && !buf_grow(b, b->n + (size_t)n + 1))
-    return 0;
-  va_start(ap, fmt);
-  vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  b->n += (size_t)n;
-  return 1;
-}
 
 /* ---- value tree ------------------------------------------------------- */
 

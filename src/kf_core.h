@@ -94,11 +94,6 @@ static inline int kf_buf_addc(kf_buf *b, char c) {
 }
 int kf_buf_adds(kf_buf *b, const char *s);
 int kf_buf_reserve(kf_buf *b, size_t extra);          /* room for extra bytes */
-int kf_buf_printf(kf_buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
 
 /* ---- neutral value tree ----------------------------------------------- */
 
