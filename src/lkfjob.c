@@ -162,13 +162,14 @@ static kf_status table_node(conv *c, int idx, kf_node **out) {
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     int kt = lua_type(L, -2);
+    const char *ks = NULL;
     kf_node *v;
     if (kt == LUA_TSTRING) {
       size_t kl;
-      const char *ks = lua_tolstring(L, -2, &kl);
+      ks = lua_tolstring(L, -2, &kl);  /* a string: no conversion */
       if (nint) return conv_fail(c, "table mixes list items and named fields%s", "");
-      if (strlen(ks) != kl) return conv_fail(c, "table keys must not contain NUL bytes%s", "");
-      c->seg[c->depth].key = lua_tostring(L, -2);  /* a string: no conversion */
+      if (memchr(ks, '\0', kl)) return conv_fail(c, "table keys must not contain NUL bytes%s", "");
+      c->seg[c->depth].key = ks;
     } else if (kt == LUA_TNUMBER && lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1) {
       if (obj->u.c.n) return conv_fail(c, "table mixes list items and named fields%s", "");
       c->seg[c->depth].key = NULL;
@@ -181,8 +182,8 @@ static kf_status table_node(conv *c, int idx, kf_node **out) {
     st = to_node(c, lua_gettop(L), &v);
     c->depth--;
     if (st != KF_OK) return st;
-    if (kt == LUA_TSTRING) {
-      if (!kf_node_push(c->A, obj, lua_tostring(L, -2), v)) return kf_nomem(c->e);
+    if (ks != NULL) {
+      if (!kf_node_push(c->A, obj, ks, v)) return kf_nomem(c->e);
     } else {
       lua_Integer k = lua_tointeger(L, -2);
       if (nint == KF_MAX_ITEMS)
