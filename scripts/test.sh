@@ -10,6 +10,7 @@ ROOT=$PWD
 
 PASSED=0
 FAILED=0
+SKIPPED=0
 LOG=$(mktemp -d)
 trap 'rm -rf "$LOG"' EXIT
 
@@ -22,7 +23,8 @@ count_busted() {
   s=$(echo "$line" | sed -E 's/^([0-9]+) success.*/\1/')
   f=$(echo "$line" | sed -E 's/.* ([0-9]+) failures?.*/\1/')
   e=$(echo "$line" | sed -E 's/.* ([0-9]+) errors?.*/\1/')
-  PASSED=$((PASSED + s)); FAILED=$((FAILED + f + e))
+  p=$(echo "$line" | sed -nE 's/.* ([0-9]+) pending.*/\1/p')
+  PASSED=$((PASSED + s)); FAILED=$((FAILED + f + e)); SKIPPED=$((SKIPPED + ${p:-0}))
 }
 # Adds one pass/fail for a whole command.
 check() {
@@ -64,5 +66,5 @@ for extra in scripts/test.d/*.sh; do
 done
 
 echo
-echo "$PASSED passed, $FAILED failed"
+echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" -eq 0 ]
