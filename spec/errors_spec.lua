@@ -28,15 +28,7 @@ local function call(method, job, ...)
   return function() return job[method](job, table.unpack(args, 1, args.n)) end
 end
 
-local function nested(depth, key)
-  local root = {}
-  local t = root
-  for _ = 2, depth do
-    t[key] = {}
-    t = t[key]
-  end
-  return root
-end
+local nested = require("util").nest
 local cyclic = {}
 cyclic.x = cyclic
 

@@ -13,22 +13,9 @@ local kfjob = require "kfjob"
 local DEPTH, STRING, ITEMS = 64, 1 << 20, 4096
 
 -- error message of f(...) without "file:line: "
-local function error_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, "expected an error")
-  return (tostring(e):gsub("^[^\n]-:%d+: ", "", 1))
-end
+local error_of = require("util").error_of
 
--- {key = {key = ...}} with n tables in all
-local function nest(n, key)
-  local t = {}
-  local c = t
-  for _ = 2, n do
-    c[key] = {}
-    c = c[key]
-  end
-  return t
-end
+local nest = require("util").nest
 
 local function list(n, v)
   local t = {}

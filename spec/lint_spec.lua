@@ -3,11 +3,7 @@
 
 local kfjob = require "kfjob"
 
-local function error_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, "expected an error")
-  return (tostring(e):gsub("^[^\n]-:%d+: ", "", 1))
-end
+local error_of = require("util").error_of
 
 -- path -> message of the warnings, and the paths in order.
 local function paths(list)

@@ -20,11 +20,7 @@ local function sh_ok(cmd) return os.execute(cmd .. " >/dev/null 2>&1") == true e
 local function write(path, s) local f = assert(io.open(path, "wb")); f:write(s); f:close() end
 
 -- The error message of f(...), without "file:line: ".
-local function error_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, "expected an error")
-  return (tostring(e):gsub("^[^\n]-:%d+: ", "", 1))
-end
+local error_of = require("util").error_of
 
 local ARGS = { "pyflyte-execute", "--inputs", "s3://bucket/in/inputs.pb", "--output-prefix", "s3://bucket/out" }
 local IMAGE = "registry.example/train:v1"

@@ -12,11 +12,7 @@ local function collect(it)
 end
 
 -- The error message of f(...), without "file:line: ".
-local function error_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, "expected an error")
-  return (tostring(e):gsub("^[^\n]-:%d+: ", "", 1))
-end
+local error_of = require("util").error_of
 
 -- name, job, params triples of a variants iterator.
 local function all_variants(...)
