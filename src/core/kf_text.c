@@ -1,0 +1,137 @@
+/*
+** kf_text.c - lexical helpers shared by every layer: did-you-mean,
+** Kubernetes quantities, number formatting, UTF-8, JSON names.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kf_core.h"
+
+/* ---- did you mean ----------------------------------------------------- */
+
+static size_t edit_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b), i, j;
+  size_t row[64];
+  if (la >= 63 || lb >= 63) return (size_t)-1;
+  for (j = 0; j <= lb; j++) row[j] = j;
+  for (i = 1; i <= la; i++) {
+    size_t prev = row[0], cur;
+    row[0] = i;
+    for (j = 1; j <= lb; j++) {
+      size_t best = prev + (a[i - 1] != b[j - 1]);
+      cur = row[j];
+      if (row[j] + 1 < best) best = row[j] + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      prev = cur;
+      row[j] = best;
+    }
+  }
+  return row[lb];
+}
+
+const char *kf_suggest(const char *s, const char *const *cands) {
+  const char *best = NULL;
+  size_t bestd = (size_t)-1, len = strlen(s);
+  for (; *cands != NULL; cands++) {
+    size_t d = edit_distance(s, *cands);
+    if (d < bestd) bestd = d, best = *cands;
+  }
+  /* close enough: a couple of typos, or a third of the word */
+  if (best != NULL && (bestd <= 2 || bestd * 3 <= len) && bestd < len)
+    return best;
+  return NULL;
+}
+
+/* ---- quantities ------------------------------------------------------- */
+
+/* Kubernetes resource.Quantity without a sign (we take no negatives):
+**   digits [ "." digits ] | "." digits, then an optional suffix:
+**   Ki Mi Gi Ti Pi Ei | m k M G T P E | (e|E) [+-] digits */
+int kf_quantity_ok(const char *s, size_t n) {
+  size_t i = 0, d = 0, rest;
+  while (i < n && s[i] >= '0' && s[i] <= '9') i++, d++;
+  if (i < n && s[i] == '.') {
+    i++;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++, d++;
+  }
+  if (d == 0) return 0;
+  rest = n - i;
+  s += i;
+  if (rest == 0) return 1;
+  if (rest == 2 && s[1] == 'i' && strchr("KMGTPE", s[0]) != NULL) return 1;
+  if (rest == 1 && strchr("mkMGTPE", s[0]) != NULL) return 1;
+  if (s[0] == 'e' || s[0] == 'E') {
+    size_t k = 1;
+    if (k < rest && (s[k] == '+' || s[k] == '-')) k++;
+    if (k == rest) return 0;
+    for (; k < rest; k++)
+      if (s[k] < '0' || s[k] > '9') return 0;
+    return 1;
+  }
+  return 0;
+}
+
+/* By hand: snprintf dominated constructors that take numeric quantities. */
+void kf_format_int(int64_t v, char out[32]) {
+  char tmp[24];
+  int n = 0, i = 0;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  do tmp[n++] = (char)('0' + u % 10); while ((u /= 10) != 0);
+  if (v < 0) out[i++] = '-';
+  while (n) out[i++] = tmp[--n];
+  out[i] = '\0';
+}
+
+void kf_format_number(double d, char out[32]) {
+  int prec;
+  if (d == floor(d) && fabs(d) < 1e15) {
+    kf_format_int((int64_t)d, out);
+    return;
+  }
+  for (prec = 15; prec <= 17; prec++) {
+    snprintf(out, 32, "%.*g", prec, d);
+    if (strtod(out, NULL) == d) break;
+  }
+}
+
+int kf_utf8_ok(const char *s, size_t n) {
+  const unsigned char *p = (const unsigned char *)s, *end = p + n;
+  while (p < end) {
+    unsigned c = *p++;
+    int more;
+    unsigned min, cp;
+    if (c < 0x80) continue;
+    if (c >= 0xC2 && c <= 0xDF) more = 1, min = 0x80, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF) more = 2, min = 0x800, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4) more = 3, min = 0x10000, cp = c & 0x07;
+    else return 0;
+    if (end - p < more) return 0;
+    while (more--) {
+      if ((*p & 0xC0) != 0x80) return 0;
+      cp = cp << 6 | (*p++ & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  }
+  return 1;
+}
+
+/* lowerCamelCase JSON name of a proto field name (protoc's rule). Returns
+** the full length; writes at most cap - 1 characters and a NUL. */
+size_t kf_json_name(const char *name, char *out, size_t cap) {
+  size_t n = 0;
+  int up = 0;
+  for (; *name; name++) {
+    if (*name == '_') {
+      up = 1;
+      continue;
+    }
+    if (n + 1 < cap)
+      out[n] = (char)(up && *name >= 'a' && *name <= 'z' ? *name - 32 : *name);
+    n++;
+    up = 0;
+  }
+  if (cap) out[n < cap ? n : cap - 1] = '\0';
+  return n;
+}
