@@ -1,5 +1,7 @@
 /*
-** kf_spec.c - constructor-shaped value tree -> validated job, and back.
+** kf_build.c - constructor-shaped value tree -> validated job, and back,
+** by walking the schema rows of kf_schema.c: parsing, spec(), equality,
+** copying into one block, and with()'s merge.
 **
 ** All messages read "<ctor>: <path>: <problem>".  Objects are checked for
 ** unknown keys before their fields, fields in schema order, so the first
@@ -171,9 +173,12 @@ static kf_status get_str(ctx *c, const kf_node *n, int token,
   return KF_OK;
 }
 
-static kf_status get_enum(ctx *c, const kf_node *n, int (*parse)(const char *),
-                          const char *what, const char *choices, int *out) {
+static kf_status get_enum(ctx *c, const kf_node *n, const kf_enum *en,
+                          int *out) {
+  char what[64];
+  const char *choices = en->choices;
   int v = -1;
+  snprintf(what, sizeof what, "unknown %s %%s (expected %%s)", en->what);
   if (n->t == KF_NNUM && !(n->u.d == floor(n->u.d))) {
     char buf[32];
     kf_format_number(n->u.d, buf);
@@ -182,14 +187,14 @@ static kf_status get_enum(ctx *c, const kf_node *n, int (*parse)(const char *),
   if (n->t == KF_NINT || (n->t == KF_NNUM && n->u.d == floor(n->u.d))) {
     /* a float beyond int64 would overflow the cast: out of range anyway */
     int64_t i = n->t == KF_NINT ? n->u.i : fabs(n->u.d) < 9e18 ? (int64_t)n->u.d : -1;
-    if (i >= 0 && i <= 2) v = (int)i;
+    if (i >= 0 && i < en->n) v = (int)i;
     if (v < 0) {
       char buf[24];
       snprintf(buf, sizeof buf, "%lld", (long long)i);
       return fail(c, what, buf, choices);
     }
   } else if (n->t == KF_NSTR) {
-    v = parse(n->u.s.p);
+    v = kf_enum_parse(en, n->u.s.p);
     if (v < 0) {
       char q[80];
       snprintf(q, sizeof q, "'%.60s'", n->u.s.p);
@@ -233,37 +238,10 @@ static kf_status get_quantity(ctx *c, const kf_node *n, const char **out) {
   return KF_OK;
 }
 
-static const char *const res_known[] = {"cpu", "mem", "memory", "gpu",
-                                        "ephemeral_storage", NULL};
-
-static kf_status get_resources(ctx *c, const kf_node *n, const char **out) {
-  const kf_node *slot[KF_MAX_KNOWN];
-  kf_status st;
+static kf_status get_strlist(ctx *c, const kf_node *n, const char ***out,
+                             size_t *nout) {
   size_t i;
-  if ((st = want_object(c, n, NULL, "a table of resources")) != KF_OK ||
-      n->t != KF_NOBJ)
-    return st;
-  if ((st = match_keys(c, n, res_known, slot)) != KF_OK) return st;
-  if (slot[1] && slot[2])
-    return fail(c, "both 'mem' and 'memory' given (they are aliases)", "", "");
-  for (i = 0; i < KF_NRES; i++) {
-    /* res_known: cpu mem memory gpu ephemeral_storage */
-    static const int at[KF_NRES] = {0, 1, 3, 4};
-    const char *key = kf_res_keys[i];
-    const kf_node *v = slot[at[i]];
-    if (v == NULL && i == KF_MEM && (v = slot[2]) != NULL) key = "memory";
-    if (v != NULL) {
-      size_t p = push(c, key);
-      st = get_quantity(c, v, &out[i]);
-      pop(c, p);
-      if (st) return st;
-    }
-  }
-  return KF_OK;
-}
-
-static kf_status get_command(ctx *c, const kf_node *n, kf_group *g) {
-  size_t i;
+  const char **v;
   if (n->t != KF_NARR || n->u.c.n == 0) {
     if (n->t == KF_NOBJ && n->u.c.n == 0)
       return fail(c, "expected a non-empty list of strings, got an empty table",
@@ -273,164 +251,18 @@ static kf_status get_command(ctx *c, const kf_node *n, kf_group *g) {
   }
   if (n->u.c.n > KF_MAX_ITEMS)
     return fail(c, "list longer than the limit of 4096 items", "", "");
-  g->command = (const char **)kf_arena_alloc(c->A, n->u.c.n * sizeof(char *));
-  if (g->command == NULL) return kf_nomem(c->e);
+  v = (const char **)kf_arena_alloc(c->A, n->u.c.n * sizeof(char *));
+  if (v == NULL) return kf_nomem(c->e);
   for (i = 0; i < n->u.c.n; i++) {
     size_t p = push_index(c, i + 1);
-    kf_status st = get_str(c, n->u.c.v[i], 0, &g->command[i]);
+    kf_status st = get_str(c, n->u.c.v[i], 0, &v[i]);
     pop(c, p);
     if (st) return st;
   }
-  g->ncommand = n->u.c.n;
+  *out = v;
+  *nout = n->u.c.n;
   return KF_OK;
 }
-
-/* Which group fields a context accepts. */
-#define GF_REPLICAS 1u
-#define GF_COMMAND 2u
-
-static kf_status parse_group(ctx *c, const kf_node *n, unsigned allow,
-                             kf_group *g, int *replicas_given) {
-  enum { F_REPLICAS, F_IMAGE, F_REQUESTS, F_LIMITS, F_RESTART, F_COMMAND };
-  static const char *const all[] = {"replicas", "image", "requests", "limits",
-                                    "restart_policy", "command", NULL};
-  const char *known[7];
-  int field[7];
-  const kf_node *slot[KF_MAX_KNOWN];
-  size_t k = 0, i;
-  kf_status st;
-  for (i = 0; all[i] != NULL; i++) {
-    if (i == F_REPLICAS && !(allow & GF_REPLICAS)) continue;
-    if (i == F_COMMAND && !(allow & GF_COMMAND)) continue;
-    field[k] = (int)i;
-    known[k++] = all[i];
-  }
-  known[k] = NULL;
-  /* a field another context would take gets a precise message */
-  for (i = 0; k < 6 && i < n->u.c.n; i++) {
-    const char *key = n->u.c.k[i];
-    const char *why = NULL;
-    if (!(allow & GF_COMMAND) && strcmp(key, "command") == 0)
-      why = "only MPI and Horovod groups take a command";
-    else if (!(allow & GF_REPLICAS) && strcmp(key, "replicas") == 0)
-      why = "not settable here (an elastic job takes nnodes)";
-    if (why) {
-      size_t p = push(c, key);
-      st = fail(c, "%s", why, "");
-      pop(c, p);
-      return st;
-    }
-  }
-  if ((st = match_keys(c, n, known, slot)) != KF_OK) return st;
-  for (i = 0; known[i] != NULL; i++) {  /* schema order: stable first error */
-    const kf_node *v = slot[i];
-    size_t p;
-    if (v == NULL) continue;
-    p = push(c, known[i]);
-    switch (field[i]) {
-      case F_REPLICAS:
-        st = get_int(c, v, 0, &g->replicas);
-        if (replicas_given) *replicas_given = 1;
-        break;
-      case F_IMAGE: st = get_str(c, v, 1, &g->image); break;
-      case F_REQUESTS: st = get_resources(c, v, g->requests); break;
-      case F_LIMITS: st = get_resources(c, v, g->limits); break;
-      case F_RESTART:
-        st = get_enum(c, v, kf_parse_restart_policy,
-                      "unknown restart policy %s (expected %s)",
-                      "never, on_failure or always", &g->restart_policy);
-        break;
-      default: st = get_command(c, v, g);
-    }
-    pop(c, p);
-    if (st) return st;
-  }
-  return KF_OK;
-}
-
-static kf_status parse_run_policy(ctx *cp, const kf_node *n,
-                                  kf_run_policy *rp);
-
-kf_status kf_run_policy_from_spec(const kf_node *n, kf_run_policy *rp,
-                                  const char *ctor, const char *path,
-                                  kf_err *e) {
-  ctx c;
-  ctx_init(&c, NULL, e, ctor, path);
-  return parse_run_policy(&c, n, rp);
-}
-
-static kf_status parse_run_policy(ctx *cp, const kf_node *n,
-                                  kf_run_policy *rp) {
-  static const char *const known[] = {"clean_pod_policy",
-                                      "ttl_seconds_after_finished",
-                                      "active_deadline_seconds",
-                                      "backoff_limit", NULL};
-  const kf_node *slot[KF_MAX_KNOWN];
-  kf_status st;
-  size_t i;
-  memset(rp, 0, sizeof *rp);
-  if ((st = want_object(cp, n, "RunPolicy", "a kfjob.RunPolicy or a table")) ||
-      n->t != KF_NOBJ)
-    return st;
-  if ((st = match_keys(cp, n, known, slot)) != KF_OK) return st;
-  for (i = 0; known[i] != NULL; i++) {
-    const char *key = known[i];
-    const kf_node *v = slot[i];
-    size_t p;
-    if (v == NULL) continue;
-    p = push(cp, key);
-    if (strcmp(key, "clean_pod_policy") == 0)
-      st = get_enum(cp, v, kf_parse_clean_pod_policy,
-                    "unknown clean pod policy %s (expected %s)",
-                    "none, running or all", &rp->clean_pod_policy);
-    else {
-      int32_t *f = key[0] == 't'   ? &rp->ttl_seconds_after_finished
-                   : key[0] == 'a' ? &rp->active_deadline_seconds
-                                   : &rp->backoff_limit;
-      st = get_int(cp, v, 0, f);
-      if (st == KF_OK && *f == 0)
-        rp->zero |= key[0] == 't' ? KF_RPZ_TTL
-                    : key[0] == 'a' ? KF_RPZ_DEADLINE : KF_RPZ_BACKOFF;
-    }
-    pop(cp, p);
-    if (st) return st;
-  }
-  return KF_OK;
-}
-
-kf_status kf_group_from_spec(int role, const kf_node *n, kf_arena *A,
-                             kf_group *g, const char *ctor, kf_err *e) {
-  ctx c;
-  kf_status st;
-  unsigned allow = GF_REPLICAS;
-  ctx_init(&c, A, e, ctor, "");
-  memset(g, 0, sizeof *g);
-  g->replicas = kf_roles[role].default_replicas;
-  if (role == KF_WORKER || role == KF_LAUNCHER) allow |= GF_COMMAND;
-  if ((st = want_object(&c, n, kf_roles[role].name, "a table of named fields")) ||
-      n->t != KF_NOBJ)
-    return st;
-  if ((st = parse_group(&c, n, allow, g, NULL)) != KF_OK) return st;
-  if ((kf_roles[role].flags & KF_R_FIXED1) && g->replicas != 1) {
-    char b[24];
-    snprintf(b, sizeof b, "%d", (int)g->replicas);
-    size_t p = push(&c, "replicas");
-    st = fail(&c, "must be 1 (got %s)", b, "");
-    pop(&c, p);
-    return st;
-  }
-  if ((kf_roles[role].flags & KF_R_MAX1) && g->replicas > 1) {
-    char b[24];
-    snprintf(b, sizeof b, "%d", (int)g->replicas);
-    size_t p = push(&c, "replicas");
-    st = fail(&c, "must be 0 or 1 (got %s)", b, "");
-    pop(&c, p);
-    return st;
-  }
-  return KF_OK;
-}
-
-/* ---- jobs ------------------------------------------------------------- */
 
 static kf_status parse_nnodes(ctx *c, const kf_node *n, kf_job *j) {
   if (n->t == KF_NINT || n->t == KF_NNUM) {
@@ -473,81 +305,186 @@ static kf_status parse_nnodes(ctx *c, const kf_node *n, kf_job *j) {
               "");
 }
 
-static const char *const rdzv_backends[] = {"c10d", "etcd", "etcd-v2", NULL};
+/* ---- parsing by the schema -------------------------------------------- */
 
-/* Job-level scalar fields beyond the groups. */
-static kf_status parse_scalar(ctx *c, const char *key, const kf_node *v,
-                              kf_job *j) {
-  if (strcmp(key, "slots") == 0) return get_int(c, v, 1, &j->slots);
-  if (strcmp(key, "nnodes") == 0) return parse_nnodes(c, v, j);
-  if (strcmp(key, "nproc_per_node") == 0)
-    return get_int(c, v, 1, &j->nproc_per_node);
-  if (strcmp(key, "max_restarts") == 0)
-    return get_int(c, v, 0, &j->max_restarts);
-  if (strcmp(key, "rdzv_backend") == 0) {
-    kf_status st = get_str(c, v, 0, &j->rdzv_backend);
-    int i;
-    if (st) return st;
-    for (i = 0; rdzv_backends[i]; i++)
-      if (strcmp(rdzv_backends[i], j->rdzv_backend) == 0) return KF_OK;
-    {
-      char q[80];
-      snprintf(q, sizeof q, "'%.60s'", j->rdzv_backend);
-      return fail(c, "unknown rendezvous backend %s (expected %s)", q,
-                  "c10d, etcd or etcd-v2");
+#define AT(p, T) ((T *)(void *)(p))
+
+static kf_status parse_rows(ctx *c, const kf_obj *o, const kf_node *n,
+                            char *base, int kind, int role, uint32_t *given);
+
+static kf_status parse_value(ctx *c, const kf_field *f, const kf_node *v,
+                             char *base, int kind, int role) {
+  char *at = base + f->off;
+  kf_status st;
+  switch (f->type) {
+    case KF_V_INT:
+      st = get_int(c, v, f->min, AT(at, int32_t));
+      if (st == KF_OK && (f->flags & KF_F_OMITZERO) && *AT(at, int32_t) == 0)
+        *AT(base + f->off_n, unsigned) |= f->zbit;  /* given as 0: lint */
+      return st;
+    case KF_V_STR: return get_str(c, v, 0, AT(at, const char *));
+    case KF_V_TOKEN: return get_str(c, v, 1, AT(at, const char *));
+    case KF_V_BOOL:
+      if (v->t != KF_NBOOL)
+        return fail(c, "expected a boolean, got %s", type_name(v), "");
+      *AT(at, int) = v->u.b;
+      return KF_OK;
+    case KF_V_ENUM:
+      return get_enum(c, v, (const kf_enum *)f->info, AT(at, int));
+    case KF_V_CHOICE: {
+      const kf_choice *ch = (const kf_choice *)f->info;
+      const char *s;
+      char q[80], what[64];
+      int i;
+      if ((st = get_str(c, v, 0, &s)) != KF_OK) return st;
+      for (i = 0; ch->v[i]; i++)
+        if (strcmp(ch->v[i], s) == 0) {
+          *AT(at, const char *) = s;
+          return KF_OK;
+        }
+      snprintf(q, sizeof q, "'%.60s'", s);
+      snprintf(what, sizeof what, "unknown %s %%s (expected %%s)", ch->what);
+      return fail(c, what, q, ch->choices);
     }
+    case KF_V_QTY: return get_quantity(c, v, AT(at, const char *));
+    case KF_V_STRLIST:
+      return get_strlist(c, v, AT(at, const char **), AT(base + f->off_n, size_t));
+    case KF_V_OBJ: {
+      const kf_obj *o = (const kf_obj *)f->info;
+      if (f->off_n) *AT(base + f->off_n, int) = 1;
+      if ((st = want_object(c, v, o->tag, o->what)) != KF_OK || v->t != KF_NOBJ)
+        return st;
+      return parse_rows(c, o, v, at, kind, role, NULL);
+    }
+    case KF_V_NNODES: return parse_nnodes(c, v, (kf_job *)(void *)base);
+    default: return KF_OK;  /* markers are expanded by the job parser */
   }
-  if (strcmp(key, "verbose") == 0) {
-    if (v->t != KF_NBOOL)
-      return fail(c, "expected a boolean, got %s", type_name(v), "");
-    j->verbose = v->u.b;
-    return KF_OK;
+}
+
+/* An object's fields: unknown keys first (with a suggestion), then each row
+** in schema order.  `given` gets a bit per row index that was present. */
+static kf_status parse_rows(ctx *c, const kf_obj *o, const kf_node *n,
+                            char *base, int kind, int role, uint32_t *given) {
+  const char *known[KF_MAX_KNOWN];
+  const kf_field *row[KF_MAX_KNOWN];
+  const kf_node *slot[KF_MAX_KNOWN];
+  size_t k = 0, i, j;
+  int all = 1;
+  kf_status st;
+  for (i = 0; i < o->n; i++) {
+    const kf_field *f = &o->f[i];
+    if (!kf_group_takes(f, kind, role)) {
+      all = 0;
+      continue;
+    }
+    row[k] = f, known[k++] = f->key;
+    if (f->alias) row[k] = f, known[k++] = f->alias;
   }
-  if (strcmp(key, "log_level") == 0) return get_str(c, v, 1, &j->log_level);
-  if (strcmp(key, "discovery_script_path") == 0)
-    return get_str(c, v, 1, &j->discovery_script_path);
-  if (strcmp(key, "elastic_timeout") == 0)
-    return get_int(c, v, 1, &j->elastic_timeout);
+  known[k] = NULL;
+  /* a field another context would take gets a precise message */
+  for (i = 0; !all && i < n->u.c.n; i++)
+    for (j = 0; j < o->n; j++) {
+      const kf_field *f = &o->f[j];
+      if (f->denied && !kf_group_takes(f, kind, role) &&
+          strcmp(n->u.c.k[i], f->key) == 0) {
+        size_t p = push(c, f->key);
+        st = fail(c, "%s", f->denied, "");
+        pop(c, p);
+        return st;
+      }
+    }
+  if ((st = match_keys(c, n, known, slot)) != KF_OK) return st;
+  for (i = 0; i + 1 < k; i++)
+    if (row[i] == row[i + 1] && slot[i] && slot[i + 1])
+      return fail(c, "both '%s' and '%s' given (they are aliases)", known[i],
+                  known[i + 1]);
+  for (i = 0; i < k; i++) {  /* schema order: a stable first error */
+    size_t p;
+    if (slot[i] == NULL) continue;
+    p = push(c, known[i]);
+    st = parse_value(c, row[i], slot[i], base, kind, role);
+    pop(c, p);
+    if (st) return st;
+    if (given) *given |= 1u << (row[i] - o->f);
+  }
   return KF_OK;
 }
 
-static void job_defaults(kf_job *j, int kind) {
-  int r;
-  memset(j, 0, sizeof *j);
-  j->kind = kind;
-  for (r = 0; r < KF_NROLES; r++) j->g[r].replicas = kf_roles[r].default_replicas;
-  j->slots = 1;
-  j->nproc_per_node = 1;
-  j->min_nodes = j->max_nodes = 1;
-  j->nnodes_int = 1;
-  j->rdzv_backend = "c10d";
-  j->log_level = "INFO";
-  j->discovery_script_path = "/etc/mpi/discover_hosts.sh";
-  j->elastic_timeout = 1200;
+/* Index bit of the group's replicas row. */
+static uint32_t replicas_bit(void) {
+  size_t i;
+  for (i = 0; i < kf_group_obj.n; i++)
+    if (kf_group_obj.f[i].flags & KF_F_REPLICAS) return 1u << i;
+  return 0;
 }
 
-/* The known keys of a kind, in spec() order. */
-static size_t kind_keys(const kf_kind_info *k, const char **out) {
-  size_t n = 0;
-  int i;
-  if (k->flags & KF_K_ELASTIC) {
-    out[n++] = "nnodes";
-    out[n++] = "nproc_per_node";
-    out[n++] = "max_restarts";
-    out[n++] = "rdzv_backend";
+kf_status kf_run_policy_from_spec(const kf_node *n, kf_run_policy *rp,
+                                  const char *ctor, const char *path,
+                                  kf_err *e) {
+  ctx c;
+  kf_status st;
+  const kf_obj *o = &kf_run_policy_obj;
+  ctx_init(&c, NULL, e, ctor, path);
+  memset(rp, 0, sizeof *rp);
+  if ((st = want_object(&c, n, o->tag, o->what)) || n->t != KF_NOBJ) return st;
+  return parse_rows(&c, o, n, (char *)rp, -1, -1, NULL);
+}
+
+kf_status kf_group_from_spec(int role, const kf_node *n, kf_arena *A,
+                             kf_group *g, const char *ctor, kf_err *e) {
+  ctx c;
+  kf_status st;
+  char b[24];
+  const char *rule = NULL;
+  ctx_init(&c, A, e, ctor, "");
+  memset(g, 0, sizeof *g);
+  g->replicas = kf_roles[role].default_replicas;
+  if ((st = want_object(&c, n, kf_roles[role].name, "a table of named fields")) ||
+      n->t != KF_NOBJ)
+    return st;
+  if ((st = parse_rows(&c, &kf_group_obj, n, (char *)g, -1, role, NULL)) != KF_OK)
+    return st;
+  if ((kf_roles[role].flags & KF_R_FIXED1) && g->replicas != 1)
+    rule = "must be 1 (got %s)";
+  else if ((kf_roles[role].flags & KF_R_MAX1) && g->replicas > 1)
+    rule = "must be 0 or 1 (got %s)";
+  if (rule) {
+    size_t p = push(&c, "replicas");
+    snprintf(b, sizeof b, "%d", (int)g->replicas);
+    st = fail(&c, rule, b, "");
+    pop(&c, p);
   }
-  for (i = 0; i < k->nroles; i++) out[n++] = kf_roles[k->roles[i].role].key;
-  if (k->flags & KF_K_RUNPOLICY) out[n++] = "run_policy";
-  if (k->flags & KF_K_SLOTS) out[n++] = "slots";
-  if (k->flags & KF_K_HOROVOD) {
-    out[n++] = "verbose";
-    out[n++] = "log_level";
-    out[n++] = "discovery_script_path";
-    out[n++] = "elastic_timeout";
+  return st;
+}
+
+/* One key of a kind: a row, a replica group or a deprecated count. */
+typedef struct kentry {
+  const char *key;
+  const kf_field *f;
+  int role;
+} kentry;
+
+static size_t kind_entries(const kf_kind_info *k, kentry *out,
+                           const char **keys) {
+  size_t n = 0, i;
+  int r;
+  for (i = 0; i < k->nfields; i++) {
+    const kf_field *f = &k->fields[i];
+    if (f->type == KF_V_GROUPS) {
+      for (r = 0; r < k->nroles; r++)
+        out[n].key = kf_roles[k->roles[r].role].key, out[n].f = f,
+        out[n++].role = k->roles[r].role;
+    } else if (f->type == KF_V_DEPRECATED) {
+      for (r = 0; r < k->nroles; r++)
+        if (k->roles[r].deprecated_key)
+          out[n].key = k->roles[r].deprecated_key, out[n].f = f,
+          out[n++].role = k->roles[r].role;
+    } else {
+      out[n].key = f->key, out[n].f = f, out[n++].role = -1;
+    }
   }
-  for (i = 0; i < k->nroles; i++)
-    if (k->roles[i].deprecated_key) out[n++] = k->roles[i].deprecated_key;
-  out[n] = NULL;
+  for (i = 0; i < n; i++) keys[i] = out[i].key;
+  keys[n] = NULL;
   return n;
 }
 
@@ -555,51 +492,40 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
                            kf_job *j, const char *ctor, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[kind];
   const char *known[KF_MAX_KNOWN];
+  kentry ent[KF_MAX_KNOWN];
   const kf_node *slot[KF_MAX_KNOWN];
   int given[KF_NROLES] = {0};
   int32_t dep[KF_NROLES] = {0};
+  uint32_t rbit = replicas_bit();
   ctx c;
   kf_status st;
-  size_t i;
+  size_t i, nent;
   int r;
   ctx_init(&c, A, e, ctor, "");
-  job_defaults(j, kind);
+  kf_job_defaults(j, kind);
   if ((n->t != KF_NOBJ && !(n->t == KF_NARR && n->u.c.n == 0)) ||
       (n->t == KF_NOBJ && n->tag != NULL &&
        (strncmp(n->tag, "kfjob.", 6) != 0 || strcmp(n->tag + 6, k->name) != 0)))
     return fail(&c, "expected a table of named fields, got %s", type_name(n), "");
-  kind_keys(k, known);
+  nent = kind_entries(k, ent, known);
   if ((st = match_keys(&c, n, known, slot)) != KF_OK) return st;
-  for (i = 0; known[i] != NULL; i++) {
-    const char *key = known[i];
+  for (i = 0; i < nent; i++) {
+    const kentry *en = &ent[i];
     const kf_node *v = slot[i];
     size_t p;
     if (v == NULL) continue;
-    p = push(&c, key);
-    st = KF_OK;
-    for (r = 0; r < k->nroles; r++) {
-      const kf_kind_role *kr = &k->roles[r];
-      const kf_role_info *ri = &kf_roles[kr->role];
-      if (strcmp(key, ri->key) == 0) {
-        unsigned allow = (k->flags & KF_K_ELASTIC) ? 0 : GF_REPLICAS;
-        if (k->flags & KF_K_COMMAND) allow |= GF_COMMAND;
-        if ((st = want_object(&c, v, ri->name, "a kfjob.%s or a table")) == KF_OK &&
-            v->t == KF_NOBJ)
-          st = parse_group(&c, v, allow, &j->g[kr->role], &given[kr->role]);
-        break;
-      }
-      if (kr->deprecated_key && strcmp(key, kr->deprecated_key) == 0) {
-        st = get_int(&c, v, 0, &dep[kr->role]);
-        break;
-      }
-    }
-    if (r == k->nroles) {
-      if (strcmp(key, "run_policy") == 0) {
-        st = parse_run_policy(&c, v, &j->rp);
-        j->has_run_policy = 1;
-      } else {
-        st = parse_scalar(&c, key, v, j);
-      }
+    p = push(&c, en->key);
+    if (en->f->type == KF_V_GROUPS) {
+      uint32_t bits = 0;
+      st = want_object(&c, v, kf_roles[en->role].name, "a kfjob.%s or a table");
+      if (st == KF_OK && v->t == KF_NOBJ)
+        st = parse_rows(&c, &kf_group_obj, v, (char *)&j->g[en->role], kind,
+                        en->role, &bits);
+      if (bits & rbit) given[en->role] = 1;
+    } else if (en->f->type == KF_V_DEPRECATED) {
+      st = get_int(&c, v, en->f->min, &dep[en->role]);
+    } else {
+      st = parse_value(&c, en->f, v, (char *)j, kind, -1);
     }
     pop(&c, p);
     if (st) return st;
@@ -622,148 +548,134 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
     j->deprecated |= 1u << role;
     given[role] = 1;
   }
-  if (!(k->flags & KF_K_ELASTIC) && !given[KF_WORKER]) {
-    size_t p = push(&c, "worker");
-    push(&c, "replicas");
-    st = fail(&c, "required (at least 1 worker)", "", "");
-    pop(&c, p);
-    return st;
+  /* a required group must be given where the job takes replica counts */
+  for (r = 0; r < k->nroles; r++) {
+    int role = k->roles[r].role;
+    if ((kf_roles[role].flags & KF_R_REQUIRED) && !given[role] &&
+        !(k->flags & KF_K_ELASTIC)) {
+      size_t p = push(&c, kf_roles[role].key);
+      push(&c, "replicas");
+      st = fail(&c, "required (at least 1 %s)", kf_roles[role].key, "");
+      pop(&c, p);
+      return st;
+    }
   }
   if (k->flags & KF_K_ELASTIC) j->g[KF_WORKER].replicas = j->max_nodes;
   return kf_job_check(j, KF_PATH_SPEC, ctor, e);
 }
 
-/* ---- rules shared with the decoders ----------------------------------- */
-
-
-/* Path of a group's replica count in the given style. */
-static void replicas_path(const kf_job *job, int role, kf_pathstyle s,
-                          char *out, size_t cap) {
-  const kf_kind_role *kr = kf_kind_role_of(&kf_kinds[job->kind], role);
-  char j[64];
-  if (s == KF_PATH_SPEC && (job->deprecated >> role & 1u)) {
-    snprintf(out, cap, "%s", kr->deprecated_key);  /* what the caller wrote */
-  } else if (s == KF_PATH_SPEC) {
-    snprintf(out, cap, "%s.replicas", kf_roles[role].key);
-  } else if (s == KF_PATH_V1) {
-    kf_json_name(kr->v1_field, j, sizeof j);
-    snprintf(out, cap, "%s.replicas", j);
-  } else {
-    kf_json_name(kr->v0_field ? kr->v0_field : kr->v1_field, j, sizeof j);
-    snprintf(out, cap, "%s", j);
-  }
-}
-
 kf_status kf_job_check(const kf_job *j, kf_pathstyle s, const char *who,
                        kf_err *e) {
-  const kf_kind_info *k = &kf_kinds[j->kind];
-  char path[96];
-  int i;
-  for (i = 0; i < k->nroles; i++) {
-    int role = k->roles[i].role;
-    int32_t n = j->g[role].replicas;
-    unsigned f = kf_roles[role].flags;
-    const char *rule = NULL;
-    if (k->flags & KF_K_ELASTIC) break; /* replicas follow nnodes */
-    if (n < 0) rule = "must be >= 0";
-    else if ((f & KF_R_REQUIRED) && n < 1) rule = "must be >= 1";
-    else if ((f & KF_R_FIXED1) && n != 1) rule = "must be 1";
-    else if ((f & KF_R_MAX1) && n > 1) rule = "must be 0 or 1";
-    if (rule) {
-      replicas_path(j, role, s, path, sizeof path);
-      return kf_fail(e, KF_EINVAL, "%s: %s: %s (got %d)", who, path, rule,
-                     (int)n);
-    }
-  }
-  if (k->flags & KF_K_ELASTIC) {
-    const char *minp = s == KF_PATH_SPEC ? "nnodes" : "elasticConfig.minReplicas";
-    if (j->min_nodes < 1 || j->min_nodes > j->max_nodes)
-      return kf_fail(e, KF_EINVAL, "%s: %s: needs 1 <= min <= max (got %d:%d)",
-                     who, minp, (int)j->min_nodes, (int)j->max_nodes);
-    if (j->nproc_per_node < 1)
-      return kf_fail(e, KF_EINVAL, "%s: %s: must be >= 1 (got %d)", who,
-                     s == KF_PATH_SPEC ? "nproc_per_node"
-                                       : "elasticConfig.nprocPerNode",
-                     (int)j->nproc_per_node);
-    if (j->max_restarts < 0)
-      return kf_fail(e, KF_EINVAL, "%s: %s: must be >= 0 (got %d)", who,
-                     s == KF_PATH_SPEC ? "max_restarts"
-                                       : "elasticConfig.maxRestarts",
-                     (int)j->max_restarts);
-  }
-  if ((k->flags & KF_K_SLOTS) && j->slots < 1)
-    return kf_fail(e, KF_EINVAL, "%s: slots: must be >= 1 (got %d)", who,
-                   (int)j->slots);
-  if (j->has_run_policy) {
-    const int32_t v[3] = {j->rp.ttl_seconds_after_finished,
-                          j->rp.active_deadline_seconds, j->rp.backoff_limit};
-    static const char *const names[2][3] = {
-        {"ttl_seconds_after_finished", "active_deadline_seconds",
-         "backoff_limit"},
-        {"ttlSecondsAfterFinished", "activeDeadlineSeconds", "backoffLimit"}};
-    for (i = 0; i < 3; i++)
-      if (v[i] < 0)
-        return kf_fail(e, KF_EINVAL, "%s: %s%s: must be >= 0 (got %d)", who,
-                       s == KF_PATH_SPEC ? "run_policy." : "runPolicy.",
-                       names[s != KF_PATH_SPEC][i], (int)v[i]);
-  }
+  const kf_rule *r;
+  kf_status st;
+  for (r = kf_kinds[j->kind].rules; *r != NULL; r++)
+    if ((st = (*r)(j, (int)s, who, e)) != KF_OK) return st;
   return KF_OK;
 }
 
 /* ---- job -> spec ------------------------------------------------------ */
 
-static int add_resources(kf_arena *A, kf_node *obj, const char *key,
-                         const char *const *q) {
-  kf_node *r = NULL;
-  int i;
-  for (i = 0; i < KF_NRES; i++) {
-    if (q[i] == NULL) continue;
-    if (r == NULL && (r = kf_obj_add(A, obj, key, KF_NOBJ)) == NULL) return 0;
-    if (!kf_obj_strref(A, r, kf_res_keys[i], q[i])) return 0;
-  }
+static int rows_empty(const kf_obj *o, const char *base) {
+  size_t i;
+  for (i = 0; i < o->n; i++)
+    if (*AT(base + o->f[i].off, const char *const) != NULL) return 0;
   return 1;
 }
 
-static kf_node *group_node(const kf_group *g, int with_replicas, kf_arena *A) {
-  kf_node *o = kf_node_new(A, KF_NOBJ);
-  size_t i;
-  if (o == NULL) return NULL;
-  if (with_replicas && !kf_obj_int(A, o, "replicas", g->replicas)) return NULL;
-  if (g->image && !kf_obj_strref(A, o, "image", g->image)) return NULL;
-  if (!add_resources(A, o, "requests", g->requests) ||
-      !add_resources(A, o, "limits", g->limits))
-    return NULL;
-  if (!kf_obj_strref(A, o, "restart_policy", kf_rp_names[g->restart_policy]))
-    return NULL;
-  if (g->ncommand) {
-    kf_node *c = kf_obj_add(A, o, "command", KF_NARR);
-    if (c == NULL) return NULL;
-    for (i = 0; i < g->ncommand; i++)
-      if (!kf_node_push(A, c, NULL,
-                        kf_node_str(A, g->command[i], strlen(g->command[i]))))
-        return NULL;
+static int emit_rows(kf_arena *A, kf_node *o, const kf_obj *ob,
+                     const char *base, int kind, int role);
+
+static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
+                      const char *base, int kind, int role) {
+  const char *at = base + f->off;
+  switch (f->type) {
+    case KF_V_INT:
+      if ((f->flags & KF_F_OMITZERO) && *AT(at, const int32_t) == 0 &&
+          !(*AT(base + f->off_n, const unsigned) & f->zbit))
+        return 1;
+      return kf_obj_int(A, o, f->key, *AT(at, const int32_t));
+    case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_QTY: {
+      const char *s = *AT(at, const char *const);
+      return s == NULL || kf_obj_strref(A, o, f->key, s);
+    }
+    case KF_V_BOOL: {
+      kf_node *b = kf_obj_add(A, o, f->key, KF_NBOOL);
+      if (b != NULL) b->u.b = *AT(at, const int);
+      return b != NULL;
+    }
+    case KF_V_ENUM:
+      return kf_obj_strref(A, o, f->key,
+                           ((const kf_enum *)f->info)->spell[*AT(at, const int)][0]);
+    case KF_V_STRLIST: {
+      size_t i, n = *AT(base + f->off_n, const size_t);
+      const char *const *v = *AT(at, const char *const *const);
+      kf_node *l;
+      if (n == 0) return 1;
+      if ((l = kf_obj_add(A, o, f->key, KF_NARR)) == NULL) return 0;
+      for (i = 0; i < n; i++)
+        if (!kf_node_push(A, l, NULL, kf_node_str(A, v[i], strlen(v[i])))) return 0;
+      return 1;
+    }
+    case KF_V_OBJ: {
+      const kf_obj *sub = (const kf_obj *)f->info;
+      kf_node *s;
+      if (f->off_n ? !*AT(base + f->off_n, const int) : rows_empty(sub, at))
+        return 1;
+      return (s = kf_obj_add(A, o, f->key, KF_NOBJ)) != NULL &&
+             emit_rows(A, s, sub, at, kind, role);
+    }
+    case KF_V_NNODES: {
+      const kf_job *j = (const kf_job *)(const void *)base;
+      char b[32];
+      if (j->nnodes_int && j->min_nodes == j->max_nodes)
+        return kf_obj_int(A, o, f->key, j->min_nodes);
+      if (j->min_nodes == j->max_nodes)
+        snprintf(b, sizeof b, "%d", (int)j->min_nodes);
+      else
+        snprintf(b, sizeof b, "%d:%d", (int)j->min_nodes, (int)j->max_nodes);
+      return kf_obj_str(A, o, f->key, b);
+    }
+    case KF_V_GROUPS: {
+      const kf_kind_info *k = &kf_kinds[kind];
+      const kf_job *j = (const kf_job *)(const void *)base;
+      int i;
+      for (i = 0; i < k->nroles; i++) {
+        int r = k->roles[i].role;
+        kf_node *g = kf_node_new(A, KF_NOBJ);
+        if (g == NULL || !emit_rows(A, g, &kf_group_obj, (const char *)&j->g[r],
+                                    kind, r) ||
+            !kf_node_push(A, o, kf_roles[r].key, g))
+          return 0;
+      }
+      return 1;
+    }
+    default: return 1;  /* deprecated counts are read back resolved */
   }
-  return o;
+}
+
+static int emit_rows(kf_arena *A, kf_node *o, const kf_obj *ob,
+                     const char *base, int kind, int role) {
+  size_t i;
+  for (i = 0; i < ob->n; i++)
+    if (kf_group_takes(&ob->f[i], kind, role) &&
+        !emit_value(A, o, &ob->f[i], base, kind, role))
+      return 0;
+  return 1;
 }
 
 kf_node *kf_group_to_spec(const kf_group *g, kf_arena *A) {
-  return group_node(g, 1, A);
+  kf_node *o = kf_node_new(A, KF_NOBJ);
+  size_t i;
+  /* a standalone group shows every field it holds */
+  for (i = 0; o != NULL && i < kf_group_obj.n; i++)
+    if (!emit_value(A, o, &kf_group_obj.f[i], (const char *)g, -1, KF_WORKER))
+      return NULL;
+  return o;
 }
 
 kf_node *kf_run_policy_to_spec(const kf_run_policy *rp, kf_arena *A) {
   kf_node *o = kf_node_new(A, KF_NOBJ);
-  if (o == NULL ||
-      !kf_obj_strref(A, o, "clean_pod_policy", kf_cp_names[rp->clean_pod_policy]))
-    return NULL;
-  if ((rp->ttl_seconds_after_finished || (rp->zero & KF_RPZ_TTL)) &&
-      !kf_obj_int(A, o, "ttl_seconds_after_finished",
-                  rp->ttl_seconds_after_finished))
-    return NULL;
-  if ((rp->active_deadline_seconds || (rp->zero & KF_RPZ_DEADLINE)) &&
-      !kf_obj_int(A, o, "active_deadline_seconds", rp->active_deadline_seconds))
-    return NULL;
-  if ((rp->backoff_limit || (rp->zero & KF_RPZ_BACKOFF)) &&
-      !kf_obj_int(A, o, "backoff_limit", rp->backoff_limit))
+  if (o == NULL || !emit_rows(A, o, &kf_run_policy_obj, (const char *)rp, -1, -1))
     return NULL;
   return o;
 }
@@ -771,112 +683,93 @@ kf_node *kf_run_policy_to_spec(const kf_run_policy *rp, kf_arena *A) {
 kf_node *kf_job_to_spec(const kf_job *j, kf_arena *A) {
   const kf_kind_info *k = &kf_kinds[j->kind];
   kf_node *o = kf_node_new(A, KF_NOBJ);
-  int i, ok = o != NULL;
-  if (ok && (k->flags & KF_K_ELASTIC)) {
-    if (j->nnodes_int && j->min_nodes == j->max_nodes) {
-      ok = kf_obj_int(A, o, "nnodes", j->min_nodes);
-    } else {
-      char b[32];
-      if (j->min_nodes == j->max_nodes)
-        snprintf(b, sizeof b, "%d", (int)j->min_nodes);
-      else
-        snprintf(b, sizeof b, "%d:%d", (int)j->min_nodes, (int)j->max_nodes);
-      ok = kf_obj_str(A, o, "nnodes", b);
-    }
-    ok = ok && kf_obj_int(A, o, "nproc_per_node", j->nproc_per_node) &&
-         kf_obj_int(A, o, "max_restarts", j->max_restarts) &&
-         kf_obj_strref(A, o, "rdzv_backend", j->rdzv_backend);
-  }
-  for (i = 0; ok && i < k->nroles; i++) {
-    int role = k->roles[i].role;
-    ok = kf_node_push(A, o, kf_roles[role].key,
-                      group_node(&j->g[role], !(k->flags & KF_K_ELASTIC), A));
-  }
-  if (ok && j->has_run_policy)
-    ok = kf_node_push(A, o, "run_policy", kf_run_policy_to_spec(&j->rp, A));
-  if (ok && (k->flags & KF_K_SLOTS)) ok = kf_obj_int(A, o, "slots", j->slots);
-  if (ok && (k->flags & KF_K_HOROVOD)) {
-    kf_node *b = kf_obj_add(A, o, "verbose", KF_NBOOL);
-    ok = b != NULL;
-    if (ok) b->u.b = j->verbose;
-    ok = ok && kf_obj_strref(A, o, "log_level", j->log_level) &&
-         kf_obj_strref(A, o, "discovery_script_path", j->discovery_script_path) &&
-         kf_obj_int(A, o, "elastic_timeout", j->elastic_timeout);
-  }
-  return ok ? o : NULL;
+  size_t i;
+  for (i = 0; o != NULL && i < k->nfields; i++)
+    if (!emit_value(A, o, &k->fields[i], (const char *)j, j->kind, -1))
+      return NULL;
+  return o;
 }
 
-/* ---- equality and packing --------------------------------------------- */
+/* ---- equality --------------------------------------------------------- */
 
 static int str_eq(const char *a, const char *b) {
   if (a == NULL || b == NULL) return a == b;
   return strcmp(a, b) == 0;
 }
 
-static int group_eq(const kf_group *a, const kf_group *b) {
+static int rows_eq(const kf_field *f, size_t n, const char *a, const char *b,
+                   int kind);
+
+static int value_eq(const kf_field *f, const char *a, const char *b, int kind) {
+  const char *x = a + f->off, *y = b + f->off;
   size_t i;
-  if (a->replicas != b->replicas || !str_eq(a->image, b->image) ||
-      a->restart_policy != b->restart_policy || a->ncommand != b->ncommand)
-    return 0;
-  for (i = 0; i < KF_NRES; i++)
-    if (!str_eq(a->requests[i], b->requests[i]) ||
-        !str_eq(a->limits[i], b->limits[i]))
-      return 0;
-  for (i = 0; i < a->ncommand; i++)
-    if (!str_eq(a->command[i], b->command[i])) return 0;
-  return 1;
+  switch (f->type) {
+    case KF_V_INT: return *AT(x, const int32_t) == *AT(y, const int32_t);
+    case KF_V_BOOL: case KF_V_ENUM: return *AT(x, const int) == *AT(y, const int);
+    case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_QTY:
+      return str_eq(*AT(x, const char *const), *AT(y, const char *const));
+    case KF_V_STRLIST: {
+      size_t n = *AT(a + f->off_n, const size_t);
+      const char *const *u = *AT(x, const char *const *const);
+      const char *const *v = *AT(y, const char *const *const);
+      if (n != *AT(b + f->off_n, const size_t)) return 0;
+      for (i = 0; i < n; i++)
+        if (!str_eq(u[i], v[i])) return 0;
+      return 1;
+    }
+    case KF_V_OBJ: {
+      const kf_obj *o = (const kf_obj *)f->info;
+      if (f->off_n) {
+        int pa = *AT(a + f->off_n, const int), pb = *AT(b + f->off_n, const int);
+        if (pa != pb) return 0;
+        if (!pa) return 1;
+      }
+      return rows_eq(o->f, o->n, x, y, kind);
+    }
+    case KF_V_NNODES: {
+      const kf_job *p = (const kf_job *)(const void *)a;
+      const kf_job *q = (const kf_job *)(const void *)b;
+      return p->min_nodes == q->min_nodes && p->max_nodes == q->max_nodes &&
+             kf_python_task(p) == kf_python_task(q);
+    }
+    case KF_V_GROUPS: {
+      const kf_kind_info *k = &kf_kinds[kind];
+      const kf_job *p = (const kf_job *)(const void *)a;
+      const kf_job *q = (const kf_job *)(const void *)b;
+      int r;
+      for (r = 0; r < k->nroles; r++) {
+        int role = k->roles[r].role;
+        if (!rows_eq(kf_group_obj.f, kf_group_obj.n, (const char *)&p->g[role],
+                     (const char *)&q->g[role], kind))
+          return 0;
+      }
+      return 1;
+    }
+    default: return 1;
+  }
 }
 
-/* Only the integer 1 turns an elastic job into a plain python-task. */
-static int python_task(const kf_job *j) {
-  return j->kind == KF_ELASTIC && j->nnodes_int && j->max_nodes == 1;
+/* Explicit zeros equal unset ones (the zero bits are not rows): the
+** configuration is the same. */
+static int rows_eq(const kf_field *f, size_t n, const char *a, const char *b,
+                   int kind) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (!value_eq(&f[i], a, b, kind)) return 0;
+  return 1;
 }
 
 int kf_job_equal(const kf_job *a, const kf_job *b) {
   const kf_kind_info *k;
-  int i;
   if (a->kind != b->kind) return 0;
   k = &kf_kinds[a->kind];
-  for (i = 0; i < k->nroles; i++)
-    if (!group_eq(&a->g[k->roles[i].role], &b->g[k->roles[i].role])) return 0;
-  /* explicit zeros equal unset ones: the configuration is the same */
-  if (a->has_run_policy != b->has_run_policy ||
-      (a->has_run_policy &&
-       (a->rp.clean_pod_policy != b->rp.clean_pod_policy ||
-        a->rp.ttl_seconds_after_finished != b->rp.ttl_seconds_after_finished ||
-        a->rp.active_deadline_seconds != b->rp.active_deadline_seconds ||
-        a->rp.backoff_limit != b->rp.backoff_limit)))
-    return 0;
-  if ((k->flags & KF_K_SLOTS) && a->slots != b->slots) return 0;
-  if (k->flags & KF_K_ELASTIC) {
-    if (a->min_nodes != b->min_nodes || a->max_nodes != b->max_nodes ||
-        a->nproc_per_node != b->nproc_per_node ||
-        a->max_restarts != b->max_restarts ||
-        !str_eq(a->rdzv_backend, b->rdzv_backend) ||
-        python_task(a) != python_task(b))
-      return 0;
-  }
-  if (k->flags & KF_K_HOROVOD) {
-    if (a->verbose != b->verbose || !str_eq(a->log_level, b->log_level) ||
-        !str_eq(a->discovery_script_path, b->discovery_script_path) ||
-        a->elastic_timeout != b->elastic_timeout)
-      return 0;
-  }
-  return 1;
+  return rows_eq(k->fields, k->nfields, (const char *)a, (const char *)b,
+                 a->kind);
 }
+
+/* ---- copying into one block ------------------------------------------- */
 
 #define ALIGN(n) (((n) + sizeof(void *) - 1) & ~(sizeof(void *) - 1))
-
-static size_t str_size(const char *s) { return s ? strlen(s) + 1 : 0; }
-
-static size_t group_extra(const kf_group *g) {
-  size_t n = ALIGN(g->ncommand * sizeof(char *)), i;
-  n += str_size(g->image);
-  for (i = 0; i < KF_NRES; i++)
-    n += str_size(g->requests[i]) + str_size(g->limits[i]);
-  for (i = 0; i < g->ncommand; i++) n += str_size(g->command[i]);
-  return n;
-}
 
 static const char *copy_str(char **cur, const char *s) {
   size_t n;
@@ -889,27 +782,60 @@ static const char *copy_str(char **cur, const char *s) {
   return d;
 }
 
-/* Copies g's strings to *cur; the command array first (aligned). */
-static void group_copy(kf_group *dst, const kf_group *g, char **cur) {
-  size_t i;
-  *dst = *g;
-  if (g->ncommand) {
-    dst->command = (const char **)(void *)*cur;
-    *cur += ALIGN(g->ncommand * sizeof(char *));
-    for (i = 0; i < g->ncommand; i++)
-      dst->command[i] = copy_str(cur, g->command[i]);
-  } else {
-    dst->command = NULL;
+/* The strings (and string arrays) the rows of one object hold, copied from
+** `src` to `*cur` and repointed in `dst`; with dst NULL only measured.
+** Pass 0 places the pointer arrays (aligned), pass 1 the strings. */
+static size_t copy_rows(const kf_field *f, size_t n, char *dst, const char *src,
+                        char **cur, int pass) {
+  size_t i, k, size = 0;
+  for (i = 0; i < n; i++, f++) {
+    const char *at = src + f->off;
+    switch (f->type) {
+      case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_QTY: {
+        const char *s = *AT(at, const char *const);
+        if (pass == 0 || s == NULL) break;
+        size += strlen(s) + 1;
+        if (dst) *AT(dst + f->off, const char *) = copy_str(cur, s);
+        break;
+      }
+      case KF_V_STRLIST: {
+        size_t cnt = *AT(src + f->off_n, const size_t);
+        const char *const *v = *AT(at, const char *const *const);
+        if (pass == 0) {
+          size += ALIGN(cnt * sizeof(char *));
+          if (dst) {
+            *AT(dst + f->off, const char **) = cnt ? (const char **)(void *)*cur : NULL;
+            *cur += ALIGN(cnt * sizeof(char *));
+          }
+        } else {
+          for (k = 0; k < cnt; k++) {
+            size += strlen(v[k]) + 1;
+            if (dst) (*AT(dst + f->off, const char **))[k] = copy_str(cur, v[k]);
+          }
+        }
+        break;
+      }
+      case KF_V_OBJ: {
+        const kf_obj *o = (const kf_obj *)f->info;
+        size += copy_rows(o->f, o->n, dst ? dst + f->off : NULL, at, cur, pass);
+        break;
+      }
+      default: break;
+    }
   }
-  dst->image = copy_str(cur, g->image);
-  for (i = 0; i < KF_NRES; i++) {
-    dst->requests[i] = copy_str(cur, g->requests[i]);
-    dst->limits[i] = copy_str(cur, g->limits[i]);
-  }
+  return size;
+}
+
+static size_t group_copy(kf_group *dst, const kf_group *g, char **cur) {
+  const kf_field *f = kf_group_obj.f;
+  size_t n = kf_group_obj.n;
+  if (dst) *dst = *g;
+  return copy_rows(f, n, (char *)dst, (const char *)g, cur, 0) +
+         copy_rows(f, n, (char *)dst, (const char *)g, cur, 1);
 }
 
 size_t kf_group_size(const kf_group *g) {
-  return ALIGN(sizeof *g) + group_extra(g);
+  return ALIGN(sizeof *g) + group_copy(NULL, g, NULL);
 }
 
 void kf_group_pack_into(const kf_group *g, void *mem) {
@@ -918,28 +844,25 @@ void kf_group_pack_into(const kf_group *g, void *mem) {
 }
 
 size_t kf_job_size(const kf_job *j) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
   size_t n = ALIGN(sizeof *j);
   int r;
-  /* command arrays come first per group, so keep each group aligned */
-  for (r = 0; r < KF_NROLES; r++) n += ALIGN(group_extra(&j->g[r]));
-  n += str_size(j->rdzv_backend) + str_size(j->log_level) +
-       str_size(j->discovery_script_path);
-  return n;
+  /* pointer arrays come first per group, so keep each group aligned */
+  for (r = 0; r < KF_NROLES; r++) n += ALIGN(group_copy(NULL, &j->g[r], NULL));
+  return n + copy_rows(k->fields, k->nfields, NULL, (const char *)j, NULL, 1);
 }
 
 void kf_job_pack_into(const kf_job *j, void *mem) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
   kf_job *d = (kf_job *)mem;
   char *cur = (char *)mem + ALIGN(sizeof *j);
   int r;
   *d = *j;
   for (r = 0; r < KF_NROLES; r++) {
     char *start = cur;
-    group_copy(&d->g[r], &j->g[r], &cur);
-    cur = start + ALIGN(group_extra(&j->g[r]));
+    cur = start + ALIGN(group_copy(&d->g[r], &j->g[r], &cur));
   }
-  d->rdzv_backend = copy_str(&cur, j->rdzv_backend);
-  d->log_level = copy_str(&cur, j->log_level);
-  d->discovery_script_path = copy_str(&cur, j->discovery_script_path);
+  copy_rows(k->fields, k->nfields, (char *)d, (const char *)j, &cur, 1);
 }
 
 /* ---- overrides (with) ------------------------------------------------- */

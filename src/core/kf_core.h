@@ -36,6 +36,8 @@ kf_status kf_fail(kf_err *e, kf_status code, const char *fmt, ...)
     ;
 kf_status kf_nomem(kf_err *e);
 
+#include "kf_schema.h"
+
 /* Limits (documented in the README). */
 #define KF_MAX_DEPTH 64            /* nesting of tables / JSON */
 #define KF_MAX_STRING (1u << 20)   /* one string value, bytes */
@@ -129,13 +131,6 @@ int kf_obj_int(kf_arena *A, kf_node *obj, const char *key, int64_t i);
 
 /* ---- job model -------------------------------------------------------- */
 
-enum kf_kind { KF_TFJOB, KF_PYTORCH, KF_ELASTIC, KF_MPI, KF_HOROVOD, KF_NKINDS };
-enum kf_role { KF_WORKER, KF_PS, KF_CHIEF, KF_EVALUATOR, KF_MASTER,
-               KF_LAUNCHER, KF_NROLES };
-enum kf_res { KF_CPU, KF_MEM, KF_GPU, KF_EPH, KF_NRES };
-enum { KF_RP_NEVER, KF_RP_ON_FAILURE, KF_RP_ALWAYS };
-enum { KF_CP_NONE, KF_CP_RUNNING, KF_CP_ALL };
-
 typedef struct kf_group {
   int32_t replicas;
   const char *image;                 /* NULL: unset */
@@ -180,56 +175,7 @@ typedef struct kf_job {
 /* Where a path in an error message comes from. */
 typedef enum kf_pathstyle { KF_PATH_SPEC, KF_PATH_V0, KF_PATH_V1 } kf_pathstyle;
 
-/* ---- job kinds as data ------------------------------------------------ */
-
-#define KF_R_FIXED1   1u   /* replicas must be exactly 1 (master, launcher) */
-#define KF_R_MAX1     2u   /* at most 1 (chief, evaluator) */
-#define KF_R_REQUIRED 4u   /* at least 1 (worker) */
-
-typedef struct kf_role_info {
-  const char *name;       /* "Worker": group constructor and CRD replica type */
-  const char *key;        /* "worker": job field */
-  int default_replicas;
-  unsigned flags;         /* KF_R_* */
-} kf_role_info;
-
-#define KF_K_RUNPOLICY 1u
-#define KF_K_SLOTS     2u
-#define KF_K_ELASTIC   4u
-#define KF_K_HOROVOD   8u
-#define KF_K_COMMAND   16u  /* groups may carry a command (MPI) */
-
-typedef struct kf_kind_role {
-  int role;
-  const char *v1_field;       /* "worker_replicas" */
-  const char *v0_field;       /* "workers", NULL: not in v0 */
-  const char *deprecated_key; /* "num_workers", NULL: none */
-} kf_kind_role;
-
-typedef struct kf_kind_info {
-  const char *name;           /* "TFJob" */
-  const char *task_type;      /* "tensorflow" */
-  const char *container;      /* default container name */
-  const char *crd_kind;       /* "TFJob" */
-  const char *crd_specs;      /* "tfReplicaSpecs" */
-  unsigned flags;             /* KF_K_* */
-  int nroles;
-  kf_kind_role roles[4];
-  const ProtobufCMessageDescriptor *v0, *v1, *v1_replica;
-} kf_kind_info;
-
-extern const kf_kind_info kf_kinds[KF_NKINDS];
-extern const kf_role_info kf_roles[KF_NROLES];
-extern const char *const kf_res_keys[KF_NRES];        /* "cpu", "mem", ... */
-extern const char *const kf_rp_names[3];              /* "never", ... */
-extern const char *const kf_cp_names[3];              /* "none", ... */
-
-const kf_kind_role *kf_kind_role_of(const kf_kind_info *k, int role);
-int kf_kind_by_name(const char *name);       /* -1 if unknown */
-int kf_role_by_name(const char *name);       /* -1 if unknown */
-/* Parse an enum spelling; -1 if unknown. */
-int kf_parse_restart_policy(const char *s);
-int kf_parse_clean_pod_policy(const char *s);
+/* ---- lexical helpers (kf_text.c) ------------------------------------- */
 
 /* Closest of `cands` (NULL-terminated) to `s`, or NULL if none is close. */
 const char *kf_suggest(const char *s, const char *const *cands);
@@ -267,6 +213,10 @@ kf_node *kf_job_to_spec(const kf_job *j, kf_arena *A);
 kf_node *kf_group_to_spec(const kf_group *g, kf_arena *A);
 kf_node *kf_run_policy_to_spec(const kf_run_policy *rp, kf_arena *A);
 int kf_job_equal(const kf_job *a, const kf_job *b);
+/* Only the integer 1 turns an elastic job into a plain python-task. */
+int kf_python_task(const kf_job *j);
+/* The kind's defaults (the single place they are written). */
+void kf_job_defaults(kf_job *j, int kind);
 /* Deep-merge `over` (plain tables merge, dotted keys "worker.replicas"
 ** walk into nested tables, anything else replaces) into `base`. */
 kf_status kf_node_merge(kf_arena *A, kf_node *base, const kf_node *over,

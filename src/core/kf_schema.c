@@ -1,11 +1,11 @@
 /*
-** kf_kinds.c - the job kinds, their replica groups and enum spellings as
-** data, plus small lexical helpers (quantities, numbers, suggestions).
-** Adding a kind means adding a row here, not writing functions.
+** kf_schema.c - the job kinds, their replica groups and every field, as
+** data (see kf_schema.h for what a row holds).  Adding a field means adding
+** a row here; adding a kind means a kind row, its field list and its
+** protos.  The rules that relate several fields are the named functions at
+** the end, listed in each kind's row.
 */
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "kf_core.h"
@@ -26,6 +26,148 @@ const kf_role_info kf_roles[KF_NROLES] = {
   {"Launcher",  "launcher",  1, KF_R_FIXED1},
 };
 
+/* ---- enums: every accepted spelling, by value ------------------------- */
+
+static const char *const rp_spell[3][3] = {
+  {"never", "Never", "RESTART_POLICY_NEVER"},
+  {"on_failure", "OnFailure", "RESTART_POLICY_ON_FAILURE"},
+  {"always", "Always", "RESTART_POLICY_ALWAYS"},
+};
+static const char *const cp_spell[3][3] = {
+  {"none", "None", "CLEANPOD_POLICY_NONE"},
+  {"running", "Running", "CLEANPOD_POLICY_RUNNING"},
+  {"all", "All", "CLEANPOD_POLICY_ALL"},
+};
+const char *const kf_rp_names[3] = {"never", "on_failure", "always"};
+const char *const kf_cp_names[3] = {"none", "running", "all"};
+static const char *const rp_k8s[3] = {"Never", "OnFailure", "Always"};
+static const char *const cp_k8s[3] = {"None", "Running", "All"};
+
+const kf_enum kf_restart_policy_enum = {
+    "restart policy", "never, on_failure or always", rp_spell, 3, rp_k8s};
+const kf_enum kf_clean_pod_policy_enum = {
+    "clean pod policy", "none, running or all", cp_spell, 3, cp_k8s};
+
+static const char *const rdzv_v[] = {"c10d", "etcd", "etcd-v2", NULL};
+static const kf_choice rdzv_choice = {"rendezvous backend",
+                                      "c10d, etcd or etcd-v2", rdzv_v};
+
+/* ---- rows ------------------------------------------------------------- */
+
+#define RES(i) ((i) * sizeof(const char *))
+const char *const kf_res_keys[KF_NRES] = {"cpu", "mem", "gpu",
+                                          "ephemeral_storage"};
+
+/* Proto names are the ResourceName enum's; manifest keys Kubernetes'. */
+static const kf_field resource_rows[] = {
+  {.key = "cpu", .type = KF_V_QTY, .off = RES(KF_CPU), .pb = "CPU",
+   .manifest = "cpu"},
+  {.key = "mem", .alias = "memory", .type = KF_V_QTY, .off = RES(KF_MEM),
+   .pb = "MEMORY", .manifest = "memory"},
+  {.key = "gpu", .type = KF_V_QTY, .off = RES(KF_GPU), .pb = "GPU",
+   .manifest = "nvidia.com/gpu"},
+  {.key = "ephemeral_storage", .type = KF_V_QTY, .off = RES(KF_EPH),
+   .pb = "EPHEMERAL_STORAGE", .manifest = "ephemeral-storage"},
+};
+const kf_obj kf_resources_obj = {NULL, "a table of resources", resource_rows,
+                                 sizeof resource_rows / sizeof *resource_rows};
+
+#define G(f) offsetof(kf_group, f)
+static const kf_field group_rows[] = {
+  {.key = "replicas", .type = KF_V_INT, .flags = KF_F_REPLICAS | KF_F_LINT,
+   .off = G(replicas), .min = 0, .pb = "replicas", .pb0 = "replicas",
+   .manifest = "replicas",
+   .denied = "not settable here (an elastic job takes nnodes)"},
+  {.key = "image", .type = KF_V_TOKEN, .flags = KF_F_LINT, .off = G(image),
+   .pb = "image", .manifest = "image"},
+  {.key = "requests", .type = KF_V_OBJ, .off = G(requests),
+   .info = &kf_resources_obj, .pb = "resources.requests",
+   .manifest = "requests"},
+  {.key = "limits", .type = KF_V_OBJ, .off = G(limits),
+   .info = &kf_resources_obj, .pb = "resources.limits", .manifest = "limits"},
+  {.key = "restart_policy", .type = KF_V_ENUM, .off = G(restart_policy),
+   .idef = KF_RP_NEVER, .info = &kf_restart_policy_enum,
+   .pb = "restart_policy", .manifest = "restartPolicy"},
+  {.key = "command", .type = KF_V_STRLIST, .flags = KF_F_COMMAND,
+   .off = G(command), .off_n = G(ncommand), .pb = "command",
+   .manifest = "args", .denied = "only MPI and Horovod groups take a command"},
+};
+const kf_obj kf_group_obj = {NULL, "a table of named fields", group_rows,
+                             sizeof group_rows / sizeof *group_rows};
+
+#define RP(f) offsetof(kf_run_policy, f)
+static const kf_field run_policy_rows[] = {
+  {.key = "clean_pod_policy", .type = KF_V_ENUM, .off = RP(clean_pod_policy),
+   .idef = KF_CP_NONE, .info = &kf_clean_pod_policy_enum,
+   .pb = "clean_pod_policy", .manifest = "cleanPodPolicy"},
+  {.key = "ttl_seconds_after_finished", .type = KF_V_INT,
+   .flags = KF_F_OMITZERO | KF_F_LINT, .off = RP(ttl_seconds_after_finished),
+   .off_n = RP(zero), .zbit = KF_RPZ_TTL, .pb = "ttl_seconds_after_finished",
+   .manifest = "ttlSecondsAfterFinished"},
+  {.key = "active_deadline_seconds", .type = KF_V_INT,
+   .flags = KF_F_OMITZERO | KF_F_LINT, .off = RP(active_deadline_seconds),
+   .off_n = RP(zero), .zbit = KF_RPZ_DEADLINE, .pb = "active_deadline_seconds",
+   .manifest = "activeDeadlineSeconds"},
+  {.key = "backoff_limit", .type = KF_V_INT, .flags = KF_F_OMITZERO | KF_F_LINT,
+   .off = RP(backoff_limit), .off_n = RP(zero), .zbit = KF_RPZ_BACKOFF,
+   .pb = "backoff_limit", .manifest = "backoffLimit"},
+};
+const kf_obj kf_run_policy_obj = {"RunPolicy", "a kfjob.RunPolicy or a table",
+                                  run_policy_rows,
+                                  sizeof run_policy_rows / sizeof *run_policy_rows};
+
+/* Job-level rows shared by several kinds. */
+#define J(f) offsetof(kf_job, f)
+#define GROUPS {.key = "(groups)", .type = KF_V_GROUPS}
+#define DEPRECATED {.key = "(deprecated)", .type = KF_V_DEPRECATED, .min = 0}
+#define RUN_POLICY                                                         \
+  {.key = "run_policy", .type = KF_V_OBJ, .off = J(rp),                    \
+   .off_n = J(has_run_policy), .info = &kf_run_policy_obj,                 \
+   .pb = "run_policy", .manifest = "runPolicy"}
+#define SLOTS                                                              \
+  {.key = "slots", .type = KF_V_INT, .off = J(slots), .min = 1, .idef = 1, \
+   .pb = "slots", .pb0 = "slots", .manifest = "slotsPerWorker"}
+
+static const kf_field tf_rows[] = {GROUPS, RUN_POLICY, DEPRECATED};
+static const kf_field pytorch_rows[] = {GROUPS, RUN_POLICY, DEPRECATED};
+static const kf_field elastic_rows[] = {
+  {.key = "nnodes", .type = KF_V_NNODES, .off = J(min_nodes), .min = 1,
+   .idef = 1, .pb = "elastic_config.min_replicas",
+   .pb0 = "elastic_config.min_replicas"},
+  {.key = "nproc_per_node", .type = KF_V_INT, .off = J(nproc_per_node),
+   .min = 1, .idef = 1, .pb = "elastic_config.nproc_per_node",
+   .pb0 = "elastic_config.nproc_per_node", .manifest = "nProcPerNode"},
+  {.key = "max_restarts", .type = KF_V_INT, .off = J(max_restarts), .min = 0,
+   .pb = "elastic_config.max_restarts", .pb0 = "elastic_config.max_restarts",
+   .manifest = "maxRestarts"},
+  {.key = "rdzv_backend", .type = KF_V_CHOICE, .off = J(rdzv_backend),
+   .sdef = "c10d", .info = &rdzv_choice, .pb = "elastic_config.rdzv_backend",
+   .pb0 = "elastic_config.rdzv_backend", .manifest = "rdzvBackend"},
+  GROUPS, RUN_POLICY};
+static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED};
+/* Horovod's own fields travel as horovodrun arguments, not in the proto. */
+static const kf_field horovod_rows[] = {
+  GROUPS, RUN_POLICY, SLOTS,
+  {.key = "verbose", .type = KF_V_BOOL, .off = J(verbose)},
+  {.key = "log_level", .type = KF_V_TOKEN, .off = J(log_level),
+   .sdef = "INFO"},
+  {.key = "discovery_script_path", .type = KF_V_TOKEN,
+   .off = J(discovery_script_path), .sdef = "/etc/mpi/discover_hosts.sh"},
+  {.key = "elastic_timeout", .type = KF_V_INT, .off = J(elastic_timeout),
+   .min = 1, .idef = 1200},
+  DEPRECATED};
+
+#define ROWS(r) r, sizeof r / sizeof *r
+
+/* ---- kinds ------------------------------------------------------------ */
+
+static kf_status rule_replicas(const kf_job *j, int style, const char *who,
+                               kf_err *e);
+static kf_status rule_bounds(const kf_job *j, int style, const char *who,
+                             kf_err *e);
+static const kf_rule replicated[] = {rule_replicas, rule_bounds, NULL};
+static const kf_rule elastic[] = {rule_bounds, NULL};
+
 #define TF0 &flyteidl__plugins__distributed_tensorflow_training_task__descriptor
 #define PT0 &flyteidl__plugins__distributed_py_torch_training_task__descriptor
 #define MPI0 &flyteidl__plugins__distributed_mpitraining_task__descriptor
@@ -36,44 +178,41 @@ const kf_role_info kf_roles[KF_NROLES] = {
 #define PT1R &flyteidl__plugins__kubeflow__distributed_py_torch_training_replica_spec__descriptor
 #define MPI1R &flyteidl__plugins__kubeflow__distributed_mpitraining_replica_spec__descriptor
 
-/* Role order inside a kind is the order of the constructor's fields and of
+/* Role order inside a kind is the order of the constructor's groups and of
 ** spec() output. */
 const kf_kind_info kf_kinds[KF_NKINDS] = {
-  {"TFJob", "tensorflow", "tensorflow", "TFJob", "tfReplicaSpecs",
+  [KF_TFJOB] = {"TFJob", "tensorflow", "tensorflow", "TFJob", "tfReplicaSpecs",
    KF_K_RUNPOLICY, 4,
    {{KF_WORKER, "worker_replicas", "workers", "num_workers"},
     {KF_PS, "ps_replicas", "ps_replicas", "num_ps_replicas"},
     {KF_CHIEF, "chief_replicas", "chief_replicas", "num_chief_replicas"},
     {KF_EVALUATOR, "evaluator_replicas", "evaluator_replicas",
      "num_evaluator_replicas"}},
-   TF0, TF1, TF1R},
-  {"PyTorchJob", "pytorch", "pytorch", "PyTorchJob", "pytorchReplicaSpecs",
-   KF_K_RUNPOLICY, 2,
+   TF0, TF1, TF1R, ROWS(tf_rows), replicated},
+  [KF_PYTORCH] = {"PyTorchJob", "pytorch", "pytorch", "PyTorchJob",
+   "pytorchReplicaSpecs", KF_K_RUNPOLICY, 2,
    {{KF_WORKER, "worker_replicas", "workers", "num_workers"},
     {KF_MASTER, "master_replicas", NULL, NULL}},
-   PT0, PT1, PT1R},
-  {"Elastic", "pytorch", "pytorch", "PyTorchJob", "pytorchReplicaSpecs",
-   KF_K_RUNPOLICY | KF_K_ELASTIC, 1,
+   PT0, PT1, PT1R, ROWS(pytorch_rows), replicated},
+  [KF_ELASTIC] = {"Elastic", "pytorch", "pytorch", "PyTorchJob",
+   "pytorchReplicaSpecs", KF_K_RUNPOLICY | KF_K_ELASTIC, 1,
    {{KF_WORKER, "worker_replicas", "workers", NULL}},
-   PT0, PT1, PT1R},
-  {"MPIJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
+   PT0, PT1, PT1R, ROWS(elastic_rows), elastic},
+  [KF_MPI] = {"MPIJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
    KF_K_RUNPOLICY | KF_K_SLOTS | KF_K_COMMAND, 2,
    {{KF_WORKER, "worker_replicas", "num_workers", "num_workers"},
     {KF_LAUNCHER, "launcher_replicas", "num_launcher_replicas",
      "num_launcher_replicas"}},
-   MPI0, MPI1, MPI1R},
-  {"HorovodJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
+   MPI0, MPI1, MPI1R, ROWS(mpi_rows), replicated},
+  [KF_HOROVOD] = {"HorovodJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
    KF_K_RUNPOLICY | KF_K_SLOTS | KF_K_COMMAND | KF_K_HOROVOD, 2,
    {{KF_WORKER, "worker_replicas", "num_workers", "num_workers"},
     {KF_LAUNCHER, "launcher_replicas", "num_launcher_replicas",
      "num_launcher_replicas"}},
-   MPI0, MPI1, MPI1R},
+   MPI0, MPI1, MPI1R, ROWS(horovod_rows), replicated},
 };
 
-const char *const kf_res_keys[KF_NRES] = {"cpu", "mem", "gpu",
-                                          "ephemeral_storage"};
-const char *const kf_rp_names[3] = {"never", "on_failure", "always"};
-const char *const kf_cp_names[3] = {"none", "running", "all"};
+/* ---- lookups ---------------------------------------------------------- */
 
 const kf_kind_role *kf_kind_role_of(const kf_kind_info *k, int role) {
   int i;
@@ -96,29 +235,154 @@ int kf_role_by_name(const char *name) {
   return -1;
 }
 
-/* Every accepted spelling, by enum value: lowercase, Kubernetes, proto. */
-static const char *const rp_spellings[3][3] = {
-  {"never", "Never", "RESTART_POLICY_NEVER"},
-  {"on_failure", "OnFailure", "RESTART_POLICY_ON_FAILURE"},
-  {"always", "Always", "RESTART_POLICY_ALWAYS"},
-};
-static const char *const cp_spellings[3][3] = {
-  {"none", "None", "CLEANPOD_POLICY_NONE"},
-  {"running", "Running", "CLEANPOD_POLICY_RUNNING"},
-  {"all", "All", "CLEANPOD_POLICY_ALL"},
-};
-
-static int parse_spelling(const char *const t[3][3], const char *s) {
+int kf_enum_parse(const kf_enum *en, const char *s) {
   int v, k;
-  for (v = 0; v < 3; v++)
+  for (v = 0; v < en->n; v++)
     for (k = 0; k < 3; k++)
-      if (strcmp(t[v][k], s) == 0) return v;
+      if (strcmp(en->spell[v][k], s) == 0) return v;
   return -1;
 }
 
 int kf_parse_restart_policy(const char *s) {
-  return parse_spelling(rp_spellings, s);
+  return kf_enum_parse(&kf_restart_policy_enum, s);
 }
 int kf_parse_clean_pod_policy(const char *s) {
-  return parse_spelling(cp_spellings, s);
+  return kf_enum_parse(&kf_clean_pod_policy_enum, s);
+}
+
+int kf_group_takes(const kf_field *f, int kind, int role) {
+  if (f->flags & KF_F_REPLICAS)
+    return kind < 0 || !(kf_kinds[kind].flags & KF_K_ELASTIC);
+  if (f->flags & KF_F_COMMAND)
+    return kind >= 0 ? (kf_kinds[kind].flags & KF_K_COMMAND) != 0
+                     : role == KF_WORKER || role == KF_LAUNCHER;
+  return 1;
+}
+
+int kf_python_task(const kf_job *j) {
+  return j->kind == KF_ELASTIC && j->nnodes_int && j->max_nodes == 1;
+}
+
+void kf_job_defaults(kf_job *j, int kind) {
+  const kf_kind_info *k = &kf_kinds[kind];
+  size_t i;
+  int r;
+  memset(j, 0, sizeof *j);
+  j->kind = kind;
+  for (r = 0; r < KF_NROLES; r++) j->g[r].replicas = kf_roles[r].default_replicas;
+  for (i = 0; i < k->nfields; i++) {
+    const kf_field *f = &k->fields[i];
+    char *at = (char *)j + f->off;
+    switch (f->type) {
+      case KF_V_INT: case KF_V_ENUM: *(int32_t *)(void *)at = f->idef; break;
+      case KF_V_BOOL: *(int *)(void *)at = f->idef; break;
+      case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE:
+        *(const char **)(void *)at = f->sdef;
+        break;
+      case KF_V_NNODES:
+        j->min_nodes = j->max_nodes = f->idef;
+        j->nnodes_int = 1;
+        break;
+      default: break;
+    }
+  }
+}
+
+/* ---- rules ------------------------------------------------------------ */
+
+/* Path of a group's replica count in the given style. */
+static void replicas_path(const kf_job *job, int role, int s, char *out,
+                          size_t cap) {
+  const kf_kind_role *kr = kf_kind_role_of(&kf_kinds[job->kind], role);
+  char j[64];
+  if (s == KF_PATH_SPEC && (job->deprecated >> role & 1u)) {
+    snprintf(out, cap, "%s", kr->deprecated_key);  /* what the caller wrote */
+  } else if (s == KF_PATH_SPEC) {
+    snprintf(out, cap, "%s.replicas", kf_roles[role].key);
+  } else if (s == KF_PATH_V1) {
+    kf_json_name(kr->v1_field, j, sizeof j);
+    snprintf(out, cap, "%s.replicas", j);
+  } else {
+    kf_json_name(kr->v0_field ? kr->v0_field : kr->v1_field, j, sizeof j);
+    snprintf(out, cap, "%s", j);
+  }
+}
+
+/* Each role's replica bounds (KF_R_*). */
+static kf_status rule_replicas(const kf_job *j, int s, const char *who,
+                               kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  char path[96];
+  int i;
+  for (i = 0; i < k->nroles; i++) {
+    int role = k->roles[i].role;
+    int32_t n = j->g[role].replicas;
+    unsigned f = kf_roles[role].flags;
+    const char *rule = NULL;
+    if (n < 0) rule = "must be >= 0";
+    else if ((f & KF_R_REQUIRED) && n < 1) rule = "must be >= 1";
+    else if ((f & KF_R_FIXED1) && n != 1) rule = "must be 1";
+    else if ((f & KF_R_MAX1) && n > 1) rule = "must be 0 or 1";
+    if (rule) {
+      replicas_path(j, role, s, path, sizeof path);
+      return kf_fail(e, KF_EINVAL, "%s: %s: %s (got %d)", who, path, rule,
+                     (int)n);
+    }
+  }
+  return KF_OK;
+}
+
+/* Where a row is, in the given style: its spec key, or its proto path in
+** JSON names. */
+static void row_path(const char *parent_key, const char *parent_pb,
+                     const kf_field *f, int s, char *out, size_t cap) {
+  char a[64], b[64];
+  if (s == KF_PATH_SPEC) {
+    snprintf(out, cap, "%s%s%s", parent_key ? parent_key : "",
+             parent_key ? "." : "", f->key);
+    return;
+  }
+  kf_json_name(f->pb, b, sizeof b);
+  if (parent_pb) kf_json_name(parent_pb, a, sizeof a);
+  snprintf(out, cap, "%s%s%s", parent_pb ? a : "", parent_pb ? "." : "", b);
+}
+
+static kf_status bounds_of(const char *base, const kf_field *f, size_t n,
+                           const char *pkey, const char *ppb, int s,
+                           const char *who, kf_err *e) {
+  char path[128];
+  size_t i;
+  for (i = 0; i < n; i++, f++) {
+    const char *at = base + f->off;
+    if (f->pb == NULL) continue;  /* checked where it is parsed */
+    if (f->type == KF_V_INT && *(const int32_t *)(const void *)at < f->min) {
+      row_path(pkey, ppb, f, s, path, sizeof path);
+      return kf_fail(e, KF_EINVAL, "%s: %s: must be >= %d (got %d)", who, path,
+                     (int)f->min, (int)*(const int32_t *)(const void *)at);
+    }
+    if (f->type == KF_V_NNODES) {
+      const kf_job *j = (const kf_job *)(const void *)base;
+      if (j->min_nodes < 1 || j->min_nodes > j->max_nodes) {
+        row_path(pkey, ppb, f, s, path, sizeof path);
+        return kf_fail(e, KF_EINVAL, "%s: %s: needs 1 <= min <= max (got %d:%d)",
+                       who, path, (int)j->min_nodes, (int)j->max_nodes);
+      }
+    }
+    if (f->type == KF_V_OBJ && f->off_n &&
+        *(const int *)(const void *)(base + f->off_n)) {
+      const kf_obj *o = (const kf_obj *)f->info;
+      kf_status st = bounds_of(at, o->f, o->n, f->key, f->pb, s, who, e);
+      if (st) return st;
+    }
+  }
+  return KF_OK;
+}
+
+/* Every row's lower bound, for values that did not come through the
+** parser (decoded messages). */
+static kf_status rule_bounds(const kf_job *j, int s, const char *who,
+                             kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  return bounds_of((const char *)j, k->fields, k->nfields, NULL, NULL, s, who,
+                   e);
 }

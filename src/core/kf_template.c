@@ -182,10 +182,6 @@ static kf_status worker_spec_command(kf_arena *A, const kf_group *g,
   return KF_OK;
 }
 
-int kf_python_task(const kf_job *j) {
-  return j->kind == KF_ELASTIC && j->nnodes_int && j->max_nodes == 1;
-}
-
 /* Builds the template; with `custom_out` the custom stays a node (for the
 ** direct Struct writer) instead of becoming Struct messages. */
 static kf_status build_template(const kf_job *j, const kf_encopts *o,

@@ -8,9 +8,6 @@
 #include "kf_core.h"
 #include "flyteidl/core/tasks.pb-c.h"
 
-/* Elastic with the integer nnodes == 1: flytekit's "python-task". */
-int kf_python_task(const kf_job *j);
-
 /* Job -> TaskTemplate.  `opts` is the caller's options as a node (id,
 ** container, config; version/format keys are the caller's business) or
 ** NULL.  Map entries come out sorted so packing is deterministic. */

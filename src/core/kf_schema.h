@@ -1,0 +1,160 @@
+/*
+** kf_schema.h - what kfjob knows about the job kinds, as data.
+**
+** One row per field of every kind, group, resource table and policy: its
+** spec key and alias, value type, owning-struct offset, default, bounds,
+** the proto fields it maps to (v1, and v0 or "v0 cannot carry it") and its
+** manifest key.  The generic loops of kf_build.c (parse, spec(), ==, copy,
+** field reads) and kf_pb.c (encode bound, v0 fitness, decode) walk these
+** rows; rules that relate several fields are named functions listed in the
+** kind's row.  docs/ARCHITECTURE.md has the checklists for adding a field
+** or a kind.
+*/
+#ifndef KF_SCHEMA_H
+#define KF_SCHEMA_H
+/* Included by kf_core.h after kf_status and kf_err. */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <protobuf-c/protobuf-c.h>
+
+enum kf_kind { KF_TFJOB, KF_PYTORCH, KF_ELASTIC, KF_MPI, KF_HOROVOD, KF_NKINDS };
+enum kf_role { KF_WORKER, KF_PS, KF_CHIEF, KF_EVALUATOR, KF_MASTER,
+               KF_LAUNCHER, KF_NROLES };
+enum kf_res { KF_CPU, KF_MEM, KF_GPU, KF_EPH, KF_NRES };
+enum { KF_RP_NEVER, KF_RP_ON_FAILURE, KF_RP_ALWAYS };
+enum { KF_CP_NONE, KF_CP_RUNNING, KF_CP_ALL };
+
+/* ---- value types and field rows --------------------------------------- */
+
+typedef enum kf_vtype {
+  KF_V_INT,       /* int32 >= min; integral floats accepted */
+  KF_V_STR,       /* UTF-8 string without NUL */
+  KF_V_TOKEN,     /* non-empty string without whitespace */
+  KF_V_BOOL,
+  KF_V_ENUM,      /* a spelling of a kf_enum, or its number */
+  KF_V_CHOICE,    /* a string from a fixed list (info: kf_choice) */
+  KF_V_QTY,       /* Kubernetes quantity, or a non-negative number */
+  KF_V_STRLIST,   /* non-empty list of strings (count at off_n) */
+  KF_V_OBJ,       /* nested table (info: kf_obj) */
+  KF_V_NNODES,    /* integer or "MIN:MAX" (min_nodes, max_nodes, nnodes_int) */
+  /* markers in a kind's field list */
+  KF_V_GROUPS,    /* the kind's replica groups, in role order */
+  KF_V_DEPRECATED /* the kind's deprecated num_* counts */
+} kf_vtype;
+
+/* Row flags. */
+#define KF_F_REPLICAS  1u   /* group replicas: not in an elastic job */
+#define KF_F_COMMAND   2u   /* group command: MPI kinds and Worker/Launcher */
+#define KF_F_OMITZERO  4u   /* spec() leaves 0 out unless given as 0 */
+#define KF_F_LINT      8u   /* lint looks at it */
+
+typedef struct kf_enum {
+  const char *what;            /* "restart policy" */
+  const char *choices;         /* "never, on_failure or always" */
+  const char *const (*spell)[3];  /* by value: lowercase, Kubernetes, proto */
+  int n;
+  const char *const *manifest; /* Kubernetes spelling by value */
+} kf_enum;
+
+typedef struct kf_choice {
+  const char *what;            /* "rendezvous backend" */
+  const char *choices;         /* "c10d, etcd or etcd-v2" */
+  const char *const *v;        /* NULL-terminated */
+} kf_choice;
+
+typedef struct kf_obj kf_obj;
+
+typedef struct kf_field {
+  const char *key;        /* spec key */
+  const char *alias;      /* another accepted key ("memory"), or NULL */
+  kf_vtype type;
+  unsigned flags;         /* KF_F_* */
+  size_t off;             /* value in the owning struct */
+  size_t off_n;           /* KF_V_STRLIST: count; KF_V_OBJ: presence flag
+                             (0: always present) */
+  int32_t min;            /* KF_V_INT: smallest value */
+  int32_t idef;           /* default of INT, BOOL, ENUM */
+  const char *sdef;       /* default of strings */
+  const void *info;       /* kf_enum, kf_choice or kf_obj */
+  const char *pb;         /* v1 proto field, dotted through sub-messages */
+  const char *pb0;        /* v0 proto field; NULL: v0 cannot carry it */
+  const char *manifest;   /* manifest key, or NULL */
+  unsigned zbit;          /* KF_F_OMITZERO: bit in kf_run_policy.zero */
+  const char *denied;     /* message when a context does not take it */
+} kf_field;
+
+struct kf_obj {
+  const char *tag;        /* constructor name ("RunPolicy") or NULL */
+  const char *what;       /* "a kfjob.RunPolicy or a table" */
+  const kf_field *f;
+  size_t n;
+};
+
+/* ---- roles and kinds -------------------------------------------------- */
+
+#define KF_R_FIXED1   1u   /* replicas must be exactly 1 (master, launcher) */
+#define KF_R_MAX1     2u   /* at most 1 (chief, evaluator) */
+#define KF_R_REQUIRED 4u   /* at least 1 (worker) */
+
+typedef struct kf_role_info {
+  const char *name;       /* "Worker": group constructor and CRD replica type */
+  const char *key;        /* "worker": job field */
+  int default_replicas;
+  unsigned flags;         /* KF_R_* */
+} kf_role_info;
+
+#define KF_K_RUNPOLICY 1u
+#define KF_K_SLOTS     2u
+#define KF_K_ELASTIC   4u
+#define KF_K_HOROVOD   8u
+#define KF_K_COMMAND   16u  /* groups may carry a command (MPI) */
+
+typedef struct kf_kind_role {
+  int role;
+  const char *v1_field;       /* "worker_replicas" */
+  const char *v0_field;       /* "workers", NULL: not in v0 */
+  const char *deprecated_key; /* "num_workers", NULL: none */
+} kf_kind_role;
+
+struct kf_job;
+/* A rule relating several fields, run after parsing and after decoding;
+** `style` is a kf_pathstyle. */
+typedef kf_status (*kf_rule)(const struct kf_job *j, int style,
+                             const char *who, kf_err *e);
+
+typedef struct kf_kind_info {
+  const char *name;           /* "TFJob" */
+  const char *task_type;      /* "tensorflow" */
+  const char *container;      /* default container name */
+  const char *crd_kind;       /* "TFJob" */
+  const char *crd_specs;      /* "tfReplicaSpecs" */
+  unsigned flags;             /* KF_K_* */
+  int nroles;
+  kf_kind_role roles[4];
+  const ProtobufCMessageDescriptor *v0, *v1, *v1_replica;
+  const kf_field *fields;     /* job-level fields, in spec() order */
+  size_t nfields;
+  const kf_rule *rules;       /* NULL-terminated */
+} kf_kind_info;
+
+extern const kf_kind_info kf_kinds[KF_NKINDS];
+extern const kf_role_info kf_roles[KF_NROLES];
+extern const kf_obj kf_group_obj, kf_resources_obj, kf_run_policy_obj;
+extern const kf_enum kf_restart_policy_enum, kf_clean_pod_policy_enum;
+extern const char *const kf_res_keys[KF_NRES];        /* "cpu", "mem", ... */
+extern const char *const kf_rp_names[3];              /* "never", ... */
+extern const char *const kf_cp_names[3];              /* "none", ... */
+
+const kf_kind_role *kf_kind_role_of(const kf_kind_info *k, int role);
+int kf_kind_by_name(const char *name);       /* -1 if unknown */
+int kf_role_by_name(const char *name);       /* -1 if unknown */
+/* An enum spelling's value; -1 if unknown. */
+int kf_enum_parse(const kf_enum *en, const char *s);
+int kf_parse_restart_policy(const char *s);
+int kf_parse_clean_pod_policy(const char *s);
+/* Whether a group of `kind` (or a standalone group of `role` when kind is
+** -1) takes the row. */
+int kf_group_takes(const kf_field *f, int kind, int role);
+
+#endif
