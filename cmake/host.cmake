@@ -77,7 +77,18 @@ if(KFJOB_STATIC)
 endif()
 
 # ---- the kfjob command-line tool: the host API's first user ----------------
-add_executable(kfjob_cli ${CMAKE_SOURCE_DIR}/src/cli/kfjob_cli.c)
+add_executable(kfjob_cli
+  ${CMAKE_SOURCE_DIR}/src/cli/main.c       # dispatch to the commands
+  ${CMAKE_SOURCE_DIR}/src/cli/args.c       # usage text, argv -> options
+  ${CMAKE_SOURCE_DIR}/src/cli/util.c       # allocation, errors, paths
+  ${CMAKE_SOURCE_DIR}/src/cli/progress.c   # progress bar on stderr
+  ${CMAKE_SOURCE_DIR}/src/cli/host.c       # host API glue, exit statuses
+  ${CMAKE_SOURCE_DIR}/src/cli/outputs.c    # stream forms, files, -o DIR list
+  ${CMAKE_SOURCE_DIR}/src/cli/render.c     # kfjob render
+  ${CMAKE_SOURCE_DIR}/src/cli/check.c      # kfjob check
+  ${CMAKE_SOURCE_DIR}/src/cli/readback.c   # renders read back as documents
+  ${CMAKE_SOURCE_DIR}/src/cli/decode.c     # kfjob decode
+  ${CMAKE_SOURCE_DIR}/src/cli/diff.c)      # kfjob diff
 set_target_properties(kfjob_cli PROPERTIES OUTPUT_NAME kfjob)
 if(KFJOB_STATIC)
   target_link_libraries(kfjob_cli PRIVATE kfjob_static)

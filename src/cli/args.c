@@ -1,0 +1,258 @@
+/*
+** args.c - the command line of the kfjob tool: the usage text, which
+** option applies to which command, and argv -> opts with the checks of
+** every value, so that the commands start from well-formed options.
+*/
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *const usage_text =
+"usage: kfjob <command> [options]\n"
+"\n"
+"commands:\n"
+"  render CONFIG.lua   run a config script and write every job it returns\n"
+"  check  CONFIG.lua   validate and lint every job; ends with a summary line\n"
+"  decode FILE         read a TaskTemplate (bytes or JSON) or, with --type,\n"
+"                      plugin bytes or custom JSON, and print the job\n"
+"  diff   A B          compare two renders (files, -o directories or config\n"
+"                      scripts) job by job\n"
+"\n"
+"render options:\n"
+"  -f, --format FMT    json (default), yaml, pb, template, manifest,\n"
+"                      template-json, manifest-json\n"
+"  -V, --version N     task_type_version 0 or 1 (default 1)\n"
+"  -o, --output DIR    one file per job in DIR (<name>.json, .yaml, .pb,\n"
+"                      .template.pb, .manifest.yaml); files a previous render\n"
+"                      wrote there and this one did not are removed (the list\n"
+"                      is kept in DIR/" OUTPUTS_FILE ")\n"
+"      --set KEY=VALUE the script sees params.KEY (numbers and true/false\n"
+"                      converted); repeatable\n"
+"      --name NAME     name of a job returned alone (default: the config's\n"
+"                      file name) or prefix for a list's jobs; from a named\n"
+"                      set, render only the job called NAME\n"
+"      --dry-run       render everything, write nothing, list what would be\n"
+"                      written and removed\n"
+"      --replica-encoding flat|common\n"
+"      --namespace NS, --image IMAGE   for manifests\n"
+"      --keep-going    render the other jobs when one fails\n"
+"      --progress, --no-progress   progress bar on stderr (default: when\n"
+"                      stderr is a terminal and the render takes a while)\n"
+"      --memory-limit SIZE          script memory (default 64M; 0: none)\n"
+"      --instruction-limit N        script instructions (default 500M)\n"
+"\n"
+"check options: -V, --set, --name, --image, --strict (warnings fail),\n"
+"  the limits\n"
+"decode options: --type T (tensorflow, pytorch, mpi or a kind such as\n"
+"  HorovodJob), -V N (version of the bytes, default 1), -f FMT, --name\n"
+"diff options: --type T and -V N for plugin bytes, -f FMT and --set for\n"
+"  config scripts\n"
+"\n"
+"stdout: json and template-json/manifest-json write one JSON document per\n"
+"line (json as {\"name\", \"kind\", \"type\", \"taskTypeVersion\", \"custom\"});\n"
+"yaml and manifest write a multi-document YAML stream; pb and template\n"
+"write the bytes of a single job.\n"
+"\n"
+"exit status: 0 ok, 1 invalid config or jobs (diff: differences), 2 usage\n"
+"or I/O error\n";
+
+typedef struct optdef {
+  const char *lng;
+  char shrt;
+  int arg;
+  int cmds;
+} optdef;
+
+static const optdef optdefs[] = {
+    {"format", 'f', 1, C_RENDER | C_DECODE | C_DIFF},
+    {"version", 'V', 1, C_ALL},
+    {"output", 'o', 1, C_RENDER},
+    {"set", 0, 1, C_RENDER | C_CHECK | C_DIFF},
+    {"name", 0, 1, C_ALL},
+    {"dry-run", 0, 0, C_RENDER},
+    {"replica-encoding", 0, 1, C_RENDER | C_DIFF},
+    {"namespace", 0, 1, C_RENDER | C_DIFF},
+    {"image", 0, 1, C_RENDER | C_CHECK | C_DIFF},
+    {"keep-going", 0, 0, C_RENDER},
+    {"progress", 0, 0, C_RENDER | C_CHECK},
+    {"no-progress", 0, 0, C_RENDER | C_CHECK},
+    {"memory-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE},
+    {"instruction-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE},
+    {"type", 't', 1, C_DECODE | C_DIFF},
+    {"strict", 0, 0, C_CHECK},
+    {NULL, 0, 0, 0}};
+
+static int usage_error(const char *fmt, const char *a) {
+  fputs("kfjob: ", stderr);
+  fprintf(stderr, fmt, a);
+  fputs("\nTry 'kfjob --help'.\n", stderr);
+  return EXIT_USAGE;
+}
+
+/* "64M", "1G", "65536" -> bytes (binary units); -1 if malformed. */
+static int parse_size(const char *s, unsigned long long *out, int binary) {
+  char *end;
+  unsigned long long v, mul = 1, unit = binary ? 1024 : 1000;
+  if (!isdigit((unsigned char)s[0])) return -1;
+  errno = 0;
+  v = strtoull(s, &end, 10);
+  if (errno) return -1;
+  switch (toupper((unsigned char)*end)) {
+    case '\0': break;
+    case 'K': mul = unit; end++; break;
+    case 'M': mul = unit * unit; end++; break;
+    case 'G': mul = unit * unit * unit; end++; break;
+    default: return -1;
+  }
+  if (binary && (*end == 'i' || *end == 'B')) end++;
+  if (*end == 'B') end++;
+  if (*end != '\0' || (mul > 1 && v > ~0ULL / mul)) return -1;
+  *out = v * mul;
+  return 0;
+}
+
+static int set_option(opts *o, const optdef *d, const char *val) {
+  unsigned long long n;
+  if (!(d->cmds & o->cmd))
+    return usage_error("option '--%s' does not apply to this command", d->lng);
+  switch (d->lng[0] == 'n' && d->lng[1] == 'o' ? '!' : d->lng[0]) {
+    case 'f':
+      if (!kfjob_format_parse(val, &o->format) || o->format == KFJOB_FORMAT_NONE)
+        return usage_error("unknown format '%s' (json, yaml, pb, template, "
+                           "manifest, template-json, manifest-json)", val);
+      o->format_set = 1;
+      break;
+    case 'V':
+    case 'v':
+      if (strcmp(val, "0") && strcmp(val, "1"))
+        return usage_error("-V expects 0 or 1, got '%s'", val);
+      o->version = val[0] - '0';
+      break;
+    case 'o': o->outdir = val; break;
+    case 's':
+      if (d->lng[1] == 'e') {
+        if (strchr(val, '=') == NULL || val[0] == '=')
+          return usage_error("--set expects KEY=VALUE, got '%s'", val);
+        o->params = (const char **)cli_xrealloc((void *)o->params,
+                                                (o->nparams + 1) * sizeof *o->params);
+        o->params[o->nparams++] = val;
+      } else {
+        o->strict = 1;
+      }
+      break;
+    case 'n':
+      if (strcmp(d->lng, "name") == 0) {
+        if (val[0] == '\0') return usage_error("--name must not be empty%s", "");
+        o->name = val;
+      } else {
+        o->ns = val;
+      }
+      break;
+    case 'd': o->dry_run = 1; break;
+    case 'r':
+      if (strcmp(val, "flat") && strcmp(val, "common"))
+        return usage_error("--replica-encoding expects flat or common, got '%s'", val);
+      o->replica_encoding = val;
+      break;
+    case 'i':
+      if (strcmp(d->lng, "image") == 0) {
+        o->image = val;
+      } else {
+        if (parse_size(val, &n, 0) != 0)
+          return usage_error("--instruction-limit expects a count such as 2000M, "
+                             "got '%s'", val);
+        o->instruction_limit = n;
+      }
+      break;
+    case 'k': o->keep_going = 1; break;
+    case 'p': o->progress = 1; break;
+    case '!': o->progress = 0; break;
+    case 'm':
+      if (parse_size(val, &n, 1) != 0 || n > (unsigned long long)(size_t)-1)
+        return usage_error("--memory-limit expects a size such as 256M, got '%s'", val);
+      o->memory_limit = (size_t)n;
+      break;
+    case 't': o->type = val; break;
+  }
+  return 0;
+}
+
+/* Parse argv into o; returns -1 when done, else an exit status. */
+int cli_parse_args(int argc, char **argv, opts *o) {
+  static const char *const cmds[] = {"render", "check", "decode", "diff", NULL};
+  int i, k, only_pos = 0, want;
+  memset(o, 0, sizeof *o);
+  o->format = KFJOB_FORMAT_JSON;
+  o->version = -1;
+  o->progress = -1;
+  o->memory_limit = KFJOB_DEFAULT_MEMORY_LIMIT;
+  o->instruction_limit = KFJOB_DEFAULT_INSTRUCTION_LIMIT;
+  if (argc < 2) {
+    fputs(usage_text, stderr);
+    return EXIT_USAGE;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+      strcmp(argv[1], "help") == 0) {
+    fputs(usage_text, stdout);
+    return 0;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("kfjob %s\n", kfjob_version_string());
+    return 0;
+  }
+  for (k = 0; cmds[k]; k++)
+    if (strcmp(argv[1], cmds[k]) == 0) break;
+  if (cmds[k] == NULL) return usage_error("unknown command '%s'", argv[1]);
+  o->cmd = 1 << k;
+  o->cmdname = cmds[k];
+  for (i = 2; i < argc; i++) {
+    const char *a = argv[i], *val = NULL;
+    const optdef *d;
+    if (only_pos || a[0] != '-' || strcmp(a, "-") == 0) {
+      if (o->npos == 3) return usage_error("too many arguments (at '%s')", a);
+      o->pos[o->npos++] = a;
+      continue;
+    }
+    if (strcmp(a, "--") == 0) {
+      only_pos = 1;
+      continue;
+    }
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(usage_text, stdout);
+      return 0;
+    }
+    if (a[1] == '-') {
+      const char *eq = strchr(a + 2, '=');
+      size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+      for (d = optdefs; d->lng; d++)
+        if (strlen(d->lng) == n && strncmp(d->lng, a + 2, n) == 0) break;
+      if (d->lng == NULL) return usage_error("unknown option '%s'", a);
+      if (eq) {
+        if (!d->arg) return usage_error("option '--%s' takes no value", d->lng);
+        val = eq + 1;
+      }
+    } else {
+      for (d = optdefs; d->lng; d++)
+        if (d->shrt && d->shrt == a[1]) break;
+      if (d->lng == NULL) return usage_error("unknown option '%s'", a);
+      if (a[2]) {
+        if (!d->arg) return usage_error("unknown option '%s'", a);
+        val = a + 2;
+      }
+    }
+    if (d->arg && val == NULL) {
+      if (i + 1 >= argc) return usage_error("option '%s' needs a value", a);
+      val = argv[++i];
+    }
+    if ((k = set_option(o, d, val)) != 0) return k;
+  }
+  want = o->cmd == C_DIFF ? 2 : 1;
+  if (o->npos != want)
+    return usage_error(want == 2 ? "%s needs two arguments" : "%s needs one argument",
+                       o->cmdname);
+  return -1;
+}

@@ -1,0 +1,67 @@
+/*
+** check.c - `kfjob check`: validate and lint every job of a config script,
+** print each problem and end with a summary line.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct check_ctx {
+  const char *config;
+  progress prog;
+  size_t found, invalid, warnings;
+} check_ctx;
+
+static int on_check(void *ud, const kfjob_job *j) {
+  check_ctx *c = (check_ctx *)ud;
+  size_t i;
+  c->found++;
+  cli_progress_update(&c->prog, j);
+  if (c->prog.shown && c->prog.tty) fputs("\r\033[K", stderr);
+  if (j->error) {
+    c->invalid++;
+    printf("%s - %s %s is invalid: %s\n", c->config, j->kind, j->name, j->error);
+  }
+  for (i = 0; i < j->nwarnings; i++) {
+    c->warnings++;
+    printf("%s - %s %s: warning: %s%s%s\n", c->config, j->kind, j->name,
+           j->warnings[i].path, j->warnings[i].path[0] ? ": " : "",
+           j->warnings[i].message);
+  }
+  return 0;
+}
+
+int cli_cmd_check(const opts *o) {
+  check_ctx c;
+  kfjob_run_options ro;
+  kfjob_host *h;
+  kfjob_status st;
+  char *name = cli_default_name(o->pos[0]);
+  int code = 0;
+  memset(&c, 0, sizeof c);
+  c.config = o->pos[0];
+  cli_run_options(o, &ro, name);
+  ro.format = KFJOB_FORMAT_NONE;
+  ro.lint = 1;
+  ro.keep_going = 1;
+  cli_progress_init(&c.prog, o->progress);
+  h = cli_make_host(o);
+  st = kfjob_host_run_file(h, o->pos[0], &ro, on_check, &c);
+  cli_progress_end(&c.prog);
+  if (st != KFJOB_OK && st != KFJOB_EJOB) {
+    fflush(stdout);
+    code = cli_report(h, st, o->pos[0]);
+  } else if (st == KFJOB_EJOB && c.invalid == 0) {
+    fflush(stdout);
+    code = cli_report(h, st, o->pos[0]);    /* e.g. no job named --name */
+  }
+  printf("Summary: %zu job%s found, %zu valid, %zu invalid, %zu warning%s\n",
+         c.found, c.found == 1 ? "" : "s", c.found - c.invalid, c.invalid,
+         c.warnings, c.warnings == 1 ? "" : "s");
+  if (code == 0 && (c.invalid || (o->strict && c.warnings))) code = EXIT_INVALID;
+  free(name);
+  kfjob_host_free(h);
+  return code;
+}

@@ -1,0 +1,164 @@
+/*
+** cli.h - what the files of the `kfjob` tool share: the parsed options,
+** the state its commands pass between files, and every function one file
+** defines for another (all cli_-prefixed).  Internal to src/cli/; it
+** includes only library headers, so no file depends on another's includes.
+*/
+#ifndef KFJOB_CLI_H
+#define KFJOB_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "kfjob.h"
+
+#define EXIT_INVALID 1
+#define EXIT_USAGE 2
+#define OUTPUTS_FILE ".kfjob-outputs"
+
+/* ---- options (args.c) ---------------------------------------------------- */
+
+enum { C_RENDER = 1, C_CHECK = 2, C_DECODE = 4, C_DIFF = 8, C_ALL = 15 };
+
+typedef struct opts {
+  int cmd;
+  const char *cmdname;
+  const char *pos[3];
+  int npos;
+  kfjob_format format;
+  int format_set;
+  int version;
+  const char *outdir;
+  const char **params;
+  size_t nparams;
+  const char *name, *ns, *image, *replica_encoding, *type;
+  int dry_run, progress, keep_going, strict;
+  size_t memory_limit;
+  unsigned long long instruction_limit;
+} opts;
+
+/* Parse argv into o; returns -1 when done, else an exit status. */
+int cli_parse_args(int argc, char **argv, opts *o);
+
+/* ---- small helpers (util.c) ---------------------------------------------- */
+
+void cli_die_oom(void);
+void *cli_xmalloc(size_t n);
+void *cli_xrealloc(void *p, size_t n);
+char *cli_xstrdup(const char *s);
+char *cli_xprintf(const char *fmt, ...);
+/* "kfjob: " and the message on stderr; returns code. */
+int cli_errorf(int code, const char *fmt, ...);
+/* Read a whole file ("-": stdin).  Returns 0, or -1 with errno set. */
+int cli_read_file(const char *path, char **data, size_t *len);
+const char *cli_base_of(const char *path);
+char *cli_dir_of(const char *path);
+/* File name without directory and without its extensions. */
+char *cli_stem_of(const char *path);
+
+/* ---- progress bar on stderr (progress.c) --------------------------------- */
+
+typedef struct progress {
+  int on;         /* 1: show, 0: never */
+  int tty;        /* stderr is a terminal: redraw in place */
+  int forced;     /* --progress: from the first job */
+  double start, last;
+  int shown;
+  size_t done, total, drawn;  /* jobs seen, known total, jobs last drawn */
+  char name[48];              /* the last job */
+} progress;
+
+void cli_progress_init(progress *p, int setting);
+void cli_progress_update(progress *p, const kfjob_job *j);
+/* The final count (when it was not drawn), then clear a terminal line. */
+void cli_progress_end(progress *p);
+
+/* ---- the host API, as every command uses it (host.c) --------------------- */
+
+kfjob_host *cli_make_host(const opts *o);
+/* Exit status of a failed host call, after printing its message. */
+int cli_report(kfjob_host *h, kfjob_status st, const char *what);
+/* Default job name: the config's file name without extension. */
+char *cli_default_name(const char *config);
+void cli_run_options(const opts *o, kfjob_run_options *ro, const char *name);
+
+/* ---- writing jobs: formats, files, -o DIR (outputs.c) -------------------- */
+
+/* One line of DIR/.kfjob-outputs: a file a render wrote there. */
+typedef struct entry {
+  char *file, *format, *type, *kind, *name;
+  int version;
+} entry;
+
+typedef struct entries {
+  entry *v;
+  size_t n, cap;
+} entries;
+
+/* A render in progress; decode borrows it to print jobs the same way. */
+typedef struct render_ctx {
+  const opts *o;
+  const char *config;
+  progress prog;
+  int status;                /* exit status decided in the callback */
+  size_t njobs, nfailed;
+  entries old, written;      /* -o: previous list, this render's files */
+  /* stdout */
+  size_t ndocs;
+  char *binary;              /* pb/template to stdout: the single job */
+  size_t binary_len;
+  int binary_count;
+} render_ctx;
+
+/* A job name that can be a file name: no '/', no leading '.'. */
+int cli_safe_file_name(const char *s);
+int cli_is_text_format(kfjob_format f);
+const char *cli_ext_of(kfjob_format f);
+void cli_entries_add(entries *es, const char *file, const char *format,
+                     const char *type, int version, const char *kind,
+                     const char *name);
+void cli_entries_free(entries *es);
+const entry *cli_entries_find(const entries *es, const char *file);
+/* Read DIR/.kfjob-outputs; a missing file is an empty list. */
+void cli_entries_load(entries *es, const char *dir);
+int cli_entries_save(const entries *es, const char *dir);
+/* One job to stdout in the stream form of its format. */
+void cli_write_stream(render_ctx *c, FILE *f, const kfjob_job *j);
+/* Write data to DIR/file through a temporary file and a rename. */
+int cli_write_atomic(const char *dir, const char *file, const char *data,
+                     size_t n, int newline);
+int cli_mkdir_p(const char *dir);
+
+/* ---- reading renders back as JSON documents (readback.c) ----------------- */
+
+typedef struct doc {
+  char *name;
+  json_t *v;
+  int anon;                  /* named after its file, not by its content */
+} doc;
+
+typedef struct docs {
+  doc *v;
+  size_t n, cap;
+} docs;
+
+void cli_docs_free(docs *d);
+/* Decode one binary (or TaskTemplate JSON) file into documents (out) or
+** onto stdout (stream).  Returns an exit status. */
+int cli_decode_bytes(kfjob_host *h, const opts *o, const char *path,
+                     const char *data, size_t n, const entry *e,
+                     docs *out, render_ctx *stream);
+/* Documents of a file, a -o directory or a config script.  Returns an
+** exit status. */
+int cli_load_side(kfjob_host *h, const opts *o, const char *path, docs *out);
+
+/* ---- the commands (render.c, check.c, decode.c, diff.c) ------------------ */
+
+int cli_cmd_render(const opts *o);
+int cli_cmd_check(const opts *o);
+int cli_cmd_decode(const opts *o);
+int cli_cmd_diff(const opts *o);
+
+#endif

@@ -1,0 +1,469 @@
+/*
+** readback.c - reading renders back for diff: files (JSON, JSON lines,
+** YAML streams, or bytes the host decodes), -o directories (through
+** their output list) and config scripts all become named JSON documents,
+** so that two renders compare job by job.  The byte decoding also serves
+** `kfjob decode`, which prints instead.  libyaml is used directly here,
+** to turn YAML into jansson values.
+*/
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+#include <yaml.h>
+
+#include "cli.h"
+
+static void docs_add(docs *d, const char *name, json_t *v) {
+  if (d->n == d->cap) d->v = (doc *)cli_xrealloc(d->v, (d->cap = d->cap ? d->cap * 2 : 16) * sizeof *d->v);
+  d->v[d->n].name = cli_xstrdup(name);
+  d->v[d->n].v = v;
+  d->v[d->n].anon = 0;
+  d->n++;
+}
+
+void cli_docs_free(docs *d) {
+  size_t i;
+  for (i = 0; i < d->n; i++) {
+    free(d->v[i].name);
+    json_decref(d->v[i].v);
+  }
+  free(d->v);
+  memset(d, 0, sizeof *d);
+}
+
+/* A job as the document `render -f json` prints for it. */
+static json_t *envelope(const kfjob_job *j, json_t *custom) {
+  json_t *e = json_object();
+  json_object_set_new(e, "name", json_string(j->name));
+  json_object_set_new(e, "kind", json_string(j->kind));
+  json_object_set_new(e, "type", json_string(j->task_type));
+  json_object_set_new(e, "taskTypeVersion", json_integer(j->version));
+  json_object_set_new(e, "custom", custom);
+  return e;
+}
+
+/* The name a document carries: an envelope's, a manifest's. */
+static const char *doc_name(json_t *v) {
+  json_t *n = json_object_get(v, "name"), *m;
+  if (json_is_string(n) && json_object_get(v, "custom")) return json_string_value(n);
+  m = json_object_get(json_object_get(v, "metadata"), "name");
+  if (json_is_string(m)) return json_string_value(m);
+  return NULL;
+}
+
+/* ---- YAML -> json_t ------------------------------------------------------ */
+
+static json_t *yaml_scalar(const yaml_event_t *ev) {
+  const char *s = (const char *)ev->data.scalar.value;
+  size_t n = ev->data.scalar.length;
+  const char *tag = (const char *)ev->data.scalar.tag;
+  char *end;
+  if (tag && strcmp(tag, YAML_STR_TAG) == 0) return json_stringn(s, n);
+  if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return json_stringn(s, n);
+  if (n == 0 || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 ||
+      strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0)
+    return json_null();
+  if (strcmp(s, "true") == 0 || strcmp(s, "True") == 0 || strcmp(s, "TRUE") == 0)
+    return json_true();
+  if (strcmp(s, "false") == 0 || strcmp(s, "False") == 0 || strcmp(s, "FALSE") == 0)
+    return json_false();
+  if (isdigit((unsigned char)s[0]) || ((s[0] == '-' || s[0] == '+') && n > 1)) {
+    long long i;
+    double d;
+    errno = 0;
+    i = strtoll(s, &end, 10);
+    if (*end == '\0' && errno == 0) return json_integer(i);
+    d = strtod(s, &end);
+    if (*end == '\0' && strpbrk(s, "xXnN") == NULL) return json_real(d);
+  }
+  return json_stringn(s, n);
+}
+
+/* Parse one node whose first event is in ev (consumed). */
+static json_t *yaml_node(yaml_parser_t *p, yaml_event_t *ev, const char **err,
+                         int depth) {
+  json_t *v = NULL;
+  if (depth > 100) {
+    *err = "nested too deeply";
+    yaml_event_delete(ev);
+    return NULL;
+  }
+  switch (ev->type) {
+    case YAML_SCALAR_EVENT:
+      v = yaml_scalar(ev);
+      yaml_event_delete(ev);
+      return v;
+    case YAML_ALIAS_EVENT:
+      *err = "aliases are not supported";
+      yaml_event_delete(ev);
+      return NULL;
+    case YAML_SEQUENCE_START_EVENT:
+      yaml_event_delete(ev);
+      v = json_array();
+      for (;;) {
+        yaml_event_t e;
+        json_t *x;
+        if (!yaml_parser_parse(p, &e)) {
+          *err = p->problem ? p->problem : "syntax error";
+          json_decref(v);
+          return NULL;
+        }
+        if (e.type == YAML_SEQUENCE_END_EVENT) {
+          yaml_event_delete(&e);
+          return v;
+        }
+        if ((x = yaml_node(p, &e, err, depth + 1)) == NULL) {
+          json_decref(v);
+          return NULL;
+        }
+        json_array_append_new(v, x);
+      }
+    case YAML_MAPPING_START_EVENT:
+      yaml_event_delete(ev);
+      v = json_object();
+      for (;;) {
+        yaml_event_t e;
+        json_t *x;
+        char *key;
+        if (!yaml_parser_parse(p, &e)) {
+          *err = p->problem ? p->problem : "syntax error";
+          json_decref(v);
+          return NULL;
+        }
+        if (e.type == YAML_MAPPING_END_EVENT) {
+          yaml_event_delete(&e);
+          return v;
+        }
+        if (e.type != YAML_SCALAR_EVENT) {
+          *err = "mapping keys must be scalars";
+          yaml_event_delete(&e);
+          json_decref(v);
+          return NULL;
+        }
+        key = cli_xprintf("%.*s", (int)e.data.scalar.length, (const char *)e.data.scalar.value);
+        yaml_event_delete(&e);
+        if (!yaml_parser_parse(p, &e)) {
+          *err = p->problem ? p->problem : "syntax error";
+          free(key);
+          json_decref(v);
+          return NULL;
+        }
+        if ((x = yaml_node(p, &e, err, depth + 1)) == NULL) {
+          free(key);
+          json_decref(v);
+          return NULL;
+        }
+        json_object_set_new(v, key, x);
+        free(key);
+      }
+    default:
+      *err = "unexpected YAML event";
+      yaml_event_delete(ev);
+      return NULL;
+  }
+}
+
+/* Every document of a YAML stream; 0 or -1 with *err. */
+static int parse_yaml(const char *data, size_t n, json_t *out, const char **err) {
+  yaml_parser_t p;
+  yaml_event_t ev;
+  int rc = 0, done = 0;
+  if (!yaml_parser_initialize(&p)) cli_die_oom();
+  yaml_parser_set_input_string(&p, (const unsigned char *)data, n);
+  while (!done && rc == 0) {
+    if (!yaml_parser_parse(&p, &ev)) {
+      *err = p.problem ? p.problem : "syntax error";
+      rc = -1;
+      break;
+    }
+    switch (ev.type) {
+      case YAML_STREAM_END_EVENT:
+        done = 1;
+        yaml_event_delete(&ev);
+        break;
+      case YAML_DOCUMENT_START_EVENT: {
+        yaml_event_t e;
+        json_t *v;
+        yaml_event_delete(&ev);
+        if (!yaml_parser_parse(&p, &e)) {
+          *err = p.problem ? p.problem : "syntax error";
+          rc = -1;
+          break;
+        }
+        if (e.type == YAML_DOCUMENT_END_EVENT) {   /* empty document */
+          yaml_event_delete(&e);
+          break;
+        }
+        if ((v = yaml_node(&p, &e, err, 0)) == NULL) {
+          rc = -1;
+          break;
+        }
+        json_array_append_new(out, v);
+        break;
+      }
+      default:
+        yaml_event_delete(&ev);
+        break;
+    }
+  }
+  yaml_parser_delete(&p);
+  return rc;
+}
+
+/* JSON: one value or JSON lines.  0, or -1 (not JSON). */
+static int parse_json_stream(const char *data, size_t n, json_t *out) {
+  size_t off = 0;
+  while (off < n) {
+    json_error_t e;
+    json_t *v;
+    while (off < n && isspace((unsigned char)data[off])) off++;
+    if (off == n) break;
+    v = json_loadb(data + off, n - off, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &e);
+    if (v == NULL) return -1;
+    json_array_append_new(out, v);
+    off += e.position;
+  }
+  return 0;
+}
+
+static int looks_binary(const char *data, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)data[i];
+    if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t')) return 1;
+  }
+  return 0;
+}
+
+typedef struct decode_ctx {
+  docs *out;
+  render_ctx *stream;        /* decode command: print instead */
+  const char *fallback;      /* name when the input carries none */
+} decode_ctx;
+
+static int on_decoded(void *ud, const kfjob_job *j) {
+  decode_ctx *d = (decode_ctx *)ud;
+  json_error_t e;
+  json_t *custom;
+  if (d->stream) {
+    cli_write_stream(d->stream, stdout, j);
+    return 0;
+  }
+  custom = json_loadb(j->data, j->size, JSON_DECODE_ANY, &e);
+  if (custom == NULL) return 1;
+  docs_add(d->out, j->name, envelope(j, custom));
+  return 0;
+}
+
+/* Decode one binary (or TaskTemplate JSON) file into documents via the
+** host.  type: --type, else from the directory's output list, else a
+** TaskTemplate.  Returns an exit status. */
+int cli_decode_bytes(kfjob_host *h, const opts *o, const char *path,
+                     const char *data, size_t n, const entry *e,
+                     docs *out, render_ctx *stream) {
+  kfjob_run_options ro;
+  decode_ctx d;
+  kfjob_status st;
+  const char *type = o->type;
+  int version = o->version < 0 ? 1 : o->version;
+  char *stem = cli_stem_of(path);
+  kfjob_run_options_init(&ro);
+  ro.format = stream ? o->format : KFJOB_FORMAT_JSON;
+  ro.namespace_ = o->ns;
+  ro.image = o->image;
+  ro.name = o->name ? o->name : e ? e->name : stem;
+  if (type == NULL && e && (strcmp(e->format, "pb") == 0 || strcmp(e->format, "json") == 0)) {
+    type = strcmp(e->kind, "HorovodJob") == 0 ? e->kind : e->type;
+    version = e->version;
+  }
+  d.out = out;
+  d.stream = stream;
+  d.fallback = ro.name;
+  st = kfjob_host_decode(h, type, version, data, n, &ro, on_decoded, &d);
+  free(stem);
+  if (st == KFJOB_OK) return 0;
+  if (st == KFJOB_ESTOPPED)
+    return cli_errorf(EXIT_INVALID, "%s: cannot read the decoded JSON", path);
+  return cli_report(h, st, path);
+}
+
+/* Documents of one file.  Returns an exit status. */
+static int load_file(kfjob_host *h, const opts *o, const char *path,
+                     const entry *e, docs *out) {
+  char *data, *stem;
+  size_t n, i;
+  json_t *arr;
+  const char *err = NULL;
+  int code = 0;
+  if (cli_read_file(path, &data, &n) != 0)
+    return cli_errorf(EXIT_USAGE, "cannot read %s: %s", path, strerror(errno));
+  if (o->type || looks_binary(data, n) ||
+      (e && (strcmp(e->format, "pb") == 0 || strcmp(e->format, "template") == 0 ||
+             strcmp(e->format, "template-json") == 0))) {
+    code = cli_decode_bytes(h, o, path, data, n, e, out, NULL);
+    free(data);
+    return code;
+  }
+  arr = json_array();
+  if (parse_json_stream(data, n, arr) != 0) {
+    json_array_clear(arr);
+    if (parse_yaml(data, n, arr, &err) != 0) {
+      code = cli_errorf(EXIT_INVALID, "%s: neither JSON nor YAML (%s)", path, err);
+      json_decref(arr);
+      free(data);
+      return code;
+    }
+  }
+  stem = e ? cli_xstrdup(e->name) : cli_stem_of(path);
+  for (i = 0; i < json_array_size(arr); i++) {
+    json_t *v = json_array_get(arr, i);
+    const char *name = doc_name(v);
+    char *made = NULL;
+    json_incref(v);
+    if (e && e->format && (strcmp(e->format, "json") == 0 || strcmp(e->format, "yaml") == 0)) {
+      /* a file of `render -o`: the list knows what the stream form holds */
+      json_t *env = json_object();
+      json_object_set_new(env, "name", json_string(e->name));
+      json_object_set_new(env, "kind", json_string(e->kind));
+      json_object_set_new(env, "type", json_string(e->type));
+      json_object_set_new(env, "taskTypeVersion", json_integer(e->version));
+      json_object_set_new(env, "custom", v);
+      v = env;
+      name = e->name;
+    }
+    if (name == NULL)
+      name = made = json_array_size(arr) == 1 ? cli_xstrdup(stem)
+                                              : cli_xprintf("%s#%zu", stem, i + 1);
+    docs_add(out, name, v);
+    out->v[out->n - 1].anon = made != NULL;
+    free(made);
+  }
+  free(stem);
+  json_decref(arr);
+  free(data);
+  return 0;
+}
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Documents of a directory: the files its output list names, else every
+** visible regular file. */
+static int load_dir(kfjob_host *h, const opts *o, const char *dir, docs *out) {
+  entries es;
+  size_t i;
+  int code = 0;
+  cli_entries_load(&es, dir);
+  if (es.n) {
+    for (i = 0; i < es.n && code == 0; i++) {
+      char *path = cli_xprintf("%s/%s", dir, es.v[i].file);
+      code = load_file(h, o, path, &es.v[i], out);
+      free(path);
+    }
+  } else {
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char **names = NULL;
+    size_t n = 0;
+    if (d == NULL) return cli_errorf(EXIT_USAGE, "cannot read %s: %s", dir, strerror(errno));
+    while ((de = readdir(d)) != NULL) {
+      char *path;
+      struct stat sb;
+      if (de->d_name[0] == '.') continue;
+      path = cli_xprintf("%s/%s", dir, de->d_name);
+      if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        names = (char **)cli_xrealloc(names, (n + 1) * sizeof *names);
+        names[n++] = path;
+      } else {
+        free(path);
+      }
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_names);
+    for (i = 0; i < n; i++) {
+      if (code == 0) code = load_file(h, o, names[i], NULL, out);
+      free(names[i]);
+    }
+    free(names);
+  }
+  cli_entries_free(&es);
+  return code;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Documents of a config script: its jobs rendered as for stdout. */
+typedef struct script_ctx {
+  docs *out;
+  kfjob_format format;
+} script_ctx;
+
+static int on_script_job(void *ud, const kfjob_job *j) {
+  script_ctx *c = (script_ctx *)ud;
+  json_t *arr;
+  const char *err = NULL;
+  size_t i;
+  if (j->format == KFJOB_FORMAT_JSON) {
+    json_error_t e;
+    json_t *custom = json_loadb(j->data, j->size, JSON_DECODE_ANY, &e);
+    if (custom == NULL) return 1;
+    docs_add(c->out, j->name, envelope(j, custom));
+    return 0;
+  }
+  arr = json_array();
+  if ((j->format == KFJOB_FORMAT_MANIFEST ? parse_yaml(j->data, j->size, arr, &err)
+                                          : parse_json_stream(j->data, j->size, arr)) != 0) {
+    json_decref(arr);
+    return 1;
+  }
+  for (i = 0; i < json_array_size(arr); i++)
+    docs_add(c->out, j->name, json_incref(json_array_get(arr, i)));
+  json_decref(arr);
+  return 0;
+}
+
+int cli_load_side(kfjob_host *h, const opts *o, const char *path, docs *out) {
+  struct stat sb;
+  if (strcmp(path, "-") != 0 && stat(path, &sb) != 0)
+    return cli_errorf(EXIT_USAGE, "cannot read %s: %s", path, strerror(errno));
+  if (strcmp(path, "-") != 0 && S_ISDIR(sb.st_mode)) return load_dir(h, o, path, out);
+  if (ends_with(path, ".lua")) {
+    kfjob_run_options ro;
+    script_ctx c;
+    kfjob_status st;
+    char *name = cli_default_name(path);
+    cli_run_options(o, &ro, name);
+    ro.select = NULL;
+    if (ro.format == KFJOB_FORMAT_YAML || ro.format == KFJOB_FORMAT_PB ||
+        ro.format == KFJOB_FORMAT_TEMPLATE)
+      ro.format = KFJOB_FORMAT_JSON;     /* the same content, comparable */
+    c.out = out;
+    c.format = ro.format;
+    st = kfjob_host_run_file(h, path, &ro, on_script_job, &c);
+    free(name);
+    if (st == KFJOB_ESTOPPED) return cli_errorf(EXIT_USAGE, "%s: unreadable render", path);
+    return cli_report(h, st, path);
+  }
+  {
+    char *dir = strcmp(path, "-") == 0 ? NULL : cli_dir_of(path);
+    entries es;
+    int code;
+    memset(&es, 0, sizeof es);
+    if (dir) cli_entries_load(&es, dir);
+    code = load_file(h, o, path, dir ? cli_entries_find(&es, cli_base_of(path)) : NULL, out);
+    cli_entries_free(&es);
+    free(dir);
+    return code;
+  }
+}

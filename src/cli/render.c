@@ -1,0 +1,164 @@
+/*
+** render.c - `kfjob render`: run a config script and write every job it
+** returns to stdout or, with -o DIR, one file per job, removing the files
+** a previous render wrote there and this one did not.
+*/
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static int on_render(void *ud, const kfjob_job *j) {
+  render_ctx *c = (render_ctx *)ud;
+  const opts *o = c->o;
+  c->njobs++;
+  cli_progress_update(&c->prog, j);
+  if (j->error) {                          /* --keep-going */
+    c->nfailed++;
+    if (c->prog.shown && c->prog.tty) fputs("\r\033[K", stderr);
+    fprintf(stderr, "%s: job '%s': %s\n", c->config, j->name, j->error);
+    return 0;
+  }
+  if (o->outdir) {
+    char *file;
+    if (!cli_safe_file_name(j->name)) {
+      fprintf(stderr, "%s: job '%s': the name cannot be used as a file name "
+              "(letters, digits, '-', '_' and '.', not first)\n", c->config, j->name);
+      c->status = EXIT_INVALID;
+      return 1;
+    }
+    file = cli_xprintf("%s%s", j->name, cli_ext_of(j->format));
+    if (cli_entries_find(&c->written, file)) {
+      fprintf(stderr, "%s: job '%s': a second job writes %s\n", c->config, j->name, file);
+      free(file);
+      c->status = EXIT_INVALID;
+      return 1;
+    }
+    if (o->dry_run) {
+      printf("would write %s/%s (%zu bytes)\n", o->outdir, file, j->size);
+    } else if (cli_write_atomic(o->outdir, file, j->data, j->size,
+                                cli_is_text_format(j->format)) != 0) {
+      fprintf(stderr, "kfjob: cannot write %s/%s: %s\n", o->outdir, file, strerror(errno));
+      free(file);
+      c->status = EXIT_USAGE;
+      return 1;
+    }
+    cli_entries_add(&c->written, file, kfjob_format_name(j->format), j->task_type,
+                    j->version, j->kind, j->name);
+    free(file);
+    return 0;
+  }
+  if (o->dry_run) {
+    printf("%s\t%s\t%s\tv%d\t%zu bytes\n", j->name, j->kind, j->task_type,
+           j->version, j->size);
+    return 0;
+  }
+  if (!cli_is_text_format(j->format)) {
+    if (c->binary_count++) {
+      fprintf(stderr, "kfjob: -f %s writes a single job to stdout and %s has "
+              "more; use -o DIR or --name\n", kfjob_format_name(j->format), c->config);
+      c->status = EXIT_USAGE;
+      return 1;
+    }
+    c->binary = (char *)memcpy(cli_xmalloc(j->size), j->data, j->size);
+    c->binary_len = j->size;
+    return 0;
+  }
+  cli_write_stream(c, stdout, j);
+  if (ferror(stdout)) {
+    c->status = EXIT_USAGE;
+    return 1;
+  }
+  return 0;
+}
+
+int cli_cmd_render(const opts *o) {
+  render_ctx c;
+  kfjob_run_options ro;
+  kfjob_host *h;
+  kfjob_status st;
+  char *name = cli_default_name(o->pos[0]);
+  int code;
+  memset(&c, 0, sizeof c);
+  c.o = o;
+  c.config = o->pos[0];
+  if (!o->outdir && !o->dry_run && !cli_is_text_format(o->format) &&
+      isatty(STDOUT_FILENO)) {
+    free(name);
+    return cli_errorf(EXIT_USAGE, "-f %s writes binary data: use -o DIR or redirect "
+                      "stdout", kfjob_format_name(o->format));
+  }
+  if (o->outdir) {
+    if (!o->dry_run && cli_mkdir_p(o->outdir) != 0) {
+      free(name);
+      return cli_errorf(EXIT_USAGE, "cannot create %s: %s", o->outdir, strerror(errno));
+    }
+    cli_entries_load(&c.old, o->outdir);
+  }
+  cli_run_options(o, &ro, name);
+  ro.keep_going = o->keep_going;
+  if (o->outdir && (o->format == KFJOB_FORMAT_JSON ||
+                    o->format == KFJOB_FORMAT_TEMPLATE_JSON ||
+                    o->format == KFJOB_FORMAT_MANIFEST_JSON))
+    ro.indent = 2;
+  cli_progress_init(&c.prog, o->progress);
+  h = cli_make_host(o);
+  st = kfjob_host_run_file(h, o->pos[0], &ro, on_render, &c);
+  cli_progress_end(&c.prog);
+  code = c.status ? c.status : cli_report(h, st, o->pos[0]);
+  if (c.status && st != KFJOB_ESTOPPED) cli_report(h, st, o->pos[0]);
+  if (code == 0 && c.binary) {
+    if (fwrite(c.binary, 1, c.binary_len, stdout) != c.binary_len)
+      code = cli_errorf(EXIT_USAGE, "cannot write to stdout");
+  }
+  if (o->outdir) {
+    size_t i, removed = 0;
+    /* stale files go only after a complete render; the list then holds
+    ** exactly what this render wrote, else everything either one wrote */
+    for (i = 0; i < c.old.n; i++) {
+      const entry *e = &c.old.v[i];
+      char *path;
+      struct stat sb;
+      if (cli_entries_find(&c.written, e->file)) continue;
+      if (code != 0) {
+        cli_entries_add(&c.written, e->file, e->format, e->type, e->version, e->kind, e->name);
+        continue;
+      }
+      path = cli_xprintf("%s/%s", o->outdir, e->file);
+      if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        if (o->dry_run) {
+          printf("would remove %s\n", path);
+        } else if (remove(path) == 0) {
+          removed++;
+        } else {
+          fprintf(stderr, "kfjob: cannot remove %s: %s\n", path, strerror(errno));
+          code = EXIT_USAGE;
+        }
+      }
+      free(path);
+    }
+    if (!o->dry_run) {
+      if (cli_entries_save(&c.written, o->outdir) != 0)
+        code = cli_errorf(EXIT_USAGE, "cannot write %s/%s: %s", o->outdir,
+                          OUTPUTS_FILE, strerror(errno));
+      else if (code == 0 && removed)
+        fprintf(stderr, "kfjob: %zu job%s written to %s, %zu stale file%s removed\n",
+                c.written.n, c.written.n == 1 ? "" : "s", o->outdir, removed,
+                removed == 1 ? "" : "s");
+      else if (code == 0)
+        fprintf(stderr, "kfjob: %zu job%s written to %s\n", c.written.n,
+                c.written.n == 1 ? "" : "s", o->outdir);
+    }
+  }
+  if (fflush(stdout) != 0 && code == 0) code = cli_errorf(EXIT_USAGE, "cannot write to stdout");
+  cli_entries_free(&c.old);
+  cli_entries_free(&c.written);
+  free(c.binary);
+  free(name);
+  kfjob_host_free(h);
+  return code;
+}
