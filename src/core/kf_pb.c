@@ -141,31 +141,96 @@ static int replica_to_msg(kf_arena *A, ProtobufCMessage *spec,
   return 1;
 }
 
-/* Names the fields version 0 cannot carry, comma separated, into `out`. */
+/* Whether a row holds something other than its default. */
+static int row_set(const kf_field *f, const char *base) {
+  const char *at = base + f->off;
+  size_t i;
+  switch (f->type) {
+    case KF_V_INT: case KF_V_ENUM: return *(const int32_t *)(const void *)at != f->idef;
+    case KF_V_BOOL: return *(const int *)(const void *)at != f->idef;
+    case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_QTY: {
+      const char *v = *(const char *const *)(const void *)at;
+      return v != NULL && (f->sdef == NULL || strcmp(v, f->sdef) != 0);
+    }
+    case KF_V_STRLIST: return *(const size_t *)(const void *)(base + f->off_n) != 0;
+    case KF_V_OBJ: {
+      const kf_obj *o = (const kf_obj *)f->info;
+      if (f->off_n) return *(const int *)(const void *)(base + f->off_n);
+      for (i = 0; i < o->n; i++)
+        if (row_set(&o->f[i], at)) return 1;
+      return 0;
+    }
+    default: return 0;
+  }
+}
+
+/* Names the fields version 0 cannot carry (rows without a v0 proto field
+** holding a value), comma separated, into `out`.  A v0 worker command may
+** travel in the TaskTemplate config instead. */
 static void v0_unfit(const kf_job *j, int for_template, char *out, size_t cap) {
   const kf_kind_info *k = &kf_kinds[j->kind];
-  int i;
+  size_t i, f, l;
+  int r;
   out[0] = '\0';
-#define UNFIT(...)                                                   \
-  do {                                                               \
-    size_t l = strlen(out);                                          \
-    snprintf(out + l, cap - l, "%s", l ? ", " : "");                 \
-    l = strlen(out);                                                 \
-    snprintf(out + l, cap - l, __VA_ARGS__);                         \
-  } while (0)
-  for (i = 0; i < k->nroles; i++) {
-    int role = k->roles[i].role;
-    const kf_group *g = &j->g[role];
-    const char *key = kf_roles[role].key;
-    if (g->image) UNFIT("%s.image", key);
-    if (count_res(g->requests)) UNFIT("%s.requests", key);
-    if (count_res(g->limits)) UNFIT("%s.limits", key);
-    if (g->restart_policy) UNFIT("%s.restart_policy", key);
-    if (g->ncommand && !(for_template && role == KF_WORKER))
-      UNFIT("%s.command", key);
+  for (i = 0; i < k->nfields; i++) {
+    const kf_field *row = &k->fields[i];
+    if (row->type == KF_V_GROUPS) {
+      for (r = 0; r < k->nroles; r++) {
+        int role = k->roles[r].role;
+        for (f = 0; f < kf_group_obj.n; f++) {
+          const kf_field *g = &kf_group_obj.f[f];
+          if (g->pb0 || !row_set(g, (const char *)&j->g[role]) ||
+              (for_template && role == KF_WORKER && g->type == KF_V_STRLIST))
+            continue;
+          l = strlen(out);
+          snprintf(out + l, cap - l, "%s%s.%s", l ? ", " : "", kf_roles[role].key,
+                   g->key);
+        }
+      }
+    } else if (row->pb && !row->pb0 && row_set(row, (const char *)j)) {
+      l = strlen(out);
+      snprintf(out + l, cap - l, "%s%s", l ? ", " : "", row->key);
+    }
   }
-  if (j->has_run_policy) UNFIT("run_policy");
-#undef UNFIT
+}
+
+/* Writes the job-level rows (run policy, elastic config, slots, ...) into
+** the message of `version`. */
+static int put_rows(kf_arena *A, ProtobufCMessage *m, const kf_field *f,
+                    size_t n, const char *base, int version) {
+  size_t i;
+  for (i = 0; i < n; i++, f++) {
+    const char *name = version ? f->pb : f->pb0;
+    const char *at = base + f->off;
+    ProtobufCMessage *t = m;
+    if (name == NULL) continue;
+    if (f->pbmsg != NULL && (t = (ProtobufCMessage *)get_msg(m, f->pbmsg)) == NULL &&
+        (t = add_msg(A, m, f->pbmsg)) == NULL)
+      return 0;
+    switch (f->type) {
+      case KF_V_INT: case KF_V_ENUM:
+        set_int(t, name, *(const int32_t *)(const void *)at);
+        break;
+      case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE:
+        set_str(t, name, *(const char *const *)(const void *)at);
+        break;
+      case KF_V_NNODES: {
+        const kf_job *j = (const kf_job *)(const void *)base;
+        set_int(t, name, j->min_nodes);
+        set_int(t, "max_replicas", j->max_nodes);
+        break;
+      }
+      case KF_V_OBJ: {
+        const kf_obj *o = (const kf_obj *)f->info;
+        if (f->off_n && !*(const int *)(const void *)(base + f->off_n)) break;
+        if ((t = add_msg(A, t, name)) == NULL || !put_rows(A, t, o->f, o->n, at, 1))
+          return 0;
+        break;
+      }
+      default: break;
+    }
+  }
+  return 1;
 }
 
 kf_status kf_job_to_msg(const kf_job *j, const kf_encopts *o, int for_template,
@@ -196,25 +261,9 @@ kf_status kf_job_to_msg(const kf_job *j, const kf_encopts *o, int for_template,
       if (spec == NULL) return kf_nomem(e);
       if (!replica_to_msg(A, spec, &g, elastic, o->common)) return kf_nomem(e);
     }
-    if (j->has_run_policy) {
-      ProtobufCMessage *rp = add_msg(A, m, "run_policy");
-      if (rp == NULL) return kf_nomem(e);
-      set_int(rp, "clean_pod_policy", j->rp.clean_pod_policy);
-      set_int(rp, "ttl_seconds_after_finished", j->rp.ttl_seconds_after_finished);
-      set_int(rp, "active_deadline_seconds", j->rp.active_deadline_seconds);
-      set_int(rp, "backoff_limit", j->rp.backoff_limit);
-    }
   }
-  if (elastic) {
-    ProtobufCMessage *ec = add_msg(A, m, "elastic_config");
-    if (ec == NULL) return kf_nomem(e);
-    set_str(ec, "rdzv_backend", j->rdzv_backend);
-    set_int(ec, "min_replicas", j->min_nodes);
-    set_int(ec, "max_replicas", j->max_nodes);
-    set_int(ec, "nproc_per_node", j->nproc_per_node);
-    set_int(ec, "max_restarts", j->max_restarts);
-  }
-  if (k->flags & KF_K_SLOTS) set_int(m, "slots", j->slots);
+  if (!put_rows(A, m, k->fields, k->nfields, (const char *)j, o->version))
+    return kf_nomem(e);
   *out = m;
   return KF_OK;
 }
@@ -225,25 +274,51 @@ unsigned kf_job_versions(const kf_job *j) {
   return unfit[0] ? 2u : 3u;
 }
 
-/* An upper bound of the packed size, from the job alone: every field costs
-** at most a 2-byte tag and a 10-byte varint, every string or sub-message at
-** most a 2-byte tag and a 5-byte length besides its bytes.  Packing into a
-** buffer of this size spares protobuf-c's whole-message size pass. */
-#define FIELD_MAX 12u
-#define LEN_MAX 7u
-static size_t str_bound(const char *s) { return s ? LEN_MAX + strlen(s) : 0; }
+/* An upper bound of the packed size, walked over the schema rows so a new
+** row is counted without anyone remembering to: every value costs at most
+** ROW_MAX (a resource entry, the largest: entry tag and length, enum tag
+** and varint, string tag and length) plus its bytes, every message or
+** group at most OBJ_MAX of framing.  Packing into a buffer of this size
+** spares protobuf-c's whole-message size pass. */
+#define FIELD_MAX 12u   /* 2-byte tag, 10-byte varint */
+#define LEN_MAX 7u      /* 2-byte tag, 5-byte length */
+#define ROW_MAX (2 * (FIELD_MAX + LEN_MAX))
+#define OBJ_MAX (3 * LEN_MAX)
+
+static size_t rows_bound(const kf_field *f, size_t n, const char *base) {
+  size_t b = OBJ_MAX, i, k;
+  for (i = 0; i < n; i++, f++) {
+    const char *at = base + f->off;
+    b += ROW_MAX;
+    switch (f->type) {
+      case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_QTY: {
+        const char *s = *(const char *const *)(const void *)at;
+        if (s) b += strlen(s);
+        break;
+      }
+      case KF_V_STRLIST: {
+        size_t cnt = *(const size_t *)(const void *)(base + f->off_n);
+        const char *const *v = *(const char *const *const *)(const void *)at;
+        for (k = 0; k < cnt; k++) b += ROW_MAX + strlen(v[k]);
+        break;
+      }
+      case KF_V_OBJ: {
+        const kf_obj *o = (const kf_obj *)f->info;
+        b += rows_bound(o->f, o->n, at);
+        break;
+      }
+      default: break;
+    }
+  }
+  return b;
+}
 
 static size_t job_bound(const kf_job *j) {
-  size_t n = 8 * FIELD_MAX + 2 * LEN_MAX;          /* run policy, slots, ... */
-  size_t i, r, k;
-  n += LEN_MAX + 5 * FIELD_MAX + str_bound(j->rdzv_backend);  /* elastic */
-  for (r = 0; r < KF_NROLES; r++) {
-    const kf_group *g = &j->g[r];
-    n += 3 * LEN_MAX + 2 * FIELD_MAX + str_bound(g->image);  /* spec, common, resources */
-    for (k = 0; k < KF_NRES; k++)
-      n += 2 * (LEN_MAX + FIELD_MAX) + str_bound(g->requests[k]) + str_bound(g->limits[k]);
-    for (i = 0; i < g->ncommand; i++) n += str_bound(g->command[i]);
-  }
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  size_t n = rows_bound(k->fields, k->nfields, (const char *)j);
+  int r;
+  for (r = 0; r < k->nroles; r++)
+    n += rows_bound(kf_group_obj.f, kf_group_obj.n, (const char *)&j->g[k->roles[r].role]);
   return n;
 }
 
@@ -351,6 +426,67 @@ static kf_status dec_group(dctx *c, const ProtobufCMessage *spec,
   return KF_OK;
 }
 
+/* Reads the job-level rows of the message of `version` (the inverse of
+** put_rows), checking enum values and choices; `ppb` is the parent
+** message's field for paths. */
+static kf_status get_rows(dctx *c, const ProtobufCMessage *m, const kf_field *f,
+                          size_t n, char *base, int version, const char *ppb) {
+  char path[128];
+  size_t i;
+  for (i = 0; i < n; i++, f++) {
+    const char *name = version ? f->pb : f->pb0;
+    char *at = base + f->off;
+    const ProtobufCMessage *t = m;
+    if (name == NULL || (f->pbmsg != NULL && (t = get_msg(m, f->pbmsg)) == NULL))
+      continue;
+    switch (f->type) {
+      case KF_V_INT: *(int32_t *)(void *)at = get_int(t, name); break;
+      case KF_V_ENUM: {
+        const kf_enum *en = (const kf_enum *)f->info;
+        int32_t v = get_int(t, name);
+        if (v < 0 || v >= en->n) {
+          kf_row_path(NULL, ppb, f, KF_PATH_V1, path, sizeof path);
+          return kf_fail(c->e, KF_EINVAL, "%s: %s: unknown value %d", c->who, path,
+                         (int)v);
+        }
+        *(int *)(void *)at = v;
+        break;
+      }
+      case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: {
+        const char *v = get_str(t, name);
+        const kf_choice *ch = (const kf_choice *)f->info;
+        int k = 0;
+        if (f->type == KF_V_CHOICE)
+          for (k = 0; v != NULL && ch->v[k] && strcmp(ch->v[k], v) != 0; k++) {}
+        if (f->type == KF_V_CHOICE && (v == NULL || ch->v[k] == NULL)) {
+          kf_row_path(NULL, ppb, f, KF_PATH_V1, path, sizeof path);
+          return kf_fail(c->e, KF_EINVAL, "%s: %s: unknown %s '%.40s' (expected %s)",
+                         c->who, path, ch->what, v ? v : "", ch->choices);
+        }
+        *(const char **)(void *)at = v;
+        break;
+      }
+      case KF_V_NNODES: {
+        kf_job *j = (kf_job *)(void *)base;
+        j->min_nodes = get_int(t, name);
+        j->max_nodes = get_int(t, "max_replicas");
+        break;
+      }
+      case KF_V_OBJ: {
+        const kf_obj *o = (const kf_obj *)f->info;
+        const ProtobufCMessage *sub = get_msg(t, name);
+        kf_status st;
+        if (sub == NULL) break;
+        if (f->off_n) *(int *)(void *)(base + f->off_n) = 1;
+        if ((st = get_rows(c, sub, o->f, o->n, at, 1, name))) return st;
+        break;
+      }
+      default: break;
+    }
+  }
+  return KF_OK;
+}
+
 kf_status kf_job_from_msg(const char *who, int kind,
                           const ProtobufCMessage *m, int version, kf_arena *A,
                           kf_job *j, kf_err *e) {
@@ -365,15 +501,8 @@ kf_status kf_job_from_msg(const char *who, int kind,
   c.who = who;
   if (kind == KF_PYTORCH && ec != NULL) kind = KF_ELASTIC;
   k = &kf_kinds[kind];
-  memset(j, 0, sizeof *j);
-  j->kind = kind;
-  j->slots = 1;
-  j->nproc_per_node = 1;
-  j->rdzv_backend = "c10d";
-  j->log_level = "INFO";
-  j->discovery_script_path = "/etc/mpi/discover_hosts.sh";
-  j->elastic_timeout = 1200;
-  for (i = 0; i < KF_NROLES; i++) j->g[i].replicas = kf_roles[i].default_replicas;
+  kf_job_defaults(j, kind);
+  if (ec == NULL) j->min_nodes = j->max_nodes = 0;  /* nothing on the wire */
   if (kind == KF_PYTORCH && version == 1 && get_msg(m, "master_replicas") == NULL)
     j->g[KF_MASTER].replicas = 1;
   for (i = 0; i < k->nroles; i++) {
@@ -393,32 +522,10 @@ kf_status kf_job_from_msg(const char *who, int kind,
     if ((kf_roles[kr->role].flags & KF_R_FIXED1) && g->replicas == 0)
       g->replicas = 1;
   }
-  if (version == 1) {
-    const ProtobufCMessage *rp = get_msg(m, "run_policy");
-    if (rp != NULL) {
-      j->has_run_policy = 1;
-      j->rp.clean_pod_policy = get_int(rp, "clean_pod_policy");
-      if (j->rp.clean_pod_policy < 0 || j->rp.clean_pod_policy > 2)
-        return kf_fail(e, KF_EINVAL, "%s: runPolicy.cleanPodPolicy: unknown value %d",
-                       c.who, j->rp.clean_pod_policy);
-      j->rp.ttl_seconds_after_finished = get_int(rp, "ttl_seconds_after_finished");
-      j->rp.active_deadline_seconds = get_int(rp, "active_deadline_seconds");
-      j->rp.backoff_limit = get_int(rp, "backoff_limit");
-    }
-  }
+  if ((st = get_rows(&c, m, k->fields, k->nfields, (char *)j, version, NULL)))
+    return st;
   if (ec != NULL) {
-    const char *rb = get_str(ec, "rdzv_backend");
     const char *wf = version == 0 ? "workers" : "workerReplicas.replicas";
-    j->min_nodes = get_int(ec, "min_replicas");
-    j->max_nodes = get_int(ec, "max_replicas");
-    j->nproc_per_node = get_int(ec, "nproc_per_node");
-    j->max_restarts = get_int(ec, "max_restarts");
-    if (rb == NULL || (strcmp(rb, "c10d") && strcmp(rb, "etcd") && strcmp(rb, "etcd-v2")))
-      return kf_fail(e, KF_EINVAL,
-                     "%s: elasticConfig.rdzvBackend: unknown rendezvous backend "
-                     "'%.40s' (expected c10d, etcd or etcd-v2)",
-                     c.who, rb ? rb : "");
-    j->rdzv_backend = rb;
     /* the integer form, except 1 (that would be a python-task) */
     j->nnodes_int = j->min_nodes == j->max_nodes && j->max_nodes != 1;
     if (get_msg(m, "master_replicas") != NULL)
@@ -430,7 +537,6 @@ kf_status kf_job_from_msg(const char *who, int kind,
                      "job (got %d, max %d)",
                      c.who, wf, (int)j->g[KF_WORKER].replicas, (int)j->max_nodes);
   }
-  if (k->flags & KF_K_SLOTS) j->slots = get_int(m, "slots");
   return kf_job_check(j, version ? KF_PATH_V1 : KF_PATH_V0, c.who, e);
 }
 

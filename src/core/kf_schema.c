@@ -132,17 +132,18 @@ static const kf_field tf_rows[] = {GROUPS, RUN_POLICY, DEPRECATED};
 static const kf_field pytorch_rows[] = {GROUPS, RUN_POLICY, DEPRECATED};
 static const kf_field elastic_rows[] = {
   {.key = "nnodes", .type = KF_V_NNODES, .off = J(min_nodes), .min = 1,
-   .idef = 1, .pb = "elastic_config.min_replicas",
-   .pb0 = "elastic_config.min_replicas"},
+   .idef = 1, .pbmsg = "elastic_config", .pb = "min_replicas",
+   .pb0 = "min_replicas"},
   {.key = "nproc_per_node", .type = KF_V_INT, .off = J(nproc_per_node),
-   .min = 1, .idef = 1, .pb = "elastic_config.nproc_per_node",
-   .pb0 = "elastic_config.nproc_per_node", .manifest = "nProcPerNode"},
+   .min = 1, .idef = 1, .pbmsg = "elastic_config",
+   .pb = "nproc_per_node", .pb0 = "nproc_per_node", .manifest = "nProcPerNode"},
   {.key = "max_restarts", .type = KF_V_INT, .off = J(max_restarts), .min = 0,
-   .pb = "elastic_config.max_restarts", .pb0 = "elastic_config.max_restarts",
+   .pbmsg = "elastic_config", .pb = "max_restarts",
+   .pb0 = "max_restarts",
    .manifest = "maxRestarts"},
   {.key = "rdzv_backend", .type = KF_V_CHOICE, .off = J(rdzv_backend),
-   .sdef = "c10d", .info = &rdzv_choice, .pb = "elastic_config.rdzv_backend",
-   .pb0 = "elastic_config.rdzv_backend", .manifest = "rdzvBackend"},
+   .sdef = "c10d", .info = &rdzv_choice, .pbmsg = "elastic_config",
+   .pb = "rdzv_backend", .pb0 = "rdzv_backend", .manifest = "rdzvBackend"},
   GROUPS, RUN_POLICY};
 static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED};
 /* Horovod's own fields travel as horovodrun arguments, not in the proto. */
@@ -334,14 +335,15 @@ static kf_status rule_replicas(const kf_job *j, int s, const char *who,
 
 /* Where a row is, in the given style: its spec key, or its proto path in
 ** JSON names. */
-static void row_path(const char *parent_key, const char *parent_pb,
-                     const kf_field *f, int s, char *out, size_t cap) {
+void kf_row_path(const char *parent_key, const char *parent_pb,
+                 const kf_field *f, int s, char *out, size_t cap) {
   char a[64], b[64];
   if (s == KF_PATH_SPEC) {
     snprintf(out, cap, "%s%s%s", parent_key ? parent_key : "",
              parent_key ? "." : "", f->key);
     return;
   }
+  if (parent_pb == NULL) parent_pb = f->pbmsg;
   kf_json_name(f->pb, b, sizeof b);
   if (parent_pb) kf_json_name(parent_pb, a, sizeof a);
   snprintf(out, cap, "%s%s%s", parent_pb ? a : "", parent_pb ? "." : "", b);
@@ -356,14 +358,14 @@ static kf_status bounds_of(const char *base, const kf_field *f, size_t n,
     const char *at = base + f->off;
     if (f->pb == NULL) continue;  /* checked where it is parsed */
     if (f->type == KF_V_INT && *(const int32_t *)(const void *)at < f->min) {
-      row_path(pkey, ppb, f, s, path, sizeof path);
+      kf_row_path(pkey, ppb, f, s, path, sizeof path);
       return kf_fail(e, KF_EINVAL, "%s: %s: must be >= %d (got %d)", who, path,
                      (int)f->min, (int)*(const int32_t *)(const void *)at);
     }
     if (f->type == KF_V_NNODES) {
       const kf_job *j = (const kf_job *)(const void *)base;
       if (j->min_nodes < 1 || j->min_nodes > j->max_nodes) {
-        row_path(pkey, ppb, f, s, path, sizeof path);
+        kf_row_path(pkey, ppb, f, s, path, sizeof path);
         return kf_fail(e, KF_EINVAL, "%s: %s: needs 1 <= min <= max (got %d:%d)",
                        who, path, (int)j->min_nodes, (int)j->max_nodes);
       }

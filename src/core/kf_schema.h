@@ -77,7 +77,8 @@ typedef struct kf_field {
   int32_t idef;           /* default of INT, BOOL, ENUM */
   const char *sdef;       /* default of strings */
   const void *info;       /* kf_enum, kf_choice or kf_obj */
-  const char *pb;         /* v1 proto field, dotted through sub-messages */
+  const char *pbmsg;      /* sub-message of the job message holding it */
+  const char *pb;         /* v1 proto field (in pbmsg when set) */
   const char *pb0;        /* v0 proto field; NULL: v0 cannot carry it */
   const char *manifest;   /* manifest key, or NULL */
   unsigned zbit;          /* KF_F_OMITZERO: bit in kf_run_policy.zero */
@@ -156,5 +157,9 @@ int kf_parse_clean_pod_policy(const char *s);
 /* Whether a group of `kind` (or a standalone group of `role` when kind is
 ** -1) takes the row. */
 int kf_group_takes(const kf_field *f, int kind, int role);
+/* A row's path for messages: its spec key under `parent_key` (style
+** KF_PATH_SPEC), or its proto path in JSON names under `parent_pb`. */
+void kf_row_path(const char *parent_key, const char *parent_pb,
+                 const kf_field *f, int style, char *out, size_t cap);
 
 #endif

@@ -354,66 +354,68 @@ static void push_run_policy(lua_State *L, const kf_run_policy *rp) {
   luaL_setmetatable(L, RUNPOLICY_NAME);
 }
 
-/* Strict field read of a spec-shaped node: unknown keys raise. */
+/* Strict field read of a spec-shaped node: unknown keys raise, with a
+** suggestion from the node's keys, the object's rows and `extra`. */
 static int read_field(lua_State *L, const char *tname, const kf_node *spec,
-                      const char *key, const char *const *extra) {
+                      const char *key, const kf_obj *o,
+                      const char *const *extra) {
   const kf_node *v = kf_node_get(spec, key);
-  const char *cands[32], *s;
+  const char *cands[48], *s;
   size_t i, n = 0;
   if (v != NULL) {
     lkf_pushnode(L, v);
     return 1;
   }
   for (i = 0; i < spec->u.c.n && n < 20; i++) cands[n++] = spec->u.c.k[i];
-  for (i = 0; extra && extra[i] && n < 31; i++) cands[n++] = extra[i];
+  for (i = 0; o && i < o->n && n < 40; i++) cands[n++] = o->f[i].key;
+  for (i = 0; extra && extra[i] && n < 47; i++) cands[n++] = extra[i];
   cands[n] = NULL;
   s = kf_suggest(key, cands);
   if (s && strcmp(s, key) != 0) return luaL_error(L, "%s has no field '%s' (did you mean '%s'?)", tname, key, s);
   return luaL_error(L, "%s has no field '%s'", tname, key);
 }
 
-static const char *const group_fields[] = {"replicas", "image", "requests",
-                                           "limits", "restart_policy",
-                                           "command", "kind", NULL};
+/* A row of `o` by key, or NULL. */
+static const kf_field *row_of(const kf_obj *o, const char *key) {
+  size_t i;
+  for (i = 0; i < o->n; i++)
+    if (strcmp(o->f[i].key, key) == 0) return &o->f[i];
+  return NULL;
+}
 
 static int group_index(lua_State *L) {
+  static const char *const extra[] = {"kind", NULL};
   lctx *X = lkf_ctx(L, 2);
   lgroup *g = test_group(L, 1);
   const char *key = luaL_checkstring(L, 2);
   const kf_node *spec;
-  size_t i;
   if (strcmp(key, "kind") == 0) {
     lua_pushstring(L, kf_roles[g->role].name);
     return 1;
   }
   if ((spec = kf_group_to_spec(GROUP_OF(g), &X->A)) == NULL)
     return luaL_error(L, "not enough memory");
-  for (i = 0; group_fields[i]; i++)
-    if (strcmp(group_fields[i], key) == 0) {
-      const kf_node *v = kf_node_get(spec, key);
-      if (v) lkf_pushnode(L, v); else lua_pushnil(L);
-      return 1;
-    }
-  return read_field(L, group_mt[g->role], spec, key, group_fields);
+  if (row_of(&kf_group_obj, key) != NULL) {  /* unset fields read as nil */
+    const kf_node *v = kf_node_get(spec, key);
+    if (v) lkf_pushnode(L, v); else lua_pushnil(L);
+    return 1;
+  }
+  return read_field(L, group_mt[g->role], spec, key, &kf_group_obj, extra);
 }
 
 static int run_policy_index(lua_State *L) {
-  static const char *const fields[] = {"ttl_seconds_after_finished",
-                                       "active_deadline_seconds",
-                                       "backoff_limit", NULL};
   lctx *X = lkf_ctx(L, 2);
   const kf_run_policy *rp = (const kf_run_policy *)luaL_checkudata(L, 1, RUNPOLICY_NAME);
   const char *key = luaL_checkstring(L, 2);
   const kf_node *spec = kf_run_policy_to_spec(rp, &X->A);
-  size_t i;
+  const kf_field *f = row_of(&kf_run_policy_obj, key);
   if (spec == NULL) return luaL_error(L, "not enough memory");
-  for (i = 0; fields[i]; i++)
-    if (strcmp(fields[i], key) == 0) {
-      const kf_node *v = kf_node_get(spec, key);
-      lua_pushinteger(L, v ? (lua_Integer)v->u.i : 0);
-      return 1;
-    }
-  return read_field(L, RUNPOLICY_NAME, spec, key, fields);
+  if (f != NULL && (f->flags & KF_F_OMITZERO)) {  /* unset reads as 0 */
+    const kf_node *v = kf_node_get(spec, key);
+    lua_pushinteger(L, v ? (lua_Integer)v->u.i : 0);
+    return 1;
+  }
+  return read_field(L, RUNPOLICY_NAME, spec, key, &kf_run_policy_obj, NULL);
 }
 
 static int immutable(lua_State *L) {
@@ -474,7 +476,7 @@ static int job_index(lua_State *L) {
                                         "custom", "to_json", "task_template",
                                         "manifest", "lint", "launcher_command",
                                         NULL};
-    return read_field(L, job_mt[j->kind], spec, key, extra);
+    return read_field(L, job_mt[j->kind], spec, key, NULL, extra);
   }
 }
 
@@ -805,6 +807,7 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
 
   lua_newtable(L); /* module */
   lkf_setfuncs(L, funcs, ctx);
+  luaL_setfuncs(L, lkf_schema_funcs, 0);
   lkf_open_json(L, ctx, lua_gettop(L), 0);
   lkf_open_manifest(L, ctx, lua_gettop(L), 0);
 

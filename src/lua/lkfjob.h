@@ -44,6 +44,8 @@ int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
                  int raise_errors);
 /* Set functions of r into the table on top, each with the context upvalue. */
 void lkf_setfuncs(lua_State *L, const luaL_Reg *r, int ctxidx);
+/* kfjob.fields and kfjob.suggest (lkfjob_schema.c). */
+extern const luaL_Reg lkf_schema_funcs[];
 
 /* Each binding file registers its module functions (module != 0) and job
 ** methods (methods != 0) into the table at that index. */

@@ -1,0 +1,131 @@
+-- The schema as Lua sees it (kfjob.fields, kfjob.suggest), and every field
+-- at its largest: the encoder's buffer bound is derived from the schema
+-- rows, and sanitizer builds (KF_CHECK_BOUNDS) abort if it is ever short.
+local kfjob = require "kfjob"
+local util = require "util"
+
+local INT32_MAX = 2147483647
+local BIG = 300 * 1024          -- 3-byte length prefixes on the wire
+
+describe("kfjob.fields", function()
+  it("lists each kind's groups, rows and defaults", function()
+    local tf = kfjob.fields("TFJob")
+    assert.are.equal("table", tf.worker.type)
+    assert.are.equal("Worker", tf.worker.group)
+    assert.are.equal("integer", tf.worker.fields.replicas.type)
+    assert.are.equal(0, tf.worker.fields.replicas.min)
+    assert.are.equal("quantity", tf.worker.fields.requests.fields.cpu.type)
+    assert.are.equal(tf.worker.fields.requests.fields.mem,
+                     tf.worker.fields.requests.fields.memory)
+    assert.are.equal("memory", tf.worker.fields.requests.fields.mem.alias)
+    assert.are.same({"never", "on_failure", "always"},
+                    tf.worker.fields.restart_policy.values)
+    assert.are.equal("never", tf.worker.fields.restart_policy.default)
+    assert.is_nil(tf.worker.fields.command)          -- MPI kinds only
+    assert.is_true(tf.num_workers.deprecated)
+    assert.are.equal("none", tf.run_policy.fields.clean_pod_policy.default)
+    assert.is_false(tf.run_policy.v0)
+    assert.is_nil(tf.slots)
+  end)
+
+  it("follows each kind's rules", function()
+    local el = kfjob.fields("Elastic")
+    assert.is_nil(el.worker.fields.replicas)         -- nnodes decides
+    assert.are.equal("nnodes", el.nnodes.type)
+    assert.are.equal("c10d", el.rdzv_backend.default)
+    assert.are.same({"c10d", "etcd", "etcd-v2"}, el.rdzv_backend.values)
+    local mpi = kfjob.fields("MPIJob")
+    assert.are.equal("strings", mpi.worker.fields.command.type)
+    assert.are.equal(1, mpi.slots.default)
+    local hv = kfjob.fields("HorovodJob")
+    assert.are.equal(false, hv.verbose.default)
+    assert.are.equal("INFO", hv.log_level.default)
+    assert.are.equal(1200, hv.elastic_timeout.default)
+    assert.are.equal("kfjob.fields: unknown job kind 'TFjob' (expected TFJob, "
+                     .. "PyTorchJob, Elastic, MPIJob or HorovodJob)",
+                     util.error_of(kfjob.fields, "TFjob"))
+  end)
+
+  it("agrees with the constructors: every listed key is accepted", function()
+    for _, kind in ipairs(kfjob.kinds) do
+      local f = kfjob.fields(kind)
+      for key, row in pairs(f) do
+        if row.type == "table" and row.group then
+          local t = { [key] = { replicas = 1 } }
+          if not row.fields.replicas then t[key] = {} end
+          if kind ~= "Elastic" and key ~= "worker" then t.worker = { replicas = 1 } end
+          assert.is_true(kfjob.is_job(kfjob[kind](t)), kind .. "." .. key)
+        end
+      end
+    end
+  end)
+end)
+
+describe("kfjob.suggest", function()
+  it("is the core's did-you-mean", function()
+    assert.are.equal("replicas", kfjob.suggest("replcas", {"image", "replicas"}))
+    assert.is_nil(kfjob.suggest("zzzzzz", {"image", "replicas"}))
+    assert.is_nil(kfjob.suggest("x", {}))
+    assert.are.equal("kfjob.suggest: candidates[2] is not a string",
+                     util.error_of(kfjob.suggest, "a", {"b", 3}))
+  end)
+end)
+
+-- The largest value each row takes (nil: leave it at its default).
+local function largest(row, key)
+  if row.type == "integer" then return INT32_MAX end
+  if row.type == "boolean" then return true end
+  if row.type == "enum" then return row.values[#row.values] end
+  if row.type == "quantity" then return string.rep("9", BIG) end
+  if row.type == "string" then return string.rep("s", BIG) end
+  if row.type == "strings" then
+    local l = {}
+    for i = 1, 4096 do l[i] = string.rep("c", 64) .. i end
+    return l
+  end
+  if row.type == "nnodes" then return (INT32_MAX - 1) .. ":" .. INT32_MAX end
+  if row.type == "table" then
+    local t = {}
+    for k, r in pairs(row.fields) do
+      if not r.alias or r.alias ~= k then t[k] = largest(r, k) end
+    end
+    return t
+  end
+  error("no largest value for " .. key)
+end
+
+-- A constructor table with every field at its largest; rows a rule bounds
+-- (master = 1, chief <= 1) fall back to the largest the rule allows.
+local function biggest(kind)
+  local t = {}
+  for key, row in pairs(kfjob.fields(kind)) do
+    if not row.deprecated then t[key] = largest(row, key) end
+  end
+  if t.rdzv_backend then t.rdzv_backend = "etcd-v2" end
+  local ok, job = pcall(kfjob[kind], t)
+  while not ok do
+    local path = tostring(job):match(": ([%w_%.]+): must")
+    assert(path, job)
+    local group = path:match("^(%w+)%.replicas$")
+    assert(group, job)
+    t[group].replicas = 1
+    ok, job = pcall(kfjob[kind], t)
+  end
+  return job
+end
+
+describe("the encoder's bound", function()
+  for _, kind in ipairs(kfjob.kinds) do
+    it("holds with every field of " .. kind .. " at its largest", function()
+      local job = biggest(kind)
+      for _, enc in ipairs({"flat", "common"}) do
+        local bytes = job:encode{ replica_encoding = enc }
+        assert.is_true(#bytes > BIG)
+        local back = kfjob.decode(job.task_type, bytes, { kind = kind })
+        assert.are.equal(bytes, back:encode{ replica_encoding = enc })
+      end
+      assert.is_true(#job:to_json() > BIG)
+      assert.is_true(#job:task_template() > BIG)
+    end)
+  end
+end)

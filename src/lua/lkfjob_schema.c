@@ -1,0 +1,163 @@
+/*
+** lkfjob_schema.c - the schema as Lua sees it: kfjob.fields(kind) builds
+** the field tree from the core's rows (the template layer's source of
+** truth for matrix keys), kfjob.suggest is the core's did-you-mean.
+*/
+#include <string.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "kf_core.h"
+#include "lkfjob.h"
+
+static const char *const type_names[] = {
+    "integer", "string", "string", "boolean", "enum", "enum",
+    "quantity", "strings", "table", "nnodes"};
+
+static void push_obj(lua_State *L, const kf_obj *o, int kind, int role);
+
+/* One row: { type=, default=, min=, values=, alias=, v0=, fields= } */
+static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
+  lua_createtable(L, 0, 6);
+  lua_pushstring(L, type_names[f->type]);
+  lua_setfield(L, -2, "type");
+  switch (f->type) {
+    case KF_V_INT: case KF_V_NNODES:
+      lua_pushinteger(L, f->idef);
+      lua_setfield(L, -2, "default");
+      lua_pushinteger(L, f->min);
+      lua_setfield(L, -2, "min");
+      break;
+    case KF_V_BOOL:
+      lua_pushboolean(L, f->idef);
+      lua_setfield(L, -2, "default");
+      break;
+    case KF_V_ENUM: {
+      const kf_enum *en = (const kf_enum *)f->info;
+      int i;
+      lua_pushstring(L, en->spell[f->idef][0]);
+      lua_setfield(L, -2, "default");
+      lua_createtable(L, en->n, 0);
+      for (i = 0; i < en->n; i++) {
+        lua_pushstring(L, en->spell[i][0]);
+        lua_rawseti(L, -2, i + 1);
+      }
+      lua_setfield(L, -2, "values");
+      break;
+    }
+    case KF_V_CHOICE: {
+      const kf_choice *ch = (const kf_choice *)f->info;
+      int i;
+      lua_createtable(L, 3, 0);
+      for (i = 0; ch->v[i]; i++) {
+        lua_pushstring(L, ch->v[i]);
+        lua_rawseti(L, -2, i + 1);
+      }
+      lua_setfield(L, -2, "values");
+    } /* fall through: the default is a string */
+    /* FALLTHROUGH */
+    case KF_V_STR: case KF_V_TOKEN:
+      if (f->sdef) {
+        lua_pushstring(L, f->sdef);
+        lua_setfield(L, -2, "default");
+      }
+      break;
+    case KF_V_OBJ:
+      push_obj(L, (const kf_obj *)f->info, kind, role);
+      lua_setfield(L, -2, "fields");
+      break;
+    default: break;
+  }
+  if (f->alias) {
+    lua_pushstring(L, f->alias);
+    lua_setfield(L, -2, "alias");
+  }
+  lua_pushboolean(L, f->pb0 != NULL);
+  lua_setfield(L, -2, "v0");
+}
+
+/* Rows by key; an alias gets the same row under its own name. */
+static void push_obj(lua_State *L, const kf_obj *o, int kind, int role) {
+  size_t i;
+  lua_createtable(L, 0, (int)o->n);
+  for (i = 0; i < o->n; i++) {
+    const kf_field *f = &o->f[i];
+    if (!kf_group_takes(f, kind, role)) continue;
+    push_row(L, f, kind, role);
+    if (f->alias) {
+      lua_pushvalue(L, -1);
+      lua_setfield(L, -3, f->alias);
+    }
+    lua_setfield(L, -2, f->key);
+  }
+}
+
+static int l_fields(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  int kind = kf_kind_by_name(name), r;
+  const kf_kind_info *k;
+  size_t i;
+  if (kind < 0)
+    return luaL_error(L, "kfjob.fields: unknown job kind '%s' (expected TFJob, "
+                         "PyTorchJob, Elastic, MPIJob or HorovodJob)", name);
+  k = &kf_kinds[kind];
+  lua_createtable(L, 0, (int)k->nfields + 4);
+  for (i = 0; i < k->nfields; i++) {
+    const kf_field *f = &k->fields[i];
+    if (f->type == KF_V_GROUPS) {
+      for (r = 0; r < k->nroles; r++) {
+        int role = k->roles[r].role;
+        lua_createtable(L, 0, 3);
+        lua_pushliteral(L, "table");
+        lua_setfield(L, -2, "type");
+        lua_pushstring(L, kf_roles[role].name);
+        lua_setfield(L, -2, "group");
+        push_obj(L, &kf_group_obj, kind, role);
+        lua_setfield(L, -2, "fields");
+        lua_setfield(L, -2, kf_roles[role].key);
+      }
+    } else if (f->type == KF_V_DEPRECATED) {
+      for (r = 0; r < k->nroles; r++) {
+        if (k->roles[r].deprecated_key == NULL) continue;
+        lua_createtable(L, 0, 3);
+        lua_pushliteral(L, "integer");
+        lua_setfield(L, -2, "type");
+        lua_pushinteger(L, f->min);
+        lua_setfield(L, -2, "min");
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, "deprecated");
+        lua_setfield(L, -2, k->roles[r].deprecated_key);
+      }
+    } else {
+      push_row(L, f, kind, -1);
+      lua_setfield(L, -2, f->key);
+    }
+  }
+  return 1;
+}
+
+/* kfjob.suggest(word, candidates): the closest candidate or nil. */
+static int l_suggest(lua_State *L) {
+  const char *word = luaL_checkstring(L, 1);
+  const char *cands[257], *s;
+  lua_Integer i, n;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  n = (lua_Integer)lua_rawlen(L, 2);
+  if (n > 256) n = 256;  /* a suggestion from a longer list helps nobody */
+  for (i = 0; i < n; i++) {
+    /* strings stay referenced by the table after the pop */
+    cands[i] = lua_rawgeti(L, 2, i + 1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    lua_pop(L, 1);
+    if (cands[i] == NULL)
+      return luaL_error(L, "kfjob.suggest: candidates[%d] is not a string",
+                        (int)(i + 1));
+  }
+  cands[n] = NULL;
+  s = kf_suggest(word, cands);
+  if (s) lua_pushstring(L, s); else lua_pushnil(L);
+  return 1;
+}
+
+const luaL_Reg lkf_schema_funcs[] = {
+    {"fields", l_fields}, {"suggest", l_suggest}, {NULL, NULL}};
