@@ -14,6 +14,7 @@
 #define KF_JSON_H
 
 #include "kf_core.h"
+#include "kf_wire.h"   /* kf_msg_sort_maps, kf_msg_pack_into */
 #include "google/protobuf/struct.pb-c.h"
 
 /* Message -> JSON text appended to `out`.  indent 0: compact
@@ -53,18 +54,6 @@ kf_node *kf_struct_to_node(const Google__Protobuf__Struct *s, kf_arena *A);
 /* Any kf_node -> JSON text, keys in node order, same formatting. */
 kf_status kf_node_to_json(const kf_node *n, int indent, kf_buf *out,
                           kf_err *e);
-
-/* Sort every map field's entries by key, recursively (kf_node_to_msg
-** already does this for the messages it builds). */
-void kf_msg_sort_maps(ProtobufCMessage *m);
-
-/* Deterministic serialization, byte-identical to the reference runtime's
-** SerializeToString(deterministic=True) once maps are sorted: unlike
-** protobuf_c_message_pack, map entries always carry their key and value
-** (protobuf-c drops "" / 0 there: config {"a": ""}, Struct key "").
-** Appends to `out`; sizes of sub-messages are computed once (arena). */
-kf_status kf_msg_pack_into(const ProtobufCMessage *m, kf_arena *A, kf_buf *out,
-                           kf_err *e);
 
 /* Shortest round-trip decimal of a double, Python repr style except that
 ** integral values have no ".0" ("2", "0.5", "1e+20", "1e-07"); finite

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kf_core.h"
+#include "kf_wire.h"
 #include "flyteidl/core/tasks.pb-c.h"
 #include "flyteidl/plugins/common.pb-c.h"
 
@@ -560,18 +561,6 @@ const ProtobufCMessageDescriptor *kf_msg_desc(const char *task_type,
 ** does not check UTF-8, so scan the wire first: every string field of the
 ** message (recursively) must be valid UTF-8 without NUL bytes.  Malformed
 ** framing is left to protobuf-c's own unpack. */
-static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
-  int shift = 0;
-  *v = 0;
-  while (*p < end && shift < 64) {
-    uint8_t b = *(*p)++;
-    *v |= (uint64_t)(b & 0x7f) << shift;
-    if (!(b & 0x80)) return 1;
-    shift += 7;
-  }
-  return 0;
-}
-
 typedef struct wpath {
   int n;
   struct { const ProtobufCFieldDescriptor *f; unsigned idx; } seg[KF_MAX_DEPTH];
@@ -600,15 +589,15 @@ static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
   while (p < end) {
     uint64_t key, len;
     const ProtobufCFieldDescriptor *f;
-    if (!varint(&p, end, &key)) return KF_OK;
+    if (!kf_varint_get(&p, end, &key)) return KF_OK;
     switch (key & 7) {
-      case 0: if (!varint(&p, end, &len)) return KF_OK; continue;
+      case 0: if (!kf_varint_get(&p, end, &len)) return KF_OK; continue;
       case 1: p += 8; continue;
       case 5: p += 4; continue;
       case 2: break;
       default: return KF_OK;
     }
-    if (!varint(&p, end, &len) || len > (uint64_t)(end - p)) return KF_OK;
+    if (!kf_varint_get(&p, end, &len) || len > (uint64_t)(end - p)) return KF_OK;
     f = protobuf_c_message_descriptor_get_field(d, (unsigned)(key >> 3));
     if (f != NULL) {
       kf_status st = KF_OK;

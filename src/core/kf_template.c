@@ -10,6 +10,7 @@
 #include "kf_core.h"
 #include "kf_json.h"
 #include "kf_template.h"
+#include "kf_wire.h"
 #include "flyteidl/core/tasks.pb-c.h"
 #include "flyteidl/core/identifier.pb-c.h"
 #include "flyteidl/core/literals.pb-c.h"
@@ -251,165 +252,6 @@ kf_status kf_task_template(const kf_job *j, const kf_encopts *o,
   return build_template(j, o, opts, A, out, NULL, e);
 }
 
-/* ---- Struct bytes straight from the tree -------------------------------- */
-
-/* google.protobuf.Struct written from a kf_node without building Struct /
-** Value messages: what python's deterministic serializer writes (entries
-** sorted by key, key and value always present, numbers as doubles).  Two
-** passes: the size pass records, in writing order, every nested length and
-** every object's sorted key order; the write pass replays them. */
-typedef struct sw {
-  kf_arena *A;
-  size_t *len, nlen, caplen, poslen;
-  const size_t **perm;
-  size_t nperm, capperm, posperm;
-  int oom;
-} sw;
-
-static size_t vlen(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) v >>= 7, n++;
-  return n;
-}
-
-static uint8_t *vput(uint8_t *o, uint64_t v) {
-  while (v >= 0x80) *o++ = (uint8_t)(v | 0x80), v >>= 7;
-  *o++ = (uint8_t)v;
-  return o;
-}
-
-static size_t len_slot(sw *w) {
-  if (w->nlen == w->caplen) {
-    size_t cap = w->caplen ? w->caplen * 2 : 128;
-    size_t *v = kf_arena_alloc_raw(w->A, cap * sizeof *v);
-    if (v == NULL) return (w->oom = 1, 0);
-    if (w->nlen) memcpy(v, w->len, w->nlen * sizeof *v);
-    w->len = v, w->caplen = cap;
-  }
-  return w->nlen++;
-}
-
-static void perm_push(sw *w, const size_t *p) {
-  if (w->nperm == w->capperm) {
-    size_t cap = w->capperm ? w->capperm * 2 : 32;
-    const size_t **v = kf_arena_alloc_raw(w->A, cap * sizeof *v);
-    if (v == NULL) {
-      w->oom = 1;
-      return;
-    }
-    if (w->nperm) memcpy(v, w->perm, w->nperm * sizeof *v);
-    w->perm = v, w->capperm = cap;
-  }
-  w->perm[w->nperm++] = p;
-}
-
-static size_t s_struct(sw *w, const kf_node *o, int depth);
-
-static size_t s_value(sw *w, const kf_node *n, int depth) {
-  size_t k, b;
-  switch (n->t) {
-    case KF_NNIL: case KF_NBOOL: return 2;
-    case KF_NINT: case KF_NNUM: return 9;
-    case KF_NSTR: return 1 + vlen(n->u.s.n) + n->u.s.n;
-    case KF_NOBJ:
-      k = len_slot(w);
-      b = s_struct(w, n, depth + 1);
-      break;
-    default: {  /* ListValue: repeated Value values = 1 */
-      size_t i;
-      k = len_slot(w);
-      b = 0;
-      for (i = 0; i < n->u.c.n && !w->oom; i++) {
-        size_t vk = len_slot(w), vb = s_value(w, n->u.c.v[i], depth + 1);
-        if (!w->oom) w->len[vk] = vb;
-        b += 1 + vlen(vb) + vb;
-      }
-    }
-  }
-  if (!w->oom) w->len[k] = b;
-  return 1 + vlen(b) + b;
-}
-
-static size_t s_struct(sw *w, const kf_node *o, int depth) {
-  size_t *perm, i, b = 0, n = o->t == KF_NOBJ ? o->u.c.n : 0;
-  if (depth > KF_MAX_DEPTH) return (w->oom = 1, 0);
-  if ((perm = kf_arena_alloc_raw(w->A, (n ? n : 1) * sizeof *perm)) == NULL)
-    return (w->oom = 1, 0);
-  for (i = 0; i < n; i++) {  /* insertion sort: objects are small */
-    size_t j = i;
-    while (j > 0 && strcmp(o->u.c.k[perm[j - 1]], o->u.c.k[i]) > 0)
-      perm[j] = perm[j - 1], j--;
-    perm[j] = i;
-  }
-  perm_push(w, perm);
-  for (i = 0; i < n && !w->oom; i++) {
-    size_t kl = strlen(o->u.c.k[perm[i]]);
-    size_t ek = len_slot(w), vk = len_slot(w);
-    size_t vb = s_value(w, o->u.c.v[perm[i]], depth);
-    size_t eb = 1 + vlen(kl) + kl + 1 + vlen(vb) + vb;
-    if (w->oom) break;
-    w->len[vk] = vb;
-    w->len[ek] = eb;
-    b += 1 + vlen(eb) + eb;
-  }
-  return b;
-}
-
-static uint8_t *w_struct(sw *w, const kf_node *o, uint8_t *p);
-
-static uint8_t *w_value(sw *w, const kf_node *n, uint8_t *p) {
-  size_t i;
-  switch (n->t) {
-    case KF_NNIL: *p++ = 0x08; *p++ = 0; return p;
-    case KF_NBOOL: *p++ = 0x20; *p++ = (uint8_t)(n->u.b != 0); return p;
-    case KF_NINT: case KF_NNUM: {
-      double d = n->t == KF_NINT ? (double)n->u.i : n->u.d;
-      uint64_t u;
-      memcpy(&u, &d, 8);
-      *p++ = 0x11;
-      for (i = 0; i < 8; i++) *p++ = (uint8_t)(u >> (8 * i));  /* little-endian */
-      return p;
-    }
-    case KF_NSTR:
-      *p++ = 0x1a;
-      p = vput(p, n->u.s.n);
-      memcpy(p, n->u.s.p, n->u.s.n);
-      return p + n->u.s.n;
-    case KF_NOBJ:
-      *p++ = 0x2a;
-      p = vput(p, w->len[w->poslen++]);
-      return w_struct(w, n, p);
-    default:
-      *p++ = 0x32;
-      p = vput(p, w->len[w->poslen++]);
-      for (i = 0; i < n->u.c.n; i++) {
-        *p++ = 0x0a;
-        p = vput(p, w->len[w->poslen++]);
-        p = w_value(w, n->u.c.v[i], p);
-      }
-      return p;
-  }
-}
-
-static uint8_t *w_struct(sw *w, const kf_node *o, uint8_t *p) {
-  const size_t *perm = w->perm[w->posperm++];
-  size_t i, n = o->t == KF_NOBJ ? o->u.c.n : 0;
-  for (i = 0; i < n; i++) {
-    const char *k = o->u.c.k[perm[i]];
-    size_t kl = strlen(k);
-    *p++ = 0x0a;                                   /* fields entry */
-    p = vput(p, w->len[w->poslen++]);
-    *p++ = 0x0a;                                   /* key */
-    p = vput(p, kl);
-    memcpy(p, k, kl);
-    p += kl;
-    *p++ = 0x12;                                   /* value */
-    p = vput(p, w->len[w->poslen++]);
-    p = w_value(w, o->u.c.v[perm[i]], p);
-  }
-  return p;
-}
-
 kf_status kf_task_template_bytes(const kf_job *j, const kf_encopts *o,
                                  const kf_node *opts, kf_arena *A, kf_buf *out,
                                  kf_err *e) {
@@ -427,20 +269,9 @@ kf_status kf_task_template_bytes(const kf_job *j, const kf_encopts *o,
   tail.id = NULL;
   tail.type = (char *)"";
   if ((st = kf_msg_pack_into(&head.base, A, out, e))) return st;
-  if (custom != NULL) {
-    sw w;
-    size_t b;
-    uint8_t *p;
-    memset(&w, 0, sizeof w);
-    w.A = A;
-    b = s_struct(&w, custom, 0);
-    if (w.oom || !kf_buf_reserve(out, 1 + vlen(b) + b)) return kf_nomem(e);
-    p = (uint8_t *)out->p + out->n;
-    *p++ = 0x2a;
-    p = vput(p, b);
-    p = w_struct(&w, custom, p);
-    out->n = (size_t)((char *)p - out->p);
-  }
+  if (custom != NULL &&
+      (st = kf_struct_pack_field(5, custom, A, out, e)))  /* custom = 5 */
+    return st;
   return kf_msg_pack_into(&tail.base, A, out, e);
 }
 

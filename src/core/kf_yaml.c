@@ -49,28 +49,6 @@ static int needs_quotes(const char *s, size_t n) {
   return 1;
 }
 
-/* libyaml refuses invalid UTF-8 as if memory had run out; tell them apart. */
-static int utf8_ok(const unsigned char *s, size_t n) {
-  size_t i = 0, len, k;
-  while (i < n) {
-    unsigned long cp = s[i];
-    if (cp < 0x80) { i++; continue; }
-    len = cp >= 0xF0 ? 4 : cp >= 0xE0 ? 3 : cp >= 0xC0 ? 2 : 0;
-    if (len == 0 || cp > 0xF4 || i + len > n) return 0;
-    cp &= 0x3Fu >> (len - 1);
-    for (k = 1; k < len; k++) {
-      if ((s[i + k] & 0xC0) != 0x80) return 0;
-      cp = cp << 6 | (s[i + k] & 0x3Fu);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-        (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-      return 0;
-    i += len;
-  }
-  return 1;
-}
-
 typedef struct yw {
   yaml_emitter_t em;
   yaml_event_t ev;
@@ -83,7 +61,8 @@ typedef struct yw {
 
 static kf_status scalar(yw *w, const char *s, size_t n, int is_string) {
   int quote = is_string && needs_quotes(s, n);
-  if (!utf8_ok((const unsigned char *)s, n)) {
+  /* libyaml refuses invalid UTF-8 as if memory had run out; tell them apart */
+  if (!kf_utf8_ok(s, n)) {
     w->why = "a string is not valid UTF-8";
     return KF_EINVAL;
   }

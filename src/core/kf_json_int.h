@@ -1,0 +1,40 @@
+/*
+** kf_json_int.h - what kf_json_write.c and kf_json_read.c share; private
+** to them (the public interface is kf_json.h).
+*/
+#ifndef KF_JSON_INT_H
+#define KF_JSON_INT_H
+
+#include <string.h>
+
+#include "kf_json.h"
+#include "kf_wire.h"
+
+#define PBC(x) PROTOBUF_C_##x
+#define AT(base, off) ((char *)(base) + (off))
+#define CAT(base, off) ((const char *)(base) + (off))
+#define TRY(x) do { kf_status st_ = (x); if (st_ != KF_OK) return st_; } while (0)
+
+enum { W_NONE, W_STRUCT, W_VALUE, W_LIST };
+
+/* Well-known types with their own JSON shape (matched by name so any
+** compilation of struct.proto works). */
+static inline int wkt(const ProtobufCMessageDescriptor *d) {
+  if (strncmp(d->name, "google.protobuf.", 16) != 0) return W_NONE;
+  if (strcmp(d->name + 16, "Struct") == 0) return W_STRUCT;
+  if (strcmp(d->name + 16, "Value") == 0) return W_VALUE;
+  if (strcmp(d->name + 16, "ListValue") == 0) return W_LIST;
+  return W_NONE;
+}
+
+/* A string node viewing p (NULL reads as ""). */
+static inline kf_node mk_str(const char *p) {
+  kf_node v;
+  memset(&v, 0, sizeof v);
+  v.t = KF_NSTR;
+  v.u.s.p = p ? p : "";
+  v.u.s.n = strlen(v.u.s.p);
+  return v;
+}
+
+#endif
