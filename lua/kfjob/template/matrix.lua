@@ -12,8 +12,8 @@ local mtype = math.type
 
 local U = require "kfjob.template.util"
 local suggest = require("kfjob.template.fields").suggest
-local sorted_keys, describe, throw, caught = U.sorted_keys, U.describe,
-  U.throw, U.caught
+local sorted_keys, describe, throw, reraise = U.sorted_keys, U.describe,
+  U.throw, U.reraise
 local copy, deep_equal = U.copy, U.deep_equal
 
 -- No global access past this point; luacheck checks it with `std none`.
@@ -215,11 +215,7 @@ function api.matrix(m)
                   type(m)), 2)
   end
   local ok, norm = pcall(normalize_matrix, m)
-  if not ok then
-    local msg = caught(norm)
-    if msg then error("kfjob.template.matrix: " .. msg, 2) end
-    error(norm, 0)
-  end
+  if not ok then reraise("kfjob.template.matrix: ", norm) end
   return matrix_iter(norm)
 end
 

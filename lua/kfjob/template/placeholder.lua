@@ -14,7 +14,8 @@ local mtype, tointeger = math.type, math.tointeger
 local U = require "kfjob.template.util"
 local M = U.module
 local fmt_number, describe, path_string = U.fmt_number, U.describe, U.path_string
-local throw, caught, copy, fnv64 = U.throw, U.caught, U.copy, U.fnv64
+local throw, caught, reraise = U.throw, U.caught, U.reraise
+local copy, fnv64 = U.copy, U.fnv64
 
 -- No global access past this point; luacheck checks it with `std none`.
 local _ENV = nil -- luacheck: ignore 211/_ENV
@@ -188,11 +189,7 @@ function api.render(str, vars)
   local tpl, err = compile(str)
   if not tpl then error("kfjob.template.render: " .. err, 2) end
   local ok, r = pcall(eval, tpl, table_lookup(vars))
-  if not ok then
-    local m = caught(r)
-    if m then error("kfjob.template.render: " .. m, 2) end
-    error(r, 0)
-  end
+  if not ok then reraise("kfjob.template.render: ", r) end
   return r
 end
 
@@ -269,11 +266,7 @@ end
 function api.expand(tree, vars)
   vars = check_vars(vars, "kfjob.template.expand", 2)
   local ok, r = pcall(expand_with, tree, table_lookup(vars))
-  if not ok then
-    local m = caught(r)
-    if m then error("kfjob.template.expand: " .. m, 2) end
-    error(r, 0)
-  end
+  if not ok then reraise("kfjob.template.expand: ", r) end
   return r
 end
 

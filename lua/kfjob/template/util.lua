@@ -122,6 +122,16 @@ local function caught(e)
   return nil
 end
 
+-- For the public functions, after a pcall: a marker error is raised again
+-- as `prefix .. message` at the caller of the public function (level 3
+-- from here), any other error unchanged.  Call it as a statement, never as
+-- `return reraise(...)`: a tail call would drop the public function's level.
+local function reraise(prefix, e)
+  local m = caught(e)
+  if m then error(prefix .. m, 3) end
+  error(e, 0)
+end
+
 -- An error message from elsewhere, without a leading "chunk:line: ".
 local function clean_error(e)
   if type(e) ~= "string" then
@@ -259,18 +269,14 @@ function api.merge(a, b)
                   type(b)), 2)
   end
   local ok, r = pcall(merge, a or {}, b or {})
-  if not ok then
-    local m = caught(r)
-    if m then error("kfjob.template.merge: " .. m, 2) end
-    error(r, 0)
-  end
+  if not ok then reraise("kfjob.template.merge: ", r) end
   return r
 end
 
 U.sorted_keys, U.fmt_number, U.describe, U.describe_params = sorted_keys,
   fmt_number, describe, describe_params
-U.path_string, U.throw, U.caught, U.clean_error = path_string, throw, caught,
-  clean_error
+U.path_string, U.throw, U.caught, U.reraise, U.clean_error = path_string, throw,
+  caught, reraise, clean_error
 U.is_array, U.copy, U.deep_equal, U.fnv64, U.core, U.merge = is_array, copy,
   deep_equal, fnv64, core, merge
 

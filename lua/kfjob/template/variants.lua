@@ -16,8 +16,8 @@ local P = require "kfjob.template.placeholder"
 local X = require "kfjob.template.matrix"
 local sorted_keys, fmt_number, describe, describe_params = U.sorted_keys,
   U.fmt_number, U.describe, U.describe_params
-local path_string, throw, caught, clean_error = U.path_string, U.throw,
-  U.caught, U.clean_error
+local path_string, throw, reraise, clean_error = U.path_string, U.throw,
+  U.reraise, U.clean_error
 local is_array, fnv64, core, merge = U.is_array, U.fnv64, U.core, U.merge
 local FIELDS, KIND_NAMES, field_paths, suggest = F.FIELDS, F.KIND_NAMES,
   F.field_paths, F.suggest
@@ -302,11 +302,7 @@ function api.variants(base, matrix, opts)
         throw(sformat("opts.name: string or function expected, got %s", type(name)))
       end
     end)
-    if not ok then
-      local m = caught(err)
-      if m then error(fname .. ": " .. m, 2) end
-      error(err, 0)
-    end
+    if not ok then reraise(fname .. ": ", err) end
   end
 
   -- The matrix.
@@ -315,11 +311,7 @@ function api.variants(base, matrix, opts)
     norm = { single = true, axes = {}, include = {} }
   else
     local ok, r = pcall(normalize_matrix, matrix)
-    if not ok then
-      local m = caught(r)
-      if m then error(fname .. ": matrix: " .. m, 2) end
-      error(r, 0)
-    end
+    if not ok then reraise(fname .. ": matrix: ", r) end
     norm = r
   end
 
