@@ -1,0 +1,283 @@
+--- kfjob.template.util: the helpers the parts of `kfjob.template` share
+-- (messages, the error marker, copies, hashing, the core module) and
+-- `merge`.  Internal: `require "kfjob.template"` is the public module, and
+-- the functions of `api` are re-exported there.
+
+local type, pairs, ipairs, next, tostring, tonumber, error, pcall, require =
+      type, pairs, ipairs, next, tostring, tonumber, error, pcall, require
+local rawlen, rawequal = rawlen, rawequal
+local sfind, ssub, sbyte, sformat, sgsub =
+      string.find, string.sub, string.byte, string.format, string.gsub
+local tsort, tconcat = table.sort, table.concat
+local mtype, tointeger, huge = math.type, math.tointeger, math.huge
+
+-- No global access past this point; luacheck checks it with `std none`.
+local _ENV = nil -- luacheck: ignore 211/_ENV
+-- luacheck: std none
+
+local U = { api = {} }
+local api = U.api
+
+--- The table of `kfjob.template` itself.  It is made here so that the parts
+-- can read `MAX_NAME` from it at call time (a caller may change it).
+U.module = {}
+
+local function sorted_keys(t)
+  local ks = {}
+  for k in pairs(t) do ks[#ks + 1] = k end
+  tsort(ks, function(a, b)
+    local ta, tb = type(a), type(b)
+    if ta ~= tb then return ta < tb end
+    if ta == "string" or ta == "number" then return a < b end
+    return tostring(a) < tostring(b)
+  end)
+  return ks
+end
+
+---------------------------------------------------------------------------
+-- Small helpers
+---------------------------------------------------------------------------
+
+-- Numbers print like integers when integral (2.0 -> "2") and otherwise in
+-- their shortest round-tripping form.
+local function fmt_number(n)
+  if mtype(n) == "integer" then return tostring(n) end
+  local i = tointeger(n)
+  if i then return tostring(i) end
+  if n ~= n then return "nan" end
+  if n == huge then return "inf" end
+  if n == -huge then return "-inf" end
+  for prec = 14, 17 do
+    local s = sformat("%." .. prec .. "g", n)
+    if tonumber(s) == n then return s end
+  end
+  return sformat("%.17g", n)
+end
+
+local function is_ident(s)
+  return type(s) == "string" and sfind(s, "^[%a_][%w_]*$") ~= nil
+end
+
+-- Compact, deterministic rendering of a value for messages.
+local function describe(v, depth)
+  local tv = type(v)
+  if tv == "string" then
+    return (sgsub(sformat("%q", v), "\\\n", "\\n"))
+  elseif tv == "number" then
+    return fmt_number(v)
+  elseif tv == "table" then
+    depth = (depth or 0) + 1
+    if depth > 3 then return "{...}" end
+    local parts = {}
+    local n = rawlen(v)
+    for i = 1, n do parts[#parts + 1] = describe(v[i], depth) end
+    for _, k in ipairs(sorted_keys(v)) do
+      if not (mtype(k) == "integer" and k >= 1 and k <= n) then
+        local ks = is_ident(k) and k or "[" .. describe(k, depth) .. "]"
+        parts[#parts + 1] = ks .. "=" .. describe(v[k], depth)
+      end
+    end
+    return "{" .. tconcat(parts, ", ") .. "}"
+  end
+  return tostring(v)
+end
+
+-- Parameters of a variant, keys sorted: {tag="a", worker.replicas=2}.
+local function describe_params(p)
+  local parts = {}
+  for _, k in ipairs(sorted_keys(p)) do
+    local ks = (type(k) == "string" and sfind(k, "^[%w_][%w_%.%-]*$")) and k
+               or "[" .. describe(k) .. "]"
+    parts[#parts + 1] = ks .. "=" .. describe(p[k])
+  end
+  return "{" .. tconcat(parts, ", ") .. "}"
+end
+
+-- Path of a key stack, for messages: worker.command[2].
+local function path_string(stack, n)
+  if n == 0 then return "<root>" end
+  local out = {}
+  for i = 1, n do
+    local k = stack[i]
+    if is_ident(k) then
+      out[#out + 1] = (i > 1 and "." or "") .. k
+    elseif mtype(k) == "integer" then
+      out[#out + 1] = "[" .. k .. "]"
+    elseif type(k) == "string" and i == 1 and sfind(k, "^[%w_][%w_%.%-]*$") then
+      out[#out + 1] = k
+    else
+      out[#out + 1] = "[" .. describe(k) .. "]"
+    end
+  end
+  return tconcat(out)
+end
+
+-- Errors raised inside these modules carry a marker table so that the public
+-- functions can re-raise them at level 2 with their own prefix, while
+-- errors from elsewhere (a metamethod, the core) pass through unchanged.
+local Fail = {}
+local function throw(msg) error({ [Fail] = msg }, 0) end
+local function caught(e)
+  if type(e) == "table" and e[Fail] then return e[Fail] end
+  return nil
+end
+
+-- For the public functions, after a pcall: a marker error is raised again
+-- as `prefix .. message` at the caller of the public function (level 3
+-- from here), any other error unchanged.  Call it as a statement, never as
+-- `return reraise(...)`: a tail call would drop the public function's level.
+local function reraise(prefix, e)
+  local m = caught(e)
+  if m then error(prefix .. m, 3) end
+  error(e, 0)
+end
+
+-- An error message from elsewhere, without a leading "chunk:line: ".
+local function clean_error(e)
+  if type(e) ~= "string" then
+    local m = caught(e)
+    if m then return m end
+    return tostring(e)
+  end
+  return (sgsub(e, "^[^\n]-:%d+: ", "", 1))
+end
+
+local function is_array(t)
+  return rawlen(t) > 0
+end
+
+-- Deep copy of plain tables (metatables are not copied; other values are
+-- shared).  A table reached again through itself is a cycle.
+local function copy(v, active, stack, depth)
+  if type(v) ~= "table" then return v end
+  active = active or {}
+  stack = stack or {}
+  depth = depth or 0
+  if active[v] then
+    throw("cycle at " .. path_string(stack, depth))
+  end
+  active[v] = true
+  local out = {}
+  for k, x in next, v do
+    if type(x) == "table" then
+      stack[depth + 1] = k
+      out[k] = copy(x, active, stack, depth + 1)
+    else
+      out[k] = x
+    end
+  end
+  active[v] = nil
+  return out
+end
+
+local function deep_equal(a, b)
+  if rawequal(a, b) then return true end
+  if type(a) ~= "table" or type(b) ~= "table" then return a == b end
+  for k, v in next, a do
+    if not deep_equal(v, b[k]) then return false end
+  end
+  for k in next, b do
+    if a[k] == nil then return false end
+  end
+  return true
+end
+
+-- FNV-1a, 64 bit (integer arithmetic wraps in Lua 5.4).
+local hash64 = nil  -- kfjob.hash64 (the same FNV-1a in C), once the core is loaded
+
+local function fnv64(s)
+  if hash64 then return hash64(s) end
+  local h = -3750763034362895579        -- 0xcbf29ce484222325
+  for i = 1, #s do
+    h = (h ~ sbyte(s, i)) * 1099511628211
+  end
+  return h
+end
+
+---------------------------------------------------------------------------
+-- The core module, loaded on first use (by `variants`); from then on
+-- `fnv64` is its `hash64`
+---------------------------------------------------------------------------
+
+local core_module
+local function core()
+  if not core_module then
+    core_module = require "kfjob"
+    hash64 = core_module.hash64
+  end
+  return core_module
+end
+
+---------------------------------------------------------------------------
+-- merge
+---------------------------------------------------------------------------
+
+-- Merge b into a (a is a fresh copy, owned by us).
+local function merge_into(a, b, active, stack, depth)
+  if active[b] then throw("cycle in argument #2 at " .. path_string(stack, depth)) end
+  active[b] = true
+  for k, bv in next, b do
+    local av = a[k]
+    stack[depth + 1] = k
+    if type(av) == "table" and type(bv) == "table"
+       and not is_array(av) and not is_array(bv) then
+      merge_into(av, bv, active, stack, depth + 1)
+    elseif type(bv) == "table" then
+      local ok, r = pcall(copy, bv, active, stack, depth + 1)
+      if not ok then
+        local m = caught(r)
+        if m then throw(ssub(m, 1, 9) == "cycle at " and
+                        "cycle in argument #2 at " .. ssub(m, 10) or m) end
+        error(r, 0)
+      end
+      a[k] = r
+    else
+      a[k] = bv
+    end
+  end
+  active[b] = nil
+  return a
+end
+
+local function merge(a, b)
+  local ok, out = pcall(copy, a)
+  if not ok then
+    local m = caught(out)
+    if m then throw("cycle in argument #1 at " .. ssub(m, 10)) end
+    error(out, 0)
+  end
+  return merge_into(out, b, {}, {}, 0)
+end
+
+--- Deep merge of two tables, `b` winning.
+-- Tables present on both sides are merged key by key, unless either is an
+-- array (a table with `#t > 0`), which `b` replaces as a whole.  The result
+-- is new; neither input is modified or shared with it (nested tables are
+-- copied).
+-- @tparam[opt] table a
+-- @tparam[opt] table b
+-- @treturn table
+-- @usage template.merge({worker = {replicas = 2, image = "a"}},
+--   {worker = {replicas = 4}})  --> {worker = {replicas = 4, image = "a"}}
+function api.merge(a, b)
+  if a ~= nil and type(a) ~= "table" then
+    error(sformat("bad argument #1 to 'kfjob.template.merge' (table expected, got %s)",
+                  type(a)), 2)
+  end
+  if b ~= nil and type(b) ~= "table" then
+    error(sformat("bad argument #2 to 'kfjob.template.merge' (table expected, got %s)",
+                  type(b)), 2)
+  end
+  local ok, r = pcall(merge, a or {}, b or {})
+  if not ok then reraise("kfjob.template.merge: ", r) end
+  return r
+end
+
+U.sorted_keys, U.fmt_number, U.describe, U.describe_params = sorted_keys,
+  fmt_number, describe, describe_params
+U.path_string, U.throw, U.caught, U.reraise, U.clean_error = path_string, throw,
+  caught, reraise, clean_error
+U.is_array, U.copy, U.deep_equal, U.fnv64, U.core, U.merge = is_array, copy,
+  deep_equal, fnv64, core, merge
+
+return U
