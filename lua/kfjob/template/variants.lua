@@ -19,8 +19,7 @@ local sorted_keys, fmt_number, describe, describe_params = U.sorted_keys,
 local path_string, throw, reraise, clean_error = U.path_string, U.throw,
   U.reraise, U.clean_error
 local is_array, fnv64, core, merge = U.is_array, U.fnv64, U.core, U.merge
-local FIELDS, KIND_NAMES, field_paths, suggest = F.FIELDS, F.KIND_NAMES,
-  F.field_paths, F.suggest
+local load_fields, field_paths, suggest = F.load, F.field_paths, F.suggest
 local compile, resolve, eval, expand_with = P.compile, P.resolve, P.eval,
   P.expand_with
 local dns_name, check_max = P.dns_name, P.check_max
@@ -229,6 +228,7 @@ function api.variants(base, matrix, opts)
     error(sformat("%s: opts.vars: table expected, got %s", fname, type(vars)), 2)
   end
   local K = core()
+  local FIELDS, KIND_NAMES = load_fields()
 
   local function constructor(kind)
     if type(kind) ~= "string" or not FIELDS[kind] then
