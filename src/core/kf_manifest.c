@@ -319,9 +319,8 @@ static int qty_cmp(const char *a, const char *b) {
   return x < y ? -1 : 1;
 }
 
-/* Kubernetes resource names, indexed by kf_res, and their sorted order. */
-static const char *const k8s_res[KF_NRES] = {"cpu", "memory", "nvidia.com/gpu",
-                                             "ephemeral-storage"};
+/* Kubernetes resource names are the resource rows' manifest keys; their
+** sorted order, as the API server prints them: */
 static const int res_sorted[KF_NRES] = {KF_CPU, KF_EPH, KF_MEM, KF_GPU};
 
 /* The resources Kubernetes gets for one group, as the backend derives them:
@@ -471,7 +470,7 @@ static kf_status container(mctx *c, const kf_job *j, int role,
       if (q[r] == NULL) continue;
       if (m[side] == NULL)
         OOM(c, m[side] = kf_obj_add(c->A, res, side ? "requests" : "limits", KF_NOBJ));
-      OOM(c, kf_obj_str(c->A, m[side], k8s_res[r], q[r]));
+      OOM(c, kf_obj_str(c->A, m[side], kf_resources_obj.f[r].manifest, q[r]));
     }
   }
   return KF_OK;
@@ -479,7 +478,7 @@ static kf_status container(mctx *c, const kf_job *j, int role,
 
 static kf_status replica_spec(mctx *c, const kf_job *j, int role,
                               const shared *sh, kf_node *specs) {
-  static const char *const rp[3] = {"Never", "OnFailure", "Always"};
+  const char *const *rp = kf_restart_policy_enum.manifest;
   kf_node *rs, *tmpl, *pod, *containers;
   kf_status st;
   OOM(c, rs = kf_obj_add(c->A, specs, kf_roles[role].name, KF_NOBJ));
@@ -497,19 +496,23 @@ static kf_status replica_spec(mctx *c, const kf_job *j, int role,
   return KF_OK;
 }
 
+/* The run policy by its rows' manifest keys: enums in Kubernetes'
+** spelling, zeros left out as ParseRunPolicy does; no policy gives {}. */
 static kf_node *run_policy(kf_arena *A, const kf_job *j) {
-  static const char *const cp[3] = {"None", "Running", "All"};
   kf_node *o = kf_node_new(A, KF_NOBJ);
-  const kf_run_policy *rp = &j->rp;
-  if (o == NULL || !j->has_run_policy) return o;   /* no policy: {} */
-  /* cleanPodPolicy always; zeros left out, as ParseRunPolicy does */
-  if (!kf_obj_str(A, o, "cleanPodPolicy", cp[rp->clean_pod_policy]) ||
-      (rp->ttl_seconds_after_finished &&
-       !kf_obj_int(A, o, "ttlSecondsAfterFinished", rp->ttl_seconds_after_finished)) ||
-      (rp->active_deadline_seconds &&
-       !kf_obj_int(A, o, "activeDeadlineSeconds", rp->active_deadline_seconds)) ||
-      (rp->backoff_limit && !kf_obj_int(A, o, "backoffLimit", rp->backoff_limit)))
-    return NULL;
+  const char *rp = (const char *)&j->rp;
+  size_t i;
+  if (o == NULL || !j->has_run_policy) return o;
+  for (i = 0; i < kf_run_policy_obj.n; i++) {
+    const kf_field *f = &kf_run_policy_obj.f[i];
+    int32_t v = *(const int32_t *)(const void *)(rp + f->off);
+    if (f->type == KF_V_ENUM) {
+      if (!kf_obj_str(A, o, f->manifest, ((const kf_enum *)f->info)->manifest[v]))
+        return NULL;
+    } else if (v != 0 && !kf_obj_int(A, o, f->manifest, v)) {
+      return NULL;
+    }
+  }
   return o;
 }
 
@@ -688,7 +691,7 @@ static kf_status lint_group(mctx *c, kf_node *list, const kf_job *j, int role) {
       const char *q = side ? g->limits[i] : g->requests[i];
       if (q == NULL || qty_value(q) != 0) continue;
       snprintf(p, sizeof p, "%s.%s.%s", key, side ? "limits" : "requests",
-               kf_res_keys[i]);
+               kf_resources_obj.f[i].key);
       WARN(p, "0 is dropped by the backend: the same as leaving it unset");
     }
   if (gr && qty_value(gr) == 0) gr = NULL;
@@ -706,9 +709,9 @@ static kf_status lint_group(mctx *c, kf_node *list, const kf_job *j, int role) {
     const char *r = g->requests[i], *l = g->limits[i];
     if (i == KF_GPU || !r || !l || qty_value(l) == 0 || qty_cmp(r, l) <= 0)
       continue;
-    snprintf(p, sizeof p, "%s.requests.%s", key, kf_res_keys[i]);
+    snprintf(p, sizeof p, "%s.requests.%s", key, kf_resources_obj.f[i].key);
     WARN(p, "%s exceeds limits.%s %s: the backend lowers the request to the "
-         "limit", r, kf_res_keys[i], l);
+         "limit", r, kf_resources_obj.f[i].key, l);
   }
   return KF_OK;
 }

@@ -82,10 +82,10 @@ static const ProtobufCMessage *get_msg(const ProtobufCMessage *m,
 /* ---- resources -------------------------------------------------------- */
 
 static const int res_enum[KF_NRES] = {
-    FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__CPU,
-    FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__MEMORY,
-    FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__GPU,
-    FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__EPHEMERAL_STORAGE};
+    [KF_CPU] = FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__CPU,
+    [KF_MEM] = FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__MEMORY,
+    [KF_GPU] = FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__GPU,
+    [KF_EPH] = FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__EPHEMERAL_STORAGE};
 
 static int count_res(const char *const *q) {
   int i, n = 0;

@@ -38,8 +38,6 @@ static const char *const cp_spell[3][3] = {
   {"running", "Running", "CLEANPOD_POLICY_RUNNING"},
   {"all", "All", "CLEANPOD_POLICY_ALL"},
 };
-const char *const kf_rp_names[3] = {"never", "on_failure", "always"};
-const char *const kf_cp_names[3] = {"none", "running", "all"};
 static const char *const rp_k8s[3] = {"Never", "OnFailure", "Always"};
 static const char *const cp_k8s[3] = {"None", "Running", "All"};
 
@@ -55,18 +53,16 @@ static const kf_choice rdzv_choice = {"rendezvous backend",
 /* ---- rows ------------------------------------------------------------- */
 
 #define RES(i) ((i) * sizeof(const char *))
-const char *const kf_res_keys[KF_NRES] = {"cpu", "mem", "gpu",
-                                          "ephemeral_storage"};
 
 /* Proto names are the ResourceName enum's; manifest keys Kubernetes'. */
-static const kf_field resource_rows[] = {
-  {.key = "cpu", .type = KF_V_QTY, .off = RES(KF_CPU), .pb = "CPU",
+static const kf_field resource_rows[KF_NRES] = {
+  [KF_CPU] = {.key = "cpu", .type = KF_V_QTY, .off = RES(KF_CPU), .pb = "CPU",
    .manifest = "cpu"},
-  {.key = "mem", .alias = "memory", .type = KF_V_QTY, .off = RES(KF_MEM),
+  [KF_MEM] = {.key = "mem", .alias = "memory", .type = KF_V_QTY, .off = RES(KF_MEM),
    .pb = "MEMORY", .manifest = "memory"},
-  {.key = "gpu", .type = KF_V_QTY, .off = RES(KF_GPU), .pb = "GPU",
+  [KF_GPU] = {.key = "gpu", .type = KF_V_QTY, .off = RES(KF_GPU), .pb = "GPU",
    .manifest = "nvidia.com/gpu"},
-  {.key = "ephemeral_storage", .type = KF_V_QTY, .off = RES(KF_EPH),
+  [KF_EPH] = {.key = "ephemeral_storage", .type = KF_V_QTY, .off = RES(KF_EPH),
    .pb = "EPHEMERAL_STORAGE", .manifest = "ephemeral-storage"},
 };
 const kf_obj kf_resources_obj = {NULL, "a table of resources", resource_rows,

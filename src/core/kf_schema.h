@@ -143,9 +143,6 @@ extern const kf_kind_info kf_kinds[KF_NKINDS];
 extern const kf_role_info kf_roles[KF_NROLES];
 extern const kf_obj kf_group_obj, kf_resources_obj, kf_run_policy_obj;
 extern const kf_enum kf_restart_policy_enum, kf_clean_pod_policy_enum;
-extern const char *const kf_res_keys[KF_NRES];        /* "cpu", "mem", ... */
-extern const char *const kf_rp_names[3];              /* "never", ... */
-extern const char *const kf_cp_names[3];              /* "none", ... */
 
 const kf_kind_role *kf_kind_role_of(const kf_kind_info *k, int role);
 int kf_kind_by_name(const char *name);       /* -1 if unknown */

@@ -425,8 +425,7 @@ static int immutable(lua_State *L) {
 }
 
 static const char *task_type_of(const kf_job *j) {
-  if (j->kind == KF_ELASTIC && j->nnodes_int && j->max_nodes == 1)
-    return "python-task";
+  if (kf_python_task(j)) return "python-task";
   return kf_kinds[j->kind].task_type;
 }
 
@@ -771,20 +770,25 @@ void lkf_setfuncs(lua_State *L, const luaL_Reg *r, int ctxidx) {
   }
 }
 
-static void enum_table(lua_State *L, const char *name, const char *const *upper,
-                       const char *const *vals) {
+/* kfjob.RestartPolicy.ON_FAILURE == "on_failure": the upper-case name of
+** each lowercase spelling. */
+static void enum_table(lua_State *L, const char *name, const kf_enum *en) {
   int i;
-  lua_createtable(L, 0, 3);
-  for (i = 0; i < 3; i++) {
-    lua_pushstring(L, vals[i]);
-    lua_setfield(L, -2, upper[i]);
+  size_t k;
+  lua_createtable(L, 0, en->n);
+  for (i = 0; i < en->n; i++) {
+    const char *v = en->spell[i][0];
+    char up[64];
+    for (k = 0; v[k] && k + 1 < sizeof up; k++)
+      up[k] = (char)(v[k] >= 'a' && v[k] <= 'z' ? v[k] - 32 : v[k]);
+    up[k] = '\0';
+    lua_pushstring(L, v);
+    lua_setfield(L, -2, up);
   }
   lua_setfield(L, -2, name);
 }
 
 KFJOB_API int luaopen_kfjob(lua_State *L) {
-  static const char *const rp_upper[] = {"NEVER", "ON_FAILURE", "ALWAYS"};
-  static const char *const cp_upper[] = {"NONE", "RUNNING", "ALL"};
   static const luaL_Reg funcs[] = {{"decode", l_decode}, {"is_job", l_is_job},
                                    {"hash64", l_hash64}, {NULL, NULL}};
   lctx *X;
@@ -874,8 +878,8 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
   lua_pushcclosure(L, new_run_policy, 1);
   lua_setfield(L, -2, "RunPolicy");
 
-  enum_table(L, "RestartPolicy", rp_upper, kf_rp_names);
-  enum_table(L, "CleanPodPolicy", cp_upper, kf_cp_names);
+  enum_table(L, "RestartPolicy", &kf_restart_policy_enum);
+  enum_table(L, "CleanPodPolicy", &kf_clean_pod_policy_enum);
   lua_createtable(L, KF_NKINDS, 0);
   for (i = 0; i < KF_NKINDS; i++) {
     lua_pushstring(L, kf_kinds[i].name);
