@@ -9,6 +9,19 @@
 #include "lauxlib.h"
 #include "kf_core.h"
 
+#define CTX_NAME "kfjob.context"
+#define RUNPOLICY_NAME "kfjob.RunPolicy"
+/* Metatable names, which are also the constructors' names in messages. */
+extern const char *const lkf_job_mt[KF_NKINDS];     /* "kfjob.TFJob", ... */
+extern const char *const lkf_group_mt[KF_NROLES];   /* "kfjob.Worker", ... */
+
+/* A group userdata: its role, then the packed kf_group. */
+typedef struct lgroup {
+  int role;
+  void *pad;               /* keeps the packed group aligned */
+} lgroup;
+#define GROUP_OF(p) ((kf_group *)(void *)((char *)(p) + sizeof(lgroup)))
+
 /* Per-state context: the arena and buffer every operation borrows. */
 typedef struct lctx {
   kf_arena A;
@@ -32,6 +45,10 @@ kf_node *lkf_checknode_at(lua_State *L, lctx *X, int idx, const char *who,
                           const char *prefix, kf_err *e);
 void lkf_pushnode(lua_State *L, const kf_node *n);
 int lkf_jobkind(lua_State *L, int idx);             /* -1: not a job */
+lgroup *lkf_testgroup(lua_State *L, int idx);       /* NULL: not a group */
+/* The context's close (clears the busy mark) and gc metamethods. */
+int lkf_ctx_close(lua_State *L);
+int lkf_ctx_gc(lua_State *L);
 const kf_job *lkf_checkjob(lua_State *L, int idx);
 void lkf_pushjob(lua_State *L, const kf_job *j);
 /* Options tables: reject unknown keys; read one field (always pushes it,

@@ -1,0 +1,393 @@
+/*
+** lkfjob_util.c - the binding's helpers: the per-state context, Lua values
+** <-> kf_node trees, telling kfjob userdata apart, and option tables.
+*/
+#include <string.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "kf_core.h"
+#include "lkfjob.h"
+
+/* ---- context ---------------------------------------------------------- */
+
+/* The context of the running call.  A finalizer that runs during an
+** allocation may call kfjob again: the context is marked busy for the
+** call (a to-be-closed slot clears the mark on return and on error), and a
+** nested call gets a temporary context of its own. */
+lctx *lkf_ctx(lua_State *L, int nargs) {
+  lctx *c = (lctx *)lua_touserdata(L, lua_upvalueindex(1));
+  lua_settop(L, nargs);  /* the guard slot goes above the arguments */
+  if (c->busy) {
+    c = (lctx *)lua_newuserdatauv(L, sizeof *c, 0);
+    kf_arena_init(&c->A, (kf_alloc){NULL, NULL});
+    c->A.a.f = (kf_allocf)lua_getallocf(L, &c->A.a.ud);
+    kf_buf_init(&c->buf, c->A.a);
+    c->busy = 2;  /* temporary: freed by __gc, never marked */
+    luaL_setmetatable(L, CTX_NAME);
+    return c;
+  }
+  kf_arena_reset(&c->A);
+  c->buf.n = 0;
+  c->busy = 1;
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_toclose(L, -1);
+  return c;
+}
+
+int lkf_ctx_close(lua_State *L) {
+  lctx *c = (lctx *)lua_touserdata(L, 1);
+  if (c->busy == 1) c->busy = 0;
+  return 0;
+}
+
+int lkf_ctx_gc(lua_State *L) {
+  lctx *c = (lctx *)luaL_checkudata(L, 1, CTX_NAME);
+  kf_arena_free(&c->A);
+  kf_buf_free(&c->buf);
+  return 0;
+}
+
+/* Raise a core error: allocation failures as Lua memory errors. */
+int lkf_raise(lua_State *L, kf_err *e) {
+  if (e->code == KF_ENOMEM) {
+    lua_pushliteral(L, "not enough memory");
+    return lua_error(L);
+  }
+  lua_pushstring(L, e->msg);
+  return lua_error(L);
+}
+
+int lkf_fail(lua_State *L, kf_err *e) {
+  if (e->code == KF_ENOMEM) return lkf_raise(L, e);
+  luaL_pushfail(L);
+  lua_pushstring(L, e->msg);
+  return 2;
+}
+
+/* ---- Lua value -> kf_node --------------------------------------------- */
+
+typedef struct conv {
+  lua_State *L;
+  kf_arena *A;
+  kf_err *e;
+  const char *who;
+  const char *prefix;   /* path of the value itself ("opts"), or "" */
+  int depth;
+  /* path segments, formatted only for an error message */
+  struct { const char *key; lua_Integer idx; } seg[KF_MAX_DEPTH + 1];
+} conv;
+
+static kf_status conv_fail(conv *c, const char *problem, const char *arg) {
+  char p[200], path[256];
+  int i;
+  snprintf(p, sizeof p, problem, arg);
+  snprintf(path, sizeof path, "%s", c->prefix);
+  for (i = 0; i < c->depth && i <= KF_MAX_DEPTH; i++) {
+    size_t l = strlen(path);
+    if (c->seg[i].key)
+      snprintf(path + l, sizeof path - l, "%s%s", l ? "." : "", c->seg[i].key);
+    else
+      snprintf(path + l, sizeof path - l, "[%lld]", (long long)c->seg[i].idx);
+  }
+  if (path[0])
+    return kf_fail(c->e, KF_EINVAL, "%s: %s: %s", c->who, path, p);
+  return kf_fail(c->e, KF_EINVAL, "%s: %s", c->who, p);
+}
+
+static kf_status to_node(conv *c, int idx, kf_node **out);
+
+
+/* Objects made by kfjob become tagged trees so the core can check they are
+** used in the right place. */
+static kf_status object_node(conv *c, int idx, kf_node **out) {
+  lua_State *L = c->L;
+  int k = lkf_jobkind(L, idx);
+  lgroup *g;
+  if (k >= 0) {
+    *out = kf_job_to_spec((const kf_job *)lua_touserdata(L, idx), c->A);
+    if (*out) (*out)->tag = lkf_job_mt[k];
+  } else if ((g = lkf_testgroup(L, idx)) != NULL) {
+    *out = kf_group_to_spec(GROUP_OF(g), c->A);
+    if (*out) (*out)->tag = lkf_group_mt[g->role];
+  } else if (luaL_testudata(L, idx, RUNPOLICY_NAME)) {
+    *out = kf_run_policy_to_spec((const kf_run_policy *)lua_touserdata(L, idx),
+                                 c->A);
+    if (*out) (*out)->tag = RUNPOLICY_NAME;
+  } else {
+    return conv_fail(c, "unexpected %s", luaL_typename(L, idx));
+  }
+  return *out ? KF_OK : kf_nomem(c->e);
+}
+
+/* One lua_next pass: string keys make an object; integer keys 1..n a
+** list (placed by index, since the traversal order is unspecified). */
+static kf_status table_node(conv *c, int idx, kf_node **out) {
+  lua_State *L = c->L;
+  kf_node *obj, **items = NULL;
+  lua_Integer *keys = NULL, len = 0;
+  size_t nint = 0, cap = 0, i;
+  kf_status st;
+  if (c->depth >= KF_MAX_DEPTH)
+    return conv_fail(c, "nesting deeper than %s levels (a cyclic table?)", "64");
+  if (!lua_checkstack(L, 4)) return kf_nomem(c->e);
+  if ((obj = kf_node_new(c->A, KF_NOBJ)) == NULL) return kf_nomem(c->e);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    int kt = lua_type(L, -2);
+    const char *ks = NULL;
+    kf_node *v;
+    if (kt == LUA_TSTRING) {
+      size_t kl;
+      ks = lua_tolstring(L, -2, &kl);  /* a string: no conversion */
+      if (nint) return conv_fail(c, "table mixes list items and named fields%s", "");
+      if (memchr(ks, '\0', kl)) return conv_fail(c, "table keys must not contain NUL bytes%s", "");
+      c->seg[c->depth].key = ks;
+    } else if (kt == LUA_TNUMBER && lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1) {
+      if (obj->u.c.n) return conv_fail(c, "table mixes list items and named fields%s", "");
+      c->seg[c->depth].key = NULL;
+      c->seg[c->depth].idx = lua_tointeger(L, -2);
+    } else {
+      return conv_fail(c, "table keys must be strings (got a %s key)",
+                       lua_typename(L, kt));
+    }
+    c->depth++;
+    st = to_node(c, lua_gettop(L), &v);
+    c->depth--;
+    if (st != KF_OK) return st;
+    if (ks != NULL) {
+      if (!kf_node_push(c->A, obj, ks, v)) return kf_nomem(c->e);
+    } else {
+      lua_Integer k = lua_tointeger(L, -2);
+      if (nint == KF_MAX_ITEMS)
+        return conv_fail(c, "list longer than the limit of %s items", "4096");
+      if (nint == cap) {
+        size_t nc = cap ? cap * 2 : 8;
+        kf_node **ni = kf_arena_alloc(c->A, nc * sizeof *ni);
+        lua_Integer *nk = kf_arena_alloc(c->A, nc * sizeof *nk);
+        if (ni == NULL || nk == NULL) return kf_nomem(c->e);
+        if (nint) {
+          memcpy(ni, items, nint * sizeof *ni);
+          memcpy(nk, keys, nint * sizeof *nk);
+        }
+        items = ni, keys = nk, cap = nc;
+      }
+      items[nint] = v;
+      keys[nint++] = k;
+      if (k > len) len = k;
+    }
+    lua_pop(L, 1);
+  }
+  if (nint) {
+    kf_node *arr = kf_node_new(c->A, KF_NARR);
+    if ((lua_Integer)nint != len) return conv_fail(c, "list has holes%s", "");
+    if (arr == NULL || (arr->u.c.v = kf_arena_alloc(c->A, nint * sizeof(kf_node *))) == NULL)
+      return kf_nomem(c->e);
+    for (i = 0; i < nint; i++) arr->u.c.v[keys[i] - 1] = items[i];
+    arr->u.c.n = arr->u.c.cap = nint;
+    obj = arr;
+  }
+  *out = obj;
+  return KF_OK;
+}
+
+static kf_status to_node(conv *c, int idx, kf_node **out) {
+  lua_State *L = c->L;
+  kf_node *n;
+  switch (lua_type(L, idx)) {
+    case LUA_TTABLE:
+      return table_node(c, idx, out);
+    case LUA_TUSERDATA:
+      return object_node(c, idx, out);
+    case LUA_TSTRING: {
+      size_t l;
+      const char *s = lua_tolstring(L, idx, &l);
+      /* points at the Lua string: anchored by the argument for the call */
+      if ((n = kf_node_new(c->A, KF_NSTR)) == NULL) return kf_nomem(c->e);
+      n->u.s.p = s;
+      n->u.s.n = l;
+      break;
+    }
+    case LUA_TNUMBER:
+      if (lua_isinteger(L, idx)) {
+        n = kf_node_int(c->A, lua_tointeger(L, idx));
+      } else if ((n = kf_node_new(c->A, KF_NNUM)) != NULL) {
+        n->u.d = lua_tonumber(L, idx);
+      }
+      if (n == NULL) return kf_nomem(c->e);
+      break;
+    case LUA_TBOOLEAN:
+      if ((n = kf_node_new(c->A, KF_NBOOL)) == NULL) return kf_nomem(c->e);
+      n->u.b = lua_toboolean(L, idx);
+      break;
+    default:
+      return conv_fail(c, "unexpected %s", luaL_typename(L, idx));
+  }
+  *out = n;
+  return KF_OK;
+}
+
+kf_node *lkf_checknode(lua_State *L, lctx *X, int idx, const char *who,
+                           kf_err *e) {
+  return lkf_checknode_at(L, X, idx, who, "", e);
+}
+
+kf_node *lkf_checknode_at(lua_State *L, lctx *X, int idx, const char *who,
+                          const char *prefix, kf_err *e) {
+  conv c;
+  kf_node *n = NULL;
+  c.prefix = prefix;
+  c.L = L;
+  c.A = &X->A;
+  c.e = e;
+  c.who = who;
+  c.depth = 0;
+  idx = lua_absindex(L, idx);
+  if (to_node(&c, idx, &n) != KF_OK) lkf_raise(L, e);
+  return n;
+}
+
+/* ---- kf_node -> Lua value --------------------------------------------- */
+
+void lkf_pushnode(lua_State *L, const kf_node *n) {
+  size_t i;
+  luaL_checkstack(L, 3, "nesting too deep");
+  switch (n->t) {
+    case KF_NNIL: lua_pushnil(L); break;
+    case KF_NBOOL: lua_pushboolean(L, n->u.b); break;
+    case KF_NINT: lua_pushinteger(L, (lua_Integer)n->u.i); break;
+    case KF_NNUM: lua_pushnumber(L, n->u.d); break;
+    case KF_NSTR: lua_pushlstring(L, n->u.s.p, n->u.s.n); break;
+    case KF_NARR:
+      lua_createtable(L, (int)n->u.c.n, 0);
+      for (i = 0; i < n->u.c.n; i++) {
+        lkf_pushnode(L, n->u.c.v[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+      }
+      break;
+    case KF_NOBJ:
+      lua_createtable(L, 0, (int)n->u.c.n);
+      for (i = 0; i < n->u.c.n; i++) {
+        lkf_pushnode(L, n->u.c.v[i]);
+        lua_setfield(L, -2, n->u.c.k[i]);
+      }
+      break;
+  }
+}
+
+/* ---- objects: what kind of kfjob userdata a value is ----------------- */
+
+int lkf_jobkind(lua_State *L, int idx) {
+  int k;
+  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return -1;
+  lua_pushliteral(L, "__kind");
+  lua_rawget(L, -2);  /* raw: no metamethod may run here */
+  k = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : -1;
+  lua_pop(L, 2);
+  return k;
+}
+
+lgroup *lkf_testgroup(lua_State *L, int idx) {
+  int r;
+  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx))
+    return NULL;
+  lua_pushliteral(L, "__role");
+  lua_rawget(L, -2);
+  r = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : -1;
+  lua_pop(L, 2);
+  return r >= 0 ? (lgroup *)lua_touserdata(L, idx) : NULL;
+}
+
+const kf_job *lkf_checkjob(lua_State *L, int idx) {
+  if (lkf_jobkind(L, idx) < 0) {
+    const char *got = luaL_typename(L, idx);
+    if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING)
+      got = lua_tostring(L, -1);
+    luaL_argerror(L, idx, lua_pushfstring(L, "kfjob job expected, got %s", got));
+  }
+  return (const kf_job *)lua_touserdata(L, idx);
+}
+
+/* ---- options ---------------------------------------------------------- */
+
+/* Reject option keys a method does not know. */
+void lkf_checkopts(lua_State *L, int idx, const char *who,
+                       const char *const *known) {
+  if (lua_isnoneornil(L, idx)) return;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    size_t i;
+    const char *k, *s;
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING)
+      luaL_error(L, "%s: options: keys must be strings", who);
+    k = lua_tostring(L, -1);
+    for (i = 0; known[i]; i++)
+      if (strcmp(known[i], k) == 0) break;
+    if (known[i] == NULL) {
+      s = kf_suggest(k, known);
+      if (s) luaL_error(L, "%s: opts.%s: unknown option (did you mean '%s'?)", who, k, s);
+      luaL_error(L, "%s: opts.%s: unknown option", who, k);
+    }
+  }
+}
+
+int lkf_optfield(lua_State *L, int idx, const char *key) {
+  if (lua_isnoneornil(L, idx)) {
+    lua_pushnil(L);
+    return LUA_TNIL;
+  }
+  lua_pushstring(L, key);
+  return lua_rawget(L, idx < 0 ? idx - 1 : idx);  /* raw: options run no Lua */
+}
+
+/* version / replica_encoding; returns 0 or an error message pushed. */
+int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
+                        int raise_errors) {
+  int t;
+  o->version = 1;
+  o->common = 0;
+  t = lkf_optfield(L, idx, "version");
+  if (t != LUA_TNIL) {
+    int isint;
+    lua_Integer v = lua_tointegerx(L, -1, &isint);  /* 1.0 counts as 1 */
+    if (t != LUA_TNUMBER) {
+      const char *tn = luaL_typename(L, -1);
+      lua_pushfstring(L, "%s: opts.version: expected 0 or 1, got %s '%s'", who,
+                      tn, luaL_tolstring(L, -1, NULL));
+      lua_remove(L, -2);
+      if (raise_errors) lua_error(L);
+      return 1;
+    }
+    if (!isint || (v != 0 && v != 1)) {
+      lua_pushfstring(L, "%s: opts.version: unsupported task_type_version %s "
+                         "(expected 0 or 1)", who, luaL_tolstring(L, -1, NULL));
+      if (raise_errors) lua_error(L);
+      return 1;
+    }
+    o->version = (int)v;
+  }
+  lua_pop(L, 1);
+  t = lkf_optfield(L, idx, "replica_encoding");
+  if (t != LUA_TNIL) {
+    const char *s = lua_tostring(L, -1);
+    if (t == LUA_TSTRING && strcmp(s, "common") == 0) {
+      o->common = 1;
+    } else if (t != LUA_TSTRING || strcmp(s, "flat") != 0) {
+      lua_pushfstring(L, "%s: opts.replica_encoding: expected \"flat\" or "
+                         "\"common\", got %s", who, luaL_tolstring(L, -1, NULL));
+      if (raise_errors) lua_error(L);
+      return 1;
+    }
+    if (o->common && o->version == 0) {
+      lua_pushfstring(L, "%s: opts.replica_encoding: \"common\" needs version 1", who);
+      if (raise_errors) lua_error(L);
+      return 1;
+    }
+  }
+  lua_pop(L, 1);
+  return 0;
+}
+
