@@ -1,4 +1,4 @@
-# libFuzzer targets (issue 7), built with -DKFJOB_FUZZ=ON and clang:
+# libFuzzer targets, built with -DKFJOB_FUZZ=ON and clang:
 #   CC=clang cmake -S . -B build-fuzz -DKFJOB_FUZZ=ON -DKFJOB_TESTS=OFF -DKFJOB_HOST=OFF
 #   cmake --build build-fuzz --target kfjob_fuzzers
 # Each target links the Lua-free core (kfjob_core objects), instrumented for

@@ -1,4 +1,4 @@
-# Host side of kfjob (issue 6): libkfjob.a and libkfjob.so for C programs
+# Host side of kfjob: libkfjob.a and libkfjob.so for C programs
 # that embed the sandboxed host API of include/kfjob.h, the `kfjob` CLI built
 # on it, and their installation (header, pkg-config file, CMake package).
 #

@@ -1,4 +1,4 @@
-# Host API, libraries and CLI tests (issue 6).
+# Host API, libraries and CLI tests.
 #   host_api            test/host/test_host.c against libkfjob.a
 #   host_api_valgrind   the same under valgrind (no leaks, no invalid access)
 #   host_symbols        only KFJOB_API symbols leave libkfjob.a / libkfjob.so

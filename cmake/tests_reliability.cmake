@@ -1,4 +1,4 @@
-# Reliability tests (issue 7): the allocation-failure harness.
+# Reliability tests: the allocation-failure harness.
 # test/alloc/allocfail.c links the core and the binding objects directly
 # (with liblua) and runs test/alloc/scenarios.lua with a counting allocator
 # that fails the N-th allocation for every N.  KFJOB_ALLOCFAIL_STEP=K in the

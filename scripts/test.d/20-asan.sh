@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# 20-asan.sh - sourced by scripts/test.sh (issue 7; SPEC §9 "Memory").
+# 20-asan.sh - sourced by scripts/test.sh.
 #
 # Builds the module and the allocation-failure harness with AddressSanitizer
 # + UndefinedBehaviorSanitizer (gcc, -DKFJOB_SANITIZE=ON, in build-asan/) and

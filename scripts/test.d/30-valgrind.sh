@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# 30-valgrind.sh - sourced by scripts/test.sh (issue 7; SPEC §9 "Memory").
+# 30-valgrind.sh - sourced by scripts/test.sh.
 #
 # Runs the busted specs of the core under valgrind memcheck
 # (--error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# 40-fuzz.sh - sourced by scripts/test.sh (issue 7; SPEC §9 "Fuzzing").
+# 40-fuzz.sh - sourced by scripts/test.sh.
 #
 # Builds the libFuzzer targets (clang, ASan + UBSan, build-fuzz/), replays
 # every saved crash reproducer (fuzz/regressions/<target>/) and seed

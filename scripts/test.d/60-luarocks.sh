@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The rockspec installs offline and the module then loads from any
-# directory (SPEC §8).  Installs into a temporary tree, not the system.
+# directory.  Installs into a temporary tree, not the system.
 stage "luarocks make (rockspec/kfjob-scm-1.rockspec)"
 rocks_check() {
   local tree="$LOG/rocks" out="$LOG/rocks.out"

@@ -1,5 +1,5 @@
 /*
-** main.c - the `kfjob` command-line tool (SPEC §7), built only on the
+** main.c - the `kfjob` command-line tool built only on the
 ** public host API of include/kfjob.h: every config script runs in the
 ** sandbox, under its memory and instruction limits.
 **

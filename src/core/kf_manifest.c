@@ -2,13 +2,13 @@
 ** kf_manifest.c - job -> kubeflow.org/v1 custom resource, lint warnings,
 ** MPI/Horovod launcher commands.
 **
-** The translation follows Flyte's backend (FACTS §3): replica types and map
+** The translation follows Flyte's backend: replica types and map
 ** keys, groups with 0 replicas left out, the default container names, group
 ** image/resources/restart policy over the task's, MPI group `command` as
 ** the container's args, runPolicy and elasticPolicy mapping, no Master for
 ** elastic jobs.  Where the backend is wrong for the operator (it ignores v1
 ** `slots`) the manifest is right for the operator: slotsPerWorker = slots.
-** Key order follows the Go structs the operator serializes (FACTS §4.1).
+** Key order follows the Go structs the operator serializes.
 */
 #include <math.h>
 #include <stdarg.h>
@@ -455,7 +455,7 @@ static kf_status container(mctx *c, const kf_job *j, int role,
   OOM(c, kf_obj_str(c->A, ct, "image", g->image ? g->image : o->image));
   if (o->command.n)
     OOM(c, kf_node_push(c->A, ct, "command", str_list(c->A, o->command.v, o->command.n)));
-  if (g->ncommand)   /* MPI: the group command replaces the args (FACTS §3.3) */
+  if (g->ncommand)   /* MPI: the group command replaces the args */
     OOM(c, kf_node_push(c->A, ct, "args", str_list(c->A, g->command, g->ncommand)));
   else if (sh->args && sh->args->u.c.n)
     OOM(c, kf_node_push(c->A, ct, "args", sh->args));

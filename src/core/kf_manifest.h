@@ -1,8 +1,8 @@
 /*
 ** kf_manifest.h - Kubeflow custom resources (kubeflow.org/v1 TFJob,
 ** PyTorchJob, MPIJob), lint warnings and MPI/Horovod launcher commands,
-** built from a resolved kf_job the way Flyte's backend translates a task
-** (FACTS §3, §4).  Results are kf_node trees in the caller's arena; YAML
+** built from a resolved kf_job the way Flyte's backend translates a task.
+** Results are kf_node trees in the caller's arena; YAML
 ** text comes from libyaml's emitter.  No Lua here.
 */
 #ifndef KF_MANIFEST_H
@@ -53,7 +53,7 @@ kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
                       kf_node **out, const char *who, kf_err *e);
 
 /* The `mpirun ...` (MPIJob) or `horovodrun ...` (HorovodJob) argument list
-** of FACTS §2.5/§2.6 up to and including its flags, then `args`. */
+** flytekit builds, up to and including its flags, then `args`. */
 kf_status kf_launcher_command(const kf_job *j, const kf_strs *args,
                               kf_arena *A, kf_node **out, const char *who,
                               kf_err *e);
