@@ -23,9 +23,9 @@ _Static_assert((int)KF_RENDER_PB == (int)KFJOB_FORMAT_PB &&
                (int)KF_RENDER_MANIFEST_JSON + 1 == (int)KFJOB_FORMAT_NONE,
                "kf_render_format follows kfjob_format");
 
-/* The core's options for the run's format, as the job methods were called
-** before the host rendered through the core: indent only for the JSON
-** formats, replica encoding not for manifests (which ignore it). */
+/* The core's options for the run's format: the indent only for the JSON
+** formats (YAML uses 2), the replica encoding (ignored by manifests), the
+** manifest's name, namespace and image.  "none" encodes, then drops. */
 static void render_opts(const run *R, const char *name, int version,
                         kf_render_opts *ro) {
   kfjob_format f = R->o.format;
