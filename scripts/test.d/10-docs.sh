@@ -1,11 +1,11 @@
 # shellcheck shell=bash
-# Every function the binding registers (luaL_Reg tables of src/lua/lkfjob*.c src/host/lkfjob_host.c)
+# Every function the binding registers (luaL_Reg tables of src/lua/lkfjob*.c src/host/*.c)
 # is documented in the README, and every public C declaration (KFJOB_API in
 # include/kfjob.h) has a Doxygen block right above it.
 stage "docs cover the API"
 docs_check() {
   local missing="" n
-  for n in $(grep -ho '{"[a-z_0-9]*", [a-z_0-9]*}' src/lua/lkfjob*.c src/host/lkfjob_host.c | sed -E 's/\{"([a-z_0-9]*)".*/\1/' | sort -u); do
+  for n in $(grep -ho '{"[a-z_0-9]*", [a-z_0-9]*}' src/lua/lkfjob*.c src/host/*.c | sed -E 's/\{"([a-z_0-9]*)".*/\1/' | sort -u); do
     grep -q "[.:]$n\b\|\`$n\b" README.md || missing="$missing $n"
   done
   [ -z "$missing" ] || { echo "not in the README:$missing"; return 1; }

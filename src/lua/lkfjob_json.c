@@ -6,6 +6,7 @@
 
 #include "lkfjob.h"
 #include "kf_json.h"
+#include "kf_render.h"
 #include "kf_template.h"
 
 static int indent_opt(lua_State *L, int idx, const char *who) {
@@ -44,13 +45,14 @@ static int m_to_json(lua_State *L) {
   static const char *const keys[] = {"version", "replica_encoding", "indent", NULL};
   const kf_job *j = lkf_checkjob(L, 1);
   lctx *X = lkf_ctx(L, 2);
-  ProtobufCMessage *m;
+  kf_render_opts ro;
   kf_err e;
-  int indent;
+  kf_render_opts_init(&ro);
+  ro.format = KF_RENDER_JSON;
   lkf_checkopts(L, 2, "kfjob.to_json", keys);
-  indent = indent_opt(L, 2, "kfjob.to_json");
-  m = job_msg(L, X, j, 2, "kfjob.to_json");
-  if (kf_msg_to_json(m, indent, &X->buf, &e) != KF_OK) return lkf_raise(L, &e);
+  ro.indent = indent_opt(L, 2, "kfjob.to_json");
+  lkf_encopts(L, 2, "kfjob.to_json", &ro.enc, 1);
+  if (kf_render(j, &ro, &X->A, &X->buf, &e) != KF_OK) return lkf_raise(L, &e);
   lua_pushlstring(L, X->buf.p, X->buf.n);
   return 1;
 }
@@ -61,31 +63,24 @@ static int m_task_template(lua_State *L) {
   const kf_job *j = lkf_checkjob(L, 1);
   lctx *X = lkf_ctx(L, 2);
   const char *who = "kfjob.task_template";
-  Flyteidl__Core__TaskTemplate *t;
-  kf_node *opts = NULL;
-  kf_encopts o;
+  kf_render_opts ro;
   kf_err e;
-  int json = 0, indent;
+  kf_render_opts_init(&ro);
+  ro.format = KF_RENDER_TEMPLATE;
   lkf_checkopts(L, 2, who, keys);
-  lkf_encopts(L, 2, who, &o, 1);
-  indent = indent_opt(L, 2, who);
+  lkf_encopts(L, 2, who, &ro.enc, 1);
+  ro.indent = indent_opt(L, 2, who);
   if (lkf_optfield(L, 2, "format") != LUA_TNIL) {
     const char *f = lua_tostring(L, -1);
     if (f == NULL || (strcmp(f, "json") && strcmp(f, "pb")))
       return luaL_error(L, "%s: opts.format: expected \"pb\" or \"json\"", who);
-    json = f[0] == 'j';
+    if (f[0] == 'j') ro.format = KF_RENDER_TEMPLATE_JSON;
   }
   lua_pop(L, 1);
   if (!lua_isnoneornil(L, 2)) {
-    opts = lkf_checknode_at(L, X, 2, who, "opts", &e);
+    ro.template_opts = lkf_checknode_at(L, X, 2, who, "opts", &e);
   }
-  if (json) {
-    if (kf_task_template(j, &o, opts, &X->A, &t, &e) != KF_OK ||
-        kf_msg_to_json(&t->base, indent, &X->buf, &e) != KF_OK)
-      return lkf_raise(L, &e);
-  } else if (kf_task_template_bytes(j, &o, opts, &X->A, &X->buf, &e) != KF_OK) {
-    return lkf_raise(L, &e);
-  }
+  if (kf_render(j, &ro, &X->A, &X->buf, &e) != KF_OK) return lkf_raise(L, &e);
   lua_pushlstring(L, X->buf.p, X->buf.n);
   return 1;
 }

@@ -1,0 +1,123 @@
+/*
+** kf_render.c - one job -> one output format (see kf_render.h).
+**
+** Each format does what its Lua method does with the same options (see
+** src/lua/lkfjob.c, lkfjob_json.c, lkfjob_manifest.c): the same checks in
+** the same order with the same messages, then the same core calls.
+*/
+#include <string.h>
+
+#include "kf_render.h"
+#include "kf_json.h"
+#include "kf_template.h"
+
+#define WHO_ENCODE "kfjob.encode"
+#define WHO_JSON "kfjob.to_json"
+#define WHO_TEMPLATE "kfjob.task_template"
+#define WHO_MANIFEST "kfjob.manifest"
+
+void kf_render_opts_init(kf_render_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->format = KF_RENDER_PB;
+  o->enc.version = 1;
+}
+
+/* version / replica_encoding, as lkf_encopts checks them. */
+static kf_status check_enc(const kf_encopts *o, const char *who, kf_err *e) {
+  if (o->version != 0 && o->version != 1)
+    return kf_fail(e, KF_EINVAL, "%s: opts.version: unsupported task_type_version "
+                   "%d (expected 0 or 1)", who, o->version);
+  if (o->common && o->version == 0)
+    return kf_fail(e, KF_EINVAL, "%s: opts.replica_encoding: \"common\" needs "
+                   "version 1", who);
+  return KF_OK;
+}
+
+/* JSON indent of to_json and task_template. */
+static kf_status check_json_indent(int indent, const char *who, kf_err *e) {
+  if (indent < 0 || indent > 16)
+    return kf_fail(e, KF_EINVAL, "%s: opts.indent: expected an integer 0..16", who);
+  return KF_OK;
+}
+
+/* indent of the YAML formats (0: libyaml's 2) and of manifest JSON. */
+static kf_status check_range_indent(int *indent, int yaml, const char *who,
+                                    kf_err *e) {
+  int lo = yaml ? 2 : 0, hi = yaml ? 9 : 16;
+  if (yaml && *indent == 0) *indent = 2;
+  if (*indent < lo || *indent > hi)
+    return kf_fail(e, KF_EINVAL, "%s: opts.indent: expected an integer from %d "
+                   "to %d, got %d", who, lo, hi, *indent);
+  return KF_OK;
+}
+
+/* The plugin message's JSON (compact) -> YAML appended to out. */
+static kf_status job_yaml(const kf_job *j, const kf_encopts *o, int indent,
+                          kf_arena *A, kf_buf *out, kf_err *e) {
+  ProtobufCMessage *m;
+  kf_node *doc;
+  kf_buf json;
+  kf_status st;
+  if ((st = kf_job_to_msg(j, o, 0, A, &m, e)) != KF_OK) return st;
+  kf_buf_init(&json, A->a);
+  st = kf_msg_to_json(m, 0, &json, e);
+  if (st == KF_OK) st = kf_json_parse(json.p, json.n, A, &doc, e);
+  if (st == KF_OK) st = kf_yaml((const kf_node *const *)&doc, 1, indent, out, e);
+  kf_buf_free(&json);
+  return st;
+}
+
+static kf_status manifest(const kf_job *j, const kf_render_opts *o, kf_arena *A,
+                          kf_buf *out, kf_err *e) {
+  int yaml = o->format == KF_RENDER_MANIFEST, indent = o->indent;
+  kf_node *doc;
+  kf_status st;
+  if ((st = check_range_indent(&indent, yaml, WHO_MANIFEST, e)) != KF_OK ||
+      (st = kf_manifest(j, &o->manifest, A, &doc, WHO_MANIFEST, e)) != KF_OK)
+    return st;
+  if (!yaml) return kf_node_to_json(doc, indent, out, e);
+  if ((st = kf_yaml((const kf_node *const *)&doc, 1, indent, out, e)) != KF_OK &&
+      st != KF_ENOMEM) {
+    char msg[KF_ERRMAX];
+    memcpy(msg, e->msg, sizeof msg);
+    return kf_fail(e, st, "%s: %s", WHO_MANIFEST, msg);
+  }
+  return st;
+}
+
+kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
+                    kf_buf *out, kf_err *e) {
+  ProtobufCMessage *m;
+  Flyteidl__Core__TaskTemplate *t;
+  kf_status st;
+  int indent = o->indent;
+  switch (o->format) {
+    case KF_RENDER_PB:
+      if ((st = check_enc(&o->enc, WHO_ENCODE, e)) != KF_OK) return st;
+      return kf_encode(j, &o->enc, A, out, e);
+    case KF_RENDER_JSON:
+      if ((st = check_json_indent(indent, WHO_JSON, e)) != KF_OK ||
+          (st = check_enc(&o->enc, WHO_JSON, e)) != KF_OK ||
+          (st = kf_job_to_msg(j, &o->enc, 0, A, &m, e)) != KF_OK)
+        return st;
+      return kf_msg_to_json(m, indent, out, e);
+    case KF_RENDER_YAML:
+      if ((st = check_range_indent(&indent, 1, WHO_JSON, e)) != KF_OK ||
+          (st = check_enc(&o->enc, WHO_JSON, e)) != KF_OK)
+        return st;
+      return job_yaml(j, &o->enc, indent, A, out, e);
+    case KF_RENDER_TEMPLATE:
+      if ((st = check_enc(&o->enc, WHO_TEMPLATE, e)) != KF_OK) return st;
+      return kf_task_template_bytes(j, &o->enc, o->template_opts, A, out, e);
+    case KF_RENDER_TEMPLATE_JSON:
+      if ((st = check_enc(&o->enc, WHO_TEMPLATE, e)) != KF_OK ||
+          (st = check_json_indent(indent, WHO_TEMPLATE, e)) != KF_OK ||
+          (st = kf_task_template(j, &o->enc, o->template_opts, A, &t, e)) != KF_OK)
+        return st;
+      return kf_msg_to_json(&t->base, indent, out, e);
+    case KF_RENDER_MANIFEST:
+    case KF_RENDER_MANIFEST_JSON:
+      return manifest(j, o, A, out, e);
+  }
+  return kf_fail(e, KF_EINVAL, "kfjob: unknown output format %d", (int)o->format);
+}

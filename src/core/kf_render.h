@@ -1,0 +1,47 @@
+/*
+** kf_render.h - one job -> the bytes of one output format, with the options
+** as a C struct.  Composes the core's encoders (kf_encode, kf_job_to_msg +
+** kf_msg_to_json, the TaskTemplate and manifest builders, kf_yaml) exactly
+** as the Lua methods job:encode, job:to_json, job:task_template and
+** job:manifest do, including their error messages ("kfjob.to_json:
+** opts.indent: ...").  Lua-free: the host API renders through it.
+*/
+#ifndef KF_RENDER_H
+#define KF_RENDER_H
+
+#include "kf_core.h"
+#include "kf_manifest.h"
+
+/* Same order as kfjob_format in include/kfjob.h (without "none"). */
+typedef enum kf_render_format {
+  KF_RENDER_PB,             /* plugin message bytes        (job:encode) */
+  KF_RENDER_JSON,           /* its proto3 JSON             (job:to_json) */
+  KF_RENDER_YAML,           /* that JSON document as YAML */
+  KF_RENDER_TEMPLATE,       /* TaskTemplate bytes          (job:task_template) */
+  KF_RENDER_TEMPLATE_JSON,  /* the TaskTemplate as JSON */
+  KF_RENDER_MANIFEST,       /* kubeflow.org/v1 resource, YAML (job:manifest) */
+  KF_RENDER_MANIFEST_JSON   /* the resource as JSON */
+} kf_render_format;
+
+typedef struct kf_render_opts {
+  kf_render_format format;
+  kf_encopts enc;           /* version 0 or 1; common ("common" replica
+                               encoding, version 1 only); not for manifests */
+  int indent;               /* JSON formats: 0 compact, 1..16; YAML formats:
+                               0 (the default, 2) or 2..9 */
+  const kf_node *template_opts;  /* TaskTemplate formats: id, container,
+                                    config as kf_task_template takes them;
+                                    NULL: none */
+  kf_manifest_opts manifest;     /* manifest formats: name is required */
+} kf_render_opts;
+
+/* Defaults: KF_RENDER_PB, version 1, flat replicas, no indent, no options. */
+void kf_render_opts_init(kf_render_opts *o);
+
+/* Append the job rendered as o->format to `out`; temporary memory comes
+** from `A`.  Errors read like the Lua method's ("kfjob.encode: ...");
+** KF_ENOMEM when memory ran out. */
+kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
+                    kf_buf *out, kf_err *e);
+
+#endif

@@ -1,0 +1,405 @@
+/*
+** driver.c - one run from start to end: a fresh state under lua_pcall,
+** the config script (or the data to decode), and what it returned turned
+** into jobs for kfh_emit (render.c); then the outcome as a status, a
+** message and usage figures.
+*/
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "kf_core.h"
+#include "host.h"
+
+/* ======================================================================
+** Error messages
+** ====================================================================== */
+
+static int starts_with(const char *s, const char *prefix) {
+  return prefix[0] && strncmp(s, prefix, strlen(prefix)) == 0 &&
+         s[strlen(prefix)] == ':';
+}
+
+/* Message handler: errors read "FILE:LINE: message", FILE being the
+** script, LINE the innermost line of the script on the stack (an error
+** raised by a kfjob function or deep in kfjob.template points at the
+** script line that called it).  Never runs metamethods of the error
+** value. */
+static int msgh(lua_State *L) {
+  run *R = kfh_run(L);
+  const char *msg;
+  lua_Debug ar;
+  int level;
+  if (lua_type(L, 1) == LUA_TSTRING) {
+    msg = lua_tostring(L, 1);
+  } else if (lua_isnil(L, 1)) {
+    msg = lua_pushliteral(L, "nil error");
+  } else {
+    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  if (R->short_src[0] == '\0' || starts_with(msg, R->short_src)) return 1;
+  for (level = 0; lua_getstack(L, level, &ar); level++) {
+    if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0 &&
+        strcmp(ar.short_src, R->short_src) == 0 && ar.what[0] != 'C') {
+      lua_pushfstring(L, "%s:%d: %s", R->short_src, ar.currentline, msg);
+      return 1;
+    }
+  }
+  lua_pushfstring(L, "%s: %s", R->short_src, msg);
+  return 1;
+}
+
+/* Raise "FILE: job 'NAME': message" (FILE only for scripts). */
+int kfh_job_error(lua_State *L, run *R, const char *name, const char *msg) {
+  R->st = KFJOB_EJOB;
+  if (R->short_src[0])
+    return luaL_error(L, "%s: job '%s': %s", R->short_src, name, msg);
+  return luaL_error(L, "job '%s': %s", name, msg);
+}
+/* ======================================================================
+** The driver: what the config script returned -> jobs
+** ====================================================================== */
+
+/* Is the value at idx a kfjob job?  Asks kfjob.is_job (no module loaded:
+** nothing can be a job). */
+static int is_job(lua_State *L, int idx) {
+  int r = 0, top = lua_gettop(L);
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TUSERDATA) return 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, KFJOB_LIBNAME) == LUA_TTABLE &&
+      lua_getfield(L, -1, "is_job") == LUA_TFUNCTION) {
+    lua_pushvalue(L, idx);
+    lua_call(L, 1, 1);
+    r = lua_toboolean(L, -1);
+  }
+  lua_settop(L, top);
+  return r;
+}
+
+static const char *base_name(run *R) { return R->o.name ? R->o.name : "job"; }
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int not_a_job(lua_State *L, run *R, const char *what, int idx) {
+  R->st = KFJOB_ESCRIPT;
+  return luaL_error(L, "%s: %s is a %s, not a kfjob job", R->short_src, what,
+                    luaL_typename(L, idx));
+}
+
+/* Jobs of a table: a list (names NAME-1...) or {name = job} (sorted). */
+static void emit_table(lua_State *L, run *R, int t, int version) {
+  lua_Integer n = (lua_Integer)lua_rawlen(L, t), i, nstr = 0, nall = 0;
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    lua_pop(L, 1);
+    nall++;
+    if (lua_type(L, -1) == LUA_TSTRING) nstr++;
+  }
+  if (nall == 0) return;
+  if (nstr == 0 && nall == n) {                 /* a list */
+    R->total = (size_t)n;
+    for (i = 1; i <= n && !R->stopped; i++) {
+      lua_rawgeti(L, t, i);
+      if (!is_job(L, -1)) {
+        lua_pushfstring(L, "item %I of the returned list", (LUAI_UACINT)i);
+        not_a_job(L, R, lua_tostring(L, -1), -2);
+      }
+      lua_pushfstring(L, "%s-%I", base_name(R), (LUAI_UACINT)i);
+      kfh_emit(L, R, lua_gettop(L), lua_gettop(L) - 1, version, 0);
+      lua_pop(L, 2);
+    }
+  } else if (nstr == nall) {                    /* {name = job} */
+    const char **keys;
+    lua_Integer k = 0;
+    int anchor;
+    lua_createtable(L, (int)nstr, 0);           /* keeps the key strings */
+    anchor = lua_gettop(L);
+    keys = (const char **)lua_newuserdatauv(L, (size_t)nstr * sizeof *keys, 0);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+      lua_pop(L, 1);
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, anchor, ++k);
+      keys[k - 1] = lua_tostring(L, -1);
+    }
+    qsort((void *)keys, (size_t)nstr, sizeof *keys, cmp_str);
+    R->total = R->o.select ? 1 : (size_t)nstr;
+    for (k = 0; k < nstr && !R->stopped; k++) {
+      lua_pushstring(L, keys[k]);
+      lua_pushvalue(L, -1);
+      lua_rawget(L, t);
+      if (!is_job(L, -1)) {
+        lua_pushfstring(L, "'%s' in the returned table", keys[k]);
+        not_a_job(L, R, lua_tostring(L, -1), -2);
+      }
+      kfh_emit(L, R, lua_gettop(L) - 1, lua_gettop(L), version, 1);
+      lua_pop(L, 2);
+    }
+    lua_pop(L, 2);
+  } else {
+    R->st = KFJOB_ESCRIPT;
+    luaL_error(L, "%s: the returned table mixes a list and named jobs",
+               R->short_src);
+  }
+}
+
+/* Jobs of an iterator: f, s, ctrl as the generic for uses them. */
+static void emit_iter(lua_State *L, run *R, int f, int version) {
+  lua_Integer i = 0;
+  int seen, named;
+  lua_newtable(L);                              /* names seen */
+  seen = lua_gettop(L);
+  lua_pushvalue(L, f + 2);                      /* control */
+  while (!R->stopped) {
+    int ctl = lua_gettop(L);
+    lua_pushvalue(L, f);
+    lua_pushvalue(L, f + 1);
+    lua_pushvalue(L, ctl);
+    R->st = KFJOB_ESCRIPT;
+    lua_call(L, 2, 2);                          /* name, job */
+    if (lua_isnil(L, -2)) break;
+    lua_pushvalue(L, -2);                       /* the next control value */
+    lua_replace(L, ctl);
+    i++;
+    named = 1;
+    if (lua_isnil(L, -1) && is_job(L, -2)) {    /* an iterator of jobs */
+      named = 0;
+      lua_pop(L, 1);
+      lua_pushfstring(L, "%s-%I", base_name(R), (LUAI_UACINT)i);
+      lua_insert(L, -2);
+    }
+    if (lua_type(L, -2) != LUA_TSTRING) {
+      R->st = KFJOB_ESCRIPT;
+      luaL_error(L, "%s: the iterator gave a %s as job name, expected a string",
+                 R->short_src, luaL_typename(L, -2));
+    }
+    if (!is_job(L, -1)) {
+      lua_pushfstring(L, "job '%s' from the iterator", lua_tostring(L, -2));
+      not_a_job(L, R, lua_tostring(L, -1), -2);
+    }
+    lua_pushvalue(L, -2);
+    if (lua_rawget(L, seen) != LUA_TNIL)
+      kfh_job_error(L, R, lua_tostring(L, -3), "the name is used by another job");
+    lua_pop(L, 1);
+    lua_pushvalue(L, -2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, seen);
+    kfh_emit(L, R, lua_gettop(L) - 1, lua_gettop(L), version, named);
+    lua_settop(L, ctl);
+  }
+}
+
+static void push_params(lua_State *L, run *R) {
+  size_t i;
+  lua_createtable(L, 0, (int)R->o.nparams);
+  for (i = 0; i < R->o.nparams; i++) {
+    const char *kv = R->o.params[i];
+    const char *eq = strchr(kv, '=');
+    const char *v = eq + 1;
+    lua_pushlstring(L, kv, (size_t)(eq - kv));
+    if (lua_stringtonumber(L, v) == 0) {
+      if (strcmp(v, "true") == 0) lua_pushboolean(L, 1);
+      else if (strcmp(v, "false") == 0) lua_pushboolean(L, 0);
+      else lua_pushstring(L, v);
+    }
+    lua_rawset(L, -3);
+  }
+}
+
+static void run_script(lua_State *L, run *R) {
+  const char *src = R->src;
+  size_t len = R->len;
+  int base, nres, version = R->o.version < 0 ? 1 : R->o.version;
+  lua_Debug ar;
+  if (len >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0) src += 3, len -= 3;
+  if (len > 0 && src[0] == '#') {   /* "#!" line: keep its newline */
+    while (len > 0 && src[0] != '\n') src++, len--;
+  }
+  R->st = KFJOB_ESCRIPT;
+  if (luaL_loadbufferx(L, src, len, R->chunkname, "t") != LUA_OK) lua_error(L);
+  lua_pushvalue(L, -1);
+  lua_getinfo(L, ">S", &ar);
+  snprintf(R->short_src, sizeof R->short_src, "%s", ar.short_src);
+  push_params(L, R);
+  lua_pushvalue(L, -1);
+  lua_setglobal(L, "params");
+  base = lua_gettop(L) - 1;                     /* the chunk */
+  R->used = 0;                                  /* the budget is the script's */
+  lua_call(L, 1, LUA_MULTRET);
+  nres = lua_gettop(L) - base + 1;
+  if (nres == 0 || lua_isnil(L, base)) {
+    luaL_error(L, "%s: the config returned nothing; it must return a job, a "
+                  "list of jobs, a {name = job} table or an iterator of name, "
+                  "job", R->short_src);
+  }
+  lua_settop(L, base + 2);                      /* f, s, ctrl for iterators */
+  if (is_job(L, base)) {
+    R->total = 1;
+    lua_pushstring(L, base_name(R));
+    kfh_emit(L, R, lua_gettop(L), base, version, 0);
+  } else if (lua_istable(L, base)) {
+    emit_table(L, R, base, version);
+  } else if (lua_isfunction(L, base)) {
+    emit_iter(L, R, base, version);
+  } else {
+    luaL_error(L, "%s: the config returned a %s; it must return a job, a "
+                  "list of jobs, a {name = job} table or an iterator of name, "
+                  "job", R->short_src, luaL_typename(L, base));
+  }
+  if (R->o.select && R->named_seen && R->selected == 0 && !R->stopped) {
+    R->st = KFJOB_EJOB;
+    luaL_error(L, "%s: no job named '%s'", R->short_src, R->o.select);
+  }
+}
+
+/* Push the name a decoded TaskTemplate gives (info.name or info.id.name),
+** else the run's base name. */
+static void push_template_name(lua_State *L, run *R, int info) {
+  if (lua_istable(L, info)) {
+    if (lua_getfield(L, info, "name") == LUA_TSTRING && lua_rawlen(L, -1) > 0)
+      return;
+    lua_pop(L, 1);
+    if (lua_getfield(L, info, "id") == LUA_TTABLE) {
+      if (lua_getfield(L, -1, "name") == LUA_TSTRING && lua_rawlen(L, -1) > 0) {
+        lua_remove(L, -2);
+        return;
+      }
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pushstring(L, base_name(R));
+}
+
+static void run_decode(lua_State *L, run *R) {
+  const char *src = R->src;
+  const char *tt = R->task_type;
+  size_t i = 0;
+  int version = R->in_version, json, kind = -1;
+  while (i < R->len && isspace((unsigned char)src[i])) i++;
+  json = i < R->len && src[i] == '{';
+  if (tt && (kind = kf_kind_by_name(tt)) >= 0)  /* a kind: "HorovodJob" */
+    tt = kf_kinds[kind].task_type;
+  lua_pushcfunction(L, kfh_require);
+  lua_pushliteral(L, KFJOB_LIBNAME);
+  lua_call(L, 1, 1);
+  lua_getfield(L, -1, R->task_type == NULL ? "decode_task_template"
+                      : json ? "from_json" : "decode");
+  if (!lua_isfunction(L, -1)) {
+    R->st = KFJOB_EUNSUPPORTED;
+    luaL_error(L, "decoding %s needs kfjob.%s, which this build of kfjob "
+                  "does not provide",
+               R->task_type == NULL ? "a TaskTemplate" : json ? "JSON" : "bytes",
+               R->task_type == NULL ? "decode_task_template"
+               : json ? "from_json" : "decode");
+  }
+  R->st = KFJOB_EDATA;
+  if (R->task_type == NULL) {
+    lua_pushlstring(L, src, R->len);
+    lua_call(L, 1, 2);                          /* job, info | nil, msg */
+  } else {
+    lua_pushstring(L, tt);
+    lua_pushlstring(L, src, R->len);
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, version);
+    lua_setfield(L, -2, "version");
+    if (kind >= 0) {
+      lua_pushstring(L, kf_kinds[kind].name);
+      lua_setfield(L, -2, "kind");
+    }
+    lua_call(L, 3, 2);
+  }
+  if (!is_job(L, -2)) {
+    if (lua_type(L, -1) == LUA_TSTRING) lua_error(L);
+    luaL_error(L, "the input is not a valid %s", R->task_type ? R->task_type
+                                                              : "TaskTemplate");
+  }
+  if (R->task_type == NULL && lua_istable(L, -1)) {
+    if (lua_getfield(L, -1, "version") == LUA_TNUMBER)
+      version = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    push_template_name(L, R, lua_gettop(L));
+  } else {
+    lua_pushstring(L, base_name(R));
+  }
+  R->total = 1;
+  if (R->o.version >= 0) version = R->o.version;
+  R->st = KFJOB_EJOB;
+  kfh_emit(L, R, lua_gettop(L), lua_gettop(L) - 2, version, 0);
+}
+
+static int pmain(lua_State *L) {
+  run *R = (run *)lua_touserdata(L, 1);
+  lua_settop(L, 0);
+  R->st = KFJOB_EMEMORY;
+  kfh_open_sandbox(L);
+  if (R->mode == MODE_SCRIPT) run_script(L, R);
+  else run_decode(L, R);
+  return 0;
+}
+kfjob_status kfh_do_run(kfjob_host *h, run *R) {
+  lua_State *L;
+  int status;
+  kfjob_status st = KFJOB_OK;
+  R->h = h;
+  R->mem_limit = h->opt.memory_limit;
+  R->limit = h->opt.instruction_limit;
+  memset(&h->usage, 0, sizeof h->usage);
+  h->msg[0] = '\0';
+  L = lua_newstate(kfh_alloc, R);
+  if (L == NULL) {
+    kfh_msg(h, "memory limit too small to create a Lua state");
+    return KFJOB_EMEMORY;
+  }
+  h->busy = 1;
+  lua_setwarnf(L, kfh_warnf, R);
+  lua_sethook(L, kfh_hook, LUA_MASKCOUNT, HOOK_STEP);
+  lua_pushcfunction(L, msgh);
+  lua_pushcfunction(L, pmain);
+  lua_pushlightuserdata(L, R);
+  status = lua_pcall(L, 1, 0, 1);
+  if (status != LUA_OK) {
+    const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+    if (R->limit_hit) {
+      st = KFJOB_ELIMIT;
+    } else if (status == LUA_ERRMEM ||
+               (R->mem_hit && (status == LUA_ERRERR ||
+                               strstr(msg, "not enough memory") != NULL))) {
+      st = KFJOB_EMEMORY;
+      if (R->mem_hit && R->mem_limit) {
+        kfh_msg(h, "%s%smemory limit exceeded (%zu bytes)", R->short_src,
+             R->short_src[0] ? ": " : "", R->mem_limit);
+        msg = NULL;
+      }
+    } else {
+      st = R->st == KFJOB_OK ? KFJOB_ESCRIPT : R->st;
+    }
+    if (msg) snprintf(h->msg, sizeof h->msg, "%s", msg);
+  } else if (R->stopped) {
+    st = KFJOB_ESTOPPED;
+    kfh_msg(h, "stopped by the job callback");
+  } else if (R->failed) {
+    st = KFJOB_EJOB;
+    snprintf(h->msg, sizeof h->msg, "%s%s%zu of %zu jobs could not be rendered "
+             "(first: %s)", R->short_src, R->short_src[0] ? ": " : "",
+             R->failed, R->index, R->first_error);
+  }
+  /* close with every instruction raising: no script code runs any more */
+  R->closing = 1;
+  lua_sethook(L, kfh_hook, LUA_MASKCOUNT, 1);
+  lua_close(L);
+  h->busy = 0;
+  h->usage.memory_peak = R->mem_peak;
+  h->usage.instructions = R->used;
+  h->usage.jobs = R->index;
+  h->usage.failed = R->failed;
+  return st;
+}
+

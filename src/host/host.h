@@ -1,0 +1,129 @@
+/*
+** host.h - private header of the sandboxed host API (include/kfjob.h).
+**
+** The host owns lua_States.  Each run creates a fresh state whose
+** allocator enforces the memory limit and whose count hook enforces the
+** instruction budget, opens only the allow-listed libraries, runs the
+** config script under lua_pcall, renders every job it returns through the
+** core (kf_render), and hands each result to the host's callback.  The
+** state is closed before the run returns, so nothing survives between
+** runs and every byte is freed (valgrind-clean).
+**
+**   sandbox.c  the restricted state: allocator, budget, allowed globals
+**   render.c   one job -> kf_render -> the callback
+**   driver.c   what a config returns -> jobs; one run start to end
+**   api.c      the KFJOB_API functions
+**
+** Rules that keep the host safe:
+**  - every Lua call runs inside one lua_pcall (pmain); the only API calls
+**    outside it (lua_newstate, lua_setwarnf, lua_sethook, pushing light C
+**    functions, lua_close) cannot raise;
+**  - memory the host sees (rendered data, warnings, names) is either
+**    anchored on the Lua stack or held in an arena and buffer over the
+**    state's allocator that are made and freed with no Lua call in between;
+**  - C library functions whose running time a script controls (pattern
+**    matching, table.insert/remove/move, string.rep) charge the same
+**    instruction budget, because count hooks never fire inside C;
+**  - Lua finalizers are refused (setmetatable with __gc), because Lua runs
+**    them with hooks disabled.
+*/
+#ifndef KF_HOST_H
+#define KF_HOST_H
+
+#include <stddef.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "kfjob.h"
+
+#define HOOK_STEP 1000           /* instructions between count hooks */
+#define MSG_MAX 4096             /* kfjob_host_message(), bytes */
+
+struct kfjob_host {
+  kfjob_host_options opt;
+  int busy;                      /* inside a run: refuse re-entry */
+  kfjob_usage usage;
+  char msg[MSG_MAX];
+};
+
+enum { MODE_SCRIPT, MODE_DECODE };
+
+/* One run: everything the state's allocator, hook and driver share.
+** It is the allocator's ud, so kfh_run(L) finds it from any lua_State. */
+typedef struct run {
+  kfjob_host *h;
+  kfjob_run_options o;
+  kfjob_job_fn cb;
+  void *ud;
+  int mode;
+  /* script */
+  const char *src;
+  size_t len;
+  const char *chunkname;         /* "@path" or "=name" */
+  /* decode */
+  const char *task_type;
+  int in_version;
+  /* limits */
+  size_t mem, mem_peak, mem_limit;
+  unsigned long long used, limit;
+  int mem_hit, limit_hit, closing;
+  /* outcome */
+  kfjob_status st;               /* status of a failure in this phase */
+  int stopped;
+  int selected;                  /* jobs that matched o.select */
+  unsigned long emitted;         /* jobs the config produced, for max_jobs */
+  int named_seen;                /* jobs named by the config itself */
+  size_t index, total, failed;
+  char first_error[512];
+  char short_src[LUA_IDSIZE];    /* how Lua names the script */
+  /* warn() pieces */
+  char warnbuf[512];
+  size_t warnlen;
+  int warncont;
+} run;
+
+static inline run *kfh_run(lua_State *L) {
+  void *ud;
+  lua_getallocf(L, &ud);
+  return (run *)ud;
+}
+
+/* ---- sandbox.c -------------------------------------------------------- */
+
+/* Allocator of every state (ud: the run): enforces the memory limit. */
+void *kfh_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+/* Count hook: charges HOOK_STEP instructions, raises past the budget. */
+void kfh_hook(lua_State *L, lua_Debug *ar);
+/* lua_WarnFunction (ud: the run): warn() text to the host's log. */
+void kfh_warnf(void *ud, const char *msg, int tocont);
+/* The sandbox's require: loaded libraries and the preloaded kfjob modules. */
+int kfh_require(lua_State *L);
+/* Open the allow-listed globals and libraries and preload kfjob. */
+void kfh_open_sandbox(lua_State *L);
+
+/* ---- render.c --------------------------------------------------------- */
+
+/* Render the job at `job` named by the string at `name` and hand it to
+** the callback.  `named`: the config gave the name (a table key, an
+** iterator), so o.select applies.  Sets R->stopped when the callback asks
+** to stop. */
+void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named);
+
+/* ---- driver.c --------------------------------------------------------- */
+
+/* Raise "FILE: job 'NAME': message" (FILE only for scripts). */
+int kfh_job_error(lua_State *L, run *R, const char *name, const char *msg);
+/* Run R (set up by api.c) in a fresh state; fills h's message and usage. */
+kfjob_status kfh_do_run(kfjob_host *h, run *R);
+
+/* ---- api.c ------------------------------------------------------------ */
+
+/* printf into h->msg. */
+void kfh_msg(kfjob_host *h, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,161 @@
+/*
+** render.c - one job the config returned -> its rendering -> the host's
+** callback.  The core renders (kf_render, kf_lint) into an arena and a
+** buffer over the state's allocator, so they count against the memory
+** limit; no Lua call happens while that memory is held, and it is freed
+** before any error is raised.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "kf_core.h"
+#include "kf_manifest.h"
+#include "kf_render.h"
+#include "lkfjob.h"
+#include "host.h"
+
+_Static_assert((int)KF_RENDER_PB == (int)KFJOB_FORMAT_PB &&
+               (int)KF_RENDER_YAML == (int)KFJOB_FORMAT_YAML &&
+               (int)KF_RENDER_MANIFEST_JSON == (int)KFJOB_FORMAT_MANIFEST_JSON &&
+               (int)KF_RENDER_MANIFEST_JSON + 1 == (int)KFJOB_FORMAT_NONE,
+               "kf_render_format follows kfjob_format");
+
+/* The core's options for the run's format: the indent only for the JSON
+** formats (YAML uses 2), the replica encoding (ignored by manifests), the
+** manifest's name, namespace and image.  "none" encodes, then drops. */
+static void render_opts(const run *R, const char *name, int version,
+                        kf_render_opts *ro) {
+  kfjob_format f = R->o.format;
+  kf_render_opts_init(ro);
+  ro->format = f == KFJOB_FORMAT_NONE ? KF_RENDER_PB : (kf_render_format)f;
+  ro->enc.version = version;
+  ro->enc.common = R->o.replica_encoding &&
+                   strcmp(R->o.replica_encoding, "common") == 0;
+  if (R->o.indent > 0 && (f == KFJOB_FORMAT_JSON || f == KFJOB_FORMAT_TEMPLATE_JSON ||
+                          f == KFJOB_FORMAT_MANIFEST_JSON))
+    ro->indent = R->o.indent;
+  ro->manifest.name = name;
+  ro->manifest.ns = R->o.namespace_;
+  ro->manifest.image = R->o.image;
+}
+
+/* Lint warnings as the host's array in the arena (non-NULL even when
+** empty); items are {path=, message=} objects. */
+static kf_status lint(const kf_job *kj, const run *R, const char *name,
+                      int version, kf_arena *A, kfjob_job *j, kf_err *e) {
+  kf_lint_opts lo;
+  kf_node *list;
+  kfjob_warning *w;
+  kf_status st;
+  size_t i, n;
+  memset(&lo, 0, sizeof lo);
+  lo.name = name;
+  lo.image = R->o.image;
+  lo.version = version;
+  if ((st = kf_lint(kj, &lo, A, &list, e)) != KF_OK) return st;
+  n = list->u.c.n;
+  w = (kfjob_warning *)kf_arena_alloc(A, (n ? n : 1) * sizeof *w);
+  if (w == NULL) return kf_nomem(e);
+  for (i = 0; i < n; i++) {
+    const kf_node *item = list->u.c.v[i], *v;
+    w[i].path = w[i].message = "";
+    if (item->t == KF_NOBJ) {
+      if ((v = kf_node_get(item, "path")) != NULL && v->t == KF_NSTR) w[i].path = v->u.s.p;
+      if ((v = kf_node_get(item, "message")) != NULL && v->t == KF_NSTR)
+        w[i].message = v->u.s.p;
+    } else if (item->t == KF_NSTR) {
+      w[i].message = item->u.s.p;
+    }
+  }
+  j->warnings = w;
+  j->nwarnings = n;
+  return KF_OK;
+}
+
+/* The run's format (and lint) of job kj into `out`, NUL-terminated. */
+static kf_status render(const kf_job *kj, const run *R, const char *name,
+                        int version, kf_arena *A, kf_buf *out, kfjob_job *j,
+                        kf_err *e) {
+  kf_render_opts ro;
+  kf_status st;
+  render_opts(R, name, version, &ro);
+  if ((st = kf_render(kj, &ro, A, out, e)) != KF_OK) return st;
+  if (!kf_buf_addc(out, '\0')) return kf_nomem(e);
+  if (R->o.format != KFJOB_FORMAT_NONE) {
+    j->data = out->p;
+    j->size = out->n - 1;
+  }
+  return R->o.lint ? lint(kj, R, name, version, A, j, e) : KF_OK;
+}
+
+static int call_host(run *R, kfjob_job *j) {
+  if (R->cb == NULL) return 0;
+  return R->cb(R->ud, j);
+}
+
+void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
+  int top = lua_gettop(L);
+  size_t namelen;
+  const char *nm = lua_tolstring(L, name, &namelen);
+  const kf_job *kj;
+  kfjob_job j;
+  kf_alloc a;
+  kf_arena A;
+  kf_buf out;
+  kf_err e;
+  kf_status st;
+  const char *msg;
+  memset(&j, 0, sizeof j);
+  if (++R->emitted > (R->o.max_jobs ? R->o.max_jobs : KFJOB_DEFAULT_MAX_JOBS))
+    luaL_error(L, "more than %I jobs in one render (the limit; split the sweep "
+                  "or raise max_jobs)",
+               (lua_Integer)(R->o.max_jobs ? R->o.max_jobs : KFJOB_DEFAULT_MAX_JOBS));
+  if (namelen == 0 || strlen(nm) != namelen)
+    kfh_job_error(L, R, nm, "job names must be non-empty strings without NUL bytes");
+  if (named) R->named_seen = 1;
+  if (R->o.select && named) {
+    if (strcmp(R->o.select, nm) != 0) return;
+    R->selected++;
+  }
+  luaL_checkstack(L, 4, NULL);
+  lua_pushliteral(L, "kind");
+  j.kind = (lua_gettable(L, job) == LUA_TSTRING) ? lua_tostring(L, -1) : "?";
+  lua_pushliteral(L, "task_type");
+  j.task_type = (lua_gettable(L, job) == LUA_TSTRING) ? lua_tostring(L, -1) : "?";
+  kj = lkf_checkjob(L, job);
+
+  /* no Lua call from here to kf_arena_free() */
+  a.f = (kf_allocf)lua_getallocf(L, &a.ud);
+  kf_arena_init(&A, a);
+  kf_buf_init(&out, a);
+  st = render(kj, R, nm, version, &A, &out, &j, &e);
+  if (st != KF_OK) {
+    kf_buf_free(&out);
+    kf_arena_free(&A);
+    lua_pushstring(L, st == KF_ENOMEM ? "not enough memory" : e.msg);
+    msg = lua_tostring(L, -1);
+    if (R->mem_hit && strstr(msg, "not enough memory")) lua_error(L);
+    if (!R->o.keep_going) kfh_job_error(L, R, nm, msg);
+    if (R->failed++ == 0)
+      snprintf(R->first_error, sizeof R->first_error, "job '%s': %s", nm, msg);
+    j.data = NULL;
+    j.size = 0;
+    j.warnings = NULL;
+    j.nwarnings = 0;
+    j.error = msg;
+  }
+  j.name = nm;
+  j.version = version;
+  j.format = R->o.format;
+  j.index = R->index++;
+  j.total = R->total;
+  if (call_host(R, &j) != 0) R->stopped = 1;
+  if (st == KF_OK) {
+    kf_buf_free(&out);
+    kf_arena_free(&A);
+  }
+  lua_settop(L, top);
+}
