@@ -173,16 +173,19 @@ static kf_status get_str(ctx *c, const kf_node *n, int token,
   return KF_OK;
 }
 
+/* The message of a bad enum value, built only when one is reported. */
+#define ENUM_FAIL(c, en, val) \
+  (snprintf(what, sizeof what, "unknown %s %%s (expected %%s)", (en)->what), \
+   fail((c), what, (val), (en)->choices))
+
 static kf_status get_enum(ctx *c, const kf_node *n, const kf_enum *en,
                           int *out) {
   char what[64];
-  const char *choices = en->choices;
   int v = -1;
-  snprintf(what, sizeof what, "unknown %s %%s (expected %%s)", en->what);
   if (n->t == KF_NNUM && !(n->u.d == floor(n->u.d))) {
     char buf[32];
     kf_format_number(n->u.d, buf);
-    return fail(c, what, buf, choices);
+    return ENUM_FAIL(c, en, buf);
   }
   if (n->t == KF_NINT || (n->t == KF_NNUM && n->u.d == floor(n->u.d))) {
     /* a float beyond int64 would overflow the cast: out of range anyway */
@@ -191,14 +194,14 @@ static kf_status get_enum(ctx *c, const kf_node *n, const kf_enum *en,
     if (v < 0) {
       char buf[24];
       snprintf(buf, sizeof buf, "%lld", (long long)i);
-      return fail(c, what, buf, choices);
+      return ENUM_FAIL(c, en, buf);
     }
   } else if (n->t == KF_NSTR) {
     v = kf_enum_parse(en, n->u.s.p);
     if (v < 0) {
       char q[80];
       snprintf(q, sizeof q, "'%.60s'", n->u.s.p);
-      return fail(c, what, q, choices);
+      return ENUM_FAIL(c, en, q);
     }
   } else {
     return fail(c, "expected a string, got %s", type_name(n), "");
@@ -366,15 +369,14 @@ static kf_status parse_value(ctx *c, const kf_field *f, const kf_node *v,
 static kf_status parse_rows(ctx *c, const kf_obj *o, const kf_node *n,
                             char *base, int kind, int role, uint32_t *given) {
   const char *known[KF_MAX_KNOWN];
-  const kf_field *row[KF_MAX_KNOWN];
+  const kf_field *row[KF_MAX_KNOWN], *deny[4];
   const kf_node *slot[KF_MAX_KNOWN];
-  size_t k = 0, i, j;
-  int all = 1;
+  size_t k = 0, nd = 0, i, j;
   kf_status st;
   for (i = 0; i < o->n; i++) {
     const kf_field *f = &o->f[i];
     if (!kf_group_takes(f, kind, role)) {
-      all = 0;
+      if (f->denied && nd < 4) deny[nd++] = f;
       continue;
     }
     row[k] = f, known[k++] = f->key;
@@ -382,17 +384,14 @@ static kf_status parse_rows(ctx *c, const kf_obj *o, const kf_node *n,
   }
   known[k] = NULL;
   /* a field another context would take gets a precise message */
-  for (i = 0; !all && i < n->u.c.n; i++)
-    for (j = 0; j < o->n; j++) {
-      const kf_field *f = &o->f[j];
-      if (f->denied && !kf_group_takes(f, kind, role) &&
-          strcmp(n->u.c.k[i], f->key) == 0) {
-        size_t p = push(c, f->key);
-        st = fail(c, "%s", f->denied, "");
+  for (i = 0; nd && i < n->u.c.n; i++)
+    for (j = 0; j < nd; j++)
+      if (strcmp(n->u.c.k[i], deny[j]->key) == 0) {
+        size_t p = push(c, deny[j]->key);
+        st = fail(c, "%s", deny[j]->denied, "");
         pop(c, p);
         return st;
       }
-    }
   if ((st = match_keys(c, n, known, slot)) != KF_OK) return st;
   for (i = 0; i + 1 < k; i++)
     if (row[i] == row[i + 1] && slot[i] && slot[i + 1])

@@ -3,7 +3,9 @@
 ** constructor-shaped tree (spec()), equality, copying into one block that
 ** a userdata can own, and with()'s merge of overrides into a spec tree.
 */
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kf_core.h"
@@ -12,29 +14,36 @@
 
 /* ---- job -> spec ------------------------------------------------------ */
 
-static int rows_empty(const kf_obj *o, const char *base) {
-  size_t i;
-  for (i = 0; i < o->n; i++)
-    if (*AT(base + o->f[i].off, const char *const) != NULL) return 0;
-  return 1;
-}
-
 static int emit_rows(kf_arena *A, kf_node *o, const kf_obj *ob,
                      const char *base, int kind, int role);
+
+/* nnodes as given: the integer, or "MIN:MAX" (apart: emit_value stays
+** free of buffers) */
+static int emit_nnodes(kf_arena *A, kf_node *o, const kf_field *f,
+                       const kf_job *j) {
+  char b[32];
+  if (j->nnodes_int && j->min_nodes == j->max_nodes)
+    return kf_obj_int(A, o, f->key, j->min_nodes);
+  if (j->min_nodes == j->max_nodes)
+    snprintf(b, sizeof b, "%d", (int)j->min_nodes);
+  else
+    snprintf(b, sizeof b, "%d:%d", (int)j->min_nodes, (int)j->max_nodes);
+  return kf_obj_str(A, o, f->key, b);
+}
 
 static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
                       const char *base, int kind, int role) {
   const char *at = base + f->off;
+  if (KF_V_ISSTR(f->type)) {  /* the common case first: unset is left out */
+    const char *s = *AT(at, const char *const);
+    return s == NULL || kf_obj_strref(A, o, f->key, s);
+  }
   switch (f->type) {
     case KF_V_INT:
       if ((f->flags & KF_F_OMITZERO) && *AT(at, const int32_t) == 0 &&
           !(*AT(base + f->off_n, const unsigned) & f->zbit))
         return 1;
       return kf_obj_int(A, o, f->key, *AT(at, const int32_t));
-    case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_QTY: {
-      const char *s = *AT(at, const char *const);
-      return s == NULL || kf_obj_strref(A, o, f->key, s);
-    }
     case KF_V_BOOL: {
       kf_node *b = kf_obj_add(A, o, f->key, KF_NBOOL);
       if (b != NULL) b->u.b = *AT(at, const int);
@@ -55,23 +64,26 @@ static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
     }
     case KF_V_OBJ: {
       const kf_obj *sub = (const kf_obj *)f->info;
-      kf_node *s;
-      if (f->off_n ? !*AT(base + f->off_n, const int) : rows_empty(sub, at))
-        return 1;
-      return (s = kf_obj_add(A, o, f->key, KF_NOBJ)) != NULL &&
-             emit_rows(A, s, sub, at, kind, role);
+      kf_node *s = NULL;
+      size_t i;
+      if (f->off_n) {  /* present or not, as given */
+        if (!*AT(base + f->off_n, const int)) return 1;
+        return (s = kf_obj_add(A, o, f->key, KF_NOBJ)) != NULL &&
+               emit_rows(A, s, sub, at, kind, role);
+      }
+      /* left out when empty: made at its first value */
+      for (i = 0; i < sub->n; i++) {
+        const kf_field *r = &sub->f[i];
+        const char *v = KF_V_ISSTR(r->type) ? *AT(at + r->off, const char *const) : NULL;
+        if (KF_V_ISSTR(r->type) && v == NULL) continue;
+        if (s == NULL && (s = kf_obj_add(A, o, f->key, KF_NOBJ)) == NULL) return 0;
+        if (v ? !kf_obj_strref(A, s, r->key, v) : !emit_value(A, s, r, at, kind, role))
+          return 0;
+      }
+      return 1;
     }
-    case KF_V_NNODES: {
-      const kf_job *j = (const kf_job *)(const void *)base;
-      char b[32];
-      if (j->nnodes_int && j->min_nodes == j->max_nodes)
-        return kf_obj_int(A, o, f->key, j->min_nodes);
-      if (j->min_nodes == j->max_nodes)
-        snprintf(b, sizeof b, "%d", (int)j->min_nodes);
-      else
-        snprintf(b, sizeof b, "%d:%d", (int)j->min_nodes, (int)j->max_nodes);
-      return kf_obj_str(A, o, f->key, b);
-    }
+    case KF_V_NNODES:
+      return emit_nnodes(A, o, f, (const kf_job *)(const void *)base);
     case KF_V_GROUPS: {
       const kf_kind_info *k = &kf_kinds[kind];
       const kf_job *j = (const kf_job *)(const void *)base;
@@ -92,11 +104,17 @@ static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
 
 static int emit_rows(kf_arena *A, kf_node *o, const kf_obj *ob,
                      const char *base, int kind, int role) {
+  const kf_field *f = ob->f;
   size_t i;
-  for (i = 0; i < ob->n; i++)
-    if (kf_group_takes(&ob->f[i], kind, role) &&
-        !emit_value(A, o, &ob->f[i], base, kind, role))
+  for (i = 0; i < ob->n; i++, f++) {
+    if (!kf_group_takes(f, kind, role)) continue;
+    if (KF_V_ISSTR(f->type)) {  /* inline: most rows are strings */
+      const char *s = *AT(base + f->off, const char *const);
+      if (s != NULL && !kf_obj_strref(A, o, f->key, s)) return 0;
+    } else if (!emit_value(A, o, f, base, kind, role)) {
       return 0;
+    }
+  }
   return 1;
 }
 
@@ -208,98 +226,123 @@ int kf_job_equal(const kf_job *a, const kf_job *b) {
 
 #define ALIGN(n) (((n) + sizeof(void *) - 1) & ~(sizeof(void *) - 1))
 
-static const char *copy_str(char **cur, const char *s) {
-  size_t n;
-  char *d;
-  if (s == NULL) return NULL;
-  n = strlen(s) + 1;
-  d = *cur;
-  memcpy(d, s, n);
-  *cur += n;
-  return d;
-}
+/* Where the strings of an object live, flattened once from its rows (and
+** the rows of the objects inside it): copying a job walks these offsets
+** instead of the row tree, which a userdata copy does on every call. */
+typedef struct slots {
+  uint16_t str[32];         /* offsets of const char * members */
+  uint16_t list[4], cnt[4]; /* string arrays and their counts */
+  int nstr, nlist;
+} slots;
 
-/* The strings (and string arrays) the rows of one object hold, copied from
-** `src` to `*cur` and repointed in `dst`; with dst NULL only measured.
-** Pass 0 places the pointer arrays (aligned), pass 1 the strings. */
-static size_t copy_rows(const kf_field *f, size_t n, char *dst, const char *src,
-                        char **cur, int pass) {
-  size_t i, k, size = 0;
+static void flatten(const kf_field *f, size_t n, size_t base, slots *S) {
+  size_t i;
   for (i = 0; i < n; i++, f++) {
-    const char *at = src + f->off;
-    switch (f->type) {
-      case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_QTY: {
-        const char *s = *AT(at, const char *const);
-        if (pass == 0 || s == NULL) break;
-        size += strlen(s) + 1;
-        if (dst) *AT(dst + f->off, const char *) = copy_str(cur, s);
-        break;
-      }
-      case KF_V_STRLIST: {
-        size_t cnt = *AT(src + f->off_n, const size_t);
-        const char *const *v = *AT(at, const char *const *const);
-        if (pass == 0) {
-          size += ALIGN(cnt * sizeof(char *));
-          if (dst) {
-            *AT(dst + f->off, const char **) = cnt ? (const char **)(void *)*cur : NULL;
-            *cur += ALIGN(cnt * sizeof(char *));
-          }
-        } else {
-          for (k = 0; k < cnt; k++) {
-            size += strlen(v[k]) + 1;
-            if (dst) (*AT(dst + f->off, const char **))[k] = copy_str(cur, v[k]);
-          }
-        }
-        break;
-      }
-      case KF_V_OBJ: {
-        const kf_obj *o = (const kf_obj *)f->info;
-        size += copy_rows(o->f, o->n, dst ? dst + f->off : NULL, at, cur, pass);
-        break;
-      }
-      default: break;
+    if ((KF_V_ISSTR(f->type) && S->nstr == 32) ||
+        (f->type == KF_V_STRLIST && S->nlist == 4)) {
+      /* a schema that outgrew the table: fail loudly at first use */
+      fputs("kfjob: kf_job.c slots: too many string rows in one object\n", stderr);
+      abort();
+    }
+    if (KF_V_ISSTR(f->type)) {
+      S->str[S->nstr++] = (uint16_t)(base + f->off);
+    } else if (f->type == KF_V_STRLIST) {
+      S->list[S->nlist] = (uint16_t)(base + f->off);
+      S->cnt[S->nlist++] = (uint16_t)(base + f->off_n);
+    } else if (f->type == KF_V_OBJ) {
+      const kf_obj *o = (const kf_obj *)f->info;
+      flatten(o->f, o->n, base + f->off, S);
     }
   }
-  return size;
 }
 
-static size_t group_copy(kf_group *dst, const kf_group *g, char **cur) {
-  const kf_field *f = kf_group_obj.f;
-  size_t n = kf_group_obj.n;
-  if (dst) *dst = *g;
-  return copy_rows(f, n, (char *)dst, (const char *)g, cur, 0) +
-         copy_rows(f, n, (char *)dst, (const char *)g, cur, 1);
+static slots group_slots, kind_slots[KF_NKINDS];
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
+
+static void slots_init(void) {
+  int k;
+  flatten(kf_group_obj.f, kf_group_obj.n, 0, &group_slots);
+  for (k = 0; k < KF_NKINDS; k++)
+    flatten(kf_kinds[k].fields, kf_kinds[k].nfields, 0, &kind_slots[k]);
+}
+
+/* Lays out the strings of `src` (per `S`) at offset *off of a block: with
+** `dst` NULL only measures, else copies them to mem + *off and repoints
+** `dst`.  String arrays first (aligned, as the block's start is), then
+** strings; one walk does both so the layout cannot disagree. */
+static void lay(const slots *S, char *mem, char *dst, const char *src,
+                size_t *off) {
+  int i;
+  size_t k;
+  for (i = 0; i < S->nlist; i++) {
+    size_t cnt = *AT(src + S->cnt[i], const size_t);
+    const char *const *v = *AT(src + S->list[i], const char *const *const);
+    const char **arr;
+    if (cnt == 0) continue;
+    *off = ALIGN(*off);
+    arr = dst ? AT(mem + *off, const char *) : NULL;
+    if (dst) *AT(dst + S->list[i], const char **) = arr;
+    *off += cnt * sizeof(char *);
+    for (k = 0; k < cnt; k++) {
+      size_t len = strlen(v[k]) + 1;
+      if (dst) {
+        memcpy(mem + *off, v[k], len);
+        arr[k] = mem + *off;
+      }
+      *off += len;
+    }
+  }
+  for (i = 0; i < S->nstr; i++) {
+    const char *s = *AT(src + S->str[i], const char *const);
+    size_t len;
+    if (s == NULL) continue;
+    len = strlen(s) + 1;
+    if (dst) {
+      memcpy(mem + *off, s, len);
+      *AT(dst + S->str[i], const char *) = mem + *off;
+    }
+    *off += len;
+  }
 }
 
 size_t kf_group_size(const kf_group *g) {
-  return ALIGN(sizeof *g) + group_copy(NULL, g, NULL);
+  size_t off = ALIGN(sizeof *g);
+  pthread_once(&slots_once, slots_init);
+  lay(&group_slots, NULL, NULL, (const char *)g, &off);
+  return off;
 }
 
 void kf_group_pack_into(const kf_group *g, void *mem) {
-  char *cur = (char *)mem + ALIGN(sizeof *g);
-  group_copy((kf_group *)mem, g, &cur);
+  size_t off = ALIGN(sizeof *g);
+  pthread_once(&slots_once, slots_init);
+  *(kf_group *)mem = *g;
+  lay(&group_slots, (char *)mem, (char *)mem, (const char *)g, &off);
+}
+
+/* Only the kind's groups and rows hold strings: the rest keep defaults. */
+static void lay_job(const kf_job *j, char *mem, size_t *off) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  kf_job *d = (kf_job *)(void *)mem;
+  int r;
+  pthread_once(&slots_once, slots_init);
+  for (r = 0; r < k->nroles; r++) {
+    int role = k->roles[r].role;
+    lay(&group_slots, mem, mem ? (char *)&d->g[role] : NULL,
+        (const char *)&j->g[role], off);
+  }
+  lay(&kind_slots[j->kind], mem, mem, (const char *)j, off);
 }
 
 size_t kf_job_size(const kf_job *j) {
-  const kf_kind_info *k = &kf_kinds[j->kind];
-  size_t n = ALIGN(sizeof *j);
-  int r;
-  /* pointer arrays come first per group, so keep each group aligned */
-  for (r = 0; r < KF_NROLES; r++) n += ALIGN(group_copy(NULL, &j->g[r], NULL));
-  return n + copy_rows(k->fields, k->nfields, NULL, (const char *)j, NULL, 1);
+  size_t off = ALIGN(sizeof *j);
+  lay_job(j, NULL, &off);
+  return off;
 }
 
 void kf_job_pack_into(const kf_job *j, void *mem) {
-  const kf_kind_info *k = &kf_kinds[j->kind];
-  kf_job *d = (kf_job *)mem;
-  char *cur = (char *)mem + ALIGN(sizeof *j);
-  int r;
-  *d = *j;
-  for (r = 0; r < KF_NROLES; r++) {
-    char *start = cur;
-    cur = start + ALIGN(group_copy(&d->g[r], &j->g[r], &cur));
-  }
-  copy_rows(k->fields, k->nfields, (char *)d, (const char *)j, &cur, 1);
+  size_t off = ALIGN(sizeof *j);
+  *(kf_job *)mem = *j;
+  lay_job(j, (char *)mem, &off);
 }
 
 /* ---- overrides (with) ------------------------------------------------- */

@@ -247,7 +247,7 @@ int kf_parse_clean_pod_policy(const char *s) {
   return kf_enum_parse(&kf_clean_pod_policy_enum, s);
 }
 
-int kf_group_takes(const kf_field *f, int kind, int role) {
+int kf_group_takes_slow(const kf_field *f, int kind, int role) {
   if (f->flags & KF_F_REPLICAS)
     return kind < 0 || !(kf_kinds[kind].flags & KF_K_ELASTIC);
   if (f->flags & KF_F_COMMAND)

@@ -28,13 +28,14 @@ enum { KF_CP_NONE, KF_CP_RUNNING, KF_CP_ALL };
 /* ---- value types and field rows --------------------------------------- */
 
 typedef enum kf_vtype {
-  KF_V_INT,       /* int32 >= min; integral floats accepted */
+  /* the types held as one const char * come first (KF_V_ISSTR) */
   KF_V_STR,       /* UTF-8 string without NUL */
   KF_V_TOKEN,     /* non-empty string without whitespace */
-  KF_V_BOOL,
-  KF_V_ENUM,      /* a spelling of a kf_enum, or its number */
   KF_V_CHOICE,    /* a string from a fixed list (info: kf_choice) */
   KF_V_QTY,       /* Kubernetes quantity, or a non-negative number */
+  KF_V_INT,       /* int32 >= min; integral floats accepted */
+  KF_V_BOOL,
+  KF_V_ENUM,      /* a spelling of a kf_enum, or its number */
   KF_V_STRLIST,   /* non-empty list of strings (count at off_n) */
   KF_V_OBJ,       /* nested table (info: kf_obj) */
   KF_V_NNODES,    /* integer or "MIN:MAX" (min_nodes, max_nodes, nnodes_int) */
@@ -42,6 +43,7 @@ typedef enum kf_vtype {
   KF_V_GROUPS,    /* the kind's replica groups, in role order */
   KF_V_DEPRECATED /* the kind's deprecated num_* counts */
 } kf_vtype;
+#define KF_V_ISSTR(t) ((t) <= KF_V_QTY)
 
 /* Row flags. */
 #define KF_F_REPLICAS  1u   /* group replicas: not in an elastic job */
@@ -153,7 +155,11 @@ int kf_parse_restart_policy(const char *s);
 int kf_parse_clean_pod_policy(const char *s);
 /* Whether a group of `kind` (or a standalone group of `role` when kind is
 ** -1) takes the row. */
-int kf_group_takes(const kf_field *f, int kind, int role);
+int kf_group_takes_slow(const kf_field *f, int kind, int role);
+static inline int kf_group_takes(const kf_field *f, int kind, int role) {
+  return !(f->flags & (KF_F_REPLICAS | KF_F_COMMAND)) ||
+         kf_group_takes_slow(f, kind, role);
+}
 /* A row's path for messages: its spec key under `parent_key` (style
 ** KF_PATH_SPEC), or its proto path in JSON names under `parent_pb`. */
 void kf_row_path(const char *parent_key, const char *parent_pb,
