@@ -129,3 +129,73 @@ describe("the encoder's bound", function()
     end)
   end
 end)
+
+-- job:with patches leaf fields in place when every key is a plain leaf
+-- path; the result (and every error) must be what the general path (spec,
+-- merge, rebuild) gives for the same overrides written as nested tables.
+describe("job:with of leaf paths", function()
+  local samples = {
+    integer = { 0, 1, 3, 2.0 }, string = { "img:1", "" }, quantity = { "2Gi", 4, 0.5, "x" },
+    boolean = { true }, enum = { "always", "Never", "bogus" },
+  }
+  local bases = {
+    TFJob = { worker = { replicas = 2, image = "a" }, ps = { replicas = 1 },
+              run_policy = { ttl_seconds_after_finished = 0 }, num_chief_replicas = 1 },
+    PyTorchJob = { worker = { replicas = 2, requests = { mem = "1Gi" } } },
+    Elastic = { nnodes = "2:4", worker = { image = "a" } },
+    MPIJob = { worker = { replicas = 2, command = { "python", "t.py" } }, slots = 2 },
+    HorovodJob = { worker = { replicas = 2 }, verbose = true },
+  }
+  local function nested(path, v)
+    local t, cur = {}, nil
+    local parts = {}
+    for p in path:gmatch("[^.]+") do parts[#parts + 1] = p end
+    cur = t
+    for i = 1, #parts - 1 do cur[parts[i]] = {}; cur = cur[parts[i]] end
+    cur[parts[#parts]] = v
+    return t
+  end
+  local function leaves(rows, prefix, out)
+    for k, row in pairs(rows) do
+      local p = prefix and prefix .. "." .. k or k
+      if row.fields then leaves(row.fields, p, out)
+      elseif not row.deprecated and row.type ~= "strings" then out[#out + 1] = { p, row } end
+    end
+    return out
+  end
+  for kind, t in pairs(bases) do
+    it("agrees with the general path for every leaf of " .. kind, function()
+      local job = kfjob[kind](t)
+      for _, leaf in ipairs(leaves(kfjob.fields(kind), nil, {})) do
+        local path, row = leaf[1], leaf[2]
+        local vals = samples[row.type] or {}
+        if row.values then vals = { row.values[#row.values], "bogus" } end
+        for _, v in ipairs(vals) do
+          local ok1, a = pcall(job.with, job, { [path] = v })
+          local ok2, b = pcall(job.with, job, nested(path, v))
+          assert.are.equal(ok2, ok1, path .. " = " .. tostring(v))
+          if ok1 then
+            assert.is_true(a == b, path)
+            assert.are.same(b:spec(), a:spec())
+            assert.are.equal(b:encode(), a:encode())
+            assert.are.equal(tostring(b), tostring(a))
+          else
+            assert.are.equal(b, a)
+          end
+        end
+      end
+    end)
+  end
+end)
+
+describe("job:with of leaf paths, then errors", function()
+  it("names the fields as the general path would", function()
+    local job = kfjob.TFJob{ worker = { replicas = 2 }, num_chief_replicas = 1 }
+    local a = job:with{ ["worker.image"] = "x" }
+    local b = job:with{ worker = { image = "x" } }
+    assert.are.equal(util.error_of(b.with, b, { ["chief.replicas"] = 2 }),
+                     util.error_of(a.with, a, { ["chief.replicas"] = 2 }))
+    assert.are.equal("kfjob.TFJob: chief.replicas: must be 0 or 1 (got 2)",
+                     util.error_of(a.with, a, { ["chief.replicas"] = 2 }))
+  end)
+end)

@@ -571,3 +571,77 @@ kf_status kf_job_check(const kf_job *j, kf_pathstyle s, const char *who,
     if ((st = (*r)(j, (int)s, who, e)) != KF_OK) return st;
   return KF_OK;
 }
+
+/* ---- with() of leaf fields -------------------------------------------- */
+
+/* The row a dotted key names, and the struct holding it; NULL unless it
+** is a plain leaf (no alias, no list, no nnodes, a field the context
+** takes).  `obj_row` gets the object row a run_policy leaf lives in. */
+static const kf_field *leaf_row(const kf_kind_info *k, int kind, kf_job *j,
+                                const char *key, char **base,
+                                const kf_field **obj_row) {
+  const kf_obj *o = NULL;
+  const char *dot = strchr(key, '.'), *seg = key;
+  size_t i, len = dot ? (size_t)(dot - key) : strlen(key);
+  int role = -1, r;
+  *obj_row = NULL;
+  *base = (char *)j;
+  for (r = 0; r < k->nroles && o == NULL; r++) {
+    const char *rk = kf_roles[k->roles[r].role].key;
+    if (strlen(rk) == len && strncmp(rk, key, len) == 0) {
+      role = k->roles[r].role;
+      o = &kf_group_obj;
+      *base = (char *)&j->g[role];
+    }
+  }
+  for (i = 0; o == NULL && i < k->nfields; i++) {
+    const kf_field *f = &k->fields[i];
+    if (f->type == KF_V_GROUPS || f->type == KF_V_DEPRECATED ||
+        strlen(f->key) != len || strncmp(f->key, key, len) != 0)
+      continue;
+    if (f->type != KF_V_OBJ) return dot ? NULL : f;
+    o = (const kf_obj *)f->info;
+    *obj_row = f;
+    *base = (char *)j + f->off;
+  }
+  while (o != NULL && dot != NULL) {
+    const kf_field *f = NULL;
+    seg = dot + 1;
+    dot = strchr(seg, '.');
+    len = dot ? (size_t)(dot - seg) : strlen(seg);
+    for (i = 0; i < o->n && f == NULL; i++)
+      if (strlen(o->f[i].key) == len && strncmp(o->f[i].key, seg, len) == 0)
+        f = &o->f[i];
+    if (f == NULL || !kf_group_takes(f, kind, role)) return NULL;
+    if (f->type != KF_V_OBJ) return dot ? NULL : f;
+    o = (const kf_obj *)f->info;
+    *base += f->off;
+  }
+  return NULL;
+}
+
+int kf_job_with_leaves(const kf_job *in, const kf_node *over, kf_arena *A,
+                       kf_job *out, const char *who) {
+  const kf_kind_info *k = &kf_kinds[in->kind];
+  kf_err e;
+  ctx c;
+  size_t i;
+  if (over->t != KF_NOBJ || over->tag != NULL || over->u.c.n == 0) return 0;
+  *out = *in;
+  out->deprecated = 0;  /* spec() reads back resolved counts */
+  ctx_init(&c, A, &e, who, "");
+  for (i = 0; i < over->u.c.n; i++) {
+    const kf_node *v = over->u.c.v[i];
+    const kf_field *f, *obj;
+    char *base;
+    if (v->t == KF_NOBJ || v->t == KF_NARR || v->t == KF_NNIL) return 0;
+    f = leaf_row(k, in->kind, out, over->u.c.k[i], &base, &obj);
+    if (f == NULL || f->alias != NULL || f->type == KF_V_NNODES ||
+        f->type == KF_V_STRLIST || f->type == KF_V_OBJ)
+      return 0;
+    if (obj != NULL && obj->off_n) *AT((char *)out + obj->off_n, int) = 1;
+    if (f->flags & KF_F_OMITZERO) *AT(base + f->off_n, unsigned) &= ~f->zbit;
+    if (parse_value(&c, f, v, base, in->kind, -1) != KF_OK) return 0;
+  }
+  return kf_job_check(out, KF_PATH_SPEC, who, &e) == KF_OK;
+}

@@ -217,6 +217,13 @@ int kf_job_equal(const kf_job *a, const kf_job *b);
 int kf_python_task(const kf_job *j);
 /* The kind's defaults (the single place they are written). */
 void kf_job_defaults(kf_job *j, int kind);
+/* with() when every override is a dotted path to a plain leaf field
+** ("worker.replicas" = 16): patches a copy of the job and re-runs the
+** rules.  Returns 1 with *out set, or 0 when the general path (spec(),
+** merge, rebuild) must decide, including every error, so messages do not
+** depend on which path ran.  Strings in *out may point into `in`. */
+int kf_job_with_leaves(const kf_job *in, const kf_node *over, kf_arena *A,
+                       kf_job *out, const char *who);
 /* Deep-merge `over` (plain tables merge, dotted keys "worker.replicas"
 ** walk into nested tables, anything else replaces) into `base`. */
 kf_status kf_node_merge(kf_arena *A, kf_node *base, const kf_node *over,
@@ -225,6 +232,11 @@ kf_status kf_node_merge(kf_arena *A, kf_node *base, const kf_node *over,
 /* Copy a job (or group) and all its strings into one block of `size`
 ** bytes (from kf_job_size) so a userdata can own it without a __gc. */
 size_t kf_job_size(const kf_job *j);
+/* Bytes of every string the job holds (with their NULs, and the pointer
+** arrays of string lists; 0 unless `measure`), and in *items the count of
+** list items: what an encoding bound needs beyond the fixed cost of the
+** kind's rows. */
+size_t kf_job_strings(const kf_job *j, int measure, size_t *items);
 void kf_job_pack_into(const kf_job *j, void *mem);
 size_t kf_group_size(const kf_group *g);
 void kf_group_pack_into(const kf_group *g, void *mem);
@@ -261,6 +273,10 @@ kf_status kf_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p,
 /* encode: into a buffer; decode: bytes -> job. */
 kf_status kf_encode(const kf_job *j, const kf_encopts *o, kf_arena *A,
                     kf_buf *out, kf_err *e);
+/* kf_encode of a job kf_job_pack_into packed into `block` bytes (which
+** bound its strings, so they need not be measured again). */
+kf_status kf_encode_block(const kf_job *j, size_t block, const kf_encopts *o,
+                          kf_arena *A, kf_buf *out, kf_err *e);
 kf_status kf_decode(const char *task_type, int kind, int version,
                     const uint8_t *p, size_t n, kf_arena *A, kf_job *out,
                     kf_err *e);

@@ -330,7 +330,23 @@ static void lay_job(const kf_job *j, char *mem, size_t *off) {
     lay(&group_slots, mem, mem ? (char *)&d->g[role] : NULL,
         (const char *)&j->g[role], off);
   }
-  lay(&kind_slots[j->kind], mem, mem, (const char *)j, off);
+  if (kind_slots[j->kind].nstr || kind_slots[j->kind].nlist)
+    lay(&kind_slots[j->kind], mem, mem, (const char *)j, off);
+}
+
+size_t kf_job_strings(const kf_job *j, int measure, size_t *items) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  size_t off = 0;
+  int r, i;
+  pthread_once(&slots_once, slots_init);
+  *items = 0;
+  for (r = 0; r < k->nroles; r++) {
+    const kf_group *g = &j->g[k->roles[r].role];
+    for (i = 0; i < group_slots.nlist; i++)
+      *items += *AT((const char *)g + group_slots.cnt[i], const size_t);
+  }
+  if (measure) lay_job(j, NULL, &off);
+  return off;
 }
 
 size_t kf_job_size(const kf_job *j) {

@@ -3,6 +3,7 @@
 ** protobuf-c descriptors: fields are found by name and written through
 ** their offsets, so one routine serves every kind and both versions.
 */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,23 +315,55 @@ static size_t rows_bound(const kf_field *f, size_t n, const char *base) {
   return b;
 }
 
-static size_t job_bound(const kf_job *j) {
-  const kf_kind_info *k = &kf_kinds[j->kind];
-  size_t n = rows_bound(k->fields, k->nfields, (const char *)j);
-  int r;
-  for (r = 0; r < k->nroles; r++)
-    n += rows_bound(kf_group_obj.f, kf_group_obj.n, (const char *)&j->g[k->roles[r].role]);
-  return n;
+/* The fixed part, per kind: every row of a job without strings. */
+static size_t fixed_bound[KF_NKINDS];
+static pthread_once_t fixed_once = PTHREAD_ONCE_INIT;
+
+static void fixed_init(void) {
+  static const kf_job none;   /* all NULL, all 0 */
+  int k, r;
+  for (k = 0; k < KF_NKINDS; k++) {
+    const kf_kind_info *ki = &kf_kinds[k];
+    size_t n = rows_bound(ki->fields, ki->nfields, (const char *)&none);
+    for (r = 0; r < ki->nroles; r++)
+      n += rows_bound(kf_group_obj.f, kf_group_obj.n, (const char *)&none.g[0]);
+    fixed_bound[k] = n;
+  }
+}
+
+/* Fixed rows, plus every string's bytes, plus a row's framing per list
+** item (rows_bound walks the same rows, per job, in sanitizer builds).
+** `block`: the size of the block kf_job_pack_into made of the job, which
+** holds every string, or 0 to measure them. */
+static size_t job_bound(const kf_job *j, size_t block) {
+  size_t items, n;
+  pthread_once(&fixed_once, fixed_init);
+  n = kf_job_strings(j, block == 0, &items);
+  return fixed_bound[j->kind] + (block ? block : n) + items * ROW_MAX;
 }
 
 kf_status kf_encode(const kf_job *j, const kf_encopts *o, kf_arena *A,
                     kf_buf *out, kf_err *e) {
+  return kf_encode_block(j, 0, o, A, out, e);
+}
+
+kf_status kf_encode_block(const kf_job *j, size_t block, const kf_encopts *o,
+                          kf_arena *A, kf_buf *out, kf_err *e) {
   ProtobufCMessage *m;
   kf_status st = kf_job_to_msg(j, o, 0, A, &m, e);
   if (st) return st;
-  if (!kf_buf_reserve(out, job_bound(j))) return kf_nomem(e);
+  if (!kf_buf_reserve(out, job_bound(j, block))) return kf_nomem(e);
 #ifdef KF_CHECK_BOUNDS  /* sanitizer and fuzz builds prove the bound */
-  if (protobuf_c_message_get_packed_size(m) > job_bound(j)) abort();
+  {
+    const kf_kind_info *k = &kf_kinds[j->kind];
+    size_t walked = rows_bound(k->fields, k->nfields, (const char *)j);
+    int r;
+    for (r = 0; r < k->nroles; r++)
+      walked += rows_bound(kf_group_obj.f, kf_group_obj.n,
+                           (const char *)&j->g[k->roles[r].role]);
+    if (protobuf_c_message_get_packed_size(m) > walked || walked > job_bound(j, block))
+      abort();
+  }
 #endif
   out->n += protobuf_c_message_pack(m, (uint8_t *)out->p + out->n);
   return KF_OK;

@@ -292,8 +292,12 @@ static int m_with(lua_State *L) {
   kf_node *base, *over;
   kf_job out;
   luaL_checktype(L, 2, LUA_TTABLE);
-  if ((base = kf_job_to_spec(j, &X->A)) == NULL) return luaL_error(L, "not enough memory");
   over = lkf_checknode(L, X, 2, who, &e);
+  if (kf_job_with_leaves(j, over, &X->A, &out, who)) {
+    lkf_pushjob(L, &out);
+    return 1;
+  }
+  if ((base = kf_job_to_spec(j, &X->A)) == NULL) return luaL_error(L, "not enough memory");
   if (kf_node_merge(&X->A, base, over, who, &e) != KF_OK ||
       kf_job_from_spec(j->kind, base, &X->A, &out, who, &e) != KF_OK)
     return lkf_raise(L, &e);
@@ -310,7 +314,9 @@ static int m_encode(lua_State *L) {
   kf_err e;
   lkf_checkopts(L, 2, "kfjob.encode", enc_keys);
   lkf_encopts(L, 2, "kfjob.encode", &o, 1);
-  if (kf_encode(j, &o, &X->A, &X->buf, &e) != KF_OK) return lkf_raise(L, &e);
+  /* the userdata is the packed job: its size bounds the strings */
+  if (kf_encode_block(j, lua_rawlen(L, 1), &o, &X->A, &X->buf, &e) != KF_OK)
+    return lkf_raise(L, &e);
   lua_pushlstring(L, X->buf.p, X->buf.n);
   return 1;
 }
