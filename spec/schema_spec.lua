@@ -147,10 +147,9 @@ describe("job:with of leaf paths", function()
     HorovodJob = { worker = { replicas = 2 }, verbose = true },
   }
   local function nested(path, v)
-    local t, cur = {}, nil
-    local parts = {}
+    local t, parts = {}, {}
     for p in path:gmatch("[^.]+") do parts[#parts + 1] = p end
-    cur = t
+    local cur = t
     for i = 1, #parts - 1 do cur[parts[i]] = {}; cur = cur[parts[i]] end
     cur[parts[#parts]] = v
     return t
