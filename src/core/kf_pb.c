@@ -82,11 +82,21 @@ static const ProtobufCMessage *get_msg(const ProtobufCMessage *m,
 
 /* ---- resources -------------------------------------------------------- */
 
-static const int res_enum[KF_NRES] = {
-    [KF_CPU] = FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__CPU,
-    [KF_MEM] = FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__MEMORY,
-    [KF_GPU] = FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__GPU,
-    [KF_EPH] = FLYTEIDL__CORE__RESOURCES__RESOURCE_NAME__EPHEMERAL_STORAGE};
+
+/* ResourceName numbers of the resource rows (their pb names), looked up
+** once in the enum's descriptor. */
+static int res_number[KF_NRES];
+static pthread_once_t res_once = PTHREAD_ONCE_INIT;
+
+static void res_init(void) {
+  size_t i;
+  for (i = 0; i < kf_resources_obj.n; i++) {
+    const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value_by_name(
+        &flyteidl__core__resources__resource_name__descriptor,
+        kf_resources_obj.f[i].pb);
+    res_number[i] = v ? v->value : -1;
+  }
+}
 
 static int count_res(const char *const *q) {
   int i, n = 0;
@@ -94,51 +104,62 @@ static int count_res(const char *const *q) {
   return n;
 }
 
-static int fill_entries(kf_arena *A, const char *const *q, size_t *n,
-                        Flyteidl__Core__Resources__ResourceEntry ***out) {
+/* The repeated ResourceEntry field `list` of `res` from quantities q. */
+static int fill_entries(kf_arena *A, ProtobufCMessage *res, const char *list,
+                        const char *const *q) {
+  const ProtobufCFieldDescriptor *f = fd(res->descriptor, list);
   int i, k = 0, cnt = count_res(q);
   Flyteidl__Core__Resources__ResourceEntry **v, *e;
   if (cnt == 0) return 1;
+  pthread_once(&res_once, res_init);
   v = kf_arena_alloc(A, cnt * sizeof *v);
   e = kf_arena_alloc(A, cnt * sizeof *e);
   if (v == NULL || e == NULL) return 0;
   for (i = 0; i < KF_NRES; i++) {
     if (q[i] == NULL) continue;
     flyteidl__core__resources__resource_entry__init(&e[k]);
-    e[k].name = res_enum[i];
+    e[k].name = res_number[i];
     e[k].value = (char *)q[i];
     v[k] = &e[k];
     k++;
   }
-  *n = (size_t)cnt;
-  *out = v;
+  *(size_t *)(void *)((char *)res + f->quantifier_offset) = (size_t)cnt;
+  *MEMBER(res, f, Flyteidl__Core__Resources__ResourceEntry **) = v;
   return 1;
-}
-
-static int set_resources(kf_arena *A, ProtobufCMessage *m, const kf_group *g) {
-  Flyteidl__Core__Resources *r =
-      (Flyteidl__Core__Resources *)add_msg(A, m, "resources");
-  return r != NULL && fill_entries(A, g->requests, &r->n_requests, &r->requests) &&
-         fill_entries(A, g->limits, &r->n_limits, &r->limits);
 }
 
 /* ---- job -> message --------------------------------------------------- */
 
-/* A v1 replica spec: flat fields 1-4, or the same inside `common`. */
+/* A v1 replica spec from the group rows: into `common` when asked, except
+** fields the common message lacks (the MPI command); an elastic group
+** leaves an empty resources message out, as flytekit does. */
 static int replica_to_msg(kf_arena *A, ProtobufCMessage *spec,
                           const kf_group *g, int elastic, int common) {
   ProtobufCMessage *t = spec;
+  const kf_field *f = kf_group_obj.f;
+  size_t i;
   if (common && (t = add_msg(A, spec, "common")) == NULL) return 0;
-  set_int(t, "replicas", g->replicas);
-  set_str(t, "image", g->image);
-  if ((!elastic || count_res(g->requests) + count_res(g->limits) > 0) &&
-      !set_resources(A, t, g))
-    return 0;
-  set_int(t, "restart_policy", g->restart_policy);
-  if (g->ncommand) {
-    const ProtobufCFieldDescriptor *f = fd(spec->descriptor, "command");
-    *(size_t *)(void *)((char *)spec + f->quantifier_offset) = g->ncommand;
-    *MEMBER(spec, f, const char **) = (const char **)g->command;
+  for (i = 0; i < kf_group_obj.n; i++, f++) {
+    const char *at = (const char *)g + f->off;
+    ProtobufCMessage *m = fd(t->descriptor, f->pbmsg ? f->pbmsg : f->pb) ? t : spec;
+    if (KF_V_ISSTR(f->type)) {
+      set_str(m, f->pb, *(const char *const *)(const void *)at);
+    } else if (f->type == KF_V_INT || f->type == KF_V_ENUM) {
+      set_int(m, f->pb, *(const int32_t *)(const void *)at);
+    } else if (f->type == KF_V_OBJ) {
+      const char *const *q = (const char *const *)(const void *)at;
+      ProtobufCMessage *res = (ProtobufCMessage *)get_msg(t, f->pbmsg);
+      if (res == NULL && (!elastic || count_res(q) > 0) &&
+          (res = add_msg(A, t, f->pbmsg)) == NULL)
+        return 0;
+      if (res != NULL && !fill_entries(A, res, f->pb, q)) return 0;
+    } else if (f->type == KF_V_STRLIST) {
+      size_t n = *(const size_t *)(const void *)((const char *)g + f->off_n);
+      const ProtobufCFieldDescriptor *d = fd(m->descriptor, f->pb);
+      if (n == 0 || d == NULL) continue;
+      *(size_t *)(void *)((char *)m + d->quantifier_offset) = n;
+      *MEMBER(m, d, const char *const *) = *(const char *const *const *)(const void *)at;
+    }
   }
   return 1;
 }
@@ -389,8 +410,9 @@ static kf_status dec_entries(dctx *c, const char *jname, const char *common,
 #define PATH() snprintf(path, sizeof path, "%s%s.resources.%s", jname, common, list)
   for (i = 0; i < n; i++) {
     const char *val = v[i]->value ? v[i]->value : "";
+    pthread_once(&res_once, res_init);
     for (r = 0; r < KF_NRES; r++)
-      if (res_enum[r] == (int)v[i]->name) break;
+      if (res_number[r] == (int)v[i]->name) break;
     if (r == KF_NRES) {
       const ProtobufCEnumValue *ev = protobuf_c_enum_descriptor_get_value(
           &flyteidl__core__resources__resource_name__descriptor, v[i]->name);
@@ -415,47 +437,60 @@ static kf_status dec_entries(dctx *c, const char *jname, const char *common,
   return KF_OK;
 }
 
+/* A v1 replica spec -> group, by the group rows (the inverse of
+** replica_to_msg); `jname` is the spec's JSON name, for paths. */
 static kf_status dec_group(dctx *c, const ProtobufCMessage *spec,
                            const char *jname, kf_group *g) {
   const ProtobufCMessage *t = get_msg(spec, "common");
-  const Flyteidl__Core__Resources *res;
-  const char *img;
+  const kf_field *f = kf_group_obj.f;
+  char pj[64];
+  size_t i;
   kf_status st;
-  int32_t rp;
-  const ProtobufCFieldDescriptor *cf;
   if (t == NULL) t = spec;
-  g->replicas = get_int(t, "replicas");
-  img = get_str(t, "image");
-  if (img && img[0]) {
-    const char *s;
-    for (s = img; *s; s++)
-      if (strchr(" \t\n\r\v\f", *s))
-        return kf_fail(c->e, KF_EINVAL, "%s: %s%s.image: must not contain whitespace",
-                       c->who, jname, t == spec ? "" : ".common");
-    g->image = img;
-  }
-  res = (const Flyteidl__Core__Resources *)get_msg(t, "resources");
-  if (res != NULL) {
-    const char *common = t == spec ? "" : ".common";
-    if ((st = dec_entries(c, jname, common, "requests", res->n_requests,
-                          res->requests, g->requests)) ||
-        (st = dec_entries(c, jname, common, "limits", res->n_limits, res->limits,
-                          g->limits)))
-      return st;
-  }
-  rp = get_int(t, "restart_policy");
-  if (rp < 0 || rp > 2)
-    return kf_fail(c->e, KF_EINVAL, "%s: %s%s.restartPolicy: unknown value %d",
-                   c->who, jname, t == spec ? "" : ".common", (int)rp);
-  g->restart_policy = rp;
-  cf = fd(spec->descriptor, "command");
-  if (cf != NULL) {
-    size_t n = *(const size_t *)(const void *)((const char *)spec + cf->quantifier_offset);
-    if (n > KF_MAX_ITEMS)
-      return kf_fail(c->e, KF_EINVAL, "%s: %s.command: list longer than the limit of 4096 items",
-                     c->who, jname);
-    g->ncommand = n;
-    g->command = n ? (const char **)*MEMBER(spec, cf, char **const) : NULL;
+  for (i = 0; i < kf_group_obj.n; i++, f++) {
+    char *at = (char *)g + f->off;
+    /* a field lives in `common` when that message has it (the command is
+    ** the replica spec's own) */
+    const char *name = f->pbmsg ? f->pbmsg : f->pb;
+    const ProtobufCMessage *m = fd(t->descriptor, name) ? t : spec;
+    const char *common = m == spec ? "" : ".common";
+    if (fd(m->descriptor, name) == NULL) continue;  /* not in this kind */
+    kf_json_name(f->pb, pj, sizeof pj);
+    if (KF_V_ISSTR(f->type)) {
+      const char *s = get_str(m, f->pb);
+      if (s == NULL || s[0] == '\0') continue;  /* proto3: unset */
+      if (f->type == KF_V_TOKEN && strpbrk(s, " \t\n\r\v\f") != NULL)
+        return kf_fail(c->e, KF_EINVAL, "%s: %s%s.%s: must not contain whitespace",
+                       c->who, jname, common, pj);
+      *(const char **)(void *)at = s;
+    } else if (f->type == KF_V_INT) {
+      *(int32_t *)(void *)at = get_int(m, f->pb);
+    } else if (f->type == KF_V_ENUM) {
+      int32_t v = get_int(m, f->pb);
+      if (v < 0 || v >= ((const kf_enum *)f->info)->n)
+        return kf_fail(c->e, KF_EINVAL, "%s: %s%s.%s: unknown value %d", c->who,
+                       jname, common, pj, (int)v);
+      *(int *)(void *)at = v;
+    } else if (f->type == KF_V_OBJ) {
+      const ProtobufCMessage *res = get_msg(t, f->pbmsg);
+      const ProtobufCFieldDescriptor *d;
+      if (res == NULL) continue;
+      d = fd(res->descriptor, f->pb);
+      if ((st = dec_entries(c, jname, t == spec ? "" : ".common", f->pb,
+                            *(const size_t *)(const void *)((const char *)res +
+                                                            d->quantifier_offset),
+                            *MEMBER(res, d, Flyteidl__Core__Resources__ResourceEntry **const),
+                            (const char **)(void *)at)))
+        return st;
+    } else if (f->type == KF_V_STRLIST) {
+      const ProtobufCFieldDescriptor *d = fd(m->descriptor, f->pb);
+      size_t n = *(const size_t *)(const void *)((const char *)m + d->quantifier_offset);
+      if (n > KF_MAX_ITEMS)
+        return kf_fail(c->e, KF_EINVAL, "%s: %s%s.%s: list longer than the limit of "
+                       "4096 items", c->who, jname, common, pj);
+      *(size_t *)(void *)((char *)g + f->off_n) = n;
+      *(const char ***)(void *)at = n ? *MEMBER(m, d, const char **const) : NULL;
+    }
   }
   return KF_OK;
 }
