@@ -104,10 +104,9 @@ static int count_res(const char *const *q) {
   return n;
 }
 
-/* The repeated ResourceEntry field `list` of `res` from quantities q. */
-static int fill_entries(kf_arena *A, ProtobufCMessage *res, const char *list,
-                        const char *const *q) {
-  const ProtobufCFieldDescriptor *f = fd(res->descriptor, list);
+/* The repeated ResourceEntry field `f` of `res` from quantities q. */
+static int fill_entries(kf_arena *A, ProtobufCMessage *res,
+                        const ProtobufCFieldDescriptor *f, const char *const *q) {
   int i, k = 0, cnt = count_res(q);
   Flyteidl__Core__Resources__ResourceEntry **v, *e;
   if (cnt == 0) return 1;
@@ -130,35 +129,86 @@ static int fill_entries(kf_arena *A, ProtobufCMessage *res, const char *list,
 
 /* ---- job -> message --------------------------------------------------- */
 
+/* Where each group row travels in a kind's v1 replica spec, resolved once
+** from the descriptors: the field in the spec itself (flat encoding), in
+** its CommonReplicaSpec (NULL when common lacks it: the MPI command), and
+** for a resource table the repeated entry field of the sub-message. */
+#define KF_MAX_GROUP_ROWS 16
+typedef struct gmap {
+  const ProtobufCFieldDescriptor *common_fd;
+  const ProtobufCFieldDescriptor *flat[KF_MAX_GROUP_ROWS];
+  const ProtobufCFieldDescriptor *common[KF_MAX_GROUP_ROWS];
+  const ProtobufCFieldDescriptor *list[KF_MAX_GROUP_ROWS];
+} gmap;
+static gmap gmaps[KF_NKINDS];
+static pthread_once_t gmaps_once = PTHREAD_ONCE_INIT;
+
+static const ProtobufCFieldDescriptor *field_in(const ProtobufCMessageDescriptor *d,
+                                                const char *name) {
+  return d ? protobuf_c_message_descriptor_get_field_by_name(d, name) : NULL;
+}
+
+static void gmaps_init(void) {
+  int k;
+  size_t i;
+  if (kf_group_obj.n > KF_MAX_GROUP_ROWS) abort();  /* the table outgrew gmap */
+  for (k = 0; k < KF_NKINDS; k++) {
+    const ProtobufCMessageDescriptor *rd = kf_kinds[k].v1_replica, *cd;
+    gmap *g = &gmaps[k];
+    g->common_fd = field_in(rd, "common");
+    cd = g->common_fd ? (const ProtobufCMessageDescriptor *)g->common_fd->descriptor : NULL;
+    for (i = 0; i < kf_group_obj.n; i++) {
+      const kf_field *f = &kf_group_obj.f[i];
+      const char *name = f->pbmsg ? f->pbmsg : f->pb;
+      g->flat[i] = field_in(rd, name);
+      g->common[i] = field_in(cd, name);
+      if (f->pbmsg && g->flat[i])
+        g->list[i] = field_in((const ProtobufCMessageDescriptor *)g->flat[i]->descriptor,
+                              f->pb);
+    }
+  }
+}
+
+#define AT_FIELD(m, fd, T) ((T *)(void *)((char *)(m) + (fd)->offset))
+#define COUNT_OF(m, fd) (*(size_t *)(void *)((char *)(m) + (fd)->quantifier_offset))
+
 /* A v1 replica spec from the group rows: into `common` when asked, except
-** fields the common message lacks (the MPI command); an elastic group
-** leaves an empty resources message out, as flytekit does. */
-static int replica_to_msg(kf_arena *A, ProtobufCMessage *spec,
+** fields the common message lacks; an elastic group leaves an empty
+** resources message out, as flytekit does. */
+static int replica_to_msg(kf_arena *A, int kind, ProtobufCMessage *spec,
                           const kf_group *g, int elastic, int common) {
-  ProtobufCMessage *t = spec;
+  const gmap *gm = &gmaps[kind];
+  ProtobufCMessage *cm = NULL;
   const kf_field *f = kf_group_obj.f;
   size_t i;
-  if (common && (t = add_msg(A, spec, "common")) == NULL) return 0;
+  pthread_once(&gmaps_once, gmaps_init);
+  if (common) {
+    cm = msg_new(A, (const ProtobufCMessageDescriptor *)gm->common_fd->descriptor);
+    if (cm == NULL) return 0;
+    *AT_FIELD(spec, gm->common_fd, ProtobufCMessage *) = cm;
+  }
   for (i = 0; i < kf_group_obj.n; i++, f++) {
     const char *at = (const char *)g + f->off;
-    ProtobufCMessage *m = fd(t->descriptor, f->pbmsg ? f->pbmsg : f->pb) ? t : spec;
+    ProtobufCMessage *m = cm && gm->common[i] ? cm : spec;
+    const ProtobufCFieldDescriptor *d = m == cm ? gm->common[i] : gm->flat[i];
+    if (d == NULL) continue;  /* not in this kind's proto */
     if (KF_V_ISSTR(f->type)) {
-      set_str(m, f->pb, *(const char *const *)(const void *)at);
+      const char *s = *(const char *const *)(const void *)at;
+      if (s) *AT_FIELD(m, d, const char *) = s;
     } else if (f->type == KF_V_INT || f->type == KF_V_ENUM) {
-      set_int(m, f->pb, *(const int32_t *)(const void *)at);
+      *AT_FIELD(m, d, int32_t) = *(const int32_t *)(const void *)at;
     } else if (f->type == KF_V_OBJ) {
       const char *const *q = (const char *const *)(const void *)at;
-      ProtobufCMessage *res = (ProtobufCMessage *)get_msg(t, f->pbmsg);
-      if (res == NULL && (!elastic || count_res(q) > 0) &&
-          (res = add_msg(A, t, f->pbmsg)) == NULL)
+      ProtobufCMessage **res = AT_FIELD(m, d, ProtobufCMessage *);
+      if (*res == NULL && (!elastic || count_res(q) > 0) &&
+          (*res = msg_new(A, (const ProtobufCMessageDescriptor *)d->descriptor)) == NULL)
         return 0;
-      if (res != NULL && !fill_entries(A, res, f->pb, q)) return 0;
+      if (*res != NULL && !fill_entries(A, *res, gm->list[i], q)) return 0;
     } else if (f->type == KF_V_STRLIST) {
       size_t n = *(const size_t *)(const void *)((const char *)g + f->off_n);
-      const ProtobufCFieldDescriptor *d = fd(m->descriptor, f->pb);
-      if (n == 0 || d == NULL) continue;
-      *(size_t *)(void *)((char *)m + d->quantifier_offset) = n;
-      *MEMBER(m, d, const char *const *) = *(const char *const *const *)(const void *)at;
+      if (n == 0) continue;
+      COUNT_OF(m, d) = n;
+      *AT_FIELD(m, d, const char *const *) = *(const char *const *const *)(const void *)at;
     }
   }
   return 1;
@@ -282,7 +332,7 @@ kf_status kf_job_to_msg(const kf_job *j, const kf_encopts *o, int for_template,
       ProtobufCMessage *spec = add_msg(A, m, k->roles[i].v1_field);
       kf_group g = j->g[k->roles[i].role];
       if (spec == NULL) return kf_nomem(e);
-      if (!replica_to_msg(A, spec, &g, elastic, o->common)) return kf_nomem(e);
+      if (!replica_to_msg(A, j->kind, spec, &g, elastic, o->common)) return kf_nomem(e);
     }
   }
   if (!put_rows(A, m, k->fields, k->nfields, (const char *)j, o->version))
@@ -439,57 +489,58 @@ static kf_status dec_entries(dctx *c, const char *jname, const char *common,
 
 /* A v1 replica spec -> group, by the group rows (the inverse of
 ** replica_to_msg); `jname` is the spec's JSON name, for paths. */
-static kf_status dec_group(dctx *c, const ProtobufCMessage *spec,
+static kf_status dec_group(dctx *c, int kind, const ProtobufCMessage *spec,
                            const char *jname, kf_group *g) {
-  const ProtobufCMessage *t = get_msg(spec, "common");
+  const gmap *gm = &gmaps[kind];
+  const ProtobufCMessage *cm;
   const kf_field *f = kf_group_obj.f;
   char pj[64];
   size_t i;
   kf_status st;
-  if (t == NULL) t = spec;
+  pthread_once(&gmaps_once, gmaps_init);
+  cm = gm->common_fd ? *AT_FIELD(spec, gm->common_fd, const ProtobufCMessage *const) : NULL;
   for (i = 0; i < kf_group_obj.n; i++, f++) {
     char *at = (char *)g + f->off;
-    /* a field lives in `common` when that message has it (the command is
-    ** the replica spec's own) */
-    const char *name = f->pbmsg ? f->pbmsg : f->pb;
-    const ProtobufCMessage *m = fd(t->descriptor, name) ? t : spec;
-    const char *common = m == spec ? "" : ".common";
-    if (fd(m->descriptor, name) == NULL) continue;  /* not in this kind */
-    kf_json_name(f->pb, pj, sizeof pj);
+    const ProtobufCMessage *m = cm && gm->common[i] ? cm : spec;
+    const ProtobufCFieldDescriptor *d = m == cm ? gm->common[i] : gm->flat[i];
+    const char *common = m == cm ? ".common" : "";
+    if (d == NULL) continue;  /* not in this kind's proto */
     if (KF_V_ISSTR(f->type)) {
-      const char *s = get_str(m, f->pb);
+      const char *s = *AT_FIELD(m, d, const char *const);
       if (s == NULL || s[0] == '\0') continue;  /* proto3: unset */
-      if (f->type == KF_V_TOKEN && strpbrk(s, " \t\n\r\v\f") != NULL)
+      if (f->type == KF_V_TOKEN && strpbrk(s, " \t\n\r\v\f") != NULL) {
+        kf_json_name(f->pb, pj, sizeof pj);
         return kf_fail(c->e, KF_EINVAL, "%s: %s%s.%s: must not contain whitespace",
                        c->who, jname, common, pj);
+      }
       *(const char **)(void *)at = s;
     } else if (f->type == KF_V_INT) {
-      *(int32_t *)(void *)at = get_int(m, f->pb);
+      *(int32_t *)(void *)at = *AT_FIELD(m, d, const int32_t);
     } else if (f->type == KF_V_ENUM) {
-      int32_t v = get_int(m, f->pb);
-      if (v < 0 || v >= ((const kf_enum *)f->info)->n)
+      int32_t v = *AT_FIELD(m, d, const int32_t);
+      if (v < 0 || v >= ((const kf_enum *)f->info)->n) {
+        kf_json_name(f->pb, pj, sizeof pj);
         return kf_fail(c->e, KF_EINVAL, "%s: %s%s.%s: unknown value %d", c->who,
                        jname, common, pj, (int)v);
+      }
       *(int *)(void *)at = v;
     } else if (f->type == KF_V_OBJ) {
-      const ProtobufCMessage *res = get_msg(t, f->pbmsg);
-      const ProtobufCFieldDescriptor *d;
+      const ProtobufCMessage *res = *AT_FIELD(m, d, const ProtobufCMessage *const);
+      const ProtobufCFieldDescriptor *l = gm->list[i];
       if (res == NULL) continue;
-      d = fd(res->descriptor, f->pb);
-      if ((st = dec_entries(c, jname, t == spec ? "" : ".common", f->pb,
-                            *(const size_t *)(const void *)((const char *)res +
-                                                            d->quantifier_offset),
-                            *MEMBER(res, d, Flyteidl__Core__Resources__ResourceEntry **const),
+      if ((st = dec_entries(c, jname, common, f->pb, COUNT_OF(res, l),
+                            *AT_FIELD(res, l, Flyteidl__Core__Resources__ResourceEntry **const),
                             (const char **)(void *)at)))
         return st;
     } else if (f->type == KF_V_STRLIST) {
-      const ProtobufCFieldDescriptor *d = fd(m->descriptor, f->pb);
-      size_t n = *(const size_t *)(const void *)((const char *)m + d->quantifier_offset);
-      if (n > KF_MAX_ITEMS)
+      size_t n = COUNT_OF(m, d);
+      if (n > KF_MAX_ITEMS) {
+        kf_json_name(f->pb, pj, sizeof pj);
         return kf_fail(c->e, KF_EINVAL, "%s: %s%s.%s: list longer than the limit of "
                        "4096 items", c->who, jname, common, pj);
+      }
       *(size_t *)(void *)((char *)g + f->off_n) = n;
-      *(const char ***)(void *)at = n ? *MEMBER(m, d, const char **const) : NULL;
+      *(const char ***)(void *)at = n ? *AT_FIELD(m, d, const char **const) : NULL;
     }
   }
   return KF_OK;
@@ -582,7 +633,7 @@ kf_status kf_job_from_msg(const char *who, int kind,
     } else {
       const ProtobufCMessage *spec = get_msg(m, kr->v1_field);
       kf_json_name(kr->v1_field, jname, sizeof jname);
-      if (spec != NULL && (st = dec_group(&c, spec, jname, g))) return st;
+      if (spec != NULL && (st = dec_group(&c, kind, spec, jname, g))) return st;
       if (g->ncommand && !(k->flags & KF_K_COMMAND))
         return kf_fail(e, KF_EINVAL, "%s: %s.command: only MPI groups take a command",
                        c.who, jname);
