@@ -5,6 +5,7 @@
 ** protos.  The rules that relate several fields are the named functions at
 ** the end, listed in each kind's row.
 */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -224,6 +225,24 @@ int kf_kind_by_name(const char *name) {
   for (i = 0; i < KF_NKINDS; i++)
     if (strcmp(kf_kinds[i].name, name) == 0) return i;
   return -1;
+}
+
+/* "TFJob, PyTorchJob, ... or HorovodJob", built once from the kind rows. */
+static char names_buf[KF_NKINDS * 24];
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static void kind_names_init(void) {
+  size_t l = 0;
+  int i;
+  for (i = 0; i < KF_NKINDS; i++)
+    l += (size_t)snprintf(names_buf + l, sizeof names_buf - l, "%s%s",
+                          i == 0 ? "" : i == KF_NKINDS - 1 ? " or " : ", ",
+                          kf_kinds[i].name);
+}
+
+const char *kf_kind_names(void) {
+  pthread_once(&names_once, kind_names_init);
+  return names_buf;
 }
 
 int kf_role_by_name(const char *name) {

@@ -148,6 +148,7 @@ extern const kf_enum kf_restart_policy_enum, kf_clean_pod_policy_enum;
 
 const kf_kind_role *kf_kind_role_of(const kf_kind_info *k, int role);
 int kf_kind_by_name(const char *name);       /* -1 if unknown */
+const char *kf_kind_names(void);   /* "TFJob, PyTorchJob, ... or HorovodJob" */
 int kf_role_by_name(const char *name);       /* -1 if unknown */
 /* An enum spelling's value; -1 if unknown. */
 int kf_enum_parse(const kf_enum *en, const char *s);

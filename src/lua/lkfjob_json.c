@@ -91,9 +91,9 @@ static int kind_opt(lua_State *L, int idx, const char *who) {
   if (lkf_optfield(L, idx, "kind") != LUA_TNIL) {
     const char *s = lua_tostring(L, -1);
     if (s == NULL || (k = kf_kind_by_name(s)) < 0)
-      luaL_error(L, "%s: opts.kind: unknown job kind %s (expected TFJob, PyTorchJob, "
-                    "Elastic, MPIJob or HorovodJob)", who,
-                 s ? lua_pushfstring(L, "'%s'", s) : luaL_typename(L, -1));
+      luaL_error(L, "%s: opts.kind: unknown job kind %s (expected %s)", who,
+                 s ? lua_pushfstring(L, "'%s'", s) : luaL_typename(L, -1),
+                 kf_kind_names());
   }
   lua_pop(L, 1);
   return k;

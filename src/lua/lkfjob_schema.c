@@ -101,8 +101,8 @@ static int l_fields(lua_State *L) {
   const kf_kind_info *k;
   size_t i;
   if (kind < 0)
-    return luaL_error(L, "kfjob.fields: unknown job kind '%s' (expected TFJob, "
-                         "PyTorchJob, Elastic, MPIJob or HorovodJob)", name);
+    return luaL_error(L, "kfjob.fields: unknown job kind '%s' (expected %s)", name,
+                      kf_kind_names());
   k = &kf_kinds[kind];
   lua_createtable(L, 0, (int)k->nfields + 4);
   for (i = 0; i < k->nfields; i++) {
