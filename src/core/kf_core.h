@@ -215,6 +215,8 @@ kf_node *kf_run_policy_to_spec(const kf_run_policy *rp, kf_arena *A);
 int kf_job_equal(const kf_job *a, const kf_job *b);
 /* Only the integer 1 turns an elastic job into a plain python-task. */
 int kf_python_task(const kf_job *j);
+/* The task type flytekit gives the job ("python-task" or the kind's). */
+const char *kf_task_type(const kf_job *j);
 /* The kind's defaults (the single place they are written). */
 void kf_job_defaults(kf_job *j, int kind);
 /* with() when every override is a dotted path to a plain leaf field

@@ -280,6 +280,10 @@ int kf_python_task(const kf_job *j) {
   return j->kind == KF_ELASTIC && j->nnodes_int && j->max_nodes == 1;
 }
 
+const char *kf_task_type(const kf_job *j) {
+  return kf_python_task(j) ? "python-task" : kf_kinds[j->kind].task_type;
+}
+
 void kf_job_defaults(kf_job *j, int kind) {
   const kf_kind_info *k = &kf_kinds[kind];
   size_t i;

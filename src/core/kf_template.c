@@ -203,7 +203,7 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
     if (p) memmove(p + 5, p + 6, strlen(p + 6) + 1);
     return st;
   }
-  t->type = (char *)(kf_python_task(j) ? "python-task" : kf_kinds[j->kind].task_type);
+  t->type = (char *)kf_task_type(j);
   t->task_type_version = o->version;
   if (opts && (v = kf_node_get(opts, "id")) && (st = build_id(A, v, t, e))) return st;
   if (opts && (v = kf_node_get(opts, "container")) && (st = build_container(A, v, t, e)))

@@ -119,11 +119,6 @@ static int immutable(lua_State *L) {
   return luaL_error(L, "%s is immutable (use :with{...} for a changed copy)", name);
 }
 
-static const char *task_type_of(const kf_job *j) {
-  if (kf_python_task(j)) return "python-task";
-  return kf_kinds[j->kind].task_type;
-}
-
 static int job_index(lua_State *L) {
   const kf_job *j = lkf_checkjob(L, 1);
   const kf_kind_info *k = &kf_kinds[j->kind];
@@ -143,7 +138,7 @@ static int job_index(lua_State *L) {
     return 1;
   }
   if (strcmp(key, "task_type") == 0) {
-    lua_pushstring(L, task_type_of(j));
+    lua_pushstring(L, kf_task_type(j));
     return 1;
   }
   for (i = 0; i < k->nroles; i++) {
