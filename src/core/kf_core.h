@@ -234,6 +234,9 @@ void kf_group_pack_into(const kf_group *g, void *mem);
 typedef struct kf_encopts {
   int version;        /* 0 or 1 */
   int common;         /* v1: use CommonReplicaSpec */
+  const char *ctor;   /* the job's constructor name ("kfjob.TFJob"): prefixes
+                         the "version 0 cannot express" error; NULL: the
+                         kind's name */
 } kf_encopts;
 
 /* Build the plugin message flytekit would build; NULL + error when the
@@ -258,11 +261,12 @@ unsigned kf_job_versions(const kf_job *j);
 ** without NUL bytes; protobuf-c checks neither.  Errors name the path. */
 kf_status kf_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p,
                         size_t n, const char *who, kf_err *e);
-/* encode: into a buffer; decode: bytes -> job. */
+/* encode: into a buffer; decode: bytes -> job, `who` prefixing errors
+** ("kfjob.decode"). */
 kf_status kf_encode(const kf_job *j, const kf_encopts *o, kf_arena *A,
                     kf_buf *out, kf_err *e);
 kf_status kf_decode(const char *task_type, int kind, int version,
                     const uint8_t *p, size_t n, kf_arena *A, kf_job *out,
-                    kf_err *e);
+                    const char *who, kf_err *e);
 
 #endif
