@@ -118,6 +118,7 @@ static void fz_check_job(const kf_job *j) {
     for (common = 0; common <= v; common++) {
       o.version = v;
       o.common = common;
+      o.ctor = ctor;
       b.n = 0;
       st = kf_encode(j, &o, &A, &b, &e);
       if (v == 0 && !(kf_job_versions(j) & 1u)) {
@@ -128,7 +129,8 @@ static void fz_check_job(const kf_job *j) {
           (kf_kinds[j->kind].flags & KF_K_COMMAND))
         continue;
       if (st != KF_OK) FZ_FAIL("encode v%d%s failed: %s", v, common ? " common" : "", e.msg);
-      st = kf_decode(fz_task_type(j), kind, v, (const uint8_t *)b.p, b.n, &A, &r, &e);
+      st = kf_decode(fz_task_type(j), kind, v, (const uint8_t *)b.p, b.n, &A, &r,
+                    "kfjob.decode", &e);
       if (st != KF_OK)
         FZ_FAIL("decode(encode(j)) v%d%s failed: %s", v, common ? " common" : "", e.msg);
       if (!kf_job_equal(&jw, &r))
@@ -146,7 +148,8 @@ static void fz_check_job(const kf_job *j) {
     if (kf_msg_to_json(m, 0, &b, &e) != KF_OK) FZ_FAIL("kf_msg_to_json: %s", e.msg);
     if (kf_json_parse(b.p, b.n, &A, &root, &e) != KF_OK)
       FZ_FAIL("to_json output does not parse: %s\n%.*s", e.msg, (int)b.n, b.p);
-    if (kf_from_json(fz_task_type(j), kind, 1, root, 0, &A, &r, &e) != KF_OK)
+    if (kf_from_json(fz_task_type(j), kind, 1, root, 0, &A, &r, "kfjob.from_json",
+                     &e) != KF_OK)
       FZ_FAIL("from_json(to_json(j)) failed: %s", e.msg);
     if (!kf_job_equal(&jw, &r)) FZ_FAIL("from_json(to_json(j)) != j");
     if (kf_msg_to_node(m, &A) == NULL) FZ_FAIL("kf_msg_to_node: NULL");
@@ -159,23 +162,25 @@ static void fz_check_job(const kf_job *j) {
     kf_node *info;
     o.version = 1;
     o.common = 0;
-    if (kf_task_template(j, &o, NULL, &A, &t, &e) != KF_OK)
+    if (kf_task_template(j, &o, NULL, &A, &t, "kfjob.task_template", &e) != KF_OK)
       FZ_FAIL("kf_task_template: %s", e.msg);
     b.n = 0;
     if (!kf_buf_reserve(&b, protobuf_c_message_get_packed_size(&t->base)))
       FZ_FAIL("buffer");
     b.n = protobuf_c_message_pack(&t->base, (uint8_t *)b.p);
-    if (kf_decode_task_template(b.p, b.n, kind, &A, &r, &info, &e) != KF_OK)
+    if (kf_decode_task_template(b.p, b.n, kind, &A, &r, &info,
+                                "kfjob.decode_task_template", &e) != KF_OK)
       FZ_FAIL("decode_task_template(task_template(j)) failed: %s", e.msg);
     if (!kf_job_equal(&jw, &r)) FZ_FAIL("decode_task_template(task_template(j)) != j");
     b.n = 0;
     if (kf_msg_to_json(&t->base, 2, &b, &e) != KF_OK) FZ_FAIL("TaskTemplate JSON: %s", e.msg);
-    if (kf_decode_task_template(b.p, b.n, kind, &A, &r, &info, &e) != KF_OK)
+    if (kf_decode_task_template(b.p, b.n, kind, &A, &r, &info,
+                                "kfjob.decode_task_template", &e) != KF_OK)
       FZ_FAIL("decode_task_template(task_template json) failed: %s", e.msg);
     if (!kf_job_equal(&jw, &r)) FZ_FAIL("decode_task_template(json) != j");
     /* version 0 (an MPI worker command goes to the config) */
     o.version = 0;
-    st = kf_task_template(j, &o, NULL, &A, &t, &e);
+    st = kf_task_template(j, &o, NULL, &A, &t, "kfjob.task_template", &e);
     if (kf_job_versions(j) & 1u) {
       int space = 0;
       size_t i;
@@ -187,7 +192,8 @@ static void fz_check_job(const kf_job *j) {
         if (!kf_buf_reserve(&b, protobuf_c_message_get_packed_size(&t->base)))
           FZ_FAIL("buffer");
         b.n = protobuf_c_message_pack(&t->base, (uint8_t *)b.p);
-        if (kf_decode_task_template(b.p, b.n, kind, &A, &r, &info, &e) != KF_OK)
+        if (kf_decode_task_template(b.p, b.n, kind, &A, &r, &info,
+                                "kfjob.decode_task_template", &e) != KF_OK)
           FZ_FAIL("decode_task_template(task_template(j, v0)) failed: %s", e.msg);
         if (!kf_job_equal(&jw, &r)) FZ_FAIL("decode_task_template(task_template(j, v0)) != j");
       }
@@ -220,6 +226,7 @@ static void fz_check_job(const kf_job *j) {
     memset(&lo, 0, sizeof lo);
     lo.name = "fuzz-job";
     lo.version = 1;
+    lo.who = "kfjob.lint";
     if (kf_lint(j, &lo, &A, &warn, &e) != KF_OK) FZ_FAIL("kf_lint: %s", e.msg);
   }
 #endif

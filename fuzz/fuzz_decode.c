@@ -18,7 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sel = data[0] % 8;
   kind = sel >= 6 ? KF_HOROVOD : -1;
   kf_arena_init(&A, FZ_ALLOC);
-  st = kf_decode(types[sel / 2], kind, sel % 2, data + 1, size - 1, &A, &j, &e);
+  st = kf_decode(types[sel / 2], kind, sel % 2, data + 1, size - 1, &A, &j,
+                 "kfjob.decode", &e);
   fz_note("decode", st, &e);
   if (st == KF_OK) fz_check_job(&j);
   else fz_error(st, &e, "kfjob.decode: ");

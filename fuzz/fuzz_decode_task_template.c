@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   kind = data[0] % 2 ? KF_HOROVOD : -1;
   kf_arena_init(&A, FZ_ALLOC);
   st = kf_decode_task_template((const char *)data + 1, size - 1, kind, &A, &j,
-                               &info, &e);
+                               &info, "kfjob.decode_task_template", &e);
   fz_note("decode_task_template", st, &e);
   if (st == KF_OK) {
     if (info == NULL || info->t != KF_NOBJ) FZ_FAIL("no info object");

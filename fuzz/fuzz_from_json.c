@@ -35,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } else {
     if (kf_node_to_json(root, 0, &b, &e) != KF_OK)
       fz_error(KF_ELIMIT, &e, NULL);   /* only the depth limit may refuse */
-    st = kf_from_json(types[sel / 2], kind, sel % 2, root, allow, &A, &j, &e);
+    st = kf_from_json(types[sel / 2], kind, sel % 2, root, allow, &A, &j,
+                      "kfjob.from_json", &e);
     fz_note("from_json", st, &e);
     if (st == KF_OK) fz_check_job(&j);
     else fz_error(st, &e, "kfjob.from_json: ");

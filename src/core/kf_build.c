@@ -104,12 +104,17 @@ static kf_status match_keys(ctx *c, const kf_node *obj,
   return KF_OK;
 }
 
+/* Tags are constructor names, "<namespace>.<Name>" with the namespace of
+** the caller's constructor `ctor` ("kfjob.Worker" beside "kfjob.TFJob"). */
+static int tag_is(const char *ntag, const char *ctor, const char *name) {
+  const char *dot = ctor ? strrchr(ctor, '.') : NULL;
+  size_t ns = dot ? (size_t)(dot - ctor) + 1 : 0;
+  return (ns == 0 || strncmp(ntag, ctor, ns) == 0) && strcmp(ntag + ns, name) == 0;
+}
+
 static kf_status want_object(ctx *c, const kf_node *n, const char *tag,
                              const char *what) {
-  /* tags are "kfjob.<Name>" */
-  if (n->t == KF_NOBJ && (n->tag == NULL || tag == NULL ||
-                          (strncmp(n->tag, "kfjob.", 6) == 0 &&
-                           strcmp(n->tag + 6, tag) == 0)))
+  if (n->t == KF_NOBJ && (n->tag == NULL || tag == NULL || tag_is(n->tag, c->ctor, tag)))
     return KF_OK;
   if (n->t == KF_NARR && n->u.c.n == 0) return KF_OK; /* {} from Lua */
   {
@@ -504,7 +509,7 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
   kf_job_defaults(j, kind);
   if ((n->t != KF_NOBJ && !(n->t == KF_NARR && n->u.c.n == 0)) ||
       (n->t == KF_NOBJ && n->tag != NULL &&
-       (strncmp(n->tag, "kfjob.", 6) != 0 || strcmp(n->tag + 6, k->name) != 0)))
+       !tag_is(n->tag, ctor, k->name)))
     return fail(&c, "expected a table of named fields, got %s", type_name(n), "");
   nent = kind_entries(k, ent, known);
   if ((st = match_keys(&c, n, known, slot)) != KF_OK) return st;

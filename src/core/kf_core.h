@@ -248,6 +248,9 @@ void kf_group_pack_into(const kf_group *g, void *mem);
 typedef struct kf_encopts {
   int version;        /* 0 or 1 */
   int common;         /* v1: use CommonReplicaSpec */
+  const char *ctor;   /* the job's constructor name ("kfjob.TFJob"): prefixes
+                         the "version 0 cannot express" error; NULL: the
+                         kind's name */
 } kf_encopts;
 
 /* Build the plugin message flytekit would build; NULL + error when the
@@ -272,7 +275,8 @@ unsigned kf_job_versions(const kf_job *j);
 ** without NUL bytes; protobuf-c checks neither.  Errors name the path. */
 kf_status kf_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p,
                         size_t n, const char *who, kf_err *e);
-/* encode: into a buffer; decode: bytes -> job. */
+/* encode: into a buffer; decode: bytes -> job, `who` prefixing errors
+** ("kfjob.decode"). */
 kf_status kf_encode(const kf_job *j, const kf_encopts *o, kf_arena *A,
                     kf_buf *out, kf_err *e);
 /* kf_encode of a job kf_job_pack_into packed into `block` bytes (which
@@ -281,6 +285,6 @@ kf_status kf_encode_block(const kf_job *j, size_t block, const kf_encopts *o,
                           kf_arena *A, kf_buf *out, kf_err *e);
 kf_status kf_decode(const char *task_type, int kind, int version,
                     const uint8_t *p, size_t n, kf_arena *A, kf_job *out,
-                    kf_err *e);
+                    const char *who, kf_err *e);
 
 #endif

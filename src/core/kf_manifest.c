@@ -724,7 +724,7 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
   kf_status st;
   char p[96];
   int i;
-  c->A = A, c->e = e, c->who = "kfjob.lint";
+  c->A = A, c->e = e, c->who = o->who;
   OOM(c, list = kf_node_new(A, KF_NARR));
   for (i = 0; i < k->nroles; i++) {
     const kf_kind_role *kr = &k->roles[i];

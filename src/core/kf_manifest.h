@@ -62,6 +62,7 @@ typedef struct kf_lint_opts {
   const char *name;             /* NULL: skip the name rules */
   const char *image;            /* the task image, NULL: unknown */
   int version;                  /* task_type_version the job is sent as */
+  const char *who;              /* prefixes errors ("kfjob.lint") */
 } kf_lint_opts;
 
 /* Warnings as an array of {path=, message=} objects, in the order of the

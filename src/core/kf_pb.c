@@ -316,8 +316,8 @@ kf_status kf_job_to_msg(const kf_job *j, const kf_encopts *o, int for_template,
     v0_unfit(j, for_template, unfit, sizeof unfit);
     if (unfit[0])
       return kf_fail(e, KF_EINVAL,
-                     "kfjob.%s: version 0 cannot express %s (use version 1)%s",
-                     k->name, unfit,
+                     "%s: version 0 cannot express %s (use version 1)%s",
+                     o->ctor ? o->ctor : k->name, unfit,
                      strstr(unfit, "worker.command") && k->flags & KF_K_COMMAND
                          ? "; a v0 worker command travels in the TaskTemplate "
                            "config, see task_template()"
@@ -751,23 +751,23 @@ kf_status kf_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p,
 
 kf_status kf_decode(const char *task_type, int kind, int version,
                     const uint8_t *p, size_t n, kf_arena *A, kf_job *out,
-                    kf_err *e) {
+                    const char *who, kf_err *e) {
   const ProtobufCMessageDescriptor *d = kf_msg_desc(task_type, version);
   ProtobufCAllocator pa;
   ProtobufCMessage *m;
   if (d == NULL)
     return kf_fail(e, KF_EINVAL,
-                   "kfjob.decode: unknown task type '%.40s' (expected "
-                   "tensorflow, pytorch or mpi)", task_type);
+                   "%s: unknown task type '%.40s' (expected "
+                   "tensorflow, pytorch or mpi)", who, task_type);
   kf_arena_pballoc(A, &pa);
   m = protobuf_c_message_unpack(d, &pa, n, p);
-  if (m != NULL && kf_wire_check(d, p, n, "kfjob.decode", e) != KF_OK) return e->code;
+  if (m != NULL && kf_wire_check(d, p, n, who, e) != KF_OK) return e->code;
   if (m == NULL && A->failed) return kf_nomem(e);
   if (m == NULL)
     return kf_fail(e, KF_EINVAL,
-                   "kfjob.decode: malformed %s message (truncated bytes, a bad "
+                   "%s: malformed %s message (truncated bytes, a bad "
                    "tag or a wrong wire type)",
-                   d->name);
+                   who, d->name);
   if (kind < 0) kind = kf_kind_for_task_type(task_type);
-  return kf_job_from_msg("kfjob.decode", kind, m, version, A, out, e);
+  return kf_job_from_msg(who, kind, m, version, A, out, e);
 }

@@ -11,11 +11,6 @@
 #include "kf_json.h"
 #include "kf_template.h"
 
-#define WHO_ENCODE "kfjob.encode"
-#define WHO_JSON "kfjob.to_json"
-#define WHO_TEMPLATE "kfjob.task_template"
-#define WHO_MANIFEST "kfjob.manifest"
-
 void kf_render_opts_init(kf_render_opts *o) {
   memset(o, 0, sizeof *o);
   o->format = KF_RENDER_PB;
@@ -72,15 +67,15 @@ static kf_status manifest(const kf_job *j, const kf_render_opts *o, kf_arena *A,
   int yaml = o->format == KF_RENDER_MANIFEST, indent = o->indent;
   kf_node *doc;
   kf_status st;
-  if ((st = check_range_indent(&indent, yaml, WHO_MANIFEST, e)) != KF_OK ||
-      (st = kf_manifest(j, &o->manifest, A, &doc, WHO_MANIFEST, e)) != KF_OK)
+  if ((st = check_range_indent(&indent, yaml, o->who, e)) != KF_OK ||
+      (st = kf_manifest(j, &o->manifest, A, &doc, o->who, e)) != KF_OK)
     return st;
   if (!yaml) return kf_node_to_json(doc, indent, out, e);
   if ((st = kf_yaml((const kf_node *const *)&doc, 1, indent, out, e)) != KF_OK &&
       st != KF_ENOMEM) {
     char msg[KF_ERRMAX];
     memcpy(msg, e->msg, sizeof msg);
-    return kf_fail(e, st, "%s: %s", WHO_MANIFEST, msg);
+    return kf_fail(e, st, "%s: %s", o->who, msg);
   }
   return st;
 }
@@ -93,26 +88,28 @@ kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
   int indent = o->indent;
   switch (o->format) {
     case KF_RENDER_PB:
-      if ((st = check_enc(&o->enc, WHO_ENCODE, e)) != KF_OK) return st;
+      if ((st = check_enc(&o->enc, o->who, e)) != KF_OK) return st;
       return kf_encode(j, &o->enc, A, out, e);
     case KF_RENDER_JSON:
-      if ((st = check_json_indent(indent, WHO_JSON, e)) != KF_OK ||
-          (st = check_enc(&o->enc, WHO_JSON, e)) != KF_OK ||
+      if ((st = check_json_indent(indent, o->who, e)) != KF_OK ||
+          (st = check_enc(&o->enc, o->who, e)) != KF_OK ||
           (st = kf_job_to_msg(j, &o->enc, 0, A, &m, e)) != KF_OK)
         return st;
       return kf_msg_to_json(m, indent, out, e);
     case KF_RENDER_YAML:
-      if ((st = check_range_indent(&indent, 1, WHO_JSON, e)) != KF_OK ||
-          (st = check_enc(&o->enc, WHO_JSON, e)) != KF_OK)
+      if ((st = check_range_indent(&indent, 1, o->who, e)) != KF_OK ||
+          (st = check_enc(&o->enc, o->who, e)) != KF_OK)
         return st;
       return job_yaml(j, &o->enc, indent, A, out, e);
     case KF_RENDER_TEMPLATE:
-      if ((st = check_enc(&o->enc, WHO_TEMPLATE, e)) != KF_OK) return st;
-      return kf_task_template_bytes(j, &o->enc, o->template_opts, A, out, e);
+      if ((st = check_enc(&o->enc, o->who, e)) != KF_OK) return st;
+      return kf_task_template_bytes(j, &o->enc, o->template_opts, A, out,
+                                    o->who, e);
     case KF_RENDER_TEMPLATE_JSON:
-      if ((st = check_enc(&o->enc, WHO_TEMPLATE, e)) != KF_OK ||
-          (st = check_json_indent(indent, WHO_TEMPLATE, e)) != KF_OK ||
-          (st = kf_task_template(j, &o->enc, o->template_opts, A, &t, e)) != KF_OK)
+      if ((st = check_enc(&o->enc, o->who, e)) != KF_OK ||
+          (st = check_json_indent(indent, o->who, e)) != KF_OK ||
+          (st = kf_task_template(j, &o->enc, o->template_opts, A, &t, o->who,
+                                    e)) != KF_OK)
         return st;
       return kf_msg_to_json(&t->base, indent, out, e);
     case KF_RENDER_MANIFEST:

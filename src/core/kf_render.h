@@ -4,7 +4,8 @@
 ** kf_msg_to_json, the TaskTemplate and manifest builders, kf_yaml) exactly
 ** as the Lua methods job:encode, job:to_json, job:task_template and
 ** job:manifest do, including their error messages ("kfjob.to_json:
-** opts.indent: ...").  Lua-free: the host API renders through it.
+** opts.indent: ...", the name from kf_render_opts.who).  Lua-free: the
+** host API renders through it.
 */
 #ifndef KF_RENDER_H
 #define KF_RENDER_H
@@ -33,13 +34,17 @@ typedef struct kf_render_opts {
                                     config as kf_task_template takes them;
                                     NULL: none */
   kf_manifest_opts manifest;     /* manifest formats: name is required */
+  const char *who;          /* required: the method's name prefixing errors
+                               ("kfjob.encode", "kfjob.to_json" also for
+                               YAML, "kfjob.task_template",
+                               "kfjob.manifest") */
 } kf_render_opts;
 
 /* Defaults: KF_RENDER_PB, version 1, flat replicas, no indent, no options. */
 void kf_render_opts_init(kf_render_opts *o);
 
 /* Append the job rendered as o->format to `out`; temporary memory comes
-** from `A`.  Errors read like the Lua method's ("kfjob.encode: ...");
+** from `A`.  Errors read like the Lua method's ("<o->who>: ...");
 ** KF_ENOMEM when memory ran out. */
 kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
                     kf_buf *out, kf_err *e);

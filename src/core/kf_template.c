@@ -15,9 +15,6 @@
 #include "flyteidl/core/identifier.pb-c.h"
 #include "flyteidl/core/literals.pb-c.h"
 
-#define WHO "kfjob.task_template"
-#define DWHO "kfjob.decode_task_template"
-
 /* ---- options (a node in the shape of the Lua opts table) -------------- */
 
 /* Option strings become proto3 strings: no NUL bytes, valid UTF-8. */
@@ -29,28 +26,31 @@ static const char *bad_text(const kf_node *v) {
 }
 
 static kf_status opt_string(const kf_node *o, const char *key, const char *path,
-                            const char **out, kf_err *e) {
+                            const char **out, const char *who, kf_err *e) {
   const kf_node *v = kf_node_get(o, key);
   if (v == NULL) return KF_OK;
   if (v->t != KF_NSTR)
-    return kf_fail(e, KF_EINVAL, WHO ": opts.%s%s: expected a string", path, key);
+    return kf_fail(e, KF_EINVAL, "%s: opts.%s%s: expected a string", who, path,
+                   key);
   if (bad_text(v))
-    return kf_fail(e, KF_EINVAL, WHO ": opts.%s%s: %s", path, key, bad_text(v));
+    return kf_fail(e, KF_EINVAL, "%s: opts.%s%s: %s", who, path, key,
+                   bad_text(v));
   *out = v->u.s.p;
   return KF_OK;
 }
 
 static kf_status check_known(const kf_node *o, const char *path,
-                             const char *const *known, kf_err *e) {
+                             const char *const *known, const char *who,
+                             kf_err *e) {
   size_t i, j;
   if (o->t != KF_NOBJ && !(o->t == KF_NARR && o->u.c.n == 0))
-    return kf_fail(e, KF_EINVAL, WHO ": opts.%s: expected a table", path);
+    return kf_fail(e, KF_EINVAL, "%s: opts.%s: expected a table", who, path);
   for (i = 0; o->t == KF_NOBJ && i < o->u.c.n; i++) {
     for (j = 0; known[j]; j++)
       if (strcmp(known[j], o->u.c.k[i]) == 0) break;
     if (!known[j]) {
       const char *s = kf_suggest(o->u.c.k[i], known);
-      return kf_fail(e, KF_EINVAL, WHO ": opts.%s.%s: unknown option%s%s%s", path,
+      return kf_fail(e, KF_EINVAL, "%s: opts.%s.%s: unknown option%s%s%s", who, path,
                      o->u.c.k[i], s ? " (did you mean '" : "", s ? s : "",
                      s ? "'?)" : "");
     }
@@ -60,19 +60,20 @@ static kf_status check_known(const kf_node *o, const char *path,
 
 /* A list of strings -> arena array. */
 static kf_status opt_list(kf_arena *A, const kf_node *o, const char *key,
-                          char ***out, size_t *n, kf_err *e) {
+                          char ***out, size_t *n, const char *who, kf_err *e) {
   const kf_node *v = kf_node_get(o, key);
   size_t i;
   if (v == NULL || (v->t == KF_NOBJ && v->u.c.n == 0)) return KF_OK;
   if (v->t != KF_NARR)
-    return kf_fail(e, KF_EINVAL, WHO ": opts.container.%s: expected a list of strings", key);
+    return kf_fail(e, KF_EINVAL, "%s: opts.container.%s: expected a list of strings",
+                   who, key);
   if ((*out = kf_arena_alloc(A, v->u.c.n * sizeof(char *))) == NULL) return kf_nomem(e);
   for (i = 0; i < v->u.c.n; i++) {
     if (v->u.c.v[i]->t != KF_NSTR)
-      return kf_fail(e, KF_EINVAL, WHO ": opts.container.%s[%zu]: expected a string",
-                     key, i + 1);
+      return kf_fail(e, KF_EINVAL, "%s: opts.container.%s[%zu]: expected a string",
+                     who, key, i + 1);
     if (bad_text(v->u.c.v[i]))
-      return kf_fail(e, KF_EINVAL, WHO ": opts.container.%s[%zu]: %s", key, i + 1,
+      return kf_fail(e, KF_EINVAL, "%s: opts.container.%s[%zu]: %s", who, key, i + 1,
                      bad_text(v->u.c.v[i]));
     (*out)[i] = (char *)v->u.c.v[i]->u.s.p;
   }
@@ -81,36 +82,38 @@ static kf_status opt_list(kf_arena *A, const kf_node *o, const char *key,
 }
 
 static kf_status build_id(kf_arena *A, const kf_node *o,
-                          Flyteidl__Core__TaskTemplate *t, kf_err *e) {
+                          Flyteidl__Core__TaskTemplate *t, const char *who,
+                          kf_err *e) {
   static const char *const known[] = {"project", "domain", "name", "version", NULL};
   Flyteidl__Core__Identifier *id;
   kf_status st;
-  if ((st = check_known(o, "id", known, e))) return st;
+  if ((st = check_known(o, "id", known, who, e))) return st;
   if ((id = kf_arena_alloc(A, sizeof *id)) == NULL) return kf_nomem(e);
   flyteidl__core__identifier__init(id);
   id->resource_type = FLYTEIDL__CORE__RESOURCE_TYPE__TASK;
-  if ((st = opt_string(o, "project", "id.", (const char **)&id->project, e)) ||
-      (st = opt_string(o, "domain", "id.", (const char **)&id->domain, e)) ||
-      (st = opt_string(o, "name", "id.", (const char **)&id->name, e)) ||
-      (st = opt_string(o, "version", "id.", (const char **)&id->version, e)))
+  if ((st = opt_string(o, "project", "id.", (const char **)&id->project, who, e)) ||
+      (st = opt_string(o, "domain", "id.", (const char **)&id->domain, who, e)) ||
+      (st = opt_string(o, "name", "id.", (const char **)&id->name, who, e)) ||
+      (st = opt_string(o, "version", "id.", (const char **)&id->version, who, e)))
     return st;
   t->id = id;
   return KF_OK;
 }
 
 static kf_status build_container(kf_arena *A, const kf_node *o,
-                                 Flyteidl__Core__TaskTemplate *t, kf_err *e) {
+                                 Flyteidl__Core__TaskTemplate *t,
+                                 const char *who, kf_err *e) {
   static const char *const known[] = {"image", "command", "args", "env", NULL};
   Flyteidl__Core__Container *c;
   const kf_node *env = kf_node_get(o, "env");
   kf_status st;
   size_t i;
-  if ((st = check_known(o, "container", known, e))) return st;
+  if ((st = check_known(o, "container", known, who, e))) return st;
   if ((c = kf_arena_alloc(A, sizeof *c)) == NULL) return kf_nomem(e);
   flyteidl__core__container__init(c);
-  if ((st = opt_string(o, "image", "container.", (const char **)&c->image, e)) ||
-      (st = opt_list(A, o, "command", &c->command, &c->n_command, e)) ||
-      (st = opt_list(A, o, "args", &c->args, &c->n_args, e)))
+  if ((st = opt_string(o, "image", "container.", (const char **)&c->image, who, e)) ||
+      (st = opt_list(A, o, "command", &c->command, &c->n_command, who, e)) ||
+      (st = opt_list(A, o, "args", &c->args, &c->n_args, who, e)))
     return st;
   if (env != NULL && env->t == KF_NOBJ && env->u.c.n > 0) {
     Flyteidl__Core__KeyValuePair *kv = kf_arena_alloc(A, env->u.c.n * sizeof *kv);
@@ -119,10 +122,10 @@ static kf_status build_container(kf_arena *A, const kf_node *o,
     if (kv == NULL || c->env == NULL) return kf_nomem(e);
     for (i = 0; i < n; i++) {
       if (env->u.c.v[i]->t != KF_NSTR)
-        return kf_fail(e, KF_EINVAL, WHO ": opts.container.env.%s: expected a string",
-                       env->u.c.k[i]);
+        return kf_fail(e, KF_EINVAL, "%s: opts.container.env.%s: expected a string",
+                       who, env->u.c.k[i]);
       if (bad_text(env->u.c.v[i]) || !kf_utf8_ok(env->u.c.k[i], strlen(env->u.c.k[i])))
-        return kf_fail(e, KF_EINVAL, WHO ": opts.container.env.%s: %s", env->u.c.k[i],
+        return kf_fail(e, KF_EINVAL, "%s: opts.container.env.%s: %s", who, env->u.c.k[i],
                        bad_text(env->u.c.v[i]) ? bad_text(env->u.c.v[i]) : "invalid UTF-8");
       flyteidl__core__key_value_pair__init(&kv[i]);
       kv[i].key = (char *)env->u.c.k[i];
@@ -138,7 +141,8 @@ static kf_status build_container(kf_arena *A, const kf_node *o,
       }
     c->n_env = n;
   } else if (env != NULL && !(env->t == KF_NOBJ || (env->t == KF_NARR && env->u.c.n == 0))) {
-    return kf_fail(e, KF_EINVAL, WHO ": opts.container.env: expected a table of name = value");
+    return kf_fail(e, KF_EINVAL, "%s: opts.container.env: expected a table of name = value",
+                   who);
   }
   t->target_case = FLYTEIDL__CORE__TASK_TEMPLATE__TARGET_CONTAINER;
   t->container = c;
@@ -163,15 +167,16 @@ static kf_status add_config(kf_arena *A, Flyteidl__Core__TaskTemplate *t,
 /* v0 carries an MPI worker command in config, split on single spaces by
 ** the backend, so arguments cannot contain one. */
 static kf_status worker_spec_command(kf_arena *A, const kf_group *g,
-                                     const char **out, kf_err *e) {
+                                     const char **out, const char *who,
+                                     kf_err *e) {
   size_t i, len = 0;
   char *s;
   for (i = 0; i < g->ncommand; i++) {
     if (strchr(g->command[i], ' ') != NULL)
       return kf_fail(e, KF_EINVAL,
-                     WHO ": worker.command[%zu]: version 0 joins the command with "
+                     "%s: worker.command[%zu]: version 0 joins the command with "
                      "single spaces, so an argument cannot contain one ('%.40s')",
-                     i + 1, g->command[i]);
+                     who, i + 1, g->command[i]);
     len += strlen(g->command[i]) + 1;
   }
   if ((s = kf_arena_alloc(A, len + 1)) == NULL) return kf_nomem(e);
@@ -188,7 +193,8 @@ static kf_status worker_spec_command(kf_arena *A, const kf_group *g,
 static kf_status build_template(const kf_job *j, const kf_encopts *o,
                                 const kf_node *opts, kf_arena *A,
                                 Flyteidl__Core__TaskTemplate **out,
-                                kf_node **custom_out, kf_err *e) {
+                                kf_node **custom_out, const char *who,
+                                kf_err *e) {
   static const char *const known[] = {"version", "replica_encoding", "format",
                                       "indent", "id", "container", "config", NULL};
   Flyteidl__Core__TaskTemplate *t = kf_arena_alloc(A, sizeof *t);
@@ -197,7 +203,7 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
   size_t i;
   if (t == NULL) return kf_nomem(e);
   flyteidl__core__task_template__init(t);
-  if (opts != NULL && (st = check_known(opts, "", known, e))) {
+  if (opts != NULL && (st = check_known(opts, "", known, who, e))) {
     /* "opts..x" -> "opts.x" for top-level keys */
     char *p = strstr(e->msg, "opts..");
     if (p) memmove(p + 5, p + 6, strlen(p + 6) + 1);
@@ -205,18 +211,19 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
   }
   t->type = (char *)kf_task_type(j);
   t->task_type_version = o->version;
-  if (opts && (v = kf_node_get(opts, "id")) && (st = build_id(A, v, t, e))) return st;
-  if (opts && (v = kf_node_get(opts, "container")) && (st = build_container(A, v, t, e)))
+  if (opts && (v = kf_node_get(opts, "id")) && (st = build_id(A, v, t, who, e))) return st;
+  if (opts && (v = kf_node_get(opts, "container")) && (st = build_container(A, v, t, who, e)))
     return st;
   if (opts && (v = kf_node_get(opts, "config"))) {
     if (v->t != KF_NOBJ && !(v->t == KF_NARR && v->u.c.n == 0))
-      return kf_fail(e, KF_EINVAL, WHO ": opts.config: expected a table of key = value");
+      return kf_fail(e, KF_EINVAL, "%s: opts.config: expected a table of key = value",
+                     who);
     for (i = 0; v->t == KF_NOBJ && i < v->u.c.n; i++) {
       if (v->u.c.v[i]->t != KF_NSTR)
-        return kf_fail(e, KF_EINVAL, WHO ": opts.config.%s: expected a string",
-                       v->u.c.k[i]);
+        return kf_fail(e, KF_EINVAL, "%s: opts.config.%s: expected a string",
+                       who, v->u.c.k[i]);
       if (bad_text(v->u.c.v[i]) || !kf_utf8_ok(v->u.c.k[i], strlen(v->u.c.k[i])))
-        return kf_fail(e, KF_EINVAL, WHO ": opts.config.%s: %s", v->u.c.k[i],
+        return kf_fail(e, KF_EINVAL, "%s: opts.config.%s: %s", who, v->u.c.k[i],
                        bad_text(v->u.c.v[i]) ? bad_text(v->u.c.v[i]) : "invalid UTF-8");
       if ((st = add_config(A, t, v->u.c.k[i], v->u.c.v[i]->u.s.p, e))) return st;
     }
@@ -234,9 +241,9 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
       for (i = 0; i < t->n_config; i++)
         if (strcmp(t->config[i]->key, "worker_spec_command") == 0)
           return kf_fail(e, KF_EINVAL,
-                         WHO ": opts.config.worker_spec_command: set by the job's "
-                         "worker.command in version 0; give only one");
-      if ((st = worker_spec_command(A, &j->g[KF_WORKER], &cmd, e)) ||
+                         "%s: opts.config.worker_spec_command: set by the job's "
+                         "worker.command in version 0; give only one", who);
+      if ((st = worker_spec_command(A, &j->g[KF_WORKER], &cmd, who, e)) ||
           (st = add_config(A, t, "worker_spec_command", cmd, e)))
         return st;
     }
@@ -248,17 +255,18 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
 
 kf_status kf_task_template(const kf_job *j, const kf_encopts *o,
                            const kf_node *opts, kf_arena *A,
-                           Flyteidl__Core__TaskTemplate **out, kf_err *e) {
-  return build_template(j, o, opts, A, out, NULL, e);
+                           Flyteidl__Core__TaskTemplate **out,
+                           const char *who, kf_err *e) {
+  return build_template(j, o, opts, A, out, NULL, who, e);
 }
 
 kf_status kf_task_template_bytes(const kf_job *j, const kf_encopts *o,
                                  const kf_node *opts, kf_arena *A, kf_buf *out,
-                                 kf_err *e) {
+                                 const char *who, kf_err *e) {
   Flyteidl__Core__TaskTemplate *t, head, tail;
   kf_node *custom = NULL;
   kf_status st;
-  if ((st = build_template(j, o, opts, A, &t, &custom, e))) return st;
+  if ((st = build_template(j, o, opts, A, &t, &custom, who, e))) return st;
   /* fields 1-2, then custom (5), then 6, 7, 16: in number order */
   head = *t;
   head.target_case = FLYTEIDL__CORE__TASK_TEMPLATE__TARGET__NOT_SET;
@@ -313,7 +321,8 @@ static kf_node *info_node(const Flyteidl__Core__TaskTemplate *t, kf_arena *A) {
 
 /* v0 MPI: the worker command comes from config, split on single spaces. */
 static kf_status v0_worker_command(const Flyteidl__Core__TaskTemplate *t,
-                                   kf_arena *A, kf_job *j, kf_err *e) {
+                                   kf_arena *A, kf_job *j, const char *who,
+                                   kf_err *e) {
   size_t i, n = 1, k = 0;
   const char *v = NULL, *p;
   for (i = 0; i < t->n_config; i++)
@@ -321,7 +330,8 @@ static kf_status v0_worker_command(const Flyteidl__Core__TaskTemplate *t,
   if (v == NULL) return KF_OK;
   for (p = v; *p; p++) n += *p == ' ';
   if (n > KF_MAX_ITEMS)
-    return kf_fail(e, KF_EINVAL, DWHO ": config.worker_spec_command: list longer than the limit of 4096 items");
+    return kf_fail(e, KF_EINVAL, "%s: config.worker_spec_command: list longer "
+                   "than the limit of 4096 items", who);
   if ((j->g[KF_WORKER].command = kf_arena_alloc(A, n * sizeof(char *))) == NULL)
     return kf_nomem(e);
   for (p = v;; p++) {
@@ -338,10 +348,11 @@ static kf_status v0_worker_command(const Flyteidl__Core__TaskTemplate *t,
 
 kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
                                   kf_arena *A, kf_job *j, kf_node **info,
-                                  kf_err *e) {
+                                  const char *who, kf_err *e) {
   Flyteidl__Core__TaskTemplate *t;
   ProtobufCMessage *m;
   kf_node *custom;
+  char cwho[128];  /* "<who>: custom" */
   size_t i = 0;
   int kind, version;
   kf_status st;
@@ -352,14 +363,14 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
       if (st != KF_ENOMEM) {
         char tmp[KF_ERRMAX];
         memcpy(tmp, e->msg, sizeof tmp);
-        kf_fail(e, KF_EINVAL, DWHO ": %.480s", tmp);
+        kf_fail(e, KF_EINVAL, "%s: %.480s", who, tmp);
       }
       return st;
     }
     /* envelope fields kfjob does not model are skipped, as in bytes; the
     ** custom inside is parsed strictly below */
     if ((st = kf_node_to_msg(root, &flyteidl__core__task_template__descriptor, 1,
-                             A, (ProtobufCMessage **)&t, DWHO, e)))
+                             A, (ProtobufCMessage **)&t, who, e)))
       return st;
   } else {
     ProtobufCAllocator pa;
@@ -367,41 +378,42 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
     t = flyteidl__core__task_template__unpack(&pa, n, (const uint8_t *)p);
     if (t == NULL && A->failed) return kf_nomem(e);
     if (t != NULL && (st = kf_wire_check(&flyteidl__core__task_template__descriptor,
-                                         (const uint8_t *)p, n, DWHO, e)))
+                                         (const uint8_t *)p, n, who, e)))
       return st;
     if (t == NULL)
       return kf_fail(e, KF_EINVAL,
-                     DWHO ": malformed flyteidl.core.TaskTemplate (truncated bytes, "
-                     "a bad tag or a wrong wire type)");
+                     "%s: malformed flyteidl.core.TaskTemplate (truncated bytes, "
+                     "a bad tag or a wrong wire type)", who);
   }
   version = t->task_type_version;
   if (version != 0 && version != 1)
     return kf_fail(e, KF_EINVAL,
-                   DWHO ": unsupported task_type_version %d (expected 0 or 1)", version);
+                   "%s: unsupported task_type_version %d (expected 0 or 1)", who, version);
   if (strcmp(t->type, "python-task") == 0)
     return kf_fail(e, KF_EINVAL,
-                   DWHO ": type 'python-task' carries no kubeflow config (an elastic "
-                   "job with nnodes = 1 runs as a plain pod)");
+                   "%s: type 'python-task' carries no kubeflow config (an elastic "
+                   "job with nnodes = 1 runs as a plain pod)", who);
   kind = kf_kind_for_task_type(t->type);
   if (kind < 0)
     return kf_fail(e, KF_EINVAL,
-                   DWHO ": unknown task type '%.40s' (expected tensorflow, pytorch or mpi)",
-                   t->type);
+                   "%s: unknown task type '%.40s' (expected tensorflow, pytorch or mpi)",
+                   who, t->type);
   if (opt_kind >= 0) {
     if (strcmp(kf_kinds[opt_kind].task_type, t->type) != 0)
-      return kf_fail(e, KF_EINVAL, DWHO ": opts.kind: %s does not match type '%s'",
-                     kf_kinds[opt_kind].name, t->type);
+      return kf_fail(e, KF_EINVAL, "%s: opts.kind: %s does not match type '%s'",
+                     who, kf_kinds[opt_kind].name, t->type);
     kind = opt_kind;
   }
   if (t->custom == NULL)
-    return kf_fail(e, KF_EINVAL, DWHO ": custom: missing (nil Struct)");
+    return kf_fail(e, KF_EINVAL, "%s: custom: missing (nil Struct)", who);
   if ((custom = kf_struct_to_node(t->custom, A)) == NULL) return kf_nomem(e);
+  snprintf(cwho, sizeof cwho, "%s: custom", who);
   if ((st = kf_node_to_msg(custom, version ? kf_kinds[kind].v1 : kf_kinds[kind].v0, 0,
-                           A, &m, DWHO ": custom", e)) ||
-      (st = kf_job_from_msg(DWHO ": custom", kind, m, version, A, j, e)))
+                           A, &m, cwho, e)) ||
+      (st = kf_job_from_msg(cwho, kind, m, version, A, j, e)))
     return st;
   if (version == 0 && (kf_kinds[j->kind].flags & KF_K_COMMAND) &&
-      (st = v0_worker_command(t, A, j, e)))
+      (st = v0_worker_command(t, A, j, who, e)))
     return st;
   if ((*info = info_node(t, A)) == NULL) return kf_nomem(e);
   return KF_OK;
@@ -409,16 +421,16 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
 
 kf_status kf_from_json(const char *task_type, int kind, int version,
                        const kf_node *root, int allow_unknown, kf_arena *A,
-                       kf_job *j, kf_err *e) {
+                       kf_job *j, const char *who, kf_err *e) {
   const ProtobufCMessageDescriptor *d = kf_msg_desc(task_type, version);
   ProtobufCMessage *m;
   kf_status st;
   if (d == NULL)
     return kf_fail(e, KF_EINVAL,
-                   "kfjob.from_json: unknown task type '%.40s' (expected "
-                   "tensorflow, pytorch or mpi)", task_type);
+                   "%s: unknown task type '%.40s' (expected "
+                   "tensorflow, pytorch or mpi)", who, task_type);
   if (kind < 0) kind = kf_kind_for_task_type(task_type);
-  if ((st = kf_node_to_msg(root, d, allow_unknown, A, &m, "kfjob.from_json", e)))
+  if ((st = kf_node_to_msg(root, d, allow_unknown, A, &m, who, e)))
     return st;
-  return kf_job_from_msg("kfjob.from_json", kind, m, version, A, j, e);
+  return kf_job_from_msg(who, kind, m, version, A, j, e);
 }

@@ -26,12 +26,23 @@ _Static_assert((int)KF_RENDER_PB == (int)KFJOB_FORMAT_PB &&
 /* The core's options for the run's format: the indent only for the JSON
 ** formats (YAML uses 2), the replica encoding (ignored by manifests), the
 ** manifest's name, namespace and image.  "none" encodes, then drops. */
-static void render_opts(const run *R, const char *name, int version,
-                        kf_render_opts *ro) {
+static void render_opts(const kf_job *kj, const run *R, const char *name,
+                        int version, kf_render_opts *ro) {
+  /* the Lua method each format mimics, naming its errors */
+  static const char *const who[] = {
+      [KF_RENDER_PB] = "kfjob.encode",
+      [KF_RENDER_JSON] = "kfjob.to_json",
+      [KF_RENDER_YAML] = "kfjob.to_json",
+      [KF_RENDER_TEMPLATE] = "kfjob.task_template",
+      [KF_RENDER_TEMPLATE_JSON] = "kfjob.task_template",
+      [KF_RENDER_MANIFEST] = "kfjob.manifest",
+      [KF_RENDER_MANIFEST_JSON] = "kfjob.manifest"};
   kfjob_format f = R->o.format;
   kf_render_opts_init(ro);
   ro->format = f == KFJOB_FORMAT_NONE ? KF_RENDER_PB : (kf_render_format)f;
+  ro->who = (unsigned)ro->format < sizeof who / sizeof *who ? who[ro->format] : "kfjob";
   ro->enc.version = version;
+  ro->enc.ctor = lkf_job_mt[kj->kind];
   ro->enc.common = R->o.replica_encoding &&
                    strcmp(R->o.replica_encoding, "common") == 0;
   if (R->o.indent > 0 && (f == KFJOB_FORMAT_JSON || f == KFJOB_FORMAT_TEMPLATE_JSON ||
@@ -55,6 +66,7 @@ static kf_status lint(const kf_job *kj, const run *R, const char *name,
   lo.name = name;
   lo.image = R->o.image;
   lo.version = version;
+  lo.who = "kfjob.lint";
   if ((st = kf_lint(kj, &lo, A, &list, e)) != KF_OK) return st;
   n = list->u.c.n;
   w = (kfjob_warning *)kf_arena_alloc(A, (n ? n : 1) * sizeof *w);
@@ -81,7 +93,7 @@ static kf_status render(const kf_job *kj, const run *R, const char *name,
                         kf_err *e) {
   kf_render_opts ro;
   kf_status st;
-  render_opts(R, name, version, &ro);
+  render_opts(kj, R, name, version, &ro);
   if ((st = kf_render(kj, &ro, A, out, e)) != KF_OK) return st;
   if (!kf_buf_addc(out, '\0')) return kf_nomem(e);
   if (R->o.format != KFJOB_FORMAT_NONE) {

@@ -309,6 +309,7 @@ static int m_encode(lua_State *L) {
   kf_err e;
   lkf_checkopts(L, 2, "kfjob.encode", enc_keys);
   lkf_encopts(L, 2, "kfjob.encode", &o, 1);
+  o.ctor = lkf_job_mt[j->kind];
   /* the userdata is the packed job: its size bounds the strings */
   if (kf_encode_block(j, lua_rawlen(L, 1), &o, &X->A, &X->buf, &e) != KF_OK)
     return lkf_raise(L, &e);
@@ -348,7 +349,8 @@ static int l_decode(lua_State *L) {
                         lua_tostring(L, -1), tt);
     kind = k;
   }
-  if (kf_decode(tt, kind, o.version, (const uint8_t *)p, n, &X->A, &j, &e) != KF_OK)
+  if (kf_decode(tt, kind, o.version, (const uint8_t *)p, n, &X->A, &j,
+                "kfjob.decode", &e) != KF_OK)
     return lkf_fail(L, &e);
   lkf_pushjob(L, &j);
   return 1;

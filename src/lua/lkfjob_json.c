@@ -25,6 +25,7 @@ static ProtobufCMessage *job_msg(lua_State *L, lctx *X, const kf_job *j,
   kf_err e;
   ProtobufCMessage *m;
   lkf_encopts(L, opts, who, &o, 1);
+  o.ctor = lkf_job_mt[j->kind];
   if (kf_job_to_msg(j, &o, 0, &X->A, &m, &e) != KF_OK) lkf_raise(L, &e);
   return m;
 }
@@ -49,9 +50,11 @@ static int m_to_json(lua_State *L) {
   kf_err e;
   kf_render_opts_init(&ro);
   ro.format = KF_RENDER_JSON;
+  ro.who = "kfjob.to_json";
   lkf_checkopts(L, 2, "kfjob.to_json", keys);
   ro.indent = indent_opt(L, 2, "kfjob.to_json");
   lkf_encopts(L, 2, "kfjob.to_json", &ro.enc, 1);
+  ro.enc.ctor = lkf_job_mt[j->kind];
   if (kf_render(j, &ro, &X->A, &X->buf, &e) != KF_OK) return lkf_raise(L, &e);
   lua_pushlstring(L, X->buf.p, X->buf.n);
   return 1;
@@ -67,8 +70,10 @@ static int m_task_template(lua_State *L) {
   kf_err e;
   kf_render_opts_init(&ro);
   ro.format = KF_RENDER_TEMPLATE;
+  ro.who = who;
   lkf_checkopts(L, 2, who, keys);
   lkf_encopts(L, 2, who, &ro.enc, 1);
+  ro.enc.ctor = lkf_job_mt[j->kind];
   ro.indent = indent_opt(L, 2, who);
   if (lkf_optfield(L, 2, "format") != LUA_TNIL) {
     const char *f = lua_tostring(L, -1);
@@ -135,7 +140,7 @@ static int l_from_json(lua_State *L) {
     luaL_argexpected(L, lua_istable(L, 2), 2, "JSON string or table");
     root = lkf_checknode(L, X, 2, who, &e);
   }
-  if (kf_from_json(tt, kind, o.version, root, allow, &X->A, &j, &e) != KF_OK)
+  if (kf_from_json(tt, kind, o.version, root, allow, &X->A, &j, who, &e) != KF_OK)
     return lkf_fail(L, &e);
   lkf_pushjob(L, &j);
   return 1;
@@ -143,6 +148,7 @@ static int l_from_json(lua_State *L) {
 
 static int l_decode_task_template(lua_State *L) {
   static const char *const keys[] = {"kind", NULL};
+  const char *who = "kfjob.decode_task_template";
   size_t n;
   const char *p = luaL_checklstring(L, 1, &n);
   lctx *X = lkf_ctx(L, 2);
@@ -150,9 +156,9 @@ static int l_decode_task_template(lua_State *L) {
   kf_err e;
   kf_job j;
   int kind;
-  lkf_checkopts(L, 2, "kfjob.decode_task_template", keys);
-  kind = kind_opt(L, 2, "kfjob.decode_task_template");
-  if (kf_decode_task_template(p, n, kind, &X->A, &j, &info, &e) != KF_OK)
+  lkf_checkopts(L, 2, who, keys);
+  kind = kind_opt(L, 2, who);
+  if (kf_decode_task_template(p, n, kind, &X->A, &j, &info, who, &e) != KF_OK)
     return lkf_fail(L, &e);
   lkf_pushjob(L, &j);
   lkf_pushnode(L, info);

@@ -237,6 +237,7 @@ static int m_lint(lua_State *L) {
   lkf_checkopts(L, 2, who, lint_keys);
   memset(&o, 0, sizeof o);
   o.version = 1;
+  o.who = who;
   if ((t = lkf_optfield(L, 2, "name")) != LUA_TNIL && t != LUA_TSTRING)
     return luaL_error(L, "%s: opts.name: expected a string, got %s", who, luaL_typename(L, -1));
   o.name = lua_tostring(L, -1);   /* anchored by the opts table */

@@ -349,6 +349,7 @@ int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
   int t;
   o->version = 1;
   o->common = 0;
+  o->ctor = NULL;
   t = lkf_optfield(L, idx, "version");
   if (t != LUA_TNIL) {
     int isint;
