@@ -660,4 +660,22 @@ describe("kfjob CLI", function()
       assert.equal(2, (kfjob("diff", path("runtime.lua"), a)))
     end)
   end)
+
+  -- Issue 18: what a hostile file or config can still do to the command.
+  describe("hardening", function()
+    -- protobuf's recursion limit (100 nested messages): a 34 KB TaskTemplate
+    -- nesting list_value 5000 deep is an invalid input, not a crash
+    it("decode and diff refuse bytes nested deeper than 100 messages", function()
+      local w = require "wire"
+      local v = w.int(4, 1)
+      for _ = 1, 5000 do v = w.msg(6, w.msg(1, v)) end
+      spit(path("deep.pb"), w.msg(2, "tensorflow") .. w.msg(5, w.msg(1, w.msg(1, "x"), w.msg(2, v))))
+      local code, _, err = kfjob("decode", path("deep.pb"))
+      assert.equal(1, code)
+      assert.truthy(err:find("messages nested deeper than 100 levels", 1, true), err)
+      code, _, err = kfjob("diff", path("deep.pb"), path("deep.pb"))
+      assert.equal(2, code)
+      assert.truthy(err:find("messages nested deeper than 100 levels", 1, true), err)
+    end)
+  end)
 end)

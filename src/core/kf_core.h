@@ -42,6 +42,10 @@ kf_status kf_nomem(kf_err *e);
 #define KF_MAX_DEPTH 64            /* nesting of tables / JSON */
 #define KF_MAX_STRING (1u << 20)   /* one string value, bytes */
 #define KF_MAX_ITEMS 4096          /* entries of one array (command) */
+/* Messages nested in protobuf bytes (the top-level message is level 1):
+** protobuf's own default recursion limit.  Checked on the wire before
+** protobuf-c's unpack, which recurses without a limit. */
+#define KF_MAX_WIRE_DEPTH 100
 
 /* ---- allocator and arena ---------------------------------------------- */
 
@@ -255,9 +259,17 @@ const ProtobufCMessageDescriptor *kf_msg_desc(const char *task_type,
 unsigned kf_job_versions(const kf_job *j);
 
 /* Every string field in the wire bytes of `d` (recursively) is UTF-8
-** without NUL bytes; protobuf-c checks neither.  Errors name the path. */
+** without NUL bytes, and messages nest at most KF_MAX_WIRE_DEPTH levels
+** (KF_ELIMIT); protobuf-c checks neither.  Errors name the path. */
 kf_status kf_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p,
                         size_t n, const char *who, kf_err *e);
+/* protobuf-c's unpack of `d` from `p`, `n` into `A`, guarded: the nesting
+** depth is checked before unpack recurses, then the strings.  KF_EINVAL
+** with *out = NULL and no message set means malformed framing (the caller
+** names the message); other errors are set in `e`. */
+kf_status kf_unpack(const ProtobufCMessageDescriptor *d, const uint8_t *p,
+                    size_t n, const char *who, kf_arena *A,
+                    ProtobufCMessage **out, kf_err *e);
 /* encode: into a buffer; decode: bytes -> job. */
 kf_status kf_encode(const kf_job *j, const kf_encopts *o, kf_arena *A,
                     kf_buf *out, kf_err *e);

@@ -532,6 +532,12 @@ kf_node *kf_msg_to_node(const ProtobufCMessage *m, kf_arena *A) {
   return w_msg(&b.s, m) == KF_OK ? b.root : NULL;
 }
 
-kf_node *kf_struct_to_node(const Google__Protobuf__Struct *s, kf_arena *A) {
-  return kf_msg_to_node(&s->base, A);
+kf_status kf_struct_to_node(const Google__Protobuf__Struct *s, kf_arena *A,
+                            kf_node **out) {
+  nb b;
+  kf_status st;
+  nb_init(&b, A);
+  st = w_msg(&b.s, &s->base);
+  *out = st == KF_OK ? b.root : NULL;
+  return st;
 }

@@ -362,13 +362,9 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
                              A, (ProtobufCMessage **)&t, DWHO, e)))
       return st;
   } else {
-    ProtobufCAllocator pa;
-    kf_arena_pballoc(A, &pa);
-    t = flyteidl__core__task_template__unpack(&pa, n, (const uint8_t *)p);
-    if (t == NULL && A->failed) return kf_nomem(e);
-    if (t != NULL && (st = kf_wire_check(&flyteidl__core__task_template__descriptor,
-                                         (const uint8_t *)p, n, DWHO, e)))
-      return st;
+    st = kf_unpack(&flyteidl__core__task_template__descriptor, (const uint8_t *)p,
+                   n, DWHO, A, (ProtobufCMessage **)&t, e);
+    if (st != KF_OK && (t != NULL || st != KF_EINVAL)) return st;
     if (t == NULL)
       return kf_fail(e, KF_EINVAL,
                      DWHO ": malformed flyteidl.core.TaskTemplate (truncated bytes, "
@@ -395,7 +391,10 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
   }
   if (t->custom == NULL)
     return kf_fail(e, KF_EINVAL, DWHO ": custom: missing (nil Struct)");
-  if ((custom = kf_struct_to_node(t->custom, A)) == NULL) return kf_nomem(e);
+  if ((st = kf_struct_to_node(t->custom, A, &custom)) != KF_OK)
+    return st == KF_ELIMIT ? kf_fail(e, st, DWHO ": custom: nested deeper than %d levels",
+                                     KF_MAX_DEPTH)
+                           : kf_nomem(e);
   if ((st = kf_node_to_msg(custom, version ? kf_kinds[kind].v1 : kf_kinds[kind].v0, 0,
                            A, &m, DWHO ": custom", e)) ||
       (st = kf_job_from_msg(DWHO ": custom", kind, m, version, A, j, e)))
