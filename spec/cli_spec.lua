@@ -394,7 +394,8 @@ describe("kfjob CLI", function()
         local d = json.decode(slurp(dir .. "/w2.json"))
         assert.equal(2, d.workerReplicas.replicas)
         assert.truthy(slurp(dir .. "/w2.json"):find('{\n  "workerReplicas"', 1, true))
-        assert.truthy(slurp(dir .. "/.kfjob-outputs"):find("w1.json\tjson\tpytorch\t1\tPyTorchJob\tw1\n", 1, true))
+        assert.truthy(slurp(dir .. "/.kfjob-outputs"):find("\nw1.json\tjson\tpytorch\t1\tPyTorchJob\tw1"
+          .. "\t%d+\t%d+\t%x+\n"))
       end)
 
       it("removes only the stale files it wrote itself", function()
@@ -663,6 +664,57 @@ describe("kfjob CLI", function()
 
   -- Issue 18: what a hostile file or config can still do to the command.
   describe("hardening", function()
+    -- Files in -o DIR are made as with openat(2) + O_CREAT|O_EXCL|O_NOFOLLOW
+    -- under mkstemp(3)-style names, then renamed; stale files are removed only
+    -- when they are still what the list proves kfjob wrote.
+    describe("-o DIR cannot be escaped or damaged", function()
+      local dir = path("hostile")
+      local victim = path("victim-file")
+      local function ln(target, name) assert(os.execute("ln -sf " .. quote(target) .. " " .. quote(name))) end
+
+      it("never follows links planted at the temporary or final names", function()
+        assert(os.execute("mkdir -p " .. quote(dir)))
+        spit(victim, "keep me")
+        for _, n in ipairs({ ".w1.json.tmp", ".kfjob-outputs.tmp", "w2.json", ".kfjob-outputs" }) do
+          ln(victim, dir .. "/" .. n)
+        end
+        assert.equal(0, (kfjob("render", path("params.lua"), "-o", dir)))
+        assert.equal("keep me", slurp(victim))
+        assert.equal(2, json.decode(slurp(dir .. "/w2.json")).workerReplicas.replicas)
+        -- the links at the final names were replaced, not written through
+        for _, n in ipairs({ "w2.json", ".kfjob-outputs" }) do
+          assert.truthy(os.execute("test ! -L " .. quote(dir .. "/" .. n)), n)
+        end
+        -- no temporary file is left behind
+        assert.same({ ".kfjob-outputs", ".kfjob-outputs.tmp", ".w1.json.tmp", "w1.json", "w2.json",
+                      "w3.json" }, listdir(dir))
+      end)
+
+      it("does not delete a file a planted list names", function()
+        spit(dir .. "/notes.txt", "mine")
+        local list = slurp(dir .. "/.kfjob-outputs")
+        spit(dir .. "/.kfjob-outputs", list
+          .. "notes.txt\tjson\tpytorch\t1\tPyTorchJob\tn\n"                        -- no proof
+          .. "w9.json\tjson\tpytorch\t1\tPyTorchJob\tw9\t4\t1\t0123456789abcdef\n") -- wrong proof
+        spit(dir .. "/w9.json", "{}\n")
+        assert.equal(0, (kfjob("render", path("params.lua"), "-o", dir, "--set", "count=2")))
+        assert.equal("mine", slurp(dir .. "/notes.txt"))
+        assert.equal("{}\n", slurp(dir .. "/w9.json"))
+        assert.equal(nil, slurp(dir .. "/w3.json"))   -- what it wrote itself still goes
+      end)
+
+      it("does not delete a file with the same content but not the one it wrote", function()
+        local copy = path("hostile-copy")
+        assert(os.execute("rm -rf " .. quote(copy) .. " && cp -r " .. quote(dir) .. " " .. quote(copy)))
+        assert.equal(0, (kfjob("render", path("params.lua"), "-o", copy, "--set", "count=1")))
+        assert.truthy(slurp(copy .. "/w2.json"))   -- copied, not written there: kept
+        -- a file kfjob wrote and the user edited stays too
+        spit(dir .. "/w2.json", "edited\n")
+        assert.equal(0, (kfjob("render", path("params.lua"), "-o", dir, "--set", "count=1")))
+        assert.equal("edited\n", slurp(dir .. "/w2.json"))
+      end)
+    end)
+
     -- protobuf's recursion limit (100 nested messages): a 34 KB TaskTemplate
     -- nesting list_value 5000 deep is an invalid input, not a crash
     it("decode and diff refuse bytes nested deeper than 100 messages", function()
