@@ -10,6 +10,7 @@
 #ifndef KF_CORE_H
 #define KF_CORE_H
 
+#include <locale.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <protobuf-c/protobuf-c.h>
@@ -195,6 +196,13 @@ int kf_quantity_ok(const char *s, size_t n);
 void kf_format_int(int64_t v, char out[32]);
 /* Shortest decimal form of a non-negative number ("8", "0.5"). */
 void kf_format_number(double d, char out[32]);
+/* Formatting and parsing numbers in the "C" LC_NUMERIC locale, whatever
+** the process locale: kf_c_numeric_begin() switches the calling thread to
+** it and returns what kf_c_numeric_end() restores; kf_strtod is strtod
+** between the two. */
+locale_t kf_c_numeric_begin(void);
+void kf_c_numeric_end(locale_t old);
+double kf_strtod(const char *s, char **end);
 
 /* ---- building, checking, comparing jobs ------------------------------- */
 

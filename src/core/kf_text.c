@@ -2,12 +2,47 @@
 ** kf_text.c - lexical helpers shared by every layer: did-you-mean,
 ** Kubernetes quantities, number formatting, UTF-8, JSON names.
 */
+#include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kf_core.h"
+
+/* ---- numbers in the "C" locale ---------------------------------------- */
+
+/* Number text never follows the process locale (a host's
+** setlocale(LC_NUMERIC, "de_DE.UTF-8"), a script's os.setlocale): the
+** printf/strtod calls that format or parse numbers run under a "C"
+** LC_NUMERIC locale object made once and switched to for the calling
+** thread only (uselocale, POSIX 2008), as glibc's own printf_l/strtod_l
+** users and Python's float repr (locale-free dtoa) do. */
+static locale_t c_numeric;
+static pthread_once_t c_numeric_once = PTHREAD_ONCE_INIT;
+
+static void c_numeric_init(void) {
+  c_numeric = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+}
+
+locale_t kf_c_numeric_begin(void) {
+  pthread_once(&c_numeric_once, c_numeric_init);
+  /* without the object (out of memory) the current locale stays, and
+  ** kf_format_number still turns a locale's decimal comma into '.' */
+  return c_numeric != (locale_t)0 ? uselocale(c_numeric) : (locale_t)0;
+}
+
+void kf_c_numeric_end(locale_t old) {
+  if (old != (locale_t)0) uselocale(old);
+}
+
+double kf_strtod(const char *s, char **end) {
+  locale_t old = kf_c_numeric_begin();
+  double d = strtod(s, end);
+  kf_c_numeric_end(old);
+  return d;
+}
 
 /* ---- did you mean ----------------------------------------------------- */
 
@@ -86,13 +121,18 @@ void kf_format_int(int64_t v, char out[32]) {
 
 void kf_format_number(double d, char out[32]) {
   int prec;
+  char *p;
   if (d == floor(d) && fabs(d) < 1e15) {
     kf_format_int((int64_t)d, out);
     return;
   }
   for (prec = 15; prec <= 17; prec++) {
+    locale_t old = kf_c_numeric_begin();
     snprintf(out, 32, "%.*g", prec, d);
-    if (strtod(out, NULL) == d) break;
+    kf_c_numeric_end(old);
+    for (p = out; *p; p++)
+      if (*p == ',') *p = '.';
+    if (kf_strtod(out, NULL) == d) break;
   }
 }
 
