@@ -715,6 +715,43 @@ describe("kfjob CLI", function()
       end)
     end)
 
+    -- Names that would collide or break a JSON/YAML stream are refused, as
+    -- Kubernetes' own name validation (apimachinery IsDNS1123Subdomain)
+    -- refuses them before anything is written.
+    it("refuses job names with NUL, invalid UTF-8, DEL or C1 characters", function()
+      for _, bad in ipairs({ '"a\\0b"', '"a\\xffb"', '"a\\x7fb"', '"a\\u{85}b"', '"a\\nb"', '""' }) do
+        spit(path("badnames.lua"), "local kfjob = require 'kfjob'\n"
+          .. "local j = kfjob.TFJob{ worker = { replicas = 1 } }\n"
+          .. "return { a = j, [" .. bad .. "] = kfjob.TFJob{ worker = { replicas = 5 } } }\n")
+        local code, out, err = kfjob("render", path("badnames.lua"))
+        assert.equal(1, code, bad)
+        assert.equal("", out, bad)
+        assert.truthy(err:find("job names must", 1, true), err)
+      end
+      -- a list's names come from --name: the same rule
+      local code, _, err = kfjob("render", path("list.lua"), "--name", "x\1")
+      assert.equal(1, code)
+      assert.truthy(err:find("job 'x\\x01-1': job names must not contain control characters", 1, true), err)
+    end)
+
+    -- helm's --set / --set-string: a value is a number only when that number
+    -- writes back as exactly what was typed
+    it("--set keeps what was typed when a number would change it; --set-string", function()
+      spit(path("echo.lua"), "local kfjob = require 'kfjob'\nlocal t = {}\n"
+        .. "for k, v in pairs(params) do\n"
+        .. "  t[#t + 1] = k .. '=' .. (math.type(v) or type(v)) .. ':' .. tostring(v)\nend\n"
+        .. "table.sort(t)\nprint(table.concat(t, ' '))\n"
+        .. "return kfjob.TFJob{ worker = { replicas = 1 } }\n")
+      local code, _, err = kfjob("render", path("echo.lua"), "--dry-run",
+        "--set", "a=1.10", "--set", "b=010", "--set", "c=1e3", "--set", "d=8", "--set", "e=0.5",
+        "--set", "f=2.0", "--set", "g=-3", "--set", "h=true", "--set", "i=0x10",
+        "--set-string", "j=10", "--set-string", "k=true")
+      assert.equal(0, code)
+      local want = "a=string:1.10 b=string:010 c=string:1e3 d=integer:8 e=float:0.5 f=float:2.0 "
+        .. "g=integer:-3 h=boolean:true i=string:0x10 j=string:10 k=string:true"
+      assert.truthy(err:find(want, 1, true), err)   -- print() goes to stderr
+    end)
+
     -- protobuf's recursion limit (100 nested messages): a 34 KB TaskTemplate
     -- nesting list_value 5000 deep is an invalid input, not a crash
     it("decode and diff refuse bytes nested deeper than 100 messages", function()

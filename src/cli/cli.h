@@ -33,6 +33,8 @@ typedef struct opts {
   const char *outdir;
   const char **params;
   size_t nparams;
+  const char **string_params;   /* --set-string */
+  size_t nstring_params;
   const char *name, *ns, *image, *replica_encoding, *type;
   int dry_run, progress, keep_going, strict;
   size_t memory_limit;

@@ -190,6 +190,12 @@ const char *kf_suggest(const char *s, const char *const *cands);
 size_t kf_json_name(const char *name, char *out, size_t cap);
 /* Well-formed UTF-8 (no overlongs, surrogates); returns 1 if valid. */
 int kf_utf8_ok(const char *s, size_t n);
+/* Why `s` (n bytes) cannot name a job - empty, NUL, invalid UTF-8, a C0,
+** DEL or C1 control character - or NULL.  Such names would collide ("a\0b"
+** read as "a") or break the JSON/YAML streams and file names. */
+const char *kf_name_problem(const char *s, size_t n);
+/* `s` for an error message: printable ASCII as is, other bytes as \xNN. */
+void kf_name_show(const char *s, size_t n, char *out, size_t cap);
 /* Kubernetes quantity grammar; returns 1 if valid. */
 int kf_quantity_ok(const char *s, size_t n);
 /* Decimal form of an integer. */

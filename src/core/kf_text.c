@@ -175,3 +175,29 @@ size_t kf_json_name(const char *name, char *out, size_t cap) {
   if (cap) out[n < cap ? n : cap - 1] = '\0';
   return n;
 }
+
+/* ---- job names -------------------------------------------------------- */
+
+const char *kf_name_problem(const char *s, size_t n) {
+  size_t i;
+  if (n == 0) return "job names must not be empty";
+  if (memchr(s, 0, n) != NULL) return "job names must not contain NUL bytes";
+  if (!kf_utf8_ok(s, n)) return "job names must be valid UTF-8";
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c < 0x20 || c == 0x7f || (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] < 0xa0))
+      return "job names must not contain control characters (C0, DEL or C1)";
+  }
+  return NULL;
+}
+
+void kf_name_show(const char *s, size_t n, char *out, size_t cap) {
+  size_t i, k = 0;
+  for (i = 0; i < n && k + 8 < cap; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c < 0x7f && c != '\\') out[k++] = (char)c;
+    else k += (size_t)snprintf(out + k, cap - k, "\\x%02x", c);
+  }
+  if (i < n && k + 4 <= cap) memcpy(out + k, "...", 3), k += 3;
+  out[k] = '\0';
+}

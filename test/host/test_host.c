@@ -480,7 +480,18 @@ static void test_job_errors(void) {
   CHECK_HAS(kfjob_host_message(h), "job 'same': the name is used by another job");
   collect_free(&c);
   CHECK_ST(h, run_src(h, PYTORCH "return { [''] = job(1) }", &o, &c), KFJOB_EJOB);
-  CHECK_HAS(kfjob_host_message(h), "job names must be non-empty");
+  CHECK_HAS(kfjob_host_message(h), "job '': job names must not be empty");
+  collect_free(&c);
+  /* "a\0b" would be read as "a": refused, shown escaped (issue 18) */
+  CHECK_ST(h, run_src(h, PYTORCH "return { a = job(1), ['a\\0b'] = job(2) }", &o, &c),
+           KFJOB_EJOB);
+  CHECK_HAS(kfjob_host_message(h), "job 'a\\x00b': job names must not contain NUL bytes");
+  collect_free(&c);
+  CHECK_ST(h, run_src(h, PYTORCH "return { ['a\\xc2\\x85'] = job(1) }", &o, &c), KFJOB_EJOB);
+  CHECK_HAS(kfjob_host_message(h), "job names must not contain control characters");
+  collect_free(&c);
+  CHECK_ST(h, run_src(h, PYTORCH "return { ['a\\xff'] = job(1) }", &o, &c), KFJOB_EJOB);
+  CHECK_HAS(kfjob_host_message(h), "job names must be valid UTF-8");
   collect_free(&c);
 
   /* the manifest checks the name */
