@@ -600,6 +600,23 @@ static void test_instruction_budget(void) {
                            "return require('kfjob').TFJob{worker={replicas=1}}",
                         NULL, &c), KFJOB_OK);
   }
+  /* __len at the integer limits: the shift is charged (and refused) without
+  ** signed overflow in the wrappers (issue 18; UBSan in the ASan stage) */
+  {
+    static const char *const huge[] = {
+        "table.insert(setmetatable({}, {__len = function() return math.maxinteger end}), 1)",
+        "table.insert(setmetatable({}, {__len = function() return math.maxinteger end}), 1, 1)",
+        "table.remove(setmetatable({}, {__len = function() return math.maxinteger end}))",
+        "table.remove(setmetatable({}, {__len = function() return math.mininteger end}), "
+        "math.maxinteger)",
+        "table.move({}, math.mininteger, math.maxinteger, 1)",
+        NULL};
+    for (i = 0; huge[i]; i++) {
+      kfjob_status st = run_src(h, huge[i], NULL, &c);
+      CHECK(st == KFJOB_ELIMIT || st == KFJOB_ESCRIPT);
+      collect_free(&c);
+    }
+  }
   CHECK_ST(h, run_src(h, "while true do end", NULL, &c), KFJOB_ELIMIT);
   CHECK(strncmp(kfjob_host_message(h), "cfg.lua:1: ", 11) == 0);
   CHECK(strcmp(kfjob_host_message(h) + 11, want) == 0);
