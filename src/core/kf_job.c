@@ -442,7 +442,7 @@ static kf_status check_twice(kf_arena *A, const kf_node *over, const char *who,
   size_t i;
   if (over->t != KF_NOBJ) return KF_OK;
   if (!paths_of(&ps, NULL, over)) return kf_nomem(e);
-  qsort((void *)ps.v, ps.n, sizeof *ps.v, cmp_path);
+  if (ps.n > 1) qsort((void *)ps.v, ps.n, sizeof *ps.v, cmp_path);
   for (i = 1; i < ps.n; i++) {
     size_t l = strlen(ps.v[i - 1]);
     if (strncmp(ps.v[i - 1], ps.v[i], l) == 0 && (ps.v[i][l] == '.' || ps.v[i][l] == '\0'))

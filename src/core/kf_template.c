@@ -352,7 +352,7 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
       if (st != KF_ENOMEM) {
         char tmp[KF_ERRMAX];
         memcpy(tmp, e->msg, sizeof tmp);
-        kf_fail(e, KF_EINVAL, DWHO ": %.480s", tmp);
+        kf_fail(e, st, DWHO ": %.480s", tmp);   /* KF_ELIMIT stays a limit */
       }
       return st;
     }
