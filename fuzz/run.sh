@@ -4,6 +4,14 @@
 #   fuzz/run.sh [-t SECONDS] [-j JOBS] [TARGET...]   fuzz each target for SECONDS
 #   fuzz/run.sh --replay [TARGET...]                 run the regressions and seeds once
 #   fuzz/run.sh --build                              only build
+#   fuzz/run.sh --nightly [-t SECONDS] [TARGET...]   inputs up to 1 MiB
+#   fuzz/run.sh --max-len BYTES ...                  inputs up to BYTES
+#
+# The short runs cap inputs at 4096 bytes (fast, many executions); the
+# nightly-size mode (--nightly, or KFJOB_FUZZ_MAX_LEN) lets inputs grow to
+# 1 MiB, large enough to reach every decoder's depth and size limit
+# (100 nested messages, 64 JSON levels, 1 MiB strings).  A nightly job:
+#   fuzz/run.sh --nightly -t 3600 -j 2
 #
 # Targets: decode from_json decode_task_template spec (default: all).
 # Long runs, e.g. an hour per target on 2 cores:
@@ -25,6 +33,7 @@ OUT=${KFJOB_FUZZ_OUT:-fuzz/out}
 ALL="decode from_json decode_task_template spec"
 SECS=60
 JOBS=1
+MAXLEN=${KFJOB_FUZZ_MAX_LEN:-4096}
 MODE=fuzz
 TARGETS=""
 while [ $# -gt 0 ]; do
@@ -34,7 +43,9 @@ while [ $# -gt 0 ]; do
     --replay) MODE=replay ;;
     --build) MODE=build ;;
     --merge) MODE=merge ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --nightly) MAXLEN=1048576 ;;
+    --max-len) MAXLEN=$2; shift ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) TARGETS="$TARGETS $1" ;;
   esac
   shift
@@ -89,7 +100,7 @@ for t in $TARGETS; do
       mkdir -p "$OUT/corpus/$t" "$OUT/crashes/$t"
       # shellcheck disable=SC2046
       "$bin" "$OUT/corpus/$t" fuzz/corpus/"$t" $(dict_for "$t") \
-        -max_total_time="$SECS" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+        -max_total_time="$SECS" -max_len="$MAXLEN" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$OUT/crashes/$t/" -print_final_stats=1 \
         $([ "$JOBS" -gt 1 ] && echo "-jobs=$JOBS -workers=$JOBS") \
         >"$OUT/$t.log" 2>&1
@@ -101,7 +112,7 @@ for t in $TARGETS; do
         echo "  reproduce: $bin $OUT/crashes/$t/<file>; keep it: cp it to fuzz/regressions/$t/<name>"
         rc=1
       else
-        echo "ok fuzz $t (${SECS}s) ${stats}"
+        echo "ok fuzz $t (${SECS}s, inputs up to $MAXLEN bytes) ${stats}"
       fi
       ;;
   esac

@@ -271,10 +271,12 @@ typedef struct kfjob_run_options {
                                   pretty-printed with n spaces. */
   const char *const *params; /**< `nparams` strings "key=value", visible to
                                   the script as `params.key` (and as its
-                                  first argument `...`).  Values that read
-                                  as numbers become numbers, "true" and
-                                  "false" booleans; anything else stays a
-                                  string. */
+                                  first argument `...`).  A value becomes a
+                                  number when that number writes back as
+                                  exactly the value ("8", "-3", "0.5",
+                                  "2.0"), "true" and "false" booleans;
+                                  anything else ("1.10", "010", "1e3")
+                                  stays the string typed. */
   size_t nparams;            /**< Number of #params. */
   const char *name;          /**< Name of a job returned alone, and prefix
                                   of the names of a list's jobs
@@ -296,6 +298,11 @@ typedef struct kfjob_run_options {
                                   more is a script error naming the limit,
                                   so a runaway iterator cannot flood the
                                   host. */
+  const char *const *string_params; /**< `nstring_params` strings
+                                  "key=value" whose values stay strings
+                                  (helm's --set-string); applied after
+                                  #params, so they win for the same key. */
+  size_t nstring_params;     /**< Number of #string_params. */
 } kfjob_run_options;
 
 /**

@@ -394,7 +394,8 @@ describe("kfjob CLI", function()
         local d = json.decode(slurp(dir .. "/w2.json"))
         assert.equal(2, d.workerReplicas.replicas)
         assert.truthy(slurp(dir .. "/w2.json"):find('{\n  "workerReplicas"', 1, true))
-        assert.truthy(slurp(dir .. "/.kfjob-outputs"):find("w1.json\tjson\tpytorch\t1\tPyTorchJob\tw1\n", 1, true))
+        assert.truthy(slurp(dir .. "/.kfjob-outputs"):find("\nw1.json\tjson\tpytorch\t1\tPyTorchJob\tw1"
+          .. "\t%d+\t%d+\t%x+\n"))
       end)
 
       it("removes only the stale files it wrote itself", function()
@@ -658,6 +659,112 @@ describe("kfjob CLI", function()
       spit(path("broken.json"), "{ not json: [")
       assert.equal(2, (kfjob("diff", a, path("broken.json"))))
       assert.equal(2, (kfjob("diff", path("runtime.lua"), a)))
+    end)
+  end)
+
+  -- Issue 18: what a hostile file or config can still do to the command.
+  describe("hardening", function()
+    -- Files in -o DIR are made as with openat(2) + O_CREAT|O_EXCL|O_NOFOLLOW
+    -- under mkstemp(3)-style names, then renamed; stale files are removed only
+    -- when they are still what the list proves kfjob wrote.
+    describe("-o DIR cannot be escaped or damaged", function()
+      local dir = path("hostile")
+      local victim = path("victim-file")
+      local function ln(target, name) assert(os.execute("ln -sf " .. quote(target) .. " " .. quote(name))) end
+
+      it("never follows links planted at the temporary or final names", function()
+        assert(os.execute("mkdir -p " .. quote(dir)))
+        spit(victim, "keep me")
+        for _, n in ipairs({ ".w1.json.tmp", ".kfjob-outputs.tmp", "w2.json", ".kfjob-outputs" }) do
+          ln(victim, dir .. "/" .. n)
+        end
+        assert.equal(0, (kfjob("render", path("params.lua"), "-o", dir)))
+        assert.equal("keep me", slurp(victim))
+        assert.equal(2, json.decode(slurp(dir .. "/w2.json")).workerReplicas.replicas)
+        -- the links at the final names were replaced, not written through
+        for _, n in ipairs({ "w2.json", ".kfjob-outputs" }) do
+          assert.truthy(os.execute("test ! -L " .. quote(dir .. "/" .. n)), n)
+        end
+        -- no temporary file is left behind
+        assert.same({ ".kfjob-outputs", ".kfjob-outputs.tmp", ".w1.json.tmp", "w1.json", "w2.json",
+                      "w3.json" }, listdir(dir))
+      end)
+
+      it("does not delete a file a planted list names", function()
+        spit(dir .. "/notes.txt", "mine")
+        local list = slurp(dir .. "/.kfjob-outputs")
+        spit(dir .. "/.kfjob-outputs", list
+          .. "notes.txt\tjson\tpytorch\t1\tPyTorchJob\tn\n"                        -- no proof
+          .. "w9.json\tjson\tpytorch\t1\tPyTorchJob\tw9\t4\t1\t0123456789abcdef\n") -- wrong proof
+        spit(dir .. "/w9.json", "{}\n")
+        assert.equal(0, (kfjob("render", path("params.lua"), "-o", dir, "--set", "count=2")))
+        assert.equal("mine", slurp(dir .. "/notes.txt"))
+        assert.equal("{}\n", slurp(dir .. "/w9.json"))
+        assert.equal(nil, slurp(dir .. "/w3.json"))   -- what it wrote itself still goes
+      end)
+
+      it("does not delete a file with the same content but not the one it wrote", function()
+        local copy = path("hostile-copy")
+        assert(os.execute("rm -rf " .. quote(copy) .. " && cp -r " .. quote(dir) .. " " .. quote(copy)))
+        assert.equal(0, (kfjob("render", path("params.lua"), "-o", copy, "--set", "count=1")))
+        assert.truthy(slurp(copy .. "/w2.json"))   -- copied, not written there: kept
+        -- a file kfjob wrote and the user edited stays too
+        spit(dir .. "/w2.json", "edited\n")
+        assert.equal(0, (kfjob("render", path("params.lua"), "-o", dir, "--set", "count=1")))
+        assert.equal("edited\n", slurp(dir .. "/w2.json"))
+      end)
+    end)
+
+    -- Names that would collide or break a JSON/YAML stream are refused, as
+    -- Kubernetes' own name validation (apimachinery IsDNS1123Subdomain)
+    -- refuses them before anything is written.
+    it("refuses job names with NUL, invalid UTF-8, DEL or C1 characters", function()
+      for _, bad in ipairs({ '"a\\0b"', '"a\\xffb"', '"a\\x7fb"', '"a\\u{85}b"', '"a\\nb"', '""' }) do
+        spit(path("badnames.lua"), "local kfjob = require 'kfjob'\n"
+          .. "local j = kfjob.TFJob{ worker = { replicas = 1 } }\n"
+          .. "return { a = j, [" .. bad .. "] = kfjob.TFJob{ worker = { replicas = 5 } } }\n")
+        local code, out, err = kfjob("render", path("badnames.lua"))
+        assert.equal(1, code, bad)
+        assert.equal("", out, bad)
+        assert.truthy(err:find("job names must", 1, true), err)
+      end
+      -- a list's names come from --name: the same rule
+      local code, _, err = kfjob("render", path("list.lua"), "--name", "x\1")
+      assert.equal(1, code)
+      assert.truthy(err:find("job 'x\\x01-1': job names must not contain control characters", 1, true), err)
+    end)
+
+    -- helm's --set / --set-string: a value is a number only when that number
+    -- writes back as exactly what was typed
+    it("--set keeps what was typed when a number would change it; --set-string", function()
+      spit(path("echo.lua"), "local kfjob = require 'kfjob'\nlocal t = {}\n"
+        .. "for k, v in pairs(params) do\n"
+        .. "  t[#t + 1] = k .. '=' .. (math.type(v) or type(v)) .. ':' .. tostring(v)\nend\n"
+        .. "table.sort(t)\nprint(table.concat(t, ' '))\n"
+        .. "return kfjob.TFJob{ worker = { replicas = 1 } }\n")
+      local code, _, err = kfjob("render", path("echo.lua"), "--dry-run",
+        "--set", "a=1.10", "--set", "b=010", "--set", "c=1e3", "--set", "d=8", "--set", "e=0.5",
+        "--set", "f=2.0", "--set", "g=-3", "--set", "h=true", "--set", "i=0x10",
+        "--set-string", "j=10", "--set-string", "k=true")
+      assert.equal(0, code)
+      local want = "a=string:1.10 b=string:010 c=string:1e3 d=integer:8 e=float:0.5 f=float:2.0 "
+        .. "g=integer:-3 h=boolean:true i=string:0x10 j=string:10 k=string:true"
+      assert.truthy(err:find(want, 1, true), err)   -- print() goes to stderr
+    end)
+
+    -- protobuf's recursion limit (100 nested messages): a 34 KB TaskTemplate
+    -- nesting list_value 5000 deep is an invalid input, not a crash
+    it("decode and diff refuse bytes nested deeper than 100 messages", function()
+      local w = require "wire"
+      local v = w.int(4, 1)
+      for _ = 1, 5000 do v = w.msg(6, w.msg(1, v)) end
+      spit(path("deep.pb"), w.msg(2, "tensorflow") .. w.msg(5, w.msg(1, w.msg(1, "x"), w.msg(2, v))))
+      local code, _, err = kfjob("decode", path("deep.pb"))
+      assert.equal(1, code)
+      assert.truthy(err:find("messages nested deeper than 100 levels", 1, true), err)
+      code, _, err = kfjob("diff", path("deep.pb"), path("deep.pb"))
+      assert.equal(2, code)
+      assert.truthy(err:find("messages nested deeper than 100 levels", 1, true), err)
     end)
   end)
 end)

@@ -127,6 +127,54 @@ describe("kfjob limits", function()
     end)
   end)
 
+  -- Protobuf bytes: at most 100 nested messages, protobuf's own default
+  -- recursion limit (CodedInputStream::SetRecursionLimit).  protobuf-c's
+  -- unpack recurses without one, so the bytes are walked first.
+  describe("nesting in protobuf bytes: 100 messages", function()
+    local w = require "wire"
+    -- a TaskTemplate whose custom Struct holds {x = [[...[true]...]]}, n lists deep:
+    -- TaskTemplate > Struct > entry > Value, then Value.list_value > ListValue.values
+    local function template(n)
+      local v = w.int(4, 1)
+      for _ = 1, n do v = w.msg(6, w.msg(1, v)) end
+      return w.msg(2, "tensorflow") .. w.msg(5, w.msg(1, w.msg(1, "x"), w.msg(2, v)))
+    end
+    local function msg_of(n) return select(2, kfjob.decode_task_template(template(n))) end
+
+    it("accepts 100 levels (then reads the custom)", function()
+      -- 4 levels down to the Value, 2 per list: 4 + 2 * 48 = 100
+      assert.equal("kfjob.decode_task_template: custom: x: unknown field", msg_of(48))
+    end)
+
+    it("refuses 101 levels with nil, message before unpacking", function()
+      local m = msg_of(49)
+      assert.equal("kfjob.decode_task_template: custom.fields[1].value.listValue.values[1]",
+        m:sub(1, 70))
+      assert.equal(": messages nested deeper than 100 levels", m:sub(-40))
+    end)
+
+    it("5000 levels (34 KB) end in nil, message, not a crash", function()
+      assert.matches("messages nested deeper than 100 levels$", msg_of(5000))
+    end)
+
+    it("a deep Struct is nil, message, never 'not enough memory'", function()
+      for n = 30, 120, 10 do
+        local j, m = kfjob.decode_task_template(template(n))
+        assert.is_nil(j)
+        assert.is_string(m)
+        assert.not_matches("not enough memory", m)
+      end
+    end)
+
+    it("decode walks the plugin bytes the same way", function()
+      -- worker_replicas > resources: the plugin messages nest 3 levels at most,
+      -- so depth never refuses them; truncated framing stays 'malformed'
+      assert.same({ nil, "kfjob.decode: malformed flyteidl.plugins.kubeflow."
+        .. "DistributedTensorflowTrainingTask message (truncated bytes, a bad tag "
+        .. "or a wrong wire type)" }, { kfjob.decode("tensorflow", w.msg(1, w.msg(1, "x"))) })
+    end)
+  end)
+
   describe("strings: 1 MiB", function()
     it("accepts a string of exactly 1 MiB", function()
       assert.equal(STRING, #kfjob.TFJob{ worker = { replicas = 1, image = BIG } }.worker.image)

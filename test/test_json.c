@@ -346,8 +346,9 @@ static void test_template(void) {
   if (m2) EQS(pack_hex(m2), hex, "our JSON packs to the same bytes");
   /* Struct <-> node */
   {
-    kf_node *n = kf_struct_to_node(t->custom, &A), *w;
+    kf_node *n = NULL, *w;
     Google__Protobuf__Struct *s;
+    CHECK(kf_struct_to_node(t->custom, &A, &n) == KF_OK, "struct_to_node");
     w = kf_node_get(kf_node_get(n, "workerReplicas"), "replicas");
     CHECK(w && w->t == KF_NINT && w->u.i == 2, "integral Struct number -> KF_NINT");
     CHECK(kf_node_to_struct(n, &A, &s, &E) == KF_OK, "node_to_struct");
@@ -372,7 +373,7 @@ static void test_struct(void) {
       "\"k\":1000000000000000,\"e\":\"\\t\\u001f\\\\/\xc3\xa9\"}}",
       "node_to_json keeps order, escapes");
   CHECK(kf_node_to_struct(n, &A, &s, &E) == KF_OK, "node_to_struct");
-  back = kf_struct_to_node(s, &A);
+  CHECK(kf_struct_to_node(s, &A, &back) == KF_OK, "struct_to_node");
   EQS(to_json(NULL, back, 0),
       "{\"a\":{\"big\":1e+20,\"e\":\"\\t\\u001f\\\\/\xc3\xa9\",\"k\":1000000000000000,\"n\":-0.125,"
       "\"tiny\":1e-07},\"z\":[1,2.5,\"s\",null,true,{},[]]}",

@@ -1,15 +1,19 @@
 # shellcheck shell=bash
 # 20-asan.sh - sourced by scripts/test.sh.
 #
-# Builds the module and the allocation-failure harness with AddressSanitizer
-# + UndefinedBehaviorSanitizer (gcc, -DKFJOB_SANITIZE=ON, in build-asan/) and
+# Builds the module, the host libraries, the CLI, the host API test and the
+# allocation-failure harness with AddressSanitizer + UndefinedBehaviorSanitizer
+# (gcc, -DKFJOB_SANITIZE=ON, in build-asan/) and
 #   1. runs the whole busted suite against build-asan/kfjob.so, with the ASan
-#      runtime preloaded into lua5.4 and leak detection on: the busted counts
-#      go into the totals, plus one check that no sanitizer report appeared
-#      (a memory error or UB aborts the run; a leak of the module fails it;
-#      leaks of the python/protoc children the conformance spec starts are
-#      suppressed, nothing of lua5.4 or kfjob is);
-#   2. runs test/alloc/allocfail under ASan (every 2nd allocation point,
+#      runtime preloaded into lua5.4 and leak detection on, and the CLI specs
+#      against build-asan/kfjob: the busted counts go into the totals, plus
+#      one check that no sanitizer report appeared in the run or in any CLI
+#      child (reports go to log files; a memory error or UB aborts; a leak of
+#      the module or the CLI fails it; leaks of the python/protoc children
+#      the conformance spec starts are suppressed, nothing of lua5.4 or kfjob
+#      is);
+#   2. runs the host API test (test/host/test_host.c) under ASan + UBSan;
+#   3. runs test/alloc/allocfail under ASan (every 2nd allocation point,
 #      both modes; the plain ctest run covers every point).
 # A helper checks that the busted run really loaded build-asan/kfjob.so.
 # KFJOB_QUICK=1 skips the stage.
@@ -20,8 +24,9 @@ else
   asan_build() {
     # (re)configure every time: new source files are globbed at configure time
     CC=gcc cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DKFJOB_SANITIZE=ON -DKFJOB_HOST=OFF >/dev/null &&
-      cmake --build build-asan -j"$JOBS" --target kfjob_module kfjob_allocfail
+      -DKFJOB_SANITIZE=ON -DKFJOB_HOST=ON >/dev/null &&
+      cmake --build build-asan -j"$JOBS" --target kfjob_module kfjob_allocfail \
+        kfjob_cli test_host
   }
   check "asan: build (gcc -fsanitize=address,undefined)" asan_build
   ASAN_RT=$(gcc -print-file-name=libasan.so)
@@ -44,16 +49,18 @@ end
 local orig = "$ASAN_ORIG_HELPER"
 if orig ~= "" then dofile(orig) end
 HELPER
+    # every process (busted, the CLI children) logs its reports to a file
     asan_env() {
-      LD_PRELOAD="$ASAN_RT" \
-      ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:detect_odr_violation=0" \
+      LD_PRELOAD="$ASAN_RT" KFJOB_CLI="$ROOT/build-asan/kfjob" \
+      ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:detect_odr_violation=0:log_path=$LOG/asan-report" \
       LSAN_OPTIONS="suppressions=$LOG/lsan.supp:print_suppressions=0" \
-      UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" "$@"
+      UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$LOG/asan-report" "$@"
     }
     asan_start=$SECONDS
     asan_env lua5.4 "$(command -v busted)" --ignore-lua --cpath="$ROOT/build-asan/?.so" \
       --helper="$LOG/asan_helper.lua" -o utfTerminal spec >"$LOG/asan.out" 2>&1
     asan_rc=$?
+    cat "$LOG"/asan-report.* >>"$LOG/asan.out" 2>/dev/null
     grep -E '[0-9]+ successes? / ' "$LOG/asan.out" | tail -1
     count_busted "$LOG/asan.out"
     asan_reports() {
@@ -65,6 +72,21 @@ HELPER
       [ "$asan_rc" -le 1 ] || { echo "busted exit status $asan_rc"; tail -20 "$LOG/asan.out"; return 1; }
     }
     check "asan: busted suite without sanitizer reports ($((SECONDS - asan_start))s)" asan_reports
+    asan_host() {
+      rm -f "$LOG"/asan-report.*
+      asan_env build-asan/test_host >"$LOG/asan-host.out" 2>&1
+      local rc=$?
+      cat "$LOG"/asan-report.* >>"$LOG/asan-host.out" 2>/dev/null
+      if [ "$rc" -ne 0 ] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$LOG/asan-host.out"; then
+        grep -E -A25 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|FAILED' "$LOG/asan-host.out" | head -60
+        return 1
+      fi
+    }
+    if [ -x build-asan/test_host ]; then
+      check "asan: host API test (test_host)" asan_host
+    else
+      FAILED=$((FAILED + 1)); echo "FAILED - asan: no build-asan/test_host"
+    fi
     asan_start=$SECONDS
     check "asan: allocation-failure harness (every 2nd point)" \
       env ASAN_OPTIONS="detect_leaks=1:halt_on_error=1" KFJOB_ALLOCFAIL_STEP=2 \

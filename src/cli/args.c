@@ -30,8 +30,10 @@ static const char *const usage_text =
 "                      .template.pb, .manifest.yaml); files a previous render\n"
 "                      wrote there and this one did not are removed (the list\n"
 "                      is kept in DIR/" OUTPUTS_FILE ")\n"
-"      --set KEY=VALUE the script sees params.KEY (numbers and true/false\n"
-"                      converted); repeatable\n"
+"      --set KEY=VALUE the script sees params.KEY (true/false and numbers\n"
+"                      written in their plain form converted: 8, 0.5, not\n"
+"                      1.10, 010 or 1e3); repeatable\n"
+"      --set-string KEY=VALUE  params.KEY is the string VALUE; repeatable\n"
 "      --name NAME     name of a job returned alone (default: the config's\n"
 "                      file name) or prefix for a list's jobs; from a named\n"
 "                      set, render only the job called NAME\n"
@@ -45,7 +47,7 @@ static const char *const usage_text =
 "      --memory-limit SIZE          script memory (default 64M; 0: none)\n"
 "      --instruction-limit N        script instructions (default 500M)\n"
 "\n"
-"check options: -V, --set, --name, --image, --strict (warnings fail),\n"
+"check options: -V, --set, --set-string, --name, --image, --strict (warnings fail),\n"
 "  the limits\n"
 "decode options: --type T (tensorflow, pytorch, mpi or a kind such as\n"
 "  HorovodJob), -V N (version of the bytes, default 1), -f FMT, --name\n"
@@ -72,6 +74,7 @@ static const optdef optdefs[] = {
     {"version", 'V', 1, C_ALL},
     {"output", 'o', 1, C_RENDER},
     {"set", 0, 1, C_RENDER | C_CHECK | C_DIFF},
+    {"set-string", 0, 1, C_RENDER | C_CHECK | C_DIFF},
     {"name", 0, 1, C_ALL},
     {"dry-run", 0, 0, C_RENDER},
     {"replica-encoding", 0, 1, C_RENDER | C_DIFF},
@@ -135,11 +138,14 @@ static int set_option(opts *o, const optdef *d, const char *val) {
     case 'o': o->outdir = val; break;
     case 's':
       if (d->lng[1] == 'e') {
+        int str = strcmp(d->lng, "set-string") == 0;
+        const char ***v = str ? &o->string_params : &o->params;
+        size_t *n = str ? &o->nstring_params : &o->nparams;
         if (strchr(val, '=') == NULL || val[0] == '=')
-          return usage_error("--set expects KEY=VALUE, got '%s'", val);
-        o->params = (const char **)cli_xrealloc((void *)o->params,
-                                                (o->nparams + 1) * sizeof *o->params);
-        o->params[o->nparams++] = val;
+          return usage_error(str ? "--set-string expects KEY=VALUE, got '%s'"
+                                 : "--set expects KEY=VALUE, got '%s'", val);
+        *v = (const char **)cli_xrealloc((void *)*v, (*n + 1) * sizeof **v);
+        (*v)[(*n)++] = val;
       } else {
         o->strict = 1;
       }

@@ -33,6 +33,8 @@ typedef struct opts {
   const char *outdir;
   const char **params;
   size_t nparams;
+  const char **string_params;   /* --set-string */
+  size_t nstring_params;
   const char *name, *ns, *image, *replica_encoding, *type;
   int dry_run, progress, keep_going, strict;
   size_t memory_limit;
@@ -86,10 +88,13 @@ void cli_run_options(const opts *o, kfjob_run_options *ro, const char *name);
 
 /* ---- writing jobs: formats, files, -o DIR (outputs.c) -------------------- */
 
-/* One line of DIR/.kfjob-outputs: a file a render wrote there. */
+/* One line of DIR/.kfjob-outputs: a file a render wrote there, with what
+** proves it (the file's size, inode and content hash when written). */
 typedef struct entry {
   char *file, *format, *type, *kind, *name;
   int version;
+  int proof;                 /* size, ino and hash are known */
+  unsigned long long size, ino, hash;
 } entry;
 
 typedef struct entries {
@@ -105,6 +110,7 @@ typedef struct render_ctx {
   int status;                /* exit status decided in the callback */
   size_t njobs, nfailed;
   entries old, written;      /* -o: previous list, this render's files */
+  int dirfd;                 /* -o: the directory, opened once (-1: none) */
   /* stdout */
   size_t ndocs;
   char *binary;              /* pb/template to stdout: the single job */
@@ -116,19 +122,31 @@ typedef struct render_ctx {
 int cli_safe_file_name(const char *s);
 int cli_is_text_format(kfjob_format f);
 const char *cli_ext_of(kfjob_format f);
-void cli_entries_add(entries *es, const char *file, const char *format,
-                     const char *type, int version, const char *kind,
-                     const char *name);
+entry *cli_entries_add(entries *es, const char *file, const char *format,
+                       const char *type, int version, const char *kind,
+                       const char *name);
 void cli_entries_free(entries *es);
 const entry *cli_entries_find(const entries *es, const char *file);
 /* Read DIR/.kfjob-outputs; a missing file is an empty list. */
 void cli_entries_load(entries *es, const char *dir);
-int cli_entries_save(const entries *es, const char *dir);
+/* The same from the directory open as `dirfd`. */
+void cli_entries_load_at(entries *es, int dirfd);
+int cli_entries_save(const entries *es, int dirfd);
 /* One job to stdout in the stream form of its format. */
 void cli_write_stream(render_ctx *c, FILE *f, const kfjob_job *j);
-/* Write data to DIR/file through a temporary file and a rename. */
-int cli_write_atomic(const char *dir, const char *file, const char *data,
-                     size_t n, int newline);
+/* Write data to `file` in the directory `dirfd` through a new temporary
+** file (O_CREAT|O_EXCL|O_NOFOLLOW, unpredictable name) and a rename, so
+** nothing planted in the directory is followed or overwritten.  Fills
+** e's proof (size, inode, content hash) when `e` is not NULL. */
+int cli_write_atomic(int dirfd, const char *file, const char *data, size_t n,
+                     int newline, entry *e);
+/* Remove e's file from `dirfd` only if it is the regular file e proves
+** kfjob wrote (same size, inode and content hash); with `dry`, only check.
+** 1 removed (or would be), 0 kept (not provably ours, or gone), -1 error
+** (errno). */
+int cli_remove_written(int dirfd, const entry *e, int dry);
+/* Copies the proof of `from` into `to`. */
+void cli_entry_prove(entry *to, const entry *from);
 int cli_mkdir_p(const char *dir);
 
 /* ---- reading renders back as JSON documents (readback.c) ----------------- */

@@ -70,6 +70,8 @@ void cli_run_options(const opts *o, kfjob_run_options *ro, const char *name) {
   ro->replica_encoding = o->replica_encoding;
   ro->params = o->params;
   ro->nparams = o->nparams;
+  ro->string_params = o->string_params;
+  ro->nstring_params = o->nstring_params;
   ro->name = o->name ? o->name : name;
   ro->select = o->name;
   ro->namespace_ = o->ns;

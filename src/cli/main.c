@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
   int code = cli_parse_args(argc, argv, &o);
   if (code >= 0) {
     free((void *)o.params);
+    free((void *)o.string_params);
     return code;
   }
   switch (o.cmd) {
@@ -34,5 +35,6 @@ int main(int argc, char **argv) {
     default: code = cli_cmd_diff(&o); break;
   }
   free((void *)o.params);
+  free((void *)o.string_params);
   return code;
 }

@@ -3,14 +3,26 @@
 ** files written atomically, and the list of files a render wrote into a
 ** directory (DIR/.kfjob-outputs), which lets the next render remove stale
 ** files and lets diff and decode know what each file holds.
+**
+** Files in DIR are created the way mkstemp(3) and openat(2) with
+** O_NOFOLLOW make safe: relative to the directory opened once, under a new
+** unpredictable temporary name with O_CREAT|O_EXCL|O_NOFOLLOW (a link
+** planted in DIR is never followed, an existing file never reused), then
+** renamed over the final name (rename replaces a link, it does not follow
+** it).  A stale file is removed only when it is still the regular file the
+** list proves kfjob wrote: same size, inode and content hash.
 */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -56,9 +68,9 @@ const char *cli_ext_of(kfjob_format f) {
   }
 }
 
-void cli_entries_add(entries *es, const char *file, const char *format,
-                     const char *type, int version, const char *kind,
-                     const char *name) {
+entry *cli_entries_add(entries *es, const char *file, const char *format,
+                       const char *type, int version, const char *kind,
+                       const char *name) {
   entry *e;
   if (es->n == es->cap) es->v = (entry *)cli_xrealloc(es->v, (es->cap = es->cap ? es->cap * 2 : 16) * sizeof *e);
   e = &es->v[es->n++];
@@ -68,6 +80,9 @@ void cli_entries_add(entries *es, const char *file, const char *format,
   e->kind = cli_xstrdup(kind);
   e->name = cli_xstrdup(name);
   e->version = version;
+  e->proof = 0;
+  e->size = e->ino = e->hash = 0;
+  return e;
 }
 
 void cli_entries_free(entries *es) {
@@ -90,56 +105,112 @@ const entry *cli_entries_find(const entries *es, const char *file) {
   return NULL;
 }
 
+/* 64-bit FNV-1a of n bytes, continuing from h. */
+static unsigned long long fnv1a(unsigned long long h, const char *p, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+  return h;
+}
+#define FNV_INIT 0xcbf29ce484222325ULL
+
+/* The whole regular file `name` of `dirfd`, never through a link. */
+static int read_at(int dirfd, const char *name, char **data, size_t *len,
+                   struct stat *sb) {
+  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  size_t n = 0, cap = 0;
+  char *p = NULL;
+  if (fd < 0) return -1;
+  if (fstat(fd, sb) != 0 || !S_ISREG(sb->st_mode)) {
+    close(fd);
+    errno = EINVAL;
+    return -1;
+  }
+  for (;;) {
+    ssize_t r;
+    if (cap - n < 4096) p = (char *)cli_xrealloc(p, cap = cap ? cap * 2 : 8192);
+    r = read(fd, p + n, cap - n - 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      int e = errno;
+      close(fd);
+      free(p);
+      errno = e;
+      return -1;
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  close(fd);
+  p[n] = '\0';
+  *data = p;
+  *len = n;
+  return 0;
+}
+
 /* Read DIR/.kfjob-outputs; a missing file is an empty list. */
 void cli_entries_load(entries *es, const char *dir) {
-  char *path = cli_xprintf("%s/%s", dir, OUTPUTS_FILE), *data, *line, *next;
-  size_t len;
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   memset(es, 0, sizeof *es);
-  if (cli_read_file(path, &data, &len) != 0) {
-    free(path);
-    return;
-  }
+  if (fd < 0) return;
+  cli_entries_load_at(es, fd);
+  close(fd);
+}
+
+void cli_entries_load_at(entries *es, int dirfd) {
+  char *data, *line, *next;
+  size_t len;
+  struct stat sb;
+  memset(es, 0, sizeof *es);
+  if (dirfd < 0 || read_at(dirfd, OUTPUTS_FILE, &data, &len, &sb) != 0) return;
   for (line = data; line && *line; line = next) {
-    char *f[6];
+    char *f[9];
     int n = 0;
     next = strchr(line, '\n');
     if (next) *next++ = '\0';
     if (line[0] == '#' || line[0] == '\0') continue;
     f[n++] = line;
-    while (n < 6 && (line = strchr(line, '\t')) != NULL) {
+    while (n < 9 && (line = strchr(line, '\t')) != NULL) {
       *line++ = '\0';
       f[n++] = line;
     }
     /* only plain file names: a tampered list cannot point elsewhere */
-    if (n == 6 && cli_safe_file_name(f[0]))
-      cli_entries_add(es, f[0], f[1], f[2], atoi(f[3]), f[4], f[5]);
+    if ((n == 6 || n == 9) && cli_safe_file_name(f[0])) {
+      entry *e = cli_entries_add(es, f[0], f[1], f[2], atoi(f[3]), f[4], f[5]);
+      if (n == 9) {   /* lists of older versions prove nothing */
+        e->size = strtoull(f[6], NULL, 10);
+        e->ino = strtoull(f[7], NULL, 10);
+        e->hash = strtoull(f[8], NULL, 16);
+        e->proof = 1;
+      }
+    }
   }
   free(data);
-  free(path);
 }
 
-int cli_entries_save(const entries *es, const char *dir) {
-  char *path = cli_xprintf("%s/%s", dir, OUTPUTS_FILE);
-  char *tmp = cli_xprintf("%s/.%s.tmp", dir, OUTPUTS_FILE + 1);
-  FILE *f = fopen(tmp, "w");
-  size_t i;
-  int ok;
-  if (f == NULL) {
-    free(path);
-    free(tmp);
+int cli_entries_save(const entries *es, int dirfd) {
+  char *text = NULL;
+  size_t len = 0, i;
+  int r;
+  FILE *f = open_memstream(&text, &len);
+  if (f == NULL) return -1;
+  fputs("# Files of this directory written by `kfjob render`; the next render\n"
+        "# into it removes those it does not write again, if they are still\n"
+        "# what it wrote (size, inode and FNV-1a hash of the content).\n"
+        "# file\tformat\ttask_type\tversion\tkind\tname\tsize\tinode\thash\n", f);
+  for (i = 0; i < es->n; i++) {
+    const entry *e = &es->v[i];
+    fprintf(f, "%s\t%s\t%s\t%d\t%s\t%s", e->file, e->format, e->type, e->version,
+            e->kind, e->name);
+    if (e->proof) fprintf(f, "\t%llu\t%llu\t%016llx", e->size, e->ino, e->hash);
+    fputc('\n', f);
+  }
+  if (fclose(f) != 0) {
+    free(text);
     return -1;
   }
-  fputs("# Files of this directory written by `kfjob render`; the next render\n"
-        "# into it removes those it does not write again.\n"
-        "# file\tformat\ttask_type\tversion\tkind\tname\n", f);
-  for (i = 0; i < es->n; i++)
-    fprintf(f, "%s\t%s\t%s\t%d\t%s\t%s\n", es->v[i].file, es->v[i].format,
-            es->v[i].type, es->v[i].version, es->v[i].kind, es->v[i].name);
-  ok = fclose(f) == 0 && rename(tmp, path) == 0;
-  if (!ok) remove(tmp);
-  free(path);
-  free(tmp);
-  return ok ? 0 : -1;
+  r = cli_write_atomic(dirfd, OUTPUTS_FILE, text, len, 0, NULL);
+  free(text);
+  return r;
 }
 
 /* Write the custom YAML of a job under "custom:", indented. */
@@ -196,23 +267,80 @@ void cli_write_stream(render_ctx *c, FILE *f, const kfjob_job *j) {
   c->ndocs++;
 }
 
-/* Write data to DIR/file through a temporary file and a rename. */
-int cli_write_atomic(const char *dir, const char *file, const char *data,
-                     size_t n, int newline) {
-  char *path = cli_xprintf("%s/%s", dir, file);
-  char *tmp = cli_xprintf("%s/.%s.tmp", dir, file);
-  FILE *f = fopen(tmp, "wb");
-  int ok = f != NULL;
-  if (ok) {
-    ok = fwrite(data, 1, n, f) == n;
-    if (ok && newline && (n == 0 || data[n - 1] != '\n')) ok = fputc('\n', f) != EOF;
-    ok = (fclose(f) == 0) && ok;
-    ok = ok && rename(tmp, path) == 0;
-    if (!ok) remove(tmp);
+/* A new file in dirfd named ".<file>.<16 random hex digits>", created
+** exclusively and never through a link; its name in tmp.  -1 on error. */
+static int create_temp(int dirfd, const char *file, char **tmp) {
+  int tries;
+  for (tries = 0; tries < 16; tries++) {
+    unsigned long long r;
+    int fd;
+    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+      r = ((unsigned long long)time(NULL) << 32) ^ (unsigned long long)getpid() ^
+          (unsigned long long)(size_t)&r ^ (unsigned long long)clock() * 0x9e3779b97f4a7c15ULL;
+    *tmp = cli_xprintf(".%s.%016llx", file, r);
+    fd = openat(dirfd, *tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) return fd;
+    free(*tmp);
+    *tmp = NULL;
+    if (errno != EEXIST) return -1;
   }
-  free(path);
+  errno = EEXIST;
+  return -1;
+}
+
+static int write_all(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+int cli_write_atomic(int dirfd, const char *file, const char *data, size_t n,
+                     int newline, entry *e) {
+  char *tmp;
+  struct stat sb;
+  int fd = create_temp(dirfd, file, &tmp), ok, err;
+  int nl = newline && (n == 0 || data[n - 1] != '\n');
+  if (fd < 0) return -1;
+  ok = write_all(fd, data, n) == 0 && (!nl || write_all(fd, "\n", 1) == 0) &&
+       fstat(fd, &sb) == 0;
+  ok = close(fd) == 0 && ok;
+  ok = ok && renameat(dirfd, tmp, dirfd, file) == 0;
+  err = errno;
+  if (!ok) unlinkat(dirfd, tmp, 0);
   free(tmp);
+  if (ok && e != NULL) {
+    e->size = (unsigned long long)sb.st_size;
+    e->ino = (unsigned long long)sb.st_ino;
+    e->hash = fnv1a(fnv1a(FNV_INIT, data, n), "\n", (size_t)nl);
+    e->proof = 1;
+  }
+  errno = err;
   return ok ? 0 : -1;
+}
+
+void cli_entry_prove(entry *to, const entry *from) {
+  to->proof = from->proof;
+  to->size = from->size;
+  to->ino = from->ino;
+  to->hash = from->hash;
+}
+
+int cli_remove_written(int dirfd, const entry *e, int dry) {
+  char *data;
+  size_t len;
+  struct stat sb;
+  int ours;
+  if (dirfd < 0 || !e->proof || read_at(dirfd, e->file, &data, &len, &sb) != 0) return 0;
+  ours = (unsigned long long)sb.st_size == e->size && (unsigned long long)sb.st_ino == e->ino &&
+         fnv1a(FNV_INIT, data, len) == e->hash;
+  free(data);
+  if (!ours || dry) return ours;
+  return unlinkat(dirfd, e->file, 0) == 0 ? 1 : -1;
 }
 
 int cli_mkdir_p(const char *dir) {

@@ -4,6 +4,7 @@
 ** a previous render wrote there and this one did not.
 */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ static int on_render(void *ud, const kfjob_job *j) {
   }
   if (o->outdir) {
     char *file;
+    entry proof;
     if (!cli_safe_file_name(j->name)) {
       fprintf(stderr, "%s: job '%s': the name cannot be used as a file name "
               "(letters, digits, '-', '_' and '.', not first)\n", c->config, j->name);
@@ -40,15 +42,17 @@ static int on_render(void *ud, const kfjob_job *j) {
     }
     if (o->dry_run) {
       printf("would write %s/%s (%zu bytes)\n", o->outdir, file, j->size);
-    } else if (cli_write_atomic(o->outdir, file, j->data, j->size,
-                                cli_is_text_format(j->format)) != 0) {
+    }
+    memset(&proof, 0, sizeof proof);
+    if (!o->dry_run && cli_write_atomic(c->dirfd, file, j->data, j->size,
+                                        cli_is_text_format(j->format), &proof) != 0) {
       fprintf(stderr, "kfjob: cannot write %s/%s: %s\n", o->outdir, file, strerror(errno));
       free(file);
       c->status = EXIT_USAGE;
       return 1;
     }
-    cli_entries_add(&c->written, file, kfjob_format_name(j->format), j->task_type,
-                    j->version, j->kind, j->name);
+    cli_entry_prove(cli_entries_add(&c->written, file, kfjob_format_name(j->format),
+                                    j->task_type, j->version, j->kind, j->name), &proof);
     free(file);
     return 0;
   }
@@ -84,6 +88,7 @@ int cli_cmd_render(const opts *o) {
   char *name = cli_default_name(o->pos[0]);
   int code;
   memset(&c, 0, sizeof c);
+  c.dirfd = -1;
   c.o = o;
   c.config = o->pos[0];
   if (!o->outdir && !o->dry_run && !cli_is_text_format(o->format) &&
@@ -97,7 +102,13 @@ int cli_cmd_render(const opts *o) {
       free(name);
       return cli_errorf(EXIT_USAGE, "cannot create %s: %s", o->outdir, strerror(errno));
     }
-    cli_entries_load(&c.old, o->outdir);
+    /* everything below happens in the directory opened here */
+    c.dirfd = open(o->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (c.dirfd < 0 && !(o->dry_run && errno == ENOENT)) {
+      free(name);
+      return cli_errorf(EXIT_USAGE, "cannot open %s: %s", o->outdir, strerror(errno));
+    }
+    cli_entries_load_at(&c.old, c.dirfd);
   }
   cli_run_options(o, &ro, name);
   ro.keep_going = o->keep_going;
@@ -121,28 +132,26 @@ int cli_cmd_render(const opts *o) {
     ** exactly what this render wrote, else everything either one wrote */
     for (i = 0; i < c.old.n; i++) {
       const entry *e = &c.old.v[i];
-      char *path;
-      struct stat sb;
+      int r;
       if (cli_entries_find(&c.written, e->file)) continue;
       if (code != 0) {
-        cli_entries_add(&c.written, e->file, e->format, e->type, e->version, e->kind, e->name);
+        cli_entry_prove(cli_entries_add(&c.written, e->file, e->format, e->type,
+                                        e->version, e->kind, e->name), e);
         continue;
       }
-      path = cli_xprintf("%s/%s", o->outdir, e->file);
-      if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
-        if (o->dry_run) {
-          printf("would remove %s\n", path);
-        } else if (remove(path) == 0) {
-          removed++;
-        } else {
-          fprintf(stderr, "kfjob: cannot remove %s: %s\n", path, strerror(errno));
-          code = EXIT_USAGE;
-        }
+      r = cli_remove_written(c.dirfd, e, o->dry_run);
+      if (r > 0 && o->dry_run) {
+        printf("would remove %s/%s\n", o->outdir, e->file);
+      } else if (r > 0) {
+        removed++;
+      } else if (r < 0) {
+        fprintf(stderr, "kfjob: cannot remove %s/%s: %s\n", o->outdir, e->file,
+                strerror(errno));
+        code = EXIT_USAGE;
       }
-      free(path);
     }
     if (!o->dry_run) {
-      if (cli_entries_save(&c.written, o->outdir) != 0)
+      if (cli_entries_save(&c.written, c.dirfd) != 0)
         code = cli_errorf(EXIT_USAGE, "cannot write %s/%s: %s", o->outdir,
                           OUTPUTS_FILE, strerror(errno));
       else if (code == 0 && removed)
@@ -155,6 +164,7 @@ int cli_cmd_render(const opts *o) {
     }
   }
   if (fflush(stdout) != 0 && code == 0) code = cli_errorf(EXIT_USAGE, "cannot write to stdout");
+  if (c.dirfd >= 0) close(c.dirfd);
   cli_entries_free(&c.old);
   cli_entries_free(&c.written);
   free(c.binary);

@@ -10,6 +10,7 @@
 #ifndef KF_CORE_H
 #define KF_CORE_H
 
+#include <locale.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <protobuf-c/protobuf-c.h>
@@ -42,6 +43,10 @@ kf_status kf_nomem(kf_err *e);
 #define KF_MAX_DEPTH 64            /* nesting of tables / JSON */
 #define KF_MAX_STRING (1u << 20)   /* one string value, bytes */
 #define KF_MAX_ITEMS 4096          /* entries of one array (command) */
+/* Messages nested in protobuf bytes (the top-level message is level 1):
+** protobuf's own default recursion limit.  Checked on the wire before
+** protobuf-c's unpack, which recurses without a limit. */
+#define KF_MAX_WIRE_DEPTH 100
 
 /* ---- allocator and arena ---------------------------------------------- */
 
@@ -185,12 +190,25 @@ const char *kf_suggest(const char *s, const char *const *cands);
 size_t kf_json_name(const char *name, char *out, size_t cap);
 /* Well-formed UTF-8 (no overlongs, surrogates); returns 1 if valid. */
 int kf_utf8_ok(const char *s, size_t n);
+/* Why `s` (n bytes) cannot name a job - empty, NUL, invalid UTF-8, a C0,
+** DEL or C1 control character - or NULL.  Such names would collide ("a\0b"
+** read as "a") or break the JSON/YAML streams and file names. */
+const char *kf_name_problem(const char *s, size_t n);
+/* `s` for an error message: printable ASCII as is, other bytes as \xNN. */
+void kf_name_show(const char *s, size_t n, char *out, size_t cap);
 /* Kubernetes quantity grammar; returns 1 if valid. */
 int kf_quantity_ok(const char *s, size_t n);
 /* Decimal form of an integer. */
 void kf_format_int(int64_t v, char out[32]);
 /* Shortest decimal form of a non-negative number ("8", "0.5"). */
 void kf_format_number(double d, char out[32]);
+/* Formatting and parsing numbers in the "C" LC_NUMERIC locale, whatever
+** the process locale: kf_c_numeric_begin() switches the calling thread to
+** it and returns what kf_c_numeric_end() restores; kf_strtod is strtod
+** between the two. */
+locale_t kf_c_numeric_begin(void);
+void kf_c_numeric_end(locale_t old);
+double kf_strtod(const char *s, char **end);
 
 /* ---- building, checking, comparing jobs ------------------------------- */
 
@@ -272,9 +290,17 @@ const ProtobufCMessageDescriptor *kf_msg_desc(const char *task_type,
 unsigned kf_job_versions(const kf_job *j);
 
 /* Every string field in the wire bytes of `d` (recursively) is UTF-8
-** without NUL bytes; protobuf-c checks neither.  Errors name the path. */
+** without NUL bytes, and messages nest at most KF_MAX_WIRE_DEPTH levels
+** (KF_ELIMIT); protobuf-c checks neither.  Errors name the path. */
 kf_status kf_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p,
                         size_t n, const char *who, kf_err *e);
+/* protobuf-c's unpack of `d` from `p`, `n` into `A`, guarded: the nesting
+** depth is checked before unpack recurses, then the strings.  KF_EINVAL
+** with *out = NULL and no message set means malformed framing (the caller
+** names the message); other errors are set in `e`. */
+kf_status kf_unpack(const ProtobufCMessageDescriptor *d, const uint8_t *p,
+                    size_t n, const char *who, kf_arena *A,
+                    ProtobufCMessage **out, kf_err *e);
 /* encode: into a buffer; decode: bytes -> job, `who` prefixing errors
 ** ("kfjob.decode"). */
 kf_status kf_encode(const kf_job *j, const kf_encopts *o, kf_arena *A,

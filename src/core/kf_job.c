@@ -376,6 +376,9 @@ static kf_node *obj_slot(kf_arena *A, kf_node *obj, const char *key,
   return **slot;
 }
 
+static kf_status merge_obj(kf_arena *A, kf_node *base, const kf_node *over,
+                           const char *who, kf_err *e);
+
 /* Set `v` at `key` of `base`, deep-merging plain tables; lists and objects
 ** made by constructors replace what was there. */
 static kf_status merge_into(kf_arena *A, kf_node *base, const char *key,
@@ -394,14 +397,86 @@ static kf_status merge_into(kf_arena *A, kf_node *base, const char *key,
     for (i = 0; cur->t == KF_NOBJ && i < cur->u.c.n; i++)
       if (!kf_node_push(A, copy, cur->u.c.k[i], cur->u.c.v[i])) return kf_nomem(e);
     *slot = copy;
-    return kf_node_merge(A, copy, v, who, e);
+    return merge_obj(A, copy, v, who, e);
   }
   *slot = (kf_node *)v;
   return KF_OK;
 }
 
+/* ---- one field set twice in one with{} -------------------------------- */
+
+/* The fields overrides set, as dotted paths: nested plain tables and
+** dotted keys spell the same path, so {worker = {replicas = 2},
+** ["worker.replicas"] = 3} sets worker.replicas twice, and which one won
+** would depend on pairs() order.  Like a duplicate key in JSON
+** (JSON_REJECT_DUPLICATES) or YAML, that is an error. */
+typedef struct pathset {
+  kf_arena *A;
+  const char **v;
+  size_t n, cap;
+} pathset;
+
+static int paths_of(pathset *ps, const char *prefix, const kf_node *o) {
+  size_t i;
+  for (i = 0; i < o->u.c.n; i++) {
+    const kf_node *v = o->u.c.v[i];
+    size_t pl = prefix ? strlen(prefix) : 0, kl = strlen(o->u.c.k[i]);
+    char *p = (char *)kf_arena_alloc_raw(ps->A, pl + kl + 2);
+    if (p == NULL) return 0;
+    if (prefix) memcpy(p, prefix, pl), p[pl++] = '.';
+    memcpy(p + pl, o->u.c.k[i], kl + 1);
+    if ((v->t == KF_NOBJ || v->t == KF_NARR) && v->tag == NULL && v->u.c.n == 0)
+      continue;                       /* {} sets nothing */
+    if (v->t == KF_NOBJ && v->tag == NULL) {
+      if (!paths_of(ps, p, v)) return 0;
+      continue;
+    }
+    if (ps->n == ps->cap) {
+      const char **nv = (const char **)kf_arena_alloc_raw(
+          ps->A, (ps->cap = ps->cap ? ps->cap * 2 : 16) * sizeof *nv);
+      if (nv == NULL) return 0;
+      if (ps->n) memcpy((void *)nv, (const void *)ps->v, ps->n * sizeof *nv);
+      ps->v = nv;
+    }
+    ps->v[ps->n++] = p;
+  }
+  return 1;
+}
+
+/* strcmp with '.' below every other byte: a path sorts right before the
+** paths inside it. */
+static int cmp_path(const void *a, const void *b) {
+  const unsigned char *x = *(const unsigned char *const *)a,
+                      *y = *(const unsigned char *const *)b;
+  for (; *x && *x == *y; x++, y++) {}
+  return (*x == '.' ? 1 : *x ? *x + 1 : 0) - (*y == '.' ? 1 : *y ? *y + 1 : 0);
+}
+
+static kf_status check_twice(kf_arena *A, const kf_node *over, const char *who,
+                             kf_err *e) {
+  pathset ps = {A, NULL, 0, 0};
+  size_t i;
+  if (over->t != KF_NOBJ) return KF_OK;
+  if (!paths_of(&ps, NULL, over)) return kf_nomem(e);
+  if (ps.n > 1) qsort((void *)ps.v, ps.n, sizeof *ps.v, cmp_path);
+  for (i = 1; i < ps.n; i++) {
+    size_t l = strlen(ps.v[i - 1]);
+    if (strncmp(ps.v[i - 1], ps.v[i], l) == 0 && (ps.v[i][l] == '.' || ps.v[i][l] == '\0'))
+      return kf_fail(e, KF_EINVAL,
+                     "%s: %.200s: set twice in one with{} (a dotted key and a nested "
+                     "table name the same field)", who, ps.v[i - 1]);
+  }
+  return KF_OK;
+}
+
 kf_status kf_node_merge(kf_arena *A, kf_node *base, const kf_node *over,
                         const char *who, kf_err *e) {
+  kf_status st = check_twice(A, over, who, e);
+  return st != KF_OK ? st : merge_obj(A, base, over, who, e);
+}
+
+static kf_status merge_obj(kf_arena *A, kf_node *base, const kf_node *over,
+                           const char *who, kf_err *e) {
   size_t i;
   if (over->t != KF_NOBJ) {
     if (over->t == KF_NARR && over->u.c.n == 0) return KF_OK;

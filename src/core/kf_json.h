@@ -49,7 +49,9 @@ kf_status kf_node_to_msg(const kf_node *n, const ProtobufCMessageDescriptor *d,
 ** sorted by key so packing is deterministic). */
 kf_status kf_node_to_struct(const kf_node *n, kf_arena *A,
                             Google__Protobuf__Struct **out, kf_err *e);
-kf_node *kf_struct_to_node(const Google__Protobuf__Struct *s, kf_arena *A);
+/* KF_ENOMEM, or KF_ELIMIT past KF_MAX_DEPTH levels (no message set). */
+kf_status kf_struct_to_node(const Google__Protobuf__Struct *s, kf_arena *A,
+                            kf_node **out);
 
 /* Any kf_node -> JSON text, keys in node order, same formatting. */
 kf_status kf_node_to_json(const kf_node *n, int indent, kf_buf *out,

@@ -278,7 +278,7 @@ static kf_status p_int(pc *c, const kf_node *v, const char *type, int uns,
         return pfail(c, KF_EINVAL, "expected an integer, got %s", show(v, t, sizeof t));
       memcpy(buf, v->u.s.p, v->u.s.n);
       buf[v->u.s.n] = '\0';
-      if (!integral) { d = strtod(buf, NULL); goto real; }
+      if (!integral) { d = kf_strtod(buf, NULL); goto real; }
       neg = buf[0] == '-';
       for (p = buf + neg; *p; p++) {
         unsigned dg = (unsigned)(*p - '0');
@@ -386,7 +386,7 @@ static kf_status p_value(pc *c, const kf_node *v, const ProtobufCFieldDescriptor
       else if (v->t == KF_NSTR && strcmp(v->u.s.p, "-Infinity") == 0) d = -INFINITY;
       else if (v->t == KF_NSTR && v->u.s.n < 64 &&
                json_number_syntax(v->u.s.p, v->u.s.n, &integral))
-        d = strtod(v->u.s.p, NULL);
+        d = kf_strtod(v->u.s.p, NULL);
       else if (v->t == KF_NSTR)
         return pfail(c, KF_EINVAL, "expected a number, got %s", show(v, t, sizeof t));
       else

@@ -23,15 +23,18 @@ int kf_json_number(double d, char out[32]) {
   char t[40], dig[24];
   int p, nd = 0, ex, n = 0, i;
   const char *s;
+  locale_t old;
   if (d == 0) return (int)strlen(strcpy(out, signbit(d) ? "-0" : "0"));
   /* fewest significant digits that read back as the same double */
+  old = kf_c_numeric_begin();
   for (p = 1; p <= 17; p++) {
     snprintf(t, sizeof t, "%.*e", p - 1, d);
     if (strtod(t, NULL) == d) break;
   }
+  kf_c_numeric_end(old);
   s = t;
   if (*s == '-') out[n++] = *s++;
-  for (; *s && *s != 'e'; s++)   /* digits only: the point is locale's */
+  for (; *s && *s != 'e'; s++)   /* digits only */
     if (*s >= '0' && *s <= '9') dig[nd++] = *s;
   ex = atoi(s + 1);
   while (nd > 1 && dig[nd - 1] == '0') nd--;
@@ -64,12 +67,14 @@ static double short_float(float f) {
   char t[40];
   int p;
   if (!isfinite(f)) return f;
+  locale_t old = kf_c_numeric_begin();
   for (p = 6; p < 10; p++) {
     double d;
     snprintf(t, sizeof t, "%.*g", p, (double)f);
     d = strtod(t, NULL);
-    if ((float)d == f) return d;
+    if ((float)d == f) return (kf_c_numeric_end(old), d);
   }
+  kf_c_numeric_end(old);
   return f;
 }
 
@@ -532,6 +537,12 @@ kf_node *kf_msg_to_node(const ProtobufCMessage *m, kf_arena *A) {
   return w_msg(&b.s, m) == KF_OK ? b.root : NULL;
 }
 
-kf_node *kf_struct_to_node(const Google__Protobuf__Struct *s, kf_arena *A) {
-  return kf_msg_to_node(&s->base, A);
+kf_status kf_struct_to_node(const Google__Protobuf__Struct *s, kf_arena *A,
+                            kf_node **out) {
+  nb b;
+  kf_status st;
+  nb_init(&b, A);
+  st = w_msg(&b.s, &s->base);
+  *out = st == KF_OK ? b.root : NULL;
+  return st;
 }

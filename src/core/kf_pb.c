@@ -678,41 +678,49 @@ const ProtobufCMessageDescriptor *kf_msg_desc(const char *task_type,
 
 /* protobuf-c hands strings back NUL-terminated without their length and
 ** does not check UTF-8, so scan the wire first: every string field of the
-** message (recursively) must be valid UTF-8 without NUL bytes.  Malformed
-** framing is left to protobuf-c's own unpack. */
+** message (recursively) must be valid UTF-8 without NUL bytes.  The same
+** walk bounds the nesting of messages before protobuf-c's unpack recurses
+** (as protobuf's CodedInputStream recursion limit, 100 by default, does).
+** Malformed framing is left to protobuf-c's own unpack: the walk reaches
+** every sub-message unpack would recurse into, since unpack checks the whole
+** framing of a message before it parses its members. */
 typedef struct wpath {
   int n;
-  struct { const ProtobufCFieldDescriptor *f; unsigned idx; } seg[KF_MAX_DEPTH];
+  struct { const ProtobufCFieldDescriptor *f; unsigned idx; } seg[KF_MAX_WIRE_DEPTH];
 } wpath;
 
-static kf_status wire_fail(const wpath *w, const char *who, const char *problem,
-                           kf_err *e) {
+static kf_status wire_fail(const wpath *w, const char *who, kf_status code,
+                           const char *problem, kf_err *e) {
   char path[256] = "", jn[64];
   int i;
   for (i = 0; i < w->n; i++) {
     size_t l = strlen(path);
+    if (i == 8 && w->n > 10) {   /* deep paths: the first levels and the last */
+      snprintf(path + l, sizeof path - l, ".(...)");
+      i = w->n - 3;
+      continue;
+    }
     kf_json_name(w->seg[i].f->name, jn, sizeof jn);
     snprintf(path + l, sizeof path - l, "%s%s", l ? "." : "", jn);
     l = strlen(path);
     if (w->seg[i].f->label == PROTOBUF_C_LABEL_REPEATED)
       snprintf(path + l, sizeof path - l, "[%u]", w->seg[i].idx);
   }
-  return kf_fail(e, KF_EINVAL, "%s: %s: %s", who, path, problem);
+  return kf_fail(e, code, "%s: %s: %s", who, path, problem);
 }
 
 static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
                               const uint8_t *p, const uint8_t *end,
                               const char *who, wpath *w, kf_err *e) {
   unsigned seen[16] = {0};  /* occurrences per field, for [i] in paths */
-  if (w->n >= KF_MAX_DEPTH) return KF_OK;
   while (p < end) {
     uint64_t key, len;
     const ProtobufCFieldDescriptor *f;
     if (!kf_varint_get(&p, end, &key)) return KF_OK;
     switch (key & 7) {
       case 0: if (!kf_varint_get(&p, end, &len)) return KF_OK; continue;
-      case 1: p += 8; continue;
-      case 5: p += 4; continue;
+      case 1: if (end - p < 8) return KF_OK; p += 8; continue;
+      case 5: if (end - p < 4) return KF_OK; p += 4; continue;
       case 2: break;
       default: return KF_OK;
     }
@@ -725,11 +733,13 @@ static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
       w->n++;
       if (f->type == PROTOBUF_C_TYPE_STRING) {
         if (len > KF_MAX_STRING)
-          st = wire_fail(w, who, "string longer than the limit of 1 MiB", e);
+          st = wire_fail(w, who, KF_EINVAL, "string longer than the limit of 1 MiB", e);
         else if (memchr(p, 0, (size_t)len) != NULL)
-          st = wire_fail(w, who, "string contains a NUL byte", e);
+          st = wire_fail(w, who, KF_EINVAL, "string contains a NUL byte", e);
         else if (!kf_utf8_ok((const char *)p, (size_t)len))
-          st = wire_fail(w, who, "invalid UTF-8", e);
+          st = wire_fail(w, who, KF_EINVAL, "invalid UTF-8", e);
+      } else if (f->type == PROTOBUF_C_TYPE_MESSAGE && w->n >= KF_MAX_WIRE_DEPTH) {
+        st = wire_fail(w, who, KF_ELIMIT, "messages nested deeper than 100 levels", e);
       } else if (f->type == PROTOBUF_C_TYPE_MESSAGE) {
         st = wire_strings((const ProtobufCMessageDescriptor *)f->descriptor, p,
                           p + len, who, w, e);
@@ -749,20 +759,33 @@ kf_status kf_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p,
   return wire_strings(d, p, p + n, who, &w, e);
 }
 
+kf_status kf_unpack(const ProtobufCMessageDescriptor *d, const uint8_t *p,
+                    size_t n, const char *who, kf_arena *A,
+                    ProtobufCMessage **out, kf_err *e) {
+  ProtobufCAllocator pa;
+  kf_status wire = kf_wire_check(d, p, n, who, e);
+  *out = NULL;
+  if (wire == KF_ELIMIT) return wire;   /* before unpack recurses */
+  kf_arena_pballoc(A, &pa);
+  *out = protobuf_c_message_unpack(d, &pa, n, p);
+  if (*out == NULL && A->failed) return kf_nomem(e);
+  if (*out == NULL) return KF_EINVAL;   /* framing errors come first */
+  return wire;
+}
+
 kf_status kf_decode(const char *task_type, int kind, int version,
                     const uint8_t *p, size_t n, kf_arena *A, kf_job *out,
                     const char *who, kf_err *e) {
   const ProtobufCMessageDescriptor *d = kf_msg_desc(task_type, version);
-  ProtobufCAllocator pa;
   ProtobufCMessage *m;
+  kf_status st;
   if (d == NULL)
     return kf_fail(e, KF_EINVAL,
                    "%s: unknown task type '%.40s' (expected "
                    "tensorflow, pytorch or mpi)", who, task_type);
-  kf_arena_pballoc(A, &pa);
-  m = protobuf_c_message_unpack(d, &pa, n, p);
-  if (m != NULL && kf_wire_check(d, p, n, who, e) != KF_OK) return e->code;
-  if (m == NULL && A->failed) return kf_nomem(e);
+  if ((st = kf_unpack(d, p, n, who, A, &m, e)) != KF_OK && m != NULL)
+    return st;
+  if (m == NULL && st != KF_EINVAL) return st;
   if (m == NULL)
     return kf_fail(e, KF_EINVAL,
                    "%s: malformed %s message (truncated bytes, a bad "

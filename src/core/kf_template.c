@@ -363,7 +363,7 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
       if (st != KF_ENOMEM) {
         char tmp[KF_ERRMAX];
         memcpy(tmp, e->msg, sizeof tmp);
-        kf_fail(e, KF_EINVAL, "%s: %.480s", who, tmp);
+        kf_fail(e, st, "%s: %.480s", who, tmp);   /* KF_ELIMIT stays a limit */
       }
       return st;
     }
@@ -373,13 +373,9 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
                              A, (ProtobufCMessage **)&t, who, e)))
       return st;
   } else {
-    ProtobufCAllocator pa;
-    kf_arena_pballoc(A, &pa);
-    t = flyteidl__core__task_template__unpack(&pa, n, (const uint8_t *)p);
-    if (t == NULL && A->failed) return kf_nomem(e);
-    if (t != NULL && (st = kf_wire_check(&flyteidl__core__task_template__descriptor,
-                                         (const uint8_t *)p, n, who, e)))
-      return st;
+    st = kf_unpack(&flyteidl__core__task_template__descriptor, (const uint8_t *)p,
+                   n, who, A, (ProtobufCMessage **)&t, e);
+    if (st != KF_OK && (t != NULL || st != KF_EINVAL)) return st;
     if (t == NULL)
       return kf_fail(e, KF_EINVAL,
                      "%s: malformed flyteidl.core.TaskTemplate (truncated bytes, "
@@ -406,7 +402,10 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
   }
   if (t->custom == NULL)
     return kf_fail(e, KF_EINVAL, "%s: custom: missing (nil Struct)", who);
-  if ((custom = kf_struct_to_node(t->custom, A)) == NULL) return kf_nomem(e);
+  if ((st = kf_struct_to_node(t->custom, A, &custom)) != KF_OK)
+    return st == KF_ELIMIT ? kf_fail(e, st, "%s: custom: nested deeper than %d levels",
+                                     who, KF_MAX_DEPTH)
+                           : kf_nomem(e);
   snprintf(cwho, sizeof cwho, "%s: custom", who);
   if ((st = kf_node_to_msg(custom, version ? kf_kinds[kind].v1 : kf_kinds[kind].v0, 0,
                            A, &m, cwho, e)) ||

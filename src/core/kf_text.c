@@ -2,12 +2,47 @@
 ** kf_text.c - lexical helpers shared by every layer: did-you-mean,
 ** Kubernetes quantities, number formatting, UTF-8, JSON names.
 */
+#include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kf_core.h"
+
+/* ---- numbers in the "C" locale ---------------------------------------- */
+
+/* Number text never follows the process locale (a host's
+** setlocale(LC_NUMERIC, "de_DE.UTF-8"), a script's os.setlocale): the
+** printf/strtod calls that format or parse numbers run under a "C"
+** LC_NUMERIC locale object made once and switched to for the calling
+** thread only (uselocale, POSIX 2008), as glibc's own printf_l/strtod_l
+** users and Python's float repr (locale-free dtoa) do. */
+static locale_t c_numeric;
+static pthread_once_t c_numeric_once = PTHREAD_ONCE_INIT;
+
+static void c_numeric_init(void) {
+  c_numeric = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+}
+
+locale_t kf_c_numeric_begin(void) {
+  pthread_once(&c_numeric_once, c_numeric_init);
+  /* without the object (out of memory) the current locale stays, and
+  ** kf_format_number still turns a locale's decimal comma into '.' */
+  return c_numeric != (locale_t)0 ? uselocale(c_numeric) : (locale_t)0;
+}
+
+void kf_c_numeric_end(locale_t old) {
+  if (old != (locale_t)0) uselocale(old);
+}
+
+double kf_strtod(const char *s, char **end) {
+  locale_t old = kf_c_numeric_begin();
+  double d = strtod(s, end);
+  kf_c_numeric_end(old);
+  return d;
+}
 
 /* ---- did you mean ----------------------------------------------------- */
 
@@ -86,13 +121,18 @@ void kf_format_int(int64_t v, char out[32]) {
 
 void kf_format_number(double d, char out[32]) {
   int prec;
+  char *p;
   if (d == floor(d) && fabs(d) < 1e15) {
     kf_format_int((int64_t)d, out);
     return;
   }
   for (prec = 15; prec <= 17; prec++) {
+    locale_t old = kf_c_numeric_begin();
     snprintf(out, 32, "%.*g", prec, d);
-    if (strtod(out, NULL) == d) break;
+    kf_c_numeric_end(old);
+    for (p = out; *p; p++)
+      if (*p == ',') *p = '.';
+    if (kf_strtod(out, NULL) == d) break;
   }
 }
 
@@ -134,4 +174,30 @@ size_t kf_json_name(const char *name, char *out, size_t cap) {
   }
   if (cap) out[n < cap ? n : cap - 1] = '\0';
   return n;
+}
+
+/* ---- job names -------------------------------------------------------- */
+
+const char *kf_name_problem(const char *s, size_t n) {
+  size_t i;
+  if (n == 0) return "job names must not be empty";
+  if (memchr(s, 0, n) != NULL) return "job names must not contain NUL bytes";
+  if (!kf_utf8_ok(s, n)) return "job names must be valid UTF-8";
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c < 0x20 || c == 0x7f || (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] < 0xa0))
+      return "job names must not contain control characters (C0, DEL or C1)";
+  }
+  return NULL;
+}
+
+void kf_name_show(const char *s, size_t n, char *out, size_t cap) {
+  size_t i, k = 0;
+  for (i = 0; i < n && k + 8 < cap; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c < 0x7f && c != '\\') out[k++] = (char)c;
+    else k += (size_t)snprintf(out + k, cap - k, "\\x%02x", c);
+  }
+  if (i < n && k + 4 <= cap) memcpy(out + k, "...", 3), k += 3;
+  out[k] = '\0';
 }

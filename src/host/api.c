@@ -42,8 +42,12 @@ static kfjob_status check_opts(kfjob_host *h, const kfjob_run_options *o) {
     kfh_msg(h, "params is NULL but nparams is not 0");
     return KFJOB_EARG;
   }
-  for (i = 0; i < o->nparams; i++) {
-    const char *kv = o->params[i];
+  if (o->nstring_params && o->string_params == NULL) {
+    kfh_msg(h, "string_params is NULL but nstring_params is not 0");
+    return KFJOB_EARG;
+  }
+  for (i = 0; i < o->nparams + o->nstring_params; i++) {
+    const char *kv = i < o->nparams ? o->params[i] : o->string_params[i - o->nparams];
     if (kv == NULL || strchr(kv, '=') == NULL || kv[0] == '=') {
       kfh_msg(h, "parameter '%s' is not key=value", kv ? kv : "(null)");
       return KFJOB_EARG;

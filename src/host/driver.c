@@ -125,6 +125,7 @@ static void emit_table(lua_State *L, run *R, int t, int version) {
     lua_pushnil(L);
     while (lua_next(L, t)) {
       lua_pop(L, 1);
+      kfh_check_name(L, R, -1);   /* "a\0b" must not become "a" */
       lua_pushvalue(L, -1);
       lua_rawseti(L, anchor, ++k);
       keys[k - 1] = lua_tostring(L, -1);
@@ -196,17 +197,38 @@ static void emit_iter(lua_State *L, run *R, int f, int version) {
   }
 }
 
+/* Pushes the number `v` reads as when that number writes back as exactly
+** `v` ("8", "-3", "0.5", "2.0"); "1.10", "010", "1e3", "0x10" and "+1"
+** would change on the way, so they stay what the user typed (as helm's
+** --set-string, and YAML's own int/float forms, keep "1.10" distinct). */
+static int push_number(lua_State *L, const char *v) {
+  char back[64];
+  if (lua_stringtonumber(L, v) == 0) return 0;
+  if (lua_isinteger(L, -1)) {
+    kf_format_int((int64_t)lua_tointeger(L, -1), back);
+  } else {
+    locale_t old = kf_c_numeric_begin();
+    snprintf(back, sizeof back, "%.14g", (double)lua_tonumber(L, -1));
+    kf_c_numeric_end(old);
+    if (strspn(back, "-0123456789") == strlen(back)) strcat(back, ".0");
+  }
+  if (strcmp(back, v) == 0) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+
 static void push_params(lua_State *L, run *R) {
   size_t i;
-  lua_createtable(L, 0, (int)R->o.nparams);
-  for (i = 0; i < R->o.nparams; i++) {
-    const char *kv = R->o.params[i];
+  lua_createtable(L, 0, (int)(R->o.nparams + R->o.nstring_params));
+  for (i = 0; i < R->o.nparams + R->o.nstring_params; i++) {
+    int str = i >= R->o.nparams;
+    const char *kv = str ? R->o.string_params[i - R->o.nparams] : R->o.params[i];
     const char *eq = strchr(kv, '=');
     const char *v = eq + 1;
     lua_pushlstring(L, kv, (size_t)(eq - kv));
-    if (lua_stringtonumber(L, v) == 0) {
-      if (strcmp(v, "true") == 0) lua_pushboolean(L, 1);
-      else if (strcmp(v, "false") == 0) lua_pushboolean(L, 0);
+    if (str || !push_number(L, v)) {
+      if (!str && strcmp(v, "true") == 0) lua_pushboolean(L, 1);
+      else if (!str && strcmp(v, "false") == 0) lua_pushboolean(L, 0);
       else lua_pushstring(L, v);
     }
     lua_rawset(L, -3);

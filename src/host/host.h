@@ -109,6 +109,9 @@ void kfh_open_sandbox(lua_State *L);
 ** iterator), so o.select applies.  Sets R->stopped when the callback asks
 ** to stop. */
 void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named);
+/* Raises a job error unless the string at idx can name a job
+** (kf_name_problem); the name is shown escaped. */
+void kfh_check_name(lua_State *L, run *R, int idx);
 
 /* ---- driver.c --------------------------------------------------------- */
 

@@ -108,6 +108,15 @@ static int call_host(run *R, kfjob_job *j) {
   return R->cb(R->ud, j);
 }
 
+void kfh_check_name(lua_State *L, run *R, int idx) {
+  size_t n;
+  const char *s = lua_tolstring(L, idx, &n), *problem = kf_name_problem(s, n);
+  char shown[128];
+  if (problem == NULL) return;
+  kf_name_show(s, n, shown, sizeof shown);
+  kfh_job_error(L, R, shown, problem);
+}
+
 void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   int top = lua_gettop(L);
   size_t namelen;
@@ -125,8 +134,7 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
     luaL_error(L, "more than %I jobs in one render (the limit; split the sweep "
                   "or raise max_jobs)",
                (lua_Integer)(R->o.max_jobs ? R->o.max_jobs : KFJOB_DEFAULT_MAX_JOBS));
-  if (namelen == 0 || strlen(nm) != namelen)
-    kfh_job_error(L, R, nm, "job names must be non-empty strings without NUL bytes");
+  kfh_check_name(L, R, name);
   if (named) R->named_seen = 1;
   if (R->o.select && named) {
     if (strcmp(R->o.select, nm) != 0) return;

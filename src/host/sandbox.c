@@ -151,17 +151,26 @@ static void charge_span(lua_State *L, lua_Integer from, lua_Integer to) {
   if (to > from) charge(L, (unsigned long long)to - (unsigned long long)from);
 }
 
+/* v + d without signed overflow: __len and the positions are the
+** script's (math.maxinteger, math.mininteger); saturates, as only the size
+** of the charge matters. */
+static lua_Integer sat_add(lua_Integer v, lua_Integer d) {
+  if (d > 0 && v > LUA_MAXINTEGER - d) return LUA_MAXINTEGER;
+  if (d < 0 && v < LUA_MININTEGER - d) return LUA_MININTEGER;
+  return v + d;
+}
+
 static int sb_table(lua_State *L) {
   int which = (int)lua_tointeger(L, lua_upvalueindex(2));
   if (which == 2) {  /* move(a1, f, e, t [, a2]) */
-    charge_span(L, luaL_checkinteger(L, 2) - 1, luaL_checkinteger(L, 3));
+    charge_span(L, sat_add(luaL_checkinteger(L, 2), -1), luaL_checkinteger(L, 3));
   } else if (lua_type(L, 1) == LUA_TTABLE || luaL_getmetafield(L, 1, "__len") != LUA_TNIL) {
     lua_Integer n = luaL_len(L, 1), pos;
     if (which == 0)  /* insert(t, [pos,] v) */
-      pos = lua_gettop(L) >= 3 ? luaL_checkinteger(L, 2) : n + 1;
+      pos = lua_gettop(L) >= 3 ? luaL_checkinteger(L, 2) : sat_add(n, 1);
     else             /* remove(t [, pos]) */
       pos = luaL_optinteger(L, 2, n);
-    charge_span(L, pos, n + 1);
+    charge_span(L, pos, sat_add(n, 1));
   }
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);

@@ -480,7 +480,18 @@ static void test_job_errors(void) {
   CHECK_HAS(kfjob_host_message(h), "job 'same': the name is used by another job");
   collect_free(&c);
   CHECK_ST(h, run_src(h, PYTORCH "return { [''] = job(1) }", &o, &c), KFJOB_EJOB);
-  CHECK_HAS(kfjob_host_message(h), "job names must be non-empty");
+  CHECK_HAS(kfjob_host_message(h), "job '': job names must not be empty");
+  collect_free(&c);
+  /* "a\0b" would be read as "a": refused, shown escaped (issue 18) */
+  CHECK_ST(h, run_src(h, PYTORCH "return { a = job(1), ['a\\0b'] = job(2) }", &o, &c),
+           KFJOB_EJOB);
+  CHECK_HAS(kfjob_host_message(h), "job 'a\\x00b': job names must not contain NUL bytes");
+  collect_free(&c);
+  CHECK_ST(h, run_src(h, PYTORCH "return { ['a\\xc2\\x85'] = job(1) }", &o, &c), KFJOB_EJOB);
+  CHECK_HAS(kfjob_host_message(h), "job names must not contain control characters");
+  collect_free(&c);
+  CHECK_ST(h, run_src(h, PYTORCH "return { ['a\\xff'] = job(1) }", &o, &c), KFJOB_EJOB);
+  CHECK_HAS(kfjob_host_message(h), "job names must be valid UTF-8");
   collect_free(&c);
 
   /* the manifest checks the name */
@@ -588,6 +599,23 @@ static void test_instruction_budget(void) {
                            "assert(select(2, ('a,b,c'):gsub(',', ';')) == 2)\n"
                            "return require('kfjob').TFJob{worker={replicas=1}}",
                         NULL, &c), KFJOB_OK);
+  }
+  /* __len at the integer limits: the shift is charged (and refused) without
+  ** signed overflow in the wrappers (issue 18; UBSan in the ASan stage) */
+  {
+    static const char *const huge[] = {
+        "table.insert(setmetatable({}, {__len = function() return math.maxinteger end}), 1)",
+        "table.insert(setmetatable({}, {__len = function() return math.maxinteger end}), 1, 1)",
+        "table.remove(setmetatable({}, {__len = function() return math.maxinteger end}))",
+        "table.remove(setmetatable({}, {__len = function() return math.mininteger end}), "
+        "math.maxinteger)",
+        "table.move({}, math.mininteger, math.maxinteger, 1)",
+        NULL};
+    for (i = 0; huge[i]; i++) {
+      kfjob_status st = run_src(h, huge[i], NULL, &c);
+      CHECK(st == KFJOB_ELIMIT || st == KFJOB_ESCRIPT);
+      collect_free(&c);
+    }
   }
   CHECK_ST(h, run_src(h, "while true do end", NULL, &c), KFJOB_ELIMIT);
   CHECK(strncmp(kfjob_host_message(h), "cfg.lua:1: ", 11) == 0);

@@ -47,11 +47,14 @@ local function fmt_number(n)
   if n ~= n then return "nan" end
   if n == huge then return "inf" end
   if n == -huge then return "-inf" end
+  -- %g follows the C library's LC_NUMERIC (os.setlocale): whatever the
+  -- locale writes for the decimal point becomes ".", which tonumber reads
+  -- back in any locale (Lua's own lua_str2number fallback)
   for prec = 14, 17 do
-    local s = sformat("%." .. prec .. "g", n)
+    local s = sgsub(sformat("%." .. prec .. "g", n), "[^%deE+%-]+", ".")
     if tonumber(s) == n then return s end
   end
-  return sformat("%.17g", n)
+  return (sgsub(sformat("%.17g", n), "[^%deE+%-]+", "."))
 end
 
 local function is_ident(s)
