@@ -44,10 +44,12 @@ local U = require "kfjob.template.util"
 local P = require "kfjob.template.placeholder"
 local X = require "kfjob.template.matrix"
 local V = require "kfjob.template.variants"
+local seal = U.seal
 
 -- No global access past this point; luacheck checks it with `std none`.
 local _ENV = nil -- luacheck: ignore 211/_ENV
 -- luacheck: std none
+seal()
 
 local M = U.module
 

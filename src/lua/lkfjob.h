@@ -5,8 +5,9 @@
 #ifndef LKFJOB_H
 #define LKFJOB_H
 
-#include "lua.h"
-#include "lauxlib.h"
+#include <stdint.h>
+
+#include "lkf_compat.h"   /* lua.h and lauxlib.h, any Lua from 5.1 on */
 #include "kf_core.h"
 
 #define CTX_NAME "kfjob.context"
@@ -27,6 +28,9 @@ typedef struct lctx {
   kf_arena A;
   kf_buf buf;
   int busy;   /* 1: a call is using it; 2: a nested call's temporary */
+  /* without lua_toclose (Lua < 5.4): the call that took it last */
+  lua_State *owner;
+  uintptr_t owner_sp;   /* that call's C frame (lkfjob_util.c) */
 } lctx;
 
 /* Context of the running C function (upvalue 1), reset for a new call.

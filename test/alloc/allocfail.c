@@ -40,8 +40,7 @@
 
 #include <jansson.h>
 
-#include "lua.h"
-#include "lauxlib.h"
+#include "lkf_compat.h"   /* any Lua from 5.1 on */
 #include "lualib.h"
 
 int luaopen_kfjob(lua_State *L);
@@ -281,7 +280,7 @@ static int run_once(acct *a, run *r) {
     } else {
       lua_pop(L, 1);
     }
-    lua_gc(L, LUA_GCCOLLECT);              /* start armed with no garbage */
+    lua_gc(L, LUA_GCCOLLECT, 0);           /* start armed with no garbage */
     a->armed = 1;
     r->status = lua_pcall(L, nargs, 0, 1);
     a->armed = 0;
