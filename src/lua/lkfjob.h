@@ -27,7 +27,8 @@ typedef struct lgroup {
 typedef struct lctx {
   kf_arena A;
   kf_buf buf;
-  int busy;   /* 1: a call is using it; 2: a nested call's temporary */
+  int busy;   /* 1: a call is using it; 2: a nested call's temporary;
+                 3: collected (__gc ran) */
   /* without lua_toclose (Lua < 5.4): the call that took it last */
   lua_State *owner;
   uintptr_t owner_sp;   /* that call's C frame (lkfjob_util.c) */

@@ -72,7 +72,9 @@ lctx *lkf_ctx(lua_State *L, int nargs) {
 #if LKF_HAVE_TOCLOSE
   if (c->busy) return temp_ctx(L);
 #else
-  if (!own_context(L, c)) return temp_ctx(L);
+  /* collected: a finalizer runs while the state closes (LuaJIT finalizes
+  ** objects made during lua_close too) */
+  if (c->busy == 3 || !own_context(L, c)) return temp_ctx(L);
 #endif
   kf_arena_reset(&c->A);
   c->buf.n = 0;
@@ -94,6 +96,7 @@ int lkf_ctx_gc(lua_State *L) {
   lctx *c = (lctx *)luaL_checkudata(L, 1, CTX_NAME);
   kf_arena_free(&c->A);
   kf_buf_free(&c->buf);
+  c->busy = 3;   /* collected: no call takes it again */
   return 0;
 }
 

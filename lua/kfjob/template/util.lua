@@ -240,10 +240,16 @@ local function core()
   return core_module
 end
 
--- 64-bit FNV-1a of a name (`kfjob.hash64`): a Lua integer on 5.3+, 16 hex
--- digits on 5.1, 5.2 and LuaJIT; either is a table key for the collision
--- set of `variants`.
-local function hash64(s) return core().hash64(s) end
+-- The key of a name in the collision set of `variants`: its 64-bit FNV-1a
+-- (`kfjob.hash64`), a Lua integer on 5.3+; on 5.1, 5.2 and LuaJIT, whose
+-- hash64 is 16 hex digits, the first 52 bits as a number (doubles hold
+-- them exactly, and a number key costs what an integer key does).  Names
+-- with one key are told apart by comparing the names.
+local function hash64(s)
+  local h = core().hash64(s)
+  if type(h) == "string" then return tonumber(ssub(h, 1, 13), 16) end
+  return h
+end
 -- The same hash as 16 hex digits on every version.
 local function hash64_hex(s) return core().hash64(s, "hex") end
 
