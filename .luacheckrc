@@ -11,3 +11,5 @@ read_globals = {
 files["spec/**/*.lua"] = { std = "+busted" }
 -- config scripts read the CLI's --set values from the global `params`
 files["examples/sweep.lua"] = { read_globals = { "params" } }
+-- an OpenResty content handler: `ngx` is its API (stubbed as plain Lua)
+files["examples/openresty.lua"] = { read_globals = { "ngx" } }
