@@ -22,6 +22,18 @@
 #include "lua.h"
 #include "lauxlib.h"
 
+/* LuaJIT (its lua.h says 5.1; luajit.h is beside it) */
+#if LUA_VERSION_NUM == 501 && defined(__has_include)
+#if __has_include("luajit.h")
+#include "luajit.h"
+#endif
+#endif
+#ifdef LUAJIT_VERSION
+#define LKF_LUAJIT 1
+#else
+#define LKF_LUAJIT 0
+#endif
+
 /* Lua integers of 64 bits (kfjob.hash64's integer form) */
 #if LUA_VERSION_NUM >= 503 && defined(LUA_MAXINTEGER) && LUA_MAXINTEGER >= 9223372036854775807
 #define LKF_INT64 1

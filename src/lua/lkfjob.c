@@ -422,12 +422,7 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
   luaL_checkversion(L);
   /* the per-state context first, in an empty state, then its metatable */
   X = (lctx *)lua_newuserdatauv(L, sizeof *X, 0);
-  X->busy = 0;
-  X->owner = NULL;
-  X->owner_sp = 0;
-  kf_arena_init(&X->A, (kf_alloc){NULL, NULL});
-  X->A.a.f = (kf_allocf)lua_getallocf(L, &X->A.a.ud);
-  kf_buf_init(&X->buf, X->A.a);
+  lkf_ctx_init(L, X);
   if (luaL_newmetatable(L, CTX_NAME)) {
     lua_pushcfunction(L, lkf_ctx_gc);
     lua_setfield(L, -2, "__gc");

@@ -34,6 +34,11 @@ typedef struct lctx {
   uintptr_t owner_sp;   /* that call's C frame (lkfjob_util.c) */
 } lctx;
 
+/* The allocator of a context's arena and buffer: the state's own, except
+** on LuaJIT, whose allocator aligns blocks to 8 bytes only (the arena's
+** chunks need max_align_t): there the C library's. */
+void lkf_ctx_init(lua_State *L, lctx *c);
+
 /* Context of the running C function (upvalue 1), reset for a new call.
 ** Sets the stack to `nargs` arguments (missing ones become nil), then
 ** pushes one slot above them: a to-be-closed guard, or a nested call's

@@ -3,6 +3,7 @@
 ** <-> kf_node trees, telling kfjob userdata apart, and option tables.
 */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kf_core.h"
@@ -15,11 +16,36 @@
 ** call, and a nested call gets a temporary context of its own.  On Lua 5.4
 ** a to-be-closed slot clears the mark on return and on error; older
 ** versions have no such slot (see own_context below). */
+#if LKF_LUAJIT
+static void *sys_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  (void)ud, (void)osize;
+  if (nsize == 0) {
+    free(ptr);
+    return NULL;
+  }
+  return realloc(ptr, nsize);
+}
+#endif
+
+void lkf_ctx_init(lua_State *L, lctx *c) {
+  kf_alloc a;
+#if LKF_LUAJIT
+  (void)L;
+  a.f = sys_alloc;
+  a.ud = NULL;
+#else
+  a.f = (kf_allocf)lua_getallocf(L, &a.ud);
+#endif
+  kf_arena_init(&c->A, a);
+  kf_buf_init(&c->buf, a);
+  c->busy = 0;
+  c->owner = NULL;
+  c->owner_sp = 0;
+}
+
 static lctx *temp_ctx(lua_State *L) {
   lctx *c = (lctx *)lua_newuserdatauv(L, sizeof *c, 0);
-  kf_arena_init(&c->A, (kf_alloc){NULL, NULL});
-  c->A.a.f = (kf_allocf)lua_getallocf(L, &c->A.a.ud);
-  kf_buf_init(&c->buf, c->A.a);
+  lkf_ctx_init(L, c);
   c->busy = 2;  /* temporary: freed by __gc, never marked */
   luaL_setmetatable(L, CTX_NAME);
   return c;
