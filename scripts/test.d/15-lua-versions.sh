@@ -19,6 +19,7 @@
 # in 20-asan.sh.
 lua_version_stage() {
   local v=$1 interp=$2 dir=build-lua$1 out="$LOG/busted-$1.out" targets=kfjob_module
+  [ "$v" = luajit ] && dir=build-luajit
   case $v in 5.1|luajit) targets="kfjob_module kfjob_allocfail" ;; esac
   stage "Lua $v: build ($dir) and busted --lua=$interp"
   lv_build() {

@@ -80,7 +80,7 @@ HELPER
   # The same busted suite on Lua 5.1 and LuaJIT, against ASan builds of the
   # module for them (build-asan-lua5.1/, build-asan-luajit/).
   for asan_v in 5.1 luajit; do
-    asan_dir=build-asan-lua$asan_v
+    asan_dir=build-asan-lua$asan_v; [ "$asan_v" = luajit ] && asan_dir=build-asan-luajit
     asan_lua=lua$asan_v; [ "$asan_v" = luajit ] && asan_lua=luajit
     asan_vbuild() {
       CC=gcc cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
