@@ -1,4 +1,15 @@
-std = "lua54"
+-- The module's Lua code, the specs and the examples run on Lua 5.1, 5.2,
+-- 5.3, 5.4 and LuaJIT: only the globals all of them share ("min"), plus
+-- the few that exist on some versions and are tested before use
+-- (`setfenv and ...`, `math.type or ...`; see lua/kfjob/template/util.lua).
+std = "min"
+read_globals = {
+  "setfenv", "rawlen", "unpack", "newproxy", "jit",
+  math = { fields = { "type", "tointeger", "mininteger" } },
+  table = { fields = { "unpack" } },
+}
 files["spec/**/*.lua"] = { std = "+busted" }
 -- config scripts read the CLI's --set values from the global `params`
 files["examples/sweep.lua"] = { read_globals = { "params" } }
+-- an OpenResty content handler: `ngx` is its API (stubbed as plain Lua)
+files["examples/openresty.lua"] = { read_globals = { "ngx" } }

@@ -16,7 +16,7 @@ TaskTemplates and kubeflow.org/v1 manifests.
   license = "Apache-2.0",
 }
 dependencies = {
-  "lua >= 5.4, < 5.5",
+  "lua >= 5.1",   -- 5.1, 5.2, 5.3, 5.4 and LuaJIT (README: Lua versions)
 }
 external_dependencies = {
   PROTOBUFC = { header = "protobuf-c/protobuf-c.h", library = "protobuf-c" },

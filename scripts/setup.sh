@@ -5,7 +5,8 @@ set -e
 PKGS="lua5.4 liblua5.4-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
 libjansson-dev libyaml-dev cmake make gcc pkg-config lua-busted lua-check luarocks
 protobuf-compiler python3 python3-protobuf python3-yaml python3-jsonschema
-valgrind clang libclang-rt-14-dev locales"
+valgrind clang libclang-rt-14-dev locales
+lua5.1 liblua5.1-0-dev lua5.2 liblua5.2-dev lua5.3 liblua5.3-dev luajit libluajit-5.1-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

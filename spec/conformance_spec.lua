@@ -21,10 +21,10 @@ local TASK_TYPE = { TFJob = "tensorflow", PyTorchJob = "pytorch", Elastic = "pyt
   MPIJob = "mpi", HorovodJob = "mpi" }
 
 local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-local function sh_ok(cmd) return os.execute(cmd .. " >/dev/null 2>&1") == true end
+local sh_ok = require("util").sh_ok
 local function slurp(path)
   local f = io.open(path, "rb"); if not f then return "" end
-  local s = f:read("a"); f:close(); return s
+  local s = f:read("*a"); f:close(); return s
 end
 
 local function missing_prerequisite()
@@ -51,7 +51,7 @@ local function reference()
   local f = assert(io.open(input, "wb")); f:write(json(cases)); f:close()
   local p = assert(io.popen(table.concat({ PY, q(here .. "/conformance/flytekit_ref.py"),
     "--proto", q(root .. "/proto"), q(input), "2>" .. q(errf) }, " ")))
-  local out = p:read("a")
+  local out = p:read("*a")
   local ok = p:close()
   local err = slurp(errf)
   os.remove(input); os.remove(errf)

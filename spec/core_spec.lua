@@ -5,6 +5,7 @@
 -- conformance_spec.lua. Here expected bytes are spelled out with a tiny
 -- protobuf writer so each test shows the message layout it pins down.
 local kfjob = require "kfjob"
+local pack = require("util").pack
 
 -- ---- helpers ------------------------------------------------------------
 
@@ -907,7 +908,7 @@ describe("kfjob.decode", function()
     }
     for _, c in ipairs(cases) do
       it(c[1], function()
-        assert.same({ n = 2, nil, c[5] }, table.pack(kfjob.decode(c[2], c[3], c[4])))
+        assert.same({ n = 2, nil, c[5] }, pack(kfjob.decode(c[2], c[3], c[4])))
       end)
     end
   end)

@@ -10,7 +10,7 @@
 
 local kfjob = require "kfjob"
 
-local DEPTH, STRING, ITEMS = 64, 1 << 20, 4096
+local DEPTH, STRING, ITEMS = 64, 1048576, 4096
 
 -- error message of f(...) without "file:line: "
 local error_of = require("util").error_of
@@ -32,17 +32,8 @@ local function has_method(name)
 end
 
 -- protobuf wire helpers for hand-made messages
-local function varint(n)
-  local s = ""
-  repeat
-    local b = n & 0x7f
-    n = n >> 7
-    if n > 0 then b = b | 0x80 end
-    s = s .. string.char(b)
-  until n == 0
-  return s
-end
-local function field(num, payload) return varint((num << 3) | 2) .. varint(#payload) .. payload end
+local varint = require("wire").varint
+local function field(num, payload) return varint(num * 8 + 2) .. varint(#payload) .. payload end
 -- DistributedMPITrainingTask v1: worker_replicas (1) holding `inner`, slots = 1
 local function mpi_v1(inner) return field(1, inner) .. "\32\1" end
 

@@ -6,6 +6,7 @@
 -- the YAML reads back as the same tree as the JSON and the table.  Hand-
 -- edited manifests prove the validator bites.  Without ../shared or
 -- python3-yaml those specs are pending with the reason, never passed.
+local unpack = table.unpack or unpack   -- 5.1 and LuaJIT: unpack
 
 local kfjob = require "kfjob"
 
@@ -16,7 +17,7 @@ local PY = os.getenv("KFJOB_PYTHON") or "/usr/bin/python3"
 local encode_json = dofile(here .. "/conformance/json.lua")
 
 local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-local function sh_ok(cmd) return os.execute(cmd .. " >/dev/null 2>&1") == true end
+local sh_ok = require("util").sh_ok
 local function write(path, s) local f = assert(io.open(path, "wb")); f:write(s); f:close() end
 
 -- The error message of f(...), without "file:line: ".
@@ -65,7 +66,7 @@ local cases = {
       run_policy = { clean_pod_policy = "all", ttl_seconds_after_finished = 60 } }, {} },
   { "mpi-facts", kfjob.MPIJob{ launcher = { replicas = 1, requests = { cpu = "1" } },
       worker = { replicas = 2, command = SSHD }, slots = 2, run_policy = { backoff_limit = 3 } },
-    { image = IMAGE, args = { "python", "/opt/venv/bin/entrypoint.py", table.unpack(ARGS) } } },
+    { image = IMAGE, args = { "python", "/opt/venv/bin/entrypoint.py", unpack(ARGS) } } },
   { "mpi-no-worker-command", kfjob.MPIJob{ worker = { replicas = 3, limits = { gpu = 1 } },
       launcher = { image = "mpi:launcher", command = { "mpirun", "-np", "12", "python", "train.py" } },
       slots = 4 }, { image = IMAGE } },
@@ -208,7 +209,7 @@ function build_batch()
   if not batch.validator_skip then
     local p = assert(io.popen(q(VALIDATOR) .. " --strict " .. table.concat((function()
       local t = {} for i, f in ipairs(files) do t[i] = q(f) end return t end)(), " ") .. " 2>&1"))
-    batch.validator_out = p:read("a")
+    batch.validator_out = p:read("*a")
     p:close()
     batch.lines = {}
     for line in batch.validator_out:gmatch("[^\n]+") do
@@ -243,7 +244,7 @@ for line in open(sys.argv[1], encoding="utf-8"):
 ]]
     local p = assert(io.popen(PY .. " -c " .. q(script) .. " " .. q(list) .. " 2>&1"))
     batch.roundtrip = {}
-    for line in p:read("a"):gmatch("[^\n]+") do
+    for line in p:read("*a"):gmatch("[^\n]+") do
       local name, verdict = line:match("^(.-)\t(.*)$")
       if name then batch.roundtrip[name] = verdict end
     end
@@ -407,10 +408,10 @@ describe("FACTS §4 worked examples", function()
     local job = kfjob.MPIJob{ launcher = { replicas = 1, requests = { cpu = "1" } },
                               worker = { replicas = 2, command = SSHD }, slots = 2,
                               run_policy = { backoff_limit = 3 } }
-    local entry = { "python", "/opt/venv/bin/entrypoint.py", table.unpack(ARGS) }
+    local entry = { "python", "/opt/venv/bin/entrypoint.py", unpack(ARGS) }
     local mpirun = { "mpirun", "--allow-run-as-root", "-bind-to", "none", "-map-by", "slot",
       "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "NCCL_DEBUG=INFO", "-mca", "pml", "ob1",
-      "-mca", "btl", "^openib", "-np", "4", table.unpack(entry) }
+      "-mca", "btl", "^openib", "-np", "4", unpack(entry) }
     assert.same({
       apiVersion = "kubeflow.org/v1", kind = "MPIJob", metadata = { name = "mpi-example" },
       spec = {
@@ -645,7 +646,7 @@ describe("YAML quoting", function()
     for _, s in ipairs(plain) do all[#all + 1] = s end
     for _, s in ipairs{ "a: b", "# not a comment", "multi\nline\n", " lead", "trail ", "tab\there",
                         "quote\"s", "it's", "héllo ✓", "- dash", "[x]", "{y}", "&anchor", "*alias",
-                        "!tag", "%percent", "@at", "`tick", "|", ">", "\u{1F600}" } do
+                        "!tag", "%percent", "@at", "`tick", "|", ">", "\240\159\152\128" } do
       all[#all + 1] = s
     end
     for i, s in ipairs(all) do env[("V%02d"):format(i)] = s end
@@ -660,14 +661,14 @@ bad = [k for k in want if got.get(k) != want[k] or not isinstance(got.get(k), st
 print("ok" if not bad and len(got) == len(want) else "bad " + repr([(k, got.get(k), want[k]) for k in bad]))
 ]]
     local p = assert(io.popen(PY .. " -c " .. q(script) .. " " .. q(yfile) .. " " .. q(jfile) .. " 2>&1"))
-    local out = p:read("a")
+    local out = p:read("*a")
     p:close()
     assert.equal("ok\n", out)
   end)
 
   it("invalid UTF-8 is an error, not a crash", function()
     assert.equal("kfjob.manifest: YAML: a string is not valid UTF-8",
-      error_of(tf.manifest, tf, { name = "t", image = "i", format = "yaml", env = { V = "\xff" } }))
+      error_of(tf.manifest, tf, { name = "t", image = "i", format = "yaml", env = { V = "\255" } }))
   end)
 end)
 

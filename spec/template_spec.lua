@@ -377,10 +377,13 @@ describe("kfjob.template", function()
         "kfjob.template.matrix: axis 'a' must be a list of values, got number")
       assert.has_error(function() template.matrix{ a = { x = 1 } } end,
         "kfjob.template.matrix: axis 'a' must be a list of values")
+      -- #{1, nil, 3} is 3 or 1 (both are borders; LuaJIT gives 1)
       assert.has_error(function() template.matrix{ a = { 1, nil, 3 } } end,
-        "kfjob.template.matrix: axis 'a' must be a list of values (nil at 2)")
+        "kfjob.template.matrix: axis 'a' must be a list of values "
+        .. (#{ 1, nil, 3 } == 3 and "(nil at 2)" or "(key 3)"))
       assert.has_error(function() template.matrix{ a = { 1, 2, [4] = 4 } } end,
-        "kfjob.template.matrix: axis 'a' must be a list of values (key 4)")
+        "kfjob.template.matrix: axis 'a' must be a list of values "
+        .. (#{ 1, 2, [4] = 4 } == 2 and "(key 4)" or "(nil at 3)"))
       assert.has_error(function() template.matrix{ { 1, 2 } } end,
         "kfjob.template.matrix: axis names must be non-empty strings, got 1")
       assert.has_error(function() template.matrix(nil) end,
@@ -767,8 +770,8 @@ describe("kfjob.template", function()
     end)
 
     it("renders the bundled example sweep", function()
-      local chunk = assert(loadfile("examples/sweep.lua", "t",
-                                    setmetatable({ params = { prefix = "Exp7" } }, { __index = _G })))
+      local chunk = assert(require("util").loadfile_env("examples/sweep.lua",
+                             setmetatable({ params = { prefix = "Exp7" } }, { __index = _G })))
       local vs = {}
       for name, job in chunk() do vs[#vs + 1] = { name = name, job = job } end
       assert.equal(12, #vs)

@@ -1,6 +1,58 @@
 -- Helpers shared by the specs.
 local M = {}
 
+-- The Lua running the specs: "5.1", "5.2", "5.3", "5.4" or "luajit".
+M.lua = type(jit) == "table" and "luajit" or _VERSION:match("%d+%.%d+")
+-- Lua 5.3+ tell integers from floats (2 and 2.0); 5.1, 5.2 and LuaJIT
+-- have only doubles, so 2.0 is 2 there.
+M.int_subtype = math.type ~= nil
+
+-- table.pack (5.2+)
+function M.pack(...) return { n = select("#", ...), ... } end
+
+-- loadfile of a text chunk with the environment env (setfenv on 5.1 and
+-- LuaJIT, whose loadfile takes no mode or environment).
+function M.loadfile_env(path, env)
+  local f, err = loadfile(path, "t", env)
+  if f and setfenv then setfenv(f, env) end
+  return f, err
+end
+
+-- Whether the shell command succeeds (quietly).  os.execute returns true
+-- on 5.2+ and LuaJIT with 5.2 extensions, the status 0 on 5.1.
+function M.sh_ok(cmd)
+  local r = os.execute(cmd .. " >/dev/null 2>&1")
+  return r == true or r == 0
+end
+
+-- The reason a test is pending on this version:
+--   if not util.int_subtype then return pending(util.why("...")) end
+function M.why(what)
+  return ("Lua %s: %s"):format(M.lua, what)
+end
+
+-- An object whose finalizer runs fn: a table on 5.2+, a userdata from
+-- newproxy on 5.1 and LuaJIT (their tables take no __gc).
+function M.on_gc(fn)
+  if newproxy then   -- 5.1 and LuaJIT
+    local p = newproxy(true)
+    getmetatable(p).__gc = fn
+    return p
+  end
+  return setmetatable({}, { __gc = fn })
+end
+
+-- Make the collector run a step at every allocation (true) or restore the
+-- defaults (false), in each version's terms.
+function M.gc_stress(on)
+  if M.lua == "5.4" then
+    collectgarbage("incremental", on and 0 or 200, 100)
+  else
+    collectgarbage("setpause", on and 0 or 200)
+    collectgarbage("setstepmul", on and 100 or 200)
+  end
+end
+
 -- The message of the error f(...) raises, without luaL_where's "file:line: ".
 function M.error_of(f, ...)
   local ok, e = pcall(f, ...)

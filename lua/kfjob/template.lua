@@ -1,6 +1,6 @@
 --- Templating for kfjob: many job variants from one base.
 --
--- Pure Lua 5.4.  The module reads no globals: what it needs from the
+-- Pure Lua (5.1 to 5.4 and LuaJIT).  The module reads no globals: what it needs from the
 -- standard library is captured below and `_ENV` is then set to `nil`.
 -- Argument errors are raised with `error(msg, 2)`, so they point at the
 -- caller; every message starts with the function's full name
@@ -44,10 +44,12 @@ local U = require "kfjob.template.util"
 local P = require "kfjob.template.placeholder"
 local X = require "kfjob.template.matrix"
 local V = require "kfjob.template.variants"
+local seal = U.seal
 
 -- No global access past this point; luacheck checks it with `std none`.
 local _ENV = nil -- luacheck: ignore 211/_ENV
 -- luacheck: std none
+seal()
 
 local M = U.module
 

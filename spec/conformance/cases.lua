@@ -195,7 +195,7 @@ return {
     template = { version = 0 } },
   { name = "tt_hvd_escapes", kind = "HorovodJob", spec = { worker = { replicas = 2 }, slots = 2 },
     template = { container = { image = "hvd:1", command = { "sh", "-c" },
-      env = { QUOTE = 'say "hi" \\ bye', UNICODE = "caf\u{e9} \u{2713} \u{1F680}", TAB = "a\tb\nc" } } } },
+      env = { QUOTE = 'say "hi" \\ bye', UNICODE = "caf\195\169 \226\156\147 \240\159\154\128", TAB = "a\tb\nc" } } } },
   { name = "tt_mpi_common_config", kind = "MPIJob", spec = mpi_full,
     template = { replica_encoding = "common", config = { k = "v", ["a.b"] = "c" } } },
 }

@@ -13,7 +13,12 @@ local function str(s)
 end
 
 local function num(n)
-  if math.type(n) == "integer" then return string.format("%d", n) end
+  -- 5.1, 5.2 and LuaJIT have no integer subtype: integral numbers are integers
+  if math.type then
+    if math.type(n) == "integer" then return string.format("%d", n) end
+  elseif n == math.floor(n) and math.abs(n) < 2 ^ 53 then
+    return string.format("%d", n)
+  end
   assert(n == n and n ~= math.huge and n ~= -math.huge, "json: non-finite number")
   for p = 1, 17 do -- shortest decimal that reads back as the same double
     local s = string.format("%." .. p .. "g", n)

@@ -3,8 +3,7 @@
 ** of lua/kfjob/ is embedded (kf_lua_embed.c, generated at build time) and
 ** registered in package.preload.
 */
-#include "lua.h"
-#include "lauxlib.h"
+#include "lkf_compat.h"
 
 #include "kfjob.h"
 
@@ -29,7 +28,7 @@ static int load_embedded(lua_State *L) {
 
 KFJOB_API void kfjob_preload(lua_State *L) {
   const kf_lua_file *f;
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  lkfc_getpreload(L);   /* package.preload */
   lua_pushcfunction(L, luaopen_kfjob);
   lua_setfield(L, -2, "kfjob");
   for (f = kf_lua_files; f->module != NULL; f++) {

@@ -9,6 +9,7 @@
 ** collector owns it.  Job and group objects are single userdata blocks with
 ** their strings inside; they need no __gc.
 */
+#include <stdio.h>
 #include <string.h>
 
 #include "lua.h"
@@ -356,14 +357,26 @@ static int l_decode(lua_State *L) {
   return 1;
 }
 
-/* 64-bit FNV-1a, as a Lua integer: the template layer keeps one per
-** variant name to detect collisions in flat memory. */
+/* 64-bit FNV-1a: the template layer keeps one per variant name to detect
+** collisions in flat memory.  Form "integer" (the default where Lua
+** integers have 64 bits, 5.3 on) or "hex" (16 lowercase hex digits, the
+** default on 5.1, 5.2 and LuaJIT, whose numbers are doubles). */
 static int l_hash64(lua_State *L) {
+  static const char *const forms[] = {"integer", "hex", NULL};
   size_t n, i;
   const unsigned char *p = (const unsigned char *)luaL_checklstring(L, 1, &n);
+  int form = luaL_checkoption(L, 2, LKF_INT64 ? "integer" : "hex", forms);
   uint64_t h = 0xcbf29ce484222325u;
   for (i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3u;
-  lua_pushinteger(L, (lua_Integer)h);
+  if (form == 0 && !LKF_INT64)
+    return luaL_argerror(L, 2, "\"integer\" needs 64-bit Lua integers (Lua 5.3+); use \"hex\"");
+  if (form == 0) {
+    lua_pushinteger(L, (lua_Integer)h);
+  } else {
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+    lua_pushlstring(L, hex, 16);
+  }
   return 1;
 }
 
@@ -412,10 +425,7 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
   luaL_checkversion(L);
   /* the per-state context first, in an empty state, then its metatable */
   X = (lctx *)lua_newuserdatauv(L, sizeof *X, 0);
-  X->busy = 0;
-  kf_arena_init(&X->A, (kf_alloc){NULL, NULL});
-  X->A.a.f = (kf_allocf)lua_getallocf(L, &X->A.a.ud);
-  kf_buf_init(&X->buf, X->A.a);
+  lkf_ctx_init(L, X);
   if (luaL_newmetatable(L, CTX_NAME)) {
     lua_pushcfunction(L, lkf_ctx_gc);
     lua_setfield(L, -2, "__gc");

@@ -5,8 +5,9 @@
 #ifndef LKFJOB_H
 #define LKFJOB_H
 
-#include "lua.h"
-#include "lauxlib.h"
+#include <stdint.h>
+
+#include "lkf_compat.h"   /* lua.h and lauxlib.h, any Lua from 5.1 on */
 #include "kf_core.h"
 
 #define CTX_NAME "kfjob.context"
@@ -26,8 +27,17 @@ typedef struct lgroup {
 typedef struct lctx {
   kf_arena A;
   kf_buf buf;
-  int busy;   /* 1: a call is using it; 2: a nested call's temporary */
+  int busy;   /* 1: a call is using it; 2: a nested call's temporary;
+                 3: collected (__gc ran) */
+  /* without lua_toclose (Lua < 5.4): the call that took it last */
+  lua_State *owner;
+  uintptr_t owner_sp;   /* that call's C frame (lkfjob_util.c) */
 } lctx;
+
+/* The allocator of a context's arena and buffer: the state's own, except
+** on LuaJIT, whose allocator aligns blocks to 8 bytes only (the arena's
+** chunks need max_align_t): there the C library's. */
+void lkf_ctx_init(lua_State *L, lctx *c);
 
 /* Context of the running C function (upvalue 1), reset for a new call.
 ** Sets the stack to `nargs` arguments (missing ones become nil), then

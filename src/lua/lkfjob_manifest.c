@@ -171,8 +171,8 @@ static int l_manifests(lua_State *L) {
       kf_node *none = kf_node_new(&X->A, KF_NOBJ);
       j = (const kf_job *)lua_touserdata(L, -1);
       if (base == NULL || base->t != KF_NSTR)
-        return luaL_error(L, "%s: opts.name: required to name the bare job items[%I]",
-                          who, (lua_Integer)i);
+        return luaL_error(L, "%s: opts.name: required to name the bare job items[%d]",
+                          who, (int)i);
       snprintf(name, sizeof name, "%.100s-%lld", base->u.s.p, (long long)i);
       opts = none ? merge_opts(&X->A, shared, none) : NULL;
       if (opts == NULL || !kf_obj_str(&X->A, opts, "name", name))
@@ -215,8 +215,8 @@ static int l_manifests(lua_State *L) {
       if (strcmp(kf_node_get(a, "kind")->u.s.p, kf_node_get(b, "kind")->u.s.p) == 0 &&
           strcmp(kf_node_get(ma, "name")->u.s.p, kf_node_get(mb, "name")->u.s.p) == 0 &&
           strcmp(na ? na->u.s.p : "", nb ? nb->u.s.p : "") == 0)
-        return luaL_error(L, "%s: name '%s' is already used by items[%I]", iwho,
-                          kf_node_get(mb, "name")->u.s.p, (lua_Integer)k + 1);
+        return luaL_error(L, "%s: name '%s' is already used by items[%d]", iwho,
+                          kf_node_get(mb, "name")->u.s.p, (int)k + 1);
     }
     lua_pop(L, 1);
   }

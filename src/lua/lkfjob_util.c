@@ -2,10 +2,9 @@
 ** lkfjob_util.c - the binding's helpers: the per-state context, Lua values
 ** <-> kf_node trees, telling kfjob userdata apart, and option tables.
 */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
-
-#include "lua.h"
-#include "lauxlib.h"
 
 #include "kf_core.h"
 #include "lkfjob.h"
@@ -14,25 +13,102 @@
 
 /* The context of the running call.  A finalizer that runs during an
 ** allocation may call kfjob again: the context is marked busy for the
-** call (a to-be-closed slot clears the mark on return and on error), and a
-** nested call gets a temporary context of its own. */
+** call, and a nested call gets a temporary context of its own.  On Lua 5.4
+** a to-be-closed slot clears the mark on return and on error; older
+** versions have no such slot (see own_context below). */
+#if LKF_LUAJIT
+static void *sys_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  (void)ud, (void)osize;
+  if (nsize == 0) {
+    free(ptr);
+    return NULL;
+  }
+  return realloc(ptr, nsize);
+}
+#endif
+
+void lkf_ctx_init(lua_State *L, lctx *c) {
+  kf_alloc a;
+#if LKF_LUAJIT
+  (void)L;
+  a.f = sys_alloc;
+  a.ud = NULL;
+#else
+  a.f = (kf_allocf)lua_getallocf(L, &a.ud);
+#endif
+  kf_arena_init(&c->A, a);
+  kf_buf_init(&c->buf, a);
+  c->busy = 0;
+  c->owner = NULL;
+  c->owner_sp = 0;
+}
+
+static lctx *temp_ctx(lua_State *L) {
+  lctx *c = (lctx *)lua_newuserdatauv(L, sizeof *c, 0);
+  lkf_ctx_init(L, c);
+  c->busy = 2;  /* temporary: freed by __gc, never marked */
+  luaL_setmetatable(L, CTX_NAME);
+  return c;
+}
+
+#if !LKF_HAVE_TOCLOSE
+/* Whether a kfjob function of this context (upvalue 1) is running below
+** the current call on L's stack. */
+static int outer_call(lua_State *L, const lctx *c) {
+  lua_Debug ar;
+  int level, found = 0;
+  for (level = 1; !found && lua_getstack(L, level, &ar); level++) {
+    lua_getinfo(L, "f", &ar);
+    if (lua_iscfunction(L, -1) && lua_getupvalue(L, -1, 1) != NULL) {
+      found = lua_touserdata(L, -1) == c;
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  return found;
+}
+
+/* Without lua_toclose nothing clears the busy mark, so a call decides
+** whether the last call that took the context (its owner) still runs.
+** All coroutines share one C stack (the stack grows down), and a nested
+** call runs inside the owner's C frame: so a call whose frame is not
+** deeper than the owner's lkf_ctx frame cannot be nested.  A deeper call
+** on the owner's thread is nested only if a kfjob function runs below it
+** (outer_call); on another thread it is taken as nested.  The owner
+** changes only when the previous one has provably returned (or raised),
+** and a call counted as nested only costs a temporary context. */
+static int own_context(lua_State *L, lctx *c) {
+#ifdef __GNUC__
+  uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+#else
+  volatile char here = 0;
+  uintptr_t sp = (uintptr_t)&here;
+#endif
+  if (c->busy && sp < c->owner_sp && (L != c->owner || outer_call(L, c)))
+    return 0;
+  c->owner_sp = sp;
+  c->owner = L;
+  return 1;
+}
+#endif
+
 lctx *lkf_ctx(lua_State *L, int nargs) {
   lctx *c = (lctx *)lua_touserdata(L, lua_upvalueindex(1));
   lua_settop(L, nargs);  /* the guard slot goes above the arguments */
-  if (c->busy) {
-    c = (lctx *)lua_newuserdatauv(L, sizeof *c, 0);
-    kf_arena_init(&c->A, (kf_alloc){NULL, NULL});
-    c->A.a.f = (kf_allocf)lua_getallocf(L, &c->A.a.ud);
-    kf_buf_init(&c->buf, c->A.a);
-    c->busy = 2;  /* temporary: freed by __gc, never marked */
-    luaL_setmetatable(L, CTX_NAME);
-    return c;
-  }
+#if LKF_HAVE_TOCLOSE
+  if (c->busy) return temp_ctx(L);
+#else
+  /* collected: a finalizer runs while the state closes (LuaJIT finalizes
+  ** objects made during lua_close too) */
+  if (c->busy == 3 || !own_context(L, c)) return temp_ctx(L);
+#endif
   kf_arena_reset(&c->A);
   c->buf.n = 0;
   c->busy = 1;
   lua_pushvalue(L, lua_upvalueindex(1));
+#if LKF_HAVE_TOCLOSE
   lua_toclose(L, -1);
+#endif
   return c;
 }
 
@@ -46,6 +122,7 @@ int lkf_ctx_gc(lua_State *L) {
   lctx *c = (lctx *)luaL_checkudata(L, 1, CTX_NAME);
   kf_arena_free(&c->A);
   kf_buf_free(&c->buf);
+  c->busy = 3;   /* collected: no call takes it again */
   return 0;
 }
 

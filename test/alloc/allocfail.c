@@ -30,7 +30,8 @@
 **
 ** Usage: allocfail SCENARIOS.lua [-step K] [-mode single|sticky|both]
 **                  [-only SUBSTRING] [-list] [-jansson] [-v]
-** The environment variable KFJOB_ALLOCFAIL_STEP sets the default step (1).
+** The environment variable KFJOB_ALLOCFAIL_STEP sets the default step (1);
+** KFJOB_ALLOCFAIL_LAX_OSIZE=1 tolerates frees with a wrong old size (LuaJIT).
 */
 #include <signal.h>
 #include <stdio.h>
@@ -40,8 +41,7 @@
 
 #include <jansson.h>
 
-#include "lua.h"
-#include "lauxlib.h"
+#include "lkf_compat.h"   /* any Lua from 5.1 on */
 #include "lualib.h"
 
 int luaopen_kfjob(lua_State *L);
@@ -281,7 +281,7 @@ static int run_once(acct *a, run *r) {
     } else {
       lua_pop(L, 1);
     }
-    lua_gc(L, LUA_GCCOLLECT);              /* start armed with no garbage */
+    lua_gc(L, LUA_GCCOLLECT, 0);           /* start armed with no garbage */
     a->armed = 1;
     r->status = lua_pcall(L, nargs, 0, 1);
     a->armed = 0;
@@ -339,7 +339,15 @@ static int load_data(void) {
 
 typedef struct stats {
   long runs, recovered, memerr, failures;
+  long lax;   /* runs with a wrong osize, tolerated (KFJOB_ALLOCFAIL_LAX_OSIZE) */
 } stats;
+
+/* KFJOB_ALLOCFAIL_LAX_OSIZE=1: a free with a wrong old size is counted, not
+** a failure (the accounting uses the harness's own size header either way).
+** For LuaJIT 2.1, which after some allocation failures inside its parser
+** frees objects with a wrong size; kfjob's own blocks are held to the
+** contract by the Lua 5.1 and 5.4 runs, which share its code paths. */
+static int lax_osize;
 
 static int verbose;
 
@@ -362,7 +370,7 @@ static long scenario(int index, const char *name, int sticky, long step,
     printf("FAIL %s: %s\n", name, r.msg);
     return 1;
   }
-  if (r.status != LUA_OK || a.outstanding != 0 || a.contract) {
+  if (r.status != LUA_OK || a.outstanding != 0 || (a.contract && !lax_osize)) {
     printf("FAIL %s: clean run: %s%s (%lld bytes outstanding)\n", name,
            r.status != LUA_OK ? r.msg : "ok", a.contract ? a.contract_msg : "",
            a.outstanding);
@@ -381,7 +389,9 @@ static long scenario(int index, const char *name, int sticky, long step,
       continue;
     }
     st->runs++;
-    if (a.contract) problem = a.contract_msg;
+    if (a.contract && !lax_osize) problem = a.contract_msg;
+    else if (a.contract) st->lax++;
+    if (problem) {}
     else if (a.outstanding != 0) problem = "bytes outstanding after lua_close";
     else if (r.status == LUA_OK) st->recovered += a.injected;
     else if (!a.injected) problem = "error without an injected failure";
@@ -412,11 +422,13 @@ int main(int argc, char **argv) {
   const char *only = NULL, *env = getenv("KFJOB_ALLOCFAIL_STEP");
   FILE *f;
   static char buf[1 << 20];
-  stats st = {0, 0, 0, 0};
+  stats st = {0, 0, 0, 0, 0};
   long bad = 0;
   acct a;
   lua_State *L;
   static char names[MAXSCEN][80];
+  lax_osize = getenv("KFJOB_ALLOCFAIL_LAX_OSIZE") != NULL &&
+              strcmp(getenv("KFJOB_ALLOCFAIL_LAX_OSIZE"), "1") == 0;
   static int skip[MAXSCEN];
   int nrun = 0, nskip = 0;
   if (env && atol(env) > 0) step = atol(env);
@@ -496,5 +508,8 @@ int main(int argc, char **argv) {
   printf("allocfail: %d scenarios (%d skipped), %ld runs (step %ld): %ld clean "
          "memory errors, %ld recovered, %ld failures\n", nrun, nskip, st.runs,
          step, st.memerr, st.recovered, bad);
+  if (st.lax)
+    printf("allocfail: %ld runs freed a block with a wrong old size "
+           "(tolerated: KFJOB_ALLOCFAIL_LAX_OSIZE)\n", st.lax);
   return bad ? 1 : 0;
 }

@@ -9,11 +9,12 @@ local sformat = string.format
 local tconcat, tsort = table.concat, table.sort
 
 local U = require "kfjob.template.util"
-local sorted_keys, core = U.sorted_keys, U.core
+local sorted_keys, core, seal = U.sorted_keys, U.core, U.seal
 
 -- No global access past this point; luacheck checks it with `std none`.
 local _ENV = nil -- luacheck: ignore 211/_ENV
 -- luacheck: std none
+seal()
 
 -- Field trees by kind, built on first use: a table per object, `true` per
 -- leaf.  They decide whether a matrix key of `variants` is a field

@@ -5,20 +5,20 @@
 
 local type, pairs, ipairs, next, error, pcall, require =
       type, pairs, ipairs, next, error, pcall, require
-local rawlen = rawlen
 local sformat = string.format
 local tsort = table.sort
-local mtype = math.type
 
 local U = require "kfjob.template.util"
 local suggest = require("kfjob.template.fields").suggest
 local sorted_keys, describe, throw, reraise = U.sorted_keys, U.describe,
   U.throw, U.reraise
 local copy, deep_equal = U.copy, U.deep_equal
+local seal, rawlen, is_int = U.seal, U.rawlen, U.is_int
 
 -- No global access past this point; luacheck checks it with `std none`.
 local _ENV = nil -- luacheck: ignore 211/_ENV
 -- luacheck: std none
+seal()
 
 local X = { api = {} }
 local api = X.api
@@ -47,7 +47,7 @@ local function normalize_matrix(m)
         throw(sformat("axis '%s' must be a list of values", k))
       end
       for i in next, v do
-        if mtype(i) ~= "integer" or i < 1 or i > n then
+        if not is_int(i) or i < 1 or i > n then
           throw(sformat("axis '%s' must be a list of values (key %s)", k, describe(i)))
         end
       end
@@ -72,7 +72,7 @@ local function normalize_matrix(m)
     if list == nil then return end
     local n = rawlen(list)
     for i in next, list do
-      if mtype(i) ~= "integer" or i < 1 or i > n then
+      if not is_int(i) or i < 1 or i > n then
         throw(sformat("'%s' must be a list of tables", which))
       end
     end

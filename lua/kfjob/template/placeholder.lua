@@ -9,17 +9,17 @@ local sfind, ssub, sbyte, sformat, slower, sgsub =
       string.find, string.sub, string.byte, string.format, string.lower,
       string.gsub
 local tconcat = table.concat
-local mtype, tointeger = math.type, math.tointeger
-
 local U = require "kfjob.template.util"
 local M = U.module
 local fmt_number, describe, path_string = U.fmt_number, U.describe, U.path_string
 local throw, caught, reraise = U.throw, U.caught, U.reraise
-local copy, fnv64 = U.copy, U.fnv64
+local copy, hash64_hex = U.copy, U.hash64_hex
+local seal, is_int, tointeger = U.seal, U.is_int, U.tointeger
 
 -- No global access past this point; luacheck checks it with `std none`.
 local _ENV = nil -- luacheck: ignore 211/_ENV
 -- luacheck: std none
+seal()
 
 local P = { api = {} }
 local api = P.api
@@ -288,16 +288,16 @@ local function dns_name(s, max)
   if n == "" then return nil end
   if not sfind(n, "^[a-z]") then n = "v" .. n end
   if #n > max then
-    local h = fnv64(n) & 0xffffffff
+    local h = ssub(hash64_hex(n), 9)   -- the low 32 bits, 8 hex digits
     local head = sgsub(ssub(n, 1, max - 9), "%-+$", "")
-    n = sformat("%s-%08x", head, h)
+    n = head .. "-" .. h
   end
   return n
 end
 
 local function check_max(max, fname, argn)
   if max == nil then return M.MAX_NAME end
-  if mtype(max) ~= "integer" or max < 10 or max > 63 then
+  if not is_int(max) or max < 10 or max > 63 then
     error(sformat("bad argument #%d to '%s' (integer from 10 to 63 expected, got %s)",
                   argn, fname, describe(max)), 3)
   end

@@ -5,15 +5,64 @@
 
 local type, pairs, ipairs, next, tostring, tonumber, error, pcall, require =
       type, pairs, ipairs, next, tostring, tonumber, error, pcall, require
-local rawlen, rawequal = rawlen, rawequal
-local sfind, ssub, sbyte, sformat, sgsub =
-      string.find, string.sub, string.byte, string.format, string.gsub
+local rawequal, setmetatable = rawequal, setmetatable
+local sfind, ssub, sformat, sgsub =
+      string.find, string.sub, string.format, string.gsub
 local tsort, tconcat = table.sort, table.concat
-local mtype, tointeger, huge = math.type, math.tointeger, math.huge
+local floor, huge = math.floor, math.huge
+-- Lua 5.1, 5.2 and LuaJIT lack some of these: see "Versions" below.
+local rawlen, mtype, mtointeger, setfenv = rawlen, math.type, math.tointeger, setfenv
+
+---------------------------------------------------------------------------
+-- Versions: the parts are written in the subset of Lua that 5.1, 5.2, 5.3,
+-- 5.4 and LuaJIT share; these helpers stand in for what only some have.
+---------------------------------------------------------------------------
+
+-- No global access once a part calls `seal()` after `local _ENV = nil`:
+-- 5.2+ get that from `_ENV`, 5.1 and LuaJIT from an environment that
+-- refuses every global (setfenv on the calling chunk).
+local sealed = setmetatable({}, {
+  __index = function(_, k) error("global '" .. tostring(k) .. "' read in kfjob.template", 2) end,
+  __newindex = function(_, k) error("global '" .. tostring(k) .. "' set in kfjob.template", 2) end,
+})
+local function seal()
+  if setfenv then setfenv(2, sealed) end   -- 2: the chunk that called seal
+end
+
+rawlen = rawlen or function(t) return #t end   -- 5.1 has no __len on tables
+
+-- 2^63: integral numbers below it in magnitude are integers on versions
+-- whose numbers are all doubles.
+local TWO63 = 2 ^ 63
+
+--- math.tointeger: on 5.1, 5.2 and LuaJIT an integral number (a double)
+-- is returned as it is.
+local function tointeger(n)
+  if mtointeger then return mtointeger(n) end
+  if type(n) == "number" and n == floor(n) and n >= -TWO63 and n < TWO63 then
+    return n
+  end
+  return nil
+end
+
+--- Whether `n` is an integer: the integer subtype on 5.3+, an integral
+-- number in the 64-bit range on versions without one.
+local function is_int(n)
+  if mtype then return mtype(n) == "integer" end
+  return tointeger(n) ~= nil
+end
+
+-- An integral value as decimal digits (a double on 5.1 would print 1e+15).
+local function int_string(i)
+  if mtype then return tostring(i) end
+  if i == 0 then return "0" end   -- and -0
+  return sformat("%.0f", i)
+end
 
 -- No global access past this point; luacheck checks it with `std none`.
 local _ENV = nil -- luacheck: ignore 211/_ENV
 -- luacheck: std none
+seal()
 
 local U = { api = {} }
 local api = U.api
@@ -41,9 +90,8 @@ end
 -- Numbers print like integers when integral (2.0 -> "2") and otherwise in
 -- their shortest round-tripping form.
 local function fmt_number(n)
-  if mtype(n) == "integer" then return tostring(n) end
   local i = tointeger(n)
-  if i then return tostring(i) end
+  if i then return int_string(i) end
   if n ~= n then return "nan" end
   if n == huge then return "inf" end
   if n == -huge then return "-inf" end
@@ -75,7 +123,7 @@ local function describe(v, depth)
     local n = rawlen(v)
     for i = 1, n do parts[#parts + 1] = describe(v[i], depth) end
     for _, k in ipairs(sorted_keys(v)) do
-      if not (mtype(k) == "integer" and k >= 1 and k <= n) then
+      if not (is_int(k) and k >= 1 and k <= n) then
         local ks = is_ident(k) and k or "[" .. describe(k, depth) .. "]"
         parts[#parts + 1] = ks .. "=" .. describe(v[k], depth)
       end
@@ -104,8 +152,8 @@ local function path_string(stack, n)
     local k = stack[i]
     if is_ident(k) then
       out[#out + 1] = (i > 1 and "." or "") .. k
-    elseif mtype(k) == "integer" then
-      out[#out + 1] = "[" .. k .. "]"
+    elseif is_int(k) then
+      out[#out + 1] = "[" .. int_string(k) .. "]"
     elseif type(k) == "string" and i == 1 and sfind(k, "^[%w_][%w_%.%-]*$") then
       out[#out + 1] = k
     else
@@ -185,31 +233,28 @@ local function deep_equal(a, b)
   return true
 end
 
--- FNV-1a, 64 bit (integer arithmetic wraps in Lua 5.4).
-local hash64 = nil  -- kfjob.hash64 (the same FNV-1a in C), once the core is loaded
-
-local function fnv64(s)
-  if hash64 then return hash64(s) end
-  local h = -3750763034362895579        -- 0xcbf29ce484222325
-  for i = 1, #s do
-    h = (h ~ sbyte(s, i)) * 1099511628211
-  end
-  return h
-end
-
 ---------------------------------------------------------------------------
--- The core module, loaded on first use (by `variants`); from then on
--- `fnv64` is its `hash64`
+-- The core module, loaded on first use (by `variants`, `dns_name`)
 ---------------------------------------------------------------------------
 
 local core_module
 local function core()
-  if not core_module then
-    core_module = require "kfjob"
-    hash64 = core_module.hash64
-  end
+  if not core_module then core_module = require "kfjob" end
   return core_module
 end
+
+-- The key of a name in the collision set of `variants`: its 64-bit FNV-1a
+-- (`kfjob.hash64`), a Lua integer on 5.3+; on 5.1, 5.2 and LuaJIT, whose
+-- hash64 is 16 hex digits, the first 52 bits as a number (doubles hold
+-- them exactly, and a number key costs what an integer key does).  Names
+-- with one key are told apart by comparing the names.
+local function hash64(s)
+  local h = core().hash64(s)
+  if type(h) == "string" then return tonumber(ssub(h, 1, 13), 16) end
+  return h
+end
+-- The same hash as 16 hex digits on every version.
+local function hash64_hex(s) return core().hash64(s, "hex") end
 
 ---------------------------------------------------------------------------
 -- merge
@@ -280,7 +325,10 @@ U.sorted_keys, U.fmt_number, U.describe, U.describe_params = sorted_keys,
   fmt_number, describe, describe_params
 U.path_string, U.throw, U.caught, U.reraise, U.clean_error = path_string, throw,
   caught, reraise, clean_error
-U.is_array, U.copy, U.deep_equal, U.fnv64, U.core, U.merge = is_array, copy,
-  deep_equal, fnv64, core, merge
+U.is_array, U.copy, U.deep_equal, U.core, U.merge = is_array, copy,
+  deep_equal, core, merge
+U.hash64, U.hash64_hex = hash64, hash64_hex
+U.seal, U.rawlen, U.tointeger, U.is_int, U.int_string = seal, rawlen,
+  tointeger, is_int, int_string
 
 return U

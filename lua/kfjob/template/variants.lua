@@ -8,7 +8,6 @@ local type, pairs, ipairs, next, tostring, tonumber, error, pcall, require =
 local sfind, ssub, sformat, slower, smatch =
       string.find, string.sub, string.format, string.lower, string.match
 local tsort, tconcat = table.sort, table.concat
-local tointeger = math.tointeger
 
 local U = require "kfjob.template.util"
 local F = require "kfjob.template.fields"
@@ -18,7 +17,8 @@ local sorted_keys, fmt_number, describe, describe_params = U.sorted_keys,
   U.fmt_number, U.describe, U.describe_params
 local path_string, throw, reraise, clean_error = U.path_string, U.throw,
   U.reraise, U.clean_error
-local is_array, fnv64, core, merge = U.is_array, U.fnv64, U.core, U.merge
+local is_array, hash64, core, merge = U.is_array, U.hash64, U.core, U.merge
+local seal, tointeger = U.seal, U.tointeger
 local load_fields, field_paths, suggest = F.load, F.field_paths, F.suggest
 local compile, resolve, eval, expand_with = P.compile, P.resolve, P.eval,
   P.expand_with
@@ -29,6 +29,7 @@ local normalize_matrix, matrix_keys, matrix_iter = X.normalize_matrix,
 -- No global access past this point; luacheck checks it with `std none`.
 local _ENV = nil -- luacheck: ignore 211/_ENV
 -- luacheck: std none
+seal()
 
 local V = { api = {} }
 local api = V.api
@@ -442,7 +443,7 @@ function api.variants(base, matrix, opts)
       if overflow and overflow[name] then
         clash = overflow[name]
       else
-        local h = fnv64(name)
+        local h = hash64(name)
         local j = seen[h]
         if j == nil then
           seen[h] = i
