@@ -1,7 +1,7 @@
 /*
-** lkfjob.c - the Lua binding: the only file of the core that touches a
-** lua_State.  It turns Lua values into kf_node trees, calls the core, and
-** turns results into Lua values and errors.
+** lkfjob.c - job, group and run-policy objects: their metatables, field
+** reads, constructors, and the methods spec/with/encode/versions with
+** kfjob.decode.  Registered by luaopen_kfjob (lkfjob_open.c).
 **
 ** Memory: every operation's temporary memory lives in the per-state
 ** context (an arena and a buffer inside a userdata that is an upvalue of
@@ -385,70 +385,21 @@ static int l_is_job(lua_State *L) {
   return 1;
 }
 
-/* ---- registration ----------------------------------------------------- */
+/* ---- what this file registers ----------------------------------------- */
 
-static const luaL_Reg job_methods[] = {
+const luaL_Reg lkf_job_funcs[] = {{"decode", l_decode}, {"is_job", l_is_job},
+                                  {"hash64", l_hash64}, {NULL, NULL}};
+const luaL_Reg lkf_job_methods[] = {
     {"spec", m_spec},         {"with", m_with},     {"encode", m_encode},
     {"versions", m_versions}, {NULL, NULL}};
 
-void lkf_setfuncs(lua_State *L, const luaL_Reg *r, int ctxidx) {
-  for (; r->name; r++) {
-    lua_pushvalue(L, ctxidx);
-    lua_pushcclosure(L, r->func, 1);
-    lua_setfield(L, -2, r->name);
-  }
-}
-
-/* kfjob.RestartPolicy.ON_FAILURE == "on_failure": the upper-case name of
-** each lowercase spelling. */
-static void enum_table(lua_State *L, const char *name, const kf_enum *en) {
+/* The job, group and run-policy metatables and their constructors, into the
+** module table on top; `methods` is the index of the shared methods table. */
+void lkf_open_objects(lua_State *L, int ctx, int methods) {
   int i;
-  size_t k;
-  lua_createtable(L, 0, en->n);
-  for (i = 0; i < en->n; i++) {
-    const char *v = en->spell[i][0];
-    char up[64];
-    for (k = 0; v[k] && k + 1 < sizeof up; k++)
-      up[k] = (char)(v[k] >= 'a' && v[k] <= 'z' ? v[k] - 32 : v[k]);
-    up[k] = '\0';
-    lua_pushstring(L, v);
-    lua_setfield(L, -2, up);
-  }
-  lua_setfield(L, -2, name);
-}
-
-KFJOB_API int luaopen_kfjob(lua_State *L) {
-  static const luaL_Reg funcs[] = {{"decode", l_decode}, {"is_job", l_is_job},
-                                   {"hash64", l_hash64}, {NULL, NULL}};
-  lctx *X;
-  int ctx, i;
-  luaL_checkversion(L);
-  /* the per-state context first, in an empty state, then its metatable */
-  X = (lctx *)lua_newuserdatauv(L, sizeof *X, 0);
-  lkf_ctx_init(L, X);
-  if (luaL_newmetatable(L, CTX_NAME)) {
-    lua_pushcfunction(L, lkf_ctx_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, lkf_ctx_close);
-    lua_setfield(L, -2, "__close");
-  }
-  lua_setmetatable(L, -2);
-  ctx = lua_gettop(L);
-
-  lua_newtable(L); /* module */
-  lkf_setfuncs(L, funcs, ctx);
-  luaL_setfuncs(L, lkf_schema_funcs, 0);
-  lkf_open_json(L, ctx, lua_gettop(L), 0);
-  lkf_open_manifest(L, ctx, lua_gettop(L), 0);
-
-  /* job metatables: methods shared from one table */
-  lua_newtable(L);
-  lkf_setfuncs(L, job_methods, ctx);
-  lkf_open_json(L, ctx, 0, lua_gettop(L));
-  lkf_open_manifest(L, ctx, 0, lua_gettop(L));
   for (i = 0; i < KF_NKINDS; i++) {
     if (luaL_newmetatable(L, lkf_job_mt[i])) {
-      lua_pushvalue(L, -2);
+      lua_pushvalue(L, methods);
       lua_setfield(L, -2, "methods");
       lua_pushinteger(L, i);
       lua_setfield(L, -2, "__kind");
@@ -468,10 +419,8 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
     lua_pushvalue(L, ctx);
     lua_pushinteger(L, i);
     lua_pushcclosure(L, new_job, 2);
-    lua_setfield(L, -3, kf_kinds[i].name);
+    lua_setfield(L, -2, kf_kinds[i].name);
   }
-  lua_pop(L, 1); /* methods */
-
   for (i = 0; i < KF_NROLES; i++) {
     if (luaL_newmetatable(L, lkf_group_mt[i])) {
       lua_pushinteger(L, i);
@@ -503,33 +452,4 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
   lua_pushvalue(L, ctx);
   lua_pushcclosure(L, new_run_policy, 1);
   lua_setfield(L, -2, "RunPolicy");
-
-  enum_table(L, "RestartPolicy", &kf_restart_policy_enum);
-  enum_table(L, "CleanPodPolicy", &kf_clean_pod_policy_enum);
-  lua_createtable(L, KF_NKINDS, 0);
-  for (i = 0; i < KF_NKINDS; i++) {
-    lua_pushstring(L, kf_kinds[i].name);
-    lua_rawseti(L, -2, i + 1);
-  }
-  lua_setfield(L, -2, "kinds");
-  lua_pushstring(L, KFJOB_VERSION_STRING);
-  lua_setfield(L, -2, "_VERSION");
-
-  /* kfjob.template: the embedded Lua layer, loaded once the module is
-  ** visible to it */
-  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-  lua_pushvalue(L, -2);
-  lua_setfield(L, -2, "kfjob");
-  lua_pop(L, 1);
-  kfjob_preload(L);
-  lua_getglobal(L, "require");
-  if (lua_isfunction(L, -1)) {
-    lua_pushliteral(L, "kfjob.template");
-    lua_call(L, 1, 1);
-    lua_setfield(L, -2, "template");
-  } else {
-    lua_pop(L, 1);
-  }
-  lua_remove(L, ctx);
-  return 1;
 }

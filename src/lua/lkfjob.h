@@ -71,12 +71,15 @@ int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
                  int raise_errors);
 /* Set functions of r into the table on top, each with the context upvalue. */
 void lkf_setfuncs(lua_State *L, const luaL_Reg *r, int ctxidx);
-/* kfjob.fields and kfjob.suggest (lkfjob_schema.c). */
-extern const luaL_Reg lkf_schema_funcs[];
+/* What each binding file exports, registered by luaopen_kfjob
+** (lkfjob_open.c): module functions and job methods. */
+extern const luaL_Reg lkf_job_funcs[], lkf_job_methods[];           /* lkfjob.c */
+extern const luaL_Reg lkf_json_funcs[], lkf_json_methods[];         /* lkfjob_json.c */
+extern const luaL_Reg lkf_manifest_funcs[], lkf_manifest_methods[]; /* lkfjob_manifest.c */
+extern const luaL_Reg lkf_schema_funcs[];                           /* lkfjob_schema.c */
+/* The objects' metatables and constructors into the module table on top
+** (lkfjob.c); `methods` indexes the shared methods table. */
+void lkf_open_objects(lua_State *L, int ctx, int methods);
 
-/* Each binding file registers its module functions (module != 0) and job
-** methods (methods != 0) into the table at that index. */
-void lkf_open_json(lua_State *L, int ctx, int module, int methods);
-void lkf_open_manifest(lua_State *L, int ctx, int module, int methods);
 
 #endif

@@ -165,15 +165,10 @@ static int l_decode_task_template(lua_State *L) {
   return 2;
 }
 
-void lkf_open_json(lua_State *L, int ctx, int module, int methods) {
-  static const luaL_Reg funcs[] = {{"from_json", l_from_json},
+const luaL_Reg lkf_json_funcs[] = {{"from_json", l_from_json},
                                    {"decode_task_template", l_decode_task_template},
                                    {NULL, NULL}};
-  static const luaL_Reg meths[] = {{"custom", m_custom},
-                                   {"to_json", m_to_json},
-                                   {"task_template", m_task_template},
-                                   {NULL, NULL}};
-  lua_pushvalue(L, module ? module : methods);
-  lkf_setfuncs(L, module ? funcs : meths, ctx);
-  lua_pop(L, 1);
-}
+const luaL_Reg lkf_json_methods[] = {{"custom", m_custom},
+                                     {"to_json", m_to_json},
+                                     {"task_template", m_task_template},
+                                     {NULL, NULL}};

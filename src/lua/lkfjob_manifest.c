@@ -279,20 +279,8 @@ static int m_launcher_command(lua_State *L) {
   return 1;
 }
 
-void lkf_open_manifest(lua_State *L, int ctx, int module, int methods) {
-  static const luaL_Reg funcs[] = {{"manifests", l_manifests}, {NULL, NULL}};
-  static const luaL_Reg meths[] = {{"manifest", m_manifest},
-                                   {"lint", m_lint},
-                                   {"launcher_command", m_launcher_command},
-                                   {NULL, NULL}};
-  if (module) {
-    lua_pushvalue(L, module);
-    lkf_setfuncs(L, funcs, ctx);
-    lua_pop(L, 1);
-  }
-  if (methods) {
-    lua_pushvalue(L, methods);
-    lkf_setfuncs(L, meths, ctx);
-    lua_pop(L, 1);
-  }
-}
+const luaL_Reg lkf_manifest_funcs[] = {{"manifests", l_manifests}, {NULL, NULL}};
+const luaL_Reg lkf_manifest_methods[] = {{"manifest", m_manifest},
+                                         {"lint", m_lint},
+                                         {"launcher_command", m_launcher_command},
+                                         {NULL, NULL}};
