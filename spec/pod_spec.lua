@@ -226,21 +226,23 @@ describe("pod settings: decode_task_template", function()
     assert.is_nil(back.pod_template.spec)
   end)
 
-  it("needs config.primary_container_name for a k8s_pod target", function()
-    local j = kfjob.TFJob{ worker = { replicas = 1 }, pod_template = {} }
-    local t = j:task_template{ format = "json" }:gsub('"config":{"primary_container_name":"primary"},', "")
-    local back, err = kfjob.decode_task_template(t)
-    assert.is_nil(back)
-    assert.are.equal("kfjob.decode_task_template: config.primary_container_name: missing (a k8s_pod target needs it)", err)
-  end)
-
-  it("checks the pod spec it reads", function()
-    local j = kfjob.TFJob{ worker = { replicas = 1 }, pod_template = { spec = { hostIPC = true } } }
-    local t = j:task_template{ format = "json" }:gsub('"hostIPC":true', '"hostIPC":"yes"')
-    local back, err = kfjob.decode_task_template(t)
-    assert.is_nil(back)
-    assert.are.equal("kfjob.decode_task_template: k8s_pod.spec.hostIPC: expected a boolean, got a string", err)
-  end)
+  -- a valid template's JSON, edited, and the message decoding gives
+  local bad = {
+    { "needs config.primary_container_name for a k8s_pod target", {},
+      '"config":{"primary_container_name":"primary"},', "",
+      "config.primary_container_name: missing (a k8s_pod target needs it)" },
+    { "checks the pod spec it reads", { hostIPC = true }, '"hostIPC":true', '"hostIPC":"yes"',
+      "k8s_pod.spec.hostIPC: expected a boolean, got a string" },
+  }
+  for _, b in ipairs(bad) do
+    it(b[1], function()
+      local j = kfjob.TFJob{ worker = { replicas = 1 }, pod_template = { spec = b[2] } }
+      local t = j:task_template{ format = "json" }:gsub(b[3], b[4])
+      local back, err = kfjob.decode_task_template(t)
+      assert.is_nil(back)
+      assert.are.equal("kfjob.decode_task_template: " .. b[5], err)
+    end)
+  end
 
   it("refuses a second primary_container_name in opts.config", function()
     local j = kfjob.TFJob{ worker = { replicas = 1 }, pod_template = {} }
