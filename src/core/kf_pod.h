@@ -42,4 +42,25 @@ kf_status kf_rule_pod(const kf_job *j, int style, const char *who, kf_err *e);
 const char *kf_pod_primary_name(const kf_node *tmpl);
 const kf_node *kf_pod_primary(const kf_node *tmpl, size_t *index);
 
+/* Replaces key `k` of object `o`, or adds it (0: v NULL or no memory). */
+int kf_pod_put(kf_arena *A, kf_node *o, const char *k, kf_node *v);
+
+/* Manifests (kf_pod_manifest.c).  The backend's default node labels for
+** an accelerator (flytek8s config gpu-device-node-label,
+** gpu-partition-size-node-label) and the GPU resource name. */
+#define KF_ACCEL_LABEL "k8s.amazonaws.com/accelerator"
+#define KF_PARTITION_LABEL "k8s.amazonaws.com/gpu-partition-size"
+#define KF_GPU_RESOURCE "nvidia.com/gpu"
+/* A replica pod's metadata: the template's labels and annotations with
+** `labels` / `annotations` (sorted string maps, NULL: none) over them;
+** *meta NULL when there are none. */
+kf_status kf_pod_meta(kf_arena *A, const kf_node *tmpl, const kf_node *labels,
+                      const kf_node *annotations, kf_node **meta, kf_err *e);
+/* A replica's pod spec: the template's spec with `ct` (the group's default
+** container) merged into its primary container, shared memory and the
+** accelerator applied.  Errors "<who>: pod_template...: <problem>". */
+kf_status kf_pod_spec(kf_arena *A, const kf_job *j, const kf_node *ct,
+                      const char *service_account, kf_node **out,
+                      const char *who, kf_err *e);
+
 #endif
