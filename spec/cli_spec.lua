@@ -118,7 +118,7 @@ return kfjob.TFJob{ worker = { replicas = 1 } }
 ]],
   ["mixed.lua"] = [[
 local kfjob = require "kfjob"
-return { ok = kfjob.PyTorchJob{ worker = { replicas = 2 } },
+return { ok = kfjob.PyTorchJob{ worker = { replicas = 2 }, shared_memory = true },
          bad = kfjob.PyTorchJob{ worker = { replicas = 2, image = "x" } } }
 ]],
   ["nothing.lua"] = "local x = 1\n",

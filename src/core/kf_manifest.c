@@ -788,6 +788,55 @@ static kf_status lint_group(mctx *c, kf_node *list, const kf_job *j, int role) {
   return KF_OK;
 }
 
+/* A /dev/shm mount on the template's primary container. */
+static int shm_mounted(const kf_job *j) {
+  const kf_node *p = kf_pod_primary(j->pod_template, NULL);
+  const kf_node *l = kf_node_get(p, "volumeMounts");
+  size_t i;
+  for (i = 0; l && l->t == KF_NARR && i < l->u.c.n; i++) {
+    const kf_node *m = kf_node_get(l->u.c.v[i], "mountPath");
+    if (m && m->t == KF_NSTR && strcmp(m->u.s.p, KF_SHM_PATH) == 0) return 1;
+  }
+  return 0;
+}
+
+/* A GPU limit on some pod: a present group's (or the task's it takes),
+** a lone GPU request counting as the limit it becomes, or a template
+** container's. */
+static int gpu_limited(const kf_job *j) {
+  const kf_node *spec = kf_node_get(j->pod_template, "spec");
+  const kf_node *cs = kf_node_get(spec, "containers");
+  int roles[KF_NROLES], n = present_roles(j, roles), i;
+  size_t x;
+  for (i = 0; i < n; i++) {
+    kf_group tmp;
+    const kf_group *g = task_resources(j, &j->g[roles[i]], &tmp);
+    if ((g->limits[KF_GPU] && qty_value(g->limits[KF_GPU]) != 0) ||
+        (g->requests[KF_GPU] && qty_value(g->requests[KF_GPU]) != 0))
+      return 1;
+  }
+  for (x = 0; cs && cs->t == KF_NARR && x < cs->u.c.n; x++) {
+    const kf_node *l = kf_node_get(kf_node_get(cs->u.c.v[x], "resources"), "limits");
+    if (kf_node_get(l, KF_GPU_RESOURCE)) return 1;
+  }
+  return 0;
+}
+
+static kf_status lint_pod(mctx *c, kf_node *list, const kf_job *j) {
+  kf_status st;
+  if ((j->kind == KF_PYTORCH || j->kind == KF_ELASTIC) && !j->shared_memory &&
+      !shm_mounted(j))
+    WARN("shared_memory", "unset and no /dev/shm mount in pod_template: "
+         "PyTorch DataLoader workers share tensors through /dev/shm, which "
+         "container runtimes limit to 64Mi (flytekit mounts one by default); "
+         "set shared_memory = true or a size");
+  if (j->has_accelerator && !gpu_limited(j))
+    WARN("accelerator", "no group limits GPUs: the backend applies the "
+         "accelerator's node affinity and toleration only to pods with a GPU "
+         "limit, so '%.100s' has no effect", j->accel.device);
+  return KF_OK;
+}
+
 kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
                   kf_node **out, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
@@ -834,6 +883,7 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
     WARN("slots", "Flyte's task_type_version 1 backend ignores slots "
          "(slotsPerWorker stays 1; only the launcher's -np uses %d); kfjob's "
          "manifest sets slotsPerWorker = %d", (int)j->slots, (int)j->slots);
+  if ((st = lint_pod(c, list, j)) != KF_OK) return st;
   if (o->name) {
     char pod[256];
     size_t len;
