@@ -283,6 +283,15 @@ describe("manifests with pod settings pass validate-manifest", function()
       limits = { gpu = 1 }, pod_template = { metadata = { labels = { app = "hvd" } },
         spec = { initContainers = { { name = "fetch", image = "busybox:1", command = { "true" } } } } } },
       { args = { "python", "train.py" } })
+    -- kfjob.manifests: a YAML stream and a JSON List of two
+    local items = { { job = kfjob.PyTorchJob(A100), name = "multi-a" },
+                    { job = kfjob.Elastic{ nnodes = 2, shared_memory = true }, name = "multi-b" } }
+    local stream = kfjob.manifests(items, { image = IMAGE })
+    -- three pods (master, worker; elastic worker), each with the volume and its mount
+    assert.equal(6, select(2, stream:gsub("name: flyte%-shared%-memory\n", "")))
+    built[#built + 1] = stream
+    built[#built + 1] = kfjob.manifests(items, { image = IMAGE, format = "json" })
+    local objects = #built - 2 + 4
     if not os.execute("test -x " .. q(VALIDATOR) .. " 2>/dev/null") then
       return pending("../shared missing: manifest validation skipped (" .. VALIDATOR .. " not found)")
     end
@@ -304,6 +313,6 @@ describe("manifests with pod settings pass validate-manifest", function()
       end
     end
     assert.same({}, bad)
-    assert.matches(#built .. " objects, 0 invalid", out, 1, true)
+    assert.matches(objects .. " objects, 0 invalid", out, 1, true)
   end)
 end)
