@@ -91,6 +91,9 @@ local rows = {
     P .. "spec.containers[1].env[1].value: expected a string, got a number" },
   { "port int32", job(pt{ containers = { { name = "s", ports = { { containerPort = 2 ^ 40 } } } } }),
     P .. "spec.containers[1].ports[1].containerPort: integer out of int32 range (1099511627776)" },
+  { "int64 beyond a Struct's doubles", job(pt{ securityContext = { fsGroup = (1 << 53) + 1 } }),
+    P .. "spec.securityContext.fsGroup: integer out of range (9007199254740993): the TaskTemplate "
+      .. "carries the pod spec as a google.protobuf.Struct, exact to 2^53 only" },
   { "hostNetwork type", job(pt{ hostNetwork = "yes" }),
     P .. "spec.hostNetwork: expected a boolean, got a string" },
   { "securityContext typo", job(pt{ securityContext = { runAsUsr = 1 } }),

@@ -120,6 +120,12 @@ static kf_status check_int(pctx *c, const kf_pschema *s, const kf_node *in,
     snprintf(b, sizeof b, "%lld", (long long)*v);
     return fail(c, "integer out of int32 range (%s)", b, "");
   }
+  /* the pod spec travels as a google.protobuf.Struct: numbers are doubles */
+  if (*v > (INT64_C(1) << 53) || *v < -(INT64_C(1) << 53)) {
+    snprintf(b, sizeof b, "%lld", (long long)*v);
+    return fail(c, "integer out of range (%s): the TaskTemplate carries the pod "
+                "spec as a google.protobuf.Struct, exact to 2^53 only", b, "");
+  }
   return KF_OK;
 }
 
