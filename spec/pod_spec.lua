@@ -94,6 +94,8 @@ local rows = {
   { "int64 beyond a Struct's doubles", job(pt{ securityContext = { fsGroup = (1 << 53) + 1 } }),
     P .. "spec.securityContext.fsGroup: integer out of range (9007199254740993): the TaskTemplate "
       .. "carries the pod spec as a google.protobuf.Struct, exact to 2^53 only" },
+  { "map key not UTF-8", job(pt{ nodeSelector = { ["\xff"] = "x" } }),
+    P .. "spec.nodeSelector: a key is not valid UTF-8" },
   { "hostNetwork type", job(pt{ hostNetwork = "yes" }),
     P .. "spec.hostNetwork: expected a boolean, got a string" },
   { "securityContext typo", job(pt{ securityContext = { runAsUsr = 1 } }),

@@ -207,7 +207,11 @@ static kf_status walk(pctx *c, unsigned si, const kf_node *in, kf_node **out) {
       if ((ix = sorted_keys(c, in)) == NULL) return kf_nomem(c->e);
       for (i = 0; i < in->u.c.n; i++) {
         kf_node *v;
-        push(c, in->u.c.k[ix[i]], 0);
+        const char *k = in->u.c.k[ix[i]];
+        /* map keys travel as Struct keys (UTF-8) and manifest keys */
+        if (!kf_utf8_ok(k, strlen(k)))
+          return fail(c, "a key is not valid UTF-8", "", "");
+        push(c, k, 0);
         st = walk(c, s->item, in->u.c.v[ix[i]], &v);
         c->n = n0;
         if (st) return st;
