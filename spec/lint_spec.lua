@@ -235,6 +235,26 @@ describe("job:lint", function()
       assert.same({ "accelerator" }, paths(kfjob.TFJob{ worker = { replicas = 1 },
         ps = { replicas = 0, limits = { gpu = 1 }, requests = { gpu = 1 } }, accelerator = "nvidia-l4" }:lint()))
     end)
+    it("GPU pods from a template without a GPU toleration (and no accelerator)", function()
+      local msg = "GPU pods without a toleration for nvidia.com/gpu: GPU node pools are commonly tainted "
+        .. "nvidia.com/gpu:NoSchedule, and the pods stay Pending there unless the cluster adds the "
+        .. "toleration itself (the ExtendedResourceToleration admission plugin, which GKE enables)"
+      local base = { worker = { replicas = 1, limits = { gpu = 1 }, requests = { gpu = 1 } } }
+      local function lint(t)
+        local x = {}
+        for k, v in pairs(base) do x[k] = v end
+        for k, v in pairs(t) do x[k] = v end
+        return kfjob.TFJob(x):lint()
+      end
+      assert.same({ { path = "pod_template.spec.tolerations", message = msg } },
+                  lint{ pod_template = { spec = { tolerations = { { key = "other", operator = "Exists" } } } } })
+      assert.same({}, lint{ pod_template = { spec = { tolerations = {
+        { key = "nvidia.com/gpu", operator = "Exists", effect = "NoSchedule" } } } } })
+      assert.same({}, lint{ pod_template = { spec = { tolerations = { { operator = "Exists" } } } } })
+      -- the accelerator brings its own toleration; no template, no rule
+      assert.same({}, lint{ pod_template = { spec = {} }, accelerator = "nvidia-l4" })
+      assert.same({}, lint{})
+    end)
     it("come after slots, before opts", function()
       local w = kfjob.Elastic{ nnodes = 2, worker = { limits = { gpu = 1 }, requests = { gpu = 2 } },
                                accelerator = "a" }:lint{ name = ("n"):rep(70) }

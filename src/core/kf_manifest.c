@@ -822,8 +822,30 @@ static int gpu_limited(const kf_job *j) {
   return 0;
 }
 
+/* A template toleration that lets pods onto nodes tainted nvidia.com/gpu:
+** that key, or operator Exists without a key (tolerates every taint). */
+static int tolerates_gpu(const kf_job *j) {
+  const kf_node *l = kf_node_get(kf_node_get(j->pod_template, "spec"), "tolerations");
+  size_t i;
+  for (i = 0; l && l->t == KF_NARR && i < l->u.c.n; i++) {
+    const kf_node *k = kf_node_get(l->u.c.v[i], "key");
+    const kf_node *op = kf_node_get(l->u.c.v[i], "operator");
+    if (k && k->t == KF_NSTR && strcmp(k->u.s.p, KF_GPU_RESOURCE) == 0) return 1;
+    if ((k == NULL || k->u.s.n == 0) && op && op->t == KF_NSTR &&
+        strcmp(op->u.s.p, "Exists") == 0)
+      return 1;
+  }
+  return 0;
+}
+
 static kf_status lint_pod(mctx *c, kf_node *list, const kf_job *j) {
   kf_status st;
+  if (j->pod_template && !j->has_accelerator && gpu_limited(j) && !tolerates_gpu(j))
+    WARN("pod_template.spec.tolerations", "GPU pods without a toleration for "
+         KF_GPU_RESOURCE ": GPU node pools are commonly tainted "
+         KF_GPU_RESOURCE ":NoSchedule, and the pods stay Pending there unless "
+         "the cluster adds the toleration itself (the ExtendedResourceToleration "
+         "admission plugin, which GKE enables)");
   if ((j->kind == KF_PYTORCH || j->kind == KF_ELASTIC) && !j->shared_memory &&
       !shm_mounted(j))
     WARN("shared_memory", "unset and no /dev/shm mount in pod_template: "
