@@ -239,6 +239,22 @@ describe("pod settings: decode_task_template", function()
     { "checks the pod spec it reads", { hostIPC = true }, '"hostIPC":true', '"hostIPC":"yes"',
       "k8s_pod.spec.hostIPC: expected a boolean, got a string" },
   }
+  it("checks the accelerator it reads as the constructor would", function()
+    local j = kfjob.TFJob{ worker = { replicas = 1 }, accelerator = { device = "a100", partition_size = "1g" } }
+    local t = j:task_template{ format = "json" }
+    local cases = {
+      { '"device":"a100"', '"device":"a 100"', "device: must not contain whitespace" },
+      { '"partitionSize":"1g"', '"partitionSize":""', "partitionSize: must not be empty" },
+    }
+    for _, c in ipairs(cases) do
+      local edited = t:gsub(c[1], c[2])
+      assert.are_not.equal(t, edited)
+      local back, err = kfjob.decode_task_template(edited)
+      assert.is_nil(back)
+      assert.are.equal("kfjob.decode_task_template: extendedResources.gpuAccelerator." .. c[3], err)
+    end
+  end)
+
   for _, b in ipairs(bad) do
     it(b[1], function()
       local j = kfjob.TFJob{ worker = { replicas = 1 }, pod_template = { spec = b[2] } }

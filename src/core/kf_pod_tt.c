@@ -415,6 +415,22 @@ static kf_status k8s_pod_in(Flyteidl__Core__TaskTemplate *t, kf_arena *A,
   return kf_pod_template_tree.check(tp, A, &j->pod_template, DWHO, "k8s_pod", e);
 }
 
+/* What the constructor takes for a token field (kf_build.c get_str). */
+static kf_status token_in(const char *s, const char *what, kf_err *e) {
+  const char *bad = NULL;
+  size_t i, n;
+  if (s == NULL) return KF_OK;
+  n = strlen(s);
+  if (n > KF_MAX_STRING) bad = "string longer than the limit of 1 MiB";
+  else if (!kf_utf8_ok(s, n)) bad = "invalid UTF-8";
+  else if (n == 0) bad = "must not be empty";
+  for (i = 0; bad == NULL && i < n; i++)
+    if (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) bad = "must not contain whitespace";
+  return bad ? kf_fail(e, KF_EINVAL, DWHO ": extendedResources.gpuAccelerator.%s: %s",
+                       what, bad)
+             : KF_OK;
+}
+
 kf_status kf_pod_from_template(Flyteidl__Core__TaskTemplate *t, kf_arena *A,
                                kf_job *j, kf_err *e) {
   const Flyteidl__Core__ExtendedResources *x = t->extended_resources;
@@ -434,6 +450,9 @@ kf_status kf_pod_from_template(Flyteidl__Core__TaskTemplate *t, kf_arena *A,
     j->accel.unpartitioned =
         g->partition_size_value_case == FLYTEIDL__CORE__GPUACCELERATOR__PARTITION_SIZE_VALUE_UNPARTITIONED &&
         g->unpartitioned;
+    if ((st = token_in(j->accel.device, "device", e)) != KF_OK ||
+        (st = token_in(j->accel.partition_size, "partitionSize", e)) != KF_OK)
+      return st;
   }
   if (t->target_case == FLYTEIDL__CORE__TASK_TEMPLATE__TARGET_K8S_POD && t->k8s_pod) {
     if ((st = k8s_pod_in(t, A, j, e))) return st;
