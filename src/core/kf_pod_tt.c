@@ -365,7 +365,7 @@ static kf_status primary_in(kf_arena *A, kf_node *cs, size_t at, kf_job *j,
 }
 
 static kf_node *meta_in(kf_arena *A, const Flyteidl__Core__K8sObjectMetadata *md) {
-  kf_node *m = kf_node_new(A, KF_NOBJ), *l;
+  kf_node *m = kf_node_new(A, KF_NOBJ), *l = NULL;
   size_t i;
   if (m == NULL || md == NULL) return m;
   if (md->n_annotations && (l = kf_obj_add(A, m, "annotations", KF_NOBJ)) == NULL) return NULL;
