@@ -38,6 +38,7 @@ return template.variants({
     backoff_limit = 3,
     active_deadline_seconds = 86400,
   },
+  shared_memory = true,   -- /dev/shm for the DataLoader workers
 }, {
   ["worker.replicas"] = { 2, 4, 8 },
   tag = { "1.4.0", "1.5.0-rc1" },

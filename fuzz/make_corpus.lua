@@ -227,4 +227,51 @@ seed("spec", "run-policy", "\2" .. tree({ clean_pod_policy = "all", backoff_limi
   ttl_seconds_after_finished = 60, active_deadline_seconds = 600 }))
 seed("spec", "tagged-groups", "\0" .. tree({ worker = { __tag = "kfjob.Worker", replicas = 2 },
   ps = { __tag = "kfjob.PS", replicas = 1 }, run_policy = { __tag = "kfjob.RunPolicy", backoff_limit = 1 } }))
+-- pod settings (SPEC 2.4): pod_template tables for its validator, shared
+-- memory, accelerator and task resources; keys outside fuzz_spec.c's KEYS
+-- travel as literal keys.  Objects and lists of the encoding hold at most 7
+-- items.
+local POD = {
+  worker = { replicas = 2, limits = { gpu = 1 } },
+  shared_memory = "4Gi",
+  accelerator = { device = "nvidia-tesla-a100", partition_size = "1g.5gb" },
+  requests = { cpu = "2", mem = "8Gi" },
+  pod_template = {
+    primary_container_name = "main",
+    metadata = { labels = { team = "nlp" }, annotations = { ["example.com/x"] = "y" } },
+    spec = {
+      tolerations = { { key = "nvidia.com/gpu", operator = "Exists", effect = "NoSchedule" } },
+      nodeSelector = { pool = "gpu" },
+      affinity = { nodeAffinity = { requiredDuringSchedulingIgnoredDuringExecution = { nodeSelectorTerms = {
+        { matchExpressions = { { key = "zone", operator = "In", values = { "a" } } } } } } } },
+      volumes = { { name = "data", persistentVolumeClaim = { claimName = "imagenet", readOnly = true } },
+                  { name = "cache", emptyDir = { medium = "Memory", sizeLimit = "1Gi" } } },
+      securityContext = { runAsUser = 1000, fsGroup = 1000 },
+      containers = {
+        { name = "main", volumeMounts = { { name = "data", mountPath = "/data" } } },
+        { name = "side", image = "busybox:1", env = { { name = "DATA", value = "/data" } },
+          ports = { { containerPort = 9102, protocol = "TCP" } } },
+      },
+    },
+  },
+}
+for _, k in ipairs(KINDS) do
+  local t = {}
+  for key, v in pairs(POD) do t[key] = v end
+  if k == "Elastic" then t.worker = { limits = { gpu = 1 } }; t.nnodes = 2 end
+  kfjob[k](t)   -- must be valid
+  seed("spec", k:lower() .. "-pod", string.char(KIND_INDEX[k] << 2) .. tree(t))
+end
+seed("spec", "pytorchjob-pod-small", string.char(KIND_INDEX.PyTorchJob << 2) .. tree({
+  worker = { replicas = 1 }, shared_memory = true, accelerator = "nvidia-l4",
+  pod_template = { spec = { containers = { { name = "pytorch", image = "x" } } } } }))
+seed("spec", "tfjob-pod-with", string.char((KIND_INDEX.TFJob << 2) | 3) .. tree(POD)
+     .. tree({ ["pod_template.metadata.labels.team"] = "cv", shared_memory = true,
+               ["accelerator.unpartitioned"] = true }))
+do
+  local j = kfjob.PyTorchJob(POD)
+  seed("decode_task_template", "pytorchjob-pod-pb", "\0" .. j:task_template{ id = {
+    project = "p", domain = "development", name = "train", version = "v1" } })
+  seed("decode_task_template", "pytorchjob-pod-json", "\0" .. j:task_template{ format = "json" })
+end
 print(("make_corpus: %d seed files under fuzz/corpus/"):format(n))

@@ -129,7 +129,7 @@ return kfjob.TFJob{ worker = { replicas = 1 } }
 ]],
   ["mixed.lua"] = [[
 local kfjob = require "kfjob"
-return { ok = kfjob.PyTorchJob{ worker = { replicas = 2 } },
+return { ok = kfjob.PyTorchJob{ worker = { replicas = 2 }, shared_memory = true },
          bad = kfjob.PyTorchJob{ worker = { replicas = 2, image = "x" } } }
 ]],
   ["nothing.lua"] = "local x = 1\n",
@@ -776,6 +776,63 @@ describe("kfjob CLI", function()
       code, _, err = kfjob("diff", path("deep.pb"), path("deep.pb"))
       assert.equal(2, code)
       assert.truthy(err:find("messages nested deeper than 100 levels", 1, true), err)
+    end)
+  end)
+
+  describe("pod settings", function()
+    local POD = [[
+local kfjob = require "kfjob"
+return { train = kfjob.PyTorchJob{ worker = { replicas = 2, limits = { gpu = 1 } },
+  shared_memory = "SHM", accelerator = "nvidia-l4", requests = { cpu = 2 },
+  pod_template = { metadata = { labels = { team = "TEAM" } }, spec = {
+    tolerations = { { key = "k", operator = "Exists" } },
+    containers = { { name = "primary", env = { { name = "E", value = "1" } } },
+                   { name = "side", image = "busybox:1" } } } } } }
+]]
+    setup(function()
+      spit(path("pod-a.lua"), (POD:gsub("SHM", "4Gi"):gsub("TEAM", "nlp")))
+      spit(path("pod-b.lua"), (POD:gsub("SHM", "8Gi"):gsub("TEAM", "cv")))
+    end)
+
+    it("-f manifest merges them into every replica's pod", function()
+      local code, out, err = kfjob("render", path("pod-a.lua"), "-f", "manifest", "--image", "img:1")
+      assert.equal(0, code, err)
+      local d = lyaml.load(out)
+      local pod = d.spec.pytorchReplicaSpecs.Worker.template
+      assert.same({ team = "nlp" }, pod.metadata.labels)
+      assert.same({ "pytorch", "side" }, { pod.spec.containers[1].name, pod.spec.containers[2].name })
+      assert.same({ name = "flyte-shared-memory", emptyDir = { medium = "Memory", sizeLimit = "4Gi" } },
+                  pod.spec.volumes[1])
+      assert.equal("nvidia-l4", pod.spec.tolerations[2].value)
+      local validator = "../shared/tools/validate-manifest"
+      if not exists(validator) then return pending("../shared missing: manifest validation skipped") end
+      spit(path("pod-a.yaml"), out)
+      local p = io.popen(quote(validator) .. " --strict " .. quote(path("pod-a.yaml")) .. " 2>&1")
+      local v = p:read("a")
+      p:close()
+      assert.truthy(v:find("1 objects, 0 invalid", 1, true), v)
+    end)
+
+    it("check lints them", function()
+      spit(path("pod-noshm.lua"), (POD:gsub('shared_memory = "SHM", ', ""):gsub("TEAM", "x")))
+      local code, out = kfjob("check", path("pod-noshm.lua"))
+      assert.equal(0, code)
+      assert.truthy(out:find("PyTorchJob train: warning: shared_memory: unset", 1, true), out)
+    end)
+
+    it("diff lists them with -f manifest and -f template-json", function()
+      local code, out = kfjob("diff", path("pod-a.lua"), path("pod-b.lua"), "-f", "manifest", "--image", "i")
+      assert.equal(1, code)
+      assert.truthy(out:find("    spec.pytorchReplicaSpecs.Worker.template.metadata.labels.team: \"nlp\" -> \"cv\"\n",
+                             1, true), out)
+      assert.truthy(out:find("    spec.pytorchReplicaSpecs.Worker.template.spec.volumes[0].emptyDir.sizeLimit: "
+                             .. "\"4Gi\" -> \"8Gi\"\n", 1, true), out)
+      code, out = kfjob("diff", path("pod-a.lua"), path("pod-b.lua"), "-f", "template-json")
+      assert.equal(1, code)
+      assert.truthy(out:find("sizeLimit", 1, true), out)
+      assert.truthy(out:find("\"nlp\" -> \"cv\"", 1, true), out)
+      -- the plugin message (the default -f json) carries none of them
+      assert.equal(0, (kfjob("diff", path("pod-a.lua"), path("pod-b.lua"))))
     end)
   end)
 end)

@@ -19,11 +19,11 @@ describe("job:lint", function()
   it("a clean job has no warnings", function()
     assert.same({}, kfjob.TFJob{ worker = { replicas = 2, image = "tf:2" } }:lint())
     assert.same({}, kfjob.MPIJob{ worker = { replicas = 2, command = { "sshd" } } }:lint{ name = "ok" })
-    assert.same({}, kfjob.Elastic{ nnodes = "1:2" }:lint{ name = "e" })
+    assert.same({}, kfjob.Elastic{ nnodes = "1:2", shared_memory = true }:lint{ name = "e" })
   end)
 
   it("returns {path=, message=} tables", function()
-    local w = kfjob.PyTorchJob{ num_workers = 2 }:lint()
+    local w = kfjob.PyTorchJob{ num_workers = 2, shared_memory = true }:lint()
     assert.same({ { path = "num_workers", message = "deprecated: use worker.replicas" } }, w)
   end)
 
@@ -73,16 +73,17 @@ describe("job:lint", function()
 
     it("a zero survives spec() and with(), and equality ignores it", function()
       if not supported then return pending(why) end
-      local job = kfjob.PyTorchJob{ worker = { replicas = 1 }, run_policy = { backoff_limit = 0 } }
+      local job = kfjob.PyTorchJob{ worker = { replicas = 1 }, run_policy = { backoff_limit = 0 },
+                                    shared_memory = true }
       assert.same({ "run_policy.backoff_limit" }, paths(kfjob.PyTorchJob(job:spec()):lint()))
       assert.same({ "run_policy.backoff_limit" }, paths(job:with{ ["worker.replicas"] = 2 }:lint()))
-      assert.equal(kfjob.PyTorchJob{ worker = { replicas = 1 }, run_policy = {} }, job)
+      assert.equal(kfjob.PyTorchJob{ worker = { replicas = 1 }, run_policy = {}, shared_memory = true }, job)
     end)
   end)
 
   describe("GPU requests and limits", function()
     local function lint(req, lim)
-      return kfjob.PyTorchJob{ worker = { replicas = 1, requests = req, limits = lim } }:lint()
+      return kfjob.PyTorchJob{ worker = { replicas = 1, requests = req, limits = lim }, shared_memory = true }:lint()
     end
 
     it("a limit without a request", function()
@@ -111,7 +112,7 @@ describe("job:lint", function()
       local w = kfjob.MPIJob{ worker = { replicas = 1, limits = { gpu = 1 } },
                               launcher = { requests = { gpu = 1 } } }:lint()
       assert.same({ "worker.limits.gpu", "launcher.requests.gpu" }, paths(w))
-      w = kfjob.Elastic{ nnodes = 2, worker = { limits = { gpu = 8 } } }:lint()
+      w = kfjob.Elastic{ nnodes = 2, shared_memory = true, worker = { limits = { gpu = 8 } } }:lint()
       assert.same({ "worker.limits.gpu" }, paths(w))
     end)
   end)
@@ -174,18 +175,90 @@ describe("job:lint", function()
 
   describe("PyTorch images", function()
     it("a worker image without a master image splits the job", function()
-      local job = kfjob.PyTorchJob{ worker = { replicas = 2, image = "pt:2" } }
+      local job = kfjob.PyTorchJob{ worker = { replicas = 2, image = "pt:2" }, shared_memory = true }
       assert.same({ { path = "master.image", message = "unset: the master runs the task image while "
                       .. "the workers run 'pt:2'" } }, job:lint())
       assert.same({ { path = "master.image", message = "unset: the master runs the task image "
                       .. "'pt:1' while the workers run 'pt:2'" } }, job:lint{ image = "pt:1" })
     end)
     it("fine when the task image is the same, or the master has an image", function()
-      assert.same({}, kfjob.PyTorchJob{ worker = { replicas = 2, image = "pt:2" } }:lint{ image = "pt:2" })
-      assert.same({}, kfjob.PyTorchJob{ worker = { replicas = 2, image = "pt:2" },
+      assert.same({}, kfjob.PyTorchJob{ worker = { replicas = 2, image = "pt:2" }, shared_memory = true }:lint{ image = "pt:2" })
+      assert.same({}, kfjob.PyTorchJob{ worker = { replicas = 2, image = "pt:2" }, shared_memory = true,
                                         master = { image = "pt:3" } }:lint())
       assert.same({}, kfjob.TFJob{ worker = { replicas = 2, image = "tf:2" } }:lint())
-      assert.same({}, kfjob.Elastic{ nnodes = 2, worker = { image = "pt:2" } }:lint())
+      assert.same({}, kfjob.Elastic{ nnodes = 2, shared_memory = true, worker = { image = "pt:2" } }:lint())
+    end)
+  end)
+
+  describe("pod settings", function()
+    local SHM = "unset and no /dev/shm mount in pod_template: PyTorch DataLoader workers share tensors "
+      .. "through /dev/shm, which container runtimes limit to 64Mi (flytekit mounts one by default); "
+      .. "set shared_memory = true or a size"
+    it("a PyTorchJob or Elastic job without shared memory", function()
+      assert.same({ { path = "shared_memory", message = SHM } },
+                  kfjob.PyTorchJob{ worker = { replicas = 2 } }:lint())
+      assert.same({ "shared_memory" }, paths(kfjob.Elastic{ nnodes = 2 }:lint()))
+      assert.same({}, kfjob.Elastic{ nnodes = 2, shared_memory = "8Gi" }:lint())
+    end)
+    it("a /dev/shm mount on the template's primary container counts", function()
+      local tmpl = { spec = { volumes = { { name = "shm", emptyDir = { medium = "Memory" } } },
+        containers = { { name = "main", volumeMounts = { { name = "shm", mountPath = "/dev/shm" } } } } },
+        primary_container_name = "main" }
+      assert.same({}, kfjob.PyTorchJob{ worker = { replicas = 1 }, pod_template = tmpl }:lint())
+      -- on a sidecar it does not
+      tmpl.primary_container_name = "other"
+      assert.same({ "shared_memory" }, paths(kfjob.PyTorchJob{ worker = { replicas = 1 }, pod_template = tmpl }:lint()))
+    end)
+    it("other kinds need none", function()
+      assert.same({}, kfjob.TFJob{ worker = { replicas = 1 } }:lint())
+      assert.same({}, kfjob.MPIJob{ worker = { replicas = 1 } }:lint())
+    end)
+    it("an accelerator while no group limits GPUs", function()
+      assert.same({ { path = "accelerator", message = "no group limits GPUs: the backend applies the "
+        .. "accelerator's node affinity and toleration only to pods with a GPU limit, so "
+        .. "'nvidia-tesla-a100' has no effect" } },
+        kfjob.TFJob{ worker = { replicas = 1 }, accelerator = "nvidia-tesla-a100" }:lint())
+      -- a group's limit, a lone request (it becomes the limit), the task's, a sidecar's
+      local ok = {
+        { worker = { replicas = 1, limits = { gpu = 1 } } },
+        { worker = { replicas = 1, requests = { gpu = 1 } } },
+        { worker = { replicas = 1 }, limits = { gpu = 1 } },
+        { worker = { replicas = 1 }, pod_template = { spec = { containers = {
+            { name = "gpu-side", image = "x", resources = { limits = { ["nvidia.com/gpu"] = 1 } } } } } } },
+      }
+      for _, t in ipairs(ok) do
+        t.accelerator = "nvidia-l4"
+        local w = paths(kfjob.TFJob(t):lint())
+        assert.is_nil(({ [w[1] or ""] = true, [w[2] or ""] = true }).accelerator)
+      end
+      -- a group of 0 replicas does not run
+      assert.same({ "accelerator" }, paths(kfjob.TFJob{ worker = { replicas = 1 },
+        ps = { replicas = 0, limits = { gpu = 1 }, requests = { gpu = 1 } }, accelerator = "nvidia-l4" }:lint()))
+    end)
+    it("GPU pods from a template without a GPU toleration (and no accelerator)", function()
+      local msg = "GPU pods without a toleration for nvidia.com/gpu: GPU node pools are commonly tainted "
+        .. "nvidia.com/gpu:NoSchedule, and the pods stay Pending there unless the cluster adds the "
+        .. "toleration itself (the ExtendedResourceToleration admission plugin, which GKE enables)"
+      local base = { worker = { replicas = 1, limits = { gpu = 1 }, requests = { gpu = 1 } } }
+      local function lint(t)
+        local x = {}
+        for k, v in pairs(base) do x[k] = v end
+        for k, v in pairs(t) do x[k] = v end
+        return kfjob.TFJob(x):lint()
+      end
+      assert.same({ { path = "pod_template.spec.tolerations", message = msg } },
+                  lint{ pod_template = { spec = { tolerations = { { key = "other", operator = "Exists" } } } } })
+      assert.same({}, lint{ pod_template = { spec = { tolerations = {
+        { key = "nvidia.com/gpu", operator = "Exists", effect = "NoSchedule" } } } } })
+      assert.same({}, lint{ pod_template = { spec = { tolerations = { { operator = "Exists" } } } } })
+      -- the accelerator brings its own toleration; no template, no rule
+      assert.same({}, lint{ pod_template = { spec = {} }, accelerator = "nvidia-l4" })
+      assert.same({}, lint{})
+    end)
+    it("come after slots, before opts", function()
+      local w = kfjob.Elastic{ nnodes = 2, worker = { limits = { gpu = 1 }, requests = { gpu = 2 } },
+                               accelerator = "a" }:lint{ name = ("n"):rep(70) }
+      assert.same({ "worker.requests.gpu", "shared_memory", "opts.name" }, paths(w))
     end)
   end)
 

@@ -215,6 +215,77 @@ def ints(x):
     return x
 
 
+def sorted_json(x):
+    """A Struct or a map has no order: kfjob emits keys sorted, as its bytes are."""
+    return json.loads(json.dumps(ints(x), sort_keys=True))
+
+
+# flytekit's container order of task resources (core/utils.py _get_container_definition)
+CONTAINER_RES = [("ephemeral_storage", "EPHEMERAL_STORAGE"), ("cpu", "CPU"), ("gpu", "GPU"),
+                 ("mem", "MEMORY")]
+
+
+def container_entries(res):
+    res = dict(res or {})
+    if "memory" in res:
+        res["mem"] = res.pop("memory")
+    return [(core.Resources.ResourceName.Value(name), quantity(res[key]))
+            for key, name in CONTAINER_RES if key in res]
+
+
+def task_resources(container, s):
+    """A Container's resources, as _get_container_definition fills them."""
+    for field in ("requests", "limits"):
+        for name, value in container_entries(s.get(field)):
+            getattr(container.resources, field).add(name=name, value=value)
+    if s.get("requests") or s.get("limits"):
+        container.resources.SetInParent()
+
+
+def pod_spec(pt, container):
+    """_serialize_pod_spec: the template's spec with the primary container
+    (appended when missing) given the task container's image, command, args,
+    env (task env, then the template's) and resources."""
+    pt = json.loads(json.dumps(pt))
+    name = pt.get("primary_container_name", "primary")
+    spec = pt.get("spec") or {}
+    containers = spec.setdefault("containers", [])
+    if not any(c.get("name") == name for c in containers):
+        containers.append({"name": name})
+    for c in containers:
+        if c.get("name") != name:
+            continue
+        if "image" not in c and container.image:
+            c["image"] = container.image
+        c["command"] = list(container.command)
+        c["args"] = list(container.args)
+        limits = {core.Resources.ResourceName.Name(e.name).lower().replace("_", "-"): e.value
+                  for e in container.resources.limits}
+        requests = {core.Resources.ResourceName.Name(e.name).lower().replace("_", "-"): e.value
+                    for e in container.resources.requests}
+        if limits or requests:
+            c["resources"] = {"limits": limits, "requests": requests}
+        c["env"] = [{"name": e.key, "value": e.value} for e in container.env] + (c.get("env") or [])
+    return name, spec
+
+
+def extended_resources(tt, s):
+    """construct_extended_resources and the accelerators' to_flyte_idl."""
+    shm, acc = s.get("shared_memory"), s.get("accelerator")
+    if shm is True or isinstance(shm, str):
+        tt.extended_resources.shared_memory.mount_name = "flyte-shared-memory"
+        tt.extended_resources.shared_memory.mount_path = "/dev/shm"
+        if isinstance(shm, str):
+            tt.extended_resources.shared_memory.size_limit = shm
+    if acc is not None:
+        g = tt.extended_resources.gpu_accelerator
+        g.device = acc if isinstance(acc, str) else acc["device"]
+        if isinstance(acc, dict) and acc.get("partition_size"):
+            g.partition_size = acc["partition_size"]
+        elif isinstance(acc, dict) and acc.get("unpartitioned"):
+            g.unpartitioned = True
+
+
 def task_template(kind, s, t):
     """flyteidl.core.TaskTemplate as flytekit's models/task.py builds it."""
     v = t.get("version", 1)
@@ -234,16 +305,29 @@ def task_template(kind, s, t):
         for f in ("project", "domain", "name", "version"):
             if t["id"].get(f):
                 setattr(tt.id, f, t["id"][f])
+    container = core.Container()
     if "container" in t:
-        c, tc = tt.container, t["container"]
-        c.SetInParent()
+        c, tc = container, t["container"]
         if tc.get("image"):
             c.image = tc["image"]
         c.command.extend(tc.get("command") or [])
         c.args.extend(tc.get("args") or [])
         for k in sorted(tc.get("env") or {}):  # env sorted by name
             c.env.add(key=k, value=tc["env"][k])
+    task_resources(container, s)
     config = dict(t.get("config") or {})
+    if "pod_template" in s:  # the k8s_pod target instead of the container
+        name, spec = pod_spec(s["pod_template"], container)
+        meta = s["pod_template"].get("metadata") or {}
+        tt.k8s_pod.metadata.SetInParent()
+        tt.k8s_pod.metadata.labels.update(meta.get("labels") or {})
+        tt.k8s_pod.metadata.annotations.update(meta.get("annotations") or {})
+        tt.k8s_pod.pod_spec.update(spec)
+        config["primary_container_name"] = name
+    elif "container" in t or container.HasField("resources"):
+        tt.container.SetInParent()
+        tt.container.MergeFrom(container)
+    extended_resources(tt, s)
     cmd = (s.get("worker") or {}).get("command")
     if v == 0 and kind in ("MPIJob", "HorovodJob") and cmd:
         # The v0 backend splits worker_spec_command on single spaces.
@@ -260,6 +344,11 @@ def task_template(kind, s, t):
         d["custom"] = json.loads(json.dumps(custom, sort_keys=True))
     if "config" in d:
         d["config"] = dict(sorted(d["config"].items()))  # map: emitted sorted, like the bytes
+    if "k8sPod" in d:
+        pod = d["k8sPod"]
+        # metadata is a message (labels, annotations in field order) of two maps
+        pod["metadata"] = {k: dict(sorted(v.items())) for k, v in pod["metadata"].items()}
+        pod["podSpec"] = sorted_json(pod["podSpec"])
     return tt, d
 
 

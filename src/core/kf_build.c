@@ -355,11 +355,27 @@ static kf_status parse_value(ctx *c, const kf_field *f, const kf_node *v,
       return fail(c, what, q, ch->choices);
     }
     case KF_V_QTY: return get_quantity(c, v, AT(at, const char *));
+    case KF_V_SIZE:  /* true: "", false: unset, else a quantity */
+      if (v->t == KF_NBOOL) {
+        *AT(at, const char *) = v->u.b ? "" : NULL;
+        return KF_OK;
+      }
+      if (v->t != KF_NSTR && v->t != KF_NINT && v->t != KF_NNUM)
+        return fail(c, "expected true or a quantity, got %s", type_name(v), "");
+      return get_quantity(c, v, AT(at, const char *));
+    case KF_V_TREE: {
+      char path[256];
+      format_path(c, path, sizeof path);
+      return ((const kf_tree *)f->info)->check(v, c->A, AT(at, const kf_node *),
+                                               c->ctor, path, c->e);
+    }
     case KF_V_STRLIST:
       return get_strlist(c, v, AT(at, const char **), AT(base + f->off_n, size_t));
     case KF_V_OBJ: {
       const kf_obj *o = (const kf_obj *)f->info;
       if (f->off_n) *AT(base + f->off_n, int) = 1;
+      if ((f->flags & KF_F_SHORT) && v->t == KF_NSTR)  /* its first row */
+        return parse_value(c, &o->f[0], v, at, kind, role);
       if ((st = want_object(c, v, o->tag, o->what)) != KF_OK || v->t != KF_NOBJ)
         return st;
       return parse_rows(c, o, v, at, kind, role, NULL);

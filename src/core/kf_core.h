@@ -133,6 +133,11 @@ int kf_obj_str(kf_arena *A, kf_node *obj, const char *key, const char *s);
 /* Without copying: `s` must outlive the tree (static, or the job's own). */
 int kf_obj_strref(kf_arena *A, kf_node *obj, const char *key, const char *s);
 int kf_obj_int(kf_arena *A, kf_node *obj, const char *key, int64_t i);
+/* Trees a job holds (kf_tree.c): deep copy into the arena, equality of
+** canonical trees, and layout into a block (mem NULL: measure only). */
+kf_node *kf_tree_dup(kf_arena *A, const kf_node *n);
+int kf_tree_equal(const kf_node *a, const kf_node *b);
+const kf_node *kf_tree_lay(const kf_node *n, char *mem, size_t *off);
 
 /* ---- job model -------------------------------------------------------- */
 
@@ -160,6 +165,13 @@ typedef struct kf_run_policy {
   unsigned zero;                     /* KF_RPZ_* */
 } kf_run_policy;
 
+/* A GPU accelerator (flyteidl.core.GPUAccelerator). */
+typedef struct kf_accel {
+  const char *device;
+  const char *partition_size;        /* NULL: none */
+  int unpartitioned;
+} kf_accel;
+
 typedef struct kf_job {
   int kind;                          /* enum kf_kind */
   kf_group g[KF_NROLES];             /* only the kind's roles are used */
@@ -175,6 +187,13 @@ typedef struct kf_job {
   const char *log_level, *discovery_script_path;
   int32_t elastic_timeout;
   unsigned deprecated;               /* bit per role: set via num_* */
+  /* pod settings (every kind; kf_pod.c) */
+  const kf_node *pod_template;       /* checked, canonical; NULL: unset */
+  const char *shared_memory;         /* "": true; else a size; NULL: unset */
+  int has_accelerator;
+  kf_accel accel;
+  const char *requests[KF_NRES];     /* task resources */
+  const char *limits[KF_NRES];
 } kf_job;
 
 /* Where a path in an error message comes from. */

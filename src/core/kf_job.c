@@ -36,6 +36,11 @@ static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
   const char *at = base + f->off;
   if (KF_V_ISSTR(f->type)) {  /* the common case first: unset is left out */
     const char *s = *AT(at, const char *const);
+    if (s != NULL && f->type == KF_V_SIZE && s[0] == '\0') {  /* true */
+      kf_node *b = kf_obj_add(A, o, f->key, KF_NBOOL);
+      if (b != NULL) b->u.b = 1;
+      return b != NULL;
+    }
     return s == NULL || kf_obj_strref(A, o, f->key, s);
   }
   switch (f->type) {
@@ -84,6 +89,10 @@ static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
     }
     case KF_V_NNODES:
       return emit_nnodes(A, o, f, (const kf_job *)(const void *)base);
+    case KF_V_TREE: {  /* a copy: merges may change what spec() returns */
+      const kf_node *t = *AT(at, const kf_node *const);
+      return t == NULL || kf_node_push(A, o, f->key, kf_tree_dup(A, t));
+    }
     case KF_V_GROUPS: {
       const kf_kind_info *k = &kf_kinds[kind];
       const kf_job *j = (const kf_job *)(const void *)base;
@@ -162,7 +171,10 @@ static int value_eq(const kf_field *f, const char *a, const char *b, int kind) {
     case KF_V_INT: return *AT(x, const int32_t) == *AT(y, const int32_t);
     case KF_V_BOOL: case KF_V_ENUM: return *AT(x, const int) == *AT(y, const int);
     case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_QTY:
+    case KF_V_SIZE:
       return str_eq(*AT(x, const char *const), *AT(y, const char *const));
+    case KF_V_TREE:
+      return kf_tree_equal(*AT(x, const kf_node *const), *AT(y, const kf_node *const));
     case KF_V_STRLIST: {
       size_t n = *AT(a + f->off_n, const size_t);
       const char *const *u = *AT(x, const char *const *const);
@@ -232,14 +244,16 @@ int kf_job_equal(const kf_job *a, const kf_job *b) {
 typedef struct slots {
   uint16_t str[32];         /* offsets of const char * members */
   uint16_t list[4], cnt[4]; /* string arrays and their counts */
-  int nstr, nlist;
+  uint16_t tree[4];         /* held value trees (KF_V_TREE) */
+  int nstr, nlist, ntree;
 } slots;
 
 static void flatten(const kf_field *f, size_t n, size_t base, slots *S) {
   size_t i;
   for (i = 0; i < n; i++, f++) {
     if ((KF_V_ISSTR(f->type) && S->nstr == 32) ||
-        (f->type == KF_V_STRLIST && S->nlist == 4)) {
+        (f->type == KF_V_STRLIST && S->nlist == 4) ||
+        (f->type == KF_V_TREE && S->ntree == 4)) {
       /* a schema that outgrew the table: fail loudly at first use */
       fputs("kfjob: kf_job.c slots: too many string rows in one object\n", stderr);
       abort();
@@ -249,6 +263,8 @@ static void flatten(const kf_field *f, size_t n, size_t base, slots *S) {
     } else if (f->type == KF_V_STRLIST) {
       S->list[S->nlist] = (uint16_t)(base + f->off);
       S->cnt[S->nlist++] = (uint16_t)(base + f->off_n);
+    } else if (f->type == KF_V_TREE) {
+      S->tree[S->ntree++] = (uint16_t)(base + f->off);
     } else if (f->type == KF_V_OBJ) {
       const kf_obj *o = (const kf_obj *)f->info;
       flatten(o->f, o->n, base + f->off, S);
@@ -292,6 +308,13 @@ static void lay(const slots *S, char *mem, char *dst, const char *src,
       *off += len;
     }
   }
+  for (i = 0; i < S->ntree; i++) {
+    const kf_node *t = *AT(src + S->tree[i], const kf_node *const);
+    const kf_node *c;
+    if (t == NULL) continue;
+    c = kf_tree_lay(t, mem, off);
+    if (dst) *AT(dst + S->tree[i], const kf_node *) = c;
+  }
   for (i = 0; i < S->nstr; i++) {
     const char *s = *AT(src + S->str[i], const char *const);
     size_t len;
@@ -330,7 +353,8 @@ static void lay_job(const kf_job *j, char *mem, size_t *off) {
     lay(&group_slots, mem, mem ? (char *)&d->g[role] : NULL,
         (const char *)&j->g[role], off);
   }
-  if (kind_slots[j->kind].nstr || kind_slots[j->kind].nlist)
+  if (kind_slots[j->kind].nstr || kind_slots[j->kind].nlist ||
+      kind_slots[j->kind].ntree)
     lay(&kind_slots[j->kind], mem, mem, (const char *)j, off);
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "kf_manifest.h"
+#include "kf_pod.h"
 
 typedef struct mctx {
   kf_arena *A;
@@ -442,9 +443,28 @@ typedef struct shared {       /* parts every replica spec uses */
   kf_node *args;              /* the task container's args, NULL: none */
 } shared;
 
+/* The group with the task's resources where it has none of its own (FACTS
+** 3.4): a group with resources takes cpu and memory only from them, GPU
+** and ephemeral storage from them when given, else from the task. */
+static const kf_group *task_resources(const kf_job *j, const kf_group *g,
+                                      kf_group *tmp) {
+  int r, own = 0, any = 0;
+  for (r = 0; r < KF_NRES; r++) {
+    own |= g->requests[r] || g->limits[r];
+    any |= j->requests[r] || j->limits[r];
+  }
+  if (!any) return g;
+  *tmp = *g;
+  for (r = 0; r < KF_NRES; r++)
+    if (!own || ((r == KF_GPU || r == KF_EPH) && !g->requests[r] && !g->limits[r]))
+      tmp->requests[r] = j->requests[r], tmp->limits[r] = j->limits[r];
+  return tmp;
+}
+
 static kf_status container(mctx *c, const kf_job *j, int role,
                            const shared *sh, kf_node *containers) {
-  const kf_group *g = &j->g[role];
+  kf_group tmp;
+  const kf_group *g = task_resources(j, &j->g[role], &tmp);
   const kf_manifest_opts *o = sh->o;
   const char *req[KF_NRES], *lim[KF_NRES];
   kf_node *ct, *res, *m[2] = {NULL, NULL};
@@ -485,6 +505,17 @@ static kf_status replica_spec(mctx *c, const kf_job *j, int role,
   OOM(c, kf_obj_int(c->A, rs, "replicas", j->g[role].replicas));
   OOM(c, tmpl = kf_obj_add(c->A, rs, "template", KF_NOBJ));
   if (sh->pod_meta) OOM(c, kf_node_push(c->A, tmpl, "metadata", sh->pod_meta));
+  if (j->pod_template || j->shared_memory || j->has_accelerator) {
+    /* the group's container, merged into the template's pod */
+    OOM(c, containers = kf_node_new(c->A, KF_NARR));
+    if ((st = container(c, j, role, sh, containers)) != KF_OK ||
+        (st = kf_pod_spec(c->A, j, containers->u.c.v[0], sh->o->service_account,
+                          &pod, c->who, c->e)) != KF_OK)
+      return st;
+    OOM(c, kf_node_push(c->A, tmpl, "spec", pod));
+    OOM(c, kf_obj_str(c->A, rs, "restartPolicy", rp[j->g[role].restart_policy]));
+    return KF_OK;
+  }
   OOM(c, pod = kf_obj_add(c->A, tmpl, "spec", KF_NOBJ));
   OOM(c, containers = kf_obj_add(c->A, pod, "containers", KF_NARR));
   if ((st = container(c, j, role, sh, containers)) != KF_OK) return st;
@@ -516,10 +547,13 @@ static kf_node *run_policy(kf_arena *A, const kf_job *j) {
   return o;
 }
 
+static kf_status check_meta(mctx *c, const char *prefix, const kf_kvs *labels,
+                            const kf_kvs *annotations);
+
 /* Every input the API server or the operator would refuse. */
 static kf_status check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o) {
   char pod[256], p[160];
-  size_t i, len, total = 0;
+  size_t i, len;
   kf_status st;
   if (o->name == NULL)
     return failf(c, "opts.name", "required (the resource name, a DNS-1035 label)");
@@ -546,33 +580,63 @@ static kf_status check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o)
       return failf(c, "opts.image", "required: %s has no image of its own",
                    kf_roles[role].key);
   }
-  for (i = 0; i < o->labels.n; i++) {
-    key_path(p, sizeof p, "opts.labels", o->labels.v[i].k);
-    if (!qualified_name(o->labels.v[i].k))
-      return failf(c, p, "invalid label key (an optional DNS subdomain prefix "
-                   "and '/', then at most 63 letters, digits, '-', '_' or '.', "
-                   "starting and ending with a letter or digit)");
-    if (*o->labels.v[i].v && !name_part(o->labels.v[i].v, strlen(o->labels.v[i].v)))
-      return failf(c, p, "invalid label value '%.100s' (empty, or at most 63 "
-                   "letters, digits, '-', '_' or '.', starting and ending "
-                   "with a letter or digit)", o->labels.v[i].v);
-  }
-  for (i = 0; i < o->annotations.n; i++) {
-    key_path(p, sizeof p, "opts.annotations", o->annotations.v[i].k);
-    if (!qualified_name(o->annotations.v[i].k))
-      return failf(c, p, "invalid annotation key (an optional DNS subdomain "
-                   "prefix and '/', then at most 63 letters, digits, '-', "
-                   "'_' or '.', starting and ending with a letter or digit)");
-    total += strlen(o->annotations.v[i].k) + strlen(o->annotations.v[i].v);
-  }
-  if (total > 256 * 1024)
-    return failf(c, "opts.annotations", "larger than the 256 KiB Kubernetes allows");
+  if ((st = check_meta(c, "opts", &o->labels, &o->annotations)) != KF_OK)
+    return st;
   for (i = 0; i < o->env.n; i++)
     if (!env_name(o->env.v[i].k)) {
       key_path(p, sizeof p, "opts.env", o->env.v[i].k);
       return failf(c, p, "invalid environment variable name (letters, digits, "
                    "'_', '-' or '.', not starting with a digit)");
     }
+  return KF_OK;
+}
+
+/* Labels and annotations the API server takes (prefix: where they are). */
+static kf_status check_meta(mctx *c, const char *prefix, const kf_kvs *labels,
+                            const kf_kvs *annotations) {
+  char p[160], at[64];
+  size_t i, total = 0;
+  snprintf(at, sizeof at, "%s.labels", prefix);
+  for (i = 0; i < labels->n; i++) {
+    key_path(p, sizeof p, at, labels->v[i].k);
+    if (!qualified_name(labels->v[i].k))
+      return failf(c, p, "invalid label key (an optional DNS subdomain prefix "
+                   "and '/', then at most 63 letters, digits, '-', '_' or '.', "
+                   "starting and ending with a letter or digit)");
+    if (*labels->v[i].v && !name_part(labels->v[i].v, strlen(labels->v[i].v)))
+      return failf(c, p, "invalid label value '%.100s' (empty, or at most 63 "
+                   "letters, digits, '-', '_' or '.', starting and ending "
+                   "with a letter or digit)", labels->v[i].v);
+  }
+  snprintf(at, sizeof at, "%s.annotations", prefix);
+  for (i = 0; i < annotations->n; i++) {
+    key_path(p, sizeof p, at, annotations->v[i].k);
+    if (!qualified_name(annotations->v[i].k))
+      return failf(c, p, "invalid annotation key (an optional DNS subdomain "
+                   "prefix and '/', then at most 63 letters, digits, '-', "
+                   "'_' or '.', starting and ending with a letter or digit)");
+    total += strlen(annotations->v[i].k) + strlen(annotations->v[i].v);
+  }
+  if (total > 256 * 1024)
+    return failf(c, at, "larger than the 256 KiB Kubernetes allows");
+  return KF_OK;
+}
+
+/* Pod settings the API server would refuse: the template's labels and
+** annotations, task GPU requests that differ from the limits. */
+static kf_status check_pod(mctx *c, const kf_job *j) {
+  const kf_node *m = j->pod_template ? kf_node_get(j->pod_template, "metadata") : NULL;
+  const kf_node *l = kf_node_get(m, "labels"), *an = kf_node_get(m, "annotations");
+  const char *r = j->requests[KF_GPU], *lim = j->limits[KF_GPU];
+  kf_kvs lk = {NULL, 0}, ak = {NULL, 0};
+  kf_status st;
+  if ((l && (st = opt_map(c, "pod_template.metadata.labels", l, &lk)) != KF_OK) ||
+      (an && (st = opt_map(c, "pod_template.metadata.annotations", an, &ak)) != KF_OK) ||
+      (st = check_meta(c, "pod_template.metadata", &lk, &ak)) != KF_OK)
+    return st;
+  if (r && lim && qty_value(r) != 0 && qty_value(lim) != 0 && qty_cmp(r, lim) != 0)
+    return failf(c, "requests.gpu", "%s differs from limits.gpu %s (Kubernetes "
+                 "needs GPU requests equal to limits)", r, lim);
   return KF_OK;
 }
 
@@ -589,7 +653,8 @@ kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
   if ((st = check_opts(c, j, o)) != KF_OK ||
       (st = sorted(c, "opts.labels", &o->labels, &labels)) != KF_OK ||
       (st = sorted(c, "opts.annotations", &o->annotations, &annotations)) != KF_OK ||
-      (st = sorted(c, "opts.env", &o->env, &env)) != KF_OK)
+      (st = sorted(c, "opts.env", &o->env, &env)) != KF_OK ||
+      (st = check_pod(c, j)) != KF_OK)
     return st;
 
   OOM(c, root = kf_node_new(A, KF_NOBJ));
@@ -604,17 +669,24 @@ kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
   memset(&sh, 0, sizeof sh);
   sh.o = o;
   if (o->labels.n || o->annotations.n) {
+    kf_node *l = NULL, *an = NULL;
     OOM(c, sh.pod_meta = kf_node_new(A, KF_NOBJ));
     if (o->labels.n) {
-      kf_node *l = str_map(A, labels, o->labels.n);
+      l = str_map(A, labels, o->labels.n);
       OOM(c, kf_node_push(A, meta, "labels", l) &&
                  kf_node_push(A, sh.pod_meta, "labels", l));
     }
     if (o->annotations.n) {
-      kf_node *an = str_map(A, annotations, o->annotations.n);
+      an = str_map(A, annotations, o->annotations.n);
       OOM(c, kf_node_push(A, meta, "annotations", an) &&
                  kf_node_push(A, sh.pod_meta, "annotations", an));
     }
+    if (j->pod_template &&  /* the template's under the execution's */
+        (st = kf_pod_meta(A, j->pod_template, l, an, &sh.pod_meta, e)) != KF_OK)
+      return st;
+  } else if (j->pod_template &&
+             (st = kf_pod_meta(A, j->pod_template, NULL, NULL, &sh.pod_meta, e)) != KF_OK) {
+    return st;
   }
   if (o->env.n) {
     OOM(c, sh.env = kf_node_new(A, KF_NARR));
@@ -716,6 +788,77 @@ static kf_status lint_group(mctx *c, kf_node *list, const kf_job *j, int role) {
   return KF_OK;
 }
 
+/* A /dev/shm mount on the template's primary container. */
+static int shm_mounted(const kf_job *j) {
+  const kf_node *p = kf_pod_primary(j->pod_template, NULL);
+  const kf_node *l = kf_node_get(p, "volumeMounts");
+  size_t i;
+  for (i = 0; l && l->t == KF_NARR && i < l->u.c.n; i++) {
+    const kf_node *m = kf_node_get(l->u.c.v[i], "mountPath");
+    if (m && m->t == KF_NSTR && strcmp(m->u.s.p, KF_SHM_PATH) == 0) return 1;
+  }
+  return 0;
+}
+
+/* A GPU limit on some pod: a present group's (or the task's it takes),
+** a lone GPU request counting as the limit it becomes, or a template
+** container's. */
+static int gpu_limited(const kf_job *j) {
+  const kf_node *spec = kf_node_get(j->pod_template, "spec");
+  const kf_node *cs = kf_node_get(spec, "containers");
+  int roles[KF_NROLES], n = present_roles(j, roles), i;
+  size_t x;
+  for (i = 0; i < n; i++) {
+    kf_group tmp;
+    const kf_group *g = task_resources(j, &j->g[roles[i]], &tmp);
+    if ((g->limits[KF_GPU] && qty_value(g->limits[KF_GPU]) != 0) ||
+        (g->requests[KF_GPU] && qty_value(g->requests[KF_GPU]) != 0))
+      return 1;
+  }
+  for (x = 0; cs && cs->t == KF_NARR && x < cs->u.c.n; x++) {
+    const kf_node *l = kf_node_get(kf_node_get(cs->u.c.v[x], "resources"), "limits");
+    if (kf_node_get(l, KF_GPU_RESOURCE)) return 1;
+  }
+  return 0;
+}
+
+/* A template toleration that lets pods onto nodes tainted nvidia.com/gpu:
+** that key, or operator Exists without a key (tolerates every taint). */
+static int tolerates_gpu(const kf_job *j) {
+  const kf_node *l = kf_node_get(kf_node_get(j->pod_template, "spec"), "tolerations");
+  size_t i;
+  for (i = 0; l && l->t == KF_NARR && i < l->u.c.n; i++) {
+    const kf_node *k = kf_node_get(l->u.c.v[i], "key");
+    const kf_node *op = kf_node_get(l->u.c.v[i], "operator");
+    if (k && k->t == KF_NSTR && strcmp(k->u.s.p, KF_GPU_RESOURCE) == 0) return 1;
+    if ((k == NULL || k->u.s.n == 0) && op && op->t == KF_NSTR &&
+        strcmp(op->u.s.p, "Exists") == 0)
+      return 1;
+  }
+  return 0;
+}
+
+static kf_status lint_pod(mctx *c, kf_node *list, const kf_job *j) {
+  kf_status st;
+  if (j->pod_template && !j->has_accelerator && gpu_limited(j) && !tolerates_gpu(j))
+    WARN("pod_template.spec.tolerations", "GPU pods without a toleration for "
+         KF_GPU_RESOURCE ": GPU node pools are commonly tainted "
+         KF_GPU_RESOURCE ":NoSchedule, and the pods stay Pending there unless "
+         "the cluster adds the toleration itself (the ExtendedResourceToleration "
+         "admission plugin, which GKE enables)");
+  if ((j->kind == KF_PYTORCH || j->kind == KF_ELASTIC) && !j->shared_memory &&
+      !shm_mounted(j))
+    WARN("shared_memory", "unset and no /dev/shm mount in pod_template: "
+         "PyTorch DataLoader workers share tensors through /dev/shm, which "
+         "container runtimes limit to 64Mi (flytekit mounts one by default); "
+         "set shared_memory = true or a size");
+  if (j->has_accelerator && !gpu_limited(j))
+    WARN("accelerator", "no group limits GPUs: the backend applies the "
+         "accelerator's node affinity and toleration only to pods with a GPU "
+         "limit, so '%.100s' has no effect", j->accel.device);
+  return KF_OK;
+}
+
 kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
                   kf_node **out, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
@@ -762,6 +905,7 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
     WARN("slots", "Flyte's task_type_version 1 backend ignores slots "
          "(slotsPerWorker stays 1; only the launcher's -np uses %d); kfjob's "
          "manifest sets slotsPerWorker = %d", (int)j->slots, (int)j->slots);
+  if ((st = lint_pod(c, list, j)) != KF_OK) return st;
   if (o->name) {
     char pod[256];
     size_t len;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kf_core.h"
+#include "kf_pod.h"
 #include "flyteidl/plugins/tensorflow.pb-c.h"
 #include "flyteidl/plugins/pytorch.pb-c.h"
 #include "flyteidl/plugins/mpi.pb-c.h"
@@ -126,8 +127,29 @@ const kf_obj kf_run_policy_obj = {"RunPolicy", "a kfjob.RunPolicy or a table",
   {.key = "slots", .type = KF_V_INT, .off = J(slots), .min = 1, .idef = 1, \
    .pb = "slots", .pb0 = "slots", .manifest = "slotsPerWorker"}
 
-static const kf_field tf_rows[] = {GROUPS, RUN_POLICY, DEPRECATED};
-static const kf_field pytorch_rows[] = {GROUPS, RUN_POLICY, DEPRECATED};
+/* Pod settings (SPEC 2.4): every kind; kf_pod.c checks the template and
+** relates them (kf_rule_pod); none travels in the plugin message. */
+#define ACC(f) offsetof(kf_accel, f)
+static const kf_field accel_rows[] = {
+  {.key = "device", .type = KF_V_TOKEN, .off = ACC(device)},
+  {.key = "partition_size", .type = KF_V_TOKEN, .off = ACC(partition_size)},
+  {.key = "unpartitioned", .type = KF_V_BOOL, .off = ACC(unpartitioned)},
+};
+static const kf_obj accel_obj = {NULL, "a device name or a table",
+                                 accel_rows, sizeof accel_rows / sizeof *accel_rows};
+#define POD                                                                \
+  {.key = "pod_template", .type = KF_V_TREE, .off = J(pod_template),       \
+   .info = &kf_pod_template_tree},                                         \
+  {.key = "shared_memory", .type = KF_V_SIZE, .off = J(shared_memory)},    \
+  {.key = "accelerator", .type = KF_V_OBJ, .flags = KF_F_SHORT,            \
+   .off = J(accel), .off_n = J(has_accelerator), .info = &accel_obj},      \
+  {.key = "requests", .type = KF_V_OBJ, .off = J(requests),                \
+   .info = &kf_resources_obj, .manifest = "requests"},                     \
+  {.key = "limits", .type = KF_V_OBJ, .off = J(limits),                    \
+   .info = &kf_resources_obj, .manifest = "limits"}
+
+static const kf_field tf_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD};
+static const kf_field pytorch_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD};
 static const kf_field elastic_rows[] = {
   {.key = "nnodes", .type = KF_V_NNODES, .off = J(min_nodes), .min = 1,
    .idef = 1, .pbmsg = "elastic_config", .pb = "min_replicas",
@@ -142,8 +164,8 @@ static const kf_field elastic_rows[] = {
   {.key = "rdzv_backend", .type = KF_V_CHOICE, .off = J(rdzv_backend),
    .sdef = "c10d", .info = &rdzv_choice, .pbmsg = "elastic_config",
    .pb = "rdzv_backend", .pb0 = "rdzv_backend", .manifest = "rdzvBackend"},
-  GROUPS, RUN_POLICY};
-static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED};
+  GROUPS, RUN_POLICY, POD};
+static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED, POD};
 /* Horovod's own fields travel as horovodrun arguments, not in the proto. */
 static const kf_field horovod_rows[] = {
   GROUPS, RUN_POLICY, SLOTS,
@@ -154,7 +176,7 @@ static const kf_field horovod_rows[] = {
    .off = J(discovery_script_path), .sdef = "/etc/mpi/discover_hosts.sh"},
   {.key = "elastic_timeout", .type = KF_V_INT, .off = J(elastic_timeout),
    .min = 1, .idef = 1200},
-  DEPRECATED};
+  DEPRECATED, POD};
 
 #define ROWS(r) r, sizeof r / sizeof *r
 
@@ -164,8 +186,9 @@ static kf_status rule_replicas(const kf_job *j, int style, const char *who,
                                kf_err *e);
 static kf_status rule_bounds(const kf_job *j, int style, const char *who,
                              kf_err *e);
-static const kf_rule replicated[] = {rule_replicas, rule_bounds, NULL};
-static const kf_rule elastic[] = {rule_bounds, NULL};
+static const kf_rule replicated[] = {rule_replicas, rule_bounds, kf_rule_pod,
+                                     NULL};
+static const kf_rule elastic[] = {rule_bounds, kf_rule_pod, NULL};
 
 #define TF0 &flyteidl__plugins__distributed_tensorflow_training_task__descriptor
 #define PT0 &flyteidl__plugins__distributed_py_torch_training_task__descriptor

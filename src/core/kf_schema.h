@@ -32,6 +32,7 @@ typedef enum kf_vtype {
   KF_V_STR,       /* UTF-8 string without NUL */
   KF_V_TOKEN,     /* non-empty string without whitespace */
   KF_V_CHOICE,    /* a string from a fixed list (info: kf_choice) */
+  KF_V_SIZE,      /* true (held as "") or a quantity; false leaves it unset */
   KF_V_QTY,       /* Kubernetes quantity, or a non-negative number */
   KF_V_INT,       /* int32 >= min; integral floats accepted */
   KF_V_BOOL,
@@ -39,6 +40,7 @@ typedef enum kf_vtype {
   KF_V_STRLIST,   /* non-empty list of strings (count at off_n) */
   KF_V_OBJ,       /* nested table (info: kf_obj) */
   KF_V_NNODES,    /* integer or "MIN:MAX" (min_nodes, max_nodes, nnodes_int) */
+  KF_V_TREE,      /* a checked value tree (const kf_node *; info: kf_tree) */
   /* markers in a kind's field list */
   KF_V_GROUPS,    /* the kind's replica groups, in role order */
   KF_V_DEPRECATED /* the kind's deprecated num_* counts */
@@ -50,6 +52,7 @@ typedef enum kf_vtype {
 #define KF_F_COMMAND   2u   /* group command: MPI kinds and Worker/Launcher */
 #define KF_F_OMITZERO  4u   /* spec() leaves 0 out unless given as 0 */
 #define KF_F_LINT      8u   /* lint looks at it */
+#define KF_F_SHORT    16u   /* KF_V_OBJ: a string stands for its first row */
 
 typedef struct kf_enum {
   const char *what;            /* "restart policy" */
@@ -67,6 +70,18 @@ typedef struct kf_choice {
 
 typedef struct kf_obj kf_obj;
 
+struct kf_node;
+struct kf_arena;
+/* KF_V_TREE: checks a value and returns its canonical copy in the arena
+** (NULL: leave the field unset); `path` is where the value is, for
+** messages ("<who>: <path>...: <problem>"). */
+typedef struct kf_tree {
+  const char *what;            /* "a pod template" */
+  kf_status (*check)(const struct kf_node *in, struct kf_arena *A,
+                     const struct kf_node **out, const char *who,
+                     const char *path, kf_err *e);
+} kf_tree;
+
 typedef struct kf_field {
   const char *key;        /* spec key */
   const char *alias;      /* another accepted key ("memory"), or NULL */
@@ -78,7 +93,7 @@ typedef struct kf_field {
   int32_t min;            /* KF_V_INT: smallest value */
   int32_t idef;           /* default of INT, BOOL, ENUM */
   const char *sdef;       /* default of strings */
-  const void *info;       /* kf_enum, kf_choice or kf_obj */
+  const void *info;       /* kf_enum, kf_choice, kf_obj or kf_tree */
   const char *pbmsg;      /* sub-message of the job message holding it */
   const char *pb;         /* v1 proto field (in pbmsg when set) */
   const char *pb0;        /* v0 proto field; NULL: v0 cannot carry it */

@@ -149,8 +149,8 @@ static kf_status build_container(kf_arena *A, const kf_node *o,
   return KF_OK;
 }
 
-static kf_status add_config(kf_arena *A, Flyteidl__Core__TaskTemplate *t,
-                            const char *k, const char *v, kf_err *e) {
+kf_status kf_template_add_config(kf_arena *A, Flyteidl__Core__TaskTemplate *t,
+                                 const char *k, const char *v, kf_err *e) {
   Flyteidl__Core__TaskTemplate__ConfigEntry *ce = kf_arena_alloc(A, sizeof *ce);
   Flyteidl__Core__TaskTemplate__ConfigEntry **nv =
       kf_arena_alloc(A, (t->n_config + 1) * sizeof *nv);
@@ -225,7 +225,7 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
       if (bad_text(v->u.c.v[i]) || !kf_utf8_ok(v->u.c.k[i], strlen(v->u.c.k[i])))
         return kf_fail(e, KF_EINVAL, "%s: opts.config.%s: %s", who, v->u.c.k[i],
                        bad_text(v->u.c.v[i]) ? bad_text(v->u.c.v[i]) : "invalid UTF-8");
-      if ((st = add_config(A, t, v->u.c.k[i], v->u.c.v[i]->u.s.p, e))) return st;
+      if ((st = kf_template_add_config(A, t, v->u.c.k[i], v->u.c.v[i]->u.s.p, e))) return st;
     }
   }
   if (!kf_python_task(j)) {
@@ -244,10 +244,11 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
                          "%s: opts.config.worker_spec_command: set by the job's "
                          "worker.command in version 0; give only one", who);
       if ((st = worker_spec_command(A, &j->g[KF_WORKER], &cmd, who, e)) ||
-          (st = add_config(A, t, "worker_spec_command", cmd, e)))
+          (st = kf_template_add_config(A, t, "worker_spec_command", cmd, e)))
         return st;
     }
   }
+  if ((st = kf_pod_to_template(j, A, t, who, e))) return st;  /* kf_pod_tt.c */
   kf_msg_sort_maps(&t->base);
   *out = t;
   return KF_OK;
@@ -267,10 +268,11 @@ kf_status kf_task_template_bytes(const kf_job *j, const kf_encopts *o,
   kf_node *custom = NULL;
   kf_status st;
   if ((st = build_template(j, o, opts, A, &t, &custom, who, e))) return st;
-  /* fields 1-2, then custom (5), then 6, 7, 16: in number order */
+  /* fields 1-2, then custom (5), then 6, 7, 9, 16, 17: in number order */
   head = *t;
   head.target_case = FLYTEIDL__CORE__TASK_TEMPLATE__TARGET__NOT_SET;
   head.container = NULL;
+  head.extended_resources = NULL;
   head.task_type_version = 0;
   head.n_config = 0;
   tail = *t;
@@ -414,6 +416,7 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
   if (version == 0 && (kf_kinds[j->kind].flags & KF_K_COMMAND) &&
       (st = v0_worker_command(t, A, j, who, e)))
     return st;
+  if ((st = kf_pod_from_template(t, A, j, who, e))) return st;  /* kf_pod_tt.c */
   if ((*info = info_node(t, A)) == NULL) return kf_nomem(e);
   return KF_OK;
 }

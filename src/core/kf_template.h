@@ -31,6 +31,19 @@ kf_status kf_decode_task_template(const char *p, size_t n, int kind,
                                   kf_arena *A, kf_job *j, kf_node **info,
                                   const char *who, kf_err *e);
 
+/* A config entry appended to the template (sorted later). */
+kf_status kf_template_add_config(kf_arena *A, Flyteidl__Core__TaskTemplate *t,
+                                 const char *k, const char *v, kf_err *e);
+/* Pod settings (kf_pod_tt.c): task resources, extended resources and the
+** k8s_pod target as flytekit writes them, after the container and config
+** are built; and read back into the job (the primary container becomes
+** t->container, so info reads it as a container target's). */
+kf_status kf_pod_to_template(const kf_job *j, kf_arena *A,
+                             Flyteidl__Core__TaskTemplate *t, const char *who,
+                             kf_err *e);
+kf_status kf_pod_from_template(Flyteidl__Core__TaskTemplate *t, kf_arena *A,
+                               kf_job *j, const char *who, kf_err *e);
+
 /* Proto3 JSON (parsed into a node) of a plugin message -> job.  `who`
 ** prefixes errors ("kfjob.from_json"). */
 kf_status kf_from_json(const char *task_type, int kind, int version,

@@ -15,7 +15,7 @@ static const char *const type_names[] = {
     [KF_V_STR] = "string", [KF_V_TOKEN] = "string", [KF_V_CHOICE] = "enum",
     [KF_V_QTY] = "quantity", [KF_V_INT] = "integer", [KF_V_BOOL] = "boolean",
     [KF_V_ENUM] = "enum", [KF_V_STRLIST] = "strings", [KF_V_OBJ] = "table",
-    [KF_V_NNODES] = "nnodes"};
+    [KF_V_NNODES] = "nnodes", [KF_V_SIZE] = "size", [KF_V_TREE] = "tree"};
 
 static void push_obj(lua_State *L, const kf_obj *o, int kind, int role);
 

@@ -435,4 +435,103 @@ if F.variants then
   end)
 else skip("template.variants", "kfjob.template.variants not available yet") end
 
+-- ---- pod settings (SPEC 2.4) ------------------------------------------------
+
+local POD = {
+  worker = { replicas = 2, limits = { gpu = 2 } },
+  master = { limits = { gpu = 2 } },
+  shared_memory = "8Gi",
+  accelerator = { device = "nvidia-tesla-a100", partition_size = "1g.5gb" },
+  requests = { cpu = 4, mem = "16Gi" }, limits = { ephemeral_storage = "20Gi" },
+  pod_template = {
+    primary_container_name = "main",
+    metadata = { labels = { team = "nlp" }, annotations = { ["example.com/x"] = "y" } },
+    spec = {
+      tolerations = { { key = "nvidia.com/gpu", operator = "Exists", effect = "NoSchedule" } },
+      affinity = { nodeAffinity = { requiredDuringSchedulingIgnoredDuringExecution = { nodeSelectorTerms = {
+        { matchExpressions = { { key = "zone", operator = "In", values = { "a", "b" } } } } } } } },
+      volumes = { { name = "data", persistentVolumeClaim = { claimName = "imagenet", readOnly = true } } },
+      securityContext = { runAsUser = 1000 },
+      containers = {
+        { name = "main", env = { { name = "DATA", value = "/data" } },
+          volumeMounts = { { name = "data", mountPath = "/data" } } },
+        { name = "metrics", image = "prom/statsd-exporter:v0.26.0", ports = { { containerPort = 9102 } } },
+      },
+    },
+  },
+}
+
+scenario("construct with pod settings (every kind)", function()
+  for _, k in ipairs(KINDS) do
+    local t = {}
+    for key, v in pairs(V0[k]) do t[key] = v end
+    for key, v in pairs(POD) do if key ~= "worker" and key ~= "master" then t[key] = v end end
+    local j = kfjob[k](t)
+    check(j.pod_template.spec.containers[2].name == "metrics", "template " .. k)
+    check(j.shared_memory == "8Gi" and j.accelerator.device == "nvidia-tesla-a100", "settings " .. k)
+    check(kfjob[k](j:spec()) == j, "spec round trip " .. k)
+  end
+end)
+
+local POD_ERRORS = {
+  { "template typo", "kfjob.TFJob: pod_template.spec.tolerations[1].efect: unknown field (did you mean 'effect'?)",
+    { worker = { replicas = 1 }, pod_template = { spec = { tolerations = { { efect = "NoSchedule" } } } } } },
+  { "primary image", "kfjob.TFJob: pod_template.spec.containers[1].image: not allowed on the primary container "
+    .. "'primary' (the replica groups and the task set it)",
+    { worker = { replicas = 1 }, pod_template = { spec = { containers = { { name = "primary", image = "x" } } } } } },
+  { "shm conflict", "kfjob.TFJob: shared_memory: conflicts with pod_template.spec.volumes[1] (a volume named "
+    .. "flyte-shared-memory)",
+    { worker = { replicas = 1 }, shared_memory = true,
+      pod_template = { spec = { volumes = { { name = "flyte-shared-memory", emptyDir = {} } } } } } },
+}
+for _, c in ipairs(POD_ERRORS) do
+  scenario("construct error: pod " .. c[1], function() raises(c[2], kfjob.TFJob, c[3]) end)
+end
+
+scenario("with() pod settings", function(j)
+  local w = j:with{ ["pod_template.metadata.labels.team"] = "cv", shared_memory = true,
+                    accelerator = "nvidia-l4" }
+  check(w.pod_template.metadata.labels.team == "cv" and w.shared_memory == true, "with")
+  check(w ~= j, "changed")
+end, function() return k2().PyTorchJob(POD) end)
+
+if F.task_template and F.decode_task_template then
+  scenario("task_template with pod settings (pb, json) and back", function(j)
+    local pb = j:task_template(TTOPTS)
+    local back = must(kfjob.decode_task_template(pb))
+    check(back.shared_memory == "8Gi" and back.pod_template.spec.containers[2].name == "metrics", "pb")
+    local js = j:task_template{ format = "json", id = TTOPTS.id }
+    check(must(kfjob.decode_task_template(js)).accelerator.partition_size == "1g.5gb", "json")
+  end, function() return k2().PyTorchJob(POD) end)
+else skip("task_template with pod settings", "job:task_template not available yet") end
+
+if F.manifest then
+  scenario("manifest with pod settings (table, json, yaml)", function(j)
+    local o = {}
+    for key, v in pairs(MANIFEST) do o[key] = v end
+    local m = j:manifest(o)
+    local pod = m.spec.pytorchReplicaSpecs.Worker.template.spec
+    check(pod.containers[1].name == "pytorch" and pod.containers[2].name == "metrics", "containers")
+    check(pod.volumes[2].name == "flyte-shared-memory" and #pod.tolerations == 3, "merged")
+    o.format = "json"
+    check(type(j:manifest(o)) == "string", "json")
+    o.format = "yaml"
+    check(type(j:manifest(o)) == "string", "yaml")
+    raises("kfjob.manifest: pod_template.spec.containers[1].name: 'pytorch' is the name the primary "
+      .. "container 'primary' gets in a PyTorchJob (rename this container)",
+      function() return k2().PyTorchJob{ worker = { replicas = 1 }, pod_template = { spec = {
+        containers = { { name = "pytorch", image = "x" } } } } }:manifest(MANIFEST) end)
+  end, function() return k2().PyTorchJob(POD) end)
+else skip("manifest with pod settings", "job:manifest not available yet") end
+
+if F.lint then
+  scenario("lint with pod settings", function(j, bare)
+    for _, w in ipairs(j:lint()) do
+      check(w.path ~= "shared_memory" and w.path ~= "accelerator", "no pod warning")
+    end
+    check(bare:lint()[1].path == "shared_memory", "shared memory warning")
+  end, function() return k2().PyTorchJob(POD), k2().PyTorchJob{ worker = { replicas = 1 },
+                                                                 accelerator = "nvidia-l4" } end)
+else skip("lint with pod settings", "job:lint not available yet") end
+
 return S

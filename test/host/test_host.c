@@ -116,6 +116,7 @@ static void collect_free(collect *c) {
   "  master = { image = 'img:1' } } end\n"
 
 static const char *const SINGLE = PYTORCH "return job(2)\n";
+static const char *const SHM = PYTORCH "return job(2):with{ shared_memory = true }\n";
 
 static kfjob_host *new_host(size_t mem, unsigned long long instr) {
   kfjob_host_options o;
@@ -271,13 +272,54 @@ static void test_lint(void) {
   o.lint = 1;
   o.format = KFJOB_FORMAT_NONE;
   o.name = "a-very-long-job-name-that-will-not-fit-into-sixty-three-characters";
-  CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
+  CHECK_ST(h, run_src(h, SHM, &o, &c), KFJOB_OK);
   CHECK(c.n == 1 && c.jobs[0].nwarnings >= 1);
   CHECK_HAS(c.jobs[0].warning, "63");
   collect_free(&c);
   o.name = "ok";
-  CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
+  CHECK_ST(h, run_src(h, SHM, &o, &c), KFJOB_OK);
   CHECK(c.n == 1 && c.jobs[0].nwarnings == 0);
+  collect_free(&c);
+  /* a PyTorchJob without shared memory is worth a warning */
+  CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
+  CHECK(c.n == 1 && c.jobs[0].nwarnings == 1);
+  CHECK_HAS(c.jobs[0].warning, "shared_memory: unset");
+  collect_free(&c);
+  kfjob_host_free(h);
+}
+
+/* Pod settings reach the manifest and the TaskTemplate through the host. */
+static void test_pod(void) {
+  static const char *const src =
+      "local kfjob = require 'kfjob'\n"
+      "return kfjob.PyTorchJob{ worker = { replicas = 2, limits = { gpu = 1 } },\n"
+      "  shared_memory = '2Gi', accelerator = 'nvidia-l4',\n"
+      "  pod_template = { metadata = { labels = { team = 'nlp' } },\n"
+      "    spec = { containers = { { name = 'primary' }, { name = 'side', image = 'b:1' } } } } }\n";
+  kfjob_host *h = new_host(0, 0);
+  kfjob_run_options o;
+  collect c;
+  memset(&c, 0, sizeof c);
+  kfjob_run_options_init(&o);
+  o.format = KFJOB_FORMAT_MANIFEST;
+  o.image = "img:1";
+  CHECK_ST(h, run_src(h, src, &o, &c), KFJOB_OK);
+  CHECK(c.n == 1);
+  if (c.n == 1) {
+    CHECK_HAS(c.jobs[0].data, "- name: flyte-shared-memory\n");
+    CHECK_HAS(c.jobs[0].data, "sizeLimit: 2Gi\n");
+    CHECK_HAS(c.jobs[0].data, "team: nlp\n");
+    CHECK_HAS(c.jobs[0].data, "name: side\n");
+    CHECK_HAS(c.jobs[0].data, "value: nvidia-l4\n");
+  }
+  collect_free(&c);
+  o.format = KFJOB_FORMAT_TEMPLATE_JSON;
+  CHECK_ST(h, run_src(h, src, &o, &c), KFJOB_OK);
+  CHECK(c.n == 1);
+  if (c.n == 1) {
+    CHECK_HAS(c.jobs[0].data, "\"k8sPod\"");
+    CHECK_HAS(c.jobs[0].data, "\"extendedResources\"");
+  }
   collect_free(&c);
   kfjob_host_free(h);
 }
@@ -939,6 +981,7 @@ int main(int argc, char **argv) {
       {"max_jobs", test_max_jobs},
       {"version", test_version},   {"names", test_names},
       {"formats", test_formats},   {"lint", test_lint},
+      {"pod", test_pod},
       {"shapes", test_shapes},     {"params", test_params},
       {"script_errors", test_script_errors},
       {"job_errors", test_job_errors},

@@ -1,0 +1,66 @@
+/*
+** kf_pod.h - pod settings of a job (SPEC 2.4): the pod template's check
+** against the PodTemplateSpec schema of the training-operator CRDs (tables
+** generated at build time by scripts/podschema.py from
+** schema/podtemplatespec.json), the rule relating the pod settings, and
+** what the TaskTemplate and manifest writers ask of them.
+*/
+#ifndef KF_POD_H
+#define KF_POD_H
+
+#include "kf_core.h"
+
+/* Generated schema tables (kf_podschema.c). */
+enum { KF_PS_OBJ, KF_PS_MAP, KF_PS_ARR, KF_PS_STR, KF_PS_INT, KF_PS_BOOL,
+       KF_PS_INTSTR };
+#define KF_PSF_INT32 1u
+#define KF_PSF_QTY   2u
+typedef struct kf_pschema {
+  uint8_t type, flags;
+  uint16_t names;   /* OBJ: first of its sorted property names (NULL ends) */
+  uint16_t n;       /* OBJ: number of properties */
+  uint16_t item;    /* MAP: value schema; ARR: item schema */
+  uint16_t req, enm, keys;  /* runs in kf_pschema_strs (0: none) */
+} kf_pschema;
+extern const kf_pschema kf_pschema_nodes[];
+extern const unsigned kf_pschema_root;
+extern const char *const kf_pschema_names[];
+extern const uint16_t kf_pschema_kids[];
+extern const char *const kf_pschema_strs[];
+
+#define KF_PRIMARY_DEFAULT "primary"
+#define KF_SHM_PATH "/dev/shm"
+#define KF_SHM_VOLUME "flyte-shared-memory"
+
+extern const kf_tree kf_pod_template_tree;
+/* Accelerator and shared memory against the template (listed in every
+** kind's rules). */
+kf_status kf_rule_pod(const kf_job *j, int style, const char *who, kf_err *e);
+
+/* The template's primary container name (default "primary"), and its
+** primary container (NULL when the template lists none). */
+const char *kf_pod_primary_name(const kf_node *tmpl);
+const kf_node *kf_pod_primary(const kf_node *tmpl, size_t *index);
+
+/* Replaces key `k` of object `o`, or adds it (0: v NULL or no memory). */
+int kf_pod_put(kf_arena *A, kf_node *o, const char *k, kf_node *v);
+
+/* Manifests (kf_pod_manifest.c).  The backend's default node labels for
+** an accelerator (flytek8s config gpu-device-node-label,
+** gpu-partition-size-node-label) and the GPU resource name. */
+#define KF_ACCEL_LABEL "k8s.amazonaws.com/accelerator"
+#define KF_PARTITION_LABEL "k8s.amazonaws.com/gpu-partition-size"
+#define KF_GPU_RESOURCE "nvidia.com/gpu"
+/* A replica pod's metadata: the template's labels and annotations with
+** `labels` / `annotations` (sorted string maps, NULL: none) over them;
+** *meta NULL when there are none. */
+kf_status kf_pod_meta(kf_arena *A, const kf_node *tmpl, const kf_node *labels,
+                      const kf_node *annotations, kf_node **meta, kf_err *e);
+/* A replica's pod spec: the template's spec with `ct` (the group's default
+** container) merged into its primary container, shared memory and the
+** accelerator applied.  Errors "<who>: pod_template...: <problem>". */
+kf_status kf_pod_spec(kf_arena *A, const kf_job *j, const kf_node *ct,
+                      const char *service_account, kf_node **out,
+                      const char *who, kf_err *e);
+
+#endif
