@@ -381,8 +381,10 @@ static kf_status parse_value(ctx *c, const kf_field *f, const kf_node *v,
       return parse_rows(c, o, v, at, kind, role, NULL);
     }
     case KF_V_NNODES: return parse_nnodes(c, v, (kf_job *)(void *)base);
-    default: return KF_OK;  /* markers are expanded by the job parser */
+    case KF_V_GROUPS: case KF_V_DEPRECATED:
+      return KF_OK;  /* markers: the job parser expands them */
   }
+  return KF_OK;
 }
 
 /* An object's fields: unknown keys first (with a suggestion), then each row

@@ -44,6 +44,8 @@ static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
     return s == NULL || kf_obj_strref(A, o, f->key, s);
   }
   switch (f->type) {
+    case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_SIZE: case KF_V_QTY:
+      return 1;  /* written above */
     case KF_V_INT:
       if ((f->flags & KF_F_OMITZERO) && *AT(at, const int32_t) == 0 &&
           !(*AT(base + f->off_n, const unsigned) & f->zbit))
@@ -79,8 +81,8 @@ static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
       /* left out when empty: made at its first value */
       for (i = 0; i < sub->n; i++) {
         const kf_field *r = &sub->f[i];
-        const char *v = KF_V_ISSTR(r->type) ? *AT(at + r->off, const char *const) : NULL;
-        if (KF_V_ISSTR(r->type) && v == NULL) continue;
+        const char *v = KF_V_ISSTR(r->type) && r->type != KF_V_SIZE ? *AT(at + r->off, const char *const) : NULL;
+        if (KF_V_ISSTR(r->type) && *AT(at + r->off, const char *const) == NULL) continue;
         if (s == NULL && (s = kf_obj_add(A, o, f->key, KF_NOBJ)) == NULL) return 0;
         if (v ? !kf_obj_strref(A, s, r->key, v) : !emit_value(A, s, r, at, kind, role))
           return 0;
@@ -107,8 +109,9 @@ static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
       }
       return 1;
     }
-    default: return 1;  /* deprecated counts are read back resolved */
+    case KF_V_DEPRECATED: return 1;  /* read back resolved, never written */
   }
+  return 1;
 }
 
 static int emit_rows(kf_arena *A, kf_node *o, const kf_obj *ob,
@@ -117,7 +120,7 @@ static int emit_rows(kf_arena *A, kf_node *o, const kf_obj *ob,
   size_t i;
   for (i = 0; i < ob->n; i++, f++) {
     if (!kf_group_takes(f, kind, role)) continue;
-    if (KF_V_ISSTR(f->type)) {  /* inline: most rows are strings */
+    if (KF_V_ISSTR(f->type) && f->type != KF_V_SIZE) {  /* inline: most rows */
       const char *s = *AT(base + f->off, const char *const);
       if (s != NULL && !kf_obj_strref(A, o, f->key, s)) return 0;
     } else if (!emit_value(A, o, f, base, kind, role)) {
@@ -212,8 +215,9 @@ static int value_eq(const kf_field *f, const char *a, const char *b, int kind) {
       }
       return 1;
     }
-    default: return 1;
+    case KF_V_DEPRECATED: return 1;  /* not a value: the counts are the groups' */
   }
+  return 1;
 }
 
 /* Explicit zeros equal unset ones (the zero bits are not rows): the
