@@ -8,6 +8,7 @@
 ** error reported does not depend on table iteration order.
 */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -486,35 +487,53 @@ typedef struct kentry {
   int role;
 } kentry;
 
-static size_t kind_entries(const kf_kind_info *k, kentry *out,
-                           const char **keys) {
+static size_t kind_entries_build(const kf_kind_info *k, kentry *out,
+                                 const char **keys) {
   size_t n = 0, i;
   int r;
+  /* a kind that outgrew the key tables fails loudly at first use */
+#define ENTRY(K, F, R) \
+  do { if (n + 1 >= KF_MAX_KNOWN) abort(); \
+       out[n].key = (K), out[n].f = (F), out[n++].role = (R); } while (0)
   for (i = 0; i < k->nfields; i++) {
     const kf_field *f = &k->fields[i];
     if (f->type == KF_V_GROUPS) {
       for (r = 0; r < k->nroles; r++)
-        out[n].key = kf_roles[k->roles[r].role].key, out[n].f = f,
-        out[n++].role = k->roles[r].role;
+        ENTRY(kf_roles[k->roles[r].role].key, f, k->roles[r].role);
     } else if (f->type == KF_V_DEPRECATED) {
       for (r = 0; r < k->nroles; r++)
         if (k->roles[r].deprecated_key)
-          out[n].key = k->roles[r].deprecated_key, out[n].f = f,
-          out[n++].role = k->roles[r].role;
+          ENTRY(k->roles[r].deprecated_key, f, k->roles[r].role);
     } else {
-      out[n].key = f->key, out[n].f = f, out[n++].role = -1;
+      ENTRY(f->key, f, -1);
     }
   }
+#undef ENTRY
   for (i = 0; i < n; i++) keys[i] = out[i].key;
   keys[n] = NULL;
   return n;
 }
 
+/* Each kind's keys, expanded once: every constructor call matches them. */
+static struct {
+  kentry ent[KF_MAX_KNOWN];
+  const char *known[KF_MAX_KNOWN];
+  size_t n;
+} kind_keys[KF_NKINDS];
+static pthread_once_t kind_keys_once = PTHREAD_ONCE_INIT;
+
+static void kind_keys_init(void) {
+  int k;
+  for (k = 0; k < KF_NKINDS; k++)
+    kind_keys[k].n = kind_entries_build(&kf_kinds[k], kind_keys[k].ent,
+                                        kind_keys[k].known);
+}
+
 kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
                            kf_job *j, const char *ctor, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[kind];
-  const char *known[KF_MAX_KNOWN];
-  kentry ent[KF_MAX_KNOWN];
+  const char *const *known;
+  const kentry *ent;
   const kf_node *slot[KF_MAX_KNOWN];
   int given[KF_NROLES] = {0};
   int32_t dep[KF_NROLES] = {0};
@@ -529,7 +548,10 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
       (n->t == KF_NOBJ && n->tag != NULL &&
        !tag_is(n->tag, ctor, k->name)))
     return fail(&c, "expected a table of named fields, got %s", type_name(n), "");
-  nent = kind_entries(k, ent, known);
+  pthread_once(&kind_keys_once, kind_keys_init);
+  ent = kind_keys[kind].ent;
+  known = kind_keys[kind].known;
+  nent = kind_keys[kind].n;
   if ((st = match_keys(&c, n, known, slot)) != KF_OK) return st;
   for (i = 0; i < nent; i++) {
     const kentry *en = &ent[i];
