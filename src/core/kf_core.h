@@ -75,6 +75,7 @@ void *kf_arena_alloc(kf_arena *A, size_t n);   /* NULL on failure, zeroed */
 void *kf_arena_alloc_raw(kf_arena *A, size_t n);  /* not zeroed */
 char *kf_arena_strndup(kf_arena *A, const char *s, size_t n);
 void kf_arena_reset(kf_arena *A);              /* keep one chunk */
+void kf_arena_trim(kf_arena *A, size_t keep);  /* free chunks > keep bytes */
 void kf_arena_free(kf_arena *A);               /* release everything */
 /* protobuf-c allocator that takes from the arena (free is a no-op). */
 void kf_arena_pballoc(kf_arena *A, ProtobufCAllocator *pa);
@@ -89,6 +90,7 @@ typedef struct kf_buf {
 
 void kf_buf_init(kf_buf *b, kf_alloc a);
 void kf_buf_free(kf_buf *b);
+void kf_buf_trim(kf_buf *b, size_t keep);      /* free it if cap > keep */
 int kf_buf_add(kf_buf *b, const char *s, size_t n);  /* 0 on failure */
 int kf_buf_addc_slow(kf_buf *b, char c);
 /* inline: JSON writers append one character at a time */

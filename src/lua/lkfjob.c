@@ -413,6 +413,8 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
   /* the per-state context first, in an empty state, then its metatable */
   X = (lctx *)lua_newuserdatauv(L, sizeof *X, 0);
   X->busy = 0;
+  X->owner = NULL;
+  X->anchored = 0;
   kf_arena_init(&X->A, (kf_alloc){NULL, NULL});
   X->A.a.f = (kf_allocf)lua_getallocf(L, &X->A.a.ud);
   kf_buf_init(&X->buf, X->A.a);

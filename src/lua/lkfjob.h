@@ -27,6 +27,8 @@ typedef struct lctx {
   kf_arena A;
   kf_buf buf;
   int busy;   /* 1: a call is using it; 2: a nested call's temporary */
+  lua_State *owner;  /* the thread of the call using it (busy == 1) */
+  int anchored;      /* owner is a coroutine, anchored in the registry */
 } lctx;
 
 /* Context of the running C function (upvalue 1), reset for a new call.

@@ -12,22 +12,52 @@
 
 /* ---- context ---------------------------------------------------------- */
 
+/* What a context keeps between calls: a larger arena chunk or buffer is
+** freed when the call ends, so one big call does not hold its memory. */
+#define CTX_KEEP ((size_t)1 << 20)
+
+static void ctx_release(lctx *c) {
+  kf_arena_trim(&c->A, CTX_KEEP);
+  kf_buf_trim(&c->buf, CTX_KEEP);
+}
+
 /* The context of the running call.  A finalizer that runs during an
 ** allocation may call kfjob again: the context is marked busy for the
 ** call (a to-be-closed slot clears the mark on return and on error), and a
-** nested call gets a temporary context of its own. */
+** nested call gets a temporary context of its own.
+**
+** A coroutine that dies by an error does not close its to-be-closed
+** slots, so a call that raised inside one would leave the context busy
+** (and its memory held) for good.  The owner thread is anchored in the
+** registry while it holds the context; a thread whose status is an error
+** can never resume, so its call is over and the context is taken back. */
 lctx *lkf_ctx(lua_State *L, int nargs) {
   lctx *c = (lctx *)lua_touserdata(L, lua_upvalueindex(1));
   lua_settop(L, nargs);  /* the guard slot goes above the arguments */
+  if (c->busy == 1 && c->owner != L && lua_status(c->owner) != LUA_OK &&
+      lua_status(c->owner) != LUA_YIELD)
+    c->busy = 0;
   if (c->busy) {
     c = (lctx *)lua_newuserdatauv(L, sizeof *c, 0);
     kf_arena_init(&c->A, (kf_alloc){NULL, NULL});
     c->A.a.f = (kf_allocf)lua_getallocf(L, &c->A.a.ud);
     kf_buf_init(&c->buf, c->A.a);
     c->busy = 2;  /* temporary: freed by __gc, never marked */
+    c->owner = NULL;
+    c->anchored = 0;
     luaL_setmetatable(L, CTX_NAME);
     return c;
   }
+  if (c->owner != L) {   /* (may raise "not enough memory": not busy yet) */
+    c->anchored = !lua_pushthread(L);   /* pcall closes the main thread's */
+    if (!c->anchored) {
+      lua_pop(L, 1);
+      lua_pushnil(L);
+    }
+    lua_rawsetp(L, LUA_REGISTRYINDEX, c);
+    c->owner = L;
+  }
+  ctx_release(c);
   kf_arena_reset(&c->A);
   c->buf.n = 0;
   c->busy = 1;
@@ -38,7 +68,18 @@ lctx *lkf_ctx(lua_State *L, int nargs) {
 
 int lkf_ctx_close(lua_State *L) {
   lctx *c = (lctx *)lua_touserdata(L, 1);
-  if (c->busy == 1) c->busy = 0;
+  /* only the owner's own slot: coroutine.close() of a thread whose call
+  ** was already taken back must not free another call's context */
+  if (c->busy == 1 && c->owner == L) {
+    c->busy = 0;
+    ctx_release(c);
+    if (c->anchored) {   /* let the coroutine be collected */
+      lua_pushnil(L);
+      lua_rawsetp(L, LUA_REGISTRYINDEX, c);
+      c->anchored = 0;
+      c->owner = NULL;
+    }
+  }
   return 0;
 }
 
