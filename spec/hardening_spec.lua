@@ -126,4 +126,58 @@ return j
       assert.equal(before, j:to_json())
     end)
   end)
+
+  -- A token (an image, a script path) the cluster splits or compares byte
+  -- for byte: as Go's unicode.IsSpace and the Unicode White_Space and Cf
+  -- properties (what Kubernetes and Docker reference parsing treat as
+  -- separators or reject), one checker for every path in.
+  describe("tokens with control, Unicode space or format characters", function()
+    local BAD = {
+      { "a\u{a0}b", "whitespace (U+00A0)" },
+      { "img:\u{2028}", "whitespace (U+2028)" },
+      { "img\u{2029}", "whitespace (U+2029)" },
+      { "img\u{3000}", "whitespace (U+3000)" },
+      { "img\u{85}", "whitespace (U+0085)" },
+      { "img\x01", "a control character (U+0001)" },
+      { "img\x7f", "a control character (U+007F)" },
+      { "img\u{9b}", "a control character (U+009B)" },
+      { "img\u{200b}", "an invisible format character (U+200B)" },
+      { "img\u{202e}", "an invisible format character (U+202E)" },
+      { "\u{feff}img", "an invisible format character (U+FEFF)" },
+    }
+    local job = kfjob.TFJob{ worker = { replicas = 1, image = "img" } }
+
+    it("are refused by the constructors and with{}, naming the code point", function()
+      for _, c in ipairs(BAD) do
+        assert.equal("kfjob.TFJob: worker.image: must not contain " .. c[2],
+          error_of(kfjob.TFJob, { worker = { replicas = 1, image = c[1] } }))
+        assert.equal("kfjob.TFJob: worker.image: must not contain " .. c[2],
+          error_of(job.with, job, { ["worker.image"] = c[1] }))
+      end
+      assert.equal("kfjob.HorovodJob: discovery_script_path: must not contain whitespace (U+2028)",
+        error_of(kfjob.HorovodJob, { worker = { replicas = 1 }, discovery_script_path = "/a\u{2028}.sh" }))
+      assert.equal("kfjob.TFJob: worker.image: must not contain whitespace",
+        error_of(kfjob.TFJob, { worker = { replicas = 1, image = "a b" } }))
+    end)
+
+    it("are refused when decoding", function()
+      for _, c in ipairs(BAD) do
+        local j = job:to_json():gsub('"image":"img"', '"image":"img\\u' .. c[2]:match("U%+(%x+)") .. '"')
+        local r, m = kfjob.from_json("tensorflow", j)
+        assert.is_nil(r)
+        assert.equal("kfjob.from_json: workerReplicas.image: must not contain " .. c[2], m)
+      end
+    end)
+
+    it("are refused as a manifest's image", function()
+      local j = kfjob.TFJob{ worker = { replicas = 1 } }
+      assert.matches("opts.image: must not contain whitespace %(U%+00A0%)",
+        error_of(j.manifest, j, { name = "t", image = "a\u{a0}b" }))
+    end)
+
+    it("other non-ASCII stays accepted", function()
+      assert.equal("registry.example/naïve/模型:1",
+        kfjob.TFJob{ worker = { replicas = 1, image = "registry.example/naïve/模型:1" } }.worker.image)
+    end)
+  end)
 end)

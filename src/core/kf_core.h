@@ -196,6 +196,13 @@ int kf_utf8_ok(const char *s, size_t n);
 ** DEL or C1 control character - or NULL.  Such names would collide ("a\0b"
 ** read as "a") or break the JSON/YAML streams and file names. */
 const char *kf_name_problem(const char *s, size_t n);
+/* Why `s` (n bytes of valid UTF-8) cannot be a token (an image, a path, a
+** name the cluster reads) - ASCII whitespace ("must not contain
+** whitespace"), a C0/DEL/C1 control, Unicode whitespace (NBSP, U+2028, ...)
+** or an invisible format character (zero-width, bidi, BOM), the last
+** three named by code point - or NULL.  The message may be written to
+** buf (cap >= 64). */
+const char *kf_token_problem(const char *s, size_t n, char *buf, size_t cap);
 /* `s` for an error message: printable ASCII as is, other bytes as \xNN. */
 void kf_name_show(const char *s, size_t n, char *out, size_t cap);
 /* Kubernetes quantity grammar; returns 1 if valid. */

@@ -210,8 +210,9 @@ static int env_name(const char *s) {
 
 static kf_status check_token(mctx *c, const char *path, const char *s) {
   if (*s == '\0') return failf(c, path, "must not be empty");
-  if (strpbrk(s, " \t\n\r\v\f"))
-    return failf(c, path, "must not contain whitespace");
+  char buf[64];
+  const char *why = kf_token_problem(s, strlen(s), buf, sizeof buf);
+  if (why != NULL) return failf(c, path, "%s", why);
   return KF_OK;
 }
 
