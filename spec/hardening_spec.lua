@@ -180,4 +180,32 @@ return j
         kfjob.TFJob{ worker = { replicas = 1, image = "registry.example/naïve/模型:1" } }.worker.image)
     end)
   end)
+
+  -- One documented limit for every string kfjob takes, as protobuf's
+  -- parsers apply one size limit to every input path: manifest options
+  -- and launcher args too.
+  describe("the 1 MiB string limit", function()
+    local big = ("x"):rep(2 ^ 20 + 1)
+    local LIMIT = ": string longer than the limit of 1 MiB"
+    local mpi = kfjob.MPIJob{ worker = { replicas = 1 } }
+
+    it("applies to manifest options", function()
+      for _, c in ipairs{
+        { { name = "t", image = big }, "opts.image" },
+        { { name = big, image = "i" }, "opts.name" },
+        { { name = "t", image = "i", args = { "a", big } }, "opts.args[2]" },
+        { { name = "t", image = "i", command = { big } }, "opts.command[1]" },
+        { { name = "t", image = "i", env = { A = big } }, "opts.env.A" },
+      } do
+        assert.equal("kfjob.manifest: " .. c[2] .. LIMIT, error_of(mpi.manifest, mpi, c[1]))
+      end
+    end)
+
+    it("applies to launcher args, 1 MiB itself is fine", function()
+      assert.equal("kfjob.launcher_command: args[2]" .. LIMIT,
+        error_of(mpi.launcher_command, mpi, { "a", big }))
+      local cmd = mpi:launcher_command{ big:sub(2) }
+      assert.equal(2 ^ 20, #cmd[#cmd])
+    end)
+  end)
 end)

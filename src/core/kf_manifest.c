@@ -64,6 +64,8 @@ static kf_status opt_str(mctx *c, const char *path, const kf_node *v,
                          const char **out) {
   if (v->t != KF_NSTR)
     return failf(c, path, "expected a string, got %s", type_name(v));
+  if (v->u.s.n > KF_MAX_STRING)   /* as every other string kfjob takes */
+    return failf(c, path, "string longer than the limit of 1 MiB");
   if (strlen(v->u.s.p) != v->u.s.n)
     return failf(c, path, "string contains a NUL byte");
   *out = v->u.s.p;
