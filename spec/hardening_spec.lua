@@ -208,4 +208,34 @@ return j
       assert.equal(2 ^ 20, #cmd[#cmd])
     end)
   end)
+
+  -- lua-cjson's depth limit (decode_max_depth, 1000 by default): deep
+  -- tables are an error naming where, never Lua's raw "stack overflow".
+  describe("template.expand and template.merge of deep tables", function()
+    local template = require "kfjob.template"
+    local nest = require("util").nest
+    local DEEP = "nesting deeper than 1000 levels "
+    local AT = "at a.a.a.a.a.a.a.a.a.a.a.a..."
+
+    it("are an error with the path past 1000 levels", function()
+      local deep = nest(100000, "a")
+      assert.equal("kfjob.template.expand: " .. DEEP .. AT, error_of(template.expand, deep))
+      assert.equal("kfjob.template.expand: " .. DEEP .. "at x[1].a.a.a.a.a.a.a.a.a.a...",
+        error_of(template.expand, { x = { deep } }))
+      assert.equal("kfjob.template.merge: " .. DEEP .. "in argument #1 " .. AT,
+        error_of(template.merge, deep, {}))
+      assert.equal("kfjob.template.merge: " .. DEEP .. "in argument #2 " .. AT,
+        error_of(template.merge, {}, deep))
+      assert.equal("kfjob.template.merge: " .. DEEP .. "in argument #2 " .. AT,
+        error_of(template.merge, nest(900, "a"), deep))
+    end)
+
+    it("1000 levels still work", function()
+      local t = template.expand(nest(1000, "a"))
+      local m = template.merge(nest(1000, "a"), nest(1000, "a"))
+      for _ = 1, 999 do t, m = t.a, m.a end
+      assert.same({}, t)
+      assert.same({}, m)
+    end)
+  end)
 end)
