@@ -43,7 +43,12 @@
  *
  * **Threads.**  A ::kfjob_host is not thread-safe; separate handles are
  * independent and may be used from different threads at once.  kfjob
- * keeps no global mutable state.
+ * keeps no global mutable state but one: the first JSON parse installs
+ * its own jansson allocation functions (json_set_alloc_funcs), which pass
+ * every allocation outside kfjob on to the functions installed before
+ * (malloc/free or the host's), so that jansson's memory inside kfjob
+ * counts against the memory limit.  A host that uses jansson itself must
+ * not call json_set_alloc_funcs while kfjob runs.
  */
 #ifndef KFJOB_H
 #define KFJOB_H

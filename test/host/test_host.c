@@ -528,6 +528,24 @@ static void test_memory_limit(void) {
   collect_free(&c);
   kfjob_host_free(h);
 
+  /* what the JSON library allocates counts too (jansson routed to the run's
+  ** allocator while kfjob parses): 9 MB of JSON made 700 MB outside it */
+  h = new_host((size_t)8 << 20, 0);
+  CHECK_ST(h, run_src(h, "local kfjob = require 'kfjob'\n"
+                         "local s = '[' .. ('1,'):rep(1500000) .. '1]'\n"
+                         "kfjob.from_json('tensorflow', s)", NULL, &c), KFJOB_EMEMORY);
+  CHECK_HAS(kfjob_host_message(h), "cfg.lua: memory limit exceeded (8388608 bytes)");
+  kfjob_host_usage(h, &u);
+  CHECK(u.memory_peak <= ((size_t)8 << 20));
+  /* and is returned: the same run parses small JSON after a failure */
+  CHECK_ST(h, run_src(h, PYTORCH "for i = 1, 3 do\n"
+                         "  local big = '[' .. ('1,'):rep(400000) .. '1]'\n"
+                         "  assert(not pcall(kfjob.from_json, 'pytorch', big))\n"
+                         "  assert(kfjob.from_json('pytorch', job(2):to_json()))\n"
+                         "end\nreturn job(2)\n", NULL, &c), KFJOB_OK);
+  collect_free(&c);
+  kfjob_host_free(h);
+
   /* too small for the libraries themselves */
   h = new_host(4096, 0);
   CHECK(run_src(h, SINGLE, NULL, &c) == KFJOB_EMEMORY);
