@@ -380,6 +380,16 @@ describe("kfjob CLI", function()
                                .. "(raise it with --memory-limit)", 1, true), err)
         assert.equal(0, (kfjob("render", SWEEP, "--memory-limit", "16M")))
       end)
+
+      -- redis and nginx cap a request's body before reading it: a config
+      -- larger than the memory limit is refused before it is read whole
+      it("a config larger than the memory limit is refused before it is read", function()
+        local code, out, err = kfjob("render", "/dev/zero", "--memory-limit", "8M")
+        assert.equal(1, code)
+        assert.equal("", out)
+        assert.equal("/dev/zero: memory limit exceeded (8388608 bytes): the script is larger "
+                     .. "than the limit (raise it with --memory-limit)\n", err)
+      end)
     end)
 
     describe("-o DIR", function()

@@ -900,6 +900,27 @@ static void test_file(void) {
   CHECK_ST(h, kfjob_host_run_file(h, path, NULL, on_job, &c), KFJOB_ESCRIPT);
   CHECK_HAS(kfjob_host_message(h), path);
   CHECK_HAS(kfjob_host_message(h), ":2: in file");
+  kfjob_host_free(h);
+
+  /* a script larger than the memory limit is refused before it is read
+  ** (a regular file by its size) or once the limit is read (/dev/zero
+  ** would otherwise be read without end) */
+  h = new_host((size_t)1 << 20, 0);
+  f = fopen(path, "w");
+  fputs("return nil --", f);
+  for (fd = 0; fd < (1 << 20); fd += 16) fputs("0123456789abcdef", f);
+  fclose(f);
+  CHECK_ST(h, kfjob_host_run_file(h, path, NULL, on_job, &c), KFJOB_EMEMORY);
+  CHECK_HAS(kfjob_host_message(h), ": memory limit exceeded (1048576 bytes): "
+                                   "the script is larger than the limit");
+  {
+    double t0 = now();
+    CHECK_ST(h, kfjob_host_run_file(h, "/dev/zero", NULL, on_job, &c), KFJOB_EMEMORY);
+    CHECK_HAS(kfjob_host_message(h), "/dev/zero: memory limit exceeded (1048576 bytes): "
+                                     "the script is larger than the limit");
+    CHECK(now() - t0 < 5);
+  }
+  CHECK(c.n == 0);
   remove(path);
   kfjob_host_free(h);
 }
