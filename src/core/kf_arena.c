@@ -120,6 +120,13 @@ void kf_arena_trim(kf_arena *A, size_t keep) {
   }
 }
 
+size_t kf_arena_used(const kf_arena *A) {
+  const kf_chunk *c;
+  size_t n = 0;
+  for (c = A->head; c != NULL; c = c->next) n += c->used;
+  return n;
+}
+
 void kf_arena_free(kf_arena *A) {
   free_chunks(A, A->head);
   A->head = NULL;

@@ -76,6 +76,19 @@ void *kf_arena_alloc_raw(kf_arena *A, size_t n);  /* not zeroed */
 char *kf_arena_strndup(kf_arena *A, const char *s, size_t n);
 void kf_arena_reset(kf_arena *A);              /* keep one chunk */
 void kf_arena_trim(kf_arena *A, size_t keep);  /* free chunks > keep bytes */
+size_t kf_arena_used(const kf_arena *A);       /* bytes handed out since reset */
+
+/* A work meter, set by the host sandbox in the Lua registry under
+** KF_METER_KEY (a light userdata): the binding adds the work of its own C
+** functions - the bytes it allocated, wrote or hashed, one unit per
+** KF_METER_BYTES - to the instruction count, and checks the budget at the
+** start of each call.  `L` is the calling lua_State. */
+typedef struct kf_meter {
+  void (*add)(void *L, unsigned long long units);   /* never raises */
+  void (*check)(void *L);      /* raises (a Lua error) past the budget */
+} kf_meter;
+#define KF_METER_KEY "kfjob.meter"
+#define KF_METER_BYTES 1
 void kf_arena_free(kf_arena *A);               /* release everything */
 /* protobuf-c allocator that takes from the arena (free is a no-op). */
 void kf_arena_pballoc(kf_arena *A, ProtobufCAllocator *pa);

@@ -14,6 +14,7 @@
 #include "lualib.h"
 
 #include "host.h"
+#include "kf_core.h"
 
 /* ======================================================================
 ** Memory limit: the allocator of every state
@@ -67,6 +68,19 @@ void kfh_hook(lua_State *L, lua_Debug *ar) {
   R->used += R->limit_hit ? 1 : HOOK_STEP;
   if (R->limit && R->used > R->limit) over_budget(L, R);
 }
+
+/* The binding's work meter (kf_meter): kfjob's own C functions add the
+** bytes they process, and check the budget at the start of each call. */
+static void meter_add(void *L, unsigned long long units) {
+  kfh_run((lua_State *)L)->used += units;
+}
+
+static void meter_check(void *L) {
+  run *R = kfh_run((lua_State *)L);
+  if (R->limit && R->used > R->limit) over_budget((lua_State *)L, R);
+}
+
+static const kf_meter meter = {meter_add, meter_check};
 
 /* Charge n steps of C work to the budget. */
 static void charge(lua_State *L, unsigned long long n) {
@@ -444,5 +458,7 @@ void kfh_open_sandbox(lua_State *L) {
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
+  lua_pushlightuserdata(L, (void *)&meter);
+  lua_setfield(L, LUA_REGISTRYINDEX, KF_METER_KEY);
   kfjob_preload(L);
 }

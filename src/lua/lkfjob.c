@@ -361,7 +361,12 @@ static int l_decode(lua_State *L) {
 static int l_hash64(lua_State *L) {
   size_t n, i;
   const unsigned char *p = (const unsigned char *)luaL_checklstring(L, 1, &n);
+  const lctx *X = (const lctx *)lua_touserdata(L, lua_upvalueindex(1));
   uint64_t h = 0xcbf29ce484222325u;
+  if (X->meter != NULL) {   /* charged up front: the loop is all C */
+    X->meter->add(L, n / KF_METER_BYTES);
+    X->meter->check(L);
+  }
   for (i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3u;
   lua_pushinteger(L, (lua_Integer)h);
   return 1;
@@ -415,6 +420,9 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
   X->busy = 0;
   X->owner = NULL;
   X->anchored = 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, KF_METER_KEY);
+  X->meter = (const kf_meter *)lua_touserdata(L, -1);
+  lua_pop(L, 1);
   kf_arena_init(&X->A, (kf_alloc){NULL, NULL});
   X->A.a.f = (kf_allocf)lua_getallocf(L, &X->A.a.ud);
   kf_buf_init(&X->buf, X->A.a);

@@ -29,6 +29,7 @@ typedef struct lctx {
   int busy;   /* 1: a call is using it; 2: a nested call's temporary */
   lua_State *owner;  /* the thread of the call using it (busy == 1) */
   int anchored;      /* owner is a coroutine, anchored in the registry */
+  const kf_meter *meter;   /* the sandbox's work meter, or NULL */
 } lctx;
 
 /* Context of the running C function (upvalue 1), reset for a new call.

@@ -16,9 +16,14 @@
 ** freed when the call ends, so one big call does not hold its memory. */
 #define CTX_KEEP ((size_t)1 << 20)
 
-static void ctx_release(lctx *c) {
+/* Ends a call's use of the context: its work goes to the meter (the
+** sandbox's instruction count), big memory is freed, the arena emptied. */
+static void ctx_release(lua_State *L, lctx *c) {
+  if (c->meter != NULL)
+    c->meter->add(L, (kf_arena_used(&c->A) + c->buf.n) / KF_METER_BYTES);
   kf_arena_trim(&c->A, CTX_KEEP);
   kf_buf_trim(&c->buf, CTX_KEEP);
+  kf_arena_reset(&c->A);
 }
 
 /* The context of the running call.  A finalizer that runs during an
@@ -34,6 +39,7 @@ static void ctx_release(lctx *c) {
 lctx *lkf_ctx(lua_State *L, int nargs) {
   lctx *c = (lctx *)lua_touserdata(L, lua_upvalueindex(1));
   lua_settop(L, nargs);  /* the guard slot goes above the arguments */
+  if (c->meter != NULL) c->meter->check(L);   /* before anything is held */
   if (c->busy == 1 && c->owner != L && lua_status(c->owner) != LUA_OK &&
       lua_status(c->owner) != LUA_YIELD)
     c->busy = 0;
@@ -45,6 +51,7 @@ lctx *lkf_ctx(lua_State *L, int nargs) {
     c->busy = 2;  /* temporary: freed by __gc, never marked */
     c->owner = NULL;
     c->anchored = 0;
+    c->meter = NULL;  /* (a finalizer's call: not charged) */
     luaL_setmetatable(L, CTX_NAME);
     return c;
   }
@@ -57,9 +64,7 @@ lctx *lkf_ctx(lua_State *L, int nargs) {
     lua_rawsetp(L, LUA_REGISTRYINDEX, c);
     c->owner = L;
   }
-  ctx_release(c);
-  kf_arena_reset(&c->A);
-  c->buf.n = 0;
+  ctx_release(L, c);
   c->busy = 1;
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_toclose(L, -1);
@@ -72,7 +77,7 @@ int lkf_ctx_close(lua_State *L) {
   ** was already taken back must not free another call's context */
   if (c->busy == 1 && c->owner == L) {
     c->busy = 0;
-    ctx_release(c);
+    ctx_release(L, c);
     if (c->anchored) {   /* let the coroutine be collected */
       lua_pushnil(L);
       lua_rawsetp(L, LUA_REGISTRYINDEX, c);

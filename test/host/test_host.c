@@ -579,6 +579,15 @@ static void test_instruction_budget(void) {
       "table.move({}, 1, math.maxinteger - 1, 2)",
       "local t = setmetatable({}, {__close = function() while true do end end})\n"
       "do local x <close> = t end",
+      /* kfjob's own C functions: the bytes they process are charged (as
+      ** redis charges its Lua scripts' commands), checked at each call */
+      "local kfjob = require 'kfjob'\nlocal s = ('x'):rep(1 << 22)\n"
+      "while true do kfjob.hash64(s) end",
+      "local kfjob = require 'kfjob'\nlocal j = kfjob.TFJob{worker={replicas=1}}\n"
+      "local env = {} for i = 1, 20000 do env['E' .. i] = 'v' end\n"
+      "while true do j:task_template{container = {image = 'i', env = env}} end",
+      "local kfjob = require 'kfjob'\nlocal j = kfjob.TFJob{worker={replicas=1}}\n"
+      "local s = j:to_json()\nwhile true do kfjob.from_json('tensorflow', s) end",
       NULL};
   kfjob_host *h = new_host(0, budget);
   kfjob_usage u;
