@@ -308,6 +308,18 @@ typedef struct kfjob_run_options {
                                   (helm's --set-string); applied after
                                   #params, so they win for the same key. */
   size_t nstring_params;     /**< Number of #string_params. */
+  unsigned long time_limit_ms; /**< Wall-clock limit of the run in
+                                  milliseconds (0: none, the default), the
+                                  last resort behind the memory limit and
+                                  the instruction budget.  Checked with
+                                  the instruction count (every 1000
+                                  instructions and at each kfjob call), so
+                                  a run stops within one step of C work
+                                  past it; then the run returns
+                                  ::KFJOB_ELIMIT with the message
+                                  `FILE:LINE: time limit exceeded (N ms)`.
+                                  Time spent in the job callback counts
+                                  too. */
 } kfjob_run_options;
 
 /**

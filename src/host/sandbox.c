@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lua.h"
 #include "lauxlib.h"
@@ -61,11 +62,28 @@ static void over_budget(lua_State *L, run *R) {
              (lua_Integer)R->limit);
 }
 
+unsigned long long kfh_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (unsigned long long)ts.tv_sec * 1000000000u + (unsigned long long)ts.tv_nsec;
+}
+
+/* The wall-clock limit (kfjob_run_options.time_limit_ms), a last resort:
+** once past it, every instruction raises again, as for the budget. */
+static void check_time(lua_State *L, run *R) {
+  if (R->deadline_ns && (R->time_hit || kfh_now_ns() > R->deadline_ns)) {
+    R->time_hit = R->limit_hit = 1;
+    lua_sethook(L, kfh_hook, LUA_MASKCOUNT, 1);
+    luaL_error(L, "time limit exceeded (%I ms)", (lua_Integer)R->o.time_limit_ms);
+  }
+}
+
 void kfh_hook(lua_State *L, lua_Debug *ar) {
   run *R = kfh_run(L);
   (void)ar;
   if (R->closing) over_budget(L, R);
   R->used += R->limit_hit ? 1 : HOOK_STEP;
+  check_time(L, R);
   if (R->limit && R->used > R->limit) over_budget(L, R);
 }
 
@@ -77,6 +95,7 @@ static void meter_add(void *L, unsigned long long units) {
 
 static void meter_check(void *L) {
   run *R = kfh_run((lua_State *)L);
+  check_time((lua_State *)L, R);
   if (R->limit && R->used > R->limit) over_budget((lua_State *)L, R);
 }
 

@@ -660,6 +660,33 @@ static void test_instruction_budget(void) {
   kfjob_host_free(h);
 }
 
+/* The wall-clock limit, the last resort for work the budget does not
+** model (redis's lua-time-limit): comparisons of long strings run in C. */
+static void test_time_limit(void) {
+  kfjob_host *h = new_host((size_t)256 << 20, 0);
+  kfjob_run_options o;
+  collect c;
+  double t0;
+  memset(&c, 0, sizeof c);
+  kfjob_run_options_init(&o);
+  CHECK(o.time_limit_ms == 0);
+  o.time_limit_ms = 300;
+  t0 = now();
+  CHECK_ST(h, run_src(h, "local s = ('a'):rep(1 << 20)\n"
+                         "while true do local x = s < s .. 'b' end", &o, &c), KFJOB_ELIMIT);
+  CHECK(strcmp(kfjob_host_message(h), "cfg.lua:2: time limit exceeded (300 ms)") == 0);
+  CHECK(now() - t0 >= 0.3 && now() - t0 < 10);
+  /* caught by the script: it still stops */
+  CHECK_ST(h, run_src(h, "while true do pcall(function() while true do end end) end",
+                      &o, &c), KFJOB_ELIMIT);
+  CHECK_HAS(kfjob_host_message(h), "time limit exceeded (300 ms)");
+  /* a run within the limit is not affected */
+  CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
+  CHECK(c.n == 1);
+  collect_free(&c);
+  kfjob_host_free(h);
+}
+
 static void test_forbidden(void) {
   static const char *const absent[] = {
       "os.execute('true')", "io.popen('ls')", "io.open('/etc/passwd')",
@@ -992,6 +1019,7 @@ int main(int argc, char **argv) {
       {"job_errors", test_job_errors},
       {"memory_limit", test_memory_limit},
       {"instruction_budget", test_instruction_budget},
+      {"time_limit", test_time_limit},
       {"forbidden", test_forbidden},
       {"log", test_log},           {"callback", test_callback},
       {"args", test_args},         {"decode", test_decode},
