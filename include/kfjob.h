@@ -201,11 +201,18 @@ typedef void (*kfjob_log_fn)(void *ud, const char *msg, size_t len);
 typedef struct kfjob_host_options {
   size_t memory_limit;       /**< Bytes of Lua memory per run; 0: no
                                   limit.  Includes the libraries (about
-                                  300 KiB). */
+                                  300 KiB), kfjob's scratch memory and
+                                  what jansson allocates while kfjob
+                                  parses JSON; kfjob_host_run_file()
+                                  refuses a script larger than it before
+                                  reading it. */
   unsigned long long instruction_limit;
                              /**< Lua VM instructions per run (pattern
-                                  matching and table shifting count too);
-                                  0: no limit. */
+                                  matching, table shifting and kfjob's
+                                  own functions, one per byte they
+                                  allocate, write or hash, count too);
+                                  0: no limit.  See also
+                                  kfjob_run_options::time_limit_ms. */
   kfjob_log_fn log;          /**< Output of print() and warn(); NULL
                                   discards it. */
   void *log_ud;              /**< Passed to #log. */
