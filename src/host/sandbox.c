@@ -115,7 +115,7 @@ static void charge(lua_State *L, unsigned long long n) {
 ** ====================================================================== */
 
 /* Lua patterns backtrack: at each start position the matcher may retry
-** once per expanding item (*, +, -, %b), so the work grows like
+** once per expanding or optional item (*, +, -, ?, %b), so the work grows like
 ** (length + 1) ^ (items + 1), one power less when anchored with '^'.
 ** ".-.-.-b" over 100 kB would run for hours inside one C call.  The bound
 ** is a worst case, so it also refuses some harmless calls on long strings;
@@ -134,8 +134,8 @@ static int pattern_items(const char *p, size_t n) {
       if (i < n && p[i] == '^') i++;
       if (i < n && p[i] == ']') i++;
       while (i < n && p[i] != ']') i += p[i] == '%' ? 2 : 1;
-    } else if (p[i] == '*' || p[i] == '+' || p[i] == '-') {
-      k++;
+    } else if (p[i] == '*' || p[i] == '+' || p[i] == '-' || p[i] == '?') {
+      k++;   /* '?' backtracks too: ("a?"):rep(n) tries 2^n ways */
     }
   }
   return k;
