@@ -43,7 +43,12 @@
  *
  * **Threads.**  A ::kfjob_host is not thread-safe; separate handles are
  * independent and may be used from different threads at once.  kfjob
- * keeps no global mutable state.
+ * keeps no global mutable state but one: the first JSON parse installs
+ * its own jansson allocation functions (json_set_alloc_funcs), which pass
+ * every allocation outside kfjob on to the functions installed before
+ * (malloc/free or the host's), so that jansson's memory inside kfjob
+ * counts against the memory limit.  A host that uses jansson itself must
+ * not call json_set_alloc_funcs while kfjob runs.
  */
 #ifndef KFJOB_H
 #define KFJOB_H
@@ -196,11 +201,18 @@ typedef void (*kfjob_log_fn)(void *ud, const char *msg, size_t len);
 typedef struct kfjob_host_options {
   size_t memory_limit;       /**< Bytes of Lua memory per run; 0: no
                                   limit.  Includes the libraries (about
-                                  300 KiB). */
+                                  300 KiB), kfjob's scratch memory and
+                                  what jansson allocates while kfjob
+                                  parses JSON; kfjob_host_run_file()
+                                  refuses a script larger than it before
+                                  reading it. */
   unsigned long long instruction_limit;
                              /**< Lua VM instructions per run (pattern
-                                  matching and table shifting count too);
-                                  0: no limit. */
+                                  matching, table shifting and kfjob's
+                                  own functions, one per byte they
+                                  allocate, write or hash, count too);
+                                  0: no limit.  See also
+                                  kfjob_run_options::time_limit_ms. */
   kfjob_log_fn log;          /**< Output of print() and warn(); NULL
                                   discards it. */
   void *log_ud;              /**< Passed to #log. */
@@ -303,6 +315,18 @@ typedef struct kfjob_run_options {
                                   (helm's --set-string); applied after
                                   #params, so they win for the same key. */
   size_t nstring_params;     /**< Number of #string_params. */
+  unsigned long time_limit_ms; /**< Wall-clock limit of the run in
+                                  milliseconds (0: none, the default), the
+                                  last resort behind the memory limit and
+                                  the instruction budget.  Checked with
+                                  the instruction count (every 1000
+                                  instructions and at each kfjob call), so
+                                  a run stops within one step of C work
+                                  past it; then the run returns
+                                  ::KFJOB_ELIMIT with the message
+                                  `FILE:LINE: time limit exceeded (N ms)`.
+                                  Time spent in the job callback counts
+                                  too. */
 } kfjob_run_options;
 
 /**

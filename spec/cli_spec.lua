@@ -391,6 +391,33 @@ describe("kfjob CLI", function()
                                .. "(raise it with --memory-limit)", 1, true), err)
         assert.equal(0, (kfjob("render", SWEEP, "--memory-limit", "16M")))
       end)
+
+      -- redis and nginx cap a request's body before reading it: a config
+      -- larger than the memory limit is refused before it is read whole
+      -- redis's lua-time-limit: a wall-clock limit as the last resort for
+      -- C work the budget does not model (comparing long strings)
+      it("a time limit that the options can raise", function()
+        spit(path("slow.lua"), "local s = ('a'):rep(1 << 20)\n"
+                               .. "while true do local x = s < s .. 'b' end\n")
+        local code, out, err = kfjob("render", path("slow.lua"), "--time-limit", "300ms")
+        assert.equal(1, code)
+        assert.equal("", out)
+        assert.equal(path("slow.lua") .. ":2: time limit exceeded (300 ms) "
+                     .. "(raise it with --time-limit)\n", err)
+        assert.equal(0, (kfjob("render", SWEEP, "--time-limit", "1m")))
+        code, _, err = kfjob("render", SWEEP, "--time-limit", "3x") -- luacheck: ignore 111
+        assert.equal(2, code)
+        assert.truthy(err:find("--time-limit expects a duration such as 30s, 500ms or 2m, "
+                               .. "got '3x'", 1, true), err)
+      end)
+
+      it("a config larger than the memory limit is refused before it is read", function()
+        local code, out, err = kfjob("render", "/dev/zero", "--memory-limit", "8M")
+        assert.equal(1, code)
+        assert.equal("", out)
+        assert.equal("/dev/zero: memory limit exceeded (8388608 bytes): the script is larger "
+                     .. "than the limit (raise it with --memory-limit)\n", err)
+      end)
     end)
 
     describe("-o DIR", function()

@@ -292,7 +292,7 @@ describe("manifests with pod settings pass validate-manifest", function()
     built[#built + 1] = stream
     built[#built + 1] = kfjob.manifests(items, { image = IMAGE, format = "json" })
     local objects = #built - 2 + 4
-    if not os.execute("test -x " .. q(VALIDATOR) .. " 2>/dev/null") then
+    if not util.sh_ok("test -x " .. q(VALIDATOR)) then
       return pending("../shared missing: manifest validation skipped (" .. VALIDATOR .. " not found)")
     end
     local files = {}
@@ -303,7 +303,7 @@ describe("manifests with pod settings pass validate-manifest", function()
     local names = {}
     for i, f in ipairs(files) do names[i] = q(f) end
     local p = assert(io.popen(q(VALIDATOR) .. " --strict " .. table.concat(names, " ") .. " 2>&1"))
-    local out = p:read("a")
+    local out = p:read("*a")
     p:close()
     for _, f in ipairs(files) do os.remove(f) end
     local bad = {}

@@ -46,6 +46,8 @@ static const char *const usage_text =
 "                      stderr is a terminal and the render takes a while)\n"
 "      --memory-limit SIZE          script memory (default 64M; 0: none)\n"
 "      --instruction-limit N        script instructions (default 500M)\n"
+"      --time-limit DURATION        wall-clock limit of the run, e.g. 30s,\n"
+"                                   500ms, 2m (default: none)\n"
 "\n"
 "check options: -V, --set, --set-string, --name, --image, --strict (warnings fail),\n"
 "  the limits\n"
@@ -85,6 +87,7 @@ static const optdef optdefs[] = {
     {"no-progress", 0, 0, C_RENDER | C_CHECK},
     {"memory-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE},
     {"instruction-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE},
+    {"time-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE},
     {"type", 't', 1, C_DECODE | C_DIFF},
     {"strict", 0, 0, C_CHECK},
     {NULL, 0, 0, 0}};
@@ -114,6 +117,24 @@ static int parse_size(const char *s, unsigned long long *out, int binary) {
   if (binary && (*end == 'i' || *end == 'B')) end++;
   if (*end == 'B') end++;
   if (*end != '\0' || (mul > 1 && v > ~0ULL / mul)) return -1;
+  *out = v * mul;
+  return 0;
+}
+
+/* "500ms", "30s", "2m", "1h" -> milliseconds (a bare number: seconds). */
+static int parse_duration(const char *s, unsigned long long *out) {
+  char *end;
+  unsigned long long v, mul = 1000;
+  if (!isdigit((unsigned char)s[0])) return -1;
+  errno = 0;
+  v = strtoull(s, &end, 10);
+  if (errno) return -1;
+  if (strcmp(end, "ms") == 0) mul = 1;
+  else if (strcmp(end, "s") == 0 || *end == '\0') mul = 1000;
+  else if (strcmp(end, "m") == 0) mul = 60000;
+  else if (strcmp(end, "h") == 0) mul = 3600000;
+  else return -1;
+  if (v > ~0ULL / mul) return -1;
   *out = v * mul;
   return 0;
 }
@@ -182,7 +203,16 @@ static int set_option(opts *o, const optdef *d, const char *val) {
         return usage_error("--memory-limit expects a size such as 256M, got '%s'", val);
       o->memory_limit = (size_t)n;
       break;
-    case 't': o->type = val; break;
+    case 't':
+      if (strcmp(d->lng, "time-limit") == 0) {
+        if (parse_duration(val, &n) != 0 || n > (unsigned long)-1)
+          return usage_error("--time-limit expects a duration such as 30s, 500ms or "
+                             "2m, got '%s'", val);
+        o->time_limit_ms = (unsigned long)n;
+      } else {
+        o->type = val;
+      }
+      break;
   }
   return 0;
 }

@@ -39,6 +39,7 @@ typedef struct opts {
   int dry_run, progress, keep_going, strict;
   size_t memory_limit;
   unsigned long long instruction_limit;
+  unsigned long time_limit_ms;
 } opts;
 
 /* Parse argv into o; returns -1 when done, else an exit status. */

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -38,7 +39,8 @@ int cli_report(kfjob_host *h, kfjob_status st, const char *what) {
       fprintf(stderr, "%s (raise it with --memory-limit)\n", msg);
       return EXIT_INVALID;
     case KFJOB_ELIMIT:
-      fprintf(stderr, "%s (raise it with --instruction-limit)\n", msg);
+      fprintf(stderr, "%s (raise it with %s)\n", msg,
+              strstr(msg, "time limit exceeded") ? "--time-limit" : "--instruction-limit");
       return EXIT_INVALID;
     case KFJOB_EDATA:
       fprintf(stderr, "%s: %s\n", what, msg);
@@ -76,4 +78,5 @@ void cli_run_options(const opts *o, kfjob_run_options *ro, const char *name) {
   ro->select = o->name;
   ro->namespace_ = o->ns;
   ro->image = o->image;
+  ro->time_limit_ms = o->time_limit_ms;
 }

@@ -103,6 +103,30 @@ void kf_arena_reset(kf_arena *A) {
   A->head = keep;
 }
 
+/* Frees every chunk larger than `keep` bytes (contents and all: only
+** between uses), so a long-lived arena does not hold one big call's
+** memory. */
+void kf_arena_trim(kf_arena *A, size_t keep) {
+  kf_chunk **pc = &A->head;
+  while (*pc != NULL) {
+    kf_chunk *c = *pc;
+    if (c->size > keep) {
+      *pc = c->next;
+      A->total -= sizeof(kf_chunk) + c->size;
+      A->a.f(A->a.ud, c, sizeof(kf_chunk) + c->size, 0);
+    } else {
+      pc = &c->next;
+    }
+  }
+}
+
+size_t kf_arena_used(const kf_arena *A) {
+  const kf_chunk *c;
+  size_t n = 0;
+  for (c = A->head; c != NULL; c = c->next) n += c->used;
+  return n;
+}
+
 void kf_arena_free(kf_arena *A) {
   free_chunks(A, A->head);
   A->head = NULL;
@@ -135,6 +159,11 @@ void kf_buf_free(kf_buf *b) {
   if (b->p != NULL) b->a.f(b->a.ud, b->p, b->cap, 0);
   b->p = NULL;
   b->n = b->cap = 0;
+}
+
+void kf_buf_trim(kf_buf *b, size_t keep) {
+  if (b->cap > keep) kf_buf_free(b);
+  b->n = 0;
 }
 
 static int buf_grow(kf_buf *b, size_t need) {

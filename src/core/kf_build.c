@@ -167,13 +167,11 @@ static kf_status get_str(ctx *c, const kf_node *n, int token,
     return fail(c, "string contains a NUL byte", "", "");
   if (!kf_utf8_ok(n->u.s.p, n->u.s.n)) return fail(c, "invalid UTF-8", "", "");
   if (token) {
-    size_t i;
+    char buf[64];
+    const char *why;
     if (n->u.s.n == 0) return fail(c, "must not be empty", "", "");
-    for (i = 0; i < n->u.s.n; i++) {
-      unsigned char ch = (unsigned char)n->u.s.p[i];
-      if (ch == ' ' || (ch >= '\t' && ch <= '\r'))
-        return fail(c, "must not contain whitespace", "", "");
-    }
+    if ((why = kf_token_problem(n->u.s.p, n->u.s.n, buf, sizeof buf)) != NULL)
+      return fail(c, "%s", why, "");
   }
   *out = n->u.s.p;
   return KF_OK;

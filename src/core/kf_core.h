@@ -75,6 +75,20 @@ void *kf_arena_alloc(kf_arena *A, size_t n);   /* NULL on failure, zeroed */
 void *kf_arena_alloc_raw(kf_arena *A, size_t n);  /* not zeroed */
 char *kf_arena_strndup(kf_arena *A, const char *s, size_t n);
 void kf_arena_reset(kf_arena *A);              /* keep one chunk */
+void kf_arena_trim(kf_arena *A, size_t keep);  /* free chunks > keep bytes */
+size_t kf_arena_used(const kf_arena *A);       /* bytes handed out since reset */
+
+/* A work meter, set by the host sandbox in the Lua registry under
+** KF_METER_KEY (a light userdata): the binding adds the work of its own C
+** functions - the bytes it allocated, wrote or hashed, one unit per
+** KF_METER_BYTES - to the instruction count, and checks the budget at the
+** start of each call.  `L` is the calling lua_State. */
+typedef struct kf_meter {
+  void (*add)(void *L, unsigned long long units);   /* never raises */
+  void (*check)(void *L);      /* raises (a Lua error) past the budget */
+} kf_meter;
+#define KF_METER_KEY "kfjob.meter"
+#define KF_METER_BYTES 1
 void kf_arena_free(kf_arena *A);               /* release everything */
 /* protobuf-c allocator that takes from the arena (free is a no-op). */
 void kf_arena_pballoc(kf_arena *A, ProtobufCAllocator *pa);
@@ -89,6 +103,7 @@ typedef struct kf_buf {
 
 void kf_buf_init(kf_buf *b, kf_alloc a);
 void kf_buf_free(kf_buf *b);
+void kf_buf_trim(kf_buf *b, size_t keep);      /* free it if cap > keep */
 int kf_buf_add(kf_buf *b, const char *s, size_t n);  /* 0 on failure */
 int kf_buf_addc_slow(kf_buf *b, char c);
 /* inline: JSON writers append one character at a time */
@@ -213,6 +228,13 @@ int kf_utf8_ok(const char *s, size_t n);
 ** DEL or C1 control character - or NULL.  Such names would collide ("a\0b"
 ** read as "a") or break the JSON/YAML streams and file names. */
 const char *kf_name_problem(const char *s, size_t n);
+/* Why `s` (n bytes of valid UTF-8) cannot be a token (an image, a path, a
+** name the cluster reads) - ASCII whitespace ("must not contain
+** whitespace"), a C0/DEL/C1 control, Unicode whitespace (NBSP, U+2028, ...)
+** or an invisible format character (zero-width, bidi, BOM), the last
+** three named by code point - or NULL.  The message may be written to
+** buf (cap >= 64). */
+const char *kf_token_problem(const char *s, size_t n, char *buf, size_t cap);
 /* `s` for an error message: printable ASCII as is, other bytes as \xNN. */
 void kf_name_show(const char *s, size_t n, char *out, size_t cap);
 /* Kubernetes quantity grammar; returns 1 if valid. */

@@ -5,6 +5,8 @@
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,12 +73,64 @@ static kf_node *from_jansson(json_t *j, kf_arena *A, int depth, kf_status *st) {
   return NULL;
 }
 
+/* jansson allocates with malloc unless told otherwise, and only globally
+** (json_set_alloc_funcs).  kfjob installs its own pair once: while a thread
+** is inside kf_json_parse, jansson's allocations come from the caller's
+** arena (so the Lua allocator, or the sandbox's counting allocator with its
+** memory limit, sees every byte) and its frees are no-ops (the arena frees
+** everything at once); everywhere else, and on other threads, they go to
+** the functions installed before (malloc/free, or the host's own).
+**
+** When the arena refuses, jansson is left with a longjmp instead of a NULL:
+** jansson 2.14 crashes on some of its own allocation failures (a key
+** longer than 15 bytes, then a failing allocation), and it holds nothing
+** but memory, which is the arena's. */
+static _Thread_local kf_arena *json_cur;
+static _Thread_local jmp_buf *json_jmp;
+static json_malloc_t json_prev_malloc = malloc;
+static json_free_t json_prev_free = free;
+static pthread_once_t json_once = PTHREAD_ONCE_INIT;
+
+static void *json_malloc(size_t n) {
+  void *p;
+  if (json_cur == NULL) return json_prev_malloc(n);
+  if ((p = kf_arena_alloc_raw(json_cur, n)) == NULL) longjmp(*json_jmp, 1);
+  return p;
+}
+
+static void json_free(void *p) {
+  if (json_cur == NULL) json_prev_free(p);
+}
+
+static void json_install(void) {
+#if JANSSON_VERSION_HEX >= 0x020800
+  json_malloc_t m = NULL;
+  json_free_t f = NULL;
+  json_get_alloc_funcs(&m, &f);
+  if (m != NULL && f != NULL && m != json_malloc) {
+    json_prev_malloc = m;
+    json_prev_free = f;
+  }
+#endif
+  json_set_alloc_funcs(json_malloc, json_free);
+}
+
 kf_status kf_json_parse(const char *s, size_t n, kf_arena *A, kf_node **out,
                         kf_err *e) {
   json_error_t err;
   kf_status st = KF_ENOMEM;
-  json_t *j = json_loadb(s, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
+  json_t *j;
+  jmp_buf jb;
   *out = NULL;
+  pthread_once(&json_once, json_install);
+  if (setjmp(jb)) {              /* the arena refused jansson an allocation */
+    json_cur = NULL;
+    return kf_nomem(e);
+  }
+  json_jmp = &jb;
+  json_cur = A;
+  j = json_loadb(s, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
+  json_cur = NULL;
   if (j == NULL) {
     switch (json_error_code(&err)) {
       case json_error_out_of_memory: return kf_nomem(e);
@@ -88,8 +142,9 @@ kf_status kf_json_parse(const char *s, size_t n, kf_arena *A, kf_node **out,
                        err.column, err.text);
     }
   }
+  /* the tree lives in the arena (its frees are no-ops): no json_decref,
+  ** which would hand arena memory to the previous free */
   *out = from_jansson(j, A, 0, &st);
-  json_decref(j);                 /* jansson's memory is gone before return */
   if (*out != NULL) return KF_OK;
   if (st == KF_ELIMIT)
     return kf_fail(e, KF_ELIMIT, "JSON nested deeper than %d levels",

@@ -65,6 +65,8 @@ static kf_status opt_str(mctx *c, const char *path, const kf_node *v,
                          const char **out) {
   if (v->t != KF_NSTR)
     return failf(c, path, "expected a string, got %s", type_name(v));
+  if (v->u.s.n > KF_MAX_STRING)   /* as every other string kfjob takes */
+    return failf(c, path, "string longer than the limit of 1 MiB");
   if (strlen(v->u.s.p) != v->u.s.n)
     return failf(c, path, "string contains a NUL byte");
   *out = v->u.s.p;
@@ -211,8 +213,9 @@ static int env_name(const char *s) {
 
 static kf_status check_token(mctx *c, const char *path, const char *s) {
   if (*s == '\0') return failf(c, path, "must not be empty");
-  if (strpbrk(s, " \t\n\r\v\f"))
-    return failf(c, path, "must not contain whitespace");
+  char buf[64];
+  const char *why = kf_token_problem(s, strlen(s), buf, sizeof buf);
+  if (why != NULL) return failf(c, path, "%s", why);
   return KF_OK;
 }
 

@@ -508,10 +508,14 @@ static kf_status dec_group(dctx *c, int kind, const ProtobufCMessage *spec,
     if (KF_V_ISSTR(f->type)) {
       const char *s = *AT_FIELD(m, d, const char *const);
       if (s == NULL || s[0] == '\0') continue;  /* proto3: unset */
-      if (f->type == KF_V_TOKEN && strpbrk(s, " \t\n\r\v\f") != NULL) {
-        kf_json_name(f->pb, pj, sizeof pj);
-        return kf_fail(c->e, KF_EINVAL, "%s: %s%s.%s: must not contain whitespace",
-                       c->who, jname, common, pj);
+      if (f->type == KF_V_TOKEN) {
+        char buf[64];
+        const char *why = kf_token_problem(s, strlen(s), buf, sizeof buf);
+        if (why != NULL) {
+          kf_json_name(f->pb, pj, sizeof pj);
+          return kf_fail(c->e, KF_EINVAL, "%s: %s%s.%s: %s", c->who, jname, common, pj,
+                         why);
+        }
       }
       *(const char **)(void *)at = s;
     } else if (f->type == KF_V_INT) {

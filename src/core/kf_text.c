@@ -157,6 +157,50 @@ int kf_utf8_ok(const char *s, size_t n) {
   return 1;
 }
 
+/* ---- tokens (images, paths, names the cluster reads) ------------------ */
+
+/* Decodes the code point at s[*i] (well-formed UTF-8 assumed) and
+** advances *i. */
+static unsigned next_cp(const unsigned char *s, size_t n, size_t *i) {
+  unsigned c = s[(*i)++];
+  int more = c < 0x80 ? 0 : c < 0xE0 ? 1 : c < 0xF0 ? 2 : 3;
+  if (more) c &= 0x3Fu >> more;
+  while (more-- && *i < n) c = c << 6 | (s[(*i)++] & 0x3F);
+  return c;
+}
+
+/* Unicode White_Space beyond ASCII (NEL, NBSP, the U+2000 spaces, line and
+** paragraph separators, ...) */
+static int uni_space(unsigned c) {
+  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+         c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+/* Invisible format characters (Unicode Cf) that make two tokens look the
+** same: soft hyphen, zero-width and bidirectional marks, BOM, ... */
+static int uni_format(unsigned c) {
+  return c == 0xAD || c == 0x61C || c == 0x180E || (c >= 0x200B && c <= 0x200F) ||
+         (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2064) ||
+         (c >= 0x2066 && c <= 0x206F) || c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB);
+}
+
+const char *kf_token_problem(const char *s, size_t n, char *buf, size_t cap) {
+  const unsigned char *p = (const unsigned char *)s;
+  size_t i = 0;
+  while (i < n) {
+    unsigned c = next_cp(p, n, &i);
+    const char *what;
+    if (c == ' ' || (c >= '\t' && c <= '\r')) return "must not contain whitespace";
+    if (c < 0x20 || (c >= 0x7F && c < 0xA0 && c != 0x85)) what = "a control character";
+    else if (uni_space(c)) what = "whitespace";
+    else if (uni_format(c)) what = "an invisible format character";
+    else continue;
+    snprintf(buf, cap, "must not contain %s (U+%04X)", what, c);
+    return buf;
+  }
+  return NULL;
+}
+
 /* lowerCamelCase JSON name of a proto field name (protoc's rule). Returns
 ** the full length; writes at most cap - 1 characters and a NUL. */
 size_t kf_json_name(const char *name, char *out, size_t cap) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "host.h"
 
@@ -98,15 +99,22 @@ KFJOB_API kfjob_status kfjob_host_run_string(kfjob_host *h, const char *src,
   return kfh_do_run(h, &R);
 }
 
+static kfjob_status too_big(kfjob_host *h, const char *path, size_t lim) {
+  kfh_msg(h, "%s: memory limit exceeded (%zu bytes): the script is larger "
+             "than the limit", path, lim);
+  return KFJOB_EMEMORY;
+}
+
 KFJOB_API kfjob_status kfjob_host_run_file(kfjob_host *h, const char *path,
                                            const kfjob_run_options *o,
                                            kfjob_job_fn cb, void *ud) {
   run R;
   FILE *f;
   char *buf = NULL, *chunk;
-  size_t n = 0, cap = 0, plen;
+  size_t n = 0, cap = 0, plen, lim;
   kfjob_status st = begin(h, &R, o, cb, ud);
   if (st != KFJOB_OK) return st;
+  lim = h->opt.memory_limit;
   if (path == NULL) {
     kfh_msg(h, "the script path is NULL");
     return KFJOB_EARG;
@@ -115,11 +123,29 @@ KFJOB_API kfjob_status kfjob_host_run_file(kfjob_host *h, const char *path,
     kfh_msg(h, "cannot open %s: %s", path, strerror(errno));
     return KFJOB_EIO;
   }
+  /* The text is loaded into the run's Lua state, so a script larger than
+  ** the memory limit cannot run: refuse it before reading (a regular file
+  ** by its size, anything else - a pipe, /dev/zero - once that much has
+  ** been read). */
+  {
+    struct stat sb;
+    if (lim && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+        (unsigned long long)sb.st_size > lim) {
+      fclose(f);
+      return too_big(h, path, lim);
+    }
+  }
   for (;;) {
     size_t r;
+    if (lim && n > lim) {
+      free(buf);
+      fclose(f);
+      return too_big(h, path, lim);
+    }
     if (n == cap) {
       char *p;
       cap = cap ? cap * 2 : 4096;
+      if (lim && cap > lim + 1) cap = lim + 1;   /* one byte past: too big */
       if ((p = (char *)realloc(buf, cap)) == NULL) {
         free(buf);
         fclose(f);

@@ -373,6 +373,9 @@ kfjob_status kfh_do_run(kfjob_host *h, run *R) {
   R->h = h;
   R->mem_limit = h->opt.memory_limit;
   R->limit = h->opt.instruction_limit;
+  R->deadline_ns = R->o.time_limit_ms
+                       ? kfh_now_ns() + (unsigned long long)R->o.time_limit_ms * 1000000u
+                       : 0;
   memset(&h->usage, 0, sizeof h->usage);
   h->msg[0] = '\0';
   L = lua_newstate(kfh_alloc, R);

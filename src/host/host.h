@@ -67,7 +67,8 @@ typedef struct run {
   /* limits */
   size_t mem, mem_peak, mem_limit;
   unsigned long long used, limit;
-  int mem_hit, limit_hit, closing;
+  unsigned long long deadline_ns;  /* CLOCK_MONOTONIC; 0: no time limit */
+  int mem_hit, limit_hit, time_hit, closing;
   /* outcome */
   kfjob_status st;               /* status of a failure in this phase */
   int stopped;
@@ -93,7 +94,10 @@ static inline run *kfh_run(lua_State *L) {
 
 /* Allocator of every state (ud: the run): enforces the memory limit. */
 void *kfh_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
-/* Count hook: charges HOOK_STEP instructions, raises past the budget. */
+/* Nanoseconds of CLOCK_MONOTONIC. */
+unsigned long long kfh_now_ns(void);
+/* Count hook: charges HOOK_STEP instructions, raises past the budget or
+** the time limit. */
 void kfh_hook(lua_State *L, lua_Debug *ar);
 /* lua_WarnFunction (ud: the run): warn() text to the host's log. */
 void kfh_warnf(void *ud, const char *msg, int tocont);

@@ -8,12 +8,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lua.h"
 #include "lauxlib.h"
 #include "lualib.h"
 
 #include "host.h"
+#include "kf_core.h"
 
 /* ======================================================================
 ** Memory limit: the allocator of every state
@@ -60,13 +62,44 @@ static void over_budget(lua_State *L, run *R) {
              (lua_Integer)R->limit);
 }
 
+unsigned long long kfh_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (unsigned long long)ts.tv_sec * 1000000000u + (unsigned long long)ts.tv_nsec;
+}
+
+/* The wall-clock limit (kfjob_run_options.time_limit_ms), a last resort:
+** once past it, every instruction raises again, as for the budget. */
+static void check_time(lua_State *L, run *R) {
+  if (R->deadline_ns && (R->time_hit || kfh_now_ns() > R->deadline_ns)) {
+    R->time_hit = R->limit_hit = 1;
+    lua_sethook(L, kfh_hook, LUA_MASKCOUNT, 1);
+    luaL_error(L, "time limit exceeded (%I ms)", (lua_Integer)R->o.time_limit_ms);
+  }
+}
+
 void kfh_hook(lua_State *L, lua_Debug *ar) {
   run *R = kfh_run(L);
   (void)ar;
   if (R->closing) over_budget(L, R);
   R->used += R->limit_hit ? 1 : HOOK_STEP;
+  check_time(L, R);
   if (R->limit && R->used > R->limit) over_budget(L, R);
 }
+
+/* The binding's work meter (kf_meter): kfjob's own C functions add the
+** bytes they process, and check the budget at the start of each call. */
+static void meter_add(void *L, unsigned long long units) {
+  kfh_run((lua_State *)L)->used += units;
+}
+
+static void meter_check(void *L) {
+  run *R = kfh_run((lua_State *)L);
+  check_time((lua_State *)L, R);
+  if (R->limit && R->used > R->limit) over_budget((lua_State *)L, R);
+}
+
+static const kf_meter meter = {meter_add, meter_check};
 
 /* Charge n steps of C work to the budget. */
 static void charge(lua_State *L, unsigned long long n) {
@@ -82,7 +115,7 @@ static void charge(lua_State *L, unsigned long long n) {
 ** ====================================================================== */
 
 /* Lua patterns backtrack: at each start position the matcher may retry
-** once per expanding item (*, +, -, %b), so the work grows like
+** once per expanding or optional item (*, +, -, ?, %b), so the work grows like
 ** (length + 1) ^ (items + 1), one power less when anchored with '^'.
 ** ".-.-.-b" over 100 kB would run for hours inside one C call.  The bound
 ** is a worst case, so it also refuses some harmless calls on long strings;
@@ -101,8 +134,8 @@ static int pattern_items(const char *p, size_t n) {
       if (i < n && p[i] == '^') i++;
       if (i < n && p[i] == ']') i++;
       while (i < n && p[i] != ']') i += p[i] == '%' ? 2 : 1;
-    } else if (p[i] == '*' || p[i] == '+' || p[i] == '-') {
-      k++;
+    } else if (p[i] == '*' || p[i] == '+' || p[i] == '-' || p[i] == '?') {
+      k++;   /* '?' backtracks too: ("a?"):rep(n) tries 2^n ways */
     }
   }
   return k;
@@ -444,5 +477,7 @@ void kfh_open_sandbox(lua_State *L) {
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
+  lua_pushlightuserdata(L, (void *)&meter);
+  lua_setfield(L, LUA_REGISTRYINDEX, KF_METER_KEY);
   kfjob_preload(L);
 }

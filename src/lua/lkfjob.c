@@ -366,7 +366,12 @@ static int l_hash64(lua_State *L) {
   size_t n, i;
   const unsigned char *p = (const unsigned char *)luaL_checklstring(L, 1, &n);
   int form = luaL_checkoption(L, 2, LKF_INT64 ? "integer" : "hex", forms);
+  const lctx *X = (const lctx *)lua_touserdata(L, lua_upvalueindex(1));
   uint64_t h = 0xcbf29ce484222325u;
+  if (X->meter != NULL) {   /* charged up front: the loop is all C */
+    X->meter->add(L, n / KF_METER_BYTES);
+    X->meter->check(L);
+  }
   for (i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3u;
   if (form == 0 && !LKF_INT64)
     return luaL_argerror(L, 2, "\"integer\" needs 64-bit Lua integers (Lua 5.3+); use \"hex\"");

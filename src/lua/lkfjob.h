@@ -29,9 +29,10 @@ typedef struct lctx {
   kf_buf buf;
   int busy;   /* 1: a call is using it; 2: a nested call's temporary;
                  3: collected (__gc ran) */
-  /* without lua_toclose (Lua < 5.4): the call that took it last */
-  lua_State *owner;
-  uintptr_t owner_sp;   /* that call's C frame (lkfjob_util.c) */
+  lua_State *owner;     /* the thread of the call that took it last */
+  uintptr_t owner_sp;   /* without lua_toclose: that call's C frame */
+  int anchored;         /* owner is a coroutine, anchored in the registry */
+  const kf_meter *meter;   /* the sandbox's work meter, or NULL */
 } lctx;
 
 /* The allocator of a context's arena and buffer: the state's own, except

@@ -49,6 +49,9 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
   /* the per-state context first, in an empty state, then its metatable */
   X = (lctx *)lua_newuserdatauv(L, sizeof *X, 0);
   lkf_ctx_init(L, X);
+  lua_getfield(L, LUA_REGISTRYINDEX, KF_METER_KEY);   /* set by a sandbox */
+  X->meter = (const kf_meter *)lua_touserdata(L, -1);
+  lua_pop(L, 1);
   if (luaL_newmetatable(L, CTX_NAME)) {
     lua_pushcfunction(L, lkf_ctx_gc);
     lua_setfield(L, -2, "__gc");

@@ -11,6 +11,20 @@
 
 /* ---- context ---------------------------------------------------------- */
 
+/* What a context keeps between calls: a larger arena chunk or buffer is
+** freed when the call ends, so one big call does not hold its memory. */
+#define CTX_KEEP ((size_t)1 << 20)
+
+/* Ends a call's use of the context: its work goes to the meter (the
+** sandbox's instruction count), big memory is freed, the arena emptied. */
+static void ctx_release(lua_State *L, lctx *c) {
+  if (c->meter != NULL)
+    c->meter->add(L, (kf_arena_used(&c->A) + c->buf.n) / KF_METER_BYTES);
+  kf_arena_trim(&c->A, CTX_KEEP);
+  kf_buf_trim(&c->buf, CTX_KEEP);
+  kf_arena_reset(&c->A);
+}
+
 /* The context of the running call.  A finalizer that runs during an
 ** allocation may call kfjob again: the context is marked busy for the
 ** call, and a nested call gets a temporary context of its own.  On Lua 5.4
@@ -41,6 +55,8 @@ void lkf_ctx_init(lua_State *L, lctx *c) {
   c->busy = 0;
   c->owner = NULL;
   c->owner_sp = 0;
+  c->anchored = 0;
+  c->meter = NULL;   /* luaopen_kfjob sets the sandbox's; temporaries have none */
 }
 
 static lctx *temp_ctx(lua_State *L) {
@@ -95,14 +111,31 @@ static int own_context(lua_State *L, lctx *c) {
 lctx *lkf_ctx(lua_State *L, int nargs) {
   lctx *c = (lctx *)lua_touserdata(L, lua_upvalueindex(1));
   lua_settop(L, nargs);  /* the guard slot goes above the arguments */
+  if (c->busy != 3 && c->meter != NULL) c->meter->check(L);  /* nothing held yet */
 #if LKF_HAVE_TOCLOSE
+  /* A coroutine that dies by an error does not close its to-be-closed
+  ** slots: a thread whose status is an error can never resume, so its call
+  ** is over and the context is taken back (the owner is anchored in the
+  ** registry while it holds the context). */
+  if (c->busy == 1 && c->owner != NULL && c->owner != L &&
+      lua_status(c->owner) != LUA_OK && lua_status(c->owner) != LUA_YIELD)
+    c->busy = 0;
   if (c->busy) return temp_ctx(L);
+  if (c->owner != L) {   /* (may raise "not enough memory": not busy yet) */
+    c->anchored = !lua_pushthread(L);   /* pcall closes the main thread's */
+    if (!c->anchored) {
+      lua_pop(L, 1);
+      lua_pushnil(L);
+    }
+    lua_rawsetp(L, LUA_REGISTRYINDEX, c);
+    c->owner = L;
+  }
 #else
   /* collected: a finalizer runs while the state closes (LuaJIT finalizes
   ** objects made during lua_close too) */
   if (c->busy == 3 || !own_context(L, c)) return temp_ctx(L);
 #endif
-  kf_arena_reset(&c->A);
+  ctx_release(L, c);   /* without lua_toclose: the previous call's end */
   c->buf.n = 0;
   c->busy = 1;
   lua_pushvalue(L, lua_upvalueindex(1));
@@ -113,8 +146,23 @@ lctx *lkf_ctx(lua_State *L, int nargs) {
 }
 
 int lkf_ctx_close(lua_State *L) {
+#if LKF_HAVE_TOCLOSE
   lctx *c = (lctx *)lua_touserdata(L, 1);
-  if (c->busy == 1) c->busy = 0;
+  /* only the owner's own slot: coroutine.close() of a thread whose call
+  ** was already taken back must not free another call's context */
+  if (c->busy == 1 && c->owner == L) {
+    c->busy = 0;
+    ctx_release(L, c);
+    if (c->anchored) {   /* let the coroutine be collected */
+      lua_pushnil(L);
+      lua_rawsetp(L, LUA_REGISTRYINDEX, c);
+      c->anchored = 0;
+      c->owner = NULL;
+    }
+  }
+#else
+  (void)L;   /* no to-be-closed slots: the next call ends the last one */
+#endif
   return 0;
 }
 

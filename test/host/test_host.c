@@ -570,6 +570,24 @@ static void test_memory_limit(void) {
   collect_free(&c);
   kfjob_host_free(h);
 
+  /* what the JSON library allocates counts too (jansson routed to the run's
+  ** allocator while kfjob parses): 9 MB of JSON made 700 MB outside it */
+  h = new_host((size_t)8 << 20, 0);
+  CHECK_ST(h, run_src(h, "local kfjob = require 'kfjob'\n"
+                         "local s = '[' .. ('1,'):rep(1500000) .. '1]'\n"
+                         "kfjob.from_json('tensorflow', s)", NULL, &c), KFJOB_EMEMORY);
+  CHECK_HAS(kfjob_host_message(h), "cfg.lua: memory limit exceeded (8388608 bytes)");
+  kfjob_host_usage(h, &u);
+  CHECK(u.memory_peak <= ((size_t)8 << 20));
+  /* and is returned: the same run parses small JSON after a failure */
+  CHECK_ST(h, run_src(h, PYTORCH "for i = 1, 3 do\n"
+                         "  local big = '[' .. ('1,'):rep(400000) .. '1]'\n"
+                         "  assert(not pcall(kfjob.from_json, 'pytorch', big))\n"
+                         "  assert(kfjob.from_json('pytorch', job(2):to_json()))\n"
+                         "end\nreturn job(2)\n", NULL, &c), KFJOB_OK);
+  collect_free(&c);
+  kfjob_host_free(h);
+
   /* too small for the libraries themselves */
   h = new_host(4096, 0);
   CHECK(run_src(h, SINGLE, NULL, &c) == KFJOB_EMEMORY);
@@ -603,6 +621,15 @@ static void test_instruction_budget(void) {
       "table.move({}, 1, math.maxinteger - 1, 2)",
       "local t = setmetatable({}, {__close = function() while true do end end})\n"
       "do local x <close> = t end",
+      /* kfjob's own C functions: the bytes they process are charged (as
+      ** redis charges its Lua scripts' commands), checked at each call */
+      "local kfjob = require 'kfjob'\nlocal s = ('x'):rep(1 << 22)\n"
+      "while true do kfjob.hash64(s) end",
+      "local kfjob = require 'kfjob'\nlocal j = kfjob.TFJob{worker={replicas=1}}\n"
+      "local env = {} for i = 1, 20000 do env['E' .. i] = 'v' end\n"
+      "while true do j:task_template{container = {image = 'i', env = env}} end",
+      "local kfjob = require 'kfjob'\nlocal j = kfjob.TFJob{worker={replicas=1}}\n"
+      "local s = j:to_json()\nwhile true do kfjob.from_json('tensorflow', s) end",
       NULL};
   kfjob_host *h = new_host(0, budget);
   kfjob_usage u;
@@ -629,6 +656,8 @@ static void test_instruction_budget(void) {
         "for _ in string.gmatch(('a'):rep(20000), '.-.-.-b') do end",
         "string.gsub(('a'):rep(20000), '.-.-.-b', '')",
         "string.find(('('):rep(20000), '%b()')",
+        /* optional items backtrack too: 2^40 ways */
+        "string.find(('a'):rep(40), ('a?'):rep(40) .. ('a'):rep(40))",
         NULL};
     for (i = 0; patterns[i]; i++) {
       t0 = now();
@@ -671,6 +700,33 @@ static void test_instruction_budget(void) {
   CHECK_ST(h, run_src(h, SINGLE, NULL, &c), KFJOB_OK);
   kfjob_host_usage(h, &u);
   CHECK(u.instructions < budget);
+  collect_free(&c);
+  kfjob_host_free(h);
+}
+
+/* The wall-clock limit, the last resort for work the budget does not
+** model (redis's lua-time-limit): comparisons of long strings run in C. */
+static void test_time_limit(void) {
+  kfjob_host *h = new_host((size_t)256 << 20, 0);
+  kfjob_run_options o;
+  collect c;
+  double t0;
+  memset(&c, 0, sizeof c);
+  kfjob_run_options_init(&o);
+  CHECK(o.time_limit_ms == 0);
+  o.time_limit_ms = 300;
+  t0 = now();
+  CHECK_ST(h, run_src(h, "local s = ('a'):rep(1 << 20)\n"
+                         "while true do local x = s < s .. 'b' end", &o, &c), KFJOB_ELIMIT);
+  CHECK(strcmp(kfjob_host_message(h), "cfg.lua:2: time limit exceeded (300 ms)") == 0);
+  CHECK(now() - t0 >= 0.3 && now() - t0 < 10);
+  /* caught by the script: it still stops */
+  CHECK_ST(h, run_src(h, "while true do pcall(function() while true do end end) end",
+                      &o, &c), KFJOB_ELIMIT);
+  CHECK_HAS(kfjob_host_message(h), "time limit exceeded (300 ms)");
+  /* a run within the limit is not affected */
+  CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
+  CHECK(c.n == 1);
   collect_free(&c);
   kfjob_host_free(h);
 }
@@ -924,6 +980,27 @@ static void test_file(void) {
   CHECK_ST(h, kfjob_host_run_file(h, path, NULL, on_job, &c), KFJOB_ESCRIPT);
   CHECK_HAS(kfjob_host_message(h), path);
   CHECK_HAS(kfjob_host_message(h), ":2: in file");
+  kfjob_host_free(h);
+
+  /* a script larger than the memory limit is refused before it is read
+  ** (a regular file by its size) or once the limit is read (/dev/zero
+  ** would otherwise be read without end) */
+  h = new_host((size_t)1 << 20, 0);
+  f = fopen(path, "w");
+  fputs("return nil --", f);
+  for (fd = 0; fd < (1 << 20); fd += 16) fputs("0123456789abcdef", f);
+  fclose(f);
+  CHECK_ST(h, kfjob_host_run_file(h, path, NULL, on_job, &c), KFJOB_EMEMORY);
+  CHECK_HAS(kfjob_host_message(h), ": memory limit exceeded (1048576 bytes): "
+                                   "the script is larger than the limit");
+  {
+    double t0 = now();
+    CHECK_ST(h, kfjob_host_run_file(h, "/dev/zero", NULL, on_job, &c), KFJOB_EMEMORY);
+    CHECK_HAS(kfjob_host_message(h), "/dev/zero: memory limit exceeded (1048576 bytes): "
+                                     "the script is larger than the limit");
+    CHECK(now() - t0 < 5);
+  }
+  CHECK(c.n == 0);
   remove(path);
   kfjob_host_free(h);
 }
@@ -987,6 +1064,7 @@ int main(int argc, char **argv) {
       {"job_errors", test_job_errors},
       {"memory_limit", test_memory_limit},
       {"instruction_budget", test_instruction_budget},
+      {"time_limit", test_time_limit},
       {"forbidden", test_forbidden},
       {"log", test_log},           {"callback", test_callback},
       {"args", test_args},         {"decode", test_decode},

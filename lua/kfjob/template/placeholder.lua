@@ -15,6 +15,7 @@ local fmt_number, describe, path_string = U.fmt_number, U.describe, U.path_strin
 local throw, caught, reraise = U.throw, U.caught, U.reraise
 local copy, hash64_hex = U.copy, U.hash64_hex
 local seal, is_int, tointeger = U.seal, U.is_int, U.tointeger
+local MAX_DEPTH, too_deep = U.MAX_DEPTH, U.too_deep
 
 -- No global access past this point; luacheck checks it with `std none`.
 local _ENV = nil -- luacheck: ignore 211/_ENV
@@ -227,6 +228,7 @@ local function expand_value(v, ctx, depth)
   elseif tv == "table" then
     local active = ctx.active
     if active[v] then throw("cycle at " .. path_string(ctx.stack, depth)) end
+    if depth >= MAX_DEPTH then too_deep(ctx.stack, depth) end
     active[v] = true
     local out = {}
     local stack = ctx.stack

@@ -197,9 +197,20 @@ local function is_array(t)
   return rawlen(t) > 0
 end
 
+-- Deepest nesting expand, merge and copy follow (lua-cjson's default
+-- decode depth limit): deeper is an error with the path, never Lua's own
+-- "stack overflow".  (The core takes 64 levels at most anyway.)
+local MAX_DEPTH = 1000
+local function too_deep(stack, depth, where)
+  local shown = depth > 12 and 12 or depth
+  throw("nesting deeper than " .. MAX_DEPTH .. " levels " .. (where or "") .. "at "
+        .. path_string(stack, shown) .. (shown < depth and "..." or ""))
+end
+
 -- Deep copy of plain tables (metatables are not copied; other values are
--- shared).  A table reached again through itself is a cycle.
-local function copy(v, active, stack, depth)
+-- shared).  A table reached again through itself is a cycle; `where`
+-- ("in argument #2 ") goes into a depth error.
+local function copy(v, active, stack, depth, where)
   if type(v) ~= "table" then return v end
   active = active or {}
   stack = stack or {}
@@ -207,12 +218,13 @@ local function copy(v, active, stack, depth)
   if active[v] then
     throw("cycle at " .. path_string(stack, depth))
   end
+  if depth >= MAX_DEPTH then too_deep(stack, depth, where) end
   active[v] = true
   local out = {}
   for k, x in next, v do
     if type(x) == "table" then
       stack[depth + 1] = k
-      out[k] = copy(x, active, stack, depth + 1)
+      out[k] = copy(x, active, stack, depth + 1, where)
     else
       out[k] = x
     end
@@ -263,6 +275,7 @@ local function hash64_hex(s) return core().hash64(s, "hex") end
 -- Merge b into a (a is a fresh copy, owned by us).
 local function merge_into(a, b, active, stack, depth)
   if active[b] then throw("cycle in argument #2 at " .. path_string(stack, depth)) end
+  if depth >= MAX_DEPTH then too_deep(stack, depth, "in argument #2 ") end
   active[b] = true
   for k, bv in next, b do
     local av = a[k]
@@ -271,7 +284,7 @@ local function merge_into(a, b, active, stack, depth)
        and not is_array(av) and not is_array(bv) then
       merge_into(av, bv, active, stack, depth + 1)
     elseif type(bv) == "table" then
-      local ok, r = pcall(copy, bv, active, stack, depth + 1)
+      local ok, r = pcall(copy, bv, active, stack, depth + 1, "in argument #2 ")
       if not ok then
         local m = caught(r)
         if m then throw(ssub(m, 1, 9) == "cycle at " and
@@ -288,10 +301,10 @@ local function merge_into(a, b, active, stack, depth)
 end
 
 local function merge(a, b)
-  local ok, out = pcall(copy, a)
+  local ok, out = pcall(copy, a, nil, nil, nil, "in argument #1 ")
   if not ok then
     local m = caught(out)
-    if m then throw("cycle in argument #1 at " .. ssub(m, 10)) end
+    if m then throw(ssub(m, 1, 9) == "cycle at " and "cycle in argument #1 at " .. ssub(m, 10) or m) end
     error(out, 0)
   end
   return merge_into(out, b, {}, {}, 0)
@@ -325,6 +338,7 @@ U.sorted_keys, U.fmt_number, U.describe, U.describe_params = sorted_keys,
   fmt_number, describe, describe_params
 U.path_string, U.throw, U.caught, U.reraise, U.clean_error = path_string, throw,
   caught, reraise, clean_error
+U.MAX_DEPTH, U.too_deep = MAX_DEPTH, too_deep
 U.is_array, U.copy, U.deep_equal, U.core, U.merge = is_array, copy,
   deep_equal, core, merge
 U.hash64, U.hash64_hex = hash64, hash64_hex
