@@ -1,0 +1,203 @@
+/*
+** kf_lint.c - job:lint(): configurations the operator or the backend
+** accepts but that will not do what the user meant, as warnings with paths.
+*/
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kf_manifest_int.h"
+#include "kf_pod.h"
+
+static kf_status warn(mctx *c, kf_node *list, const char *path,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static kf_status warn(mctx *c, kf_node *list, const char *path,
+                      const char *fmt, ...) {
+  char msg[400];
+  kf_node *w;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  OOM(c, w = kf_obj_add(c->A, list, NULL, KF_NOBJ));
+  OOM(c, kf_obj_str(c->A, w, "path", path) && kf_obj_str(c->A, w, "message", msg));
+  return KF_OK;
+}
+
+#define WARN(...) do { if ((st = warn(c, list, __VA_ARGS__)) != KF_OK) return st; } while (0)
+
+static kf_status lint_group(mctx *c, kf_node *list, const kf_job *j, int role) {
+  const kf_group *g = &j->g[role];
+  const char *key = kf_roles[role].key;
+  const char *gr = g->requests[KF_GPU], *gl = g->limits[KF_GPU];
+  char p[96];
+  int i, side;
+  kf_status st;
+  for (side = 0; side < 2; side++)
+    for (i = 0; i < KF_NRES; i++) {
+      const char *q = side ? g->limits[i] : g->requests[i];
+      if (q == NULL || kfm_qty_value(q) != 0) continue;
+      snprintf(p, sizeof p, "%s.%s.%s", key, side ? "limits" : "requests",
+               kf_resources_obj.f[i].key);
+      WARN(p, "0 is dropped by the backend: the same as leaving it unset");
+    }
+  if (gr && kfm_qty_value(gr) == 0) gr = NULL;
+  if (gl && kfm_qty_value(gl) == 0) gl = NULL;
+  snprintf(p, sizeof p, "%s.%s.gpu", key, gl && !gr ? "limits" : "requests");
+  if (gl && !gr)
+    WARN(p, "GPU limit without a GPU request: the request becomes %s too", gl);
+  else if (gr && !gl)
+    WARN(p, "GPU request without a GPU limit: Kubernetes needs both, the "
+         "limit becomes %s too", gr);
+  else if (gr && gl && kfm_qty_cmp(gr, gl) != 0)
+    WARN(p, "%s differs from limits.gpu %s: Kubernetes refuses the pod "
+         "(GPU requests must equal limits)", gr, gl);
+  for (i = 0; i < KF_NRES; i++) {
+    const char *r = g->requests[i], *l = g->limits[i];
+    if (i == KF_GPU || !r || !l || kfm_qty_value(l) == 0 || kfm_qty_cmp(r, l) <= 0)
+      continue;
+    snprintf(p, sizeof p, "%s.requests.%s", key, kf_resources_obj.f[i].key);
+    WARN(p, "%s exceeds limits.%s %s: the backend lowers the request to the "
+         "limit", r, kf_resources_obj.f[i].key, l);
+  }
+  return KF_OK;
+}
+
+/* A /dev/shm mount on the template's primary container. */
+static int shm_mounted(const kf_job *j) {
+  const kf_node *p = kf_pod_primary(j->pod_template, NULL);
+  const kf_node *l = kf_node_get(p, "volumeMounts");
+  size_t i;
+  for (i = 0; l && l->t == KF_NARR && i < l->u.c.n; i++) {
+    const kf_node *m = kf_node_get(l->u.c.v[i], "mountPath");
+    if (m && m->t == KF_NSTR && strcmp(m->u.s.p, KF_SHM_PATH) == 0) return 1;
+  }
+  return 0;
+}
+
+/* A GPU limit on some pod: a present group's (or the task's it takes),
+** a lone GPU request counting as the limit it becomes, or a template
+** container's. */
+static int gpu_limited(const kf_job *j) {
+  const kf_node *spec = kf_node_get(j->pod_template, "spec");
+  const kf_node *cs = kf_node_get(spec, "containers");
+  int roles[KF_NROLES], n = kfm_present_roles(j, roles), i;
+  size_t x;
+  for (i = 0; i < n; i++) {
+    kf_group tmp;
+    const kf_group *g = kfm_task_resources(j, &j->g[roles[i]], &tmp);
+    if ((g->limits[KF_GPU] && kfm_qty_value(g->limits[KF_GPU]) != 0) ||
+        (g->requests[KF_GPU] && kfm_qty_value(g->requests[KF_GPU]) != 0))
+      return 1;
+  }
+  for (x = 0; cs && cs->t == KF_NARR && x < cs->u.c.n; x++) {
+    const kf_node *l = kf_node_get(kf_node_get(cs->u.c.v[x], "resources"), "limits");
+    if (kf_node_get(l, KF_GPU_RESOURCE)) return 1;
+  }
+  return 0;
+}
+
+/* A template toleration that lets pods onto nodes tainted nvidia.com/gpu:
+** that key, or operator Exists without a key (tolerates every taint). */
+static int tolerates_gpu(const kf_job *j) {
+  const kf_node *l = kf_node_get(kf_node_get(j->pod_template, "spec"), "tolerations");
+  size_t i;
+  for (i = 0; l && l->t == KF_NARR && i < l->u.c.n; i++) {
+    const kf_node *k = kf_node_get(l->u.c.v[i], "key");
+    const kf_node *op = kf_node_get(l->u.c.v[i], "operator");
+    if (k && k->t == KF_NSTR && strcmp(k->u.s.p, KF_GPU_RESOURCE) == 0) return 1;
+    if ((k == NULL || k->u.s.n == 0) && op && op->t == KF_NSTR &&
+        strcmp(op->u.s.p, "Exists") == 0)
+      return 1;
+  }
+  return 0;
+}
+
+static kf_status lint_pod(mctx *c, kf_node *list, const kf_job *j) {
+  kf_status st;
+  if (j->pod_template && !j->has_accelerator && gpu_limited(j) && !tolerates_gpu(j))
+    WARN("pod_template.spec.tolerations", "GPU pods without a toleration for "
+         KF_GPU_RESOURCE ": GPU node pools are commonly tainted "
+         KF_GPU_RESOURCE ":NoSchedule, and the pods stay Pending there unless "
+         "the cluster adds the toleration itself (the ExtendedResourceToleration "
+         "admission plugin, which GKE enables)");
+  if ((j->kind == KF_PYTORCH || j->kind == KF_ELASTIC) && !j->shared_memory &&
+      !shm_mounted(j))
+    WARN("shared_memory", "unset and no /dev/shm mount in pod_template: "
+         "PyTorch DataLoader workers share tensors through /dev/shm, which "
+         "container runtimes limit to 64Mi (flytekit mounts one by default); "
+         "set shared_memory = true or a size");
+  if (j->has_accelerator && !gpu_limited(j))
+    WARN("accelerator", "no group limits GPUs: the backend applies the "
+         "accelerator's node affinity and toleration only to pods with a GPU "
+         "limit, so '%.100s' has no effect", j->accel.device);
+  return KF_OK;
+}
+
+kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
+                  kf_node **out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  mctx c0, *c = &c0;
+  kf_node *list;
+  kf_status st;
+  char p[96];
+  int i;
+  c->A = A, c->e = e, c->who = o->who;
+  OOM(c, list = kf_node_new(A, KF_NARR));
+  for (i = 0; i < k->nroles; i++) {
+    const kf_kind_role *kr = &k->roles[i];
+    if (kr->deprecated_key && (j->deprecated & (1u << kr->role)))
+      WARN(kr->deprecated_key, "deprecated: use %s.replicas",
+           kf_roles[kr->role].key);
+    if ((st = lint_group(c, list, j, kr->role)) != KF_OK) return st;
+  }
+  /* the master runs the task image: a worker image of its own splits the
+  ** job across two images, rarely what DDP wants */
+  if (j->kind == KF_PYTORCH && !j->g[KF_MASTER].image && j->g[KF_WORKER].image &&
+      !(o->image && strcmp(o->image, j->g[KF_WORKER].image) == 0)) {
+    if (o->image)
+      WARN("master.image", "unset: the master runs the task image '%.100s' "
+           "while the workers run '%.100s'", o->image, j->g[KF_WORKER].image);
+    else
+      WARN("master.image", "unset: the master runs the task image while the "
+           "workers run '%.100s'", j->g[KF_WORKER].image);
+  }
+#ifdef KF_RPZ_TTL
+  /* fields given as 0: proto3 cannot tell them from unset */
+  if (j->has_run_policy) {
+    static const char *const f[3] = {"ttl_seconds_after_finished",
+                                     "active_deadline_seconds", "backoff_limit"};
+    static const unsigned bit[3] = {KF_RPZ_TTL, KF_RPZ_DEADLINE, KF_RPZ_BACKOFF};
+    for (i = 0; i < 3; i++)
+      if (j->rp.zero & bit[i]) {
+        snprintf(p, sizeof p, "run_policy.%s", f[i]);
+        WARN(p, "0 is dropped by the backend (proto3 cannot send it): the "
+             "operator's default applies");
+      }
+  }
+#endif
+  if ((k->flags & KF_K_SLOTS) && j->slots > 1 && o->version == 1)
+    WARN("slots", "Flyte's task_type_version 1 backend ignores slots "
+         "(slotsPerWorker stays 1; only the launcher's -np uses %d); kfjob's "
+         "manifest sets slotsPerWorker = %d", (int)j->slots, (int)j->slots);
+  if ((st = lint_pod(c, list, j)) != KF_OK) return st;
+  if (o->name) {
+    char pod[256];
+    size_t len;
+    if (!kfm_dns_label(o->name, strlen(o->name), 1))
+      WARN("opts.name", "'%.100s' is not a DNS-1035 label (%s)", o->name,
+           kfm_dns1035_rule);
+    else if ((len = kfm_longest_pod(j, o->name, pod, sizeof pod)) > 63)
+      WARN("opts.name", "pod name '%s' has %zu characters: more than the 63 "
+           "Kubernetes allows", pod, len);
+  }
+  (void)p;
+  *out = list;
+  return KF_OK;
+}
