@@ -327,6 +327,10 @@ kf_status kf_job_from_msg(const char *who, int kind,
                           kf_job *out, kf_err *e);
 const ProtobufCMessageDescriptor *kf_msg_desc(const char *task_type,
                                               int version);
+/* "<who>: unknown task type '...' (expected ...)": one message for every
+** reader of a task type. */
+kf_status kf_unknown_task_type(const char *who, const char *task_type,
+                               kf_err *e);
 /* Bitmask of versions (bit 0 = v0, bit 1 = v1) that can express the job. */
 unsigned kf_job_versions(const kf_job *j);
 

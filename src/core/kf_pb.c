@@ -671,6 +671,12 @@ int kf_kind_for_task_type(const char *task_type) {
   return -1;
 }
 
+kf_status kf_unknown_task_type(const char *who, const char *task_type,
+                               kf_err *e) {
+  return kf_fail(e, KF_EINVAL, "%s: unknown task type '%.40s' (expected "
+                 "tensorflow, pytorch or mpi)", who, task_type);
+}
+
 const ProtobufCMessageDescriptor *kf_msg_desc(const char *task_type,
                                               int version) {
   int k = kf_kind_for_task_type(task_type);
@@ -783,10 +789,7 @@ kf_status kf_decode(const char *task_type, int kind, int version,
   const ProtobufCMessageDescriptor *d = kf_msg_desc(task_type, version);
   ProtobufCMessage *m;
   kf_status st;
-  if (d == NULL)
-    return kf_fail(e, KF_EINVAL,
-                   "%s: unknown task type '%.40s' (expected "
-                   "tensorflow, pytorch or mpi)", who, task_type);
+  if (d == NULL) return kf_unknown_task_type(who, task_type, e);
   if ((st = kf_unpack(d, p, n, who, A, &m, e)) != KF_OK && m != NULL)
     return st;
   if (m == NULL && st != KF_EINVAL) return st;

@@ -412,10 +412,7 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
                    "%s: type 'python-task' carries no kubeflow config (an elastic "
                    "job with nnodes = 1 runs as a plain pod)", who);
   kind = kf_kind_for_task_type(t->type);
-  if (kind < 0)
-    return kf_fail(e, KF_EINVAL,
-                   "%s: unknown task type '%.40s' (expected tensorflow, pytorch or mpi)",
-                   who, t->type);
+  if (kind < 0) return kf_unknown_task_type(who, t->type, e);
   if (opt_kind >= 0) {
     if (strcmp(kf_kinds[opt_kind].task_type, t->type) != 0)
       return kf_fail(e, KF_EINVAL, "%s: opts.kind: %s does not match type '%s'",
@@ -447,10 +444,7 @@ kf_status kf_from_json(const char *task_type, int kind, int version,
   const ProtobufCMessageDescriptor *d = kf_msg_desc(task_type, version);
   ProtobufCMessage *m;
   kf_status st;
-  if (d == NULL)
-    return kf_fail(e, KF_EINVAL,
-                   "%s: unknown task type '%.40s' (expected "
-                   "tensorflow, pytorch or mpi)", who, task_type);
+  if (d == NULL) return kf_unknown_task_type(who, task_type, e);
   if (kind < 0) kind = kf_kind_for_task_type(task_type);
   if ((st = kf_node_to_msg(root, d, allow_unknown, A, &m, who, e)))
     return st;
