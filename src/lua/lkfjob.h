@@ -9,6 +9,7 @@
 
 #include "lkf_compat.h"   /* lua.h and lauxlib.h, any Lua from 5.1 on */
 #include "kf_core.h"
+#include "kf_target.h"
 
 #define CTX_NAME "kfjob.context"
 #define RUNPOLICY_NAME "kfjob.RunPolicy"
@@ -66,6 +67,8 @@ void lkf_pushjob(lua_State *L, const kf_job *j);
 ** nil when absent). */
 void lkf_checkopts(lua_State *L, int idx, const char *who, const char *const *known);
 int lkf_optfield(lua_State *L, int idx, const char *key);
+/* opts.target (absent: dflt); raises on a bad or unknown name. */
+kf_target lkf_opt_target(lua_State *L, int idx, const char *who, kf_target dflt);
 /* version / replica_encoding; on a bad value raises, or pushes the message
 ** and returns 1 when raise_errors is 0. */
 int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,

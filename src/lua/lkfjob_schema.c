@@ -9,6 +9,7 @@
 #include "lauxlib.h"
 
 #include "kf_core.h"
+#include "kf_target.h"
 #include "lkfjob.h"
 
 static const char *const type_names[] = {
@@ -161,5 +162,47 @@ static int l_suggest(lua_State *L) {
   return 1;
 }
 
+/* kfjob.targets(): { {name=, runs=, kinds={...}, emits={...}}, ... } in
+** the order of SPEC §11's table. */
+static int l_targets(lua_State *L) {
+  static const char *const m_enc[] = {"encode", "custom", "to_json", NULL};
+  static const char *const m_tt[] = {"task_template", NULL};
+  static const char *const m_ts[] = {"task_spec", NULL};
+  static const char *const m_man[] = {"manifest", NULL};
+  static const char *const m_env[] = {"environment", NULL};
+  static const struct { unsigned bit; const char *const *names; } emits[] = {
+      {KF_E_ENCODE, m_enc}, {KF_E_TEMPLATE, m_tt}, {KF_E_TASKSPEC, m_ts},
+      {KF_E_MANIFEST, m_man}, {KF_E_ENVIRONMENT, m_env}};
+  int t, k, n;
+  size_t i, j;
+  lua_createtable(L, KF_NTARGETS, 0);
+  for (t = 0; t < KF_NTARGETS; t++) {
+    const kf_target_info *ti = &kf_targets[t];
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, ti->name);
+    lua_setfield(L, -2, "name");
+    lua_pushstring(L, ti->runs);
+    lua_setfield(L, -2, "runs");
+    lua_newtable(L);
+    for (k = 0, n = 0; k < KF_NKINDS; k++)
+      if (ti->kinds & (1u << k)) {
+        lua_pushstring(L, kf_kinds[k].name);
+        lua_rawseti(L, -2, ++n);
+      }
+    lua_setfield(L, -2, "kinds");
+    lua_newtable(L);
+    for (i = 0, n = 0; i < sizeof emits / sizeof emits[0]; i++)
+      if (ti->emits & emits[i].bit)
+        for (j = 0; emits[i].names[j]; j++) {
+          lua_pushstring(L, emits[i].names[j]);
+          lua_rawseti(L, -2, ++n);
+        }
+    lua_setfield(L, -2, "emits");
+    lua_rawseti(L, -2, t + 1);
+  }
+  return 1;
+}
+
 const luaL_Reg lkf_schema_funcs[] = {
-    {"fields", l_fields}, {"suggest", l_suggest}, {NULL, NULL}};
+    {"fields", l_fields}, {"suggest", l_suggest}, {"targets", l_targets},
+    {NULL, NULL}};

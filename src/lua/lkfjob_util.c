@@ -517,3 +517,20 @@ int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
   return 0;
 }
 
+
+/* opts.target at `idx` (absent: `dflt`); raises "<who>: opts.target: ..."
+** with a did-you-mean for an unknown name. */
+kf_target lkf_opt_target(lua_State *L, int idx, const char *who, kf_target dflt) {
+  kf_target t = dflt;
+  int ty = lkf_optfield(L, idx, "target");
+  if (ty != LUA_TNIL) {
+    kf_err e;
+    if (ty != LUA_TSTRING)
+      luaL_error(L, "%s: opts.target: expected a target name, got %s", who,
+                 luaL_typename(L, -1));
+    if (kf_target_parse(lua_tostring(L, -1), &t, who, "opts.target", &e) != KF_OK)
+      luaL_error(L, "%s", e.msg);
+  }
+  lua_pop(L, 1);
+  return t;
+}

@@ -1,0 +1,30 @@
+-- Targets (SPEC §11): the table of systems a job is emitted for.
+local kfjob = require "kfjob"
+
+describe("kfjob.targets", function()
+  it("lists the six targets of SPEC §11 in the table's order", function()
+    local names = {}
+    for i, t in ipairs(kfjob.targets()) do names[i] = t.name end
+    assert.are.same({"flyte", "flyte2", "operator", "mpi-operator",
+                     "trainer-2.2", "trainer-2.3"}, names)
+  end)
+
+  it("says which kinds each target runs and what it emits", function()
+    local by = {}
+    for _, t in ipairs(kfjob.targets()) do by[t.name] = t end
+    assert.are.same({"MPIJob", "HorovodJob"}, by["mpi-operator"].kinds)
+    assert.are.same({"manifest", "environment"}, by["mpi-operator"].emits)
+    assert.are.same({"encode", "custom", "to_json", "task_template", "task_spec",
+                     "manifest", "environment"}, by.flyte.emits)
+    for _, k in ipairs(by.flyte.kinds) do
+      assert.is_truthy(({TFJob=1, PyTorchJob=1, Elastic=1, MPIJob=1, HorovodJob=1})[k])
+    end
+    assert.is_string(by["trainer-2.3"].runs)
+  end)
+
+  it("returns fresh tables each call", function()
+    local a = kfjob.targets()
+    a[1].name = "changed"
+    assert.are.equal("flyte", kfjob.targets()[1].name)
+  end)
+end)

@@ -1,0 +1,120 @@
+/*
+** kf_target.c - the target table (SPEC §11) and target names.
+*/
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kf_target.h"
+
+#define K(k) (1u << (k))
+#define FLYTE_KINDS (K(KF_TFJOB) | K(KF_PYTORCH) | K(KF_ELASTIC) | K(KF_MPI) | K(KF_HOROVOD))
+#define FLYTE_EMITS (KF_E_ENCODE | KF_E_TEMPLATE | KF_E_TASKSPEC | KF_E_MANIFEST | KF_E_ENVIRONMENT)
+#define KUBE_EMITS (KF_E_MANIFEST | KF_E_ENVIRONMENT)
+
+const kf_target_info kf_targets[KF_NTARGETS] = {
+  [KF_T_FLYTE] = {"flyte", "Flyte 1.x backend + training-operator",
+                  FLYTE_KINDS, FLYTE_EMITS},
+  [KF_T_FLYTE2] = {"flyte2", "Flyte 2 backend (flyteidl2) + training-operator",
+                   FLYTE_KINDS, FLYTE_EMITS},
+  /* every kind the training-operator v1.9 serves */
+  [KF_T_OPERATOR] = {"operator", "training-operator v1.9 (kubeflow.org/v1)",
+                     (1u << KF_NKINDS) - 1, KUBE_EMITS},
+  [KF_T_MPI_OPERATOR] = {"mpi-operator", "mpi-operator v0.8 (MPIJob kubeflow.org/v2beta1)",
+                         K(KF_MPI) | K(KF_HOROVOD), KUBE_EMITS},
+  [KF_T_TRAINER_22] = {"trainer-2.2", "Kubeflow Trainer v2.2 (TrainJob trainer.kubeflow.org/v1alpha1)",
+                       K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
+  [KF_T_TRAINER_23] = {"trainer-2.3", "Kubeflow Trainer v2.3 (TrainJob trainer.kubeflow.org/v1alpha1)",
+                       K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
+};
+
+const char *const kf_target_names[KF_NTARGETS + 1] = {
+  "flyte", "flyte2", "operator", "mpi-operator", "trainer-2.2", "trainer-2.3", NULL};
+
+kf_status kf_target_parse(const char *s, kf_target *out, const char *who,
+                          const char *path, kf_err *e) {
+  const char *near;
+  int t;
+  for (t = 0; t < KF_NTARGETS; t++)
+    if (strcmp(s, kf_targets[t].name) == 0) {
+      *out = (kf_target)t;
+      return KF_OK;
+    }
+  near = kf_suggest(s, kf_target_names);
+  if (near != NULL)
+    return kf_fail(e, KF_EINVAL, "%s: %s: unknown target '%s' (did you mean '%s'?)",
+                   who, path, s, near);
+  return kf_fail(e, KF_EINVAL,
+                 "%s: %s: unknown target '%s' (expected flyte, flyte2, operator, "
+                 "mpi-operator, trainer-2.2 or trainer-2.3)", who, path, s);
+}
+
+kf_status kf_target_allows(kf_target t, unsigned emit, int kind,
+                           const char *method, const char *who, kf_err *e) {
+  const kf_target_info *ti = &kf_targets[t];
+  if (!(ti->emits & emit))
+    return kf_fail(e, KF_EINVAL, "%s: target '%s' has no %s (it runs %s)", who,
+                   ti->name, method, ti->runs);
+  if (!(ti->kinds & (1u << kind)))
+    return kf_fail(e, KF_EINVAL, "%s: target '%s' does not run a %s (it runs %s)",
+                   who, ti->name, kf_kinds[kind].name, ti->runs);
+  return KF_OK;
+}
+
+/* ---- rules by target -------------------------------------------------- */
+
+kf_status kf_problem_add(kf_problems *out, const kf_target_rule *r,
+                         kf_target t, const char *path, kf_err *e,
+                         const char *fmt, ...) {
+  char msg[KF_ERRMAX];
+  va_list ap;
+  kf_problem *p;
+  if (r->sev[t] != KF_SEV_WARN && r->sev[t] != KF_SEV_ERROR) return KF_OK;
+  if (out->n == out->cap) {
+    size_t cap = out->cap ? out->cap * 2 : 8;
+    kf_problem *v = kf_arena_alloc_raw(out->A, cap * sizeof *v);
+    if (v == NULL) return kf_nomem(e);
+    if (out->n) memcpy(v, out->v, out->n * sizeof *v);
+    out->v = v, out->cap = cap;
+  }
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  p = &out->v[out->n];
+  p->path = kf_arena_strndup(out->A, path, strlen(path));
+  p->message = kf_arena_strndup(out->A, msg, strlen(msg));
+  if (p->path == NULL || p->message == NULL) return kf_nomem(e);
+  p->rule = r->id;
+  p->source = r->source[t] ? r->source[t] : "";
+  p->sev = (kf_sev)r->sev[t];
+  out->n++;
+  return KF_OK;
+}
+
+kf_status kf_target_problems(const kf_job *j, kf_target t,
+                             const kf_target_ctx *c, kf_arena *A,
+                             kf_problems *out, kf_err *e) {
+  const kf_target_rule *r;
+  kf_status st;
+  out->A = A, out->v = NULL, out->n = out->cap = 0;
+  for (r = kf_target_rules; r->id != NULL; r++) {
+    if (!(r->kinds & (1u << j->kind))) continue;
+    if (r->sev[t] != KF_SEV_WARN && r->sev[t] != KF_SEV_ERROR) continue;
+    if ((st = r->test(j, t, c, r, out, e)) != KF_OK) return st;
+  }
+  return KF_OK;
+}
+
+kf_status kf_target_require(const kf_job *j, kf_target t,
+                            const kf_target_ctx *c, kf_arena *A,
+                            const char *who, kf_err *e) {
+  kf_problems ps;
+  size_t i;
+  kf_status st = kf_target_problems(j, t, c, A, &ps, e);
+  if (st != KF_OK) return st;
+  for (i = 0; i < ps.n; i++)
+    if (ps.v[i].sev == KF_SEV_ERROR)
+      return kf_fail(e, KF_EINVAL, "%s: %s: %s (target %s)", who, ps.v[i].path,
+                     ps.v[i].message, kf_targets[t].name);
+  return KF_OK;
+}

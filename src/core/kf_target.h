@@ -1,0 +1,115 @@
+/*
+** kf_target.h - the systems a job can be checked and emitted for
+** (SPEC §11, FACTS §8).  A job says what to run; a target names what runs
+** it.  Rules that differ between targets (FACTS §8.5 R1-R26) are keyed by
+** these values; construction keeps only the rules every target shares.
+*/
+#ifndef KF_TARGET_H
+#define KF_TARGET_H
+
+#include "kf_core.h"
+
+typedef enum kf_target {
+  KF_T_FLYTE,          /* Flyte 1.x backend + training-operator */
+  KF_T_FLYTE2,         /* Flyte 2 backend (flyteidl2) */
+  KF_T_OPERATOR,       /* training-operator v1.9 via kubectl */
+  KF_T_MPI_OPERATOR,   /* mpi-operator v0.8, MPIJob kubeflow.org/v2beta1 */
+  KF_T_TRAINER_22,     /* Kubeflow Trainer v2.2, TrainJob */
+  KF_T_TRAINER_23,     /* Kubeflow Trainer v2.3, TrainJob */
+  KF_NTARGETS
+} kf_target;
+
+/* What a target emits, as method bits. */
+#define KF_E_ENCODE        1u   /* encode, custom, to_json */
+#define KF_E_TEMPLATE      2u   /* task_template */
+#define KF_E_TASKSPEC      4u   /* task_spec */
+#define KF_E_MANIFEST      8u
+#define KF_E_ENVIRONMENT  16u
+
+typedef struct kf_target_info {
+  const char *name;            /* "mpi-operator" */
+  const char *runs;            /* what runs the job, for messages and docs */
+  unsigned kinds;              /* bit (1u << kind) per kind it takes */
+  unsigned emits;              /* KF_E_* */
+} kf_target_info;
+
+extern const kf_target_info kf_targets[KF_NTARGETS];
+extern const char *const kf_target_names[KF_NTARGETS + 1];  /* NULL-ended */
+
+/* Name -> target.  Errors "<who>: <path>: unknown target 'x' (did you
+** mean 'y'?; expected one of ...)". */
+kf_status kf_target_parse(const char *s, kf_target *out, const char *who,
+                          const char *path, kf_err *e);
+
+/* Whether target `t` can take method `emit` (KF_E_*) for `kind`; the error
+** names both, e.g. "<who>: target 'mpi-operator' has no task_spec (it
+** runs MPIJob kubeflow.org/v2beta1 resources)". `method` is the Lua-facing
+** name used in the message. */
+kf_status kf_target_allows(kf_target t, unsigned emit, int kind,
+                           const char *method, const char *who, kf_err *e);
+
+/* ---- rules by target (FACTS §8.5) -------------------------------------- */
+
+/* How a target treats a violation: n.a. and ok report nothing. */
+typedef enum kf_sev { KF_SEV_NA, KF_SEV_OK, KF_SEV_WARN, KF_SEV_ERROR } kf_sev;
+
+/* What a rule may look at besides the job: the emitting call's options.
+** Fields are NULL/0 when the caller does not have them. */
+typedef struct kf_target_ctx {
+  const char *name;            /* resource name (manifest, environment) */
+} kf_target_ctx;
+
+typedef struct kf_problem {
+  const char *path;            /* "worker.replicas" (spec path) */
+  const char *message;         /* "must be at least 1 (got 0)" */
+  const char *rule;            /* "R1" */
+  const char *source;          /* file and function or issue, FACTS §8.5 */
+  kf_sev sev;                  /* KF_SEV_WARN or KF_SEV_ERROR */
+} kf_problem;
+
+typedef struct kf_problems {   /* grows in the arena */
+  kf_arena *A;
+  kf_problem *v;
+  size_t n, cap;
+} kf_problems;
+
+typedef struct kf_target_rule kf_target_rule;
+/* A rule's test: calls kf_problem_add once per violation it finds; `r`
+** gives the severity and source for `t`. */
+typedef kf_status (*kf_rule_test)(const kf_job *j, kf_target t,
+                                  const kf_target_ctx *c,
+                                  const kf_target_rule *r, kf_problems *out,
+                                  kf_err *e);
+struct kf_target_rule {
+  const char *id;                       /* "R13" */
+  unsigned kinds;                       /* bit per kind it applies to */
+  unsigned char sev[KF_NTARGETS];       /* kf_sev per target */
+  const char *source[KF_NTARGETS];      /* per target; NULL: not cited */
+  kf_rule_test test;
+};
+
+/* The rule rows (kf_target_rules.c), ended by a row with id NULL. */
+extern const kf_target_rule kf_target_rules[];
+
+/* Adds a problem (path and message copied into the arena; message is
+** printf-style).  Nothing is added when the rule is n.a. or ok for `t`. */
+kf_status kf_problem_add(kf_problems *out, const kf_target_rule *r,
+                         kf_target t, const char *path, kf_err *e,
+                         const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+/* Every problem of `j` on `t` (warnings and errors, in rule order). */
+kf_status kf_target_problems(const kf_job *j, kf_target t,
+                             const kf_target_ctx *c, kf_arena *A,
+                             kf_problems *out, kf_err *e);
+
+/* The first error as "<who>: <path>: <message> (target <name>)"; KF_OK
+** when the target accepts the job (warnings do not count). */
+kf_status kf_target_require(const kf_job *j, kf_target t,
+                            const kf_target_ctx *c, kf_arena *A,
+                            const char *who, kf_err *e);
+
+#endif
