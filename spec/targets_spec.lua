@@ -28,3 +28,27 @@ describe("kfjob.targets", function()
     assert.are.equal("flyte", kfjob.targets()[1].name)
   end)
 end)
+
+describe("opts.target", function()
+  local job = kfjob.PyTorchJob{ master = {}, worker = { replicas = 2 } }
+
+  it("defaults to operator for manifest, byte for byte", function()
+    assert.are.equal(job:manifest{ name = "t", format = "json" },
+                     job:manifest{ name = "t", format = "json", target = "operator" })
+  end)
+
+  it("names an unknown target with a did-you-mean", function()
+    local ok, err = pcall(job.manifest, job, { name = "t", target = "operatr" })
+    assert.is_false(ok)
+    assert.matches("kfjob.manifest: opts.target: unknown target 'operatr' (did you mean 'operator'?)",
+                   err, 1, true)
+    ok, err = pcall(job.manifest, job, { name = "t", target = "k8s" })
+    assert.matches("unknown target 'k8s' (expected flyte, flyte2, operator", err, 1, true)
+  end)
+
+  it("refuses a kind the target does not run, naming both", function()
+    local ok, err = pcall(job.manifest, job, { name = "t", target = "mpi-operator" })
+    assert.is_false(ok)
+    assert.matches("target 'mpi-operator' does not run a PyTorchJob", err, 1, true)
+  end)
+end)

@@ -143,6 +143,12 @@ kf_status kf_manifest_opts_parse(const kf_node *n, kf_manifest_opts *o,
     else if (strcmp(k, "labels") == 0) st = opt_map(c, path, v, &o->labels);
     else if (strcmp(k, "annotations") == 0)
       st = opt_map(c, path, v, &o->annotations);
+    else if (strcmp(k, "target") == 0) {
+      const char *t;
+      if ((st = opt_str(c, path, v, &t)) == KF_OK &&
+          (st = kf_target_parse(t, &o->target, who, path, e)) == KF_OK)
+        o->target_set = 1;
+    }
     if (st != KF_OK) return st;
   }
   return KF_OK;
@@ -637,8 +643,10 @@ static kf_status check_pod(mctx *c, const kf_job *j) {
   return KF_OK;
 }
 
-kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
-                      kf_node **out, const char *who, kf_err *e) {
+/* training-operator v1.9: kubeflow.org/v1 */
+static kf_status manifest_operator(const kf_job *j, const kf_manifest_opts *o,
+                                   kf_arena *A, kf_node **out, const char *who,
+                                   kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
   mctx c0, *c = &c0;
   shared sh;
@@ -723,4 +731,20 @@ kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
   if (k->flags & KF_K_SLOTS) OOM(c, kf_node_push(A, spec, "runPolicy", rp));
   *out = root;
   return KF_OK;
+}
+
+kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
+                      kf_node **out, const char *who, kf_err *e) {
+  kf_target t = o->target_set ? o->target : KF_T_OPERATOR;
+  kf_status st = kf_target_allows(t, KF_E_MANIFEST, j->kind, "manifest", who, e);
+  if (st != KF_OK) return st;
+  switch (t) {
+    case KF_T_OPERATOR:
+      return manifest_operator(j, o, A, out, who, e);
+    case KF_T_FLYTE: case KF_T_FLYTE2: case KF_T_MPI_OPERATOR:
+    case KF_T_TRAINER_22: case KF_T_TRAINER_23: case KF_NTARGETS:
+      break;
+  }
+  return kf_fail(e, KF_EINVAL, "%s: manifest for target '%s' is not built yet",
+                 who, kf_targets[t].name);
 }

@@ -9,6 +9,7 @@
 #define KF_MANIFEST_H
 
 #include "kf_core.h"
+#include "kf_target.h"
 
 typedef struct kf_strs {      /* a list of strings */
   const char *const *v;
@@ -32,6 +33,8 @@ typedef struct kf_manifest_opts {
   const char *service_account;
   kf_strs command, args;        /* task container; n == 0: none */
   kf_kvs env, labels, annotations;
+  int target_set;               /* 0: the default target, operator */
+  kf_target target;
 } kf_manifest_opts;
 
 /* Options node (string-keyed object) -> opts: types and shapes only, keys
@@ -45,10 +48,11 @@ kf_status kf_manifest_opts_parse(const kf_node *n, kf_manifest_opts *o,
 kf_status kf_strs_from_node(const kf_node *n, kf_strs *out, kf_arena *A,
                             const char *who, const char *path, kf_err *e);
 
-/* The custom resource as a node, keys in Kubernetes order.  Checks every
-** input the API server or the operator would refuse (names, labels, env
-** names, images, GPU requests that differ from limits), so the result
-** passes ../shared/tools/validate-manifest. */
+/* The custom resource for o's target (default operator) as a node, keys
+** in Kubernetes order.  Checks every input the API server or the operator
+** would refuse (names, labels, env names, images, GPU requests that differ
+** from limits), so the result passes ../shared/tools/validate-manifest
+** --target <target>. */
 kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
                       kf_node **out, const char *who, kf_err *e);
 
