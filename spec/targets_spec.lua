@@ -30,11 +30,11 @@ describe("kfjob.targets", function()
 end)
 
 describe("opts.target", function()
-  local job = kfjob.PyTorchJob{ master = {}, worker = { replicas = 2 } }
+  local job = kfjob.PyTorchJob{ master = {}, worker = { replicas = 2, image = "img:1" } }
 
   it("defaults to operator for manifest, byte for byte", function()
-    assert.are.equal(job:manifest{ name = "t", format = "json" },
-                     job:manifest{ name = "t", format = "json", target = "operator" })
+    assert.are.equal(job:manifest{ name = "t", format = "json", image = "img:1" },
+                     job:manifest{ name = "t", format = "json", image = "img:1", target = "operator" })
   end)
 
   it("names an unknown target with a did-you-mean", function()
