@@ -94,14 +94,18 @@ kf_status kf_problem_add(kf_problems *out, const kf_target_rule *r,
 kf_status kf_target_problems(const kf_job *j, kf_target t,
                              const kf_target_ctx *c, kf_arena *A,
                              kf_problems *out, kf_err *e) {
+  static const kf_target_rule *const tables[] = {
+      kf_target_rules, kf_target_rules_manifest, kf_target_rules_env};
   const kf_target_rule *r;
+  size_t i;
   kf_status st;
   out->A = A, out->v = NULL, out->n = out->cap = 0;
-  for (r = kf_target_rules; r->id != NULL; r++) {
-    if (!(r->kinds & (1u << j->kind))) continue;
-    if (r->sev[t] != KF_SEV_WARN && r->sev[t] != KF_SEV_ERROR) continue;
-    if ((st = r->test(j, t, c, r, out, e)) != KF_OK) return st;
-  }
+  for (i = 0; i < sizeof tables / sizeof tables[0]; i++)
+    for (r = tables[i]; r->id != NULL; r++) {
+      if (!(r->kinds & (1u << j->kind))) continue;
+      if (r->sev[t] != KF_SEV_WARN && r->sev[t] != KF_SEV_ERROR) continue;
+      if ((st = r->test(j, t, c, r, out, e)) != KF_OK) return st;
+    }
   return KF_OK;
 }
 
