@@ -382,7 +382,7 @@ describe("job:environment errors", function()
   end)
 
   it("checks opts", function()
-    assert.matches("opts.env.1X: invalid environment variable name",
+    assert.matches('opts.env%["1X"%]: invalid environment variable name',
                    util.error_of(job.environment, job, { name = "j", env = { ["1X"] = "v" } }))
     assert.matches("opts.namespace: 'Bad' is not a DNS%-1123 label",
                    util.error_of(job.environment, job, { name = "j", namespace = "Bad" }))

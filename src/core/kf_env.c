@@ -104,6 +104,21 @@ static const kf_node *field_ref(ectx *c, const char *path) {
   return o;
 }
 
+/* opts.env.NAME, or opts.env["NAME"] when NAME is not an identifier (as
+** the manifests' messages write it). */
+static int is_ident(const char *s) {
+  if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) return 0;
+  for (; *s; s++)
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+          (*s >= '0' && *s <= '9') || *s == '_'))
+      return 0;
+  return 1;
+}
+
+static void env_path(char *out, size_t cap, const char *name) {
+  snprintf(out, cap, is_ident(name) ? "opts.env.%.100s" : "opts.env[\"%.100s\"]", name);
+}
+
 /* A pod with the user's variables: opts.env (sorted), then the pod
 ** template primary container's env, as the manifests merge them. */
 static kf_env_pod *user_pod(ectx *c, const char *key) {
@@ -111,10 +126,13 @@ static kf_env_pod *user_pod(ectx *c, const char *key) {
   const kf_node *env = c->tp ? kf_node_get(c->tp, "env") : NULL;
   size_t i;
   if (p == NULL) return NULL;
-  for (i = 0; c->env && i < c->env->n; i++)
+  for (i = 0; c->env && i < c->env->n; i++) {
+    char at[128];
+    env_path(at, sizeof at, c->env->v[i].k);
     if (!var_add(c, p, c->env->v[i].k, c->env->v[i].v, NULL, KF_ENV_USER,
-                 fmt(c, "opts.env.%.100s", c->env->v[i].k)))
+                 fmt(c, "%s", at)))
       return NULL;
+  }
   for (i = 0; env && env->t == KF_NARR && i < env->u.c.n; i++) {
     const kf_node *it = env->u.c.v[i], *nm = kf_node_get(it, "name");
     const kf_node *val = kf_node_get(it, "value"), *from = kf_node_get(it, "valueFrom");
@@ -514,12 +532,14 @@ static kf_status user_env(const kf_kvs *in, kf_arena *A, kf_kvs *out,
   if (in->n) memcpy(v, in->v, in->n * sizeof *v);
   qsort(v, in->n, sizeof *v, kv_cmp);
   for (i = 0; i < in->n; i++) {
+    char at[128];
+    env_path(at, sizeof at, v[i].k);
     if (!env_name_ok(v[i].k))
-      return kf_fail(e, KF_EINVAL, "%s: opts.env.%.100s: invalid environment "
-                     "variable name (letters, digits, '_', '-' or '.', not "
-                     "starting with a digit)", who, v[i].k);
+      return kf_fail(e, KF_EINVAL, "%s: %s: invalid environment variable name "
+                     "(letters, digits, '_', '-' or '.', not starting with a "
+                     "digit)", who, at);
     if (i && strcmp(v[i].k, v[i - 1].k) == 0)
-      return kf_fail(e, KF_EINVAL, "%s: opts.env.%.100s: given twice", who, v[i].k);
+      return kf_fail(e, KF_EINVAL, "%s: %s: given twice", who, at);
   }
   out->v = v, out->n = in->n;
   return KF_OK;
