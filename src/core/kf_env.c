@@ -523,9 +523,8 @@ static int kv_cmp(const void *a, const void *b) {
   return strcmp(((const kf_kv *)a)->k, ((const kf_kv *)b)->k);
 }
 
-/* opts.env sorted by name (as the manifests write it), names checked. */
-static kf_status user_env(const kf_kvs *in, kf_arena *A, kf_kvs *out,
-                          const char *who, kf_err *e) {
+kf_status kf_env_user_vars(const kf_kvs *in, kf_arena *A, kf_kvs *out,
+                           const char *who, kf_err *e) {
   kf_kv *v = (kf_kv *)kf_arena_alloc(A, in->n * sizeof *v + 1);
   size_t i;
   if (v == NULL) return kf_nomem(e);
@@ -597,7 +596,7 @@ kf_status kf_environment(const kf_job *j, const kf_manifest_opts *o,
     return kf_fail(e, KF_EINVAL, "%s: opts.namespace: '%.100s' is not a "
                    "DNS-1123 label (at most 63 lowercase letters, digits and "
                    "'-', starting and ending with a letter or digit)", who, o->ns);
-  if ((st = user_env(&o->env, A, &env, who, e)) != KF_OK) return st;
+  if ((st = kf_env_user_vars(&o->env, A, &env, who, e)) != KF_OK) return st;
   memset(&ctx, 0, sizeof ctx);
   ctx.name = o->name;
   ctx.env = &env;

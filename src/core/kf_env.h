@@ -51,6 +51,12 @@ kf_status kf_env_pods_of(const kf_job *j, kf_target t, const char *name,
                          const char *ns, const kf_kvs *env, kf_arena *A,
                          kf_env_pods *out, const char *who, kf_err *e);
 
+/* opts.env as kf_target_ctx.env wants it: sorted by name (as manifests
+** write it), names checked ("<who>: opts.env.X: invalid environment
+** variable name", "given twice").  lint{target=, env=} passes the same. */
+kf_status kf_env_user_vars(const kf_kvs *in, kf_arena *A, kf_kvs *out,
+                           const char *who, kf_err *e);
+
 /* job:environment(opts): opts.name (required, a DNS-1035 label),
 ** opts.namespace, opts.env, opts.target (unset: operator) from `o`; the
 ** target's rules (kf_target_require, R16 included) first.  The result:
