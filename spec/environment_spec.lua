@@ -366,6 +366,9 @@ describe("job:environment errors", function()
                    util.error_of(job.environment, job, { name = "Bad_Name" }))
     assert.matches("^kfjob.environment: opts.name: too long for this job",
                    util.error_of(job.environment, job, { name = ("a"):rep(60) }))
+    -- a DNS-1035 label has at most 63 characters, on every target
+    assert.matches("is not a DNS%-1035 label %(at most 63 characters%)$",
+                   util.error_of(job.environment, job, { name = ("a"):rep(64), target = "flyte" }))
   end)
 
   it("names a misspelt target with a did-you-mean", function()
@@ -379,6 +382,19 @@ describe("job:environment errors", function()
                    util.error_of(tf.environment, tf, { name = "j", target = "trainer-2.3" }))
     assert.matches("^kfjob.environment: target 'mpi%-operator' does not run a PyTorchJob",
                    util.error_of(job.environment, job, { name = "j", target = "mpi-operator" }))
+  end)
+
+  it("has limits on the pods and on TF_CONFIG (README Limits)", function()
+    local big = kfjob.PyTorchJob{ worker = { replicas = 100000 } }
+    assert.are.equal("kfjob.environment: 100001 pods are more than the limit of 100000 whose environment kfjob lists",
+                     util.error_of(big.environment, big, { name = "j" }))
+    local tf = kfjob.TFJob{ worker = { replicas = 5000 } }
+    assert.are.equal("kfjob.environment: the TF_CONFIG of 5000 pods would take more than the limit of 64 MiB",
+                     util.error_of(tf.environment, tf, { name = "j" }))
+    -- 100 workers: each TF_CONFIG holds the 100 addresses
+    local env = kfjob.TFJob{ worker = { replicas = 100 } }:environment{ name = "j" }
+    assert.are.equal(100, #json.decode(env["worker-99"].env[1].value).cluster.worker)
+    assert.are.equal("j-worker-99.default.svc:2222", json.decode(env["worker-0"].env[1].value).cluster.worker[100])
   end)
 
   it("checks opts", function()

@@ -172,14 +172,38 @@ static int32_t port_of(ectx *c, const char *pname, int32_t dflt) {
   return dflt;
 }
 
-static int32_t total_replicas(const kf_job *j, const int *roles, int n) {
-  int32_t sum = 0;
+static int64_t total_replicas(const kf_job *j, const int *roles, int n) {
+  int64_t sum = 0;
   int i;
   for (i = 0; i < n; i++) sum += j->g[roles[i]].replicas;
   return sum;
 }
 
 #define NOMEM(c, x) do { if (!(x)) return kf_nomem((c)->e); } while (0)
+
+/* Appends a formatted line to a text (its oom flag notes a failure). */
+static void addf(ectx *c, kf_buf *b, const char *f, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void addf(ectx *c, kf_buf *b, const char *f, ...) {
+  char t[512];
+  va_list ap;
+  int n;
+  (void)c;
+  va_start(ap, f);
+  n = vsnprintf(t, sizeof t, f, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= sizeof t || !kf_buf_add(b, t, (size_t)n)) b->oom = 1;
+}
+
+/* A text built line by line in a buffer, copied into the arena. */
+static const char *text_end(ectx *c, kf_buf *b) {
+  const char *s = b->oom ? NULL : kf_arena_strndup(c->A, b->p ? b->p : "", b->n);
+  kf_buf_free(b);
+  return s;
+}
 
 /* ---- training-operator v1.9 (FACTS §8.2.1-§8.2.3) --------------------- */
 
@@ -192,7 +216,7 @@ static kf_status pytorch_env(ectx *c) {
   int elastic = j->kind == KF_ELASTIC;
   int master = !elastic && j->g[KF_MASTER].replicas > 0;
   int32_t port = port_of(c, "pytorchjob-port", 23456);
-  int32_t total = total_replicas(j, roles, n);
+  int64_t total = total_replicas(j, roles, n);
   /* spec.nprocPerNode: "auto" by defaulting unless elasticPolicy carries
   ** nProcPerNode, which kfjob always writes for an elastic job */
   const char *spec_nproc = elastic ? NULL : "auto";
@@ -215,7 +239,7 @@ static kf_status pytorch_env(ectx *c) {
       }
       if (spec_nproc) NOMEM(c, OP(c, p, "PET_NPROC_PER_NODE", spec_nproc));
       if (!elastic) {
-        NOMEM(c, var_int(c, p, "PET_NNODES", total));
+        NOMEM(c, var_int(c, p, "PET_NNODES", (long long)total));
         continue;
       }
       NOMEM(c, OP(c, p, "PET_RDZV_ENDPOINT", fmt(c, "%s-worker-0:%d", c->name, (int)port)));
@@ -256,15 +280,25 @@ static kf_status tf_env(ectx *c) {
   cl = cluster.oom ? NULL : kf_arena_strndup(c->A, cluster.p, cluster.n);
   kf_buf_free(&cluster);
   NOMEM(c, cl);
+  /* every pod holds the whole cluster: quadratic in the pods */
+  if ((double)strlen(cl) * (double)total_replicas(j, roles, n) > KF_MAX_ENV_BYTES)
+    return kf_fail(c->e, KF_ELIMIT, "%s: the TF_CONFIG of %lld pods would take more "
+                   "than the limit of %u MiB", c->who,
+                   (long long)total_replicas(j, roles, n), KF_MAX_ENV_BYTES >> 20);
   for (k = 0; k < n; k++) {
     int role = roles[k];
     for (i = 0; i < j->g[role].replicas; i++) {
       kf_env_pod *p = group_pod(c, role, i);
+      const char *v;
       NOMEM(c, p);
       if (total_replicas(j, roles, n) == 1) continue;   /* not distributed */
-      NOMEM(c, OP(c, p, "TF_CONFIG",
-                  fmt(c, "{\"cluster\":%s,\"task\":{\"type\":\"%s\",\"index\":%d},"
-                      "\"environment\":\"cloud\"}", cl, kf_roles[role].key, i)));
+      kf_buf_init(&cluster, sys);
+      addf(c, &cluster, "{\"cluster\":");
+      kf_buf_adds(&cluster, cl);
+      addf(c, &cluster, ",\"task\":{\"type\":\"%s\",\"index\":%d},\"environment\":\"cloud\"}",
+           kf_roles[role].key, i);
+      NOMEM(c, v = text_end(c, &cluster));
+      NOMEM(c, OP(c, p, "TF_CONFIG", v));
     }
   }
   return KF_OK;
@@ -292,30 +326,6 @@ static const char **sorted_workers(ectx *c, const char *suffix) {
     if ((v[i] = fmt(c, "%s-worker-%d%s", c->name, (int)i, suffix)) == NULL) return NULL;
   if (v) qsort(v, (size_t)n, sizeof *v, name_cmp);
   return v;
-}
-
-/* Appends a formatted line to a text (its oom flag notes a failure). */
-static void addf(ectx *c, kf_buf *b, const char *f, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static void addf(ectx *c, kf_buf *b, const char *f, ...) {
-  char t[512];
-  va_list ap;
-  int n;
-  (void)c;
-  va_start(ap, f);
-  n = vsnprintf(t, sizeof t, f, ap);
-  va_end(ap);
-  if (n < 0 || (size_t)n >= sizeof t || !kf_buf_add(b, t, (size_t)n)) b->oom = 1;
-}
-
-/* A text built line by line in a buffer, copied into the arena. */
-static const char *text_end(ectx *c, kf_buf *b) {
-  const char *s = b->oom ? NULL : kf_arena_strndup(c->A, b->p ? b->p : "", b->n);
-  kf_buf_free(b);
-  return s;
 }
 
 /* MPIJob and HorovodJob kubeflow.org/v1 (mpijob_controller.go); on Flyte
@@ -480,11 +490,21 @@ kf_status kf_env_pods_of(const kf_job *j, kf_target t, const char *name,
                          kf_env_pods *out, const char *who, kf_err *e) {
   ectx c;
   kf_status st;
+  long long pods;
+  int r;
   memset(&c, 0, sizeof c);
   memset(out, 0, sizeof *out);
   c.A = A, c.e = e, c.who = who, c.j = j, c.t = t, c.out = out;
   c.name = name, c.ns = ns ? ns : "default", c.env = env;
   c.tp = kf_pod_primary(j->pod_template, &c.tp_at);
+  if (strlen(name) > 63 || (ns && strlen(ns) > 63))   /* kf_environment checks them */
+    return kf_fail(e, KF_EINVAL, "%s: opts.name: longer than a DNS label (63)", who);
+  for (r = 0, pods = 0; r < KF_NROLES; r++)
+    if (kf_kind_role_of(&kf_kinds[j->kind], r) && j->g[r].replicas > 0) pods += j->g[r].replicas;
+  if (j->kind == KF_ELASTIC && j->max_nodes > pods) pods = j->max_nodes;
+  if (pods > KF_MAX_ENV_PODS)
+    return kf_fail(e, KF_ELIMIT, "%s: %lld pods are more than the limit of %d "
+                   "whose environment kfjob lists", who, pods, KF_MAX_ENV_PODS);
   switch (t) {
     case KF_T_FLYTE: case KF_T_FLYTE2:
       if (kf_python_task(j))
@@ -588,6 +608,9 @@ kf_status kf_environment(const kf_job *j, const kf_manifest_opts *o,
   if (!kfm_dns_label(o->name, strlen(o->name), 1))
     return kf_fail(e, KF_EINVAL, "%s: opts.name: '%.100s' is not a DNS-1035 "
                    "label (%s)", who, o->name, kfm_dns1035_rule);
+  if (strlen(o->name) > 63)
+    return kf_fail(e, KF_EINVAL, "%s: opts.name: '%.100s' is not a DNS-1035 "
+                   "label (at most 63 characters)", who, o->name);
   /* R15 stays an error on the operator, as in its manifests */
   if (t == KF_T_OPERATOR && (len = kfm_longest_pod(j, o->name, pod, sizeof pod)) > 63)
     return kf_fail(e, KF_EINVAL, "%s: opts.name: too long for this job: pod "

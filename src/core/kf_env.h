@@ -11,6 +11,11 @@
 #include "kf_manifest.h"
 #include "kf_target.h"
 
+/* Limits of one environment (README "Limits"): pods listed, and the bytes
+** of TF_CONFIG, which every TFJob pod holds whole (quadratic in pods). */
+#define KF_MAX_ENV_PODS 100000
+#define KF_MAX_ENV_BYTES (64u << 20)
+
 /* Who put a variable in the pod's list. */
 enum { KF_ENV_USER, KF_ENV_FLYTE, KF_ENV_OPERATOR,
        KF_ENV_YIELDED   /* the operator's, left out because the user set
