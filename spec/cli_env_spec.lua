@@ -41,6 +41,9 @@ local CONFIGS = {
   ["pt4.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.PyTorchJob{ worker = { replicas = 3 } }\n",
   ["mpi.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.MPIJob{ worker = { replicas = 2 }, slots = 2 }\n",
   ["el.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.Elastic{ nnodes = '2:4', nproc_per_node = 8, max_restarts = 3 }\n",
+  ["multi.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.TFJob{ worker = { replicas = 1 },\n"
+               .. "  pod_template = { spec = { containers = { { name = 'primary', env = {\n"
+               .. "    { name = 'CERT', value = 'a\\nb' }, { name = 'X', value = '1' } } } } } } }\n",
   ["tf.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.TFJob{ worker = { replicas = 2 } }\n",
   ["set.lua"] = "local kfjob = require 'kfjob'\nreturn { a = kfjob.PyTorchJob{ worker = { replicas = 1 } },\n"
              .. "  b = kfjob.TFJob{ worker = { replicas = 1 } } }\n",
@@ -118,6 +121,12 @@ describe("kfjob env", function()
       "# file /etc/mpi/hostfile:", "#   m-worker-0 slots=1", "#   m-worker-1 slots=1",
       "# file /etc/mpi/discover_hosts.sh:", "#   #!/bin/sh", "#   echo m-worker-0:1", "#   echo m-worker-1:1", "",
     }, "\n"), out)
+  end)
+
+  it("shows a value with a line break as a comment with its JSON string", function()
+    local code, out = kfjob("env", path("multi.lua"), "--name", "t")
+    assert.are.equal(0, code)
+    assert.are.equal('# t worker-0\n# CERT has a multi-line value: "a\\nb"\nX=1\n', out)
   end)
 
   it("takes --namespace and mpi-operator's FQDN hostfile", function()

@@ -6,7 +6,8 @@
 **
 ** -f env keeps the output a valid env file: everything that is not a plain
 ** value is a comment - the pod headers, variables whose value Kubernetes
-** fills in at run time (valueFrom, shown as its JSON), and the files the
+** fills in at run time (valueFrom, shown as its JSON), values with line
+** breaks (as a JSON string), and the files the
 ** operator mounts, one "#   " line per line of content.
 */
 #include <stdio.h>
@@ -58,7 +59,16 @@ static void print_pod(const char *job, const char *pod, json_t *v) {
       printf("# %s from valueFrom %s\n", name, s);
       free(s);
     } else {
-      printf("%s=%s\n", name, json_string_value(json_object_get(it, "value")));
+      json_t *val = json_object_get(it, "value");
+      const char *s = json_string_value(val);
+      if (strchr(s, '\n') || strchr(s, '\r')) {   /* would break the line */
+        char *q = json_dumps(val, JSON_ENCODE_ANY);
+        if (q == NULL) cli_die_oom();
+        printf("# %s has a multi-line value: %s\n", name, q);
+        free(q);
+      } else {
+        printf("%s=%s\n", name, s);
+      }
     }
   }
   json_object_foreach(files, path, it) print_file(path, json_string_value(it));
