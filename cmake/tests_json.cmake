@@ -2,3 +2,7 @@
 add_executable(test_json test/test_json.c $<TARGET_OBJECTS:kfjob_core>)
 target_link_libraries(test_json PRIVATE kfjob_core)
 add_test(NAME json_codec COMMAND test_json)
+# R16 through the rule walk (C).
+add_executable(test_env_rules test/test_env_rules.c $<TARGET_OBJECTS:kfjob_core>)
+target_link_libraries(test_env_rules PRIVATE kfjob_core)
+add_test(NAME env_rules COMMAND test_env_rules)

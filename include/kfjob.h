@@ -168,10 +168,16 @@ typedef enum kfjob_format {
   KFJOB_FORMAT_MANIFEST,       /**< The `kubeflow.org/v1` custom resource
                                     as YAML (`job:manifest()`); text. */
   KFJOB_FORMAT_MANIFEST_JSON,  /**< The custom resource as JSON; text. */
-  KFJOB_FORMAT_NONE            /**< Nothing: validate (and lint) only;
+  KFJOB_FORMAT_NONE,           /**< Nothing: validate (and lint) only;
                                     kfjob_job::data is NULL.  The job is
                                     still encoded for the run's version,
                                     so a job it cannot express fails. */
+  KFJOB_FORMAT_ENVIRONMENT     /**< Every pod's environment variables and
+                                    files on kfjob_run_options::target
+                                    (`job:environment()`, default target
+                                    operator) as one JSON object; text.
+                                    After ::KFJOB_FORMAT_NONE so the
+                                    earlier values keep their numbers. */
 } kfjob_format;
 
 /** Default of kfjob_host_options::memory_limit: 64 MiB per run. */
@@ -315,6 +321,11 @@ typedef struct kfjob_run_options {
                                   (helm's --set-string); applied after
                                   #params, so they win for the same key. */
   size_t nstring_params;     /**< Number of #string_params. */
+  const char *target;        /**< A target of SPEC §11 ("operator",
+                                  "flyte", "mpi-operator", ...) for the
+                                  formats that take one; NULL: the
+                                  format's default.  An unknown name is
+                                  ::KFJOB_EARG with a did-you-mean. */
   unsigned long time_limit_ms; /**< Wall-clock limit of the run in
                                   milliseconds (0: none, the default), the
                                   last resort behind the memory limit and

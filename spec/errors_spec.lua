@@ -352,6 +352,34 @@ local raising = {
     { "version as a string", call("encode", JOB, { version = "1" }),
       "kfjob.encode: opts.version: expected 0 or 1, got string '1'" },
   },
+
+  -- job:environment (SPEC §11); its R16 error on Trainer included
+  ["environment options"] = {
+    { "no name", call("environment", JOB), "kfjob.environment: opts.name: required (the resource name, a DNS-1035 label)" },
+    { "a name that is no DNS-1035 label", call("environment", JOB, { name = "1job" }),
+      "kfjob.environment: opts.name: '1job' is not a DNS-1035 label (lowercase letters, digits and '-', "
+      .. "starting with a letter and ending with a letter or digit)" },
+    { "typo'd option", call("environment", JOB, { nmae = "j" }),
+      "kfjob.environment: opts.nmae: unknown option (did you mean 'name'?)" },
+    { "misspelt target", call("environment", JOB, { name = "j", target = "mpi-operater" }),
+      "kfjob.environment: opts.target: unknown target 'mpi-operater' (did you mean 'mpi-operator'?)" },
+    { "a kind the target does not run", call("environment", JOB, { name = "j", target = "mpi-operator" }),
+      "kfjob.environment: target 'mpi-operator' does not run a TFJob (it runs mpi-operator v0.8 (MPIJob kubeflow.org/v2beta1))" },
+    { "an invalid variable name", call("environment", JOB, { name = "j", env = { ["A B"] = "1" } }),
+      "kfjob.environment: opts.env[\"A B\"]: invalid environment variable name (letters, digits, '_', '-' or '.', "
+      .. "not starting with a digit)" },
+    { "a namespace that is no DNS-1123 label", call("environment", JOB, { name = "j", namespace = "x_y" }),
+      "kfjob.environment: opts.namespace: 'x_y' is not a DNS-1123 label (at most 63 lowercase letters, digits "
+      .. "and '-', starting and ending with a letter or digit)" },
+    { "R16: a torch PET_* variable on Trainer",
+      call("environment", kfjob.PyTorchJob { worker = { replicas = 1 } },
+           { name = "j", target = "trainer-2.2", env = { PET_MASTER_ADDR = "x" } }),
+      "kfjob.environment: opts.env.PET_MASTER_ADDR: PET_MASTER_ADDR is reserved by Trainer's torch runtime: "
+      .. "the TrainJob webhook rejects it (must not have reserved envs) (target trainer-2.2)" },
+    { "an Elastic python-task on Flyte", call("environment", kfjob.Elastic { nnodes = 1 }, { name = "e", target = "flyte" }),
+      "kfjob.environment: nnodes: an Elastic job with nnodes = 1 runs on Flyte as a plain python-task pod: "
+      .. "no PyTorchJob, no injected environment (target flyte)" },
+  },
 }
 
 -- ---- decoders (nil, message) ---------------------------------------------------

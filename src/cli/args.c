@@ -21,6 +21,8 @@ static const char *const usage_text =
 "                      plugin bytes or custom JSON, and print the job\n"
 "  diff   A B          compare two renders (files, -o directories or config\n"
 "                      scripts) job by job\n"
+"  env    CONFIG.lua   the environment variables (and MPI files) each pod of\n"
+"                      each job gets on a target\n"
 "\n"
 "render options:\n"
 "  -f, --format FMT    json (default), yaml, pb, template, manifest,\n"
@@ -55,6 +57,10 @@ static const char *const usage_text =
 "  HorovodJob), -V N (version of the bytes, default 1), -f FMT, --name\n"
 "diff options: --type T and -V N for plugin bytes, -f FMT and --set for\n"
 "  config scripts\n"
+"env options: --name N (resource name in the values; default: the config's\n"
+"  file name), --namespace NS, --target T (default operator), --pod POD\n"
+"  (e.g. worker-0), -f env (NAME=value lines, default) or json, --set,\n"
+"  --set-string, the limits\n"
 "\n"
 "stdout: json and template-json/manifest-json write one JSON document per\n"
 "line (json as {\"name\", \"kind\", \"type\", \"taskTypeVersion\", \"custom\"});\n"
@@ -72,24 +78,26 @@ typedef struct optdef {
 } optdef;
 
 static const optdef optdefs[] = {
-    {"format", 'f', 1, C_RENDER | C_DECODE | C_DIFF},
+    {"format", 'f', 1, C_RENDER | C_DECODE | C_DIFF | C_ENV},
     {"version", 'V', 1, C_ALL},
     {"output", 'o', 1, C_RENDER},
-    {"set", 0, 1, C_RENDER | C_CHECK | C_DIFF},
-    {"set-string", 0, 1, C_RENDER | C_CHECK | C_DIFF},
+    {"set", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_ENV},
+    {"set-string", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_ENV},
     {"name", 0, 1, C_ALL},
     {"dry-run", 0, 0, C_RENDER},
     {"replica-encoding", 0, 1, C_RENDER | C_DIFF},
-    {"namespace", 0, 1, C_RENDER | C_DIFF},
+    {"namespace", 0, 1, C_RENDER | C_DIFF | C_ENV},
     {"image", 0, 1, C_RENDER | C_CHECK | C_DIFF},
     {"keep-going", 0, 0, C_RENDER},
     {"progress", 0, 0, C_RENDER | C_CHECK},
     {"no-progress", 0, 0, C_RENDER | C_CHECK},
-    {"memory-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE},
-    {"instruction-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE},
-    {"time-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE},
+    {"memory-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE | C_ENV},
+    {"instruction-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE | C_ENV},
+    {"time-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE | C_ENV},
     {"type", 't', 1, C_DECODE | C_DIFF},
     {"strict", 0, 0, C_CHECK},
+    {"target", 0, 1, C_ENV},
+    {"pod", 0, 1, C_ENV},
     {NULL, 0, 0, 0}};
 
 static int usage_error(const char *fmt, const char *a) {
@@ -145,7 +153,14 @@ static int set_option(opts *o, const optdef *d, const char *val) {
     return usage_error("option '--%s' does not apply to this command", d->lng);
   switch (d->lng[0] == 'n' && d->lng[1] == 'o' ? '!' : d->lng[0]) {
     case 'f':
-      if (!kfjob_format_parse(val, &o->format) || o->format == KFJOB_FORMAT_NONE)
+      if (o->cmd == C_ENV) {
+        if (strcmp(val, "env") && strcmp(val, "json"))
+          return usage_error("env -f expects env or json, got '%s'", val);
+        o->env_json = val[0] == 'j';
+        break;
+      }
+      if (!kfjob_format_parse(val, &o->format) || o->format == KFJOB_FORMAT_NONE ||
+          o->format == KFJOB_FORMAT_ENVIRONMENT)
         return usage_error("unknown format '%s' (json, yaml, pb, template, "
                            "manifest, template-json, manifest-json)", val);
       o->format_set = 1;
@@ -196,7 +211,10 @@ static int set_option(opts *o, const optdef *d, const char *val) {
       }
       break;
     case 'k': o->keep_going = 1; break;
-    case 'p': o->progress = 1; break;
+    case 'p':
+      if (strcmp(d->lng, "pod") == 0) o->pod = val;
+      else o->progress = 1;
+      break;
     case '!': o->progress = 0; break;
     case 'm':
       if (parse_size(val, &n, 1) != 0 || n > (unsigned long long)(size_t)-1)
@@ -204,7 +222,9 @@ static int set_option(opts *o, const optdef *d, const char *val) {
       o->memory_limit = (size_t)n;
       break;
     case 't':
-      if (strcmp(d->lng, "time-limit") == 0) {
+      if (strcmp(d->lng, "target") == 0) {
+        o->target = val;   /* the host checks it (did-you-mean, exit 2) */
+      } else if (strcmp(d->lng, "time-limit") == 0) {
         if (parse_duration(val, &n) != 0 || n > (unsigned long)-1)
           return usage_error("--time-limit expects a duration such as 30s, 500ms or "
                              "2m, got '%s'", val);
@@ -219,7 +239,7 @@ static int set_option(opts *o, const optdef *d, const char *val) {
 
 /* Parse argv into o; returns -1 when done, else an exit status. */
 int cli_parse_args(int argc, char **argv, opts *o) {
-  static const char *const cmds[] = {"render", "check", "decode", "diff", NULL};
+  static const char *const cmds[] = {"render", "check", "decode", "diff", "env", NULL};
   int i, k, only_pos = 0, want;
   memset(o, 0, sizeof *o);
   o->format = KFJOB_FORMAT_JSON;

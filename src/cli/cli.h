@@ -20,7 +20,7 @@
 
 /* ---- options (args.c) ---------------------------------------------------- */
 
-enum { C_RENDER = 1, C_CHECK = 2, C_DECODE = 4, C_DIFF = 8, C_ALL = 15 };
+enum { C_RENDER = 1, C_CHECK = 2, C_DECODE = 4, C_DIFF = 8, C_ENV = 16, C_ALL = 31 };
 
 typedef struct opts {
   int cmd;
@@ -40,6 +40,9 @@ typedef struct opts {
   size_t memory_limit;
   unsigned long long instruction_limit;
   unsigned long time_limit_ms;
+  const char *target;           /* --target, NULL: the command's default */
+  const char *pod;              /* env --pod */
+  int env_json;                 /* env -f json (else -f env) */
 } opts;
 
 /* Parse argv into o; returns -1 when done, else an exit status. */
@@ -179,5 +182,6 @@ int cli_cmd_render(const opts *o);
 int cli_cmd_check(const opts *o);
 int cli_cmd_decode(const opts *o);
 int cli_cmd_diff(const opts *o);
+int cli_cmd_env(const opts *o);     /* env.c */
 
 #endif

@@ -32,6 +32,7 @@ int main(int argc, char **argv) {
     case C_RENDER: code = cli_cmd_render(&o); break;
     case C_CHECK: code = cli_cmd_check(&o); break;
     case C_DECODE: code = cli_cmd_decode(&o); break;
+    case C_ENV: code = cli_cmd_env(&o); break;
     default: code = cli_cmd_diff(&o); break;
   }
   free((void *)o.params);

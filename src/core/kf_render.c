@@ -10,6 +10,7 @@
 #include "kf_render.h"
 #include "kf_json.h"
 #include "kf_template.h"
+#include "kf_env.h"
 
 void kf_render_opts_init(kf_render_opts *o) {
   memset(o, 0, sizeof *o);
@@ -115,6 +116,13 @@ kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
     case KF_RENDER_MANIFEST:
     case KF_RENDER_MANIFEST_JSON:
       return manifest(j, o, A, out, e);
+    case KF_RENDER_ENVIRONMENT: {
+      kf_node *doc;
+      if ((st = check_json_indent(indent, o->who, e)) != KF_OK ||
+          (st = kf_environment(j, &o->manifest, A, &doc, o->who, e)) != KF_OK)
+        return st;
+      return kf_node_to_json(doc, indent, out, e);
+    }
   }
   return kf_fail(e, KF_EINVAL, "kfjob: unknown output format %d", (int)o->format);
 }

@@ -21,7 +21,9 @@ typedef enum kf_render_format {
   KF_RENDER_TEMPLATE,       /* TaskTemplate bytes          (job:task_template) */
   KF_RENDER_TEMPLATE_JSON,  /* the TaskTemplate as JSON */
   KF_RENDER_MANIFEST,       /* kubeflow.org/v1 resource, YAML (job:manifest) */
-  KF_RENDER_MANIFEST_JSON   /* the resource as JSON */
+  KF_RENDER_MANIFEST_JSON,  /* the resource as JSON */
+  KF_RENDER_ENVIRONMENT     /* every pod's environment, JSON (job:environment;
+                               kfjob_format's value differs: after "none") */
 } kf_render_format;
 
 typedef struct kf_render_opts {
@@ -33,7 +35,8 @@ typedef struct kf_render_opts {
   const kf_node *template_opts;  /* TaskTemplate formats: id, container,
                                     config as kf_task_template takes them;
                                     NULL: none */
-  kf_manifest_opts manifest;     /* manifest formats: name is required */
+  kf_manifest_opts manifest;     /* manifest and environment formats: name
+                                    is required */
   const char *who;          /* required: the method's name prefixing errors
                                ("kfjob.encode", "kfjob.to_json" also for
                                YAML, "kfjob.task_template",

@@ -55,8 +55,13 @@ typedef enum kf_sev { KF_SEV_NA, KF_SEV_OK, KF_SEV_WARN, KF_SEV_ERROR } kf_sev;
 
 /* What a rule may look at besides the job: the emitting call's options.
 ** Fields are NULL/0 when the caller does not have them. */
+struct kf_kvs;
 typedef struct kf_target_ctx {
   const char *name;            /* resource name (manifest, environment) */
+  const struct kf_kvs *env;    /* the user's variables (opts.env of
+                                  environment and lint), sorted by name;
+                                  NULL: none.  R16 also reads the pod
+                                  template's primary env from the job. */
 } kf_target_ctx;
 
 typedef struct kf_problem {

@@ -11,10 +11,11 @@
 #include <sys/stat.h>
 
 #include "host.h"
+#include "kf_target.h"
 
 static const char *const format_names[] = {
     "pb", "json", "yaml", "template", "template-json", "manifest",
-    "manifest-json", "none"};
+    "manifest-json", "none", "environment"};
 
 void kfh_msg(kfjob_host *h, const char *fmt, ...) {
   va_list ap;
@@ -25,7 +26,7 @@ void kfh_msg(kfjob_host *h, const char *fmt, ...) {
 
 static kfjob_status check_opts(kfjob_host *h, const kfjob_run_options *o) {
   size_t i;
-  if ((unsigned)o->format > (unsigned)KFJOB_FORMAT_NONE) {
+  if ((unsigned)o->format > (unsigned)KFJOB_FORMAT_ENVIRONMENT) {
     kfh_msg(h, "unknown format %d", (int)o->format);
     return KFJOB_EARG;
   }
@@ -38,6 +39,14 @@ static kfjob_status check_opts(kfjob_host *h, const kfjob_run_options *o) {
     kfh_msg(h, "replica_encoding: expected \"flat\" or \"common\", got \"%s\"",
             o->replica_encoding);
     return KFJOB_EARG;
+  }
+  if (o->target) {
+    kf_target t;
+    kf_err e;
+    if (kf_target_parse(o->target, &t, "options", "target", &e) != KF_OK) {
+      kfh_msg(h, "%s", e.msg);
+      return KFJOB_EARG;
+    }
   }
   if (o->nparams && o->params == NULL) {
     kfh_msg(h, "params is NULL but nparams is not 0");
@@ -267,14 +276,14 @@ KFJOB_API const char *kfjob_status_string(kfjob_status s) {
 }
 
 KFJOB_API const char *kfjob_format_name(kfjob_format f) {
-  if ((unsigned)f > (unsigned)KFJOB_FORMAT_NONE) return NULL;
+  if ((unsigned)f > (unsigned)KFJOB_FORMAT_ENVIRONMENT) return NULL;
   return format_names[f];
 }
 
 KFJOB_API int kfjob_format_parse(const char *name, kfjob_format *out) {
   int i;
   if (name == NULL) return 0;
-  for (i = 0; i <= (int)KFJOB_FORMAT_NONE; i++)
+  for (i = 0; i <= (int)KFJOB_FORMAT_ENVIRONMENT; i++)
     if (strcmp(name, format_names[i]) == 0) {
       if (out) *out = (kfjob_format)i;
       return 1;

@@ -36,21 +36,30 @@ static void render_opts(const kf_job *kj, const run *R, const char *name,
       [KF_RENDER_TEMPLATE] = "kfjob.task_template",
       [KF_RENDER_TEMPLATE_JSON] = "kfjob.task_template",
       [KF_RENDER_MANIFEST] = "kfjob.manifest",
-      [KF_RENDER_MANIFEST_JSON] = "kfjob.manifest"};
+      [KF_RENDER_MANIFEST_JSON] = "kfjob.manifest",
+      [KF_RENDER_ENVIRONMENT] = "kfjob.environment"};
   kfjob_format f = R->o.format;
+  kf_err e;
   kf_render_opts_init(ro);
-  ro->format = f == KFJOB_FORMAT_NONE ? KF_RENDER_PB : (kf_render_format)f;
+  ro->format = f == KFJOB_FORMAT_NONE ? KF_RENDER_PB
+               : f == KFJOB_FORMAT_ENVIRONMENT ? KF_RENDER_ENVIRONMENT
+               : (kf_render_format)f;
   ro->who = (unsigned)ro->format < sizeof who / sizeof *who ? who[ro->format] : "kfjob";
   ro->enc.version = version;
   ro->enc.ctor = lkf_job_mt[kj->kind];
   ro->enc.common = R->o.replica_encoding &&
                    strcmp(R->o.replica_encoding, "common") == 0;
   if (R->o.indent > 0 && (f == KFJOB_FORMAT_JSON || f == KFJOB_FORMAT_TEMPLATE_JSON ||
-                          f == KFJOB_FORMAT_MANIFEST_JSON))
+                          f == KFJOB_FORMAT_MANIFEST_JSON || f == KFJOB_FORMAT_ENVIRONMENT))
     ro->indent = R->o.indent;
   ro->manifest.name = name;
   ro->manifest.ns = R->o.namespace_;
   ro->manifest.image = R->o.image;
+  /* checked by check_opts: the name parses */
+  if (R->o.target && (f == KFJOB_FORMAT_MANIFEST || f == KFJOB_FORMAT_MANIFEST_JSON ||
+                      f == KFJOB_FORMAT_ENVIRONMENT) &&
+      kf_target_parse(R->o.target, &ro->manifest.target, "kfjob", "target", &e) == KF_OK)
+    ro->manifest.target_set = 1;
 }
 
 /* Lint warnings as the host's array in the arena (non-NULL even when

@@ -165,7 +165,7 @@ static int job_index(lua_State *L) {
                                         "spec", "with", "encode", "versions",
                                         "custom", "to_json", "task_template",
                                         "manifest", "lint", "launcher_command",
-                                        NULL};
+                                        "environment", NULL};
     return read_field(L, lkf_job_mt[j->kind], spec, key, NULL, extra);
   }
 }

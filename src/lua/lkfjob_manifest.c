@@ -8,6 +8,7 @@
 #include "lkfjob.h"
 #include "kf_json.h"
 #include "kf_manifest.h"
+#include "kf_env.h"
 
 /* Options every manifest takes; the output options follow. */
 #define MANIFEST_KEYS "name", "namespace", "image", "command", "args", "env", \
@@ -279,8 +280,29 @@ static int m_launcher_command(lua_State *L) {
   return 1;
 }
 
+/* job:environment(opts): every pod's variables and files on opts.target
+** (default operator); SPEC §11. */
+static int m_environment(lua_State *L) {
+  static const char who[] = "kfjob.environment";
+  static const char *const keys[] = {"name", "namespace", "env", "target", NULL};
+  const kf_job *j = lkf_checkjob(L, 1);
+  lctx *X;
+  kf_manifest_opts o;
+  kf_node *out;
+  kf_err e;
+  opts_arg(L);  /* before lkf_ctx: it keeps its guard above the args */
+  X = lkf_ctx(L, 2);
+  lkf_checkopts(L, 2, who, keys);
+  if (kf_manifest_opts_parse(lkf_checknode(L, X, 2, who, &e), &o, &X->A, who, &e) ||
+      kf_environment(j, &o, &X->A, &out, who, &e))
+    return lkf_raise(L, &e);
+  lkf_pushnode(L, out);
+  return 1;
+}
+
 const luaL_Reg lkf_manifest_funcs[] = {{"manifests", l_manifests}, {NULL, NULL}};
 const luaL_Reg lkf_manifest_methods[] = {{"manifest", m_manifest},
                                          {"lint", m_lint},
                                          {"launcher_command", m_launcher_command},
+                                         {"environment", m_environment},
                                          {NULL, NULL}};

@@ -397,6 +397,25 @@ if F.manifest then
   end
 else skip("manifest", "job:manifest not available yet") end
 
+-- ---- environment (SPEC §11) -------------------------------------------------
+
+if methods.environment ~= nil then
+  -- targets each kind runs on, with user variables that collide (R16 warns)
+  local ENV_TARGETS = {
+    TFJob = { "operator", "flyte2" }, PyTorchJob = { "operator", "flyte", "flyte2", "trainer-2.3" },
+    Elastic = { "operator", "flyte", "flyte2" }, MPIJob = { "operator", "flyte2", "mpi-operator" },
+    HorovodJob = { "operator", "mpi-operator" },
+  }
+  for _, k in ipairs(KINDS) do
+    scenario("environment " .. k, function(j)
+      for _, t in ipairs(ENV_TARGETS[k]) do
+        check(type(j:environment{ name = "train-job", namespace = "ml", target = t,
+                                  env = { X = "1", WORLD_SIZE = "2", I_MPI_HYDRA_BOOTSTRAP = "ssh" } }) == "table", t)
+      end
+    end, function() return k2()[k](SPECS[k]) end)
+  end
+else skip("environment", "job:environment not available yet") end
+
 if type(kfjob.manifests) == "function" then
   scenario("manifests (batch: yaml stream, json list)", function(J)
     local items = { J.TFJob, { job = J.MPIJob, name = "mpi-job", namespace = "x" },

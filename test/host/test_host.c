@@ -152,7 +152,7 @@ static void test_version(void) {
 static void test_names(void) {
   kfjob_format f;
   int i;
-  for (i = 0; i <= (int)KFJOB_FORMAT_NONE; i++) {
+  for (i = 0; i <= (int)KFJOB_FORMAT_ENVIRONMENT; i++) {
     const char *n = kfjob_format_name((kfjob_format)i);
     CHECK(n != NULL);
     CHECK(kfjob_format_parse(n, &f) && (int)f == i);
@@ -188,7 +188,7 @@ static void test_formats(void) {
   if (c.jobs[0].data) snprintf(json, sizeof json, "%s", c.jobs[0].data);
   collect_free(&c);
 
-  for (i = 0; i <= (int)KFJOB_FORMAT_NONE; i++) {
+  for (i = 0; i <= (int)KFJOB_FORMAT_ENVIRONMENT; i++) {
     o.format = (kfjob_format)i;
     o.image = "img:task";
     CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
@@ -235,10 +235,34 @@ static void test_formats(void) {
       case KFJOB_FORMAT_NONE:
         CHECK(c.jobs[0].data == NULL && c.jobs[0].size == 0);
         break;
+      case KFJOB_FORMAT_ENVIRONMENT:   /* FACTS §8.2.1: Master 1 + Worker 2 */
+        CHECK_HAS(c.jobs[0].data, "{\"master-0\":{\"env\":[{\"name\":\"PYTHONUNBUFFERED\","
+                                  "\"value\":\"1\"},{\"name\":\"MASTER_PORT\",\"value\":\"23456\"}");
+        CHECK_HAS(c.jobs[0].data, "{\"name\":\"MASTER_ADDR\",\"value\":\"bert-master-0\"}");
+        CHECK_HAS(c.jobs[0].data, "\"worker-1\":{\"env\":[");
+        CHECK_HAS(c.jobs[0].data, "{\"name\":\"RANK\",\"value\":\"2\"}");
+        break;
     }
     collect_free(&c);
     collect_free(&d);
   }
+
+  /* the environment on a target; a misspelt target is an argument error */
+  kfjob_run_options_init(&o);
+  o.name = "bert";
+  o.format = KFJOB_FORMAT_ENVIRONMENT;
+  o.target = "trainer-2.3";
+  CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
+  CHECK(c.n == 1);
+  if (c.n == 1) {
+    CHECK_HAS(c.jobs[0].data, "\"node-0-2\":{\"env\":[{\"name\":\"PET_NNODES\",\"value\":\"3\"}");
+    CHECK_HAS(c.jobs[0].data, "{\"name\":\"PET_MASTER_ADDR\",\"value\":\"bert-node-0-0.bert\"}");
+  }
+  collect_free(&c);
+  o.target = "trainer-23";
+  CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_EARG);
+  CHECK_HAS(kfjob_host_message(h), "unknown target 'trainer-23' (did you mean 'trainer-2.3'?)");
+  collect_free(&c);
 
   /* pretty JSON, version 0, common replica encoding */
   kfjob_run_options_init(&o);

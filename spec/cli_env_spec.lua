@@ -1,0 +1,187 @@
+-- Specs for `kfjob env` (SPEC §11): each pod's environment on a target,
+-- run as a separate process (build/kfjob, or $KFJOB_CLI) like cli_spec.lua.
+-- Expected values are written by hand from FACTS §8.2.
+local util = require "util"
+if util.lua ~= "5.4" then
+  describe("kfjob env", function()
+    pending(util.why("the kfjob CLI is built for Lua 5.4 only (tested by the Lua 5.4 suite)"))
+  end)
+  return
+end
+
+local json = require "dkjson"
+local KFJOB = os.getenv("KFJOB_CLI") or "./build/kfjob"
+
+local function quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+local function slurp(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+local function kfjob(...)
+  local args, parts, errf = { ... }, { KFJOB }, os.tmpname()
+  for i = 1, #args do parts[#parts + 1] = quote(args[i]) end
+  local p = io.popen(table.concat(parts, " ") .. " 2>" .. errf .. " </dev/null", "r")
+  local out = p:read("*a")
+  local _, _, code = p:close()
+  local err = slurp(errf)
+  os.remove(errf)
+  return code, out, err
+end
+
+local TMP = os.tmpname()
+os.remove(TMP)
+assert(os.execute("mkdir -p " .. quote(TMP)))
+local function path(name) return TMP .. "/" .. name end
+local CONFIGS = {
+  ["pt4.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.PyTorchJob{ worker = { replicas = 3 } }\n",
+  ["mpi.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.MPIJob{ worker = { replicas = 2 }, slots = 2 }\n",
+  ["el.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.Elastic{ nnodes = '2:4', nproc_per_node = 8, max_restarts = 3 }\n",
+  ["multi.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.TFJob{ worker = { replicas = 1 },\n"
+               .. "  pod_template = { spec = { containers = { { name = 'primary', env = {\n"
+               .. "    { name = 'CERT', value = 'a\\nb' }, { name = 'X', value = '1' } } } } } } }\n",
+  ["tf.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.TFJob{ worker = { replicas = 2 } }\n",
+  ["set.lua"] = "local kfjob = require 'kfjob'\nreturn { a = kfjob.PyTorchJob{ worker = { replicas = 1 } },\n"
+             .. "  b = kfjob.TFJob{ worker = { replicas = 1 } } }\n",
+}
+for name, src in pairs(CONFIGS) do
+  local f = assert(io.open(path(name), "wb"))
+  f:write(src)
+  f:close()
+end
+
+-- FACTS §8.2.1 worked example 1, for pod `rank` of job `j`.
+local function pt(j, rank)
+  return table.concat({
+    "PYTHONUNBUFFERED=1", "MASTER_PORT=23456", "PET_MASTER_PORT=23456",
+    "MASTER_ADDR=" .. j .. "-master-0", "PET_MASTER_ADDR=" .. j .. "-master-0", "WORLD_SIZE=4",
+    "RANK=" .. rank, "PET_NODE_RANK=" .. rank, "PET_NPROC_PER_NODE=auto", "PET_NNODES=4", "",
+  }, "\n")
+end
+
+describe("kfjob env", function()
+  setup(function()
+    local f = io.open(KFJOB, "rb")
+    assert(f, KFJOB .. " is missing: build first")
+    f:close()
+  end)
+  teardown(function() os.execute("rm -rf " .. quote(TMP)) end)
+
+  it("prints NAME=value lines per pod of a 4-node PyTorchJob (operator by default)", function()
+    local code, out, err = kfjob("env", path("pt4.lua"), "--name", "j")
+    assert.are.equal(0, code, err)
+    assert.are.equal("# j master-0\n" .. pt("j", 0) .. "# j worker-0\n" .. pt("j", 1) ..
+                     "# j worker-1\n" .. pt("j", 2) .. "# j worker-2\n" .. pt("j", 3), out)
+  end)
+
+  it("names the job after the config without --name", function()
+    local code, out = kfjob("env", path("pt4.lua"), "--pod", "worker-2")
+    assert.are.equal(0, code)
+    assert.are.equal("# pt4 worker-2\n" .. pt("pt4", 3), out)
+  end)
+
+  it("-f json prints the environment table", function()
+    local code, out = kfjob("env", path("el.lua"), "--name", "j", "-f", "json", "--target", "flyte")
+    assert.are.equal(0, code)
+    local doc = assert(json.decode(out))
+    assert.are.same({
+      env = {
+        { name = "_F_WN", valueFrom = { fieldRef = { fieldPath = "metadata.name" } } },
+        { name = "PYTHONUNBUFFERED", value = "1" },
+        { name = "PET_RDZV_ENDPOINT", value = "j-worker-0:23456" },
+        { name = "PET_RDZV_BACKEND", value = "c10d" },
+        { name = "PET_NNODES", value = "2:4" },
+        { name = "PET_MAX_RESTARTS", value = "3" },
+        { name = "PET_NPROC_PER_NODE", value = "8" },
+      },
+      files = {},
+    }, doc["worker-3"])
+    local code2, one = kfjob("env", path("el.lua"), "--name", "j", "-f", "json", "--pod", "worker-1")
+    assert.are.equal(0, code2)
+    local keys = {}
+    for k in pairs(json.decode(one)) do keys[#keys + 1] = k end
+    assert.are.same({ "worker-1" }, keys)
+  end)
+
+  it("shows valueFrom variables and the MPI files as comments (-f env)", function()
+    local code, out = kfjob("env", path("mpi.lua"), "--name", "m", "--target", "flyte2", "--pod", "launcher-0")
+    assert.are.equal(0, code)
+    assert.are.equal(table.concat({
+      "# m launcher-0",
+      '# _F_PN from valueFrom {"fieldRef":{"fieldPath":"metadata.name"}}',
+      "OMPI_MCA_plm_rsh_agent=/etc/mpi/kubexec.sh", "OMPI_MCA_orte_default_hostfile=/etc/mpi/hostfile",
+      "NVIDIA_VISIBLE_DEVICES=", "NVIDIA_DRIVER_CAPABILITIES=",
+      "I_MPI_HYDRA_BOOTSTRAP=rsh", "I_MPI_HYDRA_BOOTSTRAP_EXEC=/etc/mpi/kubexec.sh",
+      "# file /etc/mpi/kubexec.sh:", "#   #!/bin/sh", "#   set -x", "#   POD_NAME=$1", "#   shift",
+      '#   /opt/kube/kubectl exec ${POD_NAME} -- /bin/sh -c "$*"',
+      "# file /etc/mpi/hostfile:", "#   m-worker-0 slots=1", "#   m-worker-1 slots=1",
+      "# file /etc/mpi/discover_hosts.sh:", "#   #!/bin/sh", "#   echo m-worker-0:1", "#   echo m-worker-1:1", "",
+    }, "\n"), out)
+  end)
+
+  it("shows a value with a line break as a comment with its JSON string", function()
+    local code, out = kfjob("env", path("multi.lua"), "--name", "t")
+    assert.are.equal(0, code)
+    assert.are.equal('# t worker-0\n# CERT has a multi-line value: "a\\nb"\nX=1\n', out)
+  end)
+
+  it("takes --namespace and mpi-operator's FQDN hostfile", function()
+    local code, out = kfjob("env", path("mpi.lua"), "--name", "m", "--namespace", "ns",
+                            "--target", "mpi-operator", "-f", "json", "--pod", "launcher-0")
+    assert.are.equal(0, code)
+    assert.are.equal("m-worker-0.m.ns.svc slots=2\nm-worker-1.m.ns.svc slots=2\n",
+                     json.decode(out)["launcher-0"].files["/etc/mpi/hostfile"])
+  end)
+
+  it("prints every job of a named set (one JSON document each)", function()
+    local code, out = kfjob("env", path("set.lua"), "-f", "json")
+    assert.are.equal(0, code)
+    local n = 0
+    for l in out:gmatch("[^\n]+") do
+      n = n + 1
+      assert.is_table(json.decode(l))
+    end
+    assert.are.equal(2, n)
+  end)
+
+  it("a misspelt --target gets a did-you-mean and exit 2", function()
+    local code, out, err = kfjob("env", path("pt4.lua"), "--target", "trainer-23")
+    assert.are.equal(2, code)
+    assert.are.equal("", out)
+    assert.truthy(err:find("unknown target 'trainer-23' (did you mean 'trainer-2.3'?)", 1, true), err)
+  end)
+
+  it("a target that does not run the kind is an invalid job (exit 1)", function()
+    local code, _, err = kfjob("env", path("tf.lua"), "--target", "trainer-2.2")
+    assert.are.equal(1, code)
+    assert.truthy(err:find("target 'trainer-2.2' does not run a TFJob", 1, true), err)
+  end)
+
+  it("an unknown --pod lists the pods (exit 2)", function()
+    local code, out, err = kfjob("env", path("pt4.lua"), "--pod", "worker-9")
+    assert.are.equal(2, code)
+    assert.are.equal("", out)
+    assert.truthy(err:find("no pod 'worker-9' in " .. path("pt4.lua") ..
+                           " (pods: master-0, worker-0, worker-1, worker-2)", 1, true), err)
+  end)
+
+  it("-f takes env or json only; render does not take the environment format", function()
+    local code, _, err = kfjob("env", path("pt4.lua"), "-f", "yaml")
+    assert.are.equal(2, code)
+    assert.truthy(err:find("env -f expects env or json, got 'yaml'", 1, true), err)
+    code = kfjob("render", path("pt4.lua"), "-f", "environment")
+    assert.are.equal(2, code)
+    code = kfjob("render", path("pt4.lua"), "--pod", "x")
+    assert.are.equal(2, code)
+  end)
+
+  it("is listed in --help", function()
+    local code, out = kfjob("--help")
+    assert.are.equal(0, code)
+    assert.truthy(out:find("  env    CONFIG.lua", 1, true))
+  end)
+end)
