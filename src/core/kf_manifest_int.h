@@ -60,6 +60,14 @@ kf_status kfm_replica_spec(mctx *c, const kf_job *j, int role,
 kf_node *kfm_run_policy(kf_arena *A, const kf_job *j);
 kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                        int flyte_slots, kf_node **out);
+/* The other targets' builders (kf_manifest_{flyte,mpi,trainer}.c); the
+** target's rule rows have accepted the job. */
+kf_status kfm_flyte(mctx *c, const kf_job *j, const kf_manifest_opts *o,
+                    kf_target t, kf_node **out);
+kf_status kfm_mpi_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
+                           kf_node **out);
+kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
+                      kf_target t, kf_node **out);
 
 long double kfm_qty_value(const char *s);
 int kfm_qty_cmp(const char *a, const char *b);

@@ -229,17 +229,20 @@ kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
 kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
                       kf_node **out, const char *who, kf_err *e) {
   kf_target t = o->target_set ? o->target : KF_T_OPERATOR;
+  kf_target_ctx tc;
   mctx c0, *c = &c0;
   kf_status st = kf_target_allows(t, KF_E_MANIFEST, j->kind, "manifest", who, e);
   if (st != KF_OK) return st;
   c->A = A, c->e = e, c->who = who;
+  memset(&tc, 0, sizeof tc);
+  tc.name = o->name, tc.image = o->image;
+  if ((st = kf_target_require(j, t, &tc, A, who, e)) != KF_OK) return st;
   switch (t) {
-    case KF_T_OPERATOR:
-      return kfm_operator(c, j, o, 0, out);
-    case KF_T_FLYTE: case KF_T_FLYTE2: case KF_T_MPI_OPERATOR:
-    case KF_T_TRAINER_22: case KF_T_TRAINER_23: case KF_NTARGETS:
-      break;
+    case KF_T_OPERATOR: return kfm_operator(c, j, o, 0, out);
+    case KF_T_FLYTE: case KF_T_FLYTE2: return kfm_flyte(c, j, o, t, out);
+    case KF_T_MPI_OPERATOR: return kfm_mpi_operator(c, j, o, out);
+    case KF_T_TRAINER_22: case KF_T_TRAINER_23: return kfm_trainer(c, j, o, t, out);
+    case KF_NTARGETS: break;
   }
-  return kf_fail(e, KF_EINVAL, "%s: manifest for target '%s' is not built yet",
-                 who, kf_targets[t].name);
+  return kf_fail(e, KF_EINVAL, "%s: unknown target", who);
 }

@@ -57,6 +57,8 @@ typedef enum kf_sev { KF_SEV_NA, KF_SEV_OK, KF_SEV_WARN, KF_SEV_ERROR } kf_sev;
 ** Fields are NULL/0 when the caller does not have them. */
 typedef struct kf_target_ctx {
   const char *name;            /* resource name (manifest, environment) */
+  const char *image;           /* task image (manifest): groups without
+                               ** their own run it */
 } kf_target_ctx;
 
 typedef struct kf_problem {
