@@ -60,6 +60,12 @@ kf_status kfm_replica_spec(mctx *c, const kf_job *j, int role,
 kf_node *kfm_run_policy(kf_arena *A, const kf_job *j);
 kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                        int flyte_slots, kf_node **out);
+/* A TrainJob runtime patch's PodSpecPatch and ContainerPatch property
+** names, [0] Trainer v2.2, [1] v2.3, NULL-ended (generated from
+** schema/targets.json by scripts/targetschema.py). */
+extern const char *const *const kfm_trainer_pod_patch[2];
+extern const char *const *const kfm_trainer_container_patch[2];
+
 /* The other targets' builders (kf_manifest_{flyte,mpi,trainer}.c); the
 ** target's rule rows have accepted the job. */
 kf_status kfm_flyte(mctx *c, const kf_job *j, const kf_manifest_opts *o,

@@ -22,17 +22,13 @@
 #define NODE "node"
 #define PATCH_MANAGER "kfjob/manifest"   /* <DNS-1123 subdomain>/<path> */
 
-/* PodSpecPatch keys in Go order (trainer v1alpha1 trainingruntime_types.go). */
-static const char *const patch_keys[] = {
-    "serviceAccountName", "volumes", "initContainers", "containers",
-    "imagePullSecrets", "securityContext", "nodeSelector", "affinity",
-    "tolerations", "schedulingGates", "terminationGracePeriodSeconds", NULL};
-
 /* The runtime patch's pod spec: what kf_pod_spec built for the group,
 ** reduced to PodSpecPatch; the primary container becomes `node` with its
 ** volume mounts and security context.  *out NULL: nothing to patch. */
 static kf_status pod_patch(mctx *c, const kf_job *j, int role, kf_target t,
                            const kfm_shared *sh, kf_node **out) {
+  const char *const *patch_keys = kfm_trainer_pod_patch[t == KF_T_TRAINER_23];
+  const char *const *ct_keys = kfm_trainer_container_patch[t == KF_T_TRAINER_23];
   kf_node *cts, *pod, *patch;
   int k;
   kf_status st;
@@ -46,24 +42,27 @@ static kf_status pod_patch(mctx *c, const kf_job *j, int role, kf_target t,
   for (k = 0; patch_keys[k]; k++) {
     kf_node *v = kf_node_get(pod, patch_keys[k]);
     if (v == NULL) continue;
-    if (strcmp(patch_keys[k], "terminationGracePeriodSeconds") == 0 &&
-        t != KF_T_TRAINER_23)
-      continue;   /* R23 refused it already; v2.2 has no such field */
     if (strcmp(patch_keys[k], "containers") == 0) {
+      /* the primary, renamed to `node`: its patchable fields but env (the
+      ** webhook refuses env on node; it goes in spec.trainer.env) */
       const char *dname = kf_kinds[j->kind].container;
       size_t i;
+      int x;
       kf_node *list = NULL, *node;
       for (i = 0; v->t == KF_NARR && i < v->u.c.n; i++) {
         const kf_node *ct = v->u.c.v[i], *nm = kf_node_get(ct, "name");
-        const kf_node *vm = kf_node_get(ct, "volumeMounts");
-        const kf_node *sc = kf_node_get(ct, "securityContext");
         if (!nm || nm->t != KF_NSTR || strcmp(nm->u.s.p, dname) != 0) continue;
-        if (!vm && !sc) break;
-        OOM(c, list = kf_node_new(c->A, KF_NARR));
-        OOM(c, node = kf_obj_add(c->A, list, NULL, KF_NOBJ));
+        OOM(c, node = kf_node_new(c->A, KF_NOBJ));
         OOM(c, kf_obj_str(c->A, node, "name", NODE));
-        if (vm) OOM(c, kf_node_push(c->A, node, "volumeMounts", (kf_node *)vm));
-        if (sc) OOM(c, kf_node_push(c->A, node, "securityContext", (kf_node *)sc));
+        for (x = 0; ct_keys[x]; x++) {
+          kf_node *f = kf_node_get(ct, ct_keys[x]);
+          if (f && strcmp(ct_keys[x], "name") != 0 && strcmp(ct_keys[x], "env") != 0)
+            OOM(c, kf_node_push(c->A, node, ct_keys[x], f));
+        }
+        if (node->u.c.n > 1) {
+          OOM(c, list = kf_node_new(c->A, KF_NARR));
+          OOM(c, kf_node_push(c->A, list, NULL, node));
+        }
         break;
       }
       if (list) OOM(c, kf_node_push(c->A, patch, "containers", list));

@@ -179,12 +179,6 @@ static kf_status r21_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
   return KF_OK;
 }
 
-/* PodSpecPatch (trainer v1alpha1): what a runtime patch can set. */
-static const char *const patch_keys[] = {
-    "serviceAccountName", "volumes", "initContainers", "containers",
-    "imagePullSecrets", "securityContext", "nodeSelector", "affinity",
-    "tolerations", "schedulingGates", NULL};
-
 static int listed(const char *const *v, const char *s) {
   for (; *v; v++)
     if (strcmp(*v, s) == 0) return 1;
@@ -214,11 +208,10 @@ static kf_status r23_pod(const kf_job *j, kf_target t, const kf_target_ctx *c,
   }
   for (i = 0; i < spec->u.c.n; i++) {
     const char *k = spec->u.c.k[i];
-    if (listed(patch_keys, k)) continue;
-    if (strcmp(k, "terminationGracePeriodSeconds") == 0 && t == KF_T_TRAINER_23) continue;
+    if (listed(kfm_trainer_pod_patch[t == KF_T_TRAINER_23], k)) continue;
     snprintf(path, sizeof path, "pod_template.spec.%.100s", k);
     ADD(path, e, "cannot be expressed: a TrainJob's runtime patch (PodSpecPatch) "
-        "has no such field%s", strcmp(k, "terminationGracePeriodSeconds") == 0
+        "has no such field%s", listed(kfm_trainer_pod_patch[1], k)
                                    ? " before Trainer v2.3" : "");
   }
   if (kf_node_get(spec, "initContainers"))
@@ -237,9 +230,8 @@ static kf_status r23_pod(const kf_job *j, kf_target t, const kf_target_ctx *c,
       continue;
     }
     for (x = 0; ct->t == KF_NOBJ && x < ct->u.c.n; x++) {
-      const char *k = ct->u.c.k[x];
-      if (strcmp(k, "name") == 0 || strcmp(k, "volumeMounts") == 0 ||
-          strcmp(k, "securityContext") == 0)
+      const char *k = ct->u.c.k[x];   /* env: the webhook refuses it on node */
+      if (strcmp(k, "env") != 0 && listed(kfm_trainer_container_patch[t == KF_T_TRAINER_23], k))
         continue;
       snprintf(path, sizeof path, "pod_template.spec.containers[%zu].%.60s", i + 1, k);
       ADD(path, e, "cannot be expressed: a runtime patch of the node container "
