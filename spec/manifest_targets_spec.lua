@@ -547,3 +547,20 @@ describe("schema/targets.json", function()
     assert.equal(kept, fresh)
   end)
 end)
+
+describe("names per target", function()
+  local name = ("n"):rep(60)
+  local job = kfjob.PyTorchJob{ worker = { replicas = 1 } }
+  it("Trainer takes a name up to 63 characters (its pods are JobSet's, R15 is a warning)", function()
+    assert.equal(name, job:manifest{ name = name, image = IMAGE, target = "trainer-2.3" }.metadata.name)
+    assert.equal("kfjob.manifest: opts.name: too long: 64 characters (a TrainJob's name has at most 63)",
+                 error_of(job.manifest, job, { name = ("n"):rep(64), image = IMAGE, target = "trainer-2.2" }))
+  end)
+  it("the operator and the mpi-operator need room for <name>-worker-<i>", function()
+    assert.matches("opts.name: too long for this job: pod name '" .. name .. "-master-0' has 69",
+                   error_of(job.manifest, job, { name = name, image = IMAGE }), 1, true)
+    local mpi = kfjob.MPIJob{ worker = { replicas = 1 } }
+    assert.matches("opts.name: too long for this job",
+                   error_of(mpi.manifest, mpi, { name = name, image = IMAGE, target = "mpi-operator" }), 1, true)
+  end)
+end)

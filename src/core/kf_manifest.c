@@ -445,9 +445,15 @@ kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o) {
   if (!kfm_dns_label(o->name, strlen(o->name), 1))
     return kfm_failf(c, "opts.name", "'%.100s' is not a DNS-1035 label (%s)",
                  o->name, kfm_dns1035_rule);
-  if ((len = kfm_longest_pod(j, o->name, pod, sizeof pod)) > 63)
+  if (o->target_set && (o->target == KF_T_TRAINER_22 || o->target == KF_T_TRAINER_23)) {
+    /* JobSet names the pods <name>-node-0-<i> (R15: a warning, not ours) */
+    if ((len = strlen(o->name)) > 63)
+      return kfm_failf(c, "opts.name", "too long: %zu characters (a TrainJob's "
+                       "name has at most 63)", len);
+  } else if ((len = kfm_longest_pod(j, o->name, pod, sizeof pod)) > 63) {
     return kfm_failf(c, "opts.name", "too long for this job: pod name '%s' has %zu "
                  "characters (at most 63)", pod, len);
+  }
   if (o->ns && (strlen(o->ns) > 63 || !kfm_dns_label(o->ns, strlen(o->ns), 0)))
     return kfm_failf(c, "opts.namespace", "'%.100s' is not a DNS-1123 label (at "
                  "most 63 lowercase letters, digits and '-', starting and "
