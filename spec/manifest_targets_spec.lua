@@ -388,6 +388,14 @@ describe("flyte / flyte2 (what the backends submit, FACTS §3-§4, §8.1.4)", fu
     assert.is_nil(m.spec.pytorchReplicaSpecs.Master)
   end)
 
+  it("an Elastic job with nnodes = 1 is a python-task: no PyTorchJob to show", function()
+    local job = kfjob.Elastic{ nnodes = 1 }
+    assert.equal("kfjob.manifest: nnodes: 1 makes the task a python-task: Flyte 2 runs it as a "
+                 .. "single pod, not a PyTorchJob (target flyte2)",
+                 error_of(job.manifest, job, { name = "e", image = IMAGE, target = "flyte2" }))
+    assert.equal("PyTorchJob", job:manifest{ name = "e", image = IMAGE }.kind)   -- operator: as before
+  end)
+
   it("an accelerator without a GPU limit is dropped, as Flyte drops it", function()
     local m = kfjob.TFJob{ worker = { replicas = 1 }, accelerator = "nvidia-tesla-t4" }:manifest{
       name = "t", image = IMAGE, target = "flyte" }

@@ -127,6 +127,10 @@ kf_status kfm_flyte(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   kf_node *root, *specs, *first_meta = NULL;
   size_t i;
   kf_status st;
+  if (kf_python_task(j))   /* flytekit's Elastic with nnodes = 1 */
+    return kf_fail(c->e, KF_EINVAL, "%s: nnodes: 1 makes the task a python-task: "
+                   "%s runs it as a single pod, not a PyTorchJob (target %s)",
+                   c->who, t == KF_T_FLYTE ? "Flyte" : "Flyte 2", kf_targets[t].name);
   if ((st = kfm_operator(c, j, o, 1, &root)) != KF_OK) return st;
   specs = kf_node_get(kf_node_get(root, "spec"), k->crd_specs);
   for (i = 0; specs && i < specs->u.c.n; i++) {
