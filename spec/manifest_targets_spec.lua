@@ -84,6 +84,15 @@ local cases = {
     { "elastic", kfjob.Elastic{ nnodes = "2:4", nproc_per_node = 8, max_restarts = 3 }, { args = ARGS } },
     { "mpi-facts", MPI_FACTS, { args = ARGS } },
     { "horovod", kfjob.HorovodJob{ worker = { replicas = 2 }, slots = 4 }, { args = ARGS } },
+    { "tf-pod-gpu", kfjob.TFJob{ worker = { replicas = 2, limits = { gpu = 1 } }, chief = { replicas = 1 },
+                                 pod_template = POD, accelerator = "nvidia-tesla-a100" },
+      { args = ARGS, service_account = "tf" } },
+    { "elastic-pod", kfjob.Elastic{ nnodes = "1:3", pod_template = POD, shared_memory = "1Gi",
+                                    run_policy = { ttl_seconds_after_finished = 60 } },
+      { args = ARGS, env = { X = "1" } } },
+    { "horovod-pod", kfjob.HorovodJob{ worker = { replicas = 3, command = { "sleep", "inf" } }, slots = 1,
+                                       shared_memory = true, run_policy = { clean_pod_policy = "all" } },
+      { args = ARGS, labels = { a = "b" } } },
   },
 }
 
