@@ -15,6 +15,66 @@ typedef struct mctx {
 
 #define OOM(c, x) do { if (!(x)) return kf_nomem((c)->e); } while (0)
 
+/* "<who>: <path>: <problem>" */
+kf_status kfm_failf(mctx *c, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* prefix.key, or prefix["key"] when the key is not an identifier */
+void kfm_key_path(char *out, size_t cap, const char *prefix, const char *k);
+kf_status kfm_opt_map(mctx *c, const char *path, const kf_node *v, kf_kvs *out);
+kf_status kfm_sorted(mctx *c, const char *path, const kf_kvs *in, kf_kv **out);
+kf_node *kfm_str_list(kf_arena *A, const char *const *v, size_t n);
+kf_node *kfm_str_map(kf_arena *A, const kf_kv *kv, size_t n);
+kf_status kfm_launcher_command(mctx *c, const kf_job *j, const kf_strs *args,
+                               kf_node **out);
+/* Every option and pod setting the API server or the operator would refuse. */
+kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o);
+kf_status kfm_check_pod(mctx *c, const kf_job *j);
+/* A group's requests and limits as Kubernetes gets them (NULL: none). */
+extern const int kfm_res_sorted[KF_NRES];
+kf_status kfm_group_resources(mctx *c, const kf_group *g, const char *key,
+                              const char *req[KF_NRES], const char *lim[KF_NRES]);
+
+/* ---- resources (kf_manifest_operator.c) ---- */
+typedef struct kfm_shared {   /* parts every replica spec uses */
+  const kf_manifest_opts *o;
+  kf_node *root, *meta;       /* the resource and its metadata */
+  kf_node *pod_meta;          /* template.metadata, NULL: none */
+  kf_node *env;               /* container env, NULL: none */
+  kf_node *args;              /* the task container's args, NULL: none */
+  int bare_worker;            /* a worker without a command of its own gets
+                              ** no command or args (mpi-operator: sshd) */
+} kfm_shared;
+kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
+                      const char *api_version, const char *kind,
+                      kfm_shared *sh);
+kf_status kfm_container(mctx *c, const kf_job *j, int role,
+                        const kfm_shared *sh, kf_node *containers);
+/* `g`'s resources as parent[key] = {limits, requests}; errors name `path`. */
+kf_status kfm_resources(mctx *c, const kf_group *g, const char *path,
+                        kf_node *parent, const char *key);
+kf_status kfm_replica_spec(mctx *c, const kf_job *j, int role,
+                           const kfm_shared *sh, kf_node *specs);
+kf_node *kfm_run_policy(kf_arena *A, const kf_job *j);
+kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
+                       int flyte_slots, kf_node **out);
+/* A TrainJob runtime patch's PodSpecPatch and ContainerPatch property
+** names, [0] Trainer v2.2, [1] v2.3, NULL-ended (generated from
+** schema/targets.json by scripts/targetschema.py). */
+extern const char *const *const kfm_trainer_pod_patch[2];
+extern const char *const *const kfm_trainer_container_patch[2];
+
+/* The other targets' builders (kf_manifest_{flyte,mpi,trainer}.c); the
+** target's rule rows have accepted the job. */
+kf_status kfm_flyte(mctx *c, const kf_job *j, const kf_manifest_opts *o,
+                    kf_target t, kf_node **out);
+kf_status kfm_mpi_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
+                           kf_node **out);
+kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
+                      kf_target t, kf_node **out);
+
 long double kfm_qty_value(const char *s);
 int kfm_qty_cmp(const char *a, const char *b);
 const kf_group *kfm_task_resources(const kf_job *j, const kf_group *g,

@@ -91,9 +91,9 @@ kf_status kf_problem_add(kf_problems *out, const kf_target_rule *r,
   return KF_OK;
 }
 
-kf_status kf_target_problems(const kf_job *j, kf_target t,
-                             const kf_target_ctx *c, kf_arena *A,
-                             kf_problems *out, kf_err *e) {
+/* Walks the rows whose severity for `t` is at least `min`. */
+static kf_status walk(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                      kf_arena *A, kf_problems *out, kf_sev min, kf_err *e) {
   static const kf_target_rule *const tables[] = {
       kf_target_rules, kf_target_rules_manifest, kf_target_rules_env};
   const kf_target_rule *r;
@@ -103,10 +103,16 @@ kf_status kf_target_problems(const kf_job *j, kf_target t,
   for (i = 0; i < sizeof tables / sizeof tables[0]; i++)
     for (r = tables[i]; r->id != NULL; r++) {
       if (!(r->kinds & (1u << j->kind))) continue;
-      if (r->sev[t] != KF_SEV_WARN && r->sev[t] != KF_SEV_ERROR) continue;
+      if (r->sev[t] < min || r->sev[t] == KF_SEV_OK) continue;
       if ((st = r->test(j, t, c, r, out, e)) != KF_OK) return st;
     }
   return KF_OK;
+}
+
+kf_status kf_target_problems(const kf_job *j, kf_target t,
+                             const kf_target_ctx *c, kf_arena *A,
+                             kf_problems *out, kf_err *e) {
+  return walk(j, t, c, A, out, KF_SEV_WARN, e);
 }
 
 kf_status kf_target_require(const kf_job *j, kf_target t,
@@ -114,7 +120,9 @@ kf_status kf_target_require(const kf_job *j, kf_target t,
                             const char *who, kf_err *e) {
   kf_problems ps;
   size_t i;
-  kf_status st = kf_target_problems(j, t, c, A, &ps, e);
+  /* errors only: a warning row's test may be costly (R16 computes the
+  ** environment) and cannot stop the call */
+  kf_status st = walk(j, t, c, A, &ps, KF_SEV_ERROR, e);
   if (st != KF_OK) return st;
   for (i = 0; i < ps.n; i++)
     if (ps.v[i].sev == KF_SEV_ERROR)

@@ -62,6 +62,8 @@ typedef struct kf_target_ctx {
                                   environment and lint), sorted by name;
                                   NULL: none.  R16 also reads the pod
                                   template's primary env from the job. */
+  const char *image;           /* task image (manifest): groups without
+                               ** their own run it */
 } kf_target_ctx;
 
 typedef struct kf_problem {

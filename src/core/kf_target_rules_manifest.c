@@ -1,10 +1,312 @@
 /*
-** kf_target_rules_manifest.c - rules by target (FACTS §8.5) about
-** what each target's resources can express (kinds, restart policies, images
-** and settings that differ by group, run policy fields a resource lacks).  Rows as in kf_target_rules.c.
+** kf_target_rules_manifest.c - rules by target (FACTS §8.5) about what
+** each target's resources can express: kinds, restart policies, images and
+** resources that differ by group, run and elastic policy fields a resource
+** lacks, pod template fields outside a TrainJob's PodSpecPatch, and the
+** defects of what Flyte's backend submits (slots, accelerator).  Rows as in
+** kf_target_rules.c.  R22 (per-group pod settings), R25 (managedBy) and R26
+** (runtimePatches manager) cannot be violated by a kfjob job: its pod
+** settings are job-wide and it sets neither field.
 */
-#include "kf_target.h"
+#include <stdio.h>
+#include <string.h>
 
+#include "kf_target.h"
+#include "kf_manifest_int.h"
+#include "kf_pod.h"
+
+#define K(k) (1u << (k))
+#define ALL_KINDS ((1u << KF_NKINDS) - 1)
+#define NA KF_SEV_NA
+#define OK KF_SEV_OK
+#define WARN KF_SEV_WARN
+#define ERR KF_SEV_ERROR
+#define ADD(...) do { kf_status st_ = kf_problem_add(out, r, t, __VA_ARGS__); \
+                      if (st_ != KF_OK) return st_; } while (0)
+
+static int trainer(kf_target t) {
+  return t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
+}
+
+/* R11: Flyte's v1 payload loses slots (mpi.go never reads it). */
+static kf_status r11_slots(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                           const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  (void)c;
+  if (j->slots > 1)
+    ADD("slots", e, "Flyte's backend submits slotsPerWorker: 1 (it never reads "
+        "the v1 slots field) while the launcher's -np is %lld = workers x %d "
+        "slots: mpirun oversubscribes the hostfile",
+        (long long)j->g[KF_WORKER].replicas * j->slots, (int)j->slots);
+  return KF_OK;
+}
+
+/* Whether any pod gets a GPU limit: a group's (or the task's) GPU request
+** or limit (a lone request becomes the limit), or a template container's. */
+static int gpu_limited(const kf_job *j) {
+  const kf_node *cs = kf_node_get(kf_node_get(j->pod_template, "spec"), "containers");
+  int roles[KF_NROLES], n = kfm_present_roles(j, roles), i;
+  size_t x;
+  for (i = 0; i < n; i++) {
+    kf_group tmp;
+    const kf_group *g = kfm_task_resources(j, &j->g[roles[i]], &tmp);
+    if ((g->limits[KF_GPU] && kfm_qty_value(g->limits[KF_GPU]) != 0) ||
+        (g->requests[KF_GPU] && kfm_qty_value(g->requests[KF_GPU]) != 0))
+      return 1;
+  }
+  for (x = 0; cs && cs->t == KF_NARR && x < cs->u.c.n; x++) {
+    const kf_node *l = kf_node_get(kf_node_get(cs->u.c.v[x], "resources"), "limits");
+    if (kf_node_get(l, KF_GPU_RESOURCE)) return 1;
+  }
+  return 0;
+}
+
+/* R12 (C5): the accelerator's affinity and toleration need a GPU limit. */
+static kf_status r12_accel(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                           const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  (void)c;
+  if (j->has_accelerator && !gpu_limited(j))
+    ADD("accelerator", e, "no group limits GPUs: %s applies the accelerator's "
+        "node affinity and toleration only to pods with a GPU limit, so '%.100s' "
+        "is dropped", trainer(t) ? "kfjob's runtime patch" :
+        t == KF_T_FLYTE || t == KF_T_FLYTE2 ? "Flyte's backend" : "kfjob (as Flyte)",
+        j->accel.device);
+  return KF_OK;
+}
+
+/* R13: restart policies each target's resource can carry. */
+static kf_status r13_restart(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                             const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int i;
+  (void)c;
+  for (i = 0; i < k->nroles; i++) {
+    int role = k->roles[i].role, p = j->g[role].restart_policy;
+    char path[48];
+    if (j->g[role].replicas <= 0) continue;
+    snprintf(path, sizeof path, "%s.restart_policy", kf_roles[role].key);
+    if (t == KF_T_MPI_OPERATOR && p == KF_RP_ALWAYS)
+      ADD(path, e, "'always' cannot be expressed: the mpi-operator accepts "
+          "only Never and OnFailure");
+    else if (trainer(t) && p != KF_RP_NEVER)
+      ADD(path, e, "'%s' cannot be expressed: a TrainJob has no restart policy "
+          "(the runtime's JobSet failurePolicy decides); leave it unset or never",
+          kf_restart_policy_enum.spell[p][0]);
+  }
+  return KF_OK;
+}
+
+/* R9 on Trainer: no elastic range (ElasticPolicy removed, trainer#3235). */
+static kf_status r9_range(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                          const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  (void)c, (void)t;
+  if (j->min_nodes != j->max_nodes)
+    ADD("nnodes", e, "the range %d:%d cannot be expressed: a TrainJob has a fixed "
+        "numNodes (no elastic policy); give min == max", (int)j->min_nodes,
+        (int)j->max_nodes);
+  return KF_OK;
+}
+
+/* R17 on Trainer: the torch plugin sets a static master address. */
+static kf_status r17_rdzv(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                          const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  (void)c, (void)t;
+  if (j->rdzv_backend && strcmp(j->rdzv_backend, "c10d") != 0)
+    ADD("rdzv_backend", e, "'%s' cannot be expressed: a TrainJob has no "
+        "rendezvous setting (static PET_MASTER_ADDR, c10d only)", j->rdzv_backend);
+  return KF_OK;
+}
+
+/* R19 on Trainer: max_restarts has no field. */
+static kf_status r19_restarts(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                              const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  (void)c, (void)t;
+  if (j->max_restarts != 0)
+    ADD("max_restarts", e, "%d is dropped: a TrainJob has no restart count",
+        (int)j->max_restarts);
+  return KF_OK;
+}
+
+/* R20 on Trainer: only activeDeadlineSeconds maps. */
+static kf_status r20_run_policy(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                                const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  (void)c, (void)t;
+  if (!j->has_run_policy) return KF_OK;
+  if (j->rp.clean_pod_policy != KF_CP_NONE)
+    ADD("run_policy.clean_pod_policy", e, "'%s' is dropped: a TrainJob has no "
+        "clean-pod policy", kf_clean_pod_policy_enum.spell[j->rp.clean_pod_policy][0]);
+  if (j->rp.ttl_seconds_after_finished != 0)
+    ADD("run_policy.ttl_seconds_after_finished", e, "dropped: the TTL lives in "
+        "the runtime's JobSet, which runtimePatches cannot reach");
+  if (j->rp.backoff_limit != 0)
+    ADD("run_policy.backoff_limit", e, "dropped: a TrainJob has no backoff "
+        "limit (the runtime's JobSet failurePolicy decides)");
+  return KF_OK;
+}
+
+static const char *image_of(const kf_job *j, int role, const kf_target_ctx *c) {
+  return j->g[role].image ? j->g[role].image : c ? c->image : NULL;
+}
+
+/* R21 on Trainer: master and workers are one `node` replicated job. */
+static kf_status r21_groups(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                            const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const char *a = image_of(j, KF_MASTER, c), *b = image_of(j, KF_WORKER, c);
+  kf_group ta, tb;
+  const kf_group *ga, *gb;
+  int i, side;
+  (void)t;
+  if (j->g[KF_MASTER].replicas <= 0 || j->g[KF_WORKER].replicas <= 0) return KF_OK;
+  if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0))
+    ADD("worker.image", e, "differs from master's (%.100s vs %.100s): master and "
+        "workers are one `node` job of a TrainJob, with one image",
+        b ? b : "the task image", a ? a : "the task image");
+  ga = kfm_task_resources(j, &j->g[KF_MASTER], &ta);
+  gb = kfm_task_resources(j, &j->g[KF_WORKER], &tb);
+  for (side = 0; side < 2; side++)
+    for (i = 0; i < KF_NRES; i++) {
+      const char *x = side ? ga->limits[i] : ga->requests[i];
+      const char *y = side ? gb->limits[i] : gb->requests[i];
+      if ((x == NULL) != (y == NULL) || (x && kfm_qty_cmp(x, y) != 0)) {
+        char path[64];
+        snprintf(path, sizeof path, "worker.%s.%s", side ? "limits" : "requests",
+                 kf_resources_obj.f[i].key);
+        ADD(path, e, "differs from master's (%s vs %s): a TrainJob has one "
+            "resourcesPerNode for master and workers", y ? y : "unset",
+            x ? x : "unset");
+        return KF_OK;
+      }
+    }
+  return KF_OK;
+}
+
+static int listed(const char *const *v, const char *s) {
+  for (; *v; v++)
+    if (strcmp(*v, s) == 0) return 1;
+  return 0;
+}
+
+/* R23: pod template fields a target cannot carry. */
+static kf_status r23_pod(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                         const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_node *spec = kf_node_get(j->pod_template, "spec"), *cs, *tp;
+  size_t i, at = (size_t)-1;
+  char path[160];
+  (void)c;
+  if (spec == NULL || spec->t != KF_NOBJ) return KF_OK;
+  if (t == KF_T_MPI_OPERATOR) {   /* the operator adds these volumes itself */
+    const kf_node *vs = kf_node_get(spec, "volumes");
+    for (i = 0; vs && vs->t == KF_NARR && i < vs->u.c.n; i++) {
+      const kf_node *nm = kf_node_get(vs->u.c.v[i], "name");
+      if (nm && nm->t == KF_NSTR &&
+          (strcmp(nm->u.s.p, "ssh-auth") == 0 || strcmp(nm->u.s.p, "mpi-job-config") == 0)) {
+        snprintf(path, sizeof path, "pod_template.spec.volumes[%zu].name", i + 1);
+        ADD(path, e, "'%s' is a volume the mpi-operator adds to every pod (two "
+            "volumes of one name are invalid); rename it", nm->u.s.p);
+      }
+    }
+    return KF_OK;
+  }
+  for (i = 0; i < spec->u.c.n; i++) {
+    const char *k = spec->u.c.k[i];
+    if (listed(kfm_trainer_pod_patch[t == KF_T_TRAINER_23], k)) continue;
+    snprintf(path, sizeof path, "pod_template.spec.%.100s", k);
+    ADD(path, e, "cannot be expressed: a TrainJob's runtime patch (PodSpecPatch) "
+        "has no such field%s", listed(kfm_trainer_pod_patch[1], k)
+                                   ? " before Trainer v2.3" : "");
+  }
+  if (kf_node_get(spec, "initContainers"))
+    ADD("pod_template.spec.initContainers", e, "cannot be expressed: a runtime "
+        "patch may only change containers the runtime already has "
+        "(torch-distributed has none)");
+  cs = kf_node_get(spec, "containers");
+  tp = kf_pod_primary(j->pod_template, &at);
+  for (i = 0; cs && cs->t == KF_NARR && i < cs->u.c.n; i++) {
+    const kf_node *ct = cs->u.c.v[i];
+    size_t x;
+    if (!tp || i != at) {
+      snprintf(path, sizeof path, "pod_template.spec.containers[%zu]", i + 1);
+      ADD(path, e, "cannot be expressed: a runtime patch may only change "
+          "containers the runtime already has (torch-distributed: node)");
+      continue;
+    }
+    for (x = 0; ct->t == KF_NOBJ && x < ct->u.c.n; x++) {
+      const char *k = ct->u.c.k[x];   /* env: the webhook refuses it on node */
+      if (strcmp(k, "env") != 0 && listed(kfm_trainer_container_patch[t == KF_T_TRAINER_23], k))
+        continue;
+      snprintf(path, sizeof path, "pod_template.spec.containers[%zu].%.60s", i + 1, k);
+      ADD(path, e, "cannot be expressed: a runtime patch of the node container "
+          "has only volumeMounts and securityContext%s", strcmp(k, "env") == 0
+          ? " (env goes in opts.env, which becomes spec.trainer.env)" : "");
+    }
+  }
+  return KF_OK;
+}
+
+/* R24: the kinds each target runs. */
+static kf_status r24_kind(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                          const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  (void)c;
+  if (kf_targets[t].kinds & (1u << j->kind)) return KF_OK;
+  if (trainer(t) && j->kind == KF_TFJOB)
+    ADD("kind", e, "a TFJob cannot be expressed: Trainer v2 has no TensorFlow "
+        "runtime and does not generate TF_CONFIG");
+  else if (trainer(t))
+    ADD("kind", e, "a %s cannot be expressed: no shipped runtime runs it (the "
+        "MPI runtimes are DeepSpeed and MLX with their own images)",
+        kf_kinds[j->kind].name);
+  else
+    ADD("kind", e, "a %s cannot be expressed: %s runs only %s", kf_kinds[j->kind].name,
+        kf_targets[t].name, kf_targets[t].runs);
+  return KF_OK;
+}
+
+/* Severities in target order: flyte, flyte2, operator, mpi-operator,
+** trainer-2.2, trainer-2.3. */
 const kf_target_rule kf_target_rules_manifest[] = {
+  {"R11", K(KF_MPI) | K(KF_HOROVOD), {WARN, WARN, OK, OK, NA, NA},
+   {"flyteplugins mpi.go BuildResource (v1 slots never read)",
+    "flyteplugins mpi.go BuildResource (v1 slots never read)", NULL, NULL, NULL, NULL},
+   r11_slots},
+  {"R12", ALL_KINDS, {WARN, WARN, WARN, WARN, WARN, WARN},
+   {"flytek8s pod_helper.go ApplyGPUNodeSelectors",
+    "flytek8s utils.go podRequiresAccelerator",
+    "kfjob applies it like Flyte (SPEC §2.4)", "kfjob applies it like Flyte (SPEC §2.4)",
+    "kfjob runtime patch (FACTS §8.4.4)", "kfjob runtime patch (FACTS §8.4.4)"},
+   r12_accel},
+  {"R13", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR},
+   {NULL, NULL, NULL, "mpi-operator validation.go validateReplicaSpec",
+    "trainer trainjob_types.go (no restart policy field)",
+    "trainer trainjob_types.go (no restart policy field)"},
+   r13_restart},
+  {"R9", K(KF_ELASTIC), {NA, NA, NA, NA, ERR, ERR},
+   {NULL, NULL, NULL, NULL, "trainer#3235 (ElasticPolicy removed)",
+    "trainer#3235 (ElasticPolicy removed)"},
+   r9_range},
+  {"R17", K(KF_ELASTIC), {NA, NA, NA, NA, ERR, ERR},
+   {NULL, NULL, NULL, NULL, "trainer torch plugin (static PET_MASTER_ADDR)",
+    "trainer torch plugin (static PET_MASTER_ADDR)"},
+   r17_rdzv},
+  {"R19", K(KF_ELASTIC), {NA, NA, NA, NA, WARN, WARN},
+   {NULL, NULL, NULL, NULL, "trainer trainjob_types.go (no field)",
+    "trainer trainjob_types.go (no field)"},
+   r19_restarts},
+  {"R20", ALL_KINDS, {NA, NA, NA, NA, WARN, WARN},
+   {NULL, NULL, NULL, NULL, "trainer trainjob_types.go (only activeDeadlineSeconds)",
+    "trainer trainjob_types.go (only activeDeadlineSeconds)"},
+   r20_run_policy},
+  {"R21", K(KF_PYTORCH), {OK, OK, OK, NA, ERR, ERR},
+   {NULL, NULL, NULL, NULL, "trainer torch-distributed runtime (one node job; ContainerPatch has no image)",
+    "trainer torch-distributed runtime (one node job; ContainerPatch has no image)"},
+   r21_groups},
+  {"R23", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR},
+   {NULL, NULL, NULL, "mpi-operator mpi_job_controller.go (adds ssh-auth, mpi-job-config volumes; inferred)",
+    "trainer trainingruntime_types.go PodSpecPatch",
+    "trainer trainingruntime_types.go PodSpecPatch"},
+   r23_pod},
+  {"R24", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR},
+   {NULL, NULL, NULL, "mpi-operator v2beta1 (MPIJob only)",
+    "trainer manifests/base/runtimes (no TF runtime, no generic MPI runtime)",
+    "trainer manifests/base/runtimes (no TF runtime, no generic MPI runtime)"},
+   r24_kind},
   {NULL, 0, {0}, {NULL}, NULL}
 };

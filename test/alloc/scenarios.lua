@@ -416,6 +416,40 @@ if methods.environment ~= nil then
   end
 else skip("environment", "job:environment not available yet") end
 
+-- every target's builder, with pod settings (kf_manifest_{flyte,mpi,trainer}.c)
+if F.manifest then
+  local POD = { metadata = { labels = { p = "1" } },
+                spec = { nodeSelector = { pool = "a" }, volumes = { { name = "d", emptyDir = {} } },
+                         containers = { { name = "primary", volumeMounts = { { name = "d", mountPath = "/d" } } } } } }
+  local G = { cpu = 1, mem = "1Gi", gpu = 1 }
+  local BY_TARGET = {
+    { "flyte", "MPIJob", SPECS.MPIJob }, { "flyte", "PyTorchJob", SPECS.PyTorchJob },
+    { "flyte2", "PyTorchJob", { worker = { replicas = 2 }, pod_template = POD, shared_memory = true } },
+    { "flyte2", "TFJob", SPECS.TFJob },
+    { "mpi-operator", "MPIJob", SPECS.MPIJob },
+    { "mpi-operator", "HorovodJob", { worker = { replicas = 2 }, slots = 2, pod_template = POD,
+                                      run_policy = { backoff_limit = 1 } } },
+    { "trainer-2.3", "PyTorchJob", { master = { limits = G }, worker = { replicas = 3, limits = G },
+                                     pod_template = POD, shared_memory = "1Gi", accelerator = "nvidia-h100",
+                                     run_policy = { active_deadline_seconds = 60 } } },
+    { "trainer-2.2", "Elastic", { nnodes = 2, nproc_per_node = 4, requests = { cpu = 1 } } },
+  }
+  for _, c in ipairs(BY_TARGET) do
+    scenario("manifest " .. c[2] .. " target " .. c[1] .. " (table, yaml)", function(j)
+      local o = { target = c[1], args = { "python", "x.py" } }
+      for key, v in pairs(MANIFEST) do o[key] = v end
+      check(type(j:manifest(o)) == "table", "table")
+      o.format = "yaml"
+      check(type(j:manifest(o)) == "string", "yaml")
+    end, function() return k2()[c[2]](c[3]) end)
+  end
+  scenario("manifest target error (R13 on the mpi-operator)", function(j)
+    raises("kfjob.manifest: worker.restart_policy: 'always' cannot be expressed: the mpi-operator "
+           .. "accepts only Never and OnFailure (target mpi-operator)",
+           j.manifest, j, { name = "m", image = "i", target = "mpi-operator" })
+  end, function() return k2().MPIJob{ worker = { replicas = 1, restart_policy = "always" } } end)
+end
+
 if type(kfjob.manifests) == "function" then
   scenario("manifests (batch: yaml stream, json list)", function(J)
     local items = { J.TFJob, { job = J.MPIJob, name = "mpi-job", namespace = "x" },

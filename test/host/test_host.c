@@ -117,6 +117,9 @@ static void collect_free(collect *c) {
 
 static const char *const SINGLE = PYTORCH "return job(2)\n";
 static const char *const SHM = PYTORCH "return job(2):with{ shared_memory = true }\n";
+/* one resources table for master and workers, as a TrainJob needs (R21) */
+static const char *const SAME = PYTORCH
+    "return job(2):with{ ['master.requests.cpu'] = 2 }\n";
 
 static kfjob_host *new_host(size_t mem, unsigned long long instr) {
   kfjob_host_options o;
@@ -252,7 +255,7 @@ static void test_formats(void) {
   o.name = "bert";
   o.format = KFJOB_FORMAT_ENVIRONMENT;
   o.target = "trainer-2.3";
-  CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
+  CHECK_ST(h, run_src(h, SAME, &o, &c), KFJOB_OK);
   CHECK(c.n == 1);
   if (c.n == 1) {
     CHECK_HAS(c.jobs[0].data, "\"node-0-2\":{\"env\":[{\"name\":\"PET_NNODES\",\"value\":\"3\"}");

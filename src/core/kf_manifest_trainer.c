@@ -1,0 +1,159 @@
+/*
+** kf_manifest_trainer.c - PyTorchJob / Elastic -> TrainJob
+** trainer.kubeflow.org/v1alpha1 on the shipped `torch-distributed`
+** runtime, for Trainer v2.2 and v2.3 (FACTS §8.4.4).  Master and workers
+** become the runtime's one `node` job: numNodes = 1 + workers (elastic:
+** the fixed node count), one process per node for a PyTorchJob, the task
+** command wrapped in `torchrun --no-python` (Trainer sets only PET_*, which
+** torchrun reads), the pod settings as one runtime patch of `node`.  What
+** a TrainJob cannot say is refused before by the rule rows (R9, R13, R17,
+** R21, R23, R24 in kf_target_rules_manifest.c); the two versions differ in
+** terminationGracePeriodSeconds, which only v2.3's patch has.
+*/
+#include <string.h>
+
+#include "kf_manifest.h"
+#include "kf_pod.h"
+
+#include "kf_manifest_int.h"
+
+#define TRAINER_GROUP "trainer.kubeflow.org"
+#define RUNTIME "torch-distributed"
+#define NODE "node"
+#define PATCH_MANAGER "kfjob/manifest"   /* <DNS-1123 subdomain>/<path> */
+
+/* The runtime patch's pod spec: what kf_pod_spec built for the group,
+** reduced to PodSpecPatch; the primary container becomes `node` with its
+** volume mounts and security context.  *out NULL: nothing to patch. */
+static kf_status pod_patch(mctx *c, const kf_job *j, int role, kf_target t,
+                           const kfm_shared *sh, kf_node **out) {
+  const char *const *patch_keys = kfm_trainer_pod_patch[t == KF_T_TRAINER_23];
+  const char *const *ct_keys = kfm_trainer_container_patch[t == KF_T_TRAINER_23];
+  kf_node *cts, *pod, *patch;
+  int k;
+  kf_status st;
+  *out = NULL;
+  OOM(c, cts = kf_node_new(c->A, KF_NARR));
+  if ((st = kfm_container(c, j, role, sh, cts)) != KF_OK ||
+      (st = kf_pod_spec(c->A, j, cts->u.c.v[0], sh->o->service_account, &pod,
+                        c->who, c->e)) != KF_OK)
+    return st;
+  OOM(c, patch = kf_node_new(c->A, KF_NOBJ));
+  for (k = 0; patch_keys[k]; k++) {
+    kf_node *v = kf_node_get(pod, patch_keys[k]);
+    if (v == NULL) continue;
+    if (strcmp(patch_keys[k], "containers") == 0) {
+      /* the primary, renamed to `node`: its patchable fields but env (the
+      ** webhook refuses env on node; it goes in spec.trainer.env) */
+      const char *dname = kf_kinds[j->kind].container;
+      size_t i;
+      int x;
+      kf_node *list = NULL, *node;
+      for (i = 0; v->t == KF_NARR && i < v->u.c.n; i++) {
+        const kf_node *ct = v->u.c.v[i], *nm = kf_node_get(ct, "name");
+        if (!nm || nm->t != KF_NSTR || strcmp(nm->u.s.p, dname) != 0) continue;
+        OOM(c, node = kf_node_new(c->A, KF_NOBJ));
+        OOM(c, kf_obj_str(c->A, node, "name", NODE));
+        for (x = 0; ct_keys[x]; x++) {
+          kf_node *f = kf_node_get(ct, ct_keys[x]);
+          if (f && strcmp(ct_keys[x], "name") != 0 && strcmp(ct_keys[x], "env") != 0)
+            OOM(c, kf_node_push(c->A, node, ct_keys[x], f));
+        }
+        if (node->u.c.n > 1) {
+          OOM(c, list = kf_node_new(c->A, KF_NARR));
+          OOM(c, kf_node_push(c->A, list, NULL, node));
+        }
+        break;
+      }
+      if (list) OOM(c, kf_node_push(c->A, patch, "containers", list));
+      continue;
+    }
+    OOM(c, kf_node_push(c->A, patch, patch_keys[k], v));
+  }
+  if (patch->u.c.n) *out = patch;
+  return KF_OK;
+}
+
+static kf_status runtime_patches(mctx *c, const kf_job *j, int role, kf_target t,
+                                 const kfm_shared *sh, kf_node *spec) {
+  kf_node *patch = NULL, *pm = NULL, *list, *p, *tmpl, *jobs, *job, *x;
+  kf_status st;
+  if ((j->pod_template || j->shared_memory || j->has_accelerator ||
+       sh->o->service_account) &&
+      (st = pod_patch(c, j, role, t, sh, &patch)) != KF_OK)
+    return st;
+  if (j->pod_template &&
+      (st = kf_pod_meta(c->A, j->pod_template, NULL, NULL, &pm, c->e)) != KF_OK)
+    return st;
+  if (patch == NULL && pm == NULL) return KF_OK;
+  OOM(c, list = kf_obj_add(c->A, spec, "runtimePatches", KF_NARR));
+  OOM(c, p = kf_obj_add(c->A, list, NULL, KF_NOBJ));
+  OOM(c, kf_obj_str(c->A, p, "manager", PATCH_MANAGER));
+  OOM(c, x = kf_obj_add(c->A, p, "trainingRuntimeSpec", KF_NOBJ));
+  OOM(c, x = kf_obj_add(c->A, x, "template", KF_NOBJ));
+  OOM(c, x = kf_obj_add(c->A, x, "spec", KF_NOBJ));
+  OOM(c, jobs = kf_obj_add(c->A, x, "replicatedJobs", KF_NARR));
+  OOM(c, job = kf_obj_add(c->A, jobs, NULL, KF_NOBJ));
+  OOM(c, kf_obj_str(c->A, job, "name", NODE));
+  OOM(c, x = kf_obj_add(c->A, job, "template", KF_NOBJ));
+  OOM(c, x = kf_obj_add(c->A, x, "spec", KF_NOBJ));
+  OOM(c, tmpl = kf_obj_add(c->A, x, "template", KF_NOBJ));
+  if (pm) OOM(c, kf_node_push(c->A, tmpl, "metadata", pm));
+  if (patch) OOM(c, kf_node_push(c->A, tmpl, "spec", patch));
+  return KF_OK;
+}
+
+kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
+                      kf_target t, kf_node **out) {
+  kf_arena *A = c->A;
+  const int elastic = (kf_kinds[j->kind].flags & KF_K_ELASTIC) != 0;
+  /* the group whose image and resources every node gets (R21: equal) */
+  const int role = elastic ? KF_WORKER : KF_MASTER;
+  kf_group tmp;
+  const kf_group *g = kfm_task_resources(j, &j->g[role], &tmp);
+  kfm_shared sh;
+  kf_node *spec, *ref, *tr, *res;
+  size_t i;
+  kf_status st;
+  if ((st = kfm_prepare(c, j, o, TRAINER_GROUP "/v1alpha1", "TrainJob", &sh)) != KF_OK)
+    return st;
+  OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
+  OOM(c, ref = kf_obj_add(A, spec, "runtimeRef", KF_NOBJ));
+  OOM(c, kf_obj_str(A, ref, "apiGroup", TRAINER_GROUP) &&
+             kf_obj_str(A, ref, "kind", "ClusterTrainingRuntime") &&
+             kf_obj_str(A, ref, "name", RUNTIME));
+  if (j->has_run_policy && j->rp.active_deadline_seconds > 0)
+    OOM(c, kf_obj_int(A, spec, "activeDeadlineSeconds", j->rp.active_deadline_seconds));
+  OOM(c, tr = kf_obj_add(A, spec, "trainer", KF_NOBJ));
+  OOM(c, kf_obj_str(A, tr, "image", g->image ? g->image : o->image));
+  if (o->command.n || o->args.n) {
+    /* torchrun starts one process per numProcPerNode and sets RANK,
+    ** WORLD_SIZE, MASTER_ADDR from the PET_* variables Trainer injects */
+    kf_node *cmd;
+    OOM(c, cmd = kf_obj_add(A, tr, "command", KF_NARR));
+    OOM(c, kf_node_push(A, cmd, NULL, kf_node_str(A, "torchrun", 8)) &&
+               kf_node_push(A, cmd, NULL, kf_node_str(A, "--no-python", 11)));
+    for (i = 0; i < o->command.n; i++)
+      OOM(c, kf_node_push(A, cmd, NULL,
+                          kf_node_str(A, o->command.v[i], strlen(o->command.v[i]))));
+    if (o->args.n) OOM(c, kf_node_push(A, tr, "args", sh.args));
+  }
+  if (sh.env) OOM(c, kf_node_push(A, tr, "env", sh.env));
+  if (elastic) {
+    OOM(c, kf_obj_int(A, tr, "numNodes", j->max_nodes));
+    /* nproc_per_node "auto" (leave unset: Trainer's default) comes with
+    ** the string forms of nproc_per_node */
+    OOM(c, kf_obj_int(A, tr, "numProcPerNode", j->nproc_per_node));
+  } else {
+    int32_t w = j->g[KF_WORKER].replicas > 0 ? j->g[KF_WORKER].replicas : 0;
+    OOM(c, kf_obj_int(A, tr, "numNodes", 1 + (int64_t)w));
+    OOM(c, kf_obj_int(A, tr, "numProcPerNode", 1));   /* one process a pod */
+  }
+  if ((st = kfm_resources(c, g, kf_roles[role].key, tr, "resourcesPerNode")) != KF_OK)
+    return st;
+  res = kf_node_get(tr, "resourcesPerNode");
+  if (res && res->u.c.n == 0) tr->u.c.n--;   /* no resources: leave it out */
+  if ((st = runtime_patches(c, j, role, t, &sh, spec)) != KF_OK) return st;
+  *out = sh.root;
+  return KF_OK;
+}
