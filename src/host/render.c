@@ -144,7 +144,8 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   lua_pushliteral(L, "kind");
   j.kind = (lua_gettable(L, job) == LUA_TSTRING) ? lua_tostring(L, -1) : "?";
   lua_pushliteral(L, "task_type");
-  j.task_type = (lua_gettable(L, job) == LUA_TSTRING) ? lua_tostring(L, -1) : "?";
+  /* "" for the kinds without one (JAXJob, ...) */
+  j.task_type = (lua_gettable(L, job) == LUA_TSTRING) ? lua_tostring(L, -1) : "";
   kj = lkf_checkjob(L, job);
 
   /* no Lua call from here to kf_arena_free() */

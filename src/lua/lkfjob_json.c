@@ -24,6 +24,7 @@ static ProtobufCMessage *job_msg(lua_State *L, lctx *X, const kf_job *j,
   kf_encopts o;
   kf_err e;
   ProtobufCMessage *m;
+  if (kf_need_task_type(j->kind, who, &e) != KF_OK) lkf_raise(L, &e);
   lkf_encopts(L, opts, who, &o, 1);
   o.ctor = lkf_job_mt[j->kind];
   if (kf_job_to_msg(j, &o, 0, &X->A, &m, &e) != KF_OK) lkf_raise(L, &e);
@@ -121,7 +122,8 @@ static int l_from_json(lua_State *L) {
     return 2;
   }
   kind = kind_opt(L, 3, who);
-  if (kind >= 0 && strcmp(kf_kinds[kind].task_type, tt) != 0)
+  if (kind >= 0 && (kf_kinds[kind].task_type == NULL ||
+                    strcmp(kf_kinds[kind].task_type, tt) != 0))
     return luaL_error(L, "%s: opts.kind: '%s' is not a kind of task type '%s'", who,
                       kf_kinds[kind].name, tt);
   if (lkf_optfield(L, 3, "allow_unknown") != LUA_TNIL) allow = lua_toboolean(L, -1);
