@@ -25,7 +25,9 @@ _Static_assert((int)KF_RENDER_PB == (int)KFJOB_FORMAT_PB &&
 
 /* The core's options for the run's format: the indent only for the JSON
 ** formats (YAML uses 2), the replica encoding (ignored by manifests), the
-** manifest's name, namespace and image.  "none" encodes, then drops. */
+** manifest's name, namespace and image.  "none" renders the job's own
+** output, then drops it: the plugin message, or the manifest of a kind
+** without a Flyte task type (SPEC §12). */
 static void render_opts(const kf_job *kj, const run *R, const char *name,
                         int version, kf_render_opts *ro) {
   /* the Lua method each format mimics, naming its errors */
@@ -39,7 +41,9 @@ static void render_opts(const kf_job *kj, const run *R, const char *name,
       [KF_RENDER_MANIFEST_JSON] = "kfjob.manifest"};
   kfjob_format f = R->o.format;
   kf_render_opts_init(ro);
-  ro->format = f == KFJOB_FORMAT_NONE ? KF_RENDER_PB : (kf_render_format)f;
+  ro->format = f != KFJOB_FORMAT_NONE ? (kf_render_format)f
+               : kf_kinds[kj->kind].task_type ? KF_RENDER_PB
+                                              : KF_RENDER_MANIFEST_JSON;
   ro->who = (unsigned)ro->format < sizeof who / sizeof *who ? who[ro->format] : "kfjob";
   ro->enc.version = version;
   ro->enc.ctor = lkf_job_mt[kj->kind];
