@@ -201,10 +201,12 @@ static const kf_rule some_replicas[] = {rule_replicas, rule_some_replicas,
 ** group); an XGBoost Master is exactly 1 and its Workers may be absent; a
 ** Paddle Master defaults to 1 and is optional (0 leaves it out), neither
 ** group bounded above (the webhook has no count rule). */
-static const kf_replica_bounds needed = {0, KF_R_REQUIRED};
-static const kf_replica_bounds exactly1 = {1, KF_R_FIXED1};
-static const kf_replica_bounds optional = {0, 0};
-static const kf_replica_bounds optional1 = {1, 0};
+static const kf_replica_bounds jax_bounds[KF_NROLES] = {
+    [KF_WORKER] = {0, KF_R_REQUIRED}};
+static const kf_replica_bounds xgb_bounds[KF_NROLES] = {
+    [KF_WORKER] = {0, 0}, [KF_MASTER] = {1, KF_R_FIXED1}};
+static const kf_replica_bounds paddle_bounds[KF_NROLES] = {
+    [KF_WORKER] = {0, 0}, [KF_MASTER] = {1, 0}};
 
 #define TF0 &flyteidl__plugins__distributed_tensorflow_training_task__descriptor
 #define PT0 &flyteidl__plugins__distributed_py_torch_training_task__descriptor
@@ -226,41 +228,44 @@ const kf_kind_info kf_kinds[KF_NKINDS] = {
     {KF_CHIEF, "chief_replicas", "chief_replicas", "num_chief_replicas"},
     {KF_EVALUATOR, "evaluator_replicas", "evaluator_replicas",
      "num_evaluator_replicas"}},
-   TF0, TF1, TF1R, ROWS(tf_rows), replicated},
+   TF0, TF1, TF1R, ROWS(tf_rows), replicated, NULL, "tfjob-port", 2222},
   [KF_PYTORCH] = {"PyTorchJob", "pytorch", "pytorch", "PyTorchJob",
    "pytorchReplicaSpecs", KF_K_RUNPOLICY, 2,
    {{KF_WORKER, "worker_replicas", "workers", "num_workers"},
     {KF_MASTER, "master_replicas", NULL, NULL}},
-   PT0, PT1, PT1R, ROWS(pytorch_rows), replicated},
+   PT0, PT1, PT1R, ROWS(pytorch_rows), replicated, NULL, "pytorchjob-port",
+   23456},
   [KF_ELASTIC] = {"Elastic", "pytorch", "pytorch", "PyTorchJob",
    "pytorchReplicaSpecs", KF_K_RUNPOLICY | KF_K_ELASTIC, 1,
    {{KF_WORKER, "worker_replicas", "workers", NULL}},
-   PT0, PT1, PT1R, ROWS(elastic_rows), elastic},
+   PT0, PT1, PT1R, ROWS(elastic_rows), elastic, NULL, "pytorchjob-port",
+   23456},
   [KF_MPI] = {"MPIJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
    KF_K_RUNPOLICY | KF_K_SLOTS | KF_K_COMMAND, 2,
    {{KF_WORKER, "worker_replicas", "num_workers", "num_workers"},
     {KF_LAUNCHER, "launcher_replicas", "num_launcher_replicas",
      "num_launcher_replicas"}},
-   MPI0, MPI1, MPI1R, ROWS(mpi_rows), replicated},
+   MPI0, MPI1, MPI1R, ROWS(mpi_rows), replicated, NULL, NULL, 0},
   [KF_HOROVOD] = {"HorovodJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
    KF_K_RUNPOLICY | KF_K_SLOTS | KF_K_COMMAND | KF_K_HOROVOD, 2,
    {{KF_WORKER, "worker_replicas", "num_workers", "num_workers"},
     {KF_LAUNCHER, "launcher_replicas", "num_launcher_replicas",
      "num_launcher_replicas"}},
-   MPI0, MPI1, MPI1R, ROWS(horovod_rows), replicated},
+   MPI0, MPI1, MPI1R, ROWS(horovod_rows), replicated, NULL, NULL, 0},
   [KF_JAX] = {"JAXJob", NULL, "jax", "JAXJob", "jaxReplicaSpecs",
-   KF_K_RUNPOLICY, 1, {{KF_WORKER, NULL, NULL, NULL, &needed}},
-   NULL, NULL, NULL, ROWS(operator_rows), replicated, "jaxjob-port", 6666},
+   KF_K_RUNPOLICY, 1, {{KF_WORKER, NULL, NULL, NULL}},
+   NULL, NULL, NULL, ROWS(operator_rows), replicated, jax_bounds,
+   "jaxjob-port", 6666},
   [KF_XGBOOST] = {"XGBoostJob", NULL, "xgboost", "XGBoostJob", "xgbReplicaSpecs",
    KF_K_RUNPOLICY, 2,
-   {{KF_WORKER, NULL, NULL, NULL, &optional},
-    {KF_MASTER, NULL, NULL, NULL, &exactly1}},
-   NULL, NULL, NULL, ROWS(operator_rows), replicated, "xgboostjob-port", 9999},
+   {{KF_WORKER, NULL, NULL, NULL}, {KF_MASTER, NULL, NULL, NULL}},
+   NULL, NULL, NULL, ROWS(operator_rows), replicated, xgb_bounds,
+   "xgboostjob-port", 9999},
   [KF_PADDLE] = {"PaddleJob", NULL, "paddle", "PaddleJob", "paddleReplicaSpecs",
    KF_K_RUNPOLICY, 2,
-   {{KF_WORKER, NULL, NULL, NULL, &optional},
-    {KF_MASTER, NULL, NULL, NULL, &optional1}},
-   NULL, NULL, NULL, ROWS(operator_rows), some_replicas, "master", 36543},
+   {{KF_WORKER, NULL, NULL, NULL}, {KF_MASTER, NULL, NULL, NULL}},
+   NULL, NULL, NULL, ROWS(operator_rows), some_replicas, paddle_bounds,
+   "master", 36543},
 };
 
 /* ---- lookups ---------------------------------------------------------- */
@@ -272,11 +277,11 @@ const kf_kind_role *kf_kind_role_of(const kf_kind_info *k, int role) {
   return NULL;
 }
 
-kf_replica_bounds kf_kind_role_bounds(const kf_kind_role *kr) {
+kf_replica_bounds kf_kind_role_bounds(const kf_kind_info *k, int role) {
   kf_replica_bounds b;
-  if (kr->bounds) return *kr->bounds;
-  b.default_replicas = kf_roles[kr->role].default_replicas;
-  b.flags = kf_roles[kr->role].flags;
+  if (k->bounds) return k->bounds[role];
+  b.default_replicas = kf_roles[role].default_replicas;
+  b.flags = kf_roles[role].flags;
   return b;
 }
 
@@ -377,7 +382,7 @@ void kf_job_defaults(kf_job *j, int kind) {
   for (r = 0; r < KF_NROLES; r++) j->g[r].replicas = kf_roles[r].default_replicas;
   for (r = 0; r < k->nroles; r++)
     j->g[k->roles[r].role].replicas =
-        kf_kind_role_bounds(&k->roles[r]).default_replicas;
+        kf_kind_role_bounds(k, k->roles[r].role).default_replicas;
   for (i = 0; i < k->nfields; i++) {
     const kf_field *f = &k->fields[i];
     char *at = (char *)j + f->off;
@@ -425,7 +430,7 @@ static kf_status rule_replicas(const kf_job *j, int s, const char *who,
   for (i = 0; i < k->nroles; i++) {
     int role = k->roles[i].role;
     int32_t n = j->g[role].replicas;
-    unsigned f = kf_kind_role_bounds(&k->roles[i]).flags;
+    unsigned f = kf_kind_role_bounds(k, role).flags;
     const char *rule = NULL;
     if (n < 0) rule = "must be >= 0";
     else if ((f & KF_R_REQUIRED) && n < 1) rule = "must be >= 1";

@@ -141,10 +141,6 @@ typedef struct kf_kind_role {
   const char *v1_field;       /* "worker_replicas", NULL: no message */
   const char *v0_field;       /* "workers", NULL: not in v0 */
   const char *deprecated_key; /* "num_workers", NULL: none */
-  /* this kind's bounds where they differ from the role's (an XGBoost
-  ** Worker may be absent, a Paddle Master is optional); NULL: the
-  ** kf_roles row's */
-  const kf_replica_bounds *bounds;
 } kf_kind_role;
 
 struct kf_job;
@@ -168,6 +164,10 @@ typedef struct kf_kind_info {
   const kf_field *fields;     /* job-level fields, in spec() order */
   size_t nfields;
   const kf_rule *rules;       /* NULL-terminated */
+  /* this kind's replica bounds by role, every role of the kind listed,
+  ** where they differ from the kf_roles rows' (an XGBoost Worker may be
+  ** absent, a Paddle Master is optional); NULL: the kf_roles rows' */
+  const kf_replica_bounds *bounds;
   const char *port_name;      /* the operator's default container port, */
   int port;                   /* added by its defaulter (NULL, 0: none) */
 } kf_kind_info;
@@ -178,8 +178,8 @@ extern const kf_obj kf_group_obj, kf_resources_obj, kf_run_policy_obj;
 extern const kf_enum kf_restart_policy_enum, kf_clean_pod_policy_enum;
 
 const kf_kind_role *kf_kind_role_of(const kf_kind_info *k, int role);
-/* A kind's role's bounds: its own, else the role's. */
-kf_replica_bounds kf_kind_role_bounds(const kf_kind_role *kr);
+/* A kind's bounds of one of its roles: the kind's own, else the role's. */
+kf_replica_bounds kf_kind_role_bounds(const kf_kind_info *k, int role);
 /* "TFJob, PyTorchJob, Elastic, MPIJob or HorovodJob": the kinds with a
 ** Flyte task type. */
 const char *kf_flyte_kind_names(void);
