@@ -76,7 +76,7 @@ static const char *fz_task_type(const kf_job *j) {
 }
 
 /* "kfjob.<Kind>", from the kind rows (so a new kind needs no edit here). */
-static const char *fz_ctor(int kind) {
+static inline const char *fz_ctor(int kind) {
   static char names[KF_NKINDS][40];
   if (names[kind][0] == '\0')
     snprintf(names[kind], sizeof names[kind], "kfjob.%s", kf_kinds[kind].name);
@@ -84,7 +84,7 @@ static const char *fz_ctor(int kind) {
 }
 
 /* A decoder's job: never a kind without a Flyte task type (SPEC §12). */
-static void fz_check_decoded(const kf_job *j) {
+static inline void fz_check_decoded(const kf_job *j) {
   if (kf_kinds[j->kind].task_type == NULL)
     FZ_FAIL("a decoder produced a %s, which has no task type", kf_kinds[j->kind].name);
 }
