@@ -188,7 +188,7 @@ const char *kf_flyte_kind_names(void);
 ** task_spec need one. */
 kf_status kf_need_task_type(int kind, const char *who, kf_err *e);
 int kf_kind_by_name(const char *name);       /* -1 if unknown */
-const char *kf_kind_names(void);   /* "TFJob, PyTorchJob, ... or HorovodJob" */
+const char *kf_kind_names(void);   /* "TFJob, PyTorchJob, ... or PaddleJob" */
 int kf_role_by_name(const char *name);       /* -1 if unknown */
 /* An enum spelling's value; -1 if unknown. */
 int kf_enum_parse(const kf_enum *en, const char *s);
