@@ -1,5 +1,6 @@
 # Host API, libraries and CLI tests.
 #   host_api            test/host/test_host.c against libkfjob.a
+#   host_api_kinds      test/host/test_host_kinds.c: JAXJob, XGBoostJob, PaddleJob
 #   host_api_valgrind   the same under valgrind (no leaks, no invalid access)
 #   host_symbols        only KFJOB_API symbols leave libkfjob.a / libkfjob.so
 #   host_install        cmake --install to a temporary prefix, then build
@@ -14,6 +15,11 @@ add_executable(test_host ${CMAKE_SOURCE_DIR}/test/host/test_host.c)
 target_link_libraries(test_host PRIVATE kfjob::kfjob)
 add_test(NAME host_api COMMAND test_host)
 set_tests_properties(host_api PROPERTIES TIMEOUT 300 LABELS host)
+# the kinds without a Flyte task type (SPEC §12) through the host API
+add_executable(test_host_kinds ${CMAKE_SOURCE_DIR}/test/host/test_host_kinds.c)
+target_link_libraries(test_host_kinds PRIVATE kfjob::kfjob)
+add_test(NAME host_api_kinds COMMAND test_host_kinds)
+set_tests_properties(host_api_kinds PROPERTIES TIMEOUT 120 LABELS host)
 
 find_program(VALGRIND_EXECUTABLE valgrind)
 if(VALGRIND_EXECUTABLE)

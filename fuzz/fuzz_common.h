@@ -75,6 +75,42 @@ static const char *fz_task_type(const kf_job *j) {
   return kf_kinds[j->kind].task_type;
 }
 
+/* "kfjob.<Kind>", from the kind rows (so a new kind needs no edit here). */
+static inline const char *fz_ctor(int kind) {
+  static char names[KF_NKINDS][40];
+  if (names[kind][0] == '\0')
+    snprintf(names[kind], sizeof names[kind], "kfjob.%s", kf_kinds[kind].name);
+  return names[kind];
+}
+
+/* A decoder's job: never a kind without a Flyte task type (SPEC §12). */
+static inline void fz_check_decoded(const kf_job *j) {
+  if (kf_kinds[j->kind].task_type == NULL)
+    FZ_FAIL("a decoder produced a %s, which has no task type", kf_kinds[j->kind].name);
+}
+
+/* A kind without a Flyte task type: every Flyte output refuses it with the
+** same message, and it has no versions. */
+static void fz_check_no_task_type(const kf_job *j, kf_arena *A, kf_buf *b,
+                                  kf_encopts *o) {
+  Flyteidl__Core__TaskTemplate *t;
+  ProtobufCMessage *m;
+  kf_err e;
+  kf_status st;
+  o->version = 1;
+  o->common = 0;
+  st = kf_encode(j, o, A, b, &e);
+  if (st != KF_EINVAL || !strstr(e.msg, " has no Flyte task type"))
+    FZ_FAIL("encode of a %s: %s", kf_kinds[j->kind].name, st ? e.msg : "accepted");
+  st = kf_job_to_msg(j, o, 0, A, &m, &e);
+  if (st != KF_EINVAL || !strstr(e.msg, " has no Flyte task type"))
+    FZ_FAIL("kf_job_to_msg of a %s: %s", kf_kinds[j->kind].name, st ? e.msg : "accepted");
+  st = kf_task_template(j, o, NULL, A, &t, "kfjob.task_template", &e);
+  if (st != KF_EINVAL || strncmp(e.msg, "kfjob.task_template: ", 21) != 0)
+    FZ_FAIL("task_template of a %s: %s", kf_kinds[j->kind].name, st ? e.msg : "accepted");
+  if (kf_job_versions(j) != 0) FZ_FAIL("versions of a %s", kf_kinds[j->kind].name);
+}
+
 /* The round trips a valid job must survive.  Uses its own arena.
 ** What the plugin message cannot carry is compared against `jw`, the job as
 ** it comes back: an Elastic job with the integer nnodes = 1 is a
@@ -108,6 +144,12 @@ static void fz_check_job(const kf_job *j) {
   if ((st = kf_job_from_spec(j->kind, n, &A, &r, ctor, &e)) != KF_OK)
     FZ_FAIL("spec() of an accepted job is rejected: %s", e.msg);
   if (!kf_job_equal(j, &r)) FZ_FAIL("spec() round trip changed the job");
+
+  o.ctor = ctor;
+  if (fz_task_type(j) == NULL) {   /* operator-only: manifests alone */
+    fz_check_no_task_type(j, &A, &b, &o);
+    goto manifests;
+  }
 
   /* wire round trips: v1 flat, v1 common, v0 when it fits */
   kind = j->kind == KF_HOROVOD ? KF_HOROVOD : -1;
@@ -216,6 +258,7 @@ static void fz_check_job(const kf_job *j) {
     }
   }
 
+manifests:
 #ifdef FZ_HAVE_MANIFEST
   /* manifests, lint and YAML: no crash; a manifest that is produced
   ** renders as YAML and JSON */

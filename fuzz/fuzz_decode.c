@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   st = kf_decode(types[sel / 2], kind, sel % 2, data + 1, size - 1, &A, &j,
                  "kfjob.decode", &e);
   fz_note("decode", st, &e);
-  if (st == KF_OK) fz_check_job(&j);
+  if (st == KF_OK) fz_check_decoded(&j), fz_check_job(&j);
   else fz_error(st, &e, "kfjob.decode: ");
   kf_arena_free(&A);
   return 0;

@@ -21,6 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_note("decode_task_template", st, &e);
   if (st == KF_OK) {
     if (info == NULL || info->t != KF_NOBJ) FZ_FAIL("no info object");
+    fz_check_decoded(&j);
     fz_check_job(&j);
   } else {
     fz_error(st, &e, "kfjob.decode_task_template: ");

@@ -4,16 +4,13 @@
 ** kind refinement and allow_unknown:
 **   b0 % 8 as in fuzz_decode.c; bit 3: allow_unknown.
 ** The rest is JSON text.  The parsed tree is also fed to kf_job_from_spec
-** as a constructor table of kind b0 / 16 % 5 (JSON objects make good
+** as a constructor table of kind b0 / 16 % 8 (JSON objects make good
 ** constructor tables), and kf_node_to_json must render it.
 */
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const char *const types[4] = {"tensorflow", "pytorch", "mpi", "mpi"};
-  static const char *const ctors[KF_NKINDS] = {
-      "kfjob.TFJob", "kfjob.PyTorchJob", "kfjob.Elastic", "kfjob.MPIJob",
-      "kfjob.HorovodJob"};
   kf_arena A;
   kf_buf b;
   kf_err e;
@@ -38,12 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     st = kf_from_json(types[sel / 2], kind, sel % 2, root, allow, &A, &j,
                       "kfjob.from_json", &e);
     fz_note("from_json", st, &e);
-    if (st == KF_OK) fz_check_job(&j);
+    if (st == KF_OK) fz_check_decoded(&j), fz_check_job(&j);
     else fz_error(st, &e, "kfjob.from_json: ");
-    st = kf_job_from_spec(ck, root, &A, &j, ctors[ck], &e);
-    fz_note(ctors[ck], st, &e);
+    st = kf_job_from_spec(ck, root, &A, &j, fz_ctor(ck), &e);
+    fz_note(fz_ctor(ck), st, &e);
     if (st == KF_OK) fz_check_job(&j);
-    else fz_error(st, &e, ctors[ck]);
+    else fz_error(st, &e, fz_ctor(ck));
   }
   kf_buf_free(&b);
   kf_arena_free(&A);

@@ -6,7 +6,8 @@
 **
 ** Input: b0 = selector, then one tree (two for mode 3):
 **   b0 % 4        0 job, 1 replica group, 2 RunPolicy, 3 job:with(overrides)
-**   (b0 / 4) % 5  job kind (TFJob, PyTorchJob, Elastic, MPIJob, HorovodJob)
+**   (b0 / 4) % 8  job kind (TFJob, PyTorchJob, Elastic, MPIJob, HorovodJob,
+**                 JAXJob, XGBoostJob, PaddleJob: the kf_kind order)
 **   (b0 / 4) % 6  group role (Worker, PS, Chief, Evaluator, Master, Launcher)
 **
 ** Tree encoding (fuzz/make_corpus.lua writes the same format; it reads the
@@ -56,7 +57,7 @@ static const char *const TAGS[] = {
     "kfjob.TFJob", "kfjob.PyTorchJob", "kfjob.Elastic", "kfjob.MPIJob",
     "kfjob.HorovodJob", "kfjob.Worker", "kfjob.PS", "kfjob.Chief",
     "kfjob.Evaluator", "kfjob.Master", "kfjob.Launcher", "kfjob.RunPolicy",
-    "kfjob.Other"};
+    "kfjob.Other", "kfjob.JAXJob", "kfjob.XGBoostJob", "kfjob.PaddleJob"};
 /* TAGS-END */
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -136,9 +137,6 @@ static kf_node *tree(rd *r) {
   }
 }
 
-static const char *const ctors[KF_NKINDS] = {
-    "kfjob.TFJob", "kfjob.PyTorchJob", "kfjob.Elastic", "kfjob.MPIJob",
-    "kfjob.HorovodJob"};
 static const char *const gctors[KF_NROLES] = {
     "kfjob.Worker", "kfjob.PS", "kfjob.Chief", "kfjob.Evaluator",
     "kfjob.Master", "kfjob.Launcher"};
@@ -163,10 +161,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if ((n = tree(&r)) == NULL) FZ_FAIL("tree: out of memory");
   switch (mode) {
     case 0:
-      st = kf_job_from_spec(kind, n, &A, &j, ctors[kind], &e);
-      fz_note(ctors[kind], st, &e);
+      st = kf_job_from_spec(kind, n, &A, &j, fz_ctor(kind), &e);
+      fz_note(fz_ctor(kind), st, &e);
       if (st == KF_OK) fz_check_job(&j);
-      else fz_error(st, &e, ctors[kind]);
+      else fz_error(st, &e, fz_ctor(kind));
       break;
     case 1: {
       kf_group g;
@@ -184,9 +182,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
               !kf_node_push(&A, jn, "worker", w))
             FZ_FAIL("out of memory");
         }
-        st = kf_job_from_spec(kind, jn, &A, &j, ctors[kind], &e);
+        st = kf_job_from_spec(kind, jn, &A, &j, fz_ctor(kind), &e);
         if (st == KF_OK) fz_check_job(&j);
-        else fz_error(st, &e, ctors[kind]);
+        else fz_error(st, &e, fz_ctor(kind));
       } else {
         fz_error(st, &e, gctors[role]);
       }
@@ -204,10 +202,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
     }
     default:
-      st = kf_job_from_spec(kind, n, &A, &j, ctors[kind], &e);
-      fz_note(ctors[kind], st, &e);
+      st = kf_job_from_spec(kind, n, &A, &j, fz_ctor(kind), &e);
+      fz_note(fz_ctor(kind), st, &e);
       if (st != KF_OK) {
-        fz_error(st, &e, ctors[kind]);
+        fz_error(st, &e, fz_ctor(kind));
         break;
       }
       if ((over = tree(&r)) == NULL) FZ_FAIL("tree: out of memory");
@@ -215,11 +213,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         kf_node *base = kf_job_to_spec(&j, &A);
         kf_job w;
         if (base == NULL) FZ_FAIL("to spec");
-        st = kf_node_merge(&A, base, over, ctors[kind], &e);
-        if (st == KF_OK) st = kf_job_from_spec(kind, base, &A, &w, ctors[kind], &e);
+        st = kf_node_merge(&A, base, over, fz_ctor(kind), &e);
+        if (st == KF_OK) st = kf_job_from_spec(kind, base, &A, &w, fz_ctor(kind), &e);
         fz_note("with", st, &e);
         if (st == KF_OK) fz_check_job(&w);
-        else fz_error(st, &e, ctors[kind]);
+        else fz_error(st, &e, fz_ctor(kind));
       }
       break;
   }

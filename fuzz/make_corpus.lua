@@ -69,7 +69,27 @@ local SPECS = {
   },
 }
 local KINDS = { "TFJob", "PyTorchJob", "Elastic", "MPIJob", "HorovodJob" }
-local KIND_INDEX = { TFJob = 0, PyTorchJob = 1, Elastic = 2, MPIJob = 3, HorovodJob = 4 }
+local KIND_INDEX = { TFJob = 0, PyTorchJob = 1, Elastic = 2, MPIJob = 3, HorovodJob = 4,
+                     JAXJob = 5, XGBoostJob = 6, PaddleJob = 7 }
+-- kinds without a Flyte task type (SPEC §12): constructor seeds only
+local OPERATOR_SPECS = {
+  JAXJob = {
+    full = { worker = { replicas = 4, image = "jax:0.4", requests = res, limits = lim,
+                        restart_policy = "on_failure" },
+             run_policy = { clean_pod_policy = "all", backoff_limit = 0 } },
+    small = { worker = { replicas = 2 } },
+  },
+  XGBoostJob = {
+    full = { worker = { replicas = 2, requests = res }, master = { replicas = 1, image = "xgb:m" },
+             run_policy = { ttl_seconds_after_finished = 60 } },
+    small = { worker = { replicas = 1 } },
+  },
+  PaddleJob = {
+    full = { worker = { replicas = 3, limits = lim, restart_policy = "on_failure" },
+             master = { replicas = 0 }, run_policy = { active_deadline_seconds = 600 } },
+    small = { master = { replicas = 1 } },
+  },
+}
 -- decode selector base: tensorflow 0, pytorch 2, mpi 4, mpi/Horovod 6 (+ version)
 local SEL = { TFJob = 0, PyTorchJob = 2, Elastic = 2, MPIJob = 4, HorovodJob = 6 }
 
@@ -213,6 +233,17 @@ for _, k in ipairs(KINDS) do
   seed("spec", lk .. "-with", string.char(sel | 3) .. tree(SPECS[k].small)
        .. tree({ ["worker.replicas"] = 3, run_policy = { backoff_limit = 1 } }))
 end
+for _, k in ipairs({ "JAXJob", "XGBoostJob", "PaddleJob" }) do
+  local lk, sp = k:lower(), OPERATOR_SPECS[k]
+  kfjob[k](sp.full)   -- must be valid
+  kfjob[k](sp.small)
+  seed("from_json", lk .. "-spec", string.char(1 + (KIND_INDEX[k] << 4)) .. json(sp.full))
+  local sel = KIND_INDEX[k] << 2
+  seed("spec", lk .. "-full", string.char(sel) .. tree(sp.full))
+  seed("spec", lk .. "-small", string.char(sel) .. tree(sp.small))
+  seed("spec", lk .. "-with", string.char(sel | 3) .. tree(sp.small)
+       .. tree({ ["worker.replicas"] = 3, run_policy = { backoff_limit = 1 } }))
+end
 local mpi0 = kfjob.MPIJob{ worker = { replicas = 2, command = { "python", "x.py" } } }
 seed("decode_task_template", "mpi-v0-worker-command", "\0" .. mpi0:task_template{ version = 0 })
 -- groups (mode 1, role in bits 2..) and RunPolicy (mode 2)
@@ -255,7 +286,8 @@ local POD = {
     },
   },
 }
-for _, k in ipairs(KINDS) do
+for _, k in ipairs({ "TFJob", "PyTorchJob", "Elastic", "MPIJob", "HorovodJob", "JAXJob",
+                    "XGBoostJob", "PaddleJob" }) do
   local t = {}
   for key, v in pairs(POD) do t[key] = v end
   if k == "Elastic" then t.worker = { limits = { gpu = 1 } }; t.nnodes = 2 end

@@ -245,9 +245,12 @@ typedef struct kfjob_job {
                                made from kfjob_run_options::name.  Not
                                checked for use as a file name. */
   const char *kind;       /**< "TFJob", "PyTorchJob", "Elastic", "MPIJob",
-                               "HorovodJob". */
+                               "HorovodJob", "JAXJob", "XGBoostJob",
+                               "PaddleJob". */
   const char *task_type;  /**< Flyte task type: "tensorflow", "pytorch",
-                               "mpi" or "python-task". */
+                               "mpi" or "python-task"; "" for JAXJob,
+                               XGBoostJob and PaddleJob, which have none
+                               (only the manifest formats render them). */
   int version;            /**< task_type_version the output carries. */
   kfjob_format format;    /**< Format of #data. */
   const char *data;       /**< Rendered bytes (NULL for

@@ -38,6 +38,13 @@ local wire = require "wire"
 local int, msg = wire.int, wire.msg
 
 local JOB = kfjob.TFJob { worker = { replicas = 2, image = "img" } }
+local JAX = kfjob.JAXJob { worker = { replicas = 2, image = "img" } }
+local XGB = kfjob.XGBoostJob { worker = { replicas = 2 } }
+local PADDLE = kfjob.PaddleJob {}
+local function NO_TT(kind)
+  return kind .. " has no Flyte task type, so no plugin message, TaskTemplate or TaskSpec (kinds with "
+    .. "one: TFJob, PyTorchJob, Elastic, MPIJob or HorovodJob); the training-operator runs it from manifest()"
+end
 local QTY = ' (expected e.g. "500m", "4Gi", "2")'
 local RP = " (expected never, on_failure or always)"
 local CP = " (expected none, running or all)"
@@ -334,6 +341,89 @@ local raising = {
       "kfjob.TFJob: num_workers: cannot be combined with worker.replicas (num_workers is deprecated)" },
     { "a dotted key with an empty part", call("with", JOB, { ["worker."] = 1 }),
       "kfjob.TFJob: 'worker.': empty field name in a dotted key" },
+  },
+
+  -- SPEC §12: the operator-only kinds; their replica rules are the
+  -- training-operator v1.9 webhooks' (FACTS §8.6), their methods those a
+  -- kind without a Flyte task type has.
+  ["JAXJob"] = {
+    { "no worker", new("JAXJob", {}), "kfjob.JAXJob: worker.replicas: required (at least 1 worker)" },
+    { "0 workers", new("JAXJob", { worker = { replicas = 0 } }),
+      "kfjob.JAXJob: worker.replicas: must be >= 1 (got 0)" },
+    { "a master", new("JAXJob", { master = { replicas = 1 }, worker = { replicas = 1 } }),
+      "kfjob.JAXJob: master: unknown field" },
+    { "a worker command", with_worker("JAXJob", { command = { "python" } }),
+      "kfjob.JAXJob: worker.command: only MPI and Horovod groups take a command" },
+    { "slots", new("JAXJob", { worker = { replicas = 1 }, slots = 2 }), "kfjob.JAXJob: slots: unknown field" },
+    { "a deprecated count", new("JAXJob", { num_workers = 2 }), "kfjob.JAXJob: num_workers: unknown field" },
+    { "bad restart policy", with_worker("JAXJob", { restart_policy = "sometimes" }),
+      "kfjob.JAXJob: worker.restart_policy: unknown restart policy 'sometimes'" .. RP },
+    { "encode", call("encode", JAX), "kfjob.encode: " .. NO_TT("JAXJob") },
+    { "custom", call("custom", JAX), "kfjob.custom: " .. NO_TT("JAXJob") },
+    { "to_json", call("to_json", JAX, { indent = 2 }), "kfjob.to_json: " .. NO_TT("JAXJob") },
+    { "task_template", call("task_template", JAX), "kfjob.task_template: " .. NO_TT("JAXJob") },
+    { "with 0 workers", call("with", JAX, { ["worker.replicas"] = 0 }),
+      "kfjob.JAXJob: worker.replicas: must be >= 1 (got 0)" },
+    { "manifest without a name", call("manifest", JAX, {}),
+      "kfjob.manifest: opts.name: required (the resource name, a DNS-1035 label)" },
+    { "manifest name too long for the pods", call("manifest", JAX, { name = string.rep("a", 55) }),
+      "kfjob.manifest: opts.name: too long for this job: pod name '" .. string.rep("a", 55)
+        .. "-worker-1' has 64 characters (at most 63)" },
+    { "launcher_command", call("launcher_command", JAX), "kfjob.launcher_command: only MPIJob and HorovodJob have a launcher" },
+    { "from_json opts.kind", function() return kfjob.from_json("pytorch", "{}", { kind = "JAXJob" }) end,
+      "kfjob.from_json: opts.kind: " .. NO_TT("JAXJob") },
+  },
+  ["XGBoostJob"] = {
+    { "2 masters", new("XGBoostJob", { master = { replicas = 2 } }),
+      "kfjob.XGBoostJob: master.replicas: must be 1 (got 2)" },
+    { "no master", new("XGBoostJob", { master = { replicas = 0 } }),
+      "kfjob.XGBoostJob: master.replicas: must be 1 (got 0)" },
+    { "negative workers", new("XGBoostJob", { worker = { replicas = -1 } }),
+      "kfjob.XGBoostJob: worker.replicas: must be >= 0 (got -1)" },
+    { "a ps group", new("XGBoostJob", { ps = { replicas = 1 } }), "kfjob.XGBoostJob: ps: unknown field" },
+    { "negative backoff limit", new("XGBoostJob", { run_policy = { backoff_limit = -1 } }),
+      "kfjob.XGBoostJob: run_policy.backoff_limit: must be >= 0 (got -1)" },
+    { "with 3 masters", call("with", XGB, { ["master.replicas"] = 3 }),
+      "kfjob.XGBoostJob: master.replicas: must be 1 (got 3)" },
+    { "encode", call("encode", XGB, { version = 0 }), "kfjob.encode: " .. NO_TT("XGBoostJob") },
+    { "custom", call("custom", XGB), "kfjob.custom: " .. NO_TT("XGBoostJob") },
+    { "to_json", call("to_json", XGB), "kfjob.to_json: " .. NO_TT("XGBoostJob") },
+    { "task_template", call("task_template", XGB, { format = "json" }),
+      "kfjob.task_template: " .. NO_TT("XGBoostJob") },
+    { "manifest without an image", call("manifest", XGB, { name = "xgb" }),
+      "kfjob.manifest: opts.image: required: worker has no image of its own" },
+    { "manifest name not a DNS-1035 label (R14)", call("manifest", XGB, { name = "9xgb", image = "i" }),
+      "kfjob.manifest: opts.name: '9xgb' is not a DNS-1035 label (lowercase letters, digits and '-', "
+        .. "starting with a letter and ending with a letter or digit)" },
+    { "manifest for the mpi-operator", call("manifest", XGB, { name = "x", image = "i", target = "mpi-operator" }),
+      "kfjob.manifest: target 'mpi-operator' does not run a XGBoostJob (it runs mpi-operator v0.8 "
+        .. "(MPIJob kubeflow.org/v2beta1))" },
+    { "decode opts.kind", function() return kfjob.decode("mpi", "", { kind = "XGBoostJob" }) end,
+      "kfjob.decode: opts.kind: 'XGBoostJob' is not a kind of task type 'mpi'" },
+  },
+  ["PaddleJob"] = {
+    { "no pod at all", new("PaddleJob", { master = { replicas = 0 } }),
+      "kfjob.PaddleJob: worker.replicas: must be >= 1 when master.replicas is 0 (a PaddleJob needs at least one pod)" },
+    { "negative master", new("PaddleJob", { master = { replicas = -1 } }),
+      "kfjob.PaddleJob: master.replicas: must be >= 0 (got -1)" },
+    { "a chief", new("PaddleJob", { chief = { replicas = 1 } }), "kfjob.PaddleJob: chief: unknown field" },
+    { "a worker command", with_worker("PaddleJob", { command = { "python" } }),
+      "kfjob.PaddleJob: worker.command: only MPI and Horovod groups take a command" },
+    { "bad shared_memory", new("PaddleJob", { shared_memory = "lots" }),
+      "kfjob.PaddleJob: shared_memory: invalid quantity 'lots'" .. QTY },
+    { "with no master and no worker", call("with", PADDLE, { ["master.replicas"] = 0 }),
+      "kfjob.PaddleJob: worker.replicas: must be >= 1 when master.replicas is 0 (a PaddleJob needs at least one pod)" },
+    { "encode", call("encode", PADDLE), "kfjob.encode: " .. NO_TT("PaddleJob") },
+    { "custom", call("custom", PADDLE, { version = 1 }), "kfjob.custom: " .. NO_TT("PaddleJob") },
+    { "to_json", call("to_json", PADDLE), "kfjob.to_json: " .. NO_TT("PaddleJob") },
+    { "task_template", call("task_template", PADDLE), "kfjob.task_template: " .. NO_TT("PaddleJob") },
+    { "manifest for Trainer", call("manifest", PADDLE, { name = "p", image = "i", target = "trainer-2.3" }),
+      "kfjob.manifest: target 'trainer-2.3' does not run a PaddleJob (it runs Kubeflow Trainer v2.3 "
+        .. "(TrainJob trainer.kubeflow.org/v1alpha1))" },
+    { "manifest for Flyte", call("manifest", PADDLE, { name = "p", image = "i", target = "flyte" }),
+      "kfjob.manifest: target 'flyte' does not run a PaddleJob (it runs Flyte 1.x backend + training-operator)" },
+    { "decode_task_template opts.kind", function() return kfjob.decode_task_template("", { kind = "PaddleJob" }) end,
+      "kfjob.decode_task_template: opts.kind: " .. NO_TT("PaddleJob") },
   },
 
   ["encode options"] = {

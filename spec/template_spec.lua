@@ -749,10 +749,12 @@ describe("kfjob.template", function()
           "bad argument #1 to 'kfjob.template.variants' (job, table or function expected, got number)")
         assert.has_error(function() template.variants({}, {}) end,
           "kfjob.template.variants: opts.kind is required when the base is a table"
-          .. " (one of Elastic, HorovodJob, MPIJob, PyTorchJob, TFJob)")
+          .. " (one of Elastic, HorovodJob, JAXJob, MPIJob, PaddleJob,"
+          .. " PyTorchJob, TFJob, XGBoostJob)")
         assert.has_error(function() template.variants({}, {}, { kind = "PytorchJob" }) end,
           "kfjob.template.variants: opts.kind: unknown kind \"PytorchJob\" (did you mean 'PyTorchJob'?)"
-          .. " (expected one of Elastic, HorovodJob, MPIJob, PyTorchJob, TFJob)")
+          .. " (expected one of Elastic, HorovodJob, JAXJob, MPIJob, PaddleJob,"
+          .. " PyTorchJob, TFJob, XGBoostJob)")
         assert.has_error(function() template.variants(job, {}, { kind = "TFJob" }) end,
           "kfjob.template.variants: opts.kind is \"TFJob\" but the base job is a PyTorchJob")
         assert.has_error(function() template.variants(job, {}, { nmae = "x" }) end,

@@ -593,7 +593,7 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
   /* a required group must be given where the job takes replica counts */
   for (r = 0; r < k->nroles; r++) {
     int role = k->roles[r].role;
-    if ((kf_roles[role].flags & KF_R_REQUIRED) && !given[role] &&
+    if ((kf_kind_role_bounds(k, role).flags & KF_R_REQUIRED) && !given[role] &&
         !(k->flags & KF_K_ELASTIC)) {
       size_t p = push(&c, kf_roles[role].key);
       push(&c, "replicas");

@@ -170,7 +170,7 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
   }
 #ifdef KF_RPZ_TTL
   /* fields given as 0: proto3 cannot tell them from unset */
-  if (j->has_run_policy) {
+  if (j->has_run_policy && k->task_type != NULL) {  /* else kept, see manifest */
     static const char *const f[3] = {"ttl_seconds_after_finished",
                                      "active_deadline_seconds", "backoff_limit"};
     static const unsigned bit[3] = {KF_RPZ_TTL, KF_RPZ_DEADLINE, KF_RPZ_BACKOFF};

@@ -104,10 +104,13 @@ kf_status kfm_replica_spec(mctx *c, const kf_job *j, int role,
 }
 
 /* The run policy by its rows' manifest keys: enums in Kubernetes'
-** spelling, zeros left out as ParseRunPolicy does; no policy gives {}. */
+** spelling, zeros left out as ParseRunPolicy does; no policy gives {}.
+** A kind Flyte never carries (no task type) keeps a 0 the job was given
+** (backoffLimit 0: no retries), as kubectl would apply it. */
 kf_node *kfm_run_policy(kf_arena *A, const kf_job *j) {
   kf_node *o = kf_node_new(A, KF_NOBJ);
   const char *rp = (const char *)&j->rp;
+  int keep0 = kf_kinds[j->kind].task_type == NULL;
   size_t i;
   if (o == NULL || !j->has_run_policy) return o;
   for (i = 0; i < kf_run_policy_obj.n; i++) {
@@ -116,7 +119,8 @@ kf_node *kfm_run_policy(kf_arena *A, const kf_job *j) {
     if (f->type == KF_V_ENUM) {
       if (!kf_obj_str(A, o, f->manifest, ((const kf_enum *)f->info)->manifest[v]))
         return NULL;
-    } else if (v != 0 && !kf_obj_int(A, o, f->manifest, v)) {
+    } else if ((v != 0 || (keep0 && (j->rp.zero & f->zbit))) &&
+               !kf_obj_int(A, o, f->manifest, v)) {
       return NULL;
     }
   }

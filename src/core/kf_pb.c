@@ -311,6 +311,8 @@ kf_status kf_job_to_msg(const kf_job *j, const kf_encopts *o, int for_template,
   const kf_kind_info *k = &kf_kinds[j->kind];
   int elastic = (k->flags & KF_K_ELASTIC) != 0, i;
   ProtobufCMessage *m;
+  kf_status st = kf_need_task_type(j->kind, o->ctor ? o->ctor : k->name, e);
+  if (st != KF_OK) return st;
   if (o->version == 0) {
     char unfit[400];
     v0_unfit(j, for_template, unfit, sizeof unfit);
@@ -343,6 +345,7 @@ kf_status kf_job_to_msg(const kf_job *j, const kf_encopts *o, int for_template,
 
 unsigned kf_job_versions(const kf_job *j) {
   char unfit[400];
+  if (kf_kinds[j->kind].task_type == NULL) return 0;   /* no message at all */
   v0_unfit(j, 1, unfit, sizeof unfit);
   return unfit[0] ? 2u : 3u;
 }
@@ -666,8 +669,9 @@ kf_status kf_job_from_msg(const char *who, int kind,
 
 int kf_kind_for_task_type(const char *task_type) {
   int i;
-  for (i = 0; i < KF_NKINDS; i++)
-    if (strcmp(kf_kinds[i].task_type, task_type) == 0) return i;
+  for (i = 0; i < KF_NKINDS; i++)   /* never a kind without a task type */
+    if (kf_kinds[i].task_type && strcmp(kf_kinds[i].task_type, task_type) == 0)
+      return i;
   return -1;
 }
 

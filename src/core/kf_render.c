@@ -87,6 +87,9 @@ kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
   Flyteidl__Core__TaskTemplate *t;
   kf_status st;
   int indent = o->indent;
+  if (o->format != KF_RENDER_MANIFEST && o->format != KF_RENDER_MANIFEST_JSON &&
+      (st = kf_need_task_type(j->kind, o->who, e)) != KF_OK)
+    return st;
   switch (o->format) {
     case KF_RENDER_PB:
       if ((st = check_enc(&o->enc, o->who, e)) != KF_OK) return st;

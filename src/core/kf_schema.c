@@ -177,6 +177,8 @@ static const kf_field horovod_rows[] = {
   {.key = "elastic_timeout", .type = KF_V_INT, .off = J(elastic_timeout),
    .min = 1, .idef = 1200},
   DEPRECATED, POD};
+/* SPEC §12: no Flyte task type, so no proto fields of their own. */
+static const kf_field operator_rows[] = {GROUPS, RUN_POLICY, POD};
 
 #define ROWS(r) r, sizeof r / sizeof *r
 
@@ -189,6 +191,22 @@ static kf_status rule_bounds(const kf_job *j, int style, const char *who,
 static const kf_rule replicated[] = {rule_replicas, rule_bounds, kf_rule_pod,
                                      NULL};
 static const kf_rule elastic[] = {rule_bounds, kf_rule_pod, NULL};
+static kf_status rule_some_replicas(const kf_job *j, int style,
+                                    const char *who, kf_err *e);
+static const kf_rule some_replicas[] = {rule_replicas, rule_some_replicas,
+                                        rule_bounds, kf_rule_pod, NULL};
+
+/* Replica bounds of the operator-only kinds (training-operator v1.9
+** webhooks, SPEC §11 Decisions): a JAX Worker is required (it is the only
+** group); an XGBoost Master is exactly 1 and its Workers may be absent; a
+** Paddle Master defaults to 1 and is optional (0 leaves it out), neither
+** group bounded above (the webhook has no count rule). */
+static const kf_replica_bounds jax_bounds[KF_NROLES] = {
+    [KF_WORKER] = {0, KF_R_REQUIRED}};
+static const kf_replica_bounds xgb_bounds[KF_NROLES] = {
+    [KF_WORKER] = {0, 0}, [KF_MASTER] = {1, KF_R_FIXED1}};
+static const kf_replica_bounds paddle_bounds[KF_NROLES] = {
+    [KF_WORKER] = {0, 0}, [KF_MASTER] = {1, 0}};
 
 #define TF0 &flyteidl__plugins__distributed_tensorflow_training_task__descriptor
 #define PT0 &flyteidl__plugins__distributed_py_torch_training_task__descriptor
@@ -210,28 +228,44 @@ const kf_kind_info kf_kinds[KF_NKINDS] = {
     {KF_CHIEF, "chief_replicas", "chief_replicas", "num_chief_replicas"},
     {KF_EVALUATOR, "evaluator_replicas", "evaluator_replicas",
      "num_evaluator_replicas"}},
-   TF0, TF1, TF1R, ROWS(tf_rows), replicated},
+   TF0, TF1, TF1R, ROWS(tf_rows), replicated, NULL, "tfjob-port", 2222},
   [KF_PYTORCH] = {"PyTorchJob", "pytorch", "pytorch", "PyTorchJob",
    "pytorchReplicaSpecs", KF_K_RUNPOLICY, 2,
    {{KF_WORKER, "worker_replicas", "workers", "num_workers"},
     {KF_MASTER, "master_replicas", NULL, NULL}},
-   PT0, PT1, PT1R, ROWS(pytorch_rows), replicated},
+   PT0, PT1, PT1R, ROWS(pytorch_rows), replicated, NULL, "pytorchjob-port",
+   23456},
   [KF_ELASTIC] = {"Elastic", "pytorch", "pytorch", "PyTorchJob",
    "pytorchReplicaSpecs", KF_K_RUNPOLICY | KF_K_ELASTIC, 1,
    {{KF_WORKER, "worker_replicas", "workers", NULL}},
-   PT0, PT1, PT1R, ROWS(elastic_rows), elastic},
+   PT0, PT1, PT1R, ROWS(elastic_rows), elastic, NULL, "pytorchjob-port",
+   23456},
   [KF_MPI] = {"MPIJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
    KF_K_RUNPOLICY | KF_K_SLOTS | KF_K_COMMAND, 2,
    {{KF_WORKER, "worker_replicas", "num_workers", "num_workers"},
     {KF_LAUNCHER, "launcher_replicas", "num_launcher_replicas",
      "num_launcher_replicas"}},
-   MPI0, MPI1, MPI1R, ROWS(mpi_rows), replicated},
+   MPI0, MPI1, MPI1R, ROWS(mpi_rows), replicated, NULL, NULL, 0},
   [KF_HOROVOD] = {"HorovodJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
    KF_K_RUNPOLICY | KF_K_SLOTS | KF_K_COMMAND | KF_K_HOROVOD, 2,
    {{KF_WORKER, "worker_replicas", "num_workers", "num_workers"},
     {KF_LAUNCHER, "launcher_replicas", "num_launcher_replicas",
      "num_launcher_replicas"}},
-   MPI0, MPI1, MPI1R, ROWS(horovod_rows), replicated},
+   MPI0, MPI1, MPI1R, ROWS(horovod_rows), replicated, NULL, NULL, 0},
+  [KF_JAX] = {"JAXJob", NULL, "jax", "JAXJob", "jaxReplicaSpecs",
+   KF_K_RUNPOLICY, 1, {{KF_WORKER, NULL, NULL, NULL}},
+   NULL, NULL, NULL, ROWS(operator_rows), replicated, jax_bounds,
+   "jaxjob-port", 6666},
+  [KF_XGBOOST] = {"XGBoostJob", NULL, "xgboost", "XGBoostJob", "xgbReplicaSpecs",
+   KF_K_RUNPOLICY, 2,
+   {{KF_WORKER, NULL, NULL, NULL}, {KF_MASTER, NULL, NULL, NULL}},
+   NULL, NULL, NULL, ROWS(operator_rows), replicated, xgb_bounds,
+   "xgboostjob-port", 9999},
+  [KF_PADDLE] = {"PaddleJob", NULL, "paddle", "PaddleJob", "paddleReplicaSpecs",
+   KF_K_RUNPOLICY, 2,
+   {{KF_WORKER, NULL, NULL, NULL}, {KF_MASTER, NULL, NULL, NULL}},
+   NULL, NULL, NULL, ROWS(operator_rows), some_replicas, paddle_bounds,
+   "master", 36543},
 };
 
 /* ---- lookups ---------------------------------------------------------- */
@@ -243,6 +277,14 @@ const kf_kind_role *kf_kind_role_of(const kf_kind_info *k, int role) {
   return NULL;
 }
 
+kf_replica_bounds kf_kind_role_bounds(const kf_kind_info *k, int role) {
+  kf_replica_bounds b;
+  if (k->bounds) return k->bounds[role];
+  b.default_replicas = kf_roles[role].default_replicas;
+  b.flags = kf_roles[role].flags;
+  return b;
+}
+
 int kf_kind_by_name(const char *name) {
   int i;
   for (i = 0; i < KF_NKINDS; i++)
@@ -250,22 +292,46 @@ int kf_kind_by_name(const char *name) {
   return -1;
 }
 
-/* "TFJob, PyTorchJob, ... or HorovodJob", built once from the kind rows. */
-static char names_buf[KF_NKINDS * 24];
+/* "TFJob, PyTorchJob, ... or PaddleJob" and the same of the kinds with a
+** Flyte task type, built once from the kind rows. */
+static char names_buf[KF_NKINDS * 24], flyte_names_buf[KF_NKINDS * 24];
 static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 
-static void kind_names_init(void) {
+static void names_of(char *buf, size_t cap, int flyte_only) {
   size_t l = 0;
-  int i;
+  int i, n = 0, last = -1;
   for (i = 0; i < KF_NKINDS; i++)
-    l += (size_t)snprintf(names_buf + l, sizeof names_buf - l, "%s%s",
-                          i == 0 ? "" : i == KF_NKINDS - 1 ? " or " : ", ",
+    if (!flyte_only || kf_kinds[i].task_type) last = i;
+  for (i = 0; i < KF_NKINDS; i++) {
+    if (flyte_only && !kf_kinds[i].task_type) continue;
+    l += (size_t)snprintf(buf + l, cap - l, "%s%s",
+                          n++ == 0 ? "" : i == last ? " or " : ", ",
                           kf_kinds[i].name);
+  }
+}
+
+static void kind_names_init(void) {
+  names_of(names_buf, sizeof names_buf, 0);
+  names_of(flyte_names_buf, sizeof flyte_names_buf, 1);
 }
 
 const char *kf_kind_names(void) {
   pthread_once(&names_once, kind_names_init);
   return names_buf;
+}
+
+const char *kf_flyte_kind_names(void) {
+  pthread_once(&names_once, kind_names_init);
+  return flyte_names_buf;
+}
+
+kf_status kf_need_task_type(int kind, const char *who, kf_err *e) {
+  if (kf_kinds[kind].task_type != NULL) return KF_OK;
+  return kf_fail(e, KF_EINVAL,
+                 "%s: %s has no Flyte task type, so no plugin message, "
+                 "TaskTemplate or TaskSpec (kinds with one: %s); the "
+                 "training-operator runs it from manifest()",
+                 who, kf_kinds[kind].name, kf_flyte_kind_names());
 }
 
 int kf_role_by_name(const char *name) {
@@ -314,6 +380,9 @@ void kf_job_defaults(kf_job *j, int kind) {
   memset(j, 0, sizeof *j);
   j->kind = kind;
   for (r = 0; r < KF_NROLES; r++) j->g[r].replicas = kf_roles[r].default_replicas;
+  for (r = 0; r < k->nroles; r++)
+    j->g[k->roles[r].role].replicas =
+        kf_kind_role_bounds(k, k->roles[r].role).default_replicas;
   for (i = 0; i < k->nfields; i++) {
     const kf_field *f = &k->fields[i];
     char *at = (char *)j + f->off;
@@ -361,7 +430,7 @@ static kf_status rule_replicas(const kf_job *j, int s, const char *who,
   for (i = 0; i < k->nroles; i++) {
     int role = k->roles[i].role;
     int32_t n = j->g[role].replicas;
-    unsigned f = kf_roles[role].flags;
+    unsigned f = kf_kind_role_bounds(k, role).flags;
     const char *rule = NULL;
     if (n < 0) rule = "must be >= 0";
     else if ((f & KF_R_REQUIRED) && n < 1) rule = "must be >= 1";
@@ -374,6 +443,21 @@ static kf_status rule_replicas(const kf_job *j, int s, const char *who,
     }
   }
   return KF_OK;
+}
+
+/* At least one pod, where no group is required on its own (a PaddleJob
+** with neither Master nor Workers would be an empty resource). */
+static kf_status rule_some_replicas(const kf_job *j, int s, const char *who,
+                                    kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  char path[96];
+  int i;
+  for (i = 0; i < k->nroles; i++)
+    if (j->g[k->roles[i].role].replicas > 0) return KF_OK;
+  replicas_path(j, k->roles[0].role, s, path, sizeof path);
+  return kf_fail(e, KF_EINVAL, "%s: %s: must be >= 1 when %s.replicas is 0 "
+                 "(a %s needs at least one pod)", who, path,
+                 kf_roles[k->roles[k->nroles - 1].role].key, k->name);
 }
 
 /* Where a row is, in the given style: its spec key, or its proto path in

@@ -18,7 +18,10 @@
 #include <stdint.h>
 #include <protobuf-c/protobuf-c.h>
 
-enum kf_kind { KF_TFJOB, KF_PYTORCH, KF_ELASTIC, KF_MPI, KF_HOROVOD, KF_NKINDS };
+/* The kinds after KF_HOROVOD have no Flyte task type: the training
+** operator runs them from manifests only (SPEC §12). */
+enum kf_kind { KF_TFJOB, KF_PYTORCH, KF_ELASTIC, KF_MPI, KF_HOROVOD,
+               KF_JAX, KF_XGBOOST, KF_PADDLE, KF_NKINDS };
 enum kf_role { KF_WORKER, KF_PS, KF_CHIEF, KF_EVALUATOR, KF_MASTER,
                KF_LAUNCHER, KF_NROLES };
 enum kf_res { KF_CPU, KF_MEM, KF_GPU, KF_EPH, KF_NRES };
@@ -127,9 +130,15 @@ typedef struct kf_role_info {
 #define KF_K_HOROVOD   8u
 #define KF_K_COMMAND   16u  /* groups may carry a command (MPI) */
 
+/* A role's replica bounds: its default count and KF_R_* rules. */
+typedef struct kf_replica_bounds {
+  int default_replicas;
+  unsigned flags;
+} kf_replica_bounds;
+
 typedef struct kf_kind_role {
   int role;
-  const char *v1_field;       /* "worker_replicas" */
+  const char *v1_field;       /* "worker_replicas", NULL: no message */
   const char *v0_field;       /* "workers", NULL: not in v0 */
   const char *deprecated_key; /* "num_workers", NULL: none */
 } kf_kind_role;
@@ -142,7 +151,9 @@ typedef kf_status (*kf_rule)(const struct kf_job *j, int style,
 
 typedef struct kf_kind_info {
   const char *name;           /* "TFJob" */
-  const char *task_type;      /* "tensorflow" */
+  const char *task_type;      /* "tensorflow"; NULL: no Flyte task type, so
+                                 no plugin message (v0, v1, v1_replica and
+                                 the roles' proto fields are NULL) */
   const char *container;      /* default container name */
   const char *crd_kind;       /* "TFJob" */
   const char *crd_specs;      /* "tfReplicaSpecs" */
@@ -153,6 +164,12 @@ typedef struct kf_kind_info {
   const kf_field *fields;     /* job-level fields, in spec() order */
   size_t nfields;
   const kf_rule *rules;       /* NULL-terminated */
+  /* this kind's replica bounds by role, every role of the kind listed,
+  ** where they differ from the kf_roles rows' (an XGBoost Worker may be
+  ** absent, a Paddle Master is optional); NULL: the kf_roles rows' */
+  const kf_replica_bounds *bounds;
+  const char *port_name;      /* the operator's default container port, */
+  int port;                   /* added by its defaulter (NULL, 0: none) */
 } kf_kind_info;
 
 extern const kf_kind_info kf_kinds[KF_NKINDS];
@@ -161,8 +178,17 @@ extern const kf_obj kf_group_obj, kf_resources_obj, kf_run_policy_obj;
 extern const kf_enum kf_restart_policy_enum, kf_clean_pod_policy_enum;
 
 const kf_kind_role *kf_kind_role_of(const kf_kind_info *k, int role);
+/* A kind's bounds of one of its roles: the kind's own, else the role's. */
+kf_replica_bounds kf_kind_role_bounds(const kf_kind_info *k, int role);
+/* "TFJob, PyTorchJob, Elastic, MPIJob or HorovodJob": the kinds with a
+** Flyte task type. */
+const char *kf_flyte_kind_names(void);
+/* KF_OK when the job's kind has a Flyte task type; else "<who>: <Kind> has
+** no Flyte task type (...)": encode, custom, to_json, task_template and
+** task_spec need one. */
+kf_status kf_need_task_type(int kind, const char *who, kf_err *e);
 int kf_kind_by_name(const char *name);       /* -1 if unknown */
-const char *kf_kind_names(void);   /* "TFJob, PyTorchJob, ... or HorovodJob" */
+const char *kf_kind_names(void);   /* "TFJob, PyTorchJob, ... or PaddleJob" */
 int kf_role_by_name(const char *name);       /* -1 if unknown */
 /* An enum spelling's value; -1 if unknown. */
 int kf_enum_parse(const kf_enum *en, const char *s);

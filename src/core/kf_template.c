@@ -220,6 +220,7 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
   const kf_node *v;
   kf_status st;
   size_t i, ncfg = 1;   /* room for worker_spec_command */
+  if ((st = kf_need_task_type(j->kind, who, e)) != KF_OK) return st;
   if (t == NULL) return kf_nomem(e);
   flyteidl__core__task_template__init(t);
   if (opts != NULL && (st = check_known(opts, "", known, who, e))) {
@@ -414,7 +415,8 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
   kind = kf_kind_for_task_type(t->type);
   if (kind < 0) return kf_unknown_task_type(who, t->type, e);
   if (opt_kind >= 0) {
-    if (strcmp(kf_kinds[opt_kind].task_type, t->type) != 0)
+    if (kf_kinds[opt_kind].task_type == NULL ||
+        strcmp(kf_kinds[opt_kind].task_type, t->type) != 0)
       return kf_fail(e, KF_EINVAL, "%s: opts.kind: %s does not match type '%s'",
                      who, kf_kinds[opt_kind].name, t->type);
     kind = opt_kind;

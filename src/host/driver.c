@@ -307,8 +307,12 @@ static void run_decode(lua_State *L, run *R) {
   int version = R->in_version, json, kind = -1;
   while (i < R->len && isspace((unsigned char)src[i])) i++;
   json = i < R->len && src[i] == '{';
-  if (tt && (kind = kf_kind_by_name(tt)) >= 0)  /* a kind: "HorovodJob" */
+  if (tt && (kind = kf_kind_by_name(tt)) >= 0) {  /* a kind: "HorovodJob" */
+    kf_err e;
+    R->st = KFJOB_EDATA;
+    if (kf_need_task_type(kind, "kfjob_host_decode", &e) != KF_OK) luaL_error(L, "%s", e.msg);
     tt = kf_kinds[kind].task_type;
+  }
   lua_pushcfunction(L, kfh_require);
   lua_pushliteral(L, KFJOB_LIBNAME);
   lua_call(L, 1, 1);

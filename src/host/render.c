@@ -25,7 +25,9 @@ _Static_assert((int)KF_RENDER_PB == (int)KFJOB_FORMAT_PB &&
 
 /* The core's options for the run's format: the indent only for the JSON
 ** formats (YAML uses 2), the replica encoding (ignored by manifests), the
-** manifest's name, namespace and image.  "none" encodes, then drops. */
+** manifest's name, namespace and image.  "none" renders the job's own
+** output, then drops it: the plugin message, or the manifest of a kind
+** without a Flyte task type (SPEC §12). */
 static void render_opts(const kf_job *kj, const run *R, const char *name,
                         int version, kf_render_opts *ro) {
   /* the Lua method each format mimics, naming its errors */
@@ -41,9 +43,10 @@ static void render_opts(const kf_job *kj, const run *R, const char *name,
   kfjob_format f = R->o.format;
   kf_err e;
   kf_render_opts_init(ro);
-  ro->format = f == KFJOB_FORMAT_NONE ? KF_RENDER_PB
-               : f == KFJOB_FORMAT_ENVIRONMENT ? KF_RENDER_ENVIRONMENT
-               : (kf_render_format)f;
+  ro->format = f == KFJOB_FORMAT_ENVIRONMENT ? KF_RENDER_ENVIRONMENT
+               : f != KFJOB_FORMAT_NONE ? (kf_render_format)f
+               : kf_kinds[kj->kind].task_type ? KF_RENDER_PB
+                                              : KF_RENDER_MANIFEST_JSON;
   ro->who = (unsigned)ro->format < sizeof who / sizeof *who ? who[ro->format] : "kfjob";
   ro->enc.version = version;
   ro->enc.ctor = lkf_job_mt[kj->kind];
@@ -153,7 +156,8 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   lua_pushliteral(L, "kind");
   j.kind = (lua_gettable(L, job) == LUA_TSTRING) ? lua_tostring(L, -1) : "?";
   lua_pushliteral(L, "task_type");
-  j.task_type = (lua_gettable(L, job) == LUA_TSTRING) ? lua_tostring(L, -1) : "?";
+  /* "" for the kinds without one (JAXJob, ...) */
+  j.task_type = (lua_gettable(L, job) == LUA_TSTRING) ? lua_tostring(L, -1) : "";
   kj = lkf_checkjob(L, job);
 
   /* no Lua call from here to kf_arena_free() */

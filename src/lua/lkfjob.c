@@ -22,7 +22,8 @@
 const char *const lkf_job_mt[KF_NKINDS] = {
     [KF_TFJOB] = "kfjob.TFJob", [KF_PYTORCH] = "kfjob.PyTorchJob",
     [KF_ELASTIC] = "kfjob.Elastic", [KF_MPI] = "kfjob.MPIJob",
-    [KF_HOROVOD] = "kfjob.HorovodJob"};
+    [KF_HOROVOD] = "kfjob.HorovodJob", [KF_JAX] = "kfjob.JAXJob",
+    [KF_XGBOOST] = "kfjob.XGBoostJob", [KF_PADDLE] = "kfjob.PaddleJob"};
 const char *const lkf_group_mt[KF_NROLES] = {
     [KF_WORKER] = "kfjob.Worker", [KF_PS] = "kfjob.PS",
     [KF_CHIEF] = "kfjob.Chief", [KF_EVALUATOR] = "kfjob.Evaluator",
@@ -309,6 +310,7 @@ static int m_encode(lua_State *L) {
   kf_encopts o;
   kf_err e;
   lkf_checkopts(L, 2, "kfjob.encode", enc_keys);
+  if (kf_need_task_type(j->kind, "kfjob.encode", &e) != KF_OK) return lkf_raise(L, &e);
   lkf_encopts(L, 2, "kfjob.encode", &o, 1);
   o.ctor = lkf_job_mt[j->kind];
   /* the userdata is the packed job: its size bounds the strings */
@@ -345,7 +347,8 @@ static int l_decode(lua_State *L) {
   }
   if (lkf_optfield(L, 3, "kind") == LUA_TSTRING) {
     int k = kf_kind_by_name(lua_tostring(L, -1));
-    if (k < 0 || kind < 0 || strcmp(kf_kinds[k].task_type, tt) != 0)
+    if (k < 0 || kind < 0 || kf_kinds[k].task_type == NULL ||
+        strcmp(kf_kinds[k].task_type, tt) != 0)
       return luaL_error(L, "kfjob.decode: opts.kind: '%s' is not a kind of task type '%s'",
                         lua_tostring(L, -1), tt);
     kind = k;

@@ -24,6 +24,7 @@ static ProtobufCMessage *job_msg(lua_State *L, lctx *X, const kf_job *j,
   kf_encopts o;
   kf_err e;
   ProtobufCMessage *m;
+  if (kf_need_task_type(j->kind, who, &e) != KF_OK) lkf_raise(L, &e);
   lkf_encopts(L, opts, who, &o, 1);
   o.ctor = lkf_job_mt[j->kind];
   if (kf_job_to_msg(j, &o, 0, &X->A, &m, &e) != KF_OK) lkf_raise(L, &e);
@@ -90,15 +91,19 @@ static int m_task_template(lua_State *L) {
   return 1;
 }
 
-/* opts.kind: a kind name refining the task type (HorovodJob for "mpi"). */
+/* opts.kind: a kind name refining the task type (HorovodJob for "mpi");
+** only kinds with a task type can come out of a decoder. */
 static int kind_opt(lua_State *L, int idx, const char *who) {
   int k = -1;
   if (lkf_optfield(L, idx, "kind") != LUA_TNIL) {
     const char *s = lua_tostring(L, -1);
+    kf_err e;
     if (s == NULL || (k = kf_kind_by_name(s)) < 0)
       luaL_error(L, "%s: opts.kind: unknown job kind %s (expected %s)", who,
                  s ? lua_pushfstring(L, "'%s'", s) : luaL_typename(L, -1),
-                 kf_kind_names());
+                 kf_flyte_kind_names());
+    if (kf_need_task_type(k, who, &e) != KF_OK)
+      luaL_error(L, "%s: opts.kind: %s", who, e.msg + strlen(who) + 2);
   }
   lua_pop(L, 1);
   return k;
@@ -121,7 +126,8 @@ static int l_from_json(lua_State *L) {
     return 2;
   }
   kind = kind_opt(L, 3, who);
-  if (kind >= 0 && strcmp(kf_kinds[kind].task_type, tt) != 0)
+  if (kind >= 0 && (kf_kinds[kind].task_type == NULL ||
+                    strcmp(kf_kinds[kind].task_type, tt) != 0))
     return luaL_error(L, "%s: opts.kind: '%s' is not a kind of task type '%s'", who,
                       kf_kinds[kind].name, tt);
   if (lkf_optfield(L, 3, "allow_unknown") != LUA_TNIL) allow = lua_toboolean(L, -1);

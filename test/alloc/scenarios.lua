@@ -587,4 +587,45 @@ if F.lint then
                                                                  accelerator = "nvidia-l4" } end)
 else skip("lint with pod settings", "job:lint not available yet") end
 
+-- ---- kinds only the training-operator runs (SPEC §12) ----------------------
+
+local OP_SPECS = {
+  JAXJob = { worker = { replicas = 4, image = "jax:0.4", limits = lim, restart_policy = "on_failure" },
+             run_policy = { backoff_limit = 0, clean_pod_policy = "all" }, shared_memory = true },
+  XGBoostJob = { worker = { replicas = 2, requests = res }, master = { image = "xgb:m" },
+                 run_policy = { ttl_seconds_after_finished = 60 } },
+  PaddleJob = { worker = { replicas = 3, requests = res }, master = { replicas = 0 },
+                pod_template = { spec = { nodeSelector = { pool = "cpu" } } } },
+}
+local NO_TT = " has no Flyte task type, so no plugin message, TaskTemplate or TaskSpec (kinds with "
+  .. "one: TFJob, PyTorchJob, Elastic, MPIJob or HorovodJob); the training-operator runs it from manifest()"
+for _, k in ipairs({ "JAXJob", "XGBoostJob", "PaddleJob" }) do
+  scenario("construct, spec, with " .. k, function()
+    local j = kfjob[k](OP_SPECS[k])
+    check(kfjob[k](j:spec()) == j, "spec round trip")
+    check(j:with{ ["worker.replicas"] = 7 }.worker.replicas == 7, "with leaf")
+    check(j:with{ worker = { image = "other:1" } }.worker.image == "other:1", "with merge")
+    raises("kfjob.encode: " .. k .. NO_TT, function() return j:encode() end)
+  end)
+  if F.manifest then
+    scenario("manifest " .. k .. " (table, json, yaml)", function(j)
+      local o = {}
+      for key, v in pairs(MANIFEST) do o[key] = v end
+      check(type(j:manifest(o)) == "table", "table")
+      o.format = "json"
+      check(type(j:manifest(o)) == "string", "json")
+      o.format = "yaml"
+      check(type(j:manifest(o)) == "string", "yaml")
+      if F.lint then check(type(j:lint()) == "table", "lint") end
+    end, function() return k2()[k](OP_SPECS[k]) end)
+  end
+end
+scenario("operator-only kinds: construction errors", function()
+  raises("kfjob.XGBoostJob: master.replicas: must be 1 (got 2)",
+         function() return kfjob.XGBoostJob{ master = { replicas = 2 } } end)
+  raises("kfjob.PaddleJob: worker.replicas: must be >= 1 when master.replicas is 0 (a PaddleJob "
+    .. "needs at least one pod)", function() return kfjob.PaddleJob{ master = { replicas = 0 } } end)
+  raises("kfjob.JAXJob: worker.replicas: required (at least 1 worker)", function() return kfjob.JAXJob{} end)
+end)
+
 return S
