@@ -34,6 +34,7 @@ static size_t r16(const kf_job *j, kf_target t, const char *const *names,
   size_t i, k = 0;
   for (i = 0; i < n; i++) kv[i].k = names[i], kv[i].v = "x";
   env.v = kv, env.n = n;
+  memset(&c, 0, sizeof c);
   c.name = "j", c.env = &env;
   if (kf_target_problems(j, t, &c, A, ps, &e) != KF_OK) {
     printf("not ok - kf_target_problems: %s\n", e.msg);
