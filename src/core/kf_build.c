@@ -301,7 +301,7 @@ static kf_status parse_nnodes(ctx *c, const kf_node *n, kf_job *j) {
       snprintf(big, sizeof big, "%ld", a > INT32_MAX ? a : b);
       return fail(c, "integer out of int32 range (%s)", big, "");
     }
-    if (a < 1 || a > b)
+    if (a < 1)   /* min > max: a target's matter (R9, kf_target_rules.c) */
       return fail(c, "needs 1 <= min <= max (got %s)", q, "");
     j->min_nodes = (int32_t)a;
     j->max_nodes = (int32_t)b;
@@ -467,8 +467,6 @@ kf_status kf_group_from_spec(int role, const kf_node *n, kf_arena *A,
     return st;
   if ((kf_roles[role].flags & KF_R_FIXED1) && g->replicas != 1)
     rule = "must be 1 (got %s)";
-  else if ((kf_roles[role].flags & KF_R_MAX1) && g->replicas > 1)
-    rule = "must be 0 or 1 (got %s)";
   if (rule) {
     size_t p = push(&c, "replicas");
     snprintf(b, sizeof b, "%d", (int)g->replicas);
@@ -590,18 +588,8 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
     j->deprecated |= 1u << role;
     given[role] = 1;
   }
-  /* a required group must be given where the job takes replica counts */
-  for (r = 0; r < k->nroles; r++) {
-    int role = k->roles[r].role;
-    if ((kf_roles[role].flags & KF_R_REQUIRED) && !given[role] &&
-        !(k->flags & KF_K_ELASTIC)) {
-      size_t p = push(&c, kf_roles[role].key);
-      push(&c, "replicas");
-      st = fail(&c, "required (at least 1 %s)", kf_roles[role].key, "");
-      pop(&c, p);
-      return st;
-    }
-  }
+  /* an absent worker group is 0 workers: whether a target takes that is a
+  ** rule by target (R1, R3, R4 in kf_target_rules.c) */
   if (k->flags & KF_K_ELASTIC) j->g[KF_WORKER].replicas = j->max_nodes;
   return kf_job_check(j, KF_PATH_SPEC, ctor, e);
 }

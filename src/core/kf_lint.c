@@ -197,6 +197,15 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
       WARN("opts.name", "pod name '%s' has %zu characters: more than the 63 "
            "Kubernetes allows", pod, len);
   }
+  {
+    kf_target_ctx tc;
+    kf_problems ps;
+    memset(&tc, 0, sizeof tc);
+    tc.name = o->name;
+    if ((st = kf_target_problems(j, o->target, &tc, A, &ps, e)) != KF_OK ||
+        (st = kf_problems_push(&ps, KF_SEV_WARN, A, list, e)) != KF_OK)
+      return st;
+  }
   (void)p;
   *out = list;
   return KF_OK;

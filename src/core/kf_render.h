@@ -34,6 +34,10 @@ typedef struct kf_render_opts {
                                     config as kf_task_template takes them;
                                     NULL: none */
   kf_manifest_opts manifest;     /* manifest formats: name is required */
+  int target_set;           /* 0: each format's default target (flyte for
+                               the payloads and templates, operator for
+                               manifests unless manifest.target_set) */
+  kf_target target;         /* the job must pass its rules (SPEC §11) */
   const char *who;          /* required: the method's name prefixing errors
                                ("kfjob.encode", "kfjob.to_json" also for
                                YAML, "kfjob.task_template",

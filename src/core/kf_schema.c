@@ -20,10 +20,10 @@
 
 const kf_role_info kf_roles[KF_NROLES] = {
   /* name         key          default flags */
-  {"Worker",    "worker",    0, KF_R_REQUIRED},
+  {"Worker",    "worker",    0, 0},
   {"PS",        "ps",        0, 0},
-  {"Chief",     "chief",     0, KF_R_MAX1},
-  {"Evaluator", "evaluator", 0, KF_R_MAX1},
+  {"Chief",     "chief",     0, 0},
+  {"Evaluator", "evaluator", 0, 0},
   {"Master",    "master",    1, KF_R_FIXED1},
   {"Launcher",  "launcher",  1, KF_R_FIXED1},
 };
@@ -335,7 +335,7 @@ void kf_job_defaults(kf_job *j, int kind) {
 /* ---- rules ------------------------------------------------------------ */
 
 /* Path of a group's replica count in the given style. */
-static void replicas_path(const kf_job *job, int role, int s, char *out,
+void kf_replicas_path(const kf_job *job, int role, int s, char *out,
                           size_t cap) {
   const kf_kind_role *kr = kf_kind_role_of(&kf_kinds[job->kind], role);
   char j[64];
@@ -352,7 +352,7 @@ static void replicas_path(const kf_job *job, int role, int s, char *out,
   }
 }
 
-/* Each role's replica bounds (KF_R_*). */
+/* Each role's replica bounds that hold on every target (KF_R_*). */
 static kf_status rule_replicas(const kf_job *j, int s, const char *who,
                                kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
@@ -364,11 +364,9 @@ static kf_status rule_replicas(const kf_job *j, int s, const char *who,
     unsigned f = kf_roles[role].flags;
     const char *rule = NULL;
     if (n < 0) rule = "must be >= 0";
-    else if ((f & KF_R_REQUIRED) && n < 1) rule = "must be >= 1";
     else if ((f & KF_R_FIXED1) && n != 1) rule = "must be 1";
-    else if ((f & KF_R_MAX1) && n > 1) rule = "must be 0 or 1";
     if (rule) {
-      replicas_path(j, role, s, path, sizeof path);
+      kf_replicas_path(j, role, s, path, sizeof path);
       return kf_fail(e, KF_EINVAL, "%s: %s: %s (got %d)", who, path, rule,
                      (int)n);
     }
@@ -407,7 +405,8 @@ static kf_status bounds_of(const char *base, const kf_field *f, size_t n,
     }
     if (f->type == KF_V_NNODES) {
       const kf_job *j = (const kf_job *)(const void *)base;
-      if (j->min_nodes < 1 || j->min_nodes > j->max_nodes) {
+      /* min > max is a target's matter (R9, kf_target_rules.c) */
+      if (j->min_nodes < 1) {
         kf_row_path(pkey, ppb, f, s, path, sizeof path);
         return kf_fail(e, KF_EINVAL, "%s: %s: needs 1 <= min <= max (got %d:%d)",
                        who, path, (int)j->min_nodes, (int)j->max_nodes);

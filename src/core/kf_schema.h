@@ -110,9 +110,10 @@ struct kf_obj {
 
 /* ---- roles and kinds -------------------------------------------------- */
 
+/* Replica counts checked at construction: only "exactly 1" holds on every
+** target (SPEC 11); worker minimums and chief/evaluator maximums differ by
+** target and are rows of kf_target_rules.c. */
 #define KF_R_FIXED1   1u   /* replicas must be exactly 1 (master, launcher) */
-#define KF_R_MAX1     2u   /* at most 1 (chief, evaluator) */
-#define KF_R_REQUIRED 4u   /* at least 1 (worker) */
 
 typedef struct kf_role_info {
   const char *name;       /* "Worker": group constructor and CRD replica type */

@@ -122,3 +122,35 @@ kf_status kf_target_require(const kf_job *j, kf_target t,
                      ps.v[i].message, kf_targets[t].name);
   return KF_OK;
 }
+
+kf_status kf_problems_push(const kf_problems *ps, kf_sev sev, kf_arena *A,
+                           kf_node *list, kf_err *e) {
+  size_t i;
+  for (i = 0; i < ps->n; i++) {
+    const kf_problem *p = &ps->v[i];
+    kf_node *o;
+    if (p->sev != sev) continue;
+    if ((o = kf_obj_add(A, list, NULL, KF_NOBJ)) == NULL ||
+        !kf_obj_strref(A, o, "path", p->path) ||
+        !kf_obj_strref(A, o, "message", p->message) ||
+        !kf_obj_strref(A, o, "rule", p->rule) ||
+        !kf_obj_strref(A, o, "source", p->source))
+      return kf_nomem(e);
+  }
+  return KF_OK;
+}
+
+kf_status kf_target_emit(const kf_job *j, kf_target t, unsigned emit,
+                         const char *method, const char *who,
+                         const char *ctor, kf_arena *A, kf_err *e) {
+  char name[48];
+  kf_target_ctx c;   /* emitting a payload: no resource name, no env */
+  kf_status st = kf_target_allows(t, emit, j->kind, method, who, e);
+  if (st != KF_OK) return st;
+  memset(&c, 0, sizeof c);
+  if (ctor == NULL) {
+    snprintf(name, sizeof name, "kfjob.%s", kf_kinds[j->kind].name);
+    ctor = name;
+  }
+  return kf_target_require(j, t, &c, A, ctor, e);
+}

@@ -115,4 +115,17 @@ kf_status kf_target_require(const kf_job *j, kf_target t,
                             const kf_target_ctx *c, kf_arena *A,
                             const char *who, kf_err *e);
 
+/* The problems of severity `sev` appended to `list` (an array node) as
+** {path=, message=, rule=, source=} objects. */
+kf_status kf_problems_push(const kf_problems *ps, kf_sev sev, kf_arena *A,
+                           kf_node *list, kf_err *e);
+
+/* Before emitting with method `emit` for `t`: the target takes the method
+** and the kind (errors prefixed by `who`, the method's name), and the job
+** breaks none of its rules (the first error prefixed by `ctor`, the job's
+** constructor name; NULL: "kfjob.<Kind>"). */
+kf_status kf_target_emit(const kf_job *j, kf_target t, unsigned emit,
+                         const char *method, const char *who,
+                         const char *ctor, kf_arena *A, kf_err *e);
+
 #endif

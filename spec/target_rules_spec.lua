@@ -1,0 +1,227 @@
+-- Rules by target (SPEC §11, FACTS §8.5): every rule a job's fields can
+-- break, on every target, with the result FACTS gives for it: "error"
+-- (job:check{target=} lists it with its path, emitting raises it),
+-- "warning" (job:lint{target=} lists it, check passes it), "ok" or "n.a."
+-- (neither lists it).  The expectations are the cells of FACTS §8.5,
+-- written here by hand.
+local kfjob = require "kfjob"
+
+local TARGETS = { "flyte", "flyte2", "operator", "mpi-operator", "trainer-2.2", "trainer-2.3" }
+
+local function find(list, rule, path)
+  for _, p in ipairs(list or {}) do
+    if p.rule == rule and (path == nil or p.path == path) then return p end
+  end
+end
+
+-- One row per rule and case: the job, the path, and the result per target
+-- (targets left out are not this row's: another rule covers them, named in
+-- `others`).
+local rows = {
+  { "R1", "PyTorchJob with a master and no workers",
+    function() return kfjob.PyTorchJob { master = {} } end, "worker.replicas",
+    { flyte = "warning", flyte2 = "error", operator = "ok", ["mpi-operator"] = "n.a.",
+      ["trainer-2.2"] = "ok", ["trainer-2.3"] = "ok" } },
+  { "R1", "PyTorchJob with worker.replicas = 0",
+    function() return kfjob.PyTorchJob { worker = { replicas = 0 } } end, "worker.replicas",
+    { flyte = "warning", flyte2 = "error", operator = "ok", ["mpi-operator"] = "n.a.",
+      ["trainer-2.2"] = "ok", ["trainer-2.3"] = "ok" } },
+  -- on Trainer a TFJob is an error of its kind (R24), not of R3
+  { "R3", "TFJob without workers",
+    function() return kfjob.TFJob { ps = { replicas = 1 } } end, "worker.replicas",
+    { flyte = "error", flyte2 = "error", operator = "ok", ["mpi-operator"] = "n.a.",
+      ["trainer-2.2"] = "n.a.", ["trainer-2.3"] = "n.a." } },
+  { "R3", "TFJob with num_workers = 0",
+    function() return kfjob.TFJob { num_workers = 0, chief = { replicas = 1 } } end, "worker.replicas",
+    { flyte = "error", flyte2 = "error", operator = "ok" } },
+  { "R4", "MPIJob without workers",
+    function() return kfjob.MPIJob { slots = 2 } end, "worker.replicas",
+    { flyte = "error", flyte2 = "error", operator = "ok", ["mpi-operator"] = "error",
+      ["trainer-2.2"] = "n.a.", ["trainer-2.3"] = "n.a." } },
+  { "R4", "HorovodJob with worker.replicas = 0",
+    function() return kfjob.HorovodJob { worker = { replicas = 0 } } end, "worker.replicas",
+    { flyte = "error", flyte2 = "error", operator = "ok", ["mpi-operator"] = "error",
+      ["trainer-2.2"] = "n.a.", ["trainer-2.3"] = "n.a." } },
+  { "R4", "MPIJob with the deprecated num_workers given",
+    function() return kfjob.MPIJob { num_workers = 3 } end, "num_workers",
+    { flyte = "ok", flyte2 = "ok", operator = "ok", ["mpi-operator"] = "ok" } },
+  { "R8", "TFJob with two chiefs",
+    function() return kfjob.TFJob { worker = { replicas = 2 }, chief = { replicas = 2 } } end, "chief.replicas",
+    { flyte = "warning", flyte2 = "warning", operator = "warning", ["mpi-operator"] = "n.a.",
+      ["trainer-2.2"] = "n.a.", ["trainer-2.3"] = "n.a." } },
+  { "R8", "TFJob with two evaluators",
+    function() return kfjob.TFJob { worker = { replicas = 2 }, evaluator = { replicas = 2 } } end,
+    "evaluator.replicas",
+    { flyte = "warning", flyte2 = "warning", operator = "warning", ["mpi-operator"] = "n.a.",
+      ["trainer-2.2"] = "n.a.", ["trainer-2.3"] = "n.a." } },
+  { "R8", "TFJob with two chiefs through the deprecated count",
+    function() return kfjob.TFJob { worker = { replicas = 2 }, num_chief_replicas = 2 } end,
+    "num_chief_replicas", { flyte = "warning", flyte2 = "warning", operator = "warning" } },
+  { "R8", "TFJob with one chief and one evaluator",
+    function() return kfjob.TFJob { worker = { replicas = 2 }, chief = { replicas = 1 },
+                                    evaluator = { replicas = 1 } } end, nil,
+    { flyte = "ok", flyte2 = "ok", operator = "ok" } },
+  -- on Trainer an elastic range is an error of its own (min == max, 19b's
+  -- row of the manifest rules), not asserted here
+  { "R9", "Elastic with min > max",
+    function() return kfjob.Elastic { nnodes = "3:2" } end, "nnodes",
+    { flyte = "warning", flyte2 = "warning", operator = "warning", ["mpi-operator"] = "n.a." } },
+  { "R9", "Elastic with min < max",
+    function() return kfjob.Elastic { nnodes = "2:3" } end, "nnodes",
+    { flyte = "ok", flyte2 = "ok", operator = "ok", ["mpi-operator"] = "n.a." } },
+  { "R17", "Elastic with rdzv_backend etcd",
+    function() return kfjob.Elastic { nnodes = 2, rdzv_backend = "etcd" } end, "rdzv_backend",
+    { flyte = "ok", flyte2 = "ok", operator = "ok", ["mpi-operator"] = "n.a.",
+      ["trainer-2.2"] = "error", ["trainer-2.3"] = "error" } },
+  { "R17", "Elastic with rdzv_backend etcd-v2",
+    function() return kfjob.Elastic { nnodes = 2, rdzv_backend = "etcd-v2" } end, "rdzv_backend",
+    { flyte = "ok", operator = "ok", ["trainer-2.2"] = "error", ["trainer-2.3"] = "error" } },
+  { "R17", "Elastic with rdzv_backend c10d",
+    function() return kfjob.Elastic { nnodes = 2, rdzv_backend = "c10d" } end, "rdzv_backend",
+    { flyte = "ok", operator = "ok", ["trainer-2.2"] = "ok", ["trainer-2.3"] = "ok" } },
+}
+
+local PAYLOAD = { flyte = true, flyte2 = true }
+
+describe("rules by target (FACTS §8.5)", function()
+  for _, row in ipairs(rows) do
+    local rule, what, make, path, want = row[1], row[2], row[3], row[4], row[5]
+    for _, t in ipairs(TARGETS) do
+      local res = want[t]
+      if res then
+        it(("%s %s: %s on %s"):format(rule, what, res, t), function()
+          local job = make()   -- construction accepts it on every target
+          local ok, problems = job:check { target = t }
+          local warnings = job:lint { target = t }
+          local err = not ok and find(problems, rule, path)
+          local warn = find(warnings, rule, path)
+          if res == "error" then
+            assert.is_nil(ok)
+            assert.is_table(err)
+            assert.is_string(err.message)
+            assert.is_true(#err.source > 0)
+            assert.is_nil(warn)
+            if PAYLOAD[t] then
+              local ctor = tostring(job):match("^[^(]+")   -- "kfjob.TFJob"
+              local msg = ("%s: %s: %s (target %s)"):format(ctor, err.path, err.message, t)
+              for _, m in ipairs { "encode", "custom", "to_json", "task_template" } do
+                local okm, e = pcall(job[m], job, { target = t })
+                assert.is_false(okm, m)
+                assert.are.equal(msg, e)
+              end
+            end
+          else
+            assert.is_falsy(err)
+            if res == "warning" then
+              assert.is_table(warn)
+              assert.is_true(#warn.source > 0)
+              assert.is_string(warn.message)
+            else
+              assert.is_nil(find(warnings, rule))
+            end
+            if PAYLOAD[t] then
+              assert.is_true(job:check { target = t })
+              for _, m in ipairs { "encode", "custom", "to_json", "task_template" } do
+                assert.is_truthy(job[m](job, { target = t }), m)
+              end
+            end
+          end
+        end)
+      end
+    end
+  end
+
+  it("check and lint default to flyte", function()
+    local job = kfjob.TFJob { ps = { replicas = 1 } }
+    local ok, problems = job:check()
+    assert.is_nil(ok)
+    assert.are.same({ { path = "worker.replicas", message = "must be >= 1 (got 0)", rule = "R3",
+                        source = problems[1].source } }, problems)
+    local pt = kfjob.PyTorchJob { master = {}, shared_memory = true }
+    assert.are.same(pt:lint { target = "flyte" }, pt:lint())
+    assert.is_table(find(pt:lint(), "R1", "worker.replicas"))
+  end)
+
+  it("check lists every problem, not only the first", function()
+    local job = kfjob.TFJob { ps = { replicas = 1 }, chief = { replicas = 2 }, evaluator = { replicas = 3 } }
+    local _, problems = job:check { target = "flyte" }
+    assert.are.equal(1, #problems)   -- errors only: R8 is a warning
+    local w = job:lint { target = "operator" }
+    assert.is_table(find(w, "R8", "chief.replicas"))
+    assert.is_table(find(w, "R8", "evaluator.replicas"))
+  end)
+
+  it("check takes only known options", function()
+    local job = kfjob.PyTorchJob { worker = { replicas = 1 } }
+    assert.has_error(function() job:check { targte = "flyte" } end,
+      "kfjob.check: opts.targte: unknown option (did you mean 'target'?)")
+    assert.is_true(job:check {})
+  end)
+end)
+
+describe("rules kept at construction (they hold on every target)", function()
+  it("R2: an elastic job has at least one node", function()
+    assert.has_error(function() kfjob.Elastic { nnodes = 0 } end, "kfjob.Elastic: nnodes: must be >= 1 (got 0)")
+    assert.has_error(function() kfjob.Elastic { nnodes = "0:2" } end,
+      "kfjob.Elastic: nnodes: needs 1 <= min <= max (got '0:2')")
+  end)
+  it("R5: a PyTorchJob master is exactly 1", function()
+    assert.has_error(function() kfjob.PyTorchJob { worker = { replicas = 1 }, master = { replicas = 2 } } end,
+      "kfjob.PyTorchJob: master.replicas: must be 1 (got 2)")
+  end)
+  it("R6: an MPI launcher is exactly 1", function()
+    assert.has_error(function() kfjob.MPIJob { worker = { replicas = 1 }, launcher = { replicas = 0 } } end,
+      "kfjob.MPIJob: launcher.replicas: must be 1 (got 0)")
+  end)
+  it("R7: a TFJob has no Master group, so never a Chief and a Master", function()
+    assert.has_error(function() kfjob.TFJob { worker = { replicas = 1 }, master = {} } end,
+      "kfjob.TFJob: master: unknown field")
+  end)
+  it("negative counts stay malformed", function()
+    assert.has_error(function() kfjob.TFJob { chief = { replicas = -1 } } end,
+      "kfjob.TFJob: chief.replicas: must be >= 0 (got -1)")
+  end)
+end)
+
+describe("R12: an accelerator without a GPU limit", function()
+  for _, t in ipairs { "flyte", "flyte2", "operator" } do
+    it("is a lint warning on " .. t, function()
+      local job = kfjob.PyTorchJob { worker = { replicas = 1 }, accelerator = "nvidia-tesla-a100",
+                                     shared_memory = true }
+      assert.is_true(job:check { target = t })
+      local found
+      for _, w in ipairs(job:lint { target = t }) do
+        if w.path == "accelerator" then found = w end
+      end
+      assert.is_table(found)
+    end)
+  end
+end)
+
+describe("decoders keep what the payload carries; the target decides", function()
+  it("a TFJob payload without workers decodes, and check{flyte} refuses it (R3)", function()
+    local job = assert(kfjob.from_json("tensorflow", '{"psReplicas":{"replicas":1}}'))
+    assert.are.equal(0, job.worker.replicas)
+    local ok, problems = job:check()
+    assert.is_nil(ok)
+    assert.are.equal("R3", problems[1].rule)
+    assert.is_true(job:check { target = "operator" })
+  end)
+  it("a master-only PyTorchJob round-trips through flyte's payload (R1: a warning)", function()
+    local job = kfjob.PyTorchJob { master = { image = "img" } }
+    assert.are.equal(job, kfjob.decode("pytorch", job:encode()))
+    assert.are.equal(job, kfjob.from_json("pytorch", job:to_json()))
+  end)
+  it("an elastic range min > max decodes, with a warning (R9)", function()
+    local job = assert(kfjob.from_json("pytorch",
+      '{"workerReplicas":{"replicas":2},"elasticConfig":{"rdzvBackend":"c10d","minReplicas":3,'
+        .. '"maxReplicas":2,"nprocPerNode":1}}'))
+    assert.is_true(job:check())
+    assert.is_table(find(job:lint(), "R9", "nnodes"))
+  end)
+  it("two chiefs decode, with a warning (R8)", function()
+    local job = assert(kfjob.from_json("tensorflow",
+      '{"workerReplicas":{"replicas":2},"chiefReplicas":{"replicas":2}}'))
+    assert.is_table(find(job:lint(), "R8", "chief.replicas"))
+  end)
+end)
