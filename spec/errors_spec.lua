@@ -459,6 +459,15 @@ raising["targets"] = {
     "kfjob.MPIJob: worker.replicas: must be >= 1 (got 0) (target flyte)" },
   { "R4 HorovodJob, deprecated count 0, on flyte2", emit("HorovodJob", { num_workers = 0 }, "encode", { target = "flyte2" }),
     "kfjob.HorovodJob: worker.replicas: must be >= 1 (got 0) (target flyte2)" },
+  { "nproc_per_node an unknown word", new("Elastic", { nproc_per_node = "all" }),
+    "kfjob.Elastic: nproc_per_node: expected an integer >= 1, auto, cpu or gpu, got 'all'" },
+  { "R10 nproc_per_node word on flyte", emit("Elastic", { nnodes = 2, nproc_per_node = "auto" }, "to_json"),
+    "kfjob.Elastic: nproc_per_node: 'auto' cannot be expressed: the plugin's nproc_per_node is an int32 "
+      .. "(give an integer) (target flyte)" },
+  { "R10 nproc_per_node word on flyte2", emit("Elastic", { nnodes = 2, nproc_per_node = "gpu" }, "encode",
+      { target = "flyte2" }),
+    "kfjob.Elastic: nproc_per_node: 'gpu' cannot be expressed: the plugin's nproc_per_node is an int32 "
+      .. "(give an integer) (target flyte2)" },
 }
 
 describe("bad input", function()

@@ -329,6 +329,21 @@ static kf_status parse_value(ctx *c, const kf_field *f, const kf_node *v,
       if (st == KF_OK && (f->flags & KF_F_OMITZERO) && *AT(at, int32_t) == 0)
         *AT(base + f->off_n, unsigned) |= f->zbit;  /* given as 0: lint */
       return st;
+    case KF_V_NPROC: {   /* an integer, or one of the choice's words */
+      const kf_choice *ch = (const kf_choice *)f->info;
+      char q[80];
+      int i;
+      *AT(base + f->off_n, const char *) = NULL;
+      if (v->t != KF_NSTR) return get_int(c, v, f->min, AT(at, int32_t));
+      for (i = 0; ch->v[i]; i++)
+        if (strcmp(ch->v[i], v->u.s.p) == 0) {
+          *AT(base + f->off_n, const char *) = ch->v[i];   /* static */
+          *AT(at, int32_t) = 0;
+          return KF_OK;
+        }
+      snprintf(q, sizeof q, "'%.60s'", v->u.s.p);
+      return fail(c, "expected %s, got %s", ch->choices, q);
+    }
     case KF_V_STR: return get_str(c, v, 0, AT(at, const char *));
     case KF_V_TOKEN: return get_str(c, v, 1, AT(at, const char *));
     case KF_V_BOOL:

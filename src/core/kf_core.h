@@ -196,6 +196,8 @@ typedef struct kf_job {
   /* Elastic */
   int nnodes_int;                    /* nnodes was given as an integer */
   int32_t min_nodes, max_nodes, nproc_per_node, max_restarts;
+  const char *nproc_word;            /* "auto", "cpu", "gpu" (static; R10);
+                                        NULL: nproc_per_node */
   const char *rdzv_backend;
   /* Horovod */
   int verbose;

@@ -48,6 +48,11 @@ const kf_enum kf_restart_policy_enum = {
 const kf_enum kf_clean_pod_policy_enum = {
     "clean pod policy", "none, running or all", cp_spell, 3, cp_k8s};
 
+/* torchrun's --nproc-per-node words (R10: only the operator's
+** spec.nprocPerNode and Trainer's "auto" can carry them) */
+static const char *const nproc_v[] = {"auto", "cpu", "gpu", NULL};
+static const kf_choice nproc_choice = {"nproc_per_node",
+                                       "an integer >= 1, auto, cpu or gpu", nproc_v};
 static const char *const rdzv_v[] = {"c10d", "etcd", "etcd-v2", NULL};
 static const kf_choice rdzv_choice = {"rendezvous backend",
                                       "c10d, etcd or etcd-v2", rdzv_v};
@@ -154,8 +159,9 @@ static const kf_field elastic_rows[] = {
   {.key = "nnodes", .type = KF_V_NNODES, .off = J(min_nodes), .min = 1,
    .idef = 1, .pbmsg = "elastic_config", .pb = "min_replicas",
    .pb0 = "min_replicas"},
-  {.key = "nproc_per_node", .type = KF_V_INT, .off = J(nproc_per_node),
-   .min = 1, .idef = 1, .pbmsg = "elastic_config",
+  {.key = "nproc_per_node", .type = KF_V_NPROC, .off = J(nproc_per_node),
+   .off_n = J(nproc_word), .min = 1, .idef = 1, .info = &nproc_choice,
+   .pbmsg = "elastic_config",
    .pb = "nproc_per_node", .pb0 = "nproc_per_node", .manifest = "nProcPerNode"},
   {.key = "max_restarts", .type = KF_V_INT, .off = J(max_restarts), .min = 0,
    .pbmsg = "elastic_config", .pb = "max_restarts",
@@ -318,7 +324,9 @@ void kf_job_defaults(kf_job *j, int kind) {
     const kf_field *f = &k->fields[i];
     char *at = (char *)j + f->off;
     switch (f->type) {
-      case KF_V_INT: case KF_V_ENUM: *(int32_t *)(void *)at = f->idef; break;
+      case KF_V_INT: case KF_V_ENUM: case KF_V_NPROC:
+        *(int32_t *)(void *)at = f->idef;
+        break;
       case KF_V_BOOL: *(int *)(void *)at = f->idef; break;
       case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE:
         *(const char **)(void *)at = f->sdef;
@@ -398,7 +406,9 @@ static kf_status bounds_of(const char *base, const kf_field *f, size_t n,
   for (i = 0; i < n; i++, f++) {
     const char *at = base + f->off;
     if (f->pb == NULL) continue;  /* checked where it is parsed */
-    if (f->type == KF_V_INT && *(const int32_t *)(const void *)at < f->min) {
+    if ((f->type == KF_V_INT ||
+         (f->type == KF_V_NPROC && !*(const char *const *)(const void *)(base + f->off_n))) &&
+        *(const int32_t *)(const void *)at < f->min) {
       kf_row_path(pkey, ppb, f, s, path, sizeof path);
       return kf_fail(e, KF_EINVAL, "%s: %s: must be >= %d (got %d)", who, path,
                      (int)f->min, (int)*(const int32_t *)(const void *)at);

@@ -35,6 +35,8 @@ typedef enum kf_vtype {
   KF_V_SIZE,      /* true (held as "") or a quantity; false leaves it unset */
   KF_V_QTY,       /* Kubernetes quantity, or a non-negative number */
   KF_V_INT,       /* int32 >= min; integral floats accepted */
+  KF_V_NPROC,     /* an INT, or a word of a kf_choice (info) held as that
+                     static string at off_n (NULL: the integer) */
   KF_V_BOOL,
   KF_V_ENUM,      /* a spelling of a kf_enum, or its number */
   KF_V_STRLIST,   /* non-empty list of strings (count at off_n) */
@@ -88,7 +90,7 @@ typedef struct kf_field {
   unsigned flags;         /* KF_F_* */
   size_t off;             /* value in the owning struct */
   size_t off_n;           /* KF_V_STRLIST: count; KF_V_OBJ: presence flag
-                             (0: always present) */
+                             (0: always present); KF_V_NPROC: the word */
   int32_t min;            /* KF_V_INT: smallest value */
   int32_t idef;           /* default of INT, BOOL, ENUM */
   const char *sdef;       /* default of strings */

@@ -63,6 +63,37 @@ static kf_status test_nnodes(const kf_job *j, kf_target t,
                         "maxReplicas)", (int)j->min_nodes, (int)j->max_nodes);
 }
 
+/* R10: torchrun's words ("auto", "cpu", "gpu") have no int32 to go to in
+** Flyte's payload, and Trainer's numProcPerNode takes only "auto" (unset);
+** on the operator an integer lands in a deprecated field. */
+static kf_status test_nproc(const kf_job *j, kf_target t,
+                            const kf_target_ctx *c, const kf_target_rule *r,
+                            kf_problems *out, kf_err *e) {
+  const char *w = j->nproc_word;
+  (void)c;
+  switch (t) {
+    case KF_T_FLYTE: case KF_T_FLYTE2:
+      if (w == NULL) return KF_OK;
+      return kf_problem_add(out, r, t, "nproc_per_node", e, "'%s' cannot be "
+                            "expressed: the plugin's nproc_per_node is an int32 "
+                            "(give an integer)", w);
+    case KF_T_OPERATOR:
+      if (w != NULL) return KF_OK;
+      return kf_problem_add(out, r, t, "nproc_per_node", e, "%d goes to the "
+                            "deprecated elasticPolicy.nProcPerNode (the webhook "
+                            "warns); \"auto\", \"cpu\" or \"gpu\" go to "
+                            "spec.nprocPerNode", (int)j->nproc_per_node);
+    case KF_T_TRAINER_22: case KF_T_TRAINER_23:
+      if (w == NULL || strcmp(w, "auto") == 0) return KF_OK;
+      return kf_problem_add(out, r, t, "nproc_per_node", e, "'%s' cannot be "
+                            "expressed: TrainJob numProcPerNode is an int32 "
+                            "(\"auto\" leaves it unset)", w);
+    case KF_T_MPI_OPERATOR: case KF_NTARGETS:
+      break;
+  }
+  return KF_OK;
+}
+
 /* R17: the operator passes any backend to torchrun; Trainer has no
 ** rendezvous setting (static PET_MASTER_ADDR, that is c10d). */
 static kf_status test_rdzv(const kf_job *j, kf_target t,
@@ -126,6 +157,17 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_FLYTE2] = FLYTE_PT " (flyte main, elasticPolicy passed unchecked)",
     [KF_T_OPERATOR] = "pytorchjobs CRD (no minimum), no webhook rule"},
    test_nnodes},
+  {"R10", K(KF_ELASTIC),
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = WARN,
+    [KF_T_MPI_OPERATOR] = NA, TRAINERS(ERR)},
+   {[KF_T_FLYTE] = "flyteidl plugins/kubeflow/pytorch.proto ElasticConfig."
+                   "nproc_per_node int32 (C4)",
+    [KF_T_FLYTE2] = "flyteidl2 plugins/kubeflow/pytorch.proto ElasticConfig."
+                    "nproc_per_node int32 (C4)",
+    [KF_T_OPERATOR] = "pytorchjob_types.go: elasticPolicy.nProcPerNode "
+                      "deprecated for spec.nprocPerNode (string)",
+    TRAINERS("TrainJob trainer.numProcPerNode int32 (trainer#3239)")},
+   test_nproc},
   {"R17", K(KF_ELASTIC),
    {[KF_T_FLYTE] = WARN, [KF_T_FLYTE2] = WARN, [KF_T_OPERATOR] = WARN,
     TRAINERS(ERR)},

@@ -188,11 +188,13 @@ static int job_tostring(lua_State *L) {
   luaL_addvalue(&b);
   if (k->flags & KF_K_ELASTIC) {
     if (j->min_nodes == j->max_nodes)
-      lua_pushfstring(L, "nnodes=%d, nproc_per_node=%d", (int)j->max_nodes,
-                      (int)j->nproc_per_node);
+      lua_pushfstring(L, "nnodes=%d, nproc_per_node=", (int)j->max_nodes);
     else
-      lua_pushfstring(L, "nnodes=%d:%d, nproc_per_node=%d", (int)j->min_nodes,
-                      (int)j->max_nodes, (int)j->nproc_per_node);
+      lua_pushfstring(L, "nnodes=%d:%d, nproc_per_node=", (int)j->min_nodes,
+                      (int)j->max_nodes);
+    luaL_addvalue(&b);
+    if (j->nproc_word != NULL) lua_pushstring(L, j->nproc_word);
+    else lua_pushfstring(L, "%d", (int)j->nproc_per_node);
     luaL_addvalue(&b);
   } else {
     for (i = 0; i < k->nroles; i++) {
