@@ -327,6 +327,21 @@ typedef struct kfjob_run_options {
                                   `FILE:LINE: time limit exceeded (N ms)`.
                                   Time spent in the job callback counts
                                   too. */
+  const char *target;        /**< The system the jobs are for (SPEC §11):
+                                  "flyte", "flyte2", "operator",
+                                  "mpi-operator", "trainer-2.2" or
+                                  "trainer-2.3"; NULL: each format's
+                                  default (flyte for the payload and
+                                  template formats, operator for
+                                  manifests).  A job the target refuses
+                                  fails with `<Constructor>: <path>:
+                                  <problem> (target <name>)`; a format it
+                                  does not emit is an error naming both;
+                                  lint adds the target's warnings (NULL:
+                                  flyte's).  With ::KFJOB_FORMAT_NONE and
+                                  a target without payloads (operator,
+                                  mpi-operator, trainer-*), the manifest
+                                  is built instead of the payload. */
 } kfjob_run_options;
 
 /**
@@ -470,6 +485,16 @@ KFJOB_API const char *kfjob_format_name(kfjob_format f);
  * \retval 1 known name; \retval 0 unknown (out unchanged).
  */
 KFJOB_API int kfjob_format_parse(const char *name, kfjob_format *out);
+
+/**
+ * Check a target name for kfjob_run_options::target.
+ * \param name the name ("flyte", "operator", ...).
+ * \param[out] msg on failure, why: "unknown target 'x' (did you mean
+ *        'y'?)" or the list of targets; may be NULL.
+ * \param cap size of msg in bytes.
+ * \retval 1 a target; \retval 0 not one.
+ */
+KFJOB_API int kfjob_target_check(const char *name, char *msg, size_t cap);
 
 /** @} */
 

@@ -36,6 +36,7 @@ typedef struct opts {
   const char **string_params;   /* --set-string */
   size_t nstring_params;
   const char *name, *ns, *image, *replica_encoding, *type;
+  const char *target;           /* --target, checked */
   int dry_run, progress, keep_going, strict;
   size_t memory_limit;
   unsigned long long instruction_limit;

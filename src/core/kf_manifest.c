@@ -742,7 +742,14 @@ kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
                       kf_node **out, const char *who, kf_err *e) {
   kf_target t = o->target_set ? o->target : KF_T_OPERATOR;
   kf_status st = kf_target_allows(t, KF_E_MANIFEST, j->kind, "manifest", who, e);
+  kf_target_ctx tc;
+  char ctor[48];
   if (st != KF_OK) return st;
+  /* the target's rules (SPEC §11): the first error, as emitting raises it */
+  memset(&tc, 0, sizeof tc);
+  tc.name = o->name;
+  snprintf(ctor, sizeof ctor, "kfjob.%s", kf_kinds[j->kind].name);
+  if ((st = kf_target_require(j, t, &tc, A, ctor, e)) != KF_OK) return st;
   switch (t) {
     case KF_T_OPERATOR:
       return manifest_operator(j, o, A, out, who, e);
