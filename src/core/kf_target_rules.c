@@ -94,26 +94,19 @@ static kf_status test_nproc(const kf_job *j, kf_target t,
   return KF_OK;
 }
 
-/* R17: the operator passes any backend to torchrun; Trainer has no
-** rendezvous setting (static PET_MASTER_ADDR, that is c10d). */
+/* R17: Trainer has no rendezvous setting (a static PET_MASTER_ADDR, that
+** is c10d).  Elsewhere the backend is one of the operator's three
+** constants: construction refuses others (the operator's Go constants and
+** validate-manifest's enum), so those cells are ok here. */
 static kf_status test_rdzv(const kf_job *j, kf_target t,
                            const kf_target_ctx *c, const kf_target_rule *r,
                            kf_problems *out, kf_err *e) {
-  static const char *const known[] = {"c10d", "etcd", "etcd-v2", NULL};
   const char *b = j->rdzv_backend ? j->rdzv_backend : "c10d";
-  int i;
   (void)c;
-  if (t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23) {
-    if (strcmp(b, "c10d") == 0) return KF_OK;
-    return kf_problem_add(out, r, t, "rdzv_backend", e, "'%.60s' cannot be "
-                          "expressed: Trainer's torch runtime has no rendezvous "
-                          "setting (c10d only)", b);
-  }
-  for (i = 0; known[i]; i++)
-    if (strcmp(b, known[i]) == 0) return KF_OK;
-  return kf_problem_add(out, r, t, "rdzv_backend", e, "'%.60s' is not c10d, "
-                        "etcd or etcd-v2: passed to torchrun unchecked "
-                        "(PET_RDZV_BACKEND)", b);
+  if (strcmp(b, "c10d") == 0) return KF_OK;
+  return kf_problem_add(out, r, t, "rdzv_backend", e, "'%.60s' cannot be "
+                        "expressed: Trainer's torch runtime has no rendezvous "
+                        "setting (c10d only)", b);
 }
 
 #define FLYTE_PT "flyteplugins pytorch.go BuildResource"
@@ -169,7 +162,7 @@ const kf_target_rule kf_target_rules[] = {
     TRAINERS("TrainJob trainer.numProcPerNode int32 (trainer#3239)")},
    test_nproc},
   {"R17", K(KF_ELASTIC),
-   {[KF_T_FLYTE] = WARN, [KF_T_FLYTE2] = WARN, [KF_T_OPERATOR] = WARN,
+   {[KF_T_FLYTE] = OK, [KF_T_FLYTE2] = OK, [KF_T_OPERATOR] = OK,
     TRAINERS(ERR)},
    {[KF_T_FLYTE] = "pytorch_types.go (PET_RDZV_BACKEND, not validated)",
     [KF_T_FLYTE2] = "pytorch_types.go (PET_RDZV_BACKEND, not validated)",
