@@ -459,6 +459,17 @@ raising["targets"] = {
     "kfjob.MPIJob: worker.replicas: must be >= 1 (got 0) (target flyte)" },
   { "R4 HorovodJob, deprecated count 0, on flyte2", emit("HorovodJob", { num_workers = 0 }, "encode", { target = "flyte2" }),
     "kfjob.HorovodJob: worker.replicas: must be >= 1 (got 0) (target flyte2)" },
+  { "R4 MPIJob without workers, manifest for mpi-operator",
+    emit("MPIJob", { worker = { replicas = 0 } }, "manifest", { target = "mpi-operator", name = "n", image = "i" }),
+    "kfjob.MPIJob: worker.replicas: must be >= 1 (got 0) (target mpi-operator)" },
+  { "R10 nproc_per_node gpu, manifest for trainer-2.3",
+    emit("Elastic", { nnodes = 2, nproc_per_node = "gpu" }, "manifest", { target = "trainer-2.3", name = "n", image = "i" }),
+    "kfjob.Elastic: nproc_per_node: 'gpu' cannot be expressed: TrainJob numProcPerNode is an int32 "
+      .. "(\"auto\" leaves it unset) (target trainer-2.3)" },
+  { "R17 rdzv_backend etcd, manifest for trainer-2.2",
+    emit("Elastic", { nnodes = 2, rdzv_backend = "etcd" }, "manifest", { target = "trainer-2.2", name = "n", image = "i" }),
+    "kfjob.Elastic: rdzv_backend: 'etcd' cannot be expressed: Trainer's torch runtime has no rendezvous "
+      .. "setting (c10d only) (target trainer-2.2)" },
   { "nproc_per_node an unknown word", new("Elastic", { nproc_per_node = "all" }),
     "kfjob.Elastic: nproc_per_node: expected an integer >= 1, auto, cpu or gpu, got 'all'" },
   { "R10 nproc_per_node word on flyte", emit("Elastic", { nnodes = 2, nproc_per_node = "auto" }, "to_json"),

@@ -116,14 +116,18 @@ describe("rules by target (FACTS §8.5)", function()
             assert.is_string(err.message)
             assert.is_true(#err.source > 0)
             assert.is_nil(warn)
+            local ctor = tostring(job):match("^[^(]+")   -- "kfjob.TFJob"
+            local msg = ("%s: %s: %s (target %s)"):format(ctor, err.path, err.message, t)
             if PAYLOAD[t] then
-              local ctor = tostring(job):match("^[^(]+")   -- "kfjob.TFJob"
-              local msg = ("%s: %s: %s (target %s)"):format(ctor, err.path, err.message, t)
               for _, m in ipairs { "encode", "custom", "to_json", "task_template" } do
                 local okm, e = pcall(job[m], job, { target = t })
                 assert.is_false(okm, m)
                 assert.are.equal(msg, e)
               end
+            else   -- the manifest raises it before it is built
+              local okm, e = pcall(job.manifest, job, { target = t, name = "n", image = "i:1" })
+              assert.is_false(okm)
+              assert.are.equal(msg, e)
             end
           else
             assert.is_falsy(err)
