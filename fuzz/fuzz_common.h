@@ -153,6 +153,16 @@ static void fz_check_job(const kf_job *j) {
 
   /* wire round trips: v1 flat, v1 common, v0 when it fits */
   kind = j->kind == KF_HOROVOD ? KF_HOROVOD : -1;
+#ifdef FZ_HAVE_MANIFEST
+  /* an nproc_per_node word has no int32 in the payload: the payload
+  ** targets refuse it (R10), so there is no payload to round-trip */
+  if (j->nproc_word != NULL) {
+    if (kf_target_emit(j, KF_T_FLYTE, KF_E_ENCODE, "encode", "kfjob.encode", ctor,
+                       &A, &e) == KF_OK)
+      FZ_FAIL("a job with nproc_per_node '%s' passes flyte's rules", j->nproc_word);
+    goto payloads_done;
+  }
+#endif
   if (kf_python_task(j)) jw.nnodes_int = 0;
   if (j->kind == KF_HOROVOD) {
     jw.verbose = 0;
@@ -260,6 +270,25 @@ static void fz_check_job(const kf_job *j) {
 
 manifests:
 #ifdef FZ_HAVE_MANIFEST
+payloads_done:
+  /* every target's rules: no crash, every problem says where and why */
+  {
+    kf_target_ctx tc;
+    kf_problems ps;
+    size_t i;
+    int t;
+    memset(&tc, 0, sizeof tc);
+    tc.name = "fuzz-job";
+    for (t = 0; t < KF_NTARGETS; t++) {
+      if (kf_target_problems(j, (kf_target)t, &tc, &A, &ps, &e) != KF_OK)
+        FZ_FAIL("kf_target_problems (%s): %s", kf_targets[t].name, e.msg);
+      for (i = 0; i < ps.n; i++)
+        if (!ps.v[i].path[0] || !ps.v[i].message[0] || !ps.v[i].rule[0] ||
+            (ps.v[i].sev != KF_SEV_WARN && ps.v[i].sev != KF_SEV_ERROR))
+          FZ_FAIL("a problem without path, message, rule or severity (%s)",
+                  kf_targets[t].name);
+    }
+  }
   /* manifests, lint and YAML: no crash; a manifest that is produced
   ** renders as YAML and JSON */
   {

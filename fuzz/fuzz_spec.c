@@ -50,7 +50,7 @@ static const char *const STRINGS[] = {
     "CLEANPOD_POLICY_ALL", "c10d", "etcd", "etcd-v2", "2:4", "1:1", "0:1",
     "4:2", "1:", ":1", "1:2:3", "2147483647", "2147483648", "-2147483649",
     "img:1", "has space", "tab\tx", "INFO", "DEBUG", "/etc/mpi/discover_hosts.sh",
-    "python", "train.py", "\xff\xfe", "\xc3\xa9", "x\n"};
+    "python", "train.py", "\xff\xfe", "\xc3\xa9", "x\n", "auto", "cpu", "gpu"};
 /* STRINGS-END */
 /* TAGS-BEGIN */
 static const char *const TAGS[] = {

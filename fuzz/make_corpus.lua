@@ -294,6 +294,9 @@ for _, k in ipairs({ "TFJob", "PyTorchJob", "Elastic", "MPIJob", "HorovodJob", "
   kfjob[k](t)   -- must be valid
   seed("spec", k:lower() .. "-pod", string.char(KIND_INDEX[k] << 2) .. tree(t))
 end
+-- nproc_per_node's words (R10): no payload carries them
+seed("spec", "elastic-nproc-word", string.char(KIND_INDEX.Elastic << 2) .. tree({
+  nnodes = "1:3", nproc_per_node = "gpu" }))
 seed("spec", "pytorchjob-pod-small", string.char(KIND_INDEX.PyTorchJob << 2) .. tree({
   worker = { replicas = 1 }, shared_memory = true, accelerator = "nvidia-l4",
   pod_template = { spec = { containers = { { name = "pytorch", image = "x" } } } } }))

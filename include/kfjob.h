@@ -324,11 +324,6 @@ typedef struct kfjob_run_options {
                                   (helm's --set-string); applied after
                                   #params, so they win for the same key. */
   size_t nstring_params;     /**< Number of #string_params. */
-  const char *target;        /**< A target of SPEC §11 ("operator",
-                                  "flyte", "mpi-operator", ...) for the
-                                  formats that take one; NULL: the
-                                  format's default.  An unknown name is
-                                  ::KFJOB_EARG with a did-you-mean. */
   unsigned long time_limit_ms; /**< Wall-clock limit of the run in
                                   milliseconds (0: none, the default), the
                                   last resort behind the memory limit and
@@ -341,6 +336,23 @@ typedef struct kfjob_run_options {
                                   `FILE:LINE: time limit exceeded (N ms)`.
                                   Time spent in the job callback counts
                                   too. */
+  const char *target;        /**< The system the jobs are for (SPEC §11):
+                                  "flyte", "flyte2", "operator",
+                                  "mpi-operator", "trainer-2.2" or
+                                  "trainer-2.3"; NULL: each format's
+                                  default (flyte for the payload and
+                                  template formats, operator for
+                                  manifests and the environment).  An
+                                  unknown name is ::KFJOB_EARG with a
+                                  did-you-mean.  A job the target refuses
+                                  fails with `<Constructor>: <path>:
+                                  <problem> (target <name>)`; a format it
+                                  does not emit is an error naming both;
+                                  lint adds the target's warnings (NULL:
+                                  flyte's).  With ::KFJOB_FORMAT_NONE and
+                                  a target without payloads (operator,
+                                  mpi-operator, trainer-*), the manifest
+                                  is built instead of the payload. */
 } kfjob_run_options;
 
 /**
@@ -484,6 +496,16 @@ KFJOB_API const char *kfjob_format_name(kfjob_format f);
  * \retval 1 known name; \retval 0 unknown (out unchanged).
  */
 KFJOB_API int kfjob_format_parse(const char *name, kfjob_format *out);
+
+/**
+ * Check a target name for kfjob_run_options::target.
+ * \param name the name ("flyte", "operator", ...).
+ * \param[out] msg on failure, why: "unknown target 'x' (did you mean
+ *        'y'?)" or the list of targets; may be NULL.
+ * \param cap size of msg in bytes.
+ * \retval 1 a target; \retval 0 not one.
+ */
+KFJOB_API int kfjob_target_check(const char *name, char *msg, size_t cap);
 
 /** @} */
 

@@ -217,9 +217,9 @@ describe("group constructors", function()
     assert.equal(1, kfjob.Evaluator { replicas = 1 }.replicas)
     assert.equal(1, kfjob.Master { replicas = 1 }.replicas)
     assert.equal(1000, kfjob.Worker { replicas = 1000 }.replicas)
-    assert.has_error(function() kfjob.Chief { replicas = 2 } end, "kfjob.Chief: replicas: must be 0 or 1 (got 2)")
-    assert.has_error(function() kfjob.Evaluator { replicas = 2 } end,
-      "kfjob.Evaluator: replicas: must be 0 or 1 (got 2)")
+    -- more than one chief or evaluator: a lint warning by target (R8, SPEC §11)
+    assert.equal(2, kfjob.Chief { replicas = 2 }.replicas)
+    assert.equal(2, kfjob.Evaluator { replicas = 2 }.replicas)
     assert.has_error(function() kfjob.Master { replicas = 0 } end, "kfjob.Master: replicas: must be 1 (got 0)")
     assert.has_error(function() kfjob.Launcher { replicas = 2 } end, "kfjob.Launcher: replicas: must be 1 (got 2)")
   end)
@@ -399,28 +399,13 @@ end)
 
 describe("rules", function()
   local cases = {
-    { "TFJob worker >= 1", "TFJob", { worker = { replicas = 0 } },
-      "kfjob.TFJob: worker.replicas: must be >= 1 (got 0)" },
-    { "TFJob worker required", "TFJob", {}, "kfjob.TFJob: worker.replicas: required (at least 1 worker)" },
-    { "PyTorchJob worker required", "PyTorchJob", { master = {} },
-      "kfjob.PyTorchJob: worker.replicas: required (at least 1 worker)" },
-    { "MPIJob worker >= 1", "MPIJob", { worker = { replicas = 0 } },
-      "kfjob.MPIJob: worker.replicas: must be >= 1 (got 0)" },
-    { "HorovodJob worker required", "HorovodJob", { slots = 2 },
-      "kfjob.HorovodJob: worker.replicas: required (at least 1 worker)" },
     { "PyTorch master = 1", "PyTorchJob", { worker = { replicas = 1 }, master = { replicas = 2 } },
       "kfjob.PyTorchJob: master.replicas: must be 1 (got 2)" },
     { "MPI launcher = 1", "MPIJob", { worker = { replicas = 1 }, launcher = { replicas = 0 } },
       "kfjob.MPIJob: launcher.replicas: must be 1 (got 0)" },
     { "Horovod launcher = 1", "HorovodJob", { worker = { replicas = 1 }, launcher = { replicas = 2 } },
       "kfjob.HorovodJob: launcher.replicas: must be 1 (got 2)" },
-    { "evaluator <= 1", "TFJob", { worker = { replicas = 1 }, evaluator = { replicas = 2 } },
-      "kfjob.TFJob: evaluator.replicas: must be 0 or 1 (got 2)" },
-    { "chief <= 1", "TFJob", { worker = { replicas = 1 }, chief = { replicas = 2 } },
-      "kfjob.TFJob: chief.replicas: must be 0 or 1 (got 2)" },
     { "elastic min >= 1", "Elastic", { nnodes = "0:2" }, "kfjob.Elastic: nnodes: needs 1 <= min <= max (got '0:2')" },
-    { "elastic min <= max", "Elastic", { nnodes = "3:2" },
-      "kfjob.Elastic: nnodes: needs 1 <= min <= max (got '3:2')" },
     { "elastic integer nnodes >= 1", "Elastic", { nnodes = 0 }, "kfjob.Elastic: nnodes: must be >= 1 (got 0)" },
     { "nproc_per_node >= 1", "Elastic", { nproc_per_node = 0 },
       "kfjob.Elastic: nproc_per_node: must be >= 1 (got 0)" },
@@ -458,6 +443,41 @@ describe("rules", function()
   for _, c in ipairs(cases) do
     it(c[1], function()
       assert.has_error(function() kfjob[c[2]](c[3]) end, c[4])
+    end)
+  end
+
+  -- SPEC §11 moved these from construction to the targets (R1, R3, R4, R8,
+  -- R9): built, then refused when emitted for the default target flyte
+  -- (error) or reported by lint (warning).
+  local moved = {
+    { "TFJob worker >= 1", "TFJob", { worker = { replicas = 0 } },
+      "kfjob.TFJob: worker.replicas: must be >= 1 (got 0) (target flyte)" },
+    { "TFJob worker required", "TFJob", {}, "kfjob.TFJob: worker.replicas: must be >= 1 (got 0) (target flyte)" },
+    { "PyTorchJob worker required", "PyTorchJob", { master = {} },
+      "kfjob.PyTorchJob: worker.replicas: must be >= 1 (got 0) (target flyte2)", "flyte2" },
+    { "MPIJob worker >= 1", "MPIJob", { worker = { replicas = 0 } },
+      "kfjob.MPIJob: worker.replicas: must be >= 1 (got 0) (target flyte)" },
+    { "HorovodJob worker required", "HorovodJob", { slots = 2 },
+      "kfjob.HorovodJob: worker.replicas: must be >= 1 (got 0) (target flyte)" },
+    { "evaluator <= 1", "TFJob", { worker = { replicas = 1 }, evaluator = { replicas = 2 } },
+      { path = "evaluator.replicas", rule = "R8" } },
+    { "chief <= 1", "TFJob", { worker = { replicas = 1 }, chief = { replicas = 2 } },
+      { path = "chief.replicas", rule = "R8" } },
+    { "elastic min <= max", "Elastic", { nnodes = "3:2" }, { path = "nnodes", rule = "R9" } },
+  }
+  for _, c in ipairs(moved) do
+    it(c[1] .. " (by target)", function()
+      local job = kfjob[c[2]](c[3])
+      if type(c[4]) == "string" then
+        assert.has_error(function() job:encode{ target = c[5] } end, c[4])
+      else
+        assert.is_true(job:check())
+        local found
+        for _, w in ipairs(job:lint()) do
+          if w.path == c[4].path and w.rule == c[4].rule then found = w end
+        end
+        assert.is_table(found)
+      end
     end)
   end
 
@@ -613,8 +633,8 @@ describe("job objects", function()
     end)
 
     it("validates the result", function()
-      assert.has_error(function() base:with { ["worker.replicas"] = 0 } end,
-        "kfjob.TFJob: worker.replicas: must be >= 1 (got 0)")
+      assert.has_error(function() base:with { ["worker.replicas"] = -1 } end,
+        "kfjob.TFJob: worker.replicas: must be >= 0 (got -1)")
       assert.has_error(function() base:with { ["worker.replcas"] = 3 } end,
         "kfjob.TFJob: worker.replcas: unknown field (did you mean 'replicas'?)")
       assert.has_error(function() base:with { worker = { requests = { cpu = -1 } } } end,
@@ -888,8 +908,6 @@ describe("kfjob.decode", function()
           .. "(truncated bytes, a bad tag or a wrong wire type)" },
       { "negative count", "tensorflow", msg(1, int(1, -1)), nil,
         "kfjob.decode: workerReplicas.replicas: must be >= 0 (got -1)" },
-      { "no worker", "tensorflow", "", nil, "kfjob.decode: workerReplicas.replicas: must be >= 1 (got 0)" },
-      { "no worker in v0", "pytorch", "", { version = 0 }, "kfjob.decode: workers: must be >= 1 (got 0)" },
       { "two masters", "pytorch", WORKER1 .. msg(2, int(1, 2)), nil,
         "kfjob.decode: masterReplicas.replicas: must be 1 (got 2)" },
       { "two launchers", "mpi", WORKER1 .. msg(2, int(1, 2)) .. int(4, 1), nil,
@@ -899,8 +917,6 @@ describe("kfjob.decode", function()
         "kfjob.decode: workerReplicas.restartPolicy: unknown value 7" },
       { "clean pod policy out of range", "tensorflow", WORKER1 .. msg(4, int(1, 5)), nil,
         "kfjob.decode: runPolicy.cleanPodPolicy: unknown value 5" },
-      { "elastic min > max", "pytorch", msg(1, int(1, 2)) .. msg(4, msg(1, "c10d"), int(2, 3), int(3, 2), int(4, 1)),
-        nil, "kfjob.decode: elasticConfig.minReplicas: needs 1 <= min <= max (got 3:2)" },
       { "unknown task type", "python-task", "", nil,
         "kfjob.decode: unknown task type 'python-task' (expected tensorflow, pytorch or mpi)" },
       { "version 2", "tensorflow", WORKER1, { version = 2 },

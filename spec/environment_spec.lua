@@ -346,7 +346,7 @@ describe("job:environment, Trainer TrainJob torch (FACTS §8.2.5, §8.4.4)", fun
 
     it(t .. ": a user PET_* variable is rejected (R16), MASTER_ADDR is not", function()
       local job = kfjob.PyTorchJob{ worker = { replicas = 1 } }
-      assert.are.equal("kfjob.environment: opts.env.PET_NODE_RANK: PET_NODE_RANK is reserved by "
+      assert.are.equal("kfjob.PyTorchJob: opts.env.PET_NODE_RANK: PET_NODE_RANK is reserved by "
                        .. "Trainer's torch runtime: the TrainJob webhook rejects it (must not "
                        .. "have reserved envs) (target " .. t .. ")",
                        util.error_of(job.environment, job, { name = "tj", target = t, env = { PET_NODE_RANK = "0" } }))

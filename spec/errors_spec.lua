@@ -29,6 +29,11 @@ local function call(method, job, ...)
   local args = pack(...)
   return function() return job[method](job, unpack(args, 1, args.n)) end
 end
+-- Built, then emitted with `method` and `opts`: SPEC §11 moved rules that
+-- differ by target from construction to emitting ("... (target <name>)").
+local function emit(kind, arg, method, opts)
+  return function() local j = kfjob[kind](arg); return j[method](j, opts) end
+end
 
 local nested = require("util").nest
 local cyclic = {}
@@ -281,30 +286,22 @@ local raising = {
       num_launcher_replicas = 1, launcher = { replicas = 1 } }),
       "kfjob.MPIJob: num_launcher_replicas: cannot be combined with launcher.replicas "
         .. "(num_launcher_replicas is deprecated)" },
-    { "num_workers = 0 is no worker", new("TFJob", { num_workers = 0 }),
-      "kfjob.TFJob: worker.replicas: required (at least 1 worker)" },
-    { "num_chief_replicas over the rule", tfjob { num_chief_replicas = 2 },
-      "kfjob.TFJob: num_chief_replicas: must be 0 or 1 (got 2)" },
-    { "num_evaluator_replicas over the rule", tfjob { num_evaluator_replicas = 2 },
-      "kfjob.TFJob: num_evaluator_replicas: must be 0 or 1 (got 2)" },
+    { "num_workers = 0 is no worker", emit("TFJob", { num_workers = 0 }, "encode"),
+      "kfjob.TFJob: worker.replicas: must be >= 1 (got 0) (target flyte)" },
     { "num_launcher_replicas over the rule", new("MPIJob", { worker = { replicas = 1 }, num_launcher_replicas = 2 }),
       "kfjob.MPIJob: num_launcher_replicas: must be 1 (got 2)" },
   },
 
   ["rules"] = {
-    { "no worker", new("MPIJob", {}), "kfjob.MPIJob: worker.replicas: required (at least 1 worker)" },
-    { "worker 0", new("PyTorchJob", { worker = { replicas = 0 } }),
-      "kfjob.PyTorchJob: worker.replicas: must be >= 1 (got 0)" },
+    { "no worker", emit("MPIJob", {}, "encode"),
+      "kfjob.MPIJob: worker.replicas: must be >= 1 (got 0) (target flyte)" },
+    { "worker 0", emit("PyTorchJob", { worker = { replicas = 0 } }, "encode", { target = "flyte2" }),
+      "kfjob.PyTorchJob: worker.replicas: must be >= 1 (got 0) (target flyte2)" },
     { "master 2", new("PyTorchJob", { worker = { replicas = 1 }, master = { replicas = 2 } }),
       "kfjob.PyTorchJob: master.replicas: must be 1 (got 2)" },
     { "launcher 0", new("HorovodJob", { worker = { replicas = 1 }, launcher = { replicas = 0 } }),
       "kfjob.HorovodJob: launcher.replicas: must be 1 (got 0)" },
-    { "chief 2", tfjob { chief = { replicas = 2 } }, "kfjob.TFJob: chief.replicas: must be 0 or 1 (got 2)" },
-    { "evaluator 2", tfjob { evaluator = { replicas = 2 } },
-      "kfjob.TFJob: evaluator.replicas: must be 0 or 1 (got 2)" },
     { "elastic min 0", new("Elastic", { nnodes = "0:2" }), "kfjob.Elastic: nnodes: needs 1 <= min <= max (got '0:2')" },
-    { "elastic min > max", new("Elastic", { nnodes = "3:2" }),
-      "kfjob.Elastic: nnodes: needs 1 <= min <= max (got '3:2')" },
     { "elastic nnodes 0", new("Elastic", { nnodes = 0 }), "kfjob.Elastic: nnodes: must be >= 1 (got 0)" },
     { "nproc_per_node 0", new("Elastic", { nproc_per_node = 0 }),
       "kfjob.Elastic: nproc_per_node: must be >= 1 (got 0)" },
@@ -330,8 +327,8 @@ local raising = {
   },
 
   ["with()"] = {
-    { "an invalid override", call("with", JOB, { ["worker.replicas"] = 0 }),
-      "kfjob.TFJob: worker.replicas: must be >= 1 (got 0)" },
+    { "an invalid override", call("with", JOB, { ["worker.replicas"] = -1 }),
+      "kfjob.TFJob: worker.replicas: must be >= 0 (got -1)" },
     { "a typo'd dotted key", call("with", JOB, { ["worker.imgae"] = "x" }),
       "kfjob.TFJob: worker.imgae: unknown field (did you mean 'image'?)" },
     { "a dotted key through a scalar", call("with", JOB, { ["worker.image.tag"] = "x" }),
@@ -464,7 +461,7 @@ local raising = {
     { "R16: a torch PET_* variable on Trainer",
       call("environment", kfjob.PyTorchJob { worker = { replicas = 1 } },
            { name = "j", target = "trainer-2.2", env = { PET_MASTER_ADDR = "x" } }),
-      "kfjob.environment: opts.env.PET_MASTER_ADDR: PET_MASTER_ADDR is reserved by Trainer's torch runtime: "
+      "kfjob.PyTorchJob: opts.env.PET_MASTER_ADDR: PET_MASTER_ADDR is reserved by Trainer's torch runtime: "
       .. "the TrainJob webhook rejects it (must not have reserved envs) (target trainer-2.2)" },
     { "an Elastic python-task on Flyte", call("environment", kfjob.Elastic { nnodes = 1 }, { name = "e", target = "flyte" }),
       "kfjob.environment: nnodes: an Elastic job with nnodes = 1 runs on Flyte as a plain python-task pod: "
@@ -495,12 +492,6 @@ local decoding = {
     "kfjob.decode: psReplicas: must be >= 0 (got -5)" },
   { "count 2^31 wraps negative (v0)", "tensorflow", int(1, 2147483648), { version = 0 },
     "kfjob.decode: workers: must be >= 0 (got -2147483648)" },
-  { "no worker", "pytorch", "", nil, "kfjob.decode: workerReplicas.replicas: must be >= 1 (got 0)" },
-  { "no worker (v0)", "mpi", int(3, 1), { version = 0 }, "kfjob.decode: numWorkers: must be >= 1 (got 0)" },
-  { "chief 2", "tensorflow", W1 .. msg(3, int(1, 2)), nil,
-    "kfjob.decode: chiefReplicas.replicas: must be 0 or 1 (got 2)" },
-  { "evaluator 2 (v0)", "tensorflow", int(1, 1) .. int(4, 2), { version = 0 },
-    "kfjob.decode: evaluatorReplicas: must be 0 or 1 (got 2)" },
   { "master 2", "pytorch", W1 .. msg(2, int(1, 2)), nil, "kfjob.decode: masterReplicas.replicas: must be 1 (got 2)" },
   { "launcher 2 (v0)", "mpi", int(1, 1) .. int(2, 2) .. int(3, 1), { version = 0 },
     "kfjob.decode: numLauncherReplicas: must be 1 (got 2)" },
@@ -526,8 +517,6 @@ local decoding = {
     "kfjob.decode: workerReplicas.resources.requests[1].value: invalid quantity '4gb'" },
   { "image with a space", "tensorflow", msg(1, int(1, 1), msg(2, "a b")), nil,
     "kfjob.decode: workerReplicas.image: must not contain whitespace" },
-  { "elastic min > max", "pytorch", ELASTIC(msg(1, "c10d"), int(2, 3), int(3, 2), int(4, 1)), nil,
-    "kfjob.decode: elasticConfig.minReplicas: needs 1 <= min <= max (got 3:2)" },
   { "elastic nproc 0", "pytorch", ELASTIC(msg(1, "c10d"), int(2, 1), int(3, 2)), nil,
     "kfjob.decode: elasticConfig.nprocPerNode: must be >= 1 (got 0)" },
   { "elastic unknown backend", "pytorch", ELASTIC(msg(1, "zk"), int(2, 1), int(3, 2), int(4, 1)), nil,
@@ -554,6 +543,61 @@ local decoding = {
 }
 
 -- ---- the catalogue ------------------------------------------------------------
+
+-- Target errors (SPEC §11): a method the target does not have, a kind it
+-- does not run, an unknown target, and the first error of the rules by
+-- target (FACTS §8.5) when emitting.
+local PT = { worker = { replicas = 2 }, master = {} }
+raising["targets"] = {
+  { "unknown target", emit("PyTorchJob", PT, "encode", { target = "flyt" }),
+    "kfjob.encode: opts.target: unknown target 'flyt' (did you mean 'flyte'?)" },
+  { "target not a string", emit("PyTorchJob", PT, "to_json", { target = 2 }),
+    "kfjob.to_json: opts.target: expected a target name, got number" },
+  { "check's unknown target", emit("PyTorchJob", PT, "check", { target = "trainer2.3" }),
+    "kfjob.check: opts.target: unknown target 'trainer2.3' (did you mean 'trainer-2.3'?)" },
+  { "lint's unknown target", emit("PyTorchJob", PT, "lint", { target = "operater" }),
+    "kfjob.lint: opts.target: unknown target 'operater' (did you mean 'operator'?)" },
+  { "encode for operator", emit("PyTorchJob", PT, "encode", { target = "operator" }),
+    "kfjob.encode: target 'operator' has no encode (it runs training-operator v1.9 (kubeflow.org/v1))" },
+  { "custom for mpi-operator", emit("MPIJob", { worker = { replicas = 1 } }, "custom", { target = "mpi-operator" }),
+    "kfjob.custom: target 'mpi-operator' has no custom (it runs mpi-operator v0.8 (MPIJob kubeflow.org/v2beta1))" },
+  { "to_json for trainer-2.2", emit("PyTorchJob", PT, "to_json", { target = "trainer-2.2" }),
+    "kfjob.to_json: target 'trainer-2.2' has no to_json (it runs Kubeflow Trainer v2.2 "
+      .. "(TrainJob trainer.kubeflow.org/v1alpha1))" },
+  { "task_template for trainer-2.3", emit("PyTorchJob", PT, "task_template", { target = "trainer-2.3" }),
+    "kfjob.task_template: target 'trainer-2.3' has no task_template (it runs Kubeflow Trainer v2.3 "
+      .. "(TrainJob trainer.kubeflow.org/v1alpha1))" },
+  { "R1 master-only PyTorchJob on flyte2", emit("PyTorchJob", { master = {} }, "task_template", { target = "flyte2" }),
+    "kfjob.PyTorchJob: worker.replicas: must be >= 1 (got 0) (target flyte2)" },
+  { "R3 TFJob without workers on flyte", emit("TFJob", { ps = { replicas = 1 } }, "to_json"),
+    "kfjob.TFJob: worker.replicas: must be >= 1 (got 0) (target flyte)" },
+  { "R3 TFJob without workers on flyte2", emit("TFJob", { ps = { replicas = 1 } }, "custom", { target = "flyte2" }),
+    "kfjob.TFJob: worker.replicas: must be >= 1 (got 0) (target flyte2)" },
+  { "R4 MPIJob without workers on flyte", emit("MPIJob", { worker = { replicas = 0 } }, "task_template"),
+    "kfjob.MPIJob: worker.replicas: must be >= 1 (got 0) (target flyte)" },
+  { "R4 HorovodJob, deprecated count 0, on flyte2", emit("HorovodJob", { num_workers = 0 }, "encode", { target = "flyte2" }),
+    "kfjob.HorovodJob: worker.replicas: must be >= 1 (got 0) (target flyte2)" },
+  { "R4 MPIJob without workers, manifest for mpi-operator",
+    emit("MPIJob", { worker = { replicas = 0 } }, "manifest", { target = "mpi-operator", name = "n", image = "i" }),
+    "kfjob.MPIJob: worker.replicas: must be >= 1 (got 0) (target mpi-operator)" },
+  { "R10 nproc_per_node gpu, manifest for trainer-2.3",
+    emit("Elastic", { nnodes = 2, nproc_per_node = "gpu" }, "manifest", { target = "trainer-2.3", name = "n", image = "i" }),
+    "kfjob.Elastic: nproc_per_node: 'gpu' cannot be expressed: TrainJob numProcPerNode is an int32 "
+      .. "(\"auto\" leaves it unset) (target trainer-2.3)" },
+  { "R17 rdzv_backend etcd, manifest for trainer-2.2",
+    emit("Elastic", { nnodes = 2, rdzv_backend = "etcd" }, "manifest", { target = "trainer-2.2", name = "n", image = "i" }),
+    "kfjob.Elastic: rdzv_backend: 'etcd' cannot be expressed: Trainer's torch runtime has no rendezvous "
+      .. "setting (c10d only) (target trainer-2.2)" },
+  { "nproc_per_node an unknown word", new("Elastic", { nproc_per_node = "all" }),
+    "kfjob.Elastic: nproc_per_node: expected an integer >= 1, auto, cpu or gpu, got 'all'" },
+  { "R10 nproc_per_node word on flyte", emit("Elastic", { nnodes = 2, nproc_per_node = "auto" }, "to_json"),
+    "kfjob.Elastic: nproc_per_node: 'auto' cannot be expressed: the plugin's nproc_per_node is an int32 "
+      .. "(give an integer) (target flyte)" },
+  { "R10 nproc_per_node word on flyte2", emit("Elastic", { nnodes = 2, nproc_per_node = "gpu" }, "encode",
+      { target = "flyte2" }),
+    "kfjob.Elastic: nproc_per_node: 'gpu' cannot be expressed: the plugin's nproc_per_node is an int32 "
+      .. "(give an integer) (target flyte2)" },
+}
 
 describe("bad input", function()
   local categories = {}

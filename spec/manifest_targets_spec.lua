@@ -325,7 +325,7 @@ describe("trainer-2.2 / trainer-2.3 (FACTS §8.4)", function()
     assert.same({ labels = { team = "ml" } }, tmpl.metadata)
     assert.same({ serviceAccountName = "sa", nodeSelector = { pool = "a" },
                   terminationGracePeriodSeconds = 60 }, tmpl.spec)
-    assert.equal("kfjob.manifest: pod_template.spec.terminationGracePeriodSeconds: cannot be "
+    assert.equal("kfjob.PyTorchJob: pod_template.spec.terminationGracePeriodSeconds: cannot be "
                  .. "expressed: a TrainJob's runtime patch (PodSpecPatch) has no such field "
                  .. "before Trainer v2.3 (target trainer-2.2)",
                  error_of(job.manifest, job, { name = "p", image = IMAGE, target = "trainer-2.2" }))
@@ -427,52 +427,52 @@ describe("target errors (catalogue)", function()
   local rows = {
     { "R13 restart always on the mpi-operator",
       kfjob.MPIJob{ worker = { replicas = 1, restart_policy = "always" } }, "mpi-operator",
-      "kfjob.manifest: worker.restart_policy: 'always' cannot be expressed: the mpi-operator "
+      "kfjob.MPIJob: worker.restart_policy: 'always' cannot be expressed: the mpi-operator "
       .. "accepts only Never and OnFailure (target mpi-operator)" },
     { "R13 launcher always on the mpi-operator",
       kfjob.HorovodJob{ worker = { replicas = 1 }, launcher = { restart_policy = "always" } }, "mpi-operator",
-      "kfjob.manifest: launcher.restart_policy: 'always' cannot be expressed: the mpi-operator "
+      "kfjob.HorovodJob: launcher.restart_policy: 'always' cannot be expressed: the mpi-operator "
       .. "accepts only Never and OnFailure (target mpi-operator)" },
     { "R13 on_failure on Trainer",
       kfjob.PyTorchJob{ worker = { replicas = 1, restart_policy = "on_failure" } }, "trainer-2.3",
-      "kfjob.manifest: worker.restart_policy: 'on_failure' cannot be expressed: a TrainJob has no "
+      "kfjob.PyTorchJob: worker.restart_policy: 'on_failure' cannot be expressed: a TrainJob has no "
       .. "restart policy (the runtime's JobSet failurePolicy decides); leave it unset or never "
       .. "(target trainer-2.3)" },
     { "R21 images differ on Trainer",
       kfjob.PyTorchJob{ master = { image = "a:1" }, worker = { replicas = 1 } }, "trainer-2.2",
-      "kfjob.manifest: worker.image: differs from master's (" .. IMAGE .. " vs a:1): master and "
+      "kfjob.PyTorchJob: worker.image: differs from master's (" .. IMAGE .. " vs a:1): master and "
       .. "workers are one `node` job of a TrainJob, with one image (target trainer-2.2)" },
     { "R21 resources differ on Trainer",
       kfjob.PyTorchJob{ master = { requests = { cpu = 1 } }, worker = { replicas = 1, requests = { cpu = 2 } } },
       "trainer-2.3",
-      "kfjob.manifest: worker.requests.cpu: differs from master's (2 vs 1): a TrainJob has one "
+      "kfjob.PyTorchJob: worker.requests.cpu: differs from master's (2 vs 1): a TrainJob has one "
       .. "resourcesPerNode for master and workers (target trainer-2.3)" },
     { "R9 elastic range on Trainer", kfjob.Elastic{ nnodes = "2:4" }, "trainer-2.3",
-      "kfjob.manifest: nnodes: the range 2:4 cannot be expressed: a TrainJob has a fixed numNodes "
+      "kfjob.Elastic: nnodes: the range 2:4 cannot be expressed: a TrainJob has a fixed numNodes "
       .. "(no elastic policy); give min == max (target trainer-2.3)" },
     { "R17 rdzv_backend etcd on Trainer", kfjob.Elastic{ nnodes = 2, rdzv_backend = "etcd" }, "trainer-2.2",
-      "kfjob.manifest: rdzv_backend: 'etcd' cannot be expressed: a TrainJob has no rendezvous "
-      .. "setting (static PET_MASTER_ADDR, c10d only) (target trainer-2.2)" },
+      "kfjob.Elastic: rdzv_backend: 'etcd' cannot be expressed: Trainer's torch runtime has no "
+      .. "rendezvous setting (c10d only) (target trainer-2.2)" },
     { "R23 pod field outside PodSpecPatch",
       kfjob.PyTorchJob{ worker = { replicas = 1 }, pod_template = { spec = { priorityClassName = "high" } } },
       "trainer-2.3",
-      "kfjob.manifest: pod_template.spec.priorityClassName: cannot be expressed: a TrainJob's "
+      "kfjob.PyTorchJob: pod_template.spec.priorityClassName: cannot be expressed: a TrainJob's "
       .. "runtime patch (PodSpecPatch) has no such field (target trainer-2.3)" },
     { "R23 a sidecar on Trainer",
       kfjob.PyTorchJob{ worker = { replicas = 1 }, pod_template = { spec = { containers = {
         { name = "primary" }, { name = "side", image = "s:1" } } } } }, "trainer-2.3",
-      "kfjob.manifest: pod_template.spec.containers[2]: cannot be expressed: a runtime patch may "
+      "kfjob.PyTorchJob: pod_template.spec.containers[2]: cannot be expressed: a runtime patch may "
       .. "only change containers the runtime already has (torch-distributed: node) (target trainer-2.3)" },
     { "R23 primary env on Trainer",
       kfjob.PyTorchJob{ worker = { replicas = 1 }, pod_template = { spec = { containers = {
         { name = "primary", env = { { name = "A", value = "1" } } } } } } }, "trainer-2.2",
-      "kfjob.manifest: pod_template.spec.containers[1].env: cannot be expressed: a runtime patch "
+      "kfjob.PyTorchJob: pod_template.spec.containers[1].env: cannot be expressed: a runtime patch "
       .. "of the node container has only volumeMounts and securityContext (env goes in opts.env, "
       .. "which becomes spec.trainer.env) (target trainer-2.2)" },
     { "R23 the mpi-operator's own volume name",
       kfjob.MPIJob{ worker = { replicas = 1 }, pod_template = { spec = { volumes = {
         { name = "ssh-auth", emptyDir = {} } } } } }, "mpi-operator",
-      "kfjob.manifest: pod_template.spec.volumes[1].name: 'ssh-auth' is a volume the mpi-operator "
+      "kfjob.MPIJob: pod_template.spec.volumes[1].name: 'ssh-auth' is a volume the mpi-operator "
       .. "adds to every pod (two volumes of one name are invalid); rename it (target mpi-operator)" },
     { "a TFJob on Trainer", kfjob.TFJob{ worker = { replicas = 1 } }, "trainer-2.3",
       "kfjob.manifest: target 'trainer-2.3' does not run a TFJob (it runs Kubeflow Trainer v2.3 "

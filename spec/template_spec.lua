@@ -604,7 +604,7 @@ describe("kfjob.template", function()
     it("raises iteration errors at the loop", function()
       local ok, e = pcall(function()
         for _ in template.variants(kfjob.TFJob{ worker = { replicas = 1 } },
-                                   { ["worker.replicas"] = { 0 } }) do end
+                                   { ["worker.replicas"] = { -1 } }) do end
       end)
       assert.is_false(ok)
       assert.matches("^[^\n]*template_spec%.lua:%d+: kfjob%.template%.variants: variant 1", e)
@@ -703,12 +703,12 @@ describe("kfjob.template", function()
       it("carry the variant's number and parameters", function()
         local got = {}
         local e = error_of(function()
-          for name in template.variants(job, { ["worker.replicas"] = { 2, 0 } }) do
+          for name in template.variants(job, { ["worker.replicas"] = { 2, -1 } }) do
             got[#got + 1] = name
           end
         end)
         assert.same({ "pytorchjob-2" }, got)       -- lazy: the first one came out
-        assert.matches("^kfjob%.template%.variants: variant 2 {worker%.replicas=0}: "
+        assert.matches("^kfjob%.template%.variants: variant 2 {worker%.replicas=%-1}: "
                        .. "kfjob%.PyTorchJob: worker%.replicas: ", e)
       end)
 

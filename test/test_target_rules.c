@@ -3,7 +3,7 @@
 ** (src/core/kf_target_rules_manifest.c): for jobs built from constructor
 ** specs, every problem kf_target_problems reports per target, as
 ** "<rule> <W|E> <path>", compared with lists written from FACTS §8.5 (the
-** cells of R9, R11, R12, R13, R17, R19, R20, R21, R23, R24).  Only rows of
+** cells of R9, R11, R12, R13, R19, R20, R21, R23, R24).  Only rows of
 ** the manifest table are compared, so rows other tables add later do not
 ** disturb these expectations.
 */
@@ -113,14 +113,14 @@ int main(void) {
            "R13 E worker.restart_policy;R24 E kind"});
   EXPECT6(KF_PYTORCH, "{\"master\": {\"restart_policy\": \"on_failure\"}, \"worker\": {\"replicas\": 2}}",
           {"", "", "", "R24 E kind", "R13 E master.restart_policy", "R13 E master.restart_policy"});
-  /* R9, R17, R19, R20 on Trainer (Elastic) */
+  /* R9, R19, R20 (R17 is a job-field row) on Trainer (Elastic) */
   EXPECT6(KF_ELASTIC, "{\"nnodes\": \"2:4\", \"rdzv_backend\": \"etcd\", \"max_restarts\": 3, "
           "\"run_policy\": {\"clean_pod_policy\": \"all\", \"ttl_seconds_after_finished\": 60, "
           "\"backoff_limit\": 2, \"active_deadline_seconds\": 10}}",
           {"", "", "", "R24 E kind",
-           "R9 E nnodes;R17 E rdzv_backend;R19 W max_restarts;R20 W run_policy.clean_pod_policy;"
+           "R9 E nnodes;R19 W max_restarts;R20 W run_policy.clean_pod_policy;"
            "R20 W run_policy.ttl_seconds_after_finished;R20 W run_policy.backoff_limit",
-           "R9 E nnodes;R17 E rdzv_backend;R19 W max_restarts;R20 W run_policy.clean_pod_policy;"
+           "R9 E nnodes;R19 W max_restarts;R20 W run_policy.clean_pod_policy;"
            "R20 W run_policy.ttl_seconds_after_finished;R20 W run_policy.backoff_limit"});
   EXPECT6(KF_ELASTIC, "{\"nnodes\": 3, \"rdzv_backend\": \"c10d\", \"run_policy\": "
           "{\"active_deadline_seconds\": 10}}",

@@ -43,6 +43,10 @@ static const char *const usage_text =
 "                      written and removed\n"
 "      --replica-encoding flat|common\n"
 "      --namespace NS, --image IMAGE   for manifests\n"
+"      --target T      the system the jobs are for: flyte (default for\n"
+"                      payloads), flyte2, operator (default for manifests),\n"
+"                      mpi-operator, trainer-2.2, trainer-2.3; its rules\n"
+"                      apply (SPEC 11)\n"
 "      --keep-going    render the other jobs when one fails\n"
 "      --progress, --no-progress   progress bar on stderr (default: when\n"
 "                      stderr is a terminal and the render takes a while)\n"
@@ -52,7 +56,8 @@ static const char *const usage_text =
 "                                   500ms, 2m (default: none)\n"
 "\n"
 "check options: -V, --set, --set-string, --name, --image, --strict (warnings fail),\n"
-"  the limits\n"
+"  --target T (default flyte; operator, mpi-operator and trainer-* check the\n"
+"  manifest, which needs an image), the limits\n"
 "decode options: --type T (tensorflow, pytorch, mpi or a kind such as\n"
 "  HorovodJob), -V N (version of the bytes, default 1), -f FMT, --name\n"
 "diff options: --type T and -V N for plugin bytes, -f FMT and --set for\n"
@@ -96,7 +101,7 @@ static const optdef optdefs[] = {
     {"time-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE | C_ENV},
     {"type", 't', 1, C_DECODE | C_DIFF},
     {"strict", 0, 0, C_CHECK},
-    {"target", 0, 1, C_ENV},
+    {"target", 0, 1, C_RENDER | C_CHECK | C_ENV},
     {"pod", 0, 1, C_ENV},
     {NULL, 0, 0, 0}};
 
@@ -223,7 +228,10 @@ static int set_option(opts *o, const optdef *d, const char *val) {
       break;
     case 't':
       if (strcmp(d->lng, "target") == 0) {
-        o->target = val;   /* the host checks it (did-you-mean, exit 2) */
+        char why[256];
+        if (!kfjob_target_check(val, why, sizeof why))
+          return usage_error("--target: %s", why);
+        o->target = val;
       } else if (strcmp(d->lng, "time-limit") == 0) {
         if (parse_duration(val, &n) != 0 || n > (unsigned long)-1)
           return usage_error("--time-limit expects a duration such as 30s, 500ms or "

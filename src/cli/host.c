@@ -78,5 +78,6 @@ void cli_run_options(const opts *o, kfjob_run_options *ro, const char *name) {
   ro->select = o->name;
   ro->namespace_ = o->ns;
   ro->image = o->image;
+  ro->target = o->target;
   ro->time_limit_ms = o->time_limit_ms;
 }

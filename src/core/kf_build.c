@@ -301,7 +301,7 @@ static kf_status parse_nnodes(ctx *c, const kf_node *n, kf_job *j) {
       snprintf(big, sizeof big, "%ld", a > INT32_MAX ? a : b);
       return fail(c, "integer out of int32 range (%s)", big, "");
     }
-    if (a < 1 || a > b)
+    if (a < 1)   /* min > max: a target's matter (R9, kf_target_rules.c) */
       return fail(c, "needs 1 <= min <= max (got %s)", q, "");
     j->min_nodes = (int32_t)a;
     j->max_nodes = (int32_t)b;
@@ -329,6 +329,21 @@ static kf_status parse_value(ctx *c, const kf_field *f, const kf_node *v,
       if (st == KF_OK && (f->flags & KF_F_OMITZERO) && *AT(at, int32_t) == 0)
         *AT(base + f->off_n, unsigned) |= f->zbit;  /* given as 0: lint */
       return st;
+    case KF_V_NPROC: {   /* an integer, or one of the choice's words */
+      const kf_choice *ch = (const kf_choice *)f->info;
+      char q[80];
+      int i;
+      *AT(base + f->off_n, const char *) = NULL;
+      if (v->t != KF_NSTR) return get_int(c, v, f->min, AT(at, int32_t));
+      for (i = 0; ch->v[i]; i++)
+        if (strcmp(ch->v[i], v->u.s.p) == 0) {
+          *AT(base + f->off_n, const char *) = ch->v[i];   /* static */
+          *AT(at, int32_t) = 0;
+          return KF_OK;
+        }
+      snprintf(q, sizeof q, "'%.60s'", v->u.s.p);
+      return fail(c, "expected %s, got %s", ch->choices, q);
+    }
     case KF_V_STR: return get_str(c, v, 0, AT(at, const char *));
     case KF_V_TOKEN: return get_str(c, v, 1, AT(at, const char *));
     case KF_V_BOOL:
@@ -467,8 +482,6 @@ kf_status kf_group_from_spec(int role, const kf_node *n, kf_arena *A,
     return st;
   if ((kf_roles[role].flags & KF_R_FIXED1) && g->replicas != 1)
     rule = "must be 1 (got %s)";
-  else if ((kf_roles[role].flags & KF_R_MAX1) && g->replicas > 1)
-    rule = "must be 0 or 1 (got %s)";
   if (rule) {
     size_t p = push(&c, "replicas");
     snprintf(b, sizeof b, "%d", (int)g->replicas);
@@ -590,7 +603,10 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
     j->deprecated |= 1u << role;
     given[role] = 1;
   }
-  /* a required group must be given where the job takes replica counts */
+  /* a required group must be given where the job takes replica counts:
+  ** kinds whose only target's webhook requires it (JAXJob); whether the
+  ** Flyte kinds take an absent worker group (0 workers) is a rule by
+  ** target (R1, R3, R4 in kf_target_rules.c) */
   for (r = 0; r < k->nroles; r++) {
     int role = k->roles[r].role;
     if ((kf_kind_role_bounds(k, role).flags & KF_R_REQUIRED) && !given[role] &&

@@ -196,6 +196,8 @@ typedef struct kf_job {
   /* Elastic */
   int nnodes_int;                    /* nnodes was given as an integer */
   int32_t min_nodes, max_nodes, nproc_per_node, max_restarts;
+  const char *nproc_word;            /* "auto", "cpu", "gpu" (static; R10);
+                                        NULL: nproc_per_node */
   const char *rdzv_backend;
   /* Horovod */
   int verbose;
@@ -267,6 +269,10 @@ kf_status kf_run_policy_from_spec(const kf_node *spec, kf_run_policy *out,
 /* The backend/operator rules, shared by constructors and decoders. */
 kf_status kf_job_check(const kf_job *j, kf_pathstyle style, const char *who,
                        kf_err *e);
+/* Where a group's replica count is, in a kf_pathstyle: "worker.replicas",
+** the deprecated key the caller used ("num_workers"), or the proto path. */
+void kf_replicas_path(const kf_job *j, int role, int style, char *out,
+                      size_t cap);
 /* Job -> constructor-shaped node (spec()). */
 kf_node *kf_job_to_spec(const kf_job *j, kf_arena *A);
 kf_node *kf_group_to_spec(const kf_group *g, kf_arena *A);

@@ -218,8 +218,9 @@ static kf_status pytorch_env(ectx *c) {
   int32_t port = port_of(c, "pytorchjob-port", 23456);
   int64_t total = total_replicas(j, roles, n);
   /* spec.nprocPerNode: "auto" by defaulting unless elasticPolicy carries
-  ** nProcPerNode, which kfjob always writes for an elastic job */
-  const char *spec_nproc = elastic ? NULL : "auto";
+  ** nProcPerNode, which kfjob writes for an elastic job's integer; a word
+  ** goes to spec.nprocPerNode instead (R10) */
+  const char *spec_nproc = elastic ? j->nproc_word : "auto";
   const int nproc_int = 1;   /* "auto" does not parse as an int */
   for (k = 0; k < n; k++) {
     int role = roles[k];
@@ -247,7 +248,8 @@ static kf_status pytorch_env(ectx *c) {
                   j->rdzv_backend && *j->rdzv_backend ? j->rdzv_backend : "c10d"));
       NOMEM(c, OP(c, p, "PET_NNODES", fmt(c, "%d:%d", (int)j->min_nodes, (int)j->max_nodes)));
       NOMEM(c, var_int(c, p, "PET_MAX_RESTARTS", j->max_restarts));
-      NOMEM(c, var_int(c, p, "PET_NPROC_PER_NODE", j->nproc_per_node));
+      if (j->nproc_word == NULL)
+        NOMEM(c, var_int(c, p, "PET_NPROC_PER_NODE", j->nproc_per_node));
     }
   }
   return KF_OK;
@@ -424,15 +426,37 @@ static kf_status mpi_v2_env(ectx *c) {
 
 /* ---- Trainer v2.2 / v2.3, torch runtime (FACTS §8.2.5, §8.4.4) -------- */
 
+/* Trainer's value for an unset numProcPerNode (nproc_per_node "auto"):
+** "auto" when the nodes have a GPU, else the CPU count rounded up (the
+** request, else the limit), at least 1 (FACTS §8.2.5). */
+static const char *trainer_auto_nproc(ectx *c, const kf_group *g) {
+  const char *cpu = g->requests[KF_CPU] ? g->requests[KF_CPU] : g->limits[KF_CPU];
+  long double v;
+  long long n;
+  if ((g->limits[KF_GPU] && kfm_qty_value(g->limits[KF_GPU]) > 0) ||
+      (g->requests[KF_GPU] && kfm_qty_value(g->requests[KF_GPU]) > 0))
+    return "auto";
+  v = cpu ? kfm_qty_value(cpu) : 0;
+  n = (long long)v;
+  if ((long double)n < v) n++;
+  return fmt(c, "%lld", n < 1 ? 1LL : n);
+}
+
 static kf_status trainer_env(ectx *c) {
   const kf_job *j = c->j;
   int32_t nodes, nproc, i;
+  const char *nproc_s = NULL;   /* a word's value, else nproc */
   if (j->kind == KF_ELASTIC) {
     if (j->min_nodes != j->max_nodes)
       return kf_fail(c->e, KF_EINVAL, "%s: nnodes: an elastic range %d:%d cannot "
                      "map to a TrainJob (fixed numNodes; R9) (target %s)", c->who,
                      (int)j->min_nodes, (int)j->max_nodes, kf_targets[c->t].name);
     nodes = j->max_nodes, nproc = j->nproc_per_node;
+    if (j->nproc_word != NULL) {   /* only "auto" gets here (R10) */
+      kf_group tmp;
+      nproc_s = trainer_auto_nproc(c, kfm_task_resources(j, &j->g[KF_WORKER], &tmp));
+      NOMEM(c, nproc_s);
+    }
   } else {   /* node 0 plays the master */
     nodes = 1 + j->g[KF_WORKER].replicas, nproc = 1;
   }
@@ -440,7 +464,8 @@ static kf_status trainer_env(ectx *c) {
     kf_env_pod *p = user_pod(c, fmt(c, "node-0-%d", (int)i));
     NOMEM(c, p);
     NOMEM(c, var_int(c, p, "PET_NNODES", nodes));
-    NOMEM(c, var_int(c, p, "PET_NPROC_PER_NODE", nproc));
+    NOMEM(c, nproc_s ? OP(c, p, "PET_NPROC_PER_NODE", nproc_s)
+                     : var_int(c, p, "PET_NPROC_PER_NODE", nproc));
     NOMEM(c, var_add(c, p, "PET_NODE_RANK", NULL,
                      field_ref(c, "metadata.annotations['batch.kubernetes.io/job-completion-index']"),
                      KF_ENV_OPERATOR, NULL));
@@ -623,7 +648,7 @@ kf_status kf_environment(const kf_job *j, const kf_manifest_opts *o,
   memset(&ctx, 0, sizeof ctx);
   ctx.name = o->name;
   ctx.env = &env;
-  if ((st = kf_target_require(j, t, &ctx, A, who, e)) != KF_OK ||
+  if ((st = kf_target_require(j, t, &ctx, A, NULL, e)) != KF_OK ||
       (st = kf_env_pods_of(j, t, o->name, o->ns, &env, A, &ps, who, e)) != KF_OK)
     return st;
   if ((*out = pods_node(A, &ps)) == NULL) return kf_nomem(e);

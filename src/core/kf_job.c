@@ -46,6 +46,10 @@ static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
   switch (f->type) {
     case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_SIZE: case KF_V_QTY:
       return 1;  /* written above */
+    case KF_V_NPROC:
+      if (*AT(base + f->off_n, const char *const) != NULL)
+        return kf_obj_strref(A, o, f->key, *AT(base + f->off_n, const char *const));
+      return kf_obj_int(A, o, f->key, *AT(at, const int32_t));
     case KF_V_INT:
       if ((f->flags & KF_F_OMITZERO) && *AT(at, const int32_t) == 0 &&
           !(*AT(base + f->off_n, const unsigned) & f->zbit))
@@ -172,6 +176,9 @@ static int value_eq(const kf_field *f, const char *a, const char *b, int kind) {
   size_t i;
   switch (f->type) {
     case KF_V_INT: return *AT(x, const int32_t) == *AT(y, const int32_t);
+    case KF_V_NPROC:   /* words are the choice's static strings */
+      return *AT(x, const int32_t) == *AT(y, const int32_t) &&
+             *AT(a + f->off_n, const char *const) == *AT(b + f->off_n, const char *const);
     case KF_V_BOOL: case KF_V_ENUM: return *AT(x, const int) == *AT(y, const int);
     case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_QTY:
     case KF_V_SIZE:

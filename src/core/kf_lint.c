@@ -182,7 +182,9 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
       }
   }
 #endif
-  if ((k->flags & KF_K_SLOTS) && j->slots > 1 && o->version == 1)
+  /* Flyte's backends only: the other targets write slotsPerWorker = slots */
+  if ((k->flags & KF_K_SLOTS) && j->slots > 1 && o->version == 1 &&
+      (o->target == KF_T_FLYTE || o->target == KF_T_FLYTE2))
     WARN("slots", "Flyte's task_type_version 1 backend ignores slots "
          "(slotsPerWorker stays 1; only the launcher's -np uses %d); kfjob's "
          "manifest sets slotsPerWorker = %d", (int)j->slots, (int)j->slots);
@@ -196,6 +198,28 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
     else if ((len = kfm_longest_pod(j, o->name, pod, sizeof pod)) > 63)
       WARN("opts.name", "pod name '%s' has %zu characters: more than the 63 "
            "Kubernetes allows", pod, len);
+  }
+  {
+    kf_target_ctx tc;
+    kf_problems ps;
+    size_t x, y, n = 0;
+    memset(&tc, 0, sizeof tc);
+    tc.name = o->name;
+    tc.v0 = o->version == 0;
+    if ((st = kf_target_problems(j, o->target, &tc, A, &ps, e)) != KF_OK)
+      return st;
+    /* a row whose finding lint already gave at the same path (slots R11,
+    ** accelerator R12) adds nothing */
+    for (x = 0; x < ps.n; x++) {
+      for (y = 0; ps.v[x].in_lint && y < list->u.c.n; y++) {
+        const kf_node *path = kf_node_get(list->u.c.v[y], "path");
+        if (path && strcmp(path->u.s.p, ps.v[x].path) == 0) break;
+      }
+      if (!ps.v[x].in_lint || y == list->u.c.n) ps.v[n++] = ps.v[x];
+    }
+    ps.n = n;
+    if ((st = kf_problems_push(&ps, KF_SEV_WARN, A, list, e)) != KF_OK)
+      return st;
   }
   (void)p;
   *out = list;

@@ -67,10 +67,12 @@ typedef struct kf_lint_opts {
   const char *image;            /* the task image, NULL: unknown */
   int version;                  /* task_type_version the job is sent as */
   const char *who;              /* prefixes errors ("kfjob.lint") */
+  kf_target target;             /* its warnings are added (0: flyte) */
 } kf_lint_opts;
 
 /* Warnings as an array of {path=, message=} objects, in the order of the
-** job's fields (groups in kind order, run_policy, slots), then opts. */
+** job's fields (groups in kind order, run_policy, slots), then opts, then
+** the target's rules (FACTS §8.5) as {path=, message=, rule=, source=}. */
 kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
                   kf_node **out, kf_err *e);
 

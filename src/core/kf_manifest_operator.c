@@ -218,9 +218,14 @@ kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
     OOM(c, ep = kf_obj_add(A, spec, "elasticPolicy", KF_NOBJ));
     OOM(c, kf_obj_int(A, ep, "minReplicas", j->min_nodes) &&
                kf_obj_int(A, ep, "maxReplicas", j->max_nodes) &&
-               kf_obj_str(A, ep, "rdzvBackend", j->rdzv_backend) &&
-               kf_obj_int(A, ep, "nProcPerNode", j->nproc_per_node) &&
-               kf_obj_int(A, ep, "maxRestarts", j->max_restarts));
+               kf_obj_str(A, ep, "rdzvBackend", j->rdzv_backend));
+    /* an integer stays in the deprecated elasticPolicy field (today's
+    ** output; lint warns, R10); a word only spec.nprocPerNode can carry */
+    if (j->nproc_word == NULL)
+      OOM(c, kf_obj_int(A, ep, "nProcPerNode", j->nproc_per_node));
+    OOM(c, kf_obj_int(A, ep, "maxRestarts", j->max_restarts));
+    if (j->nproc_word != NULL)
+      OOM(c, kf_obj_strref(A, spec, "nprocPerNode", j->nproc_word));
   }
   OOM(c, specs = kf_obj_add(A, spec, k->crd_specs, KF_NOBJ));
   n = kfm_present_roles(j, roles);   /* elastic kinds have no master role */
@@ -247,7 +252,7 @@ kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
     if ((st = kf_env_user_vars(&o->env, A, env, who, e)) != KF_OK) return st;
     tc.env = env;
   }
-  if ((st = kf_target_require(j, t, &tc, A, who, e)) != KF_OK) return st;
+  if ((st = kf_target_require(j, t, &tc, A, NULL, e)) != KF_OK) return st;
   switch (t) {
     case KF_T_OPERATOR: return kfm_operator(c, j, o, 0, out);
     case KF_T_FLYTE: case KF_T_FLYTE2: return kfm_flyte(c, j, o, t, out);

@@ -141,9 +141,10 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   if (sh.env) OOM(c, kf_node_push(A, tr, "env", sh.env));
   if (elastic) {
     OOM(c, kf_obj_int(A, tr, "numNodes", j->max_nodes));
-    /* nproc_per_node "auto" (leave unset: Trainer's default) comes with
-    ** the string forms of nproc_per_node */
-    OOM(c, kf_obj_int(A, tr, "numProcPerNode", j->nproc_per_node));
+    /* "auto" is Trainer's default when numProcPerNode is unset; "cpu" and
+    ** "gpu" are refused by R10's row before we get here */
+    if (j->nproc_word == NULL)
+      OOM(c, kf_obj_int(A, tr, "numProcPerNode", j->nproc_per_node));
   } else {
     int32_t w = j->g[KF_WORKER].replicas > 0 ? j->g[KF_WORKER].replicas : 0;
     OOM(c, kf_obj_int(A, tr, "numNodes", 1 + (int64_t)w));

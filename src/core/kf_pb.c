@@ -220,6 +220,9 @@ static int row_set(const kf_field *f, const char *base) {
   size_t i;
   switch (f->type) {
     case KF_V_INT: case KF_V_ENUM: return *(const int32_t *)(const void *)at != f->idef;
+    case KF_V_NPROC:
+      return *(const char *const *)(const void *)(base + f->off_n) != NULL ||
+             *(const int32_t *)(const void *)at != f->idef;
     case KF_V_BOOL: return *(const int *)(const void *)at != f->idef;
     case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_QTY: {
       const char *v = *(const char *const *)(const void *)at;
@@ -282,6 +285,7 @@ static int put_rows(kf_arena *A, ProtobufCMessage *m, const kf_field *f,
       return 0;
     switch (f->type) {
       case KF_V_INT: case KF_V_ENUM:
+      case KF_V_NPROC:   /* a word never gets here: R10 refuses it first */
         set_int(t, name, *(const int32_t *)(const void *)at);
         break;
       case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE:
@@ -567,7 +571,7 @@ static kf_status get_rows(dctx *c, const ProtobufCMessage *m, const kf_field *f,
     if (name == NULL || (f->pbmsg != NULL && (t = get_msg(m, f->pbmsg)) == NULL))
       continue;
     switch (f->type) {
-      case KF_V_INT: *(int32_t *)(void *)at = get_int(t, name); break;
+      case KF_V_INT: case KF_V_NPROC: *(int32_t *)(void *)at = get_int(t, name); break;
       case KF_V_ENUM: {
         const kf_enum *en = (const kf_enum *)f->info;
         int32_t v = get_int(t, name);

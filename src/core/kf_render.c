@@ -66,10 +66,12 @@ static kf_status job_yaml(const kf_job *j, const kf_encopts *o, int indent,
 static kf_status manifest(const kf_job *j, const kf_render_opts *o, kf_arena *A,
                           kf_buf *out, kf_err *e) {
   int yaml = o->format == KF_RENDER_MANIFEST, indent = o->indent;
+  kf_manifest_opts mo = o->manifest;
   kf_node *doc;
   kf_status st;
+  if (o->target_set && !mo.target_set) mo.target_set = 1, mo.target = o->target;
   if ((st = check_range_indent(&indent, yaml, o->who, e)) != KF_OK ||
-      (st = kf_manifest(j, &o->manifest, A, &doc, o->who, e)) != KF_OK)
+      (st = kf_manifest(j, &mo, A, &doc, o->who, e)) != KF_OK)
     return st;
   if (!yaml) return kf_node_to_json(doc, indent, out, e);
   if ((st = kf_yaml((const kf_node *const *)&doc, 1, indent, out, e)) != KF_OK &&
@@ -79,6 +81,16 @@ static kf_status manifest(const kf_job *j, const kf_render_opts *o, kf_arena *A,
     return kf_fail(e, st, "%s: %s", o->who, msg);
   }
   return st;
+}
+
+/* The payload and template formats: the target (default flyte) takes the
+** method and accepts the job (SPEC §11). */
+static kf_status target_ok(const kf_job *j, const kf_render_opts *o,
+                           unsigned emit, kf_arena *A, kf_err *e) {
+  const char *method = o->who;
+  if (strncmp(method, "kfjob.", 6) == 0) method += 6;
+  return kf_target_emit(j, o->target_set ? o->target : KF_T_FLYTE, emit,
+                        method, o->who, o->enc.ctor, A, e);
 }
 
 kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
@@ -92,26 +104,33 @@ kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
     return st;
   switch (o->format) {
     case KF_RENDER_PB:
-      if ((st = check_enc(&o->enc, o->who, e)) != KF_OK) return st;
+      if ((st = check_enc(&o->enc, o->who, e)) != KF_OK ||
+          (st = target_ok(j, o, KF_E_ENCODE, A, e)) != KF_OK)
+        return st;
       return kf_encode(j, &o->enc, A, out, e);
     case KF_RENDER_JSON:
       if ((st = check_json_indent(indent, o->who, e)) != KF_OK ||
           (st = check_enc(&o->enc, o->who, e)) != KF_OK ||
+          (st = target_ok(j, o, KF_E_ENCODE, A, e)) != KF_OK ||
           (st = kf_job_to_msg(j, &o->enc, 0, A, &m, e)) != KF_OK)
         return st;
       return kf_msg_to_json(m, indent, out, e);
     case KF_RENDER_YAML:
       if ((st = check_range_indent(&indent, 1, o->who, e)) != KF_OK ||
-          (st = check_enc(&o->enc, o->who, e)) != KF_OK)
+          (st = check_enc(&o->enc, o->who, e)) != KF_OK ||
+          (st = target_ok(j, o, KF_E_ENCODE, A, e)) != KF_OK)
         return st;
       return job_yaml(j, &o->enc, indent, A, out, e);
     case KF_RENDER_TEMPLATE:
-      if ((st = check_enc(&o->enc, o->who, e)) != KF_OK) return st;
+      if ((st = check_enc(&o->enc, o->who, e)) != KF_OK ||
+          (st = target_ok(j, o, KF_E_TEMPLATE, A, e)) != KF_OK)
+        return st;
       return kf_task_template_bytes(j, &o->enc, o->template_opts, A, out,
                                     o->who, e);
     case KF_RENDER_TEMPLATE_JSON:
       if ((st = check_enc(&o->enc, o->who, e)) != KF_OK ||
           (st = check_json_indent(indent, o->who, e)) != KF_OK ||
+          (st = target_ok(j, o, KF_E_TEMPLATE, A, e)) != KF_OK ||
           (st = kf_task_template(j, &o->enc, o->template_opts, A, &t, o->who,
                                     e)) != KF_OK)
         return st;
@@ -120,9 +139,11 @@ kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
     case KF_RENDER_MANIFEST_JSON:
       return manifest(j, o, A, out, e);
     case KF_RENDER_ENVIRONMENT: {
+      kf_manifest_opts mo = o->manifest;
       kf_node *doc;
+      if (o->target_set && !mo.target_set) mo.target_set = 1, mo.target = o->target;
       if ((st = check_json_indent(indent, o->who, e)) != KF_OK ||
-          (st = kf_environment(j, &o->manifest, A, &doc, o->who, e)) != KF_OK)
+          (st = kf_environment(j, &mo, A, &doc, o->who, e)) != KF_OK)
         return st;
       return kf_node_to_json(doc, indent, out, e);
     }

@@ -37,6 +37,10 @@ typedef struct kf_render_opts {
                                     NULL: none */
   kf_manifest_opts manifest;     /* manifest and environment formats: name
                                     is required */
+  int target_set;           /* 0: each format's default target (flyte for
+                               the payloads and templates, operator for
+                               manifests unless manifest.target_set) */
+  kf_target target;         /* the job must pass its rules (SPEC §11) */
   const char *who;          /* required: the method's name prefixing errors
                                ("kfjob.encode", "kfjob.to_json" also for
                                YAML, "kfjob.task_template",

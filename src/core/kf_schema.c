@@ -20,10 +20,10 @@
 
 const kf_role_info kf_roles[KF_NROLES] = {
   /* name         key          default flags */
-  {"Worker",    "worker",    0, KF_R_REQUIRED},
+  {"Worker",    "worker",    0, 0},
   {"PS",        "ps",        0, 0},
-  {"Chief",     "chief",     0, KF_R_MAX1},
-  {"Evaluator", "evaluator", 0, KF_R_MAX1},
+  {"Chief",     "chief",     0, 0},
+  {"Evaluator", "evaluator", 0, 0},
   {"Master",    "master",    1, KF_R_FIXED1},
   {"Launcher",  "launcher",  1, KF_R_FIXED1},
 };
@@ -48,6 +48,11 @@ const kf_enum kf_restart_policy_enum = {
 const kf_enum kf_clean_pod_policy_enum = {
     "clean pod policy", "none, running or all", cp_spell, 3, cp_k8s};
 
+/* torchrun's --nproc-per-node words (R10: only the operator's
+** spec.nprocPerNode and Trainer's "auto" can carry them) */
+static const char *const nproc_v[] = {"auto", "cpu", "gpu", NULL};
+static const kf_choice nproc_choice = {"nproc_per_node",
+                                       "an integer >= 1, auto, cpu or gpu", nproc_v};
 static const char *const rdzv_v[] = {"c10d", "etcd", "etcd-v2", NULL};
 static const kf_choice rdzv_choice = {"rendezvous backend",
                                       "c10d, etcd or etcd-v2", rdzv_v};
@@ -154,8 +159,9 @@ static const kf_field elastic_rows[] = {
   {.key = "nnodes", .type = KF_V_NNODES, .off = J(min_nodes), .min = 1,
    .idef = 1, .pbmsg = "elastic_config", .pb = "min_replicas",
    .pb0 = "min_replicas"},
-  {.key = "nproc_per_node", .type = KF_V_INT, .off = J(nproc_per_node),
-   .min = 1, .idef = 1, .pbmsg = "elastic_config",
+  {.key = "nproc_per_node", .type = KF_V_NPROC, .off = J(nproc_per_node),
+   .off_n = J(nproc_word), .min = 1, .idef = 1, .info = &nproc_choice,
+   .pbmsg = "elastic_config",
    .pb = "nproc_per_node", .pb0 = "nproc_per_node", .manifest = "nProcPerNode"},
   {.key = "max_restarts", .type = KF_V_INT, .off = J(max_restarts), .min = 0,
    .pbmsg = "elastic_config", .pb = "max_restarts",
@@ -387,7 +393,9 @@ void kf_job_defaults(kf_job *j, int kind) {
     const kf_field *f = &k->fields[i];
     char *at = (char *)j + f->off;
     switch (f->type) {
-      case KF_V_INT: case KF_V_ENUM: *(int32_t *)(void *)at = f->idef; break;
+      case KF_V_INT: case KF_V_ENUM: case KF_V_NPROC:
+        *(int32_t *)(void *)at = f->idef;
+        break;
       case KF_V_BOOL: *(int *)(void *)at = f->idef; break;
       case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE:
         *(const char **)(void *)at = f->sdef;
@@ -404,7 +412,7 @@ void kf_job_defaults(kf_job *j, int kind) {
 /* ---- rules ------------------------------------------------------------ */
 
 /* Path of a group's replica count in the given style. */
-static void replicas_path(const kf_job *job, int role, int s, char *out,
+void kf_replicas_path(const kf_job *job, int role, int s, char *out,
                           size_t cap) {
   const kf_kind_role *kr = kf_kind_role_of(&kf_kinds[job->kind], role);
   char j[64];
@@ -421,7 +429,7 @@ static void replicas_path(const kf_job *job, int role, int s, char *out,
   }
 }
 
-/* Each role's replica bounds (KF_R_*). */
+/* Each role's replica bounds that hold on every target (KF_R_*). */
 static kf_status rule_replicas(const kf_job *j, int s, const char *who,
                                kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
@@ -433,11 +441,10 @@ static kf_status rule_replicas(const kf_job *j, int s, const char *who,
     unsigned f = kf_kind_role_bounds(k, role).flags;
     const char *rule = NULL;
     if (n < 0) rule = "must be >= 0";
-    else if ((f & KF_R_REQUIRED) && n < 1) rule = "must be >= 1";
     else if ((f & KF_R_FIXED1) && n != 1) rule = "must be 1";
-    else if ((f & KF_R_MAX1) && n > 1) rule = "must be 0 or 1";
+    else if ((f & KF_R_REQUIRED) && n < 1) rule = "must be >= 1";
     if (rule) {
-      replicas_path(j, role, s, path, sizeof path);
+      kf_replicas_path(j, role, s, path, sizeof path);
       return kf_fail(e, KF_EINVAL, "%s: %s: %s (got %d)", who, path, rule,
                      (int)n);
     }
@@ -454,7 +461,7 @@ static kf_status rule_some_replicas(const kf_job *j, int s, const char *who,
   int i;
   for (i = 0; i < k->nroles; i++)
     if (j->g[k->roles[i].role].replicas > 0) return KF_OK;
-  replicas_path(j, k->roles[0].role, s, path, sizeof path);
+  kf_replicas_path(j, k->roles[0].role, s, path, sizeof path);
   return kf_fail(e, KF_EINVAL, "%s: %s: must be >= 1 when %s.replicas is 0 "
                  "(a %s needs at least one pod)", who, path,
                  kf_roles[k->roles[k->nroles - 1].role].key, k->name);
@@ -484,14 +491,17 @@ static kf_status bounds_of(const char *base, const kf_field *f, size_t n,
   for (i = 0; i < n; i++, f++) {
     const char *at = base + f->off;
     if (f->pb == NULL) continue;  /* checked where it is parsed */
-    if (f->type == KF_V_INT && *(const int32_t *)(const void *)at < f->min) {
+    if ((f->type == KF_V_INT ||
+         (f->type == KF_V_NPROC && !*(const char *const *)(const void *)(base + f->off_n))) &&
+        *(const int32_t *)(const void *)at < f->min) {
       kf_row_path(pkey, ppb, f, s, path, sizeof path);
       return kf_fail(e, KF_EINVAL, "%s: %s: must be >= %d (got %d)", who, path,
                      (int)f->min, (int)*(const int32_t *)(const void *)at);
     }
     if (f->type == KF_V_NNODES) {
       const kf_job *j = (const kf_job *)(const void *)base;
-      if (j->min_nodes < 1 || j->min_nodes > j->max_nodes) {
+      /* min > max is a target's matter (R9, kf_target_rules.c) */
+      if (j->min_nodes < 1) {
         kf_row_path(pkey, ppb, f, s, path, sizeof path);
         return kf_fail(e, KF_EINVAL, "%s: %s: needs 1 <= min <= max (got %d:%d)",
                        who, path, (int)j->min_nodes, (int)j->max_nodes);

@@ -38,6 +38,8 @@ typedef enum kf_vtype {
   KF_V_SIZE,      /* true (held as "") or a quantity; false leaves it unset */
   KF_V_QTY,       /* Kubernetes quantity, or a non-negative number */
   KF_V_INT,       /* int32 >= min; integral floats accepted */
+  KF_V_NPROC,     /* an INT, or a word of a kf_choice (info) held as that
+                     static string at off_n (NULL: the integer) */
   KF_V_BOOL,
   KF_V_ENUM,      /* a spelling of a kf_enum, or its number */
   KF_V_STRLIST,   /* non-empty list of strings (count at off_n) */
@@ -91,7 +93,7 @@ typedef struct kf_field {
   unsigned flags;         /* KF_F_* */
   size_t off;             /* value in the owning struct */
   size_t off_n;           /* KF_V_STRLIST: count; KF_V_OBJ: presence flag
-                             (0: always present) */
+                             (0: always present); KF_V_NPROC: the word */
   int32_t min;            /* KF_V_INT: smallest value */
   int32_t idef;           /* default of INT, BOOL, ENUM */
   const char *sdef;       /* default of strings */
@@ -113,9 +115,13 @@ struct kf_obj {
 
 /* ---- roles and kinds -------------------------------------------------- */
 
+/* Replica counts checked at construction: only "exactly 1" holds on every
+** target (SPEC 11); worker minimums and chief/evaluator maximums differ by
+** target and are rows of kf_target_rules.c. */
 #define KF_R_FIXED1   1u   /* replicas must be exactly 1 (master, launcher) */
-#define KF_R_MAX1     2u   /* at most 1 (chief, evaluator) */
-#define KF_R_REQUIRED 4u   /* at least 1 (worker) */
+/* at least 1: only for kinds one target runs, whose webhook requires the
+** group (a JAXJob's Worker) */
+#define KF_R_REQUIRED 4u
 
 typedef struct kf_role_info {
   const char *name;       /* "Worker": group constructor and CRD replica type */

@@ -87,6 +87,7 @@ kf_status kf_problem_add(kf_problems *out, const kf_target_rule *r,
   p->rule = r->id;
   p->source = r->source[t] ? r->source[t] : "";
   p->sev = (kf_sev)r->sev[t];
+  p->in_lint = r->in_lint;
   out->n++;
   return KF_OK;
 }
@@ -119,14 +120,46 @@ kf_status kf_target_require(const kf_job *j, kf_target t,
                             const kf_target_ctx *c, kf_arena *A,
                             const char *who, kf_err *e) {
   kf_problems ps;
+  char ctor[48];
   size_t i;
   /* errors only: a warning row's test may be costly (R16 computes the
   ** environment) and cannot stop the call */
   kf_status st = walk(j, t, c, A, &ps, KF_SEV_ERROR, e);
   if (st != KF_OK) return st;
+  if (who == NULL) {   /* emitting: errors name the job's constructor */
+    snprintf(ctor, sizeof ctor, "kfjob.%s", kf_kinds[j->kind].name);
+    who = ctor;
+  }
   for (i = 0; i < ps.n; i++)
     if (ps.v[i].sev == KF_SEV_ERROR)
       return kf_fail(e, KF_EINVAL, "%s: %s: %s (target %s)", who, ps.v[i].path,
                      ps.v[i].message, kf_targets[t].name);
   return KF_OK;
+}
+
+kf_status kf_problems_push(const kf_problems *ps, kf_sev sev, kf_arena *A,
+                           kf_node *list, kf_err *e) {
+  size_t i;
+  for (i = 0; i < ps->n; i++) {
+    const kf_problem *p = &ps->v[i];
+    kf_node *o;
+    if (p->sev != sev) continue;
+    if ((o = kf_obj_add(A, list, NULL, KF_NOBJ)) == NULL ||
+        !kf_obj_strref(A, o, "path", p->path) ||
+        !kf_obj_strref(A, o, "message", p->message) ||
+        !kf_obj_strref(A, o, "rule", p->rule) ||
+        !kf_obj_strref(A, o, "source", p->source))
+      return kf_nomem(e);
+  }
+  return KF_OK;
+}
+
+kf_status kf_target_emit(const kf_job *j, kf_target t, unsigned emit,
+                         const char *method, const char *who,
+                         const char *ctor, kf_arena *A, kf_err *e) {
+  kf_target_ctx c;   /* emitting a payload: no resource name, no env */
+  kf_status st = kf_target_allows(t, emit, j->kind, method, who, e);
+  if (st != KF_OK) return st;
+  memset(&c, 0, sizeof c);
+  return kf_target_require(j, t, &c, A, ctor, e);
 }

@@ -62,6 +62,7 @@ typedef struct kf_target_ctx {
                                   environment and lint), sorted by name;
                                   NULL: none.  R16 also reads the pod
                                   template's primary env from the job. */
+  int v0;                      /* sent as task_type_version 0 (lint) */
   const char *image;           /* task image (manifest): groups without
                                ** their own run it */
 } kf_target_ctx;
@@ -72,6 +73,7 @@ typedef struct kf_problem {
   const char *rule;            /* "R1" */
   const char *source;          /* file and function or issue, FACTS §8.5 */
   kf_sev sev;                  /* KF_SEV_WARN or KF_SEV_ERROR */
+  int in_lint;                 /* the rule's in_lint */
 } kf_problem;
 
 typedef struct kf_problems {   /* grows in the arena */
@@ -93,6 +95,9 @@ struct kf_target_rule {
   unsigned char sev[KF_NTARGETS];       /* kf_sev per target */
   const char *source[KF_NTARGETS];      /* per target; NULL: not cited */
   kf_rule_test test;
+  int in_lint;                          /* kf_lint warns about the same path
+                                           in its own words: lint skips the
+                                           row's warning (R11, R12) */
 };
 
 /* The rule rows, each table ended by a row with id NULL: what a job's
@@ -116,10 +121,25 @@ kf_status kf_target_problems(const kf_job *j, kf_target t,
                              const kf_target_ctx *c, kf_arena *A,
                              kf_problems *out, kf_err *e);
 
-/* The first error as "<who>: <path>: <message> (target <name>)"; KF_OK
-** when the target accepts the job (warnings do not count). */
+/* The first error as "<who>: <path>: <message> (target <name>)", `who`
+** NULL: the job's constructor ("kfjob.PyTorchJob"), as emitting methods
+** name it (SPEC §11); KF_OK when the target accepts the job (warnings do
+** not count). */
 kf_status kf_target_require(const kf_job *j, kf_target t,
                             const kf_target_ctx *c, kf_arena *A,
                             const char *who, kf_err *e);
+
+/* The problems of severity `sev` appended to `list` (an array node) as
+** {path=, message=, rule=, source=} objects. */
+kf_status kf_problems_push(const kf_problems *ps, kf_sev sev, kf_arena *A,
+                           kf_node *list, kf_err *e);
+
+/* Before emitting with method `emit` for `t`: the target takes the method
+** and the kind (errors prefixed by `who`, the method's name), and the job
+** breaks none of its rules (the first error prefixed by `ctor`, the job's
+** constructor name; NULL: "kfjob.<Kind>"). */
+kf_status kf_target_emit(const kf_job *j, kf_target t, unsigned emit,
+                         const char *method, const char *who,
+                         const char *ctor, kf_arena *A, kf_err *e);
 
 #endif

@@ -4,8 +4,170 @@
 ** a test that reports each violation with its path.  Construction keeps
 ** only what holds on every target; these rows carry the rest.
 */
+#include <string.h>
+
 #include "kf_target.h"
 
+#define K(k) (1u << (k))
+#define NA KF_SEV_NA
+#define OK KF_SEV_OK
+#define WARN KF_SEV_WARN
+#define ERR KF_SEV_ERROR
+
+/* A worker count below 1 (R1, R3, R4): one message for every kind and
+** target, the path the caller wrote (worker.replicas or num_workers). */
+static kf_status test_workers(const kf_job *j, kf_target t,
+                              const kf_target_ctx *c, const kf_target_rule *r,
+                              kf_problems *out, kf_err *e) {
+  char path[96];
+  int32_t n = j->g[KF_WORKER].replicas;
+  (void)c;
+  if (n >= 1) return KF_OK;
+  kf_replicas_path(j, KF_WORKER, KF_PATH_SPEC, path, sizeof path);
+  if (r->sev[t] == KF_SEV_WARN)   /* R1 on Flyte 1.x */
+    return kf_problem_add(out, r, t, path, e, "0: a master-only PyTorchJob "
+                          "(Flyte 1.x and the training-operator run it; Flyte 2 "
+                          "refuses it)");
+  return kf_problem_add(out, r, t, path, e, "must be >= 1 (got %d)", (int)n);
+}
+
+/* R8: TensorFlow runs one chief and one evaluator task. */
+static kf_status test_tf_one(const kf_job *j, kf_target t,
+                             const kf_target_ctx *c, const kf_target_rule *r,
+                             kf_problems *out, kf_err *e) {
+  static const int roles[2] = {KF_CHIEF, KF_EVALUATOR};
+  char path[96];
+  kf_status st;
+  int i;
+  (void)c;
+  for (i = 0; i < 2; i++) {
+    int32_t n = j->g[roles[i]].replicas;
+    if (n <= 1) continue;
+    kf_replicas_path(j, roles[i], KF_PATH_SPEC, path, sizeof path);
+    if ((st = kf_problem_add(out, r, t, path, e, "%d: TensorFlow runs at most "
+                             "one %s task (the others idle or fail)", (int)n,
+                             kf_roles[roles[i]].key)) != KF_OK)
+      return st;
+  }
+  return KF_OK;
+}
+
+/* R9: min > max reaches the operator unchecked. */
+static kf_status test_nnodes(const kf_job *j, kf_target t,
+                             const kf_target_ctx *c, const kf_target_rule *r,
+                             kf_problems *out, kf_err *e) {
+  (void)c;
+  if (j->min_nodes <= j->max_nodes) return KF_OK;
+  return kf_problem_add(out, r, t, "nnodes", e, "min %d > max %d: passed to "
+                        "the operator unchecked (elasticPolicy minReplicas > "
+                        "maxReplicas)", (int)j->min_nodes, (int)j->max_nodes);
+}
+
+/* R10: torchrun's words ("auto", "cpu", "gpu") have no int32 to go to in
+** Flyte's payload, and Trainer's numProcPerNode takes only "auto" (unset);
+** on the operator an integer lands in a deprecated field. */
+static kf_status test_nproc(const kf_job *j, kf_target t,
+                            const kf_target_ctx *c, const kf_target_rule *r,
+                            kf_problems *out, kf_err *e) {
+  const char *w = j->nproc_word;
+  (void)c;
+  switch (t) {
+    case KF_T_FLYTE: case KF_T_FLYTE2:
+      if (w == NULL) return KF_OK;
+      return kf_problem_add(out, r, t, "nproc_per_node", e, "'%s' cannot be "
+                            "expressed: the plugin's nproc_per_node is an int32 "
+                            "(give an integer)", w);
+    case KF_T_OPERATOR:
+      if (w != NULL) return KF_OK;
+      return kf_problem_add(out, r, t, "nproc_per_node", e, "%d goes to the "
+                            "deprecated elasticPolicy.nProcPerNode (the webhook "
+                            "warns); \"auto\", \"cpu\" or \"gpu\" go to "
+                            "spec.nprocPerNode", (int)j->nproc_per_node);
+    case KF_T_TRAINER_22: case KF_T_TRAINER_23:
+      if (w == NULL || strcmp(w, "auto") == 0) return KF_OK;
+      return kf_problem_add(out, r, t, "nproc_per_node", e, "'%s' cannot be "
+                            "expressed: TrainJob numProcPerNode is an int32 "
+                            "(\"auto\" leaves it unset)", w);
+    case KF_T_MPI_OPERATOR: case KF_NTARGETS:
+      break;
+  }
+  return KF_OK;
+}
+
+/* R17: Trainer has no rendezvous setting (a static PET_MASTER_ADDR, that
+** is c10d).  Elsewhere the backend is one of the operator's three
+** constants: construction refuses others (the operator's Go constants and
+** validate-manifest's enum), so those cells are ok here. */
+static kf_status test_rdzv(const kf_job *j, kf_target t,
+                           const kf_target_ctx *c, const kf_target_rule *r,
+                           kf_problems *out, kf_err *e) {
+  const char *b = j->rdzv_backend ? j->rdzv_backend : "c10d";
+  (void)c;
+  if (strcmp(b, "c10d") == 0) return KF_OK;
+  return kf_problem_add(out, r, t, "rdzv_backend", e, "'%.60s' cannot be "
+                        "expressed: Trainer's torch runtime has no rendezvous "
+                        "setting (c10d only)", b);
+}
+
+#define FLYTE_PT "flyteplugins pytorch.go BuildResource"
+#define TRAINERS(s) [KF_T_TRAINER_22] = s, [KF_T_TRAINER_23] = s
+
 const kf_target_rule kf_target_rules[] = {
-  {NULL, 0, {0}, {NULL}, NULL}
+  {"R1", K(KF_PYTORCH),
+   {[KF_T_FLYTE] = WARN, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
+    [KF_T_MPI_OPERATOR] = NA, TRAINERS(OK)},
+   {[KF_T_FLYTE] = FLYTE_PT " (flyte master, 588a619675)",
+    [KF_T_FLYTE2] = FLYTE_PT " (flyte main): number of workers must be greater than 0",
+    [KF_T_OPERATOR] = "pytorchjob_webhook.go validatePyTorchReplicaSpecs (Worker may be absent)",
+    TRAINERS("TrainJob numNodes = 1 + workers")},
+   test_workers, 0},
+  {"R3", K(KF_TFJOB),
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK},
+   {[KF_T_FLYTE] = "flyteplugins tensorflow.go BuildResource: number of workers "
+                   "must be greater than 0",
+    [KF_T_FLYTE2] = "flyteplugins tensorflow.go BuildResource (flyte main)",
+    [KF_T_OPERATOR] = "tfjob_webhook.go validateTFReplicaSpecs (no count rule)"},
+   test_workers, 0},
+  {"R4", K(KF_MPI) | K(KF_HOROVOD),
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
+    [KF_T_MPI_OPERATOR] = ERR},
+   {[KF_T_FLYTE] = "flyteplugins mpi.go BuildResource: number of workers must "
+                   "be greater than 0",
+    [KF_T_FLYTE2] = "flyteplugins mpi.go BuildResource (flyte main)",
+    [KF_T_OPERATOR] = "controller.v1 ValidateV1MpiJobSpec (no worker count rule)",
+    [KF_T_MPI_OPERATOR] = "mpi-operator validation.go validateWorkerReplicaSpec"},
+   test_workers, 0},
+  {"R8", K(KF_TFJOB),
+   {[KF_T_FLYTE] = WARN, [KF_T_FLYTE2] = WARN, [KF_T_OPERATOR] = WARN},
+   {[KF_T_FLYTE] = "TensorFlow semantics (trainer#1091, trainer#894); no Flyte rule",
+    [KF_T_FLYTE2] = "TensorFlow semantics (trainer#1091, trainer#894); no Flyte rule",
+    [KF_T_OPERATOR] = "TensorFlow semantics (trainer#1091, trainer#894); "
+                      "tfjob_webhook.go validateTFReplicaSpecs accepts it"},
+   test_tf_one, 0},
+  {"R9", K(KF_ELASTIC),
+   {[KF_T_FLYTE] = WARN, [KF_T_FLYTE2] = WARN, [KF_T_OPERATOR] = WARN},
+   {[KF_T_FLYTE] = FLYTE_PT " (elasticPolicy passed unchecked)",
+    [KF_T_FLYTE2] = FLYTE_PT " (flyte main, elasticPolicy passed unchecked)",
+    [KF_T_OPERATOR] = "pytorchjobs CRD (no minimum), no webhook rule"},
+   test_nnodes, 0},
+  {"R10", K(KF_ELASTIC),
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = WARN,
+    [KF_T_MPI_OPERATOR] = NA, TRAINERS(ERR)},
+   {[KF_T_FLYTE] = "flyteidl plugins/kubeflow/pytorch.proto ElasticConfig."
+                   "nproc_per_node int32 (C4)",
+    [KF_T_FLYTE2] = "flyteidl2 plugins/kubeflow/pytorch.proto ElasticConfig."
+                    "nproc_per_node int32 (C4)",
+    [KF_T_OPERATOR] = "pytorchjob_types.go: elasticPolicy.nProcPerNode "
+                      "deprecated for spec.nprocPerNode (string)",
+    TRAINERS("TrainJob trainer.numProcPerNode int32 (trainer#3239)")},
+   test_nproc, 0},
+  {"R17", K(KF_ELASTIC),
+   {[KF_T_FLYTE] = OK, [KF_T_FLYTE2] = OK, [KF_T_OPERATOR] = OK,
+    TRAINERS(ERR)},
+   {[KF_T_FLYTE] = "pytorch_types.go (PET_RDZV_BACKEND, not validated)",
+    [KF_T_FLYTE2] = "pytorch_types.go (PET_RDZV_BACKEND, not validated)",
+    [KF_T_OPERATOR] = "pytorch_types.go (PET_RDZV_BACKEND, not validated)",
+    TRAINERS("torch plugin: static PET_MASTER_ADDR, no rendezvous setting")},
+   test_rdzv, 0},
+  {NULL, 0, {0}, {NULL}, NULL, 0}
 };

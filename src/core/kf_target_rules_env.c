@@ -96,6 +96,6 @@ const kf_target_rule kf_target_rules_env[] = {
                         "(FACTS §8.2.5)",
     [KF_T_TRAINER_23] = "trainer torch.go Validate, TorchRunReservedEnvNames "
                         "(FACTS §8.2.5)"},
-   r16_test},
-  {NULL, 0, {0}, {NULL}, NULL}
+   r16_test, 0},
+  {NULL, 0, {0}, {NULL}, NULL, 0}
 };

@@ -31,8 +31,7 @@ static int trainer(kf_target t) {
 /* R11: Flyte's v1 payload loses slots (mpi.go never reads it). */
 static kf_status r11_slots(const kf_job *j, kf_target t, const kf_target_ctx *c,
                            const kf_target_rule *r, kf_problems *out, kf_err *e) {
-  (void)c;
-  if (j->slots > 1)
+  if (j->slots > 1 && !c->v0)   /* the v0 backend reads slots */
     ADD("slots", e, "Flyte's backend submits slotsPerWorker: 1 (it never reads "
         "the v1 slots field) while the launcher's -np is %lld = workers x %d "
         "slots: mpirun oversubscribes the hostfile",
@@ -103,16 +102,6 @@ static kf_status r9_range(const kf_job *j, kf_target t, const kf_target_ctx *c,
     ADD("nnodes", e, "the range %d:%d cannot be expressed: a TrainJob has a fixed "
         "numNodes (no elastic policy); give min == max", (int)j->min_nodes,
         (int)j->max_nodes);
-  return KF_OK;
-}
-
-/* R17 on Trainer: the torch plugin sets a static master address. */
-static kf_status r17_rdzv(const kf_job *j, kf_target t, const kf_target_ctx *c,
-                          const kf_target_rule *r, kf_problems *out, kf_err *e) {
-  (void)c, (void)t;
-  if (j->rdzv_backend && strcmp(j->rdzv_backend, "c10d") != 0)
-    ADD("rdzv_backend", e, "'%s' cannot be expressed: a TrainJob has no "
-        "rendezvous setting (static PET_MASTER_ADDR, c10d only)", j->rdzv_backend);
   return KF_OK;
 }
 
@@ -266,47 +255,43 @@ const kf_target_rule kf_target_rules_manifest[] = {
   {"R11", K(KF_MPI) | K(KF_HOROVOD), {WARN, WARN, OK, OK, NA, NA},
    {"flyteplugins mpi.go BuildResource (v1 slots never read)",
     "flyteplugins mpi.go BuildResource (v1 slots never read)", NULL, NULL, NULL, NULL},
-   r11_slots},
+   r11_slots, 1},
   {"R12", ALL_KINDS, {WARN, WARN, WARN, WARN, WARN, WARN},
    {"flytek8s pod_helper.go ApplyGPUNodeSelectors",
     "flytek8s utils.go podRequiresAccelerator",
     "kfjob applies it like Flyte (SPEC §2.4)", "kfjob applies it like Flyte (SPEC §2.4)",
     "kfjob runtime patch (FACTS §8.4.4)", "kfjob runtime patch (FACTS §8.4.4)"},
-   r12_accel},
+   r12_accel, 1},
   {"R13", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR},
    {NULL, NULL, NULL, "mpi-operator validation.go validateReplicaSpec",
     "trainer trainjob_types.go (no restart policy field)",
     "trainer trainjob_types.go (no restart policy field)"},
-   r13_restart},
+   r13_restart, 0},
   {"R9", K(KF_ELASTIC), {NA, NA, NA, NA, ERR, ERR},
    {NULL, NULL, NULL, NULL, "trainer#3235 (ElasticPolicy removed)",
     "trainer#3235 (ElasticPolicy removed)"},
-   r9_range},
-  {"R17", K(KF_ELASTIC), {NA, NA, NA, NA, ERR, ERR},
-   {NULL, NULL, NULL, NULL, "trainer torch plugin (static PET_MASTER_ADDR)",
-    "trainer torch plugin (static PET_MASTER_ADDR)"},
-   r17_rdzv},
+   r9_range, 0},
   {"R19", K(KF_ELASTIC), {NA, NA, NA, NA, WARN, WARN},
    {NULL, NULL, NULL, NULL, "trainer trainjob_types.go (no field)",
     "trainer trainjob_types.go (no field)"},
-   r19_restarts},
+   r19_restarts, 0},
   {"R20", ALL_KINDS, {NA, NA, NA, NA, WARN, WARN},
    {NULL, NULL, NULL, NULL, "trainer trainjob_types.go (only activeDeadlineSeconds)",
     "trainer trainjob_types.go (only activeDeadlineSeconds)"},
-   r20_run_policy},
+   r20_run_policy, 0},
   {"R21", K(KF_PYTORCH), {OK, OK, OK, NA, ERR, ERR},
    {NULL, NULL, NULL, NULL, "trainer torch-distributed runtime (one node job; ContainerPatch has no image)",
     "trainer torch-distributed runtime (one node job; ContainerPatch has no image)"},
-   r21_groups},
+   r21_groups, 0},
   {"R23", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR},
    {NULL, NULL, NULL, "mpi-operator mpi_job_controller.go (adds ssh-auth, mpi-job-config volumes; inferred)",
     "trainer trainingruntime_types.go PodSpecPatch",
     "trainer trainingruntime_types.go PodSpecPatch"},
-   r23_pod},
+   r23_pod, 0},
   {"R24", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR},
    {NULL, NULL, NULL, "mpi-operator v2beta1 (MPIJob only)",
     "trainer manifests/base/runtimes (no TF runtime, no generic MPI runtime)",
     "trainer manifests/base/runtimes (no TF runtime, no generic MPI runtime)"},
-   r24_kind},
-  {NULL, 0, {0}, {NULL}, NULL}
+   r24_kind, 0},
+  {NULL, 0, {0}, {NULL}, NULL, 0}
 };

@@ -215,7 +215,8 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
                                 kf_node **custom_out, const char *who,
                                 kf_err *e) {
   static const char *const known[] = {"version", "replica_encoding", "format",
-                                      "indent", "id", "container", "config", NULL};
+                                      "indent", "id", "container", "config",
+                                      "target", NULL};
   Flyteidl__Core__TaskTemplate *t = kf_arena_alloc(A, sizeof *t);
   const kf_node *v;
   kf_status st;

@@ -67,6 +67,13 @@ static kfjob_status check_opts(kfjob_host *h, const kfjob_run_options *o) {
     kfh_msg(h, "the job name must not be empty");
     return KFJOB_EARG;
   }
+  if (o->target) {
+    char why[256];
+    if (!kfjob_target_check(o->target, why, sizeof why)) {
+      kfh_msg(h, "target: %s", why);
+      return KFJOB_EARG;
+    }
+  }
   return KFJOB_OK;
 }
 
@@ -288,5 +295,16 @@ KFJOB_API int kfjob_format_parse(const char *name, kfjob_format *out) {
       if (out) *out = (kfjob_format)i;
       return 1;
     }
+  return 0;
+}
+
+KFJOB_API int kfjob_target_check(const char *name, char *msg, size_t cap) {
+  static const char pre[] = "kfjob: target: ";
+  kf_target t;
+  kf_err e;
+  if (name != NULL && kf_target_parse(name, &t, "kfjob", "target", &e) == KF_OK)
+    return 1;
+  if (msg != NULL && cap > 0)
+    snprintf(msg, cap, "%s", name == NULL ? "NULL is not a target" : e.msg + sizeof pre - 1);
   return 0;
 }

@@ -58,11 +58,16 @@ static void render_opts(const kf_job *kj, const run *R, const char *name,
   ro->manifest.name = name;
   ro->manifest.ns = R->o.namespace_;
   ro->manifest.image = R->o.image;
-  /* checked by check_opts: the name parses */
-  if (R->o.target && (f == KFJOB_FORMAT_MANIFEST || f == KFJOB_FORMAT_MANIFEST_JSON ||
-                      f == KFJOB_FORMAT_ENVIRONMENT) &&
-      kf_target_parse(R->o.target, &ro->manifest.target, "kfjob", "target", &e) == KF_OK)
-    ro->manifest.target_set = 1;
+  /* validated by check_opts; "none" (kfjob check) for a target without
+  ** payloads builds what that target takes: the manifest */
+  if (R->o.target && kf_target_parse(R->o.target, &ro->target, "kfjob",
+                                     "target", &e) == KF_OK) {
+    ro->target_set = 1;
+    if (f == KFJOB_FORMAT_NONE && !(kf_targets[ro->target].emits & KF_E_ENCODE)) {
+      ro->format = KF_RENDER_MANIFEST_JSON;
+      ro->who = who[KF_RENDER_MANIFEST_JSON];
+    }
+  }
 }
 
 /* Lint warnings as the host's array in the arena (non-NULL even when
@@ -79,6 +84,9 @@ static kf_status lint(const kf_job *kj, const run *R, const char *name,
   lo.image = R->o.image;
   lo.version = version;
   lo.who = "kfjob.lint";
+  if (R->o.target &&
+      (st = kf_target_parse(R->o.target, &lo.target, "kfjob", "target", e)) != KF_OK)
+    return st;
   if ((st = kf_lint(kj, &lo, A, &list, e)) != KF_OK) return st;
   n = list->u.c.n;
   w = (kfjob_warning *)kf_arena_alloc(A, (n ? n : 1) * sizeof *w);

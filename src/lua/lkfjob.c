@@ -189,11 +189,13 @@ static int job_tostring(lua_State *L) {
   luaL_addvalue(&b);
   if (k->flags & KF_K_ELASTIC) {
     if (j->min_nodes == j->max_nodes)
-      lua_pushfstring(L, "nnodes=%d, nproc_per_node=%d", (int)j->max_nodes,
-                      (int)j->nproc_per_node);
+      lua_pushfstring(L, "nnodes=%d, nproc_per_node=", (int)j->max_nodes);
     else
-      lua_pushfstring(L, "nnodes=%d:%d, nproc_per_node=%d", (int)j->min_nodes,
-                      (int)j->max_nodes, (int)j->nproc_per_node);
+      lua_pushfstring(L, "nnodes=%d:%d, nproc_per_node=", (int)j->min_nodes,
+                      (int)j->max_nodes);
+    luaL_addvalue(&b);
+    if (j->nproc_word != NULL) lua_pushstring(L, j->nproc_word);
+    else lua_pushfstring(L, "%d", (int)j->nproc_per_node);
     luaL_addvalue(&b);
   } else {
     for (i = 0; i < k->nroles; i++) {
@@ -302,17 +304,23 @@ static int m_with(lua_State *L) {
   return 1;
 }
 
-static const char *const enc_keys[] = {"version", "replica_encoding", NULL};
+static const char *const enc_keys[] = {"version", "replica_encoding", "target",
+                                       NULL};
 
 static int m_encode(lua_State *L) {
   const kf_job *j = lkf_checkjob(L, 1);
   lctx *X = lkf_ctx(L, 2);
   kf_encopts o;
   kf_err e;
+  kf_target t;
   lkf_checkopts(L, 2, "kfjob.encode", enc_keys);
   if (kf_need_task_type(j->kind, "kfjob.encode", &e) != KF_OK) return lkf_raise(L, &e);
   lkf_encopts(L, 2, "kfjob.encode", &o, 1);
   o.ctor = lkf_job_mt[j->kind];
+  t = lkf_opt_target(L, 2, "kfjob.encode", KF_T_FLYTE);
+  if (kf_target_emit(j, t, KF_E_ENCODE, "encode", "kfjob.encode", o.ctor,
+                     &X->A, &e) != KF_OK)
+    return lkf_raise(L, &e);
   /* the userdata is the packed job: its size bounds the strings */
   if (kf_encode_block(j, lua_rawlen(L, 1), &o, &X->A, &X->buf, &e) != KF_OK)
     return lkf_raise(L, &e);

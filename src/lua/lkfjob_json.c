@@ -27,12 +27,15 @@ static ProtobufCMessage *job_msg(lua_State *L, lctx *X, const kf_job *j,
   if (kf_need_task_type(j->kind, who, &e) != KF_OK) lkf_raise(L, &e);
   lkf_encopts(L, opts, who, &o, 1);
   o.ctor = lkf_job_mt[j->kind];
-  if (kf_job_to_msg(j, &o, 0, &X->A, &m, &e) != KF_OK) lkf_raise(L, &e);
+  if (kf_target_emit(j, lkf_opt_target(L, opts, who, KF_T_FLYTE), KF_E_ENCODE,
+                     who + 6, who, o.ctor, &X->A, &e) != KF_OK ||
+      kf_job_to_msg(j, &o, 0, &X->A, &m, &e) != KF_OK)
+    lkf_raise(L, &e);
   return m;
 }
 
 static int m_custom(lua_State *L) {
-  static const char *const keys[] = {"version", "replica_encoding", NULL};
+  static const char *const keys[] = {"version", "replica_encoding", "target", NULL};
   const kf_job *j = lkf_checkjob(L, 1);
   lctx *X = lkf_ctx(L, 2);
   kf_node *n;
@@ -44,7 +47,8 @@ static int m_custom(lua_State *L) {
 }
 
 static int m_to_json(lua_State *L) {
-  static const char *const keys[] = {"version", "replica_encoding", "indent", NULL};
+  static const char *const keys[] = {"version", "replica_encoding", "indent",
+                                     "target", NULL};
   const kf_job *j = lkf_checkjob(L, 1);
   lctx *X = lkf_ctx(L, 2);
   kf_render_opts ro;
@@ -56,6 +60,8 @@ static int m_to_json(lua_State *L) {
   ro.indent = indent_opt(L, 2, "kfjob.to_json");
   lkf_encopts(L, 2, "kfjob.to_json", &ro.enc, 1);
   ro.enc.ctor = lkf_job_mt[j->kind];
+  ro.target = lkf_opt_target(L, 2, "kfjob.to_json", KF_T_FLYTE);
+  ro.target_set = 1;
   if (kf_render(j, &ro, &X->A, &X->buf, &e) != KF_OK) return lkf_raise(L, &e);
   lua_pushlstring(L, X->buf.p, X->buf.n);
   return 1;
@@ -63,7 +69,8 @@ static int m_to_json(lua_State *L) {
 
 static int m_task_template(lua_State *L) {
   static const char *const keys[] = {"version", "replica_encoding", "format",
-                                     "indent", "id", "container", "config", NULL};
+                                     "indent", "id", "container", "config",
+                                     "target", NULL};
   const kf_job *j = lkf_checkjob(L, 1);
   lctx *X = lkf_ctx(L, 2);
   const char *who = "kfjob.task_template";
@@ -75,6 +82,8 @@ static int m_task_template(lua_State *L) {
   lkf_checkopts(L, 2, who, keys);
   lkf_encopts(L, 2, who, &ro.enc, 1);
   ro.enc.ctor = lkf_job_mt[j->kind];
+  ro.target = lkf_opt_target(L, 2, who, KF_T_FLYTE);
+  ro.target_set = 1;
   ro.indent = indent_opt(L, 2, who);
   if (lkf_optfield(L, 2, "format") != LUA_TNIL) {
     const char *f = lua_tostring(L, -1);

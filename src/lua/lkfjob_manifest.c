@@ -255,6 +255,7 @@ static int m_lint(lua_State *L) {
     o.version = (int)v;
   }
   lua_pop(L, 1);
+  o.target = lkf_opt_target(L, 2, who, KF_T_FLYTE);
   if (kf_lint(j, &o, &X->A, &list, &e) != KF_OK) return lkf_raise(L, &e);
   lkf_pushnode(L, list);
   return 1;

@@ -14,7 +14,8 @@
 static const luaL_Reg *const module_funcs[] = {
     lkf_job_funcs, lkf_json_funcs, lkf_manifest_funcs, lkf_schema_funcs, NULL};
 static const luaL_Reg *const job_methods[] = {
-    lkf_job_methods, lkf_json_methods, lkf_manifest_methods, NULL};
+    lkf_job_methods, lkf_json_methods, lkf_manifest_methods, lkf_target_methods,
+    NULL};
 
 void lkf_setfuncs(lua_State *L, const luaL_Reg *r, int ctxidx) {
   for (; r->name; r++) {

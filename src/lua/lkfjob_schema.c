@@ -15,6 +15,7 @@
 static const char *const type_names[] = {
     [KF_V_STR] = "string", [KF_V_TOKEN] = "string", [KF_V_CHOICE] = "enum",
     [KF_V_QTY] = "quantity", [KF_V_INT] = "integer", [KF_V_BOOL] = "boolean",
+    [KF_V_NPROC] = "integer",   /* or a word: the row's values */
     [KF_V_ENUM] = "enum", [KF_V_STRLIST] = "strings", [KF_V_OBJ] = "table",
     [KF_V_NNODES] = "nnodes", [KF_V_SIZE] = "size", [KF_V_TREE] = "tree"};
 
@@ -26,7 +27,7 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
   lua_pushstring(L, type_names[f->type]);
   lua_setfield(L, -2, "type");
   switch (f->type) {
-    case KF_V_INT: case KF_V_NNODES:
+    case KF_V_INT: case KF_V_NNODES: case KF_V_NPROC:
       lua_pushinteger(L, f->idef);
       lua_setfield(L, -2, "default");
       lua_pushinteger(L, f->min);

@@ -271,8 +271,8 @@ for _, k in ipairs(KINDS) do
     local w = j:with(over[k])
     check(w ~= j, "changed")
     if k == "TFJob" then
-      raises("kfjob.TFJob: worker.replicas: must be >= 1 (got 0)",
-             function() return j:with{ ["worker.replicas"] = 0 } end)
+      raises("kfjob.TFJob: worker.replicas: must be >= 0 (got -1)",
+             function() return j:with{ ["worker.replicas"] = -1 } end)
     end
   end, function() return k2()[k](SPECS[k]) end)
 end
@@ -293,6 +293,28 @@ scenario("encode: version 0 cannot express", function(j)
          .. "command travels in the TaskTemplate config, see task_template()",
          function() return j:encode{ version = 0 } end)
 end, function() return k2().MPIJob(SPECS.MPIJob) end)
+
+-- rules by target (SPEC §11): the problem lists of check and lint, and the
+-- first error raised when emitting
+local methods_check = methods.check ~= nil
+if methods_check then
+  scenario("check and lint by target", function(j, p)
+    local ok, problems = j:check()
+    check(ok == nil and #problems == 1 and problems[1].rule == "R3", "check")
+    check(j:check{ target = "operator" } == true, "check operator")
+    local w = p:lint{ target = "operator" }
+    check(#w >= 2, "lint R8")
+    raises("kfjob.TFJob: worker.replicas: must be >= 1 (got 0) (target flyte2)",
+           function() return j:encode{ target = "flyte2" } end)
+    raises("kfjob.to_json: target 'operator' has no to_json (it runs training-operator v1.9 "
+           .. "(kubeflow.org/v1))", function() return j:to_json{ target = "operator" } end)
+  end, function()
+    return k2().TFJob{ ps = { replicas = 1 } },
+           k2().TFJob{ worker = { replicas = 1 }, chief = { replicas = 2 }, evaluator = { replicas = 2 } }
+  end)
+else
+  skip("check and lint by target", "no job:check")
+end
 
 for _, k in ipairs(KINDS) do
   scenario("decode " .. k .. " (v1 flat, v1 common, v0)", function()
@@ -449,7 +471,7 @@ if F.manifest then
     end, function() return k2()[c[2]](c[3]) end)
   end
   scenario("manifest target error (R13 on the mpi-operator)", function(j)
-    raises("kfjob.manifest: worker.restart_policy: 'always' cannot be expressed: the mpi-operator "
+    raises("kfjob.MPIJob: worker.restart_policy: 'always' cannot be expressed: the mpi-operator "
            .. "accepts only Never and OnFailure (target mpi-operator)",
            j.manifest, j, { name = "m", image = "i", target = "mpi-operator" })
   end, function() return k2().MPIJob{ worker = { replicas = 1, restart_policy = "always" } } end)

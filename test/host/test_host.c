@@ -315,6 +315,52 @@ static void test_lint(void) {
   kfjob_host_free(h);
 }
 
+/* run_options.target (SPEC §11): the target's rules, its methods, its
+** warnings in lint, and kfjob_target_check's did-you-mean. */
+static void test_target(void) {
+  static const char *const SOLO = PYTORCH "return job(0):with{ shared_memory = true }\n";
+  kfjob_host *h = new_host(0, 0);
+  kfjob_run_options o;
+  char why[128];
+  collect c;
+  memset(&c, 0, sizeof c);
+  CHECK(kfjob_target_check("mpi-operator", why, sizeof why) == 1);
+  CHECK(kfjob_target_check("trainer2.3", why, sizeof why) == 0);
+  CHECK_HAS(why, "unknown target 'trainer2.3' (did you mean 'trainer-2.3'?)");
+  CHECK(kfjob_target_check(NULL, NULL, 0) == 0);
+  kfjob_run_options_init(&o);
+  o.target = "flyt";
+  CHECK_ST(h, run_src(h, SOLO, &o, &c), KFJOB_EARG);
+  CHECK_HAS(kfjob_host_message(h), "target: unknown target 'flyt' (did you mean 'flyte'?)");
+  /* a master-only PyTorchJob: a warning on flyte (the default), an error on flyte2 */
+  kfjob_run_options_init(&o);
+  o.lint = 1;
+  CHECK_ST(h, run_src(h, SOLO, &o, &c), KFJOB_OK);
+  CHECK(c.n == 1 && c.jobs[0].nwarnings == 1);
+  CHECK_HAS(c.jobs[0].warning, "worker.replicas: 0: a master-only PyTorchJob");
+  collect_free(&c);
+  o.target = "flyte2";
+  CHECK_ST(h, run_src(h, SOLO, &o, &c), KFJOB_EJOB);
+  CHECK_HAS(kfjob_host_message(h), "kfjob.PyTorchJob: worker.replicas: must be >= 1 (got 0) (target flyte2)");
+  collect_free(&c);
+  /* operator has no payload: JSON is refused, "none" builds the manifest */
+  o.target = "operator";
+  CHECK_ST(h, run_src(h, SOLO, &o, &c), KFJOB_EJOB);
+  CHECK_HAS(kfjob_host_message(h), "kfjob.to_json: target 'operator' has no to_json");
+  collect_free(&c);
+  o.format = KFJOB_FORMAT_NONE;
+  o.name = "solo";
+  CHECK_ST(h, run_src(h, SOLO, &o, &c), KFJOB_OK);
+  CHECK(c.n == 1 && c.jobs[0].nwarnings == 0 && c.jobs[0].data == NULL);
+  collect_free(&c);
+  o.format = KFJOB_FORMAT_MANIFEST_JSON;
+  CHECK_ST(h, run_src(h, SOLO, &o, &c), KFJOB_OK);
+  CHECK(c.n == 1 && c.jobs[0].data != NULL);
+  CHECK_HAS(c.jobs[0].data, "\"pytorchReplicaSpecs\":{\"Master\"");
+  collect_free(&c);
+  kfjob_host_free(h);
+}
+
 /* Pod settings reach the manifest and the TaskTemplate through the host. */
 static void test_pod(void) {
   static const char *const src =
@@ -1085,6 +1131,7 @@ int main(int argc, char **argv) {
       {"max_jobs", test_max_jobs},
       {"version", test_version},   {"names", test_names},
       {"formats", test_formats},   {"lint", test_lint},
+      {"target", test_target},
       {"pod", test_pod},
       {"shapes", test_shapes},     {"params", test_params},
       {"script_errors", test_script_errors},

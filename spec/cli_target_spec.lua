@@ -1,0 +1,135 @@
+-- `kfjob render --target` and `kfjob check --target` (SPEC §7, §11): the
+-- target's rules on the CLI, its did-you-mean and exit status 2 for an
+-- unknown name.  Run as a separate process (build/kfjob, or $KFJOB_CLI).
+local util = require "util"
+if util.lua ~= "5.4" then
+  describe("kfjob CLI --target", function()
+    pending(util.why("the kfjob CLI and host API are built for Lua 5.4 only (tested by the Lua 5.4 suite)"))
+  end)
+  return
+end
+
+local json = require "dkjson"
+local KFJOB = os.getenv("KFJOB_CLI") or "./build/kfjob"
+
+local function quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local function kfjob(...)
+  local args = { ... }
+  local errf = os.tmpname()
+  local parts = { KFJOB }
+  for i = 1, #args do parts[#parts + 1] = quote(args[i]) end
+  local p = io.popen(table.concat(parts, " ") .. " 2>" .. errf .. " </dev/null", "r")
+  local out = p:read("*a")
+  local _, _, code = p:close()
+  local f = io.open(errf, "rb")
+  local err = f:read("*a")
+  f:close()
+  os.remove(errf)
+  return code, out, err
+end
+
+local CONFIG = os.tmpname() .. ".lua"
+local SOLO = os.tmpname() .. ".lua"
+
+setup(function()
+  local f = assert(io.open(CONFIG, "wb"))
+  f:write([[
+local kfjob = require "kfjob"
+return {
+  solo = kfjob.PyTorchJob { master = { image = "img:1" }, shared_memory = true },
+  tf = kfjob.TFJob { ps = { replicas = 1, image = "img:1" }, chief = { replicas = 2, image = "img:1" } },
+  el = kfjob.Elastic { nnodes = 2, nproc_per_node = "auto", worker = { image = "e:1" }, shared_memory = true },
+}
+]])
+  f:close()
+  f = assert(io.open(SOLO, "wb"))
+  f:write('local kfjob = require "kfjob"\nreturn kfjob.PyTorchJob { master = { image = "img:1" }, shared_memory = true }\n')
+  f:close()
+end)
+teardown(function() os.remove(CONFIG); os.remove(SOLO) end)
+
+describe("kfjob check --target", function()
+  it("defaults to flyte: errors make jobs invalid, warnings are listed", function()
+    local code, out = kfjob("check", CONFIG)
+    assert.are.equal(1, code)
+    assert.matches("Elastic el is invalid: kfjob.Elastic: nproc_per_node: 'auto' cannot be expressed", out, 1, true)
+    assert.matches("(target flyte)", out, 1, true)
+    assert.matches("TFJob tf is invalid: kfjob.TFJob: worker.replicas: must be >= 1 (got 0) (target flyte)",
+                   out, 1, true)
+    assert.matches("PyTorchJob solo: warning: worker.replicas: 0: a master-only PyTorchJob", out, 1, true)
+    assert.matches("Summary: 3 jobs found, 1 valid, 2 invalid, 1 warning\n", out, 1, true)
+  end)
+
+  it("flyte2 refuses the master-only PyTorchJob (R1)", function()
+    local code, out = kfjob("check", "--target", "flyte2", CONFIG)
+    assert.are.equal(1, code)
+    assert.matches("PyTorchJob solo is invalid: kfjob.PyTorchJob: worker.replicas: must be >= 1 (got 0) "
+                   .. "(target flyte2)", out, 1, true)
+    assert.matches("Summary: 3 jobs found, 0 valid, 3 invalid", out, 1, true)
+  end)
+
+  it("operator checks the manifests and adds the operator's warnings", function()
+    local code, out = kfjob("check", "--target", "operator", CONFIG)
+    assert.are.equal(0, code)
+    assert.matches("TFJob tf: warning: chief.replicas: 2: TensorFlow runs at most one chief task", out, 1, true)
+    assert.matches("Summary: 3 jobs found, 3 valid, 0 invalid, 1 warning\n", out, 1, true)
+    code = kfjob("check", "--target", "operator", "--strict", CONFIG)
+    assert.are.equal(1, code)
+  end)
+
+  it("names a misspelt target with a did-you-mean and exits 2", function()
+    local code, out, err = kfjob("check", "--target", "trainer2.3", CONFIG)
+    assert.are.equal(2, code)
+    assert.are.equal("", out)
+    assert.matches("kfjob: --target: unknown target 'trainer2.3' (did you mean 'trainer-2.3'?)", err, 1, true)
+    local _
+    code, _, err = kfjob("render", "--target=k8s", CONFIG)
+    assert.are.equal(2, code)
+    assert.matches("unknown target 'k8s' (expected flyte, flyte2, operator, mpi-operator, trainer-2.2 or "
+                   .. "trainer-2.3)", err, 1, true)
+  end)
+
+  it("does not apply to decode and diff", function()
+    local code, _, err = kfjob("decode", "--target", "flyte", CONFIG)
+    assert.are.equal(2, code)
+    assert.matches("option '--target' does not apply to this command", err, 1, true)
+  end)
+end)
+
+describe("kfjob render --target", function()
+  it("renders a master-only PyTorchJob for flyte, refuses it for flyte2", function()
+    local code, out = kfjob("render", SOLO)
+    assert.are.equal(0, code)
+    local doc = json.decode(out)
+    assert.are.equal("img:1", doc.custom.masterReplicas.image)
+    assert.is_nil(doc.custom.workerReplicas.replicas)   -- proto3: 0 is left out
+    local code2, out2 = kfjob("render", "--target", "flyte", SOLO)
+    assert.are.equal(0, code2)
+    assert.are.equal(out, out2)
+    local code3, out3, err3 = kfjob("render", "--target", "flyte2", SOLO)
+    assert.are.equal(1, code3)
+    assert.are.equal("", out3)
+    assert.matches("kfjob.PyTorchJob: worker.replicas: must be >= 1 (got 0) (target flyte2)", err3, 1, true)
+  end)
+
+  it("refuses a format the target does not emit, naming both", function()
+    local code, _, err = kfjob("render", "--target", "operator", SOLO)
+    assert.are.equal(1, code)
+    assert.matches("kfjob.to_json: target 'operator' has no to_json", err, 1, true)
+    code, _, err = kfjob("render", "-f", "template", "--target", "mpi-operator", SOLO)
+    assert.are.equal(1, code)
+    assert.matches("kfjob.task_template: target 'mpi-operator' has no task_template", err, 1, true)
+  end)
+
+  it("passes the target to manifests", function()
+    local code, out = kfjob("render", "-f", "manifest-json", "--target", "operator", "--name", "solo", SOLO)
+    assert.are.equal(0, code)
+    local m = json.decode(out)
+    assert.are.equal("PyTorchJob", m.kind)
+    assert.is_nil(m.spec.pytorchReplicaSpecs.Worker)
+    local code2, _, err2 = kfjob("render", "-f", "manifest-json", "--target", "mpi-operator", "--name", "solo",
+                                 SOLO)
+    assert.are.equal(1, code2)
+    assert.matches("target 'mpi-operator' does not run a PyTorchJob", err2, 1, true)
+  end)
+end)
