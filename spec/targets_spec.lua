@@ -43,6 +43,7 @@ describe("opts.target", function()
     assert.matches("kfjob.manifest: opts.target: unknown target 'operatr' (did you mean 'operator'?)",
                    err, 1, true)
     ok, err = pcall(job.manifest, job, { name = "t", target = "k8s" })
+    assert.is_false(ok)
     assert.matches("unknown target 'k8s' (expected flyte, flyte2, operator", err, 1, true)
   end)
 
