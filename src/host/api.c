@@ -14,7 +14,7 @@
 
 static const char *const format_names[] = {
     "pb", "json", "yaml", "template", "template-json", "manifest",
-    "manifest-json", "none"};
+    "manifest-json", "none", "taskspec", "taskspec-json"};
 
 void kfh_msg(kfjob_host *h, const char *fmt, ...) {
   va_list ap;
@@ -25,7 +25,7 @@ void kfh_msg(kfjob_host *h, const char *fmt, ...) {
 
 static kfjob_status check_opts(kfjob_host *h, const kfjob_run_options *o) {
   size_t i;
-  if ((unsigned)o->format > (unsigned)KFJOB_FORMAT_NONE) {
+  if ((unsigned)o->format > (unsigned)KFJOB_FORMAT_TASKSPEC_JSON) {
     kfh_msg(h, "unknown format %d", (int)o->format);
     return KFJOB_EARG;
   }
@@ -53,6 +53,19 @@ static kfjob_status check_opts(kfjob_host *h, const kfjob_run_options *o) {
       kfh_msg(h, "parameter '%s' is not key=value", kv ? kv : "(null)");
       return KFJOB_EARG;
     }
+  }
+  if (o->nargs && o->args == NULL) {
+    kfh_msg(h, "args is NULL but nargs is not 0");
+    return KFJOB_EARG;
+  }
+  for (i = 0; i < o->nargs; i++)
+    if (o->args[i] == NULL) {
+      kfh_msg(h, "args[%zu] is NULL", i);
+      return KFJOB_EARG;
+    }
+  if (o->retries < -1) {
+    kfh_msg(h, "retries: expected -1 (none) or 0..10, got %d", o->retries);
+    return KFJOB_EARG;
   }
   if (o->name && o->name[0] == '\0') {
     kfh_msg(h, "the job name must not be empty");
@@ -220,6 +233,7 @@ KFJOB_API void kfjob_run_options_init(kfjob_run_options *o) {
   memset(o, 0, sizeof *o);
   o->format = KFJOB_FORMAT_JSON;
   o->version = -1;
+  o->retries = -1;
 }
 
 KFJOB_API kfjob_status kfjob_host_new(const kfjob_host_options *opts,
@@ -267,14 +281,14 @@ KFJOB_API const char *kfjob_status_string(kfjob_status s) {
 }
 
 KFJOB_API const char *kfjob_format_name(kfjob_format f) {
-  if ((unsigned)f > (unsigned)KFJOB_FORMAT_NONE) return NULL;
+  if ((unsigned)f > (unsigned)KFJOB_FORMAT_TASKSPEC_JSON) return NULL;
   return format_names[f];
 }
 
 KFJOB_API int kfjob_format_parse(const char *name, kfjob_format *out) {
   int i;
   if (name == NULL) return 0;
-  for (i = 0; i <= (int)KFJOB_FORMAT_NONE; i++)
+  for (i = 0; i <= (int)KFJOB_FORMAT_TASKSPEC_JSON; i++)
     if (strcmp(name, format_names[i]) == 0) {
       if (out) *out = (kfjob_format)i;
       return 1;

@@ -235,9 +235,63 @@ static void test_formats(void) {
       case KFJOB_FORMAT_NONE:
         CHECK(c.jobs[0].data == NULL && c.jobs[0].size == 0);
         break;
+      case KFJOB_FORMAT_TASKSPEC:
+      case KFJOB_FORMAT_TASKSPEC_JSON:
+        break;   /* below, with registration options */
     }
     collect_free(&c);
     collect_free(&d);
+  }
+
+  /* TaskSpecs: the run's registration options, a job's own opts over them,
+  ** and the files decode back */
+  {
+    static const char *const args[] = {"python", "train.py"};
+    kfjob_run_options_init(&o);
+    o.format = KFJOB_FORMAT_TASKSPEC_JSON;
+    CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_EJOB);
+    CHECK_HAS(kfjob_host_message(h), "missing registration fields: opts.id.project, "
+              "opts.id.domain, opts.id.version (flyteadmin");
+    collect_free(&c);
+    o.project = "ml";
+    o.domain = "development";
+    o.task_version = "v7";
+    o.image = "img:1";
+    o.args = args;
+    o.nargs = 2;
+    o.retries = 3;
+    o.timeout = "90";
+    CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
+    CHECK(c.n == 1);
+    if (c.n == 1) {
+      CHECK_HAS(c.jobs[0].data, "\"id\":{\"resourceType\":\"TASK\",\"project\":\"ml\","
+                "\"domain\":\"development\",\"name\":\"job\",\"version\":\"v7\"}");
+      CHECK_HAS(c.jobs[0].data, "\"timeout\":\"90s\",\"retries\":{\"retries\":3}");
+      CHECK_HAS(c.jobs[0].data, "\"args\":[\"python\",\"train.py\"]");
+    }
+    collect_free(&c);
+    CHECK_ST(h, run_src(h, PYTORCH "return { a = { job = kfjob.PyTorchJob{ worker = { replicas = 2 } },"
+                        " opts = { id = { version = 'v8' }, metadata = { timeout = '1h' } } } }",
+                        &o, &c), KFJOB_OK);
+    CHECK(c.n == 1);
+    if (c.n == 1) {
+      CHECK_HAS(c.jobs[0].data, "\"name\":\"a\",\"version\":\"v8\"");
+      CHECK_HAS(c.jobs[0].data, "\"timeout\":\"3600s\"");
+    }
+    collect_free(&c);
+    o.format = KFJOB_FORMAT_TASKSPEC;
+    CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
+    CHECK(c.n == 1);
+    if (c.n == 1) {
+      CHECK_ST(h, kfjob_host_decode(h, NULL, 1, c.jobs[0].data, c.jobs[0].size, NULL,
+                                    on_job, &d), KFJOB_OK);
+      CHECK(d.n == 1 && strcmp(d.jobs[0].name, "job") == 0);
+    }
+    collect_free(&c);
+    collect_free(&d);
+    CHECK(kfjob_format_parse("taskspec-json", &o.format) &&
+          o.format == KFJOB_FORMAT_TASKSPEC_JSON);
+    CHECK(strcmp(kfjob_format_name(KFJOB_FORMAT_TASKSPEC), "taskspec") == 0);
   }
 
   /* pretty JSON, version 0, common replica encoding */
