@@ -79,4 +79,11 @@ void cli_run_options(const opts *o, kfjob_run_options *ro, const char *name) {
   ro->namespace_ = o->ns;
   ro->image = o->image;
   ro->time_limit_ms = o->time_limit_ms;
+  ro->project = o->project;
+  ro->domain = o->domain;
+  ro->task_version = o->task_version;
+  ro->args = o->args;
+  ro->nargs = o->nargs;
+  ro->retries = o->retries;
+  ro->timeout = o->timeout;
 }
