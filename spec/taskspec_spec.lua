@@ -219,6 +219,18 @@ describe("decode_task_spec info", function()
   end)
 end)
 
+describe("task_spec container image", function()
+  it("is the worker's when every group has its own and the options give none", function()
+    local job = kfjob.MPIJob { worker = { replicas = 2, image = "w:1" }, launcher = { image = "l:1" } }
+    local j = job:task_spec { id = ID, format = "json" }
+    assert.truthy(j:find('"container":{"image":"w:1","args":["mpirun"', 1, true), j)
+    j = job:task_spec { id = ID, container = { env = { A = "1" } }, format = "json" }
+    assert.truthy(j:find('"container":{"image":"w:1"', 1, true), j)
+    j = job:task_spec { id = ID, container = { image = "task:1" }, format = "json" }
+    assert.truthy(j:find('"container":{"image":"task:1"', 1, true), j)
+  end)
+end)
+
 describe("task_template and the launcher", function()
   it("wraps MPI container args in mpirun (FACTS §2.5)", function()
     local job = kfjob.MPIJob { worker = { replicas = 3 }, slots = 2 }

@@ -3,9 +3,10 @@
 protobuf runtime (python3-protobuf) on the project's protos: each file is
 tried as a flyteidl.admin.WorkflowSpec first (flytectl's first attempt; a
 TaskSpec must fail there), then as a flyteidl.admin.TaskSpec, which must be
-complete: every id field, TASK, metadata with runtime, an interface, a task
-type, a custom (unless python-task) and a container image (or one on every
-replica group of the custom).
+complete as flyteadmin's task validator wants it: every id field, TASK,
+metadata with a runtime version, an interface, a task type, a custom
+(unless python-task) and a container (or k8s_pod) target whose container
+has an image.
 
 Usage: /usr/bin/python3 check_taskspec.py [--proto DIR] FILE...
 Prints one line per file: `ok<TAB>file<TAB>type<TAB>id.name`, or
@@ -52,21 +53,19 @@ def check(data, task_pb2, workflow_pb2):
             return "id.%s empty" % f
     if t.id.resource_type != 1:
         return "id.resource_type is not TASK"
-    if not t.HasField("metadata") or not t.metadata.HasField("runtime"):
-        return "no metadata.runtime"
+    if not t.HasField("metadata") or not t.metadata.runtime.version:
+        return "no metadata.runtime.version"
     if not t.HasField("interface"):
         return "no interface"
     if not t.type:
         return "no type"
     if t.type != "python-task" and not t.HasField("custom"):
         return "no custom"
-    image = t.container.image if t.HasField("container") else ""
-    if not image and t.HasField("k8s_pod"):
-        image = next((c.get("image", "") for c in t.k8s_pod.pod_spec.get("containers", [])), "")
-    if not image:
-        groups = [v for k, v in t.custom.items() if k.endswith("Replicas")]
-        if not groups or not all((g.get("common") or g).get("image") for g in groups):
-            return "no container image"
+    # flyteadmin's validateContainer: a container target needs an image
+    if t.HasField("container") and not t.container.image:
+        return "container without an image"
+    if not t.HasField("container") and not t.HasField("k8s_pod"):
+        return "no container"
     return None
 
 

@@ -442,6 +442,13 @@ def task_spec(kind, s, t, runtime_version):
             for name, ty in (iface.get(side) or {}).items():
                 literal_type(getattr(tt.interface, side).variables[name].type, ty)
 
+    # flyteadmin requires an image on the task container: with every replica group carrying
+    # its own, kfjob uses the worker's (the backend overrides it per group anyway).
+    groups = [(s.get(name) or {}) for name, _, _ in GROUPS.get(kind, [("worker", None, None)])]
+    groups = [g for g in groups if g.get("replicas", 1)]
+    if not (t.get("container") or {}).get("image") and groups and all(g.get("image") for g in groups):
+        t = dict(t, container=dict(t.get("container") or {}, image=(s.get("worker") or {})["image"]))
+    t = dict(t, container=t.get("container") or {})  # a TaskSpec always has a container
     tt, td = task_template(kind, s, t, extra)
     ts = admin.TaskSpec()
     ts.template.CopyFrom(tt)

@@ -229,10 +229,12 @@ static kf_status worker_spec_command(kf_arena *A, const kf_group *g,
   return KF_OK;
 }
 
-/* Registration fields flyteadmin requires: every id field, and an image
-** for the task container (or one on every replica group).  One message
-** lists all that are missing. */
-static kf_status check_registrable(const kf_job *j, const Flyteidl__Core__TaskTemplate *t,
+/* Registration fields flyteadmin requires (task_validator.go): every id
+** field, and a non-empty image on the task container.  Without one in the
+** options, a job whose every group has its own image gets the worker's (the
+** backend overrides it per group anyway).  One message lists all that is
+** missing. */
+static kf_status check_registrable(const kf_job *j, Flyteidl__Core__TaskTemplate *t,
                                    const char *who, kf_err *e) {
   static const char *const idf[] = {"project", "domain", "name", "version"};
   const kf_kind_info *k = &kf_kinds[j->kind];
@@ -250,8 +252,12 @@ static kf_status check_registrable(const kf_job *j, const Flyteidl__Core__TaskTe
     const kf_group *g = &j->g[k->roles[i].role];
     if (g->replicas > 0 && (g->image == NULL || g->image[0] == '\0')) images = 0;
   }
-  if (!images && (t->container == NULL || t->container->image[0] == '\0'))
-    snprintf(miss + n, sizeof miss - n, "%sopts.container.image", n ? ", " : "");
+  if (t->container == NULL || t->container->image[0] == '\0') {
+    if (!images || t->container == NULL)
+      snprintf(miss + n, sizeof miss - n, "%sopts.container.image", n ? ", " : "");
+    else
+      t->container->image = (char *)j->g[KF_WORKER].image;
+  }
   if (miss[0])
     return kf_fail(e, KF_EINVAL, "%s: missing registration fields: %s (flyteadmin "
                    "rejects a task without them)", who, miss);
@@ -297,6 +303,9 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
       (st = build_container(j, wrap, A, v, t, who, e)))
     return st;
   if (spec) {
+    static const kf_node none = {KF_NOBJ, NULL, {0}};  /* task_spec: always a container */
+    if (t->container == NULL && (st = build_container(j, wrap, A, &none, t, who, e)))
+      return st;
     if ((st = check_registrable(j, t, who, e)) ||
         (st = kf_interface_build(A, opts ? kf_node_get(opts, "interface") : NULL,
                                  &t->interface, who, e)) ||
