@@ -312,6 +312,17 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
         (st = kf_metadata_build(A, opts ? kf_node_get(opts, "metadata") : NULL,
                                 &t->metadata, description, who, e)))
       return st;
+    /* flytekit: inputs the cache key ignores must be inputs */
+    for (i = 0; i < t->metadata->n_cache_ignore_input_vars; i++) {
+      const Flyteidl__Core__VariableMap *in = t->interface->inputs;
+      const char *name = t->metadata->cache_ignore_input_vars[i];
+      size_t x;
+      for (x = 0; in && x < in->n_variables; x++)
+        if (strcmp(in->variables[x]->key, name) == 0) break;
+      if (in == NULL || x == in->n_variables)
+        return kf_fail(e, KF_EINVAL, "%s: opts.metadata.cache.ignore_inputs[%zu]: '%.100s' "
+                       "is not an input (opts.interface.inputs)", who, i + 1, name);
+    }
   }
   if (opts && (v = kf_node_get(opts, "config"))) {
     if (v->t != KF_NOBJ && !(v->t == KF_NARR && v->u.c.n == 0))
