@@ -22,7 +22,8 @@ static int on_check(void *ud, const kfjob_job *j) {
   if (c->prog.shown && c->prog.tty) fputs("\r\033[K", stderr);
   if (j->error) {
     c->invalid++;
-    printf("%s - %s %s is invalid: %s\n", c->config, j->kind, j->name, j->error);
+    printf("%s - %s %s is invalid: %s%s\n", c->config, j->kind, j->name, j->error,
+           c->invalid == 1 ? cli_registration_hint(j->error) : "");
   }
   for (i = 0; i < j->nwarnings; i++) {
     c->warnings++;

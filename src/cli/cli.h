@@ -66,6 +66,9 @@ const char *cli_base_of(const char *path);
 char *cli_dir_of(const char *path);
 /* File name without directory and without its extensions. */
 char *cli_stem_of(const char *path);
+/* For a job error about missing TaskSpec registration fields, the flags
+** that set them (a sentence to print after it); else "". */
+const char *cli_registration_hint(const char *msg);
 
 /* ---- progress bar on stderr (progress.c) --------------------------------- */
 

@@ -33,7 +33,7 @@ int cli_report(kfjob_host *h, kfjob_status st, const char *what) {
   switch (st) {
     case KFJOB_OK: return 0;
     case KFJOB_ESCRIPT: case KFJOB_EJOB:
-      fprintf(stderr, "%s\n", msg);
+      fprintf(stderr, "%s%s\n", msg, cli_registration_hint(msg));
       return EXIT_INVALID;
     case KFJOB_EMEMORY:
       fprintf(stderr, "%s (raise it with --memory-limit)\n", msg);

@@ -21,7 +21,8 @@ static int on_render(void *ud, const kfjob_job *j) {
   if (j->error) {                          /* --keep-going */
     c->nfailed++;
     if (c->prog.shown && c->prog.tty) fputs("\r\033[K", stderr);
-    fprintf(stderr, "%s: job '%s': %s\n", c->config, j->name, j->error);
+    fprintf(stderr, "%s: job '%s': %s%s\n", c->config, j->name, j->error,
+            c->nfailed == 1 ? cli_registration_hint(j->error) : "");
     return 0;
   }
   if (o->outdir && cli_is_taskspec_format(j->format)) {
