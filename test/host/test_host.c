@@ -622,6 +622,33 @@ static void test_memory_limit(void) {
   CHECK_ST(h, run_src(h, SINGLE, NULL, &c), KFJOB_OK);
   CHECK(c.n == 1);
   collect_free(&c);
+  /* a TaskSpec's per-job opts copied under the limit: a memory error at any
+  ** size, never a crash, and the host goes on */
+  {
+    kfjob_run_options o;
+    int n, hit = 0;
+    kfjob_run_options_init(&o);
+    o.format = KFJOB_FORMAT_TASKSPEC;
+    o.project = o.domain = o.task_version = "x";
+    o.image = "img:1";
+    for (n = 1000; n <= 64000; n *= 4) {
+      char src[512];
+      kfjob_status st;
+      snprintf(src, sizeof src, PYTORCH "local tags = {}\n"
+               "for i = 1, %d do tags['k' .. i] = ('v'):rep(40) .. i end\n"
+               "return { job = job(2), opts = { metadata = { tags = tags } } }", n);
+      st = run_src(h, src, &o, &c);
+      CHECK(st == KFJOB_OK || st == KFJOB_EMEMORY);
+      if (st == KFJOB_EMEMORY) {
+        hit = 1;
+        CHECK_HAS(kfjob_host_message(h), "memory limit exceeded");
+      }
+      collect_free(&c);
+    }
+    CHECK(hit);
+    CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
+    collect_free(&c);
+  }
   kfjob_host_free(h);
 
   /* what the JSON library allocates counts too (jansson routed to the run's
