@@ -75,6 +75,8 @@ local rows = {
   { "unknown type", spec_err(opts { interface = { outputs = { m = "tensor" } } }),
     W .. "opts.interface.outputs.m: unknown type 'tensor' (expected integer, float, string, boolean, "
     .. "datetime, duration, struct, file, directory, { list = T } or { map = T })" },
+  { "type with a NUL byte", spec_err(opts { interface = { inputs = { n = "integer\0x" } } }),
+    W .. "opts.interface.inputs.n: string contains a NUL byte" },
   { "type a number", spec_err(opts { interface = { inputs = { n = 1 } } }),
     W .. "opts.interface.inputs.n: expected a type name or a table { list = T } or { map = T }" },
   { "type an empty table", spec_err(opts { interface = { inputs = { n = {} } } }),

@@ -61,6 +61,8 @@ static kf_status literal_type(kf_arena *A, const kf_node *v, const char *path,
     return kf_fail(e, KF_ELIMIT, "%s: opts.%.200s: types nested deeper than %d levels",
                    who, path, KF_MAX_TYPE_DEPTH);
   if (v->t == KF_NSTR) {
+    if (kf_opt_bad_text(v))   /* "integer\0x" is no type name */
+      return kf_fail(e, KF_EINVAL, "%s: opts.%.200s: %s", who, path, kf_opt_bad_text(v));
     for (i = 0; i < NLTYPES; i++)
       if (strcmp(v->u.s.p, ltypes[i].name) == 0) break;
     if (i == NLTYPES) {
