@@ -112,7 +112,7 @@ local rows = {
 }
 local TIMEOUT = W .. "opts.metadata.timeout: expected whole seconds (0 to 315576000000) or a duration "
   .. "like \"1h30m\" (units h, m, s)"
-for _, bad in ipairs({ -1, 1.5, "", "90", "1d", "30m1h", "1h1h", "h", "1.5h", " 1h", "1h ", true,
+for _, bad in ipairs({ -1, 1.5, "", "90", "1h\0", 0 / 0, math.huge, "1d", "30m1h", "1h1h", "h", "1.5h", " 1h", "1h ", true,
     315576000001, "87660001h", "99999999999999999999s" }) do
   rows[#rows + 1] = { "timeout " .. string.format("%q", tostring(bad)),
     spec_err(opts { metadata = { timeout = bad } }), TIMEOUT }

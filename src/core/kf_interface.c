@@ -222,7 +222,7 @@ static kf_status meta_timeout(kf_arena *A, const kf_node *v,
   else if (v->t == KF_NNUM && v->u.d >= 0 && v->u.d <= (double)KF_MAX_SECONDS &&
            v->u.d == (double)(int64_t)v->u.d)
     sec = (int64_t)v->u.d;
-  else if (v->t == KF_NSTR && !parse_duration(v->u.s.p, &sec))
+  else if (v->t == KF_NSTR && (kf_opt_bad_text(v) || !parse_duration(v->u.s.p, &sec)))
     sec = -1;
   if (sec < 0)
     return kf_fail(e, KF_EINVAL, "%s: opts.metadata.timeout: expected whole seconds "
