@@ -4,6 +4,7 @@
 -- fuzz/corpus/decode/                selector byte + plugin message bytes
 -- fuzz/corpus/from_json/             selector byte + proto3 JSON / tables
 -- fuzz/corpus/decode_task_template/  selector byte + TaskTemplate pb / JSON
+-- fuzz/corpus/decode_task_spec/      selector byte + TaskSpec pb / JSON
 -- fuzz/corpus/spec/                  selector byte + encoded kf_node trees
 -- The selector bytes and the tree encoding are documented in the targets
 -- (fuzz/fuzz_*.c); the tree dictionaries are read from fuzz/fuzz_spec.c.
@@ -308,5 +309,23 @@ do
   seed("decode_task_template", "pytorchjob-pod-pb", "\0" .. j:task_template{ id = {
     project = "p", domain = "development", name = "train", version = "v1" } })
   seed("decode_task_template", "pytorchjob-pod-json", "\0" .. j:task_template{ format = "json" })
+end
+-- decode_task_spec: every kind, both versions, interface and metadata
+for _, k in ipairs(KINDS) do
+  local j = kfjob[k](SPECS[k].small)
+  local hv = k == "HorovodJob" and "\1" or "\0"
+  local o = {
+    id = { project = "ml", domain = "development", name = "train." .. k:lower(), version = "v7" },
+    container = { image = "img:1", args = { "python", "t.py" }, env = { A = "1" } },
+    interface = { inputs = { lr = "float", files = { list = "file" }, m = { map = { list = "integer" } } },
+                  outputs = { model = "directory", ok = "boolean" } },
+    metadata = { retries = 3, timeout = "1h30m", interruptible = true, description = "d",
+                 cache = { version = "1", serializable = true, ignore_inputs = { "lr" } }, tags = { a = "b" } },
+  }
+  seed("decode_task_spec", k:lower() .. "-pb", hv .. j:task_spec(o))
+  o.format = "json"
+  seed("decode_task_spec", k:lower() .. "-json", hv .. j:task_spec(o))
+  seed("decode_task_spec", k:lower() .. "-v0", hv .. j:task_spec{ version = 0, id = o.id,
+    container = { image = "img:1" } })
 end
 print(("make_corpus: %d seed files under fuzz/corpus/"):format(n))

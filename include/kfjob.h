@@ -172,12 +172,21 @@ typedef enum kfjob_format {
                                     kfjob_job::data is NULL.  The job is
                                     still encoded for the run's version,
                                     so a job it cannot express fails. */
+  KFJOB_FORMAT_TASKSPEC,       /**< `flyteidl.admin.TaskSpec` bytes
+                                    (`job:task_spec()`), what `flytectl
+                                    register files` reads; binary.  Its
+                                    registration fields come from
+                                    kfjob_run_options::project, ::domain,
+                                    ::task_version, ::image, ::args,
+                                    ::retries, ::timeout and, over them,
+                                    a job's own `{job =, opts =}`. */
+  KFJOB_FORMAT_TASKSPEC_JSON,  /**< The TaskSpec as JSON; text. */
   KFJOB_FORMAT_ENVIRONMENT     /**< Every pod's environment variables and
                                     files on kfjob_run_options::target
                                     (`job:environment()`, default target
                                     operator) as one JSON object; text.
-                                    After ::KFJOB_FORMAT_NONE so the
-                                    earlier values keep their numbers. */
+                                    Last, so the earlier values keep
+                                    their numbers. */
 } kfjob_format;
 
 /** Default of kfjob_host_options::memory_limit: 64 MiB per run. */
@@ -353,6 +362,21 @@ typedef struct kfjob_run_options {
                                   a target without payloads (operator,
                                   mpi-operator, trainer-*), the manifest
                                   is built instead of the payload. */
+  /* TaskSpec formats (SPEC 3.4): the task id is project/domain/<job
+  ** name>/task_version, the container image is #image; a job returned as
+  ** `{job = <job>, opts = {id =, container =, interface =, metadata =}}`
+  ** overrides any of them.  NULL / 0 / -1: not given. */
+  const char *project;       /**< Flyte project of every task. */
+  const char *domain;        /**< Flyte domain of every task. */
+  const char *task_version;  /**< Registration version of every task. */
+  const char *const *args;   /**< `nargs` container args of every task
+                                  (for MPI/Horovod wrapped in the
+                                  launcher command). */
+  size_t nargs;              /**< Number of #args. */
+  int retries;               /**< TaskMetadata retries 0..10; -1 (the
+                                  default): none given. */
+  const char *timeout;       /**< TaskMetadata timeout: whole seconds
+                                  ("5400") or a duration ("1h30m"). */
 } kfjob_run_options;
 
 /**

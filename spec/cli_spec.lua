@@ -177,7 +177,7 @@ describe("kfjob CLI", function()
       { { "diff", "a" }, "diff needs two arguments" },
       { { "render", "x.lua", "--bogus" }, "unknown option '--bogus'" },
       { { "render", "x.lua", "-f", "xml" }, "unknown format 'xml'" },
-      { { "render", "x.lua", "-V", "2" }, "-V expects 0 or 1, got '2'" },
+      { { "render", "x.lua", "-T", "2" }, "-T/--type-version expects 0 or 1, got '2'" },
       { { "render", "x.lua", "--set", "novalue" }, "--set expects KEY=VALUE, got 'novalue'" },
       { { "render", "x.lua", "-o" }, "option '-o' needs a value" },
       { { "check", "x.lua", "-o", "dir" }, "option '--output' does not apply to this command" },
@@ -264,16 +264,16 @@ describe("kfjob CLI", function()
       assert.truthy(err:find("writes a single job to stdout", 1, true))
     end)
 
-    it("renders task_type_version 0 with -V 0", function()
-      local code, out = kfjob("render", path("one.lua"), "-V", "0")
+    it("renders task_type_version 0 with -T 0", function()
+      local code, out = kfjob("render", path("one.lua"), "-T", "0")
       assert.equal(0, code)
       local d = json_lines(out)[1]
       assert.equal(0, d.taskTypeVersion)
       assert.same({ workers = 2 }, d.custom)
     end)
 
-    it("exits 1 when a job cannot be rendered (-V 0 with images)", function()
-      local code, out, err = kfjob("render", path("images.lua"), "-V", "0")
+    it("exits 1 when a job cannot be rendered (-T 0 with images)", function()
+      local code, out, err = kfjob("render", path("images.lua"), "-T", "0")
       assert.equal(1, code)
       assert.equal("", out)
       assert.truthy(err:find(path("images.lua") .. ": job 'images': ", 1, true), err)
@@ -281,7 +281,7 @@ describe("kfjob CLI", function()
     end)
 
     it("--keep-going renders the other jobs and still exits 1", function()
-      local code, out, err = kfjob("render", path("mixed.lua"), "-V", "0", "--keep-going")
+      local code, out, err = kfjob("render", path("mixed.lua"), "-T", "0", "--keep-going")
       assert.equal(1, code)
       local docs = json_lines(out)
       assert.equal(1, #docs)
@@ -524,7 +524,7 @@ describe("kfjob CLI", function()
     end)
 
     it("reports invalid jobs (exit 1)", function()
-      local code, out = kfjob("check", path("mixed.lua"), "-V", "0")
+      local code, out = kfjob("check", path("mixed.lua"), "-T", "0")
       assert.equal(1, code)
       assert.truthy(out:find(path("mixed.lua") .. " - PyTorchJob bad is invalid: ", 1, true), out)
       assert.truthy(out:find("Summary: 2 jobs found, 1 valid, 1 invalid, 0 warnings\n", 1, true))
@@ -587,17 +587,17 @@ describe("kfjob CLI", function()
     end)
 
     it("decodes plugin bytes anywhere with --type and -V", function()
-      local code, out = kfjob("render", path("one.lua"), "-f", "pb", "-V", "0")
+      local code, out = kfjob("render", path("one.lua"), "-f", "pb", "-T", "0")
       assert.equal(0, code)
       spit(path("v0.bin"), out)
       local err
-      code, out, err = kfjob("decode", "--type", "pytorch", "-V", "0", path("v0.bin"))
+      code, out, err = kfjob("decode", "--type", "pytorch", "-T", "0", path("v0.bin"))
       assert.equal(0, code, err)
       local d = json.decode(out)
       assert.equal("v0", d.name)
       assert.equal(0, d.taskTypeVersion)
       assert.same({ workers = 2 }, d.custom)
-      code, out = kfjob("decode", "--type", "pytorch", "-V", "0", "-f", "yaml",
+      code, out = kfjob("decode", "--type", "pytorch", "-T", "0", "-f", "yaml",
                         "--name", "x", path("v0.bin"))
       assert.equal(0, code)
       assert.equal('name: "x"\nkind: PyTorchJob\ntype: pytorch\ntaskTypeVersion: 0\n'

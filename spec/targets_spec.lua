@@ -53,3 +53,25 @@ describe("opts.target", function()
     assert.matches("target 'mpi-operator' does not run a PyTorchJob", err, 1, true)
   end)
 end)
+
+describe("task_spec and targets", function()
+  local id = { project = "p", domain = "d", name = "n", version = "v" }
+  local job = kfjob.PyTorchJob{ master = {}, worker = { replicas = 2 } }
+
+  it("is refused for a target without payloads, naming method and target", function()
+    local ok, err = pcall(job.task_spec, job, { id = id, container = { image = "i:1" },
+                                                target = "mpi-operator" })
+    assert.is_false(ok)
+    assert.matches("kfjob.task_spec: target 'mpi-operator' has no task_spec", err, 1, true)
+  end)
+
+  it("applies the target's rules (R1: a master-only PyTorchJob on flyte2)", function()
+    local solo = kfjob.PyTorchJob{ master = {} }
+    local o = { id = id, container = { image = "i:1" } }
+    assert.is_string(solo:task_spec(o))             -- flyte: accepted (a warning)
+    o.target = "flyte2"
+    local ok, err = pcall(solo.task_spec, solo, o)
+    assert.is_false(ok)
+    assert.matches("^kfjob%.PyTorchJob: worker%.replicas: .*%(target flyte2%)$", err)
+  end)
+end)

@@ -14,10 +14,14 @@ deterministic serialization and json is MessageToDict (key order preserved):
 of the plugin message for plain cases, of the flyteidl.core.TaskTemplate for
 cases with a `template` table.
 
-Usage: /usr/bin/python3 flytekit_ref.py [--proto DIR] [cases.json]
+Cases with a `taskspec` table give a flyteidl.admin.TaskSpec (SPEC 3.4); its
+runtime version is --runtime-version.
+
+Usage: /usr/bin/python3 flytekit_ref.py [--proto DIR] [--runtime-version V] [cases.json]
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -52,9 +56,11 @@ def load_pb(proto_dir, out):
                    check=True)
     sys.path.insert(0, out)
     global core, ids, v0_tf, v0_pt, v0_mpi, kf_tf, kf_pt, kf_mpi, json_format, Struct
+    global admin, types
     from google.protobuf import json_format
     from google.protobuf.struct_pb2 import Struct
-    from flyteidl.core import tasks_pb2 as core, identifier_pb2 as ids
+    from flyteidl.core import tasks_pb2 as core, identifier_pb2 as ids, types_pb2 as types
+    from flyteidl.admin import task_pb2 as admin
     from flyteidl.plugins import tensorflow_pb2 as v0_tf, pytorch_pb2 as v0_pt, mpi_pb2 as v0_mpi
     from flyteidl.plugins.kubeflow import tensorflow_pb2 as kf_tf, pytorch_pb2 as kf_pt, mpi_pb2 as kf_mpi
 
@@ -286,7 +292,26 @@ def extended_resources(tt, s):
             g.unpartitioned = True
 
 
-def task_template(kind, s, t):
+MPIRUN = ["mpirun", "--allow-run-as-root", "-bind-to", "none", "-map-by", "slot", "-x", "LD_LIBRARY_PATH",
+          "-x", "PATH", "-x", "NCCL_DEBUG=INFO", "-mca", "pml", "ob1", "-mca", "btl", "^openib", "-np"]
+
+
+def launcher(kind, s):
+    """flytekit's MPIFunctionTask / HorovodFunctionTask get_command prefix (FACTS 2.5, 2.6);
+    the user's args stand in for `python <entrypoint> pyflyte-execute ...`."""
+    w = s.get("worker") or {}
+    slots = s.get("slots", 1)
+    if kind == "MPIJob":
+        return MPIRUN + [str((s.get("num_workers") or w.get("replicas") or 0) * slots)]
+    np = str((w.get("replicas") or s.get("num_workers") or 0) * slots)
+    cmd = ["horovodrun", "-np", np, "--log-level", s.get("log_level", "INFO"), "--network-interface", "eth0",
+           "--min-np", np, "--max-np", np, "--slots-per-host", str(slots), "--host-discovery-script",
+           s.get("discovery_script_path", "/etc/mpi/discover_hosts.sh"), "--elastic-timeout",
+           str(s.get("elastic_timeout", 1200))]
+    return cmd + (["--verbose"] if s.get("verbose") else [])
+
+
+def task_template(kind, s, t, extra=None):
     """flyteidl.core.TaskTemplate as flytekit's models/task.py builds it."""
     v = t.get("version", 1)
     tt = core.TaskTemplate()
@@ -311,6 +336,8 @@ def task_template(kind, s, t):
         if tc.get("image"):
             c.image = tc["image"]
         c.command.extend(tc.get("command") or [])
+        if kind in ("MPIJob", "HorovodJob") and t.get("wrap_launcher", True):
+            c.args.extend(launcher(kind, s))
         c.args.extend(tc.get("args") or [])
         for k in sorted(tc.get("env") or {}):  # env sorted by name
             c.env.add(key=k, value=tc["env"][k])
@@ -335,6 +362,8 @@ def task_template(kind, s, t):
             raise ValueError("worker command argument contains a space")
         config["worker_spec_command"] = " ".join(cmd)
     tt.config.update(config)
+    if extra:
+        extra(tt)
     d = to_dict(tt)
     if custom is not None:
         # A Struct is a map: the runtime's order is arbitrary, so after checking that it holds
@@ -352,7 +381,92 @@ def task_template(kind, s, t):
     return tt, d
 
 
-def run(cases):
+SIMPLE = {"integer": "INTEGER", "float": "FLOAT", "string": "STRING", "boolean": "BOOLEAN",
+          "datetime": "DATETIME", "duration": "DURATION", "struct": "STRUCT"}
+
+
+def literal_type(lt, t):
+    """flytekit's TypeEngine.to_literal_type for int, float, str, bool, datetime, timedelta,
+    dict, FlyteFile, FlyteDirectory, List[T] and Dict[str, T]."""
+    if isinstance(t, str) and t in SIMPLE:
+        lt.simple = types.SimpleType.Value(SIMPLE[t])
+    elif t == "file":
+        lt.blob.SetInParent()  # format "", SINGLE
+    elif t == "directory":
+        lt.blob.dimensionality = types.BlobType.MULTIPART
+    elif isinstance(t, dict) and list(t) == ["list"]:
+        literal_type(lt.collection_type, t["list"])
+    elif isinstance(t, dict) and list(t) == ["map"]:
+        literal_type(lt.map_value_type, t["map"])
+    else:
+        raise ValueError("bad interface type %r" % (t,))
+
+
+def seconds(v):
+    """Go-style "1h30m15s" or whole seconds."""
+    if isinstance(v, int):
+        return v
+    m = re.fullmatch(r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?", v)
+    if not m or not v:
+        raise ValueError("bad timeout %r" % (v,))
+    h, mi, se = (int(x or 0) for x in m.groups())
+    return h * 3600 + mi * 60 + se
+
+
+def task_spec(kind, s, t, runtime_version):
+    """flyteidl.admin.TaskSpec as flytekit's get_serializable_task builds it, with kfjob's runtime."""
+    iface = t.get("interface") or {}
+    meta = t.get("metadata") or {}
+
+    def extra(tt):
+        tt.metadata.runtime.version = runtime_version  # type OTHER (0)
+        tt.metadata.runtime.flavor = "kfjob"
+        tt.metadata.retries.SetInParent()  # flytekit always sends RetryStrategy
+        if meta.get("retries"):
+            tt.metadata.retries.retries = meta["retries"]
+        if "timeout" in meta:
+            tt.metadata.timeout.seconds = seconds(meta["timeout"])
+            tt.metadata.timeout.SetInParent()
+        if "interruptible" in meta:
+            tt.metadata.interruptible = meta["interruptible"]
+        cache = meta.get("cache")
+        if cache:
+            tt.metadata.discoverable = True
+            tt.metadata.discovery_version = cache["version"]
+            tt.metadata.cache_serializable = bool(cache.get("serializable"))
+            tt.metadata.cache_ignore_input_vars.extend(cache.get("ignore_inputs") or [])
+        tt.metadata.tags.update(meta.get("tags") or {})
+        tt.interface.inputs.SetInParent()
+        tt.interface.outputs.SetInParent()
+        for side in ("inputs", "outputs"):
+            for name, ty in (iface.get(side) or {}).items():
+                literal_type(getattr(tt.interface, side).variables[name].type, ty)
+
+    # flyteadmin requires an image on the task container: with every replica group carrying
+    # its own, kfjob uses the worker's (the backend overrides it per group anyway).
+    groups = [(s.get(name) or {}) for name, _, _ in GROUPS.get(kind, [("worker", None, None)])]
+    groups = [g for g in groups if g.get("replicas", 1)]
+    if not (t.get("container") or {}).get("image") and groups and all(g.get("image") for g in groups):
+        t = dict(t, container=dict(t.get("container") or {}, image=(s.get("worker") or {})["image"]))
+    t = dict(t, container=t.get("container") or {})  # a TaskSpec always has a container
+    tt, td = task_template(kind, s, t, extra)
+    ts = admin.TaskSpec()
+    ts.template.CopyFrom(tt)
+    if meta.get("description"):
+        ts.description.short_description = meta["description"]
+    d = to_dict(ts)
+    # maps are emitted sorted, like the bytes
+    for side in ("inputs", "outputs"):
+        vm = td["interface"].get(side)
+        if vm and "variables" in vm:
+            vm["variables"] = dict(sorted(vm["variables"].items()))
+    if "tags" in td["metadata"]:
+        td["metadata"]["tags"] = dict(sorted(td["metadata"]["tags"].items()))
+    d["template"] = td
+    return ts, d
+
+
+def run(cases, runtime_version):
     seen = set()
     out = []
     for c in cases:
@@ -361,7 +475,9 @@ def run(cases):
             raise ValueError("bad or duplicate case name %r" % name)
         seen.add(name)
         try:
-            if "template" in c:
+            if "taskspec" in c:
+                msg, d = task_spec(kind, s, c["taskspec"], runtime_version)
+            elif "template" in c:
                 msg, d = task_template(kind, s, c["template"])
             else:
                 msg = message(kind, s, c.get("opts") or {})
@@ -375,13 +491,18 @@ def run(cases):
 
 def main(argv):
     proto = os.path.join(HERE, "..", "..", "proto")
-    if argv[:1] == ["--proto"]:
-        proto, argv = argv[1], argv[2:]
+    runtime_version = ""
+    while argv[:1] in (["--proto"], ["--runtime-version"]):
+        if argv[0] == "--proto":
+            proto = argv[1]
+        else:
+            runtime_version = argv[1]
+        argv = argv[2:]
     with open(argv[0], encoding="utf-8") if argv else sys.stdin as f:
         cases = json.load(f)
     with tempfile.TemporaryDirectory(prefix="kfjob-conf-") as out:
         load_pb(os.path.abspath(proto), out)
-        lines = run(cases)
+        lines = run(cases, runtime_version)
     sys.stdout.reconfigure(encoding="utf-8")
     sys.stdout.write("".join(l + "\n" for l in lines))
 

@@ -17,7 +17,8 @@ static const char *const usage_text =
 "commands:\n"
 "  render CONFIG.lua   run a config script and write every job it returns\n"
 "  check  CONFIG.lua   validate and lint every job; ends with a summary line\n"
-"  decode FILE         read a TaskTemplate (bytes or JSON) or, with --type,\n"
+"  decode FILE         read a TaskTemplate or TaskSpec (bytes or JSON) or,\n"
+"                      with --type,\n"
 "                      plugin bytes or custom JSON, and print the job\n"
 "  diff   A B          compare two renders (files, -o directories or config\n"
 "                      scripts) job by job\n"
@@ -26,8 +27,8 @@ static const char *const usage_text =
 "\n"
 "render options:\n"
 "  -f, --format FMT    json (default), yaml, pb, template, manifest,\n"
-"                      template-json, manifest-json\n"
-"  -V, --version N     task_type_version 0 or 1 (default 1)\n"
+"                      template-json, manifest-json, taskspec, taskspec-json\n"
+"  -T, --type-version N  task_type_version 0 or 1 (default 1)\n"
 "  -o, --output DIR    one file per job in DIR (<name>.json, .yaml, .pb,\n"
 "                      .template.pb, .manifest.yaml); files a previous render\n"
 "                      wrote there and this one did not are removed (the list\n"
@@ -42,7 +43,8 @@ static const char *const usage_text =
 "      --dry-run       render everything, write nothing, list what would be\n"
 "                      written and removed\n"
 "      --replica-encoding flat|common\n"
-"      --namespace NS, --image IMAGE   for manifests\n"
+"      --namespace NS, --image IMAGE   for manifests (the image also for\n"
+"                      TaskSpecs)\n"
 "      --target T      the system the jobs are for: flyte (default for\n"
 "                      payloads), flyte2, operator (default for manifests),\n"
 "                      mpi-operator, trainer-2.2, trainer-2.3; its rules\n"
@@ -55,17 +57,28 @@ static const char *const usage_text =
 "      --time-limit DURATION        wall-clock limit of the run, e.g. 30s,\n"
 "                                   500ms, 2m (default: none)\n"
 "\n"
-"check options: -V, --set, --set-string, --name, --image, --strict (warnings fail),\n"
+"-f taskspec: files flytectl register files reads (-o DIR: NN_<name>_1.pb,\n"
+"numbered in render order as pyflyte package names them); a config can\n"
+"return {job = <job>, opts = {id =, container =, interface =, metadata =}}\n"
+"to set any of them per job, over these flags:\n"
+"      --project P, --domain D, --version V   the task id (name: the job's)\n"
+"      --args ARG      one container arg per flag (MPI/Horovod: wrapped in\n"
+"                      mpirun/horovodrun)\n"
+"      --retries N, --timeout 1h30m|SECONDS   task metadata\n""\n"
+"check options: -T, --set, --set-string, --name, --image, --strict (warnings fail),\n"
 "  --target T (default flyte; operator, mpi-operator and trainer-* check the\n"
-"  manifest, which needs an image), the limits\n"
+"  manifest, which needs an image), the limits; -f taskspec also checks the\n"
+"  registration flags above\n"
 "decode options: --type T (tensorflow, pytorch, mpi or a kind such as\n"
-"  HorovodJob), -V N (version of the bytes, default 1), -f FMT, --name\n"
-"diff options: --type T and -V N for plugin bytes, -f FMT and --set for\n"
+"  HorovodJob), -T N (version of the bytes, default 1), -f FMT, --name\n"
+"diff options: --type T and -T N for plugin bytes, -f FMT and --set for\n"
 "  config scripts\n"
 "env options: --name N (resource name in the values; default: the config's\n"
 "  file name), --namespace NS, --target T (default operator), --pod POD\n"
 "  (e.g. worker-0), -f env (NAME=value lines, default) or json, --set,\n"
 "  --set-string, the limits\n"
+"\n"
+"kfjob --version prints the program's version.\n"
 "\n"
 "stdout: json and template-json/manifest-json write one JSON document per\n"
 "line (json as {\"name\", \"kind\", \"type\", \"taskTypeVersion\", \"custom\"});\n"
@@ -83,8 +96,14 @@ typedef struct optdef {
 } optdef;
 
 static const optdef optdefs[] = {
-    {"format", 'f', 1, C_RENDER | C_DECODE | C_DIFF | C_ENV},
-    {"version", 'V', 1, C_ALL},
+    {"format", 'f', 1, C_ALL},
+    {"type-version", 'T', 1, C_ALL},
+    {"version", 0, 1, C_RENDER | C_CHECK | C_DIFF},   /* registration */
+    {"project", 0, 1, C_RENDER | C_CHECK | C_DIFF},
+    {"domain", 0, 1, C_RENDER | C_CHECK | C_DIFF},
+    {"args", 0, 1, C_RENDER | C_CHECK | C_DIFF},
+    {"retries", 0, 1, C_RENDER | C_CHECK | C_DIFF},
+    {"timeout", 0, 1, C_RENDER | C_CHECK | C_DIFF},
     {"output", 'o', 1, C_RENDER},
     {"set", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_ENV},
     {"set-string", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_ENV},
@@ -152,10 +171,42 @@ static int parse_duration(const char *s, unsigned long long *out) {
   return 0;
 }
 
+/* The TaskSpec registration flags and -T; 1 when d is not one of them. */
+static int set_registration(opts *o, const optdef *d, const char *val) {
+  const char **slot = NULL;
+  if (strcmp(d->lng, "type-version") == 0) {
+    if (strcmp(val, "0") && strcmp(val, "1"))
+      return usage_error("-T/--type-version expects 0 or 1, got '%s'", val);
+    o->version = val[0] - '0';
+    return 0;
+  }
+  if (strcmp(d->lng, "args") == 0) {
+    o->args = (const char **)cli_xrealloc((void *)o->args, (o->nargs + 1) * sizeof *o->args);
+    o->args[o->nargs++] = val;
+    return 0;
+  }
+  if (strcmp(d->lng, "retries") == 0) {
+    if (!(isdigit((unsigned char)val[0]) && (val[1] == '\0' || strcmp(val, "10") == 0)))
+      return usage_error("--retries expects 0 to 10, got '%s'", val);
+    o->retries = atoi(val);
+    return 0;
+  }
+  if (strcmp(d->lng, "version") == 0) slot = &o->task_version;
+  else if (strcmp(d->lng, "project") == 0) slot = &o->project;
+  else if (strcmp(d->lng, "domain") == 0) slot = &o->domain;
+  else if (strcmp(d->lng, "timeout") == 0) slot = &o->timeout;
+  if (slot == NULL) return 1;
+  if (val[0] == '\0') return usage_error("--%s must not be empty", d->lng);
+  *slot = val;
+  return 0;
+}
+
 static int set_option(opts *o, const optdef *d, const char *val) {
   unsigned long long n;
+  int r;
   if (!(d->cmds & o->cmd))
     return usage_error("option '--%s' does not apply to this command", d->lng);
+  if ((r = set_registration(o, d, val)) != 1) return r;
   switch (d->lng[0] == 'n' && d->lng[1] == 'o' ? '!' : d->lng[0]) {
     case 'f':
       if (o->cmd == C_ENV) {
@@ -167,14 +218,9 @@ static int set_option(opts *o, const optdef *d, const char *val) {
       if (!kfjob_format_parse(val, &o->format) || o->format == KFJOB_FORMAT_NONE ||
           o->format == KFJOB_FORMAT_ENVIRONMENT)
         return usage_error("unknown format '%s' (json, yaml, pb, template, "
-                           "manifest, template-json, manifest-json)", val);
+                           "manifest, template-json, manifest-json, taskspec, "
+                           "taskspec-json)", val);
       o->format_set = 1;
-      break;
-    case 'V':
-    case 'v':
-      if (strcmp(val, "0") && strcmp(val, "1"))
-        return usage_error("-V expects 0 or 1, got '%s'", val);
-      o->version = val[0] - '0';
       break;
     case 'o': o->outdir = val; break;
     case 's':
@@ -252,6 +298,7 @@ int cli_parse_args(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   o->format = KFJOB_FORMAT_JSON;
   o->version = -1;
+  o->retries = -1;
   o->progress = -1;
   o->memory_limit = KFJOB_DEFAULT_MEMORY_LIMIT;
   o->instruction_limit = KFJOB_DEFAULT_INSTRUCTION_LIMIT;

@@ -22,7 +22,8 @@ static int on_check(void *ud, const kfjob_job *j) {
   if (c->prog.shown && c->prog.tty) fputs("\r\033[K", stderr);
   if (j->error) {
     c->invalid++;
-    printf("%s - %s %s is invalid: %s\n", c->config, j->kind, j->name, j->error);
+    printf("%s - %s %s is invalid: %s%s\n", c->config, j->kind, j->name, j->error,
+           c->invalid == 1 ? cli_registration_hint(j->error) : "");
   }
   for (i = 0; i < j->nwarnings; i++) {
     c->warnings++;
@@ -42,8 +43,16 @@ int cli_cmd_check(const opts *o) {
   int code = 0;
   memset(&c, 0, sizeof c);
   c.config = o->pos[0];
+  if (o->format_set && !cli_is_taskspec_format(o->format)) {
+    free(name);
+    return cli_errorf(EXIT_USAGE, "check takes -f taskspec or -f taskspec-json only "
+                      "(the TaskSpec's registration fields are checked too)");
+  }
   cli_run_options(o, &ro, name);
-  ro.format = KFJOB_FORMAT_NONE;
+  /* -f taskspec: build the TaskSpecs too, so missing registration fields
+  ** are reported per job */
+  ro.format = o->format == KFJOB_FORMAT_TASKSPEC || o->format == KFJOB_FORMAT_TASKSPEC_JSON
+                  ? o->format : KFJOB_FORMAT_NONE;
   ro.lint = 1;
   ro.keep_going = 1;
   cli_progress_init(&c.prog, o->progress);

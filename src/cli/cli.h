@@ -36,6 +36,12 @@ typedef struct opts {
   const char **string_params;   /* --set-string */
   size_t nstring_params;
   const char *name, *ns, *image, *replica_encoding, *type;
+  /* TaskSpec registration (-f taskspec): --project, --domain, --version,
+  ** --args (one per flag), --retries (-1: none), --timeout */
+  const char *project, *domain, *task_version, *timeout;
+  const char **args;
+  size_t nargs;
+  int retries;
   int dry_run, progress, keep_going, strict;
   size_t memory_limit;
   unsigned long long instruction_limit;
@@ -63,6 +69,9 @@ const char *cli_base_of(const char *path);
 char *cli_dir_of(const char *path);
 /* File name without directory and without its extensions. */
 char *cli_stem_of(const char *path);
+/* For a job error about missing TaskSpec registration fields, the flags
+** that set them (a sentence to print after it); else "". */
+const char *cli_registration_hint(const char *msg);
 
 /* ---- progress bar on stderr (progress.c) --------------------------------- */
 
@@ -106,6 +115,15 @@ typedef struct entries {
   size_t n, cap;
 } entries;
 
+/* -f taskspec -o DIR: a file held until the run ends, when the number of
+** files (which sets the width of its index, as pyflyte package's) is known. */
+typedef struct pending {
+  char *task, *data, *type, *kind, *name;   /* task: the TaskSpec's id.name */
+  size_t size;
+  int version;
+  kfjob_format format;
+} pending;
+
 /* A render in progress; decode borrows it to print jobs the same way. */
 typedef struct render_ctx {
   const opts *o;
@@ -120,12 +138,18 @@ typedef struct render_ctx {
   char *binary;              /* pb/template to stdout: the single job */
   size_t binary_len;
   int binary_count;
+  pending *pend;             /* -f taskspec -o DIR */
+  size_t npend, cappend;
 } render_ctx;
 
 /* A job name that can be a file name: no '/', no leading '.'. */
 int cli_safe_file_name(const char *s);
 int cli_is_text_format(kfjob_format f);
 const char *cli_ext_of(kfjob_format f);
+int cli_is_taskspec_format(kfjob_format f);
+/* The task name (template.id.name) of TaskSpec bytes or JSON, malloc'd;
+** NULL when it has none. */
+char *cli_taskspec_name(const char *data, size_t n, int json);
 entry *cli_entries_add(entries *es, const char *file, const char *format,
                        const char *type, int version, const char *kind,
                        const char *name);

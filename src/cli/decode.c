@@ -24,7 +24,7 @@ int cli_cmd_decode(const opts *o) {
   memset(&stream, 0, sizeof stream);
   stream.o = &o2;
   stream.config = o->pos[0];
-  if (!cli_is_text_format(o2.format)) {
+  if (!cli_is_text_format(o2.format) || cli_is_taskspec_format(o2.format)) {
     free(data);
     kfjob_host_free(h);
     return cli_errorf(EXIT_USAGE, "decode prints text: -f json, yaml, manifest, "

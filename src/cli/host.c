@@ -33,7 +33,7 @@ int cli_report(kfjob_host *h, kfjob_status st, const char *what) {
   switch (st) {
     case KFJOB_OK: return 0;
     case KFJOB_ESCRIPT: case KFJOB_EJOB:
-      fprintf(stderr, "%s\n", msg);
+      fprintf(stderr, "%s%s\n", msg, cli_registration_hint(msg));
       return EXIT_INVALID;
     case KFJOB_EMEMORY:
       fprintf(stderr, "%s (raise it with --memory-limit)\n", msg);
@@ -80,4 +80,11 @@ void cli_run_options(const opts *o, kfjob_run_options *ro, const char *name) {
   ro->image = o->image;
   ro->target = o->target;
   ro->time_limit_ms = o->time_limit_ms;
+  ro->project = o->project;
+  ro->domain = o->domain;
+  ro->task_version = o->task_version;
+  ro->args = o->args;
+  ro->nargs = o->nargs;
+  ro->retries = o->retries;
+  ro->timeout = o->timeout;
 }

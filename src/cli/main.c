@@ -26,6 +26,7 @@ int main(int argc, char **argv) {
   if (code >= 0) {
     free((void *)o.params);
     free((void *)o.string_params);
+    free((void *)o.args);
     return code;
   }
   switch (o.cmd) {
@@ -37,5 +38,6 @@ int main(int argc, char **argv) {
   }
   free((void *)o.params);
   free((void *)o.string_params);
+  free((void *)o.args);
   return code;
 }

@@ -52,7 +52,71 @@ int cli_safe_file_name(const char *s) {
 }
 
 int cli_is_text_format(kfjob_format f) {
-  return f != KFJOB_FORMAT_PB && f != KFJOB_FORMAT_TEMPLATE;
+  return f != KFJOB_FORMAT_PB && f != KFJOB_FORMAT_TEMPLATE && f != KFJOB_FORMAT_TASKSPEC;
+}
+
+int cli_is_taskspec_format(kfjob_format f) {
+  return f == KFJOB_FORMAT_TASKSPEC || f == KFJOB_FORMAT_TASKSPEC_JSON;
+}
+
+/* The length-delimited field `num` of the message in p..p+n (the last one,
+** as a parser merges), or 0. */
+static int pb_field(const unsigned char *p, size_t n, unsigned num,
+                    const unsigned char **sub, size_t *subn) {
+  const unsigned char *end = p + n;
+  int found = 0;
+  while (p < end) {
+    unsigned long long tag = 0, v = 0;
+    int sh = 0;
+    do {
+      if (p == end || sh > 63) return found;
+      tag |= (unsigned long long)(*p & 0x7f) << sh;
+      sh += 7;
+    } while (*p++ & 0x80);
+    switch (tag & 7) {
+      case 0:
+        do { if (p == end) return found; } while (*p++ & 0x80);
+        break;
+      case 1: if ((size_t)(end - p) < 8) return found; p += 8; break;
+      case 5: if ((size_t)(end - p) < 4) return found; p += 4; break;
+      case 2:
+        sh = 0;
+        do {
+          if (p == end || sh > 63) return found;
+          v |= (unsigned long long)(*p & 0x7f) << sh;
+          sh += 7;
+        } while (*p++ & 0x80);
+        if (v > (unsigned long long)(end - p)) return found;
+        if ((tag >> 3) == num) *sub = p, *subn = (size_t)v, found = 1;
+        p += v;
+        break;
+      default: return found;
+    }
+  }
+  return found;
+}
+
+char *cli_taskspec_name(const char *data, size_t n, int json) {
+  if (json) {
+    json_t *root = json_loadb(data, n, 0, NULL);
+    const char *s = json_string_value(json_object_get(
+        json_object_get(json_object_get(root, "template"), "id"), "name"));
+    char *r = s && s[0] ? cli_xstrdup(s) : NULL;
+    json_decref(root);
+    return r;
+  } else {
+    const unsigned char *t, *id, *name;
+    size_t tn, idn, nn;
+    char *r;
+    if (!pb_field((const unsigned char *)data, n, 1, &t, &tn) ||   /* template */
+        !pb_field(t, tn, 1, &id, &idn) ||                          /* id */
+        !pb_field(id, idn, 4, &name, &nn) || nn == 0)              /* name */
+      return NULL;
+    r = (char *)cli_xmalloc(nn + 1);
+    memcpy(r, name, nn);
+    r[nn] = '\0';
+    return r;
+  }
 }
 
 const char *cli_ext_of(kfjob_format f) {
@@ -64,6 +128,8 @@ const char *cli_ext_of(kfjob_format f) {
     case KFJOB_FORMAT_TEMPLATE_JSON: return ".template.json";
     case KFJOB_FORMAT_MANIFEST: return ".manifest.yaml";
     case KFJOB_FORMAT_MANIFEST_JSON: return ".manifest.json";
+    case KFJOB_FORMAT_TASKSPEC: return ".pb";
+    case KFJOB_FORMAT_TASKSPEC_JSON: return ".json";
     default: return "";
   }
 }

@@ -262,9 +262,9 @@ static int on_decoded(void *ud, const kfjob_job *j) {
   return 0;
 }
 
-/* Decode one binary (or TaskTemplate JSON) file into documents via the
-** host.  type: --type, else from the directory's output list, else a
-** TaskTemplate.  Returns an exit status. */
+/* Decode one binary (or TaskTemplate / TaskSpec JSON) file into documents
+** via the host.  type: --type, else from the directory's output list,
+** else a TaskTemplate or a TaskSpec.  Returns an exit status. */
 int cli_decode_bytes(kfjob_host *h, const opts *o, const char *path,
                      const char *data, size_t n, const entry *e,
                      docs *out, render_ctx *stream) {
@@ -306,7 +306,8 @@ static int load_file(kfjob_host *h, const opts *o, const char *path,
     return cli_errorf(EXIT_USAGE, "cannot read %s: %s", path, strerror(errno));
   if (o->type || looks_binary(data, n) ||
       (e && (strcmp(e->format, "pb") == 0 || strcmp(e->format, "template") == 0 ||
-             strcmp(e->format, "template-json") == 0))) {
+             strcmp(e->format, "template-json") == 0 ||
+             strcmp(e->format, "taskspec") == 0 || strcmp(e->format, "taskspec-json") == 0))) {
     code = cli_decode_bytes(h, o, path, data, n, e, out, NULL);
     free(data);
     return code;
@@ -446,7 +447,7 @@ int cli_load_side(kfjob_host *h, const opts *o, const char *path, docs *out) {
     cli_run_options(o, &ro, name);
     ro.select = NULL;
     if (ro.format == KFJOB_FORMAT_YAML || ro.format == KFJOB_FORMAT_PB ||
-        ro.format == KFJOB_FORMAT_TEMPLATE)
+        ro.format == KFJOB_FORMAT_TEMPLATE || cli_is_taskspec_format(ro.format))
       ro.format = KFJOB_FORMAT_JSON;     /* the same content, comparable */
     c.out = out;
     c.format = ro.format;

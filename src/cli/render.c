@@ -21,7 +21,33 @@ static int on_render(void *ud, const kfjob_job *j) {
   if (j->error) {                          /* --keep-going */
     c->nfailed++;
     if (c->prog.shown && c->prog.tty) fputs("\r\033[K", stderr);
-    fprintf(stderr, "%s: job '%s': %s\n", c->config, j->name, j->error);
+    fprintf(stderr, "%s: job '%s': %s%s\n", c->config, j->name, j->error,
+            c->nfailed == 1 ? cli_registration_hint(j->error) : "");
+    return 0;
+  }
+  if (o->outdir && cli_is_taskspec_format(j->format)) {
+    pending *p;
+    char *task = cli_taskspec_name(j->data, j->size, j->format == KFJOB_FORMAT_TASKSPEC_JSON);
+    if (task == NULL || !cli_safe_file_name(task)) {
+      fprintf(stderr, "%s: job '%s': the task name '%s' cannot be used in a file name "
+              "(letters, digits, '-', '_' and '.', not first)\n", c->config, j->name,
+              task ? task : "");
+      free(task);
+      c->status = EXIT_INVALID;
+      return 1;
+    }
+    if (c->npend == c->cappend)
+      c->pend = (pending *)cli_xrealloc(c->pend, (c->cappend = c->cappend ? 2 * c->cappend : 16) *
+                                                   sizeof *c->pend);
+    p = &c->pend[c->npend++];
+    p->task = task;
+    p->data = (char *)memcpy(cli_xmalloc(j->size ? j->size : 1), j->data, j->size);
+    p->size = j->size;
+    p->type = cli_xstrdup(j->task_type);
+    p->kind = cli_xstrdup(j->kind);
+    p->name = cli_xstrdup(j->name);
+    p->version = j->version;
+    p->format = j->format;
     return 0;
   }
   if (o->outdir) {
@@ -80,6 +106,46 @@ static int on_render(void *ud, const kfjob_job *j) {
   return 0;
 }
 
+/* The held TaskSpec files, named as pyflyte package names them:
+** <index>_<task name>_1.pb (1: resource type TASK), the index zero-padded
+** to ceil(log10(count)) digits, from 0 in render order. */
+static void write_pending(render_ctx *c) {
+  const opts *o = c->o;
+  size_t i, p10 = 1;
+  int width = 0;
+  for (; p10 < c->npend; p10 *= 10) width++;
+  for (i = 0; i < c->npend && c->status == 0; i++) {
+    pending *p = &c->pend[i];
+    char *file = cli_xprintf("%0*zu_%s_1%s", width, i, p->task, cli_ext_of(p->format));
+    entry proof;
+    memset(&proof, 0, sizeof proof);
+    if (cli_entries_find(&c->written, file)) {
+      fprintf(stderr, "%s: job '%s': a second job writes %s\n", c->config, p->name, file);
+      c->status = EXIT_INVALID;
+    } else if (o->dry_run) {
+      printf("would write %s/%s (%zu bytes)\n", o->outdir, file, p->size);
+    } else if (cli_write_atomic(c->dirfd, file, p->data, p->size,
+                                cli_is_text_format(p->format), &proof) != 0) {
+      fprintf(stderr, "kfjob: cannot write %s/%s: %s\n", o->outdir, file, strerror(errno));
+      c->status = EXIT_USAGE;
+    }
+    if (c->status == 0)
+      cli_entry_prove(cli_entries_add(&c->written, file, kfjob_format_name(p->format),
+                                      p->type, p->version, p->kind, p->name), &proof);
+    free(file);
+  }
+  for (i = 0; i < c->npend; i++) {
+    free(c->pend[i].task);
+    free(c->pend[i].data);
+    free(c->pend[i].type);
+    free(c->pend[i].kind);
+    free(c->pend[i].name);
+  }
+  free(c->pend);
+  c->pend = NULL;
+  c->npend = 0;
+}
+
 int cli_cmd_render(const opts *o) {
   render_ctx c;
   kfjob_run_options ro;
@@ -114,12 +180,14 @@ int cli_cmd_render(const opts *o) {
   ro.keep_going = o->keep_going;
   if (o->outdir && (o->format == KFJOB_FORMAT_JSON ||
                     o->format == KFJOB_FORMAT_TEMPLATE_JSON ||
-                    o->format == KFJOB_FORMAT_MANIFEST_JSON))
+                    o->format == KFJOB_FORMAT_MANIFEST_JSON ||
+                    o->format == KFJOB_FORMAT_TASKSPEC_JSON))
     ro.indent = 2;
   cli_progress_init(&c.prog, o->progress);
   h = cli_make_host(o);
   st = kfjob_host_run_file(h, o->pos[0], &ro, on_render, &c);
   cli_progress_end(&c.prog);
+  if (c.npend) write_pending(&c);
   code = c.status ? c.status : cli_report(h, st, o->pos[0]);
   if (c.status && st != KFJOB_ESTOPPED) cli_report(h, st, o->pos[0]);
   if (code == 0 && c.binary) {

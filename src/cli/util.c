@@ -102,3 +102,9 @@ char *cli_stem_of(const char *path) {
   if (dot == NULL || dot == b) return cli_xstrdup(b);
   return cli_xprintf("%.*s", (int)(dot - b), b);
 }
+
+const char *cli_registration_hint(const char *msg) {
+  if (msg == NULL || strstr(msg, "missing registration fields") == NULL) return "";
+  return "\n  (set them with --project, --domain, --version and --image, or per job "
+         "with {job = <job>, opts = {id =, container =}})";
+}

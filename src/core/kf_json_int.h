@@ -15,7 +15,7 @@
 #define CAT(base, off) ((const char *)(base) + (off))
 #define TRY(x) do { kf_status st_ = (x); if (st_ != KF_OK) return st_; } while (0)
 
-enum { W_NONE, W_STRUCT, W_VALUE, W_LIST };
+enum { W_NONE, W_STRUCT, W_VALUE, W_LIST, W_DURATION };
 
 /* Well-known types with their own JSON shape (matched by name so any
 ** compilation of struct.proto works). */
@@ -24,6 +24,7 @@ static inline int wkt(const ProtobufCMessageDescriptor *d) {
   if (strcmp(d->name + 16, "Struct") == 0) return W_STRUCT;
   if (strcmp(d->name + 16, "Value") == 0) return W_VALUE;
   if (strcmp(d->name + 16, "ListValue") == 0) return W_LIST;
+  if (strcmp(d->name + 16, "Duration") == 0) return W_DURATION;
   return W_NONE;
 }
 

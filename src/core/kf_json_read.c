@@ -582,6 +582,40 @@ static kf_status p_kind(pc *c, const kf_node *n, const ProtobufCMessageDescripto
   return KF_OK;
 }
 
+/* google.protobuf.Duration's JSON: "[-]S[.fff]s", at most 9 fractional
+** digits, |S| within the type's range (10000 years). */
+static kf_status p_duration(pc *c, const kf_node *n, ProtobufCMessage *m) {
+  const ProtobufCMessageDescriptor *d = m->descriptor;
+  const char *p, *end;
+  int64_t sec = 0;
+  int32_t ns = 0;
+  int neg = 0, digits = 0, k;
+  if (n == NULL || n->t != KF_NSTR)
+    return pfail(c, KF_EINVAL, "expected a duration string like \"5400s\", got %s", tname(n));
+  p = n->u.s.p, end = p + n->u.s.n;
+  if (p < end && *p == '-') neg = 1, p++;
+  for (; p < end && *p >= '0' && *p <= '9'; p++, digits++) {
+    if (sec > 315576000000LL / 10) goto bad;
+    sec = sec * 10 + (*p - '0');
+  }
+  if (digits == 0) goto bad;
+  if (p < end && *p == '.') {
+    for (p++, k = 0; p < end && *p >= '0' && *p <= '9'; p++, k++) {
+      if (k == 9) goto bad;
+      ns = ns * 10 + (*p - '0');
+    }
+    if (k == 0) goto bad;
+    for (; k < 9; k++) ns *= 10;
+  }
+  if (p + 1 != end || *p != 's' || sec > 315576000000LL) goto bad;
+  *(int64_t *)AT(m, d->fields[0].offset) = neg ? -sec : sec;
+  *(int32_t *)AT(m, d->fields[1].offset) = neg ? -ns : ns;
+  return KF_OK;
+bad:
+  return pfail(c, KF_EINVAL, "expected a duration string like \"5400s\", got '%.40s'",
+               n->u.s.p);
+}
+
 static kf_status p_msg(pc *c, const kf_node *n, const ProtobufCMessageDescriptor *d,
                        ProtobufCMessage **out, int depth) {
   int w = wkt(d);
@@ -595,6 +629,7 @@ static kf_status p_msg(pc *c, const kf_node *n, const ProtobufCMessageDescriptor
   *out = m;
   if (w == W_VALUE) return p_kind(c, n, d, m, depth);
   if (w == W_LIST) return p_array(c, n, &d->fields[0], m, depth);
+  if (w == W_DURATION) return p_duration(c, n, m);
   if (n == NULL || n->t != KF_NOBJ)
     return pfail(c, KF_EINVAL, "expected an object, got %s", tname(n));
   if (w == W_STRUCT) return p_map(c, n, &d->fields[0], m, depth);

@@ -449,10 +449,31 @@ static kf_status w_map(sink *s, const ProtobufCFieldDescriptor *f,
   return s_close(s, KF_NOBJ);
 }
 
+/* google.protobuf.Duration as json_format writes it: seconds with 0, 3, 6
+** or 9 fractional digits, then "s" ("5400s", "1.500s"). */
+static kf_status w_duration(sink *s, const ProtobufCMessage *m) {
+  const ProtobufCMessageDescriptor *d = m->descriptor;
+  int64_t sec = *(const int64_t *)CAT(m, d->fields[0].offset);
+  int32_t ns = *(const int32_t *)CAT(m, d->fields[1].offset);
+  char t[48];
+  uint64_t u = sec < 0 ? 0 - (uint64_t)sec : (uint64_t)sec;  /* INT64_MIN too */
+  int n = snprintf(t, sizeof t, "%s%" PRIu64, sec < 0 || (sec == 0 && ns < 0) ? "-" : "", u);
+  if (ns < 0) ns = -ns;
+  if (ns % 1000000 == 0 && ns) n += snprintf(t + n, sizeof t - (size_t)n, ".%03d", ns / 1000000);
+  else if (ns % 1000 == 0 && ns) n += snprintf(t + n, sizeof t - (size_t)n, ".%06d", ns / 1000);
+  else if (ns) n += snprintf(t + n, sizeof t - (size_t)n, ".%09d", ns);
+  snprintf(t + n, sizeof t - (size_t)n, "s");
+  {
+    kf_node v = mk_str(t);
+    return s_val(s, &v);
+  }
+}
+
 static kf_status w_msg(sink *s, const ProtobufCMessage *m) {
   const ProtobufCMessageDescriptor *d = m->descriptor;
   unsigned i;
   switch (wkt(d)) {
+    case W_DURATION: return w_duration(s, m);
     case W_STRUCT: return w_map(s, &d->fields[0], m);
     case W_LIST: return w_array(s, &d->fields[0], m);
     case W_VALUE: {

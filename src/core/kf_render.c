@@ -100,6 +100,7 @@ kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
   kf_status st;
   int indent = o->indent;
   if (o->format != KF_RENDER_MANIFEST && o->format != KF_RENDER_MANIFEST_JSON &&
+      o->format != KF_RENDER_ENVIRONMENT &&
       (st = kf_need_task_type(j->kind, o->who, e)) != KF_OK)
     return st;
   switch (o->format) {
@@ -135,6 +136,20 @@ kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
                                     e)) != KF_OK)
         return st;
       return kf_msg_to_json(&t->base, indent, out, e);
+    case KF_RENDER_TASKSPEC:
+      if ((st = check_enc(&o->enc, o->who, e)) != KF_OK ||
+          (st = target_ok(j, o, KF_E_TASKSPEC, A, e)) != KF_OK)
+        return st;
+      return kf_task_spec_bytes(j, &o->enc, o->template_opts, A, out, o->who, e);
+    case KF_RENDER_TASKSPEC_JSON: {
+      Flyteidl__Admin__TaskSpec *ts;
+      if ((st = check_enc(&o->enc, o->who, e)) != KF_OK ||
+          (st = check_json_indent(indent, o->who, e)) != KF_OK ||
+          (st = target_ok(j, o, KF_E_TASKSPEC, A, e)) != KF_OK ||
+          (st = kf_task_spec(j, &o->enc, o->template_opts, A, &ts, o->who, e)) != KF_OK)
+        return st;
+      return kf_msg_to_json(&ts->base, indent, out, e);
+    }
     case KF_RENDER_MANIFEST:
     case KF_RENDER_MANIFEST_JSON:
       return manifest(j, o, A, out, e);

@@ -22,8 +22,11 @@ typedef enum kf_render_format {
   KF_RENDER_TEMPLATE_JSON,  /* the TaskTemplate as JSON */
   KF_RENDER_MANIFEST,       /* kubeflow.org/v1 resource, YAML (job:manifest) */
   KF_RENDER_MANIFEST_JSON,  /* the resource as JSON */
-  KF_RENDER_ENVIRONMENT     /* every pod's environment, JSON (job:environment;
-                               kfjob_format's value differs: after "none") */
+  /* kfjob_format's NONE sits here */
+  KF_RENDER_TASKSPEC = KF_RENDER_MANIFEST_JSON + 2,  /* admin.TaskSpec bytes
+                                                        (job:task_spec) */
+  KF_RENDER_TASKSPEC_JSON,  /* the TaskSpec as JSON */
+  KF_RENDER_ENVIRONMENT     /* every pod's environment, JSON (job:environment) */
 } kf_render_format;
 
 typedef struct kf_render_opts {
@@ -32,9 +35,11 @@ typedef struct kf_render_opts {
                                encoding, version 1 only); not for manifests */
   int indent;               /* JSON formats: 0 compact, 1..16; YAML formats:
                                0 (the default, 2) or 2..9 */
-  const kf_node *template_opts;  /* TaskTemplate formats: id, container,
-                                    config as kf_task_template takes them;
-                                    NULL: none */
+  const kf_node *template_opts;  /* TaskTemplate and TaskSpec formats: id,
+                                    container, config (and for TaskSpecs
+                                    interface, metadata) as
+                                    kf_task_template / kf_task_spec take
+                                    them; NULL: none */
   kf_manifest_opts manifest;     /* manifest and environment formats: name
                                     is required */
   int target_set;           /* 0: each format's default target (flyte for
@@ -44,6 +49,7 @@ typedef struct kf_render_opts {
   const char *who;          /* required: the method's name prefixing errors
                                ("kfjob.encode", "kfjob.to_json" also for
                                YAML, "kfjob.task_template",
+                               "kfjob.task_spec",
                                "kfjob.manifest") */
 } kf_render_opts;
 

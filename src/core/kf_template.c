@@ -12,6 +12,7 @@
 #include "kf_json.h"
 #include "kf_template.h"
 #include "kf_wire.h"
+#include "kf_manifest.h"
 #include "flyteidl/core/tasks.pb-c.h"
 #include "flyteidl/core/identifier.pb-c.h"
 #include "flyteidl/core/literals.pb-c.h"
@@ -19,28 +20,28 @@
 /* ---- options (a node in the shape of the Lua opts table) -------------- */
 
 /* Option strings become proto3 strings: no NUL bytes, valid UTF-8. */
-static const char *bad_text(const kf_node *v) {
+const char *kf_opt_bad_text(const kf_node *v) {
   if (v->u.s.n > KF_MAX_STRING) return "string longer than the limit of 1 MiB";
   if (strlen(v->u.s.p) != v->u.s.n) return "string contains a NUL byte";
   if (!kf_utf8_ok(v->u.s.p, v->u.s.n)) return "invalid UTF-8";
   return NULL;
 }
 
-static kf_status opt_string(const kf_node *o, const char *key, const char *path,
+kf_status kf_opt_string(const kf_node *o, const char *key, const char *path,
                             const char **out, const char *who, kf_err *e) {
   const kf_node *v = kf_node_get(o, key);
   if (v == NULL) return KF_OK;
   if (v->t != KF_NSTR)
     return kf_fail(e, KF_EINVAL, "%s: opts.%s%s: expected a string", who, path,
                    key);
-  if (bad_text(v))
+  if (kf_opt_bad_text(v))
     return kf_fail(e, KF_EINVAL, "%s: opts.%s%s: %s", who, path, key,
-                   bad_text(v));
+                   kf_opt_bad_text(v));
   *out = v->u.s.p;
   return KF_OK;
 }
 
-static kf_status check_known(const kf_node *o, const char *path,
+kf_status kf_opt_check_known(const kf_node *o, const char *path,
                              const char *const *known, const char *who,
                              kf_err *e) {
   size_t i, j;
@@ -73,9 +74,9 @@ static kf_status opt_list(kf_arena *A, const kf_node *o, const char *key,
     if (v->u.c.v[i]->t != KF_NSTR)
       return kf_fail(e, KF_EINVAL, "%s: opts.container.%s[%zu]: expected a string",
                      who, key, i + 1);
-    if (bad_text(v->u.c.v[i]))
+    if (kf_opt_bad_text(v->u.c.v[i]))
       return kf_fail(e, KF_EINVAL, "%s: opts.container.%s[%zu]: %s", who, key, i + 1,
-                     bad_text(v->u.c.v[i]));
+                     kf_opt_bad_text(v->u.c.v[i]));
     (*out)[i] = (char *)v->u.c.v[i]->u.s.p;
   }
   *n = v->u.c.n;
@@ -88,14 +89,14 @@ static kf_status build_id(kf_arena *A, const kf_node *o,
   static const char *const known[] = {"project", "domain", "name", "version", NULL};
   Flyteidl__Core__Identifier *id;
   kf_status st;
-  if ((st = check_known(o, "id", known, who, e))) return st;
+  if ((st = kf_opt_check_known(o, "id", known, who, e))) return st;
   if ((id = kf_arena_alloc(A, sizeof *id)) == NULL) return kf_nomem(e);
   flyteidl__core__identifier__init(id);
   id->resource_type = FLYTEIDL__CORE__RESOURCE_TYPE__TASK;
-  if ((st = opt_string(o, "project", "id.", (const char **)&id->project, who, e)) ||
-      (st = opt_string(o, "domain", "id.", (const char **)&id->domain, who, e)) ||
-      (st = opt_string(o, "name", "id.", (const char **)&id->name, who, e)) ||
-      (st = opt_string(o, "version", "id.", (const char **)&id->version, who, e)))
+  if ((st = kf_opt_string(o, "project", "id.", (const char **)&id->project, who, e)) ||
+      (st = kf_opt_string(o, "domain", "id.", (const char **)&id->domain, who, e)) ||
+      (st = kf_opt_string(o, "name", "id.", (const char **)&id->name, who, e)) ||
+      (st = kf_opt_string(o, "version", "id.", (const char **)&id->version, who, e)))
     return st;
   t->id = id;
   return KF_OK;
@@ -106,20 +107,41 @@ static int env_cmp(const void *a, const void *b) {
                 (*(Flyteidl__Core__KeyValuePair *const *)b)->key);
 }
 
-static kf_status build_container(kf_arena *A, const kf_node *o,
-                                 Flyteidl__Core__TaskTemplate *t,
+/* MPI and Horovod: the args become the launcher command around them, as
+** flytekit's get_command wraps its entrypoint (FACTS 2.5, 2.6). */
+static kf_status wrap_launcher(const kf_job *j, kf_arena *A,
+                               Flyteidl__Core__Container *c, const char *who,
+                               kf_err *e) {
+  kf_strs args;
+  kf_node *l;
+  kf_status st;
+  size_t i;
+  args.v = (const char *const *)c->args;
+  args.n = c->n_args;
+  if ((st = kf_launcher_command(j, &args, A, &l, who, e))) return st;
+  if ((c->args = kf_arena_alloc(A, l->u.c.n * sizeof *c->args)) == NULL) return kf_nomem(e);
+  for (i = 0; i < l->u.c.n; i++) c->args[i] = (char *)l->u.c.v[i]->u.s.p;
+  c->n_args = l->u.c.n;
+  return KF_OK;
+}
+
+static kf_status build_container(const kf_job *j, int wrap, kf_arena *A,
+                                 const kf_node *o, Flyteidl__Core__TaskTemplate *t,
                                  const char *who, kf_err *e) {
   static const char *const known[] = {"image", "command", "args", "env", NULL};
   Flyteidl__Core__Container *c;
   const kf_node *env = kf_node_get(o, "env");
   kf_status st;
   size_t i;
-  if ((st = check_known(o, "container", known, who, e))) return st;
+  if ((st = kf_opt_check_known(o, "container", known, who, e))) return st;
   if ((c = kf_arena_alloc(A, sizeof *c)) == NULL) return kf_nomem(e);
   flyteidl__core__container__init(c);
-  if ((st = opt_string(o, "image", "container.", (const char **)&c->image, who, e)) ||
+  if ((st = kf_opt_string(o, "image", "container.", (const char **)&c->image, who, e)) ||
       (st = opt_list(A, o, "command", &c->command, &c->n_command, who, e)) ||
       (st = opt_list(A, o, "args", &c->args, &c->n_args, who, e)))
+    return st;
+  if (wrap && (kf_kinds[j->kind].flags & KF_K_COMMAND) &&
+      (st = wrap_launcher(j, A, c, who, e)))
     return st;
   if (env != NULL && env->t == KF_NOBJ && env->u.c.n > 0) {
     Flyteidl__Core__KeyValuePair *kv = kf_arena_alloc(A, env->u.c.n * sizeof *kv);
@@ -130,9 +152,9 @@ static kf_status build_container(kf_arena *A, const kf_node *o,
       if (env->u.c.v[i]->t != KF_NSTR)
         return kf_fail(e, KF_EINVAL, "%s: opts.container.env.%s: expected a string",
                        who, env->u.c.k[i]);
-      if (bad_text(env->u.c.v[i]) || !kf_utf8_ok(env->u.c.k[i], strlen(env->u.c.k[i])))
+      if (kf_opt_bad_text(env->u.c.v[i]) || !kf_utf8_ok(env->u.c.k[i], strlen(env->u.c.k[i])))
         return kf_fail(e, KF_EINVAL, "%s: opts.container.env.%s: %s", who, env->u.c.k[i],
-                       bad_text(env->u.c.v[i]) ? bad_text(env->u.c.v[i]) : "invalid UTF-8");
+                       kf_opt_bad_text(env->u.c.v[i]) ? kf_opt_bad_text(env->u.c.v[i]) : "invalid UTF-8");
       flyteidl__core__key_value_pair__init(&kv[i]);
       kv[i].key = (char *)env->u.c.k[i];
       kv[i].value = (char *)env->u.c.v[i]->u.s.p;
@@ -207,24 +229,65 @@ static kf_status worker_spec_command(kf_arena *A, const kf_group *g,
   return KF_OK;
 }
 
+/* Registration fields flyteadmin requires (task_validator.go): every id
+** field, and a non-empty image on the task container.  Without one in the
+** options, a job whose every group has its own image gets the worker's (the
+** backend overrides it per group anyway).  One message lists all that is
+** missing. */
+static kf_status check_registrable(const kf_job *j, Flyteidl__Core__TaskTemplate *t,
+                                   const char *who, kf_err *e) {
+  static const char *const idf[] = {"project", "domain", "name", "version"};
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  char miss[KF_ERRMAX];
+  size_t n = 0;
+  int i, images = 1;
+  miss[0] = '\0';
+  for (i = 0; i < 4; i++) {
+    const char *v = t->id == NULL ? NULL : i == 0 ? t->id->project : i == 1 ? t->id->domain
+                                         : i == 2 ? t->id->name : t->id->version;
+    if (v == NULL || v[0] == '\0')
+      n += (size_t)snprintf(miss + n, sizeof miss - n, "%sopts.id.%s", n ? ", " : "", idf[i]);
+  }
+  for (i = 0; i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    if (g->replicas > 0 && (g->image == NULL || g->image[0] == '\0')) images = 0;
+  }
+  if (t->container == NULL || t->container->image[0] == '\0') {
+    if (!images || t->container == NULL)
+      snprintf(miss + n, sizeof miss - n, "%sopts.container.image", n ? ", " : "");
+    else
+      t->container->image = (char *)j->g[KF_WORKER].image;
+  }
+  if (miss[0])
+    return kf_fail(e, KF_EINVAL, "%s: missing registration fields: %s (flyteadmin "
+                   "rejects a task without them)", who, miss);
+  return KF_OK;
+}
+
 /* Builds the template; with `custom_out` the custom stays a node (for the
-** direct Struct writer) instead of becoming Struct messages. */
+** direct Struct writer) instead of becoming Struct messages.  With `spec`
+** (task_spec) it also takes interface and metadata, always sets both, and
+** checks the registration fields; the description goes to *description. */
 static kf_status build_template(const kf_job *j, const kf_encopts *o,
-                                const kf_node *opts, kf_arena *A,
+                                const kf_node *opts, int spec, kf_arena *A,
                                 Flyteidl__Core__TaskTemplate **out,
-                                kf_node **custom_out, const char *who,
-                                kf_err *e) {
-  static const char *const known[] = {"version", "replica_encoding", "format",
-                                      "indent", "id", "container", "config",
+                                kf_node **custom_out, const char **description,
+                                const char *who, kf_err *e) {
+  static const char *const known[] = {"version", "replica_encoding", "format", "indent",
+                                      "id", "container", "config", "wrap_launcher",
                                       "target", NULL};
+  static const char *const known_spec[] = {
+      "version", "replica_encoding", "format", "indent", "id", "container", "config",
+      "wrap_launcher", "interface", "metadata", "target", NULL};
   Flyteidl__Core__TaskTemplate *t = kf_arena_alloc(A, sizeof *t);
   const kf_node *v;
   kf_status st;
   size_t i, ncfg = 1;   /* room for worker_spec_command */
+  int wrap = 1;
   if ((st = kf_need_task_type(j->kind, who, e)) != KF_OK) return st;
   if (t == NULL) return kf_nomem(e);
   flyteidl__core__task_template__init(t);
-  if (opts != NULL && (st = check_known(opts, "", known, who, e))) {
+  if (opts != NULL && (st = kf_opt_check_known(opts, "", spec ? known_spec : known, who, e))) {
     /* "opts..x" -> "opts.x" for top-level keys */
     char *p = strstr(e->msg, "opts..");
     if (p) memmove(p + 5, p + 6, strlen(p + 6) + 1);
@@ -232,9 +295,37 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
   }
   t->type = (char *)kf_task_type(j);
   t->task_type_version = o->version;
+  if (opts && (v = kf_node_get(opts, "wrap_launcher"))) {
+    if (v->t != KF_NBOOL)
+      return kf_fail(e, KF_EINVAL, "%s: opts.wrap_launcher: expected a boolean", who);
+    wrap = v->u.b != 0;
+  }
   if (opts && (v = kf_node_get(opts, "id")) && (st = build_id(A, v, t, who, e))) return st;
-  if (opts && (v = kf_node_get(opts, "container")) && (st = build_container(A, v, t, who, e)))
+  if (opts && (v = kf_node_get(opts, "container")) &&
+      (st = build_container(j, wrap, A, v, t, who, e)))
     return st;
+  if (spec) {
+    static const kf_node none = {KF_NOBJ, NULL, {0}};  /* task_spec: always a container */
+    if (t->container == NULL && (st = build_container(j, wrap, A, &none, t, who, e)))
+      return st;
+    if ((st = check_registrable(j, t, who, e)) ||
+        (st = kf_interface_build(A, opts ? kf_node_get(opts, "interface") : NULL,
+                                 &t->interface, who, e)) ||
+        (st = kf_metadata_build(A, opts ? kf_node_get(opts, "metadata") : NULL,
+                                &t->metadata, description, who, e)))
+      return st;
+    /* flytekit: inputs the cache key ignores must be inputs */
+    for (i = 0; i < t->metadata->n_cache_ignore_input_vars; i++) {
+      const Flyteidl__Core__VariableMap *in = t->interface->inputs;
+      const char *name = t->metadata->cache_ignore_input_vars[i];
+      size_t x;
+      for (x = 0; in && x < in->n_variables; x++)
+        if (strcmp(in->variables[x]->key, name) == 0) break;
+      if (in == NULL || x == in->n_variables)
+        return kf_fail(e, KF_EINVAL, "%s: opts.metadata.cache.ignore_inputs[%zu]: '%.100s' "
+                       "is not an input (opts.interface.inputs)", who, i + 1, name);
+    }
+  }
   if (opts && (v = kf_node_get(opts, "config"))) {
     if (v->t != KF_NOBJ && !(v->t == KF_NARR && v->u.c.n == 0))
       return kf_fail(e, KF_EINVAL, "%s: opts.config: expected a table of key = value",
@@ -244,9 +335,9 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
       if (v->u.c.v[i]->t != KF_NSTR)
         return kf_fail(e, KF_EINVAL, "%s: opts.config.%s: expected a string",
                        who, v->u.c.k[i]);
-      if (bad_text(v->u.c.v[i]) || !kf_utf8_ok(v->u.c.k[i], strlen(v->u.c.k[i])))
+      if (kf_opt_bad_text(v->u.c.v[i]) || !kf_utf8_ok(v->u.c.k[i], strlen(v->u.c.k[i])))
         return kf_fail(e, KF_EINVAL, "%s: opts.config.%s: %s", who, v->u.c.k[i],
-                       bad_text(v->u.c.v[i]) ? bad_text(v->u.c.v[i]) : "invalid UTF-8");
+                       kf_opt_bad_text(v->u.c.v[i]) ? kf_opt_bad_text(v->u.c.v[i]) : "invalid UTF-8");
       if ((st = add_config(A, t, ncfg, v->u.c.k[i], v->u.c.v[i]->u.s.p, e))) return st;
     }
   }
@@ -280,17 +371,32 @@ kf_status kf_task_template(const kf_job *j, const kf_encopts *o,
                            const kf_node *opts, kf_arena *A,
                            Flyteidl__Core__TaskTemplate **out,
                            const char *who, kf_err *e) {
-  return build_template(j, o, opts, A, out, NULL, who, e);
+  return build_template(j, o, opts, 0, A, out, NULL, NULL, who, e);
 }
 
 kf_status kf_task_template_bytes(const kf_job *j, const kf_encopts *o,
                                  const kf_node *opts, kf_arena *A, kf_buf *out,
                                  const char *who, kf_err *e) {
-  Flyteidl__Core__TaskTemplate *t, head, tail;
+  Flyteidl__Core__TaskTemplate *t;
   kf_node *custom = NULL;
   kf_status st;
-  if ((st = build_template(j, o, opts, A, &t, &custom, who, e))) return st;
-  /* fields 1-2, then custom (5), then 6, 7, 9, 16, 17: in number order */
+  if ((st = build_template(j, o, opts, 0, A, &t, &custom, NULL, who, e))) return st;
+  return kf_template_pack(t, custom, A, out, e);
+}
+
+kf_status kf_template_build(const kf_job *j, const kf_encopts *o,
+                            const kf_node *opts, int spec, kf_arena *A,
+                            Flyteidl__Core__TaskTemplate **out, kf_node **custom,
+                            const char **description, const char *who, kf_err *e) {
+  return build_template(j, o, opts, spec, A, out, custom, description, who, e);
+}
+
+kf_status kf_template_pack(const Flyteidl__Core__TaskTemplate *t,
+                           const kf_node *custom, kf_arena *A, kf_buf *out,
+                           kf_err *e) {
+  Flyteidl__Core__TaskTemplate head, tail;
+  kf_status st;
+  /* fields 1-4, then custom (5), then 6, 7, 9, 16, 17: in number order */
   head = *t;
   head.target_case = FLYTEIDL__CORE__TASK_TEMPLATE__TARGET__NOT_SET;
   head.container = NULL;
@@ -300,6 +406,9 @@ kf_status kf_task_template_bytes(const kf_job *j, const kf_encopts *o,
   tail = *t;
   tail.id = NULL;
   tail.type = (char *)"";
+  tail.metadata = NULL;
+  tail.interface = NULL;
+  tail.custom = NULL;
   if ((st = kf_msg_pack_into(&head.base, A, out, e))) return st;
   if (custom != NULL &&
       (st = kf_struct_pack_field(5, custom, A, out, e)))  /* custom = 5 */
@@ -309,7 +418,24 @@ kf_status kf_task_template_bytes(const kf_job *j, const kf_encopts *o,
 
 /* ---- decoding --------------------------------------------------------- */
 
-static kf_node *info_node(const Flyteidl__Core__TaskTemplate *t, kf_arena *A) {
+/* How many leading args are the job's launcher command (0: not wrapped),
+** so info's args are the user's and task_template(info) gives the same
+** bytes; -1 on allocation failure. */
+static long launcher_prefix(const kf_job *j, const Flyteidl__Core__Container *c,
+                            kf_arena *A) {
+  kf_node *l;
+  kf_err e;
+  size_t i;
+  if (!(kf_kinds[j->kind].flags & KF_K_COMMAND)) return 0;
+  if (kf_launcher_command(j, NULL, A, &l, "", &e) != KF_OK) return e.code == KF_ENOMEM ? -1 : 0;
+  if (c->n_args < l->u.c.n) return 0;
+  for (i = 0; i < l->u.c.n; i++)
+    if (strcmp(c->args[i], l->u.c.v[i]->u.s.p) != 0) return 0;
+  return (long)l->u.c.n;
+}
+
+static kf_node *info_node(const Flyteidl__Core__TaskTemplate *t, const kf_job *j,
+                          kf_arena *A) {
   kf_node *info = kf_node_new(A, KF_NOBJ), *x;
   size_t i;
   int ok = info != NULL && kf_obj_str(A, info, "type", t->type) &&
@@ -324,14 +450,19 @@ static kf_node *info_node(const Flyteidl__Core__TaskTemplate *t, kf_arena *A) {
   if (ok && t->target_case == FLYTEIDL__CORE__TASK_TEMPLATE__TARGET_CONTAINER &&
       t->container) {
     const Flyteidl__Core__Container *c = t->container;
+    long skip = launcher_prefix(j, c, A);
     kf_node *l;
-    ok = (x = kf_obj_add(A, info, "container", KF_NOBJ)) != NULL &&
+    ok = skip >= 0 && (x = kf_obj_add(A, info, "container", KF_NOBJ)) != NULL &&
          kf_obj_str(A, x, "image", c->image);
+    if (ok && skip == 0 && (kf_kinds[j->kind].flags & KF_K_COMMAND)) {
+      kf_node *b = kf_node_new(A, KF_NBOOL);   /* b->u.b = 0: args as they are */
+      ok = b != NULL && kf_node_push(A, info, "wrap_launcher", b);
+    }
     if (ok && c->n_command && (ok = (l = kf_obj_add(A, x, "command", KF_NARR)) != NULL))
       for (i = 0; ok && i < c->n_command; i++)
         ok = kf_node_push(A, l, NULL, kf_node_str(A, c->command[i], strlen(c->command[i])));
-    if (ok && c->n_args && (ok = (l = kf_obj_add(A, x, "args", KF_NARR)) != NULL))
-      for (i = 0; ok && i < c->n_args; i++)
+    if (ok && c->n_args > (size_t)skip && (ok = (l = kf_obj_add(A, x, "args", KF_NARR)) != NULL))
+      for (i = (size_t)skip; ok && i < c->n_args; i++)
         ok = kf_node_push(A, l, NULL, kf_node_str(A, c->args[i], strlen(c->args[i])));
     if (ok && c->n_env && (ok = (l = kf_obj_add(A, x, "env", KF_NOBJ)) != NULL))
       for (i = 0; ok && i < c->n_env; i++)
@@ -370,15 +501,10 @@ static kf_status v0_worker_command(const Flyteidl__Core__TaskTemplate *t,
   return KF_OK;
 }
 
-kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
-                                  kf_arena *A, kf_job *j, kf_node **info,
-                                  const char *who, kf_err *e) {
-  Flyteidl__Core__TaskTemplate *t;
-  ProtobufCMessage *m;
-  kf_node *custom;
-  char cwho[128];  /* "<who>: custom" */
+kf_status kf_envelope_read(const char *p, size_t n,
+                           const ProtobufCMessageDescriptor *d, kf_arena *A,
+                           ProtobufCMessage **out, const char *who, kf_err *e) {
   size_t i = 0;
-  int kind, version;
   kf_status st;
   while (i < n && strchr(" \t\r\n", p[i])) i++;
   if (i < n && p[i] == '{') {
@@ -392,19 +518,36 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
       return st;
     }
     /* envelope fields kfjob does not model are skipped, as in bytes; the
-    ** custom inside is parsed strictly below */
-    if ((st = kf_node_to_msg(root, &flyteidl__core__task_template__descriptor, 1,
-                             A, (ProtobufCMessage **)&t, who, e)))
-      return st;
-  } else {
-    st = kf_unpack(&flyteidl__core__task_template__descriptor, (const uint8_t *)p,
-                   n, who, A, (ProtobufCMessage **)&t, e);
-    if (st != KF_OK && (t != NULL || st != KF_EINVAL)) return st;
-    if (t == NULL)
-      return kf_fail(e, KF_EINVAL,
-                     "%s: malformed flyteidl.core.TaskTemplate (truncated bytes, "
-                     "a bad tag or a wrong wire type)", who);
+    ** custom inside is parsed strictly later */
+    return kf_node_to_msg(root, d, 1, A, out, who, e);
   }
+  st = kf_unpack(d, (const uint8_t *)p, n, who, A, out, e);
+  if (st != KF_OK && (*out != NULL || st != KF_EINVAL)) return st;
+  if (*out == NULL)
+    return kf_fail(e, KF_EINVAL,
+                   "%s: malformed %s (truncated bytes, a bad tag or a wrong wire "
+                   "type)", who, d->name);
+  return KF_OK;
+}
+
+kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
+                                  kf_arena *A, kf_job *j, kf_node **info,
+                                  const char *who, kf_err *e) {
+  Flyteidl__Core__TaskTemplate *t = NULL;
+  kf_status st = kf_envelope_read(p, n, &flyteidl__core__task_template__descriptor, A,
+                                  (ProtobufCMessage **)&t, who, e);
+  if (st) return st;
+  return kf_template_to_job(t, opt_kind, A, j, info, who, e);
+}
+
+kf_status kf_template_to_job(Flyteidl__Core__TaskTemplate *t, int opt_kind,
+                             kf_arena *A, kf_job *j, kf_node **info,
+                             const char *who, kf_err *e) {
+  ProtobufCMessage *m;
+  kf_node *custom;
+  char cwho[128];  /* "<who>: custom" */
+  int kind, version;
+  kf_status st;
   version = t->task_type_version;
   if (version != 0 && version != 1)
     return kf_fail(e, KF_EINVAL,
@@ -437,7 +580,7 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
       (st = v0_worker_command(t, A, j, who, e)))
     return st;
   if ((st = kf_pod_from_template(t, A, j, who, e))) return st;  /* kf_pod_tt.c */
-  if ((*info = info_node(t, A)) == NULL) return kf_nomem(e);
+  if ((*info = info_node(t, j, A)) == NULL) return kf_nomem(e);
   return KF_OK;
 }
 

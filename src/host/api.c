@@ -15,7 +15,7 @@
 
 static const char *const format_names[] = {
     "pb", "json", "yaml", "template", "template-json", "manifest",
-    "manifest-json", "none", "environment"};
+    "manifest-json", "none", "taskspec", "taskspec-json", "environment"};
 
 void kfh_msg(kfjob_host *h, const char *fmt, ...) {
   va_list ap;
@@ -62,6 +62,19 @@ static kfjob_status check_opts(kfjob_host *h, const kfjob_run_options *o) {
       kfh_msg(h, "parameter '%s' is not key=value", kv ? kv : "(null)");
       return KFJOB_EARG;
     }
+  }
+  if (o->nargs && o->args == NULL) {
+    kfh_msg(h, "args is NULL but nargs is not 0");
+    return KFJOB_EARG;
+  }
+  for (i = 0; i < o->nargs; i++)
+    if (o->args[i] == NULL) {
+      kfh_msg(h, "args[%zu] is NULL", i);
+      return KFJOB_EARG;
+    }
+  if (o->retries < -1) {
+    kfh_msg(h, "retries: expected -1 (none) or 0..10, got %d", o->retries);
+    return KFJOB_EARG;
   }
   if (o->name && o->name[0] == '\0') {
     kfh_msg(h, "the job name must not be empty");
@@ -236,6 +249,7 @@ KFJOB_API void kfjob_run_options_init(kfjob_run_options *o) {
   memset(o, 0, sizeof *o);
   o->format = KFJOB_FORMAT_JSON;
   o->version = -1;
+  o->retries = -1;
 }
 
 KFJOB_API kfjob_status kfjob_host_new(const kfjob_host_options *opts,

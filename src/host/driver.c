@@ -64,12 +64,26 @@ int kfh_job_error(lua_State *L, run *R, const char *name, const char *msg) {
 ** The driver: what the config script returned -> jobs
 ** ====================================================================== */
 
-/* Is the value at idx a kfjob job?  Asks kfjob.is_job (no module loaded:
-** nothing can be a job). */
+/* Is the value at idx a kfjob job, or a job with its own TaskSpec options
+** ({job = <job>, opts = {...}}, SPEC 3.4)?  Asks kfjob.is_job (no module
+** loaded: nothing can be a job). */
 static int is_job(lua_State *L, int idx) {
   int r = 0, top = lua_gettop(L);
   idx = lua_absindex(L, idx);
-  if (lua_type(L, idx) != LUA_TUSERDATA) return 0;
+  if (lua_type(L, idx) == LUA_TTABLE) {   /* {job = <job>, opts = {...}} */
+    lua_pushliteral(L, "opts");           /* without opts: {name = job} */
+    if (lua_rawget(L, idx) != LUA_TTABLE) {
+      lua_settop(L, top);
+      return 0;
+    }
+    lua_pushliteral(L, "job");
+    lua_rawget(L, idx);
+    idx = lua_gettop(L);
+  }
+  if (lua_type(L, idx) != LUA_TUSERDATA) {
+    lua_settop(L, top);
+    return 0;
+  }
   lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   if (lua_getfield(L, -1, KFJOB_LIBNAME) == LUA_TTABLE &&
       lua_getfield(L, -1, "is_job") == LUA_TFUNCTION) {
@@ -328,8 +342,23 @@ static void run_decode(lua_State *L, run *R) {
   }
   R->st = KFJOB_EDATA;
   if (R->task_type == NULL) {
+    /* a TaskTemplate, else a TaskSpec (each one's bytes are malformed as
+    ** the other); the TaskSpec's error when its envelope was read */
+    int tt_fn = lua_gettop(L);
+    lua_pushvalue(L, tt_fn);
     lua_pushlstring(L, src, R->len);
     lua_call(L, 1, 2);                          /* job, info | nil, msg */
+    if (!is_job(L, -2) && lua_getfield(L, tt_fn - 1, "decode_task_spec") == LUA_TFUNCTION) {
+      const char *m;
+      lua_pushlstring(L, src, R->len);
+      lua_call(L, 1, 2);
+      m = lua_tostring(L, -1);
+      if (!is_job(L, -2) && (m == NULL || strstr(m, "malformed flyteidl.admin.TaskSpec") ||
+                              strstr(m, "template: missing")))
+        lua_pop(L, 2);                          /* the TaskTemplate's error */
+    } else if (!is_job(L, -2)) {
+      lua_pop(L, 1);
+    }
   } else {
     lua_pushstring(L, tt);
     lua_pushlstring(L, src, R->len);

@@ -6,6 +6,7 @@
 ** before any error is raised.
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lua.h"
@@ -20,7 +21,9 @@
 _Static_assert((int)KF_RENDER_PB == (int)KFJOB_FORMAT_PB &&
                (int)KF_RENDER_YAML == (int)KFJOB_FORMAT_YAML &&
                (int)KF_RENDER_MANIFEST_JSON == (int)KFJOB_FORMAT_MANIFEST_JSON &&
-               (int)KF_RENDER_MANIFEST_JSON + 1 == (int)KFJOB_FORMAT_NONE,
+               (int)KF_RENDER_MANIFEST_JSON + 1 == (int)KFJOB_FORMAT_NONE &&
+               (int)KF_RENDER_TASKSPEC == (int)KFJOB_FORMAT_TASKSPEC &&
+               (int)KF_RENDER_TASKSPEC_JSON == (int)KFJOB_FORMAT_TASKSPEC_JSON,
                "kf_render_format follows kfjob_format");
 
 /* The core's options for the run's format: the indent only for the JSON
@@ -39,6 +42,8 @@ static void render_opts(const kf_job *kj, const run *R, const char *name,
       [KF_RENDER_TEMPLATE_JSON] = "kfjob.task_template",
       [KF_RENDER_MANIFEST] = "kfjob.manifest",
       [KF_RENDER_MANIFEST_JSON] = "kfjob.manifest",
+      [KF_RENDER_TASKSPEC] = "kfjob.task_spec",
+      [KF_RENDER_TASKSPEC_JSON] = "kfjob.task_spec",
       [KF_RENDER_ENVIRONMENT] = "kfjob.environment"};
   kfjob_format f = R->o.format;
   kf_err e;
@@ -53,7 +58,8 @@ static void render_opts(const kf_job *kj, const run *R, const char *name,
   ro->enc.common = R->o.replica_encoding &&
                    strcmp(R->o.replica_encoding, "common") == 0;
   if (R->o.indent > 0 && (f == KFJOB_FORMAT_JSON || f == KFJOB_FORMAT_TEMPLATE_JSON ||
-                          f == KFJOB_FORMAT_MANIFEST_JSON || f == KFJOB_FORMAT_ENVIRONMENT))
+                          f == KFJOB_FORMAT_MANIFEST_JSON || f == KFJOB_FORMAT_TASKSPEC_JSON ||
+                          f == KFJOB_FORMAT_ENVIRONMENT))
     ro->indent = R->o.indent;
   ro->manifest.name = name;
   ro->manifest.ns = R->o.namespace_;
@@ -107,13 +113,152 @@ static kf_status lint(const kf_job *kj, const run *R, const char *name,
   return KF_OK;
 }
 
+/* A Lua value (a job's `opts`) -> node, without any call that can raise
+** or allocate in Lua (the arena is live): strings, numbers, booleans,
+** tables with string keys or a sequence.  NULL with `e` set on bad input. */
+static kf_node *lua_node(lua_State *L, int idx, kf_arena *A, int depth,
+                         const char *path, kf_err *e) {
+  kf_node *n;
+  size_t len;
+  const char *s;
+  switch (lua_type(L, idx)) {
+    case LUA_TSTRING:
+      s = lua_tolstring(L, idx, &len);
+      if ((n = kf_node_str(A, s, len)) == NULL) kf_nomem(e);
+      return n;
+    case LUA_TBOOLEAN:
+      if ((n = kf_node_new(A, KF_NBOOL)) == NULL) {
+        kf_nomem(e);
+        return NULL;
+      }
+      n->u.b = lua_toboolean(L, idx);
+      return n;
+    case LUA_TNUMBER:
+      if (lua_isinteger(L, idx)) {
+        if ((n = kf_node_int(A, lua_tointeger(L, idx))) == NULL) kf_nomem(e);
+      } else if ((n = kf_node_new(A, KF_NNUM)) == NULL) {
+        kf_nomem(e);
+      } else {
+        n->u.d = lua_tonumber(L, idx);
+      }
+      return n;
+    case LUA_TTABLE: {
+      size_t seq = lua_rawlen(L, idx), count = 0;
+      int string_keys = 0;
+      if (depth > 16) {
+        kf_fail(e, KF_ELIMIT, "%s: nested deeper than 16 levels", path);
+        return NULL;
+      }
+      idx = lua_absindex(L, idx);
+      lua_pushnil(L);
+      while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        count++;
+        string_keys += lua_type(L, -1) == LUA_TSTRING;
+      }
+      if (string_keys != 0 && (string_keys != (int)count || seq != 0)) {
+        kf_fail(e, KF_EINVAL, "%s: a table mixes a list and named keys", path);
+        return NULL;
+      }
+      if (string_keys == 0 && count != seq) {
+        kf_fail(e, KF_EINVAL, "%s: a table with keys that are not strings", path);
+        return NULL;
+      }
+      if ((n = kf_node_new(A, string_keys ? KF_NOBJ : KF_NARR)) == NULL) {
+        kf_nomem(e);
+        return NULL;
+      }
+      if (string_keys) {
+        lua_pushnil(L);
+        while (lua_next(L, idx)) {
+          kf_node *v = lua_node(L, -1, A, depth + 1, path, e);
+          const char *k = kf_arena_strndup(A, lua_tostring(L, -2), lua_rawlen(L, -2));
+          lua_pop(L, 1);
+          if (v == NULL) {
+            lua_pop(L, 1);
+            return NULL;
+          }
+          if (k == NULL || !kf_node_push(A, n, k, v)) {
+            lua_pop(L, 1);
+            kf_nomem(e);
+            return NULL;
+          }
+        }
+      } else {
+        size_t i;
+        for (i = 1; i <= seq; i++) {
+          kf_node *v;
+          lua_rawgeti(L, idx, (lua_Integer)i);
+          v = lua_node(L, -1, A, depth + 1, path, e);
+          lua_pop(L, 1);
+          if (v == NULL) return NULL;
+          if (!kf_node_push(A, n, NULL, v)) {
+            kf_nomem(e);
+            return NULL;
+          }
+        }
+      }
+      return n;
+    }
+    default:
+      kf_fail(e, KF_EINVAL, "%s: a %s cannot be an option value", path,
+              lua_typename(L, lua_type(L, idx)));
+      return NULL;
+  }
+}
+
+/* The TaskSpec options: the run's flags, then the job's own opts over
+** them (SPEC 3.4: what a config sets wins). */
+static kf_status taskspec_opts(lua_State *L, int jobopts, const run *R,
+                               const char *name, kf_arena *A, kf_node **out,
+                               kf_err *e) {
+  kf_node *o = kf_node_new(A, KF_NOBJ), *id = NULL, *c = NULL, *m, *l;
+  size_t i;
+  int ok = o != NULL && (id = kf_obj_add(A, o, "id", KF_NOBJ)) != NULL &&
+           (c = kf_obj_add(A, o, "container", KF_NOBJ)) != NULL;
+  if (ok && R->o.project) ok = kf_obj_strref(A, id, "project", R->o.project);
+  if (ok && R->o.domain) ok = kf_obj_strref(A, id, "domain", R->o.domain);
+  if (ok) ok = kf_obj_str(A, id, "name", name);
+  if (ok && R->o.task_version) ok = kf_obj_strref(A, id, "version", R->o.task_version);
+  if (ok && R->o.image) ok = kf_obj_strref(A, c, "image", R->o.image);
+  if (ok && R->o.nargs && (ok = (l = kf_obj_add(A, c, "args", KF_NARR)) != NULL))
+    for (i = 0; ok && i < R->o.nargs; i++)
+      ok = kf_node_push(A, l, NULL, kf_node_str(A, R->o.args[i], strlen(R->o.args[i])));
+  if (ok && (R->o.retries >= 0 || R->o.timeout) &&
+      (ok = (m = kf_obj_add(A, o, "metadata", KF_NOBJ)) != NULL)) {
+    if (R->o.retries >= 0) ok = kf_obj_int(A, m, "retries", R->o.retries);
+    if (ok && R->o.timeout) {
+      const char *t = R->o.timeout;
+      size_t k = strspn(t, "0123456789");
+      if (k > 0 && k < 13 && t[k] == '\0') ok = kf_obj_int(A, m, "timeout", strtoll(t, NULL, 10));
+      else ok = kf_obj_strref(A, m, "timeout", t);
+    }
+  }
+  if (!ok) return kf_nomem(e);
+  if (jobopts) {
+    kf_node *over = lua_node(L, jobopts, A, 0, "opts", e);
+    kf_status st;
+    if (over == NULL) return e->code ? e->code : kf_nomem(e);
+    if (over->t == KF_NARR && over->u.c.n == 0) over->t = KF_NOBJ;
+    if (over->t != KF_NOBJ) return kf_fail(e, KF_EINVAL, "opts: expected a table");
+    if ((st = kf_node_merge(A, o, over, "opts", e)) != KF_OK) return st;
+  }
+  *out = o;
+  return KF_OK;
+}
+
 /* The run's format (and lint) of job kj into `out`, NUL-terminated. */
-static kf_status render(const kf_job *kj, const run *R, const char *name,
-                        int version, kf_arena *A, kf_buf *out, kfjob_job *j,
-                        kf_err *e) {
+static kf_status render(lua_State *L, int jobopts, const kf_job *kj, const run *R,
+                        const char *name, int version, kf_arena *A, kf_buf *out,
+                        kfjob_job *j, kf_err *e) {
   kf_render_opts ro;
   kf_status st;
   render_opts(kj, R, name, version, &ro);
+  if (R->o.format == KFJOB_FORMAT_TASKSPEC || R->o.format == KFJOB_FORMAT_TASKSPEC_JSON) {
+    kf_node *o = NULL;
+    if ((st = taskspec_opts(L, jobopts, R, name, A, &o, e)) != KF_OK) return st;
+    ro.template_opts = o;
+  }
   if ((st = kf_render(kj, &ro, A, out, e)) != KF_OK) return st;
   if (!kf_buf_addc(out, '\0')) return kf_nomem(e);
   if (R->o.format != KFJOB_FORMAT_NONE) {
@@ -149,7 +294,16 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   kf_err e;
   kf_status st;
   const char *msg;
+  int jobopts = 0;
   memset(&j, 0, sizeof j);
+  if (lua_type(L, job) == LUA_TTABLE) {   /* {job = <job>, opts = {...}} */
+    luaL_checkstack(L, 2, NULL);
+    lua_pushliteral(L, "opts");
+    if (lua_rawget(L, job) != LUA_TNIL) jobopts = lua_gettop(L);
+    lua_pushliteral(L, "job");
+    lua_rawget(L, job);
+    job = lua_gettop(L);
+  }
   if (++R->emitted > (R->o.max_jobs ? R->o.max_jobs : KFJOB_DEFAULT_MAX_JOBS))
     luaL_error(L, "more than %I jobs in one render (the limit; split the sweep "
                   "or raise max_jobs)",
@@ -167,12 +321,13 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   /* "" for the kinds without one (JAXJob, ...) */
   j.task_type = (lua_gettable(L, job) == LUA_TSTRING) ? lua_tostring(L, -1) : "";
   kj = lkf_checkjob(L, job);
+  luaL_checkstack(L, 64, NULL);  /* lua_node's recursion, before the arena */
 
   /* no Lua call from here to kf_arena_free() */
   a.f = (kf_allocf)lua_getallocf(L, &a.ud);
   kf_arena_init(&A, a);
   kf_buf_init(&out, a);
-  st = render(kj, R, nm, version, &A, &out, &j, &e);
+  st = render(L, jobopts, kj, R, nm, version, &A, &out, &j, &e);
   if (st != KF_OK) {
     kf_buf_free(&out);
     kf_arena_free(&A);

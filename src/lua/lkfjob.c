@@ -164,7 +164,7 @@ static int job_index(lua_State *L) {
   {
     static const char *const extra[] = {"kind", "task_type", "run_policy",
                                         "spec", "with", "encode", "versions",
-                                        "custom", "to_json", "task_template",
+                                        "custom", "to_json", "task_template", "task_spec",
                                         "manifest", "lint", "launcher_command",
                                         "environment", NULL};
     return read_field(L, lkf_job_mt[j->kind], spec, key, NULL, extra);

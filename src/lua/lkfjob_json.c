@@ -67,19 +67,24 @@ static int m_to_json(lua_State *L) {
   return 1;
 }
 
-static int m_task_template(lua_State *L) {
-  static const char *const keys[] = {"version", "replica_encoding", "format",
-                                     "indent", "id", "container", "config",
+/* job:task_template(opts) and job:task_spec(opts): the same options, the
+** spec's with interface and metadata. */
+static int envelope(lua_State *L, int spec) {
+  static const char *const keys[] = {"version", "replica_encoding", "format", "indent",
+                                     "id", "container", "config", "wrap_launcher",
                                      "target", NULL};
+  static const char *const spec_keys[] = {
+      "version", "replica_encoding", "format", "indent", "id", "container", "config",
+      "wrap_launcher", "interface", "metadata", "target", NULL};
   const kf_job *j = lkf_checkjob(L, 1);
   lctx *X = lkf_ctx(L, 2);
-  const char *who = "kfjob.task_template";
+  const char *who = spec ? "kfjob.task_spec" : "kfjob.task_template";
   kf_render_opts ro;
   kf_err e;
   kf_render_opts_init(&ro);
-  ro.format = KF_RENDER_TEMPLATE;
+  ro.format = spec ? KF_RENDER_TASKSPEC : KF_RENDER_TEMPLATE;
   ro.who = who;
-  lkf_checkopts(L, 2, who, keys);
+  lkf_checkopts(L, 2, who, spec ? spec_keys : keys);
   lkf_encopts(L, 2, who, &ro.enc, 1);
   ro.enc.ctor = lkf_job_mt[j->kind];
   ro.target = lkf_opt_target(L, 2, who, KF_T_FLYTE);
@@ -89,7 +94,7 @@ static int m_task_template(lua_State *L) {
     const char *f = lua_tostring(L, -1);
     if (f == NULL || (strcmp(f, "json") && strcmp(f, "pb")))
       return luaL_error(L, "%s: opts.format: expected \"pb\" or \"json\"", who);
-    if (f[0] == 'j') ro.format = KF_RENDER_TEMPLATE_JSON;
+    if (f[0] == 'j') ro.format = spec ? KF_RENDER_TASKSPEC_JSON : KF_RENDER_TEMPLATE_JSON;
   }
   lua_pop(L, 1);
   if (!lua_isnoneornil(L, 2)) {
@@ -99,6 +104,9 @@ static int m_task_template(lua_State *L) {
   lua_pushlstring(L, X->buf.p, X->buf.n);
   return 1;
 }
+
+static int m_task_template(lua_State *L) { return envelope(L, 0); }
+static int m_task_spec(lua_State *L) { return envelope(L, 1); }
 
 /* opts.kind: a kind name refining the task type (HorovodJob for "mpi");
 ** only kinds with a task type can come out of a decoder. */
@@ -161,9 +169,9 @@ static int l_from_json(lua_State *L) {
   return 1;
 }
 
-static int l_decode_task_template(lua_State *L) {
+static int decode_envelope(lua_State *L, int spec) {
   static const char *const keys[] = {"kind", NULL};
-  const char *who = "kfjob.decode_task_template";
+  const char *who = spec ? "kfjob.decode_task_spec" : "kfjob.decode_task_template";
   size_t n;
   const char *p = luaL_checklstring(L, 1, &n);
   lctx *X = lkf_ctx(L, 2);
@@ -173,17 +181,23 @@ static int l_decode_task_template(lua_State *L) {
   int kind;
   lkf_checkopts(L, 2, who, keys);
   kind = kind_opt(L, 2, who);
-  if (kf_decode_task_template(p, n, kind, &X->A, &j, &info, who, &e) != KF_OK)
+  if ((spec ? kf_decode_task_spec : kf_decode_task_template)(p, n, kind, &X->A, &j,
+                                                            &info, who, &e) != KF_OK)
     return lkf_fail(L, &e);
   lkf_pushjob(L, &j);
   lkf_pushnode(L, info);
   return 2;
 }
 
+static int l_decode_task_template(lua_State *L) { return decode_envelope(L, 0); }
+static int l_decode_task_spec(lua_State *L) { return decode_envelope(L, 1); }
+
 const luaL_Reg lkf_json_funcs[] = {{"from_json", l_from_json},
                                    {"decode_task_template", l_decode_task_template},
+                                   {"decode_task_spec", l_decode_task_spec},
                                    {NULL, NULL}};
 const luaL_Reg lkf_json_methods[] = {{"custom", m_custom},
                                      {"to_json", m_to_json},
                                      {"task_template", m_task_template},
+                                     {"task_spec", m_task_spec},
                                      {NULL, NULL}};

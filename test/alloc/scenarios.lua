@@ -71,6 +71,7 @@ local F = {
   launcher_command = mpi_methods.launcher_command ~= nil,
   from_json = type(kfjob.from_json) == "function",
   decode_task_template = type(kfjob.decode_task_template) == "function",
+  task_spec = methods.task_spec ~= nil and type(kfjob.decode_task_spec) == "function",
   variants = type(template) == "table" and type(template.variants) == "function",
 }
 
@@ -150,6 +151,19 @@ local TTOPTS = {
 local MANIFEST = { name = "train-job", image = "img:1", namespace = "ml",
                    labels = { team = "a" }, env = { X = "1" } }
 
+-- TaskSpec options with every part: interface nesting, metadata, launcher
+local function tsopts(format)
+  return { format = format,
+    id = { project = "ml", domain = "development", name = "train", version = "v7" },
+    container = { image = "img:1", args = { "python", "t.py" }, env = { B = "2", A = "1" } },
+    interface = { inputs = { lr = "float", files = { list = "file" }, m = { map = { list = "integer" } } },
+                  outputs = { model = "directory" } },
+    metadata = { retries = 3, timeout = "1h30m", interruptible = true, description = "d",
+                 cache = { version = "1", serializable = true, ignore_inputs = { "lr" } },
+                 tags = { team = "ml", a = "b" } } }
+end
+local TSOPTS, TSOPTS_JSON = tsopts(nil), tsopts("json")
+
 -- ---- the data pass -------------------------------------------------------
 
 if DATA_PASS then
@@ -167,6 +181,10 @@ if DATA_PASS then
       d["tt." .. k] = j:task_template(TTOPTS)
       d["ttjson." .. k] = j:task_template{ format = "json", id = TTOPTS.id }
       d["tt0." .. k] = j0:task_template{ version = 0 }
+    end
+    if F.task_spec then
+      d["ts." .. k] = j:task_spec(TSOPTS)
+      d["tsjson." .. k] = j:task_spec(TSOPTS_JSON)
     end
   end
   S.data = d
@@ -402,6 +420,35 @@ if F.task_template and F.decode_task_template then
           kfjob.decode_task_template("{\"type\": \"tensorflow\", \"custom\": 3}"))
   end)
 else skip("decode_task_template", "kfjob.decode_task_template not available yet") end
+
+-- ---- TaskSpec ----------------------------------------------------------------
+
+if F.task_spec then
+  for _, k in ipairs(KINDS) do
+    scenario("task_spec " .. k .. " (pb, json)", function(j)
+      check(j:task_spec(TSOPTS) == DATA["ts." .. k], "pb")
+      check(j:task_spec(TSOPTS_JSON) == DATA["tsjson." .. k], "json")
+      raises("kfjob.task_spec: opts.interface.inputs.x.list: unknown type 'intger' (did you mean 'integer'?)",
+             function() return j:task_spec{ id = TSOPTS.id, container = TSOPTS.container,
+               interface = { inputs = { x = { list = "intger" } } } } end)
+      raises("kfjob.task_spec: missing registration fields: opts.id.project, opts.id.domain, "
+             .. "opts.id.name, opts.id.version (flyteadmin rejects a task without them)",
+             function() return j:task_spec{ container = { image = "i" } } end)
+    end, function() return k2()[k](SPECS[k]) end)
+    scenario("decode_task_spec " .. k .. " (pb, json)", function()
+      local j, info = must(kfjob.decode_task_spec(DATA["ts." .. k], kopts(k)))
+      check(type(info) == "table" and type(info.interface) == "table" and
+            type(info.metadata) == "table", "info")
+      check(must(kfjob.decode_task_spec(DATA["tsjson." .. k], kopts(k))) == j, "json")
+    end)
+  end
+  scenario("decode_task_spec: bad input", function()
+    fails("kfjob.decode_task_spec: ", kfjob.decode_task_spec(DATA["ts.TFJob"]:sub(1, 30)))
+    fails("kfjob.decode_task_spec: ", kfjob.decode_task_spec("{\"template\": {\"type\": \"spark\"}}"))
+    fails("kfjob.decode_task_spec: ",
+          kfjob.decode_task_spec("{\"template\": {\"metadata\": {\"timeout\": \"x\"}}}"))
+  end)
+else skip("task_spec", "job:task_spec not available yet") end
 
 -- ---- manifests -------------------------------------------------------------
 

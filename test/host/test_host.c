@@ -194,6 +194,8 @@ static void test_formats(void) {
   for (i = 0; i <= (int)KFJOB_FORMAT_ENVIRONMENT; i++) {
     o.format = (kfjob_format)i;
     o.image = "img:task";
+    /* TaskSpecs need registration options: tested below */
+    if (o.format == KFJOB_FORMAT_TASKSPEC || o.format == KFJOB_FORMAT_TASKSPEC_JSON) continue;
     CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
     CHECK(c.n == 1);
     if (c.n != 1) {
@@ -245,6 +247,9 @@ static void test_formats(void) {
         CHECK_HAS(c.jobs[0].data, "\"worker-1\":{\"env\":[");
         CHECK_HAS(c.jobs[0].data, "{\"name\":\"RANK\",\"value\":\"2\"}");
         break;
+      case KFJOB_FORMAT_TASKSPEC:
+      case KFJOB_FORMAT_TASKSPEC_JSON:
+        break;   /* below, with registration options */
     }
     collect_free(&c);
     collect_free(&d);
@@ -266,6 +271,56 @@ static void test_formats(void) {
   CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_EARG);
   CHECK_HAS(kfjob_host_message(h), "unknown target 'trainer-23' (did you mean 'trainer-2.3'?)");
   collect_free(&c);
+  /* TaskSpecs: the run's registration options, a job's own opts over them,
+  ** and the files decode back */
+  {
+    static const char *const args[] = {"python", "train.py"};
+    kfjob_run_options_init(&o);
+    o.format = KFJOB_FORMAT_TASKSPEC_JSON;
+    CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_EJOB);
+    CHECK_HAS(kfjob_host_message(h), "missing registration fields: opts.id.project, "
+              "opts.id.domain, opts.id.version (flyteadmin");
+    collect_free(&c);
+    o.project = "ml";
+    o.domain = "development";
+    o.task_version = "v7";
+    o.image = "img:1";
+    o.args = args;
+    o.nargs = 2;
+    o.retries = 3;
+    o.timeout = "90";
+    CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
+    CHECK(c.n == 1);
+    if (c.n == 1) {
+      CHECK_HAS(c.jobs[0].data, "\"id\":{\"resourceType\":\"TASK\",\"project\":\"ml\","
+                "\"domain\":\"development\",\"name\":\"job\",\"version\":\"v7\"}");
+      CHECK_HAS(c.jobs[0].data, "\"timeout\":\"90s\",\"retries\":{\"retries\":3}");
+      CHECK_HAS(c.jobs[0].data, "\"args\":[\"python\",\"train.py\"]");
+    }
+    collect_free(&c);
+    CHECK_ST(h, run_src(h, PYTORCH "return { a = { job = kfjob.PyTorchJob{ worker = { replicas = 2 } },"
+                        " opts = { id = { version = 'v8' }, metadata = { timeout = '1h' } } } }",
+                        &o, &c), KFJOB_OK);
+    CHECK(c.n == 1);
+    if (c.n == 1) {
+      CHECK_HAS(c.jobs[0].data, "\"name\":\"a\",\"version\":\"v8\"");
+      CHECK_HAS(c.jobs[0].data, "\"timeout\":\"3600s\"");
+    }
+    collect_free(&c);
+    o.format = KFJOB_FORMAT_TASKSPEC;
+    CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
+    CHECK(c.n == 1);
+    if (c.n == 1) {
+      CHECK_ST(h, kfjob_host_decode(h, NULL, 1, c.jobs[0].data, c.jobs[0].size, NULL,
+                                    on_job, &d), KFJOB_OK);
+      CHECK(d.n == 1 && strcmp(d.jobs[0].name, "job") == 0);
+    }
+    collect_free(&c);
+    collect_free(&d);
+    CHECK(kfjob_format_parse("taskspec-json", &o.format) &&
+          o.format == KFJOB_FORMAT_TASKSPEC_JSON);
+    CHECK(strcmp(kfjob_format_name(KFJOB_FORMAT_TASKSPEC), "taskspec") == 0);
+  }
 
   /* pretty JSON, version 0, common replica encoding */
   kfjob_run_options_init(&o);
@@ -641,6 +696,33 @@ static void test_memory_limit(void) {
   CHECK_ST(h, run_src(h, SINGLE, NULL, &c), KFJOB_OK);
   CHECK(c.n == 1);
   collect_free(&c);
+  /* a TaskSpec's per-job opts copied under the limit: a memory error at any
+  ** size, never a crash, and the host goes on */
+  {
+    kfjob_run_options o;
+    int n, hit = 0;
+    kfjob_run_options_init(&o);
+    o.format = KFJOB_FORMAT_TASKSPEC;
+    o.project = o.domain = o.task_version = "x";
+    o.image = "img:1";
+    for (n = 1000; n <= 64000; n *= 4) {
+      char src[512];
+      kfjob_status st;
+      snprintf(src, sizeof src, PYTORCH "local tags = {}\n"
+               "for i = 1, %d do tags['k' .. i] = ('v'):rep(40) .. i end\n"
+               "return { job = job(2), opts = { metadata = { tags = tags } } }", n);
+      st = run_src(h, src, &o, &c);
+      CHECK(st == KFJOB_OK || st == KFJOB_EMEMORY);
+      if (st == KFJOB_EMEMORY) {
+        hit = 1;
+        CHECK_HAS(kfjob_host_message(h), "memory limit exceeded");
+      }
+      collect_free(&c);
+    }
+    CHECK(hit);
+    CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
+    collect_free(&c);
+  }
   kfjob_host_free(h);
 
   /* what the JSON library allocates counts too (jansson routed to the run's
