@@ -471,6 +471,19 @@ KFJOB_API const char *kfjob_format_name(kfjob_format f);
  */
 KFJOB_API int kfjob_format_parse(const char *name, kfjob_format *out);
 
+/**
+ * The did-you-mean of kfjob's own messages (`kfjob.suggest` in Lua): the
+ * candidate closest to `word` by edit distance (the first of equally
+ * close ones), when it is close enough - at most two edits, or a third
+ * of the word.
+ * \param word       the word typed.
+ * \param candidates NULL-terminated list of the words that exist.
+ * \return one of `candidates`, or NULL when none is close (or an argument
+ *         is NULL).
+ */
+KFJOB_API const char *kfjob_suggest(const char *word,
+                                    const char *const *candidates);
+
 /** @} */
 
 #ifdef __cplusplus

@@ -16,6 +16,7 @@ static const char *const usage_text =
 "\n"
 "commands:\n"
 "  render CONFIG.lua   run a config script and write every job it returns\n"
+"                      (CONFIG.lua may be - for stdin, with every command)\n"
 "  check  CONFIG.lua   validate and lint every job; ends with a summary line\n"
 "  decode FILE         read a TaskTemplate (bytes or JSON) or, with --type,\n"
 "                      plugin bytes or custom JSON, and print the job\n"
@@ -42,6 +43,7 @@ static const char *const usage_text =
 "      --replica-encoding flat|common\n"
 "      --namespace NS, --image IMAGE   for manifests\n"
 "      --keep-going    render the other jobs when one fails\n"
+"      --summary       the resource table of check, on stderr\n"
 "      --progress, --no-progress   progress bar on stderr (default: when\n"
 "                      stderr is a terminal and the render takes a while)\n"
 "      --memory-limit SIZE          script memory (default 64M; 0: none)\n"
@@ -50,7 +52,7 @@ static const char *const usage_text =
 "                                   500ms, 2m (default: none)\n"
 "\n"
 "check options: -V, --set, --set-string, --name, --image, --strict (warnings fail),\n"
-"  the limits\n"
+"  -f text|json (the resource table and summary), the limits\n"
 "decode options: --type T (tensorflow, pytorch, mpi or a kind such as\n"
 "  HorovodJob), -V N (version of the bytes, default 1), -f FMT, --name\n"
 "diff options: --type T and -V N for plugin bytes, -f FMT and --set for\n"
@@ -61,40 +63,134 @@ static const char *const usage_text =
 "yaml and manifest write a multi-document YAML stream; pb and template\n"
 "write the bytes of a single job.\n"
 "\n"
+"'kfjob COMMAND --help' lists the options of one command.\n"
+"\n"
 "exit status: 0 ok, 1 invalid config or jobs (diff: differences), 2 usage\n"
 "or I/O error\n";
 
+/* One row per option: the flag table that parsing, per-command help and
+** the did-you-mean of unknown options all read.  `help` may be NULL (the
+** option is then listed by name only); `meta` names its value. */
 typedef struct optdef {
   const char *lng;
   char shrt;
   int arg;
   int cmds;
+  const char *meta, *help;
 } optdef;
 
 static const optdef optdefs[] = {
-    {"format", 'f', 1, C_RENDER | C_DECODE | C_DIFF},
-    {"version", 'V', 1, C_ALL},
-    {"output", 'o', 1, C_RENDER},
-    {"set", 0, 1, C_RENDER | C_CHECK | C_DIFF},
-    {"set-string", 0, 1, C_RENDER | C_CHECK | C_DIFF},
-    {"name", 0, 1, C_ALL},
-    {"dry-run", 0, 0, C_RENDER},
-    {"replica-encoding", 0, 1, C_RENDER | C_DIFF},
-    {"namespace", 0, 1, C_RENDER | C_DIFF},
-    {"image", 0, 1, C_RENDER | C_CHECK | C_DIFF},
-    {"keep-going", 0, 0, C_RENDER},
-    {"progress", 0, 0, C_RENDER | C_CHECK},
-    {"no-progress", 0, 0, C_RENDER | C_CHECK},
-    {"memory-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE},
-    {"instruction-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE},
-    {"time-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE},
-    {"type", 't', 1, C_DECODE | C_DIFF},
-    {"strict", 0, 0, C_CHECK},
-    {NULL, 0, 0, 0}};
+    {"format", 'f', 1, C_RENDER | C_DECODE | C_DIFF | C_CHECK, "FMT",
+     "json (default), yaml, pb, template, manifest,\n"
+     "template-json, manifest-json; check: the\n"
+     "summary as text (default) or json"},
+    {"version", 'V', 1, C_ALL, "N", "task_type_version 0 or 1 (default 1)"},
+    {"output", 'o', 1, C_RENDER, "DIR",
+     "one file per job in DIR; files a previous\n"
+     "render wrote there and this one did not are\n"
+     "removed (the list is in DIR/" OUTPUTS_FILE ")"},
+    {"set", 0, 1, C_RENDER | C_CHECK | C_DIFF, "KEY=VALUE",
+     "the script sees params.KEY (true/false and\n"
+     "plain numbers converted); repeatable"},
+    {"set-string", 0, 1, C_RENDER | C_CHECK | C_DIFF, "KEY=VALUE",
+     "params.KEY is the string VALUE; repeatable"},
+    {"name", 0, 1, C_ALL, "NAME",
+     "name of a job returned alone (default: the\n"
+     "config's file name) or prefix of a list's\n"
+     "jobs; from a named set, only the job NAME"},
+    {"dry-run", 0, 0, C_RENDER, NULL,
+     "render everything, write nothing, list what\n"
+     "would be written and removed"},
+    {"replica-encoding", 0, 1, C_RENDER | C_DIFF, "flat|common", NULL},
+    {"namespace", 0, 1, C_RENDER | C_DIFF, "NS", "for manifests"},
+    {"image", 0, 1, C_RENDER | C_CHECK | C_DIFF, "IMAGE",
+     "task image for manifests (groups without\n"
+     "their own)"},
+    {"keep-going", 0, 0, C_RENDER, NULL,
+     "render the other jobs (and variants) when\n"
+     "one fails"},
+    {"summary", 0, 0, C_RENDER, NULL,
+     "after the render, the resource table of\n"
+     "check on stderr"},
+    {"progress", 0, 0, C_RENDER | C_CHECK, NULL, "progress bar on stderr"},
+    {"no-progress", 0, 0, C_RENDER | C_CHECK, NULL,
+     "none (default: when stderr is a terminal and\n"
+     "it takes a while)"},
+    {"memory-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE, "SIZE",
+     "script memory (default 64M; 0: none)"},
+    {"instruction-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE, "N",
+     "script instructions (default 500M)"},
+    {"time-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE, "DURATION",
+     "wall-clock limit of the run: 30s, 500ms, 2m\n"
+     "(default: none)"},
+    {"type", 't', 1, C_DECODE | C_DIFF, "T",
+     "plugin bytes or custom JSON of this task type\n"
+     "(tensorflow, pytorch, mpi) or kind (HorovodJob)"},
+    {"strict", 0, 0, C_CHECK, NULL, "warnings fail (exit 1)"},
+    {NULL, 0, 0, 0, NULL, NULL}};
+
+static const char *const cmd_names[] = {"render", "check", "decode", "diff", NULL};
+static const char *const cmd_usage[] = {
+    "render CONFIG.lua|- [options]\n"
+    "Run a config script (- reads it from stdin) and write every job it\n"
+    "returns to stdout or, with -o DIR, one file per job.",
+    "check CONFIG.lua|- [options]\n"
+    "Validate and lint every job, print a table of what each job asks of\n"
+    "the cluster (pods, GPUs, CPU and memory, with totals) and a summary\n"
+    "line.",
+    "decode FILE|- [options]\n"
+    "Read a TaskTemplate (bytes or JSON) or, with --type, plugin bytes or\n"
+    "custom JSON, and print the job.",
+    "diff A B [options]\n"
+    "Compare two renders (files, -o directories or config scripts) job by\n"
+    "job; exit 0 same, 1 different."};
+
+/* The help of one command, from the flag table. */
+static void command_help(int k) {
+  const optdef *d;
+  printf("usage: kfjob %s\n\noptions:\n", cmd_usage[k]);
+  for (d = optdefs; d->lng; d++) {
+    char head[64];
+    const char *h;
+    int n;
+    if (!(d->cmds & (1 << k))) continue;
+    n = snprintf(head, sizeof head, "  %c%c%s--%s%s%s", d->shrt ? '-' : ' ',
+                 d->shrt ? d->shrt : ' ', d->shrt ? ", " : "  ", d->lng,
+                 d->meta ? " " : "", d->meta ? d->meta : "");
+    fputs(head, stdout);
+    for (h = d->help; h && *h;) {
+      size_t len = strcspn(h, "\n");
+      printf("%*s%.*s\n", n < 28 ? 28 - n : 1, "", (int)len, h);
+      n = 0;
+      h += len + (h[len] == '\n');
+    }
+    if (d->help == NULL) fputc('\n', stdout);
+  }
+  printf("  -h, --help                this help\n");
+}
 
 static int usage_error(const char *fmt, const char *a) {
   fputs("kfjob: ", stderr);
   fprintf(stderr, fmt, a);
+  fputs("\nTry 'kfjob --help'.\n", stderr);
+  return EXIT_USAGE;
+}
+
+/* "unknown option '--sett' (did you mean '--set'?)": the candidates are
+** the long options of the command, from the flag table. */
+static int unknown_option(const char *a, int cmd) {
+  const char *cands[sizeof optdefs / sizeof *optdefs + 1], *sg;
+  const optdef *d;
+  char word[64];
+  size_t n = 0;
+  snprintf(word, sizeof word, "%.*s", (int)strcspn(a + 2, "="), a + 2);
+  for (d = optdefs; d->lng; d++)
+    if (d->cmds & cmd) cands[n++] = d->lng;
+  cands[n++] = "help";
+  cands[n] = NULL;
+  sg = a[1] == '-' && word[0] ? kfjob_suggest(word, cands) : NULL;
+  fprintf(stderr, "kfjob: unknown option '%s'", a);
+  if (sg) fprintf(stderr, " (did you mean '--%s'?)", sg);
   fputs("\nTry 'kfjob --help'.\n", stderr);
   return EXIT_USAGE;
 }
@@ -145,9 +241,22 @@ static int set_option(opts *o, const optdef *d, const char *val) {
     return usage_error("option '--%s' does not apply to this command", d->lng);
   switch (d->lng[0] == 'n' && d->lng[1] == 'o' ? '!' : d->lng[0]) {
     case 'f':
-      if (!kfjob_format_parse(val, &o->format) || o->format == KFJOB_FORMAT_NONE)
-        return usage_error("unknown format '%s' (json, yaml, pb, template, "
-                           "manifest, template-json, manifest-json)", val);
+      if (o->cmd == C_CHECK) {           /* the summary's form */
+        if (strcmp(val, "text") && strcmp(val, "json"))
+          return usage_error("check -f expects text or json, got '%s'", val);
+        o->summary_json = val[0] == 'j';
+        break;
+      }
+      if (!kfjob_format_parse(val, &o->format) || o->format == KFJOB_FORMAT_NONE) {
+        static const char *const fmts[] = {"json", "yaml", "pb", "template", "manifest",
+                                           "template-json", "manifest-json", NULL};
+        const char *sg = kfjob_suggest(val, fmts);
+        fprintf(stderr, "kfjob: unknown format '%s' (json, yaml, pb, template, "
+                "manifest, template-json, manifest-json)", val);
+        if (sg) fprintf(stderr, " (did you mean '%s'?)", sg);
+        fputs("\nTry 'kfjob --help'.\n", stderr);
+        return EXIT_USAGE;
+      }
       o->format_set = 1;
       break;
     case 'V':
@@ -167,6 +276,8 @@ static int set_option(opts *o, const optdef *d, const char *val) {
                                  : "--set expects KEY=VALUE, got '%s'", val);
         *v = (const char **)cli_xrealloc((void *)*v, (*n + 1) * sizeof **v);
         (*v)[(*n)++] = val;
+      } else if (d->lng[1] == 'u') {
+        o->summary = 1;
       } else {
         o->strict = 1;
       }
@@ -219,7 +330,7 @@ static int set_option(opts *o, const optdef *d, const char *val) {
 
 /* Parse argv into o; returns -1 when done, else an exit status. */
 int cli_parse_args(int argc, char **argv, opts *o) {
-  static const char *const cmds[] = {"render", "check", "decode", "diff", NULL};
+  const char *const *cmds = cmd_names;
   int i, k, only_pos = 0, want;
   memset(o, 0, sizeof *o);
   o->format = KFJOB_FORMAT_JSON;
@@ -242,7 +353,13 @@ int cli_parse_args(int argc, char **argv, opts *o) {
   }
   for (k = 0; cmds[k]; k++)
     if (strcmp(argv[1], cmds[k]) == 0) break;
-  if (cmds[k] == NULL) return usage_error("unknown command '%s'", argv[1]);
+  if (cmds[k] == NULL) {
+    const char *sg = kfjob_suggest(argv[1], cmds);
+    fprintf(stderr, "kfjob: unknown command '%s'", argv[1]);
+    if (sg) fprintf(stderr, " (did you mean '%s'?)", sg);
+    fputs("\nTry 'kfjob --help'.\n", stderr);
+    return EXIT_USAGE;
+  }
   o->cmd = 1 << k;
   o->cmdname = cmds[k];
   for (i = 2; i < argc; i++) {
@@ -258,7 +375,7 @@ int cli_parse_args(int argc, char **argv, opts *o) {
       continue;
     }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(usage_text, stdout);
+      command_help(k);
       return 0;
     }
     if (a[1] == '-') {
@@ -266,7 +383,7 @@ int cli_parse_args(int argc, char **argv, opts *o) {
       size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
       for (d = optdefs; d->lng; d++)
         if (strlen(d->lng) == n && strncmp(d->lng, a + 2, n) == 0) break;
-      if (d->lng == NULL) return usage_error("unknown option '%s'", a);
+      if (d->lng == NULL) return unknown_option(a, o->cmd);
       if (eq) {
         if (!d->arg) return usage_error("option '--%s' takes no value", d->lng);
         val = eq + 1;
@@ -274,7 +391,7 @@ int cli_parse_args(int argc, char **argv, opts *o) {
     } else {
       for (d = optdefs; d->lng; d++)
         if (d->shrt && d->shrt == a[1]) break;
-      if (d->lng == NULL) return usage_error("unknown option '%s'", a);
+      if (d->lng == NULL) return unknown_option(a, o->cmd);
       if (a[2]) {
         if (!d->arg) return usage_error("unknown option '%s'", a);
         val = a + 2;

@@ -41,21 +41,21 @@ int cli_cmd_check(const opts *o) {
   char *name = cli_default_name(o->pos[0]);
   int code = 0;
   memset(&c, 0, sizeof c);
-  c.config = o->pos[0];
+  c.config = cli_config_label(o->pos[0]);
   cli_run_options(o, &ro, name);
   ro.format = KFJOB_FORMAT_NONE;
   ro.lint = 1;
   ro.keep_going = 1;
   cli_progress_init(&c.prog, o->progress);
   h = cli_make_host(o);
-  st = kfjob_host_run_file(h, o->pos[0], &ro, on_check, &c);
+  st = cli_run_config(h, o, o->pos[0], &ro, on_check, &c);
   cli_progress_end(&c.prog);
   if (st != KFJOB_OK && st != KFJOB_EJOB) {
     fflush(stdout);
-    code = cli_report(h, st, o->pos[0]);
+    code = cli_report(h, st, c.config);
   } else if (st == KFJOB_EJOB && c.invalid == 0) {
     fflush(stdout);
-    code = cli_report(h, st, o->pos[0]);    /* e.g. no job named --name */
+    code = cli_report(h, st, c.config);    /* e.g. no job named --name */
   }
   printf("Summary: %zu job%s found, %zu valid, %zu invalid, %zu warning%s\n",
          c.found, c.found == 1 ? "" : "s", c.found - c.invalid, c.invalid,

@@ -37,6 +37,7 @@ typedef struct opts {
   size_t nstring_params;
   const char *name, *ns, *image, *replica_encoding, *type;
   int dry_run, progress, keep_going, strict;
+  int summary, summary_json;    /* render --summary; check -f json */
   size_t memory_limit;
   unsigned long long instruction_limit;
   unsigned long time_limit_ms;
@@ -86,6 +87,12 @@ int cli_report(kfjob_host *h, kfjob_status st, const char *what);
 /* Default job name: the config's file name without extension. */
 char *cli_default_name(const char *config);
 void cli_run_options(const opts *o, kfjob_run_options *ro, const char *name);
+/* How messages name a config: "stdin" for "-". */
+const char *cli_config_label(const char *path);
+/* kfjob_host_run_file(), with "-" read from stdin. */
+kfjob_status cli_run_config(kfjob_host *h, const opts *o, const char *path,
+                            const kfjob_run_options *ro, kfjob_job_fn cb,
+                            void *ud);
 
 /* ---- writing jobs: formats, files, -o DIR (outputs.c) -------------------- */
 

@@ -450,7 +450,7 @@ int cli_load_side(kfjob_host *h, const opts *o, const char *path, docs *out) {
       ro.format = KFJOB_FORMAT_JSON;     /* the same content, comparable */
     c.out = out;
     c.format = ro.format;
-    st = kfjob_host_run_file(h, path, &ro, on_script_job, &c);
+    st = cli_run_config(h, o, path, &ro, on_script_job, &c);
     free(name);
     if (st == KFJOB_ESTOPPED) return cli_errorf(EXIT_USAGE, "%s: unreadable render", path);
     return cli_report(h, st, path);

@@ -90,7 +90,7 @@ int cli_cmd_render(const opts *o) {
   memset(&c, 0, sizeof c);
   c.dirfd = -1;
   c.o = o;
-  c.config = o->pos[0];
+  c.config = cli_config_label(o->pos[0]);
   if (!o->outdir && !o->dry_run && !cli_is_text_format(o->format) &&
       isatty(STDOUT_FILENO)) {
     free(name);
@@ -118,10 +118,10 @@ int cli_cmd_render(const opts *o) {
     ro.indent = 2;
   cli_progress_init(&c.prog, o->progress);
   h = cli_make_host(o);
-  st = kfjob_host_run_file(h, o->pos[0], &ro, on_render, &c);
+  st = cli_run_config(h, o, o->pos[0], &ro, on_render, &c);
   cli_progress_end(&c.prog);
-  code = c.status ? c.status : cli_report(h, st, o->pos[0]);
-  if (c.status && st != KFJOB_ESTOPPED) cli_report(h, st, o->pos[0]);
+  code = c.status ? c.status : cli_report(h, st, c.config);
+  if (c.status && st != KFJOB_ESTOPPED) cli_report(h, st, c.config);
   if (code == 0 && c.binary) {
     if (fwrite(c.binary, 1, c.binary_len, stdout) != c.binary_len)
       code = cli_errorf(EXIT_USAGE, "cannot write to stdout");

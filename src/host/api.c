@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kf_core.h"
 #include "host.h"
 
 static const char *const format_names[] = {
@@ -280,4 +281,10 @@ KFJOB_API int kfjob_format_parse(const char *name, kfjob_format *out) {
       return 1;
     }
   return 0;
+}
+
+KFJOB_API const char *kfjob_suggest(const char *word,
+                                    const char *const *candidates) {
+  if (word == NULL || candidates == NULL) return NULL;
+  return kf_suggest(word, candidates);
 }
