@@ -22,7 +22,10 @@ static int on_check(void *ud, const kfjob_job *j) {
   if (c->prog.shown && c->prog.tty) fputs("\r\033[K", stderr);
   if (j->error) {
     c->invalid++;
-    printf("%s - %s %s is invalid: %s\n", c->config, j->kind, j->name, j->error);
+    long line;
+    const char *msg = cli_split_position(c->config, j->error, &line);
+    if (line) printf("%s:%ld - %s %s is invalid: %s\n", c->config, line, j->kind, j->name, msg);
+    else printf("%s - %s %s is invalid: %s\n", c->config, j->kind, j->name, msg);
   }
   for (i = 0; i < j->nwarnings; i++) {
     c->warnings++;
@@ -50,16 +53,17 @@ int cli_cmd_check(const opts *o) {
   h = cli_make_host(o);
   st = cli_run_config(h, o, o->pos[0], &ro, on_check, &c);
   cli_progress_end(&c.prog);
-  if (st != KFJOB_OK && st != KFJOB_EJOB) {
+  if ((st != KFJOB_OK && st != KFJOB_EJOB) || (st == KFJOB_EJOB && c.invalid == 0)) {
     fflush(stdout);
-    code = cli_report(h, st, c.config);
-  } else if (st == KFJOB_EJOB && c.invalid == 0) {
-    fflush(stdout);
-    code = cli_report(h, st, c.config);    /* e.g. no job named --name */
+    code = cli_report(h, st, c.config);    /* also: no job named --name */
   }
-  printf("Summary: %zu job%s found, %zu valid, %zu invalid, %zu warning%s\n",
-         c.found, c.found == 1 ? "" : "s", c.found - c.invalid, c.invalid,
-         c.warnings, c.warnings == 1 ? "" : "s");
+  if (code != 0 && c.found == 0)
+    printf("Summary: the config failed before it gave any job\n");
+  else
+    printf("Summary: %s%zu job%s found, %zu valid, %zu invalid, %zu warning%s\n",
+           code != 0 ? "the config failed after " : "",
+           c.found, c.found == 1 ? "" : "s", c.found - c.invalid, c.invalid,
+           c.warnings, c.warnings == 1 ? "" : "s");
   if (code == 0 && (c.invalid || (o->strict && c.warnings))) code = EXIT_INVALID;
   free(name);
   kfjob_host_free(h);

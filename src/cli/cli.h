@@ -61,6 +61,9 @@ const char *cli_base_of(const char *path);
 char *cli_dir_of(const char *path);
 /* File name without directory and without its extensions. */
 char *cli_stem_of(const char *path);
+/* An error that starts with "CONFIG:LINE: ": the rest, and *line set;
+** else the error itself and *line = 0. */
+const char *cli_split_position(const char *config, const char *err, long *line);
 
 /* ---- progress bar on stderr (progress.c) --------------------------------- */
 

@@ -21,7 +21,10 @@ static int on_render(void *ud, const kfjob_job *j) {
   if (j->error) {                          /* --keep-going */
     c->nfailed++;
     if (c->prog.shown && c->prog.tty) fputs("\r\033[K", stderr);
-    fprintf(stderr, "%s: job '%s': %s\n", c->config, j->name, j->error);
+    long line;
+    const char *msg = cli_split_position(c->config, j->error, &line);
+    if (line) fprintf(stderr, "%s:%ld: job '%s': %s\n", c->config, line, j->name, msg);
+    else fprintf(stderr, "%s: job '%s': %s\n", c->config, j->name, msg);
     return 0;
   }
   if (o->outdir) {

@@ -3,6 +3,7 @@
 ** failure (exit status 2), formatted strings and errors, reading a whole
 ** file and taking paths apart.
 */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -101,4 +102,20 @@ char *cli_stem_of(const char *path) {
   const char *b = cli_base_of(path), *dot = strchr(b, '.');
   if (dot == NULL || dot == b) return cli_xstrdup(b);
   return cli_xprintf("%.*s", (int)(dot - b), b);
+}
+
+/* An error that starts with "CONFIG:LINE: ": the rest, and *line set;
+** else the error itself and *line = 0. */
+const char *cli_split_position(const char *config, const char *err, long *line) {
+  size_t n = strlen(config);
+  const char *p = err + n;
+  *line = 0;
+  if (strncmp(err, config, n) != 0 || *p != ':' || !isdigit((unsigned char)p[1]))
+    return err;
+  *line = strtol(p + 1, (char **)&p, 10);
+  if (p[0] != ':' || p[1] != ' ') {
+    *line = 0;
+    return err;
+  }
+  return p + 2;
 }

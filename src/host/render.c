@@ -117,6 +117,26 @@ void kfh_check_name(lua_State *L, run *R, int idx) {
   kfh_job_error(L, R, shown, problem);
 }
 
+/* A job that could not be made or rendered (keep_going): counted, and
+** handed to the callback with its error. */
+void kfh_emit_failed(lua_State *L, run *R, const char *name, const char *kind,
+                     const char *task_type, int version, const char *msg) {
+  kfjob_job j;
+  (void)L;
+  memset(&j, 0, sizeof j);
+  if (R->failed++ == 0)
+    snprintf(R->first_error, sizeof R->first_error, "job '%s': %s", name, msg);
+  j.name = name;
+  j.kind = kind;
+  j.task_type = task_type;
+  j.version = version;
+  j.format = R->o.format;
+  j.index = R->index++;
+  j.total = R->total;
+  j.error = msg;
+  if (call_host(R, &j) != 0) R->stopped = 1;
+}
+
 void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   int top = lua_gettop(L);
   size_t namelen;
@@ -159,13 +179,9 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
     msg = lua_tostring(L, -1);
     if (R->mem_hit && strstr(msg, "not enough memory")) lua_error(L);
     if (!R->o.keep_going) kfh_job_error(L, R, nm, msg);
-    if (R->failed++ == 0)
-      snprintf(R->first_error, sizeof R->first_error, "job '%s': %s", nm, msg);
-    j.data = NULL;
-    j.size = 0;
-    j.warnings = NULL;
-    j.nwarnings = 0;
-    j.error = msg;
+    kfh_emit_failed(L, R, nm, j.kind, j.task_type, version, msg);
+    lua_settop(L, top);
+    return;
   }
   j.name = nm;
   j.version = version;
