@@ -344,7 +344,7 @@ describe("kfjob CLI", function()
     it("shows a progress bar on stderr with --progress", function()
       local code, _, err = kfjob("render", path("list.lua"), "--progress")
       assert.equal(0, code)
-      assert.truthy(err:find("] 2/2 100% [%d.]+/s list%-2\n"), err)
+      assert.truthy(err:find("] 2/2 100%% [%d.]+/s list%-2\n"), err)
       code, _, err = kfjob("render", SWEEP, "--progress")
       assert.equal(0, code)
       -- a sweep knows its size (kfjob.template.count): a bar with a total
