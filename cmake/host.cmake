@@ -86,6 +86,7 @@ add_executable(kfjob_cli
   ${CMAKE_SOURCE_DIR}/src/cli/outputs.c    # stream forms, files, -o DIR list
   ${CMAKE_SOURCE_DIR}/src/cli/render.c     # kfjob render
   ${CMAKE_SOURCE_DIR}/src/cli/check.c      # kfjob check
+  ${CMAKE_SOURCE_DIR}/src/cli/summary.c    # the resource table of check
   ${CMAKE_SOURCE_DIR}/src/cli/readback.c   # renders read back as documents
   ${CMAKE_SOURCE_DIR}/src/cli/decode.c     # kfjob decode
   ${CMAKE_SOURCE_DIR}/src/cli/diff.c)      # kfjob diff

@@ -231,6 +231,29 @@ typedef struct kfjob_warning {
   const char *message;  /**< What is probably wrong. */
 } kfjob_warning;
 
+/** Pods of one replica group (kfjob_resources::groups). */
+typedef struct kfjob_pod_group {
+  const char *role;       /**< Replica type as the manifest names it:
+                               "Worker", "PS", "Master", "Launcher", ... */
+  long long replicas;     /**< Its pods. */
+} kfjob_pod_group;
+
+/** What a job asks of the cluster, read from its `kubeflow.org/v1`
+ *  manifest (kfjob_run_options::resources).  Quantities are sums over all
+ *  the job's pods (each pod's effective amount: its containers' sum, or
+ *  its largest init container's), exact, in Kubernetes' canonical form
+ *  ("12", "1500m", "96Gi"; "0" for none).  A limit sums only the
+ *  containers that set one. */
+typedef struct kfjob_resources {
+  const kfjob_pod_group *groups;  /**< Groups with pods, manifest order. */
+  size_t ngroups;                 /**< Number of #groups. */
+  long long pods;                 /**< All pods of the job. */
+  const char *gpu;                /**< nvidia.com/gpu requested (requests
+                                       equal limits for GPUs). */
+  const char *cpu_request, *cpu_limit;
+  const char *memory_request, *memory_limit;
+} kfjob_resources;
+
 /** A job handed to the ::kfjob_job_fn callback.  Every pointer in it is
  *  owned by kfjob and valid only until the callback returns. */
 typedef struct kfjob_job {
@@ -256,8 +279,15 @@ typedef struct kfjob_job {
                                        kfjob_run_options::lint is set). */
   size_t nwarnings;       /**< Number of #warnings. */
   const char *error;      /**< With kfjob_run_options::keep_going: why this
-                               job could not be rendered (#data is NULL);
-                               otherwise NULL. */
+                               job could not be made or rendered (#data is
+                               NULL); otherwise NULL.  A variant of
+                               `kfjob.template.variants` that failed reads
+                               `FILE:LINE: message`, the line of the
+                               config's `variants` call. */
+  const kfjob_resources *resources;  /**< With
+                               kfjob_run_options::resources: what the job
+                               asks of the cluster; NULL for a failed job
+                               or one whose manifest cannot be made. */
 } kfjob_job;
 
 /**
@@ -327,6 +357,7 @@ typedef struct kfjob_run_options {
                                   `FILE:LINE: time limit exceeded (N ms)`.
                                   Time spent in the job callback counts
                                   too. */
+  int resources;             /**< Non-zero: fill kfjob_job::resources. */
 } kfjob_run_options;
 
 /**
@@ -470,6 +501,20 @@ KFJOB_API const char *kfjob_format_name(kfjob_format f);
  * \retval 1 known name; \retval 0 unknown (out unchanged).
  */
 KFJOB_API int kfjob_format_parse(const char *name, kfjob_format *out);
+
+/**
+ * The exact sum of two Kubernetes quantities ("8" + "500m" = "8500m",
+ * "32Gi" + "16Gi" = "48Gi"), in Kubernetes' canonical form, keeping the
+ * first non-zero one's format (as `resource.Quantity.Add`).
+ * \param a, b  quantities without a sign.
+ * \param out   receives the sum, NUL-terminated.
+ * \param cap   size of out (96 is always enough).
+ * \retval KFJOB_OK   done.
+ * \retval KFJOB_EARG a NULL argument, a malformed quantity, a sum too large,
+ *                    or out too small.
+ */
+KFJOB_API kfjob_status kfjob_quantity_add(const char *a, const char *b,
+                                          char *out, size_t cap);
 
 /**
  * The did-you-mean of kfjob's own messages (`kfjob.suggest` in Lua): the

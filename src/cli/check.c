@@ -10,8 +10,10 @@
 
 typedef struct check_ctx {
   const char *config;
+  int json;                  /* -f json: one document, nothing else */
   progress prog;
   size_t found, invalid, warnings;
+  summary *sum;
 } check_ctx;
 
 static int on_check(void *ud, const kfjob_job *j) {
@@ -20,6 +22,12 @@ static int on_check(void *ud, const kfjob_job *j) {
   c->found++;
   cli_progress_update(&c->prog, j);
   if (c->prog.shown && c->prog.tty) fputs("\r\033[K", stderr);
+  cli_summary_add(c->sum, j);
+  if (c->json) {
+    c->invalid += j->error != NULL;
+    c->warnings += j->nwarnings;
+    return 0;
+  }
   if (j->error) {
     c->invalid++;
     long line;
@@ -45,10 +53,13 @@ int cli_cmd_check(const opts *o) {
   int code = 0;
   memset(&c, 0, sizeof c);
   c.config = cli_config_label(o->pos[0]);
+  c.json = o->summary_json;
+  c.sum = cli_summary_new();
   cli_run_options(o, &ro, name);
   ro.format = KFJOB_FORMAT_NONE;
   ro.lint = 1;
   ro.keep_going = 1;
+  ro.resources = 1;
   cli_progress_init(&c.prog, o->progress);
   h = cli_make_host(o);
   st = cli_run_config(h, o, o->pos[0], &ro, on_check, &c);
@@ -57,7 +68,22 @@ int cli_cmd_check(const opts *o) {
     fflush(stdout);
     code = cli_report(h, st, c.config);    /* also: no job named --name */
   }
-  if (code != 0 && c.found == 0)
+  if (c.json) {
+    json_t *doc = cli_summary_json(c.sum);
+    json_object_set_new(doc, "found", json_integer((json_int_t)c.found));
+    json_object_set_new(doc, "valid", json_integer((json_int_t)(c.found - c.invalid)));
+    json_object_set_new(doc, "invalid", json_integer((json_int_t)c.invalid));
+    json_object_set_new(doc, "warnings", json_integer((json_int_t)c.warnings));
+    json_object_set_new(doc, "configFailed", json_boolean(code != 0));
+    json_dumpf(doc, stdout, JSON_COMPACT);
+    fputc('\n', stdout);
+    json_decref(doc);
+  } else if (c.found) {
+    cli_summary_print(c.sum, stdout);
+  }
+  if (c.json)
+    ;
+  else if (code != 0 && c.found == 0)
     printf("Summary: the config failed before it gave any job\n");
   else
     printf("Summary: %s%zu job%s found, %zu valid, %zu invalid, %zu warning%s\n",
@@ -65,6 +91,7 @@ int cli_cmd_check(const opts *o) {
            c.found, c.found == 1 ? "" : "s", c.found - c.invalid, c.invalid,
            c.warnings, c.warnings == 1 ? "" : "s");
   if (code == 0 && (c.invalid || (o->strict && c.warnings))) code = EXIT_INVALID;
+  cli_summary_free(c.sum);
   free(name);
   kfjob_host_free(h);
   return code;

@@ -122,6 +122,7 @@ typedef struct render_ctx {
   size_t njobs, nfailed;
   entries old, written;      /* -o: previous list, this render's files */
   int dirfd;                 /* -o: the directory, opened once (-1: none) */
+  struct summary *sum;       /* --summary: the resource table, else NULL */
   /* stdout */
   size_t ndocs;
   char *binary;              /* pb/template to stdout: the single job */
@@ -182,6 +183,18 @@ int cli_decode_bytes(kfjob_host *h, const opts *o, const char *path,
 /* Documents of a file, a -o directory or a config script.  Returns an
 ** exit status. */
 int cli_load_side(kfjob_host *h, const opts *o, const char *path, docs *out);
+
+/* ---- the resource table (summary.c) ------------------------------------- */
+
+typedef struct summary summary;
+summary *cli_summary_new(void);
+/* One job (a failed one is a row saying so, out of the totals). */
+void cli_summary_add(summary *s, const kfjob_job *j);
+/* The table with its totals row. */
+void cli_summary_print(const summary *s, FILE *f);
+/* {"jobs": [...], "total": {...}} (new reference). */
+json_t *cli_summary_json(const summary *s);
+void cli_summary_free(summary *s);
 
 /* ---- the commands (render.c, check.c, decode.c, diff.c) ------------------ */
 

@@ -18,6 +18,7 @@ static int on_render(void *ud, const kfjob_job *j) {
   const opts *o = c->o;
   c->njobs++;
   cli_progress_update(&c->prog, j);
+  if (c->sum) cli_summary_add(c->sum, j);
   if (j->error) {                          /* --keep-going */
     c->nfailed++;
     if (c->prog.shown && c->prog.tty) fputs("\r\033[K", stderr);
@@ -115,6 +116,8 @@ int cli_cmd_render(const opts *o) {
   }
   cli_run_options(o, &ro, name);
   ro.keep_going = o->keep_going;
+  ro.resources = o->summary;
+  if (o->summary) c.sum = cli_summary_new();
   if (o->outdir && (o->format == KFJOB_FORMAT_JSON ||
                     o->format == KFJOB_FORMAT_TEMPLATE_JSON ||
                     o->format == KFJOB_FORMAT_MANIFEST_JSON))
@@ -123,6 +126,8 @@ int cli_cmd_render(const opts *o) {
   h = cli_make_host(o);
   st = cli_run_config(h, o, o->pos[0], &ro, on_render, &c);
   cli_progress_end(&c.prog);
+  if (c.sum && c.njobs) cli_summary_print(c.sum, stderr);
+  cli_summary_free(c.sum);
   code = c.status ? c.status : cli_report(h, st, c.config);
   if (c.status && st != KFJOB_ESTOPPED) cli_report(h, st, c.config);
   if (code == 0 && c.binary) {

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "kf_core.h"
+#include "kf_qty.h"
 #include "host.h"
 
 static const char *const format_names[] = {
@@ -287,4 +288,14 @@ KFJOB_API const char *kfjob_suggest(const char *word,
                                     const char *const *candidates) {
   if (word == NULL || candidates == NULL) return NULL;
   return kf_suggest(word, candidates);
+}
+
+KFJOB_API kfjob_status kfjob_quantity_add(const char *a, const char *b,
+                                          char *out, size_t cap) {
+  char tmp[KF_QTY_TEXT];
+  if (a == NULL || b == NULL || out == NULL || kf_qty_sum(a, b, tmp, sizeof tmp) != 0 ||
+      strlen(tmp) >= cap)
+    return KFJOB_EARG;
+  memcpy(out, tmp, strlen(tmp) + 1);
+  return KFJOB_OK;
 }

@@ -87,6 +87,38 @@ static kf_status lint(const kf_job *kj, const run *R, const char *name,
   return KF_OK;
 }
 
+/* kfjob_job::resources in the arena; left NULL when the job's manifest
+** cannot be made (its problem is the manifest's, not the summary's). */
+static kf_status resources(const kf_job *kj, kf_arena *A, kfjob_job *j) {
+  kf_job_res r;
+  kf_err e;
+  kfjob_resources *out;
+  kfjob_pod_group *g;
+  const char **slots[5];
+  int i;
+  kf_status st = kf_job_resources(kj, A, &r, &e);
+  if (st != KF_OK) return st == KF_ENOMEM ? KF_ENOMEM : KF_OK;
+  out = (kfjob_resources *)kf_arena_alloc(A, sizeof *out);
+  g = (kfjob_pod_group *)kf_arena_alloc(A, (r.ngroups ? r.ngroups : 1) * sizeof *g);
+  if (out == NULL || g == NULL) return KF_ENOMEM;
+  for (i = 0; i < r.ngroups; i++) g[i].role = r.groups[i].role, g[i].replicas = r.groups[i].replicas;
+  out->groups = g;
+  out->ngroups = (size_t)r.ngroups;
+  out->pods = r.pods;
+  slots[0] = &out->gpu, slots[1] = &out->cpu_request, slots[2] = &out->cpu_limit;
+  slots[3] = &out->memory_request, slots[4] = &out->memory_limit;
+  for (i = 0; i < 5; i++) {
+    const kf_qty *q = i == 0 ? &r.req[2] : i == 1 ? &r.req[0] : i == 2 ? &r.lim[0]
+                    : i == 3 ? &r.req[1] : &r.lim[1];
+    char *t = (char *)kf_arena_alloc(A, KF_QTY_TEXT);
+    if (t == NULL) return KF_ENOMEM;
+    kf_qty_format(q, t, KF_QTY_TEXT);
+    *slots[i] = t;
+  }
+  j->resources = out;
+  return KF_OK;
+}
+
 /* The run's format (and lint) of job kj into `out`, NUL-terminated. */
 static kf_status render(const kf_job *kj, const run *R, const char *name,
                         int version, kf_arena *A, kf_buf *out, kfjob_job *j,
@@ -100,6 +132,7 @@ static kf_status render(const kf_job *kj, const run *R, const char *name,
     j->data = out->p;
     j->size = out->n - 1;
   }
+  if (R->o.resources && resources(kj, A, j) != KF_OK) return kf_nomem(e);
   return R->o.lint ? lint(kj, R, name, version, A, j, e) : KF_OK;
 }
 
