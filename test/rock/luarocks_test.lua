@@ -9,14 +9,15 @@ local lua = arg and arg[-1] or "lua"
 local sep = package.config:sub(1, 1)
 
 -- the installed module: the first kfjob.so on the interpreter's cpath
-local so = package.searchpath and package.searchpath("kfjob", package.cpath)
+local searchpath = rawget(package, "searchpath")   -- 5.2+
+local so = searchpath and searchpath("kfjob", package.cpath)
 local flags = {}
 if so then
   flags[#flags + 1] = "--cpath='" .. so:gsub("kfjob%.so$", "?.so") .. "'"
 end
 -- the installed command, for the CLI specs: the tree's bin/kfjob beside
 -- lib/lua/<version>/kfjob.so, else the one on PATH
-local env, cli = "", nil
+local env, cli = ""
 local tree = so and so:match("^(.*)" .. sep .. "lib" .. sep .. "lua" .. sep .. "[^" .. sep
                                 .. "]+" .. sep .. "kfjob%.so$")
 if tree and io.open(tree .. sep .. "bin" .. sep .. "kfjob", "rb") then
@@ -33,6 +34,6 @@ for i = 1, select("#", ...) do flags[#flags + 1] = "'" .. select(i, ...) .. "'" 
 -- for another version would hide its modules; --cpath says where kfjob is
 local cmd = "env -u LUA_PATH -u LUA_CPATH " .. env .. "busted --lua='" .. lua .. "' " .. table.concat(flags, " ")
 io.stderr:write("luarocks test: " .. cmd .. (sep == "/" and "\n" or "\r\n"))
-local ok, how, code = os.execute(cmd)
+local ok, _, code = os.execute(cmd)
 if type(ok) == "number" then code = ok; ok = code == 0 end   -- Lua 5.1
 os.exit(ok and 0 or (code or 1))
