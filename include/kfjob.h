@@ -274,7 +274,9 @@ typedef struct kfjob_job {
   size_t size;            /**< Length of #data in bytes. */
   size_t index;           /**< 0-based position of the job in the run. */
   size_t total;           /**< Number of jobs when known in advance (a job,
-                               a list or a table), 0 for iterators. */
+                               a list, a table, or an iterator of
+                               `kfjob.template.variants`, counted by
+                               `template.count`), 0 for other iterators. */
   const kfjob_warning *warnings;  /**< Lint warnings (when
                                        kfjob_run_options::lint is set). */
   size_t nwarnings;       /**< Number of #warnings. */
