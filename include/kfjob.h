@@ -140,7 +140,11 @@ typedef enum kfjob_status {
   KFJOB_EJOB,          /**< A job could not be rendered (for example
                             task_type_version 0 cannot express it) or its
                             name is invalid or repeated.  The message reads
-                            `FILE: job 'NAME': message`. */
+                            `FILE:LINE: job 'NAME': message`, LINE being
+                            where the config made the job (its constructor,
+                            `job:with` or `template.variants` call), or
+                            `FILE: job 'NAME': message` when that is not
+                            known. */
   KFJOB_EMEMORY,       /**< The run reached the memory limit (or the
                             system ran out of memory). */
   KFJOB_ELIMIT,        /**< The run used up its instruction budget. */

@@ -84,6 +84,12 @@ local template = require "kfjob.template"
 return template.variants({ worker = { replicas = "${r}" } }, { r = { 1, 2, 3 } },
   { kind = "TFJob", name = "same" })
 ]],
+  -- `bad` is made by job:with on line 3; version 0 cannot express its image
+  ["v0.lua"] = [[
+local kfjob = require "kfjob"
+local base = kfjob.PyTorchJob{ worker = { replicas = 2 }, shared_memory = true }
+return { ok = base, bad = base:with{ worker = { image = "x" } } }
+]],
   ["early.lua"] = [[
 local kfjob = require "kfjob"
 return kfjob.TFJob{ worker = { replicas = 2, restart_policy = "onfailure" } }
@@ -167,6 +173,17 @@ describe("kfjob CLI in daily use", function()
       assert.truthy(out:find(":2 - TFJob same is invalid: kfjob.template.variants: "
                              .. "duplicate name 'same' for variant 1 {r=1} and variant 2 {r=2}", 1, true), out)
       assert.truthy(out:find("Summary: 3 jobs found, 1 valid, 2 invalid", 1, true), out)
+    end)
+
+    it("a job that cannot be rendered is named with the line that made it", function()
+      local code, out, err = kfjob("render", path("v0.lua"), "-V", "0")
+      assert.equal(1, code)
+      assert.equal("", out)
+      assert.equal(path("v0.lua") .. ":3: job 'bad': kfjob.PyTorchJob: version 0 cannot "
+                   .. "express worker.image (use version 1)\n", err)
+      code, out = kfjob("check", path("v0.lua"), "-V", "0")
+      assert.equal(1, code)
+      assert.truthy(out:find(path("v0.lua") .. ":3 - PyTorchJob bad is invalid: ", 1, true), out)
     end)
 
     it("a config that fails before returning says so", function()

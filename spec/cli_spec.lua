@@ -276,7 +276,8 @@ describe("kfjob CLI", function()
       local code, out, err = kfjob("render", path("images.lua"), "-V", "0")
       assert.equal(1, code)
       assert.equal("", out)
-      assert.truthy(err:find(path("images.lua") .. ": job 'images': ", 1, true), err)
+      -- the line of the constructor call that made the job
+      assert.truthy(err:find(path("images.lua") .. ":2: job 'images': ", 1, true), err)
       assert.truthy(err:find("version 0 cannot express", 1, true))
     end)
 
@@ -530,7 +531,7 @@ describe("kfjob CLI", function()
     it("reports invalid jobs (exit 1)", function()
       local code, out = kfjob("check", path("mixed.lua"), "-V", "0")
       assert.equal(1, code)
-      assert.truthy(out:find(path("mixed.lua") .. " - PyTorchJob bad is invalid: ", 1, true), out)
+      assert.truthy(out:find(path("mixed.lua") .. ":3 - PyTorchJob bad is invalid: ", 1, true), out)
       assert.truthy(out:find("Summary: 2 jobs found, 1 valid, 1 invalid, 0 warnings\n", 1, true))
     end)
 

@@ -125,9 +125,13 @@ void kfh_check_name(lua_State *L, run *R, int idx);
 
 /* Raise "FILE: job 'NAME': message" (FILE only for scripts). */
 int kfh_job_error(lua_State *L, run *R, const char *name, const char *msg);
-/* After kfjob.template is loaded: its `variants` records where the config
-** called it (for the messages of failed variants). */
+/* After a kfjob module is loaded: template.variants, the job constructors
+** and job:with record where the config called them (the messages of
+** failed variants and of jobs that cannot be rendered name that line). */
 void kfh_wrap_template(lua_State *L);
+/* Pushes "FILE:LINE" where the config made the job at idx and returns it,
+** or pushes nothing and returns NULL. */
+const char *kfh_site(lua_State *L, int idx);
 /* Run R (set up by api.c) in a fresh state; fills h's message and usage. */
 kfjob_status kfh_do_run(kfjob_host *h, run *R);
 

@@ -181,7 +181,7 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   kf_buf out;
   kf_err e;
   kf_status st;
-  const char *msg;
+  const char *msg, *site;
   memset(&j, 0, sizeof j);
   if (++R->emitted > (R->o.max_jobs ? R->o.max_jobs : KFJOB_DEFAULT_MAX_JOBS))
     luaL_error(L, "more than %I jobs in one render (the limit; split the sweep "
@@ -211,6 +211,13 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
     lua_pushstring(L, st == KF_ENOMEM ? "not enough memory" : e.msg);
     msg = lua_tostring(L, -1);
     if (R->mem_hit && strstr(msg, "not enough memory")) lua_error(L);
+    if ((site = kfh_site(L, job)) != NULL) {    /* the line that made the job */
+      if (!R->o.keep_going) {
+        R->st = KFJOB_EJOB;
+        luaL_error(L, "%s: job '%s': %s", site, nm, msg);
+      }
+      msg = lua_pushfstring(L, "%s: %s", site, msg);
+    }
     if (!R->o.keep_going) kfh_job_error(L, R, nm, msg);
     kfh_emit_failed(L, R, nm, j.kind, j.task_type, version, msg);
     lua_settop(L, top);

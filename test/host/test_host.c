@@ -497,7 +497,7 @@ static void test_job_errors(void) {
   kfjob_run_options_init(&o);
   o.version = 0;   /* the image of SINGLE does not fit version 0 */
   CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_EJOB);
-  CHECK_HAS(kfjob_host_message(h), "cfg.lua: job 'job': ");
+  CHECK_HAS(kfjob_host_message(h), "cfg.lua:2: job 'job': ");   /* where job() made it */
   CHECK_HAS(kfjob_host_message(h), "version 0 cannot express");
   CHECK(c.n == 0);
 
