@@ -50,7 +50,7 @@ int cli_cmd_check(const opts *o) {
   kfjob_host *h;
   kfjob_status st;
   char *name = cli_default_name(o->pos[0]);
-  int code = 0;
+  int code = 0, failed;
   memset(&c, 0, sizeof c);
   c.config = cli_config_label(o->pos[0]);
   c.json = o->summary_json;
@@ -68,13 +68,14 @@ int cli_cmd_check(const opts *o) {
     fflush(stdout);
     code = cli_report(h, st, c.config);    /* also: no job named --name */
   }
+  failed = code != 0 && st != KFJOB_EJOB;   /* not: no job named --name */
   if (c.json) {
     json_t *doc = cli_summary_json(c.sum);
     json_object_set_new(doc, "found", json_integer((json_int_t)c.found));
     json_object_set_new(doc, "valid", json_integer((json_int_t)(c.found - c.invalid)));
     json_object_set_new(doc, "invalid", json_integer((json_int_t)c.invalid));
     json_object_set_new(doc, "warnings", json_integer((json_int_t)c.warnings));
-    json_object_set_new(doc, "configFailed", json_boolean(code != 0));
+    json_object_set_new(doc, "configFailed", json_boolean(failed));
     json_dumpf(doc, stdout, JSON_COMPACT);
     fputc('\n', stdout);
     json_decref(doc);
@@ -83,11 +84,11 @@ int cli_cmd_check(const opts *o) {
   }
   if (c.json)
     ;
-  else if (code != 0 && c.found == 0)
+  else if (failed && c.found == 0)
     printf("Summary: the config failed before it gave any job\n");
   else
     printf("Summary: %s%zu job%s found, %zu valid, %zu invalid, %zu warning%s\n",
-           code != 0 ? "the config failed after " : "",
+           failed ? "the config failed after " : "",
            c.found, c.found == 1 ? "" : "s", c.found - c.invalid, c.invalid,
            c.warnings, c.warnings == 1 ? "" : "s");
   if (code == 0 && (c.invalid || (o->strict && c.warnings))) code = EXIT_INVALID;

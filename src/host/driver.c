@@ -331,7 +331,11 @@ static void variant_failed(lua_State *L, run *R, int info, lua_Integer i,
     name = lua_pushfstring(L, "%s-%I", base_name(R), (LUAI_UACINT)i);
   }
   kind = lua_getfield(L, info, "kind") == LUA_TSTRING ? lua_tostring(L, -1) : "?";
-  kfh_emit_failed(L, R, name, kind, "?", version, msg);
+  R->named_seen = 1;
+  if (R->o.select == NULL || strcmp(R->o.select, name) == 0) {  /* --name */
+    if (R->o.select) R->selected++;
+    kfh_emit_failed(L, R, name, kind, "?", version, msg);
+  }
   lua_pop(L, 3);
 }
 
