@@ -114,6 +114,15 @@ return {
     shared_memory = true },
 }
 ]],
+  -- 12 000 variants: more rows than the text table keeps
+  ["huge.lua"] = [[
+local template = require "kfjob.template"
+local r, s = {}, {}
+for i = 1, 120 do r[i] = i end
+for i = 1, 100 do s[i] = i end
+return template.variants({ worker = { replicas = "${r}", image = "x:1", requests = { cpu = "250m" } } },
+  { r = r, s = s }, { kind = "TFJob", name = "b-${r}-${s}", unique = false })
+]],
   ["big.lua"] = [[
 local template = require "kfjob.template"
 return template.variants({ worker = { replicas = "${r}", image = "x:1" } },
@@ -375,6 +384,23 @@ describe("kfjob CLI in daily use", function()
       assert.truthy(out:find("\nj%-0%s+TFJob%s+invalid%s+%-"), out)
       assert.truthy(out:find("\nTOTAL %(3 jobs%)%s+3%s"), out)
       assert.truthy(out:find("(the total leaves out 1 invalid job)", 1, true), out)
+    end)
+
+    it("keeps 10 000 rows of a longer sweep, totals all (memory stays bounded)", function()
+      -- pods: 100 x (1 + ... + 120) = 100 x 7260 = 726000; cpu 250m x 726000 = 181500
+      local code, out = kfjob("check", path("huge.lua"))
+      assert.equal(0, code)
+      local l = lines(out)
+      assert.equal(10004, #l)
+      assert.equal("... 2000 more jobs (check -f json lists every one)", l[10002])
+      assert.equal("TOTAL (12000 jobs) 726000 0 181500 0 0 0", (l[10003]:gsub("%s+", " ")))
+      code, out = kfjob("check", path("huge.lua"), "-f", "json")
+      assert.equal(0, code)
+      local d = json.decode(out)
+      assert.equal(12000, #d.jobs)
+      assert.equal("b-120-100", d.jobs[12000].name)
+      assert.equal("181500", d.total.cpuRequest)
+      assert.equal(12000, d.found)
     end)
 
     it("render --summary prints it on stderr, stdout keeps the jobs", function()

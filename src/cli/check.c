@@ -54,7 +54,7 @@ int cli_cmd_check(const opts *o) {
   memset(&c, 0, sizeof c);
   c.config = cli_config_label(o->pos[0]);
   c.json = o->summary_json;
-  c.sum = cli_summary_new();
+  c.sum = cli_summary_new(c.json, stdout);
   cli_run_options(o, &ro, name);
   ro.format = KFJOB_FORMAT_NONE;
   ro.lint = 1;
@@ -70,27 +70,23 @@ int cli_cmd_check(const opts *o) {
   }
   failed = code != 0 && st != KFJOB_EJOB;   /* not: no job named --name */
   if (c.json) {
-    json_t *doc = cli_summary_json(c.sum);
-    json_object_set_new(doc, "found", json_integer((json_int_t)c.found));
-    json_object_set_new(doc, "valid", json_integer((json_int_t)(c.found - c.invalid)));
-    json_object_set_new(doc, "invalid", json_integer((json_int_t)c.invalid));
-    json_object_set_new(doc, "warnings", json_integer((json_int_t)c.warnings));
-    json_object_set_new(doc, "configFailed", json_boolean(failed));
-    json_dumpf(doc, stdout, JSON_COMPACT);
-    fputc('\n', stdout);
-    json_decref(doc);
-  } else if (c.found) {
-    cli_summary_print(c.sum, stdout);
+    json_t *extra = json_object();
+    json_object_set_new(extra, "found", json_integer((json_int_t)c.found));
+    json_object_set_new(extra, "valid", json_integer((json_int_t)(c.found - c.invalid)));
+    json_object_set_new(extra, "invalid", json_integer((json_int_t)c.invalid));
+    json_object_set_new(extra, "warnings", json_integer((json_int_t)c.warnings));
+    json_object_set_new(extra, "configFailed", json_boolean(failed));
+    cli_summary_finish(c.sum, extra);
+  } else {
+    cli_summary_finish(c.sum, NULL);
+    if (failed && c.found == 0)
+      printf("Summary: the config failed before it gave any job\n");
+    else
+      printf("Summary: %s%zu job%s found, %zu valid, %zu invalid, %zu warning%s\n",
+             failed ? "the config failed after " : "",
+             c.found, c.found == 1 ? "" : "s", c.found - c.invalid, c.invalid,
+             c.warnings, c.warnings == 1 ? "" : "s");
   }
-  if (c.json)
-    ;
-  else if (failed && c.found == 0)
-    printf("Summary: the config failed before it gave any job\n");
-  else
-    printf("Summary: %s%zu job%s found, %zu valid, %zu invalid, %zu warning%s\n",
-           failed ? "the config failed after " : "",
-           c.found, c.found == 1 ? "" : "s", c.found - c.invalid, c.invalid,
-           c.warnings, c.warnings == 1 ? "" : "s");
   if (code == 0 && (c.invalid || (o->strict && c.warnings))) code = EXIT_INVALID;
   cli_summary_free(c.sum);
   free(name);

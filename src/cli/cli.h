@@ -187,13 +187,13 @@ int cli_load_side(kfjob_host *h, const opts *o, const char *path, docs *out);
 /* ---- the resource table (summary.c) ------------------------------------- */
 
 typedef struct summary summary;
-summary *cli_summary_new(void);
+/* json: write a JSON document to `out` as the jobs come; else a table. */
+summary *cli_summary_new(int json, FILE *out);
 /* One job (a failed one is a row saying so, out of the totals). */
 void cli_summary_add(summary *s, const kfjob_job *j);
-/* The table with its totals row. */
-void cli_summary_print(const summary *s, FILE *f);
-/* {"jobs": [...], "total": {...}} (new reference). */
-json_t *cli_summary_json(const summary *s);
+/* The table with its totals row, or the end of the JSON document with
+** "total" and the members of `extra` (a JSON object, taken; may be NULL). */
+void cli_summary_finish(summary *s, json_t *extra);
 void cli_summary_free(summary *s);
 
 /* ---- the commands (render.c, check.c, decode.c, diff.c) ------------------ */

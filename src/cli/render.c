@@ -117,7 +117,7 @@ int cli_cmd_render(const opts *o) {
   cli_run_options(o, &ro, name);
   ro.keep_going = o->keep_going;
   ro.resources = o->summary;
-  if (o->summary) c.sum = cli_summary_new();
+  if (o->summary) c.sum = cli_summary_new(0, stderr);
   if (o->outdir && (o->format == KFJOB_FORMAT_JSON ||
                     o->format == KFJOB_FORMAT_TEMPLATE_JSON ||
                     o->format == KFJOB_FORMAT_MANIFEST_JSON))
@@ -126,7 +126,7 @@ int cli_cmd_render(const opts *o) {
   h = cli_make_host(o);
   st = cli_run_config(h, o, o->pos[0], &ro, on_render, &c);
   cli_progress_end(&c.prog);
-  if (c.sum && c.njobs) cli_summary_print(c.sum, stderr);
+  if (c.sum) cli_summary_finish(c.sum, NULL);
   cli_summary_free(c.sum);
   code = c.status ? c.status : cli_report(h, st, c.config);
   if (c.status && st != KFJOB_ESTOPPED) cli_report(h, st, c.config);
