@@ -33,11 +33,19 @@ set(KF_HOST_DEPS PkgConfig::PROTOBUFC PkgConfig::JANSSON PkgConfig::YAML
                  ${LUA_LIBRARY} m)
 set(KF_HOST_TARGETS)
 
+# 0.x: each minor version may break the ABI, so it is in the soname
+# (libkfjob.so.0.1), as the CMake package's SameMinorVersion says; from
+# 1.0 on, the major version alone (SameMajorVersion then).
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(KFJOB_SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+else()
+  set(KFJOB_SOVERSION ${PROJECT_VERSION_MAJOR})
+endif()
 if(KFJOB_SHARED)
   add_library(kfjob_shared SHARED ${KF_HOST_OBJECTS})
   set_target_properties(kfjob_shared PROPERTIES
     OUTPUT_NAME kfjob EXPORT_NAME kfjob
-    VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
+    VERSION ${PROJECT_VERSION} SOVERSION ${KFJOB_SOVERSION})
   target_include_directories(kfjob_shared INTERFACE ${KF_HOST_INCLUDE})
   target_link_libraries(kfjob_shared PRIVATE ${KF_HOST_DEPS})
   if(NOT APPLE AND NOT WIN32)
@@ -86,6 +94,7 @@ add_executable(kfjob_cli
   ${CMAKE_SOURCE_DIR}/src/cli/outputs.c    # stream forms, files, -o DIR list
   ${CMAKE_SOURCE_DIR}/src/cli/render.c     # kfjob render
   ${CMAKE_SOURCE_DIR}/src/cli/check.c      # kfjob check
+  ${CMAKE_SOURCE_DIR}/src/cli/summary.c    # the resource table of check
   ${CMAKE_SOURCE_DIR}/src/cli/readback.c   # renders read back as documents
   ${CMAKE_SOURCE_DIR}/src/cli/decode.c     # kfjob decode
   ${CMAKE_SOURCE_DIR}/src/cli/diff.c       # kfjob diff
@@ -99,21 +108,29 @@ endif()
 target_link_libraries(kfjob_cli PRIVATE PkgConfig::JANSSON PkgConfig::YAML)
 
 # ---- installation --------------------------------------------------------
+# The CLI always; the libraries, header, CMake package and pkg-config file
+# for C hosts unless KFJOB_INSTALL_DEV is OFF (the rock: LuaRocks wants
+# only modules and commands in a rock's tree, and the CLI links
+# libkfjob.a).
+option(KFJOB_INSTALL_DEV "Install libkfjob, kfjob.h, the CMake package and kfjob.pc" ON)
+install(TARGETS kfjob_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        COMPONENT host)
+if(NOT KFJOB_INSTALL_DEV)
+  return()
+endif()
 set(KFJOB_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/kfjob)
 install(TARGETS ${KF_HOST_TARGETS} EXPORT kfjobTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT host
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT host
                 NAMELINK_COMPONENT host
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS kfjob_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
-        COMPONENT host)
 install(FILES ${CMAKE_SOURCE_DIR}/include/kfjob.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT host)
 install(EXPORT kfjobTargets NAMESPACE kfjob:: DESTINATION ${KFJOB_CMAKEDIR}
         COMPONENT host)
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/kfjobConfig.cmake.in
   ${CMAKE_BINARY_DIR}/kfjobConfig.cmake INSTALL_DESTINATION ${KFJOB_CMAKEDIR})
-# 0.x: a new minor version may break the API
+# 0.x: a new minor version may break the API (and the soname says so)
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/kfjobConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/kfjobConfig.cmake

@@ -6,3 +6,8 @@ add_test(NAME json_codec COMMAND test_json)
 add_executable(test_env_rules test/test_env_rules.c $<TARGET_OBJECTS:kfjob_core>)
 target_link_libraries(test_env_rules PRIVATE kfjob_core)
 add_test(NAME env_rules COMMAND test_env_rules)
+
+# Lua-free quantity arithmetic test (C): exact sums, canonical forms.
+add_executable(test_qty test/test_qty.c $<TARGET_OBJECTS:kfjob_core>)
+target_link_libraries(test_qty PRIVATE kfjob_core)
+add_test(NAME qty_arith COMMAND test_qty)

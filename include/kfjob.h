@@ -140,7 +140,11 @@ typedef enum kfjob_status {
   KFJOB_EJOB,          /**< A job could not be rendered (for example
                             task_type_version 0 cannot express it) or its
                             name is invalid or repeated.  The message reads
-                            `FILE: job 'NAME': message`. */
+                            `FILE:LINE: job 'NAME': message`, LINE being
+                            where the config made the job (its constructor,
+                            `job:with` or `template.variants` call), or
+                            `FILE: job 'NAME': message` when that is not
+                            known. */
   KFJOB_EMEMORY,       /**< The run reached the memory limit (or the
                             system ran out of memory). */
   KFJOB_ELIMIT,        /**< The run used up its instruction budget. */
@@ -246,6 +250,29 @@ typedef struct kfjob_warning {
   const char *message;  /**< What is probably wrong. */
 } kfjob_warning;
 
+/** Pods of one replica group (kfjob_resources::groups). */
+typedef struct kfjob_pod_group {
+  const char *role;       /**< Replica type as the manifest names it:
+                               "Worker", "PS", "Master", "Launcher", ... */
+  long long replicas;     /**< Its pods. */
+} kfjob_pod_group;
+
+/** What a job asks of the cluster, read from its `kubeflow.org/v1`
+ *  manifest (kfjob_run_options::resources).  Quantities are sums over all
+ *  the job's pods (each pod's effective amount: its containers' sum, or
+ *  its largest init container's), exact, in Kubernetes' canonical form
+ *  ("12", "1500m", "96Gi"; "0" for none).  A limit sums only the
+ *  containers that set one. */
+typedef struct kfjob_resources {
+  const kfjob_pod_group *groups;  /**< Groups with pods, manifest order. */
+  size_t ngroups;                 /**< Number of #groups. */
+  long long pods;                 /**< All pods of the job. */
+  const char *gpu;                /**< nvidia.com/gpu requested (requests
+                                       equal limits for GPUs). */
+  const char *cpu_request, *cpu_limit;
+  const char *memory_request, *memory_limit;
+} kfjob_resources;
+
 /** A job handed to the ::kfjob_job_fn callback.  Every pointer in it is
  *  owned by kfjob and valid only until the callback returns. */
 typedef struct kfjob_job {
@@ -269,13 +296,22 @@ typedef struct kfjob_job {
   size_t size;            /**< Length of #data in bytes. */
   size_t index;           /**< 0-based position of the job in the run. */
   size_t total;           /**< Number of jobs when known in advance (a job,
-                               a list or a table), 0 for iterators. */
+                               a list, a table, or an iterator of
+                               `kfjob.template.variants`, counted by
+                               `template.count`), 0 for other iterators. */
   const kfjob_warning *warnings;  /**< Lint warnings (when
                                        kfjob_run_options::lint is set). */
   size_t nwarnings;       /**< Number of #warnings. */
   const char *error;      /**< With kfjob_run_options::keep_going: why this
-                               job could not be rendered (#data is NULL);
-                               otherwise NULL. */
+                               job could not be made or rendered (#data is
+                               NULL); otherwise NULL.  A variant of
+                               `kfjob.template.variants` that failed reads
+                               `FILE:LINE: message`, the line of the
+                               config's `variants` call. */
+  const kfjob_resources *resources;  /**< With
+                               kfjob_run_options::resources: what the job
+                               asks of the cluster; NULL for a failed job
+                               or one whose manifest cannot be made. */
 } kfjob_job;
 
 /**
@@ -377,6 +413,7 @@ typedef struct kfjob_run_options {
                                   default): none given. */
   const char *timeout;       /**< TaskMetadata timeout: whole seconds
                                   ("5400") or a duration ("1h30m"). */
+  int resources;             /**< Non-zero: fill kfjob_job::resources. */
 } kfjob_run_options;
 
 /**
@@ -530,6 +567,33 @@ KFJOB_API int kfjob_format_parse(const char *name, kfjob_format *out);
  * \retval 1 a target; \retval 0 not one.
  */
 KFJOB_API int kfjob_target_check(const char *name, char *msg, size_t cap);
+
+/**
+ * The exact sum of two Kubernetes quantities ("8" + "500m" = "8500m",
+ * "32Gi" + "16Gi" = "48Gi"), in Kubernetes' canonical form, keeping the
+ * first non-zero one's format (as `resource.Quantity.Add`).
+ * \param a, b  quantities without a sign.
+ * \param out   receives the sum, NUL-terminated.
+ * \param cap   size of out (96 is always enough).
+ * \retval KFJOB_OK   done.
+ * \retval KFJOB_EARG a NULL argument, a malformed quantity, a sum too large,
+ *                    or out too small.
+ */
+KFJOB_API kfjob_status kfjob_quantity_add(const char *a, const char *b,
+                                          char *out, size_t cap);
+
+/**
+ * The did-you-mean of kfjob's own messages (`kfjob.suggest` in Lua): the
+ * candidate closest to `word` by edit distance (the first of equally
+ * close ones), when it is close enough - at most two edits, or a third
+ * of the word.
+ * \param word       the word typed.
+ * \param candidates NULL-terminated list of the words that exist.
+ * \return one of `candidates`, or NULL when none is close (or an argument
+ *         is NULL).
+ */
+KFJOB_API const char *kfjob_suggest(const char *word,
+                                    const char *const *candidates);
 
 /** @} */
 

@@ -1,8 +1,12 @@
 rockspec_format = "3.0"
 package = "kfjob"
 version = "0.1.0-1"
+-- The tag v0.1.0 of the project's repository.  scripts/release.sh packs
+-- the source rock offline from a copy of this file whose url is the local
+-- repository (git+file://); where the repository is published, this url
+-- is its address.
 source = {
-  url = "git+https://example.invalid/kfjob.git",
+  url = "git+file://.",
   tag = "v0.1.0",
 }
 description = {
@@ -31,8 +35,14 @@ build = {
     LIBDIR = "$(LIBDIR)",
     LUADIR = "$(LUADIR)",
     KFJOB_TESTS = "OFF",
-    KFJOB_HOST = "OFF",
+    -- with Lua 5.4 the `kfjob` command too (CMake leaves it out for the
+    -- other versions), statically linked; no C libraries or headers for
+    -- hosts in a rock tree (cmake --install gives those)
+    KFJOB_SHARED = "OFF",
+    KFJOB_INSTALL_DEV = "OFF",
+    CMAKE_INSTALL_BINDIR = "$(BINDIR)",
   },
 }
-test_dependencies = { "busted" }
-test = { type = "busted" }
+-- busted from the system (Debian's lua-busted) or a rock, whichever is on
+-- PATH: no test_dependencies, so `luarocks test` works offline
+test = { type = "command", script = "test/rock/luarocks_test.lua" }

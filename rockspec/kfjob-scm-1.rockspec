@@ -1,8 +1,11 @@
 rockspec_format = "3.0"
 package = "kfjob"
 version = "scm-1"
+-- For `luarocks make rockspec/kfjob-scm-1.rockspec` in a checkout, which
+-- builds the checkout it runs in and never reads the source; releases are
+-- packed from rockspec/kfjob-VERSION-1.rockspec (scripts/release.sh).
 source = {
-  url = "git+https://example.invalid/kfjob.git",
+  url = "git+file://.",
 }
 description = {
   summary = "Build, validate and serialize Flyte Kubeflow training task configs from Lua",
@@ -30,8 +33,14 @@ build = {
     LIBDIR = "$(LIBDIR)",
     LUADIR = "$(LUADIR)",
     KFJOB_TESTS = "OFF",
-    KFJOB_HOST = "OFF",
+    -- with Lua 5.4 the `kfjob` command too (CMake leaves it out for the
+    -- other versions), statically linked; no C libraries or headers for
+    -- hosts in a rock tree (cmake --install gives those)
+    KFJOB_SHARED = "OFF",
+    KFJOB_INSTALL_DEV = "OFF",
+    CMAKE_INSTALL_BINDIR = "$(BINDIR)",
   },
 }
-test_dependencies = { "busted" }
-test = { type = "busted" }
+-- busted from the system (Debian's lua-busted) or a rock, whichever is on
+-- PATH: no test_dependencies, so `luarocks test` works offline
+test = { type = "command", script = "test/rock/luarocks_test.lua" }

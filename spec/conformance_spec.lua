@@ -120,9 +120,7 @@ describe("conformance", function()
 
   describe("json/task_template", function()
     for _, case in ipairs(cases) do
-      if case.taskspec then
-        -- covered by the task_spec block below
-      elseif case.template then
+      if case.template and not case.taskspec then   -- TaskSpecs: the block below
         it(case.name .. ": task_template bytes", function()
           local exp = want(case)
           local job = build(case)

@@ -227,9 +227,11 @@ local raising = {
     { "unknown restart policy", tf { restart_policy = "sometimes" },
       "kfjob.TFJob: worker.restart_policy: unknown restart policy 'sometimes'" .. RP },
     { "restart policy without underscore", tf { restart_policy = "onfailure" },
-      "kfjob.TFJob: worker.restart_policy: unknown restart policy 'onfailure'" .. RP },
+      "kfjob.TFJob: worker.restart_policy: unknown restart policy 'onfailure'" .. RP
+      .. " (did you mean 'on_failure'?)" },
     { "restart policy constant name", tf { restart_policy = "ON_FAILURE" },
-      "kfjob.TFJob: worker.restart_policy: unknown restart policy 'ON_FAILURE'" .. RP },
+      "kfjob.TFJob: worker.restart_policy: unknown restart policy 'ON_FAILURE'" .. RP
+      .. " (did you mean 'on_failure'?)" },
     { "a clean pod policy as restart policy", tf { restart_policy = "CLEANPOD_POLICY_ALL" },
       "kfjob.TFJob: worker.restart_policy: unknown restart policy 'CLEANPOD_POLICY_ALL'" .. RP },
     { "restart policy 3", tf { restart_policy = 3 },
@@ -244,6 +246,12 @@ local raising = {
       "kfjob.RunPolicy: clean_pod_policy: unknown clean pod policy 3" .. CP },
     { "unknown rendezvous backend", new("Elastic", { rdzv_backend = "zk" }),
       "kfjob.Elastic: rdzv_backend: unknown rendezvous backend 'zk' (expected c10d, etcd or etcd-v2)" },
+    { "misspelt rendezvous backend", new("Elastic", { rdzv_backend = "etdc" }),
+      "kfjob.Elastic: rdzv_backend: unknown rendezvous backend 'etdc' (expected c10d, etcd or "
+      .. "etcd-v2) (did you mean 'etcd'?)" },
+    { "misspelt clean pod policy", new("RunPolicy", { clean_pod_policy = "Runing" }),
+      "kfjob.RunPolicy: clean_pod_policy: unknown clean pod policy 'Runing'" .. CP
+      .. " (did you mean 'running'?)" },
   },
 
   ["strings"] = {

@@ -350,7 +350,9 @@ return { jax = kfjob.JAXJob{ worker = { replicas = 2, image = "jax:1" } },
     it("check validates the manifest each kind is rendered as", function()
       local code, out = run("check", config, "--image", IMAGE)
       assert.equal(0, code, out)
-      assert.equal("Summary: 3 jobs found, 3 valid, 0 invalid, 0 warnings\n", out)
+      -- the resource table (pods per group), then the summary
+      assert.truthy(out:find("\nxgb%s+XGBoostJob%s+3 %(Master 1, Worker 2%)"), out)
+      assert.truthy(out:find("\nSummary: 3 jobs found, 3 valid, 0 invalid, 0 warnings\n$"), out)
       code, out = run("check", config)
       assert.equal(1, code)
       assert.truthy(out:find(" - XGBoostJob xgb is invalid: kfjob.manifest: opts.image: required: "

@@ -93,7 +93,7 @@ describe("kfjob render -f taskspec", function()
     local bytes = require("kfjob").PyTorchJob { worker = { replicas = 1 } }:task_template {
       id = { project = "p", domain = "d", name = "n", version = "v" }, container = { image = "i" } }
     spit(path("template.pb"), bytes)        -- a bare TaskTemplate
-    ok, out = reference_check({ path("template.pb") })
+    ok = reference_check({ path("template.pb") })
     assert.is_false(not not ok)
   end)
 
@@ -153,7 +153,7 @@ return {
     assert.truthy(out:find('"kind":"MPIJob"', 1, true), out)
     code, out, err = kfjob("diff", path("sweep"), path("sweep"))
     assert.equal(0, code, err .. out)
-    code, out = kfjob("diff", path("sweep"), path("n10"))
+    code = kfjob("diff", path("sweep"), path("n10"))
     assert.equal(1, code)
   end)
 
@@ -165,7 +165,7 @@ return {
     code, out = kfjob(with_flags("check", here .. "/../examples/sweep.lua", "-f", "taskspec"))
     assert.equal(0, code, out)
     assert.truthy(out:find("12 valid", 1, true), out)
-    code, out = kfjob("check", here .. "/../examples/sweep.lua", "-f", "json")
+    code = kfjob("check", here .. "/../examples/sweep.lua", "-f", "pb")
     assert.equal(2, code)
   end)
 

@@ -63,5 +63,6 @@ M.render, M.expand, M.dns_name = P.api.render, P.api.expand, P.api.dns_name
 M.merge = U.api.merge
 M.matrix = X.api.matrix
 M.variants = V.api.variants
+M.count = V.api.count
 
 return M

@@ -16,6 +16,7 @@ static const char *const usage_text =
 "\n"
 "commands:\n"
 "  render CONFIG.lua   run a config script and write every job it returns\n"
+"                      (CONFIG.lua may be - for stdin, with every command)\n"
 "  check  CONFIG.lua   validate and lint every job; ends with a summary line\n"
 "  decode FILE         read a TaskTemplate or TaskSpec (bytes or JSON) or,\n"
 "                      with --type,\n"
@@ -50,6 +51,7 @@ static const char *const usage_text =
 "                      mpi-operator, trainer-2.2, trainer-2.3; its rules\n"
 "                      apply (SPEC 11)\n"
 "      --keep-going    render the other jobs when one fails\n"
+"      --summary       the resource table of check, on stderr\n"
 "      --progress, --no-progress   progress bar on stderr (default: when\n"
 "                      stderr is a terminal and the render takes a while)\n"
 "      --memory-limit SIZE          script memory (default 64M; 0: none)\n"
@@ -68,7 +70,7 @@ static const char *const usage_text =
 "check options: -T, --set, --set-string, --name, --image, --strict (warnings fail),\n"
 "  --target T (default flyte; operator, mpi-operator and trainer-* check the\n"
 "  manifest, which needs an image), the limits; -f taskspec also checks the\n"
-"  registration flags above\n"
+"  registration flags above; -f text|json: the resource table and summary\n"
 "decode options: --type T (tensorflow, pytorch, mpi or a kind such as\n"
 "  HorovodJob), -T N (version of the bytes, default 1), -f FMT, --name\n"
 "diff options: --type T and -T N for plugin bytes, -f FMT and --set for\n"
@@ -81,52 +83,158 @@ static const char *const usage_text =
 "kfjob --version prints the program's version.\n"
 "\n"
 "stdout: json and template-json/manifest-json write one JSON document per\n"
-"line (json as {\"name\", \"kind\", \"type\", \"taskTypeVersion\", \"custom\"});\n"
+"line (json as {\"name\", \"kind\", \"type\", \"taskTypeVersion\", \"custom\"},\n"
+"template-json the same with \"template\" in place of \"custom\");\n"
 "yaml and manifest write a multi-document YAML stream; pb and template\n"
 "write the bytes of a single job.\n"
+"\n"
+"'kfjob COMMAND --help' lists the options of one command.\n"
 "\n"
 "exit status: 0 ok, 1 invalid config or jobs (diff: differences), 2 usage\n"
 "or I/O error\n";
 
+/* One row per option: the flag table that parsing, per-command help and
+** the did-you-mean of unknown options all read.  `help` may be NULL (the
+** option is then listed by name only); `meta` names its value. */
 typedef struct optdef {
   const char *lng;
   char shrt;
   int arg;
   int cmds;
+  const char *meta, *help;
 } optdef;
 
 static const optdef optdefs[] = {
-    {"format", 'f', 1, C_ALL},
-    {"type-version", 'T', 1, C_ALL},
-    {"version", 0, 1, C_RENDER | C_CHECK | C_DIFF},   /* registration */
-    {"project", 0, 1, C_RENDER | C_CHECK | C_DIFF},
-    {"domain", 0, 1, C_RENDER | C_CHECK | C_DIFF},
-    {"args", 0, 1, C_RENDER | C_CHECK | C_DIFF},
-    {"retries", 0, 1, C_RENDER | C_CHECK | C_DIFF},
-    {"timeout", 0, 1, C_RENDER | C_CHECK | C_DIFF},
-    {"output", 'o', 1, C_RENDER},
-    {"set", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_ENV},
-    {"set-string", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_ENV},
-    {"name", 0, 1, C_ALL},
-    {"dry-run", 0, 0, C_RENDER},
-    {"replica-encoding", 0, 1, C_RENDER | C_DIFF},
-    {"namespace", 0, 1, C_RENDER | C_DIFF | C_ENV},
-    {"image", 0, 1, C_RENDER | C_CHECK | C_DIFF},
-    {"keep-going", 0, 0, C_RENDER},
-    {"progress", 0, 0, C_RENDER | C_CHECK},
-    {"no-progress", 0, 0, C_RENDER | C_CHECK},
-    {"memory-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE | C_ENV},
-    {"instruction-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE | C_ENV},
-    {"time-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE | C_ENV},
-    {"type", 't', 1, C_DECODE | C_DIFF},
-    {"strict", 0, 0, C_CHECK},
-    {"target", 0, 1, C_RENDER | C_CHECK | C_ENV},
-    {"pod", 0, 1, C_ENV},
-    {NULL, 0, 0, 0}};
+    {"format", 'f', 1, C_ALL, "FMT",
+     "json (default), yaml, pb, template, manifest,\n"
+     "template-json, manifest-json, taskspec,\n"
+     "taskspec-json; check: the summary as text\n"
+     "(default) or json, or taskspec(-json) to check\n"
+     "the registration fields; env: env or json"},
+    {"type-version", 'T', 1, C_ALL, "N", "task_type_version 0 or 1 (default 1)"},
+    {"version", 0, 1, C_RENDER | C_CHECK | C_DIFF, "V",
+     "TaskSpec registration version (the task id's)"},
+    {"project", 0, 1, C_RENDER | C_CHECK | C_DIFF, "P", "TaskSpec project"},
+    {"domain", 0, 1, C_RENDER | C_CHECK | C_DIFF, "D", "TaskSpec domain"},
+    {"args", 0, 1, C_RENDER | C_CHECK | C_DIFF, "ARG",
+     "one TaskSpec container arg per flag (MPI/\n"
+     "Horovod: wrapped in mpirun/horovodrun)"},
+    {"retries", 0, 1, C_RENDER | C_CHECK | C_DIFF, "N", "TaskSpec retries"},
+    {"timeout", 0, 1, C_RENDER | C_CHECK | C_DIFF, "1h30m|SECONDS", "TaskSpec timeout"},
+    {"output", 'o', 1, C_RENDER, "DIR",
+     "one file per job in DIR; files a previous\n"
+     "render wrote there and this one did not are\n"
+     "removed (the list is in DIR/" OUTPUTS_FILE ")"},
+    {"set", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_ENV, "KEY=VALUE",
+     "the script sees params.KEY (true/false and\n"
+     "plain numbers converted); repeatable"},
+    {"set-string", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_ENV, "KEY=VALUE",
+     "params.KEY is the string VALUE; repeatable"},
+    {"name", 0, 1, C_ALL, "NAME",
+     "name of a job returned alone (default: the\n"
+     "config's file name) or prefix of a list's\n"
+     "jobs; from a named set, only the job NAME"},
+    {"dry-run", 0, 0, C_RENDER, NULL,
+     "render everything, write nothing, list what\n"
+     "would be written and removed"},
+    {"replica-encoding", 0, 1, C_RENDER | C_DIFF, "flat|common", NULL},
+    {"namespace", 0, 1, C_RENDER | C_DIFF | C_ENV, "NS", "for manifests and env"},
+    {"image", 0, 1, C_RENDER | C_CHECK | C_DIFF, "IMAGE",
+     "task image for manifests and TaskSpecs\n"
+     "(groups without their own)"},
+    {"keep-going", 0, 0, C_RENDER, NULL,
+     "render the other jobs (and variants) when\n"
+     "one fails"},
+    {"summary", 0, 0, C_RENDER, NULL,
+     "after the render, the resource table of\n"
+     "check on stderr"},
+    {"progress", 0, 0, C_RENDER | C_CHECK, NULL, "progress bar on stderr"},
+    {"no-progress", 0, 0, C_RENDER | C_CHECK, NULL,
+     "none (default: when stderr is a terminal and\n"
+     "it takes a while)"},
+    {"memory-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE | C_ENV, "SIZE",
+     "script memory (default 64M; 0: none)"},
+    {"instruction-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE | C_ENV, "N",
+     "script instructions (default 500M)"},
+    {"time-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE | C_ENV, "DURATION",
+     "wall-clock limit of the run: 30s, 500ms, 2m\n"
+     "(default: none)"},
+    {"type", 't', 1, C_DECODE | C_DIFF, "T",
+     "plugin bytes or custom JSON of this task type\n"
+     "(tensorflow, pytorch, mpi) or kind (HorovodJob)"},
+    {"strict", 0, 0, C_CHECK, NULL, "warnings fail (exit 1)"},
+    {"target", 0, 1, C_RENDER | C_CHECK | C_ENV, "T",
+     "flyte, flyte2, operator, mpi-operator,\n"
+     "trainer-2.2 or trainer-2.3: the system the jobs\n"
+     "are for, whose rules apply (SPEC 11)"},
+    {"pod", 0, 1, C_ENV, "POD", "only this pod (e.g. worker-0)"},
+    {NULL, 0, 0, 0, NULL, NULL}};
+
+static const char *const cmd_names[] = {"render", "check", "decode", "diff", "env", NULL};
+static const char *const cmd_usage[] = {
+    "render CONFIG.lua|- [options]\n"
+    "Run a config script (- reads it from stdin) and write every job it\n"
+    "returns to stdout or, with -o DIR, one file per job.",
+    "check CONFIG.lua|- [options]\n"
+    "Validate and lint every job, print a table of what each job asks of\n"
+    "the cluster (pods, GPUs, CPU and memory, with totals) and a summary\n"
+    "line.",
+    "decode FILE|- [options]\n"
+    "Read a TaskTemplate (bytes or JSON) or, with --type, plugin bytes or\n"
+    "custom JSON, and print the job.",
+    "diff A B [options]\n"
+    "Compare two renders (files, -o directories or config scripts) job by\n"
+    "job; exit 0 same, 1 different.",
+    "env CONFIG.lua|- [options]\n"
+    "Print the environment variables (and files) each pod of each job gets\n"
+    "on the target (default operator)."};
+
+/* The help of one command, from the flag table. */
+static void command_help(int k) {
+  const optdef *d;
+  printf("usage: kfjob %s\n\noptions:\n", cmd_usage[k]);
+  for (d = optdefs; d->lng; d++) {
+    char head[64];
+    const char *h;
+    int n;
+    if (!(d->cmds & (1 << k))) continue;
+    n = snprintf(head, sizeof head, "  %c%c%s--%s%s%s", d->shrt ? '-' : ' ',
+                 d->shrt ? d->shrt : ' ', d->shrt ? ", " : "  ", d->lng,
+                 d->meta ? " " : "", d->meta ? d->meta : "");
+    fputs(head, stdout);
+    for (h = d->help; h && *h;) {
+      size_t len = strcspn(h, "\n");
+      printf("%*s%.*s\n", n < 28 ? 28 - n : 1, "", (int)len, h);
+      n = 0;
+      h += len + (h[len] == '\n');
+    }
+    if (d->help == NULL) fputc('\n', stdout);
+  }
+  printf("  -h, --help                this help\n");
+}
 
 static int usage_error(const char *fmt, const char *a) {
   fputs("kfjob: ", stderr);
   fprintf(stderr, fmt, a);
+  fputs("\nTry 'kfjob --help'.\n", stderr);
+  return EXIT_USAGE;
+}
+
+/* "unknown option '--sett' (did you mean '--set'?)": the candidates are
+** the long options of the command, from the flag table. */
+static int unknown_option(const char *a, int cmd) {
+  const char *cands[sizeof optdefs / sizeof *optdefs + 1], *sg;
+  const optdef *d;
+  char word[64];
+  size_t n = 0;
+  snprintf(word, sizeof word, "%.*s", (int)strcspn(a + 2, "="), a + 2);
+  for (d = optdefs; d->lng; d++)
+    if (d->cmds & cmd) cands[n++] = d->lng;
+  cands[n++] = "help";
+  cands[n] = NULL;
+  sg = a[1] == '-' && word[0] ? kfjob_suggest(word, cands) : NULL;
+  fprintf(stderr, "kfjob: unknown option '%s'", a);
+  if (sg) fprintf(stderr, " (did you mean '--%s'?)", sg);
   fputs("\nTry 'kfjob --help'.\n", stderr);
   return EXIT_USAGE;
 }
@@ -215,11 +323,25 @@ static int set_option(opts *o, const optdef *d, const char *val) {
         o->env_json = val[0] == 'j';
         break;
       }
+      if (o->cmd == C_CHECK && (!strcmp(val, "text") || !strcmp(val, "json"))) {
+        o->summary_json = val[0] == 'j';   /* the summary's form */
+        break;
+      }
+      if (o->cmd == C_CHECK && strcmp(val, "taskspec") && strcmp(val, "taskspec-json"))
+        return usage_error("check -f expects text, json, taskspec or taskspec-json, "
+                           "got '%s'", val);
       if (!kfjob_format_parse(val, &o->format) || o->format == KFJOB_FORMAT_NONE ||
-          o->format == KFJOB_FORMAT_ENVIRONMENT)
-        return usage_error("unknown format '%s' (json, yaml, pb, template, "
-                           "manifest, template-json, manifest-json, taskspec, "
-                           "taskspec-json)", val);
+          o->format == KFJOB_FORMAT_ENVIRONMENT) {
+        static const char *const fmts[] = {"json", "yaml", "pb", "template", "manifest",
+                                           "template-json", "manifest-json", "taskspec",
+                                           "taskspec-json", NULL};
+        const char *sg = kfjob_suggest(val, fmts);
+        fprintf(stderr, "kfjob: unknown format '%s' (json, yaml, pb, template, "
+                "manifest, template-json, manifest-json, taskspec, taskspec-json)", val);
+        if (sg) fprintf(stderr, " (did you mean '%s'?)", sg);
+        fputs("\nTry 'kfjob --help'.\n", stderr);
+        return EXIT_USAGE;
+      }
       o->format_set = 1;
       break;
     case 'o': o->outdir = val; break;
@@ -233,6 +355,8 @@ static int set_option(opts *o, const optdef *d, const char *val) {
                                  : "--set expects KEY=VALUE, got '%s'", val);
         *v = (const char **)cli_xrealloc((void *)*v, (*n + 1) * sizeof **v);
         (*v)[(*n)++] = val;
+      } else if (d->lng[1] == 'u') {
+        o->summary = 1;
       } else {
         o->strict = 1;
       }
@@ -293,7 +417,7 @@ static int set_option(opts *o, const optdef *d, const char *val) {
 
 /* Parse argv into o; returns -1 when done, else an exit status. */
 int cli_parse_args(int argc, char **argv, opts *o) {
-  static const char *const cmds[] = {"render", "check", "decode", "diff", "env", NULL};
+  const char *const *cmds = cmd_names;
   int i, k, only_pos = 0, want;
   memset(o, 0, sizeof *o);
   o->format = KFJOB_FORMAT_JSON;
@@ -317,7 +441,13 @@ int cli_parse_args(int argc, char **argv, opts *o) {
   }
   for (k = 0; cmds[k]; k++)
     if (strcmp(argv[1], cmds[k]) == 0) break;
-  if (cmds[k] == NULL) return usage_error("unknown command '%s'", argv[1]);
+  if (cmds[k] == NULL) {
+    const char *sg = kfjob_suggest(argv[1], cmds);
+    fprintf(stderr, "kfjob: unknown command '%s'", argv[1]);
+    if (sg) fprintf(stderr, " (did you mean '%s'?)", sg);
+    fputs("\nTry 'kfjob --help'.\n", stderr);
+    return EXIT_USAGE;
+  }
   o->cmd = 1 << k;
   o->cmdname = cmds[k];
   for (i = 2; i < argc; i++) {
@@ -333,7 +463,7 @@ int cli_parse_args(int argc, char **argv, opts *o) {
       continue;
     }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(usage_text, stdout);
+      command_help(k);
       return 0;
     }
     if (a[1] == '-') {
@@ -341,7 +471,7 @@ int cli_parse_args(int argc, char **argv, opts *o) {
       size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
       for (d = optdefs; d->lng; d++)
         if (strlen(d->lng) == n && strncmp(d->lng, a + 2, n) == 0) break;
-      if (d->lng == NULL) return usage_error("unknown option '%s'", a);
+      if (d->lng == NULL) return unknown_option(a, o->cmd);
       if (eq) {
         if (!d->arg) return usage_error("option '--%s' takes no value", d->lng);
         val = eq + 1;
@@ -349,7 +479,7 @@ int cli_parse_args(int argc, char **argv, opts *o) {
     } else {
       for (d = optdefs; d->lng; d++)
         if (d->shrt && d->shrt == a[1]) break;
-      if (d->lng == NULL) return usage_error("unknown option '%s'", a);
+      if (d->lng == NULL) return unknown_option(a, o->cmd);
       if (a[2]) {
         if (!d->arg) return usage_error("unknown option '%s'", a);
         val = a + 2;

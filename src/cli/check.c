@@ -10,8 +10,10 @@
 
 typedef struct check_ctx {
   const char *config;
+  int json;                  /* -f json: one document, nothing else */
   progress prog;
   size_t found, invalid, warnings;
+  summary *sum;
 } check_ctx;
 
 static int on_check(void *ud, const kfjob_job *j) {
@@ -20,10 +22,21 @@ static int on_check(void *ud, const kfjob_job *j) {
   c->found++;
   cli_progress_update(&c->prog, j);
   if (c->prog.shown && c->prog.tty) fputs("\r\033[K", stderr);
+  cli_summary_add(c->sum, j);
+  if (c->json) {
+    c->invalid += j->error != NULL;
+    c->warnings += j->nwarnings;
+    return 0;
+  }
   if (j->error) {
     c->invalid++;
-    printf("%s - %s %s is invalid: %s%s\n", c->config, j->kind, j->name, j->error,
-           c->invalid == 1 ? cli_registration_hint(j->error) : "");
+    long line;
+    const char *msg = cli_split_position(c->config, j->error, &line);
+    const char *hint = c->invalid == 1 ? cli_registration_hint(j->error) : "";
+    if (line)
+      printf("%s:%ld - %s %s is invalid: %s%s\n", c->config, line, j->kind, j->name, msg, hint);
+    else
+      printf("%s - %s %s is invalid: %s%s\n", c->config, j->kind, j->name, msg, hint);
   }
   for (i = 0; i < j->nwarnings; i++) {
     c->warnings++;
@@ -40,14 +53,16 @@ int cli_cmd_check(const opts *o) {
   kfjob_host *h;
   kfjob_status st;
   char *name = cli_default_name(o->pos[0]);
-  int code = 0;
+  int code = 0, failed;
   memset(&c, 0, sizeof c);
-  c.config = o->pos[0];
+  c.config = cli_config_label(o->pos[0]);
+  c.json = o->summary_json;
   if (o->format_set && !cli_is_taskspec_format(o->format)) {
     free(name);
     return cli_errorf(EXIT_USAGE, "check takes -f taskspec or -f taskspec-json only "
                       "(the TaskSpec's registration fields are checked too)");
   }
+  c.sum = cli_summary_new(c.json, stdout);
   cli_run_options(o, &ro, name);
   /* -f taskspec: build the TaskSpecs too, so missing registration fields
   ** are reported per job */
@@ -55,21 +70,36 @@ int cli_cmd_check(const opts *o) {
                   ? o->format : KFJOB_FORMAT_NONE;
   ro.lint = 1;
   ro.keep_going = 1;
+  ro.resources = 1;
   cli_progress_init(&c.prog, o->progress);
   h = cli_make_host(o);
-  st = kfjob_host_run_file(h, o->pos[0], &ro, on_check, &c);
+  st = cli_run_config(h, o, o->pos[0], &ro, on_check, &c);
   cli_progress_end(&c.prog);
-  if (st != KFJOB_OK && st != KFJOB_EJOB) {
+  if ((st != KFJOB_OK && st != KFJOB_EJOB) || (st == KFJOB_EJOB && c.invalid == 0)) {
     fflush(stdout);
-    code = cli_report(h, st, o->pos[0]);
-  } else if (st == KFJOB_EJOB && c.invalid == 0) {
-    fflush(stdout);
-    code = cli_report(h, st, o->pos[0]);    /* e.g. no job named --name */
+    code = cli_report(h, st, c.config);    /* also: no job named --name */
   }
-  printf("Summary: %zu job%s found, %zu valid, %zu invalid, %zu warning%s\n",
-         c.found, c.found == 1 ? "" : "s", c.found - c.invalid, c.invalid,
-         c.warnings, c.warnings == 1 ? "" : "s");
+  failed = code != 0 && st != KFJOB_EJOB;   /* not: no job named --name */
+  if (c.json) {
+    json_t *extra = json_object();
+    json_object_set_new(extra, "found", json_integer((json_int_t)c.found));
+    json_object_set_new(extra, "valid", json_integer((json_int_t)(c.found - c.invalid)));
+    json_object_set_new(extra, "invalid", json_integer((json_int_t)c.invalid));
+    json_object_set_new(extra, "warnings", json_integer((json_int_t)c.warnings));
+    json_object_set_new(extra, "configFailed", json_boolean(failed));
+    cli_summary_finish(c.sum, extra);
+  } else {
+    cli_summary_finish(c.sum, NULL);
+    if (failed && c.found == 0)
+      printf("Summary: the config failed before it gave any job\n");
+    else
+      printf("Summary: %s%zu job%s found, %zu valid, %zu invalid, %zu warning%s\n",
+             failed ? "the config failed after " : "",
+             c.found, c.found == 1 ? "" : "s", c.found - c.invalid, c.invalid,
+             c.warnings, c.warnings == 1 ? "" : "s");
+  }
   if (code == 0 && (c.invalid || (o->strict && c.warnings))) code = EXIT_INVALID;
+  cli_summary_free(c.sum);
   free(name);
   kfjob_host_free(h);
   return code;

@@ -43,6 +43,7 @@ typedef struct opts {
   size_t nargs;
   int retries;
   int dry_run, progress, keep_going, strict;
+  int summary, summary_json;    /* render --summary; check -f json */
   size_t memory_limit;
   unsigned long long instruction_limit;
   unsigned long time_limit_ms;
@@ -72,6 +73,9 @@ char *cli_stem_of(const char *path);
 /* For a job error about missing TaskSpec registration fields, the flags
 ** that set them (a sentence to print after it); else "". */
 const char *cli_registration_hint(const char *msg);
+/* An error that starts with "CONFIG:LINE: ": the rest, and *line set;
+** else the error itself and *line = 0. */
+const char *cli_split_position(const char *config, const char *err, long *line);
 
 /* ---- progress bar on stderr (progress.c) --------------------------------- */
 
@@ -98,6 +102,12 @@ int cli_report(kfjob_host *h, kfjob_status st, const char *what);
 /* Default job name: the config's file name without extension. */
 char *cli_default_name(const char *config);
 void cli_run_options(const opts *o, kfjob_run_options *ro, const char *name);
+/* How messages name a config: "stdin" for "-". */
+const char *cli_config_label(const char *path);
+/* kfjob_host_run_file(), with "-" read from stdin. */
+kfjob_status cli_run_config(kfjob_host *h, const opts *o, const char *path,
+                            const kfjob_run_options *ro, kfjob_job_fn cb,
+                            void *ud);
 
 /* ---- writing jobs: formats, files, -o DIR (outputs.c) -------------------- */
 
@@ -133,6 +143,7 @@ typedef struct render_ctx {
   size_t njobs, nfailed;
   entries old, written;      /* -o: previous list, this render's files */
   int dirfd;                 /* -o: the directory, opened once (-1: none) */
+  struct summary *sum;       /* --summary: the resource table, else NULL */
   /* stdout */
   size_t ndocs;
   char *binary;              /* pb/template to stdout: the single job */
@@ -199,6 +210,18 @@ int cli_decode_bytes(kfjob_host *h, const opts *o, const char *path,
 /* Documents of a file, a -o directory or a config script.  Returns an
 ** exit status. */
 int cli_load_side(kfjob_host *h, const opts *o, const char *path, docs *out);
+
+/* ---- the resource table (summary.c) ------------------------------------- */
+
+typedef struct summary summary;
+/* json: write a JSON document to `out` as the jobs come; else a table. */
+summary *cli_summary_new(int json, FILE *out);
+/* One job (a failed one is a row saying so, out of the totals). */
+void cli_summary_add(summary *s, const kfjob_job *j);
+/* The table with its totals row, or the end of the JSON document with
+** "total" and the members of `extra` (a JSON object, taken; may be NULL). */
+void cli_summary_finish(summary *s, json_t *extra);
+void cli_summary_free(summary *s);
 
 /* ---- the commands (render.c, check.c, decode.c, diff.c) ------------------ */
 

@@ -88,3 +88,41 @@ void cli_run_options(const opts *o, kfjob_run_options *ro, const char *name) {
   ro->retries = o->retries;
   ro->timeout = o->timeout;
 }
+
+/* How messages name a config: "stdin" for "-". */
+const char *cli_config_label(const char *path) {
+  return strcmp(path, "-") == 0 ? "stdin" : path;
+}
+
+/* Run a config file, "-" being stdin: read up to one byte more than the
+** memory limit (the run then fails on the limit, as for a file), then run
+** the text named "stdin". */
+kfjob_status cli_run_config(kfjob_host *h, const opts *o, const char *path,
+                            const kfjob_run_options *ro, kfjob_job_fn cb,
+                            void *ud) {
+  size_t n = 0, cap = 0, max = o->memory_limit ? o->memory_limit + 1 : (size_t)-1;
+  char *p = NULL;
+  kfjob_status st;
+  if (strcmp(path, "-") != 0) return kfjob_host_run_file(h, path, ro, cb, ud);
+  for (;;) {
+    size_t r, want;
+    if (cap - n < 4096) p = (char *)cli_xrealloc(p, cap = cap ? cap * 2 : 8192);
+    want = cap - n < max - n ? cap - n : max - n;
+    if (want == 0 || (r = fread(p + n, 1, want, stdin)) == 0) break;
+    n += r;
+  }
+  if (ferror(stdin)) {
+    free(p);
+    cli_errorf(EXIT_USAGE, "cannot read stdin");
+    exit(EXIT_USAGE);
+  }
+  if (n == max) {                        /* as kfjob_host_run_file says it */
+    free(p);
+    fprintf(stderr, "stdin: memory limit exceeded (%zu bytes): the script is larger "
+            "than the limit (raise it with --memory-limit)\n", o->memory_limit);
+    exit(EXIT_INVALID);
+  }
+  st = kfjob_host_run_string(h, p, n, "stdin", ro, cb, ud);
+  free(p);
+  return st;
+}

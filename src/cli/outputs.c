@@ -320,6 +320,17 @@ void cli_write_stream(render_ctx *c, FILE *f, const kfjob_job *j) {
         put_indented(f, j->data, j->size);
       }
       break;
+    case KFJOB_FORMAT_TEMPLATE_JSON:   /* the TaskTemplate has no name */
+      fputs("{\"name\":", f);
+      put_json_string(f, j->name);
+      fputs(",\"kind\":", f);
+      put_json_string(f, j->kind);
+      fputs(",\"type\":", f);
+      put_json_string(f, j->task_type);
+      fprintf(f, ",\"taskTypeVersion\":%d,\"template\":", j->version);
+      fwrite(j->data, 1, j->size, f);
+      fputs("}\n", f);
+      break;
     case KFJOB_FORMAT_MANIFEST:
       if (c->ndocs) fputs("---\n", f);
       fwrite(j->data, 1, j->size, f);

@@ -24,7 +24,25 @@ void cli_progress_init(progress *p, int setting) {
   p->start = p->last = now();
 }
 
+/* "12.5/s", "3/s", "0.20/s" */
+static void put_rate(double rate) {
+  if (rate >= 100) fprintf(stderr, "%.0f/s", rate);
+  else if (rate >= 10) fprintf(stderr, "%.1f/s", rate);
+  else fprintf(stderr, "%.2f/s", rate);
+}
+
+/* "42s", "3m05s", "1h02m" */
+static void put_duration(double s) {
+  unsigned long t = (unsigned long)(s + 0.5);
+  if (t < 60) fprintf(stderr, "%lus", t);
+  else if (t < 3600) fprintf(stderr, "%lum%02lus", t / 60, t % 60);
+  else fprintf(stderr, "%luh%02lum", t / 3600, t / 60 % 60);
+}
+
+/* [#####.......] 5/12 41% 3.20/s 2s left NAME, or without a total
+** [|] 12 jobs 3.20/s NAME. */
 static void progress_draw(progress *p) {
+  double el = now() - p->start, rate = el > 0 ? p->done / el : 0;
   p->shown = 1;
   p->drawn = p->done;
   fputs(p->tty ? "\r\033[K" : "", stderr);
@@ -32,9 +50,19 @@ static void progress_draw(progress *p) {
     int i, w = 30, fill = (int)(w * p->done / p->total);
     fputc('[', stderr);
     for (i = 0; i < w; i++) fputc(i < fill ? '#' : '.', stderr);
-    fprintf(stderr, "] %zu/%zu %s", p->done, p->total, p->name);
+    fprintf(stderr, "] %zu/%zu %d%% ", p->done, p->total,
+            (int)(100.0 * p->done / p->total));
+    put_rate(rate);
+    if (p->done < p->total && rate > 0) {
+      fputc(' ', stderr);
+      put_duration((double)(p->total - p->done) / rate);
+      fputs(" left", stderr);
+    }
+    fprintf(stderr, " %s", p->name);
   } else {
-    fprintf(stderr, "[%c] %zu jobs %s", "|/-\\"[p->done % 4], p->done, p->name);
+    fprintf(stderr, "[%c] %zu jobs ", "|/-\\"[p->done % 4], p->done);
+    put_rate(rate);
+    fprintf(stderr, " %s", p->name);
   }
   if (!p->tty) fputc('\n', stderr);
   fflush(stderr);

@@ -273,7 +273,7 @@ int cli_decode_bytes(kfjob_host *h, const opts *o, const char *path,
   kfjob_status st;
   const char *type = o->type;
   int version = o->version < 0 ? 1 : o->version;
-  char *stem = cli_stem_of(path);
+  char *stem = cli_stem_of(path), *inner = NULL, *named = NULL;
   kfjob_run_options_init(&ro);
   ro.format = stream ? o->format : KFJOB_FORMAT_JSON;
   ro.namespace_ = o->ns;
@@ -283,11 +283,24 @@ int cli_decode_bytes(kfjob_host *h, const opts *o, const char *path,
     type = strcmp(e->kind, "HorovodJob") == 0 ? e->kind : e->type;
     version = e->version;
   }
+  /* a line of `render -f template-json`: {"name", ..., "template"} */
+  if (type == NULL && n && data[strspn(data, " \t\r\n")] == '{') {
+    json_t *env = json_loadb(data, n, 0, NULL), *tt = json_object_get(env, "template");
+    const char *nm = json_string_value(json_object_get(env, "name"));
+    if (json_is_object(tt) && nm && (inner = json_dumps(tt, JSON_COMPACT)) != NULL) {
+      if (o->name == NULL) ro.name = named = cli_xstrdup(nm);
+      data = inner;
+      n = strlen(inner);
+    }
+    json_decref(env);
+  }
   d.out = out;
   d.stream = stream;
   d.fallback = ro.name;
   st = kfjob_host_decode(h, type, version, data, n, &ro, on_decoded, &d);
   free(stem);
+  free(inner);
+  free(named);
   if (st == KFJOB_OK) return 0;
   if (st == KFJOB_ESTOPPED)
     return cli_errorf(EXIT_INVALID, "%s: cannot read the decoded JSON", path);
@@ -451,7 +464,7 @@ int cli_load_side(kfjob_host *h, const opts *o, const char *path, docs *out) {
       ro.format = KFJOB_FORMAT_JSON;     /* the same content, comparable */
     c.out = out;
     c.format = ro.format;
-    st = kfjob_host_run_file(h, path, &ro, on_script_job, &c);
+    st = cli_run_config(h, o, path, &ro, on_script_job, &c);
     free(name);
     if (st == KFJOB_ESTOPPED) return cli_errorf(EXIT_USAGE, "%s: unreadable render", path);
     return cli_report(h, st, path);

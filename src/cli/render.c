@@ -18,11 +18,15 @@ static int on_render(void *ud, const kfjob_job *j) {
   const opts *o = c->o;
   c->njobs++;
   cli_progress_update(&c->prog, j);
+  if (c->sum) cli_summary_add(c->sum, j);
   if (j->error) {                          /* --keep-going */
     c->nfailed++;
     if (c->prog.shown && c->prog.tty) fputs("\r\033[K", stderr);
-    fprintf(stderr, "%s: job '%s': %s%s\n", c->config, j->name, j->error,
-            c->nfailed == 1 ? cli_registration_hint(j->error) : "");
+    long line;
+    const char *msg = cli_split_position(c->config, j->error, &line);
+    const char *hint = c->nfailed == 1 ? cli_registration_hint(j->error) : "";
+    if (line) fprintf(stderr, "%s:%ld: job '%s': %s%s\n", c->config, line, j->name, msg, hint);
+    else fprintf(stderr, "%s: job '%s': %s%s\n", c->config, j->name, msg, hint);
     return 0;
   }
   if (o->outdir && cli_is_taskspec_format(j->format)) {
@@ -156,7 +160,7 @@ int cli_cmd_render(const opts *o) {
   memset(&c, 0, sizeof c);
   c.dirfd = -1;
   c.o = o;
-  c.config = o->pos[0];
+  c.config = cli_config_label(o->pos[0]);
   if (!o->outdir && !o->dry_run && !cli_is_text_format(o->format) &&
       isatty(STDOUT_FILENO)) {
     free(name);
@@ -178,6 +182,8 @@ int cli_cmd_render(const opts *o) {
   }
   cli_run_options(o, &ro, name);
   ro.keep_going = o->keep_going;
+  ro.resources = o->summary;
+  if (o->summary) c.sum = cli_summary_new(0, stderr);
   if (o->outdir && (o->format == KFJOB_FORMAT_JSON ||
                     o->format == KFJOB_FORMAT_TEMPLATE_JSON ||
                     o->format == KFJOB_FORMAT_MANIFEST_JSON ||
@@ -185,11 +191,13 @@ int cli_cmd_render(const opts *o) {
     ro.indent = 2;
   cli_progress_init(&c.prog, o->progress);
   h = cli_make_host(o);
-  st = kfjob_host_run_file(h, o->pos[0], &ro, on_render, &c);
+  st = cli_run_config(h, o, o->pos[0], &ro, on_render, &c);
   cli_progress_end(&c.prog);
   if (c.npend) write_pending(&c);
-  code = c.status ? c.status : cli_report(h, st, o->pos[0]);
-  if (c.status && st != KFJOB_ESTOPPED) cli_report(h, st, o->pos[0]);
+  if (c.sum) cli_summary_finish(c.sum, NULL);
+  cli_summary_free(c.sum);
+  code = c.status ? c.status : cli_report(h, st, c.config);
+  if (c.status && st != KFJOB_ESTOPPED) cli_report(h, st, c.config);
   if (code == 0 && c.binary) {
     if (fwrite(c.binary, 1, c.binary_len, stdout) != c.binary_len)
       code = cli_errorf(EXIT_USAGE, "cannot write to stdout");

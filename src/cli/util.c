@@ -3,6 +3,7 @@
 ** failure (exit status 2), formatted strings and errors, reading a whole
 ** file and taking paths apart.
 */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -107,4 +108,20 @@ const char *cli_registration_hint(const char *msg) {
   if (msg == NULL || strstr(msg, "missing registration fields") == NULL) return "";
   return "\n  (set them with --project, --domain, --version and --image, or per job "
          "with {job = <job>, opts = {id =, container =}})";
+}
+
+/* An error that starts with "CONFIG:LINE: ": the rest, and *line set;
+** else the error itself and *line = 0. */
+const char *cli_split_position(const char *config, const char *err, long *line) {
+  size_t n = strlen(config);
+  const char *p = err + n;
+  *line = 0;
+  if (strncmp(err, config, n) != 0 || *p != ':' || !isdigit((unsigned char)p[1]))
+    return err;
+  *line = strtol(p + 1, (char **)&p, 10);
+  if (p[0] != ':' || p[1] != ' ') {
+    *line = 0;
+    return err;
+  }
+  return p + 2;
 }

@@ -177,6 +177,41 @@ static kf_status get_str(ctx *c, const kf_node *n, int token,
   return KF_OK;
 }
 
+/* The closest spelling of an enum value (as its lowercase name), also for
+** a word in another case ("ON_FAILURE"); NULL when none is close. */
+static const char *enum_suggest(const kf_enum *en, const char *s) {
+  const char *cands[3 * 8 + 1], *sg;
+  char low[64];
+  int v, k, n = 0;
+  size_t i;
+  for (k = 0; k < 3; k++)          /* lowercase first: it wins a tie */
+    for (v = 0; v < en->n && n < 3 * 8; v++) cands[n++] = en->spell[v][k];
+  cands[n] = NULL;
+  if ((sg = kf_suggest(s, cands)) == NULL) {
+    for (i = 0; s[i] && i + 1 < sizeof low; i++)
+      low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
+    low[i] = '\0';
+    cands[en->n] = NULL;           /* the lowercase names only */
+    if (s[i] != '\0' || (sg = kf_suggest(low, cands)) == NULL) return NULL;
+  }
+  for (v = 0; v < en->n; v++)
+    for (k = 0; k < 3; k++)
+      if (en->spell[v][k] == sg) return en->spell[v][0];
+  return sg;
+}
+
+/* "unknown <what> '<value>' (expected <choices>)", then " (did you mean
+** '<sg>'?)" when a spelling is close. */
+static kf_status fail_value(ctx *c, const char *what, const char *value,
+                            const char *choices, const char *sg) {
+  char fmt[64], val[300];
+  snprintf(fmt, sizeof fmt, "unknown %s %%s", what);
+  if (sg) snprintf(val, sizeof val, "'%.60s' (expected %s) (did you mean '%s'?)",
+                   value, choices, sg);
+  else snprintf(val, sizeof val, "'%.60s' (expected %s)", value, choices);
+  return fail(c, fmt, val, "");
+}
+
 /* The message of a bad enum value, built only when one is reported. */
 #define ENUM_FAIL(c, en, val) \
   (snprintf(what, sizeof what, "unknown %s %%s (expected %%s)", (en)->what), \
@@ -203,9 +238,8 @@ static kf_status get_enum(ctx *c, const kf_node *n, const kf_enum *en,
   } else if (n->t == KF_NSTR) {
     v = kf_enum_parse(en, n->u.s.p);
     if (v < 0) {
-      char q[80];
-      snprintf(q, sizeof q, "'%.60s'", n->u.s.p);
-      return ENUM_FAIL(c, en, q);
+      return fail_value(c, en->what, n->u.s.p, en->choices,
+                        enum_suggest(en, n->u.s.p));
     }
   } else {
     return fail(c, "expected a string, got %s", type_name(n), "");
@@ -356,7 +390,6 @@ static kf_status parse_value(ctx *c, const kf_field *f, const kf_node *v,
     case KF_V_CHOICE: {
       const kf_choice *ch = (const kf_choice *)f->info;
       const char *s;
-      char q[80], what[64];
       int i;
       if ((st = get_str(c, v, 0, &s)) != KF_OK) return st;
       for (i = 0; ch->v[i]; i++)
@@ -364,9 +397,7 @@ static kf_status parse_value(ctx *c, const kf_field *f, const kf_node *v,
           *AT(at, const char *) = s;
           return KF_OK;
         }
-      snprintf(q, sizeof q, "'%.60s'", s);
-      snprintf(what, sizeof what, "unknown %s %%s (expected %%s)", ch->what);
-      return fail(c, what, q, ch->choices);
+      return fail_value(c, ch->what, s, ch->choices, kf_suggest(s, ch->v));
     }
     case KF_V_QTY: return get_quantity(c, v, AT(at, const char *));
     case KF_V_SIZE:  /* true: "", false: unset, else a quantity */

@@ -10,6 +10,7 @@
 
 #include "kf_core.h"
 #include "kf_target.h"
+#include "kf_qty.h"
 
 typedef struct kf_strs {      /* a list of strings */
   const char *const *v;
@@ -81,5 +82,19 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
 ** boolean, null or timestamp double-quoted).  `indent` 2..9. */
 kf_status kf_yaml(const kf_node *const *docs, size_t n, int indent,
                   kf_buf *out, kf_err *e);
+
+/* What a job asks of the cluster (kf_resources.c): pods per replica group
+** (in the manifest's order) and, over all its pods, the effective
+** requests and limits of CPU, memory and GPUs (nvidia.com/gpu), exact.
+** A limit sums only the containers that set one. */
+typedef struct kf_job_res {
+  struct { const char *role; int64_t replicas; } groups[KF_NROLES];
+  int ngroups;
+  int64_t pods;
+  kf_qty req[3], lim[3];        /* cpu, memory, gpu */
+} kf_job_res;
+
+kf_status kf_job_resources(const kf_job *j, kf_arena *A, kf_job_res *out,
+                           kf_err *e);
 
 #endif

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kf_core.h"
+#include "kf_qty.h"
 #include "host.h"
 #include "kf_target.h"
 
@@ -321,4 +323,20 @@ KFJOB_API int kfjob_target_check(const char *name, char *msg, size_t cap) {
   if (msg != NULL && cap > 0)
     snprintf(msg, cap, "%s", name == NULL ? "NULL is not a target" : e.msg + sizeof pre - 1);
   return 0;
+}
+
+KFJOB_API const char *kfjob_suggest(const char *word,
+                                    const char *const *candidates) {
+  if (word == NULL || candidates == NULL) return NULL;
+  return kf_suggest(word, candidates);
+}
+
+KFJOB_API kfjob_status kfjob_quantity_add(const char *a, const char *b,
+                                          char *out, size_t cap) {
+  char tmp[KF_QTY_TEXT];
+  if (a == NULL || b == NULL || out == NULL || kf_qty_sum(a, b, tmp, sizeof tmp) != 0 ||
+      strlen(tmp) >= cap)
+    return KFJOB_EARG;
+  memcpy(out, tmp, strlen(tmp) + 1);
+  return KFJOB_OK;
 }

@@ -13,6 +13,7 @@
 #include "lauxlib.h"
 
 #include "kf_core.h"
+#include "lkfjob.h"
 #include "host.h"
 
 /* ======================================================================
@@ -165,10 +166,204 @@ static void emit_table(lua_State *L, run *R, int t, int version) {
   }
 }
 
+/* kfjob.template.variants as the sandbox's configs see it: the real
+** function (upvalue 1), then the position of the config's call recorded
+** as the iterator's `site`.  A C function called in tail position
+** (`return template.variants(...)`, the usual last line of a sweep) still
+** sees its caller's frame, which the Lua function would not. */
+static int variants_at(lua_State *L) {
+  lua_Debug ar;
+  int n = lua_gettop(L), r;
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, n, LUA_MULTRET);
+  r = lua_gettop(L);
+  if (r >= 1 && lua_isfunction(L, 1) && lua_getstack(L, 1, &ar) &&
+      lua_getinfo(L, "Sl", &ar) && ar.currentline > 0 && ar.what[0] != 'C') {
+    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    if (lua_getfield(L, -1, "kfjob.template.variants") == LUA_TTABLE &&
+        lua_getfield(L, -1, "info") == LUA_TFUNCTION) {
+      lua_pushvalue(L, 1);
+      lua_call(L, 1, 1);
+      if (lua_istable(L, -1)) {
+        lua_pushfstring(L, "%s:%d", ar.short_src, ar.currentline);
+        lua_setfield(L, -2, "site");
+      }
+    }
+    lua_settop(L, r);
+  }
+  return r;
+}
+
+/* ---- where the config made each job ----------------------------------- */
+
+#define SITES "kfjob.host.sites"   /* registry: job -> "FILE:LINE", weak keys */
+
+/* Records "FILE:LINE" of the config's frame at `level` for the object at
+** idx, when that frame is the config's (not kfjob.template's). */
+static void record_site(lua_State *L, int idx, int level) {
+  run *R = kfh_run(L);
+  lua_Debug ar;
+  idx = lua_absindex(L, idx);
+  if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "Sl", &ar) ||
+      ar.currentline <= 0 || strcmp(ar.short_src, R->short_src) != 0)
+    return;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, SITES) == LUA_TTABLE) {
+    lua_pushvalue(L, idx);
+    lua_pushfstring(L, "%s:%d", ar.short_src, ar.currentline);
+    lua_rawset(L, -3);
+  }
+  lua_pop(L, 1);
+}
+
+/* A job constructor or job:with (upvalue 1), then where it was called. */
+static int made_at(lua_State *L) {
+  int n = lua_gettop(L), r;
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, n, LUA_MULTRET);
+  r = lua_gettop(L);
+  if (r >= 1 && lua_type(L, 1) == LUA_TUSERDATA) record_site(L, 1, 1);
+  lua_settop(L, r);
+  return r;
+}
+
+/* Pushes "FILE:LINE" where the config made the job at idx, or nothing;
+** returns it or NULL. */
+const char *kfh_site(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, SITES) == LUA_TTABLE) {
+    lua_pushvalue(L, idx);
+    if (lua_rawget(L, -2) == LUA_TSTRING) {
+      lua_remove(L, -2);
+      return lua_tostring(L, -1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return NULL;
+}
+
+static void wrap_field(lua_State *L, int t, const char *k, lua_CFunction f) {
+  if (lua_getfield(L, t, k) == LUA_TFUNCTION) {
+    lua_pushcclosure(L, f, 1);
+    lua_setfield(L, t, k);
+  } else {
+    lua_pop(L, 1);
+  }
+}
+
+/* After a kfjob module is loaded, once each: kfjob.template.variants
+** becomes variants_at; the job constructors and job:with become made_at,
+** so a job that fails to render is reported at the line that made it. */
+void kfh_wrap_template(lua_State *L) {
+  int top = lua_gettop(L), k;
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, "kfjob.template") == LUA_TTABLE &&
+      lua_getfield(L, -1, "variants") == LUA_TFUNCTION &&
+      !lua_iscfunction(L, -1)) {
+    lua_pushcclosure(L, variants_at, 1);
+    lua_setfield(L, -2, "variants");
+  }
+  lua_settop(L, top + 1);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, SITES) == LUA_TNIL &&
+      lua_getfield(L, top + 1, KFJOB_LIBNAME) == LUA_TTABLE) {
+    int mod = lua_gettop(L);
+    lua_newtable(L);                            /* the sites, weak keys */
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, SITES);
+    for (k = 0; k < KF_NKINDS; k++) wrap_field(L, mod, kf_kinds[k].name, made_at);
+    /* the methods table all job metatables share */
+    if (luaL_getmetatable(L, lkf_job_mt[0]) == LUA_TTABLE &&
+        lua_getfield(L, -1, "methods") == LUA_TTABLE)
+      wrap_field(L, lua_gettop(L), "with", made_at);
+  }
+  lua_settop(L, top);
+}
+
+/* Pushes the record kfjob.template keeps for an iterator it made (where
+** the config called it, the kind, the last failed variant), or nil. */
+static int push_iter_info(lua_State *L, int f) {
+  int top = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, "kfjob.template.variants") == LUA_TTABLE &&
+      lua_getfield(L, -1, "info") == LUA_TFUNCTION) {
+    lua_pushvalue(L, f);
+    lua_call(L, 1, 1);
+    if (lua_istable(L, -1)) {
+      lua_replace(L, top + 1);
+      lua_settop(L, top + 1);
+      return 1;
+    }
+  }
+  lua_settop(L, top);
+  lua_pushnil(L);
+  return 0;
+}
+
+/* The total of a kfjob.template iterator (template.count), or 0. */
+static size_t iter_total(lua_State *L) {
+  size_t n = 0;
+  int top = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, "kfjob.template") == LUA_TTABLE &&
+      lua_getfield(L, -1, "count") == LUA_TFUNCTION) {
+    lua_pushvalue(L, top);                      /* the iterator, below */
+    lua_call(L, 1, 1);
+    if (lua_isinteger(L, -1) && lua_tointeger(L, -1) > 0)
+      n = (size_t)lua_tointeger(L, -1);
+  }
+  lua_settop(L, top);
+  return n;
+}
+
+/* A variant of a kfjob.template iterator failed with the error on top:
+** it gets the position of the config's call of `variants` (the iterator
+** runs from here, where no line of the config is on the stack).  Then it
+** ends the run, or, with keep_going, is a failed job and the run goes on
+** (the iterator has moved past it).  Memory and limit errors always end
+** the run. */
+static void variant_failed(lua_State *L, run *R, int info, lua_Integer i,
+                           int version) {
+  const char *msg = lua_tostring(L, -1), *name, *kind;
+  if (R->mem_hit || R->limit_hit || msg == NULL) lua_error(L);
+  if (!starts_with(msg, R->short_src) && lua_getfield(L, info, "site") == LUA_TSTRING) {
+    lua_pushfstring(L, "%s: %s", lua_tostring(L, -1), msg);
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+    msg = lua_tostring(L, -1);
+  }
+  R->st = KFJOB_ESCRIPT;
+  if (!R->o.keep_going) lua_error(L);
+  if (lua_getfield(L, info, "failed") == LUA_TSTRING) {
+    name = lua_tostring(L, -1);
+  } else {
+    lua_pop(L, 1);
+    name = lua_pushfstring(L, "%s-%I", base_name(R), (LUAI_UACINT)i);
+  }
+  kind = lua_getfield(L, info, "kind") == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+  R->named_seen = 1;
+  if (R->o.select == NULL || strcmp(R->o.select, name) == 0) {  /* --name */
+    if (R->o.select) R->selected++;
+    kfh_emit_failed(L, R, name, kind, "?", version, msg);
+  }
+  lua_pop(L, 3);
+}
+
 /* Jobs of an iterator: f, s, ctrl as the generic for uses them. */
 static void emit_iter(lua_State *L, run *R, int f, int version) {
   lua_Integer i = 0;
-  int seen, named;
+  int seen, named, info;
+  push_iter_info(L, f);
+  info = lua_gettop(L);
+  if (!lua_isnil(L, info)) {
+    lua_pushvalue(L, f);
+    R->total = R->o.select ? 0 : iter_total(L);
+    lua_pop(L, 1);
+  }
   lua_newtable(L);                              /* names seen */
   seen = lua_gettop(L);
   lua_pushvalue(L, f + 2);                      /* control */
@@ -178,7 +373,14 @@ static void emit_iter(lua_State *L, run *R, int f, int version) {
     lua_pushvalue(L, f + 1);
     lua_pushvalue(L, ctl);
     R->st = KFJOB_ESCRIPT;
-    lua_call(L, 2, 2);                          /* name, job */
+    if (lua_isnil(L, info)) {
+      lua_call(L, 2, 2);                        /* name, job */
+    } else if (lua_pcall(L, 2, 2, 0) != LUA_OK) {
+      i++;
+      variant_failed(L, R, info, i, version);
+      lua_settop(L, ctl);
+      continue;
+    }
     if (lua_isnil(L, -2)) break;
     lua_pushvalue(L, -2);                       /* the next control value */
     lua_replace(L, ctl);
@@ -206,6 +408,13 @@ static void emit_iter(lua_State *L, run *R, int f, int version) {
     lua_pushvalue(L, -2);
     lua_pushboolean(L, 1);
     lua_rawset(L, seen);
+    if (!lua_isnil(L, info) && lua_getfield(L, info, "site") == LUA_TSTRING &&
+        lua_getfield(L, LUA_REGISTRYINDEX, SITES) == LUA_TTABLE) {
+      lua_pushvalue(L, -3);                     /* a variant: the variants call */
+      lua_pushvalue(L, -3);
+      lua_rawset(L, -3);
+    }
+    lua_settop(L, ctl + 2);
     kfh_emit(L, R, lua_gettop(L) - 1, lua_gettop(L), version, named);
     lua_settop(L, ctl);
   }

@@ -113,6 +113,10 @@ void kfh_open_sandbox(lua_State *L);
 ** iterator), so o.select applies.  Sets R->stopped when the callback asks
 ** to stop. */
 void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named);
+/* A job that failed before or while it was made (keep_going): counted
+** and handed to the callback with kfjob_job::error = msg. */
+void kfh_emit_failed(lua_State *L, run *R, const char *name, const char *kind,
+                     const char *task_type, int version, const char *msg);
 /* Raises a job error unless the string at idx can name a job
 ** (kf_name_problem); the name is shown escaped. */
 void kfh_check_name(lua_State *L, run *R, int idx);
@@ -121,6 +125,13 @@ void kfh_check_name(lua_State *L, run *R, int idx);
 
 /* Raise "FILE: job 'NAME': message" (FILE only for scripts). */
 int kfh_job_error(lua_State *L, run *R, const char *name, const char *msg);
+/* After a kfjob module is loaded: template.variants, the job constructors
+** and job:with record where the config called them (the messages of
+** failed variants and of jobs that cannot be rendered name that line). */
+void kfh_wrap_template(lua_State *L);
+/* Pushes "FILE:LINE" where the config made the job at idx and returns it,
+** or pushes nothing and returns NULL. */
+const char *kfh_site(lua_State *L, int idx);
 /* Run R (set up by api.c) in a fresh state; fills h's message and usage. */
 kfjob_status kfh_do_run(kfjob_host *h, run *R);
 

@@ -247,6 +247,38 @@ static kf_status taskspec_opts(lua_State *L, int jobopts, const run *R,
   return KF_OK;
 }
 
+/* kfjob_job::resources in the arena; left NULL when the job's manifest
+** cannot be made (its problem is the manifest's, not the summary's). */
+static kf_status resources(const kf_job *kj, kf_arena *A, kfjob_job *j) {
+  kf_job_res r;
+  kf_err e;
+  kfjob_resources *out;
+  kfjob_pod_group *g;
+  const char **slots[5];
+  int i;
+  kf_status st = kf_job_resources(kj, A, &r, &e);
+  if (st != KF_OK) return st == KF_ENOMEM ? KF_ENOMEM : KF_OK;
+  out = (kfjob_resources *)kf_arena_alloc(A, sizeof *out);
+  g = (kfjob_pod_group *)kf_arena_alloc(A, (r.ngroups ? r.ngroups : 1) * sizeof *g);
+  if (out == NULL || g == NULL) return KF_ENOMEM;
+  for (i = 0; i < r.ngroups; i++) g[i].role = r.groups[i].role, g[i].replicas = r.groups[i].replicas;
+  out->groups = g;
+  out->ngroups = (size_t)r.ngroups;
+  out->pods = r.pods;
+  slots[0] = &out->gpu, slots[1] = &out->cpu_request, slots[2] = &out->cpu_limit;
+  slots[3] = &out->memory_request, slots[4] = &out->memory_limit;
+  for (i = 0; i < 5; i++) {
+    const kf_qty *q = i == 0 ? &r.req[2] : i == 1 ? &r.req[0] : i == 2 ? &r.lim[0]
+                    : i == 3 ? &r.req[1] : &r.lim[1];
+    char *t = (char *)kf_arena_alloc(A, KF_QTY_TEXT);
+    if (t == NULL) return KF_ENOMEM;
+    kf_qty_format(q, t, KF_QTY_TEXT);
+    *slots[i] = t;
+  }
+  j->resources = out;
+  return KF_OK;
+}
+
 /* The run's format (and lint) of job kj into `out`, NUL-terminated. */
 static kf_status render(lua_State *L, int jobopts, const kf_job *kj, const run *R,
                         const char *name, int version, kf_arena *A, kf_buf *out,
@@ -265,6 +297,7 @@ static kf_status render(lua_State *L, int jobopts, const kf_job *kj, const run *
     j->data = out->p;
     j->size = out->n - 1;
   }
+  if (R->o.resources && resources(kj, A, j) != KF_OK) return kf_nomem(e);
   return R->o.lint ? lint(kj, R, name, version, A, j, e) : KF_OK;
 }
 
@@ -282,6 +315,26 @@ void kfh_check_name(lua_State *L, run *R, int idx) {
   kfh_job_error(L, R, shown, problem);
 }
 
+/* A job that could not be made or rendered (keep_going): counted, and
+** handed to the callback with its error. */
+void kfh_emit_failed(lua_State *L, run *R, const char *name, const char *kind,
+                     const char *task_type, int version, const char *msg) {
+  kfjob_job j;
+  (void)L;
+  memset(&j, 0, sizeof j);
+  if (R->failed++ == 0)
+    snprintf(R->first_error, sizeof R->first_error, "job '%s': %s", name, msg);
+  j.name = name;
+  j.kind = kind;
+  j.task_type = task_type;
+  j.version = version;
+  j.format = R->o.format;
+  j.index = R->index++;
+  j.total = R->total;
+  j.error = msg;
+  if (call_host(R, &j) != 0) R->stopped = 1;
+}
+
 void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   int top = lua_gettop(L);
   size_t namelen;
@@ -293,7 +346,7 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   kf_buf out;
   kf_err e;
   kf_status st;
-  const char *msg;
+  const char *msg, *site;
   int jobopts = 0;
   memset(&j, 0, sizeof j);
   if (lua_type(L, job) == LUA_TTABLE) {   /* {job = <job>, opts = {...}} */
@@ -334,14 +387,17 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
     lua_pushstring(L, st == KF_ENOMEM ? "not enough memory" : e.msg);
     msg = lua_tostring(L, -1);
     if (R->mem_hit && strstr(msg, "not enough memory")) lua_error(L);
+    if ((site = kfh_site(L, job)) != NULL) {    /* the line that made the job */
+      if (!R->o.keep_going) {
+        R->st = KFJOB_EJOB;
+        luaL_error(L, "%s: job '%s': %s", site, nm, msg);
+      }
+      msg = lua_pushfstring(L, "%s: %s", site, msg);
+    }
     if (!R->o.keep_going) kfh_job_error(L, R, nm, msg);
-    if (R->failed++ == 0)
-      snprintf(R->first_error, sizeof R->first_error, "job '%s': %s", nm, msg);
-    j.data = NULL;
-    j.size = 0;
-    j.warnings = NULL;
-    j.nwarnings = 0;
-    j.error = msg;
+    kfh_emit_failed(L, R, nm, j.kind, j.task_type, version, msg);
+    lua_settop(L, top);
+    return;
   }
   j.name = nm;
   j.version = version;

@@ -340,6 +340,7 @@ int kfh_require(lua_State *L) {
     lua_copy(L, -1, -2);
     lua_setfield(L, 2, name);
   }
+  if (strncmp(name, "kfjob", 5) == 0) kfh_wrap_template(L);
   return 1;
 }
 

@@ -63,6 +63,25 @@ for variant in shared static; do
 done
 ok "examples/host built with find_package(kfjob) (kfjob::kfjob and kfjob::kfjob_static)"
 
+# one compatibility rule for 0.x: the soname names the minor version
+# (libkfjob.so.0.1) and find_package accepts 0.1 but not 0.0 or 0.2
+MAJMIN=$(pkg-config --modversion kfjob | cut -d. -f1,2)
+readelf -d "$LIBDIR/libkfjob.so" | grep -q "SONAME.*\[libkfjob\.so\.$MAJMIN\]" ||
+  fail "soname libkfjob.so.$MAJMIN"
+MINOR=${MAJMIN#*.}
+for want in "$MAJMIN:ok" "0.$((MINOR + 1)):no" "1.0:no"; do
+  v=${want%:*}
+  mkdir -p "$TMP/ver-$v"
+  printf 'cmake_minimum_required(VERSION 3.18)\nproject(v LANGUAGES C)\nfind_package(kfjob %s REQUIRED)\n' \
+    "$v" >"$TMP/ver-$v/CMakeLists.txt"
+  if "$CMAKE" -S "$TMP/ver-$v" -B "$TMP/ver-$v/b" -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null 2>&1; then
+    [ "${want#*:}" = ok ] || fail "find_package(kfjob $v) must fail"
+  else
+    [ "${want#*:}" = no ] || fail "find_package(kfjob $v) must succeed"
+  fi
+done
+ok "0.x compatibility: soname libkfjob.so.$MAJMIN, find_package $MAJMIN only"
+
 # run every build
 for gw in gw-pc gw-pc-static gw-cmake-shared gw-cmake-static; do
   out=$TMP/out-$gw

@@ -3,8 +3,8 @@
 -- "kfjob.template"` is the public module, and the functions of `api` are
 -- re-exported there.
 
-local type, pairs, ipairs, next, error, pcall, require =
-      type, pairs, ipairs, next, error, pcall, require
+local type, pairs, ipairs, next, error, pcall, require, setmetatable =
+      type, pairs, ipairs, next, error, pcall, require, setmetatable
 local sformat = string.format
 local tsort = table.sort
 
@@ -186,6 +186,71 @@ local function matrix_iter(norm)
   end
 end
 
+-- How many combinations a normalized matrix has, without making them:
+-- the product minus the excluded ones (inclusion-exclusion over the
+-- `exclude` entries: a set of entries excludes, on each axis, the values
+-- equal to what every entry of the set gives for it), plus the `include`
+-- entries that fit no remaining combination.  With more than 16 exclude
+-- entries the odometer counts them instead.
+local function fits_count(norm, constraints)
+  local n = 1
+  for a, k in ipairs(norm.axes) do
+    local c = 0
+    for _, v in ipairs(norm.values[a]) do
+      local ok = true
+      for _, e in ipairs(constraints) do
+        local want = e[k]
+        if want ~= nil and not deep_equal(v, want) then ok = false; break end
+      end
+      if ok then c = c + 1 end
+    end
+    n = n * c
+    if n == 0 then return 0 end
+  end
+  return n
+end
+
+-- Combinations matching every entry of `base` (constraints on axes) and
+-- not excluded.
+local function kept_count(norm, base)
+  local ex = norm.exclude
+  local m = #ex
+  local total, masks = 0, 1
+  for _ = 1, m do masks = masks * 2 end
+  for mask = 0, masks - 1 do
+    local set, bits, sign = {}, mask, 1
+    for _, b in ipairs(base) do set[#set + 1] = b end
+    for j = 1, m do
+      if bits % 2 == 1 then set[#set + 1] = ex[j]; sign = -sign end
+      bits = (bits - bits % 2) / 2
+    end
+    total = total + sign * fits_count(norm, set)
+  end
+  return total
+end
+
+local function count_norm(norm)
+  if norm.single then return 1 end
+  if #norm.exclude > 16 then
+    local n = 0
+    for _ in matrix_iter(norm) do n = n + 1 end
+    return n
+  end
+  local kept = #norm.axes > 0 and kept_count(norm, {}) or 0
+  local n = kept
+  for _, e in ipairs(norm.include) do
+    local axes_only = {}
+    for k, v in next, e do
+      if norm.is_axis[k] then axes_only[k] = v end
+    end
+    if kept == 0 or kept_count(norm, { axes_only }) == 0 then n = n + 1 end
+  end
+  return n
+end
+
+-- The iterators `matrix` made, and their normalized matrix (weak keys).
+local made = setmetatable({}, { __mode = "k" })
+
 --- Iterate over the combinations of a matrix.
 -- Axes are the string keys other than `exclude` and `include`, each a
 -- non-empty list.  The combinations come in a fixed order: axes sorted by
@@ -216,10 +281,13 @@ function api.matrix(m)
   end
   local ok, norm = pcall(normalize_matrix, m)
   if not ok then reraise("kfjob.template.matrix: ", norm) end
-  return matrix_iter(norm)
+  local it = matrix_iter(norm)
+  made[it] = norm
+  return it
 end
 
 X.normalize_matrix, X.matrix_keys, X.matrix_iter = normalize_matrix,
   matrix_keys, matrix_iter
+X.count_norm, X.made = count_norm, made
 
 return X

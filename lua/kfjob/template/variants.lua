@@ -5,6 +5,7 @@
 
 local type, pairs, ipairs, next, tostring, tonumber, error, pcall, require =
       type, pairs, ipairs, next, tostring, tonumber, error, pcall, require
+local setmetatable = setmetatable
 local sfind, ssub, sformat, slower, smatch =
       string.find, string.sub, string.format, string.lower, string.match
 local tsort, tconcat = table.sort, table.concat
@@ -25,6 +26,7 @@ local compile, resolve, eval, expand_with = P.compile, P.resolve, P.eval,
 local dns_name, check_max = P.dns_name, P.check_max
 local normalize_matrix, matrix_keys, matrix_iter = X.normalize_matrix,
   X.matrix_keys, X.matrix_iter
+local count_norm, matrices = X.count_norm, X.made
 
 -- No global access past this point; luacheck checks it with `std none`.
 local _ENV = nil -- luacheck: ignore 211/_ENV
@@ -33,6 +35,13 @@ seal()
 
 local V = { api = {} }
 local api = V.api
+
+-- The iterators `variants` made (weak keys): the kind, the matrix, and
+-- the name of the last variant that failed.  The sandboxed host reads
+-- them through V.info to report a failed variant as a failed job and go
+-- on, and adds `site`, where the config called `variants`
+-- ("config.lua:12: "), for its messages.
+local made = setmetatable({}, { __mode = "k" })
 
 local function is_job(K, x)
   local f = K.is_job
@@ -342,6 +351,33 @@ function api.variants(base, matrix, opts)
 
   local kind_prefix = kind and slower(kind) or nil
 
+  local function default_name(params, prefix)
+    local pieces = { prefix }
+    for _, k in ipairs(sorted_keys(params)) do
+      local v = params[k]
+      pieces[#pieces + 1] = type(v) == "number" and fmt_number(v)
+                            or type(v) == "string" and v or describe(v)
+    end
+    return tconcat(pieces, "-")
+  end
+
+  -- The name of a variant that failed, when it can be made from its
+  -- parameters alone; nil otherwise.
+  local function failed_name(params)
+    local ok, raw = false, nil
+    if name_tpl then
+      ok, raw = pcall(eval, name_tpl, function(n)
+        local v = resolve(params, n)
+        if v == nil and vars then v = resolve(vars, n) end
+        return v
+      end)
+    elseif not name_fn and kind_prefix then
+      ok, raw = pcall(default_name, params, kind_prefix)
+    end
+    if ok and type(raw) == "string" then return dns_name(raw, max) end
+    return nil
+  end
+
   -- One variant: name, job, or nil, message.
   local function make(params)
     local function lookup(n)
@@ -402,13 +438,7 @@ function api.variants(base, matrix, opts)
         return nil, sformat("name: opts.name returned %s, expected a string", type(raw))
       end
     else
-      local pieces = { kind_prefix or slower(job.kind) }
-      for _, k in ipairs(sorted_keys(params)) do
-        local v = params[k]
-        pieces[#pieces + 1] = type(v) == "number" and fmt_number(v)
-                              or type(v) == "string" and v or describe(v)
-      end
-      raw = tconcat(pieces, "-")
+      raw = default_name(params, kind_prefix or slower(job.kind))
     end
     local name = dns_name(raw, max)
     if not name then
@@ -427,15 +457,18 @@ function api.variants(base, matrix, opts)
   local combos = matrix_iter(norm)
   local i = 0
   local seen, overflow = unique and {} or nil, nil
-  return function()
+  local rec = { kind = kind, norm = norm }   -- the sandbox adds `site`
+  local function iter()
     local params = combos()
     if params == nil then
       seen, overflow = nil, nil
       return nil
     end
     i = i + 1
+    rec.failed, rec.index = nil, i
     local name, job = make(params)
     if not name then
+      rec.failed = failed_name(params) or false
       error(sformat("%s: variant %d %s: %s", fname, i, describe_params(params), job), 2)
     end
     if seen then
@@ -456,6 +489,7 @@ function api.variants(base, matrix, opts)
         end
       end
       if clash then
+        rec.failed = name
         error(sformat("%s: duplicate name '%s' for variant %d %s and variant %d %s",
                       fname, name, clash, describe_params(params_at(clash)),
                       i, describe_params(params)), 2)
@@ -463,6 +497,38 @@ function api.variants(base, matrix, opts)
     end
     return name, job, params
   end
+  made[iter] = rec
+  return iter
+end
+
+--- The number of combinations of a matrix, or of variants an iterator of
+-- `matrix` or `variants` yields in all (whatever it has yielded so far),
+-- counted without making them; for the progress bars and summaries of
+-- hosts.  `exclude` and `include` are taken into account.
+-- @tparam table|function m a matrix description or such an iterator
+-- @treturn integer
+-- @raise for anything else, and for a malformed matrix as `matrix` does
+function api.count(m)
+  local fname = "kfjob.template.count"
+  if type(m) == "function" then
+    local norm = made[m] and made[m].norm or matrices[m]
+    if norm == nil then
+      error(sformat("bad argument #1 to '%s' (not an iterator of kfjob.template)",
+                    fname), 2)
+    end
+    return count_norm(norm)
+  end
+  if type(m) ~= "table" then
+    error(sformat("bad argument #1 to '%s' (table expected, got %s)", fname, type(m)), 2)
+  end
+  local ok, norm = pcall(normalize_matrix, m)
+  if not ok then reraise(fname .. ": ", norm) end
+  return count_norm(norm)
+end
+
+-- For the host: the record of an iterator `variants` made, else nil.
+function V.info(f)
+  return made[f]
 end
 
 return V
