@@ -440,3 +440,57 @@ describe("R16 warnings in lint{target=, env=}", function()
     assert.is_nil(r16(mpi:lint{ target = "operator", env = { UNRELATED = "1" } }))
   end)
 end)
+
+-- FACTS §8.2.6: JAXJob and XGBoostJob on the operator, appended to every
+-- container; PaddleJob's is not known (an error naming the gap).
+describe("job:environment, JAXJob / XGBoostJob / PaddleJob (FACTS §8.2.6)", function()
+  it("JAXJob: the coordinator is worker 0, each pod its process id", function()
+    local env = kfjob.JAXJob{ worker = { replicas = 3 } }:environment{ name = "jx" }
+    assert.are.same({ "worker-0", "worker-1", "worker-2" }, keys(env))
+    for i = 0, 2 do
+      assert.are.same({ "PYTHONUNBUFFERED=1", "COORDINATOR_PORT=6666",
+                        "COORDINATOR_ADDRESS=jx-worker-0", "NUM_PROCESSES=3",
+                        "PROCESS_ID=" .. i }, lines(env["worker-" .. i]))
+    end
+  end)
+
+  it("JAXJob: the jaxjob-port of the pod template's container wins", function()
+    local job = kfjob.JAXJob{ worker = { replicas = 1 }, pod_template = { spec = { containers = {
+      { name = "primary", ports = { { name = "jaxjob-port", containerPort = 7000 } } } } } } }
+    assert.are.same({ "PYTHONUNBUFFERED=1", "COORDINATOR_PORT=7000",
+                      "COORDINATOR_ADDRESS=j-worker-0", "NUM_PROCESSES=1", "PROCESS_ID=0" },
+                    lines(job:environment{ name = "j" }["worker-0"]))
+  end)
+
+  it("XGBoostJob: ranks count the master first; worker addresses when distributed", function()
+    local env = kfjob.XGBoostJob{ worker = { replicas = 2 } }:environment{ name = "xg" }
+    assert.are.same({ "master-0", "worker-0", "worker-1" }, keys(env))
+    local function want(rank)
+      return { "MASTER_PORT=9999", "MASTER_ADDR=xg-master-0", "WORLD_SIZE=3", "RANK=" .. rank,
+               "PYTHONUNBUFFERED=1", "WORKER_PORT=9999", "WORKER_ADDRS=xg-worker-0,xg-worker-1" }
+    end
+    assert.are.same(want(0), lines(env["master-0"]))
+    assert.are.same(want(1), lines(env["worker-0"]))
+    assert.are.same(want(2), lines(env["worker-1"]))
+  end)
+
+  it("XGBoostJob: a master alone gets no worker variables", function()
+    local env = kfjob.XGBoostJob{}:environment{ name = "xg" }
+    assert.are.same({ "MASTER_PORT=9999", "MASTER_ADDR=xg-master-0", "WORLD_SIZE=1", "RANK=0",
+                      "PYTHONUNBUFFERED=1" }, lines(env["master-0"]))
+  end)
+
+  it("PaddleJob: an error naming the gap", function()
+    local job = kfjob.PaddleJob{ worker = { replicas = 1 } }
+    local ok, err = pcall(job.environment, job, { name = "p" })
+    assert.is_false(ok)
+    assert.matches("PaddleJob is not known yet", err, 1, true)
+  end)
+
+  it("the Flyte targets do not run them", function()
+    local job = kfjob.JAXJob{ worker = { replicas = 1 } }
+    local ok, err = pcall(job.environment, job, { name = "j", target = "flyte" })
+    assert.is_false(ok)
+    assert.matches("target 'flyte' does not run a JAXJob", err, 1, true)
+  end)
+end)

@@ -75,3 +75,26 @@ describe("task_spec and targets", function()
     assert.matches("^kfjob%.PyTorchJob: worker%.replicas: .*%(target flyte2%)$", err)
   end)
 end)
+
+describe("check and lint defaults", function()
+  it("a kind Flyte does not carry is checked for operator by default", function()
+    local jax = kfjob.JAXJob{ worker = { replicas = 2 } }
+    assert.is_true(jax:check())
+    local ok, problems = jax:check{ target = "flyte" }
+    assert.is_nil(ok)
+    assert.are.equal("R24", problems[1].rule)
+    assert.are.equal("kind", problems[1].path)
+    assert.matches("a JAXJob cannot be expressed: flyte runs only", problems[1].message, 1, true)
+  end)
+
+  it("check sees opts.env (R16 is an error on Trainer)", function()
+    local job = kfjob.PyTorchJob{ master = {}, worker = { replicas = 1 } }
+    assert.is_true(job:check{ target = "trainer-2.3" })
+    local ok, problems = job:check{ target = "trainer-2.3", env = { PET_NNODES = "9" } }
+    assert.is_nil(ok)
+    assert.are.equal("R16", problems[1].rule)
+    assert.are.equal("opts.env.PET_NNODES", problems[1].path)
+    ok = pcall(job.check, job, { target = "trainer-2.3", env = { ["1bad"] = "x" } })
+    assert.is_false(ok)
+  end)
+end)

@@ -377,6 +377,67 @@ static kf_status mpi_v1_env(ectx *c) {
   return KF_OK;
 }
 
+/* JAXJob (jax/envvar.go setPodEnv): every worker knows the coordinator,
+** worker 0. */
+static kf_status jax_env(ectx *c) {
+  const kf_job *j = c->j;
+  int32_t port = port_of(c, kf_kinds[KF_JAX].port_name, kf_kinds[KF_JAX].port), i;
+  int32_t n = j->g[KF_WORKER].replicas;
+  for (i = 0; i < n; i++) {
+    kf_env_pod *p = group_pod(c, KF_WORKER, i);
+    NOMEM(c, p);
+    NOMEM(c, OP(c, p, "PYTHONUNBUFFERED", "1"));
+    NOMEM(c, var_int(c, p, "COORDINATOR_PORT", port));
+    NOMEM(c, OP(c, p, "COORDINATOR_ADDRESS", fmt(c, "%s-worker-0", c->name)));
+    NOMEM(c, var_int(c, p, "NUM_PROCESSES", n));
+    NOMEM(c, var_int(c, p, "PROCESS_ID", i));
+  }
+  return KF_OK;
+}
+
+/* XGBoostJob (xgboost/xgboost.go SetPodEnv): ranks count the master
+** first; WORKER_PORT is the workers' xgboostjob-port, which the defaulter
+** gives every replica (FACTS names the variable, not its value). */
+static kf_status xgboost_env(ectx *c) {
+  const kf_job *j = c->j;
+  const char *pname = kf_kinds[KF_XGBOOST].port_name;
+  int32_t port = port_of(c, pname, kf_kinds[KF_XGBOOST].port), i;
+  int32_t masters = j->g[KF_MASTER].replicas, workers = j->g[KF_WORKER].replicas;
+  int64_t total = (int64_t)masters + workers;
+  const char *addrs = NULL;
+  int k;
+  if (total > 1) {   /* every pod holds every worker's address */
+    kf_buf b;
+    kf_buf_init(&b, c->A->a);
+    for (i = 0; i < workers; i++)
+      addf(c, &b, "%s%s-worker-%d", i ? "," : "", c->name, (int)i);
+    addrs = b.oom ? NULL : kf_arena_strndup(c->A, b.p ? b.p : "", b.n);
+    kf_buf_free(&b);
+    NOMEM(c, addrs);
+    if ((double)strlen(addrs) * (double)total > KF_MAX_ENV_BYTES)
+      return kf_fail(c->e, KF_ELIMIT, "%s: the WORKER_ADDRS of %lld pods would take "
+                     "more than the limit of %u MiB", c->who, (long long)total,
+                     KF_MAX_ENV_BYTES >> 20);
+  }
+  for (k = 0; k < 2; k++) {
+    int role = k == 0 ? KF_MASTER : KF_WORKER;
+    for (i = 0; i < j->g[role].replicas; i++) {
+      kf_env_pod *p = group_pod(c, role, i);
+      NOMEM(c, p);
+      NOMEM(c, var_int(c, p, "MASTER_PORT", port));
+      NOMEM(c, OP(c, p, "MASTER_ADDR", fmt(c, "%s-master-0", c->name)));
+      NOMEM(c, var_int(c, p, "WORLD_SIZE", total));
+      NOMEM(c, var_int(c, p, "RANK", role == KF_MASTER ? i : (int64_t)i + masters));
+      NOMEM(c, OP(c, p, "PYTHONUNBUFFERED", "1"));
+      if (addrs) {
+        NOMEM(c, var_int(c, p, "WORKER_PORT", port));
+        NOMEM(c, OP(c, p, "WORKER_ADDRS", addrs));
+      }
+    }
+  }
+  return KF_OK;
+}
+
 /* By kind; NULL: FACTS §8.2 does not give this kind's environment yet. */
 static const env_gen operator_kinds[KF_NKINDS] = {
   [KF_TFJOB] = tf_env,
@@ -384,6 +445,8 @@ static const env_gen operator_kinds[KF_NKINDS] = {
   [KF_ELASTIC] = pytorch_env,
   [KF_MPI] = mpi_v1_env,
   [KF_HOROVOD] = mpi_v1_env,
+  [KF_JAX] = jax_env,
+  [KF_XGBOOST] = xgboost_env,
 };
 
 /* ---- mpi-operator v0.8, MPIJob v2beta1 (FACTS §8.2.4) ----------------- */

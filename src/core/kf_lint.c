@@ -206,6 +206,7 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
     memset(&tc, 0, sizeof tc);
     tc.name = o->name;
     tc.v0 = o->version == 0;
+    tc.env = o->env;
     if ((st = kf_target_problems(j, o->target, &tc, A, &ps, e)) != KF_OK)
       return st;
     /* a row whose finding lint already gave at the same path (slots R11,

@@ -69,6 +69,8 @@ typedef struct kf_lint_opts {
   int version;                  /* task_type_version the job is sent as */
   const char *who;              /* prefixes errors ("kfjob.lint") */
   kf_target target;             /* its warnings are added (0: flyte) */
+  const kf_kvs *env;            /* the user's variables, sorted (R16);
+                                   NULL: none */
 } kf_lint_opts;
 
 /* Warnings as an array of {path=, message=} objects, in the order of the

@@ -69,6 +69,9 @@ void lkf_checkopts(lua_State *L, int idx, const char *who, const char *const *kn
 int lkf_optfield(lua_State *L, int idx, const char *key);
 /* opts.target (absent: dflt); raises on a bad or unknown name. */
 kf_target lkf_opt_target(lua_State *L, int idx, const char *who, kf_target dflt);
+/* check's and lint's default target: flyte, or operator for a kind Flyte
+** does not carry. */
+kf_target lkf_default_target(const kf_job *j);
 /* version / replica_encoding; on a bad value raises, or pushes the message
 ** and returns 1 when raise_errors is 0. */
 int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,

@@ -255,7 +255,17 @@ static int m_lint(lua_State *L) {
     o.version = (int)v;
   }
   lua_pop(L, 1);
-  o.target = lkf_opt_target(L, 2, who, KF_T_FLYTE);
+  o.target = lkf_opt_target(L, 2, who, lkf_default_target(j));
+  if (lkf_optfield(L, 2, "env") != LUA_TNIL) {   /* R16 sees the user's env */
+    kf_manifest_opts mo;
+    kf_kvs *env = kf_arena_alloc(&X->A, sizeof *env);
+    if (env == NULL) return luaL_error(L, "not enough memory");
+    if (kf_manifest_opts_parse(lkf_checknode(L, X, 2, who, &e), &mo, &X->A, who, &e) != KF_OK ||
+        kf_env_user_vars(&mo.env, &X->A, env, who, &e) != KF_OK)
+      return lkf_raise(L, &e);
+    o.env = env;
+  }
+  lua_pop(L, 1);
   if (kf_lint(j, &o, &X->A, &list, &e) != KF_OK) return lkf_raise(L, &e);
   lkf_pushnode(L, list);
   return 1;
