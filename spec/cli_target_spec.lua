@@ -133,3 +133,58 @@ describe("kfjob render --target", function()
     assert.matches("target 'mpi-operator' does not run a PyTorchJob", err2, 1, true)
   end)
 end)
+
+describe("kfjob render --target, every manifest target", function()
+  local VALIDATE = "../shared/tools/validate-manifest"
+  local have = io.open(VALIDATE, "rb")
+  if have then have:close() end
+  local MPI = os.tmpname() .. ".lua"
+  local PT = os.tmpname() .. ".lua"
+  setup(function()
+    local f = assert(io.open(MPI, "wb"))
+    f:write('local kfjob = require "kfjob"\n'
+            .. 'return { mpi = kfjob.MPIJob { worker = { replicas = 2 }, slots = 2 },\n'
+            .. '  hvd = kfjob.HorovodJob { worker = { replicas = 3 } } }\n')
+    f:close()
+    f = assert(io.open(PT, "wb"))
+    f:write('local kfjob = require "kfjob"\n'
+            .. 'return kfjob.PyTorchJob { master = { requests = { cpu = 2 } },\n'
+            .. '  worker = { replicas = 3, requests = { cpu = 2 } } }\n')
+    f:close()
+  end)
+  teardown(function() os.remove(MPI); os.remove(PT) end)
+
+  local cases = {
+    { "mpi-operator", MPI, "kubeflow.org/v2beta1", "MPIJob" },
+    { "trainer-2.2", PT, "trainer.kubeflow.org/v1alpha1", "TrainJob" },
+    { "trainer-2.3", PT, "trainer.kubeflow.org/v1alpha1", "TrainJob" },
+    { "flyte", MPI, "kubeflow.org/v1", "MPIJob" },
+    { "flyte2", PT, "kubeflow.org/v1", "PyTorchJob" },
+  }
+  for _, c in ipairs(cases) do
+    it(c[1] .. ": the resource of that target, accepted by validate-manifest", function()
+      -- a job returned alone is named after --name (the temp file's name is no label)
+      local code, out, err
+      if c[2] == PT then
+        code, out, err = kfjob("render", "-f", "manifest", "--target", c[1], "--image", "img:1",
+                               "--name", "job", c[2])
+      else
+        code, out, err = kfjob("render", "-f", "manifest", "--target", c[1], "--image", "img:1", c[2])
+      end
+      assert.are.equal(0, code, err)
+      assert.matches("apiVersion: " .. c[3] .. "\nkind: " .. c[4] .. "\n", out, 1, true)
+      if not have then
+        return pending("../shared/tools/validate-manifest is missing (it comes with ../shared)")
+      end
+      local tmp = os.tmpname()
+      local f = assert(io.open(tmp, "wb"))
+      f:write(out)
+      f:close()
+      local p = io.popen(VALIDATE .. " --target " .. c[1] .. " " .. tmp .. " 2>&1")
+      local report = p:read("*a")
+      local ok = p:close()
+      os.remove(tmp)
+      assert.is_true(ok, report)
+    end)
+  end
+end)
