@@ -618,15 +618,6 @@ kf_status kf_env_pods_of(const kf_job *j, kf_target t, const char *name,
 }
 
 /* What the API server accepts as an env var name (IsEnvVarName). */
-static int env_name_ok(const char *s) {
-  if (*s == '\0' || (*s >= '0' && *s <= '9')) return 0;
-  for (; *s; s++)
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-          (*s >= '0' && *s <= '9') || strchr("-_.", *s)))
-      return 0;
-  return 1;
-}
-
 static int kv_cmp(const void *a, const void *b) {
   return strcmp(((const kf_kv *)a)->k, ((const kf_kv *)b)->k);
 }
@@ -641,7 +632,7 @@ kf_status kf_env_user_vars(const kf_kvs *in, kf_arena *A, kf_kvs *out,
   for (i = 0; i < in->n; i++) {
     char at[128];
     env_path(at, sizeof at, v[i].k);
-    if (!env_name_ok(v[i].k))
+    if (!kfm_env_name(v[i].k))
       return kf_fail(e, KF_EINVAL, "%s: %s: invalid environment variable name "
                      "(letters, digits, '_', '-' or '.', not starting with a "
                      "digit)", who, at);

@@ -81,30 +81,6 @@ static int shm_mounted(const kf_job *j) {
   return 0;
 }
 
-/* A GPU limit on some pod: a present group's (or the task's it takes),
-** a lone GPU request counting as the limit it becomes, or a template
-** container's. */
-static int gpu_limited(const kf_job *j) {
-  const kf_node *spec = kf_node_get(j->pod_template, "spec");
-  const kf_node *cs = kf_node_get(spec, "containers");
-  int roles[KF_NROLES], n = kfm_present_roles(j, roles), i;
-  size_t x;
-  for (i = 0; i < n; i++) {
-    kf_group tmp;
-    const kf_group *g = kfm_task_resources(j, &j->g[roles[i]], &tmp);
-    if ((g->limits[KF_GPU] && kfm_qty_value(g->limits[KF_GPU]) != 0) ||
-        (g->requests[KF_GPU] && kfm_qty_value(g->requests[KF_GPU]) != 0))
-      return 1;
-  }
-  for (x = 0; cs && cs->t == KF_NARR && x < cs->u.c.n; x++) {
-    const kf_node *l = kf_node_get(kf_node_get(cs->u.c.v[x], "resources"), "limits");
-    if (kf_node_get(l, KF_GPU_RESOURCE)) return 1;
-  }
-  return 0;
-}
-
-/* A template toleration that lets pods onto nodes tainted nvidia.com/gpu:
-** that key, or operator Exists without a key (tolerates every taint). */
 static int tolerates_gpu(const kf_job *j) {
   const kf_node *l = kf_node_get(kf_node_get(j->pod_template, "spec"), "tolerations");
   size_t i;
@@ -121,7 +97,7 @@ static int tolerates_gpu(const kf_job *j) {
 
 static kf_status lint_pod(mctx *c, kf_node *list, const kf_job *j) {
   kf_status st;
-  if (j->pod_template && !j->has_accelerator && gpu_limited(j) && !tolerates_gpu(j))
+  if (j->pod_template && !j->has_accelerator && kfm_gpu_limited(j) && !tolerates_gpu(j))
     WARN("pod_template.spec.tolerations", "GPU pods without a toleration for "
          KF_GPU_RESOURCE ": GPU node pools are commonly tainted "
          KF_GPU_RESOURCE ":NoSchedule, and the pods stay Pending there unless "
@@ -133,7 +109,7 @@ static kf_status lint_pod(mctx *c, kf_node *list, const kf_job *j) {
          "PyTorch DataLoader workers share tensors through /dev/shm, which "
          "container runtimes limit to 64Mi (flytekit mounts one by default); "
          "set shared_memory = true or a size");
-  if (j->has_accelerator && !gpu_limited(j))
+  if (j->has_accelerator && !kfm_gpu_limited(j))
     WARN("accelerator", "no group limits GPUs: the backend applies the "
          "accelerator's node affinity and toleration only to pods with a GPU "
          "limit, so '%.100s' has no effect", j->accel.device);

@@ -199,7 +199,7 @@ static int qualified_name(const char *k) {
 }
 
 /* What the API server accepts as an env var name (IsEnvVarName). */
-static int env_name(const char *s) {
+int kfm_env_name(const char *s) {
   if (*s == '\0' || (*s >= '0' && *s <= '9')) return 0;
   for (; *s; s++)
     if (!alnum(*s) && !strchr("-_.", *s)) return 0;
@@ -474,7 +474,7 @@ kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o) {
   if ((st = check_meta(c, "opts", &o->labels, &o->annotations)) != KF_OK)
     return st;
   for (i = 0; i < o->env.n; i++)
-    if (!env_name(o->env.v[i].k)) {
+    if (!kfm_env_name(o->env.v[i].k)) {
       kfm_key_path(p, sizeof p, "opts.env", o->env.v[i].k);
       return kfm_failf(c, p, "invalid environment variable name (letters, digits, "
                    "'_', '-' or '.', not starting with a digit)");

@@ -80,6 +80,11 @@ int kfm_qty_cmp(const char *a, const char *b);
 const kf_group *kfm_task_resources(const kf_job *j, const kf_group *g,
                                    kf_group *tmp);
 int kfm_present_roles(const kf_job *j, int out[KF_NROLES]);
+/* A container env name Kubernetes takes (letters, digits, '_', '-', '.',
+** not starting with a digit). */
+int kfm_env_name(const char *s);
+/* Whether some pod gets a GPU limit (lint and R12: an accelerator needs one). */
+int kfm_gpu_limited(const kf_job *j);
 size_t kfm_longest_pod(const kf_job *j, const char *name, char *buf,
                        size_t cap);
 int kfm_dns_label(const char *s, size_t n, int dns1035);

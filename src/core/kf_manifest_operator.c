@@ -103,6 +103,30 @@ kf_status kfm_replica_spec(mctx *c, const kf_job *j, int role,
   return KF_OK;
 }
 
+/* A GPU limit on some pod: a present group's (or the task's it takes),
+** a lone GPU request counting as the limit it becomes, or a template
+** container's. */
+int kfm_gpu_limited(const kf_job *j) {
+  const kf_node *spec = kf_node_get(j->pod_template, "spec");
+  const kf_node *cs = kf_node_get(spec, "containers");
+  int roles[KF_NROLES], n = kfm_present_roles(j, roles), i;
+  size_t x;
+  for (i = 0; i < n; i++) {
+    kf_group tmp;
+    const kf_group *g = kfm_task_resources(j, &j->g[roles[i]], &tmp);
+    if ((g->limits[KF_GPU] && kfm_qty_value(g->limits[KF_GPU]) != 0) ||
+        (g->requests[KF_GPU] && kfm_qty_value(g->requests[KF_GPU]) != 0))
+      return 1;
+  }
+  for (x = 0; cs && cs->t == KF_NARR && x < cs->u.c.n; x++) {
+    const kf_node *l = kf_node_get(kf_node_get(cs->u.c.v[x], "resources"), "limits");
+    if (kf_node_get(l, KF_GPU_RESOURCE)) return 1;
+  }
+  return 0;
+}
+
+/* A template toleration that lets pods onto nodes tainted nvidia.com/gpu:
+** that key, or operator Exists without a key (tolerates every taint). */
 /* The run policy by its rows' manifest keys: enums in Kubernetes'
 ** spelling, zeros left out as ParseRunPolicy does; no policy gives {}.
 ** A kind Flyte never carries (no task type) keeps a 0 the job was given

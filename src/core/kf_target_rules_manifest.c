@@ -39,31 +39,11 @@ static kf_status r11_slots(const kf_job *j, kf_target t, const kf_target_ctx *c,
   return KF_OK;
 }
 
-/* Whether any pod gets a GPU limit: a group's (or the task's) GPU request
-** or limit (a lone request becomes the limit), or a template container's. */
-static int gpu_limited(const kf_job *j) {
-  const kf_node *cs = kf_node_get(kf_node_get(j->pod_template, "spec"), "containers");
-  int roles[KF_NROLES], n = kfm_present_roles(j, roles), i;
-  size_t x;
-  for (i = 0; i < n; i++) {
-    kf_group tmp;
-    const kf_group *g = kfm_task_resources(j, &j->g[roles[i]], &tmp);
-    if ((g->limits[KF_GPU] && kfm_qty_value(g->limits[KF_GPU]) != 0) ||
-        (g->requests[KF_GPU] && kfm_qty_value(g->requests[KF_GPU]) != 0))
-      return 1;
-  }
-  for (x = 0; cs && cs->t == KF_NARR && x < cs->u.c.n; x++) {
-    const kf_node *l = kf_node_get(kf_node_get(cs->u.c.v[x], "resources"), "limits");
-    if (kf_node_get(l, KF_GPU_RESOURCE)) return 1;
-  }
-  return 0;
-}
-
 /* R12 (C5): the accelerator's affinity and toleration need a GPU limit. */
 static kf_status r12_accel(const kf_job *j, kf_target t, const kf_target_ctx *c,
                            const kf_target_rule *r, kf_problems *out, kf_err *e) {
   (void)c;
-  if (j->has_accelerator && !gpu_limited(j))
+  if (j->has_accelerator && !kfm_gpu_limited(j))
     ADD("accelerator", e, "no group limits GPUs: %s applies the accelerator's "
         "node affinity and toleration only to pods with a GPU limit, so '%.100s' "
         "is dropped", trainer(t) ? "kfjob's runtime patch" :
