@@ -292,19 +292,24 @@ static void put_indented(FILE *f, const char *yaml, size_t n) {
   }
 }
 
+/* {"name","kind","type","taskTypeVersion",<key>: the document} on a line. */
+static void json_line(FILE *f, const kfjob_job *j, const char *key) {
+  fputs("{\"name\":", f);
+  put_json_string(f, j->name);
+  fputs(",\"kind\":", f);
+  put_json_string(f, j->kind);
+  fputs(",\"type\":", f);
+  put_json_string(f, j->task_type);
+  fprintf(f, ",\"taskTypeVersion\":%d,\"%s\":", j->version, key);
+  fwrite(j->data, 1, j->size, f);
+  fputs("}\n", f);
+}
+
 /* One job to stdout in the stream form of its format. */
 void cli_write_stream(render_ctx *c, FILE *f, const kfjob_job *j) {
   switch (j->format) {
     case KFJOB_FORMAT_JSON:
-      fputs("{\"name\":", f);
-      put_json_string(f, j->name);
-      fputs(",\"kind\":", f);
-      put_json_string(f, j->kind);
-      fputs(",\"type\":", f);
-      put_json_string(f, j->task_type);
-      fprintf(f, ",\"taskTypeVersion\":%d,\"custom\":", j->version);
-      fwrite(j->data, 1, j->size, f);
-      fputs("}\n", f);
+      json_line(f, j, "custom");
       break;
     case KFJOB_FORMAT_YAML:
       if (c->ndocs) fputs("---\n", f);
@@ -321,15 +326,7 @@ void cli_write_stream(render_ctx *c, FILE *f, const kfjob_job *j) {
       }
       break;
     case KFJOB_FORMAT_TEMPLATE_JSON:   /* the TaskTemplate has no name */
-      fputs("{\"name\":", f);
-      put_json_string(f, j->name);
-      fputs(",\"kind\":", f);
-      put_json_string(f, j->kind);
-      fputs(",\"type\":", f);
-      put_json_string(f, j->task_type);
-      fprintf(f, ",\"taskTypeVersion\":%d,\"template\":", j->version);
-      fwrite(j->data, 1, j->size, f);
-      fputs("}\n", f);
+      json_line(f, j, "template");
       break;
     case KFJOB_FORMAT_MANIFEST:
       if (c->ndocs) fputs("---\n", f);
