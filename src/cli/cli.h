@@ -101,6 +101,7 @@ typedef struct entry {
 typedef struct entries {
   entry *v;
   size_t n, cap;
+  size_t *slot, nslot;       /* open-addressing index by file: 1 + position, 0 free */
 } entries;
 
 /* A render in progress; decode borrows it to print jobs the same way. */
