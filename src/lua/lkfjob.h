@@ -78,6 +78,7 @@ extern const luaL_Reg lkf_job_funcs[], lkf_job_methods[];           /* lkfjob.c 
 extern const luaL_Reg lkf_json_funcs[], lkf_json_methods[];         /* lkfjob_json.c */
 extern const luaL_Reg lkf_manifest_funcs[], lkf_manifest_methods[]; /* lkfjob_manifest.c */
 extern const luaL_Reg lkf_schema_funcs[];                           /* lkfjob_schema.c */
+extern const luaL_Reg lkf_sweep_funcs[];                            /* lkfjob_sweep.c */
 /* The objects' metatables and constructors into the module table on top
 ** (lkfjob.c); `methods` indexes the shared methods table. */
 void lkf_open_objects(lua_State *L, int ctx, int methods);
