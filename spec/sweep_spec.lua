@@ -78,6 +78,34 @@ describe("template.variants in C", function()
     end)
   end
 
+  local T = {
+    worker = { replicas = 8, image = "img:1", requests = { cpu = 8, mem = "32Gi", gpu = 1 } },
+    ps = { replicas = 2, image = "img:1" }, chief = { replicas = 1 },
+    run_policy = { clean_pod_policy = "all", backoff_limit = 3 },
+  }
+  for _, c in ipairs(cases) do
+    it(c[1] .. ", from a constructor table: as the template layer alone", function()
+      local o = { kind = "TFJob" }
+      for k, v in pairs(c[3]) do o[k] = v end
+      assert.equal(reference(T, c[2], o), run(T, c[2], o))
+    end)
+  end
+  local tables = {
+    { "a deprecated count", { num_workers = 2, ps = { replicas = 1 } }, { ["worker.replicas"] = { 1, 2 } } },
+    { "a deprecated count as the axis", { worker = { replicas = 2 } }, { num_workers = { 1, 2 } } },
+    { "an alias", { worker = { replicas = 2, requests = { memory = "1Gi" } } },
+      { ["worker.requests.mem"] = { "2Gi", "3Gi" } } },
+    { "a group object", { worker = kfjob.Worker { replicas = 2 } }, { ["worker.replicas"] = { 1, 3 } } },
+    { "a path the spec lacks", { worker = { replicas = 2 } }, { ["run_policy.backoff_limit"] = { 1, 3 } } },
+    { "a base the core refuses", { worker = { image = "x" } }, { ["worker.replicas"] = { 1, 3 } } },
+  }
+  for _, c in ipairs(tables) do
+    it(c[1] .. ": as the template layer alone", function()
+      local o = { kind = "TFJob", name = "v-${" .. next(c[3]) .. "}" }
+      assert.equal(reference(c[2], c[3], o), run(c[2], c[3], o))
+    end)
+  end
+
   it("a name function: the set in C finds the same duplicate", function()
     local m = { ["worker.replicas"] = { 1, 2, 3 }, ["ps.replicas"] = { 1, 2 } }
     local o = { name = function(p) return "w" .. p["worker.replicas"] end }

@@ -217,6 +217,33 @@ local function fast_sweep(K, base, norm, name_tpl, max, unique)
   return nxt, add, provable
 end
 
+-- Whether a constructor table builds its variants as `ctor(tree):with`
+-- does: every key of the table (its subtables' too) and every override path
+-- is one the job's spec() has, so the table uses no alias, no deprecated
+-- count and no group object, and an override meets what the spec has.
+local function canonical(tree, spec, keys, paths)
+  local function sub(t, s)
+    for k, v in next, t do
+      local sv = s[k]
+      if sv == nil or type(v) == "userdata" then return false end
+      if type(v) == "table" then
+        if type(sv) ~= "table" then return false end
+        if not is_array(v) and not sub(v, sv) then return false end
+      end
+    end
+    return true
+  end
+  if not sub(tree, spec) then return false end
+  for _, key in ipairs(keys) do
+    local cur = spec
+    for _, seg in ipairs(paths[key]) do
+      if type(cur) ~= "table" or cur[seg] == nil then return false end
+      cur = cur[seg]
+    end
+  end
+  return true
+end
+
 local OPTIONS = { kind = true, name = true, unique = true, max_name = true,
                   vars = true }
 
@@ -509,6 +536,12 @@ function api.variants(base, matrix, opts)
   local fast_next, fast_add, provable
   if mode == "job" and name_tpl and #field_keys == #all_keys then
     fast_next, fast_add, provable = fast_sweep(K, base, norm, name_tpl, max, unique)
+  elseif mode == "table" and not has_templates and name_tpl and #field_keys == #all_keys then
+    -- a table in canonical keys: its variants are the job's with() ones
+    local ok, job = pcall(ctor, tree)
+    if ok and canonical(tree, job:spec(), field_keys, paths) then
+      fast_next, fast_add, provable = fast_sweep(K, job, norm, name_tpl, max, unique)
+    end
   end
   if fast_next then
     -- a variant the C path hands back is made here, as below
