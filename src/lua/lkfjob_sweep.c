@@ -25,9 +25,30 @@
 
 #define MAX_AXES 32
 
+/* One axis value, read once: its node's type and scalar (a string points
+** into the Lua string, which the values table anchors) and its text. */
+typedef struct sval {
+  kf_ntype t;
+  int b;
+  int64_t i;
+  double d;
+  const char *s, *text;
+  size_t n, ntext;
+} sval;
+
+/* One piece of the name template: a literal, or axis >= 0. */
+typedef struct spart {
+  const char *p;
+  size_t n;
+  int axis;
+} spart;
+
 typedef struct sweep {
-  int naxes, done;
+  int naxes, done, nparts;
   int idx[MAX_AXES], count[MAX_AXES];
+  const char *key[MAX_AXES];   /* anchored by the keys table */
+  sval *val[MAX_AXES];
+  spart *part;
   int max;                 /* longest name */
   int unique;              /* keep the set */
   uint64_t *slot;          /* the set (in the holder's userdata), 0 free */
@@ -89,27 +110,21 @@ static int sweep_add(lua_State *L) {
 /* The name of the current combination into buf; 0 unless it is a DNS-1035
 ** label of at most s->max characters as it stands (dns_name would return
 ** it unchanged). */
-static size_t render_name(lua_State *L, const sweep *s, char *buf) {
-  int i, np = (int)lua_rawlen(L, lua_upvalueindex(UV_PARTS));
+static size_t render_name(const sweep *s, char *buf) {
+  int i;
   size_t n = 0, k;
-  for (i = 1; i <= np; i++) {
-    size_t len;
-    const char *p;
-    if (lua_rawgeti(L, lua_upvalueindex(UV_PARTS), i) == LUA_TNUMBER) {
-      int a = (int)lua_tointeger(L, -1) - 1;
-      lua_pop(L, 1);
-      lua_rawgeti(L, lua_upvalueindex(UV_TEXTS), a + 1);
-      lua_rawgeti(L, -1, s->idx[a] + 1);
-      lua_remove(L, -2);
+  for (i = 0; i < s->nparts; i++) {
+    const spart *p = &s->part[i];
+    const char *t = p->p;
+    size_t len = p->n;
+    if (p->axis >= 0) {
+      const sval *v = &s->val[p->axis][s->idx[p->axis]];
+      t = v->text;
+      len = v->ntext;
     }
-    p = lua_tolstring(L, -1, &len);
-    if (n + len > (size_t)s->max) {
-      lua_pop(L, 1);
-      return 0;
-    }
-    memcpy(buf + n, p, len);
+    if (n + len > (size_t)s->max) return 0;
+    memcpy(buf + n, t, len);
     n += len;
-    lua_pop(L, 1);
   }
   if (n == 0 || buf[0] < 'a' || buf[0] > 'z' || buf[n - 1] == '-') return 0;
   for (k = 0; k < n; k++) {
@@ -120,13 +135,34 @@ static size_t render_name(lua_State *L, const sweep *s, char *buf) {
   return n;
 }
 
+/* The overrides of the current combination, as lkf_checknode would make
+** them from the params table. */
+static kf_node *overrides(const sweep *s, kf_arena *A) {
+  kf_node *over = kf_node_new(A, KF_NOBJ);
+  int a;
+  if (over == NULL) return NULL;
+  for (a = 0; a < s->naxes; a++) {
+    const sval *v = &s->val[a][s->idx[a]];
+    kf_node *n = kf_node_new(A, v->t);
+    if (n == NULL) return NULL;
+    switch (v->t) {
+      case KF_NBOOL: n->u.b = v->b; break;
+      case KF_NINT: n->u.i = v->i; break;
+      case KF_NNUM: n->u.d = v->d; break;
+      case KF_NSTR: n->u.s.p = v->s; n->u.s.n = v->n; break;
+      case KF_NNIL: case KF_NARR: case KF_NOBJ: return NULL;   /* never made */
+    }
+    if (!kf_node_push(A, over, s->key[a], n)) return NULL;
+  }
+  return over;
+}
+
 static int sweep_next(lua_State *L) {
   sweep *s = (sweep *)lua_touserdata(L, lua_upvalueindex(UV_STATE));
   lctx *X;
   const kf_job *base;
   kf_job out;
   kf_node *over;
-  kf_err e;
   char buf[64];
   size_t n;
   int a, params, ok;
@@ -145,17 +181,16 @@ static int sweep_next(lua_State *L) {
     lua_remove(L, -2);
     lua_rawset(L, params);
   }
-  n = render_name(L, s, buf);
+  n = render_name(s, buf);
+  base = (const kf_job *)lua_touserdata(L, lua_upvalueindex(UV_BASE));
+  ok = n > 0 && (over = overrides(s, &X->A)) != NULL &&
+       kf_job_with_leaves(base, over, &X->A, &out, lkf_job_mt[base->kind]);
   /* advance the odometer: the last axis varies fastest */
   for (a = s->naxes - 1; a >= 0; a--) {
     if (++s->idx[a] < s->count[a]) break;
     s->idx[a] = 0;
   }
   if (a < 0) s->done = 1;
-  lua_pushvalue(L, lua_upvalueindex(UV_BASE));
-  base = lkf_checkjob(L, -1);
-  over = lkf_checknode(L, X, params, lkf_job_mt[base->kind], &e);
-  ok = n > 0 && kf_job_with_leaves(base, over, &X->A, &out, lkf_job_mt[base->kind]);
   if (ok && s->unique) ok = set_add(L, s, fnv1a(buf, n));
   if (!ok) {   /* the template layer does this one */
     lua_pushboolean(L, 0);
@@ -166,6 +201,59 @@ static int sweep_next(lua_State *L) {
   lkf_pushjob(L, &out);
   lua_pushvalue(L, params);
   return 3;
+}
+
+/* Reads the axis values (4: their texts) and the name's parts into the
+** state, which anchors nothing itself: the closures keep the tables. */
+static int setup(lua_State *L, sweep *s) {
+  int a, j, i;
+  s->nparts = (int)lua_rawlen(L, 5);
+  s->part = (spart *)lua_newuserdatauv(L, (size_t)(s->nparts ? s->nparts : 1) * sizeof(spart), 0);
+  lua_rawsetp(L, -2, s->part);   /* into the holder on top */
+  for (i = 0; i < s->nparts; i++) {
+    spart *p = &s->part[i];
+    lua_rawgeti(L, 5, i + 1);
+    p->axis = -1;
+    if (lua_type(L, -1) == LUA_TNUMBER) {
+      p->axis = (int)lua_tointeger(L, -1) - 1;
+      if (p->axis < 0 || p->axis >= s->naxes) return 0;
+    } else if ((p->p = lua_tolstring(L, -1, &p->n)) == NULL) {
+      return 0;
+    }
+    lua_pop(L, 1);
+  }
+  for (a = 0; a < s->naxes; a++) {
+    lua_rawgeti(L, 2, a + 1);
+    s->key[a] = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    lua_rawgeti(L, 3, a + 1);
+    lua_rawgeti(L, 4, a + 1);
+    s->count[a] = (int)lua_rawlen(L, -2);
+    if (s->key[a] == NULL || s->count[a] < 1 || (int)lua_rawlen(L, -1) != s->count[a]) return 0;
+    s->val[a] = (sval *)lua_newuserdatauv(L, (size_t)s->count[a] * sizeof(sval), 0);
+    lua_rawsetp(L, -4, s->val[a]);   /* into the holder */
+    for (j = 0; j < s->count[a]; j++) {
+      sval *v = &s->val[a][j];
+      memset(v, 0, sizeof *v);
+      lua_rawgeti(L, -2, j + 1);
+      switch (lua_type(L, -1)) {
+        case LUA_TNUMBER:
+          if (lua_isinteger(L, -1)) v->t = KF_NINT, v->i = lua_tointeger(L, -1);
+          else v->t = KF_NNUM, v->d = lua_tonumber(L, -1);
+          break;
+        case LUA_TBOOLEAN: v->t = KF_NBOOL; v->b = lua_toboolean(L, -1); break;
+        case LUA_TSTRING: v->t = KF_NSTR; v->s = lua_tolstring(L, -1, &v->n); break;
+        default: return 0;
+      }
+      lua_pop(L, 1);
+      lua_rawgeti(L, -1, j + 1);
+      v->text = lua_tolstring(L, -1, &v->ntext);
+      lua_pop(L, 1);
+      if (v->text == NULL) return 0;
+    }
+    lua_pop(L, 2);
+  }
+  return 1;
 }
 
 static int l_sweep(lua_State *L) {
@@ -186,18 +274,13 @@ static int l_sweep(lua_State *L) {
   s->naxes = naxes;
   s->max = max;
   s->unique = lua_toboolean(L, 7);
-  for (a = 0; a < naxes; a++) {
-    lua_rawgeti(L, 3, a + 1);
-    s->count[a] = (int)lua_rawlen(L, -1);
-    lua_pop(L, 1);
-    if (s->count[a] < 1) return 0;
-  }
-  lua_pushvalue(L, 1);      /* base */
-  lua_pushvalue(L, 2);      /* keys */
-  lua_pushvalue(L, 3);      /* values */
-  lua_pushvalue(L, 4);      /* texts */
-  lua_pushvalue(L, 5);      /* parts */
-  lua_newtable(L);          /* holder */
+  lua_pushvalue(L, 1);      /* 10 base */
+  lua_pushvalue(L, 2);      /* 11 keys */
+  lua_pushvalue(L, 3);      /* 12 values */
+  lua_pushvalue(L, 4);      /* 13 texts */
+  lua_pushvalue(L, 5);      /* 14 parts */
+  lua_newtable(L);          /* 15 holder: the set, the parts, the values read */
+  if (!setup(L, s)) return 0;
   for (a = 0; a < 8; a++) lua_pushvalue(L, 8 + a);
   lua_pushcclosure(L, sweep_next, 8);
   for (a = 0; a < 8; a++) lua_pushvalue(L, 8 + a);
