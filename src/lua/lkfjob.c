@@ -127,9 +127,9 @@ static int job_index(lua_State *L) {
   lctx *X;
   const kf_node *spec;
   int i;
-  /* methods live in the metatable's "methods" table */
+  /* methods live in the metatable's methods table */
   lua_getmetatable(L, 1);
-  lua_pushliteral(L, "methods");
+  lua_pushlightuserdata(L, (void *)&lkf_methods_key);
   lua_rawget(L, -2);
   lua_pushvalue(L, 2);
   if (lua_rawget(L, -2) != LUA_TNIL) return 1;
@@ -408,6 +408,12 @@ void lkf_open_objects(lua_State *L, int ctx, int methods) {
       lua_setfield(L, -2, "methods");
       lua_pushinteger(L, i);
       lua_setfield(L, -2, "__kind");
+      lua_pushlightuserdata(L, (void *)&lkf_methods_key);
+      lua_pushvalue(L, methods);
+      lua_rawset(L, -3);
+      lua_pushlightuserdata(L, (void *)&lkf_kind_key);
+      lua_pushinteger(L, i);
+      lua_rawset(L, -3);
       lua_pushvalue(L, ctx);
       lua_pushcclosure(L, job_index, 1);
       lua_setfield(L, -2, "__index");

@@ -61,6 +61,9 @@ lgroup *lkf_testgroup(lua_State *L, int idx);       /* NULL: not a group */
 int lkf_ctx_close(lua_State *L);
 int lkf_ctx_gc(lua_State *L);
 const kf_job *lkf_checkjob(lua_State *L, int idx);
+/* Light userdata keys of a job metatable: its kind (an integer) and the
+** shared methods table ("__kind" and "methods" hold the same). */
+extern const char lkf_kind_key, lkf_methods_key;
 void lkf_pushjob(lua_State *L, const kf_job *j);
 /* Options tables: reject unknown keys; read one field (always pushes it,
 ** nil when absent). */
