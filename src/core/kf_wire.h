@@ -162,4 +162,12 @@ kf_status kf_msg_pack_into(const ProtobufCMessage *m, kf_arena *A, kf_buf *out,
 kf_status kf_struct_pack_field(unsigned field, const kf_node *o, kf_arena *A,
                                kf_buf *out, kf_err *e);
 
+/* ---- a v1 job straight to bytes (kf_wire_job.c) ----------------------- */
+
+/* Appends the v1 plugin message of `j` (CommonReplicaSpec when `common`),
+** the bytes protobuf_c_message_pack writes for kf_job_to_msg's message;
+** `out` must have room for them (job_bound).  0 when the kind has no plan:
+** then nothing is written. */
+int kf_wire_job(const kf_job *j, int common, kf_buf *out);
+
 #endif

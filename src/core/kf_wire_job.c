@@ -1,0 +1,346 @@
+/*
+** kf_wire_job.c - a v1 job straight to wire bytes, without building the
+** protobuf-c message.  For each kind (and replica encoding) a plan is made
+** once from the kind table and the protobuf-c descriptors: every message
+** kf_job_to_msg would build, its fields in the descriptor's order (the order
+** protobuf_c_message_pack writes), each with its tag bytes and where its
+** value lives in the job.  Writing walks the plan; a sub-message's length
+** goes in front of it once it is written.  The rules of kf_job_to_msg are
+** kept: which messages exist even when empty, which are left out, proto3's
+** omission of zero scalars.  A kind whose rows or descriptors the plan does
+** not know gets no plan, and kf_encode_block then builds the message as
+** before; sanitizer and fuzz builds compare every encode with
+** protobuf_c_message_pack of the built message.
+*/
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kf_core.h"
+#include "kf_wire.h"
+#include "flyteidl/core/tasks.pb-c.h"
+
+typedef enum wkind {
+  W_INT,      /* int32 / enum at off, left out when 0 */
+  W_STR,      /* const char * at off, left out when NULL or "" */
+  W_STRLIST,  /* repeated string: array at off, count at off_n */
+  W_RES,      /* repeated ResourceEntry from the quantities at off */
+  W_MSG       /* a sub-message (sub) */
+} wkind;
+
+typedef enum wwhen {
+  P_ALWAYS,   /* built even when empty */
+  P_FLAG,     /* when the int at flag is set */
+  P_ANY       /* when its body is not empty (an elastic group's resources) */
+} wwhen;
+
+#define W_MAX_FIELDS 16
+#define W_MAX_PLANS 64
+
+typedef struct wplan wplan;
+typedef struct wfield {
+  uint32_t id;
+  uint8_t tag[5], ntag;
+  wkind k;
+  wwhen when;
+  size_t off, off_n, flag;   /* from the job's start */
+  const wplan *sub;
+} wfield;
+
+struct wplan {
+  const ProtobufCMessageDescriptor *d;
+  wfield f[W_MAX_FIELDS];
+  int n;
+};
+
+/* The plans: [kind][common] top messages, and a pool of sub-messages. */
+static wplan *tops[KF_NKINDS][2];
+static wplan pool[W_MAX_PLANS];
+static int npool;
+static int res_number[KF_NRES];
+static pthread_once_t plans_once = PTHREAD_ONCE_INIT;
+
+static wplan *plan_new(const ProtobufCMessageDescriptor *d) {
+  wplan *p;
+  if (d == NULL || npool == W_MAX_PLANS) return NULL;
+  p = &pool[npool++];
+  memset(p, 0, sizeof *p);
+  p->d = d;
+  return p;
+}
+
+static const ProtobufCFieldDescriptor *field_named(const ProtobufCMessageDescriptor *d,
+                                                   const char *name) {
+  return d && name ? protobuf_c_message_descriptor_get_field_by_name(d, name) : NULL;
+}
+
+/* Adds field `fd` of p (kept in descriptor order); NULL when the field's
+** type or label is not what `k` writes, or p is full.  A field added twice
+** (two rows sharing a sub-message) returns the first. */
+static wfield *plan_add(wplan *p, const ProtobufCFieldDescriptor *fd, wkind k) {
+  int i, j;
+  uint8_t *o;
+  if (fd == NULL) return NULL;
+  switch (k) {
+    case W_INT:
+      if (fd->label != PROTOBUF_C_LABEL_NONE ||
+          (fd->type != PROTOBUF_C_TYPE_INT32 && fd->type != PROTOBUF_C_TYPE_ENUM))
+        return NULL;
+      break;
+    case W_STR:
+      if (fd->label != PROTOBUF_C_LABEL_NONE || fd->type != PROTOBUF_C_TYPE_STRING) return NULL;
+      break;
+    case W_STRLIST:
+      if (fd->label != PROTOBUF_C_LABEL_REPEATED || fd->type != PROTOBUF_C_TYPE_STRING)
+        return NULL;
+      break;
+    case W_RES:
+      if (fd->label != PROTOBUF_C_LABEL_REPEATED || fd->type != PROTOBUF_C_TYPE_MESSAGE ||
+          fd->descriptor != &flyteidl__core__resources__resource_entry__descriptor)
+        return NULL;
+      break;
+    case W_MSG:
+      if (fd->type != PROTOBUF_C_TYPE_MESSAGE || fd->label == PROTOBUF_C_LABEL_REPEATED)
+        return NULL;
+      break;
+  }
+  for (i = 0; i < p->n; i++)
+    if (p->f[i].id == fd->id) return p->f[i].k == k ? &p->f[i] : NULL;
+  if (p->n == W_MAX_FIELDS) return NULL;
+  for (i = 0; i < p->n && p->f[i].id < fd->id; i++) {}
+  for (j = p->n; j > i; j--) p->f[j] = p->f[j - 1];
+  p->n++;
+  memset(&p->f[i], 0, sizeof p->f[i]);
+  p->f[i].id = fd->id;
+  p->f[i].k = k;
+  o = kf_varint_put(p->f[i].tag,
+                    (uint64_t)fd->id << 3 | (k == W_INT ? 0u : 2u));
+  p->f[i].ntag = (uint8_t)(o - p->f[i].tag);
+  return &p->f[i];
+}
+
+/* A sub-message field of p, its plan made on first use. */
+static wfield *plan_msg(wplan *p, const ProtobufCFieldDescriptor *fd, wwhen when) {
+  wfield *w = plan_add(p, fd, W_MSG);
+  if (w == NULL) return NULL;
+  if (w->sub == NULL) {
+    w->sub = plan_new((const ProtobufCMessageDescriptor *)fd->descriptor);
+    w->when = when;
+    if (w->sub == NULL) return NULL;
+  } else if (w->when != when) {
+    return NULL;
+  }
+  return w;
+}
+
+/* A group's rows into its replica spec (and CommonReplicaSpec), as
+** replica_to_msg does.  `base`: the group's offset in the job. */
+static int plan_group(wplan *spec, int kind, size_t base, int common) {
+  const ProtobufCFieldDescriptor *cfd = field_named(spec->d, "common");
+  const ProtobufCMessageDescriptor *cd =
+      cfd ? (const ProtobufCMessageDescriptor *)cfd->descriptor : NULL;
+  int elastic = (kf_kinds[kind].flags & KF_K_ELASTIC) != 0;
+  wplan *cm = NULL;
+  size_t i;
+  if (common) {
+    wfield *w = plan_msg(spec, cfd, P_ALWAYS);
+    if (w == NULL) return 0;
+    cm = (wplan *)w->sub;
+  }
+  for (i = 0; i < kf_group_obj.n; i++) {
+    const kf_field *f = &kf_group_obj.f[i];
+    const char *name = f->pbmsg ? f->pbmsg : f->pb;
+    const ProtobufCFieldDescriptor *c = cm ? field_named(cd, name) : NULL;
+    wplan *m = c ? cm : spec;
+    const ProtobufCFieldDescriptor *d = c ? c : field_named(spec->d, name);
+    wfield *w;
+    if (name == NULL || d == NULL) continue;   /* not in this kind's proto */
+    if (KF_V_ISSTR(f->type)) {
+      if ((w = plan_add(m, d, W_STR)) == NULL) return 0;
+      w->off = base + f->off;
+    } else if (f->type == KF_V_INT || f->type == KF_V_ENUM) {
+      if ((w = plan_add(m, d, W_INT)) == NULL) return 0;
+      w->off = base + f->off;
+    } else if (f->type == KF_V_OBJ) {
+      wfield *r = plan_msg(m, d, elastic ? P_ANY : P_ALWAYS);
+      const ProtobufCFieldDescriptor *list;
+      if (r == NULL || !f->pbmsg) return 0;
+      list = field_named(r->sub->d, f->pb);
+      if ((w = plan_add((wplan *)r->sub, list, W_RES)) == NULL) return 0;
+      w->off = base + f->off;
+    } else if (f->type == KF_V_STRLIST) {
+      if ((w = plan_add(m, d, W_STRLIST)) == NULL) return 0;
+      w->off = base + f->off;
+      w->off_n = base + f->off_n;
+    }
+    /* other rows do not travel in the replica spec */
+  }
+  return 1;
+}
+
+/* The job-level rows into p (v1 names), as put_rows does. */
+static int plan_rows(wplan *p, const kf_field *f, size_t n, size_t base) {
+  size_t i;
+  for (i = 0; i < n; i++, f++) {
+    wplan *t = p;
+    wfield *w;
+    if (f->pb == NULL) continue;
+    if (f->pbmsg != NULL) {   /* built before the value is looked at */
+      wfield *c = plan_msg(p, field_named(p->d, f->pbmsg), P_ALWAYS);
+      if (c == NULL) return 0;
+      t = (wplan *)c->sub;
+    }
+    switch (f->type) {
+      case KF_V_INT: case KF_V_ENUM:
+        if ((w = plan_add(t, field_named(t->d, f->pb), W_INT)) == NULL) return 0;
+        w->off = base + f->off;
+        break;
+      case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE:
+        if ((w = plan_add(t, field_named(t->d, f->pb), W_STR)) == NULL) return 0;
+        w->off = base + f->off;
+        break;
+      case KF_V_NNODES:
+        if ((w = plan_add(t, field_named(t->d, f->pb), W_INT)) == NULL) return 0;
+        w->off = offsetof(kf_job, min_nodes);
+        if ((w = plan_add(t, field_named(t->d, "max_replicas"), W_INT)) == NULL) return 0;
+        w->off = offsetof(kf_job, max_nodes);
+        break;
+      case KF_V_OBJ: {
+        const kf_obj *o = (const kf_obj *)f->info;
+        wfield *c = plan_msg(t, field_named(t->d, f->pb), f->off_n ? P_FLAG : P_ALWAYS);
+        if (c == NULL) return 0;
+        c->flag = base + f->off_n;
+        if (!plan_rows((wplan *)c->sub, o->f, o->n, base + f->off)) return 0;
+        break;
+      }
+      default: break;   /* not written */
+    }
+  }
+  return 1;
+}
+
+static wplan *plan_kind(int kind, int common) {
+  const kf_kind_info *k = &kf_kinds[kind];
+  wplan *top = plan_new(k->v1);
+  int i;
+  if (top == NULL) return NULL;
+  for (i = 0; i < k->nroles; i++) {
+    wfield *w = plan_msg(top, field_named(k->v1, k->roles[i].v1_field), P_ALWAYS);
+    if (w == NULL || w->sub->d != k->v1_replica ||
+        !plan_group((wplan *)w->sub, kind,
+                    offsetof(kf_job, g) + (size_t)k->roles[i].role * sizeof(kf_group), common))
+      return NULL;
+  }
+  if (!plan_rows(top, k->fields, k->nfields, 0)) return NULL;
+  return top;
+}
+
+static void plans_init(void) {
+  const ProtobufCMessageDescriptor *rd = &flyteidl__core__resources__resource_entry__descriptor;
+  int k, c;
+  size_t i;
+  /* write_msg writes a ResourceEntry itself: name = 1 (enum), value = 2 */
+  if (rd->n_fields != 2 || rd->fields[0].id != 1 || rd->fields[0].type != PROTOBUF_C_TYPE_ENUM ||
+      rd->fields[1].id != 2 || rd->fields[1].type != PROTOBUF_C_TYPE_STRING)
+    return;
+  for (i = 0; i < KF_NRES; i++) {
+    const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value_by_name(
+        &flyteidl__core__resources__resource_name__descriptor, kf_resources_obj.f[i].pb);
+    res_number[i] = v ? v->value : -1;
+  }
+  for (k = 0; k < KF_NKINDS; k++)
+    for (c = 0; c < 2; c++) tops[k][c] = plan_kind(k, c);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+#define AT(base, off, T) (*(T const *)(const void *)((const char *)(base) + (off)))
+
+static uint8_t *put_tag(uint8_t *o, const wfield *w) {
+  memcpy(o, w->tag, w->ntag);
+  return o + w->ntag;
+}
+
+/* The length of the bytes from body to o, put in front of them. */
+static uint8_t *put_len(uint8_t *lenat, uint8_t *o) {
+  size_t n = (size_t)(o - lenat - 1), extra = kf_varint_size(n) - 1;
+  if (extra) memmove(lenat + 1 + extra, lenat + 1, n);
+  kf_varint_put(lenat, n);
+  return o + extra;
+}
+
+static uint8_t *put_str(uint8_t *o, const wfield *w, const char *s) {
+  size_t n = strlen(s);
+  o = kf_varint_put(put_tag(o, w), n);
+  memcpy(o, s, n);
+  return o + n;
+}
+
+static uint8_t *write_msg(const wplan *p, const char *job, uint8_t *o) {
+  int i;
+  size_t k;
+  for (i = 0; i < p->n; i++) {
+    const wfield *w = &p->f[i];
+    switch (w->k) {
+      case W_INT: {
+        int32_t v = AT(job, w->off, int32_t);
+        if (v != 0) o = kf_varint_put(put_tag(o, w), (uint64_t)(int64_t)v);
+        break;
+      }
+      case W_STR: {
+        const char *s = AT(job, w->off, char *);
+        if (s != NULL && *s) o = put_str(o, w, s);
+        break;
+      }
+      case W_STRLIST: {
+        size_t n = AT(job, w->off_n, size_t);
+        const char *const *v = (const char *const *)AT(job, w->off, char **);
+        for (k = 0; k < n; k++) o = put_str(o, w, v[k]);
+        break;
+      }
+      case W_RES: {
+        const char *const *q = (const char *const *)(const void *)(job + w->off);
+        for (k = 0; k < KF_NRES; k++) {
+          uint8_t *lenat;
+          size_t n;
+          if (q[k] == NULL) continue;
+          o = put_tag(o, w);
+          lenat = o++;
+          if (res_number[k] != 0) {   /* ResourceEntry: name = 1, value = 2 */
+            *o++ = 0x08;
+            o = kf_varint_put(o, (uint64_t)(int64_t)res_number[k]);
+          }
+          if ((n = strlen(q[k])) > 0) {
+            *o++ = 0x12;
+            o = kf_varint_put(o, n);
+            memcpy(o, q[k], n);
+            o += n;
+          }
+          o = put_len(lenat, o);
+        }
+        break;
+      }
+      case W_MSG: {
+        uint8_t *start = o, *lenat;
+        if (w->when == P_FLAG && !AT(job, w->flag, int)) break;
+        o = put_tag(o, w);
+        lenat = o++;
+        o = write_msg(w->sub, job, o);
+        if (w->when == P_ANY && o == lenat + 1) o = start;
+        else o = put_len(lenat, o);
+        break;
+      }
+    }
+  }
+  return o;
+}
+
+int kf_wire_job(const kf_job *j, int common, kf_buf *out) {
+  const wplan *p;
+  pthread_once(&plans_once, plans_init);
+  p = tops[j->kind][common ? 1 : 0];
+  if (p == NULL) return 0;
+  out->n = (size_t)(write_msg(p, (const char *)j, (uint8_t *)out->p + out->n) -
+                    (uint8_t *)out->p);
+  return 1;
+}
