@@ -121,19 +121,26 @@ static int immutable(lua_State *L) {
 }
 
 static int job_index(lua_State *L) {
-  const kf_job *j = lkf_checkjob(L, 1);
-  const kf_kind_info *k = &kf_kinds[j->kind];
-  const char *key = luaL_checkstring(L, 2);
+  const kf_job *j;
+  const kf_kind_info *k;
+  const char *key;
   lctx *X;
   const kf_node *spec;
   int i;
-  /* methods live in the metatable's methods table */
-  lua_getmetatable(L, 1);
-  lua_pushlightuserdata(L, (void *)&lkf_methods_key);
-  lua_rawget(L, -2);
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
-  lua_pop(L, 3);
+  /* methods live in the metatable's methods table; looking one up reads
+  ** nothing of the job, so it comes before the job's check */
+  lua_settop(L, 2);
+  if (lua_getmetatable(L, 1)) {
+    lua_pushlightuserdata(L, (void *)&lkf_methods_key);
+    if (lua_rawget(L, -2) == LUA_TTABLE) {
+      lua_pushvalue(L, 2);
+      if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+    }
+    lua_settop(L, 2);
+  }
+  j = lkf_checkjob(L, 1);
+  k = &kf_kinds[j->kind];
+  key = luaL_checkstring(L, 2);
   if (strcmp(key, "kind") == 0) {
     lua_pushstring(L, k->name);
     return 1;
