@@ -169,5 +169,8 @@ kf_status kf_struct_pack_field(unsigned field, const kf_node *o, kf_arena *A,
 ** `out` must have room for them (job_bound).  0 when the kind has no plan:
 ** then nothing is written. */
 int kf_wire_job(const kf_job *j, int common, kf_buf *out);
+/* The same message as compact JSON, the text kf_msg_to_json writes (indent
+** 0); 0 when there is no plan.  Allocation failure: out->oom. */
+int kf_wire_job_json(const kf_job *j, int common, kf_buf *out);
 
 #endif

@@ -13,11 +13,13 @@
 ** protobuf_c_message_pack of the built message.
 */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kf_core.h"
 #include "kf_wire.h"
+#include "kf_json.h"
 #include "flyteidl/core/tasks.pb-c.h"
 
 typedef enum wkind {
@@ -40,7 +42,12 @@ typedef enum wwhen {
 typedef struct wplan wplan;
 typedef struct wfield {
   uint32_t id;
+  const ProtobufCFieldDescriptor *fd;
   uint8_t tag[5], ntag;
+  char key[48];              /* JSON: ,"camelCase": (nkey 0: no JSON plan) */
+  uint8_t nkey;
+  int16_t enames;            /* W_INT enum: first of its names in enum_q, or -1 */
+  uint8_t nenames;
   wkind k;
   wwhen when;
   size_t off, off_n, flag;   /* from the job's start */
@@ -58,6 +65,15 @@ static wplan *tops[KF_NKINDS][2];
 static wplan pool[W_MAX_PLANS];
 static int npool;
 static int res_number[KF_NRES];
+/* JSON: quoted enum names (by value, from 0) and each resource entry's
+** start: {"name":"CPU","value": (or without the value, then "}"). */
+#define W_MAX_ENAMES 96
+static char enum_q[W_MAX_ENAMES][40];
+static uint8_t enum_n[W_MAX_ENAMES];
+static int nenum_q;
+static char res_q[KF_NRES][2][64];
+static uint8_t res_n[KF_NRES][2];
+static int json_ok;   /* every planned field has its JSON key */
 static pthread_once_t plans_once = PTHREAD_ONCE_INIT;
 
 static wplan *plan_new(const ProtobufCMessageDescriptor *d) {
@@ -112,7 +128,26 @@ static wfield *plan_add(wplan *p, const ProtobufCFieldDescriptor *fd, wkind k) {
   p->n++;
   memset(&p->f[i], 0, sizeof p->f[i]);
   p->f[i].id = fd->id;
+  p->f[i].fd = fd;
   p->f[i].k = k;
+  {   /* the JSON key, as kf_msg_to_json camelCases descriptor names */
+    const char *c = fd->name;
+    size_t n = 0, cap = sizeof p->f[i].key - 2;
+    char *o2 = p->f[i].key;
+    o2[n++] = ',';
+    o2[n++] = '"';
+    for (; *c && n < cap; c++) {
+      if (*c == '_' && c[1]) {
+        c++;
+        o2[n++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+      } else if (*c != '_') {
+        o2[n++] = *c;
+      }
+    }
+    if (*c) n = 0;    /* too long: no JSON plan */
+    else { o2[n++] = '"'; o2[n++] = ':'; }
+    p->f[i].nkey = (uint8_t)n;
+  }
   o = kf_varint_put(p->f[i].tag,
                     (uint64_t)fd->id << 3 | (k == W_INT ? 0u : 2u));
   p->f[i].ntag = (uint8_t)(o - p->f[i].tag);
@@ -235,6 +270,22 @@ static wplan *plan_kind(int kind, int common) {
   return top;
 }
 
+/* The quoted names of an enum's values 0, 1, ... as long as they run on
+** (a gap or an unusual name ends them: json_enum then looks it up). */
+static void enum_names(wfield *w, const ProtobufCEnumDescriptor *ed) {
+  int v;
+  w->enames = (int16_t)nenum_q;
+  for (v = 0; nenum_q < W_MAX_ENAMES && v < 255; v++) {
+    const ProtobufCEnumValue *ev = protobuf_c_enum_descriptor_get_value(ed, v);
+    int n;
+    if (ev == NULL || strpbrk(ev->name, "\"\\") != NULL) break;
+    n = snprintf(enum_q[nenum_q], sizeof enum_q[0], "\"%s\"", ev->name);
+    if (n <= 0 || (size_t)n >= sizeof enum_q[0]) break;
+    enum_n[nenum_q++] = (uint8_t)n;
+    w->nenames++;
+  }
+}
+
 static void plans_init(void) {
   const ProtobufCMessageDescriptor *rd = &flyteidl__core__resources__resource_entry__descriptor;
   int k, c;
@@ -250,11 +301,71 @@ static void plans_init(void) {
   }
   for (k = 0; k < KF_NKINDS; k++)
     for (c = 0; c < 2; c++) tops[k][c] = plan_kind(k, c);
+  json_ok = 1;
+  for (k = 0; k < npool; k++)
+    for (c = 0; c < pool[k].n; c++) {
+      wfield *w = &pool[k].f[c];
+      json_ok &= w->nkey > 0;
+      w->enames = -1;
+      if (w->k == W_INT && w->fd->type == PROTOBUF_C_TYPE_ENUM)
+        enum_names(w, (const ProtobufCEnumDescriptor *)w->fd->descriptor);
+    }
+  for (i = 0; i < KF_NRES; i++) {
+    const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(
+        &flyteidl__core__resources__resource_name__descriptor, res_number[i]);
+    int n;
+    if (res_number[i] == 0 || v == NULL) {   /* no name, or a number */
+      json_ok = 0;
+      continue;
+    }
+    n = snprintf(res_q[i][0], sizeof res_q[i][0], "{\"name\":\"%s\",\"value\":", v->name);
+    res_n[i][0] = (uint8_t)(n > 0 && (size_t)n < sizeof res_q[i][0] ? n : 0);
+    n = snprintf(res_q[i][1], sizeof res_q[i][1], "{\"name\":\"%s\"}", v->name);
+    res_n[i][1] = (uint8_t)(n > 0 && (size_t)n < sizeof res_q[i][1] ? n : 0);
+    json_ok &= res_n[i][0] && res_n[i][1];
+  }
 }
 
 /* ---- writing ------------------------------------------------------------ */
 
 #define AT(base, off, T) (*(T const *)(const void *)((const char *)(base) + (off)))
+
+static int msg_here(const wfield *w, const char *job);
+
+/* Whether plan p writes nothing for the job. */
+static int plan_empty(const wplan *p, const char *job) {
+  int i;
+  size_t k;
+  for (i = 0; i < p->n; i++) {
+    const wfield *w = &p->f[i];
+    switch (w->k) {
+      case W_INT: if (AT(job, w->off, int32_t) != 0) return 0; break;
+      case W_STR: {
+        const char *s = AT(job, w->off, char *);
+        if (s != NULL && *s) return 0;
+        break;
+      }
+      case W_STRLIST: if (AT(job, w->off_n, size_t) != 0) return 0; break;
+      case W_RES:
+        for (k = 0; k < KF_NRES; k++)
+          if (((const char *const *)(const void *)(job + w->off))[k] != NULL) return 0;
+        break;
+      case W_MSG: if (msg_here(w, job)) return 0; break;
+    }
+  }
+  return 1;
+}
+
+/* Whether sub-message field w is there: always, by its flag, or (an
+** elastic group's resources) when it has something. */
+static int msg_here(const wfield *w, const char *job) {
+  switch (w->when) {
+    case P_ALWAYS: return 1;
+    case P_FLAG: return AT(job, w->flag, int) != 0;
+    case P_ANY: return !plan_empty(w->sub, job);
+  }
+  return 1;
+}
 
 static uint8_t *put_tag(uint8_t *o, const wfield *w) {
   memcpy(o, w->tag, w->ntag);
@@ -321,18 +432,122 @@ static uint8_t *write_msg(const wplan *p, const char *job, uint8_t *o) {
         break;
       }
       case W_MSG: {
-        uint8_t *start = o, *lenat;
-        if (w->when == P_FLAG && !AT(job, w->flag, int)) break;
+        uint8_t *lenat;
+        if (!msg_here(w, job)) break;
         o = put_tag(o, w);
         lenat = o++;
         o = write_msg(w->sub, job, o);
-        if (w->when == P_ANY && o == lenat + 1) o = start;
-        else o = put_len(lenat, o);
+        o = put_len(lenat, o);
         break;
       }
     }
   }
   return o;
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+
+static void json_enum(kf_buf *b, const ProtobufCFieldDescriptor *fd, int32_t v) {
+  const ProtobufCEnumValue *ev = protobuf_c_enum_descriptor_get_value(
+      (const ProtobufCEnumDescriptor *)fd->descriptor, v);
+  char t[32];
+  if (ev != NULL) {   /* enum names are identifiers: nothing to escape */
+    kf_buf_addc(b, '"');
+    kf_buf_adds(b, ev->name);
+    kf_buf_addc(b, '"');
+  } else {            /* unknown numbers stay numbers */
+    kf_format_int(v, t);
+    kf_buf_adds(b, t);
+  }
+}
+
+static void put(kf_buf *b, const char *s, size_t n) {
+  if (n <= b->cap - b->n) {
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+  } else {
+    kf_buf_add(b, s, n);
+  }
+}
+
+/* The fields of plan p, compact, as kf_msg_to_json writes them (keys carry
+** a leading ',' that the first one drops), between { and }. */
+static void json_msg(const wplan *p, const char *job, kf_buf *b) {
+  int i, first = 1;
+  size_t k;
+  char t[32];
+#define KEY() (put(b, w->key + first, w->nkey - (size_t)first), first = 0)
+  kf_buf_addc(b, '{');
+  for (i = 0; i < p->n; i++) {
+    const wfield *w = &p->f[i];
+    switch (w->k) {
+      case W_INT: {
+        int32_t v = AT(job, w->off, int32_t);
+        if (v == 0) break;
+        KEY();
+        if (w->enames >= 0 && v > 0 && v < w->nenames)
+          put(b, enum_q[w->enames + v], enum_n[w->enames + v]);
+        else if (w->fd->type == PROTOBUF_C_TYPE_ENUM) json_enum(b, w->fd, v);
+        else kf_format_int(v, t), put(b, t, strlen(t));
+        break;
+      }
+      case W_STR: {
+        const char *s = AT(job, w->off, char *);
+        if (s == NULL || !*s) break;
+        KEY();
+        kf_json_quote(b, s, strlen(s));
+        break;
+      }
+      case W_STRLIST: {
+        size_t n = AT(job, w->off_n, size_t);
+        const char *const *v = (const char *const *)AT(job, w->off, char **);
+        if (n == 0) break;
+        KEY();
+        for (k = 0; k < n; k++) {
+          kf_buf_addc(b, k ? ',' : '[');
+          kf_json_quote(b, v[k], strlen(v[k]));
+        }
+        kf_buf_addc(b, ']');
+        break;
+      }
+      case W_RES: {   /* json_ok: every resource has a name (number > 0) */
+        const char *const *q = (const char *const *)(const void *)(job + w->off);
+        int any = 0;
+        for (k = 0; k < KF_NRES; k++) {
+          if (q[k] == NULL) continue;
+          if (!any) KEY();
+          kf_buf_addc(b, any ? ',' : '[');
+          any = 1;
+          if (*q[k]) {
+            put(b, res_q[k][0], res_n[k][0]);
+            kf_json_quote(b, q[k], strlen(q[k]));
+            kf_buf_addc(b, '}');
+          } else {
+            put(b, res_q[k][1], res_n[k][1]);
+          }
+        }
+        if (any) kf_buf_addc(b, ']');
+        break;
+      }
+      case W_MSG:
+        if (!msg_here(w, job)) break;
+        KEY();
+        json_msg(w->sub, job, b);
+        break;
+    }
+  }
+#undef KEY
+  kf_buf_addc(b, '}');
+}
+
+int kf_wire_job_json(const kf_job *j, int common, kf_buf *out) {
+  const wplan *p;
+  pthread_once(&plans_once, plans_init);
+  p = tops[j->kind][common ? 1 : 0];
+  if (p == NULL || !json_ok) return 0;
+  json_msg(p, (const char *)j, out);
+  return 1;
 }
 
 int kf_wire_job(const kf_job *j, int common, kf_buf *out) {
