@@ -188,7 +188,12 @@ const char *kf_token_problem(const char *s, size_t n, char *buf, size_t cap) {
   const unsigned char *p = (const unsigned char *)s;
   size_t i = 0;
   while (i < n) {
-    unsigned c = next_cp(p, n, &i);
+    unsigned c;
+    if (p[i] > 0x20 && p[i] < 0x7F) {   /* printable ASCII: always fine */
+      i++;
+      continue;
+    }
+    c = next_cp(p, n, &i);
     const char *what;
     if (c == ' ' || (c >= '\t' && c <= '\r')) return "must not contain whitespace";
     if (c < 0x20 || (c >= 0x7F && c < 0xA0 && c != 0x85)) what = "a control character";
