@@ -141,6 +141,9 @@ typedef struct gmap {
   const ProtobufCFieldDescriptor *list[KF_MAX_GROUP_ROWS];
 } gmap;
 static gmap gmaps[KF_NKINDS];
+/* The JSON names of each kind's replica spec fields ("workerReplicas"),
+** for error paths, made once. */
+static char role_jname[KF_NKINDS][4][48];
 static pthread_once_t gmaps_once = PTHREAD_ONCE_INIT;
 
 static const ProtobufCFieldDescriptor *field_in(const ProtobufCMessageDescriptor *d,
@@ -155,6 +158,9 @@ static void gmaps_init(void) {
   for (k = 0; k < KF_NKINDS; k++) {
     const ProtobufCMessageDescriptor *rd = kf_kinds[k].v1_replica, *cd;
     gmap *g = &gmaps[k];
+    int r;
+    for (r = 0; r < kf_kinds[k].nroles && r < 4; r++)
+      kf_json_name(kf_kinds[k].roles[r].v1_field, role_jname[k][r], sizeof role_jname[k][r]);
     g->common_fd = field_in(rd, "common");
     cd = g->common_fd ? (const ProtobufCMessageDescriptor *)g->common_fd->descriptor : NULL;
     for (i = 0; i < kf_group_obj.n; i++) {
@@ -634,7 +640,6 @@ kf_status kf_job_from_msg(const char *who, int kind,
   const kf_kind_info *k;
   const ProtobufCMessage *ec = get_msg(m, "elastic_config");
   dctx c;
-  char jname[64];
   int i;
   kf_status st;
   c.A = A;
@@ -646,6 +651,7 @@ kf_status kf_job_from_msg(const char *who, int kind,
   if (ec == NULL) j->min_nodes = j->max_nodes = 0;  /* nothing on the wire */
   if (kind == KF_PYTORCH && version == 1 && get_msg(m, "master_replicas") == NULL)
     j->g[KF_MASTER].replicas = 1;
+  pthread_once(&gmaps_once, gmaps_init);
   for (i = 0; i < k->nroles; i++) {
     const kf_kind_role *kr = &k->roles[i];
     kf_group *g = &j->g[kr->role];
@@ -653,7 +659,7 @@ kf_status kf_job_from_msg(const char *who, int kind,
       if (kr->v0_field) g->replicas = get_int(m, kr->v0_field);
     } else {
       const ProtobufCMessage *spec = get_msg(m, kr->v1_field);
-      kf_json_name(kr->v1_field, jname, sizeof jname);
+      const char *jname = role_jname[kind][i];
       if (spec != NULL && (st = dec_group(&c, kind, spec, jname, g))) return st;
       if (g->ncommand && !(k->flags & KF_K_COMMAND))
         return kf_fail(e, KF_EINVAL, "%s: %s.command: only MPI groups take a command",
