@@ -34,7 +34,10 @@ const char *const lkf_group_mt[KF_NROLES] = {
 void lkf_pushjob(lua_State *L, const kf_job *j) {
   void *p = lua_newuserdatauv(L, kf_job_size(j), 0);
   kf_job_pack_into(j, p);
-  luaL_setmetatable(L, lkf_job_mt[j->kind]);
+  /* the metatable by a light userdata key: no name to intern per job */
+  lua_pushlightuserdata(L, (void *)&lkf_job_mt[j->kind]);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_setmetatable(L, -2);
 }
 
 static void push_group(lua_State *L, int role, const kf_group *g) {
@@ -433,6 +436,9 @@ void lkf_open_objects(lua_State *L, int ctx, int methods) {
       lua_pushstring(L, lkf_job_mt[i]);  /* getmetatable(job): the name only */
       lua_setfield(L, -2, "__metatable");
     }
+    lua_pushlightuserdata(L, (void *)&lkf_job_mt[i]);   /* for lkf_pushjob */
+    lua_pushvalue(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
     lua_pop(L, 1);
     lua_pushvalue(L, ctx);
     lua_pushinteger(L, i);
