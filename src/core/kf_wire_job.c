@@ -368,8 +368,12 @@ static int msg_here(const wfield *w, const char *job) {
 }
 
 static uint8_t *put_tag(uint8_t *o, const wfield *w) {
-  memcpy(o, w->tag, w->ntag);
-  return o + w->ntag;
+  *o++ = w->tag[0];   /* one or two bytes here: no memcpy call */
+  if (w->ntag > 1) {
+    int i;
+    for (i = 1; i < w->ntag; i++) *o++ = w->tag[i];
+  }
+  return o;
 }
 
 /* The length of the bytes from body to o, put in front of them. */

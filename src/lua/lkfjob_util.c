@@ -479,6 +479,7 @@ int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
   o->version = 1;
   o->common = 0;
   o->ctor = NULL;
+  if (lua_isnoneornil(L, idx)) return 0;   /* no options: the defaults */
   t = lkf_optfield(L, idx, "version");
   if (t != LUA_TNIL) {
     int isint;
