@@ -209,7 +209,7 @@ static int setup(lua_State *L, sweep *s) {
   int a, j, i;
   s->nparts = (int)lua_rawlen(L, 5);
   s->part = (spart *)lua_newuserdatauv(L, (size_t)(s->nparts ? s->nparts : 1) * sizeof(spart), 0);
-  lua_rawsetp(L, -2, s->part);   /* into the holder on top */
+  lua_rawseti(L, -2, 2);   /* into the holder on top ([1]: the set) */
   for (i = 0; i < s->nparts; i++) {
     spart *p = &s->part[i];
     lua_rawgeti(L, 5, i + 1);
@@ -231,7 +231,7 @@ static int setup(lua_State *L, sweep *s) {
     s->count[a] = (int)lua_rawlen(L, -2);
     if (s->key[a] == NULL || s->count[a] < 1 || (int)lua_rawlen(L, -1) != s->count[a]) return 0;
     s->val[a] = (sval *)lua_newuserdatauv(L, (size_t)s->count[a] * sizeof(sval), 0);
-    lua_rawsetp(L, -4, s->val[a]);   /* into the holder */
+    lua_rawseti(L, -4, 3 + a);   /* into the holder */
     for (j = 0; j < s->count[a]; j++) {
       sval *v = &s->val[a][j];
       memset(v, 0, sizeof *v);
