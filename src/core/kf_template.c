@@ -209,11 +209,13 @@ static kf_status worker_spec_command(kf_arena *A, const kf_group *g,
 
 /* Builds the template; with `custom_out` the custom stays a node (for the
 ** direct Struct writer) instead of becoming Struct messages. */
+/* custom_out NULL: custom into t->custom; else the tree into *custom_out,
+** or nothing at all with `no_custom` (the caller writes it). */
 static kf_status build_template(const kf_job *j, const kf_encopts *o,
                                 const kf_node *opts, kf_arena *A,
                                 Flyteidl__Core__TaskTemplate **out,
-                                kf_node **custom_out, const char *who,
-                                kf_err *e) {
+                                kf_node **custom_out, int no_custom,
+                                const char *who, kf_err *e) {
   static const char *const known[] = {"version", "replica_encoding", "format",
                                       "indent", "id", "container", "config", NULL};
   Flyteidl__Core__TaskTemplate *t = kf_arena_alloc(A, sizeof *t);
@@ -251,10 +253,17 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
   if (!kf_python_task(j)) {
     ProtobufCMessage *m;
     kf_node *custom;
-    if ((st = kf_job_to_msg(j, o, 1, A, &m, e))) return st;
-    if ((custom = kf_msg_to_node(m, A)) == NULL) return kf_nomem(e);
-    if (custom_out) *custom_out = custom;
-    else if ((st = kf_node_to_struct(custom, A, &t->custom, e))) return st;
+    if (no_custom) {
+      /* the caller writes custom straight from the job */
+    } else if ((st = kf_job_to_msg(j, o, 1, A, &m, e))) {
+      return st;
+    } else if ((custom = kf_msg_to_node(m, A)) == NULL) {
+      return kf_nomem(e);
+    } else if (custom_out) {
+      *custom_out = custom;
+    } else if ((st = kf_node_to_struct(custom, A, &t->custom, e))) {
+      return st;
+    }
     if (o->version == 0 && (kf_kinds[j->kind].flags & KF_K_COMMAND) &&
         j->g[KF_WORKER].ncommand) {
       const char *cmd = NULL;
@@ -278,7 +287,7 @@ kf_status kf_task_template(const kf_job *j, const kf_encopts *o,
                            const kf_node *opts, kf_arena *A,
                            Flyteidl__Core__TaskTemplate **out,
                            const char *who, kf_err *e) {
-  return build_template(j, o, opts, A, out, NULL, who, e);
+  return build_template(j, o, opts, A, out, NULL, 0, who, e);
 }
 
 kf_status kf_task_template_bytes(const kf_job *j, const kf_encopts *o,
@@ -287,7 +296,9 @@ kf_status kf_task_template_bytes(const kf_job *j, const kf_encopts *o,
   Flyteidl__Core__TaskTemplate *t, head, tail;
   kf_node *custom = NULL;
   kf_status st;
-  if ((st = build_template(j, o, opts, A, &t, &custom, who, e))) return st;
+  /* v1 custom straight from the job (kf_wire_job.c) when the kind has a plan */
+  int direct = o->version == 1 && !kf_python_task(j) && kf_wire_job_struct(j, o->common, 5, NULL) == 1;
+  if ((st = build_template(j, o, opts, A, &t, &custom, direct, who, e))) return st;
   /* fields 1-2, then custom (5), then 6, 7, 9, 16, 17: in number order */
   head = *t;
   head.target_case = FLYTEIDL__CORE__TASK_TEMPLATE__TARGET__NOT_SET;
@@ -299,9 +310,29 @@ kf_status kf_task_template_bytes(const kf_job *j, const kf_encopts *o,
   tail.id = NULL;
   tail.type = (char *)"";
   if ((st = kf_msg_pack_into(&head.base, A, out, e))) return st;
-  if (custom != NULL &&
-      (st = kf_struct_pack_field(5, custom, A, out, e)))  /* custom = 5 */
+  if (direct) {
+    size_t at = out->n;
+    if (kf_wire_job_struct(j, o->common, 5, out) != 1) return kf_nomem(e);
+#ifdef KF_CHECK_BOUNDS  /* sanitizer and fuzz builds: the tree's bytes */
+    {
+      ProtobufCMessage *m;
+      size_t n = out->n - at;
+      char *mine = kf_arena_alloc_raw(A, n + 1);
+      if (mine == NULL) return kf_nomem(e);
+      memcpy(mine, out->p + at, n);
+      out->n = at;
+      if ((st = kf_job_to_msg(j, o, 1, A, &m, e)) != KF_OK) return st;
+      if ((custom = kf_msg_to_node(m, A)) == NULL) return kf_nomem(e);
+      if ((st = kf_struct_pack_field(5, custom, A, out, e)) != KF_OK) return st;
+      if (out->n - at != n || memcmp(out->p + at, mine, n) != 0) abort();
+    }
+#else
+    (void)at;
+#endif
+  } else if (custom != NULL &&
+             (st = kf_struct_pack_field(5, custom, A, out, e))) {  /* custom = 5 */
     return st;
+  }
   return kf_msg_pack_into(&tail.base, A, out, e);
 }
 

@@ -172,5 +172,10 @@ int kf_wire_job(const kf_job *j, int common, kf_buf *out);
 /* The same message as compact JSON, the text kf_msg_to_json writes (indent
 ** 0); 0 when there is no plan.  Allocation failure: out->oom. */
 int kf_wire_job_json(const kf_job *j, int common, kf_buf *out);
+/* Field `field` holding the message as the TaskTemplate's custom Struct
+** (what kf_struct_pack_field writes for kf_msg_to_node's tree): 1 written,
+** 0 no plan (nothing written), -1 `out` could not grow.  `out` NULL: 1 when
+** there is a plan. */
+int kf_wire_job_struct(const kf_job *j, int common, unsigned field, kf_buf *out);
 
 #endif

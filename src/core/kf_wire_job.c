@@ -58,6 +58,7 @@ struct wplan {
   const ProtobufCMessageDescriptor *d;
   wfield f[W_MAX_FIELDS];
   int n;
+  uint8_t bykey[W_MAX_FIELDS];   /* field order by JSON key (Struct order) */
 };
 
 /* The plans: [kind][common] top messages, and a pool of sub-messages. */
@@ -286,6 +287,13 @@ static void enum_names(wfield *w, const ProtobufCEnumDescriptor *ed) {
   }
 }
 
+/* JSON keys (,"name":) compared as the names, bytewise (strcmp). */
+static int key_cmp(const wfield *a, const wfield *b) {
+  size_t na = a->nkey > 4 ? a->nkey - 4u : 0, nb = b->nkey > 4 ? b->nkey - 4u : 0;
+  int c = memcmp(a->key + 2, b->key + 2, na < nb ? na : nb);
+  return c ? c : (na > nb) - (na < nb);
+}
+
 static void plans_init(void) {
   const ProtobufCMessageDescriptor *rd = &flyteidl__core__resources__resource_entry__descriptor;
   int k, c;
@@ -302,6 +310,15 @@ static void plans_init(void) {
   for (k = 0; k < KF_NKINDS; k++)
     for (c = 0; c < 2; c++) tops[k][c] = plan_kind(k, c);
   json_ok = 1;
+  for (k = 0; k < npool; k++) {   /* the Struct order: by key, bytewise */
+    wplan *p = &pool[k];
+    for (c = 0; c < p->n; c++) {
+      int j2 = c;
+      while (j2 > 0 && key_cmp(&p->f[p->bykey[j2 - 1]], &p->f[c]) > 0)
+        p->bykey[j2] = p->bykey[j2 - 1], j2--;
+      p->bykey[j2] = (uint8_t)c;
+    }
+  }
   for (k = 0; k < npool; k++)
     for (c = 0; c < pool[k].n; c++) {
       wfield *w = &pool[k].f[c];
@@ -551,6 +568,201 @@ int kf_wire_job_json(const kf_job *j, int common, kf_buf *out) {
   p = tops[j->kind][common ? 1 : 0];
   if (p == NULL || !json_ok) return 0;
   json_msg(p, (const char *)j, out);
+  return 1;
+}
+
+/* ---- the TaskTemplate's custom Struct ----------------------------------- */
+
+/* What flytekit puts in custom (MessageToDict of the message, parsed into a
+** google.protobuf.Struct, serialized deterministically): per object the
+** present fields by key, each a map entry (key = 1, value = 2) holding a
+** Value - numbers as number_value (2, a double), strings and enum names as
+** string_value (3), messages as struct_value (5), lists as list_value (6,
+** Values in values = 1). */
+
+static uint8_t *st_str(uint8_t *o, uint8_t tag, const char *s, size_t n) {
+  *o++ = tag;
+  o = kf_varint_put(o, n);
+  memcpy(o, s, n);
+  return o + n;
+}
+
+static uint8_t *st_num(uint8_t *o, double d) {
+  uint64_t u;
+  int i;
+  memcpy(&u, &d, 8);
+  *o++ = 0x11;
+  for (i = 0; i < 8; i++) *o++ = (uint8_t)(u >> (8 * i));   /* little-endian */
+  return o;
+}
+
+static uint8_t *st_enum(uint8_t *o, const wfield *w, int32_t v) {
+  const ProtobufCEnumValue *ev = protobuf_c_enum_descriptor_get_value(
+      (const ProtobufCEnumDescriptor *)w->fd->descriptor, v);
+  if (ev == NULL) return st_num(o, (double)v);   /* unknown numbers stay numbers */
+  return st_str(o, 0x1a, ev->name, strlen(ev->name));
+}
+
+static uint8_t *st_obj(const wplan *p, const char *job, uint8_t *o);
+
+/* One present field's map entry: key, then the Value. */
+static uint8_t *st_entry(const wfield *w, const char *job, uint8_t *o) {
+  uint8_t *elen, *vlen, *llen;
+  size_t k;
+  *o++ = 0x0a;
+  elen = o++;
+  o = st_str(o, 0x0a, w->key + 2, (size_t)w->nkey - 4);
+  *o++ = 0x12;
+  vlen = o++;
+  switch (w->k) {
+    case W_INT: {
+      int32_t v = AT(job, w->off, int32_t);
+      o = w->fd->type == PROTOBUF_C_TYPE_ENUM ? st_enum(o, w, v) : st_num(o, (double)v);
+      break;
+    }
+    case W_STR: {
+      const char *s = AT(job, w->off, char *);
+      o = st_str(o, 0x1a, s, strlen(s));
+      break;
+    }
+    case W_STRLIST: {
+      size_t n = AT(job, w->off_n, size_t);
+      const char *const *v = (const char *const *)AT(job, w->off, char **);
+      *o++ = 0x32;
+      llen = o++;
+      for (k = 0; k < n; k++) {
+        uint8_t *ilen;
+        *o++ = 0x0a;
+        ilen = o++;
+        o = st_str(o, 0x1a, v[k], strlen(v[k]));
+        o = put_len(ilen, o);
+      }
+      o = put_len(llen, o);
+      break;
+    }
+    case W_RES: {   /* json_ok: every resource has a name */
+      const char *const *q = (const char *const *)(const void *)(job + w->off);
+      *o++ = 0x32;
+      llen = o++;
+      for (k = 0; k < KF_NRES; k++) {
+        uint8_t *ilen, *slen, *e2, *v2;
+        const ProtobufCEnumValue *ev;
+        if (q[k] == NULL) continue;
+        ev = protobuf_c_enum_descriptor_get_value(
+            &flyteidl__core__resources__resource_name__descriptor, res_number[k]);
+        *o++ = 0x0a;                /* a Value of the list */
+        ilen = o++;
+        *o++ = 0x2a;                /* struct_value */
+        slen = o++;
+        *o++ = 0x0a;                /* "name": the enum's name */
+        e2 = o++;
+        o = st_str(o, 0x0a, "name", 4);
+        *o++ = 0x12;
+        v2 = o++;
+        o = st_str(o, 0x1a, ev->name, strlen(ev->name));
+        o = put_len(v2, o);
+        o = put_len(e2, o);
+        if (*q[k]) {                /* "value": the quantity */
+          *o++ = 0x0a;
+          e2 = o++;
+          o = st_str(o, 0x0a, "value", 5);
+          *o++ = 0x12;
+          v2 = o++;
+          o = st_str(o, 0x1a, q[k], strlen(q[k]));
+          o = put_len(v2, o);
+          o = put_len(e2, o);
+        }
+        o = put_len(slen, o);
+        o = put_len(ilen, o);
+      }
+      o = put_len(llen, o);
+      break;
+    }
+    case W_MSG:
+      *o++ = 0x2a;
+      llen = o++;
+      o = st_obj(w->sub, job, o);
+      o = put_len(llen, o);
+      break;
+  }
+  o = put_len(vlen, o);
+  return put_len(elen, o);
+}
+
+/* Whether field w is in the dict (what the JSON writer writes). */
+static int present(const wfield *w, const char *job) {
+  size_t k;
+  switch (w->k) {
+    case W_INT: return AT(job, w->off, int32_t) != 0;
+    case W_STR: {
+      const char *s = AT(job, w->off, char *);
+      return s != NULL && *s;
+    }
+    case W_STRLIST: return AT(job, w->off_n, size_t) != 0;
+    case W_RES:
+      for (k = 0; k < KF_NRES; k++)
+        if (((const char *const *)(const void *)(job + w->off))[k] != NULL) return 1;
+      return 0;
+    case W_MSG: return msg_here(w, job);
+  }
+  return 0;
+}
+
+static uint8_t *st_obj(const wplan *p, const char *job, uint8_t *o) {
+  int i;
+  for (i = 0; i < p->n; i++) {
+    const wfield *w = &p->f[p->bykey[i]];
+    if (present(w, job)) o = st_entry(w, job, o);
+  }
+  return o;
+}
+
+/* Room the Struct of plan p can take: every field as if present, lengths
+** at their widest. */
+static size_t st_bound(const wplan *p, const char *job) {
+  size_t b = 0, k;
+  int i;
+  for (i = 0; i < p->n; i++) {
+    const wfield *w = &p->f[i];
+    b += 24 + w->nkey;
+    switch (w->k) {
+      case W_INT: b += 64; break;
+      case W_STR: {
+        const char *s = AT(job, w->off, char *);
+        b += s ? strlen(s) : 0;
+        break;
+      }
+      case W_STRLIST: {
+        size_t n = AT(job, w->off_n, size_t);
+        const char *const *v = (const char *const *)AT(job, w->off, char **);
+        for (k = 0; k < n; k++) b += 24 + strlen(v[k]);
+        break;
+      }
+      case W_RES: {
+        const char *const *q = (const char *const *)(const void *)(job + w->off);
+        for (k = 0; k < KF_NRES; k++) b += 160 + (q[k] ? strlen(q[k]) : 0);
+        break;
+      }
+      case W_MSG: b += st_bound(w->sub, job); break;
+    }
+  }
+  return b;
+}
+
+int kf_wire_job_struct(const kf_job *j, int common, unsigned field, kf_buf *out) {
+  const wplan *p;
+  uint64_t key = (uint64_t)field << 3 | 2u;
+  uint8_t *o, *lenat;
+  pthread_once(&plans_once, plans_init);
+  p = tops[j->kind][common ? 1 : 0];
+  if (p == NULL || !json_ok) return 0;
+  if (out == NULL) return 1;   /* only asked whether there is a plan */
+  if (!kf_buf_reserve(out, 16 + st_bound(p, (const char *)j))) return -1;
+  o = kf_varint_put((uint8_t *)out->p + out->n, key);
+  lenat = o++;
+  o = st_obj(p, (const char *)j, o);
+  o = put_len(lenat, o);
+  out->n = (size_t)((char *)o - out->p);
   return 1;
 }
 
