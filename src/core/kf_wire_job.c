@@ -73,6 +73,7 @@ static char enum_q[W_MAX_ENAMES][40];
 static uint8_t enum_n[W_MAX_ENAMES];
 static int nenum_q;
 static char res_q[KF_NRES][2][64];
+static const char *res_name[KF_NRES];
 static uint8_t res_n[KF_NRES][2];
 static int json_ok;   /* every planned field has its JSON key */
 static pthread_once_t plans_once = PTHREAD_ONCE_INIT;
@@ -335,6 +336,7 @@ static void plans_init(void) {
       json_ok = 0;
       continue;
     }
+    res_name[i] = v->name;
     n = snprintf(res_q[i][0], sizeof res_q[i][0], "{\"name\":\"%s\",\"value\":", v->name);
     res_n[i][0] = (uint8_t)(n > 0 && (size_t)n < sizeof res_q[i][0] ? n : 0);
     n = snprintf(res_q[i][1], sizeof res_q[i][1], "{\"name\":\"%s\"}", v->name);
@@ -394,11 +396,20 @@ static uint8_t *put_tag(uint8_t *o, const wfield *w) {
 }
 
 /* The length of the bytes from body to o, put in front of them. */
-static uint8_t *put_len(uint8_t *lenat, uint8_t *o) {
+static uint8_t *put_len_slow(uint8_t *lenat, uint8_t *o) {
   size_t n = (size_t)(o - lenat - 1), extra = kf_varint_size(n) - 1;
-  if (extra) memmove(lenat + 1 + extra, lenat + 1, n);
+  memmove(lenat + 1 + extra, lenat + 1, n);
   kf_varint_put(lenat, n);
   return o + extra;
+}
+
+static inline uint8_t *put_len(uint8_t *lenat, uint8_t *o) {
+  size_t n = (size_t)(o - lenat - 1);
+  if (n < 0x80) {   /* one byte: the room kept for it */
+    *lenat = (uint8_t)n;
+    return o;
+  }
+  return put_len_slow(lenat, o);
 }
 
 static uint8_t *put_str(uint8_t *o, const wfield *w, const char *s) {
@@ -597,7 +608,10 @@ static uint8_t *st_num(uint8_t *o, double d) {
 }
 
 static uint8_t *st_enum(uint8_t *o, const wfield *w, int32_t v) {
-  const ProtobufCEnumValue *ev = protobuf_c_enum_descriptor_get_value(
+  const ProtobufCEnumValue *ev;
+  if (w->enames >= 0 && v > 0 && v < w->nenames)   /* the quoted name, unquoted */
+    return st_str(o, 0x1a, enum_q[w->enames + v] + 1, (size_t)enum_n[w->enames + v] - 2);
+  ev = protobuf_c_enum_descriptor_get_value(
       (const ProtobufCEnumDescriptor *)w->fd->descriptor, v);
   if (ev == NULL) return st_num(o, (double)v);   /* unknown numbers stay numbers */
   return st_str(o, 0x1a, ev->name, strlen(ev->name));
@@ -646,10 +660,7 @@ static uint8_t *st_entry(const wfield *w, const char *job, uint8_t *o) {
       llen = o++;
       for (k = 0; k < KF_NRES; k++) {
         uint8_t *ilen, *slen, *e2, *v2;
-        const ProtobufCEnumValue *ev;
         if (q[k] == NULL) continue;
-        ev = protobuf_c_enum_descriptor_get_value(
-            &flyteidl__core__resources__resource_name__descriptor, res_number[k]);
         *o++ = 0x0a;                /* a Value of the list */
         ilen = o++;
         *o++ = 0x2a;                /* struct_value */
@@ -659,7 +670,7 @@ static uint8_t *st_entry(const wfield *w, const char *job, uint8_t *o) {
         o = st_str(o, 0x0a, "name", 4);
         *o++ = 0x12;
         v2 = o++;
-        o = st_str(o, 0x1a, ev->name, strlen(ev->name));
+        o = st_str(o, 0x1a, res_name[k], strlen(res_name[k]));
         o = put_len(v2, o);
         o = put_len(e2, o);
         if (*q[k]) {                /* "value": the quantity */
