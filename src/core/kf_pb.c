@@ -765,8 +765,13 @@ static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
       w->seg[w->n].idx = f->id < 16 ? ++seen[f->id] : 0;
       w->n++;
       if (f->type == PROTOBUF_C_TYPE_STRING) {
+        size_t i = 0;
+        if (len <= KF_MAX_STRING)   /* ASCII without NUL: valid, in one pass */
+          while (i < len && (unsigned)(p[i] - 1) < 0x7Fu) i++;
         if (len > KF_MAX_STRING)
           st = wire_fail(w, who, KF_EINVAL, "string longer than the limit of 1 MiB", e);
+        else if (i == len)
+          ;
         else if (memchr(p, 0, (size_t)len) != NULL)
           st = wire_fail(w, who, KF_EINVAL, "string contains a NUL byte", e);
         else if (!kf_utf8_ok((const char *)p, (size_t)len))
