@@ -719,8 +719,34 @@ const ProtobufCMessageDescriptor *kf_msg_desc(const char *task_type,
 ** framing of a message before it parses its members. */
 typedef struct wpath {
   int n;
-  struct { const ProtobufCFieldDescriptor *f; unsigned idx; } seg[KF_MAX_WIRE_DEPTH];
+  /* the field, and its message's bytes up to the field's key: a repeated
+  ** field's index is counted there when a path is printed */
+  struct { const ProtobufCFieldDescriptor *f; const uint8_t *start, *at; } seg[KF_MAX_WIRE_DEPTH];
 } wpath;
+
+/* Which occurrence (1, 2, ...) of field f the key at `at` is, counting the
+** length-delimited keys from `p` (the message's start); 0 for numbers from
+** 16 on, as the paths have always shown them. */
+static unsigned occurrence(const ProtobufCFieldDescriptor *f, const uint8_t *p,
+                           const uint8_t *at) {
+  unsigned n = 0;
+  if (f->id >= 16) return 0;
+  while (p <= at) {
+    uint64_t key, len;
+    const uint8_t *here = p;
+    if (!kf_varint_get(&p, at + 16, &key)) break;
+    if ((key >> 3) == f->id && (key & 7) == 2) n++;   /* as the walk counts them */
+    if (here == at) break;
+    switch (key & 7) {
+      case 0: if (!kf_varint_get(&p, at, &len)) return n; break;
+      case 1: p += 8; break;
+      case 5: p += 4; break;
+      case 2: if (!kf_varint_get(&p, at, &len)) return n; p += len; break;
+      default: return n;
+    }
+  }
+  return n;
+}
 
 static kf_status wire_fail(const wpath *w, const char *who, kf_status code,
                            const char *problem, kf_err *e) {
@@ -737,7 +763,8 @@ static kf_status wire_fail(const wpath *w, const char *who, kf_status code,
     snprintf(path + l, sizeof path - l, "%s%s", l ? "." : "", jn);
     l = strlen(path);
     if (w->seg[i].f->label == PROTOBUF_C_LABEL_REPEATED)
-      snprintf(path + l, sizeof path - l, "[%u]", w->seg[i].idx);
+      snprintf(path + l, sizeof path - l, "[%u]",
+               occurrence(w->seg[i].f, w->seg[i].start, w->seg[i].at));
   }
   return kf_fail(e, code, "%s: %s: %s", who, path, problem);
 }
@@ -745,10 +772,11 @@ static kf_status wire_fail(const wpath *w, const char *who, kf_status code,
 static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
                               const uint8_t *p, const uint8_t *end,
                               const char *who, wpath *w, kf_err *e) {
-  unsigned seen[16] = {0};  /* occurrences per field, for [i] in paths */
+  const uint8_t *start = p;
   while (p < end) {
     uint64_t key, len;
     const ProtobufCFieldDescriptor *f;
+    const uint8_t *at = p;
     if (!kf_varint_get(&p, end, &key)) return KF_OK;
     switch (key & 7) {
       case 0: if (!kf_varint_get(&p, end, &len)) return KF_OK; continue;
@@ -762,7 +790,8 @@ static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
     if (f != NULL) {
       kf_status st = KF_OK;
       w->seg[w->n].f = f;
-      w->seg[w->n].idx = f->id < 16 ? ++seen[f->id] : 0;
+      w->seg[w->n].start = start;
+      w->seg[w->n].at = at;
       w->n++;
       if (f->type == PROTOBUF_C_TYPE_STRING) {
         size_t i = 0;
