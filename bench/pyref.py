@@ -17,6 +17,9 @@ Output (stdout), one per line:  `NAME ns_per_op` (median of the rounds) and
 
 Usage: /usr/bin/python3 pyref.py --proto DIR [--rounds R] [--ms T]
        [--quick] [--cg CGCTL.so N]   (callgrind: N ops per benchmark, no timing)
+       [--serve]   (interleaved: calibrate, print `ready`, then for each line
+                    `round` on stdin run one round of every benchmark and
+                    print `NAME ns_per_op` lines and `end`)
 """
 import argparse
 import ctypes
@@ -45,6 +48,7 @@ def main():
     ap.add_argument("--ms", type=float, default=20.0)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--cg", nargs=2, metavar=("CGCTL", "N"))
+    ap.add_argument("--serve", action="store_true")
     a = ap.parse_args()
 
     tmp = tempfile.TemporaryDirectory(prefix="kfjob-bench-py-")
@@ -135,6 +139,17 @@ def main():
                 break
             n *= 2
         iters[name] = max(1, int(n * target / max(t, 1))) if not a.quick else n
+    if a.serve:   # bench.lua asks for one round at a time, between its own rounds
+        print("ready", flush=True)
+        for line in sys.stdin:
+            if line.strip() != "round":
+                break
+            for name, f in benches:
+                n = iters[name]
+                t0 = clock(); f(n); t = clock() - t0
+                print(name, "%.1f" % (t / n))
+            print("end", flush=True)
+        return
     times = {name: [] for name, _ in benches}
     for _ in range(rounds):
         for name, f in benches:

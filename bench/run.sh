@@ -80,14 +80,18 @@ echo "machine: ${cpu:-unknown cpu}, $(nproc) cpu(s), $(uname -sr), load $(cut -d
 echo "kfjob: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" status --porcelain 2>/dev/null | grep -q . && echo ' (dirty tree)'), $($LUA -v 2>&1 | cut -d' ' -f1-2), $($CC --version | head -1), protobuf-c $(pkg-config --modversion libprotobuf-c 2>/dev/null || echo '?')"
 
 if [ "$MODE" = timed ]; then
+  # Python runs beside the Lua process, one round after each of kfjob's rounds
+  SERVE=
   if ! py_selected; then
     echo "skip not selected by --only" > "$TMP/py.txt"
   elif have_py; then
-    "$PY" "$ROOT/bench/pyref.py" --proto "$ROOT/proto" $QUICK $EXTRA > "$TMP/py.txt"
+    : > "$TMP/py.txt"
+    SERVE="$PY $ROOT/bench/pyref.py --proto $ROOT/proto $QUICK $EXTRA"
   else
     echo "skip python3-protobuf or protoc not found ($PY)" > "$TMP/py.txt"
   fi
-  "$LUA" "$ROOT/bench/bench.lua" --py "$TMP/py.txt" $QUICK $EXTRA ${ONLY:+--only "$ONLY"}
+  "$LUA" "$ROOT/bench/bench.lua" --py "$TMP/py.txt" ${SERVE:+--py-serve "$SERVE"} \
+      $QUICK $EXTRA ${ONLY:+--only "$ONLY"}
   exit 0
 fi
 

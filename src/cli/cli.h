@@ -123,6 +123,7 @@ typedef struct entry {
 typedef struct entries {
   entry *v;
   size_t n, cap;
+  size_t *slot, nslot;       /* open-addressing index by file: 1 + position, 0 free */
 } entries;
 
 /* -f taskspec -o DIR: a file held until the run ends, when the number of

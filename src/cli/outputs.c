@@ -134,11 +134,40 @@ const char *cli_ext_of(kfjob_format f) {
   }
 }
 
+/* 64-bit FNV-1a of n bytes, continuing from h. */
+static unsigned long long fnv1a(unsigned long long h, const char *p, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+  return h;
+}
+#define FNV_INIT 0xcbf29ce484222325ULL
+
+/* The index slot of `file`: where it is, or the free slot it would take.
+** The index keeps a render of N jobs to -o DIR linear in N (a list scan per
+** job made 100 000 jobs quadratic). */
+static size_t entries_slot(const entries *es, const char *file) {
+  size_t mask = es->nslot - 1, i = (size_t)fnv1a(FNV_INIT, file, strlen(file)) & mask;
+  while (es->slot[i] && strcmp(es->v[es->slot[i] - 1].file, file) != 0) i = (i + 1) & mask;
+  return i;
+}
+
+static void entries_index(entries *es) {   /* rebuilt at twice the capacity */
+  size_t i;
+  free(es->slot);
+  es->nslot = es->cap * 2;
+  es->slot = (size_t *)cli_xmalloc(es->nslot * sizeof *es->slot);
+  memset(es->slot, 0, es->nslot * sizeof *es->slot);
+  for (i = 0; i < es->n; i++) es->slot[entries_slot(es, es->v[i].file)] = i + 1;
+}
+
 entry *cli_entries_add(entries *es, const char *file, const char *format,
                        const char *type, int version, const char *kind,
                        const char *name) {
   entry *e;
-  if (es->n == es->cap) es->v = (entry *)cli_xrealloc(es->v, (es->cap = es->cap ? es->cap * 2 : 16) * sizeof *e);
+  if (es->n == es->cap) {
+    es->v = (entry *)cli_xrealloc(es->v, (es->cap = es->cap ? es->cap * 2 : 16) * sizeof *e);
+    entries_index(es);
+  }
   e = &es->v[es->n++];
   e->file = cli_xstrdup(file);
   e->format = cli_xstrdup(format);
@@ -148,6 +177,8 @@ entry *cli_entries_add(entries *es, const char *file, const char *format,
   e->version = version;
   e->proof = 0;
   e->size = e->ino = e->hash = 0;
+  { size_t at = entries_slot(es, file);   /* a second add of a name: the first stays found */
+    if (!es->slot[at]) es->slot[at] = es->n; }
   return e;
 }
 
@@ -161,23 +192,17 @@ void cli_entries_free(entries *es) {
     free(es->v[i].name);
   }
   free(es->v);
+  free(es->slot);
   memset(es, 0, sizeof *es);
 }
 
 const entry *cli_entries_find(const entries *es, const char *file) {
-  size_t i;
-  for (i = 0; i < es->n; i++)
-    if (strcmp(es->v[i].file, file) == 0) return &es->v[i];
-  return NULL;
+  size_t at;
+  if (!es->nslot) return NULL;
+  at = entries_slot(es, file);
+  return es->slot[at] ? &es->v[es->slot[at] - 1] : NULL;
 }
 
-/* 64-bit FNV-1a of n bytes, continuing from h. */
-static unsigned long long fnv1a(unsigned long long h, const char *p, size_t n) {
-  size_t i;
-  for (i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
-  return h;
-}
-#define FNV_INIT 0xcbf29ce484222325ULL
 
 /* The whole regular file `name` of `dirfd`, never through a link. */
 static int read_at(int dirfd, const char *name, char **data, size_t *len,

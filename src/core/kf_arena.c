@@ -132,8 +132,10 @@ void kf_arena_free(kf_arena *A) {
   A->head = NULL;
 }
 
+/* Not zeroed: protobuf-c initializes what it allocates, as it must with
+** its default allocator, malloc. */
 static void *pb_alloc(void *ud, size_t n) {
-  return kf_arena_alloc((kf_arena *)ud, n);
+  return kf_arena_alloc_raw((kf_arena *)ud, n);
 }
 static void pb_free(void *ud, void *p) {
   (void)ud;

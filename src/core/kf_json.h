@@ -17,6 +17,10 @@
 #include "kf_wire.h"   /* kf_msg_sort_maps, kf_msg_pack_into */
 #include "google/protobuf/struct.pb-c.h"
 
+/* The JSON string literal of n bytes at p (RFC 8259 escaping, as
+** json.dumps(ensure_ascii=False)), appended to b. */
+void kf_json_quote(kf_buf *b, const char *p, size_t n);
+
 /* Message -> JSON text appended to `out`.  indent 0: compact
 ** {"a":1,"b":[1,2]}; indent n > 0: json.dumps(indent=n) layout.
 ** KF_ENOMEM if `out` could not grow, KF_ELIMIT if nested deeper than

@@ -146,7 +146,7 @@ static void jw_sep(jw *w) {
 }
 
 /* RFC 8259 escaping as json.dumps(ensure_ascii=False) does it. */
-static void jw_str(kf_buf *b, const char *p, size_t n) {
+void kf_json_quote(kf_buf *b, const char *p, size_t n) {
   size_t i, run = 0;
   kf_buf_addc(b, '"');
   for (i = 0; i < n; i++) {
@@ -215,7 +215,7 @@ static int jw_key(sink *s, const char *k, size_t n, int camel) {
     t[i++] = '"';
     kf_buf_add(w->b, t, i);
   } else {
-    jw_str(w->b, k, n);
+    kf_json_quote(w->b, k, n);
   }
   kf_buf_adds(w->b, w->indent ? ": " : ":");
   w->afterkey = 1;
@@ -230,12 +230,12 @@ static int jw_val(sink *s, const kf_node *v) {
     case KF_NBOOL: kf_buf_adds(w->b, v->u.b ? "true" : "false"); break;
     case KF_NINT: kf_format_int(v->u.i, t); kf_buf_adds(w->b, t); break;
     case KF_NNUM:
-      if (isnan(v->u.d)) jw_str(w->b, "NaN", 3);
+      if (isnan(v->u.d)) kf_json_quote(w->b, "NaN", 3);
       else if (isinf(v->u.d))
-        v->u.d > 0 ? jw_str(w->b, "Infinity", 8) : jw_str(w->b, "-Infinity", 9);
+        v->u.d > 0 ? kf_json_quote(w->b, "Infinity", 8) : kf_json_quote(w->b, "-Infinity", 9);
       else kf_buf_add(w->b, t, (size_t)kf_json_number(v->u.d, t));
       break;
-    case KF_NSTR: jw_str(w->b, v->u.s.p, v->u.s.n); break;
+    case KF_NSTR: kf_json_quote(w->b, v->u.s.p, v->u.s.n); break;
     default: kf_buf_adds(w->b, "null");
   }
   return !w->b->oom;

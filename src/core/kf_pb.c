@@ -141,6 +141,9 @@ typedef struct gmap {
   const ProtobufCFieldDescriptor *list[KF_MAX_GROUP_ROWS];
 } gmap;
 static gmap gmaps[KF_NKINDS];
+/* The JSON names of each kind's replica spec fields ("workerReplicas"),
+** for error paths, made once. */
+static char role_jname[KF_NKINDS][4][48];
 static pthread_once_t gmaps_once = PTHREAD_ONCE_INIT;
 
 static const ProtobufCFieldDescriptor *field_in(const ProtobufCMessageDescriptor *d,
@@ -155,6 +158,10 @@ static void gmaps_init(void) {
   for (k = 0; k < KF_NKINDS; k++) {
     const ProtobufCMessageDescriptor *rd = kf_kinds[k].v1_replica, *cd;
     gmap *g = &gmaps[k];
+    int r;
+    for (r = 0; r < kf_kinds[k].nroles && r < 4; r++)
+      if (kf_kinds[k].roles[r].v1_field)   /* kinds without a task type: none */
+        kf_json_name(kf_kinds[k].roles[r].v1_field, role_jname[k][r], sizeof role_jname[k][r]);
     g->common_fd = field_in(rd, "common");
     cd = g->common_fd ? (const ProtobufCMessageDescriptor *)g->common_fd->descriptor : NULL;
     for (i = 0; i < kf_group_obj.n; i++) {
@@ -428,8 +435,25 @@ kf_status kf_encode(const kf_job *j, const kf_encopts *o, kf_arena *A,
 kf_status kf_encode_block(const kf_job *j, size_t block, const kf_encopts *o,
                           kf_arena *A, kf_buf *out, kf_err *e) {
   ProtobufCMessage *m;
-  kf_status st = kf_job_to_msg(j, o, 0, A, &m, e);
-  if (st) return st;
+  kf_status st;
+  if (o->version == 1) {   /* straight to bytes (kf_wire_job.c) */
+    size_t at = out->n;
+    if (!kf_buf_reserve(out, job_bound(j, block))) return kf_nomem(e);
+    if (kf_wire_job(j, o->common, out)) {
+#ifdef KF_CHECK_BOUNDS  /* sanitizer and fuzz builds: the bytes protobuf-c packs */
+      size_t n = out->n - at;
+      uint8_t *ref;
+      if ((st = kf_job_to_msg(j, o, 0, A, &m, e)) != KF_OK) return st;
+      if (protobuf_c_message_get_packed_size(m) != n ||
+          (ref = kf_arena_alloc_raw(A, n + 1)) == NULL ||
+          protobuf_c_message_pack(m, ref) != n || memcmp(ref, out->p + at, n) != 0)
+        abort();
+#endif
+      (void)at;
+      return KF_OK;
+    }
+  }
+  if ((st = kf_job_to_msg(j, o, 0, A, &m, e)) != KF_OK) return st;
   if (!kf_buf_reserve(out, job_bound(j, block))) return kf_nomem(e);
 #ifdef KF_CHECK_BOUNDS  /* sanitizer and fuzz builds prove the bound */
   {
@@ -624,7 +648,6 @@ kf_status kf_job_from_msg(const char *who, int kind,
   const kf_kind_info *k;
   const ProtobufCMessage *ec = get_msg(m, "elastic_config");
   dctx c;
-  char jname[64];
   int i;
   kf_status st;
   c.A = A;
@@ -636,6 +659,7 @@ kf_status kf_job_from_msg(const char *who, int kind,
   if (ec == NULL) j->min_nodes = j->max_nodes = 0;  /* nothing on the wire */
   if (kind == KF_PYTORCH && version == 1 && get_msg(m, "master_replicas") == NULL)
     j->g[KF_MASTER].replicas = 1;
+  pthread_once(&gmaps_once, gmaps_init);
   for (i = 0; i < k->nroles; i++) {
     const kf_kind_role *kr = &k->roles[i];
     kf_group *g = &j->g[kr->role];
@@ -643,7 +667,7 @@ kf_status kf_job_from_msg(const char *who, int kind,
       if (kr->v0_field) g->replicas = get_int(m, kr->v0_field);
     } else {
       const ProtobufCMessage *spec = get_msg(m, kr->v1_field);
-      kf_json_name(kr->v1_field, jname, sizeof jname);
+      const char *jname = role_jname[kind][i];
       if (spec != NULL && (st = dec_group(&c, kind, spec, jname, g))) return st;
       if (g->ncommand && !(k->flags & KF_K_COMMAND))
         return kf_fail(e, KF_EINVAL, "%s: %s.command: only MPI groups take a command",
@@ -704,8 +728,34 @@ const ProtobufCMessageDescriptor *kf_msg_desc(const char *task_type,
 ** framing of a message before it parses its members. */
 typedef struct wpath {
   int n;
-  struct { const ProtobufCFieldDescriptor *f; unsigned idx; } seg[KF_MAX_WIRE_DEPTH];
+  /* the field, and its message's bytes up to the field's key: a repeated
+  ** field's index is counted there when a path is printed */
+  struct { const ProtobufCFieldDescriptor *f; const uint8_t *start, *at; } seg[KF_MAX_WIRE_DEPTH];
 } wpath;
+
+/* Which occurrence (1, 2, ...) of field f the key at `at` is, counting the
+** length-delimited keys from `p` (the message's start); 0 for numbers from
+** 16 on, as the paths have always shown them. */
+static unsigned occurrence(const ProtobufCFieldDescriptor *f, const uint8_t *p,
+                           const uint8_t *at) {
+  unsigned n = 0;
+  if (f->id >= 16) return 0;
+  while (p <= at) {
+    uint64_t key, len;
+    const uint8_t *here = p;
+    if (!kf_varint_get(&p, at + 16, &key)) break;
+    if ((key >> 3) == f->id && (key & 7) == 2) n++;   /* as the walk counts them */
+    if (here == at) break;
+    switch (key & 7) {
+      case 0: if (!kf_varint_get(&p, at, &len)) return n; break;
+      case 1: p += 8; break;
+      case 5: p += 4; break;
+      case 2: if (!kf_varint_get(&p, at, &len)) return n; p += len; break;
+      default: return n;
+    }
+  }
+  return n;
+}
 
 static kf_status wire_fail(const wpath *w, const char *who, kf_status code,
                            const char *problem, kf_err *e) {
@@ -722,7 +772,8 @@ static kf_status wire_fail(const wpath *w, const char *who, kf_status code,
     snprintf(path + l, sizeof path - l, "%s%s", l ? "." : "", jn);
     l = strlen(path);
     if (w->seg[i].f->label == PROTOBUF_C_LABEL_REPEATED)
-      snprintf(path + l, sizeof path - l, "[%u]", w->seg[i].idx);
+      snprintf(path + l, sizeof path - l, "[%u]",
+               occurrence(w->seg[i].f, w->seg[i].start, w->seg[i].at));
   }
   return kf_fail(e, code, "%s: %s: %s", who, path, problem);
 }
@@ -730,10 +781,11 @@ static kf_status wire_fail(const wpath *w, const char *who, kf_status code,
 static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
                               const uint8_t *p, const uint8_t *end,
                               const char *who, wpath *w, kf_err *e) {
-  unsigned seen[16] = {0};  /* occurrences per field, for [i] in paths */
+  const uint8_t *start = p;
   while (p < end) {
     uint64_t key, len;
     const ProtobufCFieldDescriptor *f;
+    const uint8_t *at = p;
     if (!kf_varint_get(&p, end, &key)) return KF_OK;
     switch (key & 7) {
       case 0: if (!kf_varint_get(&p, end, &len)) return KF_OK; continue;
@@ -747,11 +799,17 @@ static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
     if (f != NULL) {
       kf_status st = KF_OK;
       w->seg[w->n].f = f;
-      w->seg[w->n].idx = f->id < 16 ? ++seen[f->id] : 0;
+      w->seg[w->n].start = start;
+      w->seg[w->n].at = at;
       w->n++;
       if (f->type == PROTOBUF_C_TYPE_STRING) {
+        size_t i = 0;
+        if (len <= KF_MAX_STRING)   /* ASCII without NUL: valid, in one pass */
+          while (i < len && (unsigned)(p[i] - 1) < 0x7Fu) i++;
         if (len > KF_MAX_STRING)
           st = wire_fail(w, who, KF_EINVAL, "string longer than the limit of 1 MiB", e);
+        else if (i == len)
+          ;
         else if (memchr(p, 0, (size_t)len) != NULL)
           st = wire_fail(w, who, KF_EINVAL, "string contains a NUL byte", e);
         else if (!kf_utf8_ok((const char *)p, (size_t)len))

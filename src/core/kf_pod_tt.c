@@ -426,14 +426,14 @@ static kf_status k8s_pod_in(Flyteidl__Core__TaskTemplate *t, kf_arena *A,
 /* What the constructor takes for a token field (kf_build.c get_str). */
 static kf_status token_in(const char *s, const char *what, const char *who, kf_err *e) {
   const char *bad = NULL;
-  size_t i, n;
+  char buf[64];
+  size_t n;
   if (s == NULL) return KF_OK;
   n = strlen(s);
   if (n > KF_MAX_STRING) bad = "string longer than the limit of 1 MiB";
   else if (!kf_utf8_ok(s, n)) bad = "invalid UTF-8";
   else if (n == 0) bad = "must not be empty";
-  for (i = 0; bad == NULL && i < n; i++)
-    if (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) bad = "must not contain whitespace";
+  else bad = kf_token_problem(s, n, buf, sizeof buf);   /* as the constructor checks */
   return bad ? kf_fail(e, KF_EINVAL, "%s: extendedResources.gpuAccelerator.%s: %s", who,
                        what, bad)
              : KF_OK;

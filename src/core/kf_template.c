@@ -265,14 +265,17 @@ static kf_status check_registrable(const kf_job *j, Flyteidl__Core__TaskTemplate
 }
 
 /* Builds the template; with `custom_out` the custom stays a node (for the
-** direct Struct writer) instead of becoming Struct messages.  With `spec`
-** (task_spec) it also takes interface and metadata, always sets both, and
-** checks the registration fields; the description goes to *description. */
+** direct Struct writer) instead of becoming Struct messages, or is not
+** made at all with `no_custom` (the caller writes it from the job).  With
+** `spec` (task_spec) it also takes interface and metadata, always sets
+** both, and checks the registration fields; the description goes to
+** *description. */
 static kf_status build_template(const kf_job *j, const kf_encopts *o,
                                 const kf_node *opts, int spec, kf_arena *A,
                                 Flyteidl__Core__TaskTemplate **out,
-                                kf_node **custom_out, const char **description,
-                                const char *who, kf_err *e) {
+                                kf_node **custom_out, int no_custom,
+                                const char **description, const char *who,
+                                kf_err *e) {
   static const char *const known[] = {"version", "replica_encoding", "format", "indent",
                                       "id", "container", "config", "wrap_launcher",
                                       "target", NULL};
@@ -344,10 +347,17 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
   if (!kf_python_task(j)) {
     ProtobufCMessage *m;
     kf_node *custom;
-    if ((st = kf_job_to_msg(j, o, 1, A, &m, e))) return st;
-    if ((custom = kf_msg_to_node(m, A)) == NULL) return kf_nomem(e);
-    if (custom_out) *custom_out = custom;
-    else if ((st = kf_node_to_struct(custom, A, &t->custom, e))) return st;
+    if (no_custom) {
+      /* the caller writes custom straight from the job */
+    } else if ((st = kf_job_to_msg(j, o, 1, A, &m, e))) {
+      return st;
+    } else if ((custom = kf_msg_to_node(m, A)) == NULL) {
+      return kf_nomem(e);
+    } else if (custom_out) {
+      *custom_out = custom;
+    } else if ((st = kf_node_to_struct(custom, A, &t->custom, e))) {
+      return st;
+    }
     if (o->version == 0 && (kf_kinds[j->kind].flags & KF_K_COMMAND) &&
         j->g[KF_WORKER].ncommand) {
       const char *cmd = NULL;
@@ -371,8 +381,12 @@ kf_status kf_task_template(const kf_job *j, const kf_encopts *o,
                            const kf_node *opts, kf_arena *A,
                            Flyteidl__Core__TaskTemplate **out,
                            const char *who, kf_err *e) {
-  return build_template(j, o, opts, 0, A, out, NULL, NULL, who, e);
+  return build_template(j, o, opts, 0, A, out, NULL, 0, NULL, who, e);
 }
+
+static kf_status pack(const Flyteidl__Core__TaskTemplate *t, const kf_node *custom,
+                      const kf_job *j, const kf_encopts *o, kf_arena *A,
+                      kf_buf *out, kf_err *e);
 
 kf_status kf_task_template_bytes(const kf_job *j, const kf_encopts *o,
                                  const kf_node *opts, kf_arena *A, kf_buf *out,
@@ -380,23 +394,34 @@ kf_status kf_task_template_bytes(const kf_job *j, const kf_encopts *o,
   Flyteidl__Core__TaskTemplate *t;
   kf_node *custom = NULL;
   kf_status st;
-  if ((st = build_template(j, o, opts, 0, A, &t, &custom, NULL, who, e))) return st;
-  return kf_template_pack(t, custom, A, out, e);
+  /* v1 custom straight from the job (kf_wire_job.c) when the kind has a plan */
+  int direct = o->version == 1 && !kf_python_task(j) &&
+               kf_wire_job_struct(j, o->common, 5, NULL) == 1;
+  if ((st = build_template(j, o, opts, 0, A, &t, &custom, direct, NULL, who, e))) return st;
+  return pack(t, custom, direct ? j : NULL, o, A, out, e);
 }
 
 kf_status kf_template_build(const kf_job *j, const kf_encopts *o,
                             const kf_node *opts, int spec, kf_arena *A,
                             Flyteidl__Core__TaskTemplate **out, kf_node **custom,
                             const char **description, const char *who, kf_err *e) {
-  return build_template(j, o, opts, spec, A, out, custom, description, who, e);
+  return build_template(j, o, opts, spec, A, out, custom, 0, description, who, e);
 }
 
 kf_status kf_template_pack(const Flyteidl__Core__TaskTemplate *t,
                            const kf_node *custom, kf_arena *A, kf_buf *out,
                            kf_err *e) {
+  return pack(t, custom, NULL, NULL, A, out, e);
+}
+
+/* t in field-number order: fields 1-4, then custom (5) from the node
+** `custom` or, with `j`, straight from the job (its kind has a plan, v1),
+** then 6, 7, 9, 16, 17. */
+static kf_status pack(const Flyteidl__Core__TaskTemplate *t, const kf_node *custom,
+                      const kf_job *j, const kf_encopts *o, kf_arena *A,
+                      kf_buf *out, kf_err *e) {
   Flyteidl__Core__TaskTemplate head, tail;
   kf_status st;
-  /* fields 1-4, then custom (5), then 6, 7, 9, 16, 17: in number order */
   head = *t;
   head.target_case = FLYTEIDL__CORE__TASK_TEMPLATE__TARGET__NOT_SET;
   head.container = NULL;
@@ -410,9 +435,29 @@ kf_status kf_template_pack(const Flyteidl__Core__TaskTemplate *t,
   tail.interface = NULL;
   tail.custom = NULL;
   if ((st = kf_msg_pack_into(&head.base, A, out, e))) return st;
-  if (custom != NULL &&
-      (st = kf_struct_pack_field(5, custom, A, out, e)))  /* custom = 5 */
+  if (j != NULL) {
+    size_t at = out->n;
+    if (kf_wire_job_struct(j, o->common, 5, out) != 1) return kf_nomem(e);
+#ifdef KF_CHECK_BOUNDS  /* sanitizer and fuzz builds: the tree's bytes */
+    {
+      ProtobufCMessage *m;
+      size_t n = out->n - at;
+      char *mine = kf_arena_alloc_raw(A, n + 1);
+      if (mine == NULL) return kf_nomem(e);
+      memcpy(mine, out->p + at, n);
+      out->n = at;
+      if ((st = kf_job_to_msg(j, o, 1, A, &m, e)) != KF_OK) return st;
+      if ((custom = kf_msg_to_node(m, A)) == NULL) return kf_nomem(e);
+      if ((st = kf_struct_pack_field(5, custom, A, out, e)) != KF_OK) return st;
+      if (out->n - at != n || memcmp(out->p + at, mine, n) != 0) abort();
+    }
+#else
+    (void)at;
+#endif
+  } else if (custom != NULL &&
+             (st = kf_struct_pack_field(5, custom, A, out, e))) {  /* custom = 5 */
     return st;
+  }
   return kf_msg_pack_into(&tail.base, A, out, e);
 }
 

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "kf_core.h"
@@ -187,8 +188,22 @@ static int uni_format(unsigned c) {
 const char *kf_token_problem(const char *s, size_t n, char *buf, size_t cap) {
   const unsigned char *p = (const unsigned char *)s;
   size_t i = 0;
+  /* eight bytes at a time while all are printable ASCII (0x21-0x7E); a
+  ** word that may hold another byte goes to the loop below */
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x;
+    memcpy(&x, p + i, 8);
+    if (((x - 0x2121212121212121ULL) & ~x & 0x8080808080808080ULL) != 0 ||
+        ((x + 0x0101010101010101ULL) | x) & 0x8080808080808080ULL)
+      break;
+  }
   while (i < n) {
-    unsigned c = next_cp(p, n, &i);
+    unsigned c;
+    if (p[i] > 0x20 && p[i] < 0x7F) {   /* printable ASCII: always fine */
+      i++;
+      continue;
+    }
+    c = next_cp(p, n, &i);
     const char *what;
     if (c == ' ' || (c >= '\t' && c <= '\r')) return "must not contain whitespace";
     if (c < 0x20 || (c >= 0x7F && c < 0xA0 && c != 0x85)) what = "a control character";

@@ -162,4 +162,20 @@ kf_status kf_msg_pack_into(const ProtobufCMessage *m, kf_arena *A, kf_buf *out,
 kf_status kf_struct_pack_field(unsigned field, const kf_node *o, kf_arena *A,
                                kf_buf *out, kf_err *e);
 
+/* ---- a v1 job straight to bytes (kf_wire_job.c) ----------------------- */
+
+/* Appends the v1 plugin message of `j` (CommonReplicaSpec when `common`),
+** the bytes protobuf_c_message_pack writes for kf_job_to_msg's message;
+** `out` must have room for them (job_bound).  0 when the kind has no plan:
+** then nothing is written. */
+int kf_wire_job(const kf_job *j, int common, kf_buf *out);
+/* The same message as compact JSON, the text kf_msg_to_json writes (indent
+** 0); 0 when there is no plan.  Allocation failure: out->oom. */
+int kf_wire_job_json(const kf_job *j, int common, kf_buf *out);
+/* Field `field` holding the message as the TaskTemplate's custom Struct
+** (what kf_struct_pack_field writes for kf_msg_to_node's tree): 1 written,
+** 0 no plan (nothing written), -1 `out` could not grow.  `out` NULL: 1 when
+** there is a plan. */
+int kf_wire_job_struct(const kf_job *j, int common, unsigned field, kf_buf *out);
+
 #endif

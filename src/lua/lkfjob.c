@@ -35,7 +35,10 @@ const char *const lkf_group_mt[KF_NROLES] = {
 void lkf_pushjob(lua_State *L, const kf_job *j) {
   void *p = lua_newuserdatauv(L, kf_job_size(j), 0);
   kf_job_pack_into(j, p);
-  luaL_setmetatable(L, lkf_job_mt[j->kind]);
+  /* the metatable by a light userdata key: no name to intern per job */
+  lua_pushlightuserdata(L, (void *)&lkf_job_mt[j->kind]);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_setmetatable(L, -2);
 }
 
 static void push_group(lua_State *L, int role, const kf_group *g) {
@@ -122,19 +125,26 @@ static int immutable(lua_State *L) {
 }
 
 static int job_index(lua_State *L) {
-  const kf_job *j = lkf_checkjob(L, 1);
-  const kf_kind_info *k = &kf_kinds[j->kind];
-  const char *key = luaL_checkstring(L, 2);
+  const kf_job *j;
+  const kf_kind_info *k;
+  const char *key;
   lctx *X;
   const kf_node *spec;
   int i;
-  /* methods live in the metatable's "methods" table */
-  lua_getmetatable(L, 1);
-  lua_pushliteral(L, "methods");
-  lua_rawget(L, -2);
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
-  lua_pop(L, 3);
+  /* methods live in the metatable's methods table; looking one up reads
+  ** nothing of the job, so it comes before the job's check */
+  lua_settop(L, 2);
+  if (lua_getmetatable(L, 1)) {
+    lua_pushlightuserdata(L, (void *)&lkf_methods_key);
+    if (lua_rawget(L, -2) == LUA_TTABLE) {
+      lua_pushvalue(L, 2);
+      if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+    }
+    lua_settop(L, 2);
+  }
+  j = lkf_checkjob(L, 1);
+  k = &kf_kinds[j->kind];
+  key = luaL_checkstring(L, 2);
   if (strcmp(key, "kind") == 0) {
     lua_pushstring(L, k->name);
     return 1;
@@ -419,6 +429,12 @@ void lkf_open_objects(lua_State *L, int ctx, int methods) {
       lua_setfield(L, -2, "methods");
       lua_pushinteger(L, i);
       lua_setfield(L, -2, "__kind");
+      lua_pushlightuserdata(L, (void *)&lkf_methods_key);
+      lua_pushvalue(L, methods);
+      lua_rawset(L, -3);
+      lua_pushlightuserdata(L, (void *)&lkf_kind_key);
+      lua_pushinteger(L, i);
+      lua_rawset(L, -3);
       lua_pushvalue(L, ctx);
       lua_pushcclosure(L, job_index, 1);
       lua_setfield(L, -2, "__index");
@@ -431,6 +447,9 @@ void lkf_open_objects(lua_State *L, int ctx, int methods) {
       lua_pushstring(L, lkf_job_mt[i]);  /* getmetatable(job): the name only */
       lua_setfield(L, -2, "__metatable");
     }
+    lua_pushlightuserdata(L, (void *)&lkf_job_mt[i]);   /* for lkf_pushjob */
+    lua_pushvalue(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
     lua_pop(L, 1);
     lua_pushvalue(L, ctx);
     lua_pushinteger(L, i);

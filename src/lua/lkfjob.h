@@ -62,6 +62,9 @@ lgroup *lkf_testgroup(lua_State *L, int idx);       /* NULL: not a group */
 int lkf_ctx_close(lua_State *L);
 int lkf_ctx_gc(lua_State *L);
 const kf_job *lkf_checkjob(lua_State *L, int idx);
+/* Light userdata keys of a job metatable: its kind (an integer) and the
+** shared methods table ("__kind" and "methods" hold the same). */
+extern const char lkf_kind_key, lkf_methods_key;
 void lkf_pushjob(lua_State *L, const kf_job *j);
 /* Options tables: reject unknown keys; read one field (always pushes it,
 ** nil when absent). */
@@ -85,6 +88,7 @@ extern const luaL_Reg lkf_json_funcs[], lkf_json_methods[];         /* lkfjob_js
 extern const luaL_Reg lkf_manifest_funcs[], lkf_manifest_methods[]; /* lkfjob_manifest.c */
 extern const luaL_Reg lkf_schema_funcs[];                           /* lkfjob_schema.c */
 extern const luaL_Reg lkf_target_methods[];                         /* lkfjob_target.c */
+extern const luaL_Reg lkf_sweep_funcs[];                            /* lkfjob_sweep.c */
 /* The objects' metatables and constructors into the module table on top
 ** (lkfjob.c); `methods` indexes the shared methods table. */
 void lkf_open_objects(lua_State *L, int ctx, int methods);

@@ -403,10 +403,14 @@ void lkf_pushnode(lua_State *L, const kf_node *n) {
 
 /* ---- objects: what kind of kfjob userdata a value is ----------------- */
 
+/* Keys of the job metatables' kind and methods: light userdata, which
+** every method call looks up without interning a string. */
+const char lkf_kind_key = 'k', lkf_methods_key = 'm';
+
 int lkf_jobkind(lua_State *L, int idx) {
   int k;
   if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return -1;
-  lua_pushliteral(L, "__kind");
+  lua_pushlightuserdata(L, (void *)&lkf_kind_key);
   lua_rawget(L, -2);  /* raw: no metamethod may run here */
   k = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : -1;
   lua_pop(L, 2);
@@ -475,6 +479,7 @@ int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
   o->version = 1;
   o->common = 0;
   o->ctor = NULL;
+  if (lua_isnoneornil(L, idx)) return 0;   /* no options: the defaults */
   t = lkf_optfield(L, idx, "version");
   if (t != LUA_TNIL) {
     int isint;

@@ -159,6 +159,100 @@ local function apply_overrides(t, params, keys, paths, fresh)
   return t, later
 end
 
+-- The C path of a sweep (kfjob._sweep): a job base, a matrix of axes only,
+-- every axis a field with string, number or boolean values, and a name
+-- template whose placeholders are all axes.  Returns nil when it does not
+-- apply, else its `next` and `add` functions and whether the names are
+-- provably distinct (then no set is kept at all): every axis is in the
+-- template with distinct texts of [a-z0-9] only, the literals are of
+-- [a-z0-9-] with no "--", the name starts with a literal's letter and does
+-- not end in "-", each two placeholders are parted by a character no value
+-- has, and the longest name fits `max` - so every name is a DNS label as
+-- rendered (dns_name returns it unchanged) and the values can be read back
+-- from it.
+local function fast_sweep(K, base, norm, name_tpl, max, unique)
+  if not K._sweep or norm.single or #norm.include > 0 or #norm.exclude > 0 then return nil end
+  local axes, values = norm.axes, norm.values
+  local axis_of, texts = {}, {}
+  local chars, longest, all_plain = {}, {}, true
+  for a, key in ipairs(axes) do
+    axis_of[key] = a
+    local t, seen = {}, {}
+    longest[a] = 0
+    for j, v in ipairs(values[a]) do
+      local tv = type(v)
+      local s = tv == "string" and v or tv == "number" and fmt_number(v)
+                or tv == "boolean" and tostring(v) or nil
+      if s == nil then return nil end
+      t[j] = s
+      if seen[s] or not sfind(s, "^[a-z0-9]+$") then all_plain = false end
+      seen[s] = true
+      for c in s:gmatch(".") do chars[c] = true end
+      if #s > longest[a] then longest[a] = #s end
+    end
+    texts[a] = t
+  end
+  local parts, used, len = {}, {}, 0
+  local provable = all_plain
+  local last_axis_part = nil   -- the literal since the last placeholder parts them?
+  for i, p in ipairs(name_tpl.parts) do
+    if type(p) == "string" then
+      parts[i] = p
+      len = len + #p
+      if not sfind(p, "^[a-z0-9%-]*$") or sfind(p, "--", 1, true) then provable = false end
+      if last_axis_part ~= nil then
+        for c in p:gmatch(".") do
+          if not chars[c] then last_axis_part = nil; break end
+        end
+      end
+    else
+      local a = axis_of[p.name]
+      if not a then return nil end
+      parts[i] = a
+      used[a] = true
+      len = len + longest[a]
+      if last_axis_part ~= nil then provable = false end   -- not parted
+      last_axis_part = a
+    end
+  end
+  local first, final = parts[1], parts[#parts]
+  if type(first) ~= "string" or not sfind(first, "^[a-z]")
+     or (type(final) == "string" and sfind(final, "%-$")) or len > max then
+    provable = false
+  end
+  for a = 1, #axes do if not used[a] then provable = false end end
+  local nxt, add = K._sweep(base, axes, values, texts, parts, max, unique and not provable)
+  if not nxt then return nil end
+  return nxt, add, provable
+end
+
+-- Whether a constructor table builds its variants as `ctor(tree):with`
+-- does: every key of the table (its subtables' too) and every override path
+-- is one the job's spec() has, so the table uses no alias, no deprecated
+-- count and no group object, and an override meets what the spec has.
+local function canonical(tree, spec, keys, paths)
+  local function sub(t, s)
+    for k, v in next, t do
+      local sv = s[k]
+      if sv == nil or type(v) == "userdata" then return false end
+      if type(v) == "table" then
+        if type(sv) ~= "table" then return false end
+        if not is_array(v) and not sub(v, sv) then return false end
+      end
+    end
+    return true
+  end
+  if not sub(tree, spec) then return false end
+  for _, key in ipairs(keys) do
+    local cur = spec
+    for _, seg in ipairs(paths[key]) do
+      if type(cur) ~= "table" or cur[seg] == nil then return false end
+      cur = cur[seg]
+    end
+  end
+  return true
+end
+
 local OPTIONS = { kind = true, name = true, unique = true, max_name = true,
                   vars = true }
 
@@ -193,8 +287,9 @@ local OPTIONS = { kind = true, name = true, unique = true, max_name = true,
 -- in key order (`pytorchjob-2-1-4`).  Names are made DNS-1035 labels with
 -- `dns_name` (at most `opts.max_name` characters).  With `opts.unique`
 -- (the default) a name seen before is an error naming both parameter
--- sets; the iterator keeps a 64-bit hash and an index per name (a few tens
--- of bytes) and nothing else grows with the number of variants.
+-- sets; the iterator keeps a 64-bit hash per name (at most 14 bytes), none
+-- when the name template provably makes the names distinct (see
+-- `fast_sweep`), and nothing else grows with the number of variants.
 --
 -- @tparam job|table|function base
 -- @tparam[opt] table matrix as for `matrix`; nil gives a single variant
@@ -454,14 +549,67 @@ function api.variants(base, matrix, opts)
     return p
   end
 
-  local combos = matrix_iter(norm)
+  -- A name whose hash is in the set: raise if an earlier variant has it
+  -- (the first one), else it is another name with the same hash.
+  local function duplicate(name, i, params)
+    local it = matrix_iter(norm)
+    for j = 1, i - 1 do
+      if make(it()) == name then
+        error(sformat("%s: duplicate name '%s' for variant %d %s and variant %d %s",
+                      fname, name, j, describe_params(params_at(j)),
+                      i, describe_params(params)), 3)
+      end
+    end
+  end
+
   local i = 0
-  local seen, overflow = unique and {} or nil, nil
   local rec = { kind = kind, norm = norm }   -- the sandbox adds `site`
-  local function iter()
+  local fast_next, fast_add, provable
+  if mode == "job" and name_tpl and #field_keys == #all_keys then
+    fast_next, fast_add, provable = fast_sweep(K, base, norm, name_tpl, max, unique)
+  elseif mode == "table" and not has_templates and name_tpl and #field_keys == #all_keys then
+    -- a table in canonical keys: its variants are the job's with() ones
+    local ok, job = pcall(ctor, tree)
+    if ok and canonical(tree, job:spec(), field_keys, paths) then
+      fast_next, fast_add, provable = fast_sweep(K, job, norm, name_tpl, max, unique)
+    end
+  end
+  local iter
+  if fast_next then
+    -- a variant the C path hands back is made here, as below
+    iter = function()
+      local name, job, params = fast_next()
+      if name == nil then return nil end
+      i = i + 1
+      rec.failed, rec.index = nil, i
+      if name then return name, job, params end
+      params = job
+      name, job = make(params)
+      if not name then
+        rec.failed = failed_name(params) or false
+        error(sformat("%s: variant %d %s: %s", fname, i, describe_params(params), job), 2)
+      end
+      if unique and not provable and not fast_add(name) then
+        -- its hash is in the set: an earlier variant of this name, or
+        -- (about never) another name with the same hash
+        rec.failed = name
+        duplicate(name, i, params)
+        rec.failed = nil
+      end
+      return name, job, params
+    end
+    made[iter] = rec
+    return iter
+  end
+
+  local combos = matrix_iter(norm)
+  -- the names' hashes, 8 bytes each in C (kfjob._nameset), else a table
+  local add = unique and K._nameset and K._nameset() or nil
+  local seen, overflow = unique and not add and {} or nil, nil
+  iter = function()
     local params = combos()
     if params == nil then
-      seen, overflow = nil, nil
+      seen, overflow, add = nil, nil, nil
       return nil
     end
     i = i + 1
@@ -471,7 +619,15 @@ function api.variants(base, matrix, opts)
       rec.failed = failed_name(params) or false
       error(sformat("%s: variant %d %s: %s", fname, i, describe_params(params), job), 2)
     end
-    if seen then
+    if add then
+      if not add(name) then
+        -- its hash is in the set: an earlier variant of this name, or
+        -- (about never) another name with the same hash
+        rec.failed = name
+        duplicate(name, i, params)
+        rec.failed = nil
+      end
+    elseif seen then
       local clash
       if overflow and overflow[name] then
         clash = overflow[name]
