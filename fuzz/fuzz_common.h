@@ -320,4 +320,41 @@ payloads_done:
   kf_arena_free(&A);
 }
 
+/* A TaskTemplate/TaskSpec decoder: bytes or JSON -> job and info. */
+typedef kf_status (*fz_task_decoder)(const char *p, size_t n, int kind, kf_arena *A,
+                                     kf_job *j, kf_node **info, const char *who,
+                                     kf_err *e);
+
+/* The target of such a decoder: the first byte picks the kind refinement
+** (b0 % 2: none or HorovodJob), the rest is the input.  An accepted input
+** gives an info object and a job that passes fz_check_job (and, with
+** `decoded`, fz_check_decoded); an error starts with "<who>: ".  `who` is
+** "kfjob.<name>". */
+static inline int fz_task_decoder_target(const uint8_t *data, size_t size,
+                                         fz_task_decoder decode, const char *who,
+                                         int decoded) {
+  kf_arena A;
+  kf_err e;
+  kf_job j;
+  kf_node *info = NULL;
+  kf_status st;
+  int kind;
+  char prefix[64];
+  if (size < 1) return 0;
+  kind = data[0] % 2 ? KF_HOROVOD : -1;
+  kf_arena_init(&A, FZ_ALLOC);
+  st = decode((const char *)data + 1, size - 1, kind, &A, &j, &info, who, &e);
+  fz_note(who + strlen("kfjob."), st, &e);
+  if (st == KF_OK) {
+    if (info == NULL || info->t != KF_NOBJ) FZ_FAIL("no info object");
+    if (decoded) fz_check_decoded(&j);
+    fz_check_job(&j);
+  } else {
+    snprintf(prefix, sizeof prefix, "%s: ", who);
+    fz_error(st, &e, prefix);
+  }
+  kf_arena_free(&A);
+  return 0;
+}
+
 #endif

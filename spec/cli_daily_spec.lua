@@ -4,28 +4,16 @@
 -- on stdin, per-command help, names on template-json lines, the resource
 -- table with exact sums, and the progress bar seen in a pseudo-terminal.
 local util = require "util"
-if util.lua ~= "5.4" then
-  describe("kfjob CLI in daily use", function()
-    pending(util.why("the kfjob CLI is built for Lua 5.4 only (tested by the Lua 5.4 suite)"))
-  end)
+if not util.cli_ok then
+  describe("kfjob CLI in daily use", function() pending(util.cli_why()) end)
   return
 end
 
 local json = require "dkjson"
 
-local KFJOB = os.getenv("KFJOB_CLI") or "./build/kfjob"
-
-local function quote(s)
-  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
-end
-
-local function slurp(p)
-  local f = io.open(p, "rb")
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
+local KFJOB, quote, slurp, kfjob = util.KFJOB, util.quote, util.slurp, util.kfjob
+-- Runs kfjob with stdin the text `input`; returns exit code, stdout, stderr.
+local run = util.run_cli
 
 local function spit(p, s)
   local f = assert(io.open(p, "wb"))
@@ -37,24 +25,6 @@ local TMP = os.tmpname()
 os.remove(TMP)
 assert(os.execute("mkdir -p " .. quote(TMP)))
 local function path(name) return TMP .. "/" .. name end
-
--- Runs kfjob with the arguments (stdin from `input`, else /dev/null);
--- returns exit code, stdout, stderr.
-local function run(input, ...)
-  local args = { ... }
-  local errf, inf = os.tmpname(), os.tmpname()
-  spit(inf, input or "")
-  local parts = { KFJOB }
-  for i = 1, #args do parts[#parts + 1] = quote(args[i]) end
-  local p = io.popen(table.concat(parts, " ") .. " 2>" .. errf .. " <" .. inf, "r")
-  local out = p:read("*a")
-  local _, _, code = p:close()
-  local err = slurp(errf)
-  os.remove(errf)
-  os.remove(inf)
-  return code, out, err
-end
-local function kfjob(...) return run(nil, ...) end
 
 local function lines(s)
   local t = {}

@@ -2,36 +2,13 @@
 -- run as a separate process (build/kfjob, or $KFJOB_CLI) like cli_spec.lua.
 -- Expected values are written by hand from FACTS §8.2.
 local util = require "util"
-if util.lua ~= "5.4" then
-  describe("kfjob env", function()
-    pending(util.why("the kfjob CLI is built for Lua 5.4 only (tested by the Lua 5.4 suite)"))
-  end)
+if not util.cli_ok then
+  describe("kfjob env", function() pending(util.cli_why()) end)
   return
 end
 
 local json = require "dkjson"
-local KFJOB = os.getenv("KFJOB_CLI") or "./build/kfjob"
-
-local function quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
-
-local function slurp(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
-
-local function kfjob(...)
-  local args, parts, errf = { ... }, { KFJOB }, os.tmpname()
-  for i = 1, #args do parts[#parts + 1] = quote(args[i]) end
-  local p = io.popen(table.concat(parts, " ") .. " 2>" .. errf .. " </dev/null", "r")
-  local out = p:read("*a")
-  local _, _, code = p:close()
-  local err = slurp(errf)
-  os.remove(errf)
-  return code, out, err
-end
+local KFJOB, quote, kfjob = util.KFJOB, util.quote, util.kfjob
 
 local TMP = os.tmpname()
 os.remove(TMP)

@@ -4,31 +4,15 @@
 local unpack = table.unpack or unpack   -- 5.1 and LuaJIT: unpack
 
 local util = require "util"
--- The CLI is a Lua 5.4 program (build/kfjob links liblua5.4): its specs run
--- in the Lua 5.4 suite; other versions report them pending.
-if util.lua ~= "5.4" then
-  describe("kfjob CLI", function()
-    pending(util.why("the kfjob CLI and host API are built for Lua 5.4 only (tested by the Lua 5.4 suite)"))
-  end)
+if not util.cli_ok then
+  describe("kfjob CLI", function() pending(util.cli_why("the kfjob CLI and host API are built for Lua 5.4 only")) end)
   return
 end
 
 local json = require "dkjson"
 local lyaml = require "lyaml"
 
-local KFJOB = os.getenv("KFJOB_CLI") or "./build/kfjob"
-
-local function quote(s)
-  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
-end
-
-local function slurp(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
+local KFJOB, quote, slurp, kfjob = util.KFJOB, util.quote, util.slurp, util.kfjob
 
 local function spit(path, s)
   local f = assert(io.open(path, "wb"))
@@ -40,20 +24,6 @@ local function exists(path)
   local f = io.open(path, "rb")
   if f then f:close() end
   return f ~= nil
-end
-
--- Runs kfjob with the arguments; returns exit code, stdout, stderr.
-local function kfjob(...)
-  local args = { ... }
-  local errf = os.tmpname()
-  local parts = { KFJOB }
-  for i = 1, #args do parts[#parts + 1] = quote(args[i]) end
-  local p = io.popen(table.concat(parts, " ") .. " 2>" .. errf .. " </dev/null", "r")
-  local out = p:read("*a")
-  local _, _, code = p:close()
-  local err = slurp(errf)
-  os.remove(errf)
-  return code, out, err
 end
 
 local function lines(s)

@@ -2,31 +2,13 @@
 -- target's rules on the CLI, its did-you-mean and exit status 2 for an
 -- unknown name.  Run as a separate process (build/kfjob, or $KFJOB_CLI).
 local util = require "util"
-if util.lua ~= "5.4" then
-  describe("kfjob CLI --target", function()
-    pending(util.why("the kfjob CLI and host API are built for Lua 5.4 only (tested by the Lua 5.4 suite)"))
-  end)
+if not util.cli_ok then
+  describe("kfjob CLI --target", function() pending(util.cli_why("the kfjob CLI and host API are built for Lua 5.4 only")) end)
   return
 end
 
 local json = require "dkjson"
-local KFJOB = os.getenv("KFJOB_CLI") or "./build/kfjob"
-
-local function quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
-local function kfjob(...)
-  local args = { ... }
-  local errf = os.tmpname()
-  local parts = { KFJOB }
-  for i = 1, #args do parts[#parts + 1] = quote(args[i]) end
-  local p = io.popen(table.concat(parts, " ") .. " 2>" .. errf .. " </dev/null", "r")
-  local out = p:read("*a")
-  local _, _, code = p:close()
-  local f = io.open(errf, "rb")
-  local err = f:read("*a")
-  f:close()
-  os.remove(errf)
-  return code, out, err
-end
+local kfjob = util.kfjob
 
 local CONFIG = os.tmpname() .. ".lua"
 local SOLO = os.tmpname() .. ".lua"

@@ -5,29 +5,20 @@ local kfjob = require "kfjob"
 local util = require "util"
 local error_of = require("util").error_of
 
-local KFJOB = os.getenv("KFJOB_CLI") or "./build/kfjob"
-
--- Runs the CLI on a config text; returns exit code, stdout, stderr.
 -- The CLI is a Lua 5.4 program: its cases run in the Lua 5.4 suite.
-local ON_54 = util.lua == "5.4"
-local CLI_ONLY = "the kfjob CLI is built for Lua 5.4 only (tested by the Lua 5.4 suite)"
+local ON_54, CLI_ONLY = util.cli_ok, util.CLI_ONLY
 
+-- Runs the CLI on a config text (the arguments name its file CONFIG);
+-- returns exit code, stdout, stderr.
 local function cli(config, ...)
-  local src, errf = os.tmpname(), os.tmpname()
+  local src = os.tmpname()
   local f = assert(io.open(src, "wb"))
   f:write(config)
   f:close()
-  local parts = { KFJOB }
-  for _, a in ipairs({ ... }) do parts[#parts + 1] = "'" .. (a:gsub("'", "'\\''")) .. "'" end
-  local cmd = table.concat(parts, " "):gsub("CONFIG", src)
-  local p = io.popen(cmd .. " 2>" .. errf .. " </dev/null", "r")
-  local out = p:read("*a")
-  local _, _, code = p:close()
-  f = io.open(errf, "rb")
-  local err = f:read("*a")
-  f:close()
+  local args = { ... }
+  for i = 1, #args do args[i] = (args[i]:gsub("CONFIG", src)) end
+  local code, out, err = util.kfjob((table.unpack or unpack)(args))
   os.remove(src)
-  os.remove(errf)
   return code, out, err
 end
 

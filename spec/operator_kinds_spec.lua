@@ -11,9 +11,8 @@ local util = require "util"
 local here = debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or "."
 local VALIDATOR = here .. "/../../shared/tools/validate-manifest"
 local encode_json = dofile(here .. "/conformance/json.lua")
-local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local q = util.quote
 local function write(path, s) local f = assert(io.open(path, "wb")); f:write(s); f:close() end
-local function slurp(path) local f = assert(io.open(path, "rb")); local s = f:read("*a"); f:close(); return s end
 
 local IMAGE = "registry.example/train:v1"
 local KINDS = { "JAXJob", "XGBoostJob", "PaddleJob" }
@@ -305,21 +304,10 @@ describe("operator-only kinds", function()
   end)
 
   describe("the kfjob CLI", function()
-    if util.lua ~= "5.4" then
+    if not util.cli_ok then
       return pending(util.why("the kfjob CLI is built for Lua 5.4 only"))
     end
-    local KFJOB = os.getenv("KFJOB_CLI") or "./build/kfjob"
-    local function run(...)
-      local parts = { KFJOB }
-      for _, a in ipairs{ ... } do parts[#parts + 1] = q(a) end
-      local errf = os.tmpname()
-      local p = io.popen(table.concat(parts, " ") .. " 2>" .. errf .. " </dev/null")
-      local out = p:read("*a")
-      local _, _, code = p:close()
-      local err = slurp(errf)
-      os.remove(errf)
-      return code, out, err
-    end
+    local run = util.kfjob
     local config = os.tmpname() .. ".lua"
     setup(function()
       write(config, [[

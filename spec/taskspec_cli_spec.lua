@@ -5,33 +5,16 @@
 -- a complete flyteidl.admin.TaskSpec, and not a WorkflowSpec, flytectl's
 -- first attempt); without protoc/python3-protobuf those checks are pending.
 local util = require "util"
-if util.lua ~= "5.4" then
-  describe("kfjob render -f taskspec", function()
-    pending(util.why("the kfjob CLI and host API are built for Lua 5.4 only (tested by the Lua 5.4 suite)"))
-  end)
+if not util.cli_ok then
+  describe("kfjob render -f taskspec", function() pending(util.cli_why("the kfjob CLI and host API are built for Lua 5.4 only")) end)
   return
 end
-local KFJOB = os.getenv("KFJOB_CLI") or "./build/kfjob"
 local here = debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or "."
 local PY = os.getenv("KFJOB_CONFORMANCE_PYTHON") or "/usr/bin/python3"
 local sh_ok = util.sh_ok
 
-local function quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
-local function slurp(p)
-  local f = io.open(p, "rb"); if not f then return nil end
-  local s = f:read("*a"); f:close(); return s
-end
+local quote, slurp, kfjob = util.quote, util.slurp, util.kfjob
 local function spit(p, s) local f = assert(io.open(p, "wb")); f:write(s); f:close() end
-local function kfjob(...)
-  local args, errf = { ... }, os.tmpname()
-  local parts = { KFJOB }
-  for i = 1, #args do parts[#parts + 1] = quote(args[i]) end
-  local p = io.popen(table.concat(parts, " ") .. " 2>" .. errf .. " </dev/null", "r")
-  local out = p:read("*a")
-  local _, _, code = p:close()
-  local err = slurp(errf); os.remove(errf)
-  return code, out, err
-end
 local function listdir(dir)
   local t, p = {}, io.popen("ls " .. quote(dir))
   for l in p:lines() do t[#t + 1] = l end

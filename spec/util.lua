@@ -71,4 +71,62 @@ function M.nest(n, key)
   return root
 end
 
+-- ---- the kfjob CLI, run as a separate process ----------------------------
+
+-- The binary the CLI specs run: $KFJOB_CLI, else the build tree's.
+M.KFJOB = os.getenv("KFJOB_CLI") or "./build/kfjob"
+
+-- s as one single-quoted word of a POSIX shell command.
+function M.quote(s)
+  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
+end
+
+-- The contents of the file path, or nil when it cannot be opened.
+function M.slurp(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+-- Runs kfjob with the arguments, stdin the text `input` (through a
+-- temporary file) or /dev/null when it is nil; returns exit code, stdout,
+-- stderr.  The code is p:close()'s third result (5.2+; the CLI specs run
+-- on 5.4 only).
+function M.run_cli(input, ...)
+  local args, parts = { ... }, { M.KFJOB }
+  for i = 1, #args do parts[#parts + 1] = M.quote(args[i]) end
+  local errf, inf = os.tmpname(), nil
+  if input then
+    inf = os.tmpname()
+    local f = assert(io.open(inf, "wb"))
+    f:write(input)
+    f:close()
+  end
+  local p = io.popen(table.concat(parts, " ") .. " 2>" .. errf .. " <" .. (inf or "/dev/null"), "r")
+  local out = p:read("*a")
+  local _, _, code = p:close()
+  local err = M.slurp(errf)
+  os.remove(errf)
+  if inf then os.remove(inf) end
+  return code, out, err
+end
+
+-- Runs kfjob with the arguments and stdin from /dev/null (see run_cli).
+function M.kfjob(...) return M.run_cli(nil, ...) end
+
+-- The CLI is a Lua 5.4 program (build/kfjob links liblua5.4): its specs run
+-- in the Lua 5.4 suite, other versions report them pending.
+M.cli_ok = M.lua == "5.4"
+M.CLI_ONLY = "the kfjob CLI is built for Lua 5.4 only (tested by the Lua 5.4 suite)"
+
+-- Why a spec file of CLI cases only is pending on this version; `what` is
+-- the reason (default: the CLI is built for 5.4 only).  describe and
+-- pending exist in the spec file's environment only, so the file does
+--   if not util.cli_ok then describe(NAME, function() pending(util.cli_why()) end) return end
+function M.cli_why(what)
+  return M.why(what and what .. " (tested by the Lua 5.4 suite)" or M.CLI_ONLY)
+end
+
 return M

@@ -10,42 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kfjob.h"
-
-static int checks, failures;
-
-#define CHECK(c)                                                           \
-  do {                                                                     \
-    checks++;                                                              \
-    if (!(c)) {                                                            \
-      failures++;                                                          \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); \
-    }                                                                      \
-  } while (0)
-
-/* Status check that shows the message on failure. */
-#define CHECK_ST(h, got, want)                                              \
-  do {                                                                      \
-    kfjob_status g_ = (got);                                                \
-    checks++;                                                               \
-    if (g_ != (want)) {                                                     \
-      failures++;                                                           \
-      fprintf(stderr, "%s:%d: status %s, expected %s: %s\n", __FILE__,      \
-              __LINE__, kfjob_status_string(g_), kfjob_status_string(want), \
-              kfjob_host_message(h));                                       \
-    }                                                                       \
-  } while (0)
-
-#define CHECK_HAS(s, sub)                                                   \
-  do {                                                                      \
-    const char *s_ = (s);                                                   \
-    checks++;                                                               \
-    if (s_ == NULL || strstr(s_, (sub)) == NULL) {                          \
-      failures++;                                                           \
-      fprintf(stderr, "%s:%d: expected \"%s\" in \"%s\"\n", __FILE__,       \
-              __LINE__, (sub), s_ ? s_ : "(null)");                         \
-    }                                                                       \
-  } while (0)
+#include "harness.h"
 
 /* ---- a callback that keeps copies of every job ------------------------ */
 
@@ -1241,6 +1206,5 @@ int main(int argc, char **argv) {
     t->fn();
     printf("%s - %s\n", failures == f0 ? "ok" : "FAILED", t->name);
   }
-  printf("%d checks, %d failed\n", checks, failures);
-  return failures ? 1 : 0;
+  return harness_report();
 }

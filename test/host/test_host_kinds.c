@@ -9,18 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfjob.h"
-
-static int checks, failures;
-
-#define CHECK(c)                                                           \
-  do {                                                                     \
-    checks++;                                                              \
-    if (!(c)) {                                                            \
-      failures++;                                                          \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); \
-    }                                                                      \
-  } while (0)
+#include "harness.h"
 
 typedef struct seen {
   int n;
@@ -108,6 +97,5 @@ int main(void) {
   }
 
   kfjob_host_free(h);
-  printf("%d checks, %d failed\n", checks, failures);
-  return failures ? 1 : 0;
+  return harness_report();
 }

@@ -11,29 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfjob.h"
-
-static int checks, failures;
-
-#define CHECK(c)                                                           \
-  do {                                                                     \
-    checks++;                                                              \
-    if (!(c)) {                                                            \
-      failures++;                                                          \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); \
-    }                                                                      \
-  } while (0)
-
-#define CHECK_STR(got, want)                                               \
-  do {                                                                     \
-    const char *g_ = (got);                                                \
-    checks++;                                                              \
-    if (g_ == NULL || strcmp(g_, (want)) != 0) {                           \
-      failures++;                                                          \
-      fprintf(stderr, "%s:%d: got \"%s\", expected \"%s\"\n", __FILE__,    \
-              __LINE__, g_ ? g_ : "(null)", (want));                       \
-    }                                                                      \
-  } while (0)
+#include "harness.h"
 
 typedef struct seen {
   char name[8][64], error[8][512], line[8][256];
@@ -200,6 +178,5 @@ int main(void) {
   test_resources_memory();
   test_variants();
   test_helpers();
-  printf("%d checks, %d failed\n", checks, failures);
-  return failures ? 1 : 0;
+  return harness_report();
 }
