@@ -682,11 +682,15 @@ static kf_status p_msg(pc *c, const kf_node *n, const ProtobufCMessageDescriptor
     const ProtobufCFieldDescriptor *f = NULL;
     size_t mark = path_key(c, k);
     unsigned fi;
-    for (fi = 0; fi < d->n_fields; fi++)
-      if (strcmp(d->fields[fi].name, k) == 0 || json_name_eq(d->fields[fi].name, k)) {
+    for (fi = 0; fi < d->n_fields; fi++) {
+      const char *nm = d->fields[fi].name;
+      /* both spellings start with the name's first character unless it is '_' */
+      if (nm[0] != k[0] && nm[0] != '_') continue;
+      if (strcmp(nm, k) == 0 || json_name_eq(nm, k)) {
         f = &d->fields[fi];
         break;
       }
+    }
     if (f == NULL) {
       if (!c->allow_unknown) return unknown_field(c, d, k);
       path_pop(c, mark);

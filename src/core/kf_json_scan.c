@@ -24,6 +24,7 @@ typedef struct scan {
   const unsigned char *p, *end;
   kf_arena *A;
   kf_scan_result r;
+  int esc;          /* the last string had escapes (only they make a NUL) */
   /* children of the open containers, stacked; a container copies its own
   ** into exact arrays when it closes */
   kf_node **sv;
@@ -122,6 +123,7 @@ static char *str(scan *s, size_t *len) {
     }
   }
   s->p = q + 1;
+  s->esc = esc;
   if ((o = (unsigned char *)kf_arena_alloc_raw(s->A, (size_t)(q - b) + 1)) == NULL)
     return (char *)fail(s, KF_SCAN_NOMEM);
   if (!esc) {
@@ -267,7 +269,7 @@ static kf_node *container(scan *s, int depth) {
       size_t kl;
       if (s->p >= s->end || *s->p != '"') return fail(s, KF_SCAN_BAIL);
       if ((k = str(s, &kl)) == NULL) return NULL;
-      if (memchr(k, 0, kl) != NULL || s->sn - base >= KF_SCAN_MAX_KEYS)
+      if ((s->esc && memchr(k, 0, kl) != NULL) || s->sn - base >= KF_SCAN_MAX_KEYS)
         return fail(s, KF_SCAN_BAIL);
       for (i = base; i < s->sn; i++)
         if (s->sk[i][0] == k[0] && strcmp(s->sk[i], k) == 0)
