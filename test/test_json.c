@@ -12,6 +12,7 @@
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 #include "kf_json.h"
+#include "kf_json_int.h"   /* kf_json_scan, kf_json_parse_jansson */
 #include "flyteidl/core/tasks.pb-c.h"
 #include "flyteidl/plugins/kubeflow/tensorflow.pb-c.h"
 
@@ -603,6 +604,89 @@ static void test_scalar_types(void) {
   for (i = 0; i < sizeof bad / sizeof bad[0]; i++) EQS(err_of(bad[i].js, &sc_d), bad[i].msg, bad[i].js);
 }
 
+/* Same tree, doubles bit for bit (kf_tree_equal treats -0.0 as 0.0). */
+static int same_tree(const kf_node *a, const kf_node *b) {
+  size_t i;
+  if (a->t != b->t) return 0;
+  if (a->t == KF_NNUM) return memcmp(&a->u.d, &b->u.d, sizeof a->u.d) == 0;
+  if (a->t != KF_NARR && a->t != KF_NOBJ) return kf_tree_equal(a, b);
+  if (a->u.c.n != b->u.c.n) return 0;
+  for (i = 0; i < a->u.c.n; i++)
+    if ((a->t == KF_NOBJ && strcmp(a->u.c.k[i], b->u.c.k[i]) != 0) ||
+        !same_tree(a->u.c.v[i], b->u.c.v[i]))
+      return 0;
+  return 1;
+}
+
+/* The fast reader answers valid JSON itself, with jansson's tree, and
+** leaves everything it does not handle (errors among them) to jansson. */
+static void test_scan(void) {
+  static const struct { const char *js; size_t n; int bail; } cases[] = {
+      {"{\"a\":[1,-0,2.5,-1e-3,1E+2,true,false,null,\"x\"],\"b\":{}}", 0, 0},
+      {" [ ] ", 0, 0},
+      {"\"\\u00e9\\ud83d\\ude00\\n\\t\\/\\\\\\\"\\b\\f\\r\\u0000z\"", 0, 0},
+      {"\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\x7f\"", 0, 0},
+      {"123456789012345678", 0, 0},
+      {"-123456789012345678", 0, 0},
+      {"4.9e-324", 0, 0},
+      {"{\"\":1,\"k\":{\"k\":2}}", 0, 0},
+      {"1234567890123456789", 0, 1},        /* 19 digits: jansson's range check */
+      {"99999999999999999999", 0, 1},
+      {"1e400", 0, 1},                      /* real overflow */
+      {"{\"a\":1,\"a\":2}", 0, 1},          /* duplicate key */
+      {"{\"a\\u0000\":1}", 0, 1},           /* NUL in a key */
+      {"\"\\ud800\"", 0, 1}, {"\"\\udc00\"", 0, 1}, {"\"\\ud800\\u0041\"", 0, 1},
+      {"\"\xc0\xaf\"", 0, 1}, {"\"\xed\xa0\x80\"", 0, 1}, {"\"\xf4\x90\x80\x80\"", 0, 1},
+      {"\"\xe2\x82\"", 0, 1}, {"\"a\x01\"", 0, 1}, {"\"\\x\"", 0, 1}, {"\"\\u12G4\"", 0, 1},
+      {"01", 0, 1}, {"1.", 0, 1}, {".5", 0, 1}, {"-", 0, 1}, {"1e", 0, 1}, {"+1", 0, 1},
+      {"NaN", 0, 1}, {"tru", 0, 1}, {"truex", 0, 1}, {"[1,]", 0, 1}, {"{\"a\" 1}", 0, 1},
+      {"[1 2]", 0, 1}, {"{} x", 0, 1}, {"", 0, 1}, {"\xef\xbb\xbf{}", 0, 1},
+      {"{'a':1}", 0, 1}, {"[\"a\"", 0, 1}, {"\"abc", 0, 1}, {"[0]\0", 4, 1},
+  };
+  char deep[200];
+  size_t i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *js = cases[i].js;
+    size_t n = cases[i].n ? cases[i].n : strlen(js);
+    kf_node *fast = NULL, *slow = NULL, *via = NULL;
+    kf_scan_result r = kf_json_scan(js, n, &A, &fast);
+    kf_status st = kf_json_parse_jansson(js, n, &A, &slow, &E);
+    char what[120];
+    snprintf(what, sizeof what, "scan case %u", (unsigned)i);
+    if (cases[i].bail) {
+      CHECK(r == KF_SCAN_BAIL && fast == NULL, what);
+    } else {
+      CHECK(r == KF_SCAN_OK && st == KF_OK && same_tree(fast, slow), what);
+      CHECK(kf_json_parse(js, n, &A, &via, &E) == KF_OK && same_tree(via, slow), what);
+    }
+  }
+  { kf_node *n = NULL;          /* values, by hand */
+    const char *js = "[\"\\u00e9\\ud83d\\ude00\",-0,1E+2,\"a\\u0000b\"]";
+    CHECK(kf_json_scan(js, strlen(js), &A, &n) == KF_SCAN_OK && n->u.c.n == 4, "scan values");
+    EQS(n->u.c.v[0]->u.s.p, "\xc3\xa9\xf0\x9f\x98\x80", "\\u escapes to UTF-8");
+    CHECK(n->u.c.v[1]->t == KF_NINT && n->u.c.v[1]->u.i == 0, "-0 is the integer 0");
+    CHECK(n->u.c.v[2]->t == KF_NNUM && n->u.c.v[2]->u.d == 100.0, "1E+2 is a real");
+    CHECK(n->u.c.v[3]->u.s.n == 3 && memcmp(n->u.c.v[3]->u.s.p, "a\0b", 4) == 0,
+          "\\u0000 kept, string NUL-terminated"); }
+  /* 64 levels are the scanner's, the 65th is jansson's (and the limit's) */
+  memset(deep, '[', 64); memset(deep + 64, ']', 64);
+  { kf_node *n; CHECK(kf_json_scan(deep, 128, &A, &n) == KF_SCAN_OK, "scan 64 levels"); }
+  memset(deep, '[', 65); memset(deep + 65, ']', 65);
+  { kf_node *n; CHECK(kf_json_scan(deep, 130, &A, &n) == KF_SCAN_BAIL, "65 levels: jansson"); }
+  /* allocation failure in the scanner: reported, never a crash */
+  for (i = 0; i < 30; i++) {
+    kf_arena B;
+    kf_node *x;
+    kf_scan_result r;
+    kf_arena_init(&B, AL);
+    fail_after = (long)i;
+    r = kf_json_scan(FACTS_TF, strlen(FACTS_TF), &B, &x);
+    fail_after = -1;
+    CHECK(r == KF_SCAN_OK || (r == KF_SCAN_NOMEM && x == NULL), "scan: allocation failure");
+    kf_arena_free(&B);
+  }
+}
+
 int main(void) {
   kf_arena_init(&A, AL);
   test_facts_tf();
@@ -614,6 +698,7 @@ int main(void) {
   test_scalars();
   test_empty_entries();
   test_scalar_types();
+  test_scan();
   kf_arena_free(&A);
   printf("%d passed, %d failed\n", npass, nfail);
   return nfail != 0;

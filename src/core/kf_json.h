@@ -3,7 +3,8 @@
 **
 ** One generic walker serves every message: message -> JSON text, message
 ** -> kf_node, kf_node -> message, plus google.protobuf.Struct helpers and
-** JSON text <-> kf_node (parsing via jansson).  Output follows
+** JSON text <-> kf_node (parsing by kf_json_scan.c, jansson for what it
+** leaves: errors keep its wording).  Output follows
 ** google.protobuf.json_format.MessageToDict (then json.dumps) with these
 ** deliberate choices: map and Struct keys are sorted, integral doubles are
 ** printed without ".0", non-ASCII UTF-8 is passed through, non-finite

@@ -38,4 +38,13 @@ static inline kf_node mk_str(const char *p) {
   return v;
 }
 
+/* kf_json_scan.c: the fast reader.  BAIL: not handled here (any syntax
+** error among others); jansson's reader decides and words the error. */
+typedef enum { KF_SCAN_OK, KF_SCAN_BAIL, KF_SCAN_NOMEM } kf_scan_result;
+kf_scan_result kf_json_scan(const char *s, size_t n, kf_arena *A, kf_node **out);
+/* kf_json_read.c: the jansson reader alone (kf_json_parse falls back to
+** it; the fuzzer compares the two). */
+kf_status kf_json_parse_jansson(const char *s, size_t n, kf_arena *A,
+                                kf_node **out, kf_err *e);
+
 #endif

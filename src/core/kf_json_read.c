@@ -1,5 +1,6 @@
 /*
-** kf_json_read.c - JSON text -> kf_node (jansson), and kf_node -> message
+** kf_json_read.c - JSON text -> kf_node (kf_json_scan.c, then jansson for
+** what it leaves), and kf_node -> message
 ** (p_*): types and ranges are checked and errors name the JSON path.
 */
 #include <float.h>
@@ -115,8 +116,8 @@ static void json_install(void) {
   json_set_alloc_funcs(json_malloc, json_free);
 }
 
-kf_status kf_json_parse(const char *s, size_t n, kf_arena *A, kf_node **out,
-                        kf_err *e) {
+kf_status kf_json_parse_jansson(const char *s, size_t n, kf_arena *A,
+                                kf_node **out, kf_err *e) {
   json_error_t err;
   kf_status st = KF_ENOMEM;
   json_t *j;
@@ -152,16 +153,44 @@ kf_status kf_json_parse(const char *s, size_t n, kf_arena *A, kf_node **out,
   return kf_nomem(e);
 }
 
+/* The fast reader first; jansson for what it leaves (errors keep their
+** wording). */
+kf_status kf_json_parse(const char *s, size_t n, kf_arena *A, kf_node **out,
+                        kf_err *e) {
+  switch (kf_json_scan(s, n, A, out)) {
+    case KF_SCAN_OK: return KF_OK;
+    case KF_SCAN_NOMEM: return kf_nomem(e);
+    case KF_SCAN_BAIL: break;
+  }
+  return kf_json_parse_jansson(s, n, A, out, e);
+}
+
 /* ---- kf_node -> message ----------------------------------------------- */
+
+/* The path of the value being read is kept as segments (a key, or an
+** array index when k is NULL) and rendered only for an error message:
+** rendering it for every field cost a tenth of from_json.  Past
+** PC_SEGS segments the rendered path is already at its KF_ERRMAX cut
+** (each segment adds at least 2 characters), so deeper ones are counted,
+** not kept. */
+#define PC_SEGS 256
+typedef struct pseg {
+  const char *k;
+  size_t i;
+} pseg;
 
 typedef struct pc {
   kf_arena *A;
   kf_err *e;
   const char *who;
   int allow_unknown;
+  size_t nseg;
+  pseg seg[PC_SEGS];
   size_t plen;
   char path[KF_ERRMAX];
 } pc;
+
+static void path_render(pc *c);
 
 static kf_status pfail(pc *c, kf_status code, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -174,6 +203,7 @@ static kf_status pfail(pc *c, kf_status code, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  path_render(c);
   if (c->who && c->plen) return kf_fail(c->e, code, "%s: %s: %s", c->who, c->path, msg);
   if (c->who) return kf_fail(c->e, code, "%s: %s", c->who, msg);
   if (c->plen) return kf_fail(c->e, code, "%s: %s", c->path, msg);
@@ -182,29 +212,24 @@ static kf_status pfail(pc *c, kf_status code, const char *fmt, ...) {
 
 static kf_status pnomem(pc *c) { return kf_nomem(c->e); }
 
-/* Append to the path by hand: this runs for every field parsed, and
-** vsnprintf cost more than the parse itself. */
-static size_t path_put(pc *c, const char *s, size_t n) {
-  size_t mark = c->plen;
+static void path_put(pc *c, const char *s, size_t n) {
   if (n > sizeof c->path - 1 - c->plen) n = sizeof c->path - 1 - c->plen;  /* truncated */
   memcpy(c->path + c->plen, s, n);
   c->plen += n;
   c->path[c->plen] = '\0';
-  return mark;
 }
 
-static size_t path_index(pc *c, size_t i) {
+static void put_index(pc *c, size_t i) {
   char t[40];
   t[0] = '[';
   kf_format_int((int64_t)i, t + 1);
   strcat(t, "]");
-  return path_put(c, t, strlen(t));
+  path_put(c, t, strlen(t));
 }
 
 /* Keys: ".name" (no dot first) when identifier-like, else ["key"]. */
-static size_t path_key(pc *c, const char *k) {
+static void put_key(pc *c, const char *k) {
   const char *p = k;
-  size_t mark = c->plen;
   for (; *p; p++)
     if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
           (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
@@ -213,17 +238,33 @@ static size_t path_key(pc *c, const char *k) {
     path_put(c, "[\"", 2);
     path_put(c, k, strlen(k));
     path_put(c, "\"]", 2);
-    return mark;
+    return;
   }
   if (c->plen) path_put(c, ".", 1);
   path_put(c, k, (size_t)(p - k));
-  return mark;
 }
 
-static void path_pop(pc *c, size_t mark) {
-  c->plen = mark;
-  c->path[mark] = '\0';
+static void path_render(pc *c) {
+  size_t i, n = c->nseg < PC_SEGS ? c->nseg : PC_SEGS;
+  c->plen = 0;
+  c->path[0] = '\0';
+  for (i = 0; i < n; i++) {
+    if (c->seg[i].k != NULL) put_key(c, c->seg[i].k);
+    else put_index(c, c->seg[i].i);
+  }
 }
+
+/* Enter a key / an index; path_pop(c, mark) leaves it. */
+static size_t path_seg(pc *c, const char *k, size_t i) {
+  if (c->nseg < PC_SEGS) {
+    c->seg[c->nseg].k = k;
+    c->seg[c->nseg].i = i;
+  }
+  return c->nseg++;
+}
+static size_t path_key(pc *c, const char *k) { return path_seg(c, k, 0); }
+static size_t path_index(pc *c, size_t i) { return path_seg(c, NULL, i); }
+static void path_pop(pc *c, size_t mark) { c->nseg = mark; }
 
 static const char *tname(const kf_node *n) {
   switch (n ? n->t : KF_NNIL) {
@@ -641,11 +682,15 @@ static kf_status p_msg(pc *c, const kf_node *n, const ProtobufCMessageDescriptor
     const ProtobufCFieldDescriptor *f = NULL;
     size_t mark = path_key(c, k);
     unsigned fi;
-    for (fi = 0; fi < d->n_fields; fi++)
-      if (strcmp(d->fields[fi].name, k) == 0 || json_name_eq(d->fields[fi].name, k)) {
+    for (fi = 0; fi < d->n_fields; fi++) {
+      const char *nm = d->fields[fi].name;
+      /* both spellings start with the name's first character unless it is '_' */
+      if (nm[0] != k[0] && nm[0] != '_') continue;
+      if (strcmp(nm, k) == 0 || json_name_eq(nm, k)) {
         f = &d->fields[fi];
         break;
       }
+    }
     if (f == NULL) {
       if (!c->allow_unknown) return unknown_field(c, d, k);
       path_pop(c, mark);
@@ -685,7 +730,7 @@ kf_status kf_node_to_msg(const kf_node *n, const ProtobufCMessageDescriptor *d,
                          ProtobufCMessage **out, const char *who, kf_err *e) {
   pc c;
   c.A = A; c.e = e; c.who = who; c.allow_unknown = allow_unknown;
-  c.plen = 0; c.path[0] = '\0';
+  c.nseg = 0;
   *out = NULL;
   if ((n == NULL || n->t != KF_NOBJ) && wkt(d) != W_VALUE && wkt(d) != W_LIST)
     return pfail(&c, KF_EINVAL, "expected a JSON object, got %s", tname(n));

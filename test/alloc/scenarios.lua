@@ -383,6 +383,18 @@ if F.from_json and F.to_json then
     fails("kfjob.from_json: ", kfjob.from_json("tensorflow", ("["):rep(100) .. ("]"):rep(100)))
     fails("kfjob.from_json: ", kfjob.from_json("tensorflow", "{\"workerReplicas\": \"\255\"}"))
   end)
+  -- the JSON reader's own forms: escapes, reals, deep and wide objects
+  -- (the widest is handed on to jansson), each allocation failed in turn
+  scenario("from_json: escapes, reals, deep and wide text", function()
+    local plain = '{"workerReplicas":{"replicas":2,"image":"img/a:1"}}'
+    local esc = '{ "workerReplicas" : { "replicas" : 2.0e0 ,\n "image":"\\u0069mg\\/a:1" } }'
+    check(must(kfjob.from_json("tensorflow", esc)) == must(kfjob.from_json("tensorflow", plain)),
+      "escaped text reads as the plain one")
+    fails("kfjob.from_json: ", kfjob.from_json("tensorflow", ('{"a":'):rep(60) .. "1" .. ("}"):rep(60)))
+    local wide = {}
+    for i = 1, 200 do wide[i] = '"k' .. i .. '":' .. i end
+    fails("kfjob.from_json: ", kfjob.from_json("tensorflow", "{" .. table.concat(wide, ",") .. "}"))
+  end)
 else skip("from_json", "kfjob.from_json not available yet") end
 
 -- ---- TaskTemplate ----------------------------------------------------------
