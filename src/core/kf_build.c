@@ -14,18 +14,10 @@
 #include <string.h>
 
 #include "kf_core.h"
+#include "kf_build_int.h"
 
-typedef struct ctx {
-  kf_arena *A;
-  kf_err *e;
-  const char *ctor;
-  const char *prefix;     /* path of the object being read, or "" */
-  size_t n;               /* path segments below it */
-  struct { const char *key; size_t idx; } seg[KF_MAX_DEPTH];
-} ctx;
-
-static void ctx_init(ctx *c, kf_arena *A, kf_err *e, const char *ctor,
-                     const char *prefix) {
+void kf_build_ctx_init(ctx *c, kf_arena *A, kf_err *e, const char *ctor,
+                       const char *prefix) {
   c->A = A;
   c->e = e;
   c->ctor = ctor;
@@ -353,8 +345,8 @@ static kf_status parse_nnodes(ctx *c, const kf_node *n, kf_job *j) {
 static kf_status parse_rows(ctx *c, const kf_obj *o, const kf_node *n,
                             char *base, int kind, int role, uint32_t *given);
 
-static kf_status parse_value(ctx *c, const kf_field *f, const kf_node *v,
-                             char *base, int kind, int role) {
+kf_status kf_build_value(ctx *c, const kf_field *f, const kf_node *v,
+                         char *base, int kind, int role) {
   char *at = base + f->off;
   kf_status st;
   switch (f->type) {
@@ -420,7 +412,7 @@ static kf_status parse_value(ctx *c, const kf_field *f, const kf_node *v,
       const kf_obj *o = (const kf_obj *)f->info;
       if (f->off_n) *AT(base + f->off_n, int) = 1;
       if ((f->flags & KF_F_SHORT) && v->t == KF_NSTR)  /* its first row */
-        return parse_value(c, &o->f[0], v, at, kind, role);
+        return kf_build_value(c, &o->f[0], v, at, kind, role);
       if ((st = want_object(c, v, o->tag, o->what)) != KF_OK || v->t != KF_NOBJ)
         return st;
       return parse_rows(c, o, v, at, kind, role, NULL);
@@ -469,7 +461,7 @@ static kf_status parse_rows(ctx *c, const kf_obj *o, const kf_node *n,
     size_t p;
     if (slot[i] == NULL) continue;
     p = push(c, known[i]);
-    st = parse_value(c, row[i], slot[i], base, kind, role);
+    st = kf_build_value(c, row[i], slot[i], base, kind, role);
     pop(c, p);
     if (st) return st;
     if (given) *given |= 1u << (row[i] - o->f);
@@ -491,7 +483,7 @@ kf_status kf_run_policy_from_spec(const kf_node *n, kf_run_policy *rp,
   ctx c;
   kf_status st;
   const kf_obj *o = &kf_run_policy_obj;
-  ctx_init(&c, NULL, e, ctor, path);
+  kf_build_ctx_init(&c, NULL, e, ctor, path);
   memset(rp, 0, sizeof *rp);
   if ((st = want_object(&c, n, o->tag, o->what)) || n->t != KF_NOBJ) return st;
   return parse_rows(&c, o, n, (char *)rp, -1, -1, NULL);
@@ -503,7 +495,7 @@ kf_status kf_group_from_spec(int role, const kf_node *n, kf_arena *A,
   kf_status st;
   char b[24];
   const char *rule = NULL;
-  ctx_init(&c, A, e, ctor, "");
+  kf_build_ctx_init(&c, A, e, ctor, "");
   memset(g, 0, sizeof *g);
   g->replicas = kf_roles[role].default_replicas;
   if ((st = want_object(&c, n, kf_roles[role].name, "a table of named fields")) ||
@@ -521,13 +513,6 @@ kf_status kf_group_from_spec(int role, const kf_node *n, kf_arena *A,
   }
   return st;
 }
-
-/* One key of a kind: a row, a replica group or a deprecated count. */
-typedef struct kentry {
-  const char *key;
-  const kf_field *f;
-  int role;
-} kentry;
 
 static size_t kind_entries_build(const kf_kind_info *k, kentry *out,
                                  const char **keys) {
@@ -571,6 +556,12 @@ static void kind_keys_init(void) {
                                         kind_keys[k].known);
 }
 
+const kentry *kf_build_kind_keys(int kind, size_t *n) {
+  pthread_once(&kind_keys_once, kind_keys_init);
+  *n = kind_keys[kind].n;
+  return kind_keys[kind].ent;
+}
+
 kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
                            kf_job *j, const char *ctor, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[kind];
@@ -583,17 +574,14 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
   ctx c;
   kf_status st;
   size_t i, nent;
-  int r;
-  ctx_init(&c, A, e, ctor, "");
+  kf_build_ctx_init(&c, A, e, ctor, "");
   kf_job_defaults(j, kind);
   if ((n->t != KF_NOBJ && !(n->t == KF_NARR && n->u.c.n == 0)) ||
       (n->t == KF_NOBJ && n->tag != NULL &&
        !tag_is(n->tag, ctor, k->name)))
     return fail(&c, "expected a table of named fields, got %s", type_name(n), "");
-  pthread_once(&kind_keys_once, kind_keys_init);
-  ent = kind_keys[kind].ent;
+  ent = kf_build_kind_keys(kind, &nent);
   known = kind_keys[kind].known;
-  nent = kind_keys[kind].n;
   if ((st = match_keys(&c, n, known, slot)) != KF_OK) return st;
   for (i = 0; i < nent; i++) {
     const kentry *en = &ent[i];
@@ -611,11 +599,18 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
     } else if (en->f->type == KF_V_DEPRECATED) {
       st = get_int(&c, v, en->f->min, &dep[en->role]);
     } else {
-      st = parse_value(&c, en->f, v, (char *)j, kind, -1);
+      st = kf_build_value(&c, en->f, v, (char *)j, kind, -1);
     }
     pop(&c, p);
     if (st) return st;
   }
+  return kf_build_finish(&c, j, given, dep);
+}
+
+kf_status kf_build_finish(ctx *c, kf_job *j, int *given, const int32_t *dep) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  kf_status st;
+  int r;
   /* deprecated counts: alone they set replicas; both non-zero is an error */
   for (r = 0; r < k->nroles; r++) {
     const kf_kind_role *kr = &k->roles[r];
@@ -624,10 +619,10 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
     if (given[role] && j->g[role].replicas != 0) {
       char other[64];
       snprintf(other, sizeof other, "%s.replicas", kf_roles[role].key);
-      size_t p = push(&c, kr->deprecated_key);
-      st = fail(&c, "cannot be combined with %s (%s is deprecated)", other,
+      size_t p = push(c, kr->deprecated_key);
+      st = fail(c, "cannot be combined with %s (%s is deprecated)", other,
                 kr->deprecated_key);
-      pop(&c, p);
+      pop(c, p);
       return st;
     }
     j->g[role].replicas = dep[role];
@@ -642,15 +637,15 @@ kf_status kf_job_from_spec(int kind, const kf_node *n, kf_arena *A,
     int role = k->roles[r].role;
     if ((kf_kind_role_bounds(k, role).flags & KF_R_REQUIRED) && !given[role] &&
         !(k->flags & KF_K_ELASTIC)) {
-      size_t p = push(&c, kf_roles[role].key);
-      push(&c, "replicas");
-      st = fail(&c, "required (at least 1 %s)", kf_roles[role].key, "");
-      pop(&c, p);
+      size_t p = push(c, kf_roles[role].key);
+      push(c, "replicas");
+      st = fail(c, "required (at least 1 %s)", kf_roles[role].key, "");
+      pop(c, p);
       return st;
     }
   }
   if (k->flags & KF_K_ELASTIC) j->g[KF_WORKER].replicas = j->max_nodes;
-  return kf_job_check(j, KF_PATH_SPEC, ctor, e);
+  return kf_job_check(j, KF_PATH_SPEC, c->ctor, c->e);
 }
 
 kf_status kf_job_check(const kf_job *j, kf_pathstyle s, const char *who,
@@ -719,7 +714,7 @@ int kf_job_with_leaves(const kf_job *in, const kf_node *over, kf_arena *A,
   if (over->t != KF_NOBJ || over->tag != NULL || over->u.c.n == 0) return 0;
   *out = *in;
   out->deprecated = 0;  /* spec() reads back resolved counts */
-  ctx_init(&c, A, &e, who, "");
+  kf_build_ctx_init(&c, A, &e, who, "");
   for (i = 0; i < over->u.c.n; i++) {
     const kf_node *v = over->u.c.v[i];
     const kf_field *f, *obj;
@@ -731,7 +726,7 @@ int kf_job_with_leaves(const kf_job *in, const kf_node *over, kf_arena *A,
       return 0;
     if (obj != NULL && obj->off_n) *AT((char *)out + obj->off_n, int) = 1;
     if (f->flags & KF_F_OMITZERO) *AT(base + f->off_n, unsigned) &= ~f->zbit;
-    if (parse_value(&c, f, v, base, in->kind, -1) != KF_OK) return 0;
+    if (kf_build_value(&c, f, v, base, in->kind, -1) != KF_OK) return 0;
   }
   return kf_job_check(out, KF_PATH_SPEC, who, &e) == KF_OK;
 }

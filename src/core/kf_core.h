@@ -291,6 +291,44 @@ void kf_job_defaults(kf_job *j, int kind);
 ** depend on which path ran.  Strings in *out may point into `in`. */
 int kf_job_with_leaves(const kf_job *in, const kf_node *over, kf_arena *A,
                        kf_job *out, const char *who);
+/* Construction fed one key and value at a time, for a caller that walks
+** its own tables (the Lua binding, which then makes no value tree).  Each
+** value is checked by its row as kf_job_from_spec does; any problem or
+** uncommon shape (an unknown key, a bad value, an alias given twice, a
+** deprecated count, a list) makes a call answer 0, and the caller then
+** runs kf_job_from_spec on the same input: it reports the error, so
+** messages do not depend on which path ran. */
+typedef struct kf_frame {
+  const kf_obj *o;      /* the rows of this object; NULL: the job's keys */
+  char *base;           /* the struct they are in */
+  int role;             /* the replica group's role, or -1 */
+  uint32_t seen;        /* rows given by key or alias (aliases only) */
+  const kf_field *f;    /* set by kf_feed_key: the row a key names */
+} kf_frame;
+typedef struct kf_feed {
+  kf_job *j;
+  kf_arena *A;
+  const char *ctor;
+  const void *ent;      /* the kind's keys; NULL: the feed takes nothing */
+  size_t nent;
+  int given[KF_NROLES]; /* replicas given, by role */
+} kf_feed;
+enum { KF_FEED_NO, KF_FEED_LEAF, KF_FEED_OBJ, KF_FEED_LIST };
+void kf_feed_begin(kf_feed *F, int kind, kf_job *j, kf_arena *A,
+                   const char *ctor, kf_frame *root);
+/* The row `key` names in `fr` (sub->f): KF_FEED_LEAF (a scalar for
+** kf_feed_value), KF_FEED_LIST (a list of strings: a value tree of it),
+** KF_FEED_OBJ (*sub is the object's frame; a string may still go to
+** kf_feed_value for a row with a short form) or KF_FEED_NO. */
+int kf_feed_key(const kf_feed *F, kf_frame *fr, const char *key, size_t len,
+                kf_frame *sub);
+/* A value for row `f` of `fr`: 1 if valid.  The node itself is not kept
+** (a scalar may live on the caller's stack); its strings are, until the
+** job is packed. */
+int kf_feed_value(kf_feed *F, const kf_frame *fr, const kf_field *f,
+                  const kf_node *v);
+/* The checks after the fields (required groups, the kind's rules). */
+int kf_feed_end(kf_feed *F);
 /* Deep-merge `over` (plain tables merge, dotted keys "worker.replicas"
 ** walk into nested tables, anything else replaces) into `base`. */
 kf_status kf_node_merge(kf_arena *A, kf_node *base, const kf_node *over,

@@ -246,6 +246,10 @@ static int new_job(lua_State *L) {
     lua_pushfstring(L, "%s: expected a table, got %s", who, got);
     return lua_error(L);
   }
+  if (lua_istable(L, 1) && lkf_feedjob(L, X, 1, kind, &j, who)) {
+    lkf_pushjob(L, &j);
+    return 1;
+  }
   n = lkf_checknode(L, X, 1, who, &e);
   if (kf_job_from_spec(kind, n, &X->A, &j, who, &e) != KF_OK) return lkf_raise(L, &e);
   lkf_pushjob(L, &j);

@@ -246,13 +246,41 @@ static kf_status object_node(conv *c, int idx, kf_node **out) {
   return *out ? KF_OK : kf_nomem(c->e);
 }
 
+#define CONV_BATCH 16
+
+/* Stores the gathered fields in `obj`: an empty object gets arrays of
+** exactly their number, a larger one grows as kf_node_push does. */
+static int flush_fields(kf_arena *A, kf_node *obj, const char **bk,
+                        kf_node **bv, size_t *nb) {
+  size_t i, n = *nb;
+  *nb = 0;
+  if (obj->u.c.n == 0) {
+    kf_node **v = (kf_node **)kf_arena_alloc_raw(A, n * sizeof *v);
+    const char **k = (const char **)kf_arena_alloc_raw(A, n * sizeof *k);
+    if (v == NULL || k == NULL) return 0;
+    memcpy(v, bv, n * sizeof *v);
+    memcpy(k, bk, n * sizeof *k);
+    obj->u.c.v = v;
+    obj->u.c.k = k;
+    obj->u.c.n = obj->u.c.cap = n;
+    return 1;
+  }
+  for (i = 0; i < n; i++)
+    if (!kf_node_push(A, obj, bk[i], bv[i])) return 0;
+  return 1;
+}
+
 /* One lua_next pass: string keys make an object; integer keys 1..n a
 ** list (placed by index, since the traversal order is unspecified). */
 static kf_status table_node(conv *c, int idx, kf_node **out) {
   lua_State *L = c->L;
   kf_node *obj, **items = NULL;
   lua_Integer *keys = NULL, len = 0;
-  size_t nint = 0, cap = 0, i;
+  size_t nint = 0, cap = 0, i, nb = 0;
+  /* named fields are gathered here and stored once at the right size:
+  ** most objects have a handful of keys, so this skips regrowing arrays */
+  const char *bk[CONV_BATCH];
+  kf_node *bv[CONV_BATCH];
   kf_status st;
   if (c->depth >= KF_MAX_DEPTH)
     return conv_fail(c, "nesting deeper than %s levels (a cyclic table?)", "64");
@@ -270,7 +298,7 @@ static kf_status table_node(conv *c, int idx, kf_node **out) {
       if (memchr(ks, '\0', kl)) return conv_fail(c, "table keys must not contain NUL bytes%s", "");
       c->seg[c->depth].key = ks;
     } else if (kt == LUA_TNUMBER && lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1) {
-      if (obj->u.c.n) return conv_fail(c, "table mixes list items and named fields%s", "");
+      if (obj->u.c.n || nb) return conv_fail(c, "table mixes list items and named fields%s", "");
       c->seg[c->depth].key = NULL;
       c->seg[c->depth].idx = lua_tointeger(L, -2);
     } else {
@@ -282,7 +310,10 @@ static kf_status table_node(conv *c, int idx, kf_node **out) {
     c->depth--;
     if (st != KF_OK) return st;
     if (ks != NULL) {
-      if (!kf_node_push(c->A, obj, ks, v)) return kf_nomem(c->e);
+      if (nb == CONV_BATCH && !flush_fields(c->A, obj, bk, bv, &nb))
+        return kf_nomem(c->e);
+      bk[nb] = ks;
+      bv[nb++] = v;
     } else {
       lua_Integer k = lua_tointeger(L, -2);
       if (nint == KF_MAX_ITEMS)
@@ -304,6 +335,7 @@ static kf_status table_node(conv *c, int idx, kf_node **out) {
     }
     lua_pop(L, 1);
   }
+  if (nb && !flush_fields(c->A, obj, bk, bv, &nb)) return kf_nomem(c->e);
   if (nint) {
     kf_node *arr = kf_node_new(c->A, KF_NARR);
     if ((lua_Integer)nint != len) return conv_fail(c, "list has holes%s", "");
@@ -371,6 +403,85 @@ kf_node *lkf_checknode_at(lua_State *L, lctx *X, int idx, const char *who,
   idx = lua_absindex(L, idx);
   if (to_node(&c, idx, &n) != KF_OK) lkf_raise(L, e);
   return n;
+}
+
+/* ---- a constructor table fed straight into a job ----------------------- */
+
+/* The table at `idx` as a value tree, or 0 (the message is not kept: the
+** general path reports it). */
+static int list_node(lua_State *L, kf_arena *A, int idx, kf_node **out) {
+  conv c;
+  kf_err e;
+  c.L = L;
+  c.A = A;
+  c.e = &e;
+  c.who = "";
+  c.prefix = "";
+  c.depth = 0;
+  return to_node(&c, idx, out) == KF_OK;
+}
+
+/* The fields of the table at `idx` for frame `fr`; 0 as soon as the feed
+** does not take something (the caller then takes the general path). */
+static int feed_table(lua_State *L, kf_feed *F, kf_frame *fr, int idx) {
+  if (!lua_checkstack(L, 3)) return 0;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    kf_frame sub;
+    kf_node v, *n;
+    size_t kl;
+    const char *ks;
+    int r;
+    if (lua_type(L, -2) != LUA_TSTRING) return 0;
+    ks = lua_tolstring(L, -2, &kl);
+    if ((r = kf_feed_key(F, fr, ks, kl, &sub)) == KF_FEED_NO) return 0;
+    v.tag = NULL;
+    switch (lua_type(L, -1)) {
+      case LUA_TTABLE:
+        if (r == KF_FEED_LIST) {   /* a value tree of just the list */
+          if (!list_node(L, F->A, lua_gettop(L), &n) || !kf_feed_value(F, fr, sub.f, n))
+            return 0;
+        } else if (r != KF_FEED_OBJ || !feed_table(L, F, &sub, lua_gettop(L))) {
+          return 0;
+        }
+        lua_pop(L, 1);
+        continue;
+      case LUA_TSTRING:   /* points at the Lua string, as to_node does */
+        v.t = KF_NSTR;
+        v.u.s.p = lua_tolstring(L, -1, &v.u.s.n);
+        break;
+      case LUA_TNUMBER:
+        if (lua_isinteger(L, -1)) {
+          v.t = KF_NINT;
+          v.u.i = lua_tointeger(L, -1);
+        } else {
+          v.t = KF_NNUM;
+          v.u.d = lua_tonumber(L, -1);
+        }
+        break;
+      case LUA_TBOOLEAN:
+        v.t = KF_NBOOL;
+        v.u.b = lua_toboolean(L, -1);
+        break;
+      default:
+        return 0;
+    }
+    if (!kf_feed_value(F, fr, sub.f, &v)) return 0;
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+int lkf_feedjob(lua_State *L, lctx *X, int idx, int kind, kf_job *j,
+                const char *who) {
+  kf_feed F;
+  kf_frame root;
+  int top = lua_gettop(L);
+  kf_feed_begin(&F, kind, j, &X->A, who, &root);
+  if (feed_table(L, &F, &root, lua_absindex(L, idx)) && kf_feed_end(&F))
+    return 1;
+  lua_settop(L, top);
+  return 0;
 }
 
 /* ---- kf_node -> Lua value --------------------------------------------- */
