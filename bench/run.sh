@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     --no-build) NOBUILD=1 ;;
     --rounds|--ms) EXTRA="$EXTRA $1 $2"; shift ;;
     --only) ONLY=$2; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift

@@ -703,6 +703,20 @@ describe("kfjob CLI", function()
                       "w3.json" }, listdir(dir))
       end)
 
+      it("does not create a file through a dangling link at a new name", function()
+        -- a job file whose name is free is written in place (O_CREAT|O_EXCL|
+        -- O_NOFOLLOW): a link there, even to nothing, makes it take the rename
+        local d, gone = path("hostile-dangling"), path("victim-not-there")
+        assert(os.execute("mkdir -p " .. quote(d)))
+        os.remove(gone)
+        ln(gone, d .. "/w1.json")
+        assert.equal(0, (kfjob("render", path("params.lua"), "-o", d)))
+        assert.is_nil(io.open(gone, "r"))
+        assert.truthy(os.execute("test ! -L " .. quote(d .. "/w1.json")))
+        assert.equal(1, json.decode(slurp(d .. "/w1.json")).workerReplicas.replicas)
+        assert.same({ ".kfjob-outputs", "w1.json", "w2.json", "w3.json" }, listdir(d))
+      end)
+
       it("does not delete a file a planted list names", function()
         spit(dir .. "/notes.txt", "mine")
         local list = slurp(dir .. "/.kfjob-outputs")
