@@ -677,9 +677,10 @@ describe("kfjob CLI", function()
 
   -- Issue 18: what a hostile file or config can still do to the command.
   describe("hardening", function()
-    -- Files in -o DIR are made as with openat(2) + O_CREAT|O_EXCL|O_NOFOLLOW
-    -- under mkstemp(3)-style names, then renamed; stale files are removed only
-    -- when they are still what the list proves kfjob wrote.
+    -- Files in -o DIR are made as with openat(2) + O_CREAT|O_EXCL|O_NOFOLLOW,
+    -- under their own name when it is free, else under mkstemp(3)-style names
+    -- and renamed; stale files are removed only when they are still what the
+    -- list proves kfjob wrote.
     describe("-o DIR cannot be escaped or damaged", function()
       local dir = path("hostile")
       local victim = path("victim-file")
