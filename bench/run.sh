@@ -3,7 +3,8 @@
 # kfjob benchmarks: one command, builds what it needs, prints every figure
 # and the targets table.  See bench/README.md.
 #
-#   bench/run.sh               timed run (~1 min): ns/op, ratios, PASS/MISS
+#   bench/run.sh               timed run (~1 min): ns/op, ratios, PASS/MISS, then
+#                              bench/render_dir.sh (kfjob render -o DIR vs stdout)
 #   bench/run.sh --quick       smoke run: tiny iteration counts, meaningless figures
 #   bench/run.sh --callgrind   instruction counts per op (valgrind), same tables
 #   options: --rounds R (default 7)  --ms T (ms per benchmark round, default 20)
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
     --no-build) NOBUILD=1 ;;
     --rounds|--ms) EXTRA="$EXTRA $1 $2"; shift ;;
     --only) ONLY=$2; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -41,7 +42,7 @@ if [ -z "$NOBUILD" ] || [ ! -f "$BUILD/kfjob.so" ]; then
   # (re)configure: the sources are globbed at configure time
   cmake -S "$ROOT" -B "$BUILD" >"$LOG" 2>&1 ||
     { cat "$LOG" >&2; exit 1; }
-  cmake --build "$BUILD" -j2 --target kfjob_module >"$LOG" 2>&1 ||
+  cmake --build "$BUILD" -j2 --target kfjob_module kfjob_cli >"$LOG" 2>&1 ||
     { cat "$LOG" >&2; exit 1; }
   rm -f "$LOG"
 fi
@@ -92,6 +93,8 @@ if [ "$MODE" = timed ]; then
   fi
   "$LUA" "$ROOT/bench/bench.lua" --py "$TMP/py.txt" ${SERVE:+--py-serve "$SERVE"} \
       $QUICK $EXTRA ${ONLY:+--only "$ONLY"}
+  # the CLI's render to -o DIR vs stdout (its own script: files, not ops)
+  case ",$ONLY," in ,,|*render*) sh "$ROOT/bench/render_dir.sh" $QUICK "$BUILD/kfjob" ;; esac
   exit 0
 fi
 

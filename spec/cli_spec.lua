@@ -677,9 +677,10 @@ describe("kfjob CLI", function()
 
   -- Issue 18: what a hostile file or config can still do to the command.
   describe("hardening", function()
-    -- Files in -o DIR are made as with openat(2) + O_CREAT|O_EXCL|O_NOFOLLOW
-    -- under mkstemp(3)-style names, then renamed; stale files are removed only
-    -- when they are still what the list proves kfjob wrote.
+    -- Files in -o DIR are made as with openat(2) + O_CREAT|O_EXCL|O_NOFOLLOW,
+    -- under their own name when it is free, else under mkstemp(3)-style names
+    -- and renamed; stale files are removed only when they are still what the
+    -- list proves kfjob wrote.
     describe("-o DIR cannot be escaped or damaged", function()
       local dir = path("hostile")
       local victim = path("victim-file")
@@ -701,6 +702,20 @@ describe("kfjob CLI", function()
         -- no temporary file is left behind
         assert.same({ ".kfjob-outputs", ".kfjob-outputs.tmp", ".w1.json.tmp", "w1.json", "w2.json",
                       "w3.json" }, listdir(dir))
+      end)
+
+      it("does not create a file through a dangling link at a new name", function()
+        -- a job file whose name is free is written in place (O_CREAT|O_EXCL|
+        -- O_NOFOLLOW): a link there, even to nothing, makes it take the rename
+        local d, gone = path("hostile-dangling"), path("victim-not-there")
+        assert(os.execute("mkdir -p " .. quote(d)))
+        os.remove(gone)
+        ln(gone, d .. "/w1.json")
+        assert.equal(0, (kfjob("render", path("params.lua"), "-o", d)))
+        assert.is_nil(io.open(gone, "r"))
+        assert.truthy(os.execute("test ! -L " .. quote(d .. "/w1.json")))
+        assert.equal(1, json.decode(slurp(d .. "/w1.json")).workerReplicas.replicas)
+        assert.same({ ".kfjob-outputs", "w1.json", "w2.json", "w3.json" }, listdir(d))
       end)
 
       it("does not delete a file a planted list names", function()

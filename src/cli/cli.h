@@ -180,6 +180,12 @@ void cli_write_stream(render_ctx *c, FILE *f, const kfjob_job *j);
 ** e's proof (size, inode, content hash) when `e` is not NULL. */
 int cli_write_atomic(int dirfd, const char *file, const char *data, size_t n,
                      int newline, entry *e);
+/* The same for a job's file, except that a name which does not exist yet
+** is created under itself (O_CREAT|O_EXCL|O_NOFOLLOW) and written in place:
+** a reader may see that new file grow; an existing one is still replaced
+** by a rename.  On a write error the file created is removed. */
+int cli_write_job(int dirfd, const char *file, const char *data, size_t n,
+                  int newline, entry *e);
 /* Remove e's file from `dirfd` only if it is the regular file e proves
 ** kfjob wrote (same size, inode and content hash); with `dry`, only check.
 ** 1 removed (or would be), 0 kept (not provably ours, or gone), -1 error

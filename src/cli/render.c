@@ -74,7 +74,7 @@ static int on_render(void *ud, const kfjob_job *j) {
       printf("would write %s/%s (%zu bytes)\n", o->outdir, file, j->size);
     }
     memset(&proof, 0, sizeof proof);
-    if (!o->dry_run && cli_write_atomic(c->dirfd, file, j->data, j->size,
+    if (!o->dry_run && cli_write_job(c->dirfd, file, j->data, j->size,
                                         cli_is_text_format(j->format), &proof) != 0) {
       fprintf(stderr, "kfjob: cannot write %s/%s: %s\n", o->outdir, file, strerror(errno));
       free(file);
@@ -128,7 +128,7 @@ static void write_pending(render_ctx *c) {
       c->status = EXIT_INVALID;
     } else if (o->dry_run) {
       printf("would write %s/%s (%zu bytes)\n", o->outdir, file, p->size);
-    } else if (cli_write_atomic(c->dirfd, file, p->data, p->size,
+    } else if (cli_write_job(c->dirfd, file, p->data, p->size,
                                 cli_is_text_format(p->format), &proof) != 0) {
       fprintf(stderr, "kfjob: cannot write %s/%s: %s\n", o->outdir, file, strerror(errno));
       c->status = EXIT_USAGE;
