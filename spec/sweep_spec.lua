@@ -135,13 +135,14 @@ describe("template.variants in C", function()
   local m = { ["worker.replicas"] = axis(50), ["ps.replicas"] = axis(40),
               ["run_policy.backoff_limit"] = axis(50) }
 
-  it("names provably distinct: nothing kept per variant", function()
+  -- #slow: 100 000 variants each, minutes under valgrind's GC-stressed run
+  it("names provably distinct: nothing kept per variant #slow", function()
     local b = kept(m, { name = "w${worker.replicas}-p${ps.replicas}-b${run_policy.backoff_limit}" },
                    100000)
     assert.is_true(b < 0.5, ("%.2f bytes per variant"):format(b))
   end)
 
-  it("other names: at most 16 bytes per variant for the duplicate check", function()
+  it("other names: at most 16 bytes per variant for the duplicate check #slow", function()
     local b = kept(m, { name = function(p)
       return "w" .. p["worker.replicas"] .. "-p" .. p["ps.replicas"] .. "-b" .. p["run_policy.backoff_limit"]
     end }, 100000)
