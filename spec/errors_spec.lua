@@ -281,6 +281,16 @@ local raising = {
     { "nnodes with a sign", new("Elastic", { nnodes = "-1" }),
       "kfjob.Elastic: nnodes: expected an integer or \"MIN:MAX\", got '-1'" },
     { "image invalid UTF-8", tf { image = "\255" }, "kfjob.TFJob: worker.image: invalid UTF-8" },
+    -- the checker takes ASCII eight bytes at a time: a bad byte after
+    -- whole and partial words of ASCII is still found
+    { "invalid UTF-8 after 8 ASCII bytes", tf { image = "abcdefgh\255" },
+      "kfjob.TFJob: worker.image: invalid UTF-8" },
+    { "invalid UTF-8 after 17 ASCII bytes", tf { image = "abcdefghijklmnopq\192\128" },
+      "kfjob.TFJob: worker.image: invalid UTF-8" },
+    { "surrogate after 8 ASCII bytes", tf { image = "abcdefgh\237\160\128x" },
+      "kfjob.TFJob: worker.image: invalid UTF-8" },
+    { "truncated sequence at the end of 16 ASCII bytes",
+      tf { image = "abcdefghijklmnop\226\130" }, "kfjob.TFJob: worker.image: invalid UTF-8" },
   },
 
   ["deprecated counts"] = {

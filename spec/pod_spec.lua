@@ -170,6 +170,13 @@ describe("pod settings: values", function()
     assert.is_true(kfjob.PyTorchJob(j:spec()) == j)
   end)
 
+  it("UTF-8 after whole words of ASCII is kept (the checker's ASCII fast path)", function()
+    for _, v in ipairs{ "abcdefgh\195\169", "abcdefghijklmnop\226\130\172x", "abcdefg\240\157\132\158abcdefgh" } do
+      local j = kfjob.PyTorchJob(with{ pod_template = { metadata = { annotations = { a = v } } } })
+      assert.are.equal(v, j.pod_template.metadata.annotations.a)
+    end
+  end)
+
   it("shared_memory = false is unset", function()
     assert.is_true(kfjob.PyTorchJob(with{ shared_memory = false }) == kfjob.PyTorchJob(base))
     assert.is_nil(kfjob.PyTorchJob(with{ shared_memory = false }):spec().shared_memory)

@@ -304,6 +304,7 @@ typedef struct kf_frame {
   int role;             /* the replica group's role, or -1 */
   uint32_t seen;        /* rows given by key or alias (aliases only) */
   const kf_field *f;    /* set by kf_feed_key: the row a key names */
+  const void *ix;       /* the names' index of `o` (kf_feed.c) */
 } kf_frame;
 typedef struct kf_feed {
   kf_job *j;
@@ -311,6 +312,7 @@ typedef struct kf_feed {
   const char *ctor;
   const void *ent;      /* the kind's keys; NULL: the feed takes nothing */
   size_t nent;
+  const void *ix;       /* their names' index */
   int given[KF_NROLES]; /* replicas given, by role */
 } kf_feed;
 enum { KF_FEED_NO, KF_FEED_LEAF, KF_FEED_OBJ, KF_FEED_LIST };

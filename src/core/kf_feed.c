@@ -9,13 +9,45 @@
 #include "kf_core.h"
 #include "kf_build_int.h"
 
-/* `key` (len bytes, maybe with a NUL inside) is the row name `k`; the
-** first character decides most calls. */
-static int same(const char *k, const char *key, size_t len) {
+/* Each object's and each kind's names (keys and aliases) in a small
+** open-addressed table, made once with the uniqueness check: a key costs
+** a hash and one compare, not a scan of the rows (a group has over 30). */
+#define IX_SLOTS 128u   /* a power of 2, at least twice the names */
+#define IX_OBJS 24
+typedef struct ix {
+  const kf_obj *o;                /* NULL: a kind's keys */
+  unsigned char slot[IX_SLOTS];   /* row (or kentry) index + 1; 0: free */
+  unsigned char len[IX_SLOTS];    /* the name's length */
+  const char *name[IX_SLOTS];     /* the name (a key or an alias) */
+} ix;
+
+static ix obj_ix[IX_OBJS], kind_ix[KF_NKINDS];
+static size_t nobj_ix;
+
+static unsigned ix_hash(const char *k, size_t len) {
+  return ((unsigned)len * 7u + (unsigned char)k[0] * 31u +
+          (unsigned char)k[len >> 1] * 5u + (unsigned char)k[len - 1]) &
+         (IX_SLOTS - 1);
+}
+
+/* 0 when the table is too small for the names (the feed is then off) */
+static int ix_put(ix *t, const char *name, size_t row) {
+  size_t len = strlen(name);
+  unsigned h, n;
+  if (len == 0 || len > 255 || row >= 255) return 0;
+  for (h = ix_hash(name, len), n = 0; t->slot[h] != 0; h = (h + 1) & (IX_SLOTS - 1))
+    if (++n >= IX_SLOTS / 2) return 0;
+  t->slot[h] = (unsigned char)(row + 1);
+  t->len[h] = (unsigned char)len;
+  t->name[h] = name;
+  return 1;
+}
+
+static const ix *ix_of(const kf_obj *o) {
   size_t i;
-  for (i = 0; i < len; i++)
-    if (k[i] != key[i] || k[i] == '\0') return 0;
-  return k[len] == '\0';
+  for (i = 0; i < nobj_ix; i++)
+    if (obj_ix[i].o == o) return &obj_ix[i];
+  return NULL;
 }
 
 static void sub_frame(kf_frame *sub, const kf_obj *o, char *base, int role,
@@ -25,12 +57,14 @@ static void sub_frame(kf_frame *sub, const kf_obj *o, char *base, int role,
   sub->role = role;
   sub->seen = 0;
   sub->f = f;
+  sub->ix = ix_of(o);
 }
 
 /* The first row a key names is the only one: the general path would
 ** reject a key two rows share (one of them not taken here) or take an
-** alias a row's key also spells.  Checked once over every object; a
-** schema with such a name only makes every feed take the general path. */
+** alias a row's key also spells.  Checked once over every object, as the
+** indexes are made; a schema with such a name, or more objects or names
+** than the indexes hold, only makes every feed take the general path. */
 static int names_unique;
 static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 
@@ -38,10 +72,19 @@ static int obj_unique(const kf_obj *o, int depth) {
   size_t i, j;
   const char *nm[64];   /* rows: at most 32 (the `seen` bits) */
   size_t n = 0;
+  ix *t;
   if (depth > 8 || o->n > 32) return 0;
+  if (ix_of(o) != NULL) return 1;   /* shared: indexed already */
+  if (nobj_ix == IX_OBJS) return 0;
+  t = &obj_ix[nobj_ix++];
+  t->o = o;
   for (i = 0; i < o->n; i++) {
     nm[n++] = o->f[i].key;
-    if (o->f[i].alias) nm[n++] = o->f[i].alias;
+    if (!ix_put(t, o->f[i].key, i)) return 0;
+    if (o->f[i].alias) {
+      nm[n++] = o->f[i].alias;
+      if (!ix_put(t, o->f[i].alias, i)) return 0;
+    }
     if (o->f[i].type == KF_V_OBJ && !obj_unique((const kf_obj *)o->f[i].info, depth + 1))
       return 0;
   }
@@ -59,6 +102,7 @@ static void names_check(void) {
     for (i = 0; ok && i < n; i++) {
       if (ent[i].f->type == KF_V_OBJ)
         ok = obj_unique((const kf_obj *)ent[i].f->info, 0);
+      ok = ok && ix_put(&kind_ix[k], ent[i].key, i);
       for (j = i + 1; ok && j < n; j++) ok = strcmp(ent[i].key, ent[j].key) != 0;
     }
   }
@@ -71,6 +115,7 @@ void kf_feed_begin(kf_feed *F, int kind, kf_job *j, kf_arena *A,
   kf_job_defaults(j, kind);
   pthread_once(&names_once, names_check);
   F->ent = names_unique ? kf_build_kind_keys(kind, &F->nent) : NULL;
+  F->ix = &kind_ix[kind];
   F->j = j;
   F->A = A;
   F->ctor = ctor;
@@ -80,29 +125,35 @@ void kf_feed_begin(kf_feed *F, int kind, kf_job *j, kf_arena *A,
   root->role = -1;
   root->seen = 0;
   root->f = NULL;
+  root->ix = F->ix;
 }
 
 int kf_feed_key(const kf_feed *F, kf_frame *fr, const char *key, size_t len,
                 kf_frame *sub) {
   const kf_field *f = NULL;
-  size_t i, n;
-  if (F->ent == NULL) return KF_FEED_NO;
+  const ix *t = (const ix *)fr->ix;
+  unsigned h, s;
+  if (F->ent == NULL || len == 0 || t == NULL) return KF_FEED_NO;
+  h = ix_hash(key, len);
   if (fr->o == NULL) {   /* the job: its rows, groups, deprecated counts */
     const kentry *ent = (const kentry *)F->ent, *hit = NULL;
-    for (i = 0, n = F->nent; i < n && hit == NULL; i++)
-      if (same(ent[i].key, key, len)) hit = &ent[i];
+    for (; (s = t->slot[h]) != 0; h = (h + 1) & (IX_SLOTS - 1))
+      if (t->len[h] == len && memcmp(t->name[h], key, len) == 0) {
+        hit = &ent[s - 1];
+        break;
+      }
     if (hit == NULL) return KF_FEED_NO;
     f = hit->f;
     if (f->type == KF_V_GROUPS) {
       sub_frame(sub, &kf_group_obj, (char *)&F->j->g[hit->role], hit->role, f);
       return KF_FEED_OBJ;
     }
-  } else {               /* an object's rows (names unique: see below) */
+  } else {               /* an object's rows (names unique: see above) */
     const kf_obj *o = fr->o;
-    for (i = 0; i < o->n; i++) {
-      const kf_field *r = &o->f[i];
-      if (!same(r->key, key, len) && (r->alias == NULL || !same(r->alias, key, len)))
-        continue;
+    for (; (s = t->slot[h]) != 0; h = (h + 1) & (IX_SLOTS - 1)) {
+      const kf_field *r = &o->f[s - 1];
+      unsigned i = s - 1;
+      if (t->len[h] != len || memcmp(t->name[h], key, len) != 0) continue;
       if (!kf_group_takes(r, F->j->kind, fr->role)) return KF_FEED_NO;
       if (r->alias != NULL) {   /* both spellings given: the general path */
         if (fr->seen & (1u << i)) return KF_FEED_NO;

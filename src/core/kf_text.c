@@ -140,9 +140,14 @@ void kf_format_number(double d, char out[32]) {
 int kf_utf8_ok(const char *s, size_t n) {
   const unsigned char *p = (const unsigned char *)s, *end = p + n;
   while (p < end) {
-    unsigned c = *p++;
+    unsigned c;
     int more;
     unsigned min, cp;
+    uint64_t w;
+    /* ASCII, the common case, eight bytes at a time */
+    while (end - p >= 8 && (memcpy(&w, p, 8), (w & 0x8080808080808080ull) == 0)) p += 8;
+    if (p == end) break;
+    c = *p++;
     if (c < 0x80) continue;
     if (c >= 0xC2 && c <= 0xDF) more = 1, min = 0x80, cp = c & 0x1F;
     else if (c >= 0xE0 && c <= 0xEF) more = 2, min = 0x800, cp = c & 0x0F;
