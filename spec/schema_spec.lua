@@ -215,3 +215,50 @@ describe("job:with of leaf paths, then errors", function()
                      util.error_of(a.with, a, { ["chief.replicas"] = -1 }))
   end)
 end)
+
+-- A with() of number-valued leaves copies the base job's block and moves
+-- its string pointers (kf_job_pack_from): the copy must own its strings
+-- once the base is gone, lists and value trees included.
+describe("job:with copies the base's strings", function()
+  local function fresh()
+    return kfjob.MPIJob{ worker = { replicas = 2, image = "img:1", command = { "python", "t.py" },
+                                    requests = { mem = "1Gi" } },
+                         launcher = { image = "launch:2" }, slots = 2,
+                         run_policy = { backoff_limit = 1 } }
+  end
+  local function same_as_built(v, over)
+    local want = kfjob.MPIJob(fresh():with(over):spec())
+    assert.is_true(v == want)
+    assert.are.equal(want:encode(), v:encode())
+    assert.are.equal(want:to_json(), v:to_json())
+  end
+  local overs = {
+    { ["worker.replicas"] = 5, ["run_policy.backoff_limit"] = 3 },   -- numbers: block copied
+    { ["worker.restart_policy"] = "always" },                          -- an enum: block copied
+    { ["worker.image"] = "img:2" },                                    -- a string: laid out
+  }
+  for i, over in ipairs(overs) do
+    it("override set " .. i .. " survives its base", function()
+      local base = fresh()
+      local v = base:with(over)
+      base = nil   -- luacheck: ignore 311
+      for _ = 1, 3 do collectgarbage("collect") end
+      local junk = {}
+      for k = 1, 2000 do junk[k] = kfjob.MPIJob{ worker = { replicas = 1, image = ("z"):rep(k % 50 + 1) } } end
+      assert.are.equal("python", v.worker.command[1])
+      assert.are.equal("t.py", v.worker.command[2])
+      assert.are.equal("launch:2", v.launcher.image)
+      assert.are.equal(over["worker.image"] or "img:1", v.worker.image)
+      same_as_built(v, over)
+    end)
+  end
+  it("a base with a pod template (a value tree) is laid out, not copied", function()
+    local base = kfjob.PyTorchJob{ worker = { replicas = 2, image = "a" },
+                                   pod_template = { metadata = { labels = { team = "nlp" } } } }
+    local v = base:with{ ["worker.replicas"] = 4 }
+    base = nil   -- luacheck: ignore 311
+    for _ = 1, 3 do collectgarbage("collect") end
+    assert.are.equal("nlp", v.pod_template.metadata.labels.team)
+    assert.are.equal(4, v.worker.replicas)
+  end)
+end)

@@ -706,12 +706,13 @@ static const kf_field *leaf_row(const kf_kind_info *k, int kind, kf_job *j,
 }
 
 int kf_job_with_leaves(const kf_job *in, const kf_node *over, kf_arena *A,
-                       kf_job *out, const char *who) {
+                       kf_job *out, const char *who, int *strings_kept) {
   const kf_kind_info *k = &kf_kinds[in->kind];
   kf_err e;
   ctx c;
   size_t i;
   if (over->t != KF_NOBJ || over->tag != NULL || over->u.c.n == 0) return 0;
+  if (strings_kept) *strings_kept = 1;
   *out = *in;
   out->deprecated = 0;  /* spec() reads back resolved counts */
   kf_build_ctx_init(&c, A, &e, who, "");
@@ -727,6 +728,10 @@ int kf_job_with_leaves(const kf_job *in, const kf_node *over, kf_arena *A,
     if (obj != NULL && obj->off_n) *AT((char *)out + obj->off_n, int) = 1;
     if (f->flags & KF_F_OMITZERO) *AT(base + f->off_n, unsigned) &= ~f->zbit;
     if (kf_build_value(&c, f, v, base, in->kind, -1) != KF_OK) return 0;
+    /* rows held as numbers (an NPROC word is a static string) */
+    if (strings_kept && f->type != KF_V_INT && f->type != KF_V_NPROC &&
+        f->type != KF_V_BOOL && f->type != KF_V_ENUM)
+      *strings_kept = 0;
   }
   return kf_job_check(out, KF_PATH_SPEC, who, &e) == KF_OK;
 }

@@ -288,9 +288,10 @@ void kf_job_defaults(kf_job *j, int kind);
 ** ("worker.replicas" = 16): patches a copy of the job and re-runs the
 ** rules.  Returns 1 with *out set, or 0 when the general path (spec(),
 ** merge, rebuild) must decide, including every error, so messages do not
-** depend on which path ran.  Strings in *out may point into `in`. */
+** depend on which path ran.  Strings in *out may point into `in`;
+** *strings_kept (may be NULL) says every one does (no string row set). */
 int kf_job_with_leaves(const kf_job *in, const kf_node *over, kf_arena *A,
-                       kf_job *out, const char *who);
+                       kf_job *out, const char *who, int *strings_kept);
 /* Construction fed one key and value at a time, for a caller that walks
 ** its own tables (the Lua binding, which then makes no value tree).  Each
 ** value is checked by its row as kf_job_from_spec does; any problem or
@@ -345,6 +346,14 @@ size_t kf_job_size(const kf_job *j);
 ** kind's rows. */
 size_t kf_job_strings(const kf_job *j, int measure, size_t *items);
 void kf_job_pack_into(const kf_job *j, void *mem);
+/* 1 when every string `j` holds lies in `from`, a block of `size` bytes
+** kf_job_pack_into made (j came from that job by scalar leaves); then
+** kf_job_pack_from copies that block to `mem` (`size` bytes) with j's
+** values: the same job as kf_job_pack_into makes, without measuring.
+** `kept`: the caller knows every string is from that job (only value
+** trees, which cannot be moved, are then looked at). */
+int kf_job_within(const kf_job *j, const void *from, size_t size, int kept);
+void kf_job_pack_from(const kf_job *j, const void *from, size_t size, void *mem);
 size_t kf_group_size(const kf_group *g);
 void kf_group_pack_into(const kf_group *g, void *mem);
 

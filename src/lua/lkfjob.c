@@ -41,6 +41,25 @@ void lkf_pushjob(lua_State *L, const kf_job *j) {
   lua_setmetatable(L, -2);
 }
 
+/* A job made from the job at `from` by scalar leaves (with, a sweep's
+** variant) is that job's block copied, its pointers moved (kf_job_within;
+** `kept`: kf_job_with_leaves set no string); any other is laid out as
+** lkf_pushjob does. */
+void lkf_pushjob_from(lua_State *L, const kf_job *j, int from, int kept) {
+  const void *b = lua_touserdata(L, from);
+  size_t n = (size_t)lua_rawlen(L, from);
+  void *p;
+  if (b == NULL || !kf_job_within(j, b, n, kept)) {
+    lkf_pushjob(L, j);
+    return;
+  }
+  p = lua_newuserdatauv(L, n, 0);
+  kf_job_pack_from(j, b, n, p);
+  lua_pushlightuserdata(L, (void *)&lkf_job_mt[j->kind]);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_setmetatable(L, -2);
+}
+
 static void push_group(lua_State *L, int role, const kf_group *g) {
   lgroup *p = (lgroup *)lua_newuserdatauv(L, sizeof(lgroup) + kf_group_size(g), 0);
   p->role = role;
@@ -304,10 +323,11 @@ static int m_with(lua_State *L) {
   kf_err e;
   kf_node *base, *over;
   kf_job out;
+  int kept;
   luaL_checktype(L, 2, LUA_TTABLE);
   over = lkf_checknode(L, X, 2, who, &e);
-  if (kf_job_with_leaves(j, over, &X->A, &out, who)) {
-    lkf_pushjob(L, &out);
+  if (kf_job_with_leaves(j, over, &X->A, &out, who, &kept)) {
+    lkf_pushjob_from(L, &out, 1, kept);
     return 1;
   }
   if ((base = kf_job_to_spec(j, &X->A)) == NULL) return luaL_error(L, "not enough memory");

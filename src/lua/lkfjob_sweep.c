@@ -165,7 +165,7 @@ static int sweep_next(lua_State *L) {
   kf_node *over;
   char buf[64];
   size_t n;
-  int a, params, ok;
+  int a, params, ok, kept = 0;
   if (s->done) {
     lua_pushnil(L);
     return 1;
@@ -184,7 +184,7 @@ static int sweep_next(lua_State *L) {
   n = render_name(s, buf);
   base = (const kf_job *)lua_touserdata(L, lua_upvalueindex(UV_BASE));
   ok = n > 0 && (over = overrides(s, &X->A)) != NULL &&
-       kf_job_with_leaves(base, over, &X->A, &out, lkf_job_mt[base->kind]);
+       kf_job_with_leaves(base, over, &X->A, &out, lkf_job_mt[base->kind], &kept);
   /* advance the odometer: the last axis varies fastest */
   for (a = s->naxes - 1; a >= 0; a--) {
     if (++s->idx[a] < s->count[a]) break;
@@ -198,7 +198,7 @@ static int sweep_next(lua_State *L) {
     return 2;
   }
   lua_pushlstring(L, buf, n);
-  lkf_pushjob(L, &out);
+  lkf_pushjob_from(L, &out, lua_upvalueindex(UV_BASE), kept);
   lua_pushvalue(L, params);
   return 3;
 }
