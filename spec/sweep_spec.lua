@@ -78,6 +78,41 @@ describe("template.variants in C", function()
     end)
   end
 
+  -- a variant is the base's block copied with its pointers moved: string
+  -- lists and a value tree (which is laid out instead) as well
+  local function mpi()
+    return kfjob.MPIJob { worker = { replicas = 2, image = "img:1", command = { "sshd", "-De" } },
+                          launcher = { image = "launch:1", command = { "mpirun", "python", "t.py" } },
+                          slots = 2 }
+  end
+  local bases = {
+    { "string lists", mpi },
+    { "a pod template", function()
+        return kfjob.PyTorchJob { worker = { replicas = 2, image = "img:1" },
+                                  pod_template = { metadata = { labels = { team = "nlp" } } } }
+      end },
+  }
+  for _, b in ipairs(bases) do
+    it("a base with " .. b[1] .. ": as the template layer alone, and owning its strings", function()
+      local m = { ["worker.replicas"] = { 1, 2, 3 }, ["run_policy.backoff_limit"] = { 1, 2 } }
+      local o = { name = "v${worker.replicas}-${run_policy.backoff_limit}" }
+      local want = reference(b[2](), m, o)
+      assert.equal(want, run(b[2](), m, o))
+      local kept = {}
+      for name, job in template.variants(b[2](), m, o) do kept[#kept + 1] = { name, job } end
+      for _ = 1, 3 do collectgarbage("collect") end
+      local junk = {}
+      for k = 1, 500 do junk[k] = mpi():with{ ["worker.image"] = ("z"):rep(k % 40 + 1) } end
+      local lines = {}
+      for line in want:gmatch("[^\n]+") do
+        local nj = line:match("^(%S+ %S+) ")
+        if nj then lines[#lines + 1] = nj end
+      end
+      assert.equal(#lines, #kept)
+      for i, v in ipairs(kept) do assert.equal(lines[i], v[1] .. " " .. v[2]:to_json()) end
+    end)
+  end
+
   local T = {
     worker = { replicas = 8, image = "img:1", requests = { cpu = 8, mem = "32Gi", gpu = 1 } },
     ps = { replicas = 2, image = "img:1" }, chief = { replicas = 1 },

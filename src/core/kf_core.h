@@ -354,6 +354,17 @@ void kf_job_pack_into(const kf_job *j, void *mem);
 ** trees, which cannot be moved, are then looked at). */
 int kf_job_within(const kf_job *j, const void *from, size_t size, int kept);
 void kf_job_pack_from(const kf_job *j, const void *from, size_t size, void *mem);
+/* The pointers kf_job_pack_from moves, found once from a job (0: it holds
+** a value tree, or more than fit); kf_job_pack_moved then moves just
+** these for a job made from it by rows held as numbers. */
+typedef struct kf_moves {
+  uint16_t n, nlist;
+  uint16_t str[120];           /* offsets in kf_job of set strings */
+  uint16_t list[8], cnt[8];    /* of set string lists and their counts */
+} kf_moves;
+int kf_job_moves(const kf_job *j, kf_moves *m);
+void kf_job_pack_moved(const kf_job *j, const kf_moves *m, const void *from,
+                       size_t size, void *mem);
 size_t kf_group_size(const kf_group *g);
 void kf_group_pack_into(const kf_group *g, void *mem);
 

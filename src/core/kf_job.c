@@ -464,6 +464,59 @@ void kf_job_pack_from(const kf_job *j, const void *from, size_t size, void *mem)
   rebase_job(j, (uintptr_t)from, (uintptr_t)from + size, (char *)mem, 1);
 }
 
+/* The string pointers a job holds, by offset in kf_job: a sweep finds
+** them once from its base, then each variant moves just these. */
+static int moves_of(const slots *S, const char *src, size_t base, kf_moves *m) {
+  int i;
+  for (i = 0; i < S->ntree; i++)
+    if (*AT(src + S->tree[i], const kf_node *const) != NULL) return 0;
+  for (i = 0; i < S->nlist; i++) {
+    if (*AT(src + S->cnt[i], const size_t) == 0) continue;
+    if (m->nlist == sizeof m->list / sizeof m->list[0]) return 0;
+    m->list[m->nlist] = (uint16_t)(base + S->list[i]);
+    m->cnt[m->nlist++] = (uint16_t)(base + S->cnt[i]);
+  }
+  for (i = 0; i < S->nstr; i++) {
+    if (*AT(src + S->str[i], const char *const) == NULL) continue;
+    if (m->n == sizeof m->str / sizeof m->str[0]) return 0;
+    m->str[m->n++] = (uint16_t)(base + S->str[i]);
+  }
+  return 1;
+}
+
+int kf_job_moves(const kf_job *j, kf_moves *m) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int r;
+  pthread_once(&slots_once, slots_init);
+  m->n = m->nlist = 0;
+  for (r = 0; r < k->nroles; r++) {
+    const kf_group *g = &j->g[k->roles[r].role];
+    if (!moves_of(&group_slots, (const char *)g, (size_t)((const char *)g - (const char *)j), m))
+      return 0;
+  }
+  return moves_of(&kind_slots[j->kind], (const char *)j, 0, m);
+}
+
+void kf_job_pack_moved(const kf_job *j, const kf_moves *m, const void *from,
+                       size_t size, void *mem) {
+  char *d = (char *)mem;
+  uintptr_t lo = (uintptr_t)from;
+  size_t i, k;
+  memcpy(mem, from, size);
+  *(kf_job *)mem = *j;
+  for (i = 0; i < m->n; i++) {
+    const char **p = AT(d + m->str[i], const char *);
+    *p = d + ((uintptr_t)*p - lo);
+  }
+  for (i = 0; i < m->nlist; i++) {
+    const char ***pa = AT(d + m->list[i], const char **);
+    size_t cnt = *AT(d + m->cnt[i], const size_t);
+    const char **arr = AT(d + ((uintptr_t)*pa - lo), const char *);
+    *pa = arr;
+    for (k = 0; k < cnt; k++) arr[k] = d + ((uintptr_t)arr[k] - lo);
+  }
+}
+
 /* ---- overrides (with) ------------------------------------------------- */
 
 static kf_node *obj_slot(kf_arena *A, kf_node *obj, const char *key,

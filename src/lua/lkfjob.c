@@ -32,20 +32,26 @@ const char *const lkf_group_mt[KF_NROLES] = {
 
 /* ---- objects ---------------------------------------------------------- */
 
-void lkf_pushjob(lua_State *L, const kf_job *j) {
-  void *p = lua_newuserdatauv(L, kf_job_size(j), 0);
-  kf_job_pack_into(j, p);
-  /* the metatable by a light userdata key: no name to intern per job */
-  lua_pushlightuserdata(L, (void *)&lkf_job_mt[j->kind]);
+/* the job metatable by a light userdata key: no name to intern per job */
+static void set_job_mt(lua_State *L, int kind) {
+  lua_pushlightuserdata(L, (void *)&lkf_job_mt[kind]);
   lua_rawget(L, LUA_REGISTRYINDEX);
   lua_setmetatable(L, -2);
 }
 
+void lkf_pushjob(lua_State *L, const kf_job *j) {
+  void *p = lua_newuserdatauv(L, kf_job_size(j), 0);
+  kf_job_pack_into(j, p);
+  set_job_mt(L, j->kind);
+}
+
 /* A job made from the job at `from` by scalar leaves (with, a sweep's
 ** variant) is that job's block copied, its pointers moved (kf_job_within;
-** `kept`: kf_job_with_leaves set no string); any other is laid out as
-** lkf_pushjob does. */
-void lkf_pushjob_from(lua_State *L, const kf_job *j, int from, int kept) {
+** `kept`: kf_job_with_leaves set no string; `m`: the pointers to move, from
+** kf_job_moves of that job, or NULL); any other is laid out as lkf_pushjob
+** does. */
+void lkf_pushjob_from(lua_State *L, const kf_job *j, int from, int kept,
+                      const kf_moves *m) {
   const void *b = lua_touserdata(L, from);
   size_t n = (size_t)lua_rawlen(L, from);
   void *p;
@@ -54,10 +60,9 @@ void lkf_pushjob_from(lua_State *L, const kf_job *j, int from, int kept) {
     return;
   }
   p = lua_newuserdatauv(L, n, 0);
-  kf_job_pack_from(j, b, n, p);
-  lua_pushlightuserdata(L, (void *)&lkf_job_mt[j->kind]);
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  lua_setmetatable(L, -2);
+  if (m != NULL && kept) kf_job_pack_moved(j, m, b, n, p);
+  else kf_job_pack_from(j, b, n, p);
+  set_job_mt(L, j->kind);
 }
 
 static void push_group(lua_State *L, int role, const kf_group *g) {
@@ -327,7 +332,7 @@ static int m_with(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   over = lkf_checknode(L, X, 2, who, &e);
   if (kf_job_with_leaves(j, over, &X->A, &out, who, &kept)) {
-    lkf_pushjob_from(L, &out, 1, kept);
+    lkf_pushjob_from(L, &out, 1, kept, NULL);
     return 1;
   }
   if ((base = kf_job_to_spec(j, &X->A)) == NULL) return luaL_error(L, "not enough memory");

@@ -71,7 +71,8 @@ const kf_job *lkf_checkjob(lua_State *L, int idx);
 ** shared methods table ("__kind" and "methods" hold the same). */
 extern const char lkf_kind_key, lkf_methods_key;
 void lkf_pushjob(lua_State *L, const kf_job *j);
-void lkf_pushjob_from(lua_State *L, const kf_job *j, int from, int kept);
+void lkf_pushjob_from(lua_State *L, const kf_job *j, int from, int kept,
+                      const kf_moves *m);
 /* Options tables: reject unknown keys; read one field (always pushes it,
 ** nil when absent). */
 void lkf_checkopts(lua_State *L, int idx, const char *who, const char *const *known);

@@ -53,6 +53,8 @@ typedef struct sweep {
   int unique;              /* keep the set */
   uint64_t *slot;          /* the set (in the holder's userdata), 0 free */
   size_t nslot, used;
+  int moves;               /* 1: `mv` holds the base's pointers, -1: none */
+  kf_moves mv;
 } sweep;
 
 /* Upvalues of both closures. */
@@ -198,7 +200,8 @@ static int sweep_next(lua_State *L) {
     return 2;
   }
   lua_pushlstring(L, buf, n);
-  lkf_pushjob_from(L, &out, lua_upvalueindex(UV_BASE), kept);
+  if (kept && s->moves == 0) s->moves = kf_job_moves(base, &s->mv) ? 1 : -1;
+  lkf_pushjob_from(L, &out, lua_upvalueindex(UV_BASE), kept, s->moves == 1 ? &s->mv : NULL);
   lua_pushvalue(L, params);
   return 3;
 }
