@@ -71,6 +71,11 @@ describe("template.variants in C", function()
       { name = "w${worker.replicas}-x", unique = true } },
     { "the same text twice on an axis", { ["worker.requests.gpu"] = { 1, 1.0 } },
       { name = "g${worker.requests.gpu}" } },
+    -- keys the C path does not resolve to a plain leaf: the template layer
+    { "a key no row has", { ["worker.replica"] = { 1, 2 } }, { name = "w${worker.replica}" } },
+    { "an alias key", { ["worker.requests.memory"] = { "1Gi", "2Gi" }, ["ps.replicas"] = { 1, 2 } },
+      { name = "m${ps.replicas}-${worker.requests.memory}" } },
+    { "a group as the key", { ["chief"] = { 1 } }, { name = "c${chief}" } },
   }
   for _, c in ipairs(cases) do
     it(c[1] .. ": as the template layer alone", function()

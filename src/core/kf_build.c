@@ -705,33 +705,55 @@ static const kf_field *leaf_row(const kf_kind_info *k, int kind, kf_job *j,
   return NULL;
 }
 
-int kf_job_with_leaves(const kf_job *in, const kf_node *over, kf_arena *A,
+int kf_leaf_resolve(int kind, const char *key, kf_leaf *l) {
+  static kf_job shape;   /* only for the offsets of rows in a job */
+  const kf_field *f, *obj;
+  char *base;
+  f = leaf_row(&kf_kinds[kind], kind, &shape, key, &base, &obj);
+  if (f == NULL || f->alias != NULL || f->type == KF_V_NNODES ||
+      f->type == KF_V_STRLIST || f->type == KF_V_OBJ)
+    return 0;
+  l->f = f;
+  l->obj = obj;
+  l->off = (size_t)(base - (char *)&shape);
+  return 1;
+}
+
+int kf_job_with_values(const kf_job *in, const kf_leaf *l,
+                       const kf_node *const *v, size_t n, kf_arena *A,
                        kf_job *out, const char *who, int *strings_kept) {
-  const kf_kind_info *k = &kf_kinds[in->kind];
   kf_err e;
   ctx c;
   size_t i;
-  if (over->t != KF_NOBJ || over->tag != NULL || over->u.c.n == 0) return 0;
+  if (n == 0) return 0;
   if (strings_kept) *strings_kept = 1;
   *out = *in;
   out->deprecated = 0;  /* spec() reads back resolved counts */
   kf_build_ctx_init(&c, A, &e, who, "");
-  for (i = 0; i < over->u.c.n; i++) {
-    const kf_node *v = over->u.c.v[i];
-    const kf_field *f, *obj;
-    char *base;
-    if (v->t == KF_NOBJ || v->t == KF_NARR || v->t == KF_NNIL) return 0;
-    f = leaf_row(k, in->kind, out, over->u.c.k[i], &base, &obj);
-    if (f == NULL || f->alias != NULL || f->type == KF_V_NNODES ||
-        f->type == KF_V_STRLIST || f->type == KF_V_OBJ)
-      return 0;
-    if (obj != NULL && obj->off_n) *AT((char *)out + obj->off_n, int) = 1;
+  for (i = 0; i < n; i++) {
+    const kf_field *f = l[i].f;
+    char *base = (char *)out + l[i].off;
+    if (v[i]->t == KF_NOBJ || v[i]->t == KF_NARR || v[i]->t == KF_NNIL) return 0;
+    if (l[i].obj != NULL && l[i].obj->off_n) *AT((char *)out + l[i].obj->off_n, int) = 1;
     if (f->flags & KF_F_OMITZERO) *AT(base + f->off_n, unsigned) &= ~f->zbit;
-    if (kf_build_value(&c, f, v, base, in->kind, -1) != KF_OK) return 0;
+    if (kf_build_value(&c, f, v[i], base, in->kind, -1) != KF_OK) return 0;
     /* rows held as numbers (an NPROC word is a static string) */
     if (strings_kept && f->type != KF_V_INT && f->type != KF_V_NPROC &&
         f->type != KF_V_BOOL && f->type != KF_V_ENUM)
       *strings_kept = 0;
   }
   return kf_job_check(out, KF_PATH_SPEC, who, &e) == KF_OK;
+}
+
+int kf_job_with_leaves(const kf_job *in, const kf_node *over, kf_arena *A,
+                       kf_job *out, const char *who, int *strings_kept) {
+  kf_leaf l[KF_MAX_LEAVES];
+  size_t i;
+  if (over->t != KF_NOBJ || over->tag != NULL || over->u.c.n == 0 ||
+      over->u.c.n > KF_MAX_LEAVES)
+    return 0;
+  for (i = 0; i < over->u.c.n; i++)
+    if (!kf_leaf_resolve(in->kind, over->u.c.k[i], &l[i])) return 0;
+  return kf_job_with_values(in, l, (const kf_node *const *)over->u.c.v, over->u.c.n, A,
+                            out, who, strings_kept);
 }

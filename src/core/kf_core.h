@@ -292,6 +292,19 @@ void kf_job_defaults(kf_job *j, int kind);
 ** *strings_kept (may be NULL) says every one does (no string row set). */
 int kf_job_with_leaves(const kf_job *in, const kf_node *over, kf_arena *A,
                        kf_job *out, const char *who, int *strings_kept);
+/* The same in two steps, for a caller that sets the same leaves many
+** times (a sweep): a dotted key resolved once to its row (0: not a plain
+** leaf: the general path decides), then values for resolved leaves. */
+#define KF_MAX_LEAVES 64
+typedef struct kf_leaf {
+  const kf_field *f;     /* the row */
+  const kf_field *obj;   /* the job-level object row it is in, or NULL */
+  size_t off;            /* where the row's struct is in a kf_job */
+} kf_leaf;
+int kf_leaf_resolve(int kind, const char *key, kf_leaf *l);
+int kf_job_with_values(const kf_job *in, const kf_leaf *l,
+                       const kf_node *const *v, size_t n, kf_arena *A,
+                       kf_job *out, const char *who, int *strings_kept);
 /* Construction fed one key and value at a time, for a caller that walks
 ** its own tables (the Lua binding, which then makes no value tree).  Each
 ** value is checked by its row as kf_job_from_spec does; any problem or

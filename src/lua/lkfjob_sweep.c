@@ -55,6 +55,8 @@ typedef struct sweep {
   size_t nslot, used;
   int moves;               /* 1: `mv` holds the base's pointers, -1: none */
   kf_moves mv;
+  int leaves;              /* every axis key resolved to its row in `leaf` */
+  kf_leaf leaf[MAX_AXES];
 } sweep;
 
 /* Upvalues of both closures. */
@@ -139,24 +141,23 @@ static size_t render_name(const sweep *s, char *buf) {
 
 /* The overrides of the current combination, as lkf_checknode would make
 ** them from the params table. */
-static kf_node *overrides(const sweep *s, kf_arena *A) {
-  kf_node *over = kf_node_new(A, KF_NOBJ);
+/* This combination's axis values, as nodes on the caller's stack. */
+static int values(const sweep *s, kf_node *nv, const kf_node **pv) {
   int a;
-  if (over == NULL) return NULL;
   for (a = 0; a < s->naxes; a++) {
     const sval *v = &s->val[a][s->idx[a]];
-    kf_node *n = kf_node_new(A, v->t);
-    if (n == NULL) return NULL;
+    memset(&nv[a], 0, sizeof nv[a]);
+    nv[a].t = v->t;
     switch (v->t) {
-      case KF_NBOOL: n->u.b = v->b; break;
-      case KF_NINT: n->u.i = v->i; break;
-      case KF_NNUM: n->u.d = v->d; break;
-      case KF_NSTR: n->u.s.p = v->s; n->u.s.n = v->n; break;
-      case KF_NNIL: case KF_NARR: case KF_NOBJ: return NULL;   /* never made */
+      case KF_NBOOL: nv[a].u.b = v->b; break;
+      case KF_NINT: nv[a].u.i = v->i; break;
+      case KF_NNUM: nv[a].u.d = v->d; break;
+      case KF_NSTR: nv[a].u.s.p = v->s; nv[a].u.s.n = v->n; break;
+      case KF_NNIL: case KF_NARR: case KF_NOBJ: return 0;   /* never made */
     }
-    if (!kf_node_push(A, over, s->key[a], n)) return NULL;
+    pv[a] = &nv[a];
   }
-  return over;
+  return 1;
 }
 
 static int sweep_next(lua_State *L) {
@@ -164,7 +165,8 @@ static int sweep_next(lua_State *L) {
   lctx *X;
   const kf_job *base;
   kf_job out;
-  kf_node *over;
+  kf_node nv[MAX_AXES];
+  const kf_node *pv[MAX_AXES];
   char buf[64];
   size_t n;
   int a, params, ok, kept = 0;
@@ -185,8 +187,10 @@ static int sweep_next(lua_State *L) {
   }
   n = render_name(s, buf);
   base = (const kf_job *)lua_touserdata(L, lua_upvalueindex(UV_BASE));
-  ok = n > 0 && (over = overrides(s, &X->A)) != NULL &&
-       kf_job_with_leaves(base, over, &X->A, &out, lkf_job_mt[base->kind], &kept);
+  /* keys that are not plain leaves: the template layer (with's general path) */
+  ok = n > 0 && s->leaves && values(s, nv, pv) &&
+       kf_job_with_values(base, s->leaf, pv, (size_t)s->naxes, &X->A, &out,
+                          lkf_job_mt[base->kind], &kept);
   /* advance the odometer: the last axis varies fastest */
   for (a = s->naxes - 1; a >= 0; a--) {
     if (++s->idx[a] < s->count[a]) break;
@@ -208,7 +212,7 @@ static int sweep_next(lua_State *L) {
 
 /* Reads the axis values (4: their texts) and the name's parts into the
 ** state, which anchors nothing itself: the closures keep the tables. */
-static int setup(lua_State *L, sweep *s) {
+static int setup(lua_State *L, sweep *s, int kind) {
   int a, j, i;
   s->nparts = (int)lua_rawlen(L, 5);
   s->part = (spart *)lua_newuserdatauv(L, (size_t)(s->nparts ? s->nparts : 1) * sizeof(spart), 0);
@@ -233,6 +237,8 @@ static int setup(lua_State *L, sweep *s) {
     lua_rawgeti(L, 4, a + 1);
     s->count[a] = (int)lua_rawlen(L, -2);
     if (s->key[a] == NULL || s->count[a] < 1 || (int)lua_rawlen(L, -1) != s->count[a]) return 0;
+    if (a == 0) s->leaves = 1;
+    if (!kf_leaf_resolve(kind, s->key[a], &s->leaf[a])) s->leaves = 0;
     s->val[a] = (sval *)lua_newuserdatauv(L, (size_t)s->count[a] * sizeof(sval), 0);
     lua_rawseti(L, -4, 3 + a);   /* into the holder */
     for (j = 0; j < s->count[a]; j++) {
@@ -263,7 +269,7 @@ static int l_sweep(lua_State *L) {
   sweep *s;
   int a, naxes;
   int max = (int)luaL_checkinteger(L, 6);
-  lkf_checkjob(L, 1);
+  int kind = lkf_checkjob(L, 1)->kind;
   luaL_checktype(L, 2, LUA_TTABLE);
   luaL_checktype(L, 3, LUA_TTABLE);
   luaL_checktype(L, 4, LUA_TTABLE);
@@ -283,7 +289,7 @@ static int l_sweep(lua_State *L) {
   lua_pushvalue(L, 4);      /* 13 texts */
   lua_pushvalue(L, 5);      /* 14 parts */
   lua_newtable(L);          /* 15 holder: the set, the parts, the values read */
-  if (!setup(L, s)) return 0;
+  if (!setup(L, s, kind)) return 0;
   for (a = 0; a < 8; a++) lua_pushvalue(L, 8 + a);
   lua_pushcclosure(L, sweep_next, 8);
   for (a = 0; a < 8; a++) lua_pushvalue(L, 8 + a);
