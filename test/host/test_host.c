@@ -118,6 +118,22 @@ static void finish(kfjob_host *h, collect *c) {
   kfjob_host_free(h);
 }
 
+/* Runs src, which must give one job: that job's data, NULL when it did not. */
+static const char *run_one(kfjob_host *h, const char *src, const kfjob_run_options *o,
+                           collect *c) {
+  CHECK_ST(h, run_src(h, src, o, c), KFJOB_OK);
+  CHECK(c->n == 1);
+  return c->n == 1 ? c->jobs[0].data : NULL;
+}
+
+/* The bytes of job g (task type tt, NULL for a TaskTemplate) decode back,
+** into d, to the JSON json. */
+static void check_decodes_to(kfjob_host *h, const char *tt, const got_job *g, collect *d,
+                             const char *json) {
+  CHECK_ST(h, kfjob_host_decode(h, tt, 1, g->data, g->size, NULL, on_job, d), KFJOB_OK);
+  CHECK(d->n == 1 && d->jobs[0].data && strcmp(d->jobs[0].data, json) == 0);
+}
+
 /* Runs that must end with status st and a message containing msg (none
 ** checked when msg is NULL); a {NULL} row ends the table. */
 typedef struct failing {
@@ -168,6 +184,7 @@ static void test_formats(void) {
   kfjob_run_options o;
   collect c, d;
   char json[4096] = "";
+  const char *data;
   int i;
   kfjob_host *h = start(0, &o, &c);
   memset(&d, 0, sizeof d);
@@ -200,9 +217,7 @@ static void test_formats(void) {
     switch (o.format) {
       case KFJOB_FORMAT_PB:
         CHECK(c.jobs[0].size > 0);
-        CHECK_ST(h, kfjob_host_decode(h, "pytorch", 1, c.jobs[0].data, c.jobs[0].size,
-                                      NULL, on_job, &d), KFJOB_OK);
-        CHECK(d.n == 1 && d.jobs[0].data && strcmp(d.jobs[0].data, json) == 0);
+        check_decodes_to(h, "pytorch", &c.jobs[0], &d, json);
         CHECK(d.n == 1 && strcmp(d.jobs[0].name, "job") == 0);
         break;
       case KFJOB_FORMAT_JSON:
@@ -214,15 +229,11 @@ static void test_formats(void) {
         break;
       case KFJOB_FORMAT_TEMPLATE:
         CHECK(c.jobs[0].size > 0);
-        CHECK_ST(h, kfjob_host_decode(h, NULL, 1, c.jobs[0].data, c.jobs[0].size,
-                                      NULL, on_job, &d), KFJOB_OK);
-        CHECK(d.n == 1 && d.jobs[0].data && strcmp(d.jobs[0].data, json) == 0);
+        check_decodes_to(h, NULL, &c.jobs[0], &d, json);
         break;
       case KFJOB_FORMAT_TEMPLATE_JSON:
         CHECK_HAS(c.jobs[0].data, "\"type\":\"pytorch\"");
-        CHECK_ST(h, kfjob_host_decode(h, NULL, 1, c.jobs[0].data, c.jobs[0].size,
-                                      NULL, on_job, &d), KFJOB_OK);
-        CHECK(d.n == 1 && d.jobs[0].data && strcmp(d.jobs[0].data, json) == 0);
+        check_decodes_to(h, NULL, &c.jobs[0], &d, json);
         break;
       case KFJOB_FORMAT_MANIFEST:
         CHECK_HAS(c.jobs[0].data, "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\n");
@@ -254,12 +265,9 @@ static void test_formats(void) {
   o.name = "bert";
   o.format = KFJOB_FORMAT_ENVIRONMENT;
   o.target = "trainer-2.3";
-  CHECK_ST(h, run_src(h, SAME, &o, &c), KFJOB_OK);
-  CHECK(c.n == 1);
-  if (c.n == 1) {
-    CHECK_HAS(c.jobs[0].data, "\"node-0-2\":{\"env\":[{\"name\":\"PET_NNODES\",\"value\":\"3\"}");
-    CHECK_HAS(c.jobs[0].data, "{\"name\":\"PET_MASTER_ADDR\",\"value\":\"bert-node-0-0.bert\"}");
-  }
+  data = run_one(h, SAME, &o, &c);
+  CHECK_HAS(data, "\"node-0-2\":{\"env\":[{\"name\":\"PET_NNODES\",\"value\":\"3\"}");
+  CHECK_HAS(data, "{\"name\":\"PET_MASTER_ADDR\",\"value\":\"bert-node-0-0.bert\"}");
   collect_free(&c);
   o.target = "trainer-23";
   CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_EARG);
@@ -283,23 +291,17 @@ static void test_formats(void) {
     o.nargs = 2;
     o.retries = 3;
     o.timeout = "90";
-    CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
-    CHECK(c.n == 1);
-    if (c.n == 1) {
-      CHECK_HAS(c.jobs[0].data, "\"id\":{\"resourceType\":\"TASK\",\"project\":\"ml\","
-                "\"domain\":\"development\",\"name\":\"job\",\"version\":\"v7\"}");
-      CHECK_HAS(c.jobs[0].data, "\"timeout\":\"90s\",\"retries\":{\"retries\":3}");
-      CHECK_HAS(c.jobs[0].data, "\"args\":[\"python\",\"train.py\"]");
-    }
+    data = run_one(h, SINGLE, &o, &c);
+    CHECK_HAS(data, "\"id\":{\"resourceType\":\"TASK\",\"project\":\"ml\","
+              "\"domain\":\"development\",\"name\":\"job\",\"version\":\"v7\"}");
+    CHECK_HAS(data, "\"timeout\":\"90s\",\"retries\":{\"retries\":3}");
+    CHECK_HAS(data, "\"args\":[\"python\",\"train.py\"]");
     collect_free(&c);
-    CHECK_ST(h, run_src(h, PYTORCH "return { a = { job = kfjob.PyTorchJob{ worker = { replicas = 2 } },"
-                        " opts = { id = { version = 'v8' }, metadata = { timeout = '1h' } } } }",
-                        &o, &c), KFJOB_OK);
-    CHECK(c.n == 1);
-    if (c.n == 1) {
-      CHECK_HAS(c.jobs[0].data, "\"name\":\"a\",\"version\":\"v8\"");
-      CHECK_HAS(c.jobs[0].data, "\"timeout\":\"3600s\"");
-    }
+    data = run_one(h, PYTORCH "return { a = { job = kfjob.PyTorchJob{ worker = { replicas = 2 } },"
+                   " opts = { id = { version = 'v8' }, metadata = { timeout = '1h' } } } }",
+                   &o, &c);
+    CHECK_HAS(data, "\"name\":\"a\",\"version\":\"v8\"");
+    CHECK_HAS(data, "\"timeout\":\"3600s\"");
     collect_free(&c);
     o.format = KFJOB_FORMAT_TASKSPEC;
     CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
@@ -414,26 +416,21 @@ static void test_pod(void) {
       "    spec = { containers = { { name = 'primary' }, { name = 'side', image = 'b:1' } } } } }\n";
   kfjob_run_options o;
   collect c;
+  const char *data;
   kfjob_host *h = start(0, &o, &c);
   o.format = KFJOB_FORMAT_MANIFEST;
   o.image = "img:1";
-  CHECK_ST(h, run_src(h, src, &o, &c), KFJOB_OK);
-  CHECK(c.n == 1);
-  if (c.n == 1) {
-    CHECK_HAS(c.jobs[0].data, "- name: flyte-shared-memory\n");
-    CHECK_HAS(c.jobs[0].data, "sizeLimit: 2Gi\n");
-    CHECK_HAS(c.jobs[0].data, "team: nlp\n");
-    CHECK_HAS(c.jobs[0].data, "name: side\n");
-    CHECK_HAS(c.jobs[0].data, "value: nvidia-l4\n");
-  }
+  data = run_one(h, src, &o, &c);
+  CHECK_HAS(data, "- name: flyte-shared-memory\n");
+  CHECK_HAS(data, "sizeLimit: 2Gi\n");
+  CHECK_HAS(data, "team: nlp\n");
+  CHECK_HAS(data, "name: side\n");
+  CHECK_HAS(data, "value: nvidia-l4\n");
   collect_free(&c);
   o.format = KFJOB_FORMAT_TEMPLATE_JSON;
-  CHECK_ST(h, run_src(h, src, &o, &c), KFJOB_OK);
-  CHECK(c.n == 1);
-  if (c.n == 1) {
-    CHECK_HAS(c.jobs[0].data, "\"k8sPod\"");
-    CHECK_HAS(c.jobs[0].data, "\"extendedResources\"");
-  }
+  data = run_one(h, src, &o, &c);
+  CHECK_HAS(data, "\"k8sPod\"");
+  CHECK_HAS(data, "\"extendedResources\"");
   finish(h, &c);
 }
 
