@@ -547,8 +547,8 @@ static void test_params(void) {
   finish(h, &c);
 }
 
-/* Configs that fail as scripts, and what the message says. */
-static const failing script_errors[] = {
+/* Configs that fail (as scripts, or their jobs), and what the message says. */
+static const failing bad_configs[] = {
     {"local x = \nreturn (", KFJOB_ESCRIPT, "cfg.lua:2:"},
     /* raised inside a kfjob function: the line of the script that called it */
     {"local kfjob = require 'kfjob'\n\n"
@@ -565,6 +565,17 @@ static const failing script_errors[] = {
     {PYTORCH "return { a = job(1), b = 'x' }", KFJOB_ESCRIPT,
      "'b' in the returned table is a string"},
     {PYTORCH "return { job(1), b = job(2) }", KFJOB_ESCRIPT, "mixes a list and named jobs"},
+    /* job names: repeated by an iterator, empty, not a name */
+    {PYTORCH "local n = 0\n"
+     "return function() n = n + 1; if n <= 2 then return 'same', job(n) end end\n",
+     KFJOB_EJOB, "job 'same': the name is used by another job"},
+    {PYTORCH "return { [''] = job(1) }", KFJOB_EJOB, "job '': job names must not be empty"},
+    /* "a\0b" would be read as "a": refused, shown escaped (issue 18) */
+    {PYTORCH "return { a = job(1), ['a\\0b'] = job(2) }", KFJOB_EJOB,
+     "job 'a\\x00b': job names must not contain NUL bytes"},
+    {PYTORCH "return { ['a\\xc2\\x85'] = job(1) }", KFJOB_EJOB,
+     "job names must not contain control characters"},
+    {PYTORCH "return { ['a\\xff'] = job(1) }", KFJOB_EJOB, "job names must be valid UTF-8"},
     {NULL, KFJOB_OK, NULL}};
 
 static void test_script_errors(void) {
@@ -573,7 +584,7 @@ static void test_script_errors(void) {
 
   CHECK_ST(h, run_src(h, "local a = 1\n\nerror('boom')", NULL, &c), KFJOB_ESCRIPT);
   CHECK(strcmp(kfjob_host_message(h), "cfg.lua:3: boom") == 0);
-  check_failing(h, script_errors, NULL, &c);
+  check_failing(h, bad_configs, NULL, &c);
   /* an error raised while iterating, in a function of the script */
   CHECK_ST(h, run_src(h, PYTORCH
       "local n = 0\n"
@@ -590,20 +601,6 @@ static void test_script_errors(void) {
   CHECK(kfjob_host_message(h)[0] == '\0');
   finish(h, &c);
 }
-
-/* Job names a config may not give. */
-static const failing bad_names[] = {
-    {PYTORCH "local n = 0\n"
-     "return function() n = n + 1; if n <= 2 then return 'same', job(n) end end\n",
-     KFJOB_EJOB, "job 'same': the name is used by another job"},
-    {PYTORCH "return { [''] = job(1) }", KFJOB_EJOB, "job '': job names must not be empty"},
-    /* "a\0b" would be read as "a": refused, shown escaped (issue 18) */
-    {PYTORCH "return { a = job(1), ['a\\0b'] = job(2) }", KFJOB_EJOB,
-     "job 'a\\x00b': job names must not contain NUL bytes"},
-    {PYTORCH "return { ['a\\xc2\\x85'] = job(1) }", KFJOB_EJOB,
-     "job names must not contain control characters"},
-    {PYTORCH "return { ['a\\xff'] = job(1) }", KFJOB_EJOB, "job names must be valid UTF-8"},
-    {NULL, KFJOB_OK, NULL}};
 
 static void test_job_errors(void) {
   kfjob_run_options o;
@@ -629,11 +626,8 @@ static void test_job_errors(void) {
   CHECK(u.jobs == 3 && u.failed == 1);
   collect_free(&c);
 
-  /* names: repeated by an iterator, empty, not a name */
+  /* the manifest checks the name too (other bad names: bad_configs) */
   kfjob_run_options_init(&o);
-  check_failing(h, bad_names, &o, &c);
-
-  /* the manifest checks the name */
   o.format = KFJOB_FORMAT_MANIFEST;
   o.image = "img";
   CHECK_ST(h, run_src(h, PYTORCH "return { Bad_Name = job(1) }", &o, &c), KFJOB_EJOB);
