@@ -18,7 +18,8 @@ k8s.io/api/core/v1 (Kubernetes 1.31) fixes (SPEC 2.4, Decisions).  The
 primary container when it is missing, as flytekit does.
 """
 import json
-import sys
+
+import schemautil
 
 ENUMS = {
     # (parent property, property): values
@@ -60,8 +61,7 @@ def extract(path):
                    % (path.split("/")[-1], ver["name"], key),
         "schema": strip(tmpl),
     }
-    json.dump(out, sys.stdout, indent=1, sort_keys=True)
-    sys.stdout.write("\n")
+    schemautil.dump_json(out)
 
 
 def gen(src, dst):
@@ -151,9 +151,4 @@ def gen(src, dst):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "extract":
-        extract(sys.argv[2])
-    elif len(sys.argv) == 4 and sys.argv[1] == "gen":
-        gen(sys.argv[2], sys.argv[3])
-    else:
-        sys.exit(__doc__)
+    schemautil.main(__doc__, extract, gen)

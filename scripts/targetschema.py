@@ -13,7 +13,8 @@ needs, as data (schema/targets.json) and as C tables.
       lists for kf_manifest_trainer.c and kf_target_rules_manifest.c.
 """
 import json
-import sys
+
+import schemautil
 
 TRAINERS = ["trainer-2.2", "trainer-2.3"]
 
@@ -44,8 +45,7 @@ def extract(crd_dir):
         "spec": sorted(spec),
         "mpiImplementation": spec["mpiImplementation"]["enum"],
     }
-    json.dump(out, sys.stdout, indent=1, sort_keys=True)
-    sys.stdout.write("\n")
+    schemautil.dump_json(out)
 
 
 def c_list(name, items):
@@ -66,9 +66,4 @@ def gen(path, out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "extract":
-        extract(sys.argv[2])
-    elif len(sys.argv) == 4 and sys.argv[1] == "gen":
-        gen(sys.argv[2], sys.argv[3])
-    else:
-        sys.exit(__doc__)
+    schemautil.main(__doc__, extract, gen)

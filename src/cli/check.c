@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_run.h"
 
 typedef struct check_ctx {
   const char *config;
@@ -49,35 +50,31 @@ static int on_check(void *ud, const kfjob_job *j) {
 
 int cli_cmd_check(const opts *o) {
   check_ctx c;
-  kfjob_run_options ro;
-  kfjob_host *h;
+  cli_run r;
   kfjob_status st;
-  char *name = cli_default_name(o->pos[0]);
   int code = 0, failed;
   memset(&c, 0, sizeof c);
   c.config = cli_config_label(o->pos[0]);
   c.json = o->summary_json;
-  if (o->format_set && !cli_is_taskspec_format(o->format)) {
-    free(name);
+  if (o->format_set && !cli_is_taskspec_format(o->format))
     return cli_errorf(EXIT_USAGE, "check takes -f taskspec or -f taskspec-json only "
                       "(the TaskSpec's registration fields are checked too)");
-  }
   c.sum = cli_summary_new(c.json, stdout);
-  cli_run_options(o, &ro, name);
+  cli_run_init(&r, o);
   /* -f taskspec: build the TaskSpecs too, so missing registration fields
   ** are reported per job */
-  ro.format = o->format == KFJOB_FORMAT_TASKSPEC || o->format == KFJOB_FORMAT_TASKSPEC_JSON
-                  ? o->format : KFJOB_FORMAT_NONE;
-  ro.lint = 1;
-  ro.keep_going = 1;
-  ro.resources = 1;
+  r.ro.format = o->format == KFJOB_FORMAT_TASKSPEC || o->format == KFJOB_FORMAT_TASKSPEC_JSON
+                    ? o->format : KFJOB_FORMAT_NONE;
+  r.ro.lint = 1;
+  r.ro.keep_going = 1;
+  r.ro.resources = 1;
   cli_progress_init(&c.prog, o->progress);
-  h = cli_make_host(o);
-  st = cli_run_config(h, o, o->pos[0], &ro, on_check, &c);
+  r.h = cli_make_host(o);
+  st = cli_run_config(r.h, o, o->pos[0], &r.ro, on_check, &c);
   cli_progress_end(&c.prog);
   if ((st != KFJOB_OK && st != KFJOB_EJOB) || (st == KFJOB_EJOB && c.invalid == 0)) {
     fflush(stdout);
-    code = cli_report(h, st, c.config);    /* also: no job named --name */
+    code = cli_report(r.h, st, c.config);    /* also: no job named --name */
   }
   failed = code != 0 && st != KFJOB_EJOB;   /* not: no job named --name */
   if (c.json) {
@@ -100,7 +97,6 @@ int cli_cmd_check(const opts *o) {
   }
   if (code == 0 && (c.invalid || (o->strict && c.warnings))) code = EXIT_INVALID;
   cli_summary_free(c.sum);
-  free(name);
-  kfjob_host_free(h);
+  cli_run_free(&r);
   return code;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_run.h"
 
 typedef struct env_ctx {
   const opts *o;
@@ -115,26 +116,23 @@ static int on_env(void *ud, const kfjob_job *j) {
 
 int cli_cmd_env(const opts *o) {
   env_ctx c;
-  kfjob_run_options ro;
-  kfjob_host *h;
+  cli_run r;
   kfjob_status st;
-  char *name = cli_default_name(o->pos[0]);
   int code;
   memset(&c, 0, sizeof c);
   c.o = o;
-  cli_run_options(o, &ro, name);
-  ro.format = KFJOB_FORMAT_ENVIRONMENT;
-  ro.version = -1;
-  ro.target = o->target;   /* NULL: operator */
-  h = cli_make_host(o);
-  st = kfjob_host_run_file(h, o->pos[0], &ro, on_env, &c);
-  code = cli_report(h, st, o->pos[0]);
+  cli_run_init(&r, o);
+  r.ro.format = KFJOB_FORMAT_ENVIRONMENT;
+  r.ro.version = -1;
+  r.ro.target = o->target;   /* NULL: operator */
+  r.h = cli_make_host(o);
+  st = kfjob_host_run_file(r.h, o->pos[0], &r.ro, on_env, &c);
+  code = cli_report(r.h, st, o->pos[0]);
   if (code == 0 && o->pod && c.found == 0)
     code = cli_errorf(EXIT_USAGE, "no pod '%s' in %s (pods: %s)", o->pod, o->pos[0],
                       c.pods ? c.pods : "none");
   if (fflush(stdout) != 0 && code == 0) code = cli_errorf(EXIT_USAGE, "cannot write to stdout");
   free(c.pods);
-  free(name);
-  kfjob_host_free(h);
+  cli_run_free(&r);
   return code;
 }

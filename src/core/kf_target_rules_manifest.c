@@ -230,7 +230,12 @@ static kf_status r24_kind(const kf_job *j, kf_target t, const kf_target_ctx *c,
 }
 
 /* Severities in target order: flyte, flyte2, operator, mpi-operator,
-** trainer-2.2, trainer-2.3. */
+** trainer-2.2, trainer-2.3.  Both Trainer versions share a rule's severity
+** and source (TRAINERS); rows of theirs alone are n.a. (0) elsewhere. */
+#define TRAINERS(s) [KF_T_TRAINER_22] = s, [KF_T_TRAINER_23] = s
+#define TRAINER_ROW(id, kinds, sev, source, test) \
+  {id, kinds, {TRAINERS(sev)}, {TRAINERS(source)}, test, 0}
+
 const kf_target_rule kf_target_rules_manifest[] = {
   {"R11", K(KF_MPI) | K(KF_HOROVOD), {WARN, WARN, OK, OK, NA, NA},
    {"flyteplugins mpi.go BuildResource (v1 slots never read)",
@@ -240,40 +245,30 @@ const kf_target_rule kf_target_rules_manifest[] = {
    {"flytek8s pod_helper.go ApplyGPUNodeSelectors",
     "flytek8s utils.go podRequiresAccelerator",
     "kfjob applies it like Flyte (SPEC §2.4)", "kfjob applies it like Flyte (SPEC §2.4)",
-    "kfjob runtime patch (FACTS §8.4.4)", "kfjob runtime patch (FACTS §8.4.4)"},
+    TRAINERS("kfjob runtime patch (FACTS §8.4.4)")},
    r12_accel, 1},
   {"R13", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR},
    {NULL, NULL, NULL, "mpi-operator validation.go validateReplicaSpec",
-    "trainer trainjob_types.go (no restart policy field)",
-    "trainer trainjob_types.go (no restart policy field)"},
+    TRAINERS("trainer trainjob_types.go (no restart policy field)")},
    r13_restart, 0},
-  {"R9", K(KF_ELASTIC), {NA, NA, NA, NA, ERR, ERR},
-   {NULL, NULL, NULL, NULL, "trainer#3235 (ElasticPolicy removed)",
-    "trainer#3235 (ElasticPolicy removed)"},
-   r9_range, 0},
-  {"R19", K(KF_ELASTIC), {NA, NA, NA, NA, WARN, WARN},
-   {NULL, NULL, NULL, NULL, "trainer trainjob_types.go (no field)",
-    "trainer trainjob_types.go (no field)"},
-   r19_restarts, 0},
-  {"R20", ALL_KINDS, {NA, NA, NA, NA, WARN, WARN},
-   {NULL, NULL, NULL, NULL, "trainer trainjob_types.go (only activeDeadlineSeconds)",
-    "trainer trainjob_types.go (only activeDeadlineSeconds)"},
-   r20_run_policy, 0},
+  TRAINER_ROW("R9", K(KF_ELASTIC), ERR, "trainer#3235 (ElasticPolicy removed)", r9_range),
+  TRAINER_ROW("R19", K(KF_ELASTIC), WARN, "trainer trainjob_types.go (no field)",
+              r19_restarts),
+  TRAINER_ROW("R20", ALL_KINDS, WARN,
+              "trainer trainjob_types.go (only activeDeadlineSeconds)", r20_run_policy),
   {"R21", K(KF_PYTORCH), {OK, OK, OK, NA, ERR, ERR},
-   {NULL, NULL, NULL, NULL, "trainer torch-distributed runtime (one node job; ContainerPatch has no image)",
-    "trainer torch-distributed runtime (one node job; ContainerPatch has no image)"},
+   {NULL, NULL, NULL, NULL,
+    TRAINERS("trainer torch-distributed runtime (one node job; ContainerPatch has no image)")},
    r21_groups, 0},
   {"R23", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR},
    {NULL, NULL, NULL, "mpi-operator mpi_job_controller.go (adds ssh-auth, mpi-job-config volumes; inferred)",
-    "trainer trainingruntime_types.go PodSpecPatch",
-    "trainer trainingruntime_types.go PodSpecPatch"},
+    TRAINERS("trainer trainingruntime_types.go PodSpecPatch")},
    r23_pod, 0},
   {"R24", ALL_KINDS, {ERR, ERR, OK, ERR, ERR, ERR},
    {"flyteplugins kfoperators (tensorflow, pytorch, mpi task types only)",
     "flyteplugins kfoperators (tensorflow, pytorch, mpi task types only)",
     NULL, "mpi-operator v2beta1 (MPIJob only)",
-    "trainer manifests/base/runtimes (no TF runtime, no generic MPI runtime)",
-    "trainer manifests/base/runtimes (no TF runtime, no generic MPI runtime)"},
+    TRAINERS("trainer manifests/base/runtimes (no TF runtime, no generic MPI runtime)")},
    r24_kind, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

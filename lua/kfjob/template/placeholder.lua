@@ -3,8 +3,8 @@
 -- in `kfjob.template`.  Internal: `require "kfjob.template"` is the public
 -- module, and the functions of `api` are re-exported there.
 
-local type, next, tostring, tonumber, error, pcall, require =
-      type, next, tostring, tonumber, error, pcall, require
+local type, tostring, tonumber, error, pcall, require =
+      type, tostring, tonumber, error, pcall, require
 local sfind, ssub, sbyte, sformat, slower, sgsub =
       string.find, string.sub, string.byte, string.format, string.lower,
       string.gsub
@@ -15,7 +15,7 @@ local fmt_number, describe, path_string = U.fmt_number, U.describe, U.path_strin
 local throw, caught, reraise = U.throw, U.caught, U.reraise
 local copy, hash64_hex = U.copy, U.hash64_hex
 local seal, is_int, tointeger = U.seal, U.is_int, U.tointeger
-local MAX_DEPTH, too_deep = U.MAX_DEPTH, U.too_deep
+local map_table = U.map_table
 
 -- No global access past this point; luacheck checks it with `std none`.
 local _ENV = nil -- luacheck: ignore 211/_ENV
@@ -199,50 +199,38 @@ end
 ---------------------------------------------------------------------------
 
 -- ctx = { lookup = f, cache = {src -> compiled}, active = {}, stack = {} }
+local function expand_string(v, ctx, depth)
+  if not sfind(v, "$", 1, true) then return v end
+  local tpl = ctx.cache[v]
+  if not tpl then
+    local err
+    tpl, err = compile(v)
+    if not tpl then throw(path_string(ctx.stack, depth) .. ": " .. err) end
+    ctx.cache[v] = tpl
+  end
+  local ok, r
+  if tpl.whole then
+    -- A string that is exactly one placeholder takes the variable's value
+    -- with its type: "${n}" with n = 4 gives the integer 4.
+    ok, r = pcall(lookup_part, tpl.whole, ctx.lookup, tpl.src)
+    if ok and type(r) == "table" then ok, r = pcall(copy, r) end
+  else
+    ok, r = pcall(eval, tpl, ctx.lookup)
+  end
+  if not ok then
+    local m = caught(r)
+    if m then throw(path_string(ctx.stack, depth) .. ": " .. m) end
+    error(r, 0)
+  end
+  return r
+end
+
 local function expand_value(v, ctx, depth)
   local tv = type(v)
   if tv == "string" then
-    if not sfind(v, "$", 1, true) then return v end
-    local tpl = ctx.cache[v]
-    if not tpl then
-      local err
-      tpl, err = compile(v)
-      if not tpl then throw(path_string(ctx.stack, depth) .. ": " .. err) end
-      ctx.cache[v] = tpl
-    end
-    local ok, r
-    if tpl.whole then
-      -- A string that is exactly one placeholder takes the variable's value
-      -- with its type: "${n}" with n = 4 gives the integer 4.
-      ok, r = pcall(lookup_part, tpl.whole, ctx.lookup, tpl.src)
-      if ok and type(r) == "table" then ok, r = pcall(copy, r) end
-    else
-      ok, r = pcall(eval, tpl, ctx.lookup)
-    end
-    if not ok then
-      local m = caught(r)
-      if m then throw(path_string(ctx.stack, depth) .. ": " .. m) end
-      error(r, 0)
-    end
-    return r
+    return expand_string(v, ctx, depth)
   elseif tv == "table" then
-    local active = ctx.active
-    if active[v] then throw("cycle at " .. path_string(ctx.stack, depth)) end
-    if depth >= MAX_DEPTH then too_deep(ctx.stack, depth) end
-    active[v] = true
-    local out = {}
-    local stack = ctx.stack
-    for k, x in next, v do
-      local tx = type(x)
-      if tx == "table" or tx == "string" then
-        stack[depth + 1] = k
-        out[k] = expand_value(x, ctx, depth + 1)
-      else
-        out[k] = x
-      end
-    end
-    active[v] = nil
-    return out
+    return map_table(v, ctx.active, ctx.stack, depth, nil, expand_string, ctx)
   end
   return v
 end

@@ -207,14 +207,13 @@ local function too_deep(stack, depth, where)
         .. path_string(stack, shown) .. (shown < depth and "..." or ""))
 end
 
--- Deep copy of plain tables (metatables are not copied; other values are
--- shared).  A table reached again through itself is a cycle; `where`
--- ("in argument #2 ") goes into a depth error.
-local function copy(v, active, stack, depth, where)
-  if type(v) ~= "table" then return v end
-  active = active or {}
-  stack = stack or {}
-  depth = depth or 0
+-- The walk copy and expand share: a new table with v's keys, its tables
+-- walked the same way, its strings replaced by leaf(x, ctx, depth) when a
+-- leaf is given (expand), any other value kept.  `stack` holds the keys
+-- down to the value at hand (for messages); `active` the tables being
+-- walked: one reached again through itself is a cycle.  `where` ("in
+-- argument #2 ") goes into a depth error.
+local function map_table(v, active, stack, depth, where, leaf, ctx)
   if active[v] then
     throw("cycle at " .. path_string(stack, depth))
   end
@@ -222,15 +221,27 @@ local function copy(v, active, stack, depth, where)
   active[v] = true
   local out = {}
   for k, x in next, v do
-    if type(x) == "table" then
+    local tx = type(x)
+    if tx == "table" then
       stack[depth + 1] = k
-      out[k] = copy(x, active, stack, depth + 1, where)
+      out[k] = map_table(x, active, stack, depth + 1, where, leaf, ctx)
+    elseif leaf and tx == "string" then
+      stack[depth + 1] = k
+      out[k] = leaf(x, ctx, depth + 1)
     else
       out[k] = x
     end
   end
   active[v] = nil
   return out
+end
+
+-- Deep copy of plain tables (metatables are not copied; other values are
+-- shared).  A table reached again through itself is a cycle; `where`
+-- ("in argument #2 ") goes into a depth error.
+local function copy(v, active, stack, depth, where)
+  if type(v) ~= "table" then return v end
+  return map_table(v, active or {}, stack or {}, depth or 0, where)
 end
 
 local function deep_equal(a, b)
@@ -338,8 +349,7 @@ U.sorted_keys, U.fmt_number, U.describe, U.describe_params = sorted_keys,
   fmt_number, describe, describe_params
 U.path_string, U.throw, U.caught, U.reraise, U.clean_error = path_string, throw,
   caught, reraise, clean_error
-U.MAX_DEPTH, U.too_deep = MAX_DEPTH, too_deep
-U.is_array, U.copy, U.deep_equal, U.core, U.merge = is_array, copy,
+U.is_array, U.map_table, U.copy, U.deep_equal, U.core, U.merge = is_array, map_table, copy,
   deep_equal, core, merge
 U.hash64, U.hash64_hex = hash64, hash64_hex
 U.seal, U.rawlen, U.tointeger, U.is_int, U.int_string = seal, rawlen,
