@@ -152,6 +152,8 @@ typedef struct render_ctx {
   int binary_count;
   pending *pend;             /* -f taskspec -o DIR */
   size_t npend, cappend;
+  struct writer *writer;     /* -o DIR: the thread writing job files, or NULL */
+  int write_failed;          /* a job file could not be written (reported) */
 } render_ctx;
 
 /* A job name that can be a file name: no '/', no leading '.'. */
@@ -167,6 +169,8 @@ entry *cli_entries_add(entries *es, const char *file, const char *format,
                        const char *name);
 void cli_entries_free(entries *es);
 const entry *cli_entries_find(const entries *es, const char *file);
+/* Drops the entries from position n on. */
+void cli_entries_truncate(entries *es, size_t n);
 /* Read DIR/.kfjob-outputs; a missing file is an empty list. */
 void cli_entries_load(entries *es, const char *dir);
 /* The same from the directory open as `dirfd`. */
@@ -182,8 +186,11 @@ int cli_write_atomic(int dirfd, const char *file, const char *data, size_t n,
                      int newline, entry *e);
 /* The same for a job's file, except that a name which does not exist yet
 ** is created under itself (O_CREAT|O_EXCL|O_NOFOLLOW) and written in place:
-** a reader may see that new file grow; an existing one is still replaced
-** by a rename.  On a write error the file created is removed. */
+** a reader may see that new file grow; an existing regular file that
+** already holds exactly these bytes is left untouched (its proof from
+** fstat); any other existing one is still replaced by a rename.  On a
+** write error the file created is removed.  Safe to call from the writer
+** thread (writer.c): it touches nothing but its arguments. */
 int cli_write_job(int dirfd, const char *file, const char *data, size_t n,
                   int newline, entry *e);
 /* Remove e's file from `dirfd` only if it is the regular file e proves
@@ -194,6 +201,24 @@ int cli_remove_written(int dirfd, const entry *e, int dry);
 /* Copies the proof of `from` into `to`. */
 void cli_entry_prove(entry *to, const entry *from);
 int cli_mkdir_p(const char *dir);
+
+/* ---- render -o DIR: job files written by a second thread (writer.c) ------ */
+
+/* Starts the thread writing c's job files into c->dirfd; when it cannot,
+** c->writer stays NULL and files are written in the callback. */
+void cli_writer_start(render_ctx *c);
+/* Queues the file of the entry at position `at` of c->written (added by the
+** caller, so duplicates are caught at once) with a copy of data.  Returns 1
+** (stop the run) when an earlier file could not be written; see sync. */
+int cli_writer_queue(render_ctx *c, size_t at, const char *data, size_t n,
+                     int newline);
+/* Waits until every queued file is written and records their proofs.  On
+** the first failure: prints "kfjob: cannot write DIR/FILE: reason", sets
+** c->status and c->write_failed, and drops that file's entry and all after
+** it (none of which was written).  Returns c->write_failed. */
+int cli_writer_sync(render_ctx *c);
+/* sync, then ends the thread. */
+void cli_writer_stop(render_ctx *c);
 
 /* ---- reading renders back as JSON documents (readback.c) ----------------- */
 

@@ -8,9 +8,11 @@
 ** O_NOFOLLOW make safe: relative to the directory opened once, with
 ** O_CREAT|O_EXCL|O_NOFOLLOW (a link planted in DIR is never followed, an
 ** existing file never reused).  A job's file whose name is free is created
-** under that name and written in place; a name that exists (and the list,
-** always) is written under a new unpredictable temporary name and renamed
-** over it (rename replaces a link, it does not follow it).  A stale file is
+** under that name and written in place; a name that exists is left alone
+** when it is a regular file that already holds the job's bytes (read
+** through a descriptor opened with O_NOFOLLOW); otherwise it (and the
+** list, always) is written under a new unpredictable temporary name and
+** renamed over it (rename replaces a link, it does not follow it).  A stale file is
 ** removed only when it is still the regular file the list proves kfjob
 ** wrote: same size, inode and content hash.
 */
@@ -197,6 +199,19 @@ void cli_entries_free(entries *es) {
   free(es->v);
   free(es->slot);
   memset(es, 0, sizeof *es);
+}
+
+void cli_entries_truncate(entries *es, size_t n) {
+  if (n >= es->n) return;
+  while (es->n > n) {
+    entry *e = &es->v[--es->n];
+    free(e->file);
+    free(e->format);
+    free(e->type);
+    free(e->kind);
+    free(e->name);
+  }
+  entries_index(es);   /* forgets the names cut */
 }
 
 const entry *cli_entries_find(const entries *es, const char *file) {
@@ -416,6 +431,38 @@ static int write_job(int fd, const char *data, size_t n, int nl) {
              ? 0 : -1;
 }
 
+/* 1 when `file` of dirfd is a regular file (opened without following a
+** link, nor blocking on a FIFO) holding exactly data and, with nl, a final
+** newline; its status in sb. */
+static int same_at(int dirfd, const char *file, const char *data, size_t n,
+                   int nl, struct stat *sb) {
+  char buf[16384];
+  size_t off = 0, want = n + (size_t)nl;
+  int fd = openat(dirfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), same;
+  if (fd < 0) return 0;
+  same = fstat(fd, sb) == 0 && S_ISREG(sb->st_mode) &&
+         (unsigned long long)sb->st_size == (unsigned long long)want;
+  while (same && off < want) {
+    size_t k = want - off < sizeof buf ? want - off : sizeof buf, body;
+    ssize_t r = read(fd, buf, k);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    body = off < n ? ((size_t)r < n - off ? (size_t)r : n - off) : 0;
+    same = memcmp(buf, data + off, body) == 0 && (body == (size_t)r || buf[body] == '\n');
+    off += (size_t)r;
+  }
+  close(fd);
+  return same && off == want;
+}
+
+/* What proves e's file is the one written: its size, inode and hash. */
+static void prove(entry *e, const struct stat *sb, const char *data, size_t n, int nl) {
+  e->size = (unsigned long long)sb->st_size;
+  e->ino = (unsigned long long)sb->st_ino;
+  e->hash = fnv1a(fnv1a(FNV_INIT, data, n), "\n", (size_t)nl);
+  e->proof = 1;
+}
+
 static int write_at(int dirfd, const char *file, const char *data, size_t n,
                     int newline, entry *e, int in_place) {
   char *tmp = NULL;
@@ -430,6 +477,13 @@ static int write_at(int dirfd, const char *file, const char *data, size_t n,
                     : (errno = EEXIST, -1);
   int ok, err;
   if (fd < 0 && errno != EEXIST) return -1;
+  /* ...unless it already is a regular file with this content: then it is
+  ** left as it is (inode and mtime kept, as `install -C` does), which also
+  ** makes a render repeated over its own output read instead of write. */
+  if (fd < 0 && in_place && same_at(dirfd, file, data, n, nl, &sb)) {
+    if (e != NULL) prove(e, &sb, data, n, nl);
+    return 0;
+  }
   if (fd < 0 && (fd = create_temp(dirfd, file, &tmp)) < 0) return -1;
   ok = write_job(fd, data, n, nl) == 0 && fstat(fd, &sb) == 0;
   ok = close(fd) == 0 && ok;
@@ -437,12 +491,7 @@ static int write_at(int dirfd, const char *file, const char *data, size_t n,
   err = errno;
   if (!ok) unlinkat(dirfd, tmp ? tmp : file, 0);   /* ours: created with O_EXCL */
   free(tmp);
-  if (ok && e != NULL) {
-    e->size = (unsigned long long)sb.st_size;
-    e->ino = (unsigned long long)sb.st_ino;
-    e->hash = fnv1a(fnv1a(FNV_INIT, data, n), "\n", (size_t)nl);
-    e->proof = 1;
-  }
+  if (ok && e != NULL) prove(e, &sb, data, n, nl);
   errno = err;
   return ok ? 0 : -1;
 }
