@@ -7,6 +7,9 @@
 # stdout to /dev/null and to a file; -o into an empty directory (every name
 # new: created in place) and again into that directory (every name exists:
 # replaced by a rename, and the list rewritten).  --quick: 1 000 variants.
+# Then the file system's floor (bench/fs_floor.c, built with $CC): the same
+# files created by a bare C loop, and how far the empty-directory render is
+# above it.
 # Called by bench/run.sh in its timed mode.  The files go under $TMPDIR.
 set -eu
 N=100000
@@ -44,3 +47,16 @@ n=$(find "$T/d" -name '*.json' | wc -l)
     printf "target render -o DIR (empty) vs stdout to a file <= 2x: %.2fx %s\n", f / s, f / s <= 2 ? "met" : "MISSED"
     printf "target render -o DIR (previous render) vs stdout to a file <= 2x: %.2fx %s\n", a / s, a / s <= 2 ? "met" : "MISSED" }'
 }
+# The file system's floor: the same names and sizes created by a bare C loop
+# (open O_CREAT|O_EXCL, write, close) in a fresh directory of $TMPDIR.
+CC=${CC:-cc}
+if command -v "$CC" >/dev/null 2>&1 &&
+   "$CC" -O2 -o "$T/fs_floor" "$(dirname "$0")/fs_floor.c" 2>/dev/null; then
+  out=$("$T/fs_floor" "$T/d" "$T/floor")   # "<files> <seconds>"
+  fl=${out#* }
+  printf 'render.%-16s %8d files    %7.2f s\n' fs-floor "${out%% *}" "$fl"
+  awk -v f="$T_fresh" -v fl="$fl" 'BEGIN {
+    printf "render -o DIR (empty) vs the fs floor (bare create+write+close): %.2fx\n", f / fl }'
+else
+  echo "render.fs-floor skip: no C compiler ($CC)"
+fi

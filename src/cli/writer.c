@@ -32,6 +32,9 @@
 #include "cli.h"
 
 #define QUEUE_SLOTS 256   /* memory bound: this many job copies at most */
+/* Slots a thread hands over at once: the other is woken (a futex call and
+** a context switch each) once per BATCH jobs, not once per job. */
+#define BATCH 32
 
 typedef struct slot {
   const char *file;     /* the entry's name (see above) */
@@ -60,27 +63,30 @@ static void *run(void *arg) {
   struct writer *w = (struct writer *)arg;
   pthread_mutex_lock(&w->mu);
   for (;;) {
-    slot *s;
-    int skip;
+    size_t i, end;
+    int skip, failed = 0;
     while (w->done == w->tail && !w->closing) {
       w->writer_waits = 1;
       pthread_cond_wait(&w->work, &w->mu);
       w->writer_waits = 0;
     }
     if (w->done == w->tail) break;
-    s = &w->s[w->done % QUEUE_SLOTS];
+    end = w->tail - w->done > BATCH ? w->done + BATCH : w->tail;
     skip = w->failed;
     pthread_mutex_unlock(&w->mu);
-    s->ok = 0;
-    s->err = 0;
-    if (!skip) {
+    for (i = w->done; i < end; i++) {   /* done: written only by this thread */
+      slot *s = &w->s[i % QUEUE_SLOTS];
+      s->ok = 0;
+      s->err = 0;
+      if (skip || failed) continue;
       memset(&s->proof, 0, sizeof s->proof);
       s->ok = cli_write_job(w->dirfd, s->file, s->data, s->n, s->newline, &s->proof) == 0;
       s->err = s->ok ? 0 : errno;
+      failed = !s->ok;
     }
     pthread_mutex_lock(&w->mu);
-    if (!skip && !s->ok) w->failed = 1;
-    w->done++;
+    if (failed) w->failed = 1;
+    w->done = end;
     if (w->main_waits) pthread_cond_signal(&w->room);
   }
   pthread_mutex_unlock(&w->mu);
@@ -146,6 +152,7 @@ int cli_writer_sync(render_ctx *c) {
   size_t done;
   if (w == NULL) return c->write_failed;
   pthread_mutex_lock(&w->mu);
+  if (w->writer_waits) pthread_cond_signal(&w->work);
   while (w->done != w->tail) {
     w->main_waits = 1;
     pthread_cond_wait(&w->room, &w->mu);
@@ -166,17 +173,18 @@ int cli_writer_queue(render_ctx *c, size_t at, const char *data, size_t n,
   int failed;
   slot *s;
   if (c->write_failed) return 1;
-  pthread_mutex_lock(&w->mu);
-  while (!w->failed && w->tail - w->head == QUEUE_SLOTS && w->done == w->head) {
-    w->main_waits = 1;
-    pthread_cond_wait(&w->room, &w->mu);
-    w->main_waits = 0;
+  if (w->tail - w->head == QUEUE_SLOTS) {   /* full: wait for a written slot */
+    pthread_mutex_lock(&w->mu);
+    while (!w->failed && w->done == w->head) {
+      if (w->writer_waits) pthread_cond_signal(&w->work);
+      w->main_waits = 1;
+      pthread_cond_wait(&w->room, &w->mu);
+      w->main_waits = 0;
+    }
+    done = w->done;
+    pthread_mutex_unlock(&w->mu);
+    collect(c, done);
   }
-  failed = w->failed;
-  done = w->done;
-  pthread_mutex_unlock(&w->mu);
-  if (failed) return cli_writer_sync(c);   /* reports it, cuts the list: 1 */
-  collect(c, done);
   s = &w->s[w->tail % QUEUE_SLOTS];        /* collected: the main thread's */
   if (s->data == NULL || s->cap < n) {
     s->cap = n ? n : 1;
@@ -189,8 +197,13 @@ int cli_writer_queue(render_ctx *c, size_t at, const char *data, size_t n,
   s->at = at;
   pthread_mutex_lock(&w->mu);
   w->tail++;
-  if (w->writer_waits) pthread_cond_signal(&w->work);
+  if (w->writer_waits && w->tail - w->done >= BATCH) pthread_cond_signal(&w->work);
+  failed = w->failed;
+  done = w->done;
   pthread_mutex_unlock(&w->mu);
+  /* after a failure this job is skipped like every one queued after it */
+  if (failed) return cli_writer_sync(c);   /* reports it, cuts the list: 1 */
+  collect(c, done);
   return 0;
 }
 
