@@ -114,7 +114,7 @@ kfjob_status cli_run_config(kfjob_host *h, const opts *o, const char *path,
 /* One line of DIR/.kfjob-outputs: a file a render wrote there, with what
 ** proves it (the file's size, inode and content hash when written). */
 typedef struct entry {
-  char *file, *format, *type, *kind, *name;
+  char *file, *format, *type, *kind, *name;   /* one block, owned by file */
   int version;
   int proof;                 /* size, ino and hash are known */
   unsigned long long size, ino, hash;

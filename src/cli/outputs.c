@@ -174,11 +174,21 @@ entry *cli_entries_add(entries *es, const char *file, const char *format,
     entries_index(es);
   }
   e = &es->v[es->n++];
-  e->file = cli_xstrdup(file);
-  e->format = cli_xstrdup(format);
-  e->type = cli_xstrdup(type);
-  e->kind = cli_xstrdup(kind);
-  e->name = cli_xstrdup(name);
+  { /* the five strings in one block (a render to a directory adds one
+    ** entry per job): e->file owns it */
+    const char *s[5];
+    char **to[5], *p;
+    size_t len[5], total = 0;
+    int k;
+    s[0] = file, s[1] = format, s[2] = type, s[3] = kind, s[4] = name;
+    to[0] = &e->file, to[1] = &e->format, to[2] = &e->type, to[3] = &e->kind, to[4] = &e->name;
+    for (k = 0; k < 5; k++) total += len[k] = strlen(s[k]) + 1;
+    p = (char *)cli_xmalloc(total);
+    for (k = 0; k < 5; k++) {
+      *to[k] = (char *)memcpy(p, s[k], len[k]);
+      p += len[k];
+    }
+  }
   e->version = version;
   e->proof = 0;
   e->size = e->ino = e->hash = 0;
@@ -189,13 +199,7 @@ entry *cli_entries_add(entries *es, const char *file, const char *format,
 
 void cli_entries_free(entries *es) {
   size_t i;
-  for (i = 0; i < es->n; i++) {
-    free(es->v[i].file);
-    free(es->v[i].format);
-    free(es->v[i].type);
-    free(es->v[i].kind);
-    free(es->v[i].name);
-  }
+  for (i = 0; i < es->n; i++) free(es->v[i].file);   /* and its other strings */
   free(es->v);
   free(es->slot);
   memset(es, 0, sizeof *es);
@@ -203,14 +207,7 @@ void cli_entries_free(entries *es) {
 
 void cli_entries_truncate(entries *es, size_t n) {
   if (n >= es->n) return;
-  while (es->n > n) {
-    entry *e = &es->v[--es->n];
-    free(e->file);
-    free(e->format);
-    free(e->type);
-    free(e->kind);
-    free(e->name);
-  }
+  while (es->n > n) free(es->v[--es->n].file);
   entries_index(es);   /* forgets the names cut */
 }
 
@@ -296,28 +293,58 @@ void cli_entries_load_at(entries *es, int dirfd) {
   free(data);
 }
 
+/* The list's text is put together by hand: fprintf cost 4 000 instructions
+** a line, 8 % of a render of 100 000 jobs to a directory. */
+static char *put_s(char *p, const char *s) {
+  size_t n = strlen(s);
+  memcpy(p, s, n);
+  return p + n;
+}
+
+static char *put_u(char *p, unsigned long long v) {   /* as %llu */
+  char t[24];
+  int k = 0;
+  do t[k++] = (char)('0' + v % 10); while (v /= 10);
+  while (k) *p++ = t[--k];
+  return p;
+}
+
 int cli_entries_save(const entries *es, int dirfd) {
-  char *text = NULL;
-  size_t len = 0, i;
-  int r;
-  FILE *f = open_memstream(&text, &len);
-  if (f == NULL) return -1;
-  fputs("# Files of this directory written by `kfjob render`; the next render\n"
-        "# into it removes those it does not write again, if they are still\n"
-        "# what it wrote (size, inode and FNV-1a hash of the content).\n"
-        "# file\tformat\ttask_type\tversion\tkind\tname\tsize\tinode\thash\n", f);
+  static const char head[] =
+      "# Files of this directory written by `kfjob render`; the next render\n"
+      "# into it removes those it does not write again, if they are still\n"
+      "# what it wrote (size, inode and FNV-1a hash of the content).\n"
+      "# file\tformat\ttask_type\tversion\tkind\tname\tsize\tinode\thash\n";
+  size_t cap = sizeof head + 4096, i;
+  char *text = (char *)cli_xmalloc(cap), *p = put_s(text, head);
+  int r, k;
   for (i = 0; i < es->n; i++) {
     const entry *e = &es->v[i];
-    fprintf(f, "%s\t%s\t%s\t%d\t%s\t%s", e->file, e->format, e->type, e->version,
-            e->kind, e->name);
-    if (e->proof) fprintf(f, "\t%llu\t%llu\t%016llx", e->size, e->ino, e->hash);
-    fputc('\n', f);
+    /* the strings, then at most 8 separators, 12 + 20 + 20 + 16 digits */
+    size_t need = strlen(e->file) + strlen(e->format) + strlen(e->type) + strlen(e->kind) +
+                  strlen(e->name) + 8 + 68 + 1;
+    if (cap - (size_t)(p - text) < need) {
+      size_t at = (size_t)(p - text);
+      text = (char *)cli_xrealloc(text, cap = 2 * cap + need);
+      p = text + at;
+    }
+    p = put_s(p, e->file), *p++ = '\t';
+    p = put_s(p, e->format), *p++ = '\t';
+    p = put_s(p, e->type), *p++ = '\t';
+    if (e->version < 0) *p++ = '-';
+    p = put_u(p, e->version < 0 ? 0ULL - (unsigned long long)e->version
+                                : (unsigned long long)e->version), *p++ = '\t';
+    p = put_s(p, e->kind), *p++ = '\t';
+    p = put_s(p, e->name);
+    if (e->proof) {
+      *p++ = '\t', p = put_u(p, e->size);
+      *p++ = '\t', p = put_u(p, e->ino);
+      *p++ = '\t';
+      for (k = 15; k >= 0; k--) *p++ = "0123456789abcdef"[(e->hash >> (4 * k)) & 15];
+    }
+    *p++ = '\n';
   }
-  if (fclose(f) != 0) {
-    free(text);
-    return -1;
-  }
-  r = cli_write_atomic(dirfd, OUTPUTS_FILE, text, len, 0, NULL);
+  r = cli_write_atomic(dirfd, OUTPUTS_FILE, text, (size_t)(p - text), 0, NULL);
   free(text);
   return r;
 }

@@ -56,7 +56,9 @@ static int on_render(void *ud, const kfjob_job *j) {
     return 0;
   }
   if (o->outdir) {
-    char *file;
+    char file[256];   /* a safe name (<= 200 bytes) and its extension */
+    const char *ext = cli_ext_of(j->format);
+    size_t len;
     entry proof;
     if (!cli_safe_file_name(j->name)) {
       if (cli_writer_sync(c)) return 1;
@@ -65,21 +67,18 @@ static int on_render(void *ud, const kfjob_job *j) {
       c->status = EXIT_INVALID;
       return 1;
     }
-    file = cli_xprintf("%s%s", j->name, cli_ext_of(j->format));
+    len = strlen(j->name);
+    memcpy(file, j->name, len);
+    memcpy(file + len, ext, strlen(ext) + 1);
     if (cli_entries_find(&c->written, file)) {
-      if (cli_writer_sync(c)) {              /* the list was cut: look again */
-        free(file);
-        return 1;
-      }
+      if (cli_writer_sync(c)) return 1;   /* that failure comes first */
       fprintf(stderr, "%s: job '%s': a second job writes %s\n", c->config, j->name, file);
-      free(file);
       c->status = EXIT_INVALID;
       return 1;
     }
     if (c->writer) {   /* the entry now, the file by the writer thread */
       cli_entries_add(&c->written, file, kfjob_format_name(j->format), j->task_type,
                       j->version, j->kind, j->name);
-      free(file);
       return cli_writer_queue(c, c->written.n - 1, j->data, j->size,
                               cli_is_text_format(j->format));
     }
@@ -90,13 +89,11 @@ static int on_render(void *ud, const kfjob_job *j) {
     if (!o->dry_run && cli_write_job(c->dirfd, file, j->data, j->size,
                                         cli_is_text_format(j->format), &proof) != 0) {
       fprintf(stderr, "kfjob: cannot write %s/%s: %s\n", o->outdir, file, strerror(errno));
-      free(file);
       c->status = EXIT_USAGE;
       return 1;
     }
     cli_entry_prove(cli_entries_add(&c->written, file, kfjob_format_name(j->format),
                                     j->task_type, j->version, j->kind, j->name), &proof);
-    free(file);
     return 0;
   }
   if (o->dry_run) {
