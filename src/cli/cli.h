@@ -189,10 +189,12 @@ int cli_write_atomic(int dirfd, const char *file, const char *data, size_t n,
 ** a reader may see that new file grow; an existing regular file that
 ** already holds exactly these bytes is left untouched (its proof from
 ** fstat); any other existing one is still replaced by a rename.  On a
-** write error the file created is removed.  Safe to call from the writer
-** thread (writer.c): it touches nothing but its arguments. */
+** write error the file created is removed.  `listed`: the previous
+** render's list names the file (it is looked at before a create is
+** tried).  Safe to call from the writer thread (writer.c): it touches
+** nothing but its arguments. */
 int cli_write_job(int dirfd, const char *file, const char *data, size_t n,
-                  int newline, entry *e);
+                  int newline, entry *e, int listed);
 /* Remove e's file from `dirfd` only if it is the regular file e proves
 ** kfjob wrote (same size, inode and content hash); with `dry`, only check.
 ** 1 removed (or would be), 0 kept (not provably ours, or gone), -1 error
@@ -211,7 +213,7 @@ void cli_writer_start(render_ctx *c);
 ** caller, so duplicates are caught at once) with a copy of data.  Returns 1
 ** (stop the run) when an earlier file could not be written; see sync. */
 int cli_writer_queue(render_ctx *c, size_t at, const char *data, size_t n,
-                     int newline);
+                     int newline, int listed);
 /* Waits until every queued file is written and records their proofs.  On
 ** the first failure: prints "kfjob: cannot write DIR/FILE: reason", sets
 ** c->status and c->write_failed, and drops that file's entry and all after

@@ -460,13 +460,13 @@ static int write_job(int fd, const char *data, size_t n, int nl) {
 
 /* 1 when `file` of dirfd is a regular file (opened without following a
 ** link, nor blocking on a FIFO) holding exactly data and, with nl, a final
-** newline; its status in sb. */
+** newline, its status in sb; -1 when there is no such name; else 0. */
 static int same_at(int dirfd, const char *file, const char *data, size_t n,
                    int nl, struct stat *sb) {
   char buf[16384];
   size_t off = 0, want = n + (size_t)nl;
   int fd = openat(dirfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), same;
-  if (fd < 0) return 0;
+  if (fd < 0) return errno == ENOENT ? -1 : 0;
   same = fstat(fd, sb) == 0 && S_ISREG(sb->st_mode) &&
          (unsigned long long)sb->st_size == (unsigned long long)want;
   while (same && off < want) {
@@ -490,24 +490,34 @@ static void prove(entry *e, const struct stat *sb, const char *data, size_t n, i
   e->proof = 1;
 }
 
+/* how: WRITE_ATOMIC (temporary name and rename, always), WRITE_NEW (a job
+** file whose name is probably free) or WRITE_LISTED (a job file the last
+** render wrote: probably there, with the same content). */
+enum { WRITE_ATOMIC, WRITE_NEW, WRITE_LISTED };
+
 static int write_at(int dirfd, const char *file, const char *data, size_t n,
-                    int newline, entry *e, int in_place) {
+                    int newline, entry *e, int how) {
   char *tmp = NULL;
   struct stat sb;
   int nl = newline && (n == 0 || data[n - 1] != '\n');
+  int fd = -1, ok, err, same = -1;
+  /* A job file that already is a regular file with this content is left
+  ** as it is (inode and mtime kept, as `install -C` does), which also
+  ** makes a render repeated over its own output read instead of write.
+  ** A listed name is looked at first: it saves the failed create. */
+  if (how == WRITE_LISTED) same = same_at(dirfd, file, data, n, nl, &sb);
   /* A name that does not exist yet is created under itself, exclusively
   ** and never through a link: there is no old content for a reader to
   ** lose, and it saves the temporary name and the rename (a third of a
-  ** render's time to a directory).  A name that exists is replaced by a
-  ** rename, so a reader sees the old file or the new one, never a mix. */
-  int fd = in_place ? openat(dirfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666)
-                    : (errno = EEXIST, -1);
-  int ok, err;
-  if (fd < 0 && errno != EEXIST) return -1;
-  /* ...unless it already is a regular file with this content: then it is
-  ** left as it is (inode and mtime kept, as `install -C` does), which also
-  ** makes a render repeated over its own output read instead of write. */
-  if (fd < 0 && in_place && same_at(dirfd, file, data, n, nl, &sb)) {
+  ** render's time to a directory).  A name that exists otherwise is
+  ** replaced by a rename, so a reader sees the old file or the new one,
+  ** never a mix. */
+  if (how != WRITE_ATOMIC && same == -1) {
+    fd = openat(dirfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) return -1;
+    if (fd < 0 && how == WRITE_NEW) same = same_at(dirfd, file, data, n, nl, &sb);
+  }
+  if (same == 1) {
     if (e != NULL) prove(e, &sb, data, n, nl);
     return 0;
   }
@@ -525,12 +535,12 @@ static int write_at(int dirfd, const char *file, const char *data, size_t n,
 
 int cli_write_atomic(int dirfd, const char *file, const char *data, size_t n,
                      int newline, entry *e) {
-  return write_at(dirfd, file, data, n, newline, e, 0);
+  return write_at(dirfd, file, data, n, newline, e, WRITE_ATOMIC);
 }
 
 int cli_write_job(int dirfd, const char *file, const char *data, size_t n,
-                  int newline, entry *e) {
-  return write_at(dirfd, file, data, n, newline, e, 1);
+                  int newline, entry *e, int listed) {
+  return write_at(dirfd, file, data, n, newline, e, listed ? WRITE_LISTED : WRITE_NEW);
 }
 
 void cli_entry_prove(entry *to, const entry *from) {

@@ -80,14 +80,16 @@ static int on_render(void *ud, const kfjob_job *j) {
       cli_entries_add(&c->written, file, kfjob_format_name(j->format), j->task_type,
                       j->version, j->kind, j->name);
       return cli_writer_queue(c, c->written.n - 1, j->data, j->size,
-                              cli_is_text_format(j->format));
+                              cli_is_text_format(j->format),
+                              cli_entries_find(&c->old, file) != NULL);
     }
     if (o->dry_run) {
       printf("would write %s/%s (%zu bytes)\n", o->outdir, file, j->size);
     }
     memset(&proof, 0, sizeof proof);
     if (!o->dry_run && cli_write_job(c->dirfd, file, j->data, j->size,
-                                        cli_is_text_format(j->format), &proof) != 0) {
+                                        cli_is_text_format(j->format), &proof,
+                                        cli_entries_find(&c->old, file) != NULL) != 0) {
       fprintf(stderr, "kfjob: cannot write %s/%s: %s\n", o->outdir, file, strerror(errno));
       c->status = EXIT_USAGE;
       return 1;
@@ -139,7 +141,8 @@ static void write_pending(render_ctx *c) {
     } else if (o->dry_run) {
       printf("would write %s/%s (%zu bytes)\n", o->outdir, file, p->size);
     } else if (cli_write_job(c->dirfd, file, p->data, p->size,
-                                cli_is_text_format(p->format), &proof) != 0) {
+                                cli_is_text_format(p->format), &proof,
+                                cli_entries_find(&c->old, file) != NULL) != 0) {
       fprintf(stderr, "kfjob: cannot write %s/%s: %s\n", o->outdir, file, strerror(errno));
       c->status = EXIT_USAGE;
     }

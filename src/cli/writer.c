@@ -41,7 +41,7 @@ typedef struct slot {
   size_t at;            /* the entry's position in c->written */
   char *data;           /* a copy of the job's bytes; kept for the next use */
   size_t n, cap;
-  int newline;
+  int newline, listed;   /* cli_write_job's arguments */
   int ok, err;          /* result: written (or already there), else errno */
   entry proof;          /* result: size, inode and hash when ok */
 } slot;
@@ -80,7 +80,8 @@ static void *run(void *arg) {
       s->err = 0;
       if (skip || failed) continue;
       memset(&s->proof, 0, sizeof s->proof);
-      s->ok = cli_write_job(w->dirfd, s->file, s->data, s->n, s->newline, &s->proof) == 0;
+      s->ok = cli_write_job(w->dirfd, s->file, s->data, s->n, s->newline, &s->proof,
+                           s->listed) == 0;
       s->err = s->ok ? 0 : errno;
       failed = !s->ok;
     }
@@ -167,7 +168,7 @@ int cli_writer_sync(render_ctx *c) {
 }
 
 int cli_writer_queue(render_ctx *c, size_t at, const char *data, size_t n,
-                     int newline) {
+                     int newline, int listed) {
   struct writer *w = c->writer;
   size_t done;
   int failed;
@@ -193,6 +194,7 @@ int cli_writer_queue(render_ctx *c, size_t at, const char *data, size_t n,
   if (n) memcpy(s->data, data, n);
   s->n = n;
   s->newline = newline;
+  s->listed = listed;
   s->file = c->written.v[at].file;
   s->at = at;
   pthread_mutex_lock(&w->mu);
