@@ -2,7 +2,10 @@
 ** fs_floor.c - what creating a directory of files costs the file system
 ** alone: for every regular file of SRC, a file of the same name and size
 ** is created in the new directory DST (openat O_CREAT|O_EXCL, one write,
-** close), in readdir order, and the seconds that took are printed.  No
+** close), and the seconds that took are printed.  The files are made in
+** the order of SRC/.kfjob-outputs when there is one (the order kfjob wrote
+** them: on ext4, creating in readdir order, the directory's hash order, is
+** several times faster than in any other), else in readdir order.  No
 ** rendering, no list, no checks: the floor a `kfjob render -o DIR` into an
 ** empty directory cannot go under.  Built and run by bench/render_dir.sh:
 **
@@ -31,6 +34,8 @@ static double now(void) {
 
 int main(int argc, char **argv) {
   DIR *d;
+  FILE *list;
+  char line[4096];
   struct dirent *de;
   file *v = NULL;
   size_t n = 0, cap = 0, i, max = 1;
@@ -46,17 +51,29 @@ int main(int argc, char **argv) {
     return 1;
   }
   src = dirfd(d);
-  while ((de = readdir(d)) != NULL) {   /* the names and sizes, untimed */
+  list = fdopen(openat(src, ".kfjob-outputs", O_RDONLY | O_CLOEXEC), "r");
+  for (;;) {   /* the names and sizes, untimed */
     struct stat sb;
-    if (de->d_name[0] == '.' ||
-        fstatat(src, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
+    const char *name;
+    if (list != NULL) {
+      if (fgets(line, sizeof line, list) == NULL) break;
+      if (line[0] == '#') continue;
+      line[strcspn(line, "\t\n")] = '\0';
+      name = line;
+    } else {
+      if ((de = readdir(d)) == NULL) break;
+      name = de->d_name;
+    }
+    if (name[0] == '.' || name[0] == '\0' ||
+        fstatat(src, name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
       continue;
     if (n == cap && (v = realloc(v, (cap = cap ? 2 * cap : 1024) * sizeof *v)) == NULL) return 1;
-    if ((v[n].name = strdup(de->d_name)) == NULL) return 1;
+    if ((v[n].name = strdup(name)) == NULL) return 1;
     v[n].size = (size_t)sb.st_size;
     if (v[n].size > max) max = v[n].size;
     n++;
   }
+  if (list != NULL) fclose(list);
   closedir(d);
   if ((buf = malloc(max)) == NULL) return 1;
   memset(buf, 'x', max);
