@@ -204,8 +204,11 @@ int cli_cmd_render(const opts *o) {
     ro.indent = 2;
   cli_progress_init(&c.prog, o->progress);
   h = cli_make_host(o);
-  /* the writer thread: job files but the TaskSpec ones (held, see write_pending) */
-  if (o->outdir && !o->dry_run && !cli_is_taskspec_format(o->format)) cli_writer_start(&c);
+  /* the writer thread: job files but the TaskSpec ones (held, see
+  ** write_pending); not with --summary, whose table must stop at a file
+  ** that cannot be written (the thread sees it up to 256 jobs late) */
+  if (o->outdir && !o->dry_run && !o->summary && !cli_is_taskspec_format(o->format))
+    cli_writer_start(&c);
   st = cli_run_config(h, o, o->pos[0], &ro, on_render, &c);
   cli_writer_stop(&c);   /* every file written (or failed) before the list is made */
   cli_progress_end(&c.prog);
