@@ -120,10 +120,17 @@ typedef struct entry {
   unsigned long long size, ino, hash;
 } entry;
 
+/* A slot of the index of entries by file name. */
+typedef struct entry_slot {
+  size_t at;                 /* 1 + position in v, 0: free */
+  unsigned long long hash;   /* FNV-1a of the file name */
+} entry_slot;
+
 typedef struct entries {
   entry *v;
   size_t n, cap;
-  size_t *slot, nslot;       /* open-addressing index by file: 1 + position, 0 free */
+  entry_slot *slot;          /* open-addressing index by file name */
+  size_t nslot;
 } entries;
 
 /* -f taskspec -o DIR: a file held until the run ends, when the number of

@@ -147,22 +147,35 @@ static unsigned long long fnv1a(unsigned long long h, const char *p, size_t n) {
 }
 #define FNV_INIT 0xcbf29ce484222325ULL
 
-/* The index slot of `file`: where it is, or the free slot it would take.
-** The index keeps a render of N jobs to -o DIR linear in N (a list scan per
-** job made 100 000 jobs quadratic). */
-static size_t entries_slot(const entries *es, const char *file) {
-  size_t mask = es->nslot - 1, i = (size_t)fnv1a(FNV_INIT, file, strlen(file)) & mask;
-  while (es->slot[i] && strcmp(es->v[es->slot[i] - 1].file, file) != 0) i = (i + 1) & mask;
+/* The index slot of `file` (whose hash is h): where it is, or the free
+** slot it would take.  The index keeps a render of N jobs to -o DIR linear
+** in N (a list scan per job made 100 000 jobs quadratic); the hash kept in
+** the slot spares most probes a visit to the entry and its name (cache
+** misses, at 100 000 names). */
+static size_t entries_slot(const entries *es, const char *file, unsigned long long h) {
+  size_t mask = es->nslot - 1, i = (size_t)h & mask;
+  while (es->slot[i].at &&
+         (es->slot[i].hash != h || strcmp(es->v[es->slot[i].at - 1].file, file) != 0))
+    i = (i + 1) & mask;
   return i;
+}
+
+static unsigned long long name_hash(const char *file) {
+  return fnv1a(FNV_INIT, file, strlen(file));
 }
 
 static void entries_index(entries *es) {   /* rebuilt at twice the capacity */
   size_t i;
   free(es->slot);
   es->nslot = es->cap * 2;
-  es->slot = (size_t *)cli_xmalloc(es->nslot * sizeof *es->slot);
+  es->slot = (entry_slot *)cli_xmalloc(es->nslot * sizeof *es->slot);
   memset(es->slot, 0, es->nslot * sizeof *es->slot);
-  for (i = 0; i < es->n; i++) es->slot[entries_slot(es, es->v[i].file)] = i + 1;
+  for (i = 0; i < es->n; i++) {
+    unsigned long long h = name_hash(es->v[i].file);
+    entry_slot *sl = &es->slot[entries_slot(es, es->v[i].file, h)];
+    sl->at = i + 1;
+    sl->hash = h;
+  }
 }
 
 entry *cli_entries_add(entries *es, const char *file, const char *format,
@@ -192,8 +205,12 @@ entry *cli_entries_add(entries *es, const char *file, const char *format,
   e->version = version;
   e->proof = 0;
   e->size = e->ino = e->hash = 0;
-  { size_t at = entries_slot(es, file);   /* a second add of a name: the first stays found */
-    if (!es->slot[at]) es->slot[at] = es->n; }
+  { unsigned long long h = name_hash(file);
+    entry_slot *sl = &es->slot[entries_slot(es, file, h)];
+    if (!sl->at) {   /* a second add of a name: the first stays found */
+      sl->at = es->n;
+      sl->hash = h;
+    } }
   return e;
 }
 
@@ -212,10 +229,10 @@ void cli_entries_truncate(entries *es, size_t n) {
 }
 
 const entry *cli_entries_find(const entries *es, const char *file) {
-  size_t at;
+  const entry_slot *sl;
   if (!es->nslot) return NULL;
-  at = entries_slot(es, file);
-  return es->slot[at] ? &es->v[es->slot[at] - 1] : NULL;
+  sl = &es->slot[entries_slot(es, file, name_hash(file))];
+  return sl->at ? &es->v[sl->at - 1] : NULL;
 }
 
 
