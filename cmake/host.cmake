@@ -93,6 +93,7 @@ add_executable(kfjob_cli
   ${CMAKE_SOURCE_DIR}/src/cli/host.c       # host API glue, exit statuses
   ${CMAKE_SOURCE_DIR}/src/cli/outputs.c    # stream forms, files, -o DIR list
   ${CMAKE_SOURCE_DIR}/src/cli/render.c     # kfjob render
+  ${CMAKE_SOURCE_DIR}/src/cli/writer.c     # render -o DIR: the writer thread
   ${CMAKE_SOURCE_DIR}/src/cli/check.c      # kfjob check
   ${CMAKE_SOURCE_DIR}/src/cli/summary.c    # the resource table of check
   ${CMAKE_SOURCE_DIR}/src/cli/readback.c   # renders read back as documents
@@ -105,7 +106,7 @@ if(KFJOB_STATIC)
 else()
   target_link_libraries(kfjob_cli PRIVATE kfjob_shared)
 endif()
-target_link_libraries(kfjob_cli PRIVATE PkgConfig::JANSSON PkgConfig::YAML)
+target_link_libraries(kfjob_cli PRIVATE PkgConfig::JANSSON PkgConfig::YAML Threads::Threads)
 
 # ---- installation --------------------------------------------------------
 # The CLI always; the libraries, header, CMake package and pkg-config file

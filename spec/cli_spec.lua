@@ -409,6 +409,64 @@ describe("kfjob CLI", function()
           .. "\t%d+\t%d+\t%x+\n"))
       end)
 
+      -- Like `install -C`: a file that already holds what its job renders is
+      -- not rewritten (inode and mtime kept); the others are replaced.
+      it("leaves a file that already holds the job's content untouched", function()
+        local d = path("out-unchanged")
+        spit(path("bump.lua"), "local kfjob = require 'kfjob'\nlocal jobs = {}\n"
+          .. "for i = 1, 3 do jobs['w' .. i] = kfjob.PyTorchJob{ worker = { replicas = "
+          .. "i == params.bump and 10 * i or i } } end\nreturn jobs\n")
+        local function st(f)   -- inode and mtime (ns)
+          local p = io.popen("stat -c '%i %y' " .. quote(d .. "/" .. f))
+          local r = p:read("*l")
+          p:close()
+          return r
+        end
+        assert.equal(0, (kfjob("render", path("bump.lua"), "-o", d)))
+        local before = { st("w1.json"), st("w2.json"), st("w3.json") }
+        assert(os.execute("sleep 0.05"))
+        local code, _, err = kfjob("render", path("bump.lua"), "-o", d, "--set", "bump=2")
+        assert.equal(0, code)
+        assert.equal("kfjob: 3 jobs written to " .. d .. "\n", err)
+        assert.equal(before[1], st("w1.json"))
+        assert.equal(before[3], st("w3.json"))
+        assert.not_equal(before[2], st("w2.json"))
+        assert.equal(20, json.decode(slurp(d .. "/w2.json")).workerReplicas.replicas)
+        assert.same({ ".kfjob-outputs", "w1.json", "w2.json", "w3.json" }, listdir(d))
+        -- an untouched file is still proved in the list: it goes when stale
+        code, _, err = kfjob("render", path("params.lua"), "-o", d, "--set", "count=1")
+        assert.equal(0, code)
+        assert.equal("kfjob: 1 job written to " .. d .. ", 2 stale files removed\n", err)
+        assert.equal(before[1], st("w1.json"))
+        assert.same({ ".kfjob-outputs", "w1.json" }, listdir(d))
+      end)
+
+      -- The files are written by a second thread while the config renders;
+      -- a failure still stops the render at that file, as written in order.
+      it("stops at the first file it cannot write, listing only those written", function()
+        local d = path("out-fails")
+        spit(path("many.lua"), "local kfjob, template = require 'kfjob', require 'kfjob.template'\n"
+          .. "local t = {} for i = 1, 600 do t[i] = i end\n"
+          .. "return template.variants(kfjob.PyTorchJob{ worker = { image = 'img:1' } },\n"
+          .. "  { ['worker.replicas'] = t }, { name = 'j-${worker.replicas}' })\n")
+        assert(os.execute("mkdir -p " .. quote(d .. "/j-300.json")))
+        local code, out, err = kfjob("render", path("many.lua"), "-o", d)
+        assert.equal(2, code)
+        assert.equal("", out)
+        assert.equal("kfjob: cannot write " .. d .. "/j-300.json: Is a directory\n", err)
+        local written, listed = {}, {}
+        for i = 1, 299 do written[#written + 1] = "j-" .. i .. ".json" end
+        table.sort(written)
+        local files = { ".kfjob-outputs", "j-300.json", unpack(written) }
+        table.sort(files)
+        assert.same(files, listdir(d))
+        for l in slurp(d .. "/.kfjob-outputs"):gmatch("[^\n]+") do
+          if l:sub(1, 1) ~= "#" then listed[#listed + 1] = l:match("^[^\t]+") end
+        end
+        table.sort(listed)
+        assert.same(written, listed)
+      end)
+
       it("removes only the stale files it wrote itself", function()
         spit(dir .. "/notes.txt", "mine")
         spit(dir .. "/w9.json", "{}")            -- not written by kfjob
@@ -715,6 +773,29 @@ describe("kfjob CLI", function()
         assert.is_nil(io.open(gone, "r"))
         assert.truthy(os.execute("test ! -L " .. quote(d .. "/w1.json")))
         assert.equal(1, json.decode(slurp(d .. "/w1.json")).workerReplicas.replicas)
+        assert.same({ ".kfjob-outputs", "w1.json", "w2.json", "w3.json" }, listdir(d))
+      end)
+
+      it("replaces a link at a job's name even to a file with the job's content", function()
+        local d, target = path("hostile-same"), path("victim-same")
+        assert.equal(0, (kfjob("render", path("params.lua"), "-o", path("hostile-ref"))))
+        spit(target, slurp(path("hostile-ref") .. "/w1.json"))
+        assert(os.execute("mkdir -p " .. quote(d)))
+        ln(target, d .. "/w1.json")
+        assert.equal(0, (kfjob("render", path("params.lua"), "-o", d)))
+        assert.truthy(os.execute("test ! -L " .. quote(d .. "/w1.json")))
+        assert.falsy(os.execute("test " .. quote(d .. "/w1.json") .. " -ef " .. quote(target)))
+        assert.equal(slurp(target), slurp(d .. "/w1.json"))
+        -- the same at a name the list has (looked at before a create is tried)
+        assert(os.remove(d .. "/w1.json"))
+        ln(target, d .. "/w1.json")
+        assert.equal(0, (kfjob("render", path("params.lua"), "-o", d)))
+        assert.truthy(os.execute("test ! -L " .. quote(d .. "/w1.json")))
+        assert.equal(slurp(target), slurp(d .. "/w1.json"))
+        -- and a name the list has but that is gone is created again
+        assert(os.remove(d .. "/w2.json"))
+        assert.equal(0, (kfjob("render", path("params.lua"), "-o", d)))
+        assert.equal(2, json.decode(slurp(d .. "/w2.json")).workerReplicas.replicas)
         assert.same({ ".kfjob-outputs", "w1.json", "w2.json", "w3.json" }, listdir(d))
       end)
 

@@ -114,16 +114,23 @@ kfjob_status cli_run_config(kfjob_host *h, const opts *o, const char *path,
 /* One line of DIR/.kfjob-outputs: a file a render wrote there, with what
 ** proves it (the file's size, inode and content hash when written). */
 typedef struct entry {
-  char *file, *format, *type, *kind, *name;
+  char *file, *format, *type, *kind, *name;   /* one block, owned by file */
   int version;
   int proof;                 /* size, ino and hash are known */
   unsigned long long size, ino, hash;
 } entry;
 
+/* A slot of the index of entries by file name. */
+typedef struct entry_slot {
+  size_t at;                 /* 1 + position in v, 0: free */
+  unsigned long long hash;   /* FNV-1a of the file name */
+} entry_slot;
+
 typedef struct entries {
   entry *v;
   size_t n, cap;
-  size_t *slot, nslot;       /* open-addressing index by file: 1 + position, 0 free */
+  entry_slot *slot;          /* open-addressing index by file name */
+  size_t nslot;
 } entries;
 
 /* -f taskspec -o DIR: a file held until the run ends, when the number of
@@ -152,6 +159,8 @@ typedef struct render_ctx {
   int binary_count;
   pending *pend;             /* -f taskspec -o DIR */
   size_t npend, cappend;
+  struct writer *writer;     /* -o DIR: the thread writing job files, or NULL */
+  int write_failed;          /* a job file could not be written (reported) */
 } render_ctx;
 
 /* A job name that can be a file name: no '/', no leading '.'. */
@@ -167,6 +176,8 @@ entry *cli_entries_add(entries *es, const char *file, const char *format,
                        const char *name);
 void cli_entries_free(entries *es);
 const entry *cli_entries_find(const entries *es, const char *file);
+/* Drops the entries from position n on. */
+void cli_entries_truncate(entries *es, size_t n);
 /* Read DIR/.kfjob-outputs; a missing file is an empty list. */
 void cli_entries_load(entries *es, const char *dir);
 /* The same from the directory open as `dirfd`. */
@@ -182,10 +193,15 @@ int cli_write_atomic(int dirfd, const char *file, const char *data, size_t n,
                      int newline, entry *e);
 /* The same for a job's file, except that a name which does not exist yet
 ** is created under itself (O_CREAT|O_EXCL|O_NOFOLLOW) and written in place:
-** a reader may see that new file grow; an existing one is still replaced
-** by a rename.  On a write error the file created is removed. */
+** a reader may see that new file grow; an existing regular file that
+** already holds exactly these bytes is left untouched (its proof from
+** fstat); any other existing one is still replaced by a rename.  On a
+** write error the file created is removed.  `listed`: the previous
+** render's list names the file (it is looked at before a create is
+** tried).  Safe to call from the writer thread (writer.c): it touches
+** nothing but its arguments. */
 int cli_write_job(int dirfd, const char *file, const char *data, size_t n,
-                  int newline, entry *e);
+                  int newline, entry *e, int listed);
 /* Remove e's file from `dirfd` only if it is the regular file e proves
 ** kfjob wrote (same size, inode and content hash); with `dry`, only check.
 ** 1 removed (or would be), 0 kept (not provably ours, or gone), -1 error
@@ -194,6 +210,24 @@ int cli_remove_written(int dirfd, const entry *e, int dry);
 /* Copies the proof of `from` into `to`. */
 void cli_entry_prove(entry *to, const entry *from);
 int cli_mkdir_p(const char *dir);
+
+/* ---- render -o DIR: job files written by a second thread (writer.c) ------ */
+
+/* Starts the thread writing c's job files into c->dirfd; when it cannot,
+** c->writer stays NULL and files are written in the callback. */
+void cli_writer_start(render_ctx *c);
+/* Queues the file of the entry at position `at` of c->written (added by the
+** caller, so duplicates are caught at once) with a copy of data.  Returns 1
+** (stop the run) when an earlier file could not be written; see sync. */
+int cli_writer_queue(render_ctx *c, size_t at, const char *data, size_t n,
+                     int newline, int listed);
+/* Waits until every queued file is written and records their proofs.  On
+** the first failure: prints "kfjob: cannot write DIR/FILE: reason", sets
+** c->status and c->write_failed, and drops that file's entry and all after
+** it (none of which was written).  Returns c->write_failed. */
+int cli_writer_sync(render_ctx *c);
+/* sync, then ends the thread. */
+void cli_writer_stop(render_ctx *c);
 
 /* ---- reading renders back as JSON documents (readback.c) ----------------- */
 

@@ -20,6 +20,7 @@ static int on_render(void *ud, const kfjob_job *j) {
   cli_progress_update(&c->prog, j);
   if (c->sum) cli_summary_add(c->sum, j);
   if (j->error) {                          /* --keep-going */
+    if (cli_writer_sync(c)) return 1;      /* a file before it failed: stop there */
     c->nfailed++;
     if (c->prog.shown && c->prog.tty) fputs("\r\033[K", stderr);
     long line;
@@ -55,35 +56,46 @@ static int on_render(void *ud, const kfjob_job *j) {
     return 0;
   }
   if (o->outdir) {
-    char *file;
+    char file[256];   /* a safe name (<= 200 bytes) and its extension */
+    const char *ext = cli_ext_of(j->format);
+    size_t len;
     entry proof;
     if (!cli_safe_file_name(j->name)) {
+      if (cli_writer_sync(c)) return 1;
       fprintf(stderr, "%s: job '%s': the name cannot be used as a file name "
               "(letters, digits, '-', '_' and '.', not first)\n", c->config, j->name);
       c->status = EXIT_INVALID;
       return 1;
     }
-    file = cli_xprintf("%s%s", j->name, cli_ext_of(j->format));
+    len = strlen(j->name);
+    memcpy(file, j->name, len);
+    memcpy(file + len, ext, strlen(ext) + 1);
     if (cli_entries_find(&c->written, file)) {
+      if (cli_writer_sync(c)) return 1;   /* that failure comes first */
       fprintf(stderr, "%s: job '%s': a second job writes %s\n", c->config, j->name, file);
-      free(file);
       c->status = EXIT_INVALID;
       return 1;
+    }
+    if (c->writer) {   /* the entry now, the file by the writer thread */
+      cli_entries_add(&c->written, file, kfjob_format_name(j->format), j->task_type,
+                      j->version, j->kind, j->name);
+      return cli_writer_queue(c, c->written.n - 1, j->data, j->size,
+                              cli_is_text_format(j->format),
+                              cli_entries_find(&c->old, file) != NULL);
     }
     if (o->dry_run) {
       printf("would write %s/%s (%zu bytes)\n", o->outdir, file, j->size);
     }
     memset(&proof, 0, sizeof proof);
     if (!o->dry_run && cli_write_job(c->dirfd, file, j->data, j->size,
-                                        cli_is_text_format(j->format), &proof) != 0) {
+                                        cli_is_text_format(j->format), &proof,
+                                        cli_entries_find(&c->old, file) != NULL) != 0) {
       fprintf(stderr, "kfjob: cannot write %s/%s: %s\n", o->outdir, file, strerror(errno));
-      free(file);
       c->status = EXIT_USAGE;
       return 1;
     }
     cli_entry_prove(cli_entries_add(&c->written, file, kfjob_format_name(j->format),
                                     j->task_type, j->version, j->kind, j->name), &proof);
-    free(file);
     return 0;
   }
   if (o->dry_run) {
@@ -129,7 +141,8 @@ static void write_pending(render_ctx *c) {
     } else if (o->dry_run) {
       printf("would write %s/%s (%zu bytes)\n", o->outdir, file, p->size);
     } else if (cli_write_job(c->dirfd, file, p->data, p->size,
-                                cli_is_text_format(p->format), &proof) != 0) {
+                                cli_is_text_format(p->format), &proof,
+                                cli_entries_find(&c->old, file) != NULL) != 0) {
       fprintf(stderr, "kfjob: cannot write %s/%s: %s\n", o->outdir, file, strerror(errno));
       c->status = EXIT_USAGE;
     }
@@ -191,13 +204,22 @@ int cli_cmd_render(const opts *o) {
     ro.indent = 2;
   cli_progress_init(&c.prog, o->progress);
   h = cli_make_host(o);
+  /* the writer thread: job files but the TaskSpec ones (held, see
+  ** write_pending); not with --summary, whose table must stop at a file
+  ** that cannot be written (the thread sees it up to 256 jobs late) */
+  if (o->outdir && !o->dry_run && !o->summary && !cli_is_taskspec_format(o->format))
+    cli_writer_start(&c);
   st = cli_run_config(h, o, o->pos[0], &ro, on_render, &c);
+  cli_writer_stop(&c);   /* every file written (or failed) before the list is made */
   cli_progress_end(&c.prog);
   if (c.npend) write_pending(&c);
   if (c.sum) cli_summary_finish(c.sum, NULL);
   cli_summary_free(c.sum);
   code = c.status ? c.status : cli_report(h, st, c.config);
-  if (c.status && st != KFJOB_ESTOPPED) cli_report(h, st, c.config);
+  /* a file that failed before the run ended stopped it, as far as what is
+  ** reported goes: what the config did after it is not (the serial code
+  ** never got there) */
+  if (c.status && st != KFJOB_ESTOPPED && !c.write_failed) cli_report(h, st, c.config);
   if (code == 0 && c.binary) {
     if (fwrite(c.binary, 1, c.binary_len, stdout) != c.binary_len)
       code = cli_errorf(EXIT_USAGE, "cannot write to stdout");
