@@ -262,3 +262,40 @@ describe("job:with copies the base's strings", function()
     assert.are.equal(4, v.worker.replicas)
   end)
 end)
+
+-- A job remembers the targets whose rules it passed when emitted; a job
+-- made from it (with, a sweep's variant) is checked again.
+describe("emitting checks a derived job's own rules", function()
+  it("with() of a valid, emitted job to 0 workers still fails for flyte", function()
+    local j = kfjob.TFJob{ worker = { replicas = 2, image = "i" } }
+    assert.is_string(j:encode())
+    assert.is_string(j:to_json())
+    local z = j:with{ ["worker.replicas"] = 0 }
+    local msg = "kfjob.TFJob: worker.replicas: must be >= 1 (got 0) (target flyte)"
+    for _ = 1, 2 do
+      assert.has_error(function() z:encode() end, msg)
+      assert.has_error(function() z:to_json() end, msg)
+      assert.has_error(function() z:task_template() end, msg)
+    end
+    assert.is_string(j:encode())
+  end)
+  it("passing one target says nothing of another", function()
+    -- R1: a PyTorchJob without workers is a warning on flyte, an error on flyte2
+    local j = kfjob.PyTorchJob{ worker = { replicas = 0 } }
+    for _ = 1, 2 do
+      assert.is_string(j:encode())
+      assert.has_error(function() j:encode{ target = "flyte2" } end)
+    end
+  end)
+  it("a sweep's variants from an emitted base are checked one by one", function()
+    local template = require "kfjob.template"
+    local base = kfjob.TFJob{ worker = { replicas = 2, image = "i" } }
+    assert.is_string(base:encode())
+    local bad = 0
+    for _, job in template.variants(base, { ["worker.replicas"] = { 1, 0, 2 } },
+                                    { name = "w${worker.replicas}" }) do
+      if not pcall(job.encode, job) then bad = bad + 1 end
+    end
+    assert.are.equal(1, bad)
+  end)
+end)

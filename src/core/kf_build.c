@@ -729,6 +729,7 @@ int kf_job_with_values(const kf_job *in, const kf_leaf *l,
   if (strings_kept) *strings_kept = 1;
   *out = *in;
   out->deprecated = 0;  /* spec() reads back resolved counts */
+  out->emit_ok = 0;     /* a new job: its rows are checked when emitted */
   kf_build_ctx_init(&c, A, &e, who, "");
   for (i = 0; i < n; i++) {
     const kf_field *f = l[i].f;

@@ -211,6 +211,10 @@ typedef struct kf_job {
   kf_accel accel;
   const char *requests[KF_NRES];     /* task resources */
   const char *limits[KF_NRES];
+  /* targets whose error rows this job passed when emitted (bit per
+  ** kf_target; kf_target_emit's cache: a job never changes once built,
+  ** and a job made from another starts from 0) */
+  unsigned emit_ok;
 } kf_job;
 
 /* Where a path in an error message comes from. */

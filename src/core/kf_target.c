@@ -159,7 +159,10 @@ kf_status kf_target_emit(const kf_job *j, kf_target t, unsigned emit,
                          const char *ctor, kf_arena *A, kf_err *e) {
   kf_target_ctx c;   /* emitting a payload: no resource name, no env */
   kf_status st = kf_target_allows(t, emit, j->kind, method, who, e);
-  if (st != KF_OK) return st;
+  if (st != KF_OK || (j->emit_ok & (1u << t))) return st;
   memset(&c, 0, sizeof c);
-  return kf_target_require(j, t, &c, A, ctor, e);
+  /* the rows read only the job and the target: passed once, passed */
+  if ((st = kf_target_require(j, t, &c, A, ctor, e)) == KF_OK)
+    ((kf_job *)(void *)j)->emit_ok |= 1u << t;
+  return st;
 }
