@@ -245,6 +245,7 @@ describe("job:with copies the base's strings", function()
       for _ = 1, 3 do collectgarbage("collect") end
       local junk = {}
       for k = 1, 2000 do junk[k] = kfjob.MPIJob{ worker = { replicas = 1, image = ("z"):rep(k % 50 + 1) } } end
+      assert.are.equal(2000, #junk)   -- new jobs where the base's block was
       assert.are.equal("python", v.worker.command[1])
       assert.are.equal("t.py", v.worker.command[2])
       assert.are.equal("launch:2", v.launcher.image)
