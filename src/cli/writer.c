@@ -148,19 +148,29 @@ static void collect(render_ctx *c, size_t upto) {
   }
 }
 
-int cli_writer_sync(render_ctx *c) {
-  struct writer *w = c->writer;
+/* The main thread's waits: wake the writer while `ready` does not hold;
+** returns how far it has written. */
+static int all_written(const struct writer *w) { return w->done == w->tail; }
+static int room_or_failed(const struct writer *w) { return w->failed || w->done != w->head; }
+static size_t wait_writer(struct writer *w, int (*ready)(const struct writer *)) {
   size_t done;
-  if (w == NULL) return c->write_failed;
   pthread_mutex_lock(&w->mu);
-  if (w->writer_waits) pthread_cond_signal(&w->work);
-  while (w->done != w->tail) {
+  while (!ready(w)) {
+    if (w->writer_waits) pthread_cond_signal(&w->work);
     w->main_waits = 1;
     pthread_cond_wait(&w->room, &w->mu);
     w->main_waits = 0;
   }
   done = w->done;
   pthread_mutex_unlock(&w->mu);
+  return done;
+}
+
+int cli_writer_sync(render_ctx *c) {
+  struct writer *w = c->writer;
+  size_t done;
+  if (w == NULL) return c->write_failed;
+  done = wait_writer(w, all_written);
   collect(c, done);
   /* the writer is idle: the names of the entries cut are free to go */
   if (c->write_failed) cli_entries_truncate(&c->written, w->cut);
@@ -175,15 +185,7 @@ int cli_writer_queue(render_ctx *c, size_t at, const char *data, size_t n,
   slot *s;
   if (c->write_failed) return 1;
   if (w->tail - w->head == QUEUE_SLOTS) {   /* full: wait for a written slot */
-    pthread_mutex_lock(&w->mu);
-    while (!w->failed && w->done == w->head) {
-      if (w->writer_waits) pthread_cond_signal(&w->work);
-      w->main_waits = 1;
-      pthread_cond_wait(&w->room, &w->mu);
-      w->main_waits = 0;
-    }
-    done = w->done;
-    pthread_mutex_unlock(&w->mu);
+    done = wait_writer(w, room_or_failed);
     collect(c, done);
   }
   s = &w->s[w->tail % QUEUE_SLOTS];        /* collected: the main thread's */
