@@ -78,12 +78,7 @@ local function tohex(s)
   return (s:gsub(".", function(c) return string.format("%02x", c:byte()) end))
 end
 
-local function copy(t)
-  if type(t) ~= "table" then return t end
-  local r = {}
-  for k, v in pairs(t) do r[k] = copy(v) end
-  return r
-end
+local copy = require("util").copy
 
 -- Built lazily so a missing build or prerequisite shows per test, not as a load error.
 local function build(case)

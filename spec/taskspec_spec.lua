@@ -5,12 +5,7 @@ local kfjob = require "kfjob"
 local pack = require("util").pack
 
 local ID = { project = "ml", domain = "development", name = "train", version = "v7" }
-local function copy(t)
-  if type(t) ~= "table" then return t end
-  local r = {}
-  for k, v in pairs(t) do r[k] = copy(v) end
-  return r
-end
+local copy = require("util").copy
 -- Options: a complete registration plus `over` (keys set to false are removed).
 local function opts(over)
   local o = { id = copy(ID), container = { image = "img:1" } }

@@ -60,6 +60,14 @@ function M.error_of(f, ...)
   return (tostring(e):gsub("^[^\n]-:%d+: ", "", 1))
 end
 
+-- A deep copy of a plain value (tables copied all the way down).
+function M.copy(t)
+  if type(t) ~= "table" then return t end
+  local r = {}
+  for k, v in pairs(t) do r[k] = M.copy(v) end
+  return r
+end
+
 -- {key = {key = ...}}: n tables in all.
 function M.nest(n, key)
   local root = {}
