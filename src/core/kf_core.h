@@ -363,17 +363,12 @@ size_t kf_job_size(const kf_job *j);
 ** kind's rows. */
 size_t kf_job_strings(const kf_job *j, int measure, size_t *items);
 void kf_job_pack_into(const kf_job *j, void *mem);
-/* 1 when every string `j` holds lies in `from`, a block of `size` bytes
-** kf_job_pack_into made (j came from that job by scalar leaves); then
-** kf_job_pack_from copies that block to `mem` (`size` bytes) with j's
-** values: the same job as kf_job_pack_into makes, without measuring.
-** `kept`: the caller knows every string is from that job (only value
-** trees, which cannot be moved, are then looked at). */
-int kf_job_within(const kf_job *j, const void *from, size_t size, int kept);
-void kf_job_pack_from(const kf_job *j, const void *from, size_t size, void *mem);
-/* The pointers kf_job_pack_from moves, found once from a job (0: it holds
-** a value tree, or more than fit); kf_job_pack_moved then moves just
-** these for a job made from it by rows held as numbers. */
+/* A job made from the job packed in `from` (`size` bytes, by
+** kf_job_pack_into) by rows held as numbers holds only that job's strings:
+** kf_job_moves finds the pointers of that job once (0: it holds a value
+** tree, or more than fit), and kf_job_pack_moved copies the block to `mem`
+** (`size` bytes) with j's values, those pointers moved: the same job as
+** kf_job_pack_into makes, without measuring. */
 typedef struct kf_moves {
   uint16_t n, nlist;
   uint16_t str[120];           /* offsets in kf_job of set strings */

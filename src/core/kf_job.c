@@ -396,76 +396,12 @@ void kf_job_pack_into(const kf_job *j, void *mem) {
   lay_job(j, (char *)mem, &off);
 }
 
-/* A job made from another by scalar leaves (job:with, a sweep's variant)
-** holds only strings of that job's block: it is copied as the block, its
-** pointers moved by the distance between the blocks, with no strlen and
-** one memcpy.  `move` 0 only checks; every string list and string must lie
-** in [lo, hi) and no value tree may be held (its nodes point at nodes). */
-static int rebase(const slots *S, char *dst, const char *src, uintptr_t lo,
-                  uintptr_t hi, char *mem, int move) {
-  int i;
-  size_t k;
-#define IN(p) ((uintptr_t)(p) >= lo && (uintptr_t)(p) < hi)
-#define MOVED(p) (mem + ((uintptr_t)(p) - lo))
-  for (i = 0; i < S->ntree; i++)
-    if (*AT(src + S->tree[i], const kf_node *const) != NULL) return 0;
-  if (move < 0) return 1;   /* only the trees */
-  for (i = 0; i < S->nlist; i++) {
-    size_t cnt = *AT(src + S->cnt[i], const size_t);
-    const char *const *v = *AT(src + S->list[i], const char *const *const);
-    if (cnt == 0) continue;
-    if (!move) {
-      if (!IN(v) || !IN(v + cnt - 1)) return 0;
-      for (k = 0; k < cnt; k++)
-        if (!IN(v[k])) return 0;
-    } else {
-      const char **arr = AT(MOVED(v), const char *);
-      *AT(dst + S->list[i], const char **) = arr;
-      for (k = 0; k < cnt; k++) arr[k] = MOVED(v[k]);
-    }
-  }
-  for (i = 0; i < S->nstr; i++) {
-    const char *p = *AT(src + S->str[i], const char *const);
-    if (p == NULL) continue;
-    if (!move && !IN(p)) return 0;
-    if (move) *AT(dst + S->str[i], const char *) = MOVED(p);
-  }
-#undef IN
-#undef MOVED
-  return 1;
-}
-
-/* move: 1 moves, 0 checks every pointer, -1 checks only the trees */
-static int rebase_job(const kf_job *j, uintptr_t lo, uintptr_t hi, char *mem, int move) {
-  const kf_kind_info *k = &kf_kinds[j->kind];
-  kf_job *d = (kf_job *)(void *)mem;
-  int r;
-  pthread_once(&slots_once, slots_init);
-  if (move < 0 && group_slots.ntree == 0) {   /* only the kind has trees */
-    return rebase(&kind_slots[j->kind], mem, (const char *)j, lo, hi, mem, move);
-  }
-  for (r = 0; r < k->nroles; r++) {
-    int role = k->roles[r].role;
-    if (!rebase(&group_slots, mem ? (char *)&d->g[role] : NULL,
-                (const char *)&j->g[role], lo, hi, mem, move))
-      return 0;
-  }
-  return rebase(&kind_slots[j->kind], mem, (const char *)j, lo, hi, mem, move);
-}
-
-int kf_job_within(const kf_job *j, const void *from, size_t size, int kept) {
-  return size >= ALIGN(sizeof *j) &&
-         rebase_job(j, (uintptr_t)from, (uintptr_t)from + size, NULL, kept ? -1 : 0);
-}
-
-void kf_job_pack_from(const kf_job *j, const void *from, size_t size, void *mem) {
-  memcpy(mem, from, size);
-  *(kf_job *)mem = *j;
-  rebase_job(j, (uintptr_t)from, (uintptr_t)from + size, (char *)mem, 1);
-}
-
-/* The string pointers a job holds, by offset in kf_job: a sweep finds
-** them once from its base, then each variant moves just these. */
+/* A job made from another by rows held as numbers (job:with, a sweep's
+** variant) holds only that job's strings: it is copied as that job's
+** block, with no strlen and one memcpy, and the pointers the base holds,
+** found once by offset in kf_job (a sweep keeps them for every variant),
+** are moved by the distance between the blocks.  A value tree cannot be
+** moved (its nodes point at nodes): such a job is laid out instead. */
 static int moves_of(const slots *S, const char *src, size_t base, kf_moves *m) {
   int i;
   for (i = 0; i < S->ntree; i++)

@@ -45,23 +45,23 @@ void lkf_pushjob(lua_State *L, const kf_job *j) {
   set_job_mt(L, j->kind);
 }
 
-/* A job made from the job at `from` by scalar leaves (with, a sweep's
-** variant) is that job's block copied, its pointers moved (kf_job_within;
-** `kept`: kf_job_with_leaves set no string; `m`: the pointers to move, from
-** kf_job_moves of that job, or NULL); any other is laid out as lkf_pushjob
-** does. */
+/* A job made from the job at `from` by rows held as numbers (`kept`, from
+** kf_job_with_values) is that job's block copied, its pointers moved; `m`:
+** the base's pointers when the caller found them already (a sweep), else
+** NULL.  Any other job is laid out as lkf_pushjob does. */
 void lkf_pushjob_from(lua_State *L, const kf_job *j, int from, int kept,
                       const kf_moves *m) {
-  const void *b = lua_touserdata(L, from);
+  const kf_job *b = (const kf_job *)lua_touserdata(L, from);
   size_t n = (size_t)lua_rawlen(L, from);
+  kf_moves own;
   void *p;
-  if (b == NULL || !kf_job_within(j, b, n, kept)) {
+  if (m == NULL && kept && b != NULL && kf_job_moves(b, &own)) m = &own;
+  if (!kept || b == NULL || m == NULL) {
     lkf_pushjob(L, j);
     return;
   }
   p = lua_newuserdatauv(L, n, 0);
-  if (m != NULL && kept) kf_job_pack_moved(j, m, b, n, p);
-  else kf_job_pack_from(j, b, n, p);
+  kf_job_pack_moved(j, m, b, n, p);
   set_job_mt(L, j->kind);
 }
 

@@ -205,7 +205,8 @@ static int sweep_next(lua_State *L) {
   }
   lua_pushlstring(L, buf, n);
   if (kept && s->moves == 0) s->moves = kf_job_moves(base, &s->mv) ? 1 : -1;
-  lkf_pushjob_from(L, &out, lua_upvalueindex(UV_BASE), kept, s->moves == 1 ? &s->mv : NULL);
+  kept = kept && s->moves == 1;   /* a base with a pod template: laid out */
+  lkf_pushjob_from(L, &out, lua_upvalueindex(UV_BASE), kept, kept ? &s->mv : NULL);
   lua_pushvalue(L, params);
   return 3;
 }
