@@ -30,13 +30,15 @@ static unsigned ix_hash(const char *k, size_t len) {
          (IX_SLOTS - 1);
 }
 
-/* 0 when the table is too small for the names (the feed is then off) */
+/* 0 when the name is there already (two rows share it) or the table is
+** too small for the names: the feed is then off */
 static int ix_put(ix *t, const char *name, size_t row) {
   size_t len = strlen(name);
   unsigned h, n;
   if (len == 0 || len > 255 || row >= 255) return 0;
   for (h = ix_hash(name, len), n = 0; t->slot[h] != 0; h = (h + 1) & (IX_SLOTS - 1))
-    if (++n >= IX_SLOTS / 2) return 0;
+    if ((t->len[h] == len && memcmp(t->name[h], name, len) == 0) || ++n >= IX_SLOTS / 2)
+      return 0;
   t->slot[h] = (unsigned char)(row + 1);
   t->len[h] = (unsigned char)len;
   t->name[h] = name;
@@ -69,41 +71,31 @@ static int names_unique;
 static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 
 static int obj_unique(const kf_obj *o, int depth) {
-  size_t i, j;
-  const char *nm[64];   /* rows: at most 32 (the `seen` bits) */
-  size_t n = 0;
+  size_t i;
   ix *t;
-  if (depth > 8 || o->n > 32) return 0;
+  if (depth > 8 || o->n > 32) return 0;   /* rows: at most 32 (the `seen` bits) */
   if (ix_of(o) != NULL) return 1;   /* shared: indexed already */
   if (nobj_ix == IX_OBJS) return 0;
   t = &obj_ix[nobj_ix++];
   t->o = o;
   for (i = 0; i < o->n; i++) {
-    nm[n++] = o->f[i].key;
-    if (!ix_put(t, o->f[i].key, i)) return 0;
-    if (o->f[i].alias) {
-      nm[n++] = o->f[i].alias;
-      if (!ix_put(t, o->f[i].alias, i)) return 0;
-    }
+    if (!ix_put(t, o->f[i].key, i) || (o->f[i].alias && !ix_put(t, o->f[i].alias, i)))
+      return 0;
     if (o->f[i].type == KF_V_OBJ && !obj_unique((const kf_obj *)o->f[i].info, depth + 1))
       return 0;
   }
-  for (i = 0; i < n; i++)
-    for (j = i + 1; j < n; j++)
-      if (strcmp(nm[i], nm[j]) == 0) return 0;
   return 1;
 }
 
 static void names_check(void) {
   int k, ok = obj_unique(&kf_group_obj, 0);
-  size_t i, j, n;
+  size_t i, n;
   for (k = 0; ok && k < KF_NKINDS; k++) {
     const kentry *ent = kf_build_kind_keys(k, &n);
     for (i = 0; ok && i < n; i++) {
       if (ent[i].f->type == KF_V_OBJ)
         ok = obj_unique((const kf_obj *)ent[i].f->info, 0);
       ok = ok && ix_put(&kind_ix[k], ent[i].key, i);
-      for (j = i + 1; ok && j < n; j++) ok = strcmp(ent[i].key, ent[j].key) != 0;
     }
   }
   names_unique = ok;

@@ -139,9 +139,8 @@ static size_t render_name(const sweep *s, char *buf) {
   return n;
 }
 
-/* The overrides of the current combination, as lkf_checknode would make
-** them from the params table. */
-/* This combination's axis values, as nodes on the caller's stack. */
+/* This combination's axis values, as nodes on the caller's stack (as
+** lkf_checknode would make them from the params table). */
 static int values(const sweep *s, kf_node *nv, const kf_node **pv) {
   int a;
   for (a = 0; a < s->naxes; a++) {
