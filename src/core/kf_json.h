@@ -19,8 +19,14 @@
 #include "google/protobuf/struct.pb-c.h"
 
 /* The JSON string literal of n bytes at p (RFC 8259 escaping, as
-** json.dumps(ensure_ascii=False)), appended to b. */
+** json.dumps(ensure_ascii=False)), appended to b (b->oom set when it could
+** not grow). */
 void kf_json_quote(kf_buf *b, const char *p, size_t n);
+/* The same written at o, which has room for KF_JSON_QUOTED_MAX(n) bytes
+** (every byte escaped as \u00XX, and the quotes); returns the end. */
+#define KF_JSON_QUOTED_MAX(n) (6 * (size_t)(n) + 2)
+#define KF_JSON_QUOTE_MAXLEN (((size_t)-1) / 8)
+char *kf_json_quote_to(char *o, const char *p, size_t n);
 
 /* Message -> JSON text appended to `out`.  indent 0: compact
 ** {"a":1,"b":[1,2]}; indent n > 0: json.dumps(indent=n) layout.

@@ -146,30 +146,50 @@ static void jw_sep(jw *w) {
 }
 
 /* RFC 8259 escaping as json.dumps(ensure_ascii=False) does it. */
-void kf_json_quote(kf_buf *b, const char *p, size_t n) {
-  size_t i, run = 0;
-  kf_buf_addc(b, '"');
-  for (i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)p[i];
-    const char *esc = NULL;
-    char u[8];
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
+/* Bytes json.dumps escapes: control characters, '"' and '\\'. */
+static const unsigned char needs_escape[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ['\\'] = 1};
+
+char *kf_json_quote_to(char *o, const char *p, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  size_t i = 0, run;
+  *o++ = '"';
+  while (i < n) {
+    unsigned char c;
+    for (run = i; i < n && !needs_escape[(unsigned char)p[i]]; i++) {}
+    memcpy(o, p + run, i - run);   /* the clean run in one copy */
+    o += i - run;
+    if (i == n) break;
+    c = (unsigned char)p[i++];
+    *o++ = '\\';
     switch (c) {
-      case '"': esc = "\\\""; break;
-      case '\\': esc = "\\\\"; break;
-      case '\n': esc = "\\n"; break;
-      case '\r': esc = "\\r"; break;
-      case '\t': esc = "\\t"; break;
-      case '\b': esc = "\\b"; break;
-      case '\f': esc = "\\f"; break;
-      default: snprintf(u, sizeof u, "\\u%04x", c); esc = u;
+      case '"': *o++ = '"'; break;
+      case '\\': *o++ = '\\'; break;
+      case '\n': *o++ = 'n'; break;
+      case '\r': *o++ = 'r'; break;
+      case '\t': *o++ = 't'; break;
+      case '\b': *o++ = 'b'; break;
+      case '\f': *o++ = 'f'; break;
+      default:
+        memcpy(o, "u00", 3);
+        o[3] = hex[c >> 4];
+        o[4] = hex[c & 15];
+        o += 5;
     }
-    kf_buf_add(b, p + run, i - run);
-    kf_buf_adds(b, esc);
-    run = i + 1;
   }
-  kf_buf_add(b, p + run, n - run);
-  kf_buf_addc(b, '"');
+  *o++ = '"';
+  return o;
+}
+
+void kf_json_quote(kf_buf *b, const char *p, size_t n) {
+  if (n > KF_JSON_QUOTE_MAXLEN || !kf_buf_reserve(b, KF_JSON_QUOTED_MAX(n))) {
+    b->oom = 1;
+    return;
+  }
+  b->n = (size_t)(kf_json_quote_to(b->p + b->n, p, n) - b->p);
 }
 
 static int jw_open(sink *s, kf_ntype t) {

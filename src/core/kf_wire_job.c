@@ -44,7 +44,7 @@ typedef struct wfield {
   uint32_t id;
   const ProtobufCFieldDescriptor *fd;
   uint8_t tag[5], ntag;
-  char key[48];              /* JSON: ,"camelCase": (nkey 0: no JSON plan) */
+  char key[48];              /* JSON: "camelCase": (nkey 0: no JSON plan) */
   uint8_t nkey;
   int16_t enames;            /* W_INT enum: first of its names in enum_q, or -1 */
   uint8_t nenames;
@@ -136,7 +136,6 @@ static wfield *plan_add(wplan *p, const ProtobufCFieldDescriptor *fd, wkind k) {
     const char *c = fd->name;
     size_t n = 0, cap = sizeof p->f[i].key - 2;
     char *o2 = p->f[i].key;
-    o2[n++] = ',';
     o2[n++] = '"';
     for (; *c && n < cap; c++) {
       if (*c == '_' && c[1]) {
@@ -293,10 +292,10 @@ static void enum_names(wfield *w, const ProtobufCEnumDescriptor *ed) {
   }
 }
 
-/* JSON keys (,"name":) compared as the names, bytewise (strcmp). */
+/* JSON keys ("name":) compared as the names, bytewise (strcmp). */
 static int key_cmp(const wfield *a, const wfield *b) {
-  size_t na = a->nkey > 4 ? a->nkey - 4u : 0, nb = b->nkey > 4 ? b->nkey - 4u : 0;
-  int c = memcmp(a->key + 2, b->key + 2, na < nb ? na : nb);
+  size_t na = a->nkey > 3 ? a->nkey - 3u : 0, nb = b->nkey > 3 ? b->nkey - 3u : 0;
+  int c = memcmp(a->key + 1, b->key + 1, na < nb ? na : nb);
   return c ? c : (na > nb) - (na < nb);
 }
 
@@ -485,67 +484,101 @@ static uint8_t *write_msg(const wplan *p, const char *job, uint8_t *o) {
 /* ---- JSON --------------------------------------------------------------- */
 
 
-static void json_enum(kf_buf *b, const ProtobufCFieldDescriptor *fd, int32_t v) {
+/* JSON is written at a pointer: each field first makes room for the most
+** it can take (a string's bytes all escaped), so the writes between need
+** no checks.  NULL when the buffer could not grow (out->oom is set). */
+static char *room(kf_buf *b, char *o, size_t n) {
+  b->n = (size_t)(o - b->p);
+  if (n > KF_JSON_QUOTE_MAXLEN || !kf_buf_reserve(b, n)) {
+    b->oom = 1;
+    return NULL;
+  }
+  return b->p + b->n;
+}
+
+/* v in decimal at o (at most 11 bytes). */
+static char *put_int(char *o, int32_t v) {
+  char t[12];
+  int n = 12;
+  uint32_t u = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
+  do t[--n] = (char)('0' + u % 10); while ((u /= 10) != 0);
+  if (v < 0) *o++ = '-';
+  memcpy(o, t + n, (size_t)(12 - n));
+  return o + 12 - n;
+}
+
+/* An enum value json_msg has no quoted name for (enum_names stopped
+** before it): its descriptor's name, or the number when it has none. */
+static char *json_enum(kf_buf *b, char *o, const ProtobufCFieldDescriptor *fd, int32_t v) {
   const ProtobufCEnumValue *ev = protobuf_c_enum_descriptor_get_value(
       (const ProtobufCEnumDescriptor *)fd->descriptor, v);
   char t[32];
-  if (ev != NULL) {   /* enum names are identifiers: nothing to escape */
-    kf_buf_addc(b, '"');
-    kf_buf_adds(b, ev->name);
-    kf_buf_addc(b, '"');
-  } else {            /* unknown numbers stay numbers */
-    kf_format_int(v, t);
-    kf_buf_adds(b, t);
-  }
+  const char *s = t;
+  size_t n;
+  if (ev != NULL) s = ev->name;   /* enum names are identifiers: nothing to escape */
+  else kf_format_int(v, t);       /* unknown numbers stay numbers */
+  n = strlen(s);
+  if ((o = room(b, o, n + 2)) == NULL) return NULL;
+  if (ev != NULL) *o++ = '"';
+  memcpy(o, s, n);
+  o += n;
+  if (ev != NULL) *o++ = '"';
+  return o;
 }
 
-static void put(kf_buf *b, const char *s, size_t n) {
-  if (n <= b->cap - b->n) {
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-  } else {
-    kf_buf_add(b, s, n);
-  }
-}
-
-/* The fields of plan p, compact, as kf_msg_to_json writes them (keys carry
-** a leading ',' that the first one drops), between { and }. */
-static void json_msg(const wplan *p, const char *job, kf_buf *b) {
+/* The fields of plan p, compact, as kf_msg_to_json writes them, between {
+** and }. */
+static char *json_msg(const wplan *p, const char *job, kf_buf *b, char *o) {
   int i, first = 1;
-  size_t k;
-  char t[32];
-#define KEY() (put(b, w->key + first, w->nkey - (size_t)first), first = 0)
-  kf_buf_addc(b, '{');
+  size_t k, n;
+#define KEY(extra)                                                          \
+  do {                                                                      \
+    if ((o = room(b, o, 1 + sizeof w->key + (extra))) == NULL) return NULL; \
+    *o = ',';                                                               \
+    o += !first;                                                            \
+    memcpy(o, w->key, sizeof w->key);   /* whole: a fixed-size copy */      \
+    o += w->nkey;                                                           \
+    first = 0;                                                              \
+  } while (0)
+  if ((o = room(b, o, 1)) == NULL) return NULL;
+  *o++ = '{';
   for (i = 0; i < p->n; i++) {
     const wfield *w = &p->f[i];
     switch (w->k) {
       case W_INT: {
         int32_t v = AT(job, w->off, int32_t);
         if (v == 0) break;
-        KEY();
-        if (w->enames >= 0 && v > 0 && v < w->nenames)
-          put(b, enum_q[w->enames + v], enum_n[w->enames + v]);
-        else if (w->fd->type == PROTOBUF_C_TYPE_ENUM) json_enum(b, w->fd, v);
-        else kf_format_int(v, t), put(b, t, strlen(t));
+        KEY(sizeof enum_q[0]);
+        if (w->enames >= 0 && v > 0 && v < w->nenames) {
+          memcpy(o, enum_q[w->enames + v], enum_n[w->enames + v]);
+          o += enum_n[w->enames + v];
+        } else if (w->fd->type == PROTOBUF_C_TYPE_ENUM) {
+          if ((o = json_enum(b, o, w->fd, v)) == NULL) return NULL;
+        } else {
+          o = put_int(o, v);
+        }
         break;
       }
       case W_STR: {
         const char *s = AT(job, w->off, char *);
         if (s == NULL || !*s) break;
-        KEY();
-        kf_json_quote(b, s, strlen(s));
+        n = strlen(s);
+        KEY(KF_JSON_QUOTED_MAX(n));
+        o = kf_json_quote_to(o, s, n);
         break;
       }
       case W_STRLIST: {
-        size_t n = AT(job, w->off_n, size_t);
+        size_t cnt = AT(job, w->off_n, size_t);
         const char *const *v = (const char *const *)AT(job, w->off, char **);
-        if (n == 0) break;
-        KEY();
-        for (k = 0; k < n; k++) {
-          kf_buf_addc(b, k ? ',' : '[');
-          kf_json_quote(b, v[k], strlen(v[k]));
+        if (cnt == 0) break;
+        KEY(0);
+        for (k = 0; k < cnt; k++) {
+          n = strlen(v[k]);
+          if ((o = room(b, o, KF_JSON_QUOTED_MAX(n) + 2)) == NULL) return NULL;
+          *o++ = k ? ',' : '[';
+          o = kf_json_quote_to(o, v[k], n);
         }
-        kf_buf_addc(b, ']');
+        *o++ = ']';
         break;
       }
       case W_RES: {   /* json_ok: every resource has a name (number > 0) */
@@ -553,37 +586,49 @@ static void json_msg(const wplan *p, const char *job, kf_buf *b) {
         int any = 0;
         for (k = 0; k < KF_NRES; k++) {
           if (q[k] == NULL) continue;
-          if (!any) KEY();
-          kf_buf_addc(b, any ? ',' : '[');
+          n = strlen(q[k]);
+          if (!any) KEY(0);
+          if ((o = room(b, o, sizeof res_q[0][0] + KF_JSON_QUOTED_MAX(n) + 3)) == NULL)
+            return NULL;
+          *o++ = any ? ',' : '[';
           any = 1;
-          if (*q[k]) {
-            put(b, res_q[k][0], res_n[k][0]);
-            kf_json_quote(b, q[k], strlen(q[k]));
-            kf_buf_addc(b, '}');
+          if (n) {
+            memcpy(o, res_q[k][0], res_n[k][0]);
+            o = kf_json_quote_to(o + res_n[k][0], q[k], n);
+            *o++ = '}';
           } else {
-            put(b, res_q[k][1], res_n[k][1]);
+            memcpy(o, res_q[k][1], res_n[k][1]);
+            o += res_n[k][1];
           }
         }
-        if (any) kf_buf_addc(b, ']');
+        if (any) *o++ = ']';   /* the room of the last entry's '}' and one more */
         break;
       }
       case W_MSG:
         if (!msg_here(w, job)) break;
-        KEY();
-        json_msg(w->sub, job, b);
+        KEY(0);
+        if ((o = json_msg(w->sub, job, b, o)) == NULL) return NULL;
         break;
     }
   }
 #undef KEY
-  kf_buf_addc(b, '}');
+  if ((o = room(b, o, 1)) == NULL) return NULL;
+  *o++ = '}';
+  return o;
 }
 
 int kf_wire_job_json(const kf_job *j, int common, kf_buf *out) {
   const wplan *p;
+  char *o;
   pthread_once(&plans_once, plans_init);
   p = tops[j->kind][common ? 1 : 0];
   if (p == NULL || !json_ok) return 0;
-  json_msg(p, (const char *)j, out);
+  if (!kf_buf_reserve(out, 1)) {   /* out->p + out->n: never on NULL */
+    out->oom = 1;
+    return 1;
+  }
+  if ((o = json_msg(p, (const char *)j, out, out->p + out->n)) != NULL)
+    out->n = (size_t)(o - out->p);
   return 1;
 }
 
@@ -630,7 +675,7 @@ static uint8_t *st_entry(const wfield *w, const char *job, uint8_t *o) {
   size_t k;
   *o++ = 0x0a;
   elen = o++;
-  o = st_str(o, 0x0a, w->key + 2, (size_t)w->nkey - 4);
+  o = st_str(o, 0x0a, w->key + 1, (size_t)w->nkey - 3);
   *o++ = 0x12;
   vlen = o++;
   switch (w->k) {

@@ -155,17 +155,13 @@ static int job_index(lua_State *L) {
   lctx *X;
   const kf_node *spec;
   int i;
-  /* methods live in the metatable's methods table; looking one up reads
-  ** nothing of the job, so it comes before the job's check */
+  /* methods live in the shared methods table (upvalue 2); looking one up
+  ** reads nothing of the job, so it comes before the job's check, and it
+  ** is one raw get: every method call passes here */
   lua_settop(L, 2);
-  if (lua_getmetatable(L, 1)) {
-    lua_pushlightuserdata(L, (void *)&lkf_methods_key);
-    if (lua_rawget(L, -2) == LUA_TTABLE) {
-      lua_pushvalue(L, 2);
-      if (lua_rawget(L, -2) != LUA_TNIL) return 1;
-    }
-    lua_settop(L, 2);
-  }
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) return 1;
+  lua_settop(L, 2);
   j = lkf_checkjob(L, 1);
   k = &kf_kinds[j->kind];
   key = luaL_checkstring(L, 2);
@@ -458,14 +454,12 @@ void lkf_open_objects(lua_State *L, int ctx, int methods) {
       lua_setfield(L, -2, "methods");
       lua_pushinteger(L, i);
       lua_setfield(L, -2, "__kind");
-      lua_pushlightuserdata(L, (void *)&lkf_methods_key);
-      lua_pushvalue(L, methods);
-      lua_rawset(L, -3);
       lua_pushlightuserdata(L, (void *)&lkf_kind_key);
       lua_pushinteger(L, i);
       lua_rawset(L, -3);
       lua_pushvalue(L, ctx);
-      lua_pushcclosure(L, job_index, 1);
+      lua_pushvalue(L, methods);
+      lua_pushcclosure(L, job_index, 2);
       lua_setfield(L, -2, "__index");
       lua_pushcfunction(L, immutable);
       lua_setfield(L, -2, "__newindex");

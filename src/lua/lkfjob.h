@@ -67,9 +67,10 @@ lgroup *lkf_testgroup(lua_State *L, int idx);       /* NULL: not a group */
 int lkf_ctx_close(lua_State *L);
 int lkf_ctx_gc(lua_State *L);
 const kf_job *lkf_checkjob(lua_State *L, int idx);
-/* Light userdata keys of a job metatable: its kind (an integer) and the
-** shared methods table ("__kind" and "methods" hold the same). */
-extern const char lkf_kind_key, lkf_methods_key;
+/* Light userdata key of a job metatable: its kind, an integer ("__kind"
+** holds the same; the shared methods table is "methods" and job_index's
+** upvalue). */
+extern const char lkf_kind_key;
 void lkf_pushjob(lua_State *L, const kf_job *j);
 void lkf_pushjob_from(lua_State *L, const kf_job *j, int from, int kept,
                       const kf_moves *m);

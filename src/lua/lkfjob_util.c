@@ -516,7 +516,7 @@ void lkf_pushnode(lua_State *L, const kf_node *n) {
 
 /* Keys of the job metatables' kind and methods: light userdata, which
 ** every method call looks up without interning a string. */
-const char lkf_kind_key = 'k', lkf_methods_key = 'm';
+const char lkf_kind_key = 'k';
 
 int lkf_jobkind(lua_State *L, int idx) {
   int k;
