@@ -38,6 +38,7 @@ typedef enum wwhen {
 
 #define W_MAX_FIELDS 16
 #define W_MAX_PLANS 64
+#define W_MAX_STRS 48
 
 typedef struct wplan wplan;
 typedef struct wfield {
@@ -46,6 +47,8 @@ typedef struct wfield {
   uint8_t tag[5], ntag;
   char key[48];              /* JSON: "camelCase": (nkey 0: no JSON plan) */
   uint8_t nkey;
+  uint8_t skey[48];          /* Struct: the map entry's key field, 0a len camelCase */
+  uint8_t nskey;
   int16_t enames;            /* W_INT enum: first of its names in enum_q, or -1 */
   uint8_t nenames;
   wkind k;
@@ -59,7 +62,12 @@ struct wplan {
   wfield f[W_MAX_FIELDS];
   int n;
   uint8_t bykey[W_MAX_FIELDS];   /* field order by JSON key (Struct order) */
+  size_t fixed;                  /* a top plan's st_fixed (0: no Struct plan) */
+  const wfield *strs[W_MAX_STRS];  /* a top plan's fields holding strings */
+  int nstrs;
 };
+
+static size_t st_fixed(const wplan *p, wplan *top);
 
 /* The plans: [kind][common] top messages, and a pool of sub-messages. */
 static wplan *tops[KF_NKINDS][2];
@@ -148,6 +156,12 @@ static wfield *plan_add(wplan *p, const ProtobufCFieldDescriptor *fd, wkind k) {
     if (*c) n = 0;    /* too long: no JSON plan */
     else { o2[n++] = '"'; o2[n++] = ':'; }
     p->f[i].nkey = (uint8_t)n;
+    if (n > 0) {   /* n - 3 name bytes: fewer than 128, one length byte */
+      p->f[i].skey[0] = 0x0a;
+      p->f[i].skey[1] = (uint8_t)(n - 3);
+      memcpy(p->f[i].skey + 2, o2 + 1, n - 3);
+      p->f[i].nskey = (uint8_t)(n - 1);
+    }
   }
   o = kf_varint_put(p->f[i].tag,
                     (uint64_t)fd->id << 3 | (k == W_INT ? 0u : 2u));
@@ -324,6 +338,9 @@ static void plans_init(void) {
       p->bykey[j2] = (uint8_t)c;
     }
   }
+  for (k = 0; k < KF_NKINDS; k++)   /* (a kind without a plan may leave half a plan) */
+    for (c = 0; c < 2; c++)
+      if (tops[k][c] != NULL) tops[k][c]->fixed = st_fixed(tops[k][c], tops[k][c]);
   for (k = 0; k < npool; k++)
     for (c = 0; c < pool[k].n; c++) {
       wfield *w = &pool[k].f[c];
@@ -675,7 +692,8 @@ static uint8_t *st_entry(const wfield *w, const char *job, uint8_t *o) {
   size_t k;
   *o++ = 0x0a;
   elen = o++;
-  o = st_str(o, 0x0a, w->key + 1, (size_t)w->nkey - 3);
+  memcpy(o, w->skey, sizeof w->skey);   /* whole: a fixed-size copy */
+  o += w->nskey;
   *o++ = 0x12;
   vlen = o++;
   switch (w->k) {
@@ -778,33 +796,50 @@ static uint8_t *st_obj(const wplan *p, const char *job, uint8_t *o) {
   return o;
 }
 
-/* Room the Struct of plan p can take: every field as if present, lengths
-** at their widest. */
-static size_t st_bound(const wplan *p, const char *job) {
-  size_t b = 0, k;
+/* Room the Struct of plan p can take without its strings: every field as
+** if present, lengths at their widest.  The fields holding strings are
+** listed in `top` for st_room; 0 when they do not fit its list. */
+static size_t st_fixed(const wplan *p, wplan *top) {
+  size_t b = 0, sub;
   int i;
   for (i = 0; i < p->n; i++) {
     const wfield *w = &p->f[i];
-    b += 24 + w->nkey;
+    b += 24 + sizeof w->skey;
+    if (w->k == W_STR || w->k == W_STRLIST || w->k == W_RES) {
+      if (top->nstrs == W_MAX_STRS) return 0;
+      top->strs[top->nstrs++] = w;
+    }
     switch (w->k) {
       case W_INT: b += 64; break;
-      case W_STR: {
-        const char *s = AT(job, w->off, char *);
-        b += s ? strlen(s) : 0;
+      case W_RES: b += 160 * KF_NRES; break;
+      case W_STR: case W_STRLIST: break;
+      case W_MSG:
+        if ((sub = st_fixed(w->sub, top)) == 0) return 0;
+        b += sub;
         break;
-      }
-      case W_STRLIST: {
-        size_t n = AT(job, w->off_n, size_t);
-        const char *const *v = (const char *const *)AT(job, w->off, char **);
-        for (k = 0; k < n; k++) b += 24 + strlen(v[k]);
-        break;
-      }
-      case W_RES: {
-        const char *const *q = (const char *const *)(const void *)(job + w->off);
-        for (k = 0; k < KF_NRES; k++) b += 160 + (q[k] ? strlen(q[k]) : 0);
-        break;
-      }
-      case W_MSG: b += st_bound(w->sub, job); break;
+    }
+  }
+  return b;
+}
+
+/* Room for the Struct of top plan p: its fixed part and each of its
+** strings (a list item's with its framing). */
+static size_t st_room(const wplan *p, const char *job) {
+  size_t b = p->fixed, k;
+  int i;
+  for (i = 0; i < p->nstrs; i++) {
+    const wfield *w = p->strs[i];
+    if (w->k == W_STR) {
+      const char *s = AT(job, w->off, char *);
+      if (s != NULL) b += strlen(s);
+    } else if (w->k == W_STRLIST) {
+      size_t n = AT(job, w->off_n, size_t);
+      const char *const *v = (const char *const *)AT(job, w->off, char **);
+      for (k = 0; k < n; k++) b += 24 + strlen(v[k]);
+    } else {   /* W_RES */
+      const char *const *q = (const char *const *)(const void *)(job + w->off);
+      for (k = 0; k < KF_NRES; k++)
+        if (q[k] != NULL) b += strlen(q[k]);
     }
   }
   return b;
@@ -816,9 +851,9 @@ int kf_wire_job_struct(const kf_job *j, int common, unsigned field, kf_buf *out)
   uint8_t *o, *lenat;
   pthread_once(&plans_once, plans_init);
   p = tops[j->kind][common ? 1 : 0];
-  if (p == NULL || !json_ok) return 0;
+  if (p == NULL || !json_ok || p->fixed == 0) return 0;
   if (out == NULL) return 1;   /* only asked whether there is a plan */
-  if (!kf_buf_reserve(out, 16 + st_bound(p, (const char *)j))) return -1;
+  if (!kf_buf_reserve(out, 16 + st_room(p, (const char *)j))) return -1;
   o = kf_varint_put((uint8_t *)out->p + out->n, key);
   lenat = o++;
   o = st_obj(p, (const char *)j, o);
