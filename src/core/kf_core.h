@@ -358,10 +358,9 @@ kf_status kf_node_merge(kf_arena *A, kf_node *base, const kf_node *over,
 ** bytes (from kf_job_size) so a userdata can own it without a __gc. */
 size_t kf_job_size(const kf_job *j);
 /* Bytes of every string the job holds (with their NULs, and the pointer
-** arrays of string lists; 0 unless `measure`), and in *items the count of
-** list items: what an encoding bound needs beyond the fixed cost of the
-** kind's rows. */
-size_t kf_job_strings(const kf_job *j, int measure, size_t *items);
+** arrays of string lists), and in *items the count of list items: what an
+** encoding bound needs beyond the fixed cost of the kind's rows. */
+size_t kf_job_strings(const kf_job *j, size_t *items);
 void kf_job_pack_into(const kf_job *j, void *mem);
 /* A job made from the job packed in `from` (`size` bytes, by
 ** kf_job_pack_into) by rows held as numbers holds only that job's strings:

@@ -369,7 +369,7 @@ static void lay_job(const kf_job *j, char *mem, size_t *off) {
     lay(&kind_slots[j->kind], mem, mem, (const char *)j, off);
 }
 
-size_t kf_job_strings(const kf_job *j, int measure, size_t *items) {
+size_t kf_job_strings(const kf_job *j, size_t *items) {
   const kf_kind_info *k = &kf_kinds[j->kind];
   size_t off = 0;
   int r, i;
@@ -380,7 +380,7 @@ size_t kf_job_strings(const kf_job *j, int measure, size_t *items) {
     for (i = 0; i < group_slots.nlist; i++)
       *items += *AT((const char *)g + group_slots.cnt[i], const size_t);
   }
-  if (measure) lay_job(j, NULL, &off);
+  lay_job(j, NULL, &off);
   return off;
 }
 

@@ -419,12 +419,15 @@ static void fixed_init(void) {
 /* Fixed rows, plus every string's bytes, plus a row's framing per list
 ** item (rows_bound walks the same rows, per job, in sanitizer builds).
 ** `block`: the size of the block kf_job_pack_into made of the job, which
-** holds every string, or 0 to measure them. */
+** holds every string, or 0 to measure them.  A list item takes at least
+** 9 bytes of the block (its pointer and its NUL), so the block also
+** bounds the number of items, without counting them. */
 static size_t job_bound(const kf_job *j, size_t block) {
   size_t items, n;
   pthread_once(&fixed_once, fixed_init);
-  n = kf_job_strings(j, block == 0, &items);
-  return fixed_bound[j->kind] + (block ? block : n) + items * ROW_MAX;
+  if (block) return fixed_bound[j->kind] + block + (block / 9 + 1) * ROW_MAX;
+  n = kf_job_strings(j, &items);
+  return fixed_bound[j->kind] + n + items * ROW_MAX;
 }
 
 kf_status kf_encode(const kf_job *j, const kf_encopts *o, kf_arena *A,
