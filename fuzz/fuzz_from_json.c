@@ -15,28 +15,6 @@
 #include "fuzz_common.h"
 #include "kf_json_int.h"
 
-static int same_tree(const kf_node *a, const kf_node *b) {
-  size_t i;
-  if (a->t != b->t) return 0;
-  switch (a->t) {
-    case KF_NNIL: return 1;
-    case KF_NBOOL: return a->u.b == b->u.b;
-    case KF_NINT: return a->u.i == b->u.i;
-    case KF_NNUM: return memcmp(&a->u.d, &b->u.d, sizeof a->u.d) == 0;
-    case KF_NSTR:
-      return a->u.s.n == b->u.s.n && memcmp(a->u.s.p, b->u.s.p, a->u.s.n) == 0 &&
-             a->u.s.p[a->u.s.n] == '\0';
-    case KF_NARR: case KF_NOBJ:
-      if (a->u.c.n != b->u.c.n) return 0;
-      for (i = 0; i < a->u.c.n; i++)
-        if ((a->t == KF_NOBJ && strcmp(a->u.c.k[i], b->u.c.k[i]) != 0) ||
-            !same_tree(a->u.c.v[i], b->u.c.v[i]))
-          return 0;
-      return 1;
-  }
-  return 0;
-}
-
 static void check_readers(const char *s, size_t n) {
   kf_arena A;
   kf_node *fast, *slow;
@@ -44,7 +22,7 @@ static void check_readers(const char *s, size_t n) {
   kf_arena_init(&A, FZ_ALLOC);
   if (kf_json_scan(s, n, &A, &fast) == KF_SCAN_OK) {
     kf_status st = kf_json_parse_jansson(s, n, &A, &slow, &e);
-    if (st == KF_OK && !same_tree(fast, slow))
+    if (st == KF_OK && !kf_json_same_tree(fast, slow))
       FZ_FAIL("kf_json_scan and jansson build different trees");
     if (st != KF_OK && st != KF_ENOMEM)
       FZ_FAIL("kf_json_scan accepts what jansson refuses: %s", e.msg);
