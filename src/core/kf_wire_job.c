@@ -369,7 +369,12 @@ static void plans_init(void) {
 
 #define AT(base, off, T) (*(T const *)(const void *)((const char *)(base) + (off)))
 
-static int msg_here(const wfield *w, const char *job);
+static int msg_when(const wfield *w, const char *job);
+
+/* (inline: most sub-messages are always there) */
+static inline int msg_here(const wfield *w, const char *job) {
+  return w->when == P_ALWAYS || msg_when(w, job);
+}
 
 /* Whether plan p writes nothing for the job. */
 static int plan_empty(const wplan *p, const char *job) {
@@ -397,7 +402,7 @@ static int plan_empty(const wplan *p, const char *job) {
 
 /* Whether sub-message field w is there: always, by its flag, or (an
 ** elastic group's resources) when it has something. */
-static int msg_here(const wfield *w, const char *job) {
+static int msg_when(const wfield *w, const char *job) {
   switch (w->when) {
     case P_ALWAYS: return 1;
     case P_FLAG: return AT(job, w->flag, int) != 0;
