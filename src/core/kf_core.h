@@ -149,9 +149,11 @@ int kf_obj_str(kf_arena *A, kf_node *obj, const char *key, const char *s);
 int kf_obj_strref(kf_arena *A, kf_node *obj, const char *key, const char *s);
 int kf_obj_int(kf_arena *A, kf_node *obj, const char *key, int64_t i);
 /* Trees a job holds (kf_tree.c): deep copy into the arena, equality of
-** canonical trees, and layout into a block (mem NULL: measure only). */
+** canonical trees (kf_tree_same: doubles bit for bit, strings ending in a
+** NUL), and layout into a block (mem NULL: measure only). */
 kf_node *kf_tree_dup(kf_arena *A, const kf_node *n);
 int kf_tree_equal(const kf_node *a, const kf_node *b);
+int kf_tree_same(const kf_node *a, const kf_node *b);
 const kf_node *kf_tree_lay(const kf_node *n, char *mem, size_t *off);
 
 /* ---- job model -------------------------------------------------------- */

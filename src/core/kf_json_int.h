@@ -46,8 +46,5 @@ kf_scan_result kf_json_scan(const char *s, size_t n, kf_arena *A, kf_node **out)
 ** it; the fuzzer compares the two). */
 kf_status kf_json_parse_jansson(const char *s, size_t n, kf_arena *A,
                                 kf_node **out, kf_err *e);
-/* Whether the two readers built the same tree: kf_tree_equal, but doubles
-** bit for bit (it takes -0.0 for 0.0) and strings NUL-terminated. */
-int kf_json_same_tree(const kf_node *a, const kf_node *b);
 
 #endif

@@ -745,18 +745,3 @@ kf_status kf_node_to_struct(const kf_node *n, kf_arena *A,
   *out = (Google__Protobuf__Struct *)m;
   return st;
 }
-
-int kf_json_same_tree(const kf_node *a, const kf_node *b) {
-  size_t i;
-  if (a->t != b->t) return 0;
-  if (a->t == KF_NNUM) return memcmp(&a->u.d, &b->u.d, sizeof a->u.d) == 0;
-  if (a->t == KF_NSTR && (a->u.s.p[a->u.s.n] != '\0' || b->u.s.p[b->u.s.n] != '\0'))
-    return 0;   /* a reader's strings end in a NUL */
-  if (a->t != KF_NARR && a->t != KF_NOBJ) return kf_tree_equal(a, b);
-  if (a->u.c.n != b->u.c.n) return 0;
-  for (i = 0; i < a->u.c.n; i++)
-    if ((a->t == KF_NOBJ && strcmp(a->u.c.k[i], b->u.c.k[i]) != 0) ||
-        !kf_json_same_tree(a->u.c.v[i], b->u.c.v[i]))
-      return 0;
-  return 1;
-}

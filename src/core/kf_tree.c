@@ -27,7 +27,9 @@ kf_node *kf_tree_dup(kf_arena *A, const kf_node *n) {
   return d;
 }
 
-int kf_tree_equal(const kf_node *a, const kf_node *b) {
+/* exact: doubles bit for bit (-0.0 is not 0.0) and strings NUL-terminated,
+** which is how the fuzzer and the tests compare the two JSON readers. */
+static int tree_eq(const kf_node *a, const kf_node *b, int exact) {
   size_t i;
   if (a == NULL || b == NULL) return a == b;
   if (a->t != b->t) return 0;
@@ -35,18 +37,23 @@ int kf_tree_equal(const kf_node *a, const kf_node *b) {
     case KF_NNIL: return 1;
     case KF_NBOOL: return a->u.b == b->u.b;
     case KF_NINT: return a->u.i == b->u.i;
-    case KF_NNUM: return a->u.d == b->u.d;
+    case KF_NNUM:
+      return exact ? memcmp(&a->u.d, &b->u.d, sizeof a->u.d) == 0 : a->u.d == b->u.d;
     case KF_NSTR:
-      return a->u.s.n == b->u.s.n && memcmp(a->u.s.p, b->u.s.p, a->u.s.n) == 0;
+      return a->u.s.n == b->u.s.n && memcmp(a->u.s.p, b->u.s.p, a->u.s.n) == 0 &&
+             (!exact || (a->u.s.p[a->u.s.n] == '\0' && b->u.s.p[b->u.s.n] == '\0'));
     default:
       if (a->u.c.n != b->u.c.n) return 0;
       for (i = 0; i < a->u.c.n; i++)
         if ((a->t == KF_NOBJ && strcmp(a->u.c.k[i], b->u.c.k[i]) != 0) ||
-            !kf_tree_equal(a->u.c.v[i], b->u.c.v[i]))
+            !tree_eq(a->u.c.v[i], b->u.c.v[i], exact))
           return 0;
       return 1;
   }
 }
+
+int kf_tree_equal(const kf_node *a, const kf_node *b) { return tree_eq(a, b, 0); }
+int kf_tree_same(const kf_node *a, const kf_node *b) { return tree_eq(a, b, 1); }
 
 /* Lays `n` out at mem + *off (mem NULL: measures only); returns the copy. */
 static char *lay_str(char *mem, size_t *off, const char *s, size_t len) {
