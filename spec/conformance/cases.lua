@@ -90,6 +90,11 @@ local mpi_full = {
     active_deadline_seconds = 7200, backoff_limit = 2 },
 }
 local sshd = { "/usr/sbin/sshd", "-De", "-f", "/home/jobuser/.sshd_config" }
+-- strings the JSON and Struct writers must escape (or pass through): quote,
+-- backslash, control characters, DEL, non-ASCII UTF-8
+local escapes = { worker = { replicas = 2, image = "mpi:4",
+  command = { 'say "hi"', "back\\slash", "new\nline\r", "tab\there\b\f", "bell\7\1\31", "del\127",
+    "caf\195\169 \226\156\147 \240\159\154\128" } }, slots = 1 }
 local task_container = {
   image = "registry.example/train:v1",
   args = { "pyflyte-execute", "--inputs", "{{.input}}", "--output-prefix", "{{.outputPrefix}}",
@@ -172,6 +177,7 @@ return {
   { name = "mpi_minimal", kind = "MPIJob", spec = { worker = { replicas = 1 } }, opts = V1 },
   { name = "mpi_full", kind = "MPIJob", spec = mpi_full, opts = V1 },
   { name = "mpi_full_common", kind = "MPIJob", spec = mpi_full, opts = V1C },
+  { name = "mpi_escapes", kind = "MPIJob", spec = escapes, opts = V1 },
   { name = "mpi_run_policy_empty", kind = "MPIJob", opts = V1,
     spec = { worker = { replicas = 2, command = { "sleep", "infinity" } }, launcher = { replicas = 1 },
       slots = 8, run_policy = {} } },
@@ -224,6 +230,7 @@ return {
   { name = "tt_hvd_escapes", kind = "HorovodJob", spec = { worker = { replicas = 2 }, slots = 2 },
     template = { container = { image = "hvd:1", command = { "sh", "-c" },
       env = { QUOTE = 'say "hi" \\ bye', UNICODE = "caf\195\169 \226\156\147 \240\159\154\128", TAB = "a\tb\nc" } } } },
+  { name = "tt_mpi_escapes", kind = "MPIJob", spec = escapes, template = {} },
   { name = "tt_mpi_common_config", kind = "MPIJob", spec = mpi_full,
     template = { replica_encoding = "common", config = { k = "v", ["a.b"] = "c" } } },
 
