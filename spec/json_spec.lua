@@ -179,6 +179,34 @@ describe("round trips", function()
   end)
 end)
 
+-- ---- escaping, short and long strings ------------------------------------------
+
+describe("strings that need escaping", function()
+  -- the literal json.dumps(ensure_ascii=False) writes, by an independent
+  -- (Lua) escaper: the C writers give short strings room for six bytes a
+  -- byte and measure long ones (over 256 bytes) exactly
+  local short = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\r"] = "\\r",
+                  ["\t"] = "\\t", ["\b"] = "\\b", ["\f"] = "\\f" }
+  local function lit(s)
+    return '"' .. s:gsub('[%c"\\]', function(c)
+      if c == "\127" then return c end
+      return short[c] or string.format("\\u%04x", c:byte())
+    end) .. '"'
+  end
+  local piece = 'a"b\\c\nd\re\tf\bg\fh\1i\31j\127k\195\169'
+  for _, reps in ipairs({ 1, 40, 400 }) do   -- 23, 920 and 9 200 bytes
+    it(#piece * reps .. " bytes in a command, compact and indented", function()
+      local s = piece:rep(reps)
+      local job = kfjob.MPIJob { worker = { replicas = 1, command = { s, "x" } } }
+      local want = '"command":[' .. lit(s) .. ',"x"]'
+      assert.truthy(job:to_json():find(want, 1, true))
+      local indented = job:to_json { indent = 2 }
+      assert.truthy(indented:find(lit(s), 1, true))
+      assert.equal(job, kfjob.from_json("mpi", indented))
+    end)
+  end
+end)
+
 -- ---- what the backend accepts (FACTS §1.7) ------------------------------------
 
 describe("from_json accepts what the Flyte backend accepts", function()

@@ -184,8 +184,21 @@ char *kf_json_quote_to(char *o, const char *p, size_t n) {
   return o;
 }
 
+/* The exact length of p's literal: a long string is measured rather than
+** given room for six bytes each. */
+static size_t quoted_len(const char *p, size_t n) {
+  size_t i, len = n + 2;
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)p[i];
+    if (needs_escape[c]) len += c < 0x20 && c != '\n' && c != '\r' && c != '\t' &&
+                                c != '\b' && c != '\f' ? 5 : 1;
+  }
+  return len;
+}
+
 void kf_json_quote(kf_buf *b, const char *p, size_t n) {
-  if (n > KF_JSON_QUOTE_MAXLEN || !kf_buf_reserve(b, KF_JSON_QUOTED_MAX(n))) {
+  size_t need = n > 256 ? quoted_len(p, n) : KF_JSON_QUOTED_MAX(n);
+  if (n > KF_JSON_QUOTE_MAXLEN || !kf_buf_reserve(b, need)) {
     b->oom = 1;
     return;
   }
