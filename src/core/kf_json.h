@@ -22,11 +22,13 @@
 ** json.dumps(ensure_ascii=False)), appended to b (b->oom set when it could
 ** not grow). */
 void kf_json_quote(kf_buf *b, const char *p, size_t n);
-/* The same written at o, which has room for KF_JSON_QUOTED_MAX(n) bytes
-** (every byte escaped as \u00XX, and the quotes); returns the end. */
-#define KF_JSON_QUOTED_MAX(n) (6 * (size_t)(n) + 2)
-#define KF_JSON_QUOTE_MAXLEN (((size_t)-1) / 8)
+/* The same written at o, which has room for kf_json_quote_room(p, n)
+** bytes; returns the end. */
 char *kf_json_quote_to(char *o, const char *p, size_t n);
+/* Room for the literal: six bytes a byte (each escaped as \u00XX) and the
+** quotes for a short string, a long one (over 256 bytes) measured. */
+size_t kf_json_quote_room(const char *p, size_t n);
+#define KF_JSON_QUOTE_MAXLEN (((size_t)-1) / 8)   /* longer: not enough memory */
 
 /* Message -> JSON text appended to `out`.  indent 0: compact
 ** {"a":1,"b":[1,2]}; indent n > 0: json.dumps(indent=n) layout.

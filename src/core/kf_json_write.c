@@ -184,11 +184,10 @@ char *kf_json_quote_to(char *o, const char *p, size_t n) {
   return o;
 }
 
-/* The exact length of p's literal: a long string is measured rather than
-** given room for six bytes each. */
-static size_t quoted_len(const char *p, size_t n) {
+size_t kf_json_quote_room(const char *p, size_t n) {
   size_t i, len = n + 2;
-  for (i = 0; i < n; i++) {
+  if (n <= 256) return 6 * n + 2;
+  for (i = 0; i < n; i++) {   /* exact: a long string would take 6x */
     unsigned char c = (unsigned char)p[i];
     if (needs_escape[c]) len += c < 0x20 && c != '\n' && c != '\r' && c != '\t' &&
                                 c != '\b' && c != '\f' ? 5 : 1;
@@ -197,8 +196,7 @@ static size_t quoted_len(const char *p, size_t n) {
 }
 
 void kf_json_quote(kf_buf *b, const char *p, size_t n) {
-  size_t need = n > 256 ? quoted_len(p, n) : KF_JSON_QUOTED_MAX(n);
-  if (n > KF_JSON_QUOTE_MAXLEN || !kf_buf_reserve(b, need)) {
+  if (n > KF_JSON_QUOTE_MAXLEN || !kf_buf_reserve(b, kf_json_quote_room(p, n))) {
     b->oom = 1;
     return;
   }

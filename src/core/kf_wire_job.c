@@ -509,7 +509,7 @@ static uint8_t *write_msg(const wplan *p, const char *job, uint8_t *o) {
 
 
 /* JSON is written at a pointer: each field first makes room for the most
-** it can take (a string's bytes all escaped), so the writes between need
+** it can take (a string: kf_json_quote_room), so the writes between need
 ** no checks.  NULL when the buffer could not grow (out->oom is set). */
 static char *room(kf_buf *b, char *o, size_t n) {
   b->n = (size_t)(o - b->p);
@@ -587,7 +587,7 @@ static char *json_msg(const wplan *p, const char *job, kf_buf *b, char *o) {
         const char *s = AT(job, w->off, char *);
         if (s == NULL || !*s) break;
         n = strlen(s);
-        KEY(KF_JSON_QUOTED_MAX(n));
+        KEY(kf_json_quote_room(s, n));
         o = kf_json_quote_to(o, s, n);
         break;
       }
@@ -598,7 +598,7 @@ static char *json_msg(const wplan *p, const char *job, kf_buf *b, char *o) {
         KEY(0);
         for (k = 0; k < cnt; k++) {
           n = strlen(v[k]);
-          if ((o = room(b, o, KF_JSON_QUOTED_MAX(n) + 2)) == NULL) return NULL;
+          if ((o = room(b, o, kf_json_quote_room(v[k], n) + 2)) == NULL) return NULL;
           *o++ = k ? ',' : '[';
           o = kf_json_quote_to(o, v[k], n);
         }
@@ -612,7 +612,7 @@ static char *json_msg(const wplan *p, const char *job, kf_buf *b, char *o) {
           if (q[k] == NULL) continue;
           n = strlen(q[k]);
           if (!any) KEY(0);
-          if ((o = room(b, o, sizeof res_q[0][0] + KF_JSON_QUOTED_MAX(n) + 3)) == NULL)
+          if ((o = room(b, o, sizeof res_q[0][0] + kf_json_quote_room(q[k], n) + 3)) == NULL)
             return NULL;
           *o++ = any ? ',' : '[';
           any = 1;
