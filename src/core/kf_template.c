@@ -414,6 +414,30 @@ kf_status kf_template_pack(const Flyteidl__Core__TaskTemplate *t,
   return pack(t, custom, NULL, NULL, A, out, e);
 }
 
+/* Whether t holds nothing but its type, custom and task_type_version (the
+** envelope of task_template() without options): pack then writes those
+** itself, without the generic packer's passes over every field. */
+static int bare_envelope(const Flyteidl__Core__TaskTemplate *t) {
+  const ProtobufCMessageDescriptor *d = t->base.descriptor;
+  unsigned i;
+  if (t->base.n_unknown_fields) return 0;
+  for (i = 0; i < d->n_fields; i++) {
+    const ProtobufCFieldDescriptor *f = &d->fields[i];
+    /* the three at the numbers pack writes (protobuf-c's descriptor says) */
+    if (f->offset == offsetof(Flyteidl__Core__TaskTemplate, type)) {
+      if (f->id != 2 || f->type != PROTOBUF_C_TYPE_STRING) return 0;
+      continue;
+    }
+    if (f->offset == offsetof(Flyteidl__Core__TaskTemplate, task_type_version)) {
+      if (f->id != 7 || f->type != PROTOBUF_C_TYPE_INT32) return 0;
+      continue;
+    }
+    if (f->offset == offsetof(Flyteidl__Core__TaskTemplate, custom)) continue;
+    if (kf_field_present(f, &t->base)) return 0;
+  }
+  return 1;
+}
+
 /* t in field-number order: fields 1-4, then custom (5) from the node
 ** `custom` or, with `j`, straight from the job (its kind has a plan, v1),
 ** then 6, 7, 9, 16, 17. */
@@ -422,6 +446,20 @@ static kf_status pack(const Flyteidl__Core__TaskTemplate *t, const kf_node *cust
                       kf_buf *out, kf_err *e) {
   Flyteidl__Core__TaskTemplate head, tail;
   kf_status st;
+  uint8_t *w;
+  size_t n = t->type ? strlen(t->type) : 0;
+  int bare = j != NULL && t->custom == NULL && bare_envelope(t);
+  if (bare) {   /* type = 2, then custom (5), task_type_version = 7 */
+    if (!kf_buf_reserve(out, 16 + n)) return kf_nomem(e);
+    w = (uint8_t *)out->p + out->n;
+    if (n) {
+      *w++ = 0x12;
+      w = kf_varint_put(w, n);
+      memcpy(w, t->type, n);
+      w += n;
+    }
+    out->n = (size_t)((char *)w - out->p);
+  }
   head = *t;
   head.target_case = FLYTEIDL__CORE__TASK_TEMPLATE__TARGET__NOT_SET;
   head.container = NULL;
@@ -434,7 +472,7 @@ static kf_status pack(const Flyteidl__Core__TaskTemplate *t, const kf_node *cust
   tail.metadata = NULL;
   tail.interface = NULL;
   tail.custom = NULL;
-  if ((st = kf_msg_pack_into(&head.base, A, out, e))) return st;
+  if (!bare && (st = kf_msg_pack_into(&head.base, A, out, e))) return st;
   if (j != NULL) {
     size_t at = out->n;
     if (kf_wire_job_struct(j, o->common, 5, out) != 1) return kf_nomem(e);
@@ -457,6 +495,16 @@ static kf_status pack(const Flyteidl__Core__TaskTemplate *t, const kf_node *cust
   } else if (custom != NULL &&
              (st = kf_struct_pack_field(5, custom, A, out, e))) {  /* custom = 5 */
     return st;
+  }
+  if (bare) {
+    if (t->task_type_version != 0) {
+      if (!kf_buf_reserve(out, 11)) return kf_nomem(e);
+      w = (uint8_t *)out->p + out->n;
+      *w++ = 0x38;
+      w = kf_varint_put(w, (uint64_t)(int64_t)t->task_type_version);
+      out->n = (size_t)((char *)w - out->p);
+    }
+    return KF_OK;
   }
   return kf_msg_pack_into(&tail.base, A, out, e);
 }
