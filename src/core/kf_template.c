@@ -438,6 +438,20 @@ static int bare_envelope(const Flyteidl__Core__TaskTemplate *t) {
   return 1;
 }
 
+#ifdef KF_CHECK_BOUNDS
+/* Sanitizer and fuzz builds: what bare_envelope's fields were written as
+** must be what the generic packer writes of m (skipped when it is out of
+** memory: the allocation-failure harness runs these builds too). */
+static void check_bare(const ProtobufCMessage *m, const char *bytes, size_t n, kf_arena *A) {
+  kf_buf b;
+  kf_err e;
+  kf_buf_init(&b, A->a);
+  if (kf_msg_pack_into(m, A, &b, &e) == KF_OK && (b.n != n || memcmp(b.p, bytes, n) != 0))
+    abort();
+  kf_buf_free(&b);
+}
+#endif
+
 /* t in field-number order: fields 1-4, then custom (5) from the node
 ** `custom` or, with `j`, straight from the job (its kind has a plan, v1),
 ** then 6, 7, 9, 16, 17. */
@@ -447,7 +461,7 @@ static kf_status pack(const Flyteidl__Core__TaskTemplate *t, const kf_node *cust
   Flyteidl__Core__TaskTemplate head, tail;
   kf_status st;
   uint8_t *w;
-  size_t n = t->type ? strlen(t->type) : 0;
+  size_t n = t->type ? strlen(t->type) : 0, start = out->n, head_end = 0, mid;
   int bare = j != NULL && t->custom == NULL && bare_envelope(t);
   if (bare) {   /* type = 2, then custom (5), task_type_version = 7 */
     if (!kf_buf_reserve(out, 16 + n)) return kf_nomem(e);
@@ -458,7 +472,7 @@ static kf_status pack(const Flyteidl__Core__TaskTemplate *t, const kf_node *cust
       memcpy(w, t->type, n);
       w += n;
     }
-    out->n = (size_t)((char *)w - out->p);
+    out->n = head_end = (size_t)((char *)w - out->p);
   }
   head = *t;
   head.target_case = FLYTEIDL__CORE__TASK_TEMPLATE__TARGET__NOT_SET;
@@ -497,6 +511,7 @@ static kf_status pack(const Flyteidl__Core__TaskTemplate *t, const kf_node *cust
     return st;
   }
   if (bare) {
+    mid = out->n;
     if (t->task_type_version != 0) {
       if (!kf_buf_reserve(out, 11)) return kf_nomem(e);
       w = (uint8_t *)out->p + out->n;
@@ -504,6 +519,12 @@ static kf_status pack(const Flyteidl__Core__TaskTemplate *t, const kf_node *cust
       w = kf_varint_put(w, (uint64_t)(int64_t)t->task_type_version);
       out->n = (size_t)((char *)w - out->p);
     }
+#ifdef KF_CHECK_BOUNDS
+    check_bare(&head.base, out->p + start, head_end - start, A);
+    check_bare(&tail.base, out->p + mid, out->n - mid, A);
+#else
+    (void)start, (void)head_end, (void)mid;
+#endif
     return KF_OK;
   }
   return kf_msg_pack_into(&tail.base, A, out, e);
