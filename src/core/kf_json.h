@@ -27,7 +27,10 @@ void kf_json_quote(kf_buf *b, const char *p, size_t n);
 char *kf_json_quote_to(char *o, const char *p, size_t n);
 /* Room for the literal: six bytes a byte (each escaped as \u00XX) and the
 ** quotes for a short string, a long one (over 256 bytes) measured. */
-size_t kf_json_quote_room(const char *p, size_t n);
+size_t kf_json_quoted_len(const char *p, size_t n);   /* exact */
+static inline size_t kf_json_quote_room(const char *p, size_t n) {
+  return n <= 256 ? 6 * n + 2 : kf_json_quoted_len(p, n);
+}
 #define KF_JSON_QUOTE_MAXLEN (((size_t)-1) / 8)   /* longer: not enough memory */
 
 /* Message -> JSON text appended to `out`.  indent 0: compact

@@ -184,10 +184,9 @@ char *kf_json_quote_to(char *o, const char *p, size_t n) {
   return o;
 }
 
-size_t kf_json_quote_room(const char *p, size_t n) {
+size_t kf_json_quoted_len(const char *p, size_t n) {
   size_t i, len = n + 2;
-  if (n <= 256) return 6 * n + 2;
-  for (i = 0; i < n; i++) {   /* exact: a long string would take 6x */
+  for (i = 0; i < n; i++) {
     unsigned char c = (unsigned char)p[i];
     if (needs_escape[c]) len += c < 0x20 && c != '\n' && c != '\r' && c != '\t' &&
                                 c != '\b' && c != '\f' ? 5 : 1;
