@@ -145,11 +145,12 @@ static void jw_sep(jw *w) {
   }
 }
 
-/* RFC 8259 escaping as json.dumps(ensure_ascii=False) does it. */
-/* Bytes json.dumps escapes: control characters, '"' and '\\'. */
-static const unsigned char needs_escape[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+/* RFC 8259 escaping as json.dumps(ensure_ascii=False) does it: the bytes
+** it escapes (control characters, '"' and '\\') and how many bytes each
+** escape adds (\n and its kind 1, \u00XX 5). */
+static const unsigned char esc_extra[256] = {
+    5, 5, 5, 5, 5, 5, 5, 5, 1, 1, 1, 5, 1, 1, 5, 5,
+    5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5,
     0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ['\\'] = 1};
 
@@ -159,7 +160,7 @@ char *kf_json_quote_to(char *o, const char *p, size_t n) {
   *o++ = '"';
   while (i < n) {
     unsigned char c;
-    for (run = i; i < n && !needs_escape[(unsigned char)p[i]]; i++) {}
+    for (run = i; i < n && !esc_extra[(unsigned char)p[i]]; i++) {}
     memcpy(o, p + run, i - run);   /* the clean run in one copy */
     o += i - run;
     if (i == n) break;
@@ -186,11 +187,7 @@ char *kf_json_quote_to(char *o, const char *p, size_t n) {
 
 size_t kf_json_quoted_len(const char *p, size_t n) {
   size_t i, len = n + 2;
-  for (i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)p[i];
-    if (needs_escape[c]) len += c < 0x20 && c != '\n' && c != '\r' && c != '\t' &&
-                                c != '\b' && c != '\f' ? 5 : 1;
-  }
+  for (i = 0; i < n; i++) len += esc_extra[(unsigned char)p[i]];
   return len;
 }
 

@@ -514,8 +514,8 @@ void lkf_pushnode(lua_State *L, const kf_node *n) {
 
 /* ---- objects: what kind of kfjob userdata a value is ----------------- */
 
-/* Keys of the job metatables' kind and methods: light userdata, which
-** every method call looks up without interning a string. */
+/* Key of the job metatables' kind: a light userdata, which telling a job
+** apart looks up without interning a string. */
 const char lkf_kind_key = 'k';
 
 int lkf_jobkind(lua_State *L, int idx) {
