@@ -16,7 +16,7 @@ set(KF_FUZZERS decode from_json decode_task_template decode_task_spec spec qty)
 add_custom_target(kfjob_fuzzers)
 foreach(t ${KF_FUZZERS})
   add_executable(fuzz_${t} fuzz/fuzz_${t}.c $<TARGET_OBJECTS:kfjob_core>)
-  target_include_directories(fuzz_${t} PRIVATE ${CMAKE_SOURCE_DIR}/src/core ${CMAKE_SOURCE_DIR}/src/lua
+  target_include_directories(fuzz_${t} PRIVATE ${KF_CORE_INC} ${CMAKE_SOURCE_DIR}/src/lua
                              ${CMAKE_SOURCE_DIR}/include ${GEN})
   target_compile_options(fuzz_${t} PRIVATE -fsanitize=fuzzer ${KF_FUZZ_SAN})
   target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer ${KF_FUZZ_SAN})

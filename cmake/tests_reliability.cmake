@@ -10,7 +10,7 @@ endif()
 add_executable(kfjob_allocfail test/alloc/allocfail.c
                $<TARGET_OBJECTS:kfjob_core> $<TARGET_OBJECTS:kfjob_bind>)
 target_include_directories(kfjob_allocfail PRIVATE ${LUA_INCDIR}
-                           ${CMAKE_SOURCE_DIR}/src/core ${CMAKE_SOURCE_DIR}/src/lua ${CMAKE_BINARY_DIR}/gen)
+                           ${KF_CORE_INC} ${CMAKE_SOURCE_DIR}/src/lua ${CMAKE_BINARY_DIR}/gen)
 target_link_libraries(kfjob_allocfail PRIVATE ${LUA_LIBRARY} PkgConfig::PROTOBUFC
                       PkgConfig::JANSSON PkgConfig::YAML m)
 add_test(NAME allocfail

@@ -1,6 +1,6 @@
 /*
 ** fuzz_qty.c - libFuzzer target for the exact quantity arithmetic
-** (src/core/kf_qty.c): the input is split at its first '+' into two
+** (src/core/base/kf_qty.c): the input is split at its first '+' into two
 ** quantity texts.  Besides "no crash, no UB", properties that abort:
 **   - a quantity kf_quantity_ok accepts parses (unless it is too large);
 **   - canonical text parses back to the same value (exact round trip)

@@ -1,5 +1,5 @@
 /*
-** test_qty.c - C tests for src/core/kf_qty.c (exact quantity sums).
+** test_qty.c - C tests for src/core/base/kf_qty.c (exact quantity sums).
 ** Every expected value is worked out by hand below each case, in
 ** nano-units where it helps, with Kubernetes' canonical form
 ** (resource.Quantity CanonicalizeBytes): DecimalSI takes the largest

@@ -1,6 +1,6 @@
 /*
 ** test_target_rules.c - C tests for the manifest rule rows
-** (src/core/kf_target_rules_manifest.c): for jobs built from constructor
+** (src/core/rules/kf_target_rules_manifest.c): for jobs built from constructor
 ** specs, every problem kf_target_problems reports per target, as
 ** "<rule> <W|E> <path>", compared with lists written from FACTS §8.5 (the
 ** cells of R9, R11, R12, R13, R19, R20, R21, R23, R24).  Only rows of
