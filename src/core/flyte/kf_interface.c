@@ -10,7 +10,7 @@
 
 #include "kf_core.h"
 #include "kf_template.h"
-#include "kfjob.h"
+#include "kf_version.h"
 #include "flyteidl/core/tasks.pb-c.h"
 #include "flyteidl/core/interface.pb-c.h"
 #include "flyteidl/core/types.pb-c.h"
@@ -318,7 +318,7 @@ kf_status kf_metadata_build(kf_arena *A, const kf_node *o,
   /* flytekit always sends runtime and retries (its RetryStrategy model is
   ** never falsy); runtime names the tool that built the task */
   rt->type = FLYTEIDL__CORE__RUNTIME_METADATA__RUNTIME_TYPE__OTHER;
-  rt->version = (char *)KFJOB_VERSION_STRING;
+  rt->version = (char *)KF_VERSION_STRING;
   rt->flavor = (char *)"kfjob";
   m->runtime = rt;
   m->retries = rs;
