@@ -14,10 +14,17 @@
 #include "kf_qty.h"
 #include "host.h"
 #include "kf_target.h"
+#include "kf_version.h"
+
+/* the public header's version is the project's (CMakeLists.txt project()) */
+typedef char kfh_version_matches[KFJOB_VERSION_NUMBER == KF_VERSION_NUMBER ? 1 : -1];
 
 static const char *const format_names[] = {
     "pb", "json", "yaml", "template", "template-json", "manifest",
     "manifest-json", "none", "taskspec", "taskspec-json", "environment"};
+
+KFJOB_API unsigned kfjob_version_number(void) { return KFJOB_VERSION_NUMBER; }
+KFJOB_API const char *kfjob_version_string(void) { return KFJOB_VERSION_STRING; }
 
 void kfh_msg(kfjob_host *h, const char *fmt, ...) {
   va_list ap;

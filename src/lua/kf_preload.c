@@ -38,6 +38,3 @@ KFJOB_API void kfjob_preload(lua_State *L) {
   }
   lua_pop(L, 1);
 }
-
-KFJOB_API unsigned kfjob_version_number(void) { return KFJOB_VERSION_NUMBER; }
-KFJOB_API const char *kfjob_version_string(void) { return KFJOB_VERSION_STRING; }
