@@ -37,7 +37,8 @@ extern const int kfm_res_sorted[KF_NRES];
 kf_status kfm_group_resources(mctx *c, const kf_group *g, const char *key,
                               const char *req[KF_NRES], const char *lim[KF_NRES]);
 
-/* ---- resources (kf_manifest_operator.c) ---- */
+/* ---- shared by the writers (kf_manifest_common.c, kfm_operator:
+** kf_manifest_operator.c) ---- */
 typedef struct kfm_shared {   /* parts every replica spec uses */
   const kf_manifest_opts *o;
   kf_node *root, *meta;       /* the resource and its metadata */
