@@ -60,10 +60,6 @@ end
 -- ("a.c -> b.c") or a long function ("file.c:name").  The list only
 -- shrinks: an entry that no longer fails is itself a failure.
 local KNOWN = {
-  ["src/core/flyte/kf_interface.c -> src/core/flyte/kf_template.c"] = true,
-  ["src/core/flyte/kf_pod_tt.c -> src/core/flyte/kf_template.c"] = true,
-  ["src/core/flyte/kf_template.c -> src/core/flyte/kf_interface.c"] = true,
-  ["src/core/flyte/kf_template.c -> src/core/flyte/kf_pod_tt.c"] = true,
   ["src/host/api.c -> src/host/driver.c"] = true,
   ["src/host/driver.c -> src/host/api.c"] = true,
   ["src/host/driver.c -> src/host/render.c"] = true,

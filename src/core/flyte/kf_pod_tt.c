@@ -475,3 +475,18 @@ kf_status kf_pod_from_template(Flyteidl__Core__TaskTemplate *t, kf_arena *A,
   }
   return kf_job_check(j, KF_PATH_SPEC, who, e);
 }
+
+kf_status kf_template_add_config(kf_arena *A, Flyteidl__Core__TaskTemplate *t,
+                                 const char *k, const char *v, kf_err *e) {
+  Flyteidl__Core__TaskTemplate__ConfigEntry *ce = kf_arena_alloc(A, sizeof *ce);
+  Flyteidl__Core__TaskTemplate__ConfigEntry **nv =
+      kf_arena_alloc(A, (t->n_config + 1) * sizeof *nv);
+  if (ce == NULL || nv == NULL) return kf_nomem(e);
+  flyteidl__core__task_template__config_entry__init(ce);
+  ce->key = (char *)k;
+  ce->value = (char *)v;
+  if (t->n_config) memcpy(nv, t->config, t->n_config * sizeof *nv);
+  nv[t->n_config++] = ce;
+  t->config = nv;
+  return KF_OK;
+}

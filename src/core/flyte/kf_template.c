@@ -19,47 +19,6 @@
 
 /* ---- options (a node in the shape of the Lua opts table) -------------- */
 
-/* Option strings become proto3 strings: no NUL bytes, valid UTF-8. */
-const char *kf_opt_bad_text(const kf_node *v) {
-  if (v->u.s.n > KF_MAX_STRING) return "string longer than the limit of 1 MiB";
-  if (strlen(v->u.s.p) != v->u.s.n) return "string contains a NUL byte";
-  if (!kf_utf8_ok(v->u.s.p, v->u.s.n)) return "invalid UTF-8";
-  return NULL;
-}
-
-kf_status kf_opt_string(const kf_node *o, const char *key, const char *path,
-                            const char **out, const char *who, kf_err *e) {
-  const kf_node *v = kf_node_get(o, key);
-  if (v == NULL) return KF_OK;
-  if (v->t != KF_NSTR)
-    return kf_fail(e, KF_EINVAL, "%s: opts.%s%s: expected a string", who, path,
-                   key);
-  if (kf_opt_bad_text(v))
-    return kf_fail(e, KF_EINVAL, "%s: opts.%s%s: %s", who, path, key,
-                   kf_opt_bad_text(v));
-  *out = v->u.s.p;
-  return KF_OK;
-}
-
-kf_status kf_opt_check_known(const kf_node *o, const char *path,
-                             const char *const *known, const char *who,
-                             kf_err *e) {
-  size_t i, j;
-  if (o->t != KF_NOBJ && !(o->t == KF_NARR && o->u.c.n == 0))
-    return kf_fail(e, KF_EINVAL, "%s: opts.%s: expected a table", who, path);
-  for (i = 0; o->t == KF_NOBJ && i < o->u.c.n; i++) {
-    for (j = 0; known[j]; j++)
-      if (strcmp(known[j], o->u.c.k[i]) == 0) break;
-    if (!known[j]) {
-      const char *s = kf_suggest(o->u.c.k[i], known);
-      return kf_fail(e, KF_EINVAL, "%s: opts.%s.%s: unknown option%s%s%s", who, path,
-                     o->u.c.k[i], s ? " (did you mean '" : "", s ? s : "",
-                     s ? "'?)" : "");
-    }
-  }
-  return KF_OK;
-}
-
 /* A list of strings -> arena array. */
 static kf_status opt_list(kf_arena *A, const kf_node *o, const char *key,
                           char ***out, size_t *n, const char *who, kf_err *e) {
@@ -190,21 +149,6 @@ static kf_status add_config(kf_arena *A, Flyteidl__Core__TaskTemplate *t,
 }
 
 /* One more entry after the sized ones (the pod settings' name): a copy. */
-kf_status kf_template_add_config(kf_arena *A, Flyteidl__Core__TaskTemplate *t,
-                                 const char *k, const char *v, kf_err *e) {
-  Flyteidl__Core__TaskTemplate__ConfigEntry *ce = kf_arena_alloc(A, sizeof *ce);
-  Flyteidl__Core__TaskTemplate__ConfigEntry **nv =
-      kf_arena_alloc(A, (t->n_config + 1) * sizeof *nv);
-  if (ce == NULL || nv == NULL) return kf_nomem(e);
-  flyteidl__core__task_template__config_entry__init(ce);
-  ce->key = (char *)k;
-  ce->value = (char *)v;
-  if (t->n_config) memcpy(nv, t->config, t->n_config * sizeof *nv);
-  nv[t->n_config++] = ce;
-  t->config = nv;
-  return KF_OK;
-}
-
 /* v0 carries an MPI worker command in config, split on single spaces by
 ** the backend, so arguments cannot contain one. */
 static kf_status worker_spec_command(kf_arena *A, const kf_group *g,
