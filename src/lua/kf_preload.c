@@ -26,10 +26,12 @@ static int load_embedded(lua_State *L) {
   return 1;
 }
 
-KFJOB_API void kfjob_preload(lua_State *L) {
+/* package.preload.kfjob = open, then every embedded module: kfjob_preload
+** (lkfjob_open.c) passes luaopen_kfjob, so this file calls nothing above it */
+void lkf_preload(lua_State *L, lua_CFunction open) {
   const kf_lua_file *f;
   lkfc_getpreload(L);   /* package.preload */
-  lua_pushcfunction(L, luaopen_kfjob);
+  lua_pushcfunction(L, open);
   lua_setfield(L, -2, "kfjob");
   for (f = kf_lua_files; f->module != NULL; f++) {
     lua_pushlightuserdata(L, (void *)f);

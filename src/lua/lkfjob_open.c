@@ -44,6 +44,10 @@ static void enum_table(lua_State *L, const char *name, const kf_enum *en) {
   lua_setfield(L, -2, name);
 }
 
+void lkf_preload(lua_State *L, lua_CFunction open);   /* kf_preload.c */
+
+KFJOB_API void kfjob_preload(lua_State *L) { lkf_preload(L, luaopen_kfjob); }
+
 KFJOB_API int luaopen_kfjob(lua_State *L) {
   lctx *X;
   int ctx, i;
