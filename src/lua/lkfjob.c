@@ -19,17 +19,6 @@
 #include "kfjob.h"
 #include "lkfjob.h"
 
-const char *const lkf_job_mt[KF_NKINDS] = {
-    [KF_TFJOB] = "kfjob.TFJob", [KF_PYTORCH] = "kfjob.PyTorchJob",
-    [KF_ELASTIC] = "kfjob.Elastic", [KF_MPI] = "kfjob.MPIJob",
-    [KF_HOROVOD] = "kfjob.HorovodJob", [KF_JAX] = "kfjob.JAXJob",
-    [KF_XGBOOST] = "kfjob.XGBoostJob", [KF_PADDLE] = "kfjob.PaddleJob"};
-const char *const lkf_group_mt[KF_NROLES] = {
-    [KF_WORKER] = "kfjob.Worker", [KF_PS] = "kfjob.PS",
-    [KF_CHIEF] = "kfjob.Chief", [KF_EVALUATOR] = "kfjob.Evaluator",
-    [KF_MASTER] = "kfjob.Master", [KF_LAUNCHER] = "kfjob.Launcher"};
-
-
 /* ---- objects ---------------------------------------------------------- */
 
 /* the job metatable by a light userdata key: no name to intern per job */

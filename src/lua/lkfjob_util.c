@@ -9,6 +9,17 @@
 #include "kf_core.h"
 #include "lkfjob.h"
 
+/* the metatable names of jobs by kind and groups by role (lkfjob.h) */
+const char *const lkf_job_mt[KF_NKINDS] = {
+    [KF_TFJOB] = "kfjob.TFJob", [KF_PYTORCH] = "kfjob.PyTorchJob",
+    [KF_ELASTIC] = "kfjob.Elastic", [KF_MPI] = "kfjob.MPIJob",
+    [KF_HOROVOD] = "kfjob.HorovodJob", [KF_JAX] = "kfjob.JAXJob",
+    [KF_XGBOOST] = "kfjob.XGBoostJob", [KF_PADDLE] = "kfjob.PaddleJob"};
+const char *const lkf_group_mt[KF_NROLES] = {
+    [KF_WORKER] = "kfjob.Worker", [KF_PS] = "kfjob.PS",
+    [KF_CHIEF] = "kfjob.Chief", [KF_EVALUATOR] = "kfjob.Evaluator",
+    [KF_MASTER] = "kfjob.Master", [KF_LAUNCHER] = "kfjob.Launcher"};
+
 /* ---- context ---------------------------------------------------------- */
 
 /* What a context keeps between calls: a larger arena chunk or buffer is
