@@ -26,13 +26,6 @@ static const char *const format_names[] = {
 KFJOB_API unsigned kfjob_version_number(void) { return KFJOB_VERSION_NUMBER; }
 KFJOB_API const char *kfjob_version_string(void) { return KFJOB_VERSION_STRING; }
 
-void kfh_msg(kfjob_host *h, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(h->msg, sizeof h->msg, fmt, ap);
-  va_end(ap);
-}
-
 static kfjob_status check_opts(kfjob_host *h, const kfjob_run_options *o) {
   size_t i;
   if ((unsigned)o->format > (unsigned)KFJOB_FORMAT_ENVIRONMENT) {

@@ -121,7 +121,7 @@ void kfh_emit_failed(lua_State *L, run *R, const char *name, const char *kind,
 ** (kf_name_problem); the name is shown escaped. */
 void kfh_check_name(lua_State *L, run *R, int idx);
 
-/* ---- driver.c --------------------------------------------------------- */
+/* ---- site.c ----------------------------------------------------------- */
 
 /* Raise "FILE: job 'NAME': message" (FILE only for scripts). */
 int kfh_job_error(lua_State *L, run *R, const char *name, const char *msg);
@@ -132,12 +132,16 @@ void kfh_wrap_template(lua_State *L);
 /* Pushes "FILE:LINE" where the config made the job at idx and returns it,
 ** or pushes nothing and returns NULL. */
 const char *kfh_site(lua_State *L, int idx);
+#define SITES "kfjob.host.sites"   /* registry: job -> "FILE:LINE", weak keys */
+
+/* ---- driver.c --------------------------------------------------------- */
+
 /* Run R (set up by api.c) in a fresh state; fills h's message and usage. */
 kfjob_status kfh_do_run(kfjob_host *h, run *R);
 
 /* ---- api.c ------------------------------------------------------------ */
 
-/* printf into h->msg. */
+/* printf into h->msg (site.c). */
 void kfh_msg(kfjob_host *h, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
