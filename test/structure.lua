@@ -60,14 +60,6 @@ end
 -- ("a.c -> b.c") or a long function ("file.c:name").  The list only
 -- shrinks: an entry that no longer fails is itself a failure.
 local KNOWN = {
-  ["src/host/api.c -> src/host/driver.c"] = true,
-  ["src/host/driver.c -> src/host/api.c"] = true,
-  ["src/host/driver.c -> src/host/render.c"] = true,
-  ["src/host/driver.c -> src/host/sandbox.c"] = true,
-  ["src/host/render.c -> src/host/driver.c"] = true,
-  ["src/host/sandbox.c -> src/host/driver.c"] = true,
-  ["src/lua/lkfjob.c -> src/lua/lkfjob_util.c"] = true,
-  ["src/lua/lkfjob_util.c -> src/lua/lkfjob.c"] = true,
   ["src/cli/args.c:set_option"] = true,
   ["src/cli/args.c:cli_parse_args"] = true,
   ["src/cli/readback.c:yaml_node"] = true,
