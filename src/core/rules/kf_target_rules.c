@@ -64,34 +64,36 @@ static kf_status test_nnodes(const kf_job *j, kf_target t,
 }
 
 /* R10: torchrun's words ("auto", "cpu", "gpu") have no int32 to go to in
-** Flyte's payload, and Trainer's numProcPerNode takes only "auto" (unset);
-** on the operator an integer lands in a deprecated field. */
+** Flyte's payload, and Trainer's numProcPerNode takes only "auto" (unset). */
 static kf_status test_nproc(const kf_job *j, kf_target t,
                             const kf_target_ctx *c, const kf_target_rule *r,
                             kf_problems *out, kf_err *e) {
   const char *w = j->nproc_word;
   (void)c;
-  switch (t) {
-    case KF_T_FLYTE: case KF_T_FLYTE2:
-      if (w == NULL) return KF_OK;
-      return kf_problem_add(out, r, t, "nproc_per_node", e, "'%s' cannot be "
-                            "expressed: the plugin's nproc_per_node is an int32 "
-                            "(give an integer)", w);
-    case KF_T_OPERATOR:
-      if (w != NULL) return KF_OK;
-      return kf_problem_add(out, r, t, "nproc_per_node", e, "%d goes to the "
-                            "deprecated elasticPolicy.nProcPerNode (the webhook "
-                            "warns); \"auto\", \"cpu\" or \"gpu\" go to "
-                            "spec.nprocPerNode", (int)j->nproc_per_node);
-    case KF_T_TRAINER_22: case KF_T_TRAINER_23:
-      if (w == NULL || strcmp(w, "auto") == 0) return KF_OK;
-      return kf_problem_add(out, r, t, "nproc_per_node", e, "'%s' cannot be "
-                            "expressed: TrainJob numProcPerNode is an int32 "
-                            "(\"auto\" leaves it unset)", w);
-    case KF_T_MPI_OPERATOR: case KF_NTARGETS:
-      break;
-  }
-  return KF_OK;
+  if (w == NULL) return KF_OK;
+  if (t == KF_T_FLYTE || t == KF_T_FLYTE2)
+    return kf_problem_add(out, r, t, "nproc_per_node", e, "'%s' cannot be "
+                          "expressed: the plugin's nproc_per_node is an int32 "
+                          "(give an integer)", w);
+  if (strcmp(w, "auto") == 0) return KF_OK;   /* Trainer: unset */
+  return kf_problem_add(out, r, t, "nproc_per_node", e, "'%s' cannot be "
+                        "expressed: TrainJob numProcPerNode is an int32 "
+                        "(\"auto\" leaves it unset)", w);
+}
+
+/* R10, its other half: an integer lands in the deprecated
+** elasticPolicy.nProcPerNode, which Flyte's backends write as the operator
+** does (the webhook warns). */
+static kf_status test_nproc_int(const kf_job *j, kf_target t,
+                                const kf_target_ctx *c, const kf_target_rule *r,
+                                kf_problems *out, kf_err *e) {
+  (void)c;
+  if (j->nproc_word != NULL) return KF_OK;
+  return kf_problem_add(out, r, t, "nproc_per_node", e, "%d goes to the "
+                        "deprecated elasticPolicy.nProcPerNode (the webhook "
+                        "warns)%s", (int)j->nproc_per_node,
+                        t == KF_T_OPERATOR ? "; \"auto\", \"cpu\" or \"gpu\" go "
+                        "to spec.nprocPerNode" : "");
 }
 
 /* R17: Trainer has no rendezvous setting (a static PET_MASTER_ADDR, that
@@ -151,16 +153,25 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_OPERATOR] = "pytorchjobs CRD (no minimum), no webhook rule"},
    test_nnodes, 0},
   {"R10", K(KF_ELASTIC),
-   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = WARN,
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
     [KF_T_MPI_OPERATOR] = NA, TRAINERS(ERR)},
    {[KF_T_FLYTE] = "flyteidl plugins/kubeflow/pytorch.proto ElasticConfig."
                    "nproc_per_node int32 (C4)",
     [KF_T_FLYTE2] = "flyteidl2 plugins/kubeflow/pytorch.proto ElasticConfig."
                     "nproc_per_node int32 (C4)",
-    [KF_T_OPERATOR] = "pytorchjob_types.go: elasticPolicy.nProcPerNode "
-                      "deprecated for spec.nprocPerNode (string)",
+    [KF_T_OPERATOR] = "pytorchjob_types.go: spec.nprocPerNode (string)",
     TRAINERS("TrainJob trainer.numProcPerNode int32 (trainer#3239)")},
    test_nproc, 0},
+  {"R10", K(KF_ELASTIC),
+   {[KF_T_FLYTE] = WARN, [KF_T_FLYTE2] = WARN, [KF_T_OPERATOR] = WARN,
+    [KF_T_MPI_OPERATOR] = NA},
+   {[KF_T_FLYTE] = FLYTE_PT " (ElasticConfig.nproc_per_node -> elasticPolicy."
+                   "nProcPerNode, deprecated in pytorchjob_types.go)",
+    [KF_T_FLYTE2] = FLYTE_PT " (flyte main; elasticPolicy.nProcPerNode, "
+                    "deprecated in pytorchjob_types.go)",
+    [KF_T_OPERATOR] = "pytorchjob_types.go: elasticPolicy.nProcPerNode "
+                      "deprecated for spec.nprocPerNode (string)"},
+   test_nproc_int, 0},
   {"R17", K(KF_ELASTIC),
    {[KF_T_FLYTE] = OK, [KF_T_FLYTE2] = OK, [KF_T_OPERATOR] = OK,
     TRAINERS(ERR)},
