@@ -52,3 +52,47 @@ describe("R10 on flyte: an integer nproc_per_node goes to the deprecated field",
     assert.is_nil(r10(kfjob.Elastic{ nnodes = 2, nproc_per_node = 4 }:lint{ target = "trainer-2.3" }))
   end)
 end)
+
+describe("check{target=, name=} applies the name rules (R14, R15)", function()
+  local pt = kfjob.PyTorchJob{ worker = { replicas = 2 } }
+  local mpi = kfjob.MPIJob{ worker = { replicas = 2 } }
+  local function problem(job, t, name, rule)
+    local ok, ps = job:check{ target = t, name = name }
+    assert.is_nil(ok)
+    for _, p in ipairs(ps) do
+      if p.rule == rule then
+        assert.are.equal("opts.name", p.path)
+        assert.is_true(#p.source > 0)
+        return p
+      end
+    end
+    error("no " .. rule .. " in check{target=" .. t .. "}")
+  end
+  -- DNS-1035: [a-z]([-a-z0-9]*[a-z0-9])? (k8s.io/apimachinery validation)
+  for _, t in ipairs { "operator", "mpi-operator", "trainer-2.2", "trainer-2.3" } do
+    local job = t == "mpi-operator" and mpi or pt
+    it("R14 on " .. t .. ": Bad_Name, and the manifest's error names the target", function()
+      local p = problem(job, t, "Bad_Name", "R14")
+      local ok, e = pcall(job.manifest, job, { target = t, name = "Bad_Name", image = "i:1" })
+      assert.is_false(ok)
+      assert.is_truthy(e:find(p.message, 1, true))
+      assert.is_truthy(e:find("(target " .. t .. ")", 1, true))
+    end)
+  end
+  it("R15 on the operator: a 70-character name (pods <name>-worker-1)", function()
+    local p = problem(pt, "operator", ("a"):rep(70), "R15")
+    assert.is_truthy(p.message:find(("a"):rep(70) .. "-", 1, true))
+  end)
+  it("R15 on the mpi-operator: the launcher pod name <name>-launcher (60 + 9 > 63)", function()
+    local p = problem(mpi, "mpi-operator", ("a"):rep(60), "R15")
+    assert.is_truthy(p.message:find(("a"):rep(60) .. "-launcher", 1, true))
+  end)
+  it("R14 on trainer: a TrainJob's name has at most 63 characters", function()
+    problem(pt, "trainer-2.3", ("a"):rep(70), "R14")
+    assert.is_true(pt:check{ target = "trainer-2.3", name = ("a"):rep(63) })
+  end)
+  it("a good name passes; flyte names the resource itself (n.a.)", function()
+    assert.is_true(pt:check{ target = "operator", name = "good-name" })
+    assert.is_true(pt:check{ target = "flyte", name = "Bad_Name" })
+  end)
+end)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kf_target.h"
+#include "kf_manifest_int.h"   /* kfm_dns_label, kfm_longest_pod */
 
 #define K(k) (1u << (k))
 #define NA KF_SEV_NA
@@ -111,6 +112,38 @@ static kf_status test_rdzv(const kf_job *j, kf_target t,
                         "setting (c10d only)", b);
 }
 
+/* R14: the resource name (opts.name of check and manifest) is a DNS-1035
+** label; a TrainJob's at most 63 characters (its CEL rule). */
+static kf_status test_name(const kf_job *j, kf_target t,
+                           const kf_target_ctx *c, const kf_target_rule *r,
+                           kf_problems *out, kf_err *e) {
+  size_t len;
+  (void)j;
+  if (c == NULL || c->name == NULL) return KF_OK;
+  len = strlen(c->name);
+  if (!kfm_dns_label(c->name, len, 1))
+    return kf_problem_add(out, r, t, "opts.name", e, "'%.100s' is not a DNS-1035 "
+                          "label (%s)", c->name, kfm_dns1035_rule);
+  if ((t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23) && len > 63)
+    return kf_problem_add(out, r, t, "opts.name", e, "too long: %zu characters "
+                          "(a TrainJob's name has at most 63)", len);
+  return KF_OK;
+}
+
+/* R15: the names derived from it, <name>-<type>-<index> and the MPI
+** launcher's <name>-launcher, name pods and headless Services: at most 63. */
+static kf_status test_pod_names(const kf_job *j, kf_target t,
+                                const kf_target_ctx *c, const kf_target_rule *r,
+                                kf_problems *out, kf_err *e) {
+  char pod[256];
+  size_t len;
+  if (c == NULL || c->name == NULL || !kfm_dns_label(c->name, strlen(c->name), 1))
+    return KF_OK;   /* R14's */
+  if ((len = kfm_longest_pod(j, c->name, pod, sizeof pod)) <= 63) return KF_OK;
+  return kf_problem_add(out, r, t, "opts.name", e, "too long for this job: pod "
+                        "name '%s' has %zu characters (at most 63)", pod, len);
+}
+
 #define FLYTE_PT "flyteplugins pytorch.go BuildResource"
 #define TRAINERS(s) [KF_T_TRAINER_22] = s, [KF_T_TRAINER_23] = s
 
@@ -180,5 +213,23 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_OPERATOR] = "pytorch_types.go (PET_RDZV_BACKEND, not validated)",
     TRAINERS("torch plugin: static PET_MASTER_ADDR, no rendezvous setting")},
    test_rdzv, 0},
+  /* on the operator kfjob refuses what the webhooks of most kinds refuse,
+  ** for every kind, and R15 too (Services would fail later) */
+  {"R14", ~0u,
+   {[KF_T_FLYTE] = NA, [KF_T_FLYTE2] = NA, [KF_T_OPERATOR] = ERR,
+    [KF_T_MPI_OPERATOR] = ERR, TRAINERS(ERR)},
+   {[KF_T_OPERATOR] = "training-operator webhooks (tfjob_webhook.go, "
+                      "pytorchjob_webhook.go ...): validation.IsDNS1035Label",
+    [KF_T_MPI_OPERATOR] = "mpi-operator validation.go validateMPIJobName",
+    TRAINERS("trainjob CRD: metadata.name CEL rule (DNS-1035, at most 63)")},
+   test_name, 0},
+  {"R15", ~0u,
+   {[KF_T_FLYTE] = NA, [KF_T_FLYTE2] = NA, [KF_T_OPERATOR] = ERR,
+    [KF_T_MPI_OPERATOR] = ERR},
+   {[KF_T_OPERATOR] = "not checked by the webhook: pod and Service creation "
+                      "fails later (trainer#1745, trainer#1101)",
+    [KF_T_MPI_OPERATOR] = "mpi-operator validation.go validateMPIJobName "
+                          "(<name>-worker-<N-1>; the launcher's pod name too)"},
+   test_pod_names, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };
