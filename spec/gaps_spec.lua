@@ -96,3 +96,45 @@ describe("check{target=, name=} applies the name rules (R14, R15)", function()
     assert.is_true(pt:check{ target = "flyte", name = "Bad_Name" })
   end)
 end)
+
+-- trainer.kubeflow.org_trainjobs.yaml: spec.trainer.args and .command
+-- maxItems 128, items maxLength 65536 (v2.2) and 1048576 (v2.3);
+-- trainer.image maxLength 500; trainer.env maxItems 128.
+describe("Trainer CRD limits (maxLength, maxItems) per version", function()
+  local job = kfjob.PyTorchJob{ worker = { replicas = 1 } }
+  local function man(t, o)
+    o.name, o.target, o.image = "n", t, o.image or "i:1"
+    return pcall(job.manifest, job, o)
+  end
+  local function list(n, s)
+    local l = {}
+    for i = 1, n do l[i] = s or "a" end
+    return l
+  end
+  it("v2.2: an argument of 70000 characters is refused, 65536 taken", function()
+    local ok, e = man("trainer-2.2", { args = { "x", ("y"):rep(70000) } })
+    assert.is_false(ok)
+    assert.is_truthy(e:find("opts.args[2]: 70000 characters", 1, true))
+    assert.is_truthy(e:find("65536", 1, true))
+    assert.is_true((man("trainer-2.2", { args = { ("y"):rep(65536) } })))
+    assert.is_false((man("trainer-2.2", { command = { ("y"):rep(65537) } })))
+  end)
+  it("v2.3 takes the same 70000 characters (its limit is 1048576)", function()
+    assert.is_true((man("trainer-2.3", { args = { ("y"):rep(70000) } })))
+  end)
+  for _, t in ipairs { "trainer-2.2", "trainer-2.3" } do
+    it(t .. ": 128 args, 128 command items with torchrun --no-python, image 500, env 128", function()
+      assert.is_true((man(t, { args = list(128) })))
+      assert.is_false((man(t, { args = list(129) })))
+      assert.is_true((man(t, { command = list(126) })))
+      assert.is_false((man(t, { command = list(127) })))
+      assert.is_true((man(t, { image = ("i"):rep(500) })))
+      local ok, e = man(t, { image = ("i"):rep(501) })
+      assert.is_false(ok)
+      assert.is_truthy(e:find("opts.image", 1, true))
+      local env = {}
+      for i = 1, 129 do env["V" .. i] = "x" end
+      assert.is_false((man(t, { env = env })))
+    end)
+  end
+end)
