@@ -138,3 +138,69 @@ describe("Trainer CRD limits (maxLength, maxItems) per version", function()
     end)
   end
 end)
+
+-- SPEC §2.4: decode_task_template(task_template(job)) == job, here with a
+-- pod template beside task_template options that set the container, task
+-- resources, limits only (the issue's four cases).
+describe("TaskTemplate round trips with a pod template", function()
+  local tol = { tolerations = { { key = "a", operator = "Exists" } } }
+  local C = { container = { image = "img:1", command = { "python" }, args = { "t.py", "--x" } } }
+  local cases = {
+    { "TFJob with tolerations and a container image",
+      kfjob.TFJob{ worker = { replicas = 2 }, pod_template = { spec = tol } }, { container = { image = "tf:1" } } },
+    { "MPIJob with affinity, worker command and slots",
+      kfjob.MPIJob{ worker = { replicas = 2, command = { "python", "t.py" } }, slots = 2,
+                    pod_template = { spec = { affinity = { nodeAffinity = {
+                      requiredDuringSchedulingIgnoredDuringExecution = { nodeSelectorTerms = {
+                        { matchExpressions = { { key = "a", operator = "In", values = { "b" } } } } } } } } } } },
+      C },
+    { "PyTorchJob with task requests/limits and a labelled template",
+      kfjob.PyTorchJob{ worker = { replicas = 2 }, requests = { cpu = "1" }, limits = { cpu = "2" },
+                        pod_template = { metadata = { labels = { a = "b" } } } }, C },
+    { "MPIJob with task GPU limits and a toleration",
+      kfjob.MPIJob{ worker = { replicas = 2 }, limits = { gpu = 1 }, pod_template = { spec = tol } }, {} },
+    { "PyTorchJob with limits only",
+      kfjob.PyTorchJob{ worker = { replicas = 2 }, limits = { memory = "1Gi" },
+                        pod_template = { spec = tol } }, C },
+  }
+  for _, c in ipairs(cases) do
+    for _, fmt in ipairs { "bytes", "json" } do
+      it(c[1] .. " (" .. fmt .. ")", function()
+        local o = {}
+        for k, v in pairs(c[3]) do o[k] = v end
+        if fmt == "json" then o.format = "json" end
+        local job = kfjob.decode_task_template(c[2]:task_template(o))
+        assert.is_true(job == c[2])
+      end)
+    end
+  end
+end)
+
+local util = require "util"
+describe("kfjob decode of unreadable content", function()
+  if not util.cli_ok then return pending(util.cli_why()) end
+  -- SPEC §7: 1 for invalid input, 2 for usage and I/O errors
+  local inputs = {
+    { "binary garbage", "\255\254\0\1garbage\0\0\7" },
+    { "text", "hello world\n" },
+    { "truncated JSON", "{\"type\": " },
+    { "JSON that is no TaskTemplate", "[1, 2, 3]" },
+    { "empty", "" },
+  }
+  for _, c in ipairs(inputs) do
+    it(c[1] .. " exits 1 (file and stdin)", function()
+      local f = os.tmpname()
+      local h = assert(io.open(f, "wb"))
+      h:write(c[2])
+      h:close()
+      local code, _, err = util.kfjob("decode", f)
+      os.remove(f)
+      assert.are.equal(1, code)
+      assert.is_truthy(err:find("kfjob.decode_task_", 1, true))
+      assert.are.equal(1, (util.run_cli(c[2], "decode", "-")))
+    end)
+  end
+  it("a missing file stays an I/O error (2)", function()
+    assert.are.equal(2, (util.kfjob("decode", "/nonexistent/kfjob-gaps")))
+  end)
+end)
