@@ -382,8 +382,8 @@ local raising = {
     { "manifest without a name", call("manifest", JAX, {}),
       "kfjob.manifest: opts.name: required (the resource name, a DNS-1035 label)" },
     { "manifest name too long for the pods", call("manifest", JAX, { name = string.rep("a", 55) }),
-      "kfjob.manifest: opts.name: too long for this job: pod name '" .. string.rep("a", 55)
-        .. "-worker-1' has 64 characters (at most 63)" },
+      "kfjob.JAXJob: opts.name: too long for this job: pod name '" .. string.rep("a", 55)
+        .. "-worker-1' has 64 characters (at most 63) (target operator)" },
     { "launcher_command", call("launcher_command", JAX), "kfjob.launcher_command: only MPIJob and HorovodJob have a launcher" },
     { "from_json opts.kind", function() return kfjob.from_json("pytorch", "{}", { kind = "JAXJob" }) end,
       "kfjob.from_json: opts.kind: " .. NO_TT("JAXJob") },
@@ -408,8 +408,8 @@ local raising = {
     { "manifest without an image", call("manifest", XGB, { name = "xgb" }),
       "kfjob.manifest: opts.image: required: worker has no image of its own" },
     { "manifest name not a DNS-1035 label (R14)", call("manifest", XGB, { name = "9xgb", image = "i" }),
-      "kfjob.manifest: opts.name: '9xgb' is not a DNS-1035 label (lowercase letters, digits and '-', "
-        .. "starting with a letter and ending with a letter or digit)" },
+      "kfjob.XGBoostJob: opts.name: '9xgb' is not a DNS-1035 label (lowercase letters, digits and '-', "
+        .. "starting with a letter and ending with a letter or digit) (target operator)" },
     { "manifest for the mpi-operator", call("manifest", XGB, { name = "x", image = "i", target = "mpi-operator" }),
       "kfjob.manifest: target 'mpi-operator' does not run a XGBoostJob (it runs mpi-operator v0.8 "
         .. "(MPIJob kubeflow.org/v2beta1))" },

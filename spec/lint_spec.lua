@@ -19,7 +19,10 @@ describe("job:lint", function()
   it("a clean job has no warnings", function()
     assert.same({}, kfjob.TFJob{ worker = { replicas = 2, image = "tf:2" } }:lint())
     assert.same({}, kfjob.MPIJob{ worker = { replicas = 2, command = { "sshd" } } }:lint{ name = "ok" })
-    assert.same({}, kfjob.Elastic{ nnodes = "1:2", shared_memory = true }:lint{ name = "e" })
+    -- an Elastic job's only warning: R10, its nproc_per_node goes to the
+    -- deprecated elasticPolicy.nProcPerNode on Flyte as on the operator
+    assert.same({ "nproc_per_node" },
+                paths(kfjob.Elastic{ nnodes = "1:2", shared_memory = true }:lint{ name = "e" }))
   end)
 
   it("returns {path=, message=} tables", function()
@@ -113,7 +116,7 @@ describe("job:lint", function()
                               launcher = { requests = { gpu = 1 } } }:lint()
       assert.same({ "worker.limits.gpu", "launcher.requests.gpu" }, paths(w))
       w = kfjob.Elastic{ nnodes = 2, shared_memory = true, worker = { limits = { gpu = 8 } } }:lint()
-      assert.same({ "worker.limits.gpu" }, paths(w))
+      assert.same({ "worker.limits.gpu", "nproc_per_node" }, paths(w))
     end)
   end)
 
@@ -186,7 +189,8 @@ describe("job:lint", function()
       assert.same({}, kfjob.PyTorchJob{ worker = { replicas = 2, image = "pt:2" }, shared_memory = true,
                                         master = { image = "pt:3" } }:lint())
       assert.same({}, kfjob.TFJob{ worker = { replicas = 2, image = "tf:2" } }:lint())
-      assert.same({}, kfjob.Elastic{ nnodes = 2, shared_memory = true, worker = { image = "pt:2" } }:lint())
+      assert.same({ "nproc_per_node" },   -- R10 only
+                  paths(kfjob.Elastic{ nnodes = 2, shared_memory = true, worker = { image = "pt:2" } }:lint()))
     end)
   end)
 
@@ -197,8 +201,8 @@ describe("job:lint", function()
     it("a PyTorchJob or Elastic job without shared memory", function()
       assert.same({ { path = "shared_memory", message = SHM } },
                   kfjob.PyTorchJob{ worker = { replicas = 2 } }:lint())
-      assert.same({ "shared_memory" }, paths(kfjob.Elastic{ nnodes = 2 }:lint()))
-      assert.same({}, kfjob.Elastic{ nnodes = 2, shared_memory = "8Gi" }:lint())
+      assert.same({ "shared_memory", "nproc_per_node" }, paths(kfjob.Elastic{ nnodes = 2 }:lint()))
+      assert.same({ "nproc_per_node" }, paths(kfjob.Elastic{ nnodes = 2, shared_memory = "8Gi" }:lint()))
     end)
     it("a /dev/shm mount on the template's primary container counts", function()
       local tmpl = { spec = { volumes = { { name = "shm", emptyDir = { medium = "Memory" } } },
@@ -258,7 +262,7 @@ describe("job:lint", function()
     it("come after slots, before opts", function()
       local w = kfjob.Elastic{ nnodes = 2, worker = { limits = { gpu = 1 }, requests = { gpu = 2 } },
                                accelerator = "a" }:lint{ name = ("n"):rep(70) }
-      assert.same({ "worker.requests.gpu", "shared_memory", "opts.name" }, paths(w))
+      assert.same({ "worker.requests.gpu", "shared_memory", "opts.name", "nproc_per_node" }, paths(w))
     end)
   end)
 

@@ -748,14 +748,16 @@ describe("job:manifest errors", function()
     end
     local rows = {
       { {}, "opts.name: required (the resource name, a DNS-1035 label)" },
-      { { name = "Train" }, "opts.name: 'Train' is not a DNS-1035 label " .. DNS1035 },
-      { { name = "1job" }, "opts.name: '1job' is not a DNS-1035 label " .. DNS1035 },
-      { { name = "job-" }, "opts.name: 'job-' is not a DNS-1035 label " .. DNS1035 },
-      { { name = "a.b" }, "opts.name: 'a.b' is not a DNS-1035 label " .. DNS1035 },
+      -- the name rules are target rules (R14, R15): their errors name the
+      -- constructor and the target, as check{target=, name=} reports them
+      { { name = "Train" }, "opts.name: 'Train' is not a DNS-1035 label " .. DNS1035, true },
+      { { name = "1job" }, "opts.name: '1job' is not a DNS-1035 label " .. DNS1035, true },
+      { { name = "job-" }, "opts.name: 'job-' is not a DNS-1035 label " .. DNS1035, true },
+      { { name = "a.b" }, "opts.name: 'a.b' is not a DNS-1035 label " .. DNS1035, true },
       -- evaluator-0 (12) is longer than worker-9 (9)
       { { name = ("x"):rep(52), image = "i" },
         "opts.name: too long for this job: pod name '" .. ("x"):rep(52)
-          .. "-evaluator-0' has 64 characters (at most 63)" },
+          .. "-evaluator-0' has 64 characters (at most 63)", true },
       { { name = "t" }, "opts.image: required: worker has no image of its own" },
       { with{ image = "" }, "opts.image: must not be empty" },
       { with{ image = "a b" }, "opts.image: must not contain whitespace" },
@@ -785,7 +787,10 @@ describe("job:manifest errors", function()
       { with{ format = "yaml", indent = 1 }, "opts.indent: expected an integer from 2 to 9, got 1" },
       { with{ format = "json", indent = -1 }, "opts.indent: expected an integer from 0 to 16, got -1" },
     }
-    for _, r in ipairs(rows) do assert.equal("kfjob.manifest: " .. r[2], err(r[1])) end
+    for _, r in ipairs(rows) do
+      assert.equal(r[3] and "kfjob.TFJob: " .. r[2] .. " (target operator)"
+                   or "kfjob.manifest: " .. r[2], err(r[1]))
+    end
   end)
 
   it("GPU requests that differ from limits are refused (Kubernetes would)", function()

@@ -570,7 +570,8 @@ describe("names per target", function()
   local job = kfjob.PyTorchJob{ worker = { replicas = 1 } }
   it("Trainer takes a name up to 63 characters (its pods are JobSet's, R15 is a warning)", function()
     assert.equal(name, job:manifest{ name = name, image = IMAGE, target = "trainer-2.3" }.metadata.name)
-    assert.equal("kfjob.manifest: opts.name: too long: 64 characters (a TrainJob's name has at most 63)",
+    assert.equal("kfjob.PyTorchJob: opts.name: too long: 64 characters (a TrainJob's name has at most 63)"
+                 .. " (target trainer-2.2)",
                  error_of(job.manifest, job, { name = ("n"):rep(64), image = IMAGE, target = "trainer-2.2" }))
   end)
   it("the operator and the mpi-operator need room for <name>-worker-<i>", function()

@@ -82,7 +82,7 @@ local rows = {
     { flyte = "error", operator = "ok", ["trainer-2.3"] = "error" } },
   { "R10", "Elastic with nproc_per_node = 4",
     function() return kfjob.Elastic { nnodes = 2, nproc_per_node = 4 } end, "nproc_per_node",
-    { flyte = "ok", flyte2 = "ok", operator = "warning", ["mpi-operator"] = "n.a.",
+    { flyte = "warning", flyte2 = "warning", operator = "warning", ["mpi-operator"] = "n.a.",
       ["trainer-2.2"] = "ok", ["trainer-2.3"] = "ok" } },
   { "R17", "Elastic with rdzv_backend etcd",
     function() return kfjob.Elastic { nnodes = 2, rdzv_backend = "etcd" } end, "rdzv_backend",

@@ -3,13 +3,15 @@
 # loads from any directory.  Installs into temporary trees, not the system.
 # LuaJIT: LuaRocks' Lua 5.1 with LuaJIT's headers (LUA_INCDIR; CMake sees
 # luajit.h there and builds for LuaJIT).
+# One build.luarocks/ for all of them, 5.4 first, as in a checkout where a
+# user installs the command and then the module for OpenResty: LuaRocks keeps
+# that directory, and a version cached there once broke every later one.
 stage "luarocks make (rockspec/kfjob-scm-1.rockspec): Lua 5.1, 5.2, 5.3, 5.4, LuaJIT"
 rocks_check() {
   local v=$1 interp=$2 tree="$LOG/rocks-$1-$2" out="$LOG/rocks.out" abi=$1
   shift 2
   luarocks --lua-version "$abi" --tree "$tree" make rockspec/kfjob-scm-1.rockspec "$@" >"$out" 2>&1 ||
     { cat "$out"; rm -rf build.luarocks; return 1; }
-  rm -rf build.luarocks
   (cd / && LUA_PATH="$tree/share/lua/$abi/?.lua;$tree/share/lua/$abi/?/init.lua;;" \
            LUA_CPATH="$tree/lib/lua/$abi/?.so;;" \
            "$interp" -e 'local k = require "kfjob"; local t = require "kfjob.template"
@@ -17,7 +19,8 @@ rocks_check() {
              assert(t.render("${a}", {a = 1}) == "1")
              print("kfjob " .. k._VERSION .. " loads from / on " .. (jit and jit.version or _VERSION))')
 }
-for rocks_v in 5.1 5.2 5.3 5.4; do
+rm -rf build.luarocks
+for rocks_v in 5.4 5.1 5.2 5.3; do
   check "luarocks --lua-version $rocks_v make + require from another directory" \
     rocks_check "$rocks_v" "lua$rocks_v"
 done

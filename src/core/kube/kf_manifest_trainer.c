@@ -10,6 +10,7 @@
 ** R21, R23, R24 in kf_target_rules_manifest.c); the two versions differ in
 ** terminationGracePeriodSeconds, which only v2.3's patch has.
 */
+#include <stdio.h>
 #include <string.h>
 
 #include "kf_manifest.h"
@@ -103,6 +104,49 @@ static kf_status runtime_patches(mctx *c, const kf_job *j, int role, kf_target t
   return KF_OK;
 }
 
+/* The TrainJob CRD's maxItems and maxLength for what kfjob writes in
+** spec.trainer (trainer.kubeflow.org_trainjobs.yaml of v2.2 and v2.3: items
+** of command and args 65536 characters in v2.2, 1048576 in v2.3).  The
+** command starts with torchrun --no-python (`skip` items not the user's). */
+static const struct trainer_limit {
+  const char *key, *opt;
+  size_t items, len22, len23;
+} trainer_limits[] = {
+    {"command", "opts.command", 128, 65536, 1048576},
+    {"args", "opts.args", 128, 65536, 1048576},
+    {"env", "opts.env", 128, 0, 0},
+};
+
+static kf_status check_trainer_limits(mctx *c, kf_target t, const kf_node *tr,
+                                      const char *image_path) {
+  const char *ver = t == KF_T_TRAINER_22 ? "v2.2" : "v2.3";
+  const kf_node *v = kf_node_get(tr, "image");
+  size_t i, k;
+  if (v && v->t == KF_NSTR && v->u.s.n > 500)
+    return kfm_failf(c, image_path, "%zu characters: Trainer %s's TrainJob takes "
+                     "an image of at most 500 (trainer.image maxLength)", v->u.s.n, ver);
+  for (k = 0; k < sizeof trainer_limits / sizeof trainer_limits[0]; k++) {
+    const struct trainer_limit *l = &trainer_limits[k];
+    size_t max = t == KF_T_TRAINER_22 ? l->len22 : l->len23;
+    size_t skip = strcmp(l->key, "command") == 0 ? 2 : 0;
+    if ((v = kf_node_get(tr, l->key)) == NULL || v->t != KF_NARR) continue;
+    if (v->u.c.n > l->items)
+      return kfm_failf(c, l->opt, "%zu items: Trainer %s's TrainJob takes at most "
+                       "%zu (trainer.%s maxItems %zu%s)", v->u.c.n - skip, ver,
+                       l->items - skip, l->key, l->items,
+                       skip ? ", torchrun --no-python included" : "");
+    for (i = skip; max && i < v->u.c.n; i++)
+      if (v->u.c.v[i]->t == KF_NSTR && v->u.c.v[i]->u.s.n > max) {
+        char path[48];
+        snprintf(path, sizeof path, "%s[%zu]", l->opt, i - skip + 1);
+        return kfm_failf(c, path, "%zu characters: Trainer %s's TrainJob takes at "
+                         "most %zu (trainer.%s items maxLength)",
+                         v->u.c.v[i]->u.s.n, ver, max, l->key);
+      }
+  }
+  return KF_OK;
+}
+
 kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                       kf_target t, kf_node **out) {
   kf_arena *A = c->A;
@@ -155,6 +199,9 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   res = kf_node_get(tr, "resourcesPerNode");
   if (res && res->u.c.n == 0) tr->u.c.n--;   /* no resources: leave it out */
   if ((st = runtime_patches(c, j, role, t, &sh, spec)) != KF_OK) return st;
+  if ((st = check_trainer_limits(c, t, tr, g->image ? (elastic ? "worker.image"
+                                 : "master.image") : "opts.image")) != KF_OK)
+    return st;
   *out = sh.root;
   return KF_OK;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kf_target.h"
+#include "kf_manifest_int.h"   /* kfm_dns_label, kfm_longest_pod */
 
 #define K(k) (1u << (k))
 #define NA KF_SEV_NA
@@ -64,34 +65,36 @@ static kf_status test_nnodes(const kf_job *j, kf_target t,
 }
 
 /* R10: torchrun's words ("auto", "cpu", "gpu") have no int32 to go to in
-** Flyte's payload, and Trainer's numProcPerNode takes only "auto" (unset);
-** on the operator an integer lands in a deprecated field. */
+** Flyte's payload, and Trainer's numProcPerNode takes only "auto" (unset). */
 static kf_status test_nproc(const kf_job *j, kf_target t,
                             const kf_target_ctx *c, const kf_target_rule *r,
                             kf_problems *out, kf_err *e) {
   const char *w = j->nproc_word;
   (void)c;
-  switch (t) {
-    case KF_T_FLYTE: case KF_T_FLYTE2:
-      if (w == NULL) return KF_OK;
-      return kf_problem_add(out, r, t, "nproc_per_node", e, "'%s' cannot be "
-                            "expressed: the plugin's nproc_per_node is an int32 "
-                            "(give an integer)", w);
-    case KF_T_OPERATOR:
-      if (w != NULL) return KF_OK;
-      return kf_problem_add(out, r, t, "nproc_per_node", e, "%d goes to the "
-                            "deprecated elasticPolicy.nProcPerNode (the webhook "
-                            "warns); \"auto\", \"cpu\" or \"gpu\" go to "
-                            "spec.nprocPerNode", (int)j->nproc_per_node);
-    case KF_T_TRAINER_22: case KF_T_TRAINER_23:
-      if (w == NULL || strcmp(w, "auto") == 0) return KF_OK;
-      return kf_problem_add(out, r, t, "nproc_per_node", e, "'%s' cannot be "
-                            "expressed: TrainJob numProcPerNode is an int32 "
-                            "(\"auto\" leaves it unset)", w);
-    case KF_T_MPI_OPERATOR: case KF_NTARGETS:
-      break;
-  }
-  return KF_OK;
+  if (w == NULL) return KF_OK;
+  if (t == KF_T_FLYTE || t == KF_T_FLYTE2)
+    return kf_problem_add(out, r, t, "nproc_per_node", e, "'%s' cannot be "
+                          "expressed: the plugin's nproc_per_node is an int32 "
+                          "(give an integer)", w);
+  if (strcmp(w, "auto") == 0) return KF_OK;   /* Trainer: unset */
+  return kf_problem_add(out, r, t, "nproc_per_node", e, "'%s' cannot be "
+                        "expressed: TrainJob numProcPerNode is an int32 "
+                        "(\"auto\" leaves it unset)", w);
+}
+
+/* R10, its other half: an integer lands in the deprecated
+** elasticPolicy.nProcPerNode, which Flyte's backends write as the operator
+** does (the webhook warns). */
+static kf_status test_nproc_int(const kf_job *j, kf_target t,
+                                const kf_target_ctx *c, const kf_target_rule *r,
+                                kf_problems *out, kf_err *e) {
+  (void)c;
+  if (j->nproc_word != NULL) return KF_OK;
+  return kf_problem_add(out, r, t, "nproc_per_node", e, "%d goes to the "
+                        "deprecated elasticPolicy.nProcPerNode (the webhook "
+                        "warns)%s", (int)j->nproc_per_node,
+                        t == KF_T_OPERATOR ? "; \"auto\", \"cpu\" or \"gpu\" go "
+                        "to spec.nprocPerNode" : "");
 }
 
 /* R17: Trainer has no rendezvous setting (a static PET_MASTER_ADDR, that
@@ -107,6 +110,38 @@ static kf_status test_rdzv(const kf_job *j, kf_target t,
   return kf_problem_add(out, r, t, "rdzv_backend", e, "'%.60s' cannot be "
                         "expressed: Trainer's torch runtime has no rendezvous "
                         "setting (c10d only)", b);
+}
+
+/* R14: the resource name (opts.name of check and manifest) is a DNS-1035
+** label; a TrainJob's at most 63 characters (its CEL rule). */
+static kf_status test_name(const kf_job *j, kf_target t,
+                           const kf_target_ctx *c, const kf_target_rule *r,
+                           kf_problems *out, kf_err *e) {
+  size_t len;
+  (void)j;
+  if (c == NULL || c->name == NULL) return KF_OK;
+  len = strlen(c->name);
+  if (!kfm_dns_label(c->name, len, 1))
+    return kf_problem_add(out, r, t, "opts.name", e, "'%.100s' is not a DNS-1035 "
+                          "label (%s)", c->name, kfm_dns1035_rule);
+  if ((t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23) && len > 63)
+    return kf_problem_add(out, r, t, "opts.name", e, "too long: %zu characters "
+                          "(a TrainJob's name has at most 63)", len);
+  return KF_OK;
+}
+
+/* R15: the names derived from it, <name>-<type>-<index> and the MPI
+** launcher's <name>-launcher, name pods and headless Services: at most 63. */
+static kf_status test_pod_names(const kf_job *j, kf_target t,
+                                const kf_target_ctx *c, const kf_target_rule *r,
+                                kf_problems *out, kf_err *e) {
+  char pod[256];
+  size_t len;
+  if (c == NULL || c->name == NULL || !kfm_dns_label(c->name, strlen(c->name), 1))
+    return KF_OK;   /* R14's */
+  if ((len = kfm_longest_pod(j, c->name, pod, sizeof pod)) <= 63) return KF_OK;
+  return kf_problem_add(out, r, t, "opts.name", e, "too long for this job: pod "
+                        "name '%s' has %zu characters (at most 63)", pod, len);
 }
 
 #define FLYTE_PT "flyteplugins pytorch.go BuildResource"
@@ -151,16 +186,25 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_OPERATOR] = "pytorchjobs CRD (no minimum), no webhook rule"},
    test_nnodes, 0},
   {"R10", K(KF_ELASTIC),
-   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = WARN,
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
     [KF_T_MPI_OPERATOR] = NA, TRAINERS(ERR)},
    {[KF_T_FLYTE] = "flyteidl plugins/kubeflow/pytorch.proto ElasticConfig."
                    "nproc_per_node int32 (C4)",
     [KF_T_FLYTE2] = "flyteidl2 plugins/kubeflow/pytorch.proto ElasticConfig."
                     "nproc_per_node int32 (C4)",
-    [KF_T_OPERATOR] = "pytorchjob_types.go: elasticPolicy.nProcPerNode "
-                      "deprecated for spec.nprocPerNode (string)",
+    [KF_T_OPERATOR] = "pytorchjob_types.go: spec.nprocPerNode (string)",
     TRAINERS("TrainJob trainer.numProcPerNode int32 (trainer#3239)")},
    test_nproc, 0},
+  {"R10", K(KF_ELASTIC),
+   {[KF_T_FLYTE] = WARN, [KF_T_FLYTE2] = WARN, [KF_T_OPERATOR] = WARN,
+    [KF_T_MPI_OPERATOR] = NA},
+   {[KF_T_FLYTE] = FLYTE_PT " (ElasticConfig.nproc_per_node -> elasticPolicy."
+                   "nProcPerNode, deprecated in pytorchjob_types.go)",
+    [KF_T_FLYTE2] = FLYTE_PT " (flyte main; elasticPolicy.nProcPerNode, "
+                    "deprecated in pytorchjob_types.go)",
+    [KF_T_OPERATOR] = "pytorchjob_types.go: elasticPolicy.nProcPerNode "
+                      "deprecated for spec.nprocPerNode (string)"},
+   test_nproc_int, 0},
   {"R17", K(KF_ELASTIC),
    {[KF_T_FLYTE] = OK, [KF_T_FLYTE2] = OK, [KF_T_OPERATOR] = OK,
     TRAINERS(ERR)},
@@ -169,5 +213,23 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_OPERATOR] = "pytorch_types.go (PET_RDZV_BACKEND, not validated)",
     TRAINERS("torch plugin: static PET_MASTER_ADDR, no rendezvous setting")},
    test_rdzv, 0},
+  /* on the operator kfjob refuses what the webhooks of most kinds refuse,
+  ** for every kind, and R15 too (Services would fail later) */
+  {"R14", ~0u,
+   {[KF_T_FLYTE] = NA, [KF_T_FLYTE2] = NA, [KF_T_OPERATOR] = ERR,
+    [KF_T_MPI_OPERATOR] = ERR, TRAINERS(ERR)},
+   {[KF_T_OPERATOR] = "training-operator webhooks (tfjob_webhook.go, "
+                      "pytorchjob_webhook.go ...): validation.IsDNS1035Label",
+    [KF_T_MPI_OPERATOR] = "mpi-operator validation.go validateMPIJobName",
+    TRAINERS("trainjob CRD: metadata.name CEL rule (DNS-1035, at most 63)")},
+   test_name, 0},
+  {"R15", ~0u,
+   {[KF_T_FLYTE] = NA, [KF_T_FLYTE2] = NA, [KF_T_OPERATOR] = ERR,
+    [KF_T_MPI_OPERATOR] = ERR},
+   {[KF_T_OPERATOR] = "not checked by the webhook: pod and Service creation "
+                      "fails later (trainer#1745, trainer#1101)",
+    [KF_T_MPI_OPERATOR] = "mpi-operator validation.go validateMPIJobName "
+                          "(<name>-worker-<N-1>; the launcher's pod name too)"},
+   test_pod_names, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

@@ -469,7 +469,7 @@ static kf_node *obj_slot(kf_arena *A, kf_node *obj, const char *key,
 }
 
 static kf_status merge_obj(kf_arena *A, kf_node *base, const kf_node *over,
-                           const char *who, kf_err *e);
+                           int top, const char *who, kf_err *e);
 
 /* Set `v` at `key` of `base`, deep-merging plain tables; lists and objects
 ** made by constructors replace what was there. */
@@ -489,7 +489,7 @@ static kf_status merge_into(kf_arena *A, kf_node *base, const char *key,
     for (i = 0; cur->t == KF_NOBJ && i < cur->u.c.n; i++)
       if (!kf_node_push(A, copy, cur->u.c.k[i], cur->u.c.v[i])) return kf_nomem(e);
     *slot = copy;
-    return merge_obj(A, copy, v, who, e);
+    return merge_obj(A, copy, v, 0, who, e);
   }
   *slot = (kf_node *)v;
   return KF_OK;
@@ -564,11 +564,14 @@ static kf_status check_twice(kf_arena *A, const kf_node *over, const char *who,
 kf_status kf_node_merge(kf_arena *A, kf_node *base, const kf_node *over,
                         const char *who, kf_err *e) {
   kf_status st = check_twice(A, over, who, e);
-  return st != KF_OK ? st : merge_obj(A, base, over, who, e);
+  return st != KF_OK ? st : merge_obj(A, base, over, 1, who, e);
 }
 
+/* Dotted keys are paths at the top level only (top): inside a nested
+** table a key is a key, as Kubernetes label, selector and resource keys
+** (kubernetes.io/arch, nvidia.com/gpu) nearly all hold dots. */
 static kf_status merge_obj(kf_arena *A, kf_node *base, const kf_node *over,
-                           const char *who, kf_err *e) {
+                           int top, const char *who, kf_err *e) {
   size_t i;
   if (over->t != KF_NOBJ) {
     if (over->t == KF_NARR && over->u.c.n == 0) return KF_OK;
@@ -579,12 +582,12 @@ static kf_status merge_obj(kf_arena *A, kf_node *base, const kf_node *over,
     size_t kl = strlen(key);
     kf_node *at = base;
     kf_status st;
-    if (strchr(key, '.') &&
+    if (top && strchr(key, '.') &&
         (key[0] == '.' || key[kl - 1] == '.' || strstr(key, "..") != NULL))
       return kf_fail(e, KF_EINVAL, "%s: '%s': empty field name in a dotted key",
                      who, key);
     /* dotted keys walk (and create) nested tables */
-    while ((dot = strchr(key, '.')) != NULL) {
+    while (top && (dot = strchr(key, '.')) != NULL) {
       char *head = kf_arena_strndup(A, key, (size_t)(dot - key));
       kf_node **slot, *next;
       if (head == NULL || (next = obj_slot(A, at, head, &slot)) == NULL)
