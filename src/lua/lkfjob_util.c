@@ -159,6 +159,9 @@ int lkf_ctx_close(lua_State *L) {
       c->anchored = 0;
       c->owner = NULL;
     }
+    /* the sandbox's deadline again at the end of the call: one long call
+    ** (a huge pod template) must not finish a run past its time limit */
+    if (c->meter != NULL && lua_isnil(L, 2)) c->meter->check(L);
   }
 #else
   (void)L;   /* no to-be-closed slots: the next call ends the last one */
