@@ -197,10 +197,9 @@ describe("kfjob env", function()
               table.concat(parts, ",\n"), "\n} } } } } }\n")
       f:close()
       local code, out, err = kfjob("env", path("prop.lua"), "--name", "j", "--pod", "worker-0")
-      assert.are.equal(0, code, err)
-      return parse(out)
+      return code, code == 0 and parse(out) or err
     end
-    local base = run({ { "KEEP", "1" } })
+    local _, base = run({ { "KEEP", "1" } })
     base.KEEP = nil
     math.randomseed(32)
     local function rnd()
@@ -209,17 +208,28 @@ describe("kfjob env", function()
       return table.concat(t)
     end
     for _ = 1, 40 do
-      local env, seen, want = {}, {}, {}
+      local env, ok_env, seen, want, refused = {}, {}, {}, {}, false
       for k, v in pairs(base) do want[k] = v end
       for _ = 1, 8 do
         local n, v = rnd(), rnd()
-        if n ~= "" and not seen[n] and not base[n] then
+        if not seen[n] and not base[n] then
           seen[n] = true
           env[#env + 1] = { n, v }
+          -- a name IsEnvVarName refuses is refused at construction, with its path
+          if valid(n) then ok_env[#ok_env + 1] = env[#env] else refused = true end
           if valid(n) and not has_break(v) then want[n] = v end
         end
       end
-      if #env > 0 then assert.are.same(want, run(env)) end
+      if refused then
+        local code, err = run(env)
+        assert.are.equal(1, code)
+        assert.is_truthy(err:find("pod_template.spec.containers[1].env[", 1, true), err)
+      end
+      if #ok_env > 0 then
+        local code, got = run(ok_env)
+        assert.are.equal(0, code, got)
+        assert.are.same(want, got)
+      end
     end
   end)
 end)

@@ -684,6 +684,12 @@ raising["pod template: API server rules"] = {
     PT_ .. "containers[1].env[1].valueFrom: Invalid value: \"\": may not be specified when `value` is not empty" },
   { "accelerator not a label value", new("TFJob", { worker = { replicas = 1 }, accelerator = "nvidia-tesla-" }),
     "kfjob.TFJob: accelerator.device: Invalid value: \"nvidia-tesla-\": " .. LABEL_VALUE },
+  { "NUL in an enum string", new("TFJob", { worker = { replicas = 1, restart_policy = "Never\0x" } }),
+    "kfjob.TFJob: worker.restart_policy: string contains a NUL byte" },
+  { "NUL in opts.target", call("to_json", JOB, { target = "flyte\0x" }),
+    "kfjob.to_json: opts.target: string contains a NUL byte" },
+  { "NUL in opts.format", call("manifest", JOB, { name = "n", format = "yaml\0" }),
+    "kfjob.manifest: opts.format: string contains a NUL byte" },
   { "4096 env entries, the last a repeat of the first (hash set)", (function()
       local env = {}
       for i = 1, 4095 do env[i] = { name = "V" .. i, value = "x" } end
