@@ -202,6 +202,14 @@ typedef enum kfjob_format {
 /** Default of kfjob_run_options::max_jobs: jobs one run may produce. */
 #define KFJOB_DEFAULT_MAX_JOBS 10000000UL
 
+/** Default of kfjob_run_options::time_limit_ms: 60 s of wall-clock time per
+ *  run, far above what an honest config takes (the bundled example sweep
+ *  renders in under 0.1 s, a 100 000-variant manifest sweep in about 4 s). */
+#define KFJOB_DEFAULT_TIME_LIMIT_MS 60000UL
+/** kfjob_run_options::time_limit_ms for no wall-clock limit.  Any limit
+ *  too large for the clock saturates to the same (no wrap-around). */
+#define KFJOB_NO_TIME_LIMIT ((unsigned long)-1)
+
 /** Opaque handle: options, the last message and usage figures.  Each run
  *  gets a fresh sandboxed Lua state, closed before the run returns. */
 typedef struct kfjob_host kfjob_host;
@@ -370,13 +378,16 @@ typedef struct kfjob_run_options {
                                   #params, so they win for the same key. */
   size_t nstring_params;     /**< Number of #string_params. */
   unsigned long time_limit_ms; /**< Wall-clock limit of the run in
-                                  milliseconds (0: none, the default), the
+                                  milliseconds (0: the default
+                                  ::KFJOB_DEFAULT_TIME_LIMIT_MS;
+                                  ::KFJOB_NO_TIME_LIMIT: none), the
                                   last resort behind the memory limit and
                                   the instruction budget.  Checked with
                                   the instruction count (every 1000
-                                  instructions and at each kfjob call), so
-                                  a run stops within one step of C work
-                                  past it; then the run returns
+                                  instructions), at the start and the end
+                                  of each kfjob call, so a run stops
+                                  within one kfjob call or one step of C
+                                  work past it; then the run returns
                                   ::KFJOB_ELIMIT with the message
                                   `FILE:LINE: time limit exceeded (N ms)`.
                                   Time spent in the job callback counts

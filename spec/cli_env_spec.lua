@@ -161,4 +161,75 @@ describe("kfjob env", function()
     assert.are.equal(0, code)
     assert.truthy(out:find("  env    CONFIG.lua", 1, true))
   end)
+
+  -- Property: whatever names and values the pod template's env holds, every
+  -- line of -f env is a comment or NAME=value with a name Kubernetes'
+  -- IsEnvVarName takes, no line holds a break some reader splits on (VT,
+  -- FF, FS/GS/RS, NEL, U+2028/9), and reading the NAME=value lines back gives
+  -- exactly the operator's variables plus the plain entries of the template.
+  it("keeps -f env an env file for any names and values (property)", function()
+    local pieces = { "A", "b", "_", "1", "-", ".", "=", " ", "\n", "\r", "\v", "\f", "\28",
+                     "\194\133", "\226\128\168", "\226\128\169", "LD_PRELOAD=x", "\195\169", "#" }
+    local breaks = { "\n", "\r", "\v", "\f", "\28", "\29", "\30", "\194\133", "\226\128\168", "\226\128\169" }
+    local function has_break(x)
+      for _, b in ipairs(breaks) do if x:find(b, 1, true) then return true end end
+      return false
+    end
+    local function valid(n) return n:match("^[-._a-zA-Z][-._a-zA-Z0-9]*$") ~= nil end
+    local function parse(out)
+      local vars = {}
+      for line in (out .. "\n"):gmatch("([^\n]*)\n") do
+        assert.is_false(has_break(line), line)
+        if line ~= "" and line:sub(1, 1) ~= "#" then
+          local n, v = line:match("^([^=]*)=(.*)$")
+          assert.is_truthy(n and valid(n), line)
+          vars[n] = v
+        end
+      end
+      return vars
+    end
+    local function run(env)
+      local parts = {}
+      for _, e in ipairs(env) do parts[#parts + 1] = ("{ name = %q, value = %q }"):format(e[1], e[2]) end
+      local f = assert(io.open(path("prop.lua"), "wb"))
+      f:write("local kfjob = require 'kfjob'\nreturn kfjob.TFJob{ worker = { replicas = 1 },\n",
+              "  pod_template = { spec = { containers = { { name = 'primary', env = {\n",
+              table.concat(parts, ",\n"), "\n} } } } } }\n")
+      f:close()
+      local code, out, err = kfjob("env", path("prop.lua"), "--name", "j", "--pod", "worker-0")
+      return code, code == 0 and parse(out) or err
+    end
+    local _, base = run({ { "KEEP", "1" } })
+    base.KEEP = nil
+    math.randomseed(32)
+    local function rnd()
+      local t = {}
+      for i = 1, math.random(0, 6) do t[i] = pieces[math.random(#pieces)] end
+      return table.concat(t)
+    end
+    for _ = 1, 40 do
+      local env, ok_env, seen, want, refused = {}, {}, {}, {}, false
+      for k, v in pairs(base) do want[k] = v end
+      for _ = 1, 8 do
+        local n, v = rnd(), rnd()
+        if not seen[n] and not base[n] then
+          seen[n] = true
+          env[#env + 1] = { n, v }
+          -- a name IsEnvVarName refuses is refused at construction, with its path
+          if valid(n) then ok_env[#ok_env + 1] = env[#env] else refused = true end
+          if valid(n) and not has_break(v) then want[n] = v end
+        end
+      end
+      if refused then
+        local code, err = run(env)
+        assert.are.equal(1, code)
+        assert.is_truthy(err:find("pod_template.spec.containers[1].env[", 1, true), err)
+      end
+      if #ok_env > 0 then
+        local code, got = run(ok_env)
+        assert.are.equal(0, code, got)
+        assert.are.same(want, got)
+      end
+    end
+  end)
 end)

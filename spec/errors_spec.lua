@@ -617,6 +617,88 @@ raising["targets"] = {
       .. "(give an integer) (target flyte2)" },
 }
 
+-- Issue 32: the API server's pod validation (kubernetes/kubernetes
+-- pkg/apis/core/validation/validation.go), at construction, in its words.
+local function podt(spec, extra)
+  local t = { worker = { replicas = 1 }, pod_template = { spec = spec } }
+  for k, v in pairs(extra or {}) do t[k] = v end
+  return new("TFJob", t)
+end
+local PT_ = "kfjob.TFJob: pod_template.spec."
+local DNS_LABEL = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+  .. "and must start and end with an alphanumeric character"
+local ENV_NAME = "a valid environment variable name must consist of alphabetic characters, digits, '_', "
+  .. "'-', or '.', and must not start with a digit"
+local LABEL_VALUE = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+  .. "or '.', and must start and end with an alphanumeric character"
+local function ctr(extra)
+  local c = { name = "primary" }
+  for k, v in pairs(extra) do c[k] = v end
+  return { containers = { c } }
+end
+raising["pod template: API server rules"] = {
+  { "validateContainers: sidecar without an image", podt { containers = { { name = "side" } } },
+    PT_ .. "containers[1].image: Required value" },
+  { "validateContainers: container name not a DNS-1123 label", podt { containers = { { name = "Side_Car", image = "i" } } },
+    PT_ .. 'containers[1].name: Invalid value: "Side_Car": ' .. DNS_LABEL },
+  { "validateInitContainers: init container named like a container",
+    podt { initContainers = { { name = "side", image = "i" } }, containers = { { name = "side", image = "i" } } },
+    PT_ .. 'initContainers[1].name: Duplicate value: "side"' },
+  { "validateContainerPorts: containerPort 70000", podt(ctr { ports = { { containerPort = 70000 } } }),
+    PT_ .. "containers[1].ports[1].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive" },
+  { "validateContainerPorts: hostPort -1", podt(ctr { ports = { { containerPort = 80, hostPort = -1 } } }),
+    PT_ .. "containers[1].ports[1].hostPort: Invalid value: -1: must be between 1 and 65535, inclusive" },
+  { "validateTolerations: Exists with a value",
+    podt { tolerations = { { key = "k", operator = "Exists", value = "v" } } },
+    PT_ .. "tolerations[1].operator: Invalid value: \"v\": value must be empty when `operator` is 'Exists'" },
+  { "validateTolerations: empty key without Exists", podt { tolerations = { { operator = "Equal", value = "v" } } },
+    PT_ .. "tolerations[1].operator: Invalid value: \"Equal\": operator must be Exists when `key` is empty, "
+      .. "which means \"match all values and all keys\"" },
+  { "validateTolerations: tolerationSeconds without NoExecute",
+    podt { tolerations = { { key = "k", operator = "Exists", effect = "NoSchedule", tolerationSeconds = 5 } } },
+    PT_ .. "tolerations[1].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set" },
+  { "validateVolumeSource: two sources",
+    podt { volumes = { { name = "v", emptyDir = {}, hostPath = { path = "/x" } } } },
+    PT_ .. "volumes[1]: Forbidden: may not specify more than 1 volume type" },
+  { "validateVolumeSource: no source", podt { volumes = { { name = "v" } } },
+    PT_ .. "volumes[1]: Required value: must specify a volume type" },
+  { "ValidateVolumeMounts: a mount naming no volume",
+    podt(ctr { volumeMounts = { { name = "data", mountPath = "/data" } } }),
+    PT_ .. 'containers[1].volumeMounts[1].name: Not found: "data"' },
+  { "ValidatePodSpec: activeDeadlineSeconds 0", podt { activeDeadlineSeconds = 0 },
+    PT_ .. "activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive" },
+  { "ValidatePodSpec: a bad nodeSelector key", podt { nodeSelector = { ["bad key"] = "v" } },
+    PT_ .. "nodeSelector.bad key: Invalid value: \"bad key\": name part must consist of alphanumeric characters, "
+      .. "'-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS subdomain "
+      .. "prefix and '/'" },
+  { "ValidatePodSpec: a bad nodeSelector value", podt { nodeSelector = { zone = "-a" } },
+    PT_ .. "nodeSelector.zone: Invalid value: \"-a\": " .. LABEL_VALUE },
+  { "validateEnv: empty env name", podt(ctr { env = { { name = "", value = "x" } } }),
+    PT_ .. "containers[1].env[1].name: Required value" },
+  { "validateEnv: env name with '='", podt(ctr { env = { { name = "MASTER_ADDR=evil", value = "x" } } }),
+    PT_ .. 'containers[1].env[1].name: Invalid value: "MASTER_ADDR=evil": ' .. ENV_NAME },
+  { "validateEnv: env name with a line break", podt(ctr { env = { { name = "A\nLD_PRELOAD", value = "x" } } }),
+    PT_ .. 'containers[1].env[1].name: Invalid value: "A\nLD_PRELOAD": ' .. ENV_NAME },
+  { "validateEnvVarValueFrom: value and valueFrom",
+    podt(ctr { env = { { name = "A", value = "x", valueFrom = { fieldRef = { fieldPath = "metadata.name" } } } } }),
+    PT_ .. "containers[1].env[1].valueFrom: Invalid value: \"\": may not be specified when `value` is not empty" },
+  { "accelerator not a label value", new("TFJob", { worker = { replicas = 1 }, accelerator = "nvidia-tesla-" }),
+    "kfjob.TFJob: accelerator.device: Invalid value: \"nvidia-tesla-\": " .. LABEL_VALUE },
+  { "NUL in an enum string", new("TFJob", { worker = { replicas = 1, restart_policy = "Never\0x" } }),
+    "kfjob.TFJob: worker.restart_policy: string contains a NUL byte" },
+  { "NUL in opts.target", call("to_json", JOB, { target = "flyte\0x" }),
+    "kfjob.to_json: opts.target: string contains a NUL byte" },
+  { "NUL in opts.format", call("manifest", JOB, { name = "n", format = "yaml\0" }),
+    "kfjob.manifest: opts.format: string contains a NUL byte" },
+  { "4096 env entries, the last a repeat of the first (hash set)", (function()
+      local env = {}
+      for i = 1, 4095 do env[i] = { name = "V" .. i, value = "x" } end
+      env[4096] = { name = "V1", value = "y" }
+      return podt(ctr { env = env })
+    end)(),
+    PT_ .. "containers[1].env[4096].name: duplicate (the same as item [1])" },
+}
+
 describe("bad input", function()
   local categories = {}
   for name in pairs(raising) do categories[#categories + 1] = name end

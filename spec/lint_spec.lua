@@ -209,8 +209,9 @@ describe("job:lint", function()
         containers = { { name = "main", volumeMounts = { { name = "shm", mountPath = "/dev/shm" } } } } },
         primary_container_name = "main" }
       assert.same({}, kfjob.PyTorchJob{ worker = { replicas = 1 }, pod_template = tmpl }:lint())
-      -- on a sidecar it does not
+      -- on a sidecar it does not (a sidecar names its image)
       tmpl.primary_container_name = "other"
+      tmpl.spec.containers[1].image = "img"
       assert.same({ "shared_memory" }, paths(kfjob.PyTorchJob{ worker = { replicas = 1 }, pod_template = tmpl }:lint()))
     end)
     it("other kinds need none", function()

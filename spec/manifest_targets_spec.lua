@@ -582,3 +582,31 @@ describe("names per target", function()
                    error_of(mpi.manifest, mpi, { name = name, image = IMAGE, target = "mpi-operator" }), 1, true)
   end)
 end)
+
+-- Issue 32: a run-policy 0 is what the user set; on the targets whose
+-- manifests go straight to the API server it is written (batch Job
+-- semantics: backoffLimit 0 means no retry, left out the operator's
+-- default applies), while Flyte's targets leave it out as Flyte's
+-- ParseRunPolicy does (proto3 cannot carry a 0), and lint says so there only.
+describe("run-policy zeros (issue 32)", function()
+  local RP0 = { backoff_limit = 0, active_deadline_seconds = 0, ttl_seconds_after_finished = 0 }
+  local function rp(kind, t, target)
+    local j = kfjob[kind](t)
+    return j:manifest{ target = target, name = "n", image = "i" }.spec.runPolicy, j
+  end
+  it("keeps the zeros on operator and mpi-operator", function()
+    local want = { cleanPodPolicy = "None", backoffLimit = 0, activeDeadlineSeconds = 0, ttlSecondsAfterFinished = 0 }
+    assert.are.same(want, (rp("PyTorchJob", { worker = { replicas = 1 }, run_policy = RP0 }, "operator")))
+    assert.are.same(want, (rp("TFJob", { worker = { replicas = 1 }, run_policy = RP0 }, "operator")))
+    assert.are.same(want, (rp("MPIJob", { worker = { replicas = 1 }, run_policy = RP0 }, "mpi-operator")))
+  end)
+  it("leaves them out on Flyte's targets, and lint warns there only", function()
+    local got, j = rp("PyTorchJob", { worker = { replicas = 1 }, run_policy = RP0 }, "flyte")
+    assert.are.same({ cleanPodPolicy = "None" }, got)
+    local function paths(ws) local t = {} for _, w in ipairs(ws) do t[#t + 1] = w.path end return t end
+    assert.is_true(#paths(j:lint{ target = "flyte" }) >= 3)
+    for _, p in ipairs(paths(j:lint{ target = "operator" })) do
+      assert.is_nil(p:match("^run_policy%."), p)
+    end
+  end)
+end)

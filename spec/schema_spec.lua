@@ -108,6 +108,9 @@ local function biggest(kind)
   end
   if t.rdzv_backend then t.rdzv_backend = "etcd-v2" end
   t.accelerator.unpartitioned = nil  -- a partition size excludes it
+  -- the device becomes a node-affinity value: a label value, at most 63
+  -- (IsValidLabelValue, issue 32)
+  t.accelerator.device = string.rep("s", 63)
   local ok, job = pcall(kfjob[kind], t)
   while not ok do
     local path = tostring(job):match(": ([%w_%.]+): must")

@@ -256,7 +256,7 @@ return {
   { name = "tt_pod_numbers", kind = "Elastic",
     spec = { nnodes = "2:4", pod_template = { spec = { terminationGracePeriodSeconds = 30,
       securityContext = { runAsUser = 1000, fsGroup = 2000.0, runAsNonRoot = true },
-      tolerations = { { key = "gpu", operator = "Exists", effect = "NoSchedule", tolerationSeconds = 60 } } } } },
+      tolerations = { { key = "gpu", operator = "Exists", effect = "NoExecute", tolerationSeconds = 60 } } } } },
     template = { version = 1, container = task_container } },
   { name = "tt_pod_with_config", kind = "HorovodJob",
     spec = { worker = { replicas = 2 }, slots = 2, pod_template = { spec = { schedulerName = "volcano" } } },

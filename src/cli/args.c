@@ -57,7 +57,7 @@ static const char *const usage_text =
 "      --memory-limit SIZE          script memory (default 64M; 0: none)\n"
 "      --instruction-limit N        script instructions (default 500M)\n"
 "      --time-limit DURATION        wall-clock limit of the run, e.g. 30s,\n"
-"                                   500ms, 2m (default: none)\n"
+"                                   500ms, 2m (default 60s; 0: none)\n"
 "\n"
 "-f taskspec: files flytectl register files reads (-o DIR: NN_<name>_1.pb,\n"
 "numbered in render order as pyflyte package names them); a config can\n"
@@ -406,7 +406,8 @@ static int set_option(opts *o, const optdef *d, const char *val) {
         if (parse_duration(val, &n) != 0 || n > (unsigned long)-1)
           return usage_error("--time-limit expects a duration such as 30s, 500ms or "
                              "2m, got '%s'", val);
-        o->time_limit_ms = (unsigned long)n;
+        /* 0: none, as for --memory-limit (the options' 0 is the default) */
+        o->time_limit_ms = n ? (unsigned long)n : KFJOB_NO_TIME_LIMIT;
       } else {
         o->type = val;
       }

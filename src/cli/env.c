@@ -7,8 +7,10 @@
 ** -f env keeps the output a valid env file: everything that is not a plain
 ** value is a comment - the pod headers, variables whose value Kubernetes
 ** fills in at run time (valueFrom, shown as its JSON), values with line
-** breaks (as a JSON string), and the files the
-** operator mounts, one "#   " line per line of content.
+** breaks (as a JSON string), names an env file cannot carry, and the
+** files the operator mounts, one "#   " line per line of content.  A line
+** break is anything some line-oriented reader splits on (VT, FF, NEL,
+** U+2028 too): inside comments it is written as an escape.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,16 +35,93 @@ static void note_pod(env_ctx *c, const char *pod) {
   c->pods_len += n;
 }
 
+/* Length of the line break at p, 0 if none: what some line-oriented
+** reader splits on - LF, CR, VT, FF, FS/GS/RS (Python's str.splitlines),
+** NEL, LINE and PARAGRAPH SEPARATOR (Unicode-aware readers). */
+static size_t line_break(const unsigned char *p) {
+  if (*p == '\n' || *p == '\r' || *p == '\v' || *p == '\f' ||
+      (*p >= 0x1c && *p <= 0x1e))
+    return 1;
+  if (p[0] == 0xc2 && p[1] == 0x85) return 2;
+  if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) return 3;
+  return 0;
+}
+
+static int has_break(const char *s) {
+  for (; *s; s++)
+    if (line_break((const unsigned char *)s)) return 1;
+  return 0;
+}
+
+/* A name env-file readers take as one: Kubernetes' IsEnvVarName
+** (k8s.io/apimachinery pkg/util/validation), [-._a-zA-Z][-._a-zA-Z0-9]*. */
+static int env_name_ok(const char *s) {
+  size_t i;
+  if (s == NULL || s[0] == '\0' || (s[0] >= '0' && s[0] <= '9')) return 0;
+  for (i = 0; s[i]; i++)
+    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+          (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' ||
+          s[i] == '.'))
+      return 0;
+  return 1;
+}
+
+/* Text inside a comment line: its line breaks as \uXXXX escapes. */
+static void put_comment_text(const char *s, size_t n) {
+  size_t i, k;
+  for (i = 0; i < n; i += k) {
+    k = line_break((const unsigned char *)s + i);
+    if (k == 0) k = 1, putchar(s[i]);
+    else if (k == 1) printf("\\u%04x", (unsigned char)s[i]);
+    else printf("\\u%04x", k == 2 ? 0x85u : 0x2028u + ((unsigned char)s[i + 2] - 0xa8u));
+  }
+}
+
+/* A JSON string, ASCII only (so no raw line break of any kind). */
+static void put_json(json_t *v) {
+  char *q = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_ENSURE_ASCII |
+                       JSON_PRESERVE_ORDER);
+  if (q == NULL) cli_die_oom();
+  fputs(q, stdout);
+  free(q);
+}
+
 static void print_file(const char *path, const char *s) {
-  const char *nl;
-  printf("# file %s:\n", path);
-  for (; *s; s = nl + 1) {
-    nl = strchr(s, '\n');
-    if (nl == NULL) {
-      printf("#   %s\n", s);
-      break;
-    }
-    printf("#   %.*s\n", (int)(nl - s), s);
+  size_t k;
+  int open = 0;   /* a "#   " line is started */
+  printf("# file ");
+  put_comment_text(path, strlen(path));
+  printf(":\n");
+  for (; *s; s += k) {
+    if (!open) printf("#   "), open = 1;
+    k = line_break((const unsigned char *)s);
+    if (k == 0) k = 1, putchar(*s);
+    else if (*s == '\n') putchar('\n'), open = 0;
+    else put_comment_text(s, k);
+  }
+  if (open) putchar('\n');
+}
+
+/* One variable: NAME=value when both are plain, else a comment (a name
+** an env file cannot carry, a value with a line break, valueFrom). */
+static void print_var(json_t *it) {
+  json_t *nm = json_object_get(it, "name"), *from = json_object_get(it, "valueFrom");
+  json_t *val = json_object_get(it, "value");
+  const char *name = json_string_value(nm), *s = json_string_value(val);
+  if (!env_name_ok(name)) {
+    printf("# a variable whose name is not an environment variable name: ");
+    put_json(nm ? nm : json_null());
+    putchar('\n');
+  } else if (from) {
+    printf("# %s from valueFrom ", name);
+    put_json(from);
+    putchar('\n');
+  } else if (s == NULL || has_break(s)) {
+    printf("# %s has a multi-line value: ", name);
+    put_json(val ? val : json_null());
+    putchar('\n');
+  } else {
+    printf("%s=%s\n", name, s);
   }
 }
 
@@ -50,28 +129,12 @@ static void print_pod(const char *job, const char *pod, json_t *v) {
   json_t *env = json_object_get(v, "env"), *files = json_object_get(v, "files"), *it;
   const char *path;
   size_t i;
-  printf("# %s %s\n", job, pod);
-  json_array_foreach(env, i, it) {
-    const char *name = json_string_value(json_object_get(it, "name"));
-    json_t *from = json_object_get(it, "valueFrom");
-    if (from) {
-      char *s = json_dumps(from, JSON_COMPACT | JSON_PRESERVE_ORDER);
-      if (s == NULL) cli_die_oom();
-      printf("# %s from valueFrom %s\n", name, s);
-      free(s);
-    } else {
-      json_t *val = json_object_get(it, "value");
-      const char *s = json_string_value(val);
-      if (strchr(s, '\n') || strchr(s, '\r')) {   /* would break the line */
-        char *q = json_dumps(val, JSON_ENCODE_ANY);
-        if (q == NULL) cli_die_oom();
-        printf("# %s has a multi-line value: %s\n", name, q);
-        free(q);
-      } else {
-        printf("%s=%s\n", name, s);
-      }
-    }
-  }
+  printf("# ");
+  put_comment_text(job, strlen(job));
+  putchar(' ');
+  put_comment_text(pod, strlen(pod));
+  putchar('\n');
+  json_array_foreach(env, i, it) print_var(it);
   json_object_foreach(files, path, it) print_file(path, json_string_value(it));
 }
 

@@ -5,6 +5,7 @@
 ** abuse, and the allow-list of globals and library functions.
 */
 #include <limits.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +73,11 @@ unsigned long long kfh_now_ns(void) {
 ** once past it, every instruction raises again, as for the budget. */
 static void check_time(lua_State *L, run *R) {
   if (R->deadline_ns && (R->time_hit || kfh_now_ns() > R->deadline_ns)) {
+    char ms[24];   /* unsigned: a limit above LUA_MAXINTEGER is not negative */
+    snprintf(ms, sizeof ms, "%lu", R->o.time_limit_ms);
     R->time_hit = R->limit_hit = 1;
     lua_sethook(L, kfh_hook, LUA_MASKCOUNT, 1);
-    luaL_error(L, "time limit exceeded (%I ms)", (lua_Integer)R->o.time_limit_ms);
+    luaL_error(L, "time limit exceeded (%s ms)", ms);
   }
 }
 

@@ -91,7 +91,7 @@ static int envelope(lua_State *L, int spec) {
   ro.target_set = 1;
   ro.indent = indent_opt(L, 2, who);
   if (lkf_optfield(L, 2, "format") != LUA_TNIL) {
-    const char *f = lua_tostring(L, -1);
+    const char *f = (lkf_opt_nul(L, who, "format"), lua_tostring(L, -1));
     if (f == NULL || (strcmp(f, "json") && strcmp(f, "pb")))
       return luaL_error(L, "%s: opts.format: expected \"pb\" or \"json\"", who);
     if (f[0] == 'j') ro.format = spec ? KF_RENDER_TASKSPEC_JSON : KF_RENDER_TEMPLATE_JSON;

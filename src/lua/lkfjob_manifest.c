@@ -27,7 +27,7 @@ static int out_format(lua_State *L, int idx, const char *who, int dflt,
   static const char *const names[] = {"table", "json", "yaml", NULL};
   int f = dflt, i;
   if (lkf_optfield(L, idx, "format") != LUA_TNIL) {
-    const char *s = lua_tostring(L, -1);
+    const char *s = (lkf_opt_nul(L, who, "format"), lua_tostring(L, -1));
     for (i = 0; s && lua_type(L, -1) == LUA_TSTRING && names[i]; i++)
       if (strcmp(names[i], s) == 0) break;
     if (!s || lua_type(L, -1) != LUA_TSTRING || !names[i])

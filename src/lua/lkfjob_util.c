@@ -170,6 +170,9 @@ int lkf_ctx_close(lua_State *L) {
       c->anchored = 0;
       c->owner = NULL;
     }
+    /* the sandbox's deadline again at the end of the call: one long call
+    ** (a huge pod template) must not finish a run past its time limit */
+    if (c->meter != NULL && lua_isnil(L, 2)) c->meter->check(L);
   }
 #else
   (void)L;   /* no to-be-closed slots: the next call ends the last one */
@@ -647,11 +650,23 @@ int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
 
 /* opts.target at `idx` (absent: `dflt`); raises "<who>: opts.target: ..."
 ** with a did-you-mean for an unknown name. */
+/* An option string at the top is compared as a C string: a NUL byte in it
+** would cut it ("flyte\0x" read as "flyte"), so it is refused. */
+void lkf_opt_nul(lua_State *L, const char *who, const char *key) {
+  size_t n;
+  const char *s;
+  if (lua_type(L, -1) != LUA_TSTRING) return;
+  s = lua_tolstring(L, -1, &n);
+  if (strlen(s) != n)
+    luaL_error(L, "%s: opts.%s: string contains a NUL byte", who, key);
+}
+
 kf_target lkf_opt_target(lua_State *L, int idx, const char *who, kf_target dflt) {
   kf_target t = dflt;
   int ty = lkf_optfield(L, idx, "target");
   if (ty != LUA_TNIL) {
     kf_err e;
+    lkf_opt_nul(L, who, "target");
     if (ty != LUA_TSTRING)
       luaL_error(L, "%s: opts.target: expected a target name, got %s", who,
                  luaL_typename(L, -1));

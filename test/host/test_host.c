@@ -829,7 +829,7 @@ static void test_time_limit(void) {
   collect c;
   double t0;
   kfjob_host *h = start((size_t)256 << 20, &o, &c);
-  CHECK(o.time_limit_ms == 0);
+  CHECK(o.time_limit_ms == 0);   /* the default, KFJOB_DEFAULT_TIME_LIMIT_MS */
   o.time_limit_ms = 300;
   t0 = now();
   CHECK_ST(h, run_src(h, "local s = ('a'):rep(1 << 20)\n"
@@ -843,6 +843,93 @@ static void test_time_limit(void) {
   /* a run within the limit is not affected */
   CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
   CHECK(c.n == 1);
+  finish(h, &c);
+}
+
+/* A config whose time goes to kfjob's own C calls (each constructor checks
+** a pod template of 5 x 4096 env entries) with no instruction budget: the
+** deadline is checked when each call ends, so it stops one call past the
+** limit.  A limit near 2^64 ms saturates instead of wrapping around to a
+** deadline in the past (it once stopped every run at once, "-1 ms"). */
+static const char busy_c[] =
+    "local kfjob = require 'kfjob'\n"
+    "local env = {}\n"
+    "for i = 1, 4096 do env[i] = {name = 'V' .. i, value = 'x'} end\n"
+    "local cs = {{name = 'primary', env = env}}\n"
+    "for i = 1, 4 do cs[i + 1] = {name = 's' .. i, image = 'i', env = env} end\n"
+    "local t = {worker = {replicas = 1}, pod_template = {spec = {containers = cs}}}\n"
+    "local n = 0\n"
+    "while true do kfjob.TFJob(t); n = n + 1; if n == LIMIT then break end end\n"
+    "return {kfjob.TFJob{worker = {replicas = 1}}}\n";
+
+static kfjob_status run_busy(kfjob_host *h, const char *limit,
+                             const kfjob_run_options *o, collect *c) {
+  char src[sizeof busy_c + 32], *at;
+  size_t k;
+  strcpy(src, busy_c);
+  at = strstr(src, "LIMIT");
+  k = strlen(limit);
+  memmove(at + k, at + 5, strlen(at + 5) + 1);
+  memcpy(at, limit, k);
+  return run_src(h, src, o, c);
+}
+
+static void test_time_limit_calls(void) {
+  kfjob_run_options o;
+  collect c;
+  double t0;
+  kfjob_host *h;
+  memset(&c, 0, sizeof c);
+  h = new_host((size_t)512 << 20, 0);
+  kfjob_run_options_init(&o);
+  {  /* no budget: only the clock stops it */
+    kfjob_host_options ho;
+    kfjob_host_free(h);
+    kfjob_host_options_init(&ho);
+    ho.memory_limit = (size_t)512 << 20;
+    ho.instruction_limit = 0;
+    CHECK(kfjob_host_new(&ho, &h) == KFJOB_OK);
+  }
+  o.time_limit_ms = 200;
+  t0 = now();
+  CHECK_ST(h, run_busy(h, "-1", &o, &c), KFJOB_ELIMIT);
+  CHECK_HAS(kfjob_host_message(h), "time limit exceeded (200 ms)");
+  CHECK(now() - t0 >= 0.2 && now() - t0 < 5);
+  /* the last call ends past the limit: the run does not succeed */
+  o.time_limit_ms = 1;
+  CHECK_ST(h, run_busy(h, "1", &o, &c), KFJOB_ELIMIT);
+  CHECK_HAS(kfjob_host_message(h), "time limit exceeded (1 ms)");
+  /* "none" and limits too large for the clock: the run ends normally */
+  o.time_limit_ms = KFJOB_NO_TIME_LIMIT;
+  CHECK_ST(h, run_busy(h, "2", &o, &c), KFJOB_OK);
+  o.time_limit_ms = KFJOB_NO_TIME_LIMIT - 1;
+  CHECK_ST(h, run_busy(h, "2", &o, &c), KFJOB_OK);
+  o.time_limit_ms = (unsigned long)1 << 50;
+  CHECK_ST(h, run_busy(h, "2", &o, &c), KFJOB_OK);
+  CHECK(c.n == 3);
+  finish(h, &c);
+}
+
+/* The default limit (options left at 0): a busy config with no instruction
+** budget stops after KFJOB_DEFAULT_TIME_LIMIT_MS with a clear error.  It
+** takes that long, so it runs only when named (ctest host_time_default). */
+static void test_time_default(void) {
+  kfjob_host_options ho;
+  kfjob_run_options o;
+  kfjob_host *h = NULL;
+  collect c;
+  double t0, lim = KFJOB_DEFAULT_TIME_LIMIT_MS / 1000.0;
+  memset(&c, 0, sizeof c);
+  kfjob_host_options_init(&ho);
+  ho.instruction_limit = 0;
+  CHECK(kfjob_host_new(&ho, &h) == KFJOB_OK);
+  kfjob_run_options_init(&o);
+  t0 = now();
+  CHECK_ST(h, run_src(h, "local kfjob = require 'kfjob'\n"
+                         "while true do kfjob.TFJob{worker = {replicas = 1}} end",
+                      &o, &c), KFJOB_ELIMIT);
+  CHECK(strcmp(kfjob_host_message(h), "cfg.lua:2: time limit exceeded (60000 ms)") == 0);
+  CHECK(now() - t0 >= lim && now() - t0 < lim + 10);
   finish(h, &c);
 }
 
@@ -1168,14 +1255,24 @@ int main(int argc, char **argv) {
       {"memory_limit", test_memory_limit},
       {"instruction_budget", test_instruction_budget},
       {"time_limit", test_time_limit},
+      {"time_limit_calls", test_time_limit_calls},
       {"forbidden", test_forbidden},
       {"log", test_log},           {"callback", test_callback},
       {"args", test_args},         {"decode", test_decode},
       {"template_name", test_template_name},
       {"file", test_file},         {"many", test_many},
       {NULL, NULL}};
+  /* slow: only when named */
+  static const test named_only[] = {{"time_default", test_time_default},
+                                    {NULL, NULL}};
   const test *t;
   int i;
+  for (t = named_only; argc > 1 && t->name; t++)
+    for (i = 1; i < argc; i++)
+      if (strcmp(argv[i], t->name) == 0) {
+        t->fn();
+        printf("%s - %s\n", failures == 0 ? "ok" : "FAILED", t->name);
+      }
   if (getenv("KFJOB_TEST_BUDGET")) budget = strtoull(getenv("KFJOB_TEST_BUDGET"), NULL, 10);
   for (t = tests; t->name; t++) {
     int f0 = failures;

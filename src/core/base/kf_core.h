@@ -82,7 +82,7 @@ size_t kf_arena_used(const kf_arena *A);       /* bytes handed out since reset *
 ** KF_METER_KEY (a light userdata): the binding adds the work of its own C
 ** functions - the bytes it allocated, wrote or hashed, one unit per
 ** KF_METER_BYTES - to the instruction count, and checks the budget at the
-** start of each call.  `L` is the calling lua_State. */
+** start of each call (and, where Lua has to-be-closed slots, at its end).  `L` is the calling lua_State. */
 typedef struct kf_meter {
   void (*add)(void *L, unsigned long long units);   /* never raises */
   void (*check)(void *L);      /* raises (a Lua error) past the budget */
@@ -155,6 +155,17 @@ kf_node *kf_tree_dup(kf_arena *A, const kf_node *n);
 int kf_tree_equal(const kf_node *a, const kf_node *b);
 int kf_tree_same(const kf_node *a, const kf_node *b);
 const kf_node *kf_tree_lay(const kf_node *n, char *mem, size_t *off);
+
+/* kf_uniq.c: the first item i < n equal to an earlier one (*first), or n
+** when all differ; by hash set.  *nomem is set when the set cannot be
+** made (then n).  kf_node_hash folds a scalar node (NULL too) into h. */
+typedef uint64_t (*kf_uniq_hash)(const void *ud, size_t i);
+typedef int (*kf_uniq_eq)(const void *ud, size_t a, size_t b);
+size_t kf_first_repeat(kf_arena *A, size_t n, kf_uniq_hash hash,
+                       kf_uniq_eq eq, const void *ud, size_t *first,
+                       int *nomem);
+uint64_t kf_node_hash(const kf_node *n, uint64_t h);
+#define KF_HASH_SEED 0xcbf29ce484222325u
 
 /* ---- job model -------------------------------------------------------- */
 

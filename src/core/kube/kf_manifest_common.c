@@ -127,13 +127,15 @@ int kfm_gpu_limited(const kf_job *j) {
 /* A template toleration that lets pods onto nodes tainted nvidia.com/gpu:
 ** that key, or operator Exists without a key (tolerates every taint). */
 /* The run policy by its rows' manifest keys: enums in Kubernetes'
-** spelling, zeros left out as ParseRunPolicy does; no policy gives {}.
-** A kind Flyte never carries (no task type) keeps a 0 the job was given
-** (backoffLimit 0: no retries), as kubectl would apply it. */
-kf_node *kfm_run_policy(kf_arena *A, const kf_job *j) {
+** spelling; no policy gives {}.  Flyte's targets leave zeros out, as
+** Flyte's ParseRunPolicy does (proto3 cannot send them); a manifest that
+** goes straight to the API server (`direct`: operator, mpi-operator) keeps
+** a 0 the job was given (backoffLimit 0: no retries, not the default 6), as
+** does a kind Flyte never carries (no task type). */
+kf_node *kfm_run_policy(kf_arena *A, const kf_job *j, int direct) {
   kf_node *o = kf_node_new(A, KF_NOBJ);
   const char *rp = (const char *)&j->rp;
-  int keep0 = kf_kinds[j->kind].task_type == NULL;
+  int keep0 = direct || kf_kinds[j->kind].task_type == NULL;
   size_t i;
   if (o == NULL || !j->has_run_policy) return o;
   for (i = 0; i < kf_run_policy_obj.n; i++) {

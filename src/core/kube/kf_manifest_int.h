@@ -58,7 +58,7 @@ kf_status kfm_resources(mctx *c, const kf_group *g, const char *path,
                         kf_node *parent, const char *key);
 kf_status kfm_replica_spec(mctx *c, const kf_job *j, int role,
                            const kfm_shared *sh, kf_node *specs);
-kf_node *kfm_run_policy(kf_arena *A, const kf_job *j);
+kf_node *kfm_run_policy(kf_arena *A, const kf_job *j, int direct);
 kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                        int flyte_slots, kf_node **out);
 /* A TrainJob runtime patch's PodSpecPatch and ContainerPatch property

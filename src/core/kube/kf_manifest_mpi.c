@@ -24,7 +24,7 @@ kf_status kfm_mpi_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
   OOM(c, kf_obj_int(A, spec, "slotsPerWorker", j->slots));
   if (j->has_run_policy) {   /* as Flyte: cleanPodPolicy whenever given */
-    OOM(c, rp = kfm_run_policy(A, j));
+    OOM(c, rp = kfm_run_policy(A, j, 1));
     OOM(c, kf_node_push(A, spec, "runPolicy", rp));
   }
   /* flytekit's mpirun flags are OpenMPI's; horovodrun uses OpenMPI too */

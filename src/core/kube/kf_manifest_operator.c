@@ -25,7 +25,7 @@ kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   if ((st = kfm_prepare(c, j, o, "kubeflow.org/v1", k->crd_kind, &sh)) != KF_OK)
     return st;
   OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
-  OOM(c, rp = kfm_run_policy(A, j));
+  OOM(c, rp = kfm_run_policy(A, j, !flyte_slots));
   if (k->flags & KF_K_SLOTS)
     OOM(c, kf_obj_int(A, spec, "slotsPerWorker", flyte_slots ? 1 : j->slots));
   else

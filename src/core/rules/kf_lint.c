@@ -145,8 +145,10 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
            "workers run '%.100s'", j->g[KF_WORKER].image);
   }
 #ifdef KF_RPZ_TTL
-  /* fields given as 0: proto3 cannot tell them from unset */
-  if (j->has_run_policy && k->task_type != NULL) {  /* else kept, see manifest */
+  /* fields given as 0: proto3 cannot tell them from unset, on Flyte's
+  ** targets only (the kubectl targets' manifests keep them) */
+  if (j->has_run_policy && k->task_type != NULL &&
+      (o->target == KF_T_FLYTE || o->target == KF_T_FLYTE2)) {
     static const char *const f[3] = {"ttl_seconds_after_finished",
                                      "active_deadline_seconds", "backoff_limit"};
     static const unsigned bit[3] = {KF_RPZ_TTL, KF_RPZ_DEADLINE, KF_RPZ_BACKOFF};

@@ -228,6 +228,8 @@ static kf_status get_enum(ctx *c, const kf_node *n, const kf_enum *en,
       return ENUM_FAIL(c, en, buf);
     }
   } else if (n->t == KF_NSTR) {
+    if (strlen(n->u.s.p) != n->u.s.n)   /* else matched up to the NUL */
+      return fail(c, "string contains a NUL byte", "", "");
     v = kf_enum_parse(en, n->u.s.p);
     if (v < 0) {
       return fail_value(c, en->what, n->u.s.p, en->choices,

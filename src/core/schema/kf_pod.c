@@ -129,27 +129,43 @@ static kf_status check_int(pctx *c, const kf_pschema *s, const kf_node *in,
   return KF_OK;
 }
 
-/* Items of a list-map must differ in their keys (containers by name...). */
+/* Items of a list-map must differ in their keys (containers by name...),
+** found by hash set (kf_first_repeat), not pairwise. */
+typedef struct lmap { const kf_node *arr; const char *const *keys; } lmap;
+
+static uint64_t lmap_hash(const void *ud, size_t i) {
+  const lmap *m = (const lmap *)ud;
+  uint64_t h = KF_HASH_SEED;
+  size_t k;
+  for (k = 0; m->keys[k]; k++)
+    h = kf_node_hash(kf_node_get(m->arr->u.c.v[i], m->keys[k]), h);
+  return h;
+}
+
+static int lmap_eq(const void *ud, size_t i, size_t j) {
+  const lmap *m = (const lmap *)ud;
+  size_t k;
+  for (k = 0; m->keys[k]; k++) {
+    const kf_node *a = kf_node_get(m->arr->u.c.v[i], m->keys[k]);
+    const kf_node *b = kf_node_get(m->arr->u.c.v[j], m->keys[k]);
+    if (a && b ? !kf_tree_equal(a, b) : a != b) return 0;
+  }
+  return 1;
+}
+
 static kf_status check_unique(pctx *c, const kf_pschema *s, const kf_node *arr) {
-  const char *const *keys = &kf_pschema_strs[s->keys];
-  size_t i, j, k;
-  for (i = 1; i < arr->u.c.n; i++)
-    for (j = 0; j < i; j++) {
-      int same = 1;
-      for (k = 0; keys[k] && same; k++) {
-        const kf_node *a = kf_node_get(arr->u.c.v[i], keys[k]);
-        const kf_node *b = kf_node_get(arr->u.c.v[j], keys[k]);
-        same = a && b ? kf_tree_equal(a, b) : a == b;
-      }
-      if (same) {
-        char other[32];
-        snprintf(other, sizeof other, "[%zu]", j + 1);
-        push(c, NULL, i + 1);
-        push(c, keys[0], 0);
-        return fail(c, "duplicate (the same as item %s)", other, "");
-      }
-    }
-  return KF_OK;
+  lmap m;
+  size_t i, j = 0;
+  int nomem;
+  char other[32];
+  m.arr = arr, m.keys = &kf_pschema_strs[s->keys];
+  i = kf_first_repeat(c->A, arr->u.c.n, lmap_hash, lmap_eq, &m, &j, &nomem);
+  if (nomem) return kf_nomem(c->e);
+  if (i == arr->u.c.n) return KF_OK;
+  snprintf(other, sizeof other, "[%zu]", j + 1);
+  push(c, NULL, i + 1);
+  push(c, m.keys[0], 0);
+  return fail(c, "duplicate (the same as item %s)", other, "");
 }
 
 static kf_status walk_obj(pctx *c, const kf_pschema *s, const kf_node *in,
@@ -360,6 +376,7 @@ static kf_status check_template(const kf_node *in, kf_arena *A,
         return fail(&c, "not allowed on the primary container '%s' (the replica "
                     "groups and the task set it)", kf_pod_primary_name(t), "");
       }
+  if ((st = kf_pod_api_check(t, who, path, e)) != KF_OK) return st;
   *out = t;
   return KF_OK;
 }
@@ -374,6 +391,7 @@ kf_status kf_rule_pod(const kf_job *j, int style, const char *who, kf_err *e) {
   if (j->has_accelerator) {
     if (j->accel.device == NULL)
       return kf_fail(e, KF_EINVAL, "%s: accelerator.device: required", who);
+    if (kf_pod_api_accel(j->accel.device, who, e) != KF_OK) return e->code;
     if (j->accel.partition_size && j->accel.unpartitioned)
       return kf_fail(e, KF_EINVAL, "%s: accelerator: partition_size and "
                      "unpartitioned = true cannot be combined", who);

@@ -37,6 +37,12 @@ extern const kf_tree kf_pod_template_tree;
 ** kind's rules). */
 kf_status kf_rule_pod(const kf_job *j, int style, const char *who, kf_err *e);
 
+/* The API server's pod validation rules a template alone can show
+** (kf_pod_api.c); errors "<who>: <prefix>.<path>: <problem>". */
+kf_status kf_pod_api_check(const kf_node *tmpl, const char *who,
+                           const char *prefix, kf_err *e);
+kf_status kf_pod_api_accel(const char *device, const char *who, kf_err *e);
+
 /* The template's primary container name (default "primary"), and its
 ** primary container (NULL when the template lists none). */
 const char *kf_pod_primary_name(const kf_node *tmpl);
