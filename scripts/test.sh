@@ -35,7 +35,7 @@ check() {
 
 stage "build"
 JOBS=$(nproc 2>/dev/null || echo 2)
-if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKFJOB_WERROR=ON >/dev/null &&
        cmake --build build -j"$JOBS" >"$LOG/build.out" 2>&1; }; then
   cat "$LOG/build.out" | tail -40
   echo "0 passed, 1 failed"; exit 1
