@@ -184,7 +184,8 @@ static const char *const cmd_usage[] = {
     "custom JSON, and print the job.",
     "diff A B [options]\n"
     "Compare two renders (files, -o directories or config scripts) job by\n"
-    "job; exit 0 same, 1 different.",
+    "job; two TaskSpecs (bytes or JSON) whole, naming the parts that\n"
+    "differ; exit 0 same, 1 different.",
     "env CONFIG.lua|- [options]\n"
     "Print the environment variables (and files) each pod of each job gets\n"
     "on the target (default operator)."};
