@@ -1,7 +1,7 @@
 #!/bin/bash
 # Run every test: install what is missing, build out of tree, then the busted
 # specs, the C tests, and (when built) the sanitizer/valgrind/fuzz stages.
-# Ends with one line "N passed, N failed" (what CI counts).
+# Ends with one line "N passed, N failed, N skipped" (what CI counts).
 #   KFJOB_QUICK=1  skip the slow stages (sanitizers, valgrind, fuzzing)
 set -u
 cd "$(dirname "$0")/.."
