@@ -504,7 +504,11 @@ KFJOB_API kfjob_status kfjob_host_run_string(kfjob_host *h, const char *src,
  * that task type: plugin message bytes of task_type_version `version`
  * (`kfjob.decode`), or proto3 JSON when it starts with `{`
  * (`kfjob.from_json`).  Rendering uses kfjob_run_options::version, or the
- * input's version when that is -1.
+ * input's version when that is -1.  With format ::KFJOB_FORMAT_TASKSPEC or
+ * ::KFJOB_FORMAT_TASKSPEC_JSON, a `flyteidl.admin.TaskSpec` input is written
+ * again whole (its id, interface, metadata, container or pod and config);
+ * any other input is rendered as ::KFJOB_FORMAT_JSON (kfjob_job::format
+ * says which).
  *
  * \param h         the handle.
  * \param task_type "tensorflow", "pytorch", "mpi", or NULL (TaskTemplate).

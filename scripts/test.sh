@@ -1,7 +1,7 @@
 #!/bin/bash
 # Run every test: install what is missing, build out of tree, then the busted
 # specs, the C tests, and (when built) the sanitizer/valgrind/fuzz stages.
-# Ends with one line "N passed, N failed" (what CI counts).
+# Ends with one line "N passed, N failed, N skipped" (what CI counts).
 #   KFJOB_QUICK=1  skip the slow stages (sanitizers, valgrind, fuzzing)
 set -u
 cd "$(dirname "$0")/.."
@@ -35,7 +35,7 @@ check() {
 
 stage "build"
 JOBS=$(nproc 2>/dev/null || echo 2)
-if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKFJOB_WERROR=ON >/dev/null &&
        cmake --build build -j"$JOBS" >"$LOG/build.out" 2>&1; }; then
   cat "$LOG/build.out" | tail -40
   echo "0 passed, 1 failed"; exit 1

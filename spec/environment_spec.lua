@@ -442,7 +442,7 @@ describe("R16 warnings in lint{target=, env=}", function()
 end)
 
 -- FACTS §8.2.6: JAXJob and XGBoostJob on the operator, appended to every
--- container; PaddleJob's is not known (an error naming the gap).
+-- container; PaddleJob's from the training-operator source (below).
 describe("job:environment, JAXJob / XGBoostJob / PaddleJob (FACTS §8.2.6)", function()
   it("JAXJob: the coordinator is worker 0, each pod its process id", function()
     local env = kfjob.JAXJob{ worker = { replicas = 3 } }:environment{ name = "jx" }
@@ -480,11 +480,82 @@ describe("job:environment, JAXJob / XGBoostJob / PaddleJob (FACTS §8.2.6)", fun
                       "PYTHONUNBUFFERED=1" }, lines(env["master-0"]))
   end)
 
-  it("PaddleJob: an error naming the gap", function()
+  -- PaddleJob: expected values written from training-operator v1.9
+  -- pkg/controller.v1/paddlepaddle/envvar.go setPodEnv (PYTHONUNBUFFERED,
+  -- PADDLE_JOB_ID = the job name, PADDLE_NNODES = getTotalReplicas; with a
+  -- Master "PS mode": master 0 gets POD_IP_DUMMY from status.podIP and
+  -- PADDLE_MASTER=$(POD_IP_DUMMY):port, every other pod
+  -- <name>-master-0:port (replicaName), masters PADDLE_SERVER_NUM=1,
+  -- workers PADDLE_TRAINER_NUM=1; without a Master "collective mode",
+  -- worker 0 the rendezvous pod and no *_NUM), the port from
+  -- getPortFromPaddleJob (the "master" port, else PaddleJobDefaultPort
+  -- 36543 in paddlepaddle_types.go).
+  it("PaddleJob with a master (PS mode): master 0 is the rendezvous pod", function()
+    local env = kfjob.PaddleJob{ worker = { replicas = 2 } }:environment{ name = "pd" }
+    assert.are.same({ "master-0", "worker-0", "worker-1" }, keys(env))
+    assert.are.same({ "PYTHONUNBUFFERED=1", "PADDLE_JOB_ID=pd", "PADDLE_NNODES=3",
+                      "POD_IP_DUMMY<-status.podIP", "PADDLE_MASTER=$(POD_IP_DUMMY):36543",
+                      "PADDLE_SERVER_NUM=1" }, lines(env["master-0"]))
+    for i = 0, 1 do
+      assert.are.same({ "PYTHONUNBUFFERED=1", "PADDLE_JOB_ID=pd", "PADDLE_NNODES=3",
+                        "PADDLE_MASTER=pd-master-0:36543", "PADDLE_TRAINER_NUM=1" },
+                      lines(env["worker-" .. i]))
+      assert.are.same({}, env["worker-" .. i].files)
+    end
+  end)
+
+  it("PaddleJob with two masters: only master 0 reads its own IP", function()
+    local env = kfjob.PaddleJob{ master = { replicas = 2 }, worker = { replicas = 1 } }
+      :environment{ name = "pd" }
+    assert.are.same({ "master-0", "master-1", "worker-0" }, keys(env))
+    assert.are.same({ "PYTHONUNBUFFERED=1", "PADDLE_JOB_ID=pd", "PADDLE_NNODES=3",
+                      "PADDLE_MASTER=pd-master-0:36543", "PADDLE_SERVER_NUM=1" },
+                    lines(env["master-1"]))
+    assert.are.same("PADDLE_MASTER=$(POD_IP_DUMMY):36543", lines(env["master-0"])[5])
+  end)
+
+  it("PaddleJob without a master (collective mode): worker 0 is the rendezvous pod", function()
+    local env = kfjob.PaddleJob{ master = { replicas = 0 }, worker = { replicas = 3 } }
+      :environment{ name = "col" }
+    assert.are.same({ "worker-0", "worker-1", "worker-2" }, keys(env))
+    assert.are.same({ "PYTHONUNBUFFERED=1", "PADDLE_JOB_ID=col", "PADDLE_NNODES=3",
+                      "POD_IP_DUMMY<-status.podIP", "PADDLE_MASTER=$(POD_IP_DUMMY):36543" },
+                    lines(env["worker-0"]))
+    for i = 1, 2 do
+      assert.are.same({ "PYTHONUNBUFFERED=1", "PADDLE_JOB_ID=col", "PADDLE_NNODES=3",
+                        "PADDLE_MASTER=col-worker-0:36543" }, lines(env["worker-" .. i]))
+    end
+  end)
+
+  it("PaddleJob: a master alone is one server", function()
+    local env = kfjob.PaddleJob{}:environment{ name = "solo" }
+    assert.are.same({ "master-0" }, keys(env))
+    assert.are.same({ "PYTHONUNBUFFERED=1", "PADDLE_JOB_ID=solo", "PADDLE_NNODES=1",
+                      "POD_IP_DUMMY<-status.podIP", "PADDLE_MASTER=$(POD_IP_DUMMY):36543",
+                      "PADDLE_SERVER_NUM=1" }, lines(env["master-0"]))
+  end)
+
+  it("PaddleJob: the template's 'master' port wins; the user's variables come first", function()
+    local job = kfjob.PaddleJob{ worker = { replicas = 1 }, pod_template = { spec = { containers = {
+      { name = "primary", ports = { { name = "master", containerPort = 37000 } },
+        env = { { name = "GLOG_v", value = "3" } } } } } } }
+    local env = job:environment{ name = "pd", env = { FLAGS_x = "1" } }
+    assert.are.same({ "FLAGS_x=1", "GLOG_v=3", "PYTHONUNBUFFERED=1", "PADDLE_JOB_ID=pd",
+                      "PADDLE_NNODES=2", "PADDLE_MASTER=pd-master-0:37000", "PADDLE_TRAINER_NUM=1" },
+                    lines(env["worker-0"]))
+    assert.are.same("PADDLE_MASTER=$(POD_IP_DUMMY):37000", lines(env["master-0"])[7])
+  end)
+
+  it("PaddleJob: a user's PADDLE_MASTER is overridden by the operator's (R16 warning)", function()
     local job = kfjob.PaddleJob{ worker = { replicas = 1 } }
-    local ok, err = pcall(job.environment, job, { name = "p" })
-    assert.is_false(ok)
-    assert.matches("PaddleJob is not known yet", err, 1, true)
+    local found
+    for _, w in ipairs(job:lint{ target = "operator", env = { PADDLE_MASTER = "x:1" } }) do
+      if w.rule == "R16" then found = w end
+    end
+    assert.is_truthy(found)
+    assert.are.equal("opts.env.PADDLE_MASTER", found.path)
+    assert.are.equal("PADDLE_MASTER is also set by the operator on every pod: the "
+                     .. "operator's value wins (its entry comes after yours)", found.message)
   end)
 
   it("the Flyte targets do not run them", function()

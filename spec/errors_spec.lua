@@ -335,6 +335,36 @@ local raising = {
     { "Master constructor replicas 2", new("Master", { replicas = 2 }), "kfjob.Master: replicas: must be 1 (got 2)" },
   },
 
+  -- flyteadmin's task registration (task_validator.go validateK8sPod,
+  -- validateResource): a pod task's container requests within their limits
+  -- (whole units), a `gpu` request equal to its limit; rule R33 on flyte.
+  ["TaskSpec registration (R33)"] = {
+    { "a sidecar cpu request above its limit", call("task_spec", kfjob.PyTorchJob {
+        worker = { replicas = 1, image = "i" }, pod_template = { spec = { containers = {
+          { name = "primary" }, { name = "side", image = "s",
+            resources = { requests = { cpu = "3" }, limits = { cpu = "2" } } } } } } },
+        { id = { project = "p", domain = "d", name = "n", version = "v" } }),
+      "kfjob.PyTorchJob: pod_template.spec.containers[2].resources.requests.cpu: the request "
+        .. "is greater than the limit: flyteadmin refuses the task (requested default is greater "
+        .. "than the limit) (target flyte)" },
+    { "a sidecar memory request above its limit", call("task_spec", kfjob.TFJob {
+        worker = { replicas = 1, image = "i" }, pod_template = { spec = { containers = {
+          { name = "log", image = "s",
+            resources = { requests = { memory = "2Gi" }, limits = { memory = "1Gi" } } } } } } },
+        { id = { project = "p", domain = "d", name = "n", version = "v" } }),
+      "kfjob.TFJob: pod_template.spec.containers[1].resources.requests.memory: the request "
+        .. "is greater than the limit: flyteadmin refuses the task (requested default is greater "
+        .. "than the limit) (target flyte)" },
+    { "a gpu request that differs from its limit", call("task_spec", kfjob.MPIJob {
+        worker = { replicas = 1, image = "i" }, pod_template = { spec = { containers = {
+          { name = "side", image = "s",
+            resources = { requests = { gpu = "1" }, limits = { gpu = "2" } } } } } } },
+        { id = { project = "p", domain = "d", name = "n", version = "v" } }),
+      "kfjob.MPIJob: pod_template.spec.containers[1].resources.requests.gpu: the request "
+        .. "differs from the limit: flyteadmin refuses the task (for extended resource 'gpu' "
+        .. "the default value must equal the limit value) (target flyte)" },
+  },
+
   ["nesting"] = {
     { "a cyclic table", new("TFJob", cyclic),
       "kfjob.TFJob: " .. ("x."):rep(63) .. "x: nesting deeper than 64 levels (a cyclic table?)" },

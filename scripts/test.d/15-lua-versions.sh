@@ -23,7 +23,7 @@ lua_version_stage() {
   case $v in 5.1|luajit) targets="kfjob_module kfjob_allocfail" ;; esac
   stage "Lua $v: build ($dir) and busted --lua=$interp"
   lv_build() {
-    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKFJOB_LUA="$v" >/dev/null &&
+    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKFJOB_WERROR=ON -DKFJOB_LUA="$v" >/dev/null &&
       # shellcheck disable=SC2086
       cmake --build "$dir" -j"$JOBS" --target $targets
   }

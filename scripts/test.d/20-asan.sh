@@ -26,7 +26,7 @@ else
   asan_build() {
     # (re)configure every time: new source files are globbed at configure time
     CC=gcc cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DKFJOB_SANITIZE=ON -DKFJOB_HOST=ON >/dev/null &&
+      -DKFJOB_SANITIZE=ON -DKFJOB_WERROR=ON -DKFJOB_HOST=ON >/dev/null &&
       cmake --build build-asan -j"$JOBS" --target kfjob_module kfjob_allocfail \
         kfjob_cli test_host
   }
@@ -106,7 +106,7 @@ HELPER
     asan_lua=lua$asan_v; [ "$asan_v" = luajit ] && asan_lua=luajit
     asan_vbuild() {
       CC=gcc cmake -S . -B "$asan_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DKFJOB_SANITIZE=ON -DKFJOB_LUA="$asan_v" >/dev/null &&
+        -DKFJOB_SANITIZE=ON -DKFJOB_WERROR=ON -DKFJOB_LUA="$asan_v" >/dev/null &&
         cmake --build "$asan_dir" -j"$JOBS" --target kfjob_module
     }
     [ -f "$LOG/asan_helper.lua" ] || break   # the 5.4 part did not run

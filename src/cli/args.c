@@ -49,7 +49,7 @@ static const char *const usage_text =
 "      --target T      the system the jobs are for: flyte (default for\n"
 "                      payloads), flyte2, operator (default for manifests),\n"
 "                      mpi-operator, trainer-2.2, trainer-2.3; its rules\n"
-"                      apply (SPEC 11)\n"
+"                      apply (README: Targets)\n"
 "      --keep-going    render the other jobs when one fails\n"
 "      --summary       the resource table of check, on stderr\n"
 "      --progress, --no-progress   progress bar on stderr (default: when\n"
@@ -166,7 +166,7 @@ static const optdef optdefs[] = {
     {"target", 0, 1, C_RENDER | C_CHECK | C_ENV, "T",
      "flyte, flyte2, operator, mpi-operator,\n"
      "trainer-2.2 or trainer-2.3: the system the jobs\n"
-     "are for, whose rules apply (SPEC 11)"},
+     "are for, whose rules apply (README: Targets)"},
     {"pod", 0, 1, C_ENV, "POD", "only this pod (e.g. worker-0)"},
     {NULL, 0, 0, 0, NULL, NULL}};
 
@@ -184,7 +184,8 @@ static const char *const cmd_usage[] = {
     "custom JSON, and print the job.",
     "diff A B [options]\n"
     "Compare two renders (files, -o directories or config scripts) job by\n"
-    "job; exit 0 same, 1 different.",
+    "job; two TaskSpecs (bytes or JSON) whole, naming the parts that\n"
+    "differ; exit 0 same, 1 different.",
     "env CONFIG.lua|- [options]\n"
     "Print the environment variables (and files) each pod of each job gets\n"
     "on the target (default operator)."};

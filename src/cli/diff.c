@@ -1,6 +1,8 @@
 /*
 ** diff.c - `kfjob diff`: compare two renders job by job and print each
 ** path whose value differs; exit 0 when they are the same, 1 when not.
+** Two TaskSpecs (bytes or JSON, read whole by the host) are compared
+** whole, and the parts that differ are named first.
 */
 #include <ctype.h>
 #include <stdio.h>
@@ -92,6 +94,56 @@ static size_t diff_values(json_t *a, json_t *b, char *path, size_t plen, size_t 
   return 1;
 }
 
+/* ---- TaskSpecs: which part of the registrable task differs ----------- */
+
+/* The parts, in the order they are named; a template key not listed
+** here is "other" (the last). */
+static const char *const ts_part_names[] = {"interface", "metadata", "container",
+                                            "pod", "config", "job", "id", "other"};
+static const struct { const char *key; int part; } ts_keys[] = {
+    {"interface", 0}, {"metadata", 1}, {"container", 2}, {"k8sPod", 3},
+    {"config", 4}, {"type", 5}, {"taskTypeVersion", 5}, {"custom", 5}, {"id", 6}};
+#define TS_NPARTS (sizeof ts_part_names / sizeof *ts_part_names)
+
+static int is_taskspec(json_t *v) {
+  return json_is_object(json_object_get(v, "template")) &&
+         json_object_get(v, "custom") == NULL && json_object_get(v, "name") == NULL;
+}
+
+static int ts_part_of(const char *key) {
+  size_t i;
+  for (i = 0; i < sizeof ts_keys / sizeof *ts_keys; i++)
+    if (strcmp(ts_keys[i].key, key) == 0) return ts_keys[i].part;
+  return (int)TS_NPARTS - 1;
+}
+
+/* Marks part `part` when key k of a and of b differ (absent on one side
+** included). */
+static void ts_mark(json_t *a, json_t *b, int by_key, int part, int *differs) {
+  const char *k;
+  json_t *x;
+  json_t *sides[2] = {a, b};
+  int s;
+  for (s = 0; s < 2; s++)
+    json_object_foreach(sides[s], k, x) {
+      if (!by_key && strcmp(k, "template") == 0) continue;
+      if (!json_equal(json_object_get(a, k), json_object_get(b, k)))
+        differs[by_key ? ts_part_of(k) : part] = 1;
+    }
+}
+
+/* "    TaskSpec parts that differ: metadata, container". */
+static void ts_print_parts(json_t *a, json_t *b) {
+  int differs[TS_NPARTS] = {0};
+  size_t i, n = 0;
+  ts_mark(json_object_get(a, "template"), json_object_get(b, "template"), 1, 0, differs);
+  ts_mark(a, b, 0, (int)TS_NPARTS - 1, differs);   /* description, ... */
+  fputs("    TaskSpec parts that differ:", stdout);
+  for (i = 0; i < TS_NPARTS; i++)
+    if (differs[i]) printf("%s %s", n++ ? "," : "", ts_part_names[i]);
+  putchar('\n');
+}
+
 static doc *docs_find(docs *d, const char *name, size_t *from) {
   size_t i;
   for (i = 0; i < d->n; i++)
@@ -136,6 +188,7 @@ int cli_cmd_diff(const opts *o) {
     if (!json_equal(a.v[i].v, other->v)) {
       size_t n;
       printf("~ %s:\n", a.v[i].name);
+      if (is_taskspec(a.v[i].v) && is_taskspec(other->v)) ts_print_parts(a.v[i].v, other->v);
       n = diff_values(a.v[i].v, other->v, path, 0, sizeof path);
       if (n == 0) puts("    (numbers written differently)");
       else changed++;

@@ -258,7 +258,9 @@ static int on_decoded(void *ud, const kfjob_job *j) {
   }
   custom = json_loadb(j->data, j->size, JSON_DECODE_ANY, &e);
   if (custom == NULL) return 1;
-  docs_add(d->out, j->name, envelope(j, custom));
+  /* a TaskSpec comes back whole (the host writes it again from what it
+  ** read), anything else as the job's envelope */
+  docs_add(d->out, j->name, j->format == KFJOB_FORMAT_TASKSPEC_JSON ? custom : envelope(j, custom));
   return 0;
 }
 
@@ -275,7 +277,6 @@ int cli_decode_bytes(kfjob_host *h, const opts *o, const char *path,
   int version = o->version < 0 ? 1 : o->version;
   char *stem = cli_stem_of(path), *inner = NULL, *named = NULL;
   kfjob_run_options_init(&ro);
-  ro.format = stream ? o->format : KFJOB_FORMAT_JSON;
   ro.namespace_ = o->ns;
   ro.image = o->image;
   ro.name = o->name ? o->name : e ? e->name : stem;
@@ -294,6 +295,10 @@ int cli_decode_bytes(kfjob_host *h, const opts *o, const char *path,
     }
     json_decref(env);
   }
+  /* diff (no stream): a TaskSpec comes back whole, so that it reads the
+  ** same as bytes and as JSON; the host gives other inputs as JSON */
+  if (stream == NULL) ro.format = type == NULL ? KFJOB_FORMAT_TASKSPEC_JSON : KFJOB_FORMAT_JSON;
+  else ro.format = o->format;
   d.out = out;
   d.stream = stream;
   d.fallback = ro.name;
@@ -307,6 +312,13 @@ int cli_decode_bytes(kfjob_host *h, const opts *o, const char *path,
   return cli_report(h, st, path);
 }
 
+/* A flyteidl.admin.TaskSpec in proto3 JSON: a `template` object, no
+** envelope's `name` (render -f template-json lines have one). */
+static int is_taskspec_json(json_t *v) {
+  return json_is_object(json_object_get(v, "template")) &&
+         json_object_get(v, "name") == NULL && json_object_get(v, "custom") == NULL;
+}
+
 /* Documents of one file.  Returns an exit status. */
 static int load_file(kfjob_host *h, const opts *o, const char *path,
                      const entry *e, docs *out) {
@@ -314,7 +326,7 @@ static int load_file(kfjob_host *h, const opts *o, const char *path,
   size_t n, i;
   json_t *arr;
   const char *err = NULL;
-  int code = 0;
+  int code = 0, js;
   if (cli_read_file(path, &data, &n) != 0)
     return cli_errorf(EXIT_USAGE, "cannot read %s: %s", path, strerror(errno));
   if (o->type || looks_binary(data, n) ||
@@ -326,7 +338,16 @@ static int load_file(kfjob_host *h, const opts *o, const char *path,
     return code;
   }
   arr = json_array();
-  if (parse_json_stream(data, n, arr) != 0) {
+  js = parse_json_stream(data, n, arr);
+  if (js == 0 && json_array_size(arr) == 1 &&
+      is_taskspec_json(json_array_get(arr, 0))) {
+    /* a TaskSpec as JSON: the host's strict reader, as `decode` reads it */
+    json_decref(arr);
+    code = cli_decode_bytes(h, o, path, data, n, e, out, NULL);
+    free(data);
+    return code;
+  }
+  if (js != 0) {
     json_array_clear(arr);
     if (parse_yaml(data, n, arr, &err) != 0) {
       code = cli_errorf(EXIT_INVALID, "%s: neither JSON nor YAML (%s)", path, err);

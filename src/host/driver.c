@@ -398,11 +398,59 @@ static void push_template_name(lua_State *L, run *R, int info) {
   lua_pushstring(L, base_name(R));
 }
 
+/* Copies table t into the table at the top, but key `skip`. */
+static void copy_but(lua_State *L, int t, const char *skip) {
+  lua_pushnil(L);
+  while (lua_next(L, t) != 0) {
+    if (lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), skip) == 0) {
+      lua_pop(L, 1);
+      continue;
+    }
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, -4);
+  }
+}
+
+/* A decoded TaskSpec with the TaskSpec formats: {job = job, opts = info}
+** without `type` and `runtime` (what task_spec writes itself), so that
+** the whole TaskSpec is written again from what was read.  A job with a
+** pod template writes config.primary_container_name itself: that key
+** is left out of the config read back. */
+static void push_spec_job(lua_State *L, int job, int info) {
+  int pod;
+  luaL_checkstack(L, 8, NULL);
+  pod = lkf_checkjob(L, job)->pod_template != NULL;
+  lua_createtable(L, 0, 2);
+  lua_pushvalue(L, job);
+  lua_setfield(L, -2, "job");
+  lua_newtable(L);
+  copy_but(L, info, "runtime");
+  lua_pushnil(L);
+  lua_setfield(L, -2, "type");
+  lua_getfield(L, -1, "config");
+  if (pod && lua_istable(L, -1)) {
+    lua_newtable(L);
+    copy_but(L, lua_gettop(L) - 1, "primary_container_name");
+    lua_pushnil(L);
+    lua_setfield(L, -4, "config");
+    lua_pushnil(L);
+    if (lua_next(L, -2) != 0) {   /* other keys: keep them */
+      lua_pop(L, 2);
+      lua_setfield(L, -3, "config");
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  lua_setfield(L, -2, "opts");
+}
+
 static void run_decode(lua_State *L, run *R) {
   const char *src = R->src;
   const char *tt = R->task_type;
   size_t i = 0;
-  int version = R->in_version, json, kind = -1;
+  int version = R->in_version, json, kind = -1, spec = 0;
   while (i < R->len && isspace((unsigned char)src[i])) i++;
   json = i < R->len && src[i] == '{';
   if (tt && (kind = kf_kind_by_name(tt)) >= 0) {  /* a kind: "HorovodJob" */
@@ -437,8 +485,9 @@ static void run_decode(lua_State *L, run *R) {
       lua_pushlstring(L, src, R->len);
       lua_call(L, 1, 2);
       m = lua_tostring(L, -1);
-      if (!is_job(L, -2) && (m == NULL || strstr(m, "malformed flyteidl.admin.TaskSpec") ||
-                              strstr(m, "template: missing")))
+      spec = is_job(L, -2);
+      if (!spec && (m == NULL || strstr(m, "malformed flyteidl.admin.TaskSpec") ||
+                    strstr(m, "template: missing")))
         lua_pop(L, 2);                          /* the TaskTemplate's error */
     } else if (!is_job(L, -2)) {
       lua_pop(L, 1);
@@ -471,6 +520,16 @@ static void run_decode(lua_State *L, run *R) {
   R->total = 1;
   if (R->o.version >= 0) version = R->o.version;
   R->st = KFJOB_EJOB;
+  if (R->o.format == KFJOB_FORMAT_TASKSPEC || R->o.format == KFJOB_FORMAT_TASKSPEC_JSON) {
+    if (!spec) {   /* only a TaskSpec has them all: the job's JSON */
+      R->o.format = KFJOB_FORMAT_JSON;
+    } else {
+      int name = lua_gettop(L);
+      push_spec_job(L, name - 2, name - 1);
+      kfh_emit(L, R, name, name + 1, version, 0);
+      return;
+    }
+  }
   kfh_emit(L, R, lua_gettop(L), lua_gettop(L) - 2, version, 0);
 }
 

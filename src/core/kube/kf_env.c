@@ -438,7 +438,42 @@ static kf_status xgboost_env(ectx *c) {
   return KF_OK;
 }
 
-/* By kind; NULL: FACTS §8.2 does not give this kind's environment yet. */
+/* PaddleJob (training-operator v1.9 paddlepaddle/envvar.go setPodEnv).
+** With a master the job runs in PS mode: master 0 is the rendezvous pod,
+** masters are servers and workers trainers; without one it is collective
+** and worker 0 is the rendezvous pod.  That pod reads its own IP through
+** the downward API (POD_IP_DUMMY); the others name its headless service
+** (replicaName).  The port is the "master" port of the "paddle" container
+** (getPortFromPaddleJob), 36543 when it has none (the defaulter's). */
+static kf_status paddle_env(ectx *c) {
+  const kf_job *j = c->j;
+  int roles[KF_NROLES], n = kfm_present_roles(j, roles), k;
+  int ps = j->g[KF_MASTER].replicas > 0, rdzv = ps ? KF_MASTER : KF_WORKER;
+  int32_t port = port_of(c, kf_kinds[KF_PADDLE].port_name, kf_kinds[KF_PADDLE].port), i;
+  int64_t total = total_replicas(j, roles, n);   /* getTotalReplicas */
+  const kf_node *pod_ip = field_ref(c, "status.podIP");
+  const char *remote = fmt(c, "%s-%s-0:%d", c->name, kf_roles[rdzv].key, (int)port);
+  const char *local = fmt(c, "$(POD_IP_DUMMY):%d", (int)port);
+  NOMEM(c, pod_ip && remote && local);
+  for (k = 0; k < n; k++) {   /* Master before Worker */
+    int role = roles[k];
+    for (i = 0; i < j->g[role].replicas; i++) {
+      kf_env_pod *p = group_pod(c, role, i);
+      NOMEM(c, p);
+      NOMEM(c, OP(c, p, "PYTHONUNBUFFERED", "1"));
+      NOMEM(c, OP(c, p, "PADDLE_JOB_ID", c->name));
+      NOMEM(c, var_int(c, p, "PADDLE_NNODES", total));
+      if (role == rdzv && i == 0)
+        NOMEM(c, var_add(c, p, "POD_IP_DUMMY", NULL, pod_ip, KF_ENV_OPERATOR, NULL));
+      NOMEM(c, OP(c, p, "PADDLE_MASTER", role == rdzv && i == 0 ? local : remote));
+      if (ps)   /* one server or one trainer per pod */
+        NOMEM(c, OP(c, p, role == KF_MASTER ? "PADDLE_SERVER_NUM" : "PADDLE_TRAINER_NUM", "1"));
+    }
+  }
+  return KF_OK;
+}
+
+/* By kind; NULL: kfjob does not list this kind's environment. */
 static const env_gen operator_kinds[KF_NKINDS] = {
   [KF_TFJOB] = tf_env,
   [KF_PYTORCH] = pytorch_env,
@@ -447,6 +482,7 @@ static const env_gen operator_kinds[KF_NKINDS] = {
   [KF_HOROVOD] = mpi_v1_env,
   [KF_JAX] = jax_env,
   [KF_XGBOOST] = xgboost_env,
+  [KF_PADDLE] = paddle_env,
 };
 
 /* ---- mpi-operator v0.8, MPIJob v2beta1 (FACTS §8.2.4) ----------------- */
@@ -602,8 +638,8 @@ kf_status kf_env_pods_of(const kf_job *j, kf_target t, const char *name,
       /* fall through */
     case KF_T_OPERATOR:
       if (operator_kinds[j->kind] == NULL)
-        return kf_fail(e, KF_EINVAL, "%s: the environment the operator gives a %s "
-                       "is not known yet (FACTS §8.2.6 has not read it)", who,
+        return kf_fail(e, KF_EINVAL, "%s: kfjob does not list the environment "
+                       "the operator gives a %s", who,
                        kf_kinds[j->kind].name);
       if ((st = operator_kinds[j->kind](&c)) != KF_OK) return st;
       return t == KF_T_OPERATOR ? KF_OK : flyte_env(&c);

@@ -139,7 +139,7 @@ kf_status kf_manifest_opts_parse(const kf_node *n, kf_manifest_opts *o,
     else if (strcmp(k, "annotations") == 0)
       st = kfm_opt_map(c, path, v, &o->annotations);
     else if (strcmp(k, "target") == 0) {
-      const char *t;
+      const char *t = NULL;  /* set when opt_str succeeds; NULL quiets -O3's flow analysis */
       if ((st = opt_str(c, path, v, &t)) == KF_OK &&
           (st = kf_target_parse(t, &o->target, who, path, e)) == KF_OK)
         o->target_set = 1;

@@ -4,6 +4,7 @@
 ** a test that reports each violation with its path.  Construction keeps
 ** only what holds on every target; these rows carry the rest.
 */
+#include <stdio.h>
 #include <string.h>
 
 #include "kf_target.h"
@@ -144,6 +145,60 @@ static kf_status test_pod_names(const kf_job *j, kf_target t,
                         "name '%s' has %zu characters (at most 63)", pod, len);
 }
 
+/* Quantity.Value(): the quantity rounded up to a whole unit; flyteadmin
+** compares those, so 1500m is within a limit of 1200m (both 2). */
+static long double whole_units(const kf_node *q) {
+  char b[32];
+  const char *s = q->t == KF_NSTR ? q->u.s.p : b;
+  long double v, t;
+  if (q->t == KF_NINT) snprintf(b, sizeof b, "%lld", (long long)q->u.i);
+  else if (q->t != KF_NSTR) return -1;
+  v = kfm_qty_value(s);
+  if (!(v < 9.2e18L)) return v;   /* beyond int64: as is */
+  t = (long double)(long long)v;
+  return t < v ? t + 1 : t;
+}
+
+/* R33: what flyteadmin's validateK8sPod checks of a pod task's containers
+** (task_validator.go validateResource): cpu, memory and ephemeral-storage
+** requests at most their limits, a `gpu` request equal to its limit.  A
+** TaskSpec of a job with a pod template is such a pod task; its
+** containers' resources are the template's. */
+static kf_status test_pod_resources(const kf_job *j, kf_target t,
+                                    const kf_target_ctx *c, const kf_target_rule *r,
+                                    kf_problems *out, kf_err *e) {
+  static const char *const names[] = {"cpu", "memory", "ephemeral-storage", "gpu"};
+  const kf_node *spec = j->pod_template ? kf_node_get(j->pod_template, "spec") : NULL;
+  const kf_node *cs = spec ? kf_node_get(spec, "containers") : NULL;
+  size_t i, k;
+  (void)c;
+  for (i = 0; cs && cs->t == KF_NARR && i < cs->u.c.n; i++) {
+    const kf_node *res = kf_node_get(cs->u.c.v[i], "resources");
+    const kf_node *rq = res ? kf_node_get(res, "requests") : NULL;
+    const kf_node *lm = res ? kf_node_get(res, "limits") : NULL;
+    for (k = 0; rq && lm && k < sizeof names / sizeof *names; k++) {
+      const kf_node *a = kf_node_get(rq, names[k]), *b = kf_node_get(lm, names[k]);
+      char path[96];
+      long double va, vb;
+      kf_status st;
+      if (a == NULL || b == NULL) continue;
+      va = whole_units(a), vb = whole_units(b);
+      if (k < 3 ? !(vb < va) : va == vb) continue;
+      snprintf(path, sizeof path, "pod_template.spec.containers[%zu].resources.requests.%s",
+               i + 1, names[k]);
+      st = k < 3 ? kf_problem_add(out, r, t, path, e, "the request is greater than "
+                                  "the limit: flyteadmin refuses the task (requested "
+                                  "default is greater than the limit)")
+                 : kf_problem_add(out, r, t, path, e, "the request differs from the "
+                                  "limit: flyteadmin refuses the task (for extended "
+                                  "resource 'gpu' the default value must equal the "
+                                  "limit value)");
+      if (st != KF_OK) return st;
+    }
+  }
+  return KF_OK;
+}
+
 #define FLYTE_PT "flyteplugins pytorch.go BuildResource"
 #define TRAINERS(s) [KF_T_TRAINER_22] = s, [KF_T_TRAINER_23] = s
 
@@ -231,5 +286,10 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_MPI_OPERATOR] = "mpi-operator validation.go validateMPIJobName "
                           "(<name>-worker-<N-1>; the launcher's pod name too)"},
    test_pod_names, 0},
+  {"R33", (1u << KF_NKINDS) - 1,
+   {[KF_T_FLYTE] = ERR},
+   {[KF_T_FLYTE] = "flyteadmin pkg/manager/impl/validation/task_validator.go "
+                   "validateK8sPod, validateResource (flyte v1.16.8)"},
+   test_pod_resources, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };
