@@ -16,6 +16,8 @@
 #define KF_KUEUE_MAX_EXEC "kueue.x-k8s.io/max-exec-time-seconds"
 #define KF_KUEUE_MULTIKUEUE "kueue.x-k8s.io/multikueue"
 #define KF_KUEUE_MANAGER "kueue.x-k8s.io/manager"
+/* kfjob's own TrainJob runtime patch manager (<DNS-1123 subdomain>/<path>) */
+#define KF_TRAINER_PATCH_MANAGER "kfjob/manifest"
 /* kueue apis/kueue/v1beta1 topology annotations (TAS) */
 #define KF_TAS_REQUIRED "kueue.x-k8s.io/podset-required-topology"
 #define KF_TAS_PREFERRED "kueue.x-k8s.io/podset-preferred-topology"
