@@ -108,6 +108,11 @@ local function biggest(kind)
   end
   if t.rdzv_backend then t.rdzv_backend = "etcd-v2" end
   t.accelerator.unpartitioned = nil  -- a partition size excludes it
+  -- SPEC §13: Kueue's names are DNS-1123 subdomains, a topology has one mode
+  t.scheduling.queue, t.scheduling.priority_class = string.rep("q", 253), string.rep("p", 253)
+  for _, v in pairs(t) do
+    if type(v) == "table" and v.topology then v.topology.preferred, v.topology.unconstrained = nil, nil end
+  end
   local ok, job = pcall(kfjob[kind], t)
   while not ok do
     local path = tostring(job):match(": ([%w_%.]+): must")
@@ -130,6 +135,14 @@ describe("the encoder's bound", function()
         assert.is_true(kfjob[kind](job:spec()) == job)
         return
       end
+      -- SPEC §13: scheduling and group pod settings cannot travel to Flyte
+      -- (R30, R31) and are not in the message
+      local s = job:spec()
+      s.scheduling = nil
+      for _, v in pairs(s) do
+        if type(v) == "table" then v.pod_template, v.topology = nil, nil end
+      end
+      job = kfjob[kind](s)
       for _, enc in ipairs({"flat", "common"}) do
         local bytes = job:encode{ replica_encoding = enc }
         assert.is_true(#bytes > BIG)
