@@ -345,3 +345,33 @@ describe("validate-manifest --target accepts every manifest above", function()
     end)
   end
 end)
+
+describe("kfjob check shows the gang beside the totals", function()
+  local BIN = here .. "/../build/kfjob"
+  it("min_available when set, else the target's default", function()
+    local f = io.open(BIN, "r")
+    if not f then return pending("no build/kfjob") end
+    f:close()
+    local cfg = os.tmpname()
+    local out = assert(io.open(cfg, "w"))
+    out:write([[
+local kfjob = require "kfjob"
+return {
+  a = kfjob.PyTorchJob{ worker = { replicas = 3 }, scheduling = { queue = "team-a", gang = { min_available = 4 } } },
+  b = kfjob.MPIJob{ worker = { replicas = 5 }, scheduling = { queue = "team-a" } },
+}
+]])
+    out:close()
+    local function run(t)
+      local p = assert(io.popen(q(BIN) .. " check " .. q(cfg) .. " --image img:1 --target " .. t .. " 2>&1"))
+      local text = p:read("*a")
+      p:close()
+      return text
+    end
+    local op, mpi = run("operator"), run("mpi-operator")
+    os.remove(cfg)
+    assert.matches("4 (Master 1, Worker 3), gang 4 ", op, 1, true)
+    assert.matches("6 (Launcher 1, Worker 5), gang 6 (default)", op, 1, true)     -- Σ replicas
+    assert.matches("6 (Launcher 1, Worker 5), gang 6 (default)", mpi, 1, true)    -- workers + 1
+  end)
+end)
