@@ -160,10 +160,20 @@ static int kueue_labels(kf_arena *A, const kf_job *j, kf_node **map) {
   return !j->has_scheduling || put_rows(A, map, &kf_sched_obj, (const char *)&j->sched, 3);
 }
 
-/* metadata[key] = f(metadata[key]) on a copy of `meta`, put into parent. */
+/* A copy of parent's metadata (an empty one when it has none), put into
+** parent in its place. */
 static kf_node *meta_of(kf_arena *A, kf_node *parent) {
   kf_node *m = copy(A, kf_node_get(parent, "metadata"), KF_NOBJ);
-  return m && kf_pod_put(A, parent, "metadata", m) ? m : NULL;
+  size_t i;
+  if (m == NULL || !kf_pod_put(A, parent, "metadata", m)) return NULL;
+  for (i = parent->u.c.n - 1; i > 0 && parent->u.c.v[i] == m; i--) {
+    /* a new one goes first, where Kubernetes writes it */
+    const char *k = parent->u.c.k[i - 1];
+    kf_node *v = parent->u.c.v[i - 1];
+    parent->u.c.k[i - 1] = parent->u.c.k[i], parent->u.c.v[i - 1] = m;
+    parent->u.c.k[i] = k, parent->u.c.v[i] = v;
+  }
+  return m;
 }
 
 /* A pod template (a "template" object of a manifest or a job's pod
