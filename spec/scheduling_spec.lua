@@ -375,3 +375,30 @@ return {
     assert.matches("6 (Launcher 1, Worker 5), gang 6 (default)", mpi, 1, true)    -- workers + 1
   end)
 end)
+
+describe("templating sweeps over the scheduling keys", function()
+  it("a matrix of dotted scheduling keys and ${...} in a queue name", function()
+    local template = require "kfjob.template"
+    local base = { worker = { replicas = 3 }, scheduling = { queue = "team-${team}", gang = { queue = "training" } } }
+    local seen = {}
+    for name, job in template.variants(base,
+        { ["scheduling.gang.min_available"] = { 2, 4 }, team = { "a", "b" } },
+        { kind = "PyTorchJob", name = "t-${team}-g${scheduling.gang.min_available}" }) do
+      local s = job:spec().scheduling
+      seen[#seen + 1] = name .. "=" .. s.queue .. "/" .. s.gang.min_available .. "/" .. s.gang.queue
+    end
+    table.sort(seen)
+    assert.same({ "t-a-g2=team-a/2/training", "t-a-g4=team-a/4/training",
+                  "t-b-g2=team-b/2/training", "t-b-g4=team-b/4/training" }, seen)
+  end)
+  it("a group's pod_template and topology in the base", function()
+    local template = require "kfjob.template"
+    local n = 0
+    for _, job in template.variants({ worker = { replicas = 2, topology = { preferred = "${level}" } } },
+        { level = { "rack", "zone" } }, { kind = "TFJob", name = "x-${level}" }) do
+      n = n + 1
+      assert.is_truthy(job:spec().worker.topology.preferred)
+    end
+    assert.equal(2, n)
+  end)
+end)
