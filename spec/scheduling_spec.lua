@@ -236,6 +236,15 @@ describe("scheduling on flyte2", function()
       :manifest(OPTS("flyte"))
     assert.equal("rack", m.spec.tfReplicaSpecs.Worker.template.metadata.annotations[REQ])
   end)
+  it("topology outside the TaskTemplate is a lint warning on flyte and flyte2", function()
+    local j = kfjob.TFJob{ worker = { replicas = 2 }, scheduling = { topology = { required = "rack" } } }
+    assert.same({ "R30 scheduling.topology" }, warnings(j, "flyte"))
+    assert.same({ "R30 scheduling.topology" }, warnings(j, "flyte2"))
+    assert.same({}, warnings(j, "operator"))
+    assert.is_true((problems(j, "flyte")))
+    local p = kfjob.PyTorchJob{ worker = { replicas = 2 }, scheduling = { queue = "q" } }
+    assert.same({ "R30 scheduling" }, warnings(p, "flyte2"))
+  end)
   it("topology never changes the plugin bytes", function()
     local a = kfjob.TFJob{ worker = { replicas = 2 } }
     local b = kfjob.TFJob{ worker = { replicas = 2 }, scheduling = { topology = { required = "rack" } } }
