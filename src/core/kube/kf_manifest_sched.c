@@ -319,7 +319,8 @@ kf_status kfm_sched_apply(mctx *c, const kf_job *j, kf_target t, kf_node *root) 
   kf_status st;
   int trainer = t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
   if (t == KF_T_FLYTE || t == KF_T_FLYTE2) return KF_OK;  /* kfm_sched_job */
-  if (!trainer && kf_sched_has_group_settings(j) | (j->has_scheduling && j->sched.has_topology)) {
+  if (!trainer && (kf_sched_has_group_settings(j) ||
+                   (j->has_scheduling && j->sched.has_topology))) {
     kf_node *specs = kf_node_get(spec, kf_kinds[j->kind].crd_specs);
     if (specs) {
       OOM(c, specs = copy(c->A, specs, KF_NOBJ));
