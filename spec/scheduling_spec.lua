@@ -236,14 +236,26 @@ describe("scheduling on flyte2", function()
       :manifest(OPTS("flyte"))
     assert.equal("rack", m.spec.tfReplicaSpecs.Worker.template.metadata.annotations[REQ])
   end)
-  it("topology outside the TaskTemplate is a lint warning on flyte and flyte2", function()
-    local j = kfjob.TFJob{ worker = { replicas = 2 }, scheduling = { topology = { required = "rack" } } }
-    assert.same({ "R30 scheduling.topology" }, warnings(j, "flyte"))
-    assert.same({ "R30 scheduling.topology" }, warnings(j, "flyte2"))
-    assert.same({}, warnings(j, "operator"))
-    assert.is_true((problems(j, "flyte")))
+  it("topology travels in the TaskTemplate's pod template and decodes back", function()
+    local j = kfjob.TFJob{ worker = { replicas = 2 }, pod_template = { metadata = { annotations = { a = "b" } } },
+      scheduling = { topology = { required = "rack", slice_required = "host", slice_size = 2 } } }
+    for _, t in ipairs{ "flyte", "flyte2" } do
+      local tt = j:task_template{ target = t }
+      local back = kfjob.decode_task_template(tt)
+      assert.is_true(back == j)
+      assert.same({ required = "rack", slice_required = "host", slice_size = 2 }, back:spec().scheduling.topology)
+      assert.same({ a = "b" }, back:spec().pod_template.metadata.annotations)
+    end
+    local plain = kfjob.TFJob{ worker = { replicas = 2 }, scheduling = { topology = { unconstrained = true } } }
+    local t = kfjob.decode_task_template(plain:task_template())
+    assert.is_true(t == plain)
+    assert.is_nil(t:spec().pod_template)
+    assert.same({}, warnings(plain, "flyte"))
+  end)
+  it("flyte2's Kueue labels outside the TaskTemplate are a lint warning", function()
     local p = kfjob.PyTorchJob{ worker = { replicas = 2 }, scheduling = { queue = "q" } }
     assert.same({ "R30 scheduling" }, warnings(p, "flyte2"))
+    assert.is_true((problems(p, "flyte2")))
   end)
   it("topology never changes the plugin bytes", function()
     local a = kfjob.TFJob{ worker = { replicas = 2 } }

@@ -131,18 +131,14 @@ static kf_status r30_flyte(const kf_job *j, kf_target t, const kf_target_ctx *c,
   return KF_OK;
 }
 
-/* R30 (warning): topology (and flyte2's Kueue labels) reach Flyte's pods
-** through manifest{target=} only; kfjob's TaskTemplate does not carry them
-** yet. */
-static kf_status r30_topology(const kf_job *j, kf_target t, const kf_target_ctx *c,
+/* R30 (warning): flyte2's Kueue labels reach the PyTorchJob through
+** manifest{target=} only; kfjob's TaskTemplate does not carry them yet
+** (topology it does: kf_sched_template_in). */
+static kf_status r30_labels(const kf_job *j, kf_target t, const kf_target_ctx *c,
                               const kf_target_rule *r, kf_problems *out, kf_err *e) {
   const kf_sched *s = &j->sched;
   (void)c;
   if (!j->has_scheduling) return KF_OK;
-  if (s->has_topology)
-    ADD("scheduling.topology", e, "not in the TaskTemplate kfjob emits (only in "
-        "manifest{target=}); to have Flyte's pods carry it, put the "
-        "kueue.x-k8s.io/podset-* annotations in pod_template.metadata.annotations");
   if (t == KF_T_FLYTE2 && (j->kind == KF_PYTORCH || j->kind == KF_ELASTIC) &&
       (s->queue || s->priority_class || s->max_exec_time > 0))
     ADD("scheduling", e, "Kueue's labels are not in the TaskTemplate kfjob emits "
@@ -268,11 +264,10 @@ const kf_target_rule kf_target_rules_sched[] = {
     "flyte pytorch.go 11dbc43bed (pod template metadata onto a PyTorchJob only), #7833",
     NULL, NULL, NULL, NULL},
    r30_flyte, 0},
-  {"R30", FLYTE_KINDS, {WARN, WARN, NA, NA, NA, NA},
-   {"kfjob TaskTemplate (k8s_pod metadata not written from scheduling)",
-    "kfjob TaskTemplate (k8s_pod metadata not written from scheduling)",
+  {"R30", K(KF_PYTORCH) | K(KF_ELASTIC), {NA, WARN, NA, NA, NA, NA},
+   {NULL, "kfjob TaskTemplate (k8s_pod labels not written from scheduling)",
     NULL, NULL, NULL, NULL},
-   r30_topology, 0},
+   r30_labels, 0},
   {"R31", ALL_KINDS, {ERR, ERR, OK, OK, ERR, ERR},
    {"flyteidl kubeflow common.proto ReplicaSpec (no pod template); flytekit#2183, flyte#3308",
     "flyteidl kubeflow common.proto ReplicaSpec (no pod template); flytekit#2183, flyte#3308",

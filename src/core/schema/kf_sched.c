@@ -6,7 +6,9 @@
 ** CLI read.  Ranges (max_exec_time, min_available >= 1), the empty Volcano
 ** queue and the scheduler's name are the rows' own checks (kf_schema.c).
 */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kf_sched.h"
@@ -107,4 +109,105 @@ int64_t kf_sched_pod_count(const kf_job *j, int target) {
 int64_t kf_sched_gang_size(const kf_job *j, int target, int *set) {
   *set = j->has_scheduling && j->sched.has_gang && j->sched.gang.min_available > 0;
   return *set ? j->sched.gang.min_available : kf_sched_pod_count(j, target);
+}
+
+/* ---- topology in a TaskTemplate's pod template (flyte, flyte2) -------- */
+
+static const char *const tas_keys[5] = {KF_TAS_REQUIRED, KF_TAS_PREFERRED,
+                                        KF_TAS_UNCONSTRAINED, KF_TAS_SLICE_REQUIRED,
+                                        KF_TAS_SLICE_SIZE};
+
+/* A copy of object `o` (NULL: an empty one) with key k set to v, keys
+** kept sorted when `o`'s are. */
+static kf_node *put_sorted(kf_arena *A, const kf_node *o, const char *k, kf_node *v) {
+  kf_node *d = kf_node_new(A, KF_NOBJ);
+  size_t i;
+  int put = 0;
+  for (i = 0; d && o && o->t == KF_NOBJ && i < o->u.c.n; i++) {
+    int c = strcmp(o->u.c.k[i], k);
+    if (c > 0 && !put && !(put = kf_node_push(A, d, k, v))) return NULL;
+    if (c != 0 && !kf_node_push(A, d, o->u.c.k[i], o->u.c.v[i])) return NULL;
+  }
+  if (d && !put && !kf_node_push(A, d, k, v)) return NULL;
+  return d;
+}
+
+kf_status kf_sched_template_in(const kf_job *j, kf_arena *A, const kf_job **out,
+                               kf_err *e) {
+  const kf_topology *t = &j->sched.topology;
+  const char *v[5];
+  char n[32];
+  kf_job *eff;
+  kf_node *tm, *meta, *an;
+  int i;
+  *out = j;
+  if (!j->has_scheduling || !j->sched.has_topology) return KF_OK;
+  kf_format_int(t->slice_size, n);
+  v[0] = t->required, v[1] = t->preferred, v[2] = t->unconstrained ? "true" : NULL;
+  v[3] = t->slice_required, v[4] = t->slice_size > 0 ? n : NULL;
+  meta = (kf_node *)kf_node_get(j->pod_template, "metadata");
+  an = (kf_node *)kf_node_get(meta, "annotations");
+  for (i = 0; i < 5; i++)
+    if (v[i] && (an = put_sorted(A, an, tas_keys[i], kf_node_str(A, v[i], strlen(v[i])))) == NULL)
+      return kf_nomem(e);
+  if ((meta = put_sorted(A, meta, "annotations", an)) == NULL ||
+      (tm = put_sorted(A, j->pod_template, "metadata", meta)) == NULL ||
+      (eff = kf_arena_alloc(A, sizeof *eff)) == NULL)
+    return kf_nomem(e);
+  *eff = *j;
+  eff->pod_template = tm;
+  *out = eff;
+  return KF_OK;
+}
+
+/* A copy of object `o` without key k (NULL when nothing is left). */
+static kf_node *without(kf_arena *A, const kf_node *o, const char *k, int *oom) {
+  kf_node *d = kf_node_new(A, KF_NOBJ);
+  size_t i;
+  for (i = 0; d && i < o->u.c.n; i++)
+    if (strcmp(o->u.c.k[i], k) != 0 && !kf_node_push(A, d, o->u.c.k[i], o->u.c.v[i]))
+      d = NULL;
+  if (d == NULL) *oom = 1;
+  return d && d->u.c.n ? d : NULL;
+}
+
+/* Reads Kueue's topology annotations of a decoded pod template back into
+** scheduling.topology (what kf_sched_template_in wrote); values it would
+** not write stay in the template. */
+kf_status kf_sched_template_out(kf_job *j, kf_arena *A, kf_err *e) {
+  const kf_node *meta = kf_node_get(j->pod_template, "metadata");
+  const kf_node *an = kf_node_get(meta, "annotations");
+  kf_topology t;
+  kf_node *rest, *m, *tm;
+  int i, any = 0, oom = 0;
+  if (an == NULL || an->t != KF_NOBJ || j->has_scheduling) return KF_OK;
+  memset(&t, 0, sizeof t);
+  for (i = 0; i < 5; i++) {
+    const kf_node *v = kf_node_get(an, tas_keys[i]);
+    const char *s = v && v->t == KF_NSTR ? v->u.s.p : NULL;
+    char *end;
+    long n;
+    if (s == NULL) continue;
+    if (i == 2 && strcmp(s, "true") != 0) return KF_OK;
+    n = i == 4 ? strtol(s, &end, 10) : 0;
+    if (i == 4 && (*end || n < 1 || n > INT32_MAX || s[0] == '0' || s[0] == '+')) return KF_OK;
+    if (i < 2 || i == 3) {
+      if (s[0] == '\0' || strpbrk(s, " \t\r\n")) return KF_OK;
+      *(i == 0 ? &t.required : i == 1 ? &t.preferred : &t.slice_required) = s;
+    }
+    if (i == 2) t.unconstrained = 1;
+    if (i == 4) t.slice_size = (int32_t)n;
+    any = 1;
+  }
+  if (!any || (t.required != NULL) + (t.preferred != NULL) + t.unconstrained > 1) return KF_OK;
+  rest = (kf_node *)an;
+  for (i = 0; i < 5 && rest; i++) rest = without(A, rest, tas_keys[i], &oom);
+  m = rest ? put_sorted(A, meta, "annotations", rest) : without(A, meta, "annotations", &oom);
+  tm = m ? put_sorted(A, j->pod_template, "metadata", m)
+         : without(A, j->pod_template, "metadata", &oom);
+  if (oom || (rest && m == NULL)) return kf_nomem(e);
+  j->pod_template = tm;
+  j->has_scheduling = j->sched.has_topology = 1;
+  j->sched.topology = t;
+  return KF_OK;
 }

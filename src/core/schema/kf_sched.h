@@ -51,4 +51,11 @@ int kf_sched_elastic(const kf_job *j);
 ** target's default (the pod count); *set says which. */
 int64_t kf_sched_gang_size(const kf_job *j, int target, int *set);
 
+/* TaskTemplate (flyte, flyte2): the job with its topology as annotations
+** of its pod template (*out: j itself without one), and the inverse after
+** decoding (a job that has no scheduling yet). */
+kf_status kf_sched_template_in(const kf_job *j, kf_arena *A, const kf_job **out,
+                               kf_err *e);
+kf_status kf_sched_template_out(kf_job *j, kf_arena *A, kf_err *e);
+
 #endif
