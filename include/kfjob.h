@@ -279,6 +279,13 @@ typedef struct kfjob_resources {
                                        equal limits for GPUs). */
   const char *cpu_request, *cpu_limit;
   const char *memory_request, *memory_limit;
+  long long gang;         /**< Pods that must start together (SPEC §13):
+                               scheduling.gang.min_available, or the run's
+                               target's default (Σ replicas on operator,
+                               workers + 1 on mpi-operator, every pod on
+                               Trainer; operator when no target is set). */
+  int gang_set;           /**< #gang is the job's min_available. */
+  int scheduled;          /**< The job sets `scheduling`. */
 } kfjob_resources;
 
 /** A job handed to the ::kfjob_job_fn callback.  Every pointer in it is

@@ -727,6 +727,65 @@ raising["pod template: API server rules"] = {
       return podt(ctr { env = env })
     end)(),
     PT_ .. "containers[1].env[4096].name: duplicate (the same as item [1])" },
+-- Scheduling (SPEC §13): R27 at construction, the target rows when emitting.
+local function sched(s) return new("PyTorchJob", { worker = { replicas = 1 }, scheduling = s }) end
+raising["scheduling"] = {
+  { "queue not a DNS-1123 subdomain", sched({ queue = "Team_A" }),
+    "kfjob.PyTorchJob: scheduling.queue: 'Team_A' is not a DNS-1123 subdomain (only lowercase letters, digits, "
+      .. "'-' and '.' are allowed; Kueue's webhook refuses it)" },
+  { "priority class not a DNS-1123 subdomain", sched({ priority_class = "-high" }),
+    "kfjob.PyTorchJob: scheduling.priority_class: '-high' is not a DNS-1123 subdomain (each '.'-separated part "
+      .. "must start and end with a lowercase letter or digit; Kueue's webhook refuses it)" },
+  { "max_exec_time 0", sched({ max_exec_time = 0 }),
+    "kfjob.PyTorchJob: scheduling.max_exec_time: must be >= 1 (got 0)" },
+  { "max_exec_time negative", sched({ max_exec_time = -5 }),
+    "kfjob.PyTorchJob: scheduling.max_exec_time: must be >= 1 (got -5)" },
+  { "max_exec_time fractional", sched({ max_exec_time = 1.5 }),
+    "kfjob.PyTorchJob: scheduling.max_exec_time: expected an integer, got 1.5" },
+  { "gang.min_available 0", sched({ gang = { min_available = 0 } }),
+    "kfjob.PyTorchJob: scheduling.gang.min_available: must be >= 1 (got 0)" },
+  { "gang.min_available above the pod count (operator)",
+    emit("PyTorchJob", { worker = { replicas = 1 }, scheduling = { gang = { min_available = 3 } } }, "manifest",
+         { target = "operator", name = "n", image = "i" }),
+    "kfjob.PyTorchJob: scheduling.gang.min_available: 3 is above the job's 2 pods: its PodGroup can never start "
+      .. "(target operator)" },
+  { "empty Volcano queue", sched({ gang = { queue = "" } }),
+    "kfjob.PyTorchJob: scheduling.gang.queue: must not be empty" },
+  { "topology required and preferred", sched({ topology = { required = "rack", preferred = "zone" } }),
+    "kfjob.PyTorchJob: scheduling.topology: required and preferred cannot be combined (a pod set has one "
+      .. "topology mode: required, preferred or unconstrained)" },
+  { "a group's topology required and unconstrained",
+    new("TFJob", { worker = { replicas = 1, topology = { required = "rack", unconstrained = true } } }),
+    "kfjob.TFJob: worker.topology: required and unconstrained cannot be combined (a pod set has one "
+      .. "topology mode: required, preferred or unconstrained)" },
+  { "unknown gang scheduler", sched({ gang = { scheduler = "volcan" } }),
+    "kfjob.PyTorchJob: scheduling.gang.scheduler: unknown gang scheduler 'volcan' (expected volcano or "
+      .. "scheduler-plugins) (did you mean 'volcano'?)" },
+  { "unknown scheduling key", sched({ queu = "q" }),
+    "kfjob.PyTorchJob: scheduling.queu: unknown field (did you mean 'queue'?)" },
+  { "group template setting the primary image",
+    new("PyTorchJob", { worker = { replicas = 1, pod_template = { spec = { containers = { { name = "primary", image = "x" } } } } } }),
+    "kfjob.PyTorchJob: worker.pod_template.spec.containers[1].image: not allowed on the primary container "
+      .. "'primary' (the replica groups and the task set it)" },
+  { "R30 queue on flyte", emit("PyTorchJob", { worker = { replicas = 1 }, scheduling = { queue = "q" } }, "task_template"),
+    "kfjob.PyTorchJob: scheduling.queue: cannot travel in a TaskTemplate: Flyte 1.x sets no labels on the "
+      .. "PyTorchJob from the task; set the label kueue.x-k8s.io/queue-name as an execution label instead (target flyte)" },
+  { "R31 group template on flyte2",
+    emit("PyTorchJob", { worker = { replicas = 1, pod_template = { spec = { nodeSelector = { a = "b" } } } } }, "encode",
+         { target = "flyte2" }),
+    "kfjob.PyTorchJob: worker.pod_template: cannot be expressed: the plugin's ReplicaSpec has no pod template "
+      .. "(flytekit#2183); use the job's pod_template (target flyte2)" },
+  { "R28 gang size on Trainer",
+    emit("PyTorchJob", { worker = { replicas = 1 }, scheduling = { gang = { min_available = 2 } } }, "manifest",
+         { target = "trainer-2.3", name = "n", image = "i" }),
+    "kfjob.PyTorchJob: scheduling.gang.min_available: cannot be expressed: the runtime's podGroupPolicy decides "
+      .. "it (a TrainJob and its v2.2/v2.3 runtime patches have no field for it); every pod of the job is one "
+      .. "gang (target trainer-2.3)" },
+  { "R25 multikueue on a JAXJob",
+    emit("JAXJob", { worker = { replicas = 1 }, scheduling = { multikueue = true } }, "manifest",
+         { target = "operator", name = "n", image = "i" }),
+    "kfjob.JAXJob: scheduling.multikueue: a JAXJob's controller ignores runPolicy.managedBy: MultiKueue would "
+      .. "run it on the manager cluster (target operator)" },
 }
 
 describe("bad input", function()

@@ -111,6 +111,11 @@ local function biggest(kind)
   -- the device becomes a node-affinity value: a label value, at most 63
   -- (IsValidLabelValue, issue 32)
   t.accelerator.device = string.rep("s", 63)
+  -- SPEC §13: Kueue's names are DNS-1123 subdomains, a topology has one mode
+  t.scheduling.queue, t.scheduling.priority_class = string.rep("q", 253), string.rep("p", 253)
+  for _, v in pairs(t) do
+    if type(v) == "table" and v.topology then v.topology.preferred, v.topology.unconstrained = nil, nil end
+  end
   local ok, job = pcall(kfjob[kind], t)
   while not ok do
     local path = tostring(job):match(": ([%w_%.]+): must")
@@ -133,6 +138,14 @@ describe("the encoder's bound", function()
         assert.is_true(kfjob[kind](job:spec()) == job)
         return
       end
+      -- SPEC §13: scheduling and group pod settings cannot travel to Flyte
+      -- (R30, R31) and are not in the message
+      local s = job:spec()
+      s.scheduling = nil
+      for _, v in pairs(s) do
+        if type(v) == "table" then v.pod_template, v.topology = nil, nil end
+      end
+      job = kfjob[kind](s)
       for _, enc in ipairs({"flat", "common"}) do
         local bytes = job:encode{ replica_encoding = enc }
         assert.is_true(#bytes > BIG)

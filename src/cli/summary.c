@@ -1,7 +1,8 @@
 /*
 ** summary.c - the resource table of `kfjob check` and `render --summary`:
-** one row per job (pods per group, GPUs, CPU and memory requested and
-** limited, from kfjob_job::resources) and a totals row, summed exactly
+** one row per job (pods per group and, for a job with scheduling, its
+** gang; GPUs, CPU and memory requested and limited, from
+** kfjob_job::resources) and a totals row, summed exactly
 ** with kfjob_quantity_add.  Memory stays bounded however long the sweep:
 ** the text table keeps its first SUMMARY_ROWS rows (to align the columns)
 ** and counts the rest; the JSON document is written as the jobs come.
@@ -52,14 +53,17 @@ static void row_free(row *w) {
 
 /* "5 (PS 2, Worker 3)" */
 static char *pods_text(const kfjob_resources *r) {
-  size_t len = 32, i;
+  size_t len = 72, i;
   char *p, *t;
   for (i = 0; i < r->ngroups; i++) len += strlen(r->groups[i].role) + 26;
   t = p = (char *)cli_xmalloc(len);
   p += sprintf(p, "%lld", r->pods);
   for (i = 0; i < r->ngroups; i++)
     p += sprintf(p, "%s%s %lld", i ? ", " : " (", r->groups[i].role, r->groups[i].replicas);
-  if (r->ngroups) strcpy(p, ")");
+  if (r->ngroups) p += sprintf(p, ")");
+  /* a job with scheduling shows the gang its target will use */
+  if (r->scheduled)
+    sprintf(p, ", gang %lld%s", r->gang, r->gang_set ? "" : " (default)");
   return t;
 }
 
@@ -89,6 +93,10 @@ static void write_json_row(summary *s, const kfjob_job *j) {
     json_object_set_new(o, "cpuLimit", json_string(r->cpu_limit));
     json_object_set_new(o, "memoryRequest", json_string(r->memory_request));
     json_object_set_new(o, "memoryLimit", json_string(r->memory_limit));
+    if (r->scheduled) {
+      json_object_set_new(o, "gang", json_integer(r->gang));
+      json_object_set_new(o, "gangSet", json_boolean(r->gang_set));
+    }
   }
   fputs(s->jobs == 1 ? "{\"jobs\":[" : ",", s->out);
   json_dumpf(o, s->out, JSON_COMPACT);

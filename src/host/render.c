@@ -15,6 +15,7 @@
 #include "kf_core.h"
 #include "kf_manifest.h"
 #include "kf_render.h"
+#include "kf_sched.h"
 #include "lkfjob.h"
 #include "host.h"
 
@@ -249,8 +250,10 @@ static kf_status taskspec_opts(lua_State *L, int jobopts, const run *R,
 
 /* kfjob_job::resources in the arena; left NULL when the job's manifest
 ** cannot be made (its problem is the manifest's, not the summary's). */
-static kf_status resources(const kf_job *kj, kf_arena *A, kfjob_job *j) {
+static kf_status resources(const kf_job *kj, const run *R, kf_arena *A,
+                           kfjob_job *j) {
   kf_job_res r;
+  kf_target t = KF_T_OPERATOR;
   kf_err e;
   kfjob_resources *out;
   kfjob_pod_group *g;
@@ -275,6 +278,11 @@ static kf_status resources(const kf_job *kj, kf_arena *A, kfjob_job *j) {
     kf_qty_format(q, t, KF_QTY_TEXT);
     *slots[i] = t;
   }
+  /* the gang the target will use beside the totals (SPEC §13) */
+  if (R->o.target && kf_target_parse(R->o.target, &t, "kfjob", "target", &e) != KF_OK)
+    t = KF_T_OPERATOR;
+  out->gang = kf_sched_gang_size(kj, t, &out->gang_set);
+  out->scheduled = kj->has_scheduling;
   j->resources = out;
   return KF_OK;
 }
@@ -297,7 +305,7 @@ static kf_status render(lua_State *L, int jobopts, const kf_job *kj, const run *
     j->data = out->p;
     j->size = out->n - 1;
   }
-  if (R->o.resources && resources(kj, A, j) != KF_OK) return kf_nomem(e);
+  if (R->o.resources && resources(kj, R, A, j) != KF_OK) return kf_nomem(e);
   return R->o.lint ? lint(kj, R, name, version, A, j, e) : KF_OK;
 }
 

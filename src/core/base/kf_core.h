@@ -169,6 +169,15 @@ uint64_t kf_node_hash(const kf_node *n, uint64_t h);
 
 /* ---- job model -------------------------------------------------------- */
 
+/* Kueue topology-aware scheduling of a pod set (SPEC §13): one of
+** required, preferred, unconstrained; slice_* optional. */
+typedef struct kf_topology {
+  const char *required, *preferred, *slice_required;   /* NULL: unset */
+  int unconstrained;
+  int32_t slice_size;                /* 0: unset */
+  unsigned zero;                     /* KF_F_OMITZERO bits (never set: min 1) */
+} kf_topology;
+
 typedef struct kf_group {
   int32_t replicas;
   const char *image;                 /* NULL: unset */
@@ -177,6 +186,10 @@ typedef struct kf_group {
   int restart_policy;                /* KF_RP_* */
   size_t ncommand;
   const char **command;
+  /* SPEC §13: merged over the job's pod template for this group's pods */
+  const kf_node *pod_template;       /* checked, canonical; NULL: unset */
+  int has_topology;
+  kf_topology topology;
 } kf_group;
 
 /* Run-policy fields given explicitly as 0: proto3 cannot send them, so
@@ -192,6 +205,29 @@ typedef struct kf_run_policy {
   int32_t backoff_limit;
   unsigned zero;                     /* KF_RPZ_* */
 } kf_run_policy;
+
+/* Gang scheduling (runPolicy.schedulingPolicy; SPEC §13). */
+typedef struct kf_gang {
+  int32_t min_available;             /* 0: unset (the target's default) */
+  const char *queue, *priority_class;
+  int32_t schedule_timeout_seconds;  /* 0: unset */
+  int has_min_resources;
+  const char *min_resources[KF_NRES];
+  const char *scheduler;             /* "volcano", "scheduler-plugins", NULL */
+  unsigned zero;                     /* KF_F_OMITZERO bits (never set: min 1) */
+} kf_gang;
+
+/* Where the job waits and how its pods start (Kueue, gang; SPEC §13). */
+typedef struct kf_sched {
+  const char *queue, *priority_class;   /* NULL: unset */
+  int32_t max_exec_time;                /* seconds; 0: unset */
+  int suspend, multikueue;
+  int has_topology;
+  kf_topology topology;
+  int has_gang;
+  kf_gang gang;
+  unsigned zero;                        /* KF_F_OMITZERO bits */
+} kf_sched;
 
 /* A GPU accelerator (flyteidl.core.GPUAccelerator). */
 typedef struct kf_accel {
@@ -224,6 +260,8 @@ typedef struct kf_job {
   kf_accel accel;
   const char *requests[KF_NRES];     /* task resources */
   const char *limits[KF_NRES];
+  int has_scheduling;                /* SPEC §13 (kf_sched.c) */
+  kf_sched sched;
   /* targets whose error rows this job passed when emitted (bit per
   ** kf_target; kf_target_emit's cache: a job never changes once built,
   ** and a job made from another starts from 0) */

@@ -55,7 +55,8 @@ typedef enum kf_vtype {
 /* Row flags. */
 #define KF_F_REPLICAS  1u   /* group replicas: not in an elastic job */
 #define KF_F_COMMAND   2u   /* group command: MPI kinds and Worker/Launcher */
-#define KF_F_OMITZERO  4u   /* spec() leaves 0 out unless given as 0 */
+#define KF_F_OMITZERO  4u   /* spec() leaves 0 out unless given as 0 (a
+                               ** BOOL: false always) */
 #define KF_F_SHORT    16u   /* KF_V_OBJ: a string stands for its first row */
 
 typedef struct kf_enum {

@@ -148,7 +148,7 @@ static pthread_once_t gmaps_once = PTHREAD_ONCE_INIT;
 
 static const ProtobufCFieldDescriptor *field_in(const ProtobufCMessageDescriptor *d,
                                                 const char *name) {
-  return d ? protobuf_c_message_descriptor_get_field_by_name(d, name) : NULL;
+  return d && name ? protobuf_c_message_descriptor_get_field_by_name(d, name) : NULL;
 }
 
 static void gmaps_init(void) {

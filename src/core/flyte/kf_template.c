@@ -13,6 +13,7 @@
 #include "kf_template.h"
 #include "kf_wire.h"
 #include "kf_manifest.h"
+#include "kf_sched.h"
 #include "flyteidl/core/tasks.pb-c.h"
 #include "flyteidl/core/identifier.pb-c.h"
 #include "flyteidl/core/literals.pb-c.h"
@@ -214,7 +215,7 @@ static kf_status check_registrable(const kf_job *j, Flyteidl__Core__TaskTemplate
 ** `spec` (task_spec) it also takes interface and metadata, always sets
 ** both, and checks the registration fields; the description goes to
 ** *description. */
-static kf_status build_template(const kf_job *j, const kf_encopts *o,
+static kf_status build_template_of(const kf_job *j, const kf_encopts *o,
                                 const kf_node *opts, int spec, kf_arena *A,
                                 Flyteidl__Core__TaskTemplate **out,
                                 kf_node **custom_out, int no_custom,
@@ -319,6 +320,20 @@ static kf_status build_template(const kf_job *j, const kf_encopts *o,
   kf_msg_sort_maps(&t->base);
   *out = t;
   return KF_OK;
+}
+
+/* The job's topology travels as its pod template's annotations (SPEC
+** §13, kf_sched.c); the plugin message never changes. */
+static kf_status build_template(const kf_job *j, const kf_encopts *o,
+                                const kf_node *opts, int spec, kf_arena *A,
+                                Flyteidl__Core__TaskTemplate **out,
+                                kf_node **custom_out, int no_custom,
+                                const char **description, const char *who,
+                                kf_err *e) {
+  kf_status st = kf_sched_template_in(j, A, &j, e);
+  if (st != KF_OK) return st;
+  return build_template_of(j, o, opts, spec, A, out, custom_out, no_custom,
+                           description, who, e);
 }
 
 kf_status kf_task_template(const kf_job *j, const kf_encopts *o,
@@ -637,7 +652,9 @@ kf_status kf_template_to_job(Flyteidl__Core__TaskTemplate *t, int opt_kind,
   if (version == 0 && (kf_kinds[j->kind].flags & KF_K_COMMAND) &&
       (st = v0_worker_command(t, A, j, who, e)))
     return st;
-  if ((st = kf_pod_from_template(t, A, j, who, e))) return st;  /* kf_pod_tt.c */
+  if ((st = kf_pod_from_template(t, A, j, who, e)) ||   /* kf_pod_tt.c */
+      (st = kf_sched_template_out(j, A, e)))            /* topology (SPEC §13) */
+    return st;
   if ((*info = info_node(t, j, A)) == NULL) return kf_nomem(e);
   return KF_OK;
 }

@@ -13,6 +13,7 @@ kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
                       kf_node **out, const char *who, kf_err *e) {
   kf_target t = o->target_set ? o->target : KF_T_OPERATOR;
   kf_target_ctx tc;
+  const kf_job *bj;   /* the job the target's writer gets: group templates merged */
   mctx c0, *c = &c0;
   kf_status st = kf_target_allows(t, KF_E_MANIFEST, j->kind, "manifest", who, e);
   if (st != KF_OK) return st;
@@ -25,15 +26,18 @@ kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
     if ((st = kf_env_user_vars(&o->env, A, env, who, e)) != KF_OK) return st;
     tc.env = env;
   }
-  if ((st = kf_target_require(j, t, &tc, A, NULL, e)) != KF_OK) return st;
+  if ((st = kf_target_require(j, t, &tc, A, NULL, e)) != KF_OK ||
+      (st = kfm_sched_job(c, j, t, &bj)) != KF_OK)
+    return st;
   switch (t) {
-    case KF_T_OPERATOR: return kfm_operator(c, j, o, 0, out);
-    case KF_T_FLYTE: case KF_T_FLYTE2: return kfm_flyte(c, j, o, t, out);
-    case KF_T_MPI_OPERATOR: return kfm_mpi_operator(c, j, o, out);
-    case KF_T_TRAINER_22: case KF_T_TRAINER_23: return kfm_trainer(c, j, o, t, out);
-    case KF_NTARGETS: break;
+    case KF_T_OPERATOR: st = kfm_operator(c, bj, o, 0, out); break;
+    case KF_T_FLYTE: case KF_T_FLYTE2: st = kfm_flyte(c, bj, o, t, out); break;
+    case KF_T_MPI_OPERATOR: st = kfm_mpi_operator(c, bj, o, out); break;
+    case KF_T_TRAINER_22: case KF_T_TRAINER_23: st = kfm_trainer(c, bj, o, t, out); break;
+    case KF_NTARGETS: return kf_fail(e, KF_EINVAL, "%s: unknown target", who);
   }
-  return kf_fail(e, KF_EINVAL, "%s: unknown target", who);
+  /* the scheduling keys where the target reads them (labels, runPolicy) */
+  return st != KF_OK ? st : kfm_sched_apply(c, j, t, *out);
 }
 
 static kf_node *pods_node(kf_arena *A, const kf_env_pods *ps) {

@@ -76,6 +76,13 @@ kf_status kfm_mpi_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
 kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                       kf_target t, kf_node **out);
 
+/* Scheduling (kf_manifest_sched.c, SPEC §13): the job a target's builder
+** gets (its pod template with what travels there: topology, a Trainer
+** job's group template, flyte2's Kueue labels), then the rest written
+** into the built resource `root`. */
+kf_status kfm_sched_job(mctx *c, const kf_job *j, kf_target t, const kf_job **out);
+kf_status kfm_sched_apply(mctx *c, const kf_job *j, kf_target t, kf_node *root);
+
 long double kfm_qty_value(const char *s);
 int kfm_qty_cmp(const char *a, const char *b);
 const kf_group *kfm_task_resources(const kf_job *j, const kf_group *g,

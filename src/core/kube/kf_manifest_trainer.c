@@ -15,13 +15,14 @@
 
 #include "kf_manifest.h"
 #include "kf_pod.h"
+#include "kf_sched.h"
 
 #include "kf_manifest_int.h"
 
 #define TRAINER_GROUP "trainer.kubeflow.org"
 #define RUNTIME "torch-distributed"
 #define NODE "node"
-#define PATCH_MANAGER "kfjob/manifest"   /* <DNS-1123 subdomain>/<path> */
+#define PATCH_MANAGER KF_TRAINER_PATCH_MANAGER   /* kf_sched.h (R32) */
 
 /* The runtime patch's pod spec: what kf_pod_spec built for the group,
 ** reduced to PodSpecPatch; the primary container becomes `node` with its

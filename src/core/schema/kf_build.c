@@ -701,6 +701,9 @@ static const kf_field *leaf_row(const kf_kind_info *k, int kind, kf_job *j,
         f = &o->f[i];
     if (f == NULL || !kf_group_takes(f, kind, role)) return NULL;
     if (f->type != KF_V_OBJ) return dot ? NULL : f;
+    /* an inner object's presence flag (scheduling.gang, worker.topology)
+    ** is the general path's to set */
+    if (f->off_n) return NULL;
     o = (const kf_obj *)f->info;
     *base += f->off;
   }

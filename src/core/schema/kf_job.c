@@ -56,7 +56,9 @@ static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
         return 1;
       return kf_obj_int(A, o, f->key, *AT(at, const int32_t));
     case KF_V_BOOL: {
-      kf_node *b = kf_obj_add(A, o, f->key, KF_NBOOL);
+      kf_node *b;
+      if ((f->flags & KF_F_OMITZERO) && !*AT(at, const int)) return 1;
+      b = kf_obj_add(A, o, f->key, KF_NBOOL);
       if (b != NULL) b->u.b = *AT(at, const int);
       return b != NULL;
     }

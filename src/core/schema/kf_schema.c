@@ -11,6 +11,7 @@
 
 #include "kf_core.h"
 #include "kf_pod.h"
+#include "kf_sched.h"
 #include "flyteidl/plugins/tensorflow.pb-c.h"
 #include "flyteidl/plugins/pytorch.pb-c.h"
 #include "flyteidl/plugins/mpi.pb-c.h"
@@ -75,6 +76,25 @@ static const kf_field resource_rows[KF_NRES] = {
 const kf_obj kf_resources_obj = {NULL, "a table of resources", resource_rows,
                                  sizeof resource_rows / sizeof *resource_rows};
 
+/* Kueue topology-aware scheduling (SPEC §13): each key becomes a
+** kueue.x-k8s.io/podset-* annotation on the pod template. */
+#define TOPO(f) offsetof(kf_topology, f)
+static const kf_field topology_rows[] = {
+  {.key = "required", .type = KF_V_TOKEN, .off = TOPO(required),
+   .manifest = KF_TAS_REQUIRED},
+  {.key = "preferred", .type = KF_V_TOKEN, .off = TOPO(preferred),
+   .manifest = KF_TAS_PREFERRED},
+  {.key = "unconstrained", .type = KF_V_BOOL, .flags = KF_F_OMITZERO,
+   .off = TOPO(unconstrained), .manifest = KF_TAS_UNCONSTRAINED},
+  {.key = "slice_required", .type = KF_V_TOKEN, .off = TOPO(slice_required),
+   .manifest = KF_TAS_SLICE_REQUIRED},
+  {.key = "slice_size", .type = KF_V_INT, .flags = KF_F_OMITZERO,
+   .off = TOPO(slice_size), .off_n = TOPO(zero), .zbit = 1u, .min = 1,
+   .manifest = KF_TAS_SLICE_SIZE},
+};
+const kf_obj kf_topology_obj = {NULL, "a table of named fields", topology_rows,
+                                sizeof topology_rows / sizeof *topology_rows};
+
 #define G(f) offsetof(kf_group, f)
 static const kf_field group_rows[] = {
   {.key = "replicas", .type = KF_V_INT, .flags = KF_F_REPLICAS,
@@ -95,6 +115,10 @@ static const kf_field group_rows[] = {
   {.key = "command", .type = KF_V_STRLIST, .flags = KF_F_COMMAND,
    .off = G(command), .off_n = G(ncommand), .pb = "command",
    .manifest = "args", .denied = "only MPI and Horovod groups take a command"},
+  {.key = "pod_template", .type = KF_V_TREE, .off = G(pod_template),
+   .info = &kf_pod_template_tree},
+  {.key = "topology", .type = KF_V_OBJ, .off = G(topology),
+   .off_n = G(has_topology), .info = &kf_topology_obj},
 };
 const kf_obj kf_group_obj = {NULL, "a table of named fields", group_rows,
                              sizeof group_rows / sizeof *group_rows};
@@ -153,8 +177,59 @@ static const kf_obj accel_obj = {NULL, "a device name or a table",
   {.key = "limits", .type = KF_V_OBJ, .off = J(limits),                    \
    .info = &kf_resources_obj, .manifest = "limits"}
 
-static const kf_field tf_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD};
-static const kf_field pytorch_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD};
+/* Scheduling (SPEC §13): Kueue labels, suspend, MultiKueue, topology and
+** the gang; every kind, none in the plugin message.  kf_sched.c checks
+** what relates the values (kf_rule_sched), kf_manifest_sched.c puts them
+** where each target reads them. */
+static const char *const gang_scheduler_v[] = {"volcano", "scheduler-plugins", NULL};
+static const kf_choice gang_scheduler_choice = {
+    "gang scheduler", "volcano or scheduler-plugins", gang_scheduler_v};
+#define GANG(f) offsetof(kf_gang, f)
+static const kf_field gang_rows[] = {
+  {.key = "min_available", .type = KF_V_INT, .flags = KF_F_OMITZERO,
+   .off = GANG(min_available), .off_n = GANG(zero), .zbit = 1u, .min = 1,
+   .manifest = "minAvailable"},
+  {.key = "queue", .type = KF_V_TOKEN, .off = GANG(queue), .manifest = "queue"},
+  {.key = "priority_class", .type = KF_V_TOKEN, .off = GANG(priority_class),
+   .manifest = "priorityClass"},
+  {.key = "schedule_timeout_seconds", .type = KF_V_INT, .flags = KF_F_OMITZERO,
+   .off = GANG(schedule_timeout_seconds), .off_n = GANG(zero), .zbit = 2u,
+   .min = 1, .manifest = "scheduleTimeoutSeconds"},
+  {.key = "min_resources", .type = KF_V_OBJ, .off = GANG(min_resources),
+   .off_n = GANG(has_min_resources), .info = &kf_resources_obj,
+   .manifest = "minResources"},
+  {.key = "scheduler", .type = KF_V_CHOICE, .off = GANG(scheduler),
+   .info = &gang_scheduler_choice},
+};
+static const kf_obj gang_obj = {NULL, "a table of named fields", gang_rows,
+                                sizeof gang_rows / sizeof *gang_rows};
+#define SC(f) offsetof(kf_sched, f)
+static const kf_field sched_rows[] = {
+  {.key = "queue", .type = KF_V_TOKEN, .off = SC(queue),
+   .manifest = KF_KUEUE_QUEUE},
+  {.key = "priority_class", .type = KF_V_TOKEN, .off = SC(priority_class),
+   .manifest = KF_KUEUE_PRIORITY},
+  {.key = "max_exec_time", .type = KF_V_INT, .flags = KF_F_OMITZERO,
+   .off = SC(max_exec_time), .off_n = SC(zero), .zbit = 1u, .min = 1,
+   .manifest = KF_KUEUE_MAX_EXEC},
+  {.key = "suspend", .type = KF_V_BOOL, .flags = KF_F_OMITZERO,
+   .off = SC(suspend), .manifest = "suspend"},
+  {.key = "multikueue", .type = KF_V_BOOL, .flags = KF_F_OMITZERO,
+   .off = SC(multikueue), .manifest = "managedBy"},
+  {.key = "topology", .type = KF_V_OBJ, .off = SC(topology),
+   .off_n = SC(has_topology), .info = &kf_topology_obj},
+  {.key = "gang", .type = KF_V_OBJ, .off = SC(gang), .off_n = SC(has_gang),
+   .info = &gang_obj, .manifest = "schedulingPolicy"},
+};
+const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
+                             sizeof sched_rows / sizeof *sched_rows};
+#define SCHED                                                              \
+  {.key = "scheduling", .type = KF_V_OBJ, .off = J(sched),                 \
+   .off_n = J(has_scheduling), .info = &kf_sched_obj}
+
+static const kf_field tf_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD, SCHED};
+static const kf_field pytorch_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD,
+                                       SCHED};
 static const kf_field elastic_rows[] = {
   {.key = "nnodes", .type = KF_V_NNODES, .off = J(min_nodes), .min = 1,
    .idef = 1, .pbmsg = "elastic_config", .pb = "min_replicas",
@@ -170,8 +245,9 @@ static const kf_field elastic_rows[] = {
   {.key = "rdzv_backend", .type = KF_V_CHOICE, .off = J(rdzv_backend),
    .sdef = "c10d", .info = &rdzv_choice, .pbmsg = "elastic_config",
    .pb = "rdzv_backend", .pb0 = "rdzv_backend", .manifest = "rdzvBackend"},
-  GROUPS, RUN_POLICY, POD};
-static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED, POD};
+  GROUPS, RUN_POLICY, POD, SCHED};
+static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED, POD,
+                                   SCHED};
 /* Horovod's own fields travel as horovodrun arguments, not in the proto. */
 static const kf_field horovod_rows[] = {
   GROUPS, RUN_POLICY, SLOTS,
@@ -182,9 +258,9 @@ static const kf_field horovod_rows[] = {
    .off = J(discovery_script_path), .sdef = "/etc/mpi/discover_hosts.sh"},
   {.key = "elastic_timeout", .type = KF_V_INT, .off = J(elastic_timeout),
    .min = 1, .idef = 1200},
-  DEPRECATED, POD};
+  DEPRECATED, POD, SCHED};
 /* SPEC §12: no Flyte task type, so no proto fields of their own. */
-static const kf_field operator_rows[] = {GROUPS, RUN_POLICY, POD};
+static const kf_field operator_rows[] = {GROUPS, RUN_POLICY, POD, SCHED};
 
 #define ROWS(r) r, sizeof r / sizeof *r
 
@@ -195,12 +271,13 @@ static kf_status rule_replicas(const kf_job *j, int style, const char *who,
 static kf_status rule_bounds(const kf_job *j, int style, const char *who,
                              kf_err *e);
 static const kf_rule replicated[] = {rule_replicas, rule_bounds, kf_rule_pod,
-                                     NULL};
-static const kf_rule elastic[] = {rule_bounds, kf_rule_pod, NULL};
+                                     kf_rule_sched, NULL};
+static const kf_rule elastic[] = {rule_bounds, kf_rule_pod, kf_rule_sched, NULL};
 static kf_status rule_some_replicas(const kf_job *j, int style,
                                     const char *who, kf_err *e);
 static const kf_rule some_replicas[] = {rule_replicas, rule_some_replicas,
-                                        rule_bounds, kf_rule_pod, NULL};
+                                        rule_bounds, kf_rule_pod, kf_rule_sched,
+                                        NULL};
 
 /* Replica bounds of the operator-only kinds (training-operator v1.9
 ** webhooks, SPEC §11 Decisions): a JAX Worker is required (it is the only

@@ -104,7 +104,7 @@ struct kf_target_rule {
 ** fields may be (kf_target_rules.c), what a target's resources can express
 ** (kf_target_rules_manifest.c), the environment (kf_target_rules_env.c). */
 extern const kf_target_rule kf_target_rules[], kf_target_rules_manifest[],
-    kf_target_rules_env[];
+    kf_target_rules_env[], kf_target_rules_sched[];
 
 /* Adds a problem (path and message copied into the arena; message is
 ** printf-style).  Nothing is added when the rule is n.a. or ok for `t`. */

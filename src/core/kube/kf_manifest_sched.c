@@ -1,0 +1,352 @@
+/*
+** kf_manifest_sched.c - a job's scheduling written where each target reads
+** it (SPEC §13; kueue pkg/controller/constants, training-operator
+** common_types.go RunPolicy/SchedulingPolicy, mpi-operator v2beta1
+** types.go, trainer trainjob_types.go and its volcano plugin):
+**   - Kueue's labels on the resource (operator, mpi-operator, Trainer) or,
+**     on flyte2, on the pod template Flyte 2 copies onto a PyTorchJob;
+**   - suspend, managedBy and schedulingPolicy in spec.runPolicy (v1 and
+**     v2beta1) or spec.suspend / spec.managedBy and the Volcano queue
+**     annotation (TrainJob);
+**   - Kueue's topology annotations and a group's pod template merged over
+**     the job's as kubectl merges a pod spec: maps by key, containers,
+**     volumes, env and volumeMounts by name, the rest replaced.
+** Two calls from kf_manifest(): kfm_sched_job before the target's builder
+** (what travels in the job's pod template), kfm_sched_apply after it.
+** What a target cannot carry was refused by the rows of
+** kf_target_rules_sched.c before.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "kf_manifest.h"
+#include "kf_pod.h"
+#include "kf_sched.h"
+
+#include "kf_manifest_int.h"
+
+/* ---- merging trees ---------------------------------------------------- */
+
+static int by_name(const char *k) {
+  return strcmp(k, "containers") == 0 || strcmp(k, "volumes") == 0 ||
+         strcmp(k, "env") == 0 || strcmp(k, "volumeMounts") == 0;
+}
+
+static kf_node *copy(kf_arena *A, const kf_node *n, kf_ntype t) {
+  kf_node *d = kf_node_new(A, t);
+  size_t i;
+  if (d == NULL || n == NULL || n->t != t) return d;
+  for (i = 0; i < n->u.c.n; i++)
+    if (!kf_node_push(A, d, t == KF_NOBJ ? n->u.c.k[i] : NULL, n->u.c.v[i]))
+      return NULL;
+  return d;
+}
+
+static const char *name_of(const kf_node *o) {
+  const kf_node *n = o && o->t == KF_NOBJ ? kf_node_get(o, "name") : NULL;
+  return n && n->t == KF_NSTR ? n->u.s.p : NULL;
+}
+
+static kf_node *merge(kf_arena *A, const kf_node *base, const kf_node *over);
+
+/* Items of `over` replace (merged into) those of `base` with their name,
+** the others appended. */
+static kf_node *merge_named(kf_arena *A, const kf_node *base, const kf_node *over) {
+  kf_node *d = copy(A, base, KF_NARR);
+  size_t i, x;
+  for (i = 0; d && i < over->u.c.n; i++) {
+    const char *nm = name_of(over->u.c.v[i]);
+    for (x = 0; nm && x < d->u.c.n; x++) {
+      const char *bn = name_of(d->u.c.v[x]);
+      if (bn && strcmp(bn, nm) == 0) break;
+    }
+    if (nm && x < d->u.c.n) {
+      if ((d->u.c.v[x] = merge(A, d->u.c.v[x], over->u.c.v[i])) == NULL) return NULL;
+    } else if (!kf_node_push(A, d, NULL, over->u.c.v[i])) {
+      return NULL;
+    }
+  }
+  return d;
+}
+
+/* `over` merged over `base` (neither changed): objects key by key, the
+** named lists by name, anything else replaced by `over`'s. */
+static kf_node *merge(kf_arena *A, const kf_node *base, const kf_node *over) {
+  kf_node *d;
+  size_t i;
+  if (base == NULL || base->t != KF_NOBJ || over->t != KF_NOBJ)
+    return (kf_node *)over;
+  if ((d = copy(A, base, KF_NOBJ)) == NULL) return NULL;
+  for (i = 0; i < over->u.c.n; i++) {
+    const char *k = over->u.c.k[i];
+    const kf_node *b = kf_node_get(d, k), *v = over->u.c.v[i];
+    kf_node *m;
+    if (strcmp(k, "primary_container_name") == 0) continue;
+    if (b && b->t == KF_NARR && v->t == KF_NARR && by_name(k))
+      m = merge_named(A, b, v);
+    else
+      m = merge(A, b, v);
+    if (m == NULL || !kf_pod_put(A, d, k, m)) return NULL;
+  }
+  return d;
+}
+
+/* A group's template with its primary container named `name`. */
+static kf_node *renamed(kf_arena *A, const kf_node *g, const char *name) {
+  size_t at = 0;
+  const kf_node *p = kf_pod_primary(g, &at);
+  kf_node *t, *spec, *cs, *ct;
+  if (p == NULL) return (kf_node *)g;
+  if ((t = copy(A, g, KF_NOBJ)) == NULL ||
+      (spec = copy(A, kf_node_get(g, "spec"), KF_NOBJ)) == NULL ||
+      (cs = copy(A, kf_node_get(spec, "containers"), KF_NARR)) == NULL ||
+      (ct = copy(A, p, KF_NOBJ)) == NULL ||
+      !kf_pod_put(A, ct, "name", kf_node_str(A, name, strlen(name))))
+    return NULL;
+  cs->u.c.v[at] = ct;
+  if (!kf_pod_put(A, spec, "containers", cs) || !kf_pod_put(A, t, "spec", spec))
+    return NULL;
+  return t;
+}
+
+/* ---- what the values become ------------------------------------------- */
+
+/* The string a label or annotation gets for row `f` of `base` (NULL:
+** unset); `buf` holds numbers. */
+static const char *row_string(const kf_field *f, const char *base, char buf[32]) {
+  const char *at = base + f->off;
+  if (KF_V_ISSTR(f->type)) return *(const char *const *)(const void *)at;
+  if (f->type == KF_V_BOOL) return *(const int *)(const void *)at ? "true" : NULL;
+  if (f->type == KF_V_INT && *(const int32_t *)(const void *)at > 0) {
+    kf_format_int(*(const int32_t *)(const void *)at, buf);
+    return buf;
+  }
+  return NULL;
+}
+
+/* map[key] = s, kept sorted (a copy of `map`; NULL map: a new one). */
+static kf_node *put_sorted(kf_arena *A, const kf_node *map, const char *key,
+                           const char *s) {
+  kf_node *d = kf_node_new(A, KF_NOBJ), *v = kf_node_str(A, s, strlen(s));
+  size_t i;
+  int put = 0;
+  if (d == NULL || v == NULL) return NULL;
+  for (i = 0; map && map->t == KF_NOBJ && i < map->u.c.n; i++) {
+    int c = strcmp(map->u.c.k[i], key);
+    if (c > 0 && !put && !(put = kf_node_push(A, d, key, v))) return NULL;
+    if (c == 0) continue;
+    if (!kf_node_push(A, d, map->u.c.k[i], map->u.c.v[i])) return NULL;
+  }
+  if (!put && !kf_node_push(A, d, key, v)) return NULL;
+  return d;
+}
+
+/* The rows of `o` at `base` with a manifest key as entries of the string
+** map `*map` (first = 0: only rows below index `upto`). */
+static int put_rows(kf_arena *A, kf_node **map, const kf_obj *o, const char *base,
+                    size_t upto) {
+  char buf[32];
+  size_t i;
+  for (i = 0; i < o->n && i < upto; i++) {
+    const char *s = row_string(&o->f[i], base, buf);
+    if (s && (*map = put_sorted(A, *map, o->f[i].manifest, s)) == NULL) return 0;
+  }
+  return 1;
+}
+
+/* Kueue's labels: queue, priority class, max exec time (the first three
+** scheduling rows). */
+static int kueue_labels(kf_arena *A, const kf_job *j, kf_node **map) {
+  return !j->has_scheduling || put_rows(A, map, &kf_sched_obj, (const char *)&j->sched, 3);
+}
+
+/* A copy of parent's metadata (an empty one when it has none), put into
+** parent in its place. */
+static kf_node *meta_of(kf_arena *A, kf_node *parent) {
+  kf_node *m = copy(A, kf_node_get(parent, "metadata"), KF_NOBJ);
+  size_t i;
+  if (m == NULL || !kf_pod_put(A, parent, "metadata", m)) return NULL;
+  for (i = parent->u.c.n - 1; i > 0 && parent->u.c.v[i] == m; i--) {
+    /* a new one goes first, where Kubernetes writes it */
+    const char *k = parent->u.c.k[i - 1];
+    kf_node *v = parent->u.c.v[i - 1];
+    parent->u.c.k[i - 1] = parent->u.c.k[i], parent->u.c.v[i - 1] = m;
+    parent->u.c.k[i] = k, parent->u.c.v[i] = v;
+  }
+  return m;
+}
+
+/* A pod template (a "template" object of a manifest or a job's pod
+** template) with the job's topology and then the group's as annotations. */
+static int topology_into(kf_arena *A, kf_node *tmpl, const kf_job *j,
+                         const kf_group *g) {
+  kf_node *m, *an;
+  int job = j->has_scheduling && j->sched.has_topology;
+  if (!job && !(g && g->has_topology)) return 1;
+  if ((m = meta_of(A, tmpl)) == NULL) return 0;
+  an = kf_node_get(m, "annotations");
+  if ((job && !put_rows(A, &an, &kf_topology_obj, (const char *)&j->sched.topology,
+                        (size_t)-1)) ||
+      (g && g->has_topology &&
+       !put_rows(A, &an, &kf_topology_obj, (const char *)&g->topology, (size_t)-1)))
+    return 0;
+  return kf_pod_put(A, m, "annotations", an);
+}
+
+/* ---- before the builder: what travels in the job's pod template ------- */
+
+/* The first group of the job with its own template or topology (on
+** Trainer R31 made them all the same). */
+static const kf_group *first_group(const kf_job *j) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int i;
+  for (i = 0; i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    if (g->pod_template || g->has_topology) return g;
+  }
+  return NULL;
+}
+
+kf_status kfm_sched_job(mctx *c, const kf_job *j, kf_target t, const kf_job **out) {
+  int trainer = t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
+  int flyte2_labels = t == KF_T_FLYTE2 && j->has_scheduling &&
+                      (j->kind == KF_PYTORCH || j->kind == KF_ELASTIC);
+  const kf_group *g = trainer ? first_group(j) : NULL;
+  kf_job *eff;
+  kf_node *tm;
+  *out = j;
+  if (t == KF_T_OPERATOR || t == KF_T_MPI_OPERATOR) return KF_OK;
+  if (!(j->has_scheduling && j->sched.has_topology) && !g && !flyte2_labels)
+    return KF_OK;
+  OOM(c, eff = kf_arena_alloc(c->A, sizeof *eff));
+  *eff = *j;
+  OOM(c, tm = copy(c->A, j->pod_template, KF_NOBJ));
+  if (g && g->pod_template) {
+    const kf_node *gt = g->pod_template;
+    if (j->pod_template) OOM(c, gt = renamed(c->A, gt, kf_pod_primary_name(j->pod_template)));
+    OOM(c, tm = merge(c->A, tm, gt));
+    if (!j->pod_template && kf_node_get(g->pod_template, "primary_container_name"))
+      OOM(c, kf_pod_put(c->A, tm, "primary_container_name",
+                        kf_node_get(g->pod_template, "primary_container_name")));
+  }
+  OOM(c, topology_into(c->A, tm, j, g));
+  if (flyte2_labels) {   /* Flyte 2 copies them onto the PyTorchJob (#7833) */
+    kf_node *m, *l;
+    OOM(c, m = meta_of(c->A, tm));
+    l = kf_node_get(m, "labels");
+    OOM(c, kueue_labels(c->A, j, &l));
+    if (l) OOM(c, kf_pod_put(c->A, m, "labels", l));
+  }
+  eff->pod_template = tm;
+  *out = eff;
+  return KF_OK;
+}
+
+/* ---- after the builder ------------------------------------------------ */
+
+/* spec.runPolicy.schedulingPolicy in the Go struct's order
+** (common_types.go SchedulingPolicy; mpi-operator v2beta1 the same). */
+static kf_status scheduling_policy(mctx *c, const kf_gang *g, kf_node *rp) {
+  kf_node *sp, *mr;
+  int i;
+  OOM(c, sp = kf_node_new(c->A, KF_NOBJ));
+  if (g->min_available > 0) OOM(c, kf_obj_int(c->A, sp, "minAvailable", g->min_available));
+  if (g->queue) OOM(c, kf_obj_str(c->A, sp, "queue", g->queue));
+  if (g->has_min_resources) {
+    OOM(c, mr = kf_obj_add(c->A, sp, "minResources", KF_NOBJ));
+    for (i = 0; i < KF_NRES; i++) {
+      int r = kfm_res_sorted[i];
+      if (g->min_resources[r])
+        OOM(c, kf_obj_str(c->A, mr, kf_resources_obj.f[r].manifest, g->min_resources[r]));
+    }
+  }
+  if (g->priority_class) OOM(c, kf_obj_str(c->A, sp, "priorityClass", g->priority_class));
+  if (g->schedule_timeout_seconds > 0)
+    OOM(c, kf_obj_int(c->A, sp, "scheduleTimeoutSeconds", g->schedule_timeout_seconds));
+  OOM(c, kf_pod_put(c->A, rp, "schedulingPolicy", sp));
+  return KF_OK;
+}
+
+/* spec.runPolicy (made when the builder wrote none): suspend, managedBy,
+** schedulingPolicy. */
+static kf_status run_policy(mctx *c, const kf_job *j, kf_node *spec) {
+  const kf_sched *s = &j->sched;
+  kf_node *rp;
+  kf_node *yes;
+  if (!s->suspend && !s->multikueue && !s->has_gang) return KF_OK;
+  OOM(c, rp = copy(c->A, kf_node_get(spec, "runPolicy"), KF_NOBJ));
+  if (s->suspend) {
+    OOM(c, yes = kf_node_new(c->A, KF_NBOOL));
+    yes->u.b = 1;
+    OOM(c, kf_pod_put(c->A, rp, "suspend", yes));
+  }
+  if (s->multikueue)
+    OOM(c, kf_pod_put(c->A, rp, "managedBy", kf_node_str(c->A, KF_KUEUE_MULTIKUEUE,
+                                                          strlen(KF_KUEUE_MULTIKUEUE))));
+  if (s->has_gang) {
+    kf_status st = scheduling_policy(c, &s->gang, rp);
+    if (st != KF_OK) return st;
+  }
+  OOM(c, kf_pod_put(c->A, spec, "runPolicy", rp));
+  return KF_OK;
+}
+
+/* Each replica's template: the group's template merged over it (its
+** primary container as the kind's default container), then topology. */
+static kf_status replicas(mctx *c, const kf_job *j, kf_node *specs) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int i;
+  for (i = 0; specs && i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    kf_node *rs = kf_node_get(specs, kf_roles[k->roles[i].role].name), *tm;
+    if (rs == NULL) continue;
+    OOM(c, rs = copy(c->A, rs, KF_NOBJ));
+    OOM(c, tm = copy(c->A, kf_node_get(rs, "template"), KF_NOBJ));
+    if (g->pod_template) {
+      const kf_node *gt;
+      OOM(c, gt = renamed(c->A, g->pod_template, k->container));
+      OOM(c, tm = merge(c->A, tm, gt));
+    }
+    OOM(c, topology_into(c->A, tm, j, g));
+    OOM(c, kf_pod_put(c->A, rs, "template", tm));
+    OOM(c, kf_pod_put(c->A, specs, kf_roles[k->roles[i].role].name, rs));
+  }
+  return KF_OK;
+}
+
+kf_status kfm_sched_apply(mctx *c, const kf_job *j, kf_target t, kf_node *root) {
+  kf_node *spec = kf_node_get(root, "spec"), *meta, *l;
+  kf_status st;
+  int trainer = t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
+  if (t == KF_T_FLYTE || t == KF_T_FLYTE2) return KF_OK;  /* kfm_sched_job */
+  if (!trainer && (kf_sched_has_group_settings(j) ||
+                   (j->has_scheduling && j->sched.has_topology))) {
+    kf_node *specs = kf_node_get(spec, kf_kinds[j->kind].crd_specs);
+    if (specs) {
+      OOM(c, specs = copy(c->A, specs, KF_NOBJ));
+      OOM(c, kf_pod_put(c->A, spec, kf_kinds[j->kind].crd_specs, specs));
+    }
+    if ((st = replicas(c, j, specs)) != KF_OK) return st;
+  }
+  if (!j->has_scheduling) return KF_OK;
+  OOM(c, meta = meta_of(c->A, root));
+  l = kf_node_get(meta, "labels");
+  OOM(c, kueue_labels(c->A, j, &l));
+  if (l) OOM(c, kf_pod_put(c->A, meta, "labels", l));
+  if (!trainer) return run_policy(c, j, spec);
+  if (j->sched.has_gang && j->sched.gang.queue) {   /* volcano plugin */
+    kf_node *an = kf_node_get(meta, "annotations");
+    OOM(c, an = put_sorted(c->A, an, KF_VOLCANO_QUEUE, j->sched.gang.queue));
+    OOM(c, kf_pod_put(c->A, meta, "annotations", an));
+  }
+  if (j->sched.suspend) {
+    kf_node *yes;
+    OOM(c, yes = kf_node_new(c->A, KF_NBOOL));
+    yes->u.b = 1;
+    OOM(c, kf_pod_put(c->A, spec, "suspend", yes));
+  }
+  if (j->sched.multikueue)
+    OOM(c, kf_pod_put(c->A, spec, "managedBy", kf_node_str(c->A, KF_KUEUE_MULTIKUEUE,
+                                                            strlen(KF_KUEUE_MULTIKUEUE))));
+  return KF_OK;
+}

@@ -1,0 +1,282 @@
+/*
+** kf_target_rules_sched.c - the scheduling rules that differ by target
+** (SPEC §13, R28-R32 beside FACTS §8.5's R1-R26), one row each: kinds,
+** severity and source per target, and a test.  R27 (names, ranges, one
+** topology mode) holds on every target and stays at construction
+** (kf_sched.c and the rows of kf_schema.c).
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "kf_target.h"
+#include "kf_manifest_int.h"
+#include "kf_sched.h"
+
+#define K(k) (1u << (k))
+#define ALL_KINDS ((1u << KF_NKINDS) - 1)
+#define FLYTE_KINDS (K(KF_TFJOB) | K(KF_PYTORCH) | K(KF_ELASTIC) | K(KF_MPI) | K(KF_HOROVOD))
+#define NA KF_SEV_NA
+#define OK KF_SEV_OK
+#define WARN KF_SEV_WARN
+#define ERR KF_SEV_ERROR
+#define ADD(...) do { kf_status st_ = kf_problem_add(out, r, t, __VA_ARGS__); \
+                      if (st_ != KF_OK) return st_; } while (0)
+#define TRAINERS(s) [KF_T_TRAINER_22] = s, [KF_T_TRAINER_23] = s
+
+static int trainer(kf_target t) {
+  return t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
+}
+
+static const kf_gang *gang_of(const kf_job *j) {
+  return j->has_scheduling && j->sched.has_gang ? &j->sched.gang : NULL;
+}
+
+/* R28 (errors): a gang larger than the job never starts; on Trainer the
+** runtime sizes the gang and the TrainJob has no field for the rest. */
+static kf_status r28_gang(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                          const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_gang *g = gang_of(j);
+  (void)c;
+  if (g == NULL) return KF_OK;
+  if (trainer(t)) {
+    static const char *const why = "cannot be expressed: the runtime's "
+        "podGroupPolicy decides it (a TrainJob and its v2.2/v2.3 runtime "
+        "patches have no field for it)";
+    if (g->min_available > 0)
+      ADD("scheduling.gang.min_available", e, "%s; every pod of the job is "
+          "one gang", why);
+    if (g->priority_class)
+      ADD("scheduling.gang.priority_class", e, "%s; set priorityClassName in "
+          "the pod template", why);
+    if (g->schedule_timeout_seconds > 0)
+      ADD("scheduling.gang.schedule_timeout_seconds", e, "%s", why);
+    if (g->has_min_resources)
+      ADD("scheduling.gang.min_resources", e, "%s", why);
+    return KF_OK;
+  }
+  if (g->min_available > kf_sched_pod_count(j, t))
+    ADD("scheduling.gang.min_available", e, "%d is above the job's %lld pods: "
+        "its PodGroup can never start", (int)g->min_available,
+        (long long)kf_sched_pod_count(j, t));
+  return KF_OK;
+}
+
+/* R28 (warning): a smaller gang may start a job that cannot resize. */
+static kf_status r28_partial(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                             const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_gang *g = gang_of(j);
+  (void)c;
+  if (g == NULL || g->min_available <= 0 || kf_sched_elastic(j) ||
+      g->min_available >= kf_sched_pod_count(j, t))
+    return KF_OK;
+  ADD("scheduling.gang.min_available", e, "%d is below the job's %lld pods: "
+      "the job may start with only part of them, and it is not elastic",
+      (int)g->min_available, (long long)kf_sched_pod_count(j, t));
+  return KF_OK;
+}
+
+/* R29: what the named gang scheduler does not read. */
+static kf_status r29_ignored(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                             const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_gang *g = gang_of(j);
+  (void)c;
+  if (g == NULL || g->scheduler == NULL) return KF_OK;
+  if (strcmp(g->scheduler, "scheduler-plugins") == 0) {
+    if (g->queue)
+      ADD("scheduling.gang.queue", e, "ignored by scheduler-plugins (a Volcano "
+          "queue)");
+    if (g->priority_class && !trainer(t))
+      ADD("scheduling.gang.priority_class", e, "ignored by scheduler-plugins "
+          "(Volcano's PodGroup priority)");
+  } else if (g->schedule_timeout_seconds > 0 && !trainer(t)) {
+    ADD("scheduling.gang.schedule_timeout_seconds", e, "ignored by Volcano "
+        "(scheduler-plugins' PodGroup timeout)");
+  }
+  return KF_OK;
+}
+
+/* R30: Flyte sets no labels, suspend, managedBy or schedulingPolicy from
+** the task; Flyte 2 copies a PyTorchJob's pod template labels. */
+static kf_status r30_flyte(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                           const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  static const char *const label_keys[3] = {"queue", "priority_class", "max_exec_time"};
+  int labels_ok = t == KF_T_FLYTE2 && (j->kind == KF_PYTORCH || j->kind == KF_ELASTIC);
+  const kf_sched *s = &j->sched;
+  char path[64];
+  int i;
+  (void)c;
+  if (!j->has_scheduling) return KF_OK;
+  for (i = 0; i < 3 && !labels_ok; i++) {
+    if (!(i == 0 ? s->queue != NULL : i == 1 ? s->priority_class != NULL
+                                              : s->max_exec_time > 0))
+      continue;
+    snprintf(path, sizeof path, "scheduling.%s", label_keys[i]);
+    ADD(path, e, "cannot travel in a TaskTemplate: %s sets no labels on the "
+        "%s from the task; set the label %s as an execution label instead",
+        t == KF_T_FLYTE ? "Flyte 1.x" : "Flyte 2 (but for a PyTorchJob)",
+        kf_kinds[j->kind].crd_kind, kf_sched_obj.f[i].manifest);
+  }
+  if (s->suspend)
+    ADD("scheduling.suspend", e, "cannot travel in a TaskTemplate: Flyte never "
+        "sets runPolicy.suspend; suspend the job with Kueue (a queue's "
+        "stopPolicy) instead");
+  if (s->multikueue)
+    ADD("scheduling.multikueue", e, "cannot travel in a TaskTemplate: Flyte "
+        "never sets runPolicy.managedBy; run the job on a MultiKueue cluster "
+        "from a manifest (target operator)");
+  if (s->has_gang)
+    ADD("scheduling.gang", e, "cannot travel in a TaskTemplate: Flyte never "
+        "sets runPolicy.schedulingPolicy; set it on the operator's "
+        "--gang-scheduler-name defaults or emit a manifest (target operator)");
+  return KF_OK;
+}
+
+/* R30 (warning): flyte2's Kueue labels reach the PyTorchJob through
+** manifest{target=} only; kfjob's TaskTemplate does not carry them yet
+** (topology it does: kf_sched_template_in). */
+static kf_status r30_labels(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                              const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_sched *s = &j->sched;
+  (void)c;
+  if (!j->has_scheduling) return KF_OK;
+  if (t == KF_T_FLYTE2 && (j->kind == KF_PYTORCH || j->kind == KF_ELASTIC) &&
+      (s->queue || s->priority_class || s->max_exec_time > 0))
+    ADD("scheduling", e, "Kueue's labels are not in the TaskTemplate kfjob emits "
+        "(only in manifest{target=}); to have Flyte 2 copy them onto the "
+        "PyTorchJob, put them in pod_template.metadata.labels");
+  return KF_OK;
+}
+
+static int topo_same(const kf_group *a, const kf_group *b) {
+  const kf_topology *x = &a->topology, *y = &b->topology;
+  if (a->has_topology != b->has_topology) return 0;
+#define SAME(s) ((x->s == NULL) == (y->s == NULL) && (!x->s || strcmp(x->s, y->s) == 0))
+  return !a->has_topology ||
+         (SAME(required) && SAME(preferred) && SAME(slice_required) &&
+          x->unconstrained == y->unconstrained && x->slice_size == y->slice_size);
+#undef SAME
+}
+
+/* R31: per-group pod settings.  Flyte's ReplicaSpec has none; a TrainJob
+** patches its one `node` job, so every group's must be the same (R22), and
+** only PodSpecPatch fields (R23). */
+static kf_status r31_groups(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                            const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  const kf_group *first = NULL;
+  char path[128];
+  int i;
+  (void)c;
+  for (i = 0; i < k->nroles; i++) {
+    int role = k->roles[i].role;
+    const kf_group *g = &j->g[role];
+    const char *key = kf_roles[role].key;
+    if (!trainer(t)) {
+      if (g->pod_template) {
+        snprintf(path, sizeof path, "%s.pod_template", key);
+        ADD(path, e, "cannot be expressed: the plugin's ReplicaSpec has no pod "
+            "template (flytekit#2183); use the job's pod_template");
+      }
+      if (g->has_topology) {
+        snprintf(path, sizeof path, "%s.topology", key);
+        ADD(path, e, "cannot be expressed: the plugin's ReplicaSpec has no pod "
+            "template; use scheduling.topology");
+      }
+      continue;
+    }
+    if (g->replicas <= 0 && !(k->flags & KF_K_ELASTIC)) continue;
+    if (first == NULL) {
+      first = g;
+    } else if (!kf_tree_equal(first->pod_template, g->pod_template) ||
+               !topo_same(first, g)) {
+      snprintf(path, sizeof path, "%s.%s", key,
+               topo_same(first, g) ? "pod_template" : "topology");
+      ADD(path, e, "differs from the other group's: master and workers are one "
+          "`node` job of a TrainJob, patched once");
+    }
+    if (g->pod_template) {
+      const kf_node *spec = kf_node_get(g->pod_template, "spec");
+      size_t x;
+      for (x = 0; spec && spec->t == KF_NOBJ && x < spec->u.c.n; x++) {
+        const char *const *keys = kfm_trainer_pod_patch[t == KF_T_TRAINER_23];
+        const char *sk = spec->u.c.k[x];
+        int y, found = 0;
+        for (y = 0; keys[y] && !found; y++) found = strcmp(keys[y], sk) == 0;
+        if (found && strcmp(sk, "containers") != 0) continue;
+        snprintf(path, sizeof path, "%s.pod_template.spec.%.60s", key, sk);
+        ADD(path, e, "cannot be expressed: a TrainJob's runtime patch "
+            "(PodSpecPatch) %s", found ? "of a group may not change containers"
+                                       : "has no such field");
+      }
+    }
+  }
+  return KF_OK;
+}
+
+/* R32: Kueue appends its own runtime patch under its manager name; ours
+** must never take it (kueue#14886). */
+static kf_status r32_manager(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                             const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  (void)j, (void)c;
+  if (strcmp(KF_TRAINER_PATCH_MANAGER, KF_KUEUE_MANAGER) != 0) return KF_OK;
+  ADD("runtimePatches[1].manager", e, "'%s' is Kueue's own patch manager",
+      KF_KUEUE_MANAGER);
+  return KF_OK;
+}
+
+/* R25 for MultiKueue: the JAXJob controller ignores runPolicy.managedBy,
+** so MultiKueue would run the job on the manager cluster. */
+static kf_status r25_multikueue(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                                const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  (void)c;
+  if (!j->has_scheduling || !j->sched.multikueue) return KF_OK;
+  ADD("scheduling.multikueue", e, "a %s's controller ignores "
+      "runPolicy.managedBy: MultiKueue would run it on the manager cluster",
+      kf_kinds[j->kind].name);
+  return KF_OK;
+}
+
+/* Severities in target order: flyte, flyte2, operator, mpi-operator,
+** trainer-2.2, trainer-2.3. */
+const kf_target_rule kf_target_rules_sched[] = {
+  {"R25", K(KF_JAX), {NA, NA, ERR, NA, NA, NA},
+   {NULL, NULL, "training-operator jaxjob_controller.go (managedBy not honoured; "
+    "kueue pkg/controller/jobs/kubeflow)", NULL, NULL, NULL},
+   r25_multikueue, 0},
+  {"R28", ALL_KINDS, {NA, NA, ERR, ERR, ERR, ERR},
+   {NULL, NULL,
+    "training-operator common/job.go (PodGroup minMember; default Σ replicas); volcano#2930",
+    "mpi-operator podgroup.go calculateMinAvailable (default workers + 1)",
+    TRAINERS("trainer runtime/framework/plugins/{volcano,coscheduling} (all pods; no TrainJob field)")},
+   r28_gang, 0},
+  {"R28", ALL_KINDS, {NA, NA, WARN, WARN, NA, NA},
+   {NULL, NULL, "training-operator common_types.go SchedulingPolicy.MinAvailable",
+    "mpi-operator v2beta1 types.go SchedulingPolicy (\"make sure the application "
+    "supports resizing\")", NULL, NULL},
+   r28_partial, 0},
+  {"R29", ALL_KINDS, {NA, NA, WARN, WARN, WARN, WARN},
+   {NULL, NULL, "training-operator control/podgroup_control.go (volcano, scheduler-plugins)",
+    "mpi-operator podgroup.go (volcano, scheduler-plugins)",
+    TRAINERS("trainer runtime/framework/plugins/volcano (queue annotation)")},
+   r29_ignored, 0},
+  {"R30", FLYTE_KINDS, {ERR, ERR, NA, NA, NA, NA},
+   {"flyteplugins kfoperators (no schedulingPolicy, suspend, managedBy); flyte#5677, flytekit#2694",
+    "flyte pytorch.go 11dbc43bed (pod template metadata onto a PyTorchJob only), #7833",
+    NULL, NULL, NULL, NULL},
+   r30_flyte, 0},
+  {"R30", K(KF_PYTORCH) | K(KF_ELASTIC), {NA, WARN, NA, NA, NA, NA},
+   {NULL, "kfjob TaskTemplate (k8s_pod labels not written from scheduling)",
+    NULL, NULL, NULL, NULL},
+   r30_labels, 0},
+  {"R31", ALL_KINDS, {ERR, ERR, OK, OK, ERR, ERR},
+   {"flyteidl kubeflow common.proto ReplicaSpec (no pod template); flytekit#2183, flyte#3308",
+    "flyteidl kubeflow common.proto ReplicaSpec (no pod template); flytekit#2183, flyte#3308",
+    NULL, NULL,
+    TRAINERS("trainer trainjob_types.go RuntimePatch (one node job; R22)")},
+   r31_groups, 0},
+  {"R32", K(KF_PYTORCH) | K(KF_ELASTIC), {NA, NA, NA, NA, ERR, ERR},
+   {NULL, NULL, NULL, NULL,
+    TRAINERS("kueue pkg/controller/jobs/trainjob (manager kueue.x-k8s.io/manager), kueue#14886")},
+   r32_manager, 0},
+  {NULL, 0, {0}, {NULL}, NULL, 0}
+};

@@ -1,0 +1,213 @@
+/*
+** kf_sched.c - what holds for a job's scheduling on every target (SPEC
+** §13, R27): Kueue's queue and priority class names are DNS-1123
+** subdomains (kueue jobframework/validation.go ValidateQueueName), a
+** topology asks for one mode; and the pod counts the gang rules and the
+** CLI read.  Ranges (max_exec_time, min_available >= 1), the empty Volcano
+** queue and the scheduler's name are the rows' own checks (kf_schema.c).
+*/
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kf_sched.h"
+#include "kf_target.h"
+
+static int alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+const char *kf_dns1123_subdomain_problem(const char *s) {
+  size_t n = strlen(s), i;
+  if (n > 253) return "longer than 253 characters";
+  for (i = 0; i < n; i++) {
+    int edge = i == 0 || s[i - 1] == '.' || i + 1 == n || s[i + 1] == '.';
+    if (alnum(s[i]) || (!edge && (s[i] == '-' || s[i] == '.'))) continue;
+    return edge && (s[i] == '-' || s[i] == '.')
+               ? "each '.'-separated part must start and end with a lowercase "
+                 "letter or digit"
+               : "only lowercase letters, digits, '-' and '.' are allowed";
+  }
+  return NULL;
+}
+
+static kf_status name_rule(const char *v, const char *path, const char *who,
+                           kf_err *e) {
+  const char *why = v ? kf_dns1123_subdomain_problem(v) : NULL;
+  if (why == NULL) return KF_OK;
+  return kf_fail(e, KF_EINVAL, "%s: %s: '%.80s' is not a DNS-1123 subdomain "
+                 "(%s; Kueue's webhook refuses it)", who, path, v, why);
+}
+
+/* One of required, preferred, unconstrained (Kueue reads one). */
+static kf_status topology_rule(const kf_topology *t, const char *path,
+                               const char *who, kf_err *e) {
+  const char *a = t->required ? "required" : NULL, *b = NULL;
+  if (t->preferred) (a ? (b = "preferred") : (a = "preferred"));
+  if (t->unconstrained && !b) (a ? (b = "unconstrained") : (a = "unconstrained"));
+  if (b == NULL) return KF_OK;
+  return kf_fail(e, KF_EINVAL, "%s: %s: %s and %s cannot be combined (a pod "
+                 "set has one topology mode: required, preferred or "
+                 "unconstrained)", who, path, a, b);
+}
+
+kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  char path[64];
+  kf_status st;
+  int i;
+  (void)style;   /* scheduling never travels in a plugin message */
+  if (j->has_scheduling) {
+    if ((st = name_rule(j->sched.queue, "scheduling.queue", who, e)) != KF_OK ||
+        (st = name_rule(j->sched.priority_class, "scheduling.priority_class",
+                        who, e)) != KF_OK)
+      return st;
+    if (j->sched.has_topology &&
+        (st = topology_rule(&j->sched.topology, "scheduling.topology", who, e)) != KF_OK)
+      return st;
+  }
+  for (i = 0; i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    if (!g->has_topology) continue;
+    snprintf(path, sizeof path, "%s.topology", kf_roles[k->roles[i].role].key);
+    if ((st = topology_rule(&g->topology, path, who, e)) != KF_OK) return st;
+  }
+  return KF_OK;
+}
+
+int kf_sched_has_group_settings(const kf_job *j) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int i;
+  for (i = 0; i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    if (g->pod_template || g->has_topology) return 1;
+  }
+  return 0;
+}
+
+int kf_sched_elastic(const kf_job *j) {
+  return j->kind == KF_ELASTIC && !j->nnodes_int && j->min_nodes < j->max_nodes;
+}
+
+int64_t kf_sched_pod_count(const kf_job *j, int target) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int64_t n = 0;
+  int i;
+  if (k->flags & KF_K_ELASTIC) return j->max_nodes;
+  if (target == KF_T_MPI_OPERATOR)
+    return (j->g[KF_WORKER].replicas > 0 ? j->g[KF_WORKER].replicas : 0) + 1;
+  if (target == KF_T_TRAINER_22 || target == KF_T_TRAINER_23)
+    return 1 + (j->g[KF_WORKER].replicas > 0 ? j->g[KF_WORKER].replicas : 0);
+  for (i = 0; i < k->nroles; i++) {
+    int32_t r = j->g[k->roles[i].role].replicas;
+    if (r > 0) n += r;
+  }
+  return n;
+}
+
+int64_t kf_sched_gang_size(const kf_job *j, int target, int *set) {
+  *set = j->has_scheduling && j->sched.has_gang && j->sched.gang.min_available > 0;
+  return *set ? j->sched.gang.min_available : kf_sched_pod_count(j, target);
+}
+
+/* ---- topology in a TaskTemplate's pod template (flyte, flyte2) -------- */
+
+static const char *const tas_keys[5] = {KF_TAS_REQUIRED, KF_TAS_PREFERRED,
+                                        KF_TAS_UNCONSTRAINED, KF_TAS_SLICE_REQUIRED,
+                                        KF_TAS_SLICE_SIZE};
+
+/* A copy of object `o` (NULL: an empty one) with key k set to v, keys
+** kept sorted when `o`'s are. */
+static kf_node *put_sorted(kf_arena *A, const kf_node *o, const char *k, kf_node *v) {
+  kf_node *d = kf_node_new(A, KF_NOBJ);
+  size_t i;
+  int put = 0;
+  for (i = 0; d && o && o->t == KF_NOBJ && i < o->u.c.n; i++) {
+    int c = strcmp(o->u.c.k[i], k);
+    if (c > 0 && !put && !(put = kf_node_push(A, d, k, v))) return NULL;
+    if (c != 0 && !kf_node_push(A, d, o->u.c.k[i], o->u.c.v[i])) return NULL;
+  }
+  if (d && !put && !kf_node_push(A, d, k, v)) return NULL;
+  return d;
+}
+
+kf_status kf_sched_template_in(const kf_job *j, kf_arena *A, const kf_job **out,
+                               kf_err *e) {
+  const kf_topology *t = &j->sched.topology;
+  const char *v[5];
+  char n[32];
+  kf_job *eff;
+  kf_node *tm, *meta, *an;
+  int i;
+  *out = j;
+  if (!j->has_scheduling || !j->sched.has_topology) return KF_OK;
+  kf_format_int(t->slice_size, n);
+  v[0] = t->required, v[1] = t->preferred, v[2] = t->unconstrained ? "true" : NULL;
+  v[3] = t->slice_required, v[4] = t->slice_size > 0 ? n : NULL;
+  meta = (kf_node *)kf_node_get(j->pod_template, "metadata");
+  an = (kf_node *)kf_node_get(meta, "annotations");
+  for (i = 0; i < 5; i++)
+    if (v[i] && (an = put_sorted(A, an, tas_keys[i], kf_node_str(A, v[i], strlen(v[i])))) == NULL)
+      return kf_nomem(e);
+  if ((meta = put_sorted(A, meta, "annotations", an)) == NULL ||
+      (tm = put_sorted(A, j->pod_template, "metadata", meta)) == NULL ||
+      (eff = kf_arena_alloc(A, sizeof *eff)) == NULL)
+    return kf_nomem(e);
+  *eff = *j;
+  eff->pod_template = tm;
+  *out = eff;
+  return KF_OK;
+}
+
+/* A copy of object `o` without key k (NULL when nothing is left). */
+static kf_node *without(kf_arena *A, const kf_node *o, const char *k, int *oom) {
+  kf_node *d = kf_node_new(A, KF_NOBJ);
+  size_t i;
+  for (i = 0; d && i < o->u.c.n; i++)
+    if (strcmp(o->u.c.k[i], k) != 0 && !kf_node_push(A, d, o->u.c.k[i], o->u.c.v[i]))
+      d = NULL;
+  if (d == NULL) *oom = 1;
+  return d && d->u.c.n ? d : NULL;
+}
+
+/* Reads Kueue's topology annotations of a decoded pod template back into
+** scheduling.topology (what kf_sched_template_in wrote); values it would
+** not write stay in the template. */
+kf_status kf_sched_template_out(kf_job *j, kf_arena *A, kf_err *e) {
+  const kf_node *meta = kf_node_get(j->pod_template, "metadata");
+  const kf_node *an = kf_node_get(meta, "annotations");
+  kf_topology t;
+  kf_node *rest, *m, *tm;
+  int i, any = 0, oom = 0;
+  if (an == NULL || an->t != KF_NOBJ || j->has_scheduling) return KF_OK;
+  memset(&t, 0, sizeof t);
+  for (i = 0; i < 5; i++) {
+    const kf_node *v = kf_node_get(an, tas_keys[i]);
+    const char *s = v && v->t == KF_NSTR ? v->u.s.p : NULL;
+    char *end;
+    long n;
+    if (s == NULL) continue;
+    if (i == 2 && strcmp(s, "true") != 0) return KF_OK;
+    n = i == 4 ? strtol(s, &end, 10) : 0;
+    if (i == 4 && (*end || n < 1 || n > INT32_MAX || s[0] == '0' || s[0] == '+')) return KF_OK;
+    if (i < 2 || i == 3) {
+      if (s[0] == '\0' || strpbrk(s, " \t\r\n")) return KF_OK;
+      *(i == 0 ? &t.required : i == 1 ? &t.preferred : &t.slice_required) = s;
+    }
+    if (i == 2) t.unconstrained = 1;
+    if (i == 4) t.slice_size = (int32_t)n;
+    any = 1;
+  }
+  if (!any || (t.required != NULL) + (t.preferred != NULL) + t.unconstrained > 1) return KF_OK;
+  rest = (kf_node *)an;
+  for (i = 0; i < 5 && rest; i++) rest = without(A, rest, tas_keys[i], &oom);
+  m = rest ? put_sorted(A, meta, "annotations", rest) : without(A, meta, "annotations", &oom);
+  tm = m ? put_sorted(A, j->pod_template, "metadata", m)
+         : without(A, j->pod_template, "metadata", &oom);
+  if (oom || (rest && m == NULL)) return kf_nomem(e);
+  j->pod_template = tm;
+  j->has_scheduling = j->sched.has_topology = 1;
+  j->sched.topology = t;
+  return KF_OK;
+}

@@ -1,0 +1,61 @@
+/*
+** kf_sched.h - scheduling and placement of a job (SPEC §13): the Kueue
+** and Volcano names each target reads, the rows' object (kf_schema.c) and
+** the construction rule relating the values (kf_sched.c).  Where each
+** target puts them is kf_manifest_sched.c; the rules that differ by
+** target are rows of kf_target_rules_sched.c.
+*/
+#ifndef KF_SCHED_H
+#define KF_SCHED_H
+
+#include "kf_core.h"
+
+/* kubernetes-sigs/kueue pkg/controller/constants/constants.go */
+#define KF_KUEUE_QUEUE "kueue.x-k8s.io/queue-name"
+#define KF_KUEUE_PRIORITY "kueue.x-k8s.io/priority-class"
+#define KF_KUEUE_MAX_EXEC "kueue.x-k8s.io/max-exec-time-seconds"
+#define KF_KUEUE_MULTIKUEUE "kueue.x-k8s.io/multikueue"
+#define KF_KUEUE_MANAGER "kueue.x-k8s.io/manager"
+/* kfjob's own TrainJob runtime patch manager (<DNS-1123 subdomain>/<path>) */
+#define KF_TRAINER_PATCH_MANAGER "kfjob/manifest"
+/* kueue apis/kueue/v1beta1 topology annotations (TAS) */
+#define KF_TAS_REQUIRED "kueue.x-k8s.io/podset-required-topology"
+#define KF_TAS_PREFERRED "kueue.x-k8s.io/podset-preferred-topology"
+#define KF_TAS_UNCONSTRAINED "kueue.x-k8s.io/podset-unconstrained-topology"
+#define KF_TAS_SLICE_REQUIRED "kueue.x-k8s.io/podset-slice-required-topology"
+#define KF_TAS_SLICE_SIZE "kueue.x-k8s.io/podset-slice-size"
+/* trainer pkg/runtime/framework/plugins/volcano: the TrainJob's queue */
+#define KF_VOLCANO_QUEUE "scheduling.volcano.sh/queue-name"
+
+extern const kf_obj kf_sched_obj, kf_topology_obj;
+
+/* Queue and priority class names, topology modes: the checks that hold on
+** every target (R27); listed in every kind's rules. */
+kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e);
+
+/* Why `s` is not a DNS-1123 subdomain (Kubernetes IsDNS1123Subdomain), or
+** NULL. */
+const char *kf_dns1123_subdomain_problem(const char *s);
+
+/* Whether the job or any of its groups sets a topology; whether a group
+** of the job's kind has its own pod template or topology. */
+int kf_sched_has_group_settings(const kf_job *j);
+
+/* The pods a target starts for the job (R28's pod count, SPEC §13):
+** Σ replicas on operator and the Flyte targets (an elastic job its
+** maximum nnodes), workers + 1 on mpi-operator, numNodes on Trainer. */
+int64_t kf_sched_pod_count(const kf_job *j, int target);
+/* An elastic job: a "min:max" range with min < max. */
+int kf_sched_elastic(const kf_job *j);
+/* The gang size the target will use: min_available when set, else the
+** target's default (the pod count); *set says which. */
+int64_t kf_sched_gang_size(const kf_job *j, int target, int *set);
+
+/* TaskTemplate (flyte, flyte2): the job with its topology as annotations
+** of its pod template (*out: j itself without one), and the inverse after
+** decoding (a job that has no scheduling yet). */
+kf_status kf_sched_template_in(const kf_job *j, kf_arena *A, const kf_job **out,
+                               kf_err *e);
+kf_status kf_sched_template_out(kf_job *j, kf_arena *A, kf_err *e);
+
+#endif
