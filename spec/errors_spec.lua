@@ -727,7 +727,8 @@ raising["pod template: API server rules"] = {
       return podt(ctr { env = env })
     end)(),
     PT_ .. "containers[1].env[4096].name: duplicate (the same as item [1])" },
--- Scheduling (SPEC §13): R27 at construction, the target rows when emitting.
+}
+-- Scheduling: R27 at construction, the target rows when emitting.
 local function sched(s) return new("PyTorchJob", { worker = { replicas = 1 }, scheduling = s }) end
 raising["scheduling"] = {
   { "queue not a DNS-1123 subdomain", sched({ queue = "Team_A" }),

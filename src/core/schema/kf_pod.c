@@ -276,11 +276,6 @@ static kf_status walk(pctx *c, unsigned si, const kf_node *in, kf_node **out) {
 
 /* ---- the pod template ------------------------------------------------- */
 
-const char *kf_pod_primary_name(const kf_node *t) {
-  const kf_node *p = t ? kf_node_get(t, "primary_container_name") : NULL;
-  return p && p->t == KF_NSTR ? p->u.s.p : KF_PRIMARY_DEFAULT;
-}
-
 const kf_node *kf_pod_primary(const kf_node *t, size_t *index) {
   const kf_node *spec = t ? kf_node_get(t, "spec") : NULL;
   const kf_node *cs = spec ? kf_node_get(spec, "containers") : NULL;

@@ -296,6 +296,13 @@ kf_status kf_pod_api_check(const kf_node *tmpl, const char *who,
 
 /* The accelerator becomes a node-affinity value and a toleration value:
 ** a label value (IsValidLabelValue, via validateTolerations). */
+/* The primary container's name: the template's own choice or the default.
+** Here, below kf_pod.c, which calls into this file. */
+const char *kf_pod_primary_name(const kf_node *t) {
+  const kf_node *p = t ? kf_node_get(t, "primary_container_name") : NULL;
+  return p && p->t == KF_NSTR ? p->u.s.p : KF_PRIMARY_DEFAULT;
+}
+
 kf_status kf_pod_api_accel(const char *device, const char *who, kf_err *e) {
   if (label_value_ok(device)) return KF_OK;
   return kf_fail(e, KF_EINVAL, "%s: accelerator.device: Invalid value: \"%.80s\": %s",
