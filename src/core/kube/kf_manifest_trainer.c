@@ -121,11 +121,13 @@ static const struct trainer_limit {
 static kf_status check_trainer_limits(mctx *c, kf_target t, const kf_node *tr,
                                       const char *image_path) {
   const char *ver = t == KF_T_TRAINER_22 ? "v2.2" : "v2.3";
+  const char *tn = kf_target_names[t];
   const kf_node *v = kf_node_get(tr, "image");
   size_t i, k;
   if (v && v->t == KF_NSTR && v->u.s.n > 500)
     return kfm_failf(c, image_path, "%zu characters: Trainer %s's TrainJob takes "
-                     "an image of at most 500 (trainer.image maxLength)", v->u.s.n, ver);
+                     "an image of at most 500 (trainer.image maxLength) (target %s)",
+                     v->u.s.n, ver, tn);
   for (k = 0; k < sizeof trainer_limits / sizeof trainer_limits[0]; k++) {
     const struct trainer_limit *l = &trainer_limits[k];
     size_t max = t == KF_T_TRAINER_22 ? l->len22 : l->len23;
@@ -133,16 +135,16 @@ static kf_status check_trainer_limits(mctx *c, kf_target t, const kf_node *tr,
     if ((v = kf_node_get(tr, l->key)) == NULL || v->t != KF_NARR) continue;
     if (v->u.c.n > l->items)
       return kfm_failf(c, l->opt, "%zu items: Trainer %s's TrainJob takes at most "
-                       "%zu (trainer.%s maxItems %zu%s)", v->u.c.n - skip, ver,
-                       l->items - skip, l->key, l->items,
-                       skip ? ", torchrun --no-python included" : "");
+                       "%zu (trainer.%s maxItems %zu%s) (target %s)", v->u.c.n - skip,
+                       ver, l->items - skip, l->key, l->items,
+                       skip ? ", torchrun --no-python included" : "", tn);
     for (i = skip; max && i < v->u.c.n; i++)
       if (v->u.c.v[i]->t == KF_NSTR && v->u.c.v[i]->u.s.n > max) {
         char path[48];
         snprintf(path, sizeof path, "%s[%zu]", l->opt, i - skip + 1);
         return kfm_failf(c, path, "%zu characters: Trainer %s's TrainJob takes at "
-                         "most %zu (trainer.%s items maxLength)",
-                         v->u.c.v[i]->u.s.n, ver, max, l->key);
+                         "most %zu (trainer.%s items maxLength) (target %s)",
+                         v->u.c.v[i]->u.s.n, ver, max, l->key, tn);
       }
   }
   return KF_OK;

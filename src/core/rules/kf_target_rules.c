@@ -128,6 +128,9 @@ static kf_status test_name(const kf_job *j, kf_target t,
   if ((t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23) && len > 63)
     return kf_problem_add(out, r, t, "opts.name", e, "too long: %zu characters "
                           "(a TrainJob's name has at most 63)", len);
+  if (len > 63)   /* IsDNS1035Label: DNS1035LabelMaxLength */
+    return kf_problem_add(out, r, t, "opts.name", e, "too long: %zu characters "
+                          "(a DNS-1035 label has at most 63)", len);
   return KF_OK;
 }
 
