@@ -204,3 +204,46 @@ describe("kfjob decode of unreadable content", function()
     assert.are.equal(2, (util.kfjob("decode", "/nonexistent/kfjob-gaps")))
   end)
 end)
+
+-- Trainer's PodSpecPatch lists: maxItems of trainer.kubeflow.org_trainjobs.yaml
+-- (v2.2 and v2.3 alike): tolerations 128, volumes 128, imagePullSecrets 64,
+-- schedulingGates 16; kfjob's shared-memory volume counts.
+describe("issue 33: Trainer's pod-template list limits (R23)", function()
+  local function list(n, f) local t = {} for i = 1, n do t[i] = f(i) end return t end
+  local lists = {
+    tolerations = { 128, function(i) return { key = "k" .. i, operator = "Exists" } end },
+    volumes = { 128, function(i) return { name = "v" .. i, emptyDir = {} } end },
+    imagePullSecrets = { 64, function(i) return { name = "s" .. i } end },
+    schedulingGates = { 16, function(i) return { name = "example.com/g" .. i } end },
+  }
+  for _, t in ipairs({ "trainer-2.2", "trainer-2.3" }) do
+    for key, l in pairs(lists) do
+      it(t .. ": " .. key .. " at the limit passes, one more is an R23 error", function()
+        local function job(n)
+          return kfjob.PyTorchJob{ worker = { replicas = 1 },
+            pod_template = { spec = { [key] = list(n, l[2]) } } }
+        end
+        assert.is_true((job(l[1]):check{ target = t, name = "j" }))
+        local ok, ps = job(l[1] + 1):check{ target = t, name = "j" }
+        assert.is_nil(ok)
+        assert.equal("R23", ps[1].rule)
+        assert.equal("pod_template.spec." .. key, ps[1].path)
+        local mok, err = pcall(function() return job(l[1] + 1):manifest{ target = t, name = "j" } end)
+        assert.is_false(mok)
+        assert.matches("(target " .. t .. ")", tostring(err), 1, true)
+      end)
+    end
+    it(t .. ": 128 volumes and shared memory make 129", function()
+      local j = kfjob.PyTorchJob{ worker = { replicas = 1 }, shared_memory = true,
+        pod_template = { spec = { volumes = list(128, lists.volumes[2]) } } }
+      local ok, ps = j:check{ target = t, name = "j" }
+      assert.is_nil(ok)
+      assert.equal("pod_template.spec.volumes", ps[1].path)
+    end)
+  end
+  it("the operator keeps no such limit", function()
+    local j = kfjob.PyTorchJob{ worker = { replicas = 1 },
+      pod_template = { spec = { tolerations = list(129, lists.tolerations[2]) } } }
+    assert.is_true((j:check{ target = "operator", name = "j" }))
+  end)
+end)

@@ -154,6 +154,29 @@ static int listed(const char *const *v, const char *s) {
   return 0;
 }
 
+/* R23 on Trainer: the PodSpecPatch lists' maxItems in both releases'
+** trainer.kubeflow.org_trainjobs.yaml (shared memory adds one volume). */
+static kf_status r23_limits(const kf_job *j, kf_target t, const kf_node *spec,
+                            const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  static const struct { const char *key; size_t max; } lim[] = {
+      {"tolerations", 128}, {"volumes", 128}, {"imagePullSecrets", 64},
+      {"schedulingGates", 16}};
+  size_t k;
+  char path[64];
+  for (k = 0; k < sizeof lim / sizeof lim[0]; k++) {
+    const kf_node *v = kf_node_get(spec, lim[k].key);
+    size_t n = v && v->t == KF_NARR ? v->u.c.n : 0;
+    if (strcmp(lim[k].key, "volumes") == 0 && j->shared_memory) n++;
+    if (n <= lim[k].max) continue;
+    snprintf(path, sizeof path, "pod_template.spec.%s", lim[k].key);
+    ADD(path, e, "%zu items: a TrainJob's runtime patch takes at most %zu "
+        "(PodSpecPatch %s maxItems%s)", n, lim[k].max, lim[k].key,
+        strcmp(lim[k].key, "volumes") == 0 && j->shared_memory
+            ? ", the shared-memory volume included" : "");
+  }
+  return KF_OK;
+}
+
 /* R23: pod template fields a target cannot carry. */
 static kf_status r23_pod(const kf_job *j, kf_target t, const kf_target_ctx *c,
                          const kf_target_rule *r, kf_problems *out, kf_err *e) {
@@ -182,6 +205,10 @@ static kf_status r23_pod(const kf_job *j, kf_target t, const kf_target_ctx *c,
     ADD(path, e, "cannot be expressed: a TrainJob's runtime patch (PodSpecPatch) "
         "has no such field%s", listed(kfm_trainer_pod_patch[1], k)
                                    ? " before Trainer v2.3" : "");
+  }
+  {
+    kf_status st = r23_limits(j, t, spec, r, out, e);
+    if (st != KF_OK) return st;
   }
   if (kf_node_get(spec, "initContainers"))
     ADD("pod_template.spec.initContainers", e, "cannot be expressed: a runtime "
