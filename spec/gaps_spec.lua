@@ -139,6 +139,47 @@ describe("Trainer CRD limits (maxLength, maxItems) per version", function()
   end
 end)
 
+-- SPEC §2.4 "reads them back (equal jobs)" for template shapes a
+-- TaskTemplate cannot carry: the constructor normalises them (README, Pod
+-- settings), so the job read back is the job that was made.
+describe("TaskTemplate round trips of templates with empty parts", function()
+  local tol = { { key = "a", operator = "Exists" } }
+  local cases = {
+    { "a name-only primary container",
+      function() return kfjob.TFJob{ worker = { replicas = 2 }, pod_template = {
+        primary_container_name = "primary", spec = { containers = { { name = "primary" } }, tolerations = tol } } } end,
+      function(t) assert.is_nil(t.spec.containers); assert.are.same(tol, t.spec.tolerations) end },
+    { "an empty metadata table",
+      function() return kfjob.TFJob{ worker = { replicas = 2 }, pod_template = { metadata = {}, spec = { tolerations = tol } } } end,
+      function(t) assert.is_nil(t.metadata) end },
+    { "empty labels",
+      function() return kfjob.PyTorchJob{ worker = { replicas = 2 }, pod_template = {
+        metadata = { labels = {} }, spec = { tolerations = tol } } } end,
+      function(t) assert.is_nil(t.metadata) end },
+    { "labels and an empty spec",
+      function() return kfjob.PyTorchJob{ worker = { replicas = 2 }, requests = { cpu = "1" }, pod_template = {
+        metadata = { labels = { a = "b" } }, spec = {} } } end,
+      function(t) assert.is_nil(t.spec); assert.are.same({ labels = { a = "b" } }, t.metadata) end },
+  }
+  for _, c in ipairs(cases) do
+    for _, fmt in ipairs { "bytes", "json" } do
+      it(c[1] .. " (" .. fmt .. ")", function()
+        local job = c[2]()
+        c[3](job.pod_template)
+        local back = kfjob.decode_task_template(job:task_template{ container = { image = "img:1" },
+                                                                   format = fmt == "json" and "json" or nil })
+        assert.is_true(back == job)
+      end)
+    end
+  end
+  it("a name-only primary before a sidecar stays where it is", function()
+    local job = kfjob.TFJob{ worker = { replicas = 1 }, pod_template = { spec = { containers = {
+      { name = "primary" }, { name = "side", image = "s:1" } } } } }
+    assert.are.same({ name = "primary" }, job.pod_template.spec.containers[1])
+    assert.is_true(kfjob.decode_task_template(job:task_template{ container = { image = "img:1" } }) == job)
+  end)
+end)
+
 -- SPEC §2.4: decode_task_template(task_template(job)) == job, here with a
 -- pod template beside task_template options that set the container, task
 -- resources, limits only (the issue's four cases).

@@ -302,6 +302,38 @@ static int dns_label(const char *s, size_t n) {
   return 1;
 }
 
+static void drop_at(kf_node *o, size_t i) {
+  memmove(&o->u.c.k[i], &o->u.c.k[i + 1], (o->u.c.n - i - 1) * sizeof(char *));
+  memmove(&o->u.c.v[i], &o->u.c.v[i + 1], (o->u.c.n - i - 1) * sizeof(kf_node *));
+  o->u.c.n--;
+}
+
+static void drop_empty(kf_node *o, const char *key) {
+  size_t i;
+  for (i = 0; o && i < o->u.c.n; i++)
+    if (strcmp(o->u.c.k[i], key) == 0 && o->u.c.v[i]->u.c.n == 0) {
+      drop_at(o, i);
+      return;
+    }
+}
+
+/* What a TaskTemplate cannot carry goes at construction, so that
+** decode_task_template(job:task_template()) == job: empty metadata, labels,
+** annotations and spec, and a name-only primary container listed last (the
+** same place the placeholder primary takes when the template has none). */
+static void normalise(kf_node *t) {
+  kf_node *meta = kf_node_get(t, "metadata"), *spec = kf_node_get(t, "spec");
+  kf_node *cs = spec ? kf_node_get(spec, "containers") : NULL;
+  size_t at;
+  const kf_node *p = kf_pod_primary(t, &at);
+  if (p && p->u.c.n == 1 && at + 1 == cs->u.c.n) cs->u.c.n--;
+  drop_empty(spec, "containers");
+  drop_empty(meta, "labels");
+  drop_empty(meta, "annotations");
+  drop_empty(t, "metadata");
+  drop_empty(t, "spec");
+}
+
 static kf_status check_template(const kf_node *in, kf_arena *A,
                                 const kf_node **out, const char *who,
                                 const char *path, kf_err *e) {
@@ -350,6 +382,10 @@ static kf_status check_template(const kf_node *in, kf_arena *A,
                   "lowercase letters, digits and '-', at most 63)", q, "");
     }
     c.n = 0;
+  }
+  /* the default name is not kept: a TaskTemplate's config cannot tell it
+  ** from an unset one */
+  if (pcn != NULL && strcmp(pcn->u.s.p, KF_PRIMARY_DEFAULT) != 0) {
     /* keys stay sorted: it goes between metadata and spec */
     if ((v = kf_node_str(A, pcn->u.s.p, pcn->u.s.n)) == NULL) return kf_nomem(e);
     if (!kf_node_push(A, t, "primary_container_name", v)) return kf_nomem(e);
@@ -360,6 +396,7 @@ static kf_status check_template(const kf_node *in, kf_arena *A,
       t->u.c.k[i - 1] = k, t->u.c.v[i - 1] = x;
     }
   }
+  normalise(t);
   /* the primary container takes its image, command, args and resources
   ** from the replica groups and the task */
   if ((prim = kf_pod_primary(t, &at)) != NULL)
