@@ -276,3 +276,15 @@ int kf_obj_strref(kf_arena *A, kf_node *obj, const char *key, const char *s) {
 int kf_obj_int(kf_arena *A, kf_node *obj, const char *key, int64_t i) {
   return kf_node_push(A, obj, key, kf_node_int(A, i));
 }
+
+/* A shallow copy of an object or list (NULL or another type: an empty one
+** of type t), to append to without touching the original. */
+kf_node *kf_node_copy_shallow(kf_arena *A, const kf_node *n, kf_ntype t) {
+  kf_node *d = kf_node_new(A, t);
+  size_t i;
+  if (d == NULL || n == NULL || n->t != t) return d;
+  for (i = 0; i < n->u.c.n; i++)
+    if (!kf_node_push(A, d, t == KF_NOBJ ? n->u.c.k[i] : NULL, n->u.c.v[i]))
+      return NULL;
+  return d;
+}

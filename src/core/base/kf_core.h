@@ -141,6 +141,7 @@ kf_node *kf_node_str(kf_arena *A, const char *s, size_t n);
 kf_node *kf_node_int(kf_arena *A, int64_t i);
 /* Append to an ARR (key NULL) or OBJ; returns 0 on allocation failure. */
 int kf_node_push(kf_arena *A, kf_node *c, const char *key, kf_node *v);
+kf_node *kf_node_copy_shallow(kf_arena *A, const kf_node *n, kf_ntype t);
 kf_node *kf_node_get(const kf_node *obj, const char *key);
 /* Objects built by the core (manifests) use these shorthands. */
 kf_node *kf_obj_add(kf_arena *A, kf_node *obj, const char *key, kf_ntype t);

@@ -32,16 +32,6 @@ static int by_name(const char *k) {
          strcmp(k, "env") == 0 || strcmp(k, "volumeMounts") == 0;
 }
 
-static kf_node *copy(kf_arena *A, const kf_node *n, kf_ntype t) {
-  kf_node *d = kf_node_new(A, t);
-  size_t i;
-  if (d == NULL || n == NULL || n->t != t) return d;
-  for (i = 0; i < n->u.c.n; i++)
-    if (!kf_node_push(A, d, t == KF_NOBJ ? n->u.c.k[i] : NULL, n->u.c.v[i]))
-      return NULL;
-  return d;
-}
-
 static const char *name_of(const kf_node *o) {
   const kf_node *n = o && o->t == KF_NOBJ ? kf_node_get(o, "name") : NULL;
   return n && n->t == KF_NSTR ? n->u.s.p : NULL;
@@ -52,7 +42,7 @@ static kf_node *merge(kf_arena *A, const kf_node *base, const kf_node *over);
 /* Items of `over` replace (merged into) those of `base` with their name,
 ** the others appended. */
 static kf_node *merge_named(kf_arena *A, const kf_node *base, const kf_node *over) {
-  kf_node *d = copy(A, base, KF_NARR);
+  kf_node *d = kf_node_copy_shallow(A, base, KF_NARR);
   size_t i, x;
   for (i = 0; d && i < over->u.c.n; i++) {
     const char *nm = name_of(over->u.c.v[i]);
@@ -76,7 +66,7 @@ static kf_node *merge(kf_arena *A, const kf_node *base, const kf_node *over) {
   size_t i;
   if (base == NULL || base->t != KF_NOBJ || over->t != KF_NOBJ)
     return (kf_node *)over;
-  if ((d = copy(A, base, KF_NOBJ)) == NULL) return NULL;
+  if ((d = kf_node_copy_shallow(A, base, KF_NOBJ)) == NULL) return NULL;
   for (i = 0; i < over->u.c.n; i++) {
     const char *k = over->u.c.k[i];
     const kf_node *b = kf_node_get(d, k), *v = over->u.c.v[i];
@@ -97,10 +87,10 @@ static kf_node *renamed(kf_arena *A, const kf_node *g, const char *name) {
   const kf_node *p = kf_pod_primary(g, &at);
   kf_node *t, *spec, *cs, *ct;
   if (p == NULL) return (kf_node *)g;
-  if ((t = copy(A, g, KF_NOBJ)) == NULL ||
-      (spec = copy(A, kf_node_get(g, "spec"), KF_NOBJ)) == NULL ||
-      (cs = copy(A, kf_node_get(spec, "containers"), KF_NARR)) == NULL ||
-      (ct = copy(A, p, KF_NOBJ)) == NULL ||
+  if ((t = kf_node_copy_shallow(A, g, KF_NOBJ)) == NULL ||
+      (spec = kf_node_copy_shallow(A, kf_node_get(g, "spec"), KF_NOBJ)) == NULL ||
+      (cs = kf_node_copy_shallow(A, kf_node_get(spec, "containers"), KF_NARR)) == NULL ||
+      (ct = kf_node_copy_shallow(A, p, KF_NOBJ)) == NULL ||
       !kf_pod_put(A, ct, "name", kf_node_str(A, name, strlen(name))))
     return NULL;
   cs->u.c.v[at] = ct;
@@ -163,7 +153,7 @@ static int kueue_labels(kf_arena *A, const kf_job *j, kf_node **map) {
 /* A copy of parent's metadata (an empty one when it has none), put into
 ** parent in its place. */
 static kf_node *meta_of(kf_arena *A, kf_node *parent) {
-  kf_node *m = copy(A, kf_node_get(parent, "metadata"), KF_NOBJ);
+  kf_node *m = kf_node_copy_shallow(A, kf_node_get(parent, "metadata"), KF_NOBJ);
   size_t i;
   if (m == NULL || !kf_pod_put(A, parent, "metadata", m)) return NULL;
   for (i = parent->u.c.n - 1; i > 0 && parent->u.c.v[i] == m; i--) {
@@ -220,7 +210,7 @@ kf_status kfm_sched_job(mctx *c, const kf_job *j, kf_target t, const kf_job **ou
     return KF_OK;
   OOM(c, eff = kf_arena_alloc(c->A, sizeof *eff));
   *eff = *j;
-  OOM(c, tm = copy(c->A, j->pod_template, KF_NOBJ));
+  OOM(c, tm = kf_node_copy_shallow(c->A, j->pod_template, KF_NOBJ));
   if (g && g->pod_template) {
     const kf_node *gt = g->pod_template;
     if (j->pod_template) OOM(c, gt = renamed(c->A, gt, kf_pod_primary_name(j->pod_template)));
@@ -274,7 +264,7 @@ static kf_status run_policy(mctx *c, const kf_job *j, kf_node *spec) {
   kf_node *rp;
   kf_node *yes;
   if (!s->suspend && !s->multikueue && !s->has_gang) return KF_OK;
-  OOM(c, rp = copy(c->A, kf_node_get(spec, "runPolicy"), KF_NOBJ));
+  OOM(c, rp = kf_node_copy_shallow(c->A, kf_node_get(spec, "runPolicy"), KF_NOBJ));
   if (s->suspend) {
     OOM(c, yes = kf_node_new(c->A, KF_NBOOL));
     yes->u.b = 1;
@@ -300,8 +290,8 @@ static kf_status replicas(mctx *c, const kf_job *j, kf_node *specs) {
     const kf_group *g = &j->g[k->roles[i].role];
     kf_node *rs = kf_node_get(specs, kf_roles[k->roles[i].role].name), *tm;
     if (rs == NULL) continue;
-    OOM(c, rs = copy(c->A, rs, KF_NOBJ));
-    OOM(c, tm = copy(c->A, kf_node_get(rs, "template"), KF_NOBJ));
+    OOM(c, rs = kf_node_copy_shallow(c->A, rs, KF_NOBJ));
+    OOM(c, tm = kf_node_copy_shallow(c->A, kf_node_get(rs, "template"), KF_NOBJ));
     if (g->pod_template) {
       const kf_node *gt;
       OOM(c, gt = renamed(c->A, g->pod_template, k->container));
@@ -323,7 +313,7 @@ kf_status kfm_sched_apply(mctx *c, const kf_job *j, kf_target t, kf_node *root) 
                    (j->has_scheduling && j->sched.has_topology))) {
     kf_node *specs = kf_node_get(spec, kf_kinds[j->kind].crd_specs);
     if (specs) {
-      OOM(c, specs = copy(c->A, specs, KF_NOBJ));
+      OOM(c, specs = kf_node_copy_shallow(c->A, specs, KF_NOBJ));
       OOM(c, kf_pod_put(c->A, spec, kf_kinds[j->kind].crd_specs, specs));
     }
     if ((st = replicas(c, j, specs)) != KF_OK) return st;

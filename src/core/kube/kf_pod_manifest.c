@@ -57,18 +57,6 @@ static kf_node *ordered(kf_arena *A, const kf_node *o, const char *const *order)
   return d;
 }
 
-/* A shallow copy of an object or list (NULL or another type: an empty
-** one of type t), to append to without touching the original. */
-static kf_node *copy(kf_arena *A, const kf_node *n, kf_ntype t) {
-  kf_node *d = kf_node_new(A, t);
-  size_t i;
-  if (d == NULL || n == NULL || n->t != t) return d;
-  for (i = 0; i < n->u.c.n; i++)
-    if (!kf_node_push(A, d, t == KF_NOBJ ? n->u.c.k[i] : NULL, n->u.c.v[i]))
-      return NULL;
-  return d;
-}
-
 static kf_node *strobj(kf_arena *A, const char *const *kv) {
   kf_node *o = kf_node_new(A, KF_NOBJ);
   for (; o && kv[0]; kv += 2)
@@ -121,14 +109,14 @@ kf_status kf_pod_meta(kf_arena *A, const kf_node *tmpl, const kf_node *labels,
 ** shared-memory mount. */
 static kf_node *primary(kf_arena *A, const kf_node *tp, const kf_node *ct,
                         int shm) {
-  kf_node *m = copy(A, ct, KF_NOBJ);
+  kf_node *m = kf_node_copy_shallow(A, ct, KF_NOBJ);
   size_t i;
   for (i = 0; m && tp && i < tp->u.c.n; i++) {
     const char *k = tp->u.c.k[i];
     kf_node *v = tp->u.c.v[i];
     if (strcmp(k, "name") == 0) continue;
     if (strcmp(k, "env") == 0) {
-      kf_node *env = copy(A, kf_node_get(ct, "env"), KF_NARR);
+      kf_node *env = kf_node_copy_shallow(A, kf_node_get(ct, "env"), KF_NARR);
       size_t x;
       for (x = 0; env && x < v->u.c.n; x++)
         if (!kf_node_push(A, env, NULL, v->u.c.v[x])) return NULL;
@@ -139,7 +127,7 @@ static kf_node *primary(kf_arena *A, const kf_node *tp, const kf_node *ct,
   if (m && shm) {
     static const char *const mount[] = {"name", KF_SHM_VOLUME, "mountPath",
                                         KF_SHM_PATH, NULL};
-    kf_node *l = copy(A, kf_node_get(m, "volumeMounts"), KF_NARR);
+    kf_node *l = kf_node_copy_shallow(A, kf_node_get(m, "volumeMounts"), KF_NARR);
     if (l == NULL || !kf_node_push(A, l, NULL, strobj(A, mount)) ||
         !kf_pod_put(A, m, "volumeMounts", l))
       return NULL;
@@ -167,11 +155,11 @@ static kf_node *node_affinity(kf_arena *A, const kf_node *aff, kf_node **reqs,
   size_t i;
   int d, r;
   const kf_node *cur = aff;
-  kf_node *top = copy(A, aff, KF_NOBJ);
+  kf_node *top = kf_node_copy_shallow(A, aff, KF_NOBJ);
   lvl[0] = top;
   for (d = 1; d < 3 && lvl[d - 1]; d++) {
     cur = kf_node_get(cur, path[d - 1]);
-    lvl[d] = copy(A, cur, KF_NOBJ);
+    lvl[d] = kf_node_copy_shallow(A, cur, KF_NOBJ);
     if (lvl[d] == NULL || !kf_pod_put(A, lvl[d - 1], path[d - 1], lvl[d]))
       return NULL;
   }
@@ -180,8 +168,8 @@ static kf_node *node_affinity(kf_arena *A, const kf_node *aff, kf_node **reqs,
   if ((terms = kf_node_new(A, KF_NARR)) == NULL) return NULL;
   for (i = 0; i < (old && old->t == KF_NARR && old->u.c.n ? old->u.c.n : 1); i++) {
     const kf_node *t0 = old && old->t == KF_NARR && old->u.c.n ? old->u.c.v[i] : NULL;
-    kf_node *t = copy(A, t0, KF_NOBJ);
-    kf_node *me = t ? copy(A, kf_node_get(t, "matchExpressions"), KF_NARR) : NULL;
+    kf_node *t = kf_node_copy_shallow(A, t0, KF_NOBJ);
+    kf_node *me = t ? kf_node_copy_shallow(A, kf_node_get(t, "matchExpressions"), KF_NARR) : NULL;
     for (r = 0; me && r < nreq; r++)
       if (!kf_node_push(A, me, NULL, reqs[r])) return NULL;
     if (me == NULL || !kf_pod_put(A, t, "matchExpressions", me) ||
@@ -215,7 +203,7 @@ static kf_status accelerator(kf_arena *A, const kf_accel *a, kf_node *pod,
                              kf_err *e) {
   kf_node *reqs[2], *tols, *aff;
   int n = 0;
-  if ((tols = copy(A, kf_node_get(pod, "tolerations"), KF_NARR)) == NULL ||
+  if ((tols = kf_node_copy_shallow(A, kf_node_get(pod, "tolerations"), KF_NARR)) == NULL ||
       (reqs[n++] = requirement(A, KF_ACCEL_LABEL, "In", a->device)) == NULL ||
       !kf_node_push(A, tols, NULL, toleration(A, KF_ACCEL_LABEL, a->device)))
     return kf_nomem(e);
@@ -242,7 +230,7 @@ kf_status kf_pod_spec(kf_arena *A, const kf_job *j, const kf_node *ct,
   const char *dname = kf_kinds[j->kind].container;
   kf_node *pod, *cs, *m;
   size_t at = (size_t)-1, i;
-  if ((pod = copy(A, ts, KF_NOBJ)) == NULL || (cs = kf_node_new(A, KF_NARR)) == NULL)
+  if ((pod = kf_node_copy_shallow(A, ts, KF_NOBJ)) == NULL || (cs = kf_node_new(A, KF_NARR)) == NULL)
     return kf_nomem(e);
   tp = kf_pod_primary(t, &at);
   if ((m = primary(A, tp, ct, j->shared_memory != NULL)) == NULL) return kf_nomem(e);
@@ -272,7 +260,7 @@ kf_status kf_pod_spec(kf_arena *A, const kf_job *j, const kf_node *ct,
     return kf_nomem(e);
   if (j->shared_memory) {
     static const char *const medium[] = {"medium", "Memory", NULL};
-    kf_node *vols = copy(A, kf_node_get(pod, "volumes"), KF_NARR), *v, *ed;
+    kf_node *vols = kf_node_copy_shallow(A, kf_node_get(pod, "volumes"), KF_NARR), *v, *ed;
     if (vols == NULL || (v = kf_obj_add(A, vols, NULL, KF_NOBJ)) == NULL ||
         !kf_obj_strref(A, v, "name", KF_SHM_VOLUME) ||
         (ed = strobj(A, medium)) == NULL || !kf_node_push(A, v, "emptyDir", ed) ||
