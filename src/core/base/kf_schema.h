@@ -59,6 +59,16 @@ typedef enum kf_vtype {
                                ** BOOL: false always) */
 #define KF_F_SHORT    16u   /* KF_V_OBJ: a string stands for its first row */
 
+/* Where a group row's value goes in a manifest (kf_field.place); one
+** routine per place writes every row of it (kf_manifest_common.c). */
+enum kf_mplace {
+  KF_M_NONE,       /* written by a routine of its own (pod template,
+                      topology) or nowhere */
+  KF_M_REPLICA,    /* the replica spec (replicas, restartPolicy) */
+  KF_M_CONTAINER,  /* the group's container (image, args) */
+  KF_M_RESOURCES   /* the container's resources (requests, limits) */
+};
+
 typedef struct kf_enum {
   const char *what;            /* "restart policy" */
   const char *choices;         /* "never, on_failure or always" */
@@ -103,6 +113,13 @@ typedef struct kf_field {
   const char *pb;         /* v1 proto field (in pbmsg when set) */
   const char *pb0;        /* v0 proto field; NULL: v0 cannot carry it */
   const char *manifest;   /* manifest key, or NULL */
+  unsigned char place;    /* group rows: KF_M_*, where every manifest
+                             writer puts the value under `manifest` */
+  unsigned not_on;        /* group rows: bit per target (KF_T_BIT) whose
+                             resources have no place for the value: a given
+                             value is refused there (R34); Flyte's two
+                             targets follow from pb NULL on a placed row */
+  const char *not_on_why; /* R34's reason, with its upstream source */
   unsigned zbit;          /* KF_F_OMITZERO: bit in kf_run_policy.zero */
   const char *denied;     /* message when a context does not take it */
 } kf_field;

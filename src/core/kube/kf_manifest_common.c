@@ -4,6 +4,7 @@
 ** container and resources, replica specs and the run policy.  Below every
 ** writer (kf_manifest_{operator,flyte,mpi,trainer}.c); calls none of them.
 */
+#include <stddef.h>
 #include <string.h>
 
 #include "kf_manifest.h"
@@ -31,74 +32,201 @@ const kf_group *kfm_task_resources(const kf_job *j, const kf_group *g,
   return tmp;
 }
 
-kf_status kfm_container(mctx *c, const kf_job *j, int role,
-                        const kfm_shared *sh, kf_node *containers) {
-  kf_group tmp;
-  const kf_group *g = kfm_task_resources(j, &j->g[role], &tmp);
-  const kf_manifest_opts *o = sh->o;
-  kf_node *ct;
-  OOM(c, ct = kf_obj_add(c->A, containers, NULL, KF_NOBJ));
-  OOM(c, kf_obj_str(c->A, ct, "name", kf_kinds[j->kind].container));
-  OOM(c, kf_obj_str(c->A, ct, "image", g->image ? g->image : o->image));
-  if (o->command.n && !(sh->bare_worker && role == KF_WORKER && !g->ncommand))
-    OOM(c, kf_node_push(c->A, ct, "command", kfm_str_list(c->A, o->command.v, o->command.n)));
-  if (g->ncommand)   /* MPI: the group command replaces the args */
-    OOM(c, kf_node_push(c->A, ct, "args", kfm_str_list(c->A, g->command, g->ncommand)));
-  else if (sh->args && sh->args->u.c.n && !(sh->bare_worker && role == KF_WORKER))
-    OOM(c, kf_node_push(c->A, ct, "args", sh->args));
-  if (sh->env) OOM(c, kf_node_push(c->A, ct, "env", sh->env));
-  return kfm_resources(c, g, kf_roles[role].key, ct, "resources");
+/* The group as its pods get it: the task's resources (above) and the
+** task's image (opts.image) where it has none of its own. */
+const kf_group *kfm_pod_group(const kf_job *j, int role,
+                              const kf_manifest_opts *o, kf_group *tmp) {
+  const kf_group *g = kfm_task_resources(j, &j->g[role], tmp);
+  if (g->image != NULL) return g;
+  if (g != tmp) *tmp = *g;
+  tmp->image = o->image;
+  return tmp;
 }
 
-kf_status kfm_resources(mctx *c, const kf_group *g, const char *path,
-                        kf_node *parent, const char *key) {
-  const char *req[KF_NRES], *lim[KF_NRES];
-  kf_node *res, *m[2] = {NULL, NULL};
-  int i, side;
-  kf_status st;
-  if ((st = kfm_group_resources(c, g, path, req, lim)) != KF_OK) return st;
-  OOM(c, res = kf_obj_add(c->A, parent, key, KF_NOBJ));
-  for (side = 0; side < 2; side++) {     /* Go order: limits, requests */
-    const char **q = side ? req : lim;
-    for (i = 0; i < KF_NRES; i++) {
-      int r = kfm_res_sorted[i];
-      if (q[r] == NULL) continue;
-      if (m[side] == NULL)
-        OOM(c, m[side] = kf_obj_add(c->A, res, side ? "requests" : "limits", KF_NOBJ));
-      OOM(c, kf_obj_str(c->A, m[side], kf_resources_obj.f[r].manifest, q[r]));
+/* ---- the group's rows ------------------------------------------------- */
+
+/* Whether row `f` of the struct at `base` holds a value other than its
+** default: a string, tree or list given, a number or enum changed, an
+** object present (or, without a presence flag, any of its rows given). */
+static int row_given(const kf_field *f, const char *base) {
+  const void *p = base + f->off;
+  size_t i;
+  switch (f->type) {
+    case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_SIZE:
+    case KF_V_QTY: case KF_V_TREE:
+      return *(const void *const *)p != NULL;
+    case KF_V_INT: case KF_V_NPROC: case KF_V_NNODES:
+      return *(const int32_t *)p != f->idef;
+    case KF_V_BOOL: case KF_V_ENUM:
+      return *(const int *)p != f->idef;
+    case KF_V_STRLIST:
+      return *(const size_t *)(const void *)(base + f->off_n) != 0;
+    case KF_V_OBJ: {
+      const kf_obj *o = f->info;
+      if (f->off_n) return *(const int *)(const void *)(base + f->off_n) != 0;
+      for (i = 0; i < o->n; i++)
+        if (row_given(&o->f[i], (const char *)p)) return 1;
+      return 0;
     }
+    case KF_V_GROUPS: case KF_V_DEPRECATED: break;
+  }
+  return 0;
+}
+
+int kfm_row_given(const kf_field *f, const kf_group *g) {
+  return row_given(f, (const char *)g);
+}
+
+/* One group row's value as into[f->manifest]: a number as is, an enum in
+** Kubernetes' spelling, a string or list when given. */
+static kf_status put_row(mctx *c, const kf_field *f, const kf_group *g,
+                         kf_node *into) {
+  const char *base = (const char *)g;
+  const void *p = base + f->off;
+  switch (f->type) {
+    case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_SIZE: case KF_V_QTY:
+      if (*(const char *const *)p) OOM(c, kf_obj_str(c->A, into, f->manifest,
+                                                     *(const char *const *)p));
+      return KF_OK;
+    case KF_V_INT:
+      OOM(c, kf_obj_int(c->A, into, f->manifest, *(const int32_t *)p));
+      return KF_OK;
+    case KF_V_ENUM:
+      OOM(c, kf_obj_str(c->A, into, f->manifest,
+                        ((const kf_enum *)f->info)->manifest[*(const int *)p]));
+      return KF_OK;
+    case KF_V_BOOL: {
+      kf_node *b;
+      OOM(c, b = kf_node_new(c->A, KF_NBOOL));
+      b->u.b = *(const int *)p != 0;
+      OOM(c, kf_node_push(c->A, into, f->manifest, b));
+      return KF_OK;
+    }
+    case KF_V_STRLIST: {
+      size_t n = *(const size_t *)(const void *)(base + f->off_n);
+      if (n) OOM(c, kf_node_push(c->A, into, f->manifest,
+                                 kfm_str_list(c->A, *(const char *const *const *)p, n)));
+      return KF_OK;
+    }
+    case KF_V_NPROC: case KF_V_OBJ: case KF_V_NNODES: case KF_V_TREE:
+    case KF_V_GROUPS: case KF_V_DEPRECATED: break;
+  }
+  /* a row placed where no writer knows its type: a schema mistake */
+  return kf_fail(c->e, KF_EINVAL, "%s: %s: no manifest writer for this row's "
+                 "type", c->who, f->key);
+}
+
+/* Every group row placed at `place` (KF_M_*) into `into`, in row order;
+** KF_M_RESOURCES: both resource rows as into[res_key], errors naming
+** `path`. */
+kf_status kfm_group_rows(mctx *c, const kf_group *g, int place,
+                         const char *path, kf_node *into, const char *res_key) {
+  size_t i;
+  kf_status st;
+  if (place == KF_M_RESOURCES) return kfm_resources(c, g, path, into, res_key);
+  for (i = 0; i < kf_group_obj.n; i++) {
+    const kf_field *f = &kf_group_obj.f[i];
+    if (f->place == place && (st = put_row(c, f, g, into)) != KF_OK) return st;
   }
   return KF_OK;
 }
 
+/* ---- containers and replica specs ------------------------------------- */
+
+/* The group's container: its rows (image, the group command as args,
+** requests and limits as resources) over the task's (opts.image, the
+** job's resources), the task's command, args and env; keys in the Go
+** struct's order. */
+kf_status kfm_container(mctx *c, const kf_job *j, int role,
+                        const kfm_shared *sh, kf_node *containers) {
+  kf_group tmp;
+  const kf_manifest_opts *o = sh->o;
+  const kf_group *g = kfm_pod_group(j, role, o, &tmp);
+  const int bare = sh->bare_worker && role == KF_WORKER;
+  kf_node *ct;
+  kf_status st;
+  OOM(c, ct = kf_node_new(c->A, KF_NOBJ));
+  OOM(c, kf_obj_str(c->A, ct, "name", kf_kinds[j->kind].container));
+  if ((st = kfm_group_rows(c, g, KF_M_CONTAINER, kf_roles[role].key, ct, NULL)) != KF_OK ||
+      (st = kfm_group_rows(c, g, KF_M_RESOURCES, kf_roles[role].key, ct,
+                           "resources")) != KF_OK)
+    return st;
+  if (o->command.n && !(bare && !g->ncommand))
+    OOM(c, kf_node_push(c->A, ct, "command", kfm_str_list(c->A, o->command.v, o->command.n)));
+  /* MPI: a group command (a row) replaces the task's args */
+  if (!g->ncommand && sh->args && sh->args->u.c.n && !bare)
+    OOM(c, kf_node_push(c->A, ct, "args", sh->args));
+  if (sh->env) OOM(c, kf_node_push(c->A, ct, "env", sh->env));
+  OOM(c, ct = kf_pod_ordered(c->A, ct, kf_pod_container_order));
+  OOM(c, kf_node_push(c->A, containers, NULL, ct));
+  return KF_OK;
+}
+
+/* A ResourceRequirements' keys in the Go struct's order. */
+static const char *const resources_order[] = {"limits", "requests", NULL};
+
+/* `g`'s resource rows as parent[key] = {limits, requests}, each side only
+** when some quantity is set; errors name `path`. */
+kf_status kfm_resources(mctx *c, const kf_group *g, const char *path,
+                        kf_node *parent, const char *key) {
+  const char *req[KF_NRES], *lim[KF_NRES];
+  kf_node *res;
+  size_t f;
+  int i;
+  kf_status st;
+  if ((st = kfm_group_resources(c, g, path, req, lim)) != KF_OK) return st;
+  OOM(c, res = kf_node_new(c->A, KF_NOBJ));
+  for (f = 0; f < kf_group_obj.n; f++) {
+    const kf_field *row = &kf_group_obj.f[f];
+    const char **q = row->off == offsetof(kf_group, limits) ? lim : req;
+    kf_node *m = NULL;
+    if (row->place != KF_M_RESOURCES) continue;
+    for (i = 0; i < KF_NRES; i++) {
+      int r = kfm_res_sorted[i];
+      if (q[r] == NULL) continue;
+      if (m == NULL) OOM(c, m = kf_obj_add(c->A, res, row->manifest, KF_NOBJ));
+      OOM(c, kf_obj_str(c->A, m, kf_resources_obj.f[r].manifest, q[r]));
+    }
+  }
+  OOM(c, res = kf_pod_ordered(c->A, res, resources_order));
+  OOM(c, kf_node_push(c->A, parent, key, res));
+  return KF_OK;
+}
+
+/* A ReplicaSpec's keys in the Go struct's order (kubeflow common). */
+static const char *const replica_order[] = {"replicas", "template",
+                                            "restartPolicy", NULL};
+
+/* The role's replica spec as specs[Role]: its replica rows (replicas,
+** restartPolicy) and the pod template with the group's container. */
 kf_status kfm_replica_spec(mctx *c, const kf_job *j, int role,
                           const kfm_shared *sh, kf_node *specs) {
-  const char *const *rp = kf_restart_policy_enum.manifest;
   kf_node *rs, *tmpl, *pod, *containers;
   kf_status st;
-  OOM(c, rs = kf_obj_add(c->A, specs, kf_roles[role].name, KF_NOBJ));
-  OOM(c, kf_obj_int(c->A, rs, "replicas", j->g[role].replicas));
+  OOM(c, rs = kf_node_new(c->A, KF_NOBJ));
+  if ((st = kfm_group_rows(c, &j->g[role], KF_M_REPLICA, kf_roles[role].key,
+                           rs, NULL)) != KF_OK)
+    return st;
   OOM(c, tmpl = kf_obj_add(c->A, rs, "template", KF_NOBJ));
   if (sh->pod_meta) OOM(c, kf_node_push(c->A, tmpl, "metadata", sh->pod_meta));
+  OOM(c, containers = kf_node_new(c->A, KF_NARR));
+  if ((st = kfm_container(c, j, role, sh, containers)) != KF_OK) return st;
   if (j->pod_template || j->shared_memory || j->has_accelerator) {
     /* the group's container, merged into the template's pod */
-    OOM(c, containers = kf_node_new(c->A, KF_NARR));
-    if ((st = kfm_container(c, j, role, sh, containers)) != KF_OK ||
-        (st = kf_pod_spec(c->A, j, containers->u.c.v[0], sh->o->service_account,
+    if ((st = kf_pod_spec(c->A, j, containers->u.c.v[0], sh->o->service_account,
                           &pod, c->who, c->e)) != KF_OK)
       return st;
     OOM(c, kf_node_push(c->A, tmpl, "spec", pod));
-    OOM(c, kf_obj_str(c->A, rs, "restartPolicy", rp[j->g[role].restart_policy]));
-    return KF_OK;
+  } else {
+    OOM(c, pod = kf_obj_add(c->A, tmpl, "spec", KF_NOBJ));
+    OOM(c, kf_node_push(c->A, pod, "containers", containers));
+    /* the pod's own policy, as Flyte builds every pod */
+    OOM(c, kf_obj_str(c->A, pod, "restartPolicy", "Never"));
+    if (sh->o->service_account)
+      OOM(c, kf_obj_str(c->A, pod, "serviceAccountName", sh->o->service_account));
   }
-  OOM(c, pod = kf_obj_add(c->A, tmpl, "spec", KF_NOBJ));
-  OOM(c, containers = kf_obj_add(c->A, pod, "containers", KF_NARR));
-  if ((st = kfm_container(c, j, role, sh, containers)) != KF_OK) return st;
-  /* the pod's own policy, as Flyte builds every pod */
-  OOM(c, kf_obj_str(c->A, pod, "restartPolicy", "Never"));
-  if (sh->o->service_account)
-    OOM(c, kf_obj_str(c->A, pod, "serviceAccountName", sh->o->service_account));
-  OOM(c, kf_obj_str(c->A, rs, "restartPolicy", rp[j->g[role].restart_policy]));
+  OOM(c, rs = kf_pod_ordered(c->A, rs, replica_order));
+  OOM(c, kf_node_push(c->A, specs, kf_roles[role].name, rs));
   return KF_OK;
 }
 

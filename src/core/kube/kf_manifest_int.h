@@ -51,6 +51,13 @@ typedef struct kfm_shared {   /* parts every replica spec uses */
 kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                       const char *api_version, const char *kind,
                       kfm_shared *sh);
+/* Every group row placed at `place` (KF_M_*) into `into` under its
+** manifest key (resources: into[res_key]); the one writer of a group's
+** fields, every target's containers and replica specs go through it. */
+kf_status kfm_group_rows(mctx *c, const kf_group *g, int place,
+                         const char *path, kf_node *into, const char *res_key);
+/* Whether group row `f` holds a value other than its default (R34). */
+int kfm_row_given(const kf_field *f, const kf_group *g);
 kf_status kfm_container(mctx *c, const kf_job *j, int role,
                         const kfm_shared *sh, kf_node *containers);
 /* `g`'s resources as parent[key] = {limits, requests}; errors name `path`. */
@@ -87,6 +94,8 @@ long double kfm_qty_value(const char *s);
 int kfm_qty_cmp(const char *a, const char *b);
 const kf_group *kfm_task_resources(const kf_job *j, const kf_group *g,
                                    kf_group *tmp);
+const kf_group *kfm_pod_group(const kf_job *j, int role,
+                              const kf_manifest_opts *o, kf_group *tmp);
 int kfm_present_roles(const kf_job *j, int out[KF_NROLES]);
 /* A container env name Kubernetes takes (letters, digits, '_', '-', '.',
 ** not starting with a digit). */

@@ -157,7 +157,9 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   /* the group whose image and resources every node gets (R21: equal) */
   const int role = elastic ? KF_WORKER : KF_MASTER;
   kf_group tmp;
-  const kf_group *g = kfm_task_resources(j, &j->g[role], &tmp);
+  const kf_group *g = kfm_pod_group(j, role, o, &tmp);
+  const char *image_path = j->g[role].image ? (elastic ? "worker.image" : "master.image")
+                                            : "opts.image";
   kfm_shared sh;
   kf_node *spec, *ref, *tr, *res;
   size_t i;
@@ -172,7 +174,9 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   if (j->has_run_policy && j->rp.active_deadline_seconds > 0)
     OOM(c, kf_obj_int(A, spec, "activeDeadlineSeconds", j->rp.active_deadline_seconds));
   OOM(c, tr = kf_obj_add(A, spec, "trainer", KF_NOBJ));
-  OOM(c, kf_obj_str(A, tr, "image", g->image ? g->image : o->image));
+  /* the group's container rows (image) as the Trainer's */
+  if ((st = kfm_group_rows(c, g, KF_M_CONTAINER, kf_roles[role].key, tr, NULL)) != KF_OK)
+    return st;
   if (o->command.n || o->args.n) {
     /* torchrun starts one process per numProcPerNode and sets RANK,
     ** WORLD_SIZE, MASTER_ADDR from the PET_* variables Trainer injects */
@@ -197,14 +201,13 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
     OOM(c, kf_obj_int(A, tr, "numNodes", 1 + (int64_t)w));
     OOM(c, kf_obj_int(A, tr, "numProcPerNode", 1));   /* one process a pod */
   }
-  if ((st = kfm_resources(c, g, kf_roles[role].key, tr, "resourcesPerNode")) != KF_OK)
+  if ((st = kfm_group_rows(c, g, KF_M_RESOURCES, kf_roles[role].key, tr,
+                           "resourcesPerNode")) != KF_OK)
     return st;
   res = kf_node_get(tr, "resourcesPerNode");
   if (res && res->u.c.n == 0) tr->u.c.n--;   /* no resources: leave it out */
   if ((st = runtime_patches(c, j, role, t, &sh, spec)) != KF_OK) return st;
-  if ((st = check_trainer_limits(c, t, tr, g->image ? (elastic ? "worker.image"
-                                 : "master.image") : "opts.image")) != KF_OK)
-    return st;
+  if ((st = check_trainer_limits(c, t, tr, image_path)) != KF_OK) return st;
   *out = sh.root;
   return KF_OK;
 }

@@ -28,7 +28,7 @@ static const char *const pod_order[] = {
     "preemptionPolicy", "overhead", "topologySpreadConstraints",
     "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates",
     "resourceClaims", NULL};
-static const char *const container_order[] = {
+const char *const kf_pod_container_order[] = {
     "name", "image", "command", "args", "workingDir", "ports", "envFrom",
     "env", "resources", "resizePolicy", "restartPolicy", "volumeMounts",
     "volumeDevices", "livenessProbe", "readinessProbe", "startupProbe",
@@ -41,8 +41,7 @@ static int listed(const char *const *v, const char *s) {
   return 0;
 }
 
-/* `o`'s entries in `order`, then the others in their own order. */
-static kf_node *ordered(kf_arena *A, const kf_node *o, const char *const *order) {
+kf_node *kf_pod_ordered(kf_arena *A, const kf_node *o, const char *const *order) {
   kf_node *d = kf_node_new(A, KF_NOBJ);
   size_t i;
   int k;
@@ -132,7 +131,7 @@ static kf_node *primary(kf_arena *A, const kf_node *tp, const kf_node *ct,
         !kf_pod_put(A, m, "volumeMounts", l))
       return NULL;
   }
-  return m ? ordered(A, m, container_order) : NULL;
+  return m ? kf_pod_ordered(A, m, kf_pod_container_order) : NULL;
 }
 
 static int limits_gpu(const kf_node *containers) {
@@ -272,6 +271,6 @@ kf_status kf_pod_spec(kf_arena *A, const kf_job *j, const kf_node *ct,
     kf_status st = accelerator(A, &j->accel, pod, e);
     if (st != KF_OK) return st;
   }
-  if ((*out = ordered(A, pod, pod_order)) == NULL) return kf_nomem(e);
+  if ((*out = kf_pod_ordered(A, pod, pod_order)) == NULL) return kf_nomem(e);
   return KF_OK;
 }

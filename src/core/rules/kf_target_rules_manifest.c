@@ -256,12 +256,48 @@ static kf_status r24_kind(const kf_job *j, kf_target t, const kf_target_ctx *c,
   return KF_OK;
 }
 
+/* R34: a group field a target's resources have no place for, as its row
+** says: the targets in its not_on (with its reason), and on Flyte's two
+** targets every placed row without a proto field, since Flyte's backend
+** builds each replica spec from the plugin message (flyteidl
+** plugins/common.proto CommonReplicaSpec).  A value given is refused. */
+static const char *r34_reason(const kf_field *f, kf_target t) {
+  if (f->not_on & (1u << t)) return f->not_on_why;
+  if (f->place != KF_M_NONE && f->pb == NULL && (t == KF_T_FLYTE || t == KF_T_FLYTE2))
+    return "Flyte's backend builds each replica spec from the plugin message "
+           "(flyteidl CommonReplicaSpec), which has no field for it";
+  return NULL;
+}
+
+static kf_status r34_rows(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                          const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  int roles[KF_NROLES], n = kfm_present_roles(j, roles), i;
+  size_t x;
+  char path[64];
+  (void)c;
+  for (x = 0; x < kf_group_obj.n; x++) {
+    const kf_field *f = &kf_group_obj.f[x];
+    const char *why = r34_reason(f, t);
+    for (i = 0; why && i < n; i++) {
+      if (!kfm_row_given(f, &j->g[roles[i]])) continue;
+      snprintf(path, sizeof path, "%s.%s", kf_roles[roles[i]].key, f->key);
+      ADD(path, e, "cannot be expressed: %s", why);
+    }
+  }
+  return KF_OK;
+}
+
 /* Severities in target order: flyte, flyte2, operator, mpi-operator,
 ** trainer-2.2, trainer-2.3.  Both Trainer versions share a rule's severity
 ** and source (TRAINERS); rows of theirs alone are n.a. (0) elsewhere. */
 #define TRAINERS(s) [KF_T_TRAINER_22] = s, [KF_T_TRAINER_23] = s
 #define TRAINER_ROW(id, kinds, sev, source, test) \
   {id, kinds, {TRAINERS(sev)}, {TRAINERS(source)}, test, 0}
+
+/* R34's upstream source is the field's: its row's not_on_why cites it
+** (Flyte's: the plugin message). */
+#define R34_SOURCE "the group field's row (kf_schema.c not_on, not_on_why)"
+#define R34_FLYTE "flyteidl plugins/common.proto CommonReplicaSpec; the field's row"
 
 const kf_target_rule kf_target_rules_manifest[] = {
   {"R11", K(KF_MPI) | K(KF_HOROVOD), {WARN, WARN, OK, OK, NA, NA},
@@ -297,5 +333,8 @@ const kf_target_rule kf_target_rules_manifest[] = {
     NULL, "mpi-operator v2beta1 (MPIJob only)",
     TRAINERS("trainer manifests/base/runtimes (no TF runtime, no generic MPI runtime)")},
    r24_kind, 0},
+  {"R34", ALL_KINDS, {ERR, ERR, ERR, ERR, ERR, ERR},
+   {R34_FLYTE, R34_FLYTE, R34_SOURCE, R34_SOURCE, R34_SOURCE, R34_SOURCE},
+   r34_rows, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

@@ -62,6 +62,12 @@ int kf_pod_put(kf_arena *A, kf_node *o, const char *k, kf_node *v);
 ** *meta NULL when there are none. */
 kf_status kf_pod_meta(kf_arena *A, const kf_node *tmpl, const kf_node *labels,
                       const kf_node *annotations, kf_node **meta, kf_err *e);
+/* A copy of object `o` with its entries in `order` (NULL-ended) first,
+** the others after them in their own order; NULL: no memory.  A
+** container's keys in the Go struct's order (k8s.io/api/core/v1 Container),
+** as Go writes them. */
+kf_node *kf_pod_ordered(kf_arena *A, const kf_node *o, const char *const *order);
+extern const char *const kf_pod_container_order[];
 /* A replica's pod spec: the template's spec with `ct` (the group's default
 ** container) merged into its primary container, shared memory and the
 ** accelerator applied.  Errors "<who>: pod_template...: <problem>". */

@@ -12,6 +12,7 @@
 #include "kf_core.h"
 #include "kf_pod.h"
 #include "kf_sched.h"
+#include "kf_target.h"   /* target bits of a group row's not_on */
 #include "flyteidl/plugins/tensorflow.pb-c.h"
 #include "flyteidl/plugins/pytorch.pb-c.h"
 #include "flyteidl/plugins/mpi.pb-c.h"
@@ -99,22 +100,24 @@ const kf_obj kf_topology_obj = {NULL, "a table of named fields", topology_rows,
 static const kf_field group_rows[] = {
   {.key = "replicas", .type = KF_V_INT, .flags = KF_F_REPLICAS,
    .off = G(replicas), .min = 0, .pb = "replicas", .pb0 = "replicas",
-   .manifest = "replicas",
+   .manifest = "replicas", .place = KF_M_REPLICA,
    .denied = "not settable here (an elastic job takes nnodes)"},
   {.key = "image", .type = KF_V_TOKEN, .off = G(image),
-   .pb = "image", .manifest = "image"},
+   .pb = "image", .manifest = "image", .place = KF_M_CONTAINER},
   {.key = "requests", .type = KF_V_OBJ, .off = G(requests),
    .info = &kf_resources_obj, .pbmsg = "resources", .pb = "requests",
-   .manifest = "requests"},
+   .manifest = "requests", .place = KF_M_RESOURCES},
   {.key = "limits", .type = KF_V_OBJ, .off = G(limits),
    .info = &kf_resources_obj, .pbmsg = "resources", .pb = "limits",
-   .manifest = "limits"},
+   .manifest = "limits", .place = KF_M_RESOURCES},
   {.key = "restart_policy", .type = KF_V_ENUM, .off = G(restart_policy),
    .idef = KF_RP_NEVER, .info = &kf_restart_policy_enum,
-   .pb = "restart_policy", .manifest = "restartPolicy"},
+   .pb = "restart_policy", .manifest = "restartPolicy",
+   .place = KF_M_REPLICA},
   {.key = "command", .type = KF_V_STRLIST, .flags = KF_F_COMMAND,
    .off = G(command), .off_n = G(ncommand), .pb = "command",
-   .manifest = "args", .denied = "only MPI and Horovod groups take a command"},
+   .manifest = "args", .place = KF_M_CONTAINER,
+   .denied = "only MPI and Horovod groups take a command"},
   {.key = "pod_template", .type = KF_V_TREE, .off = G(pod_template),
    .info = &kf_pod_template_tree},
   {.key = "topology", .type = KF_V_OBJ, .off = G(topology),

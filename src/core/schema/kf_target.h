@@ -18,6 +18,9 @@ typedef enum kf_target {
   KF_T_TRAINER_23,     /* Kubeflow Trainer v2.3, TrainJob */
   KF_NTARGETS
 } kf_target;
+/* Target bits, as a group row's not_on takes them (kf_schema.h). */
+#define KF_T_BIT(t) (1u << (t))
+#define KF_T_TRAINERS (KF_T_BIT(KF_T_TRAINER_22) | KF_T_BIT(KF_T_TRAINER_23))
 
 /* What a target emits, as method bits. */
 #define KF_E_ENCODE        1u   /* encode, custom, to_json */
