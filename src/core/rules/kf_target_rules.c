@@ -9,12 +9,8 @@
 
 #include "kf_target.h"
 #include "kf_manifest_int.h"   /* kfm_dns_label, kfm_longest_pod */
+#include "kf_rules_int.h"
 
-#define K(k) (1u << (k))
-#define NA KF_SEV_NA
-#define OK KF_SEV_OK
-#define WARN KF_SEV_WARN
-#define ERR KF_SEV_ERROR
 
 /* A worker count below 1 (R1, R3, R4): one message for every kind and
 ** target, the path the caller wrote (worker.replicas or num_workers). */
@@ -203,7 +199,6 @@ static kf_status test_pod_resources(const kf_job *j, kf_target t,
 }
 
 #define FLYTE_PT "flyteplugins pytorch.go BuildResource"
-#define TRAINERS(s) [KF_T_TRAINER_22] = s, [KF_T_TRAINER_23] = s
 
 const kf_target_rule kf_target_rules[] = {
   {"R1", K(KF_PYTORCH),

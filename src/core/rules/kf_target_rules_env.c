@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "kf_env.h"
+#include "kf_rules_int.h"
 
-#define ALL_KINDS ((1u << KF_NKINDS) - 1)
 
 /* Pods where `name` is also set by the target (origin KF_ENV_FLYTE,
 ** _OPERATOR or _YIELDED); *first the first such pod, *yield whether the

@@ -14,15 +14,8 @@
 #include "kf_target.h"
 #include "kf_manifest_int.h"
 #include "kf_pod.h"
+#include "kf_rules_int.h"
 
-#define K(k) (1u << (k))
-#define ALL_KINDS ((1u << KF_NKINDS) - 1)
-#define NA KF_SEV_NA
-#define OK KF_SEV_OK
-#define WARN KF_SEV_WARN
-#define ERR KF_SEV_ERROR
-#define ADD(...) do { kf_status st_ = kf_problem_add(out, r, t, __VA_ARGS__); \
-                      if (st_ != KF_OK) return st_; } while (0)
 
 static int trainer(kf_target t) {
   return t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
@@ -290,7 +283,6 @@ static kf_status r34_rows(const kf_job *j, kf_target t, const kf_target_ctx *c,
 /* Severities in target order: flyte, flyte2, operator, mpi-operator,
 ** trainer-2.2, trainer-2.3.  Both Trainer versions share a rule's severity
 ** and source (TRAINERS); rows of theirs alone are n.a. (0) elsewhere. */
-#define TRAINERS(s) [KF_T_TRAINER_22] = s, [KF_T_TRAINER_23] = s
 #define TRAINER_ROW(id, kinds, sev, source, test) \
   {id, kinds, {TRAINERS(sev)}, {TRAINERS(source)}, test, 0}
 

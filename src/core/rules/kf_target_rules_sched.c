@@ -11,17 +11,9 @@
 #include "kf_target.h"
 #include "kf_manifest_int.h"
 #include "kf_sched.h"
+#include "kf_rules_int.h"
 
-#define K(k) (1u << (k))
-#define ALL_KINDS ((1u << KF_NKINDS) - 1)
 #define FLYTE_KINDS (K(KF_TFJOB) | K(KF_PYTORCH) | K(KF_ELASTIC) | K(KF_MPI) | K(KF_HOROVOD))
-#define NA KF_SEV_NA
-#define OK KF_SEV_OK
-#define WARN KF_SEV_WARN
-#define ERR KF_SEV_ERROR
-#define ADD(...) do { kf_status st_ = kf_problem_add(out, r, t, __VA_ARGS__); \
-                      if (st_ != KF_OK) return st_; } while (0)
-#define TRAINERS(s) [KF_T_TRAINER_22] = s, [KF_T_TRAINER_23] = s
 
 static int trainer(kf_target t) {
   return t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
