@@ -1,5 +1,5 @@
 # libFuzzer targets, built with -DKFJOB_FUZZ=ON and clang:
-#   CC=clang cmake -S . -B build-fuzz -DKFJOB_FUZZ=ON -DKFJOB_TESTS=OFF -DKFJOB_HOST=OFF
+#   CC=clang cmake -S . -B build-fuzz -DKFJOB_FUZZ=ON -DKFJOB_WERROR=ON -DKFJOB_TESTS=OFF -DKFJOB_HOST=OFF
 #   cmake --build build-fuzz --target kfjob_fuzzers
 # Each target links the Lua-free core (kfjob_core objects), instrumented for
 # coverage (-fsanitize=fuzzer-no-link) with ASan and UBSan.  fuzz/run.sh runs

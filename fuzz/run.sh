@@ -18,7 +18,8 @@
 #   fuzz/run.sh -t 3600 -j 2
 # The tests run the short form: fuzz/run.sh --replay, then 15 s per target.
 #
-# Builds with clang into $KFJOB_FUZZ_BUILD (default build-fuzz).  The growing
+# Builds with clang and -Werror into $KFJOB_FUZZ_BUILD (default build-fuzz;
+# KFJOB_FUZZ_BUILD_JOBS compile jobs, default nproc).  The growing
 # corpus goes to $KFJOB_FUZZ_OUT/corpus/<target> (default fuzz/out, ignored
 # by git), seeded read-only from fuzz/corpus/<target>; crashes go to
 # $KFJOB_FUZZ_OUT/crashes/<target>/.  A crash becomes a regression test by
@@ -55,9 +56,10 @@ TARGETS=${TARGETS:-$ALL}
 build() {
   command -v clang >/dev/null || { echo "fuzz/run.sh: clang not found" >&2; return 1; }
   # (re)configure every time: new source files are globbed at configure time
-  CC=clang cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKFJOB_FUZZ=ON \
+  # -Werror: a new compiler warning fails the fuzz build as it fails CI's
+  CC=clang cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKFJOB_FUZZ=ON -DKFJOB_WERROR=ON \
     -DKFJOB_TESTS=OFF -DKFJOB_HOST=OFF >/dev/null || return 1
-  cmake --build "$BUILD" -j"$(nproc 2>/dev/null || echo 2)" --target kfjob_fuzzers \
+  cmake --build "$BUILD" -j"${KFJOB_FUZZ_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}" --target kfjob_fuzzers \
     >"$BUILD/fuzz-build.log" 2>&1 || { tail -30 "$BUILD/fuzz-build.log"; return 1; }
 }
 

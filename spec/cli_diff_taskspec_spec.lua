@@ -36,7 +36,8 @@ end
 -- "taskspec-json".
 local function spec(name, fmt, extra, job)
   local cfg = config(name, extra, job)
-  local code, out, err = kfjob("render", cfg, "-f", fmt, "--image", "img:1")
+  -- --args: a task with inputs or outputs needs a command (validateContainerCommand)
+  local code, out, err = kfjob("render", cfg, "-f", fmt, "--image", "img:1", "--args", "python")
   assert(code == 0, err)
   return write(name .. (fmt == "taskspec" and ".pb" or ".json"), out)
 end

@@ -546,6 +546,30 @@ describe("job:environment, JAXJob / XGBoostJob / PaddleJob (FACTS §8.2.6)", fun
     assert.are.same("PADDLE_MASTER=$(POD_IP_DUMMY):37000", lines(env["master-0"])[7])
   end)
 
+  -- getPortFromPaddleJob reads the rendezvous group's template only
+  -- (Master in PS mode, Worker without a master); kfjob's group template
+  -- is merged over the job's, its `ports` list replacing the job's.
+  it("PaddleJob: the port comes from the rendezvous group's own template", function()
+    local function ports(p) return { spec = { containers = { { name = "primary", ports = p } } } } end
+    local ps = kfjob.PaddleJob{ pod_template = ports{ { name = "master", containerPort = 37000 } },
+      master = { replicas = 1, pod_template = ports{ { name = "master", containerPort = 7000 } } },
+      worker = { replicas = 1, pod_template = ports{ { name = "master", containerPort = 9000 } } } }
+    local env = ps:environment{ name = "pd" }
+    assert.are.same("PADDLE_MASTER=$(POD_IP_DUMMY):7000", lines(env["master-0"])[5])
+    assert.are.same("PADDLE_MASTER=pd-master-0:7000", lines(env["worker-0"])[4])
+    -- the worker group's template is not the rendezvous group's: the job's port
+    local w = kfjob.PaddleJob{ pod_template = ports{ { name = "master", containerPort = 37000 } },
+      worker = { replicas = 1, pod_template = ports{ { name = "master", containerPort = 9000 } } } }
+    assert.are.same("PADDLE_MASTER=pd-master-0:37000", lines(w:environment{ name = "pd" }["worker-0"])[4])
+    -- collective: the worker group's; a group list without "master" replaces the job's
+    local col = kfjob.PaddleJob{ master = { replicas = 0 },
+      worker = { replicas = 2, pod_template = ports{ { name = "master", containerPort = 9000 } } } }
+    assert.are.same("PADDLE_MASTER=col-worker-0:9000", lines(col:environment{ name = "col" }["worker-1"])[4])
+    local other = kfjob.PaddleJob{ pod_template = ports{ { name = "master", containerPort = 37000 } },
+      master = { replicas = 1, pod_template = ports{ { name = "http", containerPort = 80 } } } }
+    assert.are.same("PADDLE_MASTER=$(POD_IP_DUMMY):36543", lines(other:environment{ name = "pd" }["master-0"])[5])
+  end)
+
   it("PaddleJob: a user's PADDLE_MASTER is overridden by the operator's (R16 warning)", function()
     local job = kfjob.PaddleJob{ worker = { replicas = 1 } }
     local found

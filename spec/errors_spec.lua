@@ -363,6 +363,34 @@ local raising = {
       "kfjob.MPIJob: pod_template.spec.containers[1].resources.requests.gpu: the request "
         .. "differs from the limit: flyteadmin refuses the task (for extended resource 'gpu' "
         .. "the default value must equal the limit value) (target flyte)" },
+    -- the task's own resources: the container's (validateContainer ->
+    -- validateTaskResources; a gpu entry must be whole) or, with a pod
+    -- template, the primary container's (validateK8sPod -> validateResource)
+    { "a task cpu request above its limit in whole units", call("task_spec", kfjob.PyTorchJob {
+        worker = { replicas = 1, image = "i" }, requests = { cpu = "2100m" }, limits = { cpu = 2 } },
+        { id = { project = "p", domain = "d", name = "n", version = "v" } }),
+      "kfjob.PyTorchJob: requests.cpu: 2100m is greater than the limit 2 in whole units: "
+        .. "flyteadmin refuses the task (requested default is greater than the limit) (target flyte)" },
+    { "a task gpu request that is not whole", call("task_spec", kfjob.TFJob {
+        worker = { replicas = 1, image = "i" }, requests = { gpu = "500m" } },
+        { id = { project = "p", domain = "d", name = "n", version = "v" } }),
+      "kfjob.TFJob: requests.gpu: '500m' is not a whole number: flyteadmin refuses the task "
+        .. "(gpu must be a whole number) (target flyte)" },
+    { "a task gpu request that differs from its limit, pod task", call("task_spec", kfjob.TFJob {
+        worker = { replicas = 1, image = "i" }, requests = { gpu = 1 }, limits = { gpu = 2 },
+        pod_template = { spec = { containers = { { name = "primary" } } } } },
+        { id = { project = "p", domain = "d", name = "n", version = "v" } }),
+      "kfjob.TFJob: requests.gpu: 1 differs from the limit 2: flyteadmin refuses the task "
+        .. "(for extended resource 'gpu' the default value must equal the limit value) (target flyte)" },
+    -- flyteadmin's CreateTask compiles the task: flytepropeller
+    -- task_compiler.go validateContainerCommand
+    { "an interface with inputs and no command or args", call("task_spec", kfjob.PyTorchJob {
+        worker = { replicas = 1, image = "i" } },
+        { id = { project = "p", domain = "d", name = "n", version = "v" }, container = { image = "i" },
+          interface = { inputs = { lr = "float" } } }),
+      "kfjob.task_spec: opts.container.args: neither command nor args, but the interface has "
+        .. "inputs or outputs: flyteadmin refuses the task (a container task needs a command to "
+        .. "run them; flytepropeller task_compiler.go validateContainerCommand)" },
   },
 
   ["nesting"] = {

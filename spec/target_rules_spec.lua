@@ -357,3 +357,79 @@ describe("R33: a pod task's container resources (flyteadmin registration)", func
     assert.matches("containers[2].resources.requests.memory: the request is greater than the limit", err, 1, true)
   end)
 end)
+
+-- R33 on the task's own requests/limits, written from flyteadmin v1.16.8
+-- task_validator.go: without a pod template they are the TaskTemplate
+-- container's resources (validateContainer -> validateTaskResources, where
+-- requestedResourcesToQuantity refuses a gpu entry whose MilliValue() is not
+-- a multiple of 1000); with one they are the primary container's
+-- (validateK8sPod -> validateResource, no whole-number check).
+describe("R33: the task's own resources (flyteadmin registration)", function()
+  local function r33(job)
+    local ok, ps = job:check{ target = "flyte" }
+    local out = {}
+    for _, p in ipairs(ok and {} or ps) do
+      if p.rule == "R33" then out[#out + 1] = p.path end
+    end
+    return out
+  end
+  local function pt(t)
+    t.worker = { replicas = 1, image = "i" }
+    return kfjob.PyTorchJob(t)
+  end
+  local POD = { spec = { containers = { { name = "primary" } } } }
+
+  it("a request above its limit in whole units, on the container and on the pod", function()
+    assert.are.same({ "requests.cpu" }, r33(pt{ requests = { cpu = "2100m" }, limits = { cpu = 2 } }))
+    assert.are.same({ "requests.cpu" }, r33(pt{ requests = { cpu = "2100m" }, limits = { cpu = 2 }, pod_template = POD }))
+    assert.are.same({ "requests.mem" }, r33(pt{ requests = { mem = "3Gi" }, limits = { mem = "2Gi" } }))
+    assert.are.same({ "requests.ephemeral_storage" },
+      r33(pt{ requests = { ephemeral_storage = "2Gi" }, limits = { ephemeral_storage = "1Gi" } }))
+  end)
+
+  it("whole units: 1500m within 1100m (2 and 2), a request with no limit", function()
+    assert.are.same({}, r33(pt{ requests = { cpu = "1500m" }, limits = { cpu = "1100m" } }))
+    assert.are.same({}, r33(pt{ requests = { cpu = 64, mem = "1Ti" } }))
+  end)
+
+  it("gpu: the request equals the limit; on the container each entry is whole", function()
+    assert.are.same({ "requests.gpu" }, r33(pt{ requests = { gpu = 1 }, limits = { gpu = 2 } }))
+    assert.are.same({ "requests.gpu" }, r33(pt{ requests = { gpu = 1 }, limits = { gpu = 2 }, pod_template = POD }))
+    assert.are.same({ "requests.gpu" }, r33(pt{ requests = { gpu = "500m" } }))
+    assert.are.same({ "requests.gpu", "limits.gpu" }, r33(pt{ requests = { gpu = "1.5" }, limits = { gpu = "1.5" } }))
+    -- the pod spec's resource list has no whole-number check, and 1.5 = 1.5
+    assert.are.same({}, r33(pt{ requests = { gpu = "1.5" }, limits = { gpu = "1.5" }, pod_template = POD }))
+    assert.are.same({}, r33(pt{ requests = { gpu = 2 }, limits = { gpu = 2 } }))
+  end)
+
+  it("only on flyte, and task_spec refuses it", function()
+    local j = pt{ requests = { cpu = "3" }, limits = { cpu = "2" } }
+    assert.is_true((j:check{ target = "operator" }))
+    local ok, err = pcall(j.task_spec, j, { id = { project = "p", domain = "d", name = "n", version = "v" } })
+    assert.is_false(ok)
+    assert.matches("requests.cpu: 3 is greater than the limit 2 in whole units", err, 1, true)
+  end)
+end)
+
+-- flyteadmin's CreateTask compiles the task: flytepropeller v1.16.8
+-- pkg/compiler/task_compiler.go validateContainerCommand refuses a container
+-- task with interface inputs or outputs and neither command nor args.
+describe("registration: a container task with inputs needs a command", function()
+  local ID = { project = "p", domain = "d", name = "n", version = "v" }
+  local job = kfjob.PyTorchJob{ worker = { replicas = 1, image = "i" } }
+  local function spec(o) return pcall(job.task_spec, job, o) end
+
+  it("inputs or outputs without command or args: refused", function()
+    local ok, err = spec{ id = ID, container = { image = "i" }, interface = { outputs = { m = "string" } } }
+    assert.is_false(ok)
+    assert.matches("opts.container.args: neither command nor args", err, 1, true)
+  end)
+
+  it("args, or no variables, or a pod task: accepted", function()
+    assert.is_true((spec{ id = ID, container = { image = "i", args = { "x" } }, interface = { inputs = { a = "float" } } }))
+    assert.is_true((spec{ id = ID, container = { image = "i" } }))
+    local pj = kfjob.PyTorchJob{ worker = { replicas = 1, image = "i" },
+      pod_template = { spec = { containers = { { name = "primary" } } } } }
+    assert.is_true((pcall(pj.task_spec, pj, { id = ID, container = { image = "i" }, interface = { inputs = { a = "float" } } })))
+  end)
+end)

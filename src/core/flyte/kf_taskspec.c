@@ -25,6 +25,22 @@ static kf_status description(kf_arena *A, const char *text,
   return KF_OK;
 }
 
+/* flyteadmin's CreateTask compiles the task (flytepropeller task_compiler.go
+** validateContainerCommand): a container task whose interface has inputs or
+** outputs needs a command or args to run them with. */
+static kf_status check_command(const Flyteidl__Core__TaskTemplate *t,
+                               const char *who, kf_err *e) {
+  const Flyteidl__Core__TypedInterface *in = t->interface;
+  const Flyteidl__Core__Container *c = t->container;
+  int vars = in && ((in->inputs && in->inputs->n_variables) ||
+                    (in->outputs && in->outputs->n_variables));
+  if (c == NULL || !vars || c->n_command || c->n_args) return KF_OK;
+  return kf_fail(e, KF_EINVAL, "%s: opts.container.args: neither command nor args, "
+                 "but the interface has inputs or outputs: flyteadmin refuses the task "
+                 "(a container task needs a command to run them; flytepropeller "
+                 "task_compiler.go validateContainerCommand)", who);
+}
+
 kf_status kf_task_spec(const kf_job *j, const kf_encopts *o, const kf_node *opts,
                        kf_arena *A, Flyteidl__Admin__TaskSpec **out,
                        const char *who, kf_err *e) {
@@ -35,6 +51,7 @@ kf_status kf_task_spec(const kf_job *j, const kf_encopts *o, const kf_node *opts
   if (s == NULL) return kf_nomem(e);
   flyteidl__admin__task_spec__init(s);
   if ((st = kf_template_build(j, o, opts, 1, A, &t, NULL, &desc, who, e)) ||
+      (st = check_command(t, who, e)) ||
       (st = description(A, desc, &s->description, e)))
     return st;
   s->template_ = t;
@@ -53,7 +70,8 @@ kf_status kf_task_spec_bytes(const kf_job *j, const kf_encopts *o,
   uint8_t hdr[11];
   size_t n;
   kf_status st;
-  if ((st = kf_template_build(j, o, opts, 1, A, &t, &custom, &desc, who, e)))
+  if ((st = kf_template_build(j, o, opts, 1, A, &t, &custom, &desc, who, e)) ||
+      (st = check_command(t, who, e)))
     return st;
   /* template (1): its bytes framed by hand, then the description (2) */
   kf_buf_init(&tb, A->a);

@@ -157,10 +157,8 @@ static int file_add(kf_env_pod *p, const char *path, const char *content) {
   return 1;
 }
 
-/* The primary container's port called `pname`, else the operator's
-** default (the port it adds when the container has none of that name). */
-static int32_t port_of(ectx *c, const char *pname, int32_t dflt) {
-  const kf_node *ports = c->tp ? kf_node_get(c->tp, "ports") : NULL;
+/* The port called `pname` in a list of container ports, else `dflt`. */
+static int32_t port_in(const kf_node *ports, const char *pname, int32_t dflt) {
   size_t i;
   for (i = 0; ports && ports->t == KF_NARR && i < ports->u.c.n; i++) {
     const kf_node *nm = kf_node_get(ports->u.c.v[i], "name");
@@ -170,6 +168,22 @@ static int32_t port_of(ectx *c, const char *pname, int32_t dflt) {
       return (int32_t)cp->u.i;
   }
   return dflt;
+}
+
+/* The primary container's port called `pname`, else the operator's
+** default (the port it adds when the container has none of that name). */
+static int32_t port_of(ectx *c, const char *pname, int32_t dflt) {
+  return port_in(c->tp ? kf_node_get(c->tp, "ports") : NULL, pname, dflt);
+}
+
+/* The same in group `role`'s pod: its own template's primary container is
+** merged over the job's (kf_manifest_sched.c), where a `ports` list
+** replaces the job's. */
+static int32_t group_port_of(ectx *c, int role, const char *pname, int32_t dflt) {
+  const kf_node *gt = c->j->g[role].pod_template;
+  const kf_node *gp = gt ? kf_pod_primary(gt, NULL) : NULL;
+  const kf_node *ports = gp ? kf_node_get(gp, "ports") : NULL;
+  return ports ? port_in(ports, pname, dflt) : port_of(c, pname, dflt);
 }
 
 static int64_t total_replicas(const kf_job *j, const int *roles, int n) {
@@ -444,12 +458,14 @@ static kf_status xgboost_env(ectx *c) {
 ** and worker 0 is the rendezvous pod.  That pod reads its own IP through
 ** the downward API (POD_IP_DUMMY); the others name its headless service
 ** (replicaName).  The port is the "master" port of the "paddle" container
-** (getPortFromPaddleJob), 36543 when it has none (the defaulter's). */
+** in the rendezvous group's template (getPortFromPaddleJob), 36543 when it
+** has none (the defaulter's). */
 static kf_status paddle_env(ectx *c) {
   const kf_job *j = c->j;
   int roles[KF_NROLES], n = kfm_present_roles(j, roles), k;
   int ps = j->g[KF_MASTER].replicas > 0, rdzv = ps ? KF_MASTER : KF_WORKER;
-  int32_t port = port_of(c, kf_kinds[KF_PADDLE].port_name, kf_kinds[KF_PADDLE].port), i;
+  int32_t port = group_port_of(c, rdzv, kf_kinds[KF_PADDLE].port_name,
+                               kf_kinds[KF_PADDLE].port), i;
   int64_t total = total_replicas(j, roles, n);   /* getTotalReplicas */
   const kf_node *pod_ip = field_ref(c, "status.podIP");
   const char *remote = fmt(c, "%s-%s-0:%d", c->name, kf_roles[rdzv].key, (int)port);

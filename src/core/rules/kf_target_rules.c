@@ -146,16 +146,19 @@ static kf_status test_pod_names(const kf_job *j, kf_target t,
 
 /* Quantity.Value(): the quantity rounded up to a whole unit; flyteadmin
 ** compares those, so 1500m is within a limit of 1200m (both 2). */
+static long double ceil_units(long double v) {
+  long double t;
+  if (!(v < 9.2e18L) || !(v > -9.2e18L)) return v;   /* beyond int64: as is */
+  t = (long double)(long long)v;
+  return t < v ? t + 1 : t;
+}
+
 static long double whole_units(const kf_node *q) {
   char b[32];
   const char *s = q->t == KF_NSTR ? q->u.s.p : b;
-  long double v, t;
   if (q->t == KF_NINT) snprintf(b, sizeof b, "%lld", (long long)q->u.i);
   else if (q->t != KF_NSTR) return -1;
-  v = kfm_qty_value(s);
-  if (!(v < 9.2e18L)) return v;   /* beyond int64: as is */
-  t = (long double)(long long)v;
-  return t < v ? t + 1 : t;
+  return ceil_units(kfm_qty_value(s));
 }
 
 /* R33: what flyteadmin's validateK8sPod checks of a pod task's containers
@@ -194,6 +197,55 @@ static kf_status test_pod_resources(const kf_job *j, kf_target t,
                                   "limit value)");
       if (st != KF_OK) return st;
     }
+  }
+  return KF_OK;
+}
+
+/* Quantity.MilliValue() % 1000 == 0: MilliValue rounds up to a milli-unit. */
+static int whole_milli(const char *s) {
+  long double m = ceil_units(kfm_qty_value(s) * 1000);
+  return !(m < 9.2e18L && m > -9.2e18L) || (long long)m % 1000 == 0;
+}
+
+/* R33 on the task's own resources: they are the TaskTemplate's container
+** resources (validateContainer -> validateTaskResources), or with a pod
+** template the primary container's (validateK8sPod -> validateResource).
+** A gpu entry of the container must be whole (requestedResourcesToQuantity:
+** MilliValue() % 1000); the pod spec's list is not checked for that. */
+static kf_status test_task_resources(const kf_job *j, kf_target t,
+                                     const kf_target_ctx *c, const kf_target_rule *r,
+                                     kf_problems *out, kf_err *e) {
+  static const char *const side[2] = {"requests", "limits"};
+  const char *const *q[2] = {j->requests, j->limits};
+  char path[64];
+  kf_status st;
+  int i, k;
+  (void)c;
+  for (i = 0; j->pod_template == NULL && i < 2; i++) {
+    const char *g = q[i][KF_GPU];
+    if (g == NULL || whole_milli(g)) continue;
+    snprintf(path, sizeof path, "%s.gpu", side[i]);
+    if ((st = kf_problem_add(out, r, t, path, e, "'%.40s' is not a whole number: "
+                             "flyteadmin refuses the task (gpu must be a whole "
+                             "number)", g)) != KF_OK)
+      return st;
+  }
+  for (k = 0; k < KF_NRES; k++) {
+    const char *a = j->requests[k], *b = j->limits[k];
+    long double va, vb;
+    if (a == NULL || b == NULL) continue;
+    va = ceil_units(kfm_qty_value(a)), vb = ceil_units(kfm_qty_value(b));
+    if (k == KF_GPU ? va == vb : !(vb < va)) continue;
+    snprintf(path, sizeof path, "requests.%s", kf_resources_obj.f[k].key);
+    st = k != KF_GPU ? kf_problem_add(out, r, t, path, e, "%.40s is greater than the "
+                                      "limit %.40s in whole units: flyteadmin refuses the "
+                                      "task (requested default is greater than the limit)",
+                                      a, b)
+                     : kf_problem_add(out, r, t, path, e, "%.40s differs from the limit "
+                                      "%.40s: flyteadmin refuses the task (for extended "
+                                      "resource 'gpu' the default value must equal the "
+                                      "limit value)", a, b);
+    if (st != KF_OK) return st;
   }
   return KF_OK;
 }
@@ -289,5 +341,11 @@ const kf_target_rule kf_target_rules[] = {
    {[KF_T_FLYTE] = "flyteadmin pkg/manager/impl/validation/task_validator.go "
                    "validateK8sPod, validateResource (flyte v1.16.8)"},
    test_pod_resources, 0},
+  {"R33", (1u << KF_NKINDS) - 1,
+   {[KF_T_FLYTE] = ERR},
+   {[KF_T_FLYTE] = "flyteadmin pkg/manager/impl/validation/task_validator.go "
+                   "validateTaskResources, requestedResourcesToQuantity, "
+                   "validateResource (flyte v1.16.8)"},
+   test_task_resources, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };
