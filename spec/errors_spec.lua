@@ -339,30 +339,28 @@ local raising = {
   -- validateResource): a pod task's container requests within their limits
   -- (whole units), a `gpu` request equal to its limit; rule R33 on flyte.
   ["TaskSpec registration (R33)"] = {
-    { "a sidecar cpu request above its limit", call("task_spec", kfjob.PyTorchJob {
+    -- The API server's validateResourceRequirements (issue 32) refuses these
+    -- templates at construction, before flyteadmin's R33 could see them:
+    -- its check is exact where R33's is in whole units, and a container's
+    -- `gpu` is not a Kubernetes resource name (nvidia.com/gpu is).
+    { "a sidecar cpu request above its limit", new("PyTorchJob", {
         worker = { replicas = 1, image = "i" }, pod_template = { spec = { containers = {
           { name = "primary" }, { name = "side", image = "s",
-            resources = { requests = { cpu = "3" }, limits = { cpu = "2" } } } } } } },
-        { id = { project = "p", domain = "d", name = "n", version = "v" } }),
-      "kfjob.PyTorchJob: pod_template.spec.containers[2].resources.requests.cpu: the request "
-        .. "is greater than the limit: flyteadmin refuses the task (requested default is greater "
-        .. "than the limit) (target flyte)" },
-    { "a sidecar memory request above its limit", call("task_spec", kfjob.TFJob {
+            resources = { requests = { cpu = "3" }, limits = { cpu = "2" } } } } } } }),
+      "kfjob.PyTorchJob: pod_template.spec.containers[2].resources.requests: Invalid value: \"3\": "
+        .. "must be less than or equal to cpu limit of 2" },
+    { "a sidecar memory request above its limit", new("TFJob", {
         worker = { replicas = 1, image = "i" }, pod_template = { spec = { containers = {
           { name = "log", image = "s",
-            resources = { requests = { memory = "2Gi" }, limits = { memory = "1Gi" } } } } } } },
-        { id = { project = "p", domain = "d", name = "n", version = "v" } }),
-      "kfjob.TFJob: pod_template.spec.containers[1].resources.requests.memory: the request "
-        .. "is greater than the limit: flyteadmin refuses the task (requested default is greater "
-        .. "than the limit) (target flyte)" },
-    { "a gpu request that differs from its limit", call("task_spec", kfjob.MPIJob {
+            resources = { requests = { memory = "2Gi" }, limits = { memory = "1Gi" } } } } } } }),
+      "kfjob.TFJob: pod_template.spec.containers[1].resources.requests: Invalid value: \"2Gi\": "
+        .. "must be less than or equal to memory limit of 1Gi" },
+    { "a gpu request that differs from its limit", new("MPIJob", {
         worker = { replicas = 1, image = "i" }, pod_template = { spec = { containers = {
           { name = "side", image = "s",
-            resources = { requests = { gpu = "1" }, limits = { gpu = "2" } } } } } } },
-        { id = { project = "p", domain = "d", name = "n", version = "v" } }),
-      "kfjob.MPIJob: pod_template.spec.containers[1].resources.requests.gpu: the request "
-        .. "differs from the limit: flyteadmin refuses the task (for extended resource 'gpu' "
-        .. "the default value must equal the limit value) (target flyte)" },
+            resources = { requests = { gpu = "1" }, limits = { gpu = "2" } } } } } } }),
+      "kfjob.MPIJob: pod_template.spec.containers[1].resources.limits.gpu: Invalid value: \"gpu\": "
+        .. "must be a standard resource for containers" },
   },
 
   ["nesting"] = {
