@@ -65,3 +65,43 @@ describe("the CLI's --time-limit default", function()
     assert.is_truthy(seg:find("(default 60s; 0: none)", 1, true), seg)
   end)
 end)
+
+describe("API server pod rules, round 2: what the API server accepts is built", function()
+  local function pj(spec)
+    return kfjob.PyTorchJob{ worker = { replicas = 1 }, pod_template = { spec = spec } }
+  end
+  it("a request equal to its limit in other units, and below it (validateResourceRequirements)", function()
+    assert.is_true(kfjob.is_job(pj{ containers = { { name = "primary" }, { name = "s", image = "i",
+      resources = { requests = { memory = "1Gi", cpu = "500m", ["nvidia.com/gpu"] = 2 },
+                    limits = { memory = "1024Mi", cpu = "0.5", ["nvidia.com/gpu"] = "2" } } } } }))
+    assert.is_true(kfjob.is_job(pj{ containers = { { name = "primary" }, { name = "s", image = "i",
+      resources = { requests = { cpu = "250m", ["ephemeral-storage"] = "1Gi" },
+                    limits = { cpu = 1, ["hugepages-2Mi"] = "64Mi" } } } } }))
+  end)
+  it("63-character names and label values, 15-character port names, relative subPaths", function()
+    local n63 = string.rep("a", 63)
+    assert.is_true(kfjob.is_job(pj{
+      volumes = { { name = n63, emptyDir = {} } },
+      tolerations = { { key = "example.com/pool", operator = "Equal", value = n63, effect = "NoSchedule" } },
+      containers = { { name = "primary", ports = { { containerPort = 80, name = "abcdefghijklm-1" },
+                                                  { containerPort = 81, protocol = "UDP" },
+                                                  { containerPort = 82, protocol = "SCTP" } },
+                       volumeMounts = { { name = n63, mountPath = "/d", subPath = "a/..b/c.." } } } } }))
+    assert.is_true(kfjob.is_job(kfjob.PyTorchJob{ worker = { replicas = 1, limits = { gpu = 1 } },
+      accelerator = { device = n63, partition_size = "1g.5gb" } }))
+  end)
+  it("a port name may repeat across containers (unique per container)", function()
+    assert.is_true(kfjob.is_job(pj{ containers = {
+      { name = "primary", ports = { { containerPort = 80, name = "http" } } },
+      { name = "s", image = "i", ports = { { containerPort = 81, name = "http" } } } } }))
+  end)
+  it("a decoded TaskTemplate is checked the same way", function()
+    local j = pj{ containers = { { name = "primary" }, { name = "s", image = "i",
+      resources = { requests = { cpu = "1" }, limits = { cpu = "1" } } } } }
+    local t = j:task_template{ format = "json" }:gsub('"limits":{"cpu":"1"}', '"limits":{"cpu":"500m"}')
+    local back, err = kfjob.decode_task_template(t)
+    assert.is_nil(back)
+    assert.are.equal('kfjob.decode_task_template: k8s_pod.spec.containers[2].resources.requests: '
+      .. 'Invalid value: "1": must be less than or equal to cpu limit of 500m', err)
+  end)
+end)
