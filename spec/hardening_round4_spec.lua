@@ -105,3 +105,36 @@ describe("API server pod rules, round 2: what the API server accepts is built", 
       .. 'Invalid value: "1": must be less than or equal to cpu limit of 500m', err)
   end)
 end)
+
+describe("kfjob check: a quantity too large to total exactly", function()
+  if not util.cli_ok then pending(util.cli_why()) return end
+  local function cfg(body)
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write('local kfjob = require "kfjob"\nreturn ', body, "\n")
+    f:close()
+    return path
+  end
+  it("1e999999 (a valid quantity beyond 10^68) is the job's error, not a total of 0", function()
+    local p = cfg('kfjob.TFJob{ worker = { replicas = 3, image = "i:1", requests = { cpu = "1e999999" } } }')
+    local code, out, err = util.kfjob("check", p, "-f", "json")
+    os.remove(p)
+    assert.are.equal(1, code, out .. err)
+    assert.is_truthy(out:find("kfjob.TFJob: tfReplicaSpecs.Worker: quantity '1e999999' is too large to total "
+      .. "(kfjob sums quantities below 10^68 exactly)", 1, true), out)
+    assert.is_truthy(out:find('"cpuRequest":"0"', 1, true), out)   -- the total leaves the job out
+    assert.is_truthy(out:find('"invalid":1', 1, true), out)
+  end)
+  it("a limit of 1e999999 (the request it gives) likewise; sums up to 10^68 stay exact", function()
+    local p = cfg('kfjob.TFJob{ worker = { replicas = 1, image = "i:1", limits = { mem = "1e999999" } } }')
+    local code, out = util.kfjob("check", p)
+    os.remove(p)
+    assert.are.equal(1, code)
+    assert.is_truthy(out:find("quantity '1e999999' is too large to total", 1, true), out)
+    p = cfg('kfjob.TFJob{ worker = { replicas = 100000, image = "i:1", requests = { cpu = "1e63" } } }')
+    code, out = util.kfjob("check", p, "-f", "json")
+    os.remove(p)
+    assert.are.equal(0, code, out)
+    assert.is_truthy(out:find('"cpuRequest":"100e66"', 1, true), out)   -- 10^5 * 10^63, canonical
+  end)
+end)
