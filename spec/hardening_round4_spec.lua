@@ -138,3 +138,20 @@ describe("kfjob check: a quantity too large to total exactly", function()
     assert.is_truthy(out:find('"cpuRequest":"100e66"', 1, true), out)   -- 10^5 * 10^63, canonical
   end)
 end)
+
+describe("integral numbers above 2^53 as quantities, on every Lua version", function()
+  -- 2^60 is a float on Lua 5.3/5.4 and a double on 5.1/LuaJIT: the same
+  -- exact integer either way (Kubernetes reads "1152921504606846976").
+  local cases = {
+    { 2^60, "1152921504606846976" }, { 2^60 + 2^8, "1152921504606847232" },
+    { 2^53 + 2, "9007199254740994" }, { 2^62, "4611686018427387904" }, { 1e15, "1000000000000000" },
+  }
+  for _, c in ipairs(cases) do
+    it(c[2], function()
+      local j = kfjob.TFJob{ worker = { replicas = 1, requests = { cpu = c[1] }, limits = { mem = c[1] } } }
+      assert.are.equal(c[2], j.worker.requests.cpu)
+      assert.are.equal(c[2], j.worker.limits.mem)
+      assert.is_truthy(j:to_json():find('"' .. c[2] .. '"', 1, true))
+    end)
+  end
+end)
