@@ -902,7 +902,7 @@ raising["pod template: API server rules, round 2"] = {
     function() return kfjob.decode_task_template("", { kind = "HorovodJob\0x" }) end,
     "kfjob.decode_task_template: opts.kind: string contains a NUL byte" },
   { "NUL in hash64's form", function() return kfjob.hash64("x", "hex\0x") end,
-    "bad argument #2 to 'hash64' (string contains a NUL byte)" },
+    "kfjob.hash64: form: string contains a NUL byte" },
 }
 
 describe("bad input", function()

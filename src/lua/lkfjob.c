@@ -406,7 +406,7 @@ static int l_hash64(lua_State *L) {
   size_t fl;
   const char *f = luaL_optlstring(L, 2, NULL, &fl);
   if (f && strlen(f) != fl)   /* luaL_checkoption would read "hex\0x" as "hex" */
-    return luaL_argerror(L, 2, "string contains a NUL byte");
+    return luaL_error(L, "kfjob.hash64: form: string contains a NUL byte");
   form = luaL_checkoption(L, 2, LKF_INT64 ? "integer" : "hex", forms);
   if (X->meter != NULL) {   /* charged up front: the loop is all C */
     X->meter->add(L, n / KF_METER_BYTES);
