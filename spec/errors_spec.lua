@@ -339,30 +339,28 @@ local raising = {
   -- validateResource): a pod task's container requests within their limits
   -- (whole units), a `gpu` request equal to its limit; rule R33 on flyte.
   ["TaskSpec registration (R33)"] = {
-    { "a sidecar cpu request above its limit", call("task_spec", kfjob.PyTorchJob {
+    -- The API server's validateResourceRequirements (issue 32) refuses these
+    -- templates at construction, before flyteadmin's R33 could see them:
+    -- its check is exact where R33's is in whole units, and a container's
+    -- `gpu` is not a Kubernetes resource name (nvidia.com/gpu is).
+    { "a sidecar cpu request above its limit", new("PyTorchJob", {
         worker = { replicas = 1, image = "i" }, pod_template = { spec = { containers = {
           { name = "primary" }, { name = "side", image = "s",
-            resources = { requests = { cpu = "3" }, limits = { cpu = "2" } } } } } } },
-        { id = { project = "p", domain = "d", name = "n", version = "v" } }),
-      "kfjob.PyTorchJob: pod_template.spec.containers[2].resources.requests.cpu: the request "
-        .. "is greater than the limit: flyteadmin refuses the task (requested default is greater "
-        .. "than the limit) (target flyte)" },
-    { "a sidecar memory request above its limit", call("task_spec", kfjob.TFJob {
+            resources = { requests = { cpu = "3" }, limits = { cpu = "2" } } } } } } }),
+      "kfjob.PyTorchJob: pod_template.spec.containers[2].resources.requests: Invalid value: \"3\": "
+        .. "must be less than or equal to cpu limit of 2" },
+    { "a sidecar memory request above its limit", new("TFJob", {
         worker = { replicas = 1, image = "i" }, pod_template = { spec = { containers = {
           { name = "log", image = "s",
-            resources = { requests = { memory = "2Gi" }, limits = { memory = "1Gi" } } } } } } },
-        { id = { project = "p", domain = "d", name = "n", version = "v" } }),
-      "kfjob.TFJob: pod_template.spec.containers[1].resources.requests.memory: the request "
-        .. "is greater than the limit: flyteadmin refuses the task (requested default is greater "
-        .. "than the limit) (target flyte)" },
-    { "a gpu request that differs from its limit", call("task_spec", kfjob.MPIJob {
+            resources = { requests = { memory = "2Gi" }, limits = { memory = "1Gi" } } } } } } }),
+      "kfjob.TFJob: pod_template.spec.containers[1].resources.requests: Invalid value: \"2Gi\": "
+        .. "must be less than or equal to memory limit of 1Gi" },
+    { "a gpu request that differs from its limit", new("MPIJob", {
         worker = { replicas = 1, image = "i" }, pod_template = { spec = { containers = {
           { name = "side", image = "s",
-            resources = { requests = { gpu = "1" }, limits = { gpu = "2" } } } } } } },
-        { id = { project = "p", domain = "d", name = "n", version = "v" } }),
-      "kfjob.MPIJob: pod_template.spec.containers[1].resources.requests.gpu: the request "
-        .. "differs from the limit: flyteadmin refuses the task (for extended resource 'gpu' "
-        .. "the default value must equal the limit value) (target flyte)" },
+            resources = { requests = { gpu = "1" }, limits = { gpu = "2" } } } } } } }),
+      "kfjob.MPIJob: pod_template.spec.containers[1].resources.limits.gpu: Invalid value: \"gpu\": "
+        .. "must be a standard resource for containers" },
     -- the task's own resources: the container's (validateContainer ->
     -- validateTaskResources; a gpu entry must be whole) or, with a pod
     -- template, the primary container's (validateK8sPod -> validateResource)
@@ -815,6 +813,124 @@ raising["scheduling"] = {
          { target = "operator", name = "n", image = "i" }),
     "kfjob.JAXJob: scheduling.multikueue: a JAXJob's controller ignores runPolicy.managedBy: MultiKueue would "
       .. "run it on the manager cluster (target operator)" },
+}
+
+-- Issue 32, round 2: more of the API server's pod validation (kubernetes
+-- pkg/apis/core/validation/validation.go, apimachinery pkg/util/validation),
+-- and NUL bytes in the enum and option strings left.
+local function side(extra)
+  local c = { name = "side", image = "i" }
+  for k, v in pairs(extra) do c[k] = v end
+  return { containers = { { name = "primary" }, c } }
+end
+local MAX63 = "must be no more than 63 characters"
+raising["pod template: API server rules, round 2"] = {
+  { "IsDNS1123Label: a container name of 64 characters",
+    podt { containers = { { name = ("a"):rep(64), image = "i" } } },
+    PT_ .. 'containers[1].name: Invalid value: "' .. ("a"):rep(64) .. '": ' .. MAX63 },
+  { "IsDNS1123Label: 64 characters, not all valid", podt { containers = { { name = ("A"):rep(64), image = "i" } } },
+    PT_ .. 'containers[1].name: Invalid value: "' .. ("A"):rep(64) .. '": ' .. MAX63 .. "; " .. DNS_LABEL },
+  { "validateResourceRequirements: a cpu request above its limit",
+    podt(side { resources = { requests = { cpu = 2 }, limits = { cpu = "1500m" } } }),
+    PT_ .. 'containers[2].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1500m' },
+  { "validateResourceRequirements: 2Gi over 1G (mixed units)",
+    podt(side { resources = { requests = { memory = "2Gi" }, limits = { memory = "1G" } } }),
+    PT_ .. 'containers[2].resources.requests: Invalid value: "2Gi": must be less than or equal to memory limit of 1G' },
+  { "validateResourceRequirements: an extended resource's request below its limit",
+    podt(side { resources = { requests = { ["nvidia.com/gpu"] = 1 }, limits = { ["nvidia.com/gpu"] = 2 } } }),
+    PT_ .. 'containers[2].resources.requests: Invalid value: "1": must be equal to nvidia.com/gpu limit of 2' },
+  { "validateResourceRequirements: an extended resource requested without a limit",
+    podt(side { resources = { requests = { ["nvidia.com/gpu"] = 1 } } }),
+    PT_ .. "containers[2].resources.limits: Required value: Limit must be set for non overcommitable resources" },
+  { "validateContainerResourceName: not a standard container resource",
+    podt(side { resources = { limits = { gpu = 1 } } }),
+    PT_ .. 'containers[2].resources.limits.gpu: Invalid value: "gpu": must be a standard resource for containers' },
+  { "ValidateResourceQuantityValue: an extended resource not whole",
+    podt(side { resources = { limits = { ["nvidia.com/gpu"] = "1.5" } } }),
+    PT_ .. 'containers[2].resources.limits.nvidia.com/gpu: Invalid value: "1500m": must be an integer' },
+  { "ValidateNonnegativeQuantity: a negative integer request",
+    podt(side { resources = { requests = { cpu = -1 } } }),
+    PT_ .. 'containers[2].resources.requests.cpu: Invalid value: "-1": must be greater than or equal to 0' },
+  { "validateTolerations: a key that is not a qualified name",
+    podt { tolerations = { { key = "bad key", operator = "Exists" } } },
+    PT_ .. 'tolerations[1].key: Invalid value: "bad key": name part must consist of alphanumeric characters, '
+      .. "'-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS "
+      .. "subdomain prefix and '/'" },
+  { "validateTolerations: an Equal value that is not a label value",
+    podt { tolerations = { { key = "pool", operator = "Equal", value = "gpu pool!" } } },
+    PT_ .. 'tolerations[1].operator: Invalid value: "gpu pool!": ' .. LABEL_VALUE },
+  { "IsValidLabelValue: an accelerator partition size",
+    new("TFJob", { worker = { replicas = 1 }, accelerator = { device = "nvidia-tesla-a100", partition_size = "1g/5gb" } }),
+    'kfjob.TFJob: accelerator.partition_size: Invalid value: "1g/5gb": ' .. LABEL_VALUE },
+  { "IsValidLabelValue: an accelerator of 64 characters",
+    new("TFJob", { worker = { replicas = 1 }, accelerator = ("a"):rep(64) }),
+    'kfjob.TFJob: accelerator.device: Invalid value: "' .. ("a"):rep(64) .. '": ' .. MAX63 },
+  { "ValidateVolumes: a volume name not a DNS-1123 label", podt { volumes = { { name = "Data_1", emptyDir = {} } } },
+    PT_ .. 'volumes[1].name: Invalid value: "Data_1": ' .. DNS_LABEL },
+  { "ValidateVolumes: an empty volume name", podt { volumes = { { name = "", emptyDir = {} } } },
+    PT_ .. "volumes[1].name: Required value" },
+  { "validateContainerPorts: a port name with capitals (IsValidPortName)",
+    podt(ctr { ports = { { containerPort = 80, name = "Http" } } }),
+    PT_ .. 'containers[1].ports[1].name: Invalid value: "Http": must contain only alpha-numeric characters '
+      .. "(a-z, 0-9), and hyphens (-)" },
+  { "validateContainerPorts: a port name of digits, 16 characters",
+    podt(ctr { ports = { { containerPort = 80, name = ("1"):rep(16) } } }),
+    PT_ .. 'containers[1].ports[1].name: Invalid value: "' .. ("1"):rep(16) .. '": must be no more than 15 '
+      .. "characters; must contain at least one letter (a-z)" },
+  { "validateContainerPorts: a port name with '--' and a leading '-'",
+    podt(ctr { ports = { { containerPort = 80, name = "-a--b" } } }),
+    PT_ .. 'containers[1].ports[1].name: Invalid value: "-a--b": must not contain consecutive hyphens; '
+      .. "must not begin or end with a hyphen" },
+  { "validateContainerPorts: a port name twice in a container",
+    podt(ctr { ports = { { containerPort = 80, name = "http" }, { containerPort = 81, name = "http" } } }),
+    PT_ .. 'containers[1].ports[2].name: Duplicate value: "http"' },
+  { "validateContainerPorts: an unsupported protocol",
+    podt(ctr { ports = { { containerPort = 80, protocol = "HTTP" } } }),
+    PT_ .. 'containers[1].ports[1].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"' },
+  { "ValidateVolumeMounts: an empty mountPath",
+    podt { volumes = { { name = "d", emptyDir = {} } }, containers = { { name = "primary",
+      volumeMounts = { { name = "d", mountPath = "" } } } } },
+    PT_ .. "containers[1].volumeMounts[1].mountPath: Required value" },
+  { "validateLocalDescendingPath: an absolute subPath",
+    podt { volumes = { { name = "d", emptyDir = {} } }, containers = { { name = "primary",
+      volumeMounts = { { name = "d", mountPath = "/d", subPath = "/etc" } } } } },
+    PT_ .. 'containers[1].volumeMounts[1].subPath: Invalid value: "/etc": must be a relative path' },
+  { "validatePathNoBacksteps: a subPath with '..'",
+    podt { volumes = { { name = "d", emptyDir = {} } }, containers = { { name = "primary",
+      volumeMounts = { { name = "d", mountPath = "/d", subPath = "a/../../b" } } } } },
+    PT_ .. "containers[1].volumeMounts[1].subPath: Invalid value: \"a/../../b\": must not contain '..'" },
+  { "ValidateVolumeMounts: subPath and subPathExpr",
+    podt { volumes = { { name = "d", emptyDir = {} } }, containers = { { name = "primary",
+      volumeMounts = { { name = "d", mountPath = "/d", subPath = "a", subPathExpr = "$(POD)" } } } } },
+    PT_ .. 'containers[1].volumeMounts[1].subPathExpr: Invalid value: "$(POD)": subPathExpr and subPath are '
+      .. "mutually exclusive" },
+  { "validateEnvVarValueFrom: no source", podt(ctr { env = { { name = "A", valueFrom = {} } } }),
+    PT_ .. "containers[1].env[1].valueFrom: Invalid value: \"\": must specify one of: `fieldRef`, "
+      .. "`resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`" },
+  { "validateEnvVarValueFrom: two sources", podt(ctr { env = { { name = "A", valueFrom = {
+      fieldRef = { fieldPath = "metadata.name" }, secretKeyRef = { name = "s", key = "k" } } } } }),
+    PT_ .. "containers[1].env[1].valueFrom: Invalid value: \"\": may not have more than one field specified at a time" },
+  { "ValidatePodSpec: a hostname not a DNS-1123 label", podt { hostname = "Bad_Host" },
+    PT_ .. 'hostname: Invalid value: "Bad_Host": ' .. DNS_LABEL },
+  { "ValidatePodSpec: a subdomain not a DNS-1123 label", podt { subdomain = "a.b" },
+    PT_ .. 'subdomain: Invalid value: "a.b": ' .. DNS_LABEL },
+  { "NUL in Elastic nproc_per_node", new("Elastic", { nnodes = 2, nproc_per_node = "auto\0x" }),
+    "kfjob.Elastic: nproc_per_node: string contains a NUL byte" },
+  { "NUL in Elastic nnodes", new("Elastic", { nnodes = "2:4\0" }),
+    "kfjob.Elastic: nnodes: string contains a NUL byte" },
+  { "NUL in opts.replica_encoding", call("encode", JOB, { replica_encoding = "common\0x" }),
+    "kfjob.encode: opts.replica_encoding: string contains a NUL byte" },
+  { "NUL in a decode task type", function() return kfjob.decode("tensorflow\0x", "") end,
+    "kfjob.decode: task type: string contains a NUL byte" },
+  { "NUL in decode's opts.kind", function() return kfjob.decode("mpi", "", { kind = "HorovodJob\0x" }) end,
+    "kfjob.decode: opts.kind: string contains a NUL byte" },
+  { "NUL in a from_json task type", function() return kfjob.from_json("pytorch\0", "{}") end,
+    "kfjob.from_json: task type: string contains a NUL byte" },
+  { "NUL in decode_task_template's opts.kind",
+    function() return kfjob.decode_task_template("", { kind = "HorovodJob\0x" }) end,
+    "kfjob.decode_task_template: opts.kind: string contains a NUL byte" },
+  { "NUL in hash64's form", function() return kfjob.hash64("x", "hex\0x") end,
+    "kfjob.hash64: form: string contains a NUL byte" },
 }
 
 describe("bad input", function()

@@ -111,6 +111,7 @@ local function biggest(kind)
   -- the device becomes a node-affinity value: a label value, at most 63
   -- (IsValidLabelValue, issue 32)
   t.accelerator.device = string.rep("s", 63)
+  t.accelerator.partition_size = string.rep("s", 63)   -- likewise (a node-selector value)
   -- SPEC §13: Kueue's names are DNS-1123 subdomains, a topology has one mode
   t.scheduling.queue, t.scheduling.priority_class = string.rep("q", 253), string.rep("p", 253)
   for _, v in pairs(t) do

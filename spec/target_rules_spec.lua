@@ -311,50 +311,39 @@ end)
 -- R33, written from flyteadmin v1.16.8 pkg/manager/impl/validation/
 -- task_validator.go: validateK8sPod runs validateResource on every container
 -- of a pod task; cpu, memory and ephemeral-storage compare Quantity.Value()
--- (rounded up to whole units) and a request may not exceed its limit; a
--- `gpu` request must equal its limit.  Only the flyte target registers
--- through flyteadmin.
+-- (rounded up to whole units) and a request may not exceed its limit.
+-- Since issue 32 the API server's own rule (kubernetes pkg/apis/core/
+-- validation validateResourceRequirements: exact, and an extended resource's
+-- request equal to its limit) refuses such templates at construction, so
+-- whatever R33 would report never reaches check{flyte}: a pod the API server
+-- refuses is not built at all.
 describe("R33: a pod task's container resources (flyteadmin registration)", function()
   local function job(res)
-    return kfjob.PyTorchJob{ worker = { replicas = 1, image = "i" }, pod_template = { spec = {
-      containers = { { name = "primary" }, { name = "side", image = "s", resources = res } } } } }
+    return function()
+      return kfjob.PyTorchJob{ worker = { replicas = 1, image = "i" }, pod_template = { spec = {
+        containers = { { name = "primary" }, { name = "side", image = "s", resources = res } } } } }
+    end
   end
-  local function r27(ok, ps)
-    if ok then return nil end
-    for _, p in ipairs(ps) do if p.rule == "R33" then return p end end
-  end
+  local P = "kfjob.PyTorchJob: pod_template.spec.containers[2].resources."
 
-  it("check{flyte} reports a request above its limit, with the path and the source", function()
-    local p = r27(job{ requests = { cpu = "4" }, limits = { cpu = "2" } }:check{ target = "flyte" })
-    assert.are.equal("pod_template.spec.containers[2].resources.requests.cpu", p.path)
-    assert.matches("flyteadmin refuses the task", p.message, 1, true)
-    assert.matches("task_validator.go validateK8sPod", p.source, 1, true)
+  it("a request above its limit is refused at construction, before any target's check", function()
+    assert.has_error(job{ requests = { cpu = "4" }, limits = { cpu = "2" } },
+      P .. 'requests: Invalid value: "4": must be less than or equal to cpu limit of 2')
+    assert.has_error(job{ requests = { memory = "2Gi" }, limits = { memory = "1Gi" } },
+      P .. 'requests: Invalid value: "2Gi": must be less than or equal to memory limit of 1Gi')
   end)
 
-  it("compares whole units, as Quantity.Value() does", function()
-    -- 1500m and 1200m both round up to 2
-    assert.is_nil(r27(job{ requests = { cpu = "1500m" }, limits = { cpu = "1200m" } }:check{ target = "flyte" }))
-    assert.is_truthy(r27(job{ requests = { cpu = "2500m" }, limits = { cpu = "2" } }:check{ target = "flyte" }))
-    assert.is_truthy(r27(job{ requests = { ["ephemeral-storage"] = "2Gi" },
-                              limits = { ["ephemeral-storage"] = "1Gi" } }:check{ target = "flyte" }))
+  it("the API server compares exactly where flyteadmin rounds to whole units (1500m over 1200m)", function()
+    assert.has_error(job{ requests = { cpu = "1500m" }, limits = { cpu = "1200m" } },
+      P .. 'requests: Invalid value: "1500m": must be less than or equal to cpu limit of 1200m')
   end)
 
-  it("a gpu request must equal its limit; equal requests and limits pass", function()
-    assert.is_truthy(r27(job{ requests = { gpu = "1" }, limits = { gpu = "2" } }:check{ target = "flyte" }))
-    assert.is_nil(r27(job{ requests = { gpu = "2", cpu = "1" }, limits = { gpu = "2", cpu = "1" } }
-      :check{ target = "flyte" }))
-    assert.is_nil(r27(job{ requests = { cpu = "1" } }:check{ target = "flyte" }))
-  end)
-
-  it("is flyte's only: the operator target does not register tasks", function()
-    assert.is_nil(r27(job{ requests = { cpu = "4" }, limits = { cpu = "2" } }:check{ target = "operator" }))
-  end)
-
-  it("refuses writing the TaskSpec", function()
-    local j = job{ requests = { memory = "2Gi" }, limits = { memory = "1Gi" } }
-    local ok, err = pcall(j.task_spec, j, { id = { project = "p", domain = "d", name = "n", version = "v" } })
-    assert.is_false(ok)
-    assert.matches("containers[2].resources.requests.memory: the request is greater than the limit", err, 1, true)
+  it("a GPU (an extended resource) request must equal its limit; equal ones pass check{flyte}", function()
+    assert.has_error(job{ requests = { ["nvidia.com/gpu"] = "1" }, limits = { ["nvidia.com/gpu"] = "2" } },
+      P .. 'requests: Invalid value: "1": must be equal to nvidia.com/gpu limit of 2')
+    local ok, ps = job{ requests = { ["nvidia.com/gpu"] = "2", cpu = "1" },
+                        limits = { ["nvidia.com/gpu"] = "2", cpu = "1" } }():check{ target = "flyte" }
+    for _, p in ipairs(ok and {} or ps) do assert.are_not.equal("R33", p.rule) end
   end)
 end)
 

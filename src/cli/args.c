@@ -158,7 +158,7 @@ static const optdef optdefs[] = {
      "script instructions (default 500M)"},
     {"time-limit", 0, 1, C_RENDER | C_CHECK | C_DIFF | C_DECODE | C_ENV, "DURATION",
      "wall-clock limit of the run: 30s, 500ms, 2m\n"
-     "(default: none)"},
+     "(default 60s; 0: none)"},
     {"type", 't', 1, C_DECODE | C_DIFF, "T",
      "plugin bytes or custom JSON of this task type\n"
      "(tensorflow, pytorch, mpi) or kind (HorovodJob)"},

@@ -249,9 +249,10 @@ static kf_status taskspec_opts(lua_State *L, int jobopts, const run *R,
 }
 
 /* kfjob_job::resources in the arena; left NULL when the job's manifest
-** cannot be made (its problem is the manifest's, not the summary's). */
+** cannot be made (its problem is the manifest's, not the summary's).  A
+** quantity too large to total is the job's error (e): no wrong total. */
 static kf_status resources(const kf_job *kj, const run *R, kf_arena *A,
-                           kfjob_job *j) {
+                           kfjob_job *j, kf_err *err) {
   kf_job_res r;
   kf_target t = KF_T_OPERATOR;
   kf_err e;
@@ -260,6 +261,8 @@ static kf_status resources(const kf_job *kj, const run *R, kf_arena *A,
   const char **slots[5];
   int i;
   kf_status st = kf_job_resources(kj, A, &r, &e);
+  if (st != KF_OK && r.too_large)
+    return kf_fail(err, KF_EINVAL, "%s", e.msg);
   if (st != KF_OK) return st == KF_ENOMEM ? KF_ENOMEM : KF_OK;
   out = (kfjob_resources *)kf_arena_alloc(A, sizeof *out);
   g = (kfjob_pod_group *)kf_arena_alloc(A, (r.ngroups ? r.ngroups : 1) * sizeof *g);
@@ -305,7 +308,7 @@ static kf_status render(lua_State *L, int jobopts, const kf_job *kj, const run *
     j->data = out->p;
     j->size = out->n - 1;
   }
-  if (R->o.resources && resources(kj, R, A, j) != KF_OK) return kf_nomem(e);
+  if (R->o.resources && (st = resources(kj, R, A, j, e)) != KF_OK) return st;
   return R->o.lint ? lint(kj, R, name, version, A, j, e) : KF_OK;
 }
 

@@ -364,7 +364,7 @@ static int m_versions(lua_State *L) {
 static int l_decode(lua_State *L) {
   static const char *const keys[] = {"version", "kind", NULL};
   size_t n;
-  const char *tt = luaL_checkstring(L, 1);
+  const char *tt = lkf_check_task_type(L, 1, "kfjob.decode");
   const char *p = luaL_checklstring(L, 2, &n);
   lctx *X = lkf_ctx(L, 3);
   kf_encopts o;
@@ -378,7 +378,7 @@ static int l_decode(lua_State *L) {
     return 2;
   }
   if (lkf_optfield(L, 3, "kind") == LUA_TSTRING) {
-    int k = kf_kind_by_name(lua_tostring(L, -1));
+    int k = (lkf_opt_nul(L, "kfjob.decode", "kind"), kf_kind_by_name(lua_tostring(L, -1)));
     if (k < 0 || kind < 0 || kf_kinds[k].task_type == NULL ||
         strcmp(kf_kinds[k].task_type, tt) != 0)
       return luaL_error(L, "kfjob.decode: opts.kind: '%s' is not a kind of task type '%s'",
@@ -400,9 +400,14 @@ static int l_hash64(lua_State *L) {
   static const char *const forms[] = {"integer", "hex", NULL};
   size_t n, i;
   const unsigned char *p = (const unsigned char *)luaL_checklstring(L, 1, &n);
-  int form = luaL_checkoption(L, 2, LKF_INT64 ? "integer" : "hex", forms);
+  int form;
   const lctx *X = (const lctx *)lua_touserdata(L, lua_upvalueindex(1));
   uint64_t h = 0xcbf29ce484222325u;
+  size_t fl;
+  const char *f = luaL_optlstring(L, 2, NULL, &fl);
+  if (f && strlen(f) != fl)   /* luaL_checkoption would read "hex\0x" as "hex" */
+    return luaL_error(L, "kfjob.hash64: form: string contains a NUL byte");
+  form = luaL_checkoption(L, 2, LKF_INT64 ? "integer" : "hex", forms);
   if (X->meter != NULL) {   /* charged up front: the loop is all C */
     X->meter->add(L, n / KF_METER_BYTES);
     X->meter->check(L);

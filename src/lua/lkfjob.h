@@ -80,6 +80,7 @@ void lkf_checkopts(lua_State *L, int idx, const char *who, const char *const *kn
 int lkf_optfield(lua_State *L, int idx, const char *key);
 /* opts.target (absent: dflt); raises on a bad or unknown name. */
 void lkf_opt_nul(lua_State *L, const char *who, const char *key);
+const char *lkf_check_task_type(lua_State *L, int idx, const char *who);
 kf_target lkf_opt_target(lua_State *L, int idx, const char *who, kf_target dflt);
 /* check's and lint's default target: flyte, or operator for a kind Flyte
 ** does not carry. */

@@ -113,7 +113,7 @@ static int m_task_spec(lua_State *L) { return envelope(L, 1); }
 static int kind_opt(lua_State *L, int idx, const char *who) {
   int k = -1;
   if (lkf_optfield(L, idx, "kind") != LUA_TNIL) {
-    const char *s = lua_tostring(L, -1);
+    const char *s = (lkf_opt_nul(L, who, "kind"), lua_tostring(L, -1));
     kf_err e;
     if (s == NULL || (k = kf_kind_by_name(s)) < 0)
       luaL_error(L, "%s: opts.kind: unknown job kind %s (expected %s)", who,
@@ -129,7 +129,7 @@ static int kind_opt(lua_State *L, int idx, const char *who) {
 static int l_from_json(lua_State *L) {
   static const char *const keys[] = {"version", "allow_unknown", "kind", NULL};
   const char *who = "kfjob.from_json";
-  const char *tt = luaL_checkstring(L, 1);
+  const char *tt = lkf_check_task_type(L, 1, who);
   lctx *X = lkf_ctx(L, 3);
   kf_encopts o;
   kf_node *root;

@@ -628,7 +628,13 @@ int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
   lua_pop(L, 1);
   t = lkf_optfield(L, idx, "replica_encoding");
   if (t != LUA_TNIL) {
-    const char *s = lua_tostring(L, -1);
+    size_t n;
+    const char *s = lua_tolstring(L, -1, &n);
+    if (t == LUA_TSTRING && strlen(s) != n) {   /* "common\0x" is not "common" */
+      lua_pushfstring(L, "%s: opts.replica_encoding: string contains a NUL byte", who);
+      if (raise_errors) lua_error(L);
+      return 1;
+    }
     if (t == LUA_TSTRING && strcmp(s, "common") == 0) {
       o->common = 1;
     } else if (t != LUA_TSTRING || strcmp(s, "flat") != 0) {
@@ -659,6 +665,15 @@ void lkf_opt_nul(lua_State *L, const char *who, const char *key) {
   s = lua_tolstring(L, -1, &n);
   if (strlen(s) != n)
     luaL_error(L, "%s: opts.%s: string contains a NUL byte", who, key);
+}
+
+/* A task type argument at `idx` (a C string from here on): a NUL byte in
+** it is refused rather than cut ("pytorch\0x" is not "pytorch"). */
+const char *lkf_check_task_type(lua_State *L, int idx, const char *who) {
+  size_t n;
+  const char *s = luaL_checklstring(L, idx, &n);
+  if (strlen(s) != n) luaL_error(L, "%s: task type: string contains a NUL byte", who);
+  return s;
 }
 
 kf_target lkf_opt_target(lua_State *L, int idx, const char *who, kf_target dflt) {

@@ -123,7 +123,10 @@ void kf_format_int(int64_t v, char out[32]) {
 void kf_format_number(double d, char out[32]) {
   int prec;
   char *p;
-  if (d == floor(d) && fabs(d) < 1e15) {
+  /* an integral double below 2^63 is that integer, exactly: 2^60 reads
+  ** "1152921504606846976" whether Lua gave a float (5.3, 5.4) or an
+  ** integer (5.1, LuaJIT, where the binding converts it) */
+  if (d == floor(d) && fabs(d) < 9223372036854775808.0) {
     kf_format_int((int64_t)d, out);
     return;
   }

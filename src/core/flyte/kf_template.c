@@ -507,6 +507,22 @@ static long launcher_prefix(const kf_job *j, const Flyteidl__Core__Container *c,
   return (long)l->u.c.n;
 }
 
+/* info.config: the template's config, but for primary_container_name when
+** the job has a pod template (task_spec and task_template write it from
+** there again), so info fed back gives the same bytes. */
+static int info_config(const Flyteidl__Core__TaskTemplate *t, const kf_job *j,
+                       kf_node *info, kf_arena *A) {
+  int pod = j->pod_template != NULL;
+  kf_node *x = NULL;
+  size_t i;
+  for (i = 0; i < t->n_config; i++) {
+    if (pod && strcmp(t->config[i]->key, "primary_container_name") == 0) continue;
+    if (x == NULL && (x = kf_obj_add(A, info, "config", KF_NOBJ)) == NULL) return 0;
+    if (!kf_obj_str(A, x, t->config[i]->key, t->config[i]->value)) return 0;
+  }
+  return 1;
+}
+
 static kf_node *info_node(const Flyteidl__Core__TaskTemplate *t, const kf_job *j,
                           kf_arena *A) {
   kf_node *info = kf_node_new(A, KF_NOBJ), *x;
@@ -541,9 +557,7 @@ static kf_node *info_node(const Flyteidl__Core__TaskTemplate *t, const kf_job *j
       for (i = 0; ok && i < c->n_env; i++)
         ok = kf_obj_str(A, l, c->env[i]->key, c->env[i]->value);
   }
-  if (ok && t->n_config && (ok = (x = kf_obj_add(A, info, "config", KF_NOBJ)) != NULL))
-    for (i = 0; ok && i < t->n_config; i++)
-      ok = kf_obj_str(A, x, t->config[i]->key, t->config[i]->value);
+  if (ok) ok = info_config(t, j, info, A);
   return ok ? info : NULL;
 }
 

@@ -94,8 +94,12 @@ typedef struct kf_job_res {
   int ngroups;
   int64_t pods;
   kf_qty req[3], lim[3];        /* cpu, memory, gpu */
+  int too_large;                /* failed: a quantity or sum beyond kf_qty */
 } kf_job_res;
 
+/* Fails with too_large set when a quantity cannot be summed exactly (a
+** valid quantity such as "1e999999" beyond kf_qty's ~1e68): an error, not
+** a wrong total. */
 kf_status kf_job_resources(const kf_job *j, kf_arena *A, kf_job_res *out,
                            kf_err *e);
 

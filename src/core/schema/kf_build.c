@@ -312,6 +312,8 @@ static kf_status parse_nnodes(ctx *c, const kf_node *n, kf_job *j) {
     char *end;
     long a, b;
     char q[80];
+    if (strlen(s) != n->u.s.n)   /* else "2:4\0" reads as "2:4" */
+      return fail(c, "string contains a NUL byte", "", "");
     snprintf(q, sizeof q, "'%.60s'", s);
     a = (s[0] >= '0' && s[0] <= '9') ? strtol(s, &end, 10) : -1;
     if (a >= 0 && *end == '\0') {
@@ -363,6 +365,8 @@ kf_status kf_build_value(ctx *c, const kf_field *f, const kf_node *v,
       int i;
       *AT(base + f->off_n, const char *) = NULL;
       if (v->t != KF_NSTR) return get_int(c, v, f->min, AT(at, int32_t));
+      if (strlen(v->u.s.p) != v->u.s.n)   /* else "auto\0x" matches "auto" */
+        return fail(c, "string contains a NUL byte", "", "");
       for (i = 0; ch->v[i]; i++)
         if (strcmp(ch->v[i], v->u.s.p) == 0) {
           *AT(base + f->off_n, const char *) = ch->v[i];   /* static */

@@ -408,7 +408,7 @@ static kf_status check_template(const kf_node *in, kf_arena *A,
         return fail(&c, "not allowed on the primary container '%s' (the replica "
                     "groups and the task set it)", kf_pod_primary_name(t), "");
       }
-  if ((st = kf_pod_api_check(t, who, path, e)) != KF_OK) return st;
+  if ((st = kf_pod_api_check(t, A, who, path, e)) != KF_OK) return st;
   *out = t;
   return KF_OK;
 }
@@ -423,7 +423,9 @@ kf_status kf_rule_pod(const kf_job *j, int style, const char *who, kf_err *e) {
   if (j->has_accelerator) {
     if (j->accel.device == NULL)
       return kf_fail(e, KF_EINVAL, "%s: accelerator.device: required", who);
-    if (kf_pod_api_accel(j->accel.device, who, e) != KF_OK) return e->code;
+    if (kf_pod_api_accel("device", j->accel.device, who, e) != KF_OK ||
+        kf_pod_api_accel("partition_size", j->accel.partition_size, who, e) != KF_OK)
+      return e->code;
     if (j->accel.partition_size && j->accel.unpartitioned)
       return kf_fail(e, KF_EINVAL, "%s: accelerator: partition_size and "
                      "unpartitioned = true cannot be combined", who);

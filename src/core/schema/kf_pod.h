@@ -39,9 +39,11 @@ kf_status kf_rule_pod(const kf_job *j, int style, const char *who, kf_err *e);
 
 /* The API server's pod validation rules a template alone can show
 ** (kf_pod_api.c); errors "<who>: <prefix>.<path>: <problem>". */
-kf_status kf_pod_api_check(const kf_node *tmpl, const char *who,
+kf_status kf_pod_api_check(const kf_node *tmpl, kf_arena *A, const char *who,
                            const char *prefix, kf_err *e);
-kf_status kf_pod_api_accel(const char *device, const char *who, kf_err *e);
+/* accelerator.<field> (device, partition_size) as a label value. */
+kf_status kf_pod_api_accel(const char *field, const char *value, const char *who,
+                           kf_err *e);
 
 /* The template's primary container name (default "primary"), and its
 ** primary container (NULL when the template lists none). */

@@ -11,12 +11,14 @@
 #include <string.h>
 
 #include "kf_pod.h"
+#include "kf_qty.h"
 
 #define DNS1123_LABEL_MSG "a lowercase RFC 1123 label must consist of lower case " \
   "alphanumeric characters or '-', and must start and end with an alphanumeric character"
 
 typedef struct actx {
   const char *who, *pre;
+  kf_arena *A;   /* scratch for the hash sets of kf_uniq.c */
   kf_err *e;
 } actx;
 
@@ -26,8 +28,8 @@ static kf_status bad(actx *c, const char *path, const char *problem) {
 
 static kf_status invalid_str(actx *c, const char *path, const char *v,
                              const char *why) {
-  char p[400];
-  snprintf(p, sizeof p, "Invalid value: \"%.80s\": %s", v, why);
+  char p[520];
+  snprintf(p, sizeof p, "Invalid value: \"%.80s\": %.400s", v, why);
   return bad(c, path, p);
 }
 
@@ -36,14 +38,18 @@ static const char *str(const kf_node *o, const char *k) {
   return v && v->t == KF_NSTR ? v->u.s.p : NULL;
 }
 
-/* IsDNS1123Label (k8s.io/apimachinery pkg/util/validation). */
-static int dns_label_ok(const char *s) {
+#define MAX63_MSG "must be no more than 63 characters"
+
+/* IsDNS1123Label (k8s.io/apimachinery pkg/util/validation): NULL, or its
+** messages (the length, the pattern) joined with "; ". */
+static const char *dns_label_problem(const char *s) {
   size_t n = strlen(s), i;
-  if (n == 0 || n > 63 || s[0] == '-' || s[n - 1] == '-') return 0;
-  for (i = 0; i < n; i++)
+  int chars = n > 0 && s[0] != '-' && s[n - 1] != '-';
+  for (i = 0; chars && i < n; i++)
     if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-      return 0;
-  return 1;
+      chars = 0;
+  if (n > 63) return chars ? MAX63_MSG : MAX63_MSG "; " DNS1123_LABEL_MSG;
+  return chars ? NULL : DNS1123_LABEL_MSG;
 }
 
 /* ValidateEnvVarName: IsEnvVarName, [-._a-zA-Z][-._a-zA-Z0-9]*. */
@@ -57,24 +63,44 @@ static int env_name_ok(const char *s) {
   return 1;
 }
 
+/* validateEnvVarValueFrom: not beside a non-empty value; exactly one of
+** its sources. */
+static kf_status check_value_from(actx *c, const char *base, size_t i,
+                                  const kf_node *ev) {
+  static const char *const src[] = {"fieldRef", "resourceFieldRef", "configMapKeyRef",
+                                    "secretKeyRef", NULL};
+  const kf_node *vf = kf_node_get(ev, "valueFrom");
+  const char *value = str(ev, "value");
+  char p[200];
+  size_t k, n = 0;
+  if (vf == NULL) return KF_OK;
+  snprintf(p, sizeof p, "%s.env[%zu].valueFrom", base, i + 1);
+  for (k = 0; src[k]; k++) n += kf_node_get(vf, src[k]) != NULL;
+  if (n == 0)
+    return bad(c, p, "Invalid value: \"\": must specify one of: `fieldRef`, "
+               "`resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`");
+  if (value && value[0])
+    return bad(c, p, "Invalid value: \"\": may not be specified when `value` is not empty");
+  if (n > 1)
+    return bad(c, p, "Invalid value: \"\": may not have more than one field specified at a time");
+  return KF_OK;
+}
+
 /* validateEnv, validateEnvVarValueFrom. */
 static kf_status check_env(actx *c, const char *base, const kf_node *env) {
   char p[200];
   size_t i;
+  kf_status st;
   for (i = 0; env && env->t == KF_NARR && i < env->u.c.n; i++) {
     const kf_node *ev = env->u.c.v[i];
-    const char *name = str(ev, "name"), *value = str(ev, "value");
+    const char *name = str(ev, "name");
     snprintf(p, sizeof p, "%s.env[%zu].name", base, i + 1);
     if (name == NULL || name[0] == '\0') return bad(c, p, "Required value");
     if (!env_name_ok(name))
       return invalid_str(c, p, name, "a valid environment variable name must "
                          "consist of alphabetic characters, digits, '_', '-', or "
                          "'.', and must not start with a digit");
-    if (value && value[0] && kf_node_get(ev, "valueFrom")) {
-      snprintf(p, sizeof p, "%s.env[%zu].valueFrom", base, i + 1);
-      return bad(c, p, "Invalid value: \"\": may not be specified when `value` "
-                 "is not empty");
-    }
+    if ((st = check_value_from(c, base, i, ev)) != KF_OK) return st;
   }
   return KF_OK;
 }
@@ -98,6 +124,159 @@ static kf_status check_ports(actx *c, const char *base, const kf_node *ports) {
   return KF_OK;
 }
 
+/* IsValidPortName (IANA_SVC_NAME): its messages joined with "; " into
+** buf, or NULL. */
+static const char *port_name_problem(const char *s, char *buf, size_t cap) {
+  size_t n = strlen(s), i;
+  int chars = 1, letter = 0;
+  buf[0] = '\0';
+  for (i = 0; i < n; i++) {
+    if (s[i] >= 'a' && s[i] <= 'z') letter = 1;
+    else if (!((s[i] >= '0' && s[i] <= '9') || s[i] == '-')) chars = 0;
+  }
+#define ADD(m) (void)(buf[0] ? strncat(buf, "; " m, cap - strlen(buf) - 1) : strncat(buf, m, cap - 1))
+  if (n > 15) ADD("must be no more than 15 characters");
+  if (!chars) ADD("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  if (!letter) ADD("must contain at least one letter (a-z)");
+  if (strstr(s, "--")) ADD("must not contain consecutive hyphens");
+  if (n && (s[0] == '-' || s[n - 1] == '-')) ADD("must not begin or end with a hyphen");
+#undef ADD
+  return buf[0] ? buf : NULL;
+}
+
+/* Items of a ports list by name; nameless ones never equal. */
+static uint64_t port_name_hash(const void *ud, size_t i) {
+  const kf_node *n = kf_node_get(((const kf_node *)ud)->u.c.v[i], "name");
+  return n && n->t == KF_NSTR && n->u.s.n ? kf_node_hash(n, KF_HASH_SEED) : i;
+}
+
+static int port_name_eq(const void *ud, size_t a, size_t b) {
+  const char *x = str(((const kf_node *)ud)->u.c.v[a], "name");
+  const char *y = str(((const kf_node *)ud)->u.c.v[b], "name");
+  return x && y && x[0] && strcmp(x, y) == 0;
+}
+
+/* validateContainerPorts: a port name is an IANA_SVC_NAME, unique in its
+** container (by hash set, as Kubernetes' sets); a protocol is TCP, UDP or
+** SCTP (supportedPortProtocols). */
+static kf_status check_port_names(actx *c, const char *base, const kf_node *ports) {
+  char p[200], why[300];
+  size_t i, first, dup;
+  int nomem;
+  if (ports == NULL || ports->t != KF_NARR) return KF_OK;
+  for (i = 0; i < ports->u.c.n; i++) {
+    const char *n = str(ports->u.c.v[i], "name"), *pr = str(ports->u.c.v[i], "protocol");
+    snprintf(p, sizeof p, "%s.ports[%zu].name", base, i + 1);
+    if (n && n[0] && port_name_problem(n, why, sizeof why)) return invalid_str(c, p, n, why);
+    if (pr && strcmp(pr, "TCP") && strcmp(pr, "UDP") && strcmp(pr, "SCTP")) {
+      snprintf(p, sizeof p, "%s.ports[%zu].protocol", base, i + 1);
+      snprintf(why, sizeof why, "Unsupported value: \"%.80s\": supported values: "
+               "\"SCTP\", \"TCP\", \"UDP\"", pr);
+      return bad(c, p, why);
+    }
+  }
+  dup = kf_first_repeat(c->A, ports->u.c.n, port_name_hash, port_name_eq, ports,
+                        &first, &nomem);
+  if (nomem) return kf_nomem(c->e);
+  if (dup == ports->u.c.n) return KF_OK;
+  snprintf(p, sizeof p, "%s.ports[%zu].name", base, dup + 1);
+  snprintf(why, sizeof why, "Duplicate value: \"%.80s\"", str(ports->u.c.v[dup], "name"));
+  return bad(c, p, why);
+}
+
+/* A resource quantity node (a string the CRD pattern passed, or a whole
+** number) as kf_qty; *huge when too large for it (above any other). */
+static int res_qty(const kf_node *v, kf_qty *q, int *huge, char *text, size_t cap) {
+  char num[32];
+  const char *s = num;
+  if (v->t == KF_NINT) snprintf(num, sizeof num, "%lld", (long long)v->u.i);
+  else if (v->t == KF_NSTR) s = v->u.s.p;
+  else return 0;
+  if (s[0] == '-') return 0;   /* the CRD schema's business */
+  *huge = kf_qty_parse(s, q) != 0;
+  if (*huge) snprintf(text, cap, "%.60s", s);
+  else kf_qty_format(q, text, cap);   /* quantity.String() */
+  return 1;
+}
+
+/* IsNativeResource and helper.IsOvercommitAllowed: cpu, memory,
+** ephemeral-storage (not hugepages-*, not extended resources such as
+** nvidia.com/gpu, whose request must equal the limit). */
+static int res_native(const char *n) {
+  return strchr(n, '/') == NULL || strstr(n, "kubernetes.io/") != NULL;
+}
+static int res_overcommit(const char *n) {
+  return res_native(n) && strncmp(n, "hugepages-", 10) != 0;
+}
+
+/* ValidateResourceQuantityValue: an extended resource is a whole number. */
+static int qty_whole(const kf_qty *q) {
+  uint64_t rem = 0;
+  int i;
+  for (i = KF_QTY_WORDS - 1; i >= 0; i--) rem = ((rem << 32) | q->w[i]) % 1000000000u;
+  return rem == 0;
+}
+
+/* validateContainerResourceName: a name without '/' is a standard
+** container resource; ValidateResourceQuantityValue. */
+static kf_status check_res_names(actx *c, const char *base, const kf_node *m,
+                                 const char *side) {
+  char p[300], text[KF_QTY_TEXT];
+  size_t i;
+  kf_qty q;
+  int huge;
+  for (i = 0; m && m->t == KF_NOBJ && i < m->u.c.n; i++) {
+    const char *k = m->u.c.k[i];
+    snprintf(p, sizeof p, "%s.resources.%s.%.100s", base, side, k);
+    if (strchr(k, '/') == NULL && strcmp(k, "cpu") && strcmp(k, "memory") &&
+        strcmp(k, "ephemeral-storage") && strncmp(k, "hugepages-", 10))
+      return invalid_str(c, p, k, "must be a standard resource for containers");
+    if (m->u.c.v[i]->t == KF_NINT && m->u.c.v[i]->u.i < 0) {   /* ValidateNonnegativeQuantity */
+      snprintf(text, sizeof text, "%lld", (long long)m->u.c.v[i]->u.i);
+      return invalid_str(c, p, text, "must be greater than or equal to 0");
+    }
+    if (!res_native(k) && res_qty(m->u.c.v[i], &q, &huge, text, sizeof text) &&
+        !huge && !qty_whole(&q))
+      return invalid_str(c, p, text, "must be an integer");
+  }
+  return KF_OK;
+}
+
+/* validateResourceRequirements (ValidateContainerResourceRequirements):
+** a request is at most its limit, equal to it where overcommit is not
+** allowed, and such a request needs a limit.  Path and words as the API
+** server's: <container>.resources.requests: Invalid value: "2": must be
+** less than or equal to cpu limit of 1. */
+static kf_status check_resources(actx *c, const char *base, const kf_node *res) {
+  const kf_node *req = kf_node_get(res, "requests"), *lim = kf_node_get(res, "limits");
+  char p[300], rt[KF_QTY_TEXT], lt[KF_QTY_TEXT], why[400];
+  size_t i;
+  kf_status st;
+  if ((st = check_res_names(c, base, lim, "limits")) != KF_OK ||
+      (st = check_res_names(c, base, req, "requests")) != KF_OK)
+    return st;
+  for (i = 0; req && req->t == KF_NOBJ && i < req->u.c.n; i++) {
+    const char *k = req->u.c.k[i];
+    const kf_node *l = lim && lim->t == KF_NOBJ ? kf_node_get(lim, k) : NULL;
+    kf_qty a, b;
+    int ha, hb, cmp;
+    if (!res_qty(req->u.c.v[i], &a, &ha, rt, sizeof rt)) continue;
+    if (l == NULL) {
+      if (res_overcommit(k)) continue;
+      snprintf(p, sizeof p, "%s.resources.limits", base);
+      return bad(c, p, "Required value: Limit must be set for non overcommitable resources");
+    }
+    if (!res_qty(l, &b, &hb, lt, sizeof lt)) continue;
+    cmp = ha || hb ? ha - hb : kf_qty_cmp(&a, &b);
+    if (cmp == 0 || (cmp < 0 && res_overcommit(k))) continue;
+    snprintf(p, sizeof p, "%s.resources.requests", base);
+    snprintf(why, sizeof why, "must be %s %.100s limit of %s",
+             res_overcommit(k) ? "less than or equal to" : "equal to", k, lt);
+    return invalid_str(c, p, rt, why);
+  }
+  return KF_OK;
+}
+
 /* validateContainers / validateInitContainers: names are DNS-1123 labels
 ** and unique over both lists; every container but the primary (kfjob sets
 ** its image) names an image; then env and ports. */
@@ -112,9 +291,9 @@ static kf_status check_containers(actx *c, const kf_node *spec, const char *prim
       const kf_node *ct = cs->u.c.v[i];
       const char *name = str(ct, "name");
       snprintf(p, sizeof p, "spec.%s[%zu]", lists[l], i + 1);
-      if (name && !dns_label_ok(name)) {
+      if (name && dns_label_problem(name)) {
         strcat(p, ".name");
-        return invalid_str(c, p, name, DNS1123_LABEL_MSG);
+        return invalid_str(c, p, name, dns_label_problem(name));
       }
       if ((l == 0 || !name || strcmp(name, primary) != 0) &&
           (str(ct, "image") == NULL || str(ct, "image")[0] == '\0')) {
@@ -122,7 +301,9 @@ static kf_status check_containers(actx *c, const kf_node *spec, const char *prim
         return bad(c, p, "Required value");
       }
       if ((st = check_env(c, p, kf_node_get(ct, "env"))) != KF_OK ||
-          (st = check_ports(c, p, kf_node_get(ct, "ports"))) != KF_OK)
+          (st = check_ports(c, p, kf_node_get(ct, "ports"))) != KF_OK ||
+          (st = check_port_names(c, p, kf_node_get(ct, "ports"))) != KF_OK ||
+          (st = check_resources(c, p, kf_node_get(ct, "resources"))) != KF_OK)
         return st;
     }
   }
@@ -152,46 +333,26 @@ static kf_status check_names_across(actx *c, const kf_node *spec) {
   return KF_OK;
 }
 
-/* validateTolerations. */
-static kf_status check_tolerations(actx *c, const kf_node *spec) {
-  const kf_node *ts = kf_node_get(spec, "tolerations");
-  char p[200];
-  size_t i;
-  for (i = 0; ts && ts->t == KF_NARR && i < ts->u.c.n; i++) {
-    const kf_node *t = ts->u.c.v[i];
-    const char *key = str(t, "key"), *op = str(t, "operator"), *val = str(t, "value");
-    const char *eff = str(t, "effect");
-    int exists = op && strcmp(op, "Exists") == 0;
-    snprintf(p, sizeof p, "spec.tolerations[%zu].operator", i + 1);
-    if ((key == NULL || key[0] == '\0') && !exists)
-      return invalid_str(c, p, op ? op : "", "operator must be Exists when `key` "
-                         "is empty, which means \"match all values and all keys\"");
-    if (exists && val && val[0]) {
-      snprintf(p, sizeof p, "spec.tolerations[%zu].operator", i + 1);
-      return invalid_str(c, p, val, "value must be empty when `operator` is 'Exists'");
-    }
-    if (kf_node_get(t, "tolerationSeconds") && (eff == NULL || strcmp(eff, "NoExecute"))) {
-      snprintf(p, sizeof p, "spec.tolerations[%zu].effect", i + 1);
-      return invalid_str(c, p, eff ? eff : "", "effect must be 'NoExecute' when "
-                         "`tolerationSeconds` is set");
-    }
-  }
-  return KF_OK;
-}
-
 static int alnum(char ch) {
   return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
 }
 
-/* IsValidLabelValue (empty allowed) and the name part of IsQualifiedName. */
-static int label_value_ok(const char *s) {
+#define LABEL_VALUE_MSG "a valid label must be an empty string or consist of " \
+  "alphanumeric characters, '-', '_' or '.', and must start and end with an " \
+  "alphanumeric character"
+
+/* IsValidLabelValue (empty allowed; also the name part of IsQualifiedName):
+** NULL, or its messages (the length, the pattern) joined with "; ". */
+static const char *label_value_problem(const char *s) {
   size_t n = strlen(s), i;
-  if (n == 0) return 1;
-  if (n > 63 || !alnum(s[0]) || !alnum(s[n - 1])) return 0;
-  for (i = 0; i < n; i++)
-    if (!alnum(s[i]) && !strchr("-_.", s[i])) return 0;
-  return 1;
+  int chars = n == 0 || (alnum(s[0]) && alnum(s[n - 1]));
+  for (i = 0; chars && i < n; i++)
+    if (!alnum(s[i]) && !strchr("-_.", s[i])) chars = 0;
+  if (n > 63) return chars ? MAX63_MSG : MAX63_MSG "; " LABEL_VALUE_MSG;
+  return chars ? NULL : LABEL_VALUE_MSG;
 }
+
+static int label_value_ok(const char *s) { return label_value_problem(s) == NULL; }
 
 /* IsQualifiedName: [DNS-1123 subdomain prefix '/'] name part. */
 static int qualified_name_ok(const char *k) {
@@ -210,12 +371,41 @@ static int qualified_name_ok(const char *k) {
 #define QNAME_MSG "name part must consist of alphanumeric characters, '-', '_' or " \
   "'.', and must start and end with an alphanumeric character, with an optional " \
   "DNS subdomain prefix and '/'"
-#define LABEL_VALUE_MSG "a valid label must be an empty string or consist of " \
-  "alphanumeric characters, '-', '_' or '.', and must start and end with an " \
-  "alphanumeric character"
+/* validateTolerations: a key is a qualified name (ValidateLabelName); an
+** empty key needs Exists; Exists takes no value, Equal a label value
+** (reported at .operator, as the API server does); tolerationSeconds
+** needs NoExecute. */
+static kf_status check_tolerations(actx *c, const kf_node *spec) {
+  const kf_node *ts = kf_node_get(spec, "tolerations");
+  char p[200];
+  size_t i;
+  for (i = 0; ts && ts->t == KF_NARR && i < ts->u.c.n; i++) {
+    const kf_node *t = ts->u.c.v[i];
+    const char *key = str(t, "key"), *op = str(t, "operator"), *val = str(t, "value");
+    const char *eff = str(t, "effect");
+    int exists = op && strcmp(op, "Exists") == 0;
+    snprintf(p, sizeof p, "spec.tolerations[%zu].key", i + 1);
+    if (key && key[0] && !qualified_name_ok(key)) return invalid_str(c, p, key, QNAME_MSG);
+    snprintf(p, sizeof p, "spec.tolerations[%zu].operator", i + 1);
+    if ((key == NULL || key[0] == '\0') && !exists)
+      return invalid_str(c, p, op ? op : "", "operator must be Exists when `key` "
+                         "is empty, which means \"match all values and all keys\"");
+    if (kf_node_get(t, "tolerationSeconds") && (eff == NULL || strcmp(eff, "NoExecute"))) {
+      snprintf(p, sizeof p, "spec.tolerations[%zu].effect", i + 1);
+      return invalid_str(c, p, eff ? eff : "", "effect must be 'NoExecute' when "
+                         "`tolerationSeconds` is set");
+    }
+    if (exists && val && val[0])
+      return invalid_str(c, p, val, "value must be empty when `operator` is 'Exists'");
+    if (!exists && val && !label_value_ok(val))
+      return invalid_str(c, p, val, label_value_problem(val));
+  }
+  return KF_OK;
+}
 
 /* ValidatePodSpec: nodeSelector as labels (ValidateLabels: IsQualifiedName,
-** IsValidLabelValue), activeDeadlineSeconds within [1, MaxInt32]. */
+** IsValidLabelValue), hostname and subdomain DNS-1123 labels,
+** activeDeadlineSeconds within [1, MaxInt32]. */
 static kf_status check_pod_fields(actx *c, const kf_node *spec) {
   const kf_node *ns = kf_node_get(spec, "nodeSelector");
   const kf_node *ad = kf_node_get(spec, "activeDeadlineSeconds");
@@ -226,7 +416,12 @@ static kf_status check_pod_fields(actx *c, const kf_node *spec) {
     snprintf(p, sizeof p, "spec.nodeSelector.%.100s", k);
     if (!qualified_name_ok(k)) return invalid_str(c, p, k, QNAME_MSG);
     if (ns->u.c.v[i]->t == KF_NSTR && !label_value_ok(v))
-      return invalid_str(c, p, v, LABEL_VALUE_MSG);
+      return invalid_str(c, p, v, label_value_problem(v));
+  }
+  for (i = 0; i < 2; i++) {   /* hostname, subdomain: DNS-1123 labels */
+    const char *h = str(spec, i ? "subdomain" : "hostname");
+    snprintf(p, sizeof p, "spec.%s", i ? "subdomain" : "hostname");
+    if (h && h[0] && dns_label_problem(h)) return invalid_str(c, p, h, dns_label_problem(h));
   }
   if (ad && ad->t == KF_NINT && (ad->u.i < 1 || ad->u.i > 2147483647)) {
     snprintf(p, sizeof p, "Invalid value: %lld: must be between 1 and "
@@ -236,8 +431,8 @@ static kf_status check_pod_fields(actx *c, const kf_node *spec) {
   return KF_OK;
 }
 
-/* ValidateVolumes / validateVolumeSource: exactly one source per volume;
-** ValidateVolumeMounts: a mount names a volume of the pod. */
+/* ValidateVolumes / validateVolumeSource: a volume's name is a DNS-1123
+** label (unique: the CRD's list-map key), and it has exactly one source. */
 static int has_volume(const kf_node *vols, const char *name) {
   size_t i;
   for (i = 0; vols && vols->t == KF_NARR && i < vols->u.c.n; i++) {
@@ -248,54 +443,94 @@ static int has_volume(const kf_node *vols, const char *name) {
 }
 
 static kf_status check_volumes(actx *c, const kf_node *spec) {
-  static const char *const lists[] = {"initContainers", "containers"};
   const kf_node *vols = kf_node_get(spec, "volumes");
-  char p[200], v[200];
-  size_t i, j, l;
+  char p[200];
+  size_t i;
   for (i = 0; vols && vols->t == KF_NARR && i < vols->u.c.n; i++) {
     const kf_node *vol = vols->u.c.v[i];
+    const char *name = str(vol, "name");
     size_t sources = vol->u.c.n - (kf_node_get(vol, "name") != NULL);
+    snprintf(p, sizeof p, "spec.volumes[%zu].name", i + 1);
+    if (name == NULL || name[0] == '\0') return bad(c, p, "Required value");
+    if (dns_label_problem(name)) return invalid_str(c, p, name, dns_label_problem(name));
     snprintf(p, sizeof p, "spec.volumes[%zu]", i + 1);
     if (sources == 0) return bad(c, p, "Required value: must specify a volume type");
     if (sources > 1) return bad(c, p, "Forbidden: may not specify more than 1 volume type");
   }
+  return KF_OK;
+}
+
+/* validateLocalDescendingPath: a subPath is relative, without "..". */
+static const char *subpath_problem(const char *s) {
+  const char *q;
+  if (s[0] == '/') return "must be a relative path";
+  for (q = s; (q = strstr(q, "..")) != NULL; q += 2)
+    if ((q == s || q[-1] == '/') && (q[2] == '\0' || q[2] == '/')) return "must not contain '..'";
+  return NULL;
+}
+
+/* ValidateVolumeMounts: a mount names a volume of the pod (or kfjob's
+** shared-memory volume), has a mountPath, and a local descending subPath
+** exclusive of subPathExpr (unique mountPaths: the CRD's list-map key). */
+static kf_status check_mount(actx *c, const char *at, const kf_node *m,
+                             const kf_node *vols) {
+  const char *n = str(m, "name"), *mp = str(m, "mountPath"), *sp = str(m, "subPath");
+  char p[260], v[200];
+  if (n && !has_volume(vols, n) && strcmp(n, KF_SHM_VOLUME) != 0) {
+    snprintf(p, sizeof p, "%s.name", at);
+    snprintf(v, sizeof v, "Not found: \"%.80s\"", n);
+    return bad(c, p, v);
+  }
+  snprintf(p, sizeof p, "%s.mountPath", at);
+  if (mp == NULL || mp[0] == '\0') return bad(c, p, "Required value");
+  snprintf(p, sizeof p, "%s.subPath", at);
+  if (sp && sp[0] && subpath_problem(sp)) return invalid_str(c, p, sp, subpath_problem(sp));
+  sp = str(m, "subPathExpr");
+  if (sp && sp[0] && str(m, "subPath") && str(m, "subPath")[0]) {
+    snprintf(p, sizeof p, "%s.subPathExpr", at);
+    return invalid_str(c, p, sp, "subPathExpr and subPath are mutually exclusive");
+  }
+  return KF_OK;
+}
+
+static kf_status check_mounts(actx *c, const kf_node *spec) {
+  static const char *const lists[] = {"initContainers", "containers"};
+  const kf_node *vols = kf_node_get(spec, "volumes");
+  char at[200];
+  size_t i, j, l;
+  kf_status st;
   for (l = 0; l < 2; l++) {
     const kf_node *cs = kf_node_get(spec, lists[l]);
     for (i = 0; cs && cs->t == KF_NARR && i < cs->u.c.n; i++) {
       const kf_node *ms = kf_node_get(cs->u.c.v[i], "volumeMounts");
       for (j = 0; ms && ms->t == KF_NARR && j < ms->u.c.n; j++) {
-        const char *n = str(ms->u.c.v[j], "name");
-        /* the shared-memory volume kfjob adds itself */
-        if (n == NULL || has_volume(vols, n) || strcmp(n, KF_SHM_VOLUME) == 0) continue;
-        snprintf(p, sizeof p, "spec.%s[%zu].volumeMounts[%zu].name", lists[l], i + 1, j + 1);
-        snprintf(v, sizeof v, "Not found: \"%.80s\"", n);
-        return bad(c, p, v);
+        snprintf(at, sizeof at, "spec.%s[%zu].volumeMounts[%zu]", lists[l], i + 1, j + 1);
+        if ((st = check_mount(c, at, ms->u.c.v[j], vols)) != KF_OK) return st;
       }
     }
   }
   return KF_OK;
 }
 
-kf_status kf_pod_api_check(const kf_node *tmpl, const char *who,
+kf_status kf_pod_api_check(const kf_node *tmpl, kf_arena *A, const char *who,
                            const char *prefix, kf_err *e) {
   const kf_node *spec = kf_node_get(tmpl, "spec");
   actx c;
   kf_status st;
   char pre[80];
   snprintf(pre, sizeof pre, "%s%s", prefix, prefix[0] ? "." : "");
-  c.who = who, c.pre = pre, c.e = e;
+  c.who = who, c.pre = pre, c.A = A, c.e = e;
   if (spec == NULL || spec->t != KF_NOBJ) return KF_OK;
   if ((st = check_containers(&c, spec, kf_pod_primary_name(tmpl))) != KF_OK ||
       (st = check_names_across(&c, spec)) != KF_OK ||
       (st = check_tolerations(&c, spec)) != KF_OK ||
       (st = check_pod_fields(&c, spec)) != KF_OK ||
-      (st = check_volumes(&c, spec)) != KF_OK)
+      (st = check_volumes(&c, spec)) != KF_OK ||
+      (st = check_mounts(&c, spec)) != KF_OK)
     return st;
   return KF_OK;
 }
 
-/* The accelerator becomes a node-affinity value and a toleration value:
-** a label value (IsValidLabelValue, via validateTolerations). */
 /* The primary container's name: the template's own choice or the default.
 ** Here, below kf_pod.c, which calls into this file. */
 const char *kf_pod_primary_name(const kf_node *t) {
@@ -303,8 +538,13 @@ const char *kf_pod_primary_name(const kf_node *t) {
   return p && p->t == KF_NSTR ? p->u.s.p : KF_PRIMARY_DEFAULT;
 }
 
-kf_status kf_pod_api_accel(const char *device, const char *who, kf_err *e) {
-  if (label_value_ok(device)) return KF_OK;
-  return kf_fail(e, KF_EINVAL, "%s: accelerator.device: Invalid value: \"%.80s\": %s",
-                 who, device, LABEL_VALUE_MSG);
+/* The accelerator's device and partition size become node-affinity and
+** toleration values: label values (IsValidLabelValue, via
+** validateTolerations and ValidateNodeSelectorRequirement). */
+
+kf_status kf_pod_api_accel(const char *field, const char *value, const char *who,
+                           kf_err *e) {
+  if (value == NULL || label_value_ok(value)) return KF_OK;
+  return kf_fail(e, KF_EINVAL, "%s: accelerator.%s: Invalid value: \"%.80s\": %s",
+                 who, field, value, label_value_problem(value));
 }
