@@ -235,11 +235,18 @@ static void build_named(lua_State *L, run *R, int mod, const kf_yaml_doc *d,
   for (i = 0; i < n; i++) keys[i] = jobs->u.c.k[i];
   qsort((void *)keys, n, sizeof *keys, cmp_key);
   for (i = 0; i < n; i++) {
+    const kf_node *job = kf_node_get(jobs, keys[i]);
+    const char *why = kf_name_problem(keys[i], strlen(keys[i]));
+    char shown[80];
+    if (why) {                       /* "a\0b" cannot reach here: keys have no NUL */
+      kf_name_show(keys[i], strlen(keys[i]), shown, sizeof shown);
+      lua_pushfstring(L, "job '%s': %s", shown, why);
+      data_error(L, R, kf_yaml_node_line(d, job), "jobs", lua_tostring(L, -1));
+    }
     strcpy(prefix, "jobs");
     path_add(prefix, sizeof prefix, keys[i]);
     lua_pushstring(L, keys[i]);
-    kfh_check_name(L, R, -1);
-    build_job(L, R, mod, d, kf_node_get(jobs, keys[i]), prefix);
+    build_job(L, R, mod, d, job, prefix);
     keep(L, b);
   }
 }
