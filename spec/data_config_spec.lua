@@ -321,6 +321,7 @@ local function refused(file, text, message)
 end
 
 describe("data configs: bad input", function()
+  teardown(function() os.execute("rm -rf " .. quote(TMP)) end)   -- the last block
   it("an unknown field, with its path in the jobs and its line", function()
     refused("replcas.yaml", "jobs:\n  bert:\n    kind: PyTorchJob\n    worker:\n      replcas: 2\n",
       "5: jobs.bert.worker.replcas: unknown field (did you mean 'replicas'?)")
