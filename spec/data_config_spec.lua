@@ -288,6 +288,15 @@ describe("data configs render as their Lua twins", function()
     end
   end)
 
+  it("refuses params, which only a Lua config reads", function()
+    local _, d = twin("pytorch", TWINS.pytorch.lua, "yaml", TWINS.pytorch.yaml)
+    local code, out, err = kfjob("render", "--set", "n=2", d)
+    assert.are.equal(1, code)
+    assert.are.equal("", out)
+    assert.are.equal(d .. ": a data config takes no params (--set, --set-string): only a Lua config reads them\n",
+      err)
+  end)
+
   it("names one job by --name, and says when none has it", function()
     local _, d = twin("named", TWINS.named.lua, "yaml", TWINS.named.yaml)
     local code, _, err = kfjob("render", "--name", "nope", d)

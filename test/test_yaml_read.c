@@ -145,6 +145,8 @@ static void refusals(void) {
           "line 2");
   REFUSED("a:\n  ~: x\n", NULL, KF_EINVAL, "not null", "line 2: a: ");
   REFUSED("true: x\n", NULL, KF_EINVAL, "not a boolean", NULL);
+  REFUSED("a:\n  nvidia.com/gpu:\n    - {x: 1, x: 2}\n", NULL, KF_EINVAL,
+          "line 3: a[\"nvidia.com/gpu\"][0]: duplicate key 'x'", NULL);
   REFUSED("? [a]\n: b\n", NULL, KF_EINVAL, "a key must be a string, not a list", "line 1");
   REFUSED("{a: 1}: b\n", NULL, KF_EINVAL, "not a mapping", NULL);
   REFUSED("a: &x {b: 1}\n<<: *x\n", NULL, KF_EINVAL, "merge keys (<<) are not supported", NULL);

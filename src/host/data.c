@@ -328,6 +328,9 @@ void kfh_run_data(lua_State *L, run *R) {
   built b;
   R->st = KFJOB_ESCRIPT;
   set_short_src(L, R);
+  if (R->o.nparams + R->o.nstring_params > 0)   /* nothing would read them */
+    luaL_error(L, "%s: a data config takes no params (--set, --set-string): only "
+                  "a Lua config reads them", R->short_src);
   lua_pushcfunction(L, kfh_require);
   lua_pushliteral(L, KFJOB_LIBNAME);
   lua_call(L, 1, 1);

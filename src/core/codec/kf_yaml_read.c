@@ -57,6 +57,17 @@ typedef struct rd {
 
 /* ---- errors ----------------------------------------------------------- */
 
+/* A key a path writes as ".key": letters, digits, '_' and '-'. */
+static int plain_key(const char *k) {
+  const char *p = k;
+  for (; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+          (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
+      return 0;
+  return p != k;
+}
+
+/* The path of the node being read: "a.b[2]", ["key"] for other keys. */
 static void path_of_stack(rd *r, char *out, size_t cap) {
   size_t len = 0;
   int i;
@@ -69,8 +80,10 @@ static void path_of_stack(rd *r, char *out, size_t cap) {
                    f->n->u.c.n + (size_t)r->lim.index_base);
     else if (f->key == NULL)
       break;
-    else
+    else if (plain_key(f->key))
       m = snprintf(out + len, cap - len, "%s%s", len ? "." : "", f->key);
+    else                                  /* as kf_yaml_path_line reads it */
+      m = snprintf(out + len, cap - len, "[\"%s\"]", f->key);
     if (m < 0) break;
     len += (size_t)m < cap - len ? (size_t)m : cap - len - 1;
   }
