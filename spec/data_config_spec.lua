@@ -279,6 +279,14 @@ describe("data configs render as their Lua twins", function()
     assert.is_truthy(out:find("replicas: 2\n", 1, true))
   end)
 
+  it("reads JSON escapes libyaml cannot (a surrogate pair) by the JSON reader", function()
+    spit(TMP .. "/data/emoji.json", '{"kind": "TFJob", "worker": {"replicas": 1, "image": "i:1"},'
+      .. ' "pod_template": {"metadata": {"annotations": {"note": "\\ud83d\\ude00"}}}}')
+    local code, out, err = kfjob("render", "-f", "manifest-json", TMP .. "/data/emoji.json")
+    assert.are.equal(0, code, err)
+    assert.is_truthy(out:find('"note":"\u{1F600}"', 1, true))
+  end)
+
   it("takes an empty list and an empty jobs mapping as no jobs, as Lua's {}", function()
     for _, text in ipairs { "[]\n", "jobs: {}\n" } do
       spit(TMP .. "/data/empty.yaml", text)
@@ -352,9 +360,15 @@ describe("data configs: bad input", function()
     refused("dup.yaml", "kind: TFJob\nworker:\n  replicas: 1\n  replicas: 2\n",
       "4: worker: duplicate key 'replicas' (first given on line 3)")
   end)
+  it("YAML in a .json config", function()
+    refused("yamlish.json", '{"kind": "TFJob",\n "worker": {replicas: 1}}\n',
+      "2: string or '}' expected near 'replicas' (column 20)")
+    refused("comment.json", "# yaml-language-server: $schema=x\n{\"kind\": \"TFJob\"}\n",
+      "1: invalid token near '#' (column 1)")
+  end)
   it("duplicate keys in JSON", function()
     refused("dup.json", '{"kind": "TFJob",\n "kind": "PyTorchJob"}\n',
-      "2: duplicate key 'kind' (first given on line 1)")
+      "2: duplicate object key near '\"kind\"' (column 7)")
   end)
   it("a non-string key", function()
     refused("key.yaml", "kind: TFJob\nworker:\n  1: x\n",

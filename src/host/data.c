@@ -17,6 +17,7 @@
 #include "lauxlib.h"
 
 #include "kf_core.h"
+#include "kf_json.h"
 #include "kf_yaml_read.h"
 #include "lkfjob.h"
 #include "host.h"
@@ -288,18 +289,50 @@ static void build_all(lua_State *L, run *R, int mod, const kf_yaml_doc *d,
 
 /* ---- the run ---------------------------------------------------------- */
 
+/* A .json config must be JSON (RFC 8259, by the core's JSON reader, whose
+** "line L, column C: ..." becomes FILE:L): the YAML reader, which gives the
+** lines, would take YAML too.  Returns the tree, kept for a text the YAML
+** reader refuses (libyaml cannot read an escaped surrogate pair): then
+** every line is the first. */
+static kf_node *json_first(lua_State *L, run *R, kf_arena *A) {
+  kf_node *root = NULL;
+  kf_err e;
+  unsigned long line = 1, col = 0;
+  int at = 0;
+  kf_status st;
+  size_t n = strlen(R->chunkname);
+  if (n < 5 || (strcmp(R->chunkname + n - 5, ".json") != 0 &&
+                strcmp(R->chunkname + n - 5, ".JSON") != 0))
+    return NULL;
+  if ((st = kf_json_parse(R->src, R->len, A, &root, &e)) == KF_OK) return root;
+  if (st == KF_ENOMEM) luaL_error(L, "not enough memory");
+  if (sscanf(e.msg, "line %lu, column %lu: %n", &line, &col, &at) == 2 && at > 0) {
+    lua_pushfstring(L, "%s (column %d)", e.msg + at, (int)col);
+    return data_error(L, R, line, "", lua_tostring(L, -1)), NULL;
+  }
+  return data_error(L, R, 1, "", e.msg), NULL;
+}
+
 /* The text's one document; raises on a reader error or another count. */
 static const kf_yaml_doc *read_doc(lua_State *L, run *R, kf_arena *A) {
   kf_yaml_limits lim;
   kf_yaml_doc *docs;
   kf_yaml_where w;
   kf_err e;
+  kf_node *json;
   size_t nd;
   kf_status st;
   memset(&lim, 0, sizeof lim);
   lim.index_base = 1;                  /* as the constructors' paths */
+  json = json_first(L, R, A);
   st = kf_yaml_read(A, R->src, R->len, &lim, &docs, &nd, &w, &e);
   if (st == KF_ENOMEM) luaL_error(L, "not enough memory");
+  if (st != KF_OK && json != NULL) {   /* valid JSON: no lines, then */
+    if ((docs = (kf_yaml_doc *)kf_arena_alloc(A, sizeof *docs)) == NULL)
+      luaL_error(L, "not enough memory");
+    docs->root = json, docs->line = 1, docs->index_base = 1;
+    return docs;
+  }
   if (st != KF_OK) {
     if (w.column) lua_pushfstring(L, "%s (column %d)", w.what, (int)w.column);
     else lua_pushstring(L, w.what);
