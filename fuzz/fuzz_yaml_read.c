@@ -8,7 +8,9 @@
 **     reads back as the same documents (numbers compared by value: the
 **     writer prints 2.0 as 2); the writer's quoting and the reader's
 **     core schema agree;
-**   - the line of every path tried is within the text.
+**   - the line of every path tried is within the text;
+**   - text both kf_json_parse and this reader accept is the same tree (a
+**     .json data config is checked by the one and read by the other).
 */
 #include <math.h>
 
@@ -52,6 +54,14 @@ static void check_lines(const kf_yaml_doc *d, size_t nlines_text) {
   }
 }
 
+static void check_json(const char *text, size_t size, const kf_yaml_doc *docs,
+                       size_t ndocs, kf_arena *A) {
+  kf_node *j;
+  kf_err e;
+  if (ndocs == 1 && kf_json_parse(text, size, A, &j, &e) == KF_OK && !same(j, docs[0].root))
+    FZ_FAIL("JSON text reads as a different tree as YAML");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const kf_yaml_limits lim = {0, 64, 20000, 0, 0};
   const char *text = (const char *)data;
@@ -72,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const kf_node **roots = (const kf_node **)kf_arena_alloc(&A, (ndocs + 1) * sizeof *roots);
     if (roots == NULL) FZ_FAIL("arena");
     for (i = 0; i < ndocs; i++) roots[i] = docs[i].root, check_lines(&docs[i], nlines);
+    check_json(text, size, docs, ndocs, &A);
     st = kf_yaml(roots, ndocs, 2, &b, &e);
     if (st == KF_OK && ndocs > 0) {   /* an empty stream writes nothing */
       st = kf_yaml_read(&A, b.p, b.n, NULL, &back, &nback, NULL, &e);

@@ -71,6 +71,12 @@ static void scalars(void) {
     check(ok, cases[i].text, __LINE__);
   }
   CHECK(val("a: .nan", "a") && isnan(val("a: .NaN", "a")->u.d), ".nan");
+  {
+    char t[300] = "a: 1";
+    memset(t + 4, '0', 200);
+    strcpy(t + 204, "e-200");
+    CHECK(val(t, "a") && val(t, "a")->t == KF_NNUM && val(t, "a")->u.d == 1.0, "a long float");
+  }
   CHECK(val("a: \"x\\0y\"", "a")->u.s.n == 3, "a string keeps a NUL");
 }
 

@@ -226,18 +226,16 @@ static int int_value(const char *s, size_t n, int64_t *out, int *ok) {
 static int float_value(const char *s, size_t n, double *out) {
   static const char *const inf[] = {".inf", ".Inf", ".INF", NULL};
   static const char *const nan[] = {".nan", ".NaN", ".NAN", NULL};
-  char buf[128];
+  char *end;
   size_t sign = n && (s[0] == '-' || s[0] == '+');
   if (is_word(s + sign, n - sign, inf)) {
     *out = s[0] == '-' ? -INFINITY : INFINITY;
     return 1;
   }
   if (is_word(s, n, nan)) { *out = NAN; return 1; }
-  if (!float_syntax(s, n) || n >= sizeof buf) return 0;
-  memcpy(buf, s, n);
-  buf[n] = '\0';
-  *out = kf_strtod(buf, NULL);
-  return 1;
+  if (!float_syntax(s, n)) return 0;
+  *out = kf_strtod(s, &end);   /* libyaml ends its scalars with a NUL */
+  return end == s + n;
 }
 
 /* What a plain scalar is; fills *out (its strings still libyaml's). */
