@@ -21,6 +21,32 @@ static const char *const type_names[] = {
 
 static void push_obj(lua_State *L, const kf_obj *o, int kind, int role);
 
+/* The row's one-line description (every row has one: schema_spec). */
+static void push_desc(lua_State *L, const char *desc) {
+  if (desc == NULL) return;
+  lua_pushstring(L, desc);
+  lua_setfield(L, -2, "description");
+}
+
+/* Where the row goes (kfjob explain): its v1 and v0 plugin message fields
+** (under its sub-message) and its manifest key. */
+static void push_where(lua_State *L, const kf_field *f) {
+  if (f->pb) {
+    if (f->pbmsg) lua_pushfstring(L, "%s.%s", f->pbmsg, f->pb);
+    else lua_pushstring(L, f->pb);
+    lua_setfield(L, -2, "proto");
+  }
+  if (f->pb0) {
+    if (f->pbmsg) lua_pushfstring(L, "%s.%s", f->pbmsg, f->pb0);
+    else lua_pushstring(L, f->pb0);
+    lua_setfield(L, -2, "proto_v0");
+  }
+  if (f->manifest) {
+    lua_pushstring(L, f->manifest);
+    lua_setfield(L, -2, "manifest");
+  }
+}
+
 /* One row: { type=, default=, min=, values=, alias=, v0=, fields= } */
 static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
   lua_createtable(L, 0, 6);
@@ -79,6 +105,8 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
   }
   lua_pushboolean(L, f->pb0 != NULL);
   lua_setfield(L, -2, "v0");
+  push_desc(L, f->desc);
+  push_where(L, f);
 }
 
 /* Rows by key; an alias gets the same row under its own name. */
@@ -117,6 +145,7 @@ static int l_fields(lua_State *L) {
         lua_setfield(L, -2, "type");
         lua_pushstring(L, kf_roles[role].name);
         lua_setfield(L, -2, "group");
+        push_desc(L, kf_roles[role].desc);
         push_obj(L, &kf_group_obj, kind, role);
         lua_setfield(L, -2, "fields");
         lua_setfield(L, -2, kf_roles[role].key);
@@ -131,6 +160,13 @@ static int l_fields(lua_State *L) {
         lua_setfield(L, -2, "min");
         lua_pushboolean(L, 1);
         lua_setfield(L, -2, "deprecated");
+        lua_pushfstring(L, "Deprecated: the %s group's replica count (v0 "
+                        "plugin message field %s); write %s.replicas",
+                        kf_roles[k->roles[r].role].name,
+                        k->roles[r].v0_field ? k->roles[r].v0_field
+                                             : k->roles[r].v1_field,
+                        kf_roles[k->roles[r].role].key);
+        lua_setfield(L, -2, "description");
         lua_setfield(L, -2, k->roles[r].deprecated_key);
       }
     } else {

@@ -105,6 +105,9 @@ typedef struct kf_field {
   const char *manifest;   /* manifest key, or NULL */
   unsigned zbit;          /* KF_F_OMITZERO: bit in kf_run_policy.zero */
   const char *denied;     /* message when a context does not take it */
+  const char *desc;       /* one line: what the field means and what it
+                             becomes on each target (kfjob.fields, meta,
+                             schema, explain) */
 } kf_field;
 
 struct kf_obj {
@@ -129,6 +132,7 @@ typedef struct kf_role_info {
   const char *key;        /* "worker": job field */
   int default_replicas;
   unsigned flags;         /* KF_R_* */
+  const char *desc;       /* one line: the group (kfjob.fields, meta, ...) */
 } kf_role_info;
 
 #define KF_K_RUNPOLICY 1u
@@ -177,6 +181,7 @@ typedef struct kf_kind_info {
   const kf_replica_bounds *bounds;
   const char *port_name;      /* the operator's default container port, */
   int port;                   /* added by its defaulter (NULL, 0: none) */
+  const char *desc;           /* one line: the kind (meta, schema, explain) */
 } kf_kind_info;
 
 extern const kf_kind_info kf_kinds[KF_NKINDS];
