@@ -28,6 +28,19 @@ static void push_desc(lua_State *L, const char *desc) {
   lua_setfield(L, -2, "description");
 }
 
+/* Every accepted spelling of an enum, value by value (lowercase,
+** Kubernetes, proto). */
+static void push_spellings(lua_State *L, const kf_enum *en) {
+  int i, k, n = 0;
+  lua_createtable(L, en->n * 3, 0);
+  for (i = 0; i < en->n; i++)
+    for (k = 0; k < 3; k++) {
+      lua_pushstring(L, en->spell[i][k]);
+      lua_rawseti(L, -2, ++n);
+    }
+  lua_setfield(L, -2, "spellings");
+}
+
 /* Where the row goes (kfjob explain): its v1 and v0 plugin message fields
 ** (under its sub-message) and its manifest key. */
 static void push_where(lua_State *L, const kf_field *f) {
@@ -74,6 +87,7 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
         lua_rawseti(L, -2, i + 1);
       }
       lua_setfield(L, -2, "values");
+      push_spellings(L, en);
       break;
     }
     case KF_V_CHOICE: {
@@ -96,6 +110,12 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
     case KF_V_OBJ:
       push_obj(L, (const kf_obj *)f->info, kind, role);
       lua_setfield(L, -2, "fields");
+      lua_pushstring(L, ((const kf_obj *)f->info)->name);
+      lua_setfield(L, -2, "table");
+      if (f->flags & KF_F_SHORT) {   /* a string stands for the first row */
+        lua_pushstring(L, ((const kf_obj *)f->info)->f[0].key);
+        lua_setfield(L, -2, "short");
+      }
       break;
     default: break;
   }
@@ -107,6 +127,10 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
   lua_setfield(L, -2, "v0");
   push_desc(L, f->desc);
   push_where(L, f);
+  if (f->flags & KF_F_OMITZERO) {   /* 0 / false: unset, written nowhere */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "optional");
+  }
 }
 
 /* Rows by key; an alias gets the same row under its own name. */
@@ -123,6 +147,21 @@ static void push_obj(lua_State *L, const kf_obj *o, int kind, int role) {
     }
     lua_setfield(L, -2, f->key);
   }
+}
+
+/* The second result of kfjob.fields: what the rows say of the kind. */
+static void push_kind(lua_State *L, const kf_kind_info *k) {
+  lua_createtable(L, 0, 4);
+  lua_pushstring(L, k->desc);
+  lua_setfield(L, -2, "description");
+  if (k->task_type) {
+    lua_pushstring(L, k->task_type);
+    lua_setfield(L, -2, "task_type");
+  }
+  lua_pushstring(L, k->crd_kind);
+  lua_setfield(L, -2, "crd_kind");
+  lua_pushstring(L, k->crd_specs);
+  lua_setfield(L, -2, "replica_specs");
 }
 
 static int l_fields(lua_State *L) {
@@ -174,7 +213,8 @@ static int l_fields(lua_State *L) {
       lua_setfield(L, -2, f->key);
     }
   }
-  return 1;
+  push_kind(L, k);
+  return 2;
 }
 
 /* kfjob.suggest(word, candidates): the closest candidate or nil. */
@@ -240,6 +280,24 @@ static int l_targets(lua_State *L) {
   return 1;
 }
 
+/* kfjob.meta() and kfjob.schema(kind, opts): the generators of the
+** embedded Lua layer (lua/kfjob/meta.lua, schema.lua), loaded on first use
+** through require, called with the arguments given. */
+static int call_generator(lua_State *L, const char *module) {
+  int n = lua_gettop(L);
+  lua_getglobal(L, "require");
+  if (!lua_isfunction(L, -1))
+    return luaL_error(L, "kfjob: %s needs require", module);
+  lua_pushstring(L, module);
+  lua_call(L, 1, 1);
+  lua_insert(L, 1);
+  lua_call(L, n, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+static int l_meta(lua_State *L) { return call_generator(L, "kfjob.meta"); }
+static int l_schema(lua_State *L) { return call_generator(L, "kfjob.schema"); }
+
 const luaL_Reg lkf_schema_funcs[] = {
     {"fields", l_fields}, {"suggest", l_suggest}, {"targets", l_targets},
-    {NULL, NULL}};
+    {"meta", l_meta}, {"schema", l_schema}, {NULL, NULL}};

@@ -115,6 +115,8 @@ struct kf_obj {
   const char *what;       /* "a kfjob.RunPolicy or a table" */
   const kf_field *f;
   size_t n;
+  const char *name;       /* the table's name in generated definitions
+                             ("Resources": kfjob.ResourcesOpts) */
 };
 
 /* ---- roles and kinds -------------------------------------------------- */

@@ -84,7 +84,7 @@ static const kf_field resource_rows[KF_NRES] = {
    .desc = "Local scratch disk, a quantity (\"100Gi\"): ResourceName EPHEMERAL_STORAGE in the plugin message and TaskTemplate, ephemeral-storage in the container resources of every manifest"},
 };
 const kf_obj kf_resources_obj = {NULL, "a table of resources", resource_rows,
-                                 sizeof resource_rows / sizeof *resource_rows};
+                                 sizeof resource_rows / sizeof *resource_rows, "Resources"};
 
 /* Kueue topology-aware scheduling (SPEC §13): each key becomes a
 ** kueue.x-k8s.io/podset-* annotation on the pod template. */
@@ -108,7 +108,7 @@ static const kf_field topology_rows[] = {
    .desc = "Pods per slice, an integer >= 1 (with slice_required): annotation kueue.x-k8s.io/podset-slice-size on the pod template"},
 };
 const kf_obj kf_topology_obj = {NULL, "a table of named fields", topology_rows,
-                                sizeof topology_rows / sizeof *topology_rows};
+                                sizeof topology_rows / sizeof *topology_rows, "Topology"};
 
 #define G(f) offsetof(kf_group, f)
 static const kf_field group_rows[] = {
@@ -144,7 +144,7 @@ static const kf_field group_rows[] = {
    .desc = "Kueue topology placement of this group's pods (replaces the job's, annotation by annotation): podset annotations on this group's pod template; not on Flyte (R31)"},
 };
 const kf_obj kf_group_obj = {NULL, "a table of named fields", group_rows,
-                             sizeof group_rows / sizeof *group_rows};
+                             sizeof group_rows / sizeof *group_rows, "Group"};
 
 #define RP(f) offsetof(kf_run_policy, f)
 static const kf_field run_policy_rows[] = {
@@ -169,7 +169,7 @@ static const kf_field run_policy_rows[] = {
 };
 const kf_obj kf_run_policy_obj = {"RunPolicy", "a kfjob.RunPolicy or a table",
                                   run_policy_rows,
-                                  sizeof run_policy_rows / sizeof *run_policy_rows};
+                                  sizeof run_policy_rows / sizeof *run_policy_rows, "RunPolicy"};
 
 /* Job-level rows shared by several kinds. */
 #define J(f) offsetof(kf_job, f)
@@ -197,7 +197,7 @@ static const kf_field accel_rows[] = {
    .desc = "true: a whole, unpartitioned GPU: TaskTemplate gpu_accelerator.unpartitioned; in manifests k8s.amazonaws.com/gpu-partition-size DoesNotExist node affinity"},
 };
 static const kf_obj accel_obj = {NULL, "a device name or a table",
-                                 accel_rows, sizeof accel_rows / sizeof *accel_rows};
+                                 accel_rows, sizeof accel_rows / sizeof *accel_rows, "Accelerator"};
 #define POD                                                                \
   {.key = "pod_template", .type = KF_V_TREE, .off = J(pod_template),       \
    .info = &kf_pod_template_tree, \
@@ -245,7 +245,7 @@ static const kf_field gang_rows[] = {
    .desc = "The gang scheduler the cluster runs (volcano, scheduler-plugins): written nowhere, it only steers lint about what that scheduler reads"},
 };
 static const kf_obj gang_obj = {NULL, "a table of named fields", gang_rows,
-                                sizeof gang_rows / sizeof *gang_rows};
+                                sizeof gang_rows / sizeof *gang_rows, "Gang"};
 #define SC(f) offsetof(kf_sched, f)
 static const kf_field sched_rows[] = {
   {.key = "queue", .type = KF_V_TOKEN, .off = SC(queue),
@@ -272,7 +272,7 @@ static const kf_field sched_rows[] = {
    .desc = "Gang scheduling (Volcano or scheduler-plugins PodGroup): spec.runPolicy.schedulingPolicy (operator, mpi-operator); Trainer takes only its queue (R28); Flyte refuses it (R30)"},
 };
 const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
-                             sizeof sched_rows / sizeof *sched_rows};
+                             sizeof sched_rows / sizeof *sched_rows, "Scheduling"};
 #define SCHED                                                              \
   {.key = "scheduling", .type = KF_V_OBJ, .off = J(sched),                 \
    .off_n = J(has_scheduling), .info = &kf_sched_obj, \
