@@ -127,6 +127,10 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
   lua_setfield(L, -2, "v0");
   push_desc(L, f->desc);
   push_where(L, f);
+  if (f->type == KF_V_TOKEN) {   /* non-empty, no whitespace */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "token");
+  }
   if (f->flags & KF_F_OMITZERO) {   /* 0 / false: unset, written nowhere */
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "optional");
