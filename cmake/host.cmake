@@ -99,7 +99,10 @@ add_executable(kfjob_cli
   ${CMAKE_SOURCE_DIR}/src/cli/readback.c   # renders read back as documents
   ${CMAKE_SOURCE_DIR}/src/cli/decode.c     # kfjob decode
   ${CMAKE_SOURCE_DIR}/src/cli/diff.c       # kfjob diff
-  ${CMAKE_SOURCE_DIR}/src/cli/env.c)       # kfjob env
+  ${CMAKE_SOURCE_DIR}/src/cli/env.c        # kfjob env
+  ${CMAKE_SOURCE_DIR}/src/cli/meta.c       # kfjob meta (and the generators' args)
+  ${CMAKE_SOURCE_DIR}/src/cli/schema.c     # kfjob schema
+  ${CMAKE_SOURCE_DIR}/src/cli/explain.c)   # kfjob explain
 set_target_properties(kfjob_cli PROPERTIES OUTPUT_NAME kfjob)
 if(KFJOB_STATIC)
   target_link_libraries(kfjob_cli PRIVATE kfjob_static)

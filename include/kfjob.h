@@ -599,6 +599,25 @@ KFJOB_API int kfjob_format_parse(const char *name, kfjob_format *out);
 KFJOB_API int kfjob_target_check(const char *name, char *msg, size_t cap);
 
 /**
+ * Text generated from kfjob's schema rows (`kfjob meta`, `kfjob schema`,
+ * `kfjob explain`): runs the embedded generator `kfjob.<what>` in a state of
+ * its own (no config, no sandbox: the generators read only the rows).
+ * \param what  "meta" (the LuaCATS definition file), "schema" (JSON Schema
+ *              of a data config: args[0] a kind or NULL, args[1] a target or
+ *              NULL) or "explain" (args[0] KIND[.path], args[1] a target or
+ *              NULL, args[2] non-NULL for --recursive).
+ * \param args  three strings or NULLs, as `what` says.
+ * \param out   receives the text (malloc'd, NUL-terminated; free() it), or
+ *              on KFJOB_EARG the message (also malloc'd).
+ * \retval KFJOB_OK     done.
+ * \retval KFJOB_EARG   the generator refused its arguments (unknown kind,
+ *                      target or path; the message says which).
+ * \retval KFJOB_EMEMORY out of memory.
+ */
+KFJOB_API kfjob_status kfjob_generate(const char *what,
+                                      const char *const args[3], char **out);
+
+/**
  * The exact sum of two Kubernetes quantities ("8" + "500m" = "8500m",
  * "32Gi" + "16Gi" = "48Gi"), in Kubernetes' canonical form, keeping the
  * first non-zero one's format (as `resource.Quantity.Add`).

@@ -39,6 +39,9 @@ build = {
     KFJOB_SHARED = "OFF",
     KFJOB_INSTALL_DEV = "OFF",
     CMAKE_INSTALL_BINDIR = "$(BINDIR)",
+    -- library/kfjob.lua (LuaCATS definitions) lands in the rock's own tree:
+    -- share/kfjob/library/kfjob.lua under it
+    CMAKE_INSTALL_PREFIX = "$(PREFIX)",
   },
 }
 -- busted from the system (Debian's lua-busted) or a rock, whichever is on

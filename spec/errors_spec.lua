@@ -982,6 +982,19 @@ if require("util").cli_ok then
   }
 end
 
+
+-- Writing configs (issue 30): the generators refuse what names nothing.
+raising["generators: schema"] = {
+  { "schema of an unknown kind", function() return kfjob.schema("PyTorchjob") end,
+    "kfjob.schema: unknown job kind 'PyTorchjob' (did you mean 'PyTorchJob'?) (expected TFJob, "
+      .. "PyTorchJob, Elastic, MPIJob, HorovodJob, JAXJob, XGBoostJob, PaddleJob)" },
+  { "schema for an unknown target", function() return kfjob.schema(nil, { target = "flyt" }) end,
+    "kfjob.schema: unknown target 'flyt' (expected flyte, flyte2, operator, mpi-operator, "
+      .. "trainer-2.2, trainer-2.3)" },
+  { "schema of a kind the target does not run", function() return kfjob.schema("TFJob", { target = "trainer-2.3" }) end,
+    "kfjob.schema: target 'trainer-2.3' does not run a TFJob" },
+}
+
 describe("bad input", function()
   local categories = {}
   for name in pairs(raising) do categories[#categories + 1] = name end

@@ -55,6 +55,19 @@ typedef struct opts {
 /* Parse argv into o; returns -1 when done, else an exit status. */
 int cli_parse_args(int argc, char **argv, opts *o);
 
+/* ---- generators from the schema rows (meta.c, schema.c, explain.c) -------- */
+
+/* Each a whole command, dispatched from main.c before cli_parse_args. */
+int cli_cmd_meta(int argc, char **argv);
+int cli_cmd_schema(int argc, char **argv);
+int cli_cmd_explain(int argc, char **argv);
+/* argv[2..] of a generator command (meta.c); -1, or an exit status. */
+int cli_generator_args(int argc, char **argv, const char *usage,
+                       const char *flag, const char **pos, const char **target,
+                       int *flag_set);
+/* Prints kfjob_generate's text (frees it); returns the exit status. */
+int cli_print_generated(kfjob_status st, char *text);
+
 /* ---- small helpers (util.c) ---------------------------------------------- */
 
 void cli_die_oom(void);

@@ -7,6 +7,7 @@
 **   kfjob check  CONFIG.lua          validate + lint, summary line
 **   kfjob decode [--type T -V N] FILE
 **   kfjob diff   A B                 semantic diff; exit 0 same, 1 different
+**   kfjob meta | schema [KIND] | explain KIND[.path]   from the schema rows
 **   kfjob --version | --help
 **
 ** Exit codes: 0 ok, 1 invalid config or jobs (also: limits exceeded, bad
@@ -17,12 +18,17 @@
 ** dispatches; cli.h says which file does what.
 */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
 int main(int argc, char **argv) {
   opts o;
-  int code = cli_parse_args(argc, argv, &o);
+  int code;
+  if (argc > 1 && strcmp(argv[1], "meta") == 0) return cli_cmd_meta(argc, argv);
+  if (argc > 1 && strcmp(argv[1], "schema") == 0) return cli_cmd_schema(argc, argv);
+  if (argc > 1 && strcmp(argv[1], "explain") == 0) return cli_cmd_explain(argc, argv);
+  code = cli_parse_args(argc, argv, &o);
   if (code >= 0) {
     free((void *)o.params);
     free((void *)o.string_params);

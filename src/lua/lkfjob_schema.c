@@ -21,6 +21,45 @@ static const char *const type_names[] = {
 
 static void push_obj(lua_State *L, const kf_obj *o, int kind, int role);
 
+/* The row's one-line description (every row has one: schema_spec). */
+static void push_desc(lua_State *L, const char *desc) {
+  if (desc == NULL) return;
+  lua_pushstring(L, desc);
+  lua_setfield(L, -2, "description");
+}
+
+/* Every accepted spelling of an enum, value by value (lowercase,
+** Kubernetes, proto). */
+static void push_spellings(lua_State *L, const kf_enum *en) {
+  int i, k, n = 0;
+  lua_createtable(L, en->n * 3, 0);
+  for (i = 0; i < en->n; i++)
+    for (k = 0; k < 3; k++) {
+      lua_pushstring(L, en->spell[i][k]);
+      lua_rawseti(L, -2, ++n);
+    }
+  lua_setfield(L, -2, "spellings");
+}
+
+/* Where the row goes (kfjob explain): its v1 and v0 plugin message fields
+** (under its sub-message) and its manifest key. */
+static void push_where(lua_State *L, const kf_field *f) {
+  if (f->pb) {
+    if (f->pbmsg) lua_pushfstring(L, "%s.%s", f->pbmsg, f->pb);
+    else lua_pushstring(L, f->pb);
+    lua_setfield(L, -2, "proto");
+  }
+  if (f->pb0) {
+    if (f->pbmsg) lua_pushfstring(L, "%s.%s", f->pbmsg, f->pb0);
+    else lua_pushstring(L, f->pb0);
+    lua_setfield(L, -2, "proto_v0");
+  }
+  if (f->manifest) {
+    lua_pushstring(L, f->manifest);
+    lua_setfield(L, -2, "manifest");
+  }
+}
+
 /* One row: { type=, default=, min=, values=, alias=, v0=, fields= } */
 static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
   lua_createtable(L, 0, 6);
@@ -48,6 +87,7 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
         lua_rawseti(L, -2, i + 1);
       }
       lua_setfield(L, -2, "values");
+      push_spellings(L, en);
       break;
     }
     case KF_V_CHOICE: {
@@ -70,6 +110,12 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
     case KF_V_OBJ:
       push_obj(L, (const kf_obj *)f->info, kind, role);
       lua_setfield(L, -2, "fields");
+      lua_pushstring(L, ((const kf_obj *)f->info)->name);
+      lua_setfield(L, -2, "table");
+      if (f->flags & KF_F_SHORT) {   /* a string stands for the first row */
+        lua_pushstring(L, ((const kf_obj *)f->info)->f[0].key);
+        lua_setfield(L, -2, "short");
+      }
       break;
     default: break;
   }
@@ -79,6 +125,16 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
   }
   lua_pushboolean(L, f->pb0 != NULL);
   lua_setfield(L, -2, "v0");
+  push_desc(L, f->desc);
+  push_where(L, f);
+  if (f->type == KF_V_TOKEN) {   /* non-empty, no whitespace */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "token");
+  }
+  if (f->flags & KF_F_OMITZERO) {   /* 0 / false: unset, written nowhere */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "optional");
+  }
 }
 
 /* Rows by key; an alias gets the same row under its own name. */
@@ -95,6 +151,21 @@ static void push_obj(lua_State *L, const kf_obj *o, int kind, int role) {
     }
     lua_setfield(L, -2, f->key);
   }
+}
+
+/* The second result of kfjob.fields: what the rows say of the kind. */
+static void push_kind(lua_State *L, const kf_kind_info *k) {
+  lua_createtable(L, 0, 4);
+  lua_pushstring(L, k->desc);
+  lua_setfield(L, -2, "description");
+  if (k->task_type) {
+    lua_pushstring(L, k->task_type);
+    lua_setfield(L, -2, "task_type");
+  }
+  lua_pushstring(L, k->crd_kind);
+  lua_setfield(L, -2, "crd_kind");
+  lua_pushstring(L, k->crd_specs);
+  lua_setfield(L, -2, "replica_specs");
 }
 
 static int l_fields(lua_State *L) {
@@ -117,6 +188,7 @@ static int l_fields(lua_State *L) {
         lua_setfield(L, -2, "type");
         lua_pushstring(L, kf_roles[role].name);
         lua_setfield(L, -2, "group");
+        push_desc(L, kf_roles[role].desc);
         push_obj(L, &kf_group_obj, kind, role);
         lua_setfield(L, -2, "fields");
         lua_setfield(L, -2, kf_roles[role].key);
@@ -131,6 +203,13 @@ static int l_fields(lua_State *L) {
         lua_setfield(L, -2, "min");
         lua_pushboolean(L, 1);
         lua_setfield(L, -2, "deprecated");
+        lua_pushfstring(L, "Deprecated: the %s group's replica count (v0 "
+                        "plugin message field %s); write %s.replicas",
+                        kf_roles[k->roles[r].role].name,
+                        k->roles[r].v0_field ? k->roles[r].v0_field
+                                             : k->roles[r].v1_field,
+                        kf_roles[k->roles[r].role].key);
+        lua_setfield(L, -2, "description");
         lua_setfield(L, -2, k->roles[r].deprecated_key);
       }
     } else {
@@ -138,7 +217,8 @@ static int l_fields(lua_State *L) {
       lua_setfield(L, -2, f->key);
     }
   }
-  return 1;
+  push_kind(L, k);
+  return 2;
 }
 
 /* kfjob.suggest(word, candidates): the closest candidate or nil. */
@@ -204,6 +284,24 @@ static int l_targets(lua_State *L) {
   return 1;
 }
 
+/* kfjob.meta() and kfjob.schema(kind, opts): the generators of the
+** embedded Lua layer (lua/kfjob/meta.lua, schema.lua), loaded on first use
+** through require, called with the arguments given. */
+static int call_generator(lua_State *L, const char *module) {
+  int n = lua_gettop(L);
+  lua_getglobal(L, "require");
+  if (!lua_isfunction(L, -1))
+    return luaL_error(L, "kfjob: %s needs require", module);
+  lua_pushstring(L, module);
+  lua_call(L, 1, 1);
+  lua_insert(L, 1);
+  lua_call(L, n, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+static int l_meta(lua_State *L) { return call_generator(L, "kfjob.meta"); }
+static int l_schema(lua_State *L) { return call_generator(L, "kfjob.schema"); }
+
 const luaL_Reg lkf_schema_funcs[] = {
     {"fields", l_fields}, {"suggest", l_suggest}, {"targets", l_targets},
-    {NULL, NULL}};
+    {"meta", l_meta}, {"schema", l_schema}, {NULL, NULL}};

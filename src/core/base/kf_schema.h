@@ -122,6 +122,9 @@ typedef struct kf_field {
   const char *not_on_why; /* R34's reason, with its upstream source */
   unsigned zbit;          /* KF_F_OMITZERO: bit in kf_run_policy.zero */
   const char *denied;     /* message when a context does not take it */
+  const char *desc;       /* one line: what the field means and what it
+                             becomes on each target (kfjob.fields, meta,
+                             schema, explain) */
 } kf_field;
 
 struct kf_obj {
@@ -129,6 +132,8 @@ struct kf_obj {
   const char *what;       /* "a kfjob.RunPolicy or a table" */
   const kf_field *f;
   size_t n;
+  const char *name;       /* the table's name in generated definitions
+                             ("Resources": kfjob.ResourcesOpts) */
 };
 
 /* ---- roles and kinds -------------------------------------------------- */
@@ -146,6 +151,7 @@ typedef struct kf_role_info {
   const char *key;        /* "worker": job field */
   int default_replicas;
   unsigned flags;         /* KF_R_* */
+  const char *desc;       /* one line: the group (kfjob.fields, meta, ...) */
 } kf_role_info;
 
 #define KF_K_RUNPOLICY 1u
@@ -194,6 +200,7 @@ typedef struct kf_kind_info {
   const kf_replica_bounds *bounds;
   const char *port_name;      /* the operator's default container port, */
   int port;                   /* added by its defaulter (NULL, 0: none) */
+  const char *desc;           /* one line: the kind (meta, schema, explain) */
 } kf_kind_info;
 
 extern const kf_kind_info kf_kinds[KF_NKINDS];

@@ -22,12 +22,18 @@
 
 const kf_role_info kf_roles[KF_NROLES] = {
   /* name         key          default flags */
-  {"Worker",    "worker",    0, 0},
-  {"PS",        "ps",        0, 0},
-  {"Chief",     "chief",     0, 0},
-  {"Evaluator", "evaluator", 0, 0},
-  {"Master",    "master",    1, KF_R_FIXED1},
-  {"Launcher",  "launcher",  1, KF_R_FIXED1},
+  {"Worker",    "worker",    0, 0,
+   "The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer"},
+  {"PS",        "ps",        0, 0,
+   "TensorFlow parameter servers: the PS replica spec in the plugin message, tfReplicaSpecs.PS in the manifest"},
+  {"Chief",     "chief",     0, 0,
+   "The TensorFlow chief (checkpoints, summaries): the Chief replica spec in the plugin message, tfReplicaSpecs.Chief in the manifest"},
+  {"Evaluator", "evaluator", 0, 0,
+   "TensorFlow evaluators: the Evaluator replica spec in the plugin message, tfReplicaSpecs.Evaluator in the manifest"},
+  {"Master",    "master",    1, KF_R_FIXED1,
+   "The rank-0 pod (PyTorch, XGBoost, Paddle; exactly 1 where required): the master replica spec in the PyTorch v1 plugin message, spec.<kind>ReplicaSpecs.Master in operator manifests; on Trainer one of the node job's pods"},
+  {"Launcher",  "launcher",  1, KF_R_FIXED1,
+   "The MPI launcher pod that runs mpirun/horovodrun (exactly 1): the launcher replica spec in the plugin message, mpiReplicaSpecs.Launcher in the manifest"},
 };
 
 /* ---- enums: every accepted spelling, by value ------------------------- */
@@ -66,119 +72,148 @@ static const kf_choice rdzv_choice = {"rendezvous backend",
 /* Proto names are the ResourceName enum's; manifest keys Kubernetes'. */
 static const kf_field resource_rows[KF_NRES] = {
   [KF_CPU] = {.key = "cpu", .type = KF_V_QTY, .off = RES(KF_CPU), .pb = "CPU",
-   .manifest = "cpu"},
+   .manifest = "cpu",
+   .desc = "CPU cores, a quantity (4, \"500m\"): ResourceName CPU in the plugin message and TaskTemplate, cpu in the container resources of every manifest (Trainer: resourcesPerNode)"},
   [KF_MEM] = {.key = "mem", .alias = "memory", .type = KF_V_QTY, .off = RES(KF_MEM),
-   .pb = "MEMORY", .manifest = "memory"},
+   .pb = "MEMORY", .manifest = "memory",
+   .desc = "Memory, a quantity (\"32Gi\"): ResourceName MEMORY in the plugin message and TaskTemplate, memory in the container resources of every manifest (Trainer: resourcesPerNode)"},
   [KF_GPU] = {.key = "gpu", .type = KF_V_QTY, .off = RES(KF_GPU), .pb = "GPU",
-   .manifest = "nvidia.com/gpu"},
+   .manifest = "nvidia.com/gpu",
+   .desc = "NVIDIA GPUs, a quantity (2): ResourceName GPU in the plugin message and TaskTemplate, nvidia.com/gpu in the container resources of every manifest (Trainer: resourcesPerNode)"},
   [KF_EPH] = {.key = "ephemeral_storage", .type = KF_V_QTY, .off = RES(KF_EPH),
-   .pb = "EPHEMERAL_STORAGE", .manifest = "ephemeral-storage"},
+   .pb = "EPHEMERAL_STORAGE", .manifest = "ephemeral-storage",
+   .desc = "Local scratch disk, a quantity (\"100Gi\"): ResourceName EPHEMERAL_STORAGE in the plugin message and TaskTemplate, ephemeral-storage in the container resources of every manifest"},
 };
 const kf_obj kf_resources_obj = {NULL, "a table of resources", resource_rows,
-                                 sizeof resource_rows / sizeof *resource_rows};
+                                 sizeof resource_rows / sizeof *resource_rows, "Resources"};
 
 /* Kueue topology-aware scheduling (SPEC §13): each key becomes a
 ** kueue.x-k8s.io/podset-* annotation on the pod template. */
 #define TOPO(f) offsetof(kf_topology, f)
 static const kf_field topology_rows[] = {
   {.key = "required", .type = KF_V_TOKEN, .off = TOPO(required),
-   .manifest = KF_TAS_REQUIRED},
+   .manifest = KF_TAS_REQUIRED,
+   .desc = "Kueue topology level (a node label key) all these pods must share: annotation kueue.x-k8s.io/podset-required-topology on the pod template (Trainer: in the runtime patch)"},
   {.key = "preferred", .type = KF_V_TOKEN, .off = TOPO(preferred),
-   .manifest = KF_TAS_PREFERRED},
+   .manifest = KF_TAS_PREFERRED,
+   .desc = "Kueue topology level these pods should share when they fit: annotation kueue.x-k8s.io/podset-preferred-topology on the pod template (Trainer: in the runtime patch)"},
   {.key = "unconstrained", .type = KF_V_BOOL, .flags = KF_F_OMITZERO,
-   .off = TOPO(unconstrained), .manifest = KF_TAS_UNCONSTRAINED},
+   .off = TOPO(unconstrained), .manifest = KF_TAS_UNCONSTRAINED,
+   .desc = "true: Kueue may place these pods in any topology domain: annotation kueue.x-k8s.io/podset-unconstrained-topology on the pod template"},
   {.key = "slice_required", .type = KF_V_TOKEN, .off = TOPO(slice_required),
-   .manifest = KF_TAS_SLICE_REQUIRED},
+   .manifest = KF_TAS_SLICE_REQUIRED,
+   .desc = "Kueue topology level each slice of slice_size pods must share: annotation kueue.x-k8s.io/podset-slice-required-topology on the pod template"},
   {.key = "slice_size", .type = KF_V_INT, .flags = KF_F_OMITZERO,
    .off = TOPO(slice_size), .off_n = TOPO(zero), .zbit = 1u, .min = 1,
-   .manifest = KF_TAS_SLICE_SIZE},
+   .manifest = KF_TAS_SLICE_SIZE,
+   .desc = "Pods per slice, an integer >= 1 (with slice_required): annotation kueue.x-k8s.io/podset-slice-size on the pod template"},
 };
 const kf_obj kf_topology_obj = {NULL, "a table of named fields", topology_rows,
-                                sizeof topology_rows / sizeof *topology_rows};
+                                sizeof topology_rows / sizeof *topology_rows, "Topology"};
 
 #define G(f) offsetof(kf_group, f)
 static const kf_field group_rows[] = {
   {.key = "replicas", .type = KF_V_INT, .flags = KF_F_REPLICAS,
    .off = G(replicas), .min = 0, .pb = "replicas", .pb0 = "replicas",
    .manifest = "replicas", .place = KF_M_REPLICA,
-   .denied = "not settable here (an elastic job takes nnodes)"},
+   .denied = "not settable here (an elastic job takes nnodes)",
+   .desc = "Pods in this group: the replica spec's replicas in the v1 plugin message (the v0 count field in v0), spec.<kind>ReplicaSpecs.<Group>.replicas in operator manifests (Trainer: numNodes); an elastic job takes nnodes"},
   {.key = "image", .type = KF_V_TOKEN, .off = G(image),
-   .pb = "image", .manifest = "image", .place = KF_M_CONTAINER},
+   .pb = "image", .manifest = "image", .place = KF_M_CONTAINER,
+   .desc = "Container image of this group's pods (wins over the task's image): the replica spec's image in the v1 plugin message (v0 cannot carry it), the container image in every manifest"},
   {.key = "requests", .type = KF_V_OBJ, .off = G(requests),
    .info = &kf_resources_obj, .pbmsg = "resources", .pb = "requests",
-   .manifest = "requests", .place = KF_M_RESOURCES},
+   .manifest = "requests", .place = KF_M_RESOURCES,
+   .desc = "Resources this group's containers request: the replica spec's resources.requests in the v1 plugin message, the container's resources.requests in every manifest (Trainer: resourcesPerNode)"},
   {.key = "limits", .type = KF_V_OBJ, .off = G(limits),
    .info = &kf_resources_obj, .pbmsg = "resources", .pb = "limits",
-   .manifest = "limits", .place = KF_M_RESOURCES},
+   .manifest = "limits", .place = KF_M_RESOURCES,
+   .desc = "Resource limits of this group's containers: the replica spec's resources.limits in the v1 plugin message, the container's resources.limits in every manifest (Trainer: resourcesPerNode)"},
   {.key = "restart_policy", .type = KF_V_ENUM, .off = G(restart_policy),
    .idef = KF_RP_NEVER, .info = &kf_restart_policy_enum,
-   .pb = "restart_policy", .manifest = "restartPolicy",
-   .place = KF_M_REPLICA},
+   .pb = "restart_policy", .manifest = "restartPolicy", .place = KF_M_REPLICA,
+   .desc = "When this group's failed pods restart (never, on_failure, always): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; Trainer takes only never"},
   {.key = "command", .type = KF_V_STRLIST, .flags = KF_F_COMMAND,
    .off = G(command), .off_n = G(ncommand), .pb = "command",
-   .manifest = "args", .place = KF_M_CONTAINER,
-   .denied = "only MPI and Horovod groups take a command"},
+   .manifest = "args", .place = KF_M_CONTAINER, .denied = "only MPI and Horovod groups take a command",
+   .desc = "MPI and Horovod Worker/Launcher only: the group's command, the replica spec's command in the v1 plugin message and the container args in manifests (the launcher's mpirun/horovodrun line)"},
   {.key = "pod_template", .type = KF_V_TREE, .off = G(pod_template),
-   .info = &kf_pod_template_tree},
+   .info = &kf_pod_template_tree,
+   .desc = "A PodTemplateSpec merged over the job's pod_template for this group's pods only (kubectl's merge); not in the plugin message; Trainer only when every group has the same, Flyte refuses it (R31)"},
   {.key = "topology", .type = KF_V_OBJ, .off = G(topology),
-   .off_n = G(has_topology), .info = &kf_topology_obj},
+   .off_n = G(has_topology), .info = &kf_topology_obj,
+   .desc = "Kueue topology placement of this group's pods (replaces the job's, annotation by annotation): podset annotations on this group's pod template; not on Flyte (R31)"},
 };
 const kf_obj kf_group_obj = {NULL, "a table of named fields", group_rows,
-                             sizeof group_rows / sizeof *group_rows};
+                             sizeof group_rows / sizeof *group_rows, "Group"};
 
 #define RP(f) offsetof(kf_run_policy, f)
 static const kf_field run_policy_rows[] = {
   {.key = "clean_pod_policy", .type = KF_V_ENUM, .off = RP(clean_pod_policy),
    .idef = KF_CP_NONE, .info = &kf_clean_pod_policy_enum,
-   .pb = "clean_pod_policy", .manifest = "cleanPodPolicy"},
+   .pb = "clean_pod_policy", .manifest = "cleanPodPolicy",
+   .desc = "Which pods are deleted when the job ends (none, running, all): run_policy.clean_pod_policy in the v1 plugin message, spec.runPolicy.cleanPodPolicy in operator manifests; dropped with a warning on Trainer (R20)"},
   {.key = "ttl_seconds_after_finished", .type = KF_V_INT,
    .flags = KF_F_OMITZERO, .off = RP(ttl_seconds_after_finished),
    .off_n = RP(zero), .zbit = KF_RPZ_TTL, .pb = "ttl_seconds_after_finished",
-   .manifest = "ttlSecondsAfterFinished"},
+   .manifest = "ttlSecondsAfterFinished",
+   .desc = "Seconds after the job ends before it is deleted: run_policy.ttl_seconds_after_finished in the v1 plugin message, spec.runPolicy.ttlSecondsAfterFinished in operator manifests; dropped on Trainer (R20)"},
   {.key = "active_deadline_seconds", .type = KF_V_INT,
    .flags = KF_F_OMITZERO, .off = RP(active_deadline_seconds),
    .off_n = RP(zero), .zbit = KF_RPZ_DEADLINE, .pb = "active_deadline_seconds",
-   .manifest = "activeDeadlineSeconds"},
+   .manifest = "activeDeadlineSeconds",
+   .desc = "Seconds the job may run before it is failed: run_policy.active_deadline_seconds in the v1 plugin message, spec.runPolicy.activeDeadlineSeconds in operator manifests, activeDeadlineSeconds on Trainer"},
   {.key = "backoff_limit", .type = KF_V_INT, .flags = KF_F_OMITZERO,
    .off = RP(backoff_limit), .off_n = RP(zero), .zbit = KF_RPZ_BACKOFF,
-   .pb = "backoff_limit", .manifest = "backoffLimit"},
+   .pb = "backoff_limit", .manifest = "backoffLimit",
+   .desc = "Retries before the job is marked failed: run_policy.backoff_limit in the v1 plugin message, spec.runPolicy.backoffLimit in operator manifests; dropped with a warning on Trainer (R20)"},
 };
 const kf_obj kf_run_policy_obj = {"RunPolicy", "a kfjob.RunPolicy or a table",
                                   run_policy_rows,
-                                  sizeof run_policy_rows / sizeof *run_policy_rows};
+                                  sizeof run_policy_rows / sizeof *run_policy_rows, "RunPolicy"};
 
 /* Job-level rows shared by several kinds. */
 #define J(f) offsetof(kf_job, f)
-#define GROUPS {.key = "(groups)", .type = KF_V_GROUPS}
-#define DEPRECATED {.key = "(deprecated)", .type = KF_V_DEPRECATED, .min = 0}
+#define GROUPS {.key = "(groups)", .type = KF_V_GROUPS, .desc = "The kind's replica groups (worker, master, ...): each a table of group fields"}
+#define DEPRECATED {.key = "(deprecated)", .type = KF_V_DEPRECATED, .min = 0, .desc = "The v0 plugin message's replica counts (num_workers, ...): deprecated spellings of <group>.replicas"}
 #define RUN_POLICY                                                         \
   {.key = "run_policy", .type = KF_V_OBJ, .off = J(rp),                    \
    .off_n = J(has_run_policy), .info = &kf_run_policy_obj,                 \
-   .pb = "run_policy", .manifest = "runPolicy"}
+   .pb = "run_policy", .manifest = "runPolicy", \
+   .desc = "Job-wide lifecycle (clean-up, TTL, deadline, retries): run_policy in the v1 plugin message (v0 cannot carry it), spec.runPolicy in operator manifests"}
 #define SLOTS                                                              \
   {.key = "slots", .type = KF_V_INT, .off = J(slots), .min = 1, .idef = 1, \
-   .pb = "slots", .pb0 = "slots", .manifest = "slotsPerWorker"}
+   .pb = "slots", .pb0 = "slots", .manifest = "slotsPerWorker", \
+   .desc = "MPI processes per worker, an integer >= 1: slots in the plugin message, slotsPerWorker in manifests (Flyte 1.x writes 1, R11) and the launcher's -np = workers x slots"}
 
 /* Pod settings (SPEC 2.4): every kind; kf_pod.c checks the template and
 ** relates them (kf_rule_pod); none travels in the plugin message. */
 #define ACC(f) offsetof(kf_accel, f)
 static const kf_field accel_rows[] = {
-  {.key = "device", .type = KF_V_TOKEN, .off = ACC(device)},
-  {.key = "partition_size", .type = KF_V_TOKEN, .off = ACC(partition_size)},
-  {.key = "unpartitioned", .type = KF_V_BOOL, .off = ACC(unpartitioned)},
+  {.key = "device", .type = KF_V_TOKEN, .off = ACC(device),
+   .desc = "Accelerator device (\"nvidia-tesla-a100\"): TaskTemplate extended_resources.gpu_accelerator.device; in manifests a k8s.amazonaws.com/accelerator node affinity and toleration on GPU pods"},
+  {.key = "partition_size", .type = KF_V_TOKEN, .off = ACC(partition_size),
+   .desc = "GPU partition (MIG) size (\"1g.5gb\"): TaskTemplate gpu_accelerator.partition_size; in manifests a k8s.amazonaws.com/gpu-partition-size node affinity and toleration"},
+  {.key = "unpartitioned", .type = KF_V_BOOL, .off = ACC(unpartitioned),
+   .desc = "true: a whole, unpartitioned GPU: TaskTemplate gpu_accelerator.unpartitioned; in manifests k8s.amazonaws.com/gpu-partition-size DoesNotExist node affinity"},
 };
 static const kf_obj accel_obj = {NULL, "a device name or a table",
-                                 accel_rows, sizeof accel_rows / sizeof *accel_rows};
+                                 accel_rows, sizeof accel_rows / sizeof *accel_rows, "Accelerator"};
 #define POD                                                                \
   {.key = "pod_template", .type = KF_V_TREE, .off = J(pod_template),       \
-   .info = &kf_pod_template_tree},                                         \
-  {.key = "shared_memory", .type = KF_V_SIZE, .off = J(shared_memory)},    \
+   .info = &kf_pod_template_tree, \
+   .desc = "A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)"},                                         \
+  {.key = "shared_memory", .type = KF_V_SIZE, .off = J(shared_memory), \
+   .desc = "true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest"},    \
   {.key = "accelerator", .type = KF_V_OBJ, .flags = KF_F_SHORT,            \
-   .off = J(accel), .off_n = J(has_accelerator), .info = &accel_obj},      \
+   .off = J(accel), .off_n = J(has_accelerator), .info = &accel_obj, \
+   .desc = "GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests"},      \
   {.key = "requests", .type = KF_V_OBJ, .off = J(requests),                \
-   .info = &kf_resources_obj, .manifest = "requests"},                     \
+   .info = &kf_resources_obj, .manifest = "requests", \
+   .desc = "Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's"},                     \
   {.key = "limits", .type = KF_V_OBJ, .off = J(limits),                    \
-   .info = &kf_resources_obj, .manifest = "limits"}
+   .info = &kf_resources_obj, .manifest = "limits", \
+   .desc = "Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's"}
 
 /* Scheduling (SPEC §13): Kueue labels, suspend, MultiKueue, topology and
 ** the gang; every kind, none in the plugin message.  kf_sched.c checks
@@ -191,44 +226,58 @@ static const kf_choice gang_scheduler_choice = {
 static const kf_field gang_rows[] = {
   {.key = "min_available", .type = KF_V_INT, .flags = KF_F_OMITZERO,
    .off = GANG(min_available), .off_n = GANG(zero), .zbit = 1u, .min = 1,
-   .manifest = "minAvailable"},
-  {.key = "queue", .type = KF_V_TOKEN, .off = GANG(queue), .manifest = "queue"},
+   .manifest = "minAvailable",
+   .desc = "Pods that must be schedulable together before any starts, an integer >= 1: spec.runPolicy.schedulingPolicy.minAvailable (operator, mpi-operator); Trainer and Flyte refuse it (R28, R30)"},
+  {.key = "queue", .type = KF_V_TOKEN, .off = GANG(queue), .manifest = "queue",
+   .desc = "Volcano queue of the gang's PodGroup: schedulingPolicy.queue (operator, mpi-operator); Trainer: annotation scheduling.volcano.sh/queue-name; Flyte refuses it (R30)"},
   {.key = "priority_class", .type = KF_V_TOKEN, .off = GANG(priority_class),
-   .manifest = "priorityClass"},
+   .manifest = "priorityClass",
+   .desc = "PriorityClass of the gang's PodGroup: schedulingPolicy.priorityClass (operator, mpi-operator); Trainer and Flyte refuse it (R28, R30)"},
   {.key = "schedule_timeout_seconds", .type = KF_V_INT, .flags = KF_F_OMITZERO,
    .off = GANG(schedule_timeout_seconds), .off_n = GANG(zero), .zbit = 2u,
-   .min = 1, .manifest = "scheduleTimeoutSeconds"},
+   .min = 1, .manifest = "scheduleTimeoutSeconds",
+   .desc = "Seconds the gang may wait to be scheduled, an integer >= 1: schedulingPolicy.scheduleTimeoutSeconds (operator, mpi-operator); Trainer and Flyte refuse it"},
   {.key = "min_resources", .type = KF_V_OBJ, .off = GANG(min_resources),
    .off_n = GANG(has_min_resources), .info = &kf_resources_obj,
-   .manifest = "minResources"},
+   .manifest = "minResources",
+   .desc = "Resources the gang needs before it starts: schedulingPolicy.minResources with Kubernetes resource names (operator, mpi-operator); Trainer and Flyte refuse it"},
   {.key = "scheduler", .type = KF_V_CHOICE, .off = GANG(scheduler),
-   .info = &gang_scheduler_choice},
+   .info = &gang_scheduler_choice,
+   .desc = "The gang scheduler the cluster runs (volcano, scheduler-plugins): written nowhere, it only steers lint about what that scheduler reads"},
 };
 static const kf_obj gang_obj = {NULL, "a table of named fields", gang_rows,
-                                sizeof gang_rows / sizeof *gang_rows};
+                                sizeof gang_rows / sizeof *gang_rows, "Gang"};
 #define SC(f) offsetof(kf_sched, f)
 static const kf_field sched_rows[] = {
   {.key = "queue", .type = KF_V_TOKEN, .off = SC(queue),
-   .manifest = KF_KUEUE_QUEUE},
+   .manifest = KF_KUEUE_QUEUE,
+   .desc = "Kueue LocalQueue the job waits in: label kueue.x-k8s.io/queue-name on the resource (flyte2: on the PyTorchJob pod template); Flyte 1.x refuses it (R30)"},
   {.key = "priority_class", .type = KF_V_TOKEN, .off = SC(priority_class),
-   .manifest = KF_KUEUE_PRIORITY},
+   .manifest = KF_KUEUE_PRIORITY,
+   .desc = "Kueue WorkloadPriorityClass: label kueue.x-k8s.io/priority-class on the resource (flyte2: on the PyTorchJob pod template); Flyte 1.x refuses it (R30)"},
   {.key = "max_exec_time", .type = KF_V_INT, .flags = KF_F_OMITZERO,
    .off = SC(max_exec_time), .off_n = SC(zero), .zbit = 1u, .min = 1,
-   .manifest = KF_KUEUE_MAX_EXEC},
+   .manifest = KF_KUEUE_MAX_EXEC,
+   .desc = "Seconds Kueue lets the job run, an integer >= 1: label kueue.x-k8s.io/max-exec-time-seconds on the resource (flyte2: pod template); Flyte 1.x refuses it (R30)"},
   {.key = "suspend", .type = KF_V_BOOL, .flags = KF_F_OMITZERO,
-   .off = SC(suspend), .manifest = "suspend"},
+   .off = SC(suspend), .manifest = "suspend",
+   .desc = "true: create the job suspended (Kueue admits it): spec.runPolicy.suspend (operator, mpi-operator), spec.suspend (Trainer); Flyte refuses it (R30)"},
   {.key = "multikueue", .type = KF_V_BOOL, .flags = KF_F_OMITZERO,
-   .off = SC(multikueue), .manifest = "managedBy"},
+   .off = SC(multikueue), .manifest = "managedBy",
+   .desc = "true: let MultiKueue dispatch the job to a worker cluster: spec.runPolicy.managedBy (Trainer: spec.managedBy) = kueue.x-k8s.io/multikueue; Flyte refuses it (R30)"},
   {.key = "topology", .type = KF_V_OBJ, .off = SC(topology),
-   .off_n = SC(has_topology), .info = &kf_topology_obj},
+   .off_n = SC(has_topology), .info = &kf_topology_obj,
+   .desc = "Kueue topology-aware placement of every group's pods: podset annotations on each pod template (Trainer: the runtime patch)"},
   {.key = "gang", .type = KF_V_OBJ, .off = SC(gang), .off_n = SC(has_gang),
-   .info = &gang_obj, .manifest = "schedulingPolicy"},
+   .info = &gang_obj, .manifest = "schedulingPolicy",
+   .desc = "Gang scheduling (Volcano or scheduler-plugins PodGroup): spec.runPolicy.schedulingPolicy (operator, mpi-operator); Trainer takes only its queue (R28); Flyte refuses it (R30)"},
 };
 const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
-                             sizeof sched_rows / sizeof *sched_rows};
+                             sizeof sched_rows / sizeof *sched_rows, "Scheduling"};
 #define SCHED                                                              \
   {.key = "scheduling", .type = KF_V_OBJ, .off = J(sched),                 \
-   .off_n = J(has_scheduling), .info = &kf_sched_obj}
+   .off_n = J(has_scheduling), .info = &kf_sched_obj, \
+   .desc = "Where the job waits and how its pods start and land: Kueue queue and priority, suspend, MultiKueue, topology, gang; each target places it where its controller reads it (none in the plugin message)"}
 
 static const kf_field tf_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD, SCHED};
 static const kf_field pytorch_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD,
@@ -236,31 +285,39 @@ static const kf_field pytorch_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD,
 static const kf_field elastic_rows[] = {
   {.key = "nnodes", .type = KF_V_NNODES, .off = J(min_nodes), .min = 1,
    .idef = 1, .pbmsg = "elastic_config", .pb = "min_replicas",
-   .pb0 = "min_replicas"},
+   .pb0 = "min_replicas",
+   .desc = "Worker nodes, N or \"MIN:MAX\" (torchrun --nnodes): elastic_config min/max_replicas in the plugin message, elasticPolicy.minReplicas/maxReplicas and the worker count in operator manifests, numNodes on Trainer (fixed only, R9)"},
   {.key = "nproc_per_node", .type = KF_V_NPROC, .off = J(nproc_per_node),
    .off_n = J(nproc_word), .min = 1, .idef = 1, .info = &nproc_choice,
    .pbmsg = "elastic_config",
-   .pb = "nproc_per_node", .pb0 = "nproc_per_node", .manifest = "nProcPerNode"},
+   .pb = "nproc_per_node", .pb0 = "nproc_per_node", .manifest = "nProcPerNode",
+   .desc = "Processes per node, an integer >= 1 or auto/cpu/gpu (words: operator and Trainer only, R10): elastic_config.nproc_per_node, elasticPolicy.nProcPerNode, numProcPerNode on Trainer"},
   {.key = "max_restarts", .type = KF_V_INT, .off = J(max_restarts), .min = 0,
    .pbmsg = "elastic_config", .pb = "max_restarts",
    .pb0 = "max_restarts",
-   .manifest = "maxRestarts"},
+   .manifest = "maxRestarts",
+   .desc = "Times torchrun restarts the worker group on failure: elastic_config.max_restarts, elasticPolicy.maxRestarts in operator manifests; dropped with a warning on Trainer (R19)"},
   {.key = "rdzv_backend", .type = KF_V_CHOICE, .off = J(rdzv_backend),
    .sdef = "c10d", .info = &rdzv_choice, .pbmsg = "elastic_config",
-   .pb = "rdzv_backend", .pb0 = "rdzv_backend", .manifest = "rdzvBackend"},
+   .pb = "rdzv_backend", .pb0 = "rdzv_backend", .manifest = "rdzvBackend",
+   .desc = "torchrun rendezvous backend (c10d, etcd, etcd-v2): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17)"},
   GROUPS, RUN_POLICY, POD, SCHED};
 static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED, POD,
                                    SCHED};
 /* Horovod's own fields travel as horovodrun arguments, not in the proto. */
 static const kf_field horovod_rows[] = {
   GROUPS, RUN_POLICY, SLOTS,
-  {.key = "verbose", .type = KF_V_BOOL, .off = J(verbose)},
+  {.key = "verbose", .type = KF_V_BOOL, .off = J(verbose),
+   .desc = "true: horovodrun --verbose on the launcher's command line (not in the plugin message)"},
   {.key = "log_level", .type = KF_V_TOKEN, .off = J(log_level),
-   .sdef = "INFO"},
+   .sdef = "INFO",
+   .desc = "Horovod log level (HOROVOD_LOG_LEVEL, e.g. INFO, DEBUG): horovodrun --log-level on the launcher's command line (not in the plugin message)"},
   {.key = "discovery_script_path", .type = KF_V_TOKEN,
-   .off = J(discovery_script_path), .sdef = "/etc/mpi/discover_hosts.sh"},
+   .off = J(discovery_script_path), .sdef = "/etc/mpi/discover_hosts.sh",
+   .desc = "Script horovodrun runs to find the worker hosts: --host-discovery-script on the launcher's command line (not in the plugin message)"},
   {.key = "elastic_timeout", .type = KF_V_INT, .off = J(elastic_timeout),
-   .min = 1, .idef = 1200},
+   .min = 1, .idef = 1200,
+   .desc = "Seconds horovodrun waits for the workers (an integer >= 1): --elastic-timeout on the launcher's command line (not in the plugin message)"},
   DEPRECATED, POD, SCHED};
 /* SPEC §12: no Flyte task type, so no proto fields of their own. */
 static const kf_field operator_rows[] = {GROUPS, RUN_POLICY, POD, SCHED};
@@ -314,44 +371,52 @@ const kf_kind_info kf_kinds[KF_NKINDS] = {
     {KF_CHIEF, "chief_replicas", "chief_replicas", "num_chief_replicas"},
     {KF_EVALUATOR, "evaluator_replicas", "evaluator_replicas",
      "num_evaluator_replicas"}},
-   TF0, TF1, TF1R, ROWS(tf_rows), replicated, NULL, "tfjob-port", 2222},
+   TF0, TF1, TF1R, ROWS(tf_rows), replicated, NULL, "tfjob-port", 2222,
+   "A TensorFlow distributed job (Worker, PS, Chief, Evaluator): Flyte task type tensorflow, kubeflow.org/v1 TFJob"},
   [KF_PYTORCH] = {"PyTorchJob", "pytorch", "pytorch", "PyTorchJob",
    "pytorchReplicaSpecs", KF_K_RUNPOLICY, 2,
    {{KF_WORKER, "worker_replicas", "workers", "num_workers"},
     {KF_MASTER, "master_replicas", NULL, NULL}},
    PT0, PT1, PT1R, ROWS(pytorch_rows), replicated, NULL, "pytorchjob-port",
-   23456},
+   23456,
+   "A PyTorch distributed job (Master and Workers): Flyte task type pytorch, kubeflow.org/v1 PyTorchJob or a Trainer TrainJob"},
   [KF_ELASTIC] = {"Elastic", "pytorch", "pytorch", "PyTorchJob",
    "pytorchReplicaSpecs", KF_K_RUNPOLICY | KF_K_ELASTIC, 1,
    {{KF_WORKER, "worker_replicas", "workers", NULL}},
    PT0, PT1, PT1R, ROWS(elastic_rows), elastic, NULL, "pytorchjob-port",
-   23456},
+   23456,
+   "A torch-elastic (torchrun) PyTorch job: Flyte task type pytorch with an elastic_config, a PyTorchJob with elasticPolicy or a Trainer TrainJob"},
   [KF_MPI] = {"MPIJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
    KF_K_RUNPOLICY | KF_K_SLOTS | KF_K_COMMAND, 2,
    {{KF_WORKER, "worker_replicas", "num_workers", "num_workers"},
     {KF_LAUNCHER, "launcher_replicas", "num_launcher_replicas",
      "num_launcher_replicas"}},
-   MPI0, MPI1, MPI1R, ROWS(mpi_rows), replicated, NULL, NULL, 0},
+   MPI0, MPI1, MPI1R, ROWS(mpi_rows), replicated, NULL, NULL, 0,
+   "An MPI job (Launcher and Workers, mpirun): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob"},
   [KF_HOROVOD] = {"HorovodJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
    KF_K_RUNPOLICY | KF_K_SLOTS | KF_K_COMMAND | KF_K_HOROVOD, 2,
    {{KF_WORKER, "worker_replicas", "num_workers", "num_workers"},
     {KF_LAUNCHER, "launcher_replicas", "num_launcher_replicas",
      "num_launcher_replicas"}},
-   MPI0, MPI1, MPI1R, ROWS(horovod_rows), replicated, NULL, NULL, 0},
+   MPI0, MPI1, MPI1R, ROWS(horovod_rows), replicated, NULL, NULL, 0,
+   "A Horovod job (horovodrun on the launcher): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob"},
   [KF_JAX] = {"JAXJob", NULL, "jax", "JAXJob", "jaxReplicaSpecs",
    KF_K_RUNPOLICY, 1, {{KF_WORKER, NULL, NULL, NULL}},
    NULL, NULL, NULL, ROWS(operator_rows), replicated, jax_bounds,
-   "jaxjob-port", 6666},
+   "jaxjob-port", 6666,
+   "A JAX distributed job (Workers): no Flyte task type; training-operator kubeflow.org/v1 JAXJob"},
   [KF_XGBOOST] = {"XGBoostJob", NULL, "xgboost", "XGBoostJob", "xgbReplicaSpecs",
    KF_K_RUNPOLICY, 2,
    {{KF_WORKER, NULL, NULL, NULL}, {KF_MASTER, NULL, NULL, NULL}},
    NULL, NULL, NULL, ROWS(operator_rows), replicated, xgb_bounds,
-   "xgboostjob-port", 9999},
+   "xgboostjob-port", 9999,
+   "An XGBoost job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 XGBoostJob"},
   [KF_PADDLE] = {"PaddleJob", NULL, "paddle", "PaddleJob", "paddleReplicaSpecs",
    KF_K_RUNPOLICY, 2,
    {{KF_WORKER, NULL, NULL, NULL}, {KF_MASTER, NULL, NULL, NULL}},
    NULL, NULL, NULL, ROWS(operator_rows), some_replicas, paddle_bounds,
-   "master", 36543},
+   "master", 36543,
+   "A PaddlePaddle job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 PaddleJob"},
 };
 
 /* ---- lookups ---------------------------------------------------------- */

@@ -1,0 +1,384 @@
+-- kfjob.meta: the LuaCATS definition file for lua-language-server
+-- (library/kfjob.lua), generated from the schema rows that kfjob.fields
+-- returns.  Fields, types, defaults, enums and descriptions come from the
+-- rows alone; what is written here by hand is only what is not a field:
+-- the signatures of functions and the option tables of job methods.
+-- Works on Lua 5.1-5.4 and LuaJIT.
+local kfjob = require "kfjob"
+
+local concat, insert, sort = table.concat, table.insert, table.sort
+
+local function pascal(s)
+  return (s:gsub("^%l", string.upper):gsub("_(%w)", string.upper))
+end
+
+local function sorted_keys(t)
+  local ks = {}
+  for k in pairs(t) do ks[#ks + 1] = k end
+  sort(ks)
+  return ks
+end
+
+local function quote(v)
+  if type(v) == "string" then return '"' .. v .. '"' end
+  return tostring(v)
+end
+
+-- A generator run: classes and aliases by body, so a table that is the
+-- same in several kinds is one class.
+local Gen = {}
+Gen.__index = Gen
+
+local function new_gen()
+  return setmetatable({ out = {}, by_body = {}, names = {} }, Gen)
+end
+
+-- A name not taken yet for a new body: `want`, else want2, want3, ...
+function Gen:free_name(want)
+  local name, i = want, 1
+  while self.names[name] do i = i + 1; name = want .. i end
+  self.names[name] = true
+  return name
+end
+
+-- Emits `body` (a list of lines after the header) under a name, once.
+-- (`own`: a class of its own even when another has the same body)
+function Gen:define(want, header_fmt, body, desc, own)
+  local key = header_fmt .. "\0" .. concat(body, "\n")
+  local have = not own and self.by_body[key]
+  if have then return have end
+  local name = self:free_name(want)
+  self.by_body[key] = self.by_body[key] or name
+  local o = self.out
+  o[#o + 1] = ""
+  if desc then o[#o + 1] = "--- " .. desc end
+  o[#o + 1] = header_fmt:format(name)
+  for _, l in ipairs(body) do o[#o + 1] = l end
+  return name
+end
+
+-- The alias of an enum row: every accepted spelling (and, for ENUM rows,
+-- the proto numbers).
+function Gen:enum_alias(key, row)
+  local vals = {}
+  for _, v in ipairs(row.spellings or row.values) do vals[#vals + 1] = quote(v) end
+  if row.spellings then
+    for i = 0, #row.values - 1 do vals[#vals + 1] = tostring(i) end
+  end
+  local body = {}
+  for _, v in ipairs(vals) do body[#body + 1] = "---| " .. v end
+  return self:define("kfjob." .. pascal(key) .. "Value", "---@alias %s", body,
+                     "Accepted spellings of " .. key .. ".")
+end
+
+-- The LuaCATS type of a row.
+function Gen:type_of(key, row, ctx)
+  local t = row.type
+  if t == "integer" and row.values then
+    return "integer|" .. self:enum_alias(key, row)
+  elseif t == "integer" then return "integer"
+  elseif t == "string" then return "string"
+  elseif t == "boolean" then return "boolean"
+  elseif t == "quantity" then return "kfjob.Quantity"
+  elseif t == "size" then return "boolean|kfjob.Quantity"
+  elseif t == "strings" then return "string[]"
+  elseif t == "nnodes" then return "kfjob.Nnodes"
+  elseif t == "tree" then return "kfjob.PodTemplate"
+  elseif t == "enum" then return self:enum_alias(key, row)
+  elseif t == "table" then
+    local name = row.table or pascal(key)
+    local ty = self:class_of(row.fields, name, ctx,
+                             "The keys of a " .. name .. " table.")
+    -- a table that a single string can stand for (accelerator = "device")
+    if row.short then ty = "string|" .. ty end
+    return ty
+  end
+  error("kfjob.meta: " .. key .. ": no LuaCATS type for row type '"
+        .. tostring(t) .. "'")
+end
+
+-- One line of description: the row's, and its default and range.
+local function describe(row)
+  local d = row.description or ""
+  if not d:find("[.)]$") then d = d .. "." end
+  if row.default ~= nil and row.type ~= "table" and not row.optional then
+    d = d .. " Default: " .. tostring(row.default) .. "."
+  end
+  if row.min ~= nil and (row.type == "integer" or row.type == "nnodes") then
+    d = d .. " Minimum: " .. row.min .. "."
+  end
+  return (d:gsub("\n", " "))
+end
+
+-- The field lines of a table of rows (an alias is a field of its own).
+function Gen:fields_body(rows, ctx)
+  local body = {}
+  for _, key in ipairs(sorted_keys(rows)) do
+    local row = rows[key]
+    body[#body + 1] = ("---@field %s? %s %s"):format(key,
+                                                      self:type_of(key, row, ctx),
+                                                      describe(row))
+  end
+  return body
+end
+
+-- The `(exact)` class of a table of rows; `name` is its wished-for name.
+function Gen:class_of(rows, name, ctx, desc)
+  local body = self:fields_body(rows, ctx)
+  return self:define("kfjob." .. name .. "Opts", "---@class (exact) %s", body,
+                     desc)
+end
+
+-- Per kind: the group classes (the general one is kfjob.GroupOpts, a kind
+-- whose groups take other rows gets its own), then the kind's class.
+function Gen:kind_class(kind)
+  local rows, info = kfjob.fields(kind)
+  local body = {}
+  for _, key in ipairs(sorted_keys(rows)) do
+    local row = rows[key]
+    local ty
+    if row.group then
+      local gbody = self:fields_body(row.fields, kind)
+      local general = self.by_body["---@class (exact) %s\0" .. concat(gbody, "\n")]
+      ty = general or self:define(self.group_class and "kfjob." .. kind .. "GroupOpts"
+                                  or "kfjob.GroupOpts",
+                                  "---@class (exact) %s", gbody,
+                                  "A replica group's table.")
+      self.group_class = self.group_class or ty
+      self.role_class[row.group] = self.role_class[row.group] or {}
+      insert(self.role_class[row.group], ty)
+    else
+      ty = self:type_of(key, row, kind)
+    end
+    body[#body + 1] = ("---@field %s? %s %s"):format(key, ty, describe(row))
+  end
+  return self:define("kfjob." .. kind .. "Opts", "---@class (exact) %s", body,
+                     "kfjob." .. kind .. "{...}: " .. info.description .. ".", true)
+end
+
+-- ---- what is not a field: signatures, by hand --------------------------
+
+-- Options of job methods (the keys the binding accepts).
+local method_opts = {
+  EncodeOpts = {
+    { "version", "0|1", "task_type_version (default 1)" },
+    { "replica_encoding", '"flat"|"common"', "how v1 replica specs are written" },
+    { "target", "kfjob.Target", "the system the job is for (default flyte)" } },
+  ToJsonOpts = {
+    { "version", "0|1", "task_type_version (default 1)" },
+    { "replica_encoding", '"flat"|"common"', "how v1 replica specs are written" },
+    { "indent", "integer", "pretty-print with this indent" },
+    { "target", "kfjob.Target", "the system the job is for (default flyte)" } },
+  TaskTemplateOpts = {
+    { "version", "0|1", "task_type_version (default 1)" },
+    { "replica_encoding", '"flat"|"common"', "how v1 replica specs are written" },
+    { "format", '"pb"|"json"', "bytes (default) or JSON" },
+    { "indent", "integer", "JSON indent" },
+    { "id", "table", "{project=, domain=, name=, version=}" },
+    { "container", "table", "{image=, command=, args=, env=}" },
+    { "config", "table<string, string>", "TaskTemplate config" },
+    { "wrap_launcher", "boolean", "MPI/Horovod args wrapped in the launcher command (default true)" },
+    { "target", "kfjob.Target", "the system the job is for (default flyte)" } },
+  ManifestOpts = {
+    { "name", "string", "resource name (required, DNS-1035)" },
+    { "namespace", "string", "resource namespace" },
+    { "image", "string", "container image (a group's own image wins)" },
+    { "command", "string[]", "container command" },
+    { "args", "string[]", "container args" },
+    { "env", "table<string, string>", "environment, emitted sorted" },
+    { "labels", "table<string, string>", "labels on the resource and its pods" },
+    { "annotations", "table<string, string>", "annotations on the resource and its pods" },
+    { "service_account", "string", "pods' service account" },
+    { "target", "kfjob.Target", "the system the manifest is for (default operator)" },
+    { "format", '"table"|"json"|"yaml"', "the result's form (default table)" },
+    { "indent", "integer", "JSON indent, 0-16" } },
+  CheckOpts = {
+    { "target", "kfjob.Target", "the system to check for" },
+    { "name", "string", "the resource name, for the name rules" },
+    { "env", "table<string, string>", "the task environment, for the environment rules" } },
+  EnvironmentOpts = {
+    { "name", "string", "resource name (required)" },
+    { "namespace", "string", "resource namespace" },
+    { "env", "table<string, string>", "task environment" },
+    { "target", "kfjob.Target", "the system (default operator)" } },
+}
+method_opts.TaskSpecOpts = {}
+for _, f in ipairs(method_opts.TaskTemplateOpts) do insert(method_opts.TaskSpecOpts, f) end
+insert(method_opts.TaskSpecOpts, { "interface", "table", "the task's inputs and outputs" })
+insert(method_opts.TaskSpecOpts, { "metadata", "table", "TaskMetadata: retries, timeout, ..." })
+method_opts.LintOpts = {}
+for _, f in ipairs(method_opts.ManifestOpts) do
+  if f[1] ~= "format" and f[1] ~= "indent" then insert(method_opts.LintOpts, f) end
+end
+insert(method_opts.LintOpts, { "version", "0|1", "task_type_version (default 1)" })
+
+local job_methods = {
+  { "spec", "fun(self: kfjob.Job): table", "the constructor-shaped table" },
+  { "with", "fun(self: kfjob.Job, overrides: table): kfjob.Job", "a revalidated copy with overrides merged (dotted keys at the top level)" },
+  { "encode", "fun(self: kfjob.Job, opts?: kfjob.EncodeOpts): string", "plugin message wire bytes" },
+  { "custom", "fun(self: kfjob.Job, opts?: kfjob.EncodeOpts): table", "the proto3 JSON as a table" },
+  { "to_json", "fun(self: kfjob.Job, opts?: kfjob.ToJsonOpts): string", "the proto3 JSON as text" },
+  { "task_template", "fun(self: kfjob.Job, opts?: kfjob.TaskTemplateOpts): string", "a flyteidl.core.TaskTemplate" },
+  { "task_spec", "fun(self: kfjob.Job, opts?: kfjob.TaskSpecOpts): string", "a registrable flyteidl.admin.TaskSpec" },
+  { "versions", "fun(self: kfjob.Job): integer[]", "the task_type_versions that can express the job" },
+  { "manifest", "fun(self: kfjob.Job, opts: kfjob.ManifestOpts): table|string", "the Kubernetes resource for a target" },
+  { "lint", "fun(self: kfjob.Job, opts?: kfjob.LintOpts): {path: string, message: string, rule?: string, source?: string}[]", "warnings" },
+  { "launcher_command", "fun(self: kfjob.Job, args?: string[]): string[]", "MPI/Horovod launcher command line" },
+  { "environment", "fun(self: kfjob.Job, opts: kfjob.EnvironmentOpts): table", "every pod's injected environment" },
+  { "check", "fun(self: kfjob.Job, opts?: kfjob.CheckOpts): true|nil, {path: string, message: string, rule: string, source: string}[]?", "the target's errors" },
+}
+
+-- Module functions other than constructors: params, returns, description.
+local module_funcs = {
+  decode = { { "task_type: string", "data: string", "opts?: {version?: integer, kind?: string}" }, "kfjob.Job|nil, string?", "plugin message bytes to a job" },
+  from_json = { { "task_type: string", "json: string|table", "opts?: {version?: integer, allow_unknown?: boolean, kind?: string}" }, "kfjob.Job|nil, string?", "proto3 JSON to a job" },
+  decode_task_template = { { "data: string", "opts?: {kind?: string}" }, "kfjob.Job|nil, table|string", "TaskTemplate bytes or JSON to a job and its info" },
+  decode_task_spec = { { "data: string", "opts?: {kind?: string}" }, "kfjob.Job|nil, table|string", "TaskSpec bytes or JSON to a job and its info" },
+  is_job = { { "v: any" }, "boolean", "whether v is a kfjob job" },
+  hash64 = { { "s: string", 'form?: "integer"|"hex"' }, "integer|string", "64-bit FNV-1a of a string" },
+  fields = { { "kind: kfjob.Kind" }, "table<string, table>", "the kind's field tree from the schema rows" },
+  targets = { {}, "{name: string, runs: string, kinds: string[], emits: string[]}[]", "the systems a job can be emitted for" },
+  suggest = { { "word: string", "candidates: string[]" }, "string|nil", "the closest candidate (did-you-mean)" },
+  manifests = { { "items: (kfjob.Job|table)[]", "opts?: kfjob.ManifestOpts" }, "string|table", "several resources as one stream or list" },
+  meta = { {}, "string", "this LuaCATS definition file" },
+  schema = { { "kind?: kfjob.Kind", "opts?: {target?: kfjob.Target}" }, "string", "the JSON Schema of a data config" },
+}
+
+local template_funcs = {
+  render = { { "str: string", "vars: table" }, "string", "${name} placeholders filled from vars" },
+  expand = { { "tree: table", "vars: table" }, "table", "a deep copy with render applied to every string value" },
+  matrix = { { "m: {exclude?: table[], include?: table[], [string]: any[]}" }, "fun(): table?", "lazy cartesian product of the axes" },
+  variants = { { "base: kfjob.Job|table|fun(params: table): kfjob.Job", "matrix: table|fun(): table?", "opts?: {name?: string, kind?: kfjob.Kind, unique?: boolean, max_name?: integer}" }, "fun(): string?, kfjob.Job?, table?", "one job per combination" },
+  count = { { "m: table|function" }, "integer", "the number of combinations or variants" },
+  merge = { { "a: table", "b: table" }, "table", "deep merge, b wins" },
+  dns_name = { { "s: string", "max?: integer" }, "string", "the DNS-1035 form of a name" },
+}
+
+local function func_lines(o, qual, name, sig)
+  o[#o + 1] = ""
+  o[#o + 1] = "--- " .. sig[3]
+  local pnames = {}
+  for _, p in ipairs(sig[1]) do
+    local n, t = p:match("^([%w_]+%??):%s*(.+)$")
+    o[#o + 1] = "---@param " .. n .. " " .. t
+    pnames[#pnames + 1] = (n:gsub("%?$", ""))
+  end
+  o[#o + 1] = "---@return " .. sig[2]
+  o[#o + 1] = ("function %s.%s(%s) end"):format(qual, name, concat(pnames, ", "))
+end
+
+-- Functions found on a table that have no signature above still get one,
+-- so the file lists every function of the module.
+local function any_lines(o, qual, name)
+  o[#o + 1] = ""
+  o[#o + 1] = "---@param ... any"
+  o[#o + 1] = "---@return any"
+  o[#o + 1] = ("function %s.%s(...) end"):format(qual, name)
+end
+
+function Gen:opts_classes()
+  for _, name in ipairs(sorted_keys(method_opts)) do
+    local body = {}
+    for _, f in ipairs(method_opts[name]) do
+      body[#body + 1] = ("---@field %s? %s %s"):format(f[1], f[2], f[3])
+    end
+    self:define("kfjob." .. name, "---@class (exact) %s", body,
+                "Options of a job method.")
+  end
+end
+
+function Gen:module(o)
+  o[#o + 1] = ""
+  o[#o + 1] = "---@class kfjob.Job"
+  o[#o + 1] = "---@field kind kfjob.Kind the job's kind"
+  o[#o + 1] = "---@field task_type string? the Flyte task type (nil: none)"
+  for _, m in ipairs(job_methods) do
+    o[#o + 1] = ("---@field %s %s %s"):format(m[1], m[2], m[3])
+  end
+  o[#o + 1] = "---@field [string] any every constructor field reads back resolved"
+  o[#o + 1] = ""
+  o[#o + 1] = "---@class kfjob"
+  o[#o + 1] = "---@field kinds kfjob.Kind[] the kind names"
+  o[#o + 1] = "---@field _VERSION string the library's version"
+  o[#o + 1] = '---@field RestartPolicy table<string, string> RestartPolicy.ON_FAILURE == "on_failure", ...'
+  o[#o + 1] = '---@field CleanPodPolicy table<string, string> CleanPodPolicy.ALL == "all", ...'
+  o[#o + 1] = "---@field template kfjob.template the templating layer"
+  o[#o + 1] = "local kfjob = {}"
+  for _, kind in ipairs(kfjob.kinds) do
+    local _, info = kfjob.fields(kind)
+    func_lines(o, "kfjob", kind, { { "t?: kfjob." .. kind .. "Opts" }, "kfjob.Job",
+                                   info.description .. "." })
+  end
+  for _, role in ipairs(sorted_keys(self.role_class)) do
+    -- the standalone group takes what the role takes in any kind
+    local seen, ts = {}, {}
+    for _, t in ipairs(self.role_class[role]) do
+      if not seen[t] then seen[t] = true; ts[#ts + 1] = t end
+    end
+    func_lines(o, "kfjob", role, { { "t?: " .. concat(ts, "|") }, "table",
+                                   "A standalone " .. role .. " group." })
+  end
+  func_lines(o, "kfjob", "RunPolicy", { { "t?: " .. self.run_policy_class }, "table",
+                                        "A standalone run policy." })
+  local names = {}
+  for k, v in pairs(kfjob) do
+    if type(v) == "function" and not self.ctor[k] then names[#names + 1] = k end
+  end
+  sort(names)
+  for _, k in ipairs(names) do
+    if module_funcs[k] then func_lines(o, "kfjob", k, module_funcs[k])
+    else any_lines(o, "kfjob", k) end
+  end
+  o[#o + 1] = ""
+  o[#o + 1] = "---@class kfjob.template"
+  o[#o + 1] = "---@field MAX_NAME integer longest name a variant may have"
+  o[#o + 1] = "kfjob.template = {}"
+  local tnames = {}
+  for k, v in pairs(kfjob.template) do
+    if type(v) == "function" then tnames[#tnames + 1] = k end
+  end
+  sort(tnames)
+  for _, k in ipairs(tnames) do
+    if template_funcs[k] then func_lines(o, "kfjob.template", k, template_funcs[k])
+    else any_lines(o, "kfjob.template", k) end
+  end
+  o[#o + 1] = ""
+  o[#o + 1] = "return kfjob"
+end
+
+-- The whole file, as a string.
+local function generate()
+  local g = new_gen()
+  g.role_class = {}
+  local o = g.out
+  o[#o + 1] = "---@meta kfjob"
+  o[#o + 1] = "-- kfjob's definitions for lua-language-server (LuaCATS), generated"
+  o[#o + 1] = "-- from kfjob's schema rows by `kfjob meta`: do not edit by hand."
+  o[#o + 1] = ""
+  o[#o + 1] = "--- A Kubernetes quantity (\"500m\", \"32Gi\") or a non-negative number."
+  o[#o + 1] = "---@alias kfjob.Quantity string|number"
+  o[#o + 1] = "--- Worker nodes: an integer, or \"MIN:MAX\"."
+  o[#o + 1] = "---@alias kfjob.Nnodes integer|string"
+  o[#o + 1] = "--- A Kubernetes PodTemplateSpec (metadata, spec) plus primary_container_name."
+  o[#o + 1] = "---@alias kfjob.PodTemplate table<string, any>"
+  local kinds, targets = {}, {}
+  for _, k in ipairs(kfjob.kinds) do kinds[#kinds + 1] = "---| " .. quote(k) end
+  for _, t in ipairs(kfjob.targets()) do targets[#targets + 1] = "---| " .. quote(t.name) end
+  g:define("kfjob.Kind", "---@alias %s", kinds, "A job kind.")
+  g:define("kfjob.Target", "---@alias %s", targets, "A system a job is emitted for.")
+  local ctor = {}
+  for _, kind in ipairs(kfjob.kinds) do
+    ctor[kind] = true
+    g:kind_class(kind)
+    g.run_policy_class = g.run_policy_class or
+        g:type_of("run_policy", kfjob.fields(kind).run_policy, kind)
+  end
+  for role in pairs(g.role_class) do ctor[role] = true end
+  ctor.RunPolicy = true
+  g.ctor = ctor
+  g:opts_classes()
+  g:module(o)   -- functions: constructors first, then the others
+  return concat(o, "\n") .. "\n"
+end
+
+return generate

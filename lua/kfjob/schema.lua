@@ -1,0 +1,219 @@
+-- kfjob.schema: the JSON Schema (draft 2020-12) of a data config, generated
+-- from the schema rows that kfjob.fields returns.  What a row says it can
+-- express (types, integer ranges, enums, quantity patterns, unknown keys,
+-- defaults, descriptions); the rules that relate several fields stay with
+-- `kfjob check` (README: Writing configs).  Lua 5.1-5.4 and LuaJIT.
+--
+-- schema(kind, target): kind nil -> every shape of a data config (one job
+-- with its `kind`, a list of jobs, or {jobs = {name = job}}); a kind -> one
+-- job document of that kind.  target (a string, or opts.target when the
+-- second argument is a table) leaves out the kinds the target does not run.
+local kfjob = require "kfjob"
+
+local concat, sort = table.concat, table.sort
+
+local INT32_MAX = 2147483647
+-- Kubernetes quantities as kfjob reads them (base/kf_qty.c kf_qty_parse,
+-- after apimachinery resource.ParseQuantity): digits with one optional
+-- dot, then a binary or decimal suffix or an exponent; no sign.
+local QUANTITY = "^([0-9]+[.]?[0-9]*|[.][0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$"
+-- a token: non-empty, no whitespace or control character
+local TOKEN = "^[^\\s\\u0000-\\u001f\\u007f-\\u009f]+$"
+
+-- ---- JSON text with a fixed key order ----------------------------------
+
+local ORDER = { "$schema", "$id", "title", "description", "$ref", "type", "const",
+                "enum", "minimum", "maximum", "minLength", "pattern", "minItems",
+                "items", "default", "anyOf", "oneOf", "required", "properties",
+                "additionalProperties", "$defs" }
+local RANK = {}
+for i, k in ipairs(ORDER) do RANK[k] = i end
+
+local ARRAY = {}   -- metatable marking a JSON array (an empty one too)
+local function array(t) return setmetatable(t, ARRAY) end
+
+local function json_string(s)
+  return '"' .. s:gsub('[%c"\\]', function(c)
+    if c == '"' then return '\\"' elseif c == "\\" then return "\\\\"
+    elseif c == "\n" then return "\\n" end
+    return ("\\u%04x"):format(c:byte())
+  end) .. '"'
+end
+
+local function encode(v, ind, out)
+  local t = type(v)
+  if t == "string" then out[#out + 1] = json_string(v)
+  elseif t == "boolean" then out[#out + 1] = tostring(v)
+  elseif t == "number" then
+    out[#out + 1] = (v == math.floor(v)) and ("%d"):format(v) or tostring(v)
+  elseif getmetatable(v) == ARRAY then
+    if #v == 0 then out[#out + 1] = "[]"; return end
+    local simple = true
+    for _, x in ipairs(v) do if type(x) == "table" then simple = false end end
+    if simple then
+      local parts = {}
+      for _, x in ipairs(v) do local o = {}; encode(x, ind, o); parts[#parts + 1] = concat(o) end
+      out[#out + 1] = "[" .. concat(parts, ", ") .. "]"
+      return
+    end
+    out[#out + 1] = "[\n"
+    for i, x in ipairs(v) do
+      out[#out + 1] = ind .. "  "
+      encode(x, ind .. "  ", out)
+      out[#out + 1] = i < #v and ",\n" or "\n"
+    end
+    out[#out + 1] = ind .. "]"
+  else
+    local keys = {}
+    for k in pairs(v) do keys[#keys + 1] = k end
+    sort(keys, function(a, b)
+      local ra, rb = RANK[a] or 99, RANK[b] or 99
+      if ra ~= rb then return ra < rb end
+      return a < b
+    end)
+    if #keys == 0 then out[#out + 1] = "{}"; return end
+    out[#out + 1] = "{\n"
+    for i, k in ipairs(keys) do
+      out[#out + 1] = ind .. "  " .. json_string(k) .. ": "
+      encode(v[k], ind .. "  ", out)
+      out[#out + 1] = i < #keys and ",\n" or "\n"
+    end
+    out[#out + 1] = ind .. "}"
+  end
+end
+
+-- ---- rows -> schemas ----------------------------------------------------
+
+local node_of
+
+local function int_schema(row)
+  return { type = "integer", minimum = row.min or 0, maximum = INT32_MAX }
+end
+
+local function quantity_schema()
+  return { ["$ref"] = "#/$defs/quantity" }
+end
+
+local function object_schema(rows, ctx)
+  local props, keys = {}, {}
+  for k in pairs(rows) do keys[#keys + 1] = k end
+  sort(keys)
+  for _, k in ipairs(keys) do props[k] = node_of(k, rows[k], ctx) end
+  return { type = "object", properties = props, additionalProperties = false }
+end
+
+-- The schema of one row.
+function node_of(key, row, ctx)
+  local t, s = row.type, nil
+  if t == "integer" and row.values then
+    s = { anyOf = array({ int_schema(row), { enum = array(row.values) } }) }
+  elseif t == "integer" then s = int_schema(row)
+  elseif t == "nnodes" then
+    s = { anyOf = array({ int_schema(row),
+                          { type = "string", pattern = "^[0-9]+:[0-9]+$" } }) }
+  elseif t == "string" then
+    s = row.token and { type = "string", pattern = TOKEN } or { type = "string" }
+  elseif t == "boolean" then s = { type = "boolean" }
+  elseif t == "quantity" then s = quantity_schema()
+  elseif t == "size" then
+    s = { anyOf = array({ { type = "boolean" }, quantity_schema() }) }
+  elseif t == "strings" then
+    s = { type = "array", minItems = 1, items = { type = "string" } }
+  elseif t == "enum" then
+    local vals = {}
+    for _, v in ipairs(row.spellings or row.values) do vals[#vals + 1] = v end
+    if row.spellings then
+      for i = 0, #row.values - 1 do vals[#vals + 1] = i end
+    end
+    s = { enum = array(vals) }
+  elseif t == "tree" then
+    -- checked by kfjob against the CRD's PodTemplateSpec (see kfjob check)
+    s = { type = "object" }
+  elseif t == "table" then
+    s = object_schema(row.fields, ctx)
+    if row.short then s = { anyOf = array({ { type = "string", pattern = TOKEN }, s }) } end
+  else
+    error("kfjob.schema: " .. key .. ": no JSON Schema for row type '" .. tostring(t) .. "'")
+  end
+  if row.description then s.description = row.description end
+  if row.default ~= nil and not row.optional and t ~= "table" then s.default = row.default end
+  return s
+end
+
+-- One job document of a kind: its `kind` and the constructor's keys.
+local function job_schema(kind)
+  local rows, info = kfjob.fields(kind)
+  local s = object_schema(rows, kind)
+  s.title = kind
+  s.description = info.description
+  s.properties.kind = { const = kind, description = "The job's kind (its constructor)." }
+  s.required = array({ "kind" })
+  return s
+end
+
+local function target_kinds(target)
+  if target == nil then return kfjob.kinds end
+  for _, t in ipairs(kfjob.targets()) do
+    if t.name == target then return t.kinds end
+  end
+  local names = {}
+  for _, t in ipairs(kfjob.targets()) do names[#names + 1] = t.name end
+  error(("kfjob.schema: unknown target '%s' (expected %s)"):format(
+        target, concat(names, ", ")), 0)
+end
+
+local function encode_all(doc)
+  local out = {}
+  encode(doc, "", out)
+  out[#out + 1] = "\n"
+  return out
+end
+
+local function generate(kind, opts)
+  local target = opts
+  if type(opts) == "table" then target = opts.target end
+  local kinds, allowed = target_kinds(target), {}
+  for _, k in ipairs(kinds) do allowed[k] = true end
+  local defs = {
+    quantity = { description = "A Kubernetes quantity (\"500m\", \"32Gi\") or a non-negative number.",
+                 anyOf = array({ { type = "string", pattern = QUANTITY },
+                                 { type = "number", minimum = 0 } }) },
+  }
+  local doc = { ["$schema"] = "https://json-schema.org/draft/2020-12/schema",
+                ["$defs"] = defs }
+  if kind ~= nil then
+    local known = false
+    for _, k in ipairs(kfjob.kinds) do known = known or k == kind end
+    if not known then
+      local s = kfjob.suggest(kind, kfjob.kinds)
+      error(("kfjob.schema: unknown job kind '%s'%s (expected %s)"):format(kind,
+            s and (" (did you mean '" .. s .. "'?)") or "", concat(kfjob.kinds, ", ")), 0)
+    end
+    if not allowed[kind] then
+      error(("kfjob.schema: target '%s' does not run a %s"):format(target, kind), 0)
+    end
+    defs[kind] = job_schema(kind)
+    doc.title = "kfjob " .. kind .. " data config"
+    doc["$ref"] = "#/$defs/" .. kind
+    return concat(encode_all(doc))
+  end
+  local refs = {}
+  for _, k in ipairs(kinds) do
+    defs[k] = job_schema(k)
+    refs[#refs + 1] = { ["$ref"] = "#/$defs/" .. k }
+  end
+  defs.job = { description = "One job: `kind` and that constructor's keys.",
+               oneOf = array(refs) }
+  doc.title = "kfjob data config" .. (target and (" (target " .. target .. ")") or "")
+  doc.description = "One job with its kind, a list of jobs, or {jobs: {name: job}}."
+  doc.anyOf = array({
+    { ["$ref"] = "#/$defs/job" },
+    { type = "array", items = { ["$ref"] = "#/$defs/job" } },
+    { type = "object", required = array({ "jobs" }), additionalProperties = false,
+      properties = { jobs = { type = "object",
+                              additionalProperties = { ["$ref"] = "#/$defs/job" } } } },
+  })
+  return concat(encode_all(doc))
+end
+
+return generate
