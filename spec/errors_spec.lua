@@ -952,8 +952,8 @@ if require("util").cli_ok then
       os.remove(p)
       os.remove(dir)
       if code ~= 1 or out ~= "" then error(("exit %s, stdout %q"):format(code, out), 0) end
-      local file, line, rest = err:match("^" .. dir:gsub("%p", "%%%0") .. "/([^:\n]+):(%d+): ([^\n]*)")
-      error(file and ("%s line %s: %s"):format(file, line, rest) or err, 0)
+      local name, line, rest = err:match("^" .. dir:gsub("%p", "%%%0") .. "/([^:\n]+):(%d+): ([^\n]*)")
+      error(name and ("%s line %s: %s"):format(name, line, rest) or err, 0)
     end
   end
   local bomb = { "kind: TFJob", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]" }

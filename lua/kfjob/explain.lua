@@ -110,7 +110,7 @@ local function recurse(rows, prefix, out)
   end
 end
 
-local function unknown(kind, at, word, rows)
+local function unknown(at, word, rows)
   local s = kfjob.suggest(word, keys_of(rows))
   error(("kfjob explain: %s: unknown field '%s'%s"):format(at, word,
         s and (" (did you mean '" .. s .. "'?)") or ""), 0)
@@ -145,7 +145,7 @@ local function generate(spec, target, recursive)
       error(("kfjob explain: %s: a %s has no fields"):format(at, type_text(row)), 0)
     end
     local here = row and row.fields or rows
-    if not here[seg] then unknown(kind, at, seg, here) end
+    if not here[seg] then unknown(at, seg, here) end
     row, at = here[seg], at .. "." .. seg
     path[#path + 1] = seg
   end
