@@ -394,6 +394,40 @@ return {
     assert.matches("4 (Master 1, Worker 3), gang 4 ", op, 1, true)
     assert.matches("6 (Launcher 1, Worker 5), gang 6 (default)", op, 1, true)     -- Σ replicas
     assert.matches("6 (Launcher 1, Worker 5), gang 6 (default)", mpi, 1, true)    -- workers + 1
+    assert.matches("\nNAME +KIND +PODS, GANG +GPU", "\n" .. op)
+  end)
+
+  it("kfjob env starts a job with scheduling with its gang, a job without none", function()
+    local f = io.open(BIN, "r")
+    if not f then return pending("no build/kfjob") end
+    f:close()
+    local cfg = os.tmpname()
+    local out = assert(io.open(cfg, "w"))
+    out:write([[
+local kfjob = require "kfjob"
+return {
+  a = kfjob.PyTorchJob{ master = {}, worker = { replicas = 3 }, scheduling = {} },
+  b = kfjob.PyTorchJob{ master = {}, worker = { replicas = 3 }, scheduling = { gang = { min_available = 2 } } },
+  c = kfjob.MPIJob{ worker = { replicas = 2 }, scheduling = { queue = "team-a" } },
+  d = kfjob.PyTorchJob{ master = {}, worker = { replicas = 3 } },
+}
+]])
+    out:close()
+    local function run(t, name)
+      local p = assert(io.popen(q(BIN) .. " env " .. q(cfg) .. " --name " .. name .. " --target " .. t .. " 2>&1"))
+      local text = p:read("*a")
+      p:close()
+      return text
+    end
+    local a_op, a_tr, b_op = run("operator", "a"), run("trainer-2.3", "a"), run("operator", "b")
+    local c_mpi, d_op = run("mpi-operator", "c"), run("operator", "d")
+    os.remove(cfg)
+    assert.are.equal(1, a_op:find("# a: gang 4 (default)\n", 1, true))    -- Σ replicas 1 + 3
+    assert.are.equal(1, a_tr:find("# a: gang 4 (default)\n", 1, true))    -- every pod
+    assert.are.equal(1, b_op:find("# b: gang 2\n", 1, true))               -- as set
+    assert.are.equal(1, c_mpi:find("# c: gang 3 (default)\n", 1, true))   -- workers + 1
+    assert.is_nil(d_op:find("gang", 1, true))
+    assert.are.equal(1, d_op:find("# d master-0\n", 1, true))
   end)
 end)
 
