@@ -252,10 +252,28 @@ describe("scheduling on flyte2", function()
     assert.is_nil(t:spec().pod_template)
     assert.same({}, warnings(plain, "flyte"))
   end)
-  it("flyte2's Kueue labels outside the TaskTemplate are a lint warning", function()
-    local p = kfjob.PyTorchJob{ worker = { replicas = 2 }, scheduling = { queue = "q" } }
-    assert.same({ "R30 scheduling" }, warnings(p, "flyte2"))
+  it("flyte2's Kueue labels of a PyTorchJob travel in the TaskTemplate's pod template and decode back", function()
+    local p = kfjob.PyTorchJob{ worker = { replicas = 2 }, scheduling = { queue = "q", priority_class = "high",
+      max_exec_time = 600 }, pod_template = { metadata = { labels = { team = "a" } } } }
+    assert.same({}, warnings(p, "flyte2"))
     assert.is_true((problems(p, "flyte2")))
+    local json = p:task_template{ target = "flyte2", format = "json" }
+    -- written by hand from flyte pytorch.go 11dbc43bed (#7833): the pod template's labels go onto the CR
+    assert.matches('"labels":{"kueue.x-k8s.io/max-exec-time-seconds":"600","kueue.x-k8s.io/priority-class":"high",'
+                   .. '"kueue.x-k8s.io/queue-name":"q","team":"a"}', json, 1, true)
+    local back = kfjob.decode_task_template(p:task_template{ target = "flyte2" })
+    assert.is_true(back == p)
+    assert.same({ queue = "q", priority_class = "high", max_exec_time = 600 }, back:spec().scheduling)
+    assert.same({ team = "a" }, back:spec().pod_template.metadata.labels)
+    -- Flyte 1.x refuses them (R30), and on flyte2 a TFJob's too: the TaskTemplate is unchanged
+    local tf = kfjob.TFJob{ worker = { replicas = 2 } }
+    assert.equal(tf:task_template{ target = "flyte" }, tf:task_template{ target = "flyte2" })
+    -- a label scheduling could not hold stays in the pod template
+    local odd = kfjob.PyTorchJob{ worker = { replicas = 2 },
+      pod_template = { metadata = { labels = { ["kueue.x-k8s.io/queue-name"] = "Not_A_Name" } } } }
+    local b2 = kfjob.decode_task_template(odd:task_template())
+    assert.is_true(b2 == odd)
+    assert.is_nil(b2:spec().scheduling)
   end)
   it("topology never changes the plugin bytes", function()
     local a = kfjob.TFJob{ worker = { replicas = 2 } }

@@ -13,6 +13,7 @@
 #include "kf_json.h"
 #include "kf_template.h"
 #include "kf_env.h"
+#include "kf_sched.h"
 
 void kf_render_opts_init(kf_render_opts *o) {
   memset(o, 0, sizeof *o);
@@ -95,6 +96,16 @@ static kf_status target_ok(const kf_job *j, const kf_render_opts *o,
                         method, o->who, o->enc.ctor, A, e);
 }
 
+/* The template formats: target_ok, then on flyte2 the job with its Kueue
+** labels in its pod template, which Flyte 2 copies onto a PyTorchJob (SPEC
+** §13 R30, kf_sched.c). */
+static kf_status template_ok(const kf_job **j, const kf_render_opts *o,
+                             unsigned emit, kf_arena *A, kf_err *e) {
+  kf_status st = target_ok(*j, o, emit, A, e);
+  if (st != KF_OK || !o->target_set || o->target != KF_T_FLYTE2) return st;
+  return kf_sched_labels_in(*j, A, j, e);
+}
+
 kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
                     kf_buf *out, kf_err *e) {
   ProtobufCMessage *m;
@@ -149,28 +160,28 @@ kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
       return job_yaml(j, &o->enc, indent, A, out, e);
     case KF_RENDER_TEMPLATE:
       if ((st = check_enc(&o->enc, o->who, e)) != KF_OK ||
-          (st = target_ok(j, o, KF_E_TEMPLATE, A, e)) != KF_OK)
+          (st = template_ok(&j, o, KF_E_TEMPLATE, A, e)) != KF_OK)
         return st;
       return kf_task_template_bytes(j, &o->enc, o->template_opts, A, out,
                                     o->who, e);
     case KF_RENDER_TEMPLATE_JSON:
       if ((st = check_enc(&o->enc, o->who, e)) != KF_OK ||
           (st = check_json_indent(indent, o->who, e)) != KF_OK ||
-          (st = target_ok(j, o, KF_E_TEMPLATE, A, e)) != KF_OK ||
+          (st = template_ok(&j, o, KF_E_TEMPLATE, A, e)) != KF_OK ||
           (st = kf_task_template(j, &o->enc, o->template_opts, A, &t, o->who,
                                     e)) != KF_OK)
         return st;
       return kf_msg_to_json(&t->base, indent, out, e);
     case KF_RENDER_TASKSPEC:
       if ((st = check_enc(&o->enc, o->who, e)) != KF_OK ||
-          (st = target_ok(j, o, KF_E_TASKSPEC, A, e)) != KF_OK)
+          (st = template_ok(&j, o, KF_E_TASKSPEC, A, e)) != KF_OK)
         return st;
       return kf_task_spec_bytes(j, &o->enc, o->template_opts, A, out, o->who, e);
     case KF_RENDER_TASKSPEC_JSON: {
       Flyteidl__Admin__TaskSpec *ts;
       if ((st = check_enc(&o->enc, o->who, e)) != KF_OK ||
           (st = check_json_indent(indent, o->who, e)) != KF_OK ||
-          (st = target_ok(j, o, KF_E_TASKSPEC, A, e)) != KF_OK ||
+          (st = template_ok(&j, o, KF_E_TASKSPEC, A, e)) != KF_OK ||
           (st = kf_task_spec(j, &o->enc, o->template_opts, A, &ts, o->who, e)) != KF_OK)
         return st;
       return kf_msg_to_json(&ts->base, indent, out, e);

@@ -131,22 +131,6 @@ static kf_status r30_flyte(const kf_job *j, kf_target t, const kf_target_ctx *c,
   return KF_OK;
 }
 
-/* R30 (warning): flyte2's Kueue labels reach the PyTorchJob through
-** manifest{target=} only; kfjob's TaskTemplate does not carry them yet
-** (topology it does: kf_sched_template_in). */
-static kf_status r30_labels(const kf_job *j, kf_target t, const kf_target_ctx *c,
-                              const kf_target_rule *r, kf_problems *out, kf_err *e) {
-  const kf_sched *s = &j->sched;
-  (void)c;
-  if (!j->has_scheduling) return KF_OK;
-  if (t == KF_T_FLYTE2 && (j->kind == KF_PYTORCH || j->kind == KF_ELASTIC) &&
-      (s->queue || s->priority_class || s->max_exec_time > 0))
-    ADD("scheduling", e, "Kueue's labels are not in the TaskTemplate kfjob emits "
-        "(only in manifest{target=}); to have Flyte 2 copy them onto the "
-        "PyTorchJob, put them in pod_template.metadata.labels");
-  return KF_OK;
-}
-
 static int topo_same(const kf_group *a, const kf_group *b) {
   const kf_topology *x = &a->topology, *y = &b->topology;
   if (a->has_topology != b->has_topology) return 0;
@@ -264,10 +248,6 @@ const kf_target_rule kf_target_rules_sched[] = {
     "flyte pytorch.go 11dbc43bed (pod template metadata onto a PyTorchJob only), #7833",
     NULL, NULL, NULL, NULL},
    r30_flyte, 0},
-  {"R30", K(KF_PYTORCH) | K(KF_ELASTIC), {NA, WARN, NA, NA, NA, NA},
-   {NULL, "kfjob TaskTemplate (k8s_pod labels not written from scheduling)",
-    NULL, NULL, NULL, NULL},
-   r30_labels, 0},
   {"R31", ALL_KINDS, {ERR, ERR, OK, OK, ERR, ERR},
    {"flyteidl kubeflow common.proto ReplicaSpec (no pod template); flytekit#2183, flyte#3308",
     "flyteidl kubeflow common.proto ReplicaSpec (no pod template); flytekit#2183, flyte#3308",
