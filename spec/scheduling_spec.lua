@@ -340,6 +340,27 @@ describe("rules by target", function()
     assert.is_true((problems(j, "operator")))
     assert.same({ "R31 master.pod_template" }, select(2, problems(j, "trainer-2.3")))
   end)
+  it("R31 on Trainer: a group template's node container may carry ContainerPatch fields, as the job's", function()
+    -- trainer trainjob_types.go ContainerPatch: name, env, volumeMounts, securityContext; only containers the
+    -- runtime has (torch-distributed: node, the template's primary)
+    local ok_t = { spec = { containers = { { name = "primary", volumeMounts = { { name = "data", mountPath = "/data" } } } },
+                            volumes = { { name = "data", emptyDir = {} } } } }
+    local j = kfjob.PyTorchJob{ master = { pod_template = ok_t }, worker = { replicas = 2, pod_template = ok_t } }
+    for _, t in ipairs{ "trainer-2.2", "trainer-2.3" } do
+      assert.is_true((problems(j, t)))
+      local m = j:manifest(OPTS(t))
+      local pod = m.spec.runtimePatches[1].trainingRuntimeSpec.template.spec.replicatedJobs[1].template.spec.template.spec
+      assert.same({ { name = "node", volumeMounts = { { name = "data", mountPath = "/data" } } } }, pod.containers)
+    end
+    local bad = { spec = { containers = { { name = "primary", ports = { { containerPort = 1 } } }, { name = "side", image = "y" } },
+                           initContainers = { { name = "init", image = "y" } } } }
+    local b = kfjob.PyTorchJob{ master = { pod_template = bad }, worker = { replicas = 2, pod_template = bad } }
+    local got = select(2, problems(b, "trainer-2.3"))
+    table.sort(got)
+    assert.same({ "R31 master.pod_template.spec.containers[1].ports", "R31 master.pod_template.spec.containers[2]",
+                  "R31 master.pod_template.spec.initContainers", "R31 worker.pod_template.spec.containers[1].ports",
+                  "R31 worker.pod_template.spec.containers[2]", "R31 worker.pod_template.spec.initContainers" }, got)
+  end)
   it("R32: kfjob's runtime patch manager is not Kueue's", function()
     local m = kfjob.PyTorchJob{ worker = { replicas = 1 }, pod_template = SPOT }:manifest(OPTS("trainer-2.2"))
     assert.are_not.equal("kueue.x-k8s.io/manager", m.spec.runtimePatches[1].manager)

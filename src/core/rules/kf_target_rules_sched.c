@@ -143,12 +143,14 @@ static int topo_same(const kf_group *a, const kf_group *b) {
 
 /* R31: per-group pod settings.  Flyte's ReplicaSpec has none; a TrainJob
 ** patches its one `node` job, so every group's must be the same (R22), and
-** only PodSpecPatch fields (R23). */
+** only PodSpecPatch fields, containers as R23 allows them (the node
+** container's ContainerPatch fields). */
 static kf_status r31_groups(const kf_job *j, kf_target t, const kf_target_ctx *c,
                             const kf_target_rule *r, kf_problems *out, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
   const kf_group *first = NULL;
   char path[128];
+  kf_status st;
   int i;
   (void)c;
   for (i = 0; i < k->nroles; i++) {
@@ -186,12 +188,14 @@ static kf_status r31_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
         const char *sk = spec->u.c.k[x];
         int y, found = 0;
         for (y = 0; keys[y] && !found; y++) found = strcmp(keys[y], sk) == 0;
-        if (found && strcmp(sk, "containers") != 0) continue;
+        if (found) continue;   /* the containers below, as R23's */
         snprintf(path, sizeof path, "%s.pod_template.spec.%.60s", key, sk);
         ADD(path, e, "cannot be expressed: a TrainJob's runtime patch "
-            "(PodSpecPatch) %s", found ? "of a group may not change containers"
-                                       : "has no such field");
+            "(PodSpecPatch) has no such field");
       }
+      snprintf(path, sizeof path, "%s.pod_template", key);
+      if ((st = kf_trainer_containers_rule(g->pod_template, path, t, r, out, e)) != KF_OK)
+        return st;
     }
   }
   return KF_OK;
