@@ -106,9 +106,46 @@ static kf_status template_ok(const kf_job **j, const kf_render_opts *o,
   return kf_sched_labels_in(*j, A, j, e);
 }
 
+/* The plugin message as JSON: straight from the job when compact v1
+** (kf_wire_job.c), else through the message. */
+static kf_status job_json(const kf_job *j, const kf_render_opts *o, kf_arena *A,
+                          kf_buf *out, kf_err *e) {
+  ProtobufCMessage *m;
+  kf_status st;
+  int indent = o->indent;
+  if ((st = check_json_indent(indent, o->who, e)) != KF_OK ||
+      (st = check_enc(&o->enc, o->who, e)) != KF_OK ||
+      (st = target_ok(j, o, KF_E_ENCODE, A, e)) != KF_OK)
+    return st;
+  if (indent == 0 && o->enc.version == 1) {   /* straight from the job */
+    size_t at = out->n;
+    if (kf_wire_job_json(j, o->enc.common, out)) {
+      if (out->oom) {
+        out->n = at;
+        return kf_nomem(e);
+      }
+#ifdef KF_CHECK_BOUNDS  /* sanitizer and fuzz builds: what kf_msg_to_json writes */
+      {
+        size_t n = out->n - at;
+        char *mine = kf_arena_alloc_raw(A, n + 1);
+        if (mine == NULL) return kf_nomem(e);
+        memcpy(mine, out->p + at, n);
+        out->n = at;
+        if ((st = kf_job_to_msg(j, &o->enc, 0, A, &m, e)) != KF_OK ||
+            (st = kf_msg_to_json(m, 0, out, e)) != KF_OK)
+          return st;
+        if (out->n - at != n || memcmp(out->p + at, mine, n) != 0) abort();
+      }
+#endif
+      return KF_OK;
+    }
+  }
+  if ((st = kf_job_to_msg(j, &o->enc, 0, A, &m, e)) != KF_OK) return st;
+  return kf_msg_to_json(m, indent, out, e);
+}
+
 kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
                     kf_buf *out, kf_err *e) {
-  ProtobufCMessage *m;
   Flyteidl__Core__TaskTemplate *t;
   kf_status st;
   int indent = o->indent;
@@ -123,35 +160,7 @@ kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
         return st;
       return kf_encode(j, &o->enc, A, out, e);
     case KF_RENDER_JSON:
-      if ((st = check_json_indent(indent, o->who, e)) != KF_OK ||
-          (st = check_enc(&o->enc, o->who, e)) != KF_OK ||
-          (st = target_ok(j, o, KF_E_ENCODE, A, e)) != KF_OK)
-        return st;
-      if (indent == 0 && o->enc.version == 1) {   /* straight from the job */
-        size_t at = out->n;
-        if (kf_wire_job_json(j, o->enc.common, out)) {
-          if (out->oom) {
-            out->n = at;
-            return kf_nomem(e);
-          }
-#ifdef KF_CHECK_BOUNDS  /* sanitizer and fuzz builds: what kf_msg_to_json writes */
-          {
-            size_t n = out->n - at;
-            char *mine = kf_arena_alloc_raw(A, n + 1);
-            if (mine == NULL) return kf_nomem(e);
-            memcpy(mine, out->p + at, n);
-            out->n = at;
-            if ((st = kf_job_to_msg(j, &o->enc, 0, A, &m, e)) != KF_OK ||
-                (st = kf_msg_to_json(m, 0, out, e)) != KF_OK)
-              return st;
-            if (out->n - at != n || memcmp(out->p + at, mine, n) != 0) abort();
-          }
-#endif
-          return KF_OK;
-        }
-      }
-      if ((st = kf_job_to_msg(j, &o->enc, 0, A, &m, e)) != KF_OK) return st;
-      return kf_msg_to_json(m, indent, out, e);
+      return job_json(j, o, A, out, e);
     case KF_RENDER_YAML:
       if ((st = check_range_indent(&indent, 1, o->who, e)) != KF_OK ||
           (st = check_enc(&o->enc, o->who, e)) != KF_OK ||
