@@ -66,7 +66,6 @@ local KNOWN = {
   ["src/cli/render.c:on_render"] = true,
   ["src/cli/render.c:cli_cmd_render"] = true,
   ["src/core/codec/kf_wire_job.c:json_msg"] = true,
-  ["src/core/flyte/kf_template.c:build_template_of"] = true,
   ["src/host/driver.c:run_decode"] = true,
   ["src/core/rules/kf_lint.c:kf_lint"] = true,
   ["src/core/schema/kf_job.c:emit_value"] = true,
