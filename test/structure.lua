@@ -64,7 +64,6 @@ local KNOWN = {
   ["src/host/driver.c:run_decode"] = true,
   ["src/core/rules/kf_lint.c:kf_lint"] = true,
   ["src/core/schema/kf_job.c:emit_value"] = true,
-  ["src/host/render.c:lua_node"] = true,
 }
 
 local failures, known_seen = {}, {}
