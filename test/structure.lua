@@ -60,7 +60,6 @@ end
 -- ("a.c -> b.c") or a long function ("file.c:name").  The list only
 -- shrinks: an entry that no longer fails is itself a failure.
 local KNOWN = {
-  ["src/host/driver.c:run_decode"] = true,
 }
 
 local failures, known_seen = {}, {}
