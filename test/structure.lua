@@ -57,7 +57,7 @@ local function layer_rule(from_layer, to, name)
 end
 
 -- What is known and not yet fixed: a call between two files of one circle
--- ("a.c -> b.c") or a long function ("file.c:name").  The list only
+-- ("a.c -> b.c"); long functions are never excused.  The list only
 -- shrinks: an entry that no longer fails is itself a failure.
 local KNOWN = {
 }
@@ -333,8 +333,8 @@ for _, p in ipairs(files) do
       local len = f.last - f.line + 1
       if listing then print(string.format("%5d %s:%d %s", len, p, f.line, f.name)) end
       if len > MAX_FUNC_LINES then
-        fail(p .. ":" .. f.line, "no C function over " .. MAX_FUNC_LINES .. " lines (" .. f.name .. ": " .. len .. ")",
-             p .. ":" .. f.name)
+        -- no key: KNOWN excuses no long function (the last ones were split)
+        fail(p .. ":" .. f.line, "no C function over " .. MAX_FUNC_LINES .. " lines (" .. f.name .. ": " .. len .. ")")
       end
     end
   end
