@@ -252,10 +252,28 @@ describe("scheduling on flyte2", function()
     assert.is_nil(t:spec().pod_template)
     assert.same({}, warnings(plain, "flyte"))
   end)
-  it("flyte2's Kueue labels outside the TaskTemplate are a lint warning", function()
-    local p = kfjob.PyTorchJob{ worker = { replicas = 2 }, scheduling = { queue = "q" } }
-    assert.same({ "R30 scheduling" }, warnings(p, "flyte2"))
+  it("flyte2's Kueue labels of a PyTorchJob travel in the TaskTemplate's pod template and decode back", function()
+    local p = kfjob.PyTorchJob{ worker = { replicas = 2 }, scheduling = { queue = "q", priority_class = "high",
+      max_exec_time = 600 }, pod_template = { metadata = { labels = { team = "a" } } } }
+    assert.same({}, warnings(p, "flyte2"))
     assert.is_true((problems(p, "flyte2")))
+    local json = p:task_template{ target = "flyte2", format = "json" }
+    -- written by hand from flyte pytorch.go 11dbc43bed (#7833): the pod template's labels go onto the CR
+    assert.matches('"labels":{"kueue.x-k8s.io/max-exec-time-seconds":"600","kueue.x-k8s.io/priority-class":"high",'
+                   .. '"kueue.x-k8s.io/queue-name":"q","team":"a"}', json, 1, true)
+    local back = kfjob.decode_task_template(p:task_template{ target = "flyte2" })
+    assert.is_true(back == p)
+    assert.same({ queue = "q", priority_class = "high", max_exec_time = 600 }, back:spec().scheduling)
+    assert.same({ team = "a" }, back:spec().pod_template.metadata.labels)
+    -- Flyte 1.x refuses them (R30), and on flyte2 a TFJob's too: the TaskTemplate is unchanged
+    local tf = kfjob.TFJob{ worker = { replicas = 2 } }
+    assert.equal(tf:task_template{ target = "flyte" }, tf:task_template{ target = "flyte2" })
+    -- a label scheduling could not hold stays in the pod template
+    local odd = kfjob.PyTorchJob{ worker = { replicas = 2 },
+      pod_template = { metadata = { labels = { ["kueue.x-k8s.io/queue-name"] = "Not_A_Name" } } } }
+    local b2 = kfjob.decode_task_template(odd:task_template())
+    assert.is_true(b2 == odd)
+    assert.is_nil(b2:spec().scheduling)
   end)
   it("topology never changes the plugin bytes", function()
     local a = kfjob.TFJob{ worker = { replicas = 2 } }
@@ -321,6 +339,27 @@ describe("rules by target", function()
     assert.same({ "R31 worker.pod_template" }, select(2, problems(j, "flyte2")))
     assert.is_true((problems(j, "operator")))
     assert.same({ "R31 master.pod_template" }, select(2, problems(j, "trainer-2.3")))
+  end)
+  it("R31 on Trainer: a group template's node container may carry ContainerPatch fields, as the job's", function()
+    -- trainer trainjob_types.go ContainerPatch: name, env, volumeMounts, securityContext; only containers the
+    -- runtime has (torch-distributed: node, the template's primary)
+    local ok_t = { spec = { containers = { { name = "primary", volumeMounts = { { name = "data", mountPath = "/data" } } } },
+                            volumes = { { name = "data", emptyDir = {} } } } }
+    local j = kfjob.PyTorchJob{ master = { pod_template = ok_t }, worker = { replicas = 2, pod_template = ok_t } }
+    for _, t in ipairs{ "trainer-2.2", "trainer-2.3" } do
+      assert.is_true((problems(j, t)))
+      local m = j:manifest(OPTS(t))
+      local pod = m.spec.runtimePatches[1].trainingRuntimeSpec.template.spec.replicatedJobs[1].template.spec.template.spec
+      assert.same({ { name = "node", volumeMounts = { { name = "data", mountPath = "/data" } } } }, pod.containers)
+    end
+    local bad = { spec = { containers = { { name = "primary", ports = { { containerPort = 1 } } }, { name = "side", image = "y" } },
+                           initContainers = { { name = "init", image = "y" } } } }
+    local b = kfjob.PyTorchJob{ master = { pod_template = bad }, worker = { replicas = 2, pod_template = bad } }
+    local got = select(2, problems(b, "trainer-2.3"))
+    table.sort(got)
+    assert.same({ "R31 master.pod_template.spec.containers[1].ports", "R31 master.pod_template.spec.containers[2]",
+                  "R31 master.pod_template.spec.initContainers", "R31 worker.pod_template.spec.containers[1].ports",
+                  "R31 worker.pod_template.spec.containers[2]", "R31 worker.pod_template.spec.initContainers" }, got)
   end)
   it("R32: kfjob's runtime patch manager is not Kueue's", function()
     local m = kfjob.PyTorchJob{ worker = { replicas = 1 }, pod_template = SPOT }:manifest(OPTS("trainer-2.2"))
@@ -394,6 +433,40 @@ return {
     assert.matches("4 (Master 1, Worker 3), gang 4 ", op, 1, true)
     assert.matches("6 (Launcher 1, Worker 5), gang 6 (default)", op, 1, true)     -- Σ replicas
     assert.matches("6 (Launcher 1, Worker 5), gang 6 (default)", mpi, 1, true)    -- workers + 1
+    assert.matches("\nNAME +KIND +PODS, GANG +GPU", "\n" .. op)
+  end)
+
+  it("kfjob env starts a job with scheduling with its gang, a job without none", function()
+    local f = io.open(BIN, "r")
+    if not f then return pending("no build/kfjob") end
+    f:close()
+    local cfg = os.tmpname()
+    local out = assert(io.open(cfg, "w"))
+    out:write([[
+local kfjob = require "kfjob"
+return {
+  a = kfjob.PyTorchJob{ master = {}, worker = { replicas = 3 }, scheduling = {} },
+  b = kfjob.PyTorchJob{ master = {}, worker = { replicas = 3 }, scheduling = { gang = { min_available = 2 } } },
+  c = kfjob.MPIJob{ worker = { replicas = 2 }, scheduling = { queue = "team-a" } },
+  d = kfjob.PyTorchJob{ master = {}, worker = { replicas = 3 } },
+}
+]])
+    out:close()
+    local function run(t, name)
+      local p = assert(io.popen(q(BIN) .. " env " .. q(cfg) .. " --name " .. name .. " --target " .. t .. " 2>&1"))
+      local text = p:read("*a")
+      p:close()
+      return text
+    end
+    local a_op, a_tr, b_op = run("operator", "a"), run("trainer-2.3", "a"), run("operator", "b")
+    local c_mpi, d_op = run("mpi-operator", "c"), run("operator", "d")
+    os.remove(cfg)
+    assert.are.equal(1, a_op:find("# a: gang 4 (default)\n", 1, true))    -- Σ replicas 1 + 3
+    assert.are.equal(1, a_tr:find("# a: gang 4 (default)\n", 1, true))    -- every pod
+    assert.are.equal(1, b_op:find("# b: gang 2\n", 1, true))               -- as set
+    assert.are.equal(1, c_mpi:find("# c: gang 3 (default)\n", 1, true))   -- workers + 1
+    assert.is_nil(d_op:find("gang", 1, true))
+    assert.are.equal(1, d_op:find("# d master-0\n", 1, true))
   end)
 end)
 

@@ -57,21 +57,9 @@ local function layer_rule(from_layer, to, name)
 end
 
 -- What is known and not yet fixed: a call between two files of one circle
--- ("a.c -> b.c") or a long function ("file.c:name").  The list only
+-- ("a.c -> b.c"); long functions are never excused.  The list only
 -- shrinks: an entry that no longer fails is itself a failure.
 local KNOWN = {
-  ["src/cli/args.c:set_option"] = true,
-  ["src/cli/args.c:cli_parse_args"] = true,
-  ["src/cli/readback.c:yaml_node"] = true,
-  ["src/cli/render.c:on_render"] = true,
-  ["src/cli/render.c:cli_cmd_render"] = true,
-  ["src/core/codec/kf_wire_job.c:json_msg"] = true,
-  ["src/core/flyte/kf_template.c:build_template_of"] = true,
-  ["src/host/driver.c:run_decode"] = true,
-  ["src/core/kf_render.c:kf_render"] = true,
-  ["src/core/rules/kf_lint.c:kf_lint"] = true,
-  ["src/core/schema/kf_job.c:emit_value"] = true,
-  ["src/host/render.c:lua_node"] = true,
 }
 
 local failures, known_seen = {}, {}
@@ -345,8 +333,8 @@ for _, p in ipairs(files) do
       local len = f.last - f.line + 1
       if listing then print(string.format("%5d %s:%d %s", len, p, f.line, f.name)) end
       if len > MAX_FUNC_LINES then
-        fail(p .. ":" .. f.line, "no C function over " .. MAX_FUNC_LINES .. " lines (" .. f.name .. ": " .. len .. ")",
-             p .. ":" .. f.name)
+        -- no key: KNOWN excuses no long function (the last ones were split)
+        fail(p .. ":" .. f.line, "no C function over " .. MAX_FUNC_LINES .. " lines (" .. f.name .. ": " .. len .. ")")
       end
     end
   end

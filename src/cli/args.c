@@ -315,6 +315,51 @@ static int set_registration(opts *o, const optdef *d, const char *val) {
   return 0;
 }
 
+/* -f: env's env or json, check's text or json (the summary), else an
+** output format. */
+static int set_format(opts *o, const char *val) {
+  if (o->cmd == C_ENV) {
+    if (strcmp(val, "env") && strcmp(val, "json"))
+      return usage_error("env -f expects env or json, got '%s'", val);
+    o->env_json = val[0] == 'j';
+    return 0;
+  }
+  if (o->cmd == C_CHECK && (!strcmp(val, "text") || !strcmp(val, "json"))) {
+    o->summary_json = val[0] == 'j';   /* the summary's form */
+    return 0;
+  }
+  if (o->cmd == C_CHECK && strcmp(val, "taskspec") && strcmp(val, "taskspec-json"))
+    return usage_error("check -f expects text, json, taskspec or taskspec-json, "
+                       "got '%s'", val);
+  if (!kfjob_format_parse(val, &o->format) || o->format == KFJOB_FORMAT_NONE ||
+      o->format == KFJOB_FORMAT_ENVIRONMENT) {
+    static const char *const fmts[] = {"json", "yaml", "pb", "template", "manifest",
+                                       "template-json", "manifest-json", "taskspec",
+                                       "taskspec-json", NULL};
+    const char *sg = kfjob_suggest(val, fmts);
+    fprintf(stderr, "kfjob: unknown format '%s' (json, yaml, pb, template, "
+            "manifest, template-json, manifest-json, taskspec, taskspec-json)", val);
+    if (sg) fprintf(stderr, " (did you mean '%s'?)", sg);
+    fputs("\nTry 'kfjob --help'.\n", stderr);
+    return EXIT_USAGE;
+  }
+  o->format_set = 1;
+  return 0;
+}
+
+/* --set KEY=VALUE, --set-string KEY=VALUE: one more parameter. */
+static int add_param(opts *o, const optdef *d, const char *val) {
+  int str = strcmp(d->lng, "set-string") == 0;
+  const char ***v = str ? &o->string_params : &o->params;
+  size_t *n = str ? &o->nstring_params : &o->nparams;
+  if (strchr(val, '=') == NULL || val[0] == '=')
+    return usage_error(str ? "--set-string expects KEY=VALUE, got '%s'"
+                           : "--set expects KEY=VALUE, got '%s'", val);
+  *v = (const char **)cli_xrealloc((void *)*v, (*n + 1) * sizeof **v);
+  (*v)[(*n)++] = val;
+  return 0;
+}
+
 static int set_option(opts *o, const optdef *d, const char *val) {
   unsigned long long n;
   int r;
@@ -322,45 +367,11 @@ static int set_option(opts *o, const optdef *d, const char *val) {
     return usage_error("option '--%s' does not apply to this command", d->lng);
   if ((r = set_registration(o, d, val)) != 1) return r;
   switch (d->lng[0] == 'n' && d->lng[1] == 'o' ? '!' : d->lng[0]) {
-    case 'f':
-      if (o->cmd == C_ENV) {
-        if (strcmp(val, "env") && strcmp(val, "json"))
-          return usage_error("env -f expects env or json, got '%s'", val);
-        o->env_json = val[0] == 'j';
-        break;
-      }
-      if (o->cmd == C_CHECK && (!strcmp(val, "text") || !strcmp(val, "json"))) {
-        o->summary_json = val[0] == 'j';   /* the summary's form */
-        break;
-      }
-      if (o->cmd == C_CHECK && strcmp(val, "taskspec") && strcmp(val, "taskspec-json"))
-        return usage_error("check -f expects text, json, taskspec or taskspec-json, "
-                           "got '%s'", val);
-      if (!kfjob_format_parse(val, &o->format) || o->format == KFJOB_FORMAT_NONE ||
-          o->format == KFJOB_FORMAT_ENVIRONMENT) {
-        static const char *const fmts[] = {"json", "yaml", "pb", "template", "manifest",
-                                           "template-json", "manifest-json", "taskspec",
-                                           "taskspec-json", NULL};
-        const char *sg = kfjob_suggest(val, fmts);
-        fprintf(stderr, "kfjob: unknown format '%s' (json, yaml, pb, template, "
-                "manifest, template-json, manifest-json, taskspec, taskspec-json)", val);
-        if (sg) fprintf(stderr, " (did you mean '%s'?)", sg);
-        fputs("\nTry 'kfjob --help'.\n", stderr);
-        return EXIT_USAGE;
-      }
-      o->format_set = 1;
-      break;
+    case 'f': return set_format(o, val);
     case 'o': o->outdir = val; break;
     case 's':
       if (d->lng[1] == 'e') {
-        int str = strcmp(d->lng, "set-string") == 0;
-        const char ***v = str ? &o->string_params : &o->params;
-        size_t *n = str ? &o->nstring_params : &o->nparams;
-        if (strchr(val, '=') == NULL || val[0] == '=')
-          return usage_error(str ? "--set-string expects KEY=VALUE, got '%s'"
-                                 : "--set expects KEY=VALUE, got '%s'", val);
-        *v = (const char **)cli_xrealloc((void *)*v, (*n + 1) * sizeof **v);
-        (*v)[(*n)++] = val;
+        return add_param(o, d, val);
       } else if (d->lng[1] == 'u') {
         o->summary = 1;
       } else {
@@ -423,6 +434,31 @@ static int set_option(opts *o, const optdef *d, const char *val) {
 }
 
 /* Parse argv into o; returns -1 when done, else an exit status. */
+/* The option `a` names ("--long", "--long=VALUE", "-s", "-sVALUE"): *d,
+** and *val when the value is in `a`; 0 or the exit status of an error. */
+static int find_option(const char *a, const opts *o, const optdef **d, const char **val) {
+  if (a[1] == '-') {
+    const char *eq = strchr(a + 2, '=');
+    size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+    for (*d = optdefs; (*d)->lng; (*d)++)
+      if (strlen((*d)->lng) == n && strncmp((*d)->lng, a + 2, n) == 0) break;
+    if ((*d)->lng == NULL) return unknown_option(a, o->cmd);
+    if (eq) {
+      if (!(*d)->arg) return usage_error("option '--%s' takes no value", (*d)->lng);
+      *val = eq + 1;
+    }
+  } else {
+    for (*d = optdefs; (*d)->lng; (*d)++)
+      if ((*d)->shrt && (*d)->shrt == a[1]) break;
+    if ((*d)->lng == NULL) return unknown_option(a, o->cmd);
+    if (a[2]) {
+      if (!(*d)->arg) return usage_error("unknown option '%s'", a);
+      *val = a + 2;
+    }
+  }
+  return 0;
+}
+
 int cli_parse_args(int argc, char **argv, opts *o) {
   const char *const *cmds = cmd_names;
   int i, k, only_pos = 0, want;
@@ -473,25 +509,7 @@ int cli_parse_args(int argc, char **argv, opts *o) {
       command_help(k);
       return 0;
     }
-    if (a[1] == '-') {
-      const char *eq = strchr(a + 2, '=');
-      size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-      for (d = optdefs; d->lng; d++)
-        if (strlen(d->lng) == n && strncmp(d->lng, a + 2, n) == 0) break;
-      if (d->lng == NULL) return unknown_option(a, o->cmd);
-      if (eq) {
-        if (!d->arg) return usage_error("option '--%s' takes no value", d->lng);
-        val = eq + 1;
-      }
-    } else {
-      for (d = optdefs; d->lng; d++)
-        if (d->shrt && d->shrt == a[1]) break;
-      if (d->lng == NULL) return unknown_option(a, o->cmd);
-      if (a[2]) {
-        if (!d->arg) return usage_error("unknown option '%s'", a);
-        val = a + 2;
-      }
-    }
+    if ((k = find_option(a, o, &d, &val)) != 0) return k;
     if (d->arg && val == NULL) {
       if (i + 1 >= argc) return usage_error("option '%s' needs a value", a);
       val = argv[++i];

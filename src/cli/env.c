@@ -2,7 +2,8 @@
 ** env.c - `kfjob env`: the environment each pod of each job gets on a
 ** target (job:environment through the host's "environment" format),
 ** printed as NAME=value lines per pod (-f env) or as the environment
-** table in JSON (-f json), optionally for one pod.
+** table in JSON (-f json), optionally for one pod.  -f env starts each
+** job with `scheduling` with a "# NAME: gang N" line (SPEC §13).
 **
 ** -f env keeps the output a valid env file: everything that is not a plain
 ** value is a comment - the pod headers, variables whose value Kubernetes
@@ -138,6 +139,16 @@ static void print_pod(const char *job, const char *pod, json_t *v) {
   json_object_foreach(files, path, it) print_file(path, json_string_value(it));
 }
 
+/* The gang the target will use, for a job with `scheduling` (SPEC §13):
+** a comment, so the output stays an env file. */
+static void print_gang(const kfjob_job *j) {
+  const kfjob_resources *r = j->resources;
+  if (r == NULL || !r->scheduled) return;
+  printf("# ");
+  put_comment_text(j->name, strlen(j->name));
+  printf(": gang %lld%s\n", r->gang, r->gang_set ? "" : " (default)");
+}
+
 static int on_env(void *ud, const kfjob_job *j) {
   env_ctx *c = (env_ctx *)ud;
   json_error_t err;
@@ -168,6 +179,7 @@ static int on_env(void *ud, const kfjob_job *j) {
     free(s);
     c->found += json_object_size(doc);
   } else {
+    if (json_object_size(doc)) print_gang(j);
     json_object_foreach(doc, pod, v) {
       print_pod(j->name, pod, v);
       c->found++;
@@ -188,6 +200,7 @@ int cli_cmd_env(const opts *o) {
   r.ro.format = KFJOB_FORMAT_ENVIRONMENT;
   r.ro.version = -1;
   r.ro.target = o->target;   /* NULL: operator */
+  r.ro.resources = 1;        /* for the gang line */
   r.h = cli_make_host(o);
   st = kfjob_host_run_file(r.h, o->pos[0], &r.ro, on_env, &c);
   code = cli_report(r.h, st, o->pos[0]);

@@ -86,6 +86,73 @@ static json_t *yaml_scalar(const yaml_event_t *ev) {
   return json_stringn(s, n);
 }
 
+static json_t *yaml_node(yaml_parser_t *p, yaml_event_t *ev, const char **err,
+                         int depth);
+
+/* A sequence's items up to its end event, the start consumed. */
+static json_t *yaml_seq(yaml_parser_t *p, const char **err, int depth) {
+  json_t *v = json_array();
+  for (;;) {
+    yaml_event_t e;
+    json_t *x;
+    if (!yaml_parser_parse(p, &e)) {
+      *err = p->problem ? p->problem : "syntax error";
+      json_decref(v);
+      return NULL;
+    }
+    if (e.type == YAML_SEQUENCE_END_EVENT) {
+      yaml_event_delete(&e);
+      return v;
+    }
+    if ((x = yaml_node(p, &e, err, depth + 1)) == NULL) {
+      json_decref(v);
+      return NULL;
+    }
+    json_array_append_new(v, x);
+  }
+}
+
+/* A mapping's scalar keys and values up to its end event, the start
+** consumed. */
+static json_t *yaml_map(yaml_parser_t *p, const char **err, int depth) {
+  json_t *v = json_object();
+  for (;;) {
+    yaml_event_t e;
+    json_t *x;
+    char *key;
+    if (!yaml_parser_parse(p, &e)) {
+      *err = p->problem ? p->problem : "syntax error";
+      json_decref(v);
+      return NULL;
+    }
+    if (e.type == YAML_MAPPING_END_EVENT) {
+      yaml_event_delete(&e);
+      return v;
+    }
+    if (e.type != YAML_SCALAR_EVENT) {
+      *err = "mapping keys must be scalars";
+      yaml_event_delete(&e);
+      json_decref(v);
+      return NULL;
+    }
+    key = cli_xprintf("%.*s", (int)e.data.scalar.length, (const char *)e.data.scalar.value);
+    yaml_event_delete(&e);
+    if (!yaml_parser_parse(p, &e)) {
+      *err = p->problem ? p->problem : "syntax error";
+      free(key);
+      json_decref(v);
+      return NULL;
+    }
+    if ((x = yaml_node(p, &e, err, depth + 1)) == NULL) {
+      free(key);
+      json_decref(v);
+      return NULL;
+    }
+    json_object_set_new(v, key, x);
+    free(key);
+  }
+}
+
 /* Parse one node whose first event is in ev (consumed). */
 static json_t *yaml_node(yaml_parser_t *p, yaml_event_t *ev, const char **err,
                          int depth) {
@@ -106,63 +173,10 @@ static json_t *yaml_node(yaml_parser_t *p, yaml_event_t *ev, const char **err,
       return NULL;
     case YAML_SEQUENCE_START_EVENT:
       yaml_event_delete(ev);
-      v = json_array();
-      for (;;) {
-        yaml_event_t e;
-        json_t *x;
-        if (!yaml_parser_parse(p, &e)) {
-          *err = p->problem ? p->problem : "syntax error";
-          json_decref(v);
-          return NULL;
-        }
-        if (e.type == YAML_SEQUENCE_END_EVENT) {
-          yaml_event_delete(&e);
-          return v;
-        }
-        if ((x = yaml_node(p, &e, err, depth + 1)) == NULL) {
-          json_decref(v);
-          return NULL;
-        }
-        json_array_append_new(v, x);
-      }
+      return yaml_seq(p, err, depth);
     case YAML_MAPPING_START_EVENT:
       yaml_event_delete(ev);
-      v = json_object();
-      for (;;) {
-        yaml_event_t e;
-        json_t *x;
-        char *key;
-        if (!yaml_parser_parse(p, &e)) {
-          *err = p->problem ? p->problem : "syntax error";
-          json_decref(v);
-          return NULL;
-        }
-        if (e.type == YAML_MAPPING_END_EVENT) {
-          yaml_event_delete(&e);
-          return v;
-        }
-        if (e.type != YAML_SCALAR_EVENT) {
-          *err = "mapping keys must be scalars";
-          yaml_event_delete(&e);
-          json_decref(v);
-          return NULL;
-        }
-        key = cli_xprintf("%.*s", (int)e.data.scalar.length, (const char *)e.data.scalar.value);
-        yaml_event_delete(&e);
-        if (!yaml_parser_parse(p, &e)) {
-          *err = p->problem ? p->problem : "syntax error";
-          free(key);
-          json_decref(v);
-          return NULL;
-        }
-        if ((x = yaml_node(p, &e, err, depth + 1)) == NULL) {
-          free(key);
-          json_decref(v);
-          return NULL;
-        }
-        json_object_set_new(v, key, x);
-        free(key);
-      }
+      return yaml_map(p, err, depth);
     default:
       *err = "unexpected YAML event";
       yaml_event_delete(ev);

@@ -23,6 +23,7 @@ static const char *const q_json[Q_N] = {"gpu", "cpuRequest", "cpuLimit",
 typedef struct row {
   char *name, *kind, *pods, *q[Q_N];
   int invalid, known;            /* a failed job; resources known */
+  int gang;                      /* the pods cell ends with its gang */
 } row;
 
 struct summary {
@@ -138,6 +139,7 @@ void cli_summary_add(summary *s, const kfjob_job *j) {
   if (!j->error && r) {
     w.known = 1;
     w.pods = pods_text(r);
+    w.gang = r->scheduled;
     w.q[Q_GPU] = cli_xstrdup(r->gpu);
     w.q[Q_CPU_REQ] = cli_xstrdup(r->cpu_request);
     w.q[Q_CPU_LIM] = cli_xstrdup(r->cpu_limit);
@@ -168,12 +170,14 @@ static void finish_text(const summary *s, FILE *f) {
   size_t wc[3 + Q_N], i;
   int k;
   char totname[48], totpods[32];
-  const char *cells[1 + Q_N];
+  const char *cells[1 + Q_N], *pods_head = "PODS";
   snprintf(totname, sizeof totname, "TOTAL (%zu job%s)", s->jobs, s->jobs == 1 ? "" : "s");
   snprintf(totpods, sizeof totpods, "%lld", s->pods);
   wc[0] = strlen(totname) > 4 ? strlen(totname) : 4;
   wc[1] = 4;
-  wc[2] = strlen(totpods) > 4 ? strlen(totpods) : 4;
+  for (i = 0; i < s->n; i++)
+    if (s->v[i].gang) pods_head = "PODS, GANG";   /* only with a gang shown */
+  wc[2] = strlen(totpods) > strlen(pods_head) ? strlen(totpods) : strlen(pods_head);
   for (k = 0; k < Q_N; k++)
     wc[3 + k] = strlen(s->total[k]) > strlen(q_head[k]) ? strlen(s->total[k]) : strlen(q_head[k]);
   for (i = 0; i < s->n; i++) {
@@ -183,7 +187,7 @@ static void finish_text(const summary *s, FILE *f) {
     for (k = 0; k <= Q_N; k++)
       if (strlen(cell(w, k)) > wc[2 + k]) wc[2 + k] = strlen(cell(w, k));
   }
-  cells[0] = "PODS";
+  cells[0] = pods_head;
   for (k = 0; k < Q_N; k++) cells[1 + k] = q_head[k];
   put_row(f, wc, "NAME", "KIND", cells);
   for (i = 0; i < s->n; i++) {

@@ -13,6 +13,7 @@
 #include "kf_json.h"
 #include "kf_template.h"
 #include "kf_env.h"
+#include "kf_sched.h"
 
 void kf_render_opts_init(kf_render_opts *o) {
   memset(o, 0, sizeof *o);
@@ -95,9 +96,56 @@ static kf_status target_ok(const kf_job *j, const kf_render_opts *o,
                         method, o->who, o->enc.ctor, A, e);
 }
 
+/* The template formats: target_ok, then on flyte2 the job with its Kueue
+** labels in its pod template, which Flyte 2 copies onto a PyTorchJob (SPEC
+** §13 R30, kf_sched.c). */
+static kf_status template_ok(const kf_job **j, const kf_render_opts *o,
+                             unsigned emit, kf_arena *A, kf_err *e) {
+  kf_status st = target_ok(*j, o, emit, A, e);
+  if (st != KF_OK || !o->target_set || o->target != KF_T_FLYTE2) return st;
+  return kf_sched_labels_in(*j, A, j, e);
+}
+
+/* The plugin message as JSON: straight from the job when compact v1
+** (kf_wire_job.c), else through the message. */
+static kf_status job_json(const kf_job *j, const kf_render_opts *o, kf_arena *A,
+                          kf_buf *out, kf_err *e) {
+  ProtobufCMessage *m;
+  kf_status st;
+  int indent = o->indent;
+  if ((st = check_json_indent(indent, o->who, e)) != KF_OK ||
+      (st = check_enc(&o->enc, o->who, e)) != KF_OK ||
+      (st = target_ok(j, o, KF_E_ENCODE, A, e)) != KF_OK)
+    return st;
+  if (indent == 0 && o->enc.version == 1) {   /* straight from the job */
+    size_t at = out->n;
+    if (kf_wire_job_json(j, o->enc.common, out)) {
+      if (out->oom) {
+        out->n = at;
+        return kf_nomem(e);
+      }
+#ifdef KF_CHECK_BOUNDS  /* sanitizer and fuzz builds: what kf_msg_to_json writes */
+      {
+        size_t n = out->n - at;
+        char *mine = kf_arena_alloc_raw(A, n + 1);
+        if (mine == NULL) return kf_nomem(e);
+        memcpy(mine, out->p + at, n);
+        out->n = at;
+        if ((st = kf_job_to_msg(j, &o->enc, 0, A, &m, e)) != KF_OK ||
+            (st = kf_msg_to_json(m, 0, out, e)) != KF_OK)
+          return st;
+        if (out->n - at != n || memcmp(out->p + at, mine, n) != 0) abort();
+      }
+#endif
+      return KF_OK;
+    }
+  }
+  if ((st = kf_job_to_msg(j, &o->enc, 0, A, &m, e)) != KF_OK) return st;
+  return kf_msg_to_json(m, indent, out, e);
+}
+
 kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
                     kf_buf *out, kf_err *e) {
-  ProtobufCMessage *m;
   Flyteidl__Core__TaskTemplate *t;
   kf_status st;
   int indent = o->indent;
@@ -112,35 +160,7 @@ kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
         return st;
       return kf_encode(j, &o->enc, A, out, e);
     case KF_RENDER_JSON:
-      if ((st = check_json_indent(indent, o->who, e)) != KF_OK ||
-          (st = check_enc(&o->enc, o->who, e)) != KF_OK ||
-          (st = target_ok(j, o, KF_E_ENCODE, A, e)) != KF_OK)
-        return st;
-      if (indent == 0 && o->enc.version == 1) {   /* straight from the job */
-        size_t at = out->n;
-        if (kf_wire_job_json(j, o->enc.common, out)) {
-          if (out->oom) {
-            out->n = at;
-            return kf_nomem(e);
-          }
-#ifdef KF_CHECK_BOUNDS  /* sanitizer and fuzz builds: what kf_msg_to_json writes */
-          {
-            size_t n = out->n - at;
-            char *mine = kf_arena_alloc_raw(A, n + 1);
-            if (mine == NULL) return kf_nomem(e);
-            memcpy(mine, out->p + at, n);
-            out->n = at;
-            if ((st = kf_job_to_msg(j, &o->enc, 0, A, &m, e)) != KF_OK ||
-                (st = kf_msg_to_json(m, 0, out, e)) != KF_OK)
-              return st;
-            if (out->n - at != n || memcmp(out->p + at, mine, n) != 0) abort();
-          }
-#endif
-          return KF_OK;
-        }
-      }
-      if ((st = kf_job_to_msg(j, &o->enc, 0, A, &m, e)) != KF_OK) return st;
-      return kf_msg_to_json(m, indent, out, e);
+      return job_json(j, o, A, out, e);
     case KF_RENDER_YAML:
       if ((st = check_range_indent(&indent, 1, o->who, e)) != KF_OK ||
           (st = check_enc(&o->enc, o->who, e)) != KF_OK ||
@@ -149,28 +169,28 @@ kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
       return job_yaml(j, &o->enc, indent, A, out, e);
     case KF_RENDER_TEMPLATE:
       if ((st = check_enc(&o->enc, o->who, e)) != KF_OK ||
-          (st = target_ok(j, o, KF_E_TEMPLATE, A, e)) != KF_OK)
+          (st = template_ok(&j, o, KF_E_TEMPLATE, A, e)) != KF_OK)
         return st;
       return kf_task_template_bytes(j, &o->enc, o->template_opts, A, out,
                                     o->who, e);
     case KF_RENDER_TEMPLATE_JSON:
       if ((st = check_enc(&o->enc, o->who, e)) != KF_OK ||
           (st = check_json_indent(indent, o->who, e)) != KF_OK ||
-          (st = target_ok(j, o, KF_E_TEMPLATE, A, e)) != KF_OK ||
+          (st = template_ok(&j, o, KF_E_TEMPLATE, A, e)) != KF_OK ||
           (st = kf_task_template(j, &o->enc, o->template_opts, A, &t, o->who,
                                     e)) != KF_OK)
         return st;
       return kf_msg_to_json(&t->base, indent, out, e);
     case KF_RENDER_TASKSPEC:
       if ((st = check_enc(&o->enc, o->who, e)) != KF_OK ||
-          (st = target_ok(j, o, KF_E_TASKSPEC, A, e)) != KF_OK)
+          (st = template_ok(&j, o, KF_E_TASKSPEC, A, e)) != KF_OK)
         return st;
       return kf_task_spec_bytes(j, &o->enc, o->template_opts, A, out, o->who, e);
     case KF_RENDER_TASKSPEC_JSON: {
       Flyteidl__Admin__TaskSpec *ts;
       if ((st = check_enc(&o->enc, o->who, e)) != KF_OK ||
           (st = check_json_indent(indent, o->who, e)) != KF_OK ||
-          (st = target_ok(j, o, KF_E_TASKSPEC, A, e)) != KF_OK ||
+          (st = template_ok(&j, o, KF_E_TASKSPEC, A, e)) != KF_OK ||
           (st = kf_task_spec(j, &o->enc, o->template_opts, A, &ts, o->who, e)) != KF_OK)
         return st;
       return kf_msg_to_json(&ts->base, indent, out, e);

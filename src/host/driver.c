@@ -446,6 +446,49 @@ static void push_spec_job(lua_State *L, int job, int info) {
   lua_setfield(L, -2, "opts");
 }
 
+/* Calls decode_task_template (on the stack's top) on the input, then
+** decode_task_spec when that gives no job: each one's bytes are malformed
+** as the other, so the TaskSpec's error counts only when its envelope was
+** read.  Leaves job, info | nil, msg; returns whether a TaskSpec gave it. */
+static int decode_template_or_spec(lua_State *L, const run *R) {
+  const char *src = R->src;
+  int spec = 0;
+  int tt_fn = lua_gettop(L);
+  lua_pushvalue(L, tt_fn);
+  lua_pushlstring(L, src, R->len);
+  lua_call(L, 1, 2);                          /* job, info | nil, msg */
+  if (!is_job(L, -2) && lua_getfield(L, tt_fn - 1, "decode_task_spec") == LUA_TFUNCTION) {
+    const char *m;
+    lua_pushlstring(L, src, R->len);
+    lua_call(L, 1, 2);
+    m = lua_tostring(L, -1);
+    spec = is_job(L, -2);
+    if (!spec && (m == NULL || strstr(m, "malformed flyteidl.admin.TaskSpec") ||
+                  strstr(m, "template: missing")))
+      lua_pop(L, 2);                          /* the TaskTemplate's error */
+  } else if (!is_job(L, -2)) {
+    lua_pop(L, 1);
+  }
+  return spec;
+}
+
+/* Calls decode or from_json (on the stack's top) on the input as task
+** type tt; leaves job, info | nil, msg. */
+static void decode_payload(lua_State *L, const run *R, const char *tt, int version,
+                           int kind) {
+  const char *src = R->src;
+  lua_pushstring(L, tt);
+  lua_pushlstring(L, src, R->len);
+  lua_createtable(L, 0, 2);
+  lua_pushinteger(L, version);
+  lua_setfield(L, -2, "version");
+  if (kind >= 0) {
+    lua_pushstring(L, kf_kinds[kind].name);
+    lua_setfield(L, -2, "kind");
+  }
+  lua_call(L, 3, 2);
+}
+
 static void run_decode(lua_State *L, run *R) {
   const char *src = R->src;
   const char *tt = R->task_type;
@@ -473,37 +516,8 @@ static void run_decode(lua_State *L, run *R) {
                : json ? "from_json" : "decode");
   }
   R->st = KFJOB_EDATA;
-  if (R->task_type == NULL) {
-    /* a TaskTemplate, else a TaskSpec (each one's bytes are malformed as
-    ** the other); the TaskSpec's error when its envelope was read */
-    int tt_fn = lua_gettop(L);
-    lua_pushvalue(L, tt_fn);
-    lua_pushlstring(L, src, R->len);
-    lua_call(L, 1, 2);                          /* job, info | nil, msg */
-    if (!is_job(L, -2) && lua_getfield(L, tt_fn - 1, "decode_task_spec") == LUA_TFUNCTION) {
-      const char *m;
-      lua_pushlstring(L, src, R->len);
-      lua_call(L, 1, 2);
-      m = lua_tostring(L, -1);
-      spec = is_job(L, -2);
-      if (!spec && (m == NULL || strstr(m, "malformed flyteidl.admin.TaskSpec") ||
-                    strstr(m, "template: missing")))
-        lua_pop(L, 2);                          /* the TaskTemplate's error */
-    } else if (!is_job(L, -2)) {
-      lua_pop(L, 1);
-    }
-  } else {
-    lua_pushstring(L, tt);
-    lua_pushlstring(L, src, R->len);
-    lua_createtable(L, 0, 2);
-    lua_pushinteger(L, version);
-    lua_setfield(L, -2, "version");
-    if (kind >= 0) {
-      lua_pushstring(L, kf_kinds[kind].name);
-      lua_setfield(L, -2, "kind");
-    }
-    lua_call(L, 3, 2);
-  }
+  if (R->task_type == NULL) spec = decode_template_or_spec(L, R);
+  else decode_payload(L, R, tt, version, kind);
   if (!is_job(L, -2)) {
     if (lua_type(L, -1) == LUA_TSTRING) lua_error(L);
     luaL_error(L, "the input is not a valid %s", R->task_type ? R->task_type

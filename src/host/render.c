@@ -114,6 +114,73 @@ static kf_status lint(const kf_job *kj, const run *R, const char *name,
   return KF_OK;
 }
 
+static kf_node *lua_node(lua_State *L, int idx, kf_arena *A, int depth,
+                         const char *path, kf_err *e);
+
+/* The node a table at absolute index idx becomes: an object for string
+** keys, an array for a sequence, NULL with `e` set for a mix or other keys. */
+static kf_node *table_kind(lua_State *L, int idx, kf_arena *A, const char *path,
+                           kf_err *e) {
+  size_t seq = lua_rawlen(L, idx), count = 0;
+  int string_keys = 0;
+  kf_node *n;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    count++;
+    string_keys += lua_type(L, -1) == LUA_TSTRING;
+  }
+  if (string_keys != 0 && (string_keys != (int)count || seq != 0)) {
+    kf_fail(e, KF_EINVAL, "%s: a table mixes a list and named keys", path);
+    return NULL;
+  }
+  if (string_keys == 0 && count != seq) {
+    kf_fail(e, KF_EINVAL, "%s: a table with keys that are not strings", path);
+    return NULL;
+  }
+  if ((n = kf_node_new(A, string_keys ? KF_NOBJ : KF_NARR)) == NULL) kf_nomem(e);
+  return n;
+}
+
+/* A table (absolute index idx) -> an object or array node, its values
+** converted one level deeper. */
+static kf_node *table_node(lua_State *L, int idx, kf_arena *A, int depth,
+                           const char *path, kf_err *e) {
+  kf_node *n = table_kind(L, idx, A, path, e);
+  size_t i, seq = lua_rawlen(L, idx);
+  if (n == NULL) return NULL;
+  if (n->t == KF_NOBJ) {
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+      kf_node *v = lua_node(L, -1, A, depth + 1, path, e);
+      const char *k = kf_arena_strndup(A, lua_tostring(L, -2), lua_rawlen(L, -2));
+      lua_pop(L, 1);
+      if (v == NULL) {
+        lua_pop(L, 1);
+        return NULL;
+      }
+      if (k == NULL || !kf_node_push(A, n, k, v)) {
+        lua_pop(L, 1);
+        kf_nomem(e);
+        return NULL;
+      }
+    }
+    return n;
+  }
+  for (i = 1; i <= seq; i++) {
+    kf_node *v;
+    lua_rawgeti(L, idx, (lua_Integer)i);
+    v = lua_node(L, -1, A, depth + 1, path, e);
+    lua_pop(L, 1);
+    if (v == NULL) return NULL;
+    if (!kf_node_push(A, n, NULL, v)) {
+      kf_nomem(e);
+      return NULL;
+    }
+  }
+  return n;
+}
+
 /* A Lua value (a job's `opts`) -> node, without any call that can raise
 ** or allocate in Lua (the arena is live): strings, numbers, booleans,
 ** tables with string keys or a sequence.  NULL with `e` set on bad input. */
@@ -143,64 +210,12 @@ static kf_node *lua_node(lua_State *L, int idx, kf_arena *A, int depth,
         n->u.d = lua_tonumber(L, idx);
       }
       return n;
-    case LUA_TTABLE: {
-      size_t seq = lua_rawlen(L, idx), count = 0;
-      int string_keys = 0;
+    case LUA_TTABLE:
       if (depth > 16) {
         kf_fail(e, KF_ELIMIT, "%s: nested deeper than 16 levels", path);
         return NULL;
       }
-      idx = lua_absindex(L, idx);
-      lua_pushnil(L);
-      while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        count++;
-        string_keys += lua_type(L, -1) == LUA_TSTRING;
-      }
-      if (string_keys != 0 && (string_keys != (int)count || seq != 0)) {
-        kf_fail(e, KF_EINVAL, "%s: a table mixes a list and named keys", path);
-        return NULL;
-      }
-      if (string_keys == 0 && count != seq) {
-        kf_fail(e, KF_EINVAL, "%s: a table with keys that are not strings", path);
-        return NULL;
-      }
-      if ((n = kf_node_new(A, string_keys ? KF_NOBJ : KF_NARR)) == NULL) {
-        kf_nomem(e);
-        return NULL;
-      }
-      if (string_keys) {
-        lua_pushnil(L);
-        while (lua_next(L, idx)) {
-          kf_node *v = lua_node(L, -1, A, depth + 1, path, e);
-          const char *k = kf_arena_strndup(A, lua_tostring(L, -2), lua_rawlen(L, -2));
-          lua_pop(L, 1);
-          if (v == NULL) {
-            lua_pop(L, 1);
-            return NULL;
-          }
-          if (k == NULL || !kf_node_push(A, n, k, v)) {
-            lua_pop(L, 1);
-            kf_nomem(e);
-            return NULL;
-          }
-        }
-      } else {
-        size_t i;
-        for (i = 1; i <= seq; i++) {
-          kf_node *v;
-          lua_rawgeti(L, idx, (lua_Integer)i);
-          v = lua_node(L, -1, A, depth + 1, path, e);
-          lua_pop(L, 1);
-          if (v == NULL) return NULL;
-          if (!kf_node_push(A, n, NULL, v)) {
-            kf_nomem(e);
-            return NULL;
-          }
-        }
-      }
-      return n;
-    }
+      return table_node(L, lua_absindex(L, idx), A, depth, path, e);
     default:
       kf_fail(e, KF_EINVAL, "%s: a %s cannot be an option value", path,
               lua_typename(L, lua_type(L, idx)));

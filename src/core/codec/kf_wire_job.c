@@ -147,6 +147,55 @@ static char *json_enum(kf_buf *b, char *o, const ProtobufCFieldDescriptor *fd, i
   return o;
 }
 
+/* A W_INT's value v (not 0) after its key, whose room held the longest
+** enum name. */
+static char *json_int(kf_buf *b, char *o, const wfield *w, int32_t v) {
+  if (w->enames >= 0 && v > 0 && v < w->nenames) {
+    memcpy(o, T->enum_q[w->enames + v], T->enum_n[w->enames + v]);
+    return o + T->enum_n[w->enames + v];
+  }
+  if (w->fd->type == PROTOBUF_C_TYPE_ENUM) return json_enum(b, o, w->fd, v);
+  return put_int(o, v);
+}
+
+/* cnt (> 0) strings as a JSON array. */
+static char *json_strlist(kf_buf *b, char *o, const char *const *v, size_t cnt) {
+  size_t k, n;
+  for (k = 0; k < cnt; k++) {
+    n = strlen(v[k]);
+    if ((o = room(b, o, kf_json_quote_room(v[k], n) + 2)) == NULL) return NULL;
+    *o++ = k ? ',' : '[';
+    o = kf_json_quote_to(o, v[k], n);
+  }
+  *o++ = ']';   /* the room of the last entry's one more */
+  return o;
+}
+
+/* The resources set in q (at least one) as a JSON array of {name, value}
+** entries (T->json_ok: every resource has a name, number > 0). */
+static char *json_res(kf_buf *b, char *o, const char *const *q) {
+  size_t k, n;
+  int any = 0;
+  for (k = 0; k < KF_NRES; k++) {
+    if (q[k] == NULL) continue;
+    n = strlen(q[k]);
+    if ((o = room(b, o, sizeof T->res_q[0][0] + kf_json_quote_room(q[k], n) + 3)) == NULL)
+      return NULL;
+    *o++ = any ? ',' : '[';
+    any = 1;
+    if (n) {
+      memcpy(o, T->res_q[k][0], T->res_n[k][0]);
+      o = kf_json_quote_to(o + T->res_n[k][0], q[k], n);
+      *o++ = '}';
+    } else {
+      memcpy(o, T->res_q[k][1], T->res_n[k][1]);
+      o += T->res_n[k][1];
+    }
+  }
+  *o++ = ']';   /* the room of the last entry's '}' and one more */
+  return o;
+}
+
 /* The fields of plan p, compact, as kf_msg_to_json writes them, between {
 ** and }. */
 static char *json_msg(const wplan *p, const char *job, kf_buf *b, char *o) {
@@ -170,14 +219,7 @@ static char *json_msg(const wplan *p, const char *job, kf_buf *b, char *o) {
         int32_t v = AT(job, w->off, int32_t);
         if (v == 0) break;
         KEY(sizeof T->enum_q[0]);
-        if (w->enames >= 0 && v > 0 && v < w->nenames) {
-          memcpy(o, T->enum_q[w->enames + v], T->enum_n[w->enames + v]);
-          o += T->enum_n[w->enames + v];
-        } else if (w->fd->type == PROTOBUF_C_TYPE_ENUM) {
-          if ((o = json_enum(b, o, w->fd, v)) == NULL) return NULL;
-        } else {
-          o = put_int(o, v);
-        }
+        if ((o = json_int(b, o, w, v)) == NULL) return NULL;
         break;
       }
       case W_STR: {
@@ -193,36 +235,15 @@ static char *json_msg(const wplan *p, const char *job, kf_buf *b, char *o) {
         const char *const *v = (const char *const *)AT(job, w->off, char **);
         if (cnt == 0) break;
         KEY(0);
-        for (k = 0; k < cnt; k++) {
-          n = strlen(v[k]);
-          if ((o = room(b, o, kf_json_quote_room(v[k], n) + 2)) == NULL) return NULL;
-          *o++ = k ? ',' : '[';
-          o = kf_json_quote_to(o, v[k], n);
-        }
-        *o++ = ']';
+        if ((o = json_strlist(b, o, v, cnt)) == NULL) return NULL;
         break;
       }
-      case W_RES: {   /* T->json_ok: every resource has a name (number > 0) */
+      case W_RES: {
         const char *const *q = (const char *const *)(const void *)(job + w->off);
-        int any = 0;
-        for (k = 0; k < KF_NRES; k++) {
-          if (q[k] == NULL) continue;
-          n = strlen(q[k]);
-          if (!any) KEY(0);
-          if ((o = room(b, o, sizeof T->res_q[0][0] + kf_json_quote_room(q[k], n) + 3)) == NULL)
-            return NULL;
-          *o++ = any ? ',' : '[';
-          any = 1;
-          if (n) {
-            memcpy(o, T->res_q[k][0], T->res_n[k][0]);
-            o = kf_json_quote_to(o + T->res_n[k][0], q[k], n);
-            *o++ = '}';
-          } else {
-            memcpy(o, T->res_q[k][1], T->res_n[k][1]);
-            o += T->res_n[k][1];
-          }
-        }
-        if (any) *o++ = ']';   /* the room of the last entry's '}' and one more */
+        for (k = 0; k < KF_NRES && q[k] == NULL; k++) continue;
+        if (k == KF_NRES) break;
+        KEY(0);
+        if ((o = json_res(b, o, q)) == NULL) return NULL;
         break;
       }
       case W_MSG:

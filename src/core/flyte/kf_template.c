@@ -209,6 +209,59 @@ static kf_status check_registrable(const kf_job *j, Flyteidl__Core__TaskTemplate
   return KF_OK;
 }
 
+/* task_spec's parts of the TaskTemplate: always a container, a
+** registrable task, the interface and metadata (with flytekit's check of
+** the cache key's ignored inputs). */
+static kf_status spec_parts(const kf_job *j, int wrap, const kf_node *opts, kf_arena *A,
+                            Flyteidl__Core__TaskTemplate *t, const char **description,
+                            const char *who, kf_err *e) {
+  kf_status st;
+  size_t i;
+  static const kf_node none = {KF_NOBJ, NULL, {0}};  /* task_spec: always a container */
+  if (t->container == NULL && (st = build_container(j, wrap, A, &none, t, who, e)))
+    return st;
+  if ((st = check_registrable(j, t, who, e)) ||
+      (st = kf_interface_build(A, opts ? kf_node_get(opts, "interface") : NULL,
+                               &t->interface, who, e)) ||
+      (st = kf_metadata_build(A, opts ? kf_node_get(opts, "metadata") : NULL,
+                              &t->metadata, description, who, e)))
+    return st;
+  /* flytekit: inputs the cache key ignores must be inputs */
+  for (i = 0; i < t->metadata->n_cache_ignore_input_vars; i++) {
+    const Flyteidl__Core__VariableMap *in = t->interface->inputs;
+    const char *name = t->metadata->cache_ignore_input_vars[i];
+    size_t x;
+    for (x = 0; in && x < in->n_variables; x++)
+      if (strcmp(in->variables[x]->key, name) == 0) break;
+    if (in == NULL || x == in->n_variables)
+      return kf_fail(e, KF_EINVAL, "%s: opts.metadata.cache.ignore_inputs[%zu]: '%.100s' "
+                     "is not an input (opts.interface.inputs)", who, i + 1, name);
+  }
+  return KF_OK;
+}
+
+/* opts.config `v`: string values, each a config entry of t (room for
+** *ncfg entries, grown by v's). */
+static kf_status build_config(const kf_node *v, kf_arena *A, Flyteidl__Core__TaskTemplate *t,
+                              size_t *ncfg, const char *who, kf_err *e) {
+  kf_status st;
+  size_t i;
+  if (v->t != KF_NOBJ && !(v->t == KF_NARR && v->u.c.n == 0))
+    return kf_fail(e, KF_EINVAL, "%s: opts.config: expected a table of key = value",
+                   who);
+  if (v->t == KF_NOBJ) *ncfg += v->u.c.n;
+  for (i = 0; v->t == KF_NOBJ && i < v->u.c.n; i++) {
+    if (v->u.c.v[i]->t != KF_NSTR)
+      return kf_fail(e, KF_EINVAL, "%s: opts.config.%s: expected a string",
+                     who, v->u.c.k[i]);
+    if (kf_opt_bad_text(v->u.c.v[i]) || !kf_utf8_ok(v->u.c.k[i], strlen(v->u.c.k[i])))
+      return kf_fail(e, KF_EINVAL, "%s: opts.config.%s: %s", who, v->u.c.k[i],
+                     kf_opt_bad_text(v->u.c.v[i]) ? kf_opt_bad_text(v->u.c.v[i]) : "invalid UTF-8");
+    if ((st = add_config(A, t, *ncfg, v->u.c.k[i], v->u.c.v[i]->u.s.p, e))) return st;
+  }
+  return KF_OK;
+}
+
 /* Builds the template; with `custom_out` the custom stays a node (for the
 ** direct Struct writer) instead of becoming Struct messages, or is not
 ** made at all with `no_custom` (the caller writes it from the job).  With
@@ -252,43 +305,10 @@ static kf_status build_template_of(const kf_job *j, const kf_encopts *o,
   if (opts && (v = kf_node_get(opts, "container")) &&
       (st = build_container(j, wrap, A, v, t, who, e)))
     return st;
-  if (spec) {
-    static const kf_node none = {KF_NOBJ, NULL, {0}};  /* task_spec: always a container */
-    if (t->container == NULL && (st = build_container(j, wrap, A, &none, t, who, e)))
-      return st;
-    if ((st = check_registrable(j, t, who, e)) ||
-        (st = kf_interface_build(A, opts ? kf_node_get(opts, "interface") : NULL,
-                                 &t->interface, who, e)) ||
-        (st = kf_metadata_build(A, opts ? kf_node_get(opts, "metadata") : NULL,
-                                &t->metadata, description, who, e)))
-      return st;
-    /* flytekit: inputs the cache key ignores must be inputs */
-    for (i = 0; i < t->metadata->n_cache_ignore_input_vars; i++) {
-      const Flyteidl__Core__VariableMap *in = t->interface->inputs;
-      const char *name = t->metadata->cache_ignore_input_vars[i];
-      size_t x;
-      for (x = 0; in && x < in->n_variables; x++)
-        if (strcmp(in->variables[x]->key, name) == 0) break;
-      if (in == NULL || x == in->n_variables)
-        return kf_fail(e, KF_EINVAL, "%s: opts.metadata.cache.ignore_inputs[%zu]: '%.100s' "
-                       "is not an input (opts.interface.inputs)", who, i + 1, name);
-    }
-  }
-  if (opts && (v = kf_node_get(opts, "config"))) {
-    if (v->t != KF_NOBJ && !(v->t == KF_NARR && v->u.c.n == 0))
-      return kf_fail(e, KF_EINVAL, "%s: opts.config: expected a table of key = value",
-                     who);
-    if (v->t == KF_NOBJ) ncfg += v->u.c.n;
-    for (i = 0; v->t == KF_NOBJ && i < v->u.c.n; i++) {
-      if (v->u.c.v[i]->t != KF_NSTR)
-        return kf_fail(e, KF_EINVAL, "%s: opts.config.%s: expected a string",
-                       who, v->u.c.k[i]);
-      if (kf_opt_bad_text(v->u.c.v[i]) || !kf_utf8_ok(v->u.c.k[i], strlen(v->u.c.k[i])))
-        return kf_fail(e, KF_EINVAL, "%s: opts.config.%s: %s", who, v->u.c.k[i],
-                       kf_opt_bad_text(v->u.c.v[i]) ? kf_opt_bad_text(v->u.c.v[i]) : "invalid UTF-8");
-      if ((st = add_config(A, t, ncfg, v->u.c.k[i], v->u.c.v[i]->u.s.p, e))) return st;
-    }
-  }
+  if (spec && (st = spec_parts(j, wrap, opts, A, t, description, who, e))) return st;
+  if (opts && (v = kf_node_get(opts, "config")) &&
+      (st = build_config(v, A, t, &ncfg, who, e)))
+    return st;
   if (!kf_python_task(j)) {
     ProtobufCMessage *m;
     kf_node *custom;

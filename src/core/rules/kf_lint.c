@@ -116,6 +116,48 @@ static kf_status lint_pod(mctx *c, kf_node *list, const kf_job *j) {
   return KF_OK;
 }
 
+/* opts.name: a DNS-1035 label whose longest pod name fits 63 characters. */
+static kf_status lint_name(mctx *c, kf_node *list, const kf_job *j, const char *name) {
+  char pod[256];
+  size_t len;
+  kf_status st;
+  if (!kfm_dns_label(name, strlen(name), 1))
+    WARN("opts.name", "'%.100s' is not a DNS-1035 label (%s)", name,
+         kfm_dns1035_rule);
+  else if ((len = kfm_longest_pod(j, name, pod, sizeof pod)) > 63)
+    WARN("opts.name", "pod name '%s' has %zu characters: more than the 63 "
+         "Kubernetes allows", pod, len);
+  return KF_OK;
+}
+
+/* The target's rule rows, as warnings after lint's own. */
+static kf_status lint_target(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
+                             kf_node *list, kf_err *e) {
+  kf_target_ctx tc;
+  kf_status st;
+  kf_problems ps;
+  size_t x, y, n = 0;
+  memset(&tc, 0, sizeof tc);
+  tc.name = o->name;
+  tc.v0 = o->version == 0;
+  tc.env = o->env;
+  if ((st = kf_target_problems(j, o->target, &tc, A, &ps, e)) != KF_OK)
+    return st;
+  /* a row whose finding lint already gave at the same path (slots R11,
+  ** accelerator R12) adds nothing */
+  for (x = 0; x < ps.n; x++) {
+    for (y = 0; ps.v[x].in_lint && y < list->u.c.n; y++) {
+      const kf_node *path = kf_node_get(list->u.c.v[y], "path");
+      if (path && strcmp(path->u.s.p, ps.v[x].path) == 0) break;
+    }
+    if (!ps.v[x].in_lint || y == list->u.c.n) ps.v[n++] = ps.v[x];
+  }
+  ps.n = n;
+  if ((st = kf_problems_push(&ps, KF_SEV_WARN, A, list, e)) != KF_OK)
+    return st;
+  return KF_OK;
+}
+
 kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
                   kf_node **out, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
@@ -167,39 +209,8 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
          "(slotsPerWorker stays 1; only the launcher's -np uses %d); kfjob's "
          "manifest sets slotsPerWorker = %d", (int)j->slots, (int)j->slots);
   if ((st = lint_pod(c, list, j)) != KF_OK) return st;
-  if (o->name) {
-    char pod[256];
-    size_t len;
-    if (!kfm_dns_label(o->name, strlen(o->name), 1))
-      WARN("opts.name", "'%.100s' is not a DNS-1035 label (%s)", o->name,
-           kfm_dns1035_rule);
-    else if ((len = kfm_longest_pod(j, o->name, pod, sizeof pod)) > 63)
-      WARN("opts.name", "pod name '%s' has %zu characters: more than the 63 "
-           "Kubernetes allows", pod, len);
-  }
-  {
-    kf_target_ctx tc;
-    kf_problems ps;
-    size_t x, y, n = 0;
-    memset(&tc, 0, sizeof tc);
-    tc.name = o->name;
-    tc.v0 = o->version == 0;
-    tc.env = o->env;
-    if ((st = kf_target_problems(j, o->target, &tc, A, &ps, e)) != KF_OK)
-      return st;
-    /* a row whose finding lint already gave at the same path (slots R11,
-    ** accelerator R12) adds nothing */
-    for (x = 0; x < ps.n; x++) {
-      for (y = 0; ps.v[x].in_lint && y < list->u.c.n; y++) {
-        const kf_node *path = kf_node_get(list->u.c.v[y], "path");
-        if (path && strcmp(path->u.s.p, ps.v[x].path) == 0) break;
-      }
-      if (!ps.v[x].in_lint || y == list->u.c.n) ps.v[n++] = ps.v[x];
-    }
-    ps.n = n;
-    if ((st = kf_problems_push(&ps, KF_SEV_WARN, A, list, e)) != KF_OK)
-      return st;
-  }
+  if (o->name && (st = lint_name(c, list, j, o->name)) != KF_OK) return st;
+  if ((st = lint_target(j, o, A, list, e)) != KF_OK) return st;
   (void)p;
   *out = list;
   return KF_OK;

@@ -173,8 +173,8 @@ static kf_status r23_limits(const kf_job *j, kf_target t, const kf_node *spec,
 /* R23: pod template fields a target cannot carry. */
 static kf_status r23_pod(const kf_job *j, kf_target t, const kf_target_ctx *c,
                          const kf_target_rule *r, kf_problems *out, kf_err *e) {
-  const kf_node *spec = kf_node_get(j->pod_template, "spec"), *cs, *tp;
-  size_t i, at = (size_t)-1;
+  const kf_node *spec = kf_node_get(j->pod_template, "spec");
+  size_t i;
   char path[160];
   (void)c;
   if (spec == NULL || spec->t != KF_NOBJ) return KF_OK;
@@ -203,17 +203,28 @@ static kf_status r23_pod(const kf_job *j, kf_target t, const kf_target_ctx *c,
     kf_status st = r23_limits(j, t, spec, r, out, e);
     if (st != KF_OK) return st;
   }
-  if (kf_node_get(spec, "initContainers"))
-    ADD("pod_template.spec.initContainers", e, "cannot be expressed: a runtime "
+  return kf_trainer_containers_rule(j->pod_template, "pod_template", t, r, out, e);
+}
+
+kf_status kf_trainer_containers_rule(const kf_node *tmpl, const char *at,
+                                     kf_target t, const kf_target_rule *r,
+                                     kf_problems *out, kf_err *e) {
+  const kf_node *spec = kf_node_get(tmpl, "spec"), *cs, *tp;
+  size_t i, n = (size_t)-1;
+  char path[200];
+  if (kf_node_get(spec, "initContainers")) {
+    snprintf(path, sizeof path, "%s.spec.initContainers", at);
+    ADD(path, e, "cannot be expressed: a runtime "
         "patch may only change containers the runtime already has "
         "(torch-distributed has none)");
+  }
   cs = kf_node_get(spec, "containers");
-  tp = kf_pod_primary(j->pod_template, &at);
+  tp = kf_pod_primary(tmpl, &n);
   for (i = 0; cs && cs->t == KF_NARR && i < cs->u.c.n; i++) {
     const kf_node *ct = cs->u.c.v[i];
     size_t x;
-    if (!tp || i != at) {
-      snprintf(path, sizeof path, "pod_template.spec.containers[%zu]", i + 1);
+    if (!tp || i != n) {
+      snprintf(path, sizeof path, "%s.spec.containers[%zu]", at, i + 1);
       ADD(path, e, "cannot be expressed: a runtime patch may only change "
           "containers the runtime already has (torch-distributed: node)");
       continue;
@@ -222,7 +233,7 @@ static kf_status r23_pod(const kf_job *j, kf_target t, const kf_target_ctx *c,
       const char *k = ct->u.c.k[x];   /* env: the webhook refuses it on node */
       if (strcmp(k, "env") != 0 && listed(kfm_trainer_container_patch[t == KF_T_TRAINER_23], k))
         continue;
-      snprintf(path, sizeof path, "pod_template.spec.containers[%zu].%.60s", i + 1, k);
+      snprintf(path, sizeof path, "%s.spec.containers[%zu].%.60s", at, i + 1, k);
       ADD(path, e, "cannot be expressed: a runtime patch of the node container "
           "has only volumeMounts and securityContext%s", strcmp(k, "env") == 0
           ? " (env goes in opts.env, which becomes spec.trainer.env)" : "");

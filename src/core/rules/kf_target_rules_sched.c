@@ -123,22 +123,6 @@ static kf_status r30_flyte(const kf_job *j, kf_target t, const kf_target_ctx *c,
   return KF_OK;
 }
 
-/* R30 (warning): flyte2's Kueue labels reach the PyTorchJob through
-** manifest{target=} only; kfjob's TaskTemplate does not carry them yet
-** (topology it does: kf_sched_template_in). */
-static kf_status r30_labels(const kf_job *j, kf_target t, const kf_target_ctx *c,
-                              const kf_target_rule *r, kf_problems *out, kf_err *e) {
-  const kf_sched *s = &j->sched;
-  (void)c;
-  if (!j->has_scheduling) return KF_OK;
-  if (t == KF_T_FLYTE2 && (j->kind == KF_PYTORCH || j->kind == KF_ELASTIC) &&
-      (s->queue || s->priority_class || s->max_exec_time > 0))
-    ADD("scheduling", e, "Kueue's labels are not in the TaskTemplate kfjob emits "
-        "(only in manifest{target=}); to have Flyte 2 copy them onto the "
-        "PyTorchJob, put them in pod_template.metadata.labels");
-  return KF_OK;
-}
-
 static int topo_same(const kf_group *a, const kf_group *b) {
   const kf_topology *x = &a->topology, *y = &b->topology;
   if (a->has_topology != b->has_topology) return 0;
@@ -151,12 +135,14 @@ static int topo_same(const kf_group *a, const kf_group *b) {
 
 /* R31: per-group pod settings.  Flyte's ReplicaSpec has none; a TrainJob
 ** patches its one `node` job, so every group's must be the same (R22), and
-** only PodSpecPatch fields (R23). */
+** only PodSpecPatch fields, containers as R23 allows them (the node
+** container's ContainerPatch fields). */
 static kf_status r31_groups(const kf_job *j, kf_target t, const kf_target_ctx *c,
                             const kf_target_rule *r, kf_problems *out, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
   const kf_group *first = NULL;
   char path[128];
+  kf_status st;
   int i;
   (void)c;
   for (i = 0; i < k->nroles; i++) {
@@ -194,12 +180,14 @@ static kf_status r31_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
         const char *sk = spec->u.c.k[x];
         int y, found = 0;
         for (y = 0; keys[y] && !found; y++) found = strcmp(keys[y], sk) == 0;
-        if (found && strcmp(sk, "containers") != 0) continue;
+        if (found) continue;   /* the containers below, as R23's */
         snprintf(path, sizeof path, "%s.pod_template.spec.%.60s", key, sk);
         ADD(path, e, "cannot be expressed: a TrainJob's runtime patch "
-            "(PodSpecPatch) %s", found ? "of a group may not change containers"
-                                       : "has no such field");
+            "(PodSpecPatch) has no such field");
       }
+      snprintf(path, sizeof path, "%s.pod_template", key);
+      if ((st = kf_trainer_containers_rule(g->pod_template, path, t, r, out, e)) != KF_OK)
+        return st;
     }
   }
   return KF_OK;
@@ -256,10 +244,6 @@ const kf_target_rule kf_target_rules_sched[] = {
     "flyte pytorch.go 11dbc43bed (pod template metadata onto a PyTorchJob only), #7833",
     NULL, NULL, NULL, NULL},
    r30_flyte, 0},
-  {"R30", K(KF_PYTORCH) | K(KF_ELASTIC), {NA, WARN, NA, NA, NA, NA},
-   {NULL, "kfjob TaskTemplate (k8s_pod labels not written from scheduling)",
-    NULL, NULL, NULL, NULL},
-   r30_labels, 0},
   {"R31", ALL_KINDS, {ERR, ERR, OK, OK, ERR, ERR},
    {"flyteidl kubeflow common.proto ReplicaSpec (no pod template); flytekit#2183, flyte#3308",
     "flyteidl kubeflow common.proto ReplicaSpec (no pod template); flytekit#2183, flyte#3308",

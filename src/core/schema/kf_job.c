@@ -32,6 +32,49 @@ static int emit_nnodes(kf_arena *A, kf_node *o, const kf_field *f,
 }
 
 static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
+                      const char *base, int kind, int role);
+
+/* An object row at `at`: with a presence flag as given, else left out
+** when empty (made at its first value). */
+static int emit_obj(kf_arena *A, kf_node *o, const kf_field *f, const char *at,
+                    const char *base, int kind, int role) {
+  const kf_obj *sub = (const kf_obj *)f->info;
+  kf_node *s = NULL;
+  size_t i;
+  if (f->off_n) {  /* present or not, as given */
+    if (!*AT(base + f->off_n, const int)) return 1;
+    return (s = kf_obj_add(A, o, f->key, KF_NOBJ)) != NULL &&
+           emit_rows(A, s, sub, at, kind, role);
+  }
+  /* left out when empty: made at its first value */
+  for (i = 0; i < sub->n; i++) {
+    const kf_field *r = &sub->f[i];
+    const char *v = KF_V_ISSTR(r->type) && r->type != KF_V_SIZE ? *AT(at + r->off, const char *const) : NULL;
+    if (KF_V_ISSTR(r->type) && *AT(at + r->off, const char *const) == NULL) continue;
+    if (s == NULL && (s = kf_obj_add(A, o, f->key, KF_NOBJ)) == NULL) return 0;
+    if (v ? !kf_obj_strref(A, s, r->key, v) : !emit_value(A, s, r, at, kind, role))
+      return 0;
+  }
+  return 1;
+}
+
+/* Every group of the job's kind, by its key, in the kind's order. */
+static int emit_groups(kf_arena *A, kf_node *o, const char *base, int kind) {
+  const kf_kind_info *k = &kf_kinds[kind];
+  const kf_job *j = (const kf_job *)(const void *)base;
+  int i;
+  for (i = 0; i < k->nroles; i++) {
+    int r = k->roles[i].role;
+    kf_node *g = kf_node_new(A, KF_NOBJ);
+    if (g == NULL || !emit_rows(A, g, &kf_group_obj, (const char *)&j->g[r],
+                                kind, r) ||
+        !kf_node_push(A, o, kf_roles[r].key, g))
+      return 0;
+  }
+  return 1;
+}
+
+static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
                       const char *base, int kind, int role) {
   const char *at = base + f->off;
   if (KF_V_ISSTR(f->type)) {  /* the common case first: unset is left out */
@@ -75,46 +118,16 @@ static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
         if (!kf_node_push(A, l, NULL, kf_node_str(A, v[i], strlen(v[i])))) return 0;
       return 1;
     }
-    case KF_V_OBJ: {
-      const kf_obj *sub = (const kf_obj *)f->info;
-      kf_node *s = NULL;
-      size_t i;
-      if (f->off_n) {  /* present or not, as given */
-        if (!*AT(base + f->off_n, const int)) return 1;
-        return (s = kf_obj_add(A, o, f->key, KF_NOBJ)) != NULL &&
-               emit_rows(A, s, sub, at, kind, role);
-      }
-      /* left out when empty: made at its first value */
-      for (i = 0; i < sub->n; i++) {
-        const kf_field *r = &sub->f[i];
-        const char *v = KF_V_ISSTR(r->type) && r->type != KF_V_SIZE ? *AT(at + r->off, const char *const) : NULL;
-        if (KF_V_ISSTR(r->type) && *AT(at + r->off, const char *const) == NULL) continue;
-        if (s == NULL && (s = kf_obj_add(A, o, f->key, KF_NOBJ)) == NULL) return 0;
-        if (v ? !kf_obj_strref(A, s, r->key, v) : !emit_value(A, s, r, at, kind, role))
-          return 0;
-      }
-      return 1;
-    }
+    case KF_V_OBJ:
+      return emit_obj(A, o, f, at, base, kind, role);
     case KF_V_NNODES:
       return emit_nnodes(A, o, f, (const kf_job *)(const void *)base);
     case KF_V_TREE: {  /* a copy: merges may change what spec() returns */
       const kf_node *t = *AT(at, const kf_node *const);
       return t == NULL || kf_node_push(A, o, f->key, kf_tree_dup(A, t));
     }
-    case KF_V_GROUPS: {
-      const kf_kind_info *k = &kf_kinds[kind];
-      const kf_job *j = (const kf_job *)(const void *)base;
-      int i;
-      for (i = 0; i < k->nroles; i++) {
-        int r = k->roles[i].role;
-        kf_node *g = kf_node_new(A, KF_NOBJ);
-        if (g == NULL || !emit_rows(A, g, &kf_group_obj, (const char *)&j->g[r],
-                                    kind, r) ||
-            !kf_node_push(A, o, kf_roles[r].key, g))
-          return 0;
-      }
-      return 1;
-    }
+    case KF_V_GROUPS:
+      return emit_groups(A, o, base, kind);
     case KF_V_DEPRECATED: return 1;  /* read back resolved, never written */
   }
   return 1;

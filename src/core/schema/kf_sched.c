@@ -132,25 +132,12 @@ static kf_node *put_sorted(kf_arena *A, const kf_node *o, const char *k, kf_node
   return d;
 }
 
-kf_status kf_sched_template_in(const kf_job *j, kf_arena *A, const kf_job **out,
-                               kf_err *e) {
-  const kf_topology *t = &j->sched.topology;
-  const char *v[5];
-  char n[32];
+/* *out: a copy of j whose pod template's metadata.<map> is m. */
+static kf_status with_meta_map(const kf_job *j, kf_arena *A, const char *map,
+                               kf_node *m, const kf_job **out, kf_err *e) {
+  kf_node *meta = (kf_node *)kf_node_get(j->pod_template, "metadata"), *tm;
   kf_job *eff;
-  kf_node *tm, *meta, *an;
-  int i;
-  *out = j;
-  if (!j->has_scheduling || !j->sched.has_topology) return KF_OK;
-  kf_format_int(t->slice_size, n);
-  v[0] = t->required, v[1] = t->preferred, v[2] = t->unconstrained ? "true" : NULL;
-  v[3] = t->slice_required, v[4] = t->slice_size > 0 ? n : NULL;
-  meta = (kf_node *)kf_node_get(j->pod_template, "metadata");
-  an = (kf_node *)kf_node_get(meta, "annotations");
-  for (i = 0; i < 5; i++)
-    if (v[i] && (an = put_sorted(A, an, tas_keys[i], kf_node_str(A, v[i], strlen(v[i])))) == NULL)
-      return kf_nomem(e);
-  if ((meta = put_sorted(A, meta, "annotations", an)) == NULL ||
+  if ((meta = put_sorted(A, meta, map, m)) == NULL ||
       (tm = put_sorted(A, j->pod_template, "metadata", meta)) == NULL ||
       (eff = kf_arena_alloc(A, sizeof *eff)) == NULL)
     return kf_nomem(e);
@@ -158,6 +145,55 @@ kf_status kf_sched_template_in(const kf_job *j, kf_arena *A, const kf_job **out,
   eff->pod_template = tm;
   *out = eff;
   return KF_OK;
+}
+
+/* Metadata map `map` of j's pod template with the keys[i] set to v[i]
+** (those not NULL), into a copy of the job. */
+static kf_status put_meta(const kf_job *j, kf_arena *A, const char *map,
+                          const char *const *keys, const char *const *v, int n,
+                          const kf_job **out, kf_err *e) {
+  kf_node *m = (kf_node *)kf_node_get(kf_node_get(j->pod_template, "metadata"), map);
+  int i;
+  for (i = 0; i < n; i++)
+    if (v[i] && (m = put_sorted(A, m, keys[i], kf_node_str(A, v[i], strlen(v[i])))) == NULL)
+      return kf_nomem(e);
+  return with_meta_map(j, A, map, m, out, e);
+}
+
+kf_status kf_sched_template_in(const kf_job *j, kf_arena *A, const kf_job **out,
+                               kf_err *e) {
+  const kf_topology *t = &j->sched.topology;
+  const char *v[5];
+  char n[32];
+  *out = j;
+  if (!j->has_scheduling || !j->sched.has_topology) return KF_OK;
+  kf_format_int(t->slice_size, n);
+  v[0] = t->required, v[1] = t->preferred, v[2] = t->unconstrained ? "true" : NULL;
+  v[3] = t->slice_required, v[4] = t->slice_size > 0 ? n : NULL;
+  return put_meta(j, A, "annotations", tas_keys, v, 5, out, e);
+}
+
+static const char *const kueue_keys[3] = {KF_KUEUE_QUEUE, KF_KUEUE_PRIORITY,
+                                          KF_KUEUE_MAX_EXEC};
+
+/* Flyte 2 copies a PyTorchJob's pod template metadata onto the CR (flyte
+** pytorch.go 11dbc43bed, #7833); an Elastic job is a PyTorchJob there. */
+static int flyte2_copies_labels(const kf_job *j) {
+  return j->kind == KF_PYTORCH || j->kind == KF_ELASTIC;
+}
+
+kf_status kf_sched_labels_in(const kf_job *j, kf_arena *A, const kf_job **out,
+                             kf_err *e) {
+  const kf_sched *s = &j->sched;
+  const char *v[3];
+  char n[32];
+  *out = j;
+  if (!j->has_scheduling || !flyte2_copies_labels(j) ||
+      !(s->queue || s->priority_class || s->max_exec_time > 0))
+    return KF_OK;
+  kf_format_int(s->max_exec_time, n);
+  v[0] = s->queue, v[1] = s->priority_class, v[2] = s->max_exec_time > 0 ? n : NULL;
+  return put_meta(j, A, "labels", kueue_keys, v, 3, out, e);
 }
 
 /* A copy of object `o` without key k (NULL when nothing is left). */
@@ -171,16 +207,31 @@ static kf_node *without(kf_arena *A, const kf_node *o, const char *k, int *oom) 
   return d && d->u.c.n ? d : NULL;
 }
 
-/* Reads Kueue's topology annotations of a decoded pod template back into
+/* j's pod template without keys[0..n) of its metadata.<map> (and
+** without what is left empty). */
+static kf_status strip_meta(kf_job *j, kf_arena *A, const char *map,
+                            const char *const *keys, int n, kf_err *e) {
+  const kf_node *meta = kf_node_get(j->pod_template, "metadata");
+  kf_node *rest = (kf_node *)kf_node_get(meta, map), *m, *tm;
+  int i, oom = 0;
+  for (i = 0; i < n && rest; i++) rest = without(A, rest, keys[i], &oom);
+  m = rest ? put_sorted(A, meta, map, rest) : without(A, meta, map, &oom);
+  tm = m ? put_sorted(A, j->pod_template, "metadata", m)
+         : without(A, j->pod_template, "metadata", &oom);
+  if (oom || (rest && m == NULL)) return kf_nomem(e);
+  j->pod_template = tm;
+  return KF_OK;
+}
+
+/* Kueue's topology annotations of a decoded pod template back into
 ** scheduling.topology (what kf_sched_template_in wrote); values it would
 ** not write stay in the template. */
-kf_status kf_sched_template_out(kf_job *j, kf_arena *A, kf_err *e) {
-  const kf_node *meta = kf_node_get(j->pod_template, "metadata");
-  const kf_node *an = kf_node_get(meta, "annotations");
+static kf_status topology_out(kf_job *j, kf_arena *A, kf_err *e) {
+  const kf_node *an = kf_node_get(kf_node_get(j->pod_template, "metadata"), "annotations");
   kf_topology t;
-  kf_node *rest, *m, *tm;
-  int i, any = 0, oom = 0;
-  if (an == NULL || an->t != KF_NOBJ || j->has_scheduling) return KF_OK;
+  kf_status st;
+  int i, any = 0;
+  if (an == NULL || an->t != KF_NOBJ) return KF_OK;
   memset(&t, 0, sizeof t);
   for (i = 0; i < 5; i++) {
     const kf_node *v = kf_node_get(an, tas_keys[i]);
@@ -200,14 +251,49 @@ kf_status kf_sched_template_out(kf_job *j, kf_arena *A, kf_err *e) {
     any = 1;
   }
   if (!any || (t.required != NULL) + (t.preferred != NULL) + t.unconstrained > 1) return KF_OK;
-  rest = (kf_node *)an;
-  for (i = 0; i < 5 && rest; i++) rest = without(A, rest, tas_keys[i], &oom);
-  m = rest ? put_sorted(A, meta, "annotations", rest) : without(A, meta, "annotations", &oom);
-  tm = m ? put_sorted(A, j->pod_template, "metadata", m)
-         : without(A, j->pod_template, "metadata", &oom);
-  if (oom || (rest && m == NULL)) return kf_nomem(e);
-  j->pod_template = tm;
+  if ((st = strip_meta(j, A, "annotations", tas_keys, 5, e)) != KF_OK) return st;
   j->has_scheduling = j->sched.has_topology = 1;
   j->sched.topology = t;
   return KF_OK;
+}
+
+/* A label value scheduling would hold: a Kueue name (R27), or for
+** max-exec-time a decimal integer > 0 as kfjob writes it. */
+static int label_ok(int i, const char *s, int32_t *secs) {
+  char *end;
+  long n;
+  if (i < 2) return s[0] != '\0' && kf_dns1123_subdomain_problem(s) == NULL;
+  n = strtol(s, &end, 10);
+  if (*end || n < 1 || n > INT32_MAX || s[0] == '0' || s[0] == '+') return 0;
+  *secs = (int32_t)n;
+  return 1;
+}
+
+/* The Kueue labels of a decoded PyTorchJob's pod template back into
+** scheduling (what kf_sched_labels_in wrote), all or none. */
+static kf_status labels_out(kf_job *j, kf_arena *A, kf_err *e) {
+  const kf_node *lb = kf_node_get(kf_node_get(j->pod_template, "metadata"), "labels");
+  const char *v[3] = {NULL, NULL, NULL};
+  int32_t secs = 0;
+  kf_status st;
+  int i;
+  if (lb == NULL || lb->t != KF_NOBJ || !flyte2_copies_labels(j)) return KF_OK;
+  for (i = 0; i < 3; i++) {
+    const kf_node *n = kf_node_get(lb, kueue_keys[i]);
+    if (n == NULL) continue;
+    if (n->t != KF_NSTR || !label_ok(i, n->u.s.p, &secs)) return KF_OK;
+    v[i] = n->u.s.p;
+  }
+  if (!v[0] && !v[1] && !v[2]) return KF_OK;
+  if ((st = strip_meta(j, A, "labels", kueue_keys, 3, e)) != KF_OK) return st;
+  j->has_scheduling = 1;
+  j->sched.queue = v[0], j->sched.priority_class = v[1], j->sched.max_exec_time = secs;
+  return KF_OK;
+}
+
+kf_status kf_sched_template_out(kf_job *j, kf_arena *A, kf_err *e) {
+  kf_status st;
+  if (j->has_scheduling) return KF_OK;
+  if ((st = topology_out(j, A, e)) != KF_OK) return st;
+  return labels_out(j, A, e);
 }

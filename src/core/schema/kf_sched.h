@@ -52,10 +52,14 @@ int kf_sched_elastic(const kf_job *j);
 int64_t kf_sched_gang_size(const kf_job *j, int target, int *set);
 
 /* TaskTemplate (flyte, flyte2): the job with its topology as annotations
-** of its pod template (*out: j itself without one), and the inverse after
-** decoding (a job that has no scheduling yet). */
+** of its pod template (*out: j itself without one); on flyte2 a
+** PyTorchJob's (an Elastic job's) Kueue labels as its pod template's
+** labels (kf_sched_labels_in, *out: j itself without any); and the inverse
+** of both after decoding (a job that has no scheduling yet). */
 kf_status kf_sched_template_in(const kf_job *j, kf_arena *A, const kf_job **out,
                                kf_err *e);
+kf_status kf_sched_labels_in(const kf_job *j, kf_arena *A, const kf_job **out,
+                             kf_err *e);
 kf_status kf_sched_template_out(kf_job *j, kf_arena *A, kf_err *e);
 
 #endif

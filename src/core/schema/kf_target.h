@@ -119,6 +119,15 @@ kf_status kf_problem_add(kf_problems *out, const kf_target_rule *r,
 #endif
     ;
 
+/* Trainer: the initContainers and containers of a pod template (the job's,
+** `at` "pod_template", or a group's, "worker.pod_template") that a
+** runtime patch cannot carry: only the runtime's node container (the
+** template's primary), and of it only ContainerPatch's fields
+** (kf_target_rules_manifest.c, for R23 and R31). */
+kf_status kf_trainer_containers_rule(const kf_node *tmpl, const char *at,
+                                     kf_target t, const kf_target_rule *r,
+                                     kf_problems *out, kf_err *e);
+
 /* Every problem of `j` on `t` (warnings and errors, in rule order). */
 kf_status kf_target_problems(const kf_job *j, kf_target t,
                              const kf_target_ctx *c, kf_arena *A,
