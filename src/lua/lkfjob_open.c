@@ -13,7 +13,7 @@
 /* Every family's module functions and job methods, one table each. */
 static const luaL_Reg *const module_funcs[] = {
     lkf_job_funcs, lkf_json_funcs, lkf_manifest_funcs, lkf_schema_funcs,
-    lkf_sweep_funcs, NULL};
+    lkf_sweep_funcs, lkf_import_funcs, NULL};
 static const luaL_Reg *const job_methods[] = {
     lkf_job_methods, lkf_json_methods, lkf_manifest_methods, lkf_target_methods,
     NULL};
