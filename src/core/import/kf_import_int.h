@@ -42,6 +42,7 @@ kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
                    const char *const *known, const char *const *held_not,
                    const char *const *server);
 kf_status kfi_want(kfi *c, const char *path, const kf_node *v, kf_ntype t);
+int kfi_equal(const kf_node *a, const kf_node *b);   /* any key order */
 
 /* What one replica's pod gave (kf_import_pod.c). */
 typedef struct kfi_pod {

@@ -51,6 +51,23 @@ static kf_status res_side(kfi *c, const char *path, const kf_node *m, kf_node **
   return KF_OK;
 }
 
+/* A request equal to its limit is what the writer derives from the limit
+** alone (kfm_group_resources: a missing request equals the limit): the
+** smallest job that gives the manifest leaves it out. */
+static kf_status drop_implied(kfi *c, kfi_pod *out) {
+  kf_node *r = out->requests, *keep;
+  size_t i;
+  if (r == NULL || out->limits == NULL) return KF_OK;
+  KFI_OOM(c, keep = kf_node_new(c->A, KF_NOBJ));
+  for (i = 0; i < r->u.c.n; i++) {
+    const kf_node *l = kf_node_get(out->limits, r->u.c.k[i]);
+    if (l && kfi_equal(l, r->u.c.v[i])) continue;
+    KFI_OOM(c, kf_node_push(c->A, keep, r->u.c.k[i], r->u.c.v[i]));
+  }
+  out->requests = keep->u.c.n ? keep : NULL;
+  return KF_OK;
+}
+
 kf_status kfi_resources(kfi *c, const char *path, const kf_node *res, kfi_pod *out) {
   static const char *const known[] = {"limits", "requests", NULL};
   static const char *const held_not[] = {"claims", NULL};
@@ -66,7 +83,7 @@ kf_status kfi_resources(kfi *c, const char *path, const kf_node *res, kfi_pod *o
   kfi_path(p, path, "requests");
   if ((v = kf_node_get(res, "requests")) && (st = res_side(c, p, v, &out->requests)) != KF_OK)
     return st;
-  return KF_OK;
+  return drop_implied(c, out);
 }
 
 /* ---- the primary container -------------------------------------------- */
@@ -313,8 +330,9 @@ static kf_status spec_key(kfi *c, const char *path, const char *k, const kf_node
 /* Only a name-only primary and nothing else: no template at all. */
 static int bare(const kf_node *t) {
   const kf_node *s = kf_node_get(t, "spec"), *cs = kf_node_get(s, "containers");
-  return kf_node_get(t, "metadata") == NULL && s && s->u.c.n == 1 && cs &&
-         cs->u.c.n == 1 && cs->u.c.v[0]->u.c.n == 1;
+  return kf_node_get(t, "metadata") == NULL && s &&
+         (s->u.c.n == 0 || (s->u.c.n == 1 && cs && cs->u.c.n == 1 &&
+                            cs->u.c.v[0]->u.c.n == 1));
 }
 
 kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
@@ -339,7 +357,7 @@ kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
   kfi_path(sp, path, "spec");
   if ((s = kf_node_get(tmpl, "spec")) == NULL) return kfi_fail(c, sp, "required");
   if ((st = kfi_want(c, sp, s, KF_NOBJ)) != KF_OK) return st;
-  if (kf_node_get(s, "containers") == NULL) {
+  if (kf_node_get(s, "containers") == NULL && strcmp(pname, "node") != 0) {
     kfi_path(p, sp, "containers");
     return kfi_fail(c, p, "required");
   }

@@ -142,7 +142,7 @@ static kf_status agree(kfi *c, const groups *G, size_t off, const char *what,
     char p[KFI_PATH];
     if (v == NULL) continue;
     if (*out == NULL) { *out = v; continue; }
-    if (!kf_tree_equal(*out, v)) {
+    if (!kfi_equal(*out, v)) {
       kfi_path(p, G->path[i], what);
       return kfi_unmapped(c, p, v, "the task's container differs from the first "
                           "group's: kfjob gives every group the same one");
@@ -180,17 +180,30 @@ static kf_status mpi_args(kfi *c, groups *G) {
   return KF_OK;
 }
 
+/* The task's image: the one most groups run (strictly), or the only
+** group's; the groups with another keep their own. */
+static const kf_node *task_image(const groups *G) {
+  int i, x, best = -1, bestn = 0, tie = 0;
+  for (i = 0; i < G->n; i++) {
+    int n = 0;
+    if (G->pod[i].image == NULL) continue;
+    for (x = 0; x < G->n; x++)
+      n += G->pod[x].image && kfi_equal(G->pod[x].image, G->pod[i].image);
+    if (n > bestn) best = i, bestn = n, tie = 0;
+    else if (n == bestn && !kfi_equal(G->pod[best].image, G->pod[i].image)) tie = 1;
+  }
+  if (best < 0 || (tie && G->n > 1) || (bestn == 1 && G->n > 1)) return NULL;
+  return G->pod[best].image;
+}
+
 static kf_status container(kfi *c, groups *G) {
-  const kf_node *v;
-  int i, same = 1;
+  const kf_node *v, *img = task_image(G);
+  int i;
   kf_status st;
-  for (i = 1; i < G->n; i++)
-    same &= G->pod[i].image && G->pod[0].image && kf_tree_equal(G->pod[i].image, G->pod[0].image);
   for (i = 0; i < G->n; i++)
-    if (G->pod[i].image && (!same || G->n == 0))
+    if (G->pod[i].image && !(img && kfi_equal(img, G->pod[i].image)))
       KFI_OOM(c, kf_node_push(c->A, G->g[i], "image", (kf_node *)G->pod[i].image));
-  if (same && G->n && G->pod[0].image)
-    KFI_OOM(c, kf_node_push(c->A, c->ct, "image", (kf_node *)G->pod[0].image));
+  if (img) KFI_OOM(c, kf_node_push(c->A, c->ct, "image", (kf_node *)img));
   if ((st = agree(c, G, offsetof(kfi_pod, command), "command", &v)) != KF_OK) return st;
   if (v) KFI_OOM(c, kf_node_push(c->A, c->ct, "command", (kf_node *)v));
   if ((st = agree(c, G, offsetof(kfi_pod, env), "env", &v)) != KF_OK ||
@@ -210,7 +223,7 @@ static kf_status pod_settings(kfi *c, groups *G) {
   for (i = 0; i < G->n; i++) {
     kfi_pod *p = &G->pod[i];
     if (i && !((p->tmpl == NULL && G->pod[0].tmpl == NULL) ||
-               (p->tmpl && G->pod[0].tmpl && kf_tree_equal(p->tmpl, G->pod[0].tmpl))))
+               (p->tmpl && G->pod[0].tmpl && kfi_equal(p->tmpl, G->pod[0].tmpl))))
       same = 0;
     if (p->requests) KFI_OOM(c, kf_node_push(c->A, G->g[i], "requests", p->requests));
     if (p->limits) KFI_OOM(c, kf_node_push(c->A, G->g[i], "limits", p->limits));
@@ -229,6 +242,21 @@ static kf_status pod_settings(kfi *c, groups *G) {
     }
     KFI_OOM(c, kf_node_push(c->A, G->g[i], "pod_template", G->pod[i].tmpl));
   }
+  return KF_OK;
+}
+
+/* A group the manifest leaves out has no replicas (the writer leaves out
+** the groups with none); a kind whose group is always there cannot hold
+** that. */
+static kf_status absent(kfi *c, const char *path, int role) {
+  kf_replica_bounds b = kf_kind_role_bounds(&kf_kinds[c->kind], role);
+  kf_node *g;
+  if (b.default_replicas == 0 || (kf_kinds[c->kind].flags & KF_K_ELASTIC)) return KF_OK;
+  if (b.flags & KF_R_FIXED1)
+    return kfi_unmapped(c, path, NULL, "required: kfjob's job of this kind always "
+                        "has exactly one");
+  KFI_OOM(c, g = kf_obj_add(c->A, c->spec, kf_roles[role].key, KF_NOBJ));
+  KFI_OOM(c, kf_obj_int(c->A, g, "replicas", 0));
   return KF_OK;
 }
 
@@ -251,6 +279,7 @@ kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
     const kf_node *rs = kf_node_get(specs, known[i]);
     kfi_path(p, sp, known[i]);
     if (rs && (st = replica(c, p, rs, k->roles[i].role, &G)) != KF_OK) return st;
+    if (!rs && (st = absent(c, p, k->roles[i].role)) != KF_OK) return st;
   }
   if ((st = container(c, &G)) != KF_OK || (st = pod_settings(c, &G)) != KF_OK) return st;
   for (i = 0; i < G.n; i++)

@@ -98,3 +98,33 @@ kf_status kfi_want(kfi *c, const char *path, const kf_node *v, kf_ntype t) {
   return kfi_fail(c, path, "expected %s, got %s", what[t], what[v->t]);
 }
 
+
+/* Equality of two value trees whatever the order of their objects' keys
+** (a table from Lua has none). */
+int kfi_equal(const kf_node *a, const kf_node *b) {
+  size_t i;
+  if (a == NULL || b == NULL) return a == b;
+  if (a->t != b->t) {
+    if ((a->t == KF_NINT || a->t == KF_NNUM) && (b->t == KF_NINT || b->t == KF_NNUM))
+      return (a->t == KF_NINT ? (double)a->u.i : a->u.d) ==
+             (b->t == KF_NINT ? (double)b->u.i : b->u.d);
+    return 0;
+  }
+  switch (a->t) {
+    case KF_NNIL: return 1;
+    case KF_NBOOL: return !a->u.b == !b->u.b;
+    case KF_NINT: return a->u.i == b->u.i;
+    case KF_NNUM: return a->u.d == b->u.d;
+    case KF_NSTR: return a->u.s.n == b->u.s.n && memcmp(a->u.s.p, b->u.s.p, a->u.s.n) == 0;
+    case KF_NARR:
+      if (a->u.c.n != b->u.c.n) return 0;
+      for (i = 0; i < a->u.c.n; i++)
+        if (!kfi_equal(a->u.c.v[i], b->u.c.v[i])) return 0;
+      return 1;
+    default:
+      if (a->u.c.n != b->u.c.n) return 0;
+      for (i = 0; i < a->u.c.n; i++)
+        if (!kfi_equal(a->u.c.v[i], kf_node_get(b, a->u.c.k[i]))) return 0;
+      return 1;
+  }
+}
