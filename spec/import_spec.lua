@@ -202,3 +202,64 @@ describe("import: what a manifest is", function()
     assert.equal(IMAGE, info.container.image)
   end)
 end)
+
+describe("import: reading is as strict as writing", function()
+  local function base()
+    return kfjob.PyTorchJob{ worker = { replicas = 1 } }:manifest{ name = "pt", image = IMAGE }
+  end
+
+  it("refuses another kind or apiVersion, listing the supported ones", function()
+    local j, msg = kfjob.from_manifest{ apiVersion = "batch/v1", kind = "Job", metadata = { name = "x" }, spec = {} }
+    assert.is_nil(j)
+    assert.equal("kfjob.from_manifest: apiVersion batch/v1, kind Job: not a kind kfjob reads (supported: "
+      .. "kubeflow.org/v1 TFJob, PyTorchJob, MPIJob, JAXJob, XGBoostJob or PaddleJob; kubeflow.org/v2beta1 "
+      .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob)", msg)
+  end)
+
+  it("names an unknown field by its manifest path, with a did-you-mean", function()
+    local m = base()
+    m.spec.pytorchReplicaSpecs.Worker.replica = 2
+    local j, msg = kfjob.from_manifest(m)
+    assert.is_nil(j)
+    assert.equal("kfjob.from_manifest: spec.pytorchReplicaSpecs.Worker.replica: unknown field "
+      .. "(did you mean 'replicas'?) (opts.lossy lists it instead)", msg)
+  end)
+
+  it("lists what it cannot hold with opts.lossy, and ignores server-set fields", function()
+    local m = base()
+    m.spec.runPolicy.suspend = true             -- valid for the CRD; not read back yet
+    m.metadata.uid = "0000"                     -- set by the API server
+    m.status = { conditions = {} }
+    assert.equal("kfjob.from_manifest: spec.runPolicy.suspend: kfjob cannot hold this field "
+      .. "(opts.lossy lists it instead)", select(2, kfjob.from_manifest(m)))
+    local j, info = kfjob.from_manifest(m, { lossy = true })
+    assert.is_true(j == kfjob.PyTorchJob{ worker = { replicas = 1 } })
+    assert.same({ { path = "spec.runPolicy.suspend", value = true,
+                    reason = "kfjob cannot hold this field" } }, info.unmapped)
+    assert.same({ "status", "metadata.uid" }, info.ignored)
+  end)
+
+  it("refuses a PyTorchJob without its Master (kfjob's always has one)", function()
+    local m = base()
+    m.spec.pytorchReplicaSpecs.Master = nil
+    assert.equal("kfjob.from_manifest: spec.pytorchReplicaSpecs.Master: required: kfjob's job of "
+      .. "this kind always has exactly one (opts.lossy lists it instead)", select(2, kfjob.from_manifest(m)))
+  end)
+
+  it("refuses a TrainJob on another runtime and a task not run by torchrun", function()
+    local m = PT_FACTS:manifest{ name = "pt", image = IMAGE, target = "trainer-2.3", args = ARGS }
+    m.spec.runtimeRef.name = "mpi-distributed"
+    assert.matches("spec.runtimeRef: kfjob reads TrainJobs on the ClusterTrainingRuntime "
+      .. "torch-distributed", select(2, kfjob.from_manifest(m)), 1, true)
+    m = PT_FACTS:manifest{ name = "pt", image = IMAGE, target = "trainer-2.3", args = ARGS }
+    m.spec.trainer.command = { "python", "train.py" }
+    assert.matches("spec.trainer.command: kfjob runs the task as torchrun --no-python <command>",
+      select(2, kfjob.from_manifest(m)), 1, true)
+  end)
+
+  it("returns nil, msg for bad JSON text rather than raising", function()
+    local j, msg = kfjob.from_manifest('{"apiVersion": "kubeflow.org/v1", "kind": ')
+    assert.is_nil(j)
+    assert.matches("^kfjob.from_manifest: ", msg)
+  end)
+end)
