@@ -263,3 +263,31 @@ describe("import: reading is as strict as writing", function()
     assert.matches("^kfjob.from_manifest: ", msg)
   end)
 end)
+
+describe("kfjob.to_lua", function()
+  it("writes a config that loads back into equal jobs, defaults left out", function()
+    local jobs = {}
+    for _, r in ipairs(runs) do jobs[r.c[1]] = r.c[2] end
+    local src = kfjob.to_lua(jobs)
+    local back = assert(load(src, "=to_lua", "t", { require = require }))()
+    for name, j in pairs(jobs) do assert.is_true(back[name] == j, name) end
+    assert.is_nil(src:find("restart_policy = \"never\"", 1, true))   -- the default
+    assert.is_nil(src:find("slots = 1,", 1, true))
+  end)
+
+  it("writes what a person would: schema order, safe quoting", function()
+    local src = kfjob.to_lua{ ["pt-1"] = kfjob.PyTorchJob{ worker = { replicas = 2, image = "a\"b" },
+                                                          run_policy = { backoff_limit = 3 } } }
+    assert.equal('local kfjob = require "kfjob"\n\nreturn {\n'
+      .. '  ["pt-1"] = kfjob.PyTorchJob{\n'
+      .. '    worker = {\n      replicas = 2,\n      image = "a\\"b",\n    },\n'
+      .. '    run_policy = {\n      backoff_limit = 3,\n    },\n  },\n}\n', src)
+  end)
+
+  it("turns a manifest into a config (import, then to_lua)", function()
+    local m = PT_FACTS:manifest{ name = "pt", image = IMAGE, target = "operator" }
+    local j = kfjob.from_manifest(m)
+    local back = load(kfjob.to_lua{ pt = j }, "=c", "t", { require = require })()
+    assert.is_true(back.pt == j)
+  end)
+end)

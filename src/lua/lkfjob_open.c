@@ -98,6 +98,12 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
     lua_pushliteral(L, "kfjob.template");
     lua_call(L, 1, 1);
     lua_setfield(L, -2, "template");
+    lua_getglobal(L, "require");   /* kfjob.to_lua (lua/kfjob/convert.lua) */
+    lua_pushliteral(L, "kfjob.convert");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "to_lua");
+    lua_setfield(L, -3, "to_lua");
+    lua_pop(L, 1);
   } else {
     lua_pop(L, 1);
   }
