@@ -11,3 +11,8 @@ add_test(NAME env_rules COMMAND test_env_rules)
 add_executable(test_qty test/test_qty.c $<TARGET_OBJECTS:kfjob_core>)
 target_link_libraries(test_qty PRIVATE kfjob_core)
 add_test(NAME qty_arith COMMAND test_qty)
+
+# Lua-free YAML/JSON reader test (C): core schema, lines, refusals.
+add_executable(test_yaml_read test/test_yaml_read.c $<TARGET_OBJECTS:kfjob_core>)
+target_link_libraries(test_yaml_read PRIVATE kfjob_core)
+add_test(NAME yaml_read COMMAND test_yaml_read)

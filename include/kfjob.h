@@ -472,6 +472,12 @@ KFJOB_API void kfjob_host_free(kfjob_host *h);
  * job, a list of jobs, a `{name = job}` table (rendered in name order) or
  * an iterator of `name, job` (such as `kfjob.template.variants`).
  *
+ * A path ending `.yaml`, `.yml` or `.json` (any case) is a data config
+ * instead: YAML or JSON holding one job (a mapping with `kind`, the
+ * constructor's name, and its keys), a list of jobs (named `NAME-1`, ...)
+ * or `{jobs: {name: job}}` (name order), each built by its constructor as
+ * a script's would be; messages read `path:LINE: PATH: problem`.
+ *
  * \param h    the handle.
  * \param path the script; its name appears in messages as `path:LINE:`.
  * \param o    run options, or NULL for the defaults.
@@ -492,6 +498,8 @@ KFJOB_API kfjob_status kfjob_host_run_file(kfjob_host *h, const char *path,
  * \param src       the script text (not necessarily NUL-terminated).
  * \param len       its length in bytes.
  * \param chunkname how messages name it, e.g. "train.lua"; NULL: "config".
+ *                  A name ending `.yaml`, `.yml` or `.json` makes the text a
+ *                  data config (see kfjob_host_run_file()).
  * \param o         run options, or NULL for the defaults.
  * \param cb        called for each job; may be NULL.
  * \param ud        passed to `cb`.

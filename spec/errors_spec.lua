@@ -825,6 +825,54 @@ raising["from_manifest"] = {
   { "opts.kind of another family", imported(pt_manifest(function() end), { kind = "TFJob" }),
     "kfjob.from_manifest: opts.kind: a PyTorchJob cannot be read as TFJob" },
 }
+-- Data configs (SPEC §15): a bad .yaml/.json config given to the CLI gets
+-- "FILE:LINE: PATH: problem" on stderr, exit 1 and nothing on stdout.  The
+-- builder raises that line as "FILE line LINE: PATH: problem" (its directory
+-- left out; luassert would strip a "FILE:LINE: " prefix).  The CLI is Lua 5.4's.
+if require("util").cli_ok then
+  local cli = require "util"
+  local function data(file, text)
+    return function()
+      local dir = os.tmpname()
+      os.remove(dir)
+      assert(os.execute("mkdir -p " .. cli.quote(dir)))
+      local p = dir .. "/" .. file
+      local f = assert(io.open(p, "wb"))
+      f:write(text)
+      f:close()
+      local code, out, err = cli.kfjob("render", "-f", "manifest", p)
+      os.remove(p)
+      os.remove(dir)
+      if code ~= 1 or out ~= "" then error(("exit %s, stdout %q"):format(code, out), 0) end
+      local file, line, rest = err:match("^" .. dir:gsub("%p", "%%%0") .. "/([^:\n]+):(%d+): ([^\n]*)")
+      error(file and ("%s line %s: %s"):format(file, line, rest) or err, 0)
+    end
+  end
+  local bomb = { "kind: TFJob", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]" }
+  for i = 1, 8 do
+    bomb[#bomb + 1] = ("a%d: &a%d [%s]"):format(i, i, ("*a%d, "):format(i - 1):rep(9) .. "*a" .. (i - 1))
+  end
+  raising["data configs"] = {
+    { "a YAML syntax error", data("syntax.yaml", "kind: TFJob\nworker: [1, 2\n"),
+      "syntax.yaml line 3: did not find expected ',' or ']' (while parsing a flow sequence) (column 1)" },
+    { "duplicate keys", data("dup.yaml", "jobs:\n  a:\n    kind: TFJob\n    kind: MPIJob\n"),
+      "dup.yaml line 4: jobs.a: duplicate key 'kind' (first given on line 3)" },
+    { "an alias bomb", data("bomb.yaml", table.concat(bomb, "\n") .. "\n"),
+      "bomb.yaml line 7: a5[1]: more than 200000 nodes (aliases expanded)" },
+    { "a wrong top-level shape", data("shape.json", '{"worker": {"replicas": 1}}'),
+      "shape.json line 1: the mapping has neither 'kind' nor 'jobs': a data config is one job (a mapping with its "
+        .. "kind), a list of jobs or {jobs: {name: job}}" },
+    { "a non-string key", data("key.yaml", "kind: TFJob\nworker:\n  replicas: 1\n  true: x\n"),
+      "key.yaml line 4: worker: a key must be a string, not a boolean (quote it)" },
+    { "a field of the wrong type", data("type.yaml", "jobs:\n  bert:\n    kind: PyTorchJob\n    worker:\n"
+        .. "      replicas: [2]\n"),
+      "type.yaml line 5: jobs.bert.worker.replicas: expected an integer, got a list" },
+    { "an unknown field", data("field.yaml", "jobs:\n  bert:\n    kind: PyTorchJob\n    worker:\n      replcas: 2\n"),
+      "field.yaml line 5: jobs.bert.worker.replcas: unknown field (did you mean 'replicas'?)" },
+    { "an unknown kind", data("kind.yml", "- kind: TFjob\n"),
+      "kind.yml line 1: [1].kind: unknown kind 'TFjob' (did you mean 'TFJob'?)" },
+  }
+end
 
 describe("bad input", function()
   local categories = {}

@@ -17,6 +17,7 @@ static const char *const usage_text =
 "commands:\n"
 "  render CONFIG.lua   run a config script and write every job it returns\n"
 "                      (CONFIG.lua may be - for stdin, with every command)\n"
+"                      or a data config: CONFIG.yaml, .yml or .json\n"
 "  check  CONFIG.lua   validate and lint every job; ends with a summary line\n"
 "  decode FILE         read a TaskTemplate or TaskSpec (bytes or JSON) or,\n"
 "                      with --type,\n"

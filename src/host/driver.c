@@ -538,7 +538,8 @@ static int pmain(lua_State *L) {
   lua_settop(L, 0);
   R->st = KFJOB_EMEMORY;
   kfh_open_sandbox(L);
-  if (R->mode == MODE_SCRIPT) run_script(L, R);
+  if (R->mode == MODE_SCRIPT && kfh_is_data(R->chunkname)) kfh_run_data(L, R);
+  else if (R->mode == MODE_SCRIPT) run_script(L, R);
   else run_decode(L, R);
   return 0;
 }

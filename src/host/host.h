@@ -134,6 +134,14 @@ void kfh_wrap_template(lua_State *L);
 const char *kfh_site(lua_State *L, int idx);
 #define SITES "kfjob.host.sites"   /* registry: job -> "FILE:LINE", weak keys */
 
+/* ---- data.c ----------------------------------------------------------- */
+
+/* Is the chunk (its name ends .yaml, .yml or .json) a data config? */
+int kfh_is_data(const char *chunkname);
+/* Runs a data config (R->src): each job built by its kind's constructor,
+** then emitted as a Lua config's jobs are. */
+void kfh_run_data(lua_State *L, run *R);
+
 /* ---- driver.c --------------------------------------------------------- */
 
 /* Run R (set up by api.c) in a fresh state; fills h's message and usage. */
