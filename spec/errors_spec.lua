@@ -824,6 +824,14 @@ raising["from_manifest"] = {
     "kfjob.from_manifest: metadata.name: required" },
   { "opts.kind of another family", imported(pt_manifest(function() end), { kind = "TFJob" }),
     "kfjob.from_manifest: opts.kind: a PyTorchJob cannot be read as TFJob" },
+  { "several documents where one is expected", imported("a: 1\n---\nb: 2\n"),
+    "kfjob.from_manifest: 2 documents: this reads one (kfjob.from_manifests reads a stream)" },
+  { "duplicate keys", imported("kind: TFJob\nkind: PyTorchJob\n"),
+    "kfjob.from_manifest: document 1, line 2: duplicate key 'kind' (first given on line 1)" },
+  { "a tab in the indentation", imported("metadata:\n\tname: x\n"),
+    "kfjob.from_manifest: document 1, line 2: a tab in the indentation (YAML indents with spaces)" },
+  { "an alias before its anchor", imported("a: *b\n"),
+    "kfjob.from_manifest: document 1, line 1: a: alias *b names no anchor before it" },
 }
 -- Data configs (SPEC §15): a bad .yaml/.json config given to the CLI gets
 -- "FILE:LINE: PATH: problem" on stderr, exit 1 and nothing on stdout.  The

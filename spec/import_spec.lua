@@ -291,3 +291,58 @@ describe("kfjob.to_lua", function()
     assert.is_true(back.pt == j)
   end)
 end)
+
+describe("import: YAML text and streams", function()
+  it("reads YAML text: Law 1 holds through kfjob's own YAML", function()
+    for _, r in ipairs(runs) do
+      if not NOT_YET[r.c[1]] then
+        local ro = r.c[2].kind == "Elastic" and r.t:match("^trainer") and { kind = "Elastic" } or nil
+        local j, info = kfjob.from_manifest(r.yaml, ro)
+        assert.is_table(info, r.c[1] .. " " .. r.t .. ": " .. tostring(info))
+        assert.equal(r.yaml, j:manifest(reopts(info, r.t, "yaml")))
+      end
+    end
+  end)
+
+  it("from_manifests reads a stream, skipping the kinds it does not read", function()
+    local a = PT_FACTS:manifest{ name = "a", image = IMAGE, format = "yaml" }
+    local b = MPI_FACTS:manifest{ name = "b", image = IMAGE, format = "yaml", target = "mpi-operator" }
+    local r = kfjob.from_manifests(a .. "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s\n---\n" .. b)
+    assert.equal(2, #r)
+    assert.equal("a", r[1].info.name)
+    assert.equal("mpi-operator", r[2].info.target)
+    assert.is_true(r[2].job == MPI_FACTS)
+    assert.same({ { index = 2, api_version = "v1", kind = "Service" } }, r.skipped)
+  end)
+
+  it("names the document that fails in a stream", function()
+    local a = PT_FACTS:manifest{ name = "a", image = IMAGE, format = "yaml" }
+    local r, msg = kfjob.from_manifests(a .. "---\napiVersion: kubeflow.org/v1\nkind: TFJob\n"
+      .. "metadata:\n  name: t\nspec:\n  tfReplicaSpec: {}\n")
+    assert.is_nil(r)
+    local line = select(2, a:gsub("\n", "")) + 2
+    assert.equal("kfjob.from_manifests: document 2 (line " .. line .. "): spec.tfReplicaSpec: "
+      .. "unknown field (did you mean 'tfReplicaSpecs'?) (opts.lossy lists it instead)", msg)
+  end)
+
+  it("refuses bad YAML with nil, msg: several documents, aliases, duplicate keys, tabs", function()
+    local y = PT_FACTS:manifest{ name = "a", image = IMAGE, format = "yaml" }
+    assert.equal("kfjob.from_manifest: 2 documents: this reads one (kfjob.from_manifests reads a stream)",
+      select(2, kfjob.from_manifest(y .. "---\n" .. y)))
+    assert.equal("kfjob.from_manifest: document 1, line 2: duplicate key 'a' (first given on line 1)",
+      select(2, kfjob.from_manifest("a: 1\na: 2\n")))
+    assert.equal("kfjob.from_manifest: document 1, line 2: a tab in the indentation (YAML indents with spaces)",
+      select(2, kfjob.from_manifest("a:\n\tb: 1\n")))
+    local bomb = { "a: &a [x, x, x, x, x, x, x, x, x]" }
+    for i = 2, 12 do bomb[i] = ("%s: &%s [*%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s]"):format(
+      string.char(96 + i), string.char(96 + i), string.rep(string.char(95 + i), 9):match("(.)"),
+      string.char(95 + i), string.char(95 + i), string.char(95 + i), string.char(95 + i),
+      string.char(95 + i), string.char(95 + i), string.char(95 + i), string.char(95 + i)) end
+    local t0 = os.clock()
+    local j, msg = kfjob.from_manifest(table.concat(bomb, "\n") .. "\n")
+    assert.is_nil(j)
+    assert.matches("^kfjob.from_manifest: ", msg)
+    assert.is_true(os.clock() - t0 < 1)
+    assert.is_nil((kfjob.from_manifest("kind: \255\n")))
+  end)
+end)

@@ -17,6 +17,20 @@ static const char supported[] =
     "kubeflow.org/v2beta1 MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob";
 const char *kf_import_supported(void) { return supported; }
 
+int kf_import_reads(const kf_node *doc) {
+  const char *api = kfi_str(kf_node_get(doc, "apiVersion"));
+  const char *kind = kfi_str(kf_node_get(doc, "kind"));
+  int k;
+  if (api == NULL || kind == NULL) return 0;
+  if (strcmp(api, "kubeflow.org/v1") == 0) {
+    for (k = 0; k < KF_NKINDS; k++)
+      if (strcmp(kf_kinds[k].crd_kind, kind) == 0) return 1;
+    return 0;
+  }
+  return (strcmp(api, "kubeflow.org/v2beta1") == 0 && strcmp(kind, "MPIJob") == 0) ||
+         (strcmp(api, "trainer.kubeflow.org/v1alpha1") == 0 && strcmp(kind, "TrainJob") == 0);
+}
+
 /* horovodrun as the launcher's first argument: flytekit's HorovodJob. */
 static int horovod_launcher(const kf_node *spec, const char *specs) {
   const kf_node *l = kf_node_get(kf_node_get(spec, specs), "Launcher");

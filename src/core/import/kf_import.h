@@ -26,6 +26,9 @@ typedef struct kf_import_opts {
 kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
                     kf_job *out, kf_node **info, kf_err *e);
 
+/* Whether the document's apiVersion and kind are ones kfjob reads (a
+** stream's other documents are skipped). */
+int kf_import_reads(const kf_node *doc);
 /* "kubeflow.org/v1 TFJob, ... or trainer.kubeflow.org/v1alpha1 TrainJob" */
 const char *kf_import_supported(void);
 
