@@ -128,6 +128,25 @@ static kf_status metadata(kfi *c, const kf_node *m) {
 
 /* ---- the spec of kubeflow.org/v1 and v2beta1 ---------------------------- */
 
+/* mpi-operator v0.8's defaults (SetDefaults_MPIJob, FACTS §8.3.1): a
+** field at its default says nothing kfjob's MPIJob does not. */
+static const kf_node *v2_defaults(kfi *c, const kf_node *spec) {
+  static const char *const dflt[][2] = {{"sshAuthMountPath", "/root/.ssh"},
+                                        {"launcherCreationPolicy", "AtStartup"}};
+  kf_node *d = kf_node_new(c->A, KF_NOBJ);
+  size_t i;
+  int k, drop;
+  for (i = 0; d && i < spec->u.c.n; i++) {
+    const char *key = spec->u.c.k[i];
+    const kf_node *v = spec->u.c.v[i];
+    drop = strcmp(key, "runLauncherAsWorker") == 0 && v->t == KF_NBOOL && !v->u.b;
+    for (k = 0; k < 2; k++)
+      drop |= strcmp(key, dflt[k][0]) == 0 && kfi_str(v) && strcmp(kfi_str(v), dflt[k][1]) == 0;
+    if (!drop && !kf_node_push(c->A, d, key, (kf_node *)v)) return NULL;
+  }
+  return d;
+}
+
 static kf_status v1_spec(kfi *c, const kf_node *spec) {
   static const char *const v1_held_not[] = {"successPolicy", "mainContainer",
                                             "enableDynamicWorker", NULL};
@@ -143,6 +162,8 @@ static kf_status v1_spec(kfi *c, const kf_node *spec) {
   if (k->flags & KF_K_ELASTIC) known[n++] = "elasticPolicy", known[n++] = "nprocPerNode";
   if (c->target == KF_T_MPI_OPERATOR) known[n++] = "mpiImplementation";
   known[n] = NULL;
+  if (c->target == KF_T_MPI_OPERATOR && (spec = v2_defaults(c, spec)) == NULL)
+    return kf_nomem(c->e);
   if ((st = kfi_keys(c, "spec", spec, known,
                      c->target == KF_T_MPI_OPERATOR ? v2_held_not : v1_held_not,
                      NULL)) != KF_OK)

@@ -301,8 +301,10 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
   for (i = 0; i < k->nfields; i++)
     if (k->fields[i].manifest) known[n++] = k->fields[i].manifest;
   known[n] = NULL;
+  static const char *const held_not[] = {"rdzvHost", "rdzvPort", "rdzvId", "rdzvConf",
+                                         "standalone", "metrics", NULL};
   if ((st = kfi_want(c, "spec.elasticPolicy", ep, KF_NOBJ)) != KF_OK ||
-      (st = kfi_keys(c, "spec.elasticPolicy", ep, known, NULL, NULL)) != KF_OK)
+      (st = kfi_keys(c, "spec.elasticPolicy", ep, known, held_not, NULL)) != KF_OK)
     return st;
   for (i = 0; i < k->nfields; i++) {
     const kf_field *f = &k->fields[i];
