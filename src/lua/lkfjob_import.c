@@ -40,6 +40,11 @@ static int read_text(lua_State *L, lctx *X, const char *who, kf_yaml_doc **docs,
   const char *s = lua_tolstring(L, 1, &n);
   kf_status st;
   memset(&lim, 0, sizeof lim);
+  /* a stream of many manifests: ten times the reader's default node bound
+  ** (about 100 nodes a manifest, 20 000 of them); still bounded, so an
+  ** alias bomb stops there */
+  lim.max_nodes = 10 * KF_YAML_MAX_NODES;
+  lim.max_docs = 16384;
   st = kf_yaml_read(&X->A, s, n, &lim, docs, nd, &w, &e);
   if (st == KF_ENOMEM) return lkf_raise(L, &e), 0;
   if (st == KF_OK) return 1;
