@@ -119,6 +119,13 @@ local CANON = { ["pt-facts"] = true, ["pt-command"] = true, ["elastic-fixed"] = 
 local NOT_YET = { ["sched-pt"] = true, ["sched-mpi"] = true, ["sched-flags"] = true,
                   ["sched-topology"] = true, ["sched-volcano"] = true }
 
+-- load a chunk with environment env (setfenv on 5.1 and LuaJIT)
+local function load_env(src, env)
+  local f = assert((setfenv and loadstring or load)(src, "=to_lua", "t", env))
+  if setfenv then setfenv(f, env) end
+  return f
+end
+
 local TARGETS = { "operator", "mpi-operator", "trainer-2.2", "trainer-2.3" }
 
 local function opts_of(c, target, fmt)
@@ -269,7 +276,7 @@ describe("kfjob.to_lua", function()
     local jobs = {}
     for _, r in ipairs(runs) do jobs[r.c[1]] = r.c[2] end
     local src = kfjob.to_lua(jobs)
-    local back = assert(load(src, "=to_lua", "t", { require = require }))()
+    local back = load_env(src, { require = require })()
     for name, j in pairs(jobs) do assert.is_true(back[name] == j, name) end
     assert.is_nil(src:find("restart_policy = \"never\"", 1, true))   -- the default
     assert.is_nil(src:find("slots = 1,", 1, true))
@@ -287,7 +294,7 @@ describe("kfjob.to_lua", function()
   it("turns a manifest into a config (import, then to_lua)", function()
     local m = PT_FACTS:manifest{ name = "pt", image = IMAGE, target = "operator" }
     local j = kfjob.from_manifest(m)
-    local back = load(kfjob.to_lua{ pt = j }, "=c", "t", { require = require })()
+    local back = load_env(kfjob.to_lua{ pt = j }, { require = require })()
     assert.is_true(back.pt == j)
   end)
 end)
