@@ -397,3 +397,52 @@ describe("import: Law 2, upstream manifests", function()
     end)
   end
 end)
+
+-- Migration (SPEC §14, FACTS §10): a hand-written v1 PyTorchJob to Trainer
+-- (numNodes = master + workers, runtimeRef torch-distributed), a v1 MPIJob
+-- to the mpi-operator; what the target cannot express is the rule's error.
+describe("import: migration between targets", function()
+  local PT = table.concat({
+    "apiVersion: kubeflow.org/v1", "kind: PyTorchJob", "metadata:", "  name: mnist", "spec:",
+    "  pytorchReplicaSpecs:",
+    "    Master:", "      replicas: 1", "      restartPolicy: Never", "      template:", "        spec:",
+    "          nodeSelector: {pool: MASTERPOOL}",
+    "          containers:", "          - name: pytorch", "            image: registry.example/mnist:1",
+    "            command: [python, train.py]",
+    "    Worker:", "      replicas: 3", "      restartPolicy: Never", "      template:", "        spec:",
+    "          nodeSelector: {pool: gpu}",
+    "          containers:", "          - name: pytorch", "            image: registry.example/mnist:1",
+    "            command: [python, train.py]", "" }, "\n")
+  local function to(text, target)
+    local j, info = assert(kfjob.from_manifest(text))
+    return j:manifest{ name = info.name, image = info.container.image, command = info.container.command,
+                       target = target }
+  end
+
+  it("a v1 PyTorchJob becomes a TrainJob on torch-distributed, numNodes = 1 + 3", function()
+    local m = to(PT:gsub("MASTERPOOL", "gpu"), "trainer-2.3")
+    assert.equal("TrainJob", m.kind)
+    assert.same({ apiGroup = "trainer.kubeflow.org", kind = "ClusterTrainingRuntime",
+                  name = "torch-distributed" }, m.spec.runtimeRef)
+    assert.equal(4, m.spec.trainer.numNodes)
+    assert.same({ "torchrun", "--no-python", "python", "train.py" }, m.spec.trainer.command)
+    assert.same({ pool = "gpu" }, m.spec.runtimePatches[1].trainingRuntimeSpec.template.spec
+      .replicatedJobs[1].template.spec.template.spec.nodeSelector)
+  end)
+
+  it("per-group node selectors cannot move to Trainer: the rule's error names the group", function()
+    local j = kfjob.from_manifest((PT:gsub("MASTERPOOL", "cpu")))
+    local ok, err = pcall(j.manifest, j, { name = "mnist", image = "x", target = "trainer-2.3" })
+    assert.is_false(ok)
+    assert.matches("master.pod_template: differs from the other group's", err, 1, true)
+  end)
+
+  it("a v1 MPIJob becomes an mpi-operator v2beta1 MPIJob", function()
+    local v1 = MPI_FACTS:manifest{ name = "pi", image = IMAGE, args = ARGS, target = "operator", format = "yaml" }
+    local m = to(v1, "mpi-operator")
+    assert.equal("kubeflow.org/v2beta1", m.apiVersion)
+    assert.equal(2, m.spec.slotsPerWorker)
+    assert.equal("OpenMPI", m.spec.mpiImplementation)
+    assert.same(SSHD, m.spec.mpiReplicaSpecs.Worker.template.spec.containers[1].args)
+  end)
+end)
