@@ -12,7 +12,8 @@ set(KF_FUZZ_SAN -fsanitize=address,undefined -fno-sanitize-recover=undefined
     -fno-omit-frame-pointer)
 target_compile_options(kfjob_core PRIVATE -fsanitize=fuzzer-no-link ${KF_FUZZ_SAN})
 target_compile_definitions(kfjob_core PRIVATE KF_CHECK_BOUNDS)
-set(KF_FUZZERS decode from_json decode_task_template decode_task_spec spec qty yaml_read)
+set(KF_FUZZERS decode from_json decode_task_template decode_task_spec spec qty yaml_read
+    from_manifest)
 add_custom_target(kfjob_fuzzers)
 foreach(t ${KF_FUZZERS})
   add_executable(fuzz_${t} fuzz/fuzz_${t}.c $<TARGET_OBJECTS:kfjob_core>)

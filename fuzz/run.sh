@@ -13,7 +13,7 @@
 # (100 nested messages, 64 JSON levels, 1 MiB strings).  A nightly job:
 #   fuzz/run.sh --nightly -t 3600 -j 2
 #
-# Targets: decode from_json decode_task_template decode_task_spec spec qty yaml_read (default: all).
+# Targets: decode from_json decode_task_template decode_task_spec spec qty yaml_read from_manifest (default: all).
 # Long runs, e.g. an hour per target on 2 cores:
 #   fuzz/run.sh -t 3600 -j 2
 # The tests run the short form: fuzz/run.sh --replay, then 15 s per target.
@@ -31,7 +31,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${KFJOB_FUZZ_BUILD:-build-fuzz}
 OUT=${KFJOB_FUZZ_OUT:-fuzz/out}
-ALL="decode from_json decode_task_template decode_task_spec spec qty yaml_read"
+ALL="decode from_json decode_task_template decode_task_spec spec qty yaml_read from_manifest"
 SECS=60
 JOBS=1
 MAXLEN=${KFJOB_FUZZ_MAX_LEN:-4096}
@@ -66,7 +66,7 @@ build() {
 dict_for() {
   case $1 in
     from_json|decode_task_template|decode_task_spec) echo "-dict=fuzz/dict/json.dict" ;;
-    yaml_read) echo "-dict=fuzz/dict/yaml.dict" ;;
+    yaml_read|from_manifest) echo "-dict=fuzz/dict/yaml.dict" ;;
   esac
 }
 

@@ -484,6 +484,18 @@ function kfjob.fields(kind) end
 ---@return kfjob.Job|nil, string?
 function kfjob.from_json(task_type, json, opts) end
 
+--- a training-operator, mpi-operator or Trainer manifest (YAML, JSON or a table) to a job and its info
+---@param doc string|table
+---@param opts? {kind?: kfjob.Kind, lossy?: boolean}
+---@return kfjob.Job|nil, table|string
+function kfjob.from_manifest(doc, opts) end
+
+--- every document of a stream kfjob reads, and the ones it skipped
+---@param text string
+---@param opts? {kind?: kfjob.Kind, lossy?: boolean}
+---@return {job: kfjob.Job, info: table}[]|nil, table|string
+function kfjob.from_manifests(text, opts) end
+
 --- 64-bit FNV-1a of a string
 ---@param s string
 ---@param form? "integer"|"hex"
@@ -520,6 +532,11 @@ function kfjob.suggest(word, candidates) end
 --- the systems a job can be emitted for
 ---@return {name: string, runs: string, kinds: string[], emits: string[]}[]
 function kfjob.targets() end
+
+--- a config script that builds the same jobs
+---@param jobs kfjob.Job|table<string, kfjob.Job>
+---@return string
+function kfjob.to_lua(jobs) end
 
 ---@class kfjob.template
 ---@field MAX_NAME integer longest name a variant may have

@@ -933,6 +933,50 @@ raising["pod template: API server rules, round 2"] = {
     "kfjob.hash64: form: string contains a NUL byte" },
 }
 
+-- kfjob.from_manifest returns nil, msg (SPEC §14); `imported` raises it so
+-- the rows read like the others.
+local function imported(doc, opts)
+  return function()
+    local j, m = kfjob.from_manifest(doc, opts)
+    if j == nil then error(m, 0) end
+  end
+end
+local function pt_manifest(edit)
+  local m = kfjob.PyTorchJob{ worker = { replicas = 1 } }:manifest{ name = "pt", image = "i" }
+  edit(m)
+  return m
+end
+raising["from_manifest"] = {
+  { "another kind", imported{ apiVersion = "apps/v1", kind = "Deployment", metadata = { name = "x" } },
+    "kfjob.from_manifest: apiVersion apps/v1, kind Deployment: not a kind kfjob reads (supported: "
+      .. "kubeflow.org/v1 TFJob, PyTorchJob, MPIJob, JAXJob, XGBoostJob or PaddleJob; kubeflow.org/v2beta1 "
+      .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob)" },
+  { "no apiVersion", imported{ kind = "PyTorchJob" },
+    "kfjob.from_manifest: apiVersion: required: a string (supported: kubeflow.org/v1 TFJob, PyTorchJob, "
+      .. "MPIJob, JAXJob, XGBoostJob or PaddleJob; kubeflow.org/v2beta1 MPIJob; "
+      .. "trainer.kubeflow.org/v1alpha1 TrainJob)" },
+  { "unknown field, did-you-mean", imported(pt_manifest(function(m) m.spec.runPolicy.backofLimit = 3 end)),
+    "kfjob.from_manifest: spec.runPolicy.backofLimit: unknown field (did you mean 'backoffLimit'?) "
+      .. "(opts.lossy lists it instead)" },
+  { "a field kfjob cannot hold", imported(pt_manifest(function(m) m.spec.successPolicy = "AllWorkers" end)),
+    "kfjob.from_manifest: spec.successPolicy: kfjob cannot hold this field (opts.lossy lists it instead)" },
+  { "no container of the operator's name", imported(pt_manifest(function(m)
+      m.spec.pytorchReplicaSpecs.Worker.template.spec.containers[1].name = "main" end)),
+    "kfjob.from_manifest: spec.pytorchReplicaSpecs.Worker.template.spec.containers: no container named "
+      .. "'pytorch' (the operator runs the task in the container of that name)" },
+  { "metadata.name missing", imported(pt_manifest(function(m) m.metadata.name = nil end)),
+    "kfjob.from_manifest: metadata.name: required" },
+  { "opts.kind of another family", imported(pt_manifest(function() end), { kind = "TFJob" }),
+    "kfjob.from_manifest: opts.kind: a PyTorchJob cannot be read as TFJob" },
+  { "several documents where one is expected", imported("a: 1\n---\nb: 2\n"),
+    "kfjob.from_manifest: 2 documents: this reads one (kfjob.from_manifests reads a stream)" },
+  { "duplicate keys", imported("kind: TFJob\nkind: PyTorchJob\n"),
+    "kfjob.from_manifest: document 1, line 2: duplicate key 'kind' (first given on line 1)" },
+  { "a tab in the indentation", imported("metadata:\n\tname: x\n"),
+    "kfjob.from_manifest: document 1, line 2: a tab in the indentation (YAML indents with spaces)" },
+  { "an alias before its anchor", imported("a: *b\n"),
+    "kfjob.from_manifest: document 1, line 1: a: alias *b names no anchor before it" },
+}
 -- Data configs (SPEC §15): a bad .yaml/.json config given to the CLI gets
 -- "FILE:LINE: PATH: problem" on stderr, exit 1 and nothing on stdout.  The
 -- builder raises that line as "FILE line LINE: PATH: problem" (its directory

@@ -242,6 +242,11 @@ local module_funcs = {
   manifests = { { "items: (kfjob.Job|table)[]", "opts?: kfjob.ManifestOpts" }, "string|table", "several resources as one stream or list" },
   meta = { {}, "string", "this LuaCATS definition file" },
   schema = { { "kind?: kfjob.Kind", "opts?: {target?: kfjob.Target}" }, "string", "the JSON Schema of a data config" },
+  from_manifest = { { "doc: string|table", "opts?: {kind?: kfjob.Kind, lossy?: boolean}" }, "kfjob.Job|nil, table|string",
+    "a training-operator, mpi-operator or Trainer manifest (YAML, JSON or a table) to a job and its info" },
+  from_manifests = { { "text: string", "opts?: {kind?: kfjob.Kind, lossy?: boolean}" },
+    "{job: kfjob.Job, info: table}[]|nil, table|string", "every document of a stream kfjob reads, and the ones it skipped" },
+  to_lua = { { "jobs: kfjob.Job|table<string, kfjob.Job>" }, "string", "a config script that builds the same jobs" },
 }
 
 local template_funcs = {

@@ -12,10 +12,10 @@ if [ "${KFJOB_QUICK:-0}" = 1 ]; then
 else
   stage "fuzzing (libFuzzer, ${KFJOB_FUZZ_SECONDS:-15}s per target)"
   if check "fuzz: build (clang -fsanitize=fuzzer,address,undefined)" fuzz/run.sh --build; then
-    for fuzz_t in decode from_json decode_task_template decode_task_spec spec qty yaml_read; do
+    for fuzz_t in decode from_json decode_task_template decode_task_spec spec qty yaml_read from_manifest; do
       check "fuzz: replay $fuzz_t regressions + seeds" fuzz/run.sh --replay "$fuzz_t"
     done
-    for fuzz_t in decode from_json decode_task_template decode_task_spec spec qty yaml_read; do
+    for fuzz_t in decode from_json decode_task_template decode_task_spec spec qty yaml_read from_manifest; do
       check "fuzz: $fuzz_t for ${KFJOB_FUZZ_SECONDS:-15}s" \
         env KFJOB_FUZZ_OUT="$LOG/fuzz" fuzz/run.sh -t "${KFJOB_FUZZ_SECONDS:-15}" "$fuzz_t"
     done

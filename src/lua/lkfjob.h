@@ -99,6 +99,7 @@ extern const luaL_Reg lkf_manifest_funcs[], lkf_manifest_methods[]; /* lkfjob_ma
 extern const luaL_Reg lkf_schema_funcs[];                           /* lkfjob_schema.c */
 extern const luaL_Reg lkf_target_methods[];                         /* lkfjob_target.c */
 extern const luaL_Reg lkf_sweep_funcs[];                            /* lkfjob_sweep.c */
+extern const luaL_Reg lkf_import_funcs[];                           /* lkfjob_import.c */
 /* The objects' metatables and constructors into the module table on top
 ** (lkfjob.c); `methods` indexes the shared methods table. */
 void lkf_open_objects(lua_State *L, int ctx, int methods);

@@ -13,7 +13,7 @@
 /* Every family's module functions and job methods, one table each. */
 static const luaL_Reg *const module_funcs[] = {
     lkf_job_funcs, lkf_json_funcs, lkf_manifest_funcs, lkf_schema_funcs,
-    lkf_sweep_funcs, NULL};
+    lkf_sweep_funcs, lkf_import_funcs, NULL};
 static const luaL_Reg *const job_methods[] = {
     lkf_job_methods, lkf_json_methods, lkf_manifest_methods, lkf_target_methods,
     NULL};
@@ -98,6 +98,12 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
     lua_pushliteral(L, "kfjob.template");
     lua_call(L, 1, 1);
     lua_setfield(L, -2, "template");
+    lua_getglobal(L, "require");   /* kfjob.to_lua (lua/kfjob/convert.lua) */
+    lua_pushliteral(L, "kfjob.convert");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "to_lua");
+    lua_setfield(L, -3, "to_lua");
+    lua_pop(L, 1);
   } else {
     lua_pop(L, 1);
   }

@@ -1,0 +1,448 @@
+-- Import (SPEC §14), Law 1: kfjob's own manifest, for every job, target and
+-- name `J:manifest{target=T, name=N}` accepts, reads back (kfjob.from_manifest)
+-- into a job equal to J, with info.name == N, and emitting that job again
+-- with the options `info` carries gives the same bytes.  The corpus is the
+-- jobs of manifest_targets_spec, scheduling_spec and operator_kinds_spec
+-- (kinds x targets x pod settings x scheduling), written here again.  Where
+-- a target's manifest cannot carry a field the job holds (listed in the
+-- README's "Import and convert"), `lost` names the case: the job read back
+-- is then a fixed point (reading its own manifest gives it again) and the
+-- bytes still agree.
+local kfjob = require "kfjob"
+
+local ARGS = { "pyflyte-execute", "--inputs", "s3://bucket/in/inputs.pb", "--output-prefix", "s3://bucket/out" }
+local IMAGE = "registry.example/train:v1"
+local SSHD = { "/usr/sbin/sshd", "-De" }
+local R1 = { cpu = 1, mem = "1Gi" }
+local GPU2 = { cpu = 1, mem = "1Gi", gpu = 2 }
+local POD = {
+  metadata = { labels = { team = "ml" }, annotations = { ["example.com/owner"] = "ml" } },
+  spec = {
+    containers = { { name = "primary", volumeMounts = { { name = "data", mountPath = "/data" } },
+                     securityContext = { runAsNonRoot = true } } },
+    volumes = { { name = "data", emptyDir = {} } },
+    nodeSelector = { pool = "gpu" },
+    tolerations = { { key = "pool", operator = "Exists", effect = "NoSchedule" } },
+    securityContext = { fsGroup = 1000 },
+    imagePullSecrets = { { name = "regcred" } },
+  },
+}
+local SIDECAR = { spec = { containers = { { name = "log", image = "busybox:1", args = { "tail", "-f", "/x" } },
+                                          { name = "primary", workingDir = "/w" } } } }
+local SPOT = { spec = { nodeSelector = { ["cloud.google.com/gke-spot"] = "true" },
+                        tolerations = { { key = "spot", operator = "Exists", effect = "NoSchedule" } } } }
+local SCHED = { queue = "team-a", priority_class = "high", max_exec_time = 7200,
+                gang = { min_available = 4, queue = "training", min_resources = { cpu = 8, gpu = 4 } } }
+
+local MPI_FACTS = kfjob.MPIJob{
+  worker = { replicas = 2, command = SSHD, restart_policy = "never" },
+  launcher = { requests = { cpu = 1 }, restart_policy = "never" },
+  slots = 2, run_policy = { backoff_limit = 3 } }
+local PT_FACTS = kfjob.PyTorchJob{
+  master = { requests = GPU2, limits = GPU2 }, worker = { replicas = 3, requests = GPU2, limits = GPU2 },
+  accelerator = "nvidia-tesla-a100", shared_memory = true, run_policy = { active_deadline_seconds = 3600 } }
+
+-- { name, job, opts [, lost = { target = true }] }
+local corpus = {
+  { "mpi-facts", MPI_FACTS, { namespace = "default", args = ARGS } },
+  { "mpi-no-worker-command", kfjob.MPIJob{ worker = { replicas = 4 }, slots = 8 }, { args = ARGS } },
+  { "mpi-policies", kfjob.MPIJob{
+      worker = { replicas = 3, restart_policy = "on_failure", image = "mpi:w", limits = { cpu = 4, gpu = 1 } },
+      launcher = { restart_policy = "on_failure", image = "mpi:l" },
+      run_policy = { clean_pod_policy = "running", ttl_seconds_after_finished = 60,
+                     active_deadline_seconds = 3600, backoff_limit = 2 } },
+    { image = false, command = { "bash", "-c" }, labels = { ["kueue.x-k8s.io/queue-name"] = "team-a" },
+      annotations = { note = "x" }, env = { OMP_NUM_THREADS = "1" }, service_account = "mpi" } },
+  { "mpi-pod", kfjob.MPIJob{ worker = { replicas = 2, limits = { gpu = 1 } }, pod_template = POD,
+                             shared_memory = "2Gi", accelerator = "nvidia-tesla-t4" }, { args = ARGS } },
+  { "horovod", kfjob.HorovodJob{ worker = { replicas = 2 }, slots = 2, verbose = true }, { args = ARGS } },
+  { "horovod-pod", kfjob.HorovodJob{ worker = { replicas = 3, command = { "sleep", "inf" } }, slots = 1,
+                                     shared_memory = true, run_policy = { clean_pod_policy = "all" },
+                                     log_level = "DEBUG", elastic_timeout = 60 },
+    { args = ARGS, labels = { a = "b" } } },
+  { "pt-facts", PT_FACTS, { namespace = "default", args = ARGS, env = { NCCL_DEBUG = "INFO" },
+                            labels = { ["kueue.x-k8s.io/queue-name"] = "team-a" } } },
+  { "pt-plain", kfjob.PyTorchJob{ worker = { replicas = 2 }, run_policy = { clean_pod_policy = "all" } }, {},
+    lost = { ["trainer-2.2"] = true, ["trainer-2.3"] = true } },
+  { "pt-command", kfjob.PyTorchJob{ master = { image = "pt:1", requests = R1 },
+                                    worker = { replicas = 1, image = "pt:1", requests = R1 } },
+    { image = false, command = { "python", "-m", "train" }, args = { "--epochs", "3" },
+      service_account = "trainer", annotations = { a = "b" } } },
+  { "pt-pod", kfjob.PyTorchJob{ master = { limits = { gpu = 1 } }, worker = { replicas = 1, limits = { gpu = 1 } },
+                                pod_template = POD, accelerator = "nvidia-h100" }, { args = ARGS } },
+  { "pt-sidecar", kfjob.PyTorchJob{ worker = { replicas = 1 }, pod_template = SIDECAR, shared_memory = "1Gi" },
+    { args = ARGS } },
+  { "pt-partition", kfjob.PyTorchJob{ worker = { replicas = 1, limits = { gpu = 1 } },
+                                      accelerator = { device = "nvidia-a100", partition_size = "1g.5gb" } },
+    { args = ARGS } },
+  { "elastic-fixed", kfjob.Elastic{ nnodes = 4, nproc_per_node = 8, requests = R1 }, { args = ARGS } },
+  { "elastic", kfjob.Elastic{ nnodes = "2:4", nproc_per_node = 8, max_restarts = 3 }, { args = ARGS } },
+  { "elastic-word", kfjob.Elastic{ nnodes = "1:2", nproc_per_node = "auto", rdzv_backend = "etcd" }, { args = ARGS } },
+  { "elastic-pod", kfjob.Elastic{ nnodes = "1:3", pod_template = POD, shared_memory = "1Gi",
+                                  run_policy = { ttl_seconds_after_finished = 60 } },
+    { args = ARGS, env = { X = "1" } } },
+  { "tf-all", kfjob.TFJob{ chief = { replicas = 1 }, ps = { replicas = 1 }, evaluator = { replicas = 1 },
+                           worker = { replicas = 2, image = "tf:2", requests = { cpu = 2, mem = "4Gi", gpu = 1 },
+                                      restart_policy = "on_failure" },
+                           run_policy = { clean_pod_policy = "running", active_deadline_seconds = 3600 } },
+    { args = ARGS, labels = { team = "ml" } } },
+  { "tf-pod-gpu", kfjob.TFJob{ worker = { replicas = 2, limits = { gpu = 1 } }, chief = { replicas = 1 },
+                               pod_template = POD, accelerator = "nvidia-tesla-a100" },
+    { args = ARGS, service_account = "tf" } },
+  { "pt-master-always", kfjob.PyTorchJob{ worker = { replicas = 4, limits = { gpu = 2 } },
+                                          master = { restart_policy = "always" } }, { args = ARGS, env = { A = "1" } } },
+  { "jax", kfjob.JAXJob{ worker = { replicas = 4, image = "jax:1", limits = { gpu = 1 } } }, { image = false } },
+  { "xgboost", kfjob.XGBoostJob{ worker = { replicas = 3 }, master = { image = "m:1" } }, { args = ARGS } },
+  { "paddle", kfjob.PaddleJob{ worker = { replicas = 2 }, master = { replicas = 0 } }, { args = ARGS } },
+  -- scheduling (SPEC §13)
+  { "sched-pt", kfjob.PyTorchJob{ master = {}, worker = { replicas = 3, pod_template = SPOT }, scheduling = SCHED },
+    {} },
+  { "sched-mpi", kfjob.MPIJob{ worker = { replicas = 3, pod_template = SPOT }, scheduling = SCHED }, { args = ARGS } },
+  { "sched-flags", kfjob.PyTorchJob{ worker = { replicas = 2 },
+      scheduling = { queue = "team-a", suspend = true, multikueue = true } }, {} },
+  { "sched-topology", kfjob.TFJob{ worker = { replicas = 2, topology = { preferred = "rack" } },
+      scheduling = { topology = { required = "zone", slice_required = "host", slice_size = 2 } } }, {} },
+  { "sched-volcano", kfjob.TFJob{ worker = { replicas = 1 },
+      scheduling = { gang = { scheduler = "volcano", queue = "q", priority_class = "p",
+                              schedule_timeout_seconds = 30 } } }, {} },
+}
+
+-- Cases whose job the manifest cannot tell from a smaller one that gives
+-- the same bytes (README "Import and convert"): requests equal to limits,
+-- a lone GPU request (it becomes the limit), the task image given as the
+-- groups' own or the reverse, task resources (every group gets them).
+-- The job read back is then a fixed point and the bytes agree.
+local CANON = { ["pt-facts"] = true, ["pt-command"] = true, ["elastic-fixed"] = true,
+                ["tf-all"] = true, jax = true, xgboost = true }
+-- Scheduling (SPEC §13) is not read back yet: its labels, annotations and
+-- runPolicy fields are listed as unmapped; these cases are pending.
+local NOT_YET = { ["sched-pt"] = true, ["sched-mpi"] = true, ["sched-flags"] = true,
+                  ["sched-topology"] = true, ["sched-volcano"] = true }
+
+-- load a chunk with environment env (setfenv on 5.1 and LuaJIT)
+local function load_env(src, env)
+  local f = assert((setfenv and rawget(_G, "loadstring") or load)(src, "=to_lua", "t", env))
+  if setfenv then setfenv(f, env) end
+  return f
+end
+
+local TARGETS = { "operator", "mpi-operator", "trainer-2.2", "trainer-2.3" }
+
+local function opts_of(c, target, fmt)
+  local o = { name = c[1], target = target, format = fmt, image = IMAGE }
+  for k, v in pairs(c[3]) do if v == false then o[k] = nil else o[k] = v end end
+  return o
+end
+
+-- the options a re-emit takes from info (SPEC §14 Decisions)
+local function reopts(info, target, fmt)
+  local c = info.container or {}
+  return { name = info.name, namespace = info.namespace, labels = info.labels,
+           annotations = info.annotations, image = c.image, command = c.command,
+           args = c.args, env = c.env, service_account = info.service_account,
+           target = target, format = fmt }
+end
+
+-- every (case, target) the target accepts
+local runs = {}
+for _, c in ipairs(corpus) do
+  for _, t in ipairs(TARGETS) do
+    local ok, y = pcall(c[2].manifest, c[2], opts_of(c, t, "yaml"))
+    if ok then runs[#runs + 1] = { c = c, t = t, yaml = y } end
+  end
+end
+
+describe("import: Law 1, kfjob's own manifests", function()
+  it("the corpus covers every kind and every manifest target", function()
+    local kinds, targets = {}, {}
+    for _, r in ipairs(runs) do kinds[r.c[2].kind] = true; targets[r.t] = true end
+    for _, k in ipairs{ "TFJob", "PyTorchJob", "Elastic", "MPIJob", "HorovodJob", "JAXJob",
+                        "XGBoostJob", "PaddleJob" } do
+      assert.is_true(kinds[k], k)
+    end
+    for _, t in ipairs(TARGETS) do assert.is_true(targets[t], t) end
+    assert.is_true(#runs >= 40, "runs: " .. #runs)
+  end)
+
+  pending("scheduling (SPEC §13) is not read back yet: sched-* cases")
+  for _, r in ipairs(runs) do
+    local c, t = r.c, r.t
+    if not NOT_YET[c[1]] then it(c[1] .. " on " .. t .. ": reads back equal and re-emits the same bytes", function()
+      local m = c[2]:manifest(opts_of(c, t, "table"))
+      local ro = c[2].kind == "Elastic" and t:match("^trainer") and { kind = "Elastic" } or nil
+      local j, info = kfjob.from_manifest(m, ro)
+      assert.is_nil(type(info) == "string" and info or nil)
+      assert.equal(c[1], info.name)
+      assert.same({}, info.unmapped)
+      assert.equal(r.yaml, j:manifest(reopts(info, t, "yaml")))
+      if (c.lost and c.lost[t]) or CANON[c[1]] then
+        local j2 = kfjob.from_manifest(j:manifest(reopts(info, t, "table")), ro)
+        assert.is_true(j2 == j)
+      else
+        assert.same(c[2]:spec(), j:spec())
+        assert.is_true(j == c[2])
+      end
+    end) end
+  end
+end)
+
+describe("import: what a manifest is", function()
+  it("names the target and kind by apiVersion and shape", function()
+    local function read(job, t, o)
+      local _, info = kfjob.from_manifest(job:manifest{ name = "x", image = IMAGE, target = t }, o)
+      return info.kind .. " " .. info.target .. " " .. info.api_version
+    end
+    assert.equal("MPIJob mpi-operator kubeflow.org/v2beta1", read(MPI_FACTS, "mpi-operator"))
+    assert.equal("MPIJob operator kubeflow.org/v1", read(MPI_FACTS, "operator"))
+    assert.equal("HorovodJob operator kubeflow.org/v1", read(kfjob.HorovodJob{ worker = { replicas = 1 } }, "operator"))
+    assert.equal("Elastic operator kubeflow.org/v1", read(kfjob.Elastic{ nnodes = 2 }, "operator"))
+    -- a TrainJob valid for both versions reads as trainer-2.3; Elastic only when asked
+    assert.equal("PyTorchJob trainer-2.3 trainer.kubeflow.org/v1alpha1", read(PT_FACTS, "trainer-2.2"))
+    assert.equal("Elastic trainer-2.3 trainer.kubeflow.org/v1alpha1",
+                 read(kfjob.Elastic{ nnodes = 2 }, "trainer-2.2", { kind = "Elastic" }))
+  end)
+
+  it("reads JSON text as well as tables", function()
+    local text = PT_FACTS:manifest{ name = "pt", image = IMAGE, format = "json" }
+    local j, info = kfjob.from_manifest(text)
+    assert.is_true(j == kfjob.from_manifest(PT_FACTS:manifest{ name = "pt", image = IMAGE }))
+    assert.equal(IMAGE, info.container.image)
+  end)
+end)
+
+describe("import: reading is as strict as writing", function()
+  local function base()
+    return kfjob.PyTorchJob{ worker = { replicas = 1 } }:manifest{ name = "pt", image = IMAGE }
+  end
+
+  it("refuses another kind or apiVersion, listing the supported ones", function()
+    local j, msg = kfjob.from_manifest{ apiVersion = "batch/v1", kind = "Job", metadata = { name = "x" }, spec = {} }
+    assert.is_nil(j)
+    assert.equal("kfjob.from_manifest: apiVersion batch/v1, kind Job: not a kind kfjob reads (supported: "
+      .. "kubeflow.org/v1 TFJob, PyTorchJob, MPIJob, JAXJob, XGBoostJob or PaddleJob; kubeflow.org/v2beta1 "
+      .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob)", msg)
+  end)
+
+  it("names an unknown field by its manifest path, with a did-you-mean", function()
+    local m = base()
+    m.spec.pytorchReplicaSpecs.Worker.replica = 2
+    local j, msg = kfjob.from_manifest(m)
+    assert.is_nil(j)
+    assert.equal("kfjob.from_manifest: spec.pytorchReplicaSpecs.Worker.replica: unknown field "
+      .. "(did you mean 'replicas'?) (opts.lossy lists it instead)", msg)
+  end)
+
+  it("lists what it cannot hold with opts.lossy, and ignores server-set fields", function()
+    local m = base()
+    m.spec.runPolicy.suspend = true             -- valid for the CRD; not read back yet
+    m.metadata.uid = "0000"                     -- set by the API server
+    m.status = { conditions = {} }
+    assert.equal("kfjob.from_manifest: spec.runPolicy.suspend: kfjob cannot hold this field "
+      .. "(opts.lossy lists it instead)", select(2, kfjob.from_manifest(m)))
+    local j, info = kfjob.from_manifest(m, { lossy = true })
+    assert.is_true(j == kfjob.PyTorchJob{ worker = { replicas = 1 } })
+    assert.same({ { path = "spec.runPolicy.suspend", value = true,
+                    reason = "kfjob cannot hold this field" } }, info.unmapped)
+    assert.same({ "status", "metadata.uid" }, info.ignored)
+  end)
+
+  it("refuses a PyTorchJob without its Master (kfjob's always has one)", function()
+    local m = base()
+    m.spec.pytorchReplicaSpecs.Master = nil
+    assert.equal("kfjob.from_manifest: spec.pytorchReplicaSpecs.Master: required: kfjob's job of "
+      .. "this kind always has exactly one (opts.lossy lists it instead)", select(2, kfjob.from_manifest(m)))
+  end)
+
+  it("refuses a TrainJob on another runtime and a task not run by torchrun", function()
+    local m = PT_FACTS:manifest{ name = "pt", image = IMAGE, target = "trainer-2.3", args = ARGS }
+    m.spec.runtimeRef.name = "mpi-distributed"
+    assert.matches("spec.runtimeRef: kfjob reads TrainJobs on the ClusterTrainingRuntime "
+      .. "torch-distributed", select(2, kfjob.from_manifest(m)), 1, true)
+    m = PT_FACTS:manifest{ name = "pt", image = IMAGE, target = "trainer-2.3", args = ARGS }
+    m.spec.trainer.command = { "python", "train.py" }
+    assert.matches("spec.trainer.command: kfjob runs the task as torchrun --no-python <command>",
+      select(2, kfjob.from_manifest(m)), 1, true)
+  end)
+
+  it("returns nil, msg for bad JSON text rather than raising", function()
+    local j, msg = kfjob.from_manifest('{"apiVersion": "kubeflow.org/v1", "kind": ')
+    assert.is_nil(j)
+    assert.matches("^kfjob.from_manifest: ", msg)
+  end)
+end)
+
+describe("kfjob.to_lua", function()
+  it("writes a config that loads back into equal jobs, defaults left out", function()
+    local jobs = {}
+    for _, r in ipairs(runs) do jobs[r.c[1]] = r.c[2] end
+    local src = kfjob.to_lua(jobs)
+    local back = load_env(src, { require = require })()
+    for name, j in pairs(jobs) do assert.is_true(back[name] == j, name) end
+    assert.is_nil(src:find("restart_policy = \"never\"", 1, true))   -- the default
+    assert.is_nil(src:find("slots = 1,", 1, true))
+  end)
+
+  it("writes what a person would: schema order, safe quoting", function()
+    local src = kfjob.to_lua{ ["pt-1"] = kfjob.PyTorchJob{ worker = { replicas = 2, image = "a\"b" },
+                                                          run_policy = { backoff_limit = 3 } } }
+    assert.equal('local kfjob = require "kfjob"\n\nreturn {\n'
+      .. '  ["pt-1"] = kfjob.PyTorchJob{\n'
+      .. '    worker = {\n      replicas = 2,\n      image = "a\\"b",\n    },\n'
+      .. '    run_policy = {\n      backoff_limit = 3,\n    },\n  },\n}\n', src)
+  end)
+
+  it("turns a manifest into a config (import, then to_lua)", function()
+    local m = PT_FACTS:manifest{ name = "pt", image = IMAGE, target = "operator" }
+    local j = kfjob.from_manifest(m)
+    local back = load_env(kfjob.to_lua{ pt = j }, { require = require })()
+    assert.is_true(back.pt == j)
+  end)
+end)
+
+describe("import: YAML text and streams", function()
+  it("reads YAML text: Law 1 holds through kfjob's own YAML", function()
+    for _, r in ipairs(runs) do
+      if not NOT_YET[r.c[1]] then
+        local ro = r.c[2].kind == "Elastic" and r.t:match("^trainer") and { kind = "Elastic" } or nil
+        local j, info = kfjob.from_manifest(r.yaml, ro)
+        assert.is_table(info, r.c[1] .. " " .. r.t .. ": " .. tostring(info))
+        assert.equal(r.yaml, j:manifest(reopts(info, r.t, "yaml")))
+      end
+    end
+  end)
+
+  it("from_manifests reads a stream, skipping the kinds it does not read", function()
+    local a = PT_FACTS:manifest{ name = "a", image = IMAGE, format = "yaml" }
+    local b = MPI_FACTS:manifest{ name = "b", image = IMAGE, format = "yaml", target = "mpi-operator" }
+    local r = kfjob.from_manifests(a .. "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s\n---\n" .. b)
+    assert.equal(2, #r)
+    assert.equal("a", r[1].info.name)
+    assert.equal("mpi-operator", r[2].info.target)
+    assert.is_true(r[2].job == MPI_FACTS)
+    assert.same({ { index = 2, api_version = "v1", kind = "Service" } }, r.skipped)
+  end)
+
+  it("names the document that fails in a stream", function()
+    local a = PT_FACTS:manifest{ name = "a", image = IMAGE, format = "yaml" }
+    local r, msg = kfjob.from_manifests(a .. "---\napiVersion: kubeflow.org/v1\nkind: TFJob\n"
+      .. "metadata:\n  name: t\nspec:\n  tfReplicaSpec: {}\n")
+    assert.is_nil(r)
+    local line = select(2, a:gsub("\n", "")) + 2
+    assert.equal("kfjob.from_manifests: document 2 (line " .. line .. "): spec.tfReplicaSpec: "
+      .. "unknown field (did you mean 'tfReplicaSpecs'?) (opts.lossy lists it instead)", msg)
+  end)
+
+  it("refuses bad YAML with nil, msg: several documents, aliases, duplicate keys, tabs", function()
+    local y = PT_FACTS:manifest{ name = "a", image = IMAGE, format = "yaml" }
+    assert.equal("kfjob.from_manifest: 2 documents: this reads one (kfjob.from_manifests reads a stream)",
+      select(2, kfjob.from_manifest(y .. "---\n" .. y)))
+    assert.equal("kfjob.from_manifest: document 1, line 2: duplicate key 'a' (first given on line 1)",
+      select(2, kfjob.from_manifest("a: 1\na: 2\n")))
+    assert.equal("kfjob.from_manifest: document 1, line 2: a tab in the indentation (YAML indents with spaces)",
+      select(2, kfjob.from_manifest("a:\n\tb: 1\n")))
+    local bomb = { "a: &a [x, x, x, x, x, x, x, x, x]" }
+    for i = 2, 12 do bomb[i] = ("%s: &%s [*%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s]"):format(
+      string.char(96 + i), string.char(96 + i), string.rep(string.char(95 + i), 9):match("(.)"),
+      string.char(95 + i), string.char(95 + i), string.char(95 + i), string.char(95 + i),
+      string.char(95 + i), string.char(95 + i), string.char(95 + i), string.char(95 + i)) end
+    local t0 = os.clock()
+    local j, msg = kfjob.from_manifest(table.concat(bomb, "\n") .. "\n")
+    assert.is_nil(j)
+    assert.matches("^kfjob.from_manifest: ", msg)
+    assert.is_true(os.clock() - t0 < 1)
+    assert.is_nil((kfjob.from_manifest("kind: \255\n")))
+  end)
+end)
+
+-- Law 2, first half: a manifest that passes validate-manifest reads, or
+-- fails naming the path kfjob cannot represent.  The upstream examples in
+-- spec/data/import (sources in its README).  Not checked yet: the second
+-- half (re-emitted for its own target, equal as data after the API
+-- server's and operator's defaults).
+describe("import: Law 2, upstream manifests", function()
+  local here = debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or "."
+  local DIR = here .. "/data/import/"
+  local FILES = { "jaxjob.yaml", "mpi-operator-mpich-horovod.yaml", "mpi-operator-pi.yaml", "mpijob.yaml",
+                  "pytorchjob.json", "tfjob.yaml", "trainer-2.2-upstream.yaml", "trainer-2.3-upstream.yaml",
+                  "xgboost-paddle.yaml" }
+  -- what blocks each, by hand from the files (FACTS §8.3.1, §8.4, §10)
+  local BLOCKED = {
+    ["mpi-operator-mpich-horovod.yaml"] = "spec.sshAuthMountPath",     -- /home/mpiuser/.ssh, not the default
+    ["mpi-operator-pi.yaml"] = "spec.sshAuthMountPath",
+    ["pytorchjob.json"] = "spec.elasticPolicy.rdzvPort",
+    ["tfjob.yaml"] = "spec.runPolicy.suspend",
+    ["trainer-2.2-upstream.yaml"] = "spec.runtimeRef",                   -- the flux runtime
+    ["trainer-2.3-upstream.yaml"] = "spec.runtimePatches",               -- a patch not kfjob's
+    ["xgboost-paddle.yaml"] = "spec.xgbReplicaSpecs.Master.template.spec.containers.args",
+  }
+  for _, f in ipairs(FILES) do
+    it(f .. " reads, or fails naming the path", function()
+      local fh = assert(io.open(DIR .. f, "rb"))
+      local text = fh:read("*a"); fh:close()
+      local r, msg = kfjob.from_manifests(text)
+      if BLOCKED[f] then
+        assert.is_nil(r)
+        assert.matches(": " .. BLOCKED[f]:gsub("%p", "%%%0") .. ": ", msg)
+        local lossy = kfjob.from_manifests(text, { lossy = true })
+        if lossy then   -- listed rather than failed
+          local paths = {}
+          for _, x in ipairs(lossy) do for _, u in ipairs(x.info.unmapped) do paths[u.path] = true end end
+          assert.is_true(next(paths) ~= nil)
+        end
+      else
+        assert.is_table(r, msg)
+        assert.is_true(#r >= 1)
+        for _, x in ipairs(r) do assert.same({}, x.info.unmapped) end
+      end
+    end)
+  end
+end)
+
+-- Migration (SPEC §14, FACTS §10): a hand-written v1 PyTorchJob to Trainer
+-- (numNodes = master + workers, runtimeRef torch-distributed), a v1 MPIJob
+-- to the mpi-operator; what the target cannot express is the rule's error.
+describe("import: migration between targets", function()
+  local PT = table.concat({
+    "apiVersion: kubeflow.org/v1", "kind: PyTorchJob", "metadata:", "  name: mnist", "spec:",
+    "  pytorchReplicaSpecs:",
+    "    Master:", "      replicas: 1", "      restartPolicy: Never", "      template:", "        spec:",
+    "          nodeSelector: {pool: MASTERPOOL}",
+    "          containers:", "          - name: pytorch", "            image: registry.example/mnist:1",
+    "            command: [python, train.py]",
+    "    Worker:", "      replicas: 3", "      restartPolicy: Never", "      template:", "        spec:",
+    "          nodeSelector: {pool: gpu}",
+    "          containers:", "          - name: pytorch", "            image: registry.example/mnist:1",
+    "            command: [python, train.py]", "" }, "\n")
+  local function to(text, target)
+    local j, info = assert(kfjob.from_manifest(text))
+    return j:manifest{ name = info.name, image = info.container.image, command = info.container.command,
+                       target = target }
+  end
+
+  it("a v1 PyTorchJob becomes a TrainJob on torch-distributed, numNodes = 1 + 3", function()
+    local m = to(PT:gsub("MASTERPOOL", "gpu"), "trainer-2.3")
+    assert.equal("TrainJob", m.kind)
+    assert.same({ apiGroup = "trainer.kubeflow.org", kind = "ClusterTrainingRuntime",
+                  name = "torch-distributed" }, m.spec.runtimeRef)
+    assert.equal(4, m.spec.trainer.numNodes)
+    assert.same({ "torchrun", "--no-python", "python", "train.py" }, m.spec.trainer.command)
+    assert.same({ pool = "gpu" }, m.spec.runtimePatches[1].trainingRuntimeSpec.template.spec
+      .replicatedJobs[1].template.spec.template.spec.nodeSelector)
+  end)
+
+  it("per-group node selectors cannot move to Trainer: the rule's error names the group", function()
+    local j = kfjob.from_manifest((PT:gsub("MASTERPOOL", "cpu")))
+    local ok, err = pcall(j.manifest, j, { name = "mnist", image = "x", target = "trainer-2.3" })
+    assert.is_false(ok)
+    assert.matches("master.pod_template: differs from the other group's", err, 1, true)
+  end)
+
+  it("a v1 MPIJob becomes an mpi-operator v2beta1 MPIJob", function()
+    local v1 = MPI_FACTS:manifest{ name = "pi", image = IMAGE, args = ARGS, target = "operator", format = "yaml" }
+    local m = to(v1, "mpi-operator")
+    assert.equal("kubeflow.org/v2beta1", m.apiVersion)
+    assert.equal(2, m.spec.slotsPerWorker)
+    assert.equal("OpenMPI", m.spec.mpiImplementation)
+    assert.same(SSHD, m.spec.mpiReplicaSpecs.Worker.template.spec.containers[1].args)
+  end)
+end)

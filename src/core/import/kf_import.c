@@ -1,0 +1,239 @@
+/*
+** kf_import.c - a manifest read back into a job (SPEC §14): which target
+** and kind it is (apiVersion, kind and shape), its metadata, the report,
+** and the strict key matching every reader of the room uses.  The job is
+** built by the constructors' own path (kf_job_from_spec) from a
+** constructor-shaped node, so every rule of construction holds for it.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "kf_import_int.h"
+
+/* ---- what the manifest is --------------------------------------------- */
+
+static const char supported[] =
+    "kubeflow.org/v1 TFJob, PyTorchJob, MPIJob, JAXJob, XGBoostJob or PaddleJob; "
+    "kubeflow.org/v2beta1 MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob";
+const char *kf_import_supported(void) { return supported; }
+
+int kf_import_reads(const kf_node *doc) {
+  const char *api = kfi_str(kf_node_get(doc, "apiVersion"));
+  const char *kind = kfi_str(kf_node_get(doc, "kind"));
+  int k;
+  if (api == NULL || kind == NULL) return 0;
+  if (strcmp(api, "kubeflow.org/v1") == 0) {
+    for (k = 0; k < KF_NKINDS; k++)
+      if (strcmp(kf_kinds[k].crd_kind, kind) == 0) return 1;
+    return 0;
+  }
+  return (strcmp(api, "kubeflow.org/v2beta1") == 0 && strcmp(kind, "MPIJob") == 0) ||
+         (strcmp(api, "trainer.kubeflow.org/v1alpha1") == 0 && strcmp(kind, "TrainJob") == 0);
+}
+
+/* horovodrun as the launcher's first argument: flytekit's HorovodJob. */
+static int horovod_launcher(const kf_node *spec, const char *specs) {
+  const kf_node *l = kf_node_get(kf_node_get(spec, specs), "Launcher");
+  const kf_node *cs = kf_node_get(kf_node_get(kf_node_get(l, "template"), "spec"),
+                                  "containers");
+  size_t i;
+  for (i = 0; cs && cs->t == KF_NARR && i < cs->u.c.n; i++) {
+    const kf_node *a = kf_node_get(cs->u.c.v[i], "args");
+    const char *s = a && a->t == KF_NARR && a->u.c.n ? kfi_str(a->u.c.v[0]) : NULL;
+    if (s && strcmp(s, "horovodrun") == 0) return 1;
+  }
+  return 0;
+}
+
+static kf_status detect(kfi *c, const kf_node *doc, int want) {
+  const char *api = kfi_str(kf_node_get(doc, "apiVersion"));
+  const char *kind = kfi_str(kf_node_get(doc, "kind"));
+  const kf_node *spec = kf_node_get(doc, "spec");
+  int k;
+  if (api == NULL || kind == NULL)
+    return kfi_fail(c, api ? "kind" : "apiVersion", "required: a string (supported: %s)",
+                    supported);
+  c->kind = -1;
+  if (strcmp(api, "kubeflow.org/v1") == 0) {
+    c->target = KF_T_OPERATOR;
+    for (k = 0; k < KF_NKINDS; k++)
+      if (strcmp(kf_kinds[k].crd_kind, kind) == 0) { c->kind = k; break; }
+    if (c->kind == KF_PYTORCH && kf_node_get(spec, "elasticPolicy")) c->kind = KF_ELASTIC;
+  } else if (strcmp(api, "kubeflow.org/v2beta1") == 0 && strcmp(kind, "MPIJob") == 0) {
+    c->target = KF_T_MPI_OPERATOR, c->kind = KF_MPI;
+  } else if (strcmp(api, "trainer.kubeflow.org/v1alpha1") == 0 &&
+             strcmp(kind, "TrainJob") == 0) {
+    c->target = KF_T_TRAINER_23, c->kind = KF_PYTORCH;
+  }
+  if (c->kind < 0)
+    return kfi_fail(c, "", "apiVersion %.80s, kind %.80s: not a kind kfjob reads "
+                    "(supported: %s)", api, kind, supported);
+  if (c->kind == KF_MPI && horovod_launcher(spec, "mpiReplicaSpecs")) c->kind = KF_HOROVOD;
+  if (want >= 0) {
+    int fam = c->kind == KF_ELASTIC ? KF_PYTORCH : c->kind == KF_HOROVOD ? KF_MPI : c->kind;
+    int wfam = want == KF_ELASTIC ? KF_PYTORCH : want == KF_HOROVOD ? KF_MPI : want;
+    if (want >= KF_NKINDS || fam != wfam)
+      return kfi_fail(c, "opts.kind", "a %s cannot be read as %s", kind,
+                      want < KF_NKINDS ? kf_kinds[want].name : "that kind");
+    c->kind = want;
+  }
+  return KF_OK;
+}
+
+/* ---- metadata ---------------------------------------------------------- */
+
+static kf_status string_map(kfi *c, const char *path, const kf_node *m) {
+  char p[KFI_PATH];
+  size_t i;
+  kf_status st;
+  if ((st = kfi_want(c, path, m, KF_NOBJ)) != KF_OK) return st;
+  for (i = 0; i < m->u.c.n; i++) {
+    kfi_path(p, path, m->u.c.k[i]);
+    if ((st = kfi_want(c, p, m->u.c.v[i], KF_NSTR)) != KF_OK) return st;
+  }
+  return KF_OK;
+}
+
+static kf_status metadata(kfi *c, const kf_node *m) {
+  static const char *const known[] = {"name", "namespace", "labels", "annotations", NULL};
+  static const char *const held_not[] = {"generateName", "finalizers", "ownerReferences",
+                                         NULL};
+  static const char *const server[] = {"uid", "resourceVersion", "creationTimestamp",
+                                       "managedFields", "generation", "selfLink",
+                                       "deletionTimestamp", "deletionGracePeriodSeconds",
+                                       NULL};
+  const kf_node *v;
+  kf_status st;
+  if (m == NULL) return kfi_fail(c, "metadata", "required");
+  if ((st = kfi_want(c, "metadata", m, KF_NOBJ)) != KF_OK ||
+      (st = kfi_keys(c, "metadata", m, known, held_not, server)) != KF_OK)
+    return st;
+  if ((v = kf_node_get(m, "name")) == NULL) return kfi_fail(c, "metadata.name", "required");
+  if ((st = kfi_want(c, "metadata.name", v, KF_NSTR)) != KF_OK) return st;
+  KFI_OOM(c, kf_node_push(c->A, c->info, "name", (kf_node *)v));
+  if ((v = kf_node_get(m, "namespace")) != NULL) {
+    if ((st = kfi_want(c, "metadata.namespace", v, KF_NSTR)) != KF_OK) return st;
+    KFI_OOM(c, kf_node_push(c->A, c->info, "namespace", (kf_node *)v));
+  }
+  if ((v = c->labels = kf_node_get(m, "labels")) != NULL) {
+    if ((st = string_map(c, "metadata.labels", v)) != KF_OK) return st;
+    KFI_OOM(c, kf_node_push(c->A, c->info, "labels", (kf_node *)v));
+  }
+  if ((v = c->annotations = kf_node_get(m, "annotations")) != NULL) {
+    if ((st = string_map(c, "metadata.annotations", v)) != KF_OK) return st;
+    KFI_OOM(c, kf_node_push(c->A, c->info, "annotations", (kf_node *)v));
+  }
+  return KF_OK;
+}
+
+/* ---- the spec of kubeflow.org/v1 and v2beta1 ---------------------------- */
+
+/* mpi-operator v0.8's defaults (SetDefaults_MPIJob, FACTS §8.3.1): a
+** field at its default says nothing kfjob's MPIJob does not. */
+static const kf_node *v2_defaults(kfi *c, const kf_node *spec) {
+  static const char *const dflt[][2] = {{"sshAuthMountPath", "/root/.ssh"},
+                                        {"launcherCreationPolicy", "AtStartup"}};
+  kf_node *d = kf_node_new(c->A, KF_NOBJ);
+  size_t i;
+  int k, drop;
+  for (i = 0; d && i < spec->u.c.n; i++) {
+    const char *key = spec->u.c.k[i];
+    const kf_node *v = spec->u.c.v[i];
+    drop = strcmp(key, "runLauncherAsWorker") == 0 && v->t == KF_NBOOL && !v->u.b;
+    for (k = 0; k < 2; k++)
+      drop |= strcmp(key, dflt[k][0]) == 0 && kfi_str(v) && strcmp(kfi_str(v), dflt[k][1]) == 0;
+    if (!drop && !kf_node_push(c->A, d, key, (kf_node *)v)) return NULL;
+  }
+  return d;
+}
+
+static kf_status v1_spec(kfi *c, const kf_node *spec) {
+  static const char *const v1_held_not[] = {"successPolicy", "mainContainer",
+                                            "enableDynamicWorker", NULL};
+  static const char *const v2_held_not[] = {"sshAuthMountPath", "launcherCreationPolicy",
+                                            "runLauncherAsWorker", NULL};
+  const kf_kind_info *k = &kf_kinds[c->kind];
+  const char *known[8];
+  const kf_node *v;
+  int n = 0;
+  kf_status st;
+  known[n++] = k->crd_specs, known[n++] = "runPolicy";
+  if (k->flags & KF_K_SLOTS) known[n++] = "slotsPerWorker";
+  if (k->flags & KF_K_ELASTIC) known[n++] = "elasticPolicy", known[n++] = "nprocPerNode";
+  if (c->target == KF_T_MPI_OPERATOR) known[n++] = "mpiImplementation";
+  known[n] = NULL;
+  if (c->target == KF_T_MPI_OPERATOR && (spec = v2_defaults(c, spec)) == NULL)
+    return kf_nomem(c->e);
+  if ((st = kfi_keys(c, "spec", spec, known,
+                     c->target == KF_T_MPI_OPERATOR ? v2_held_not : v1_held_not,
+                     NULL)) != KF_OK)
+    return st;
+  if ((v = kf_node_get(spec, "mpiImplementation")) != NULL &&
+      (kfi_str(v) == NULL || strcmp(kfi_str(v), "OpenMPI") != 0) &&
+      (st = kfi_unmapped(c, "spec.mpiImplementation", v,
+                         "kfjob's launcher command is OpenMPI's")) != KF_OK)
+    return st;
+  if ((v = kf_node_get(spec, "slotsPerWorker")) != NULL)
+    KFI_OOM(c, kf_node_push(c->A, c->spec, "slots", (kf_node *)v));
+  if ((k->flags & KF_K_ELASTIC) && (st = kfi_elastic(c, spec)) != KF_OK) return st;
+  if ((v = kf_node_get(spec, "runPolicy")) != NULL &&
+      (st = kfi_run_policy(c, "spec.runPolicy", v)) != KF_OK)
+    return st;
+  if ((v = kf_node_get(spec, k->crd_specs)) == NULL) {
+    char p[KFI_PATH];
+    kfi_path(p, "spec", k->crd_specs);
+    return kfi_fail(c, p, "required");
+  }
+  return kfi_replicas(c, "spec", spec);
+}
+
+/* ---- the entry -------------------------------------------------------- */
+
+static kf_status start(kfi *c, const kf_import_opts *o, kf_arena *A, kf_err *e) {
+  memset(c, 0, sizeof *c);
+  c->A = A, c->e = e, c->who = o && o->who ? o->who : "kfjob.from_manifest";
+  c->lossy = o && o->lossy;
+  KFI_OOM(c, c->spec = kf_node_new(A, KF_NOBJ));
+  KFI_OOM(c, c->info = kf_node_new(A, KF_NOBJ));
+  KFI_OOM(c, c->ct = kf_node_new(A, KF_NOBJ));
+  KFI_OOM(c, c->unmapped = kf_node_new(A, KF_NARR));
+  KFI_OOM(c, c->ignored = kf_node_new(A, KF_NARR));
+  return KF_OK;
+}
+
+static kf_status finish_info(kfi *c, const kf_node *doc) {
+  kf_node *i = c->info;
+  KFI_OOM(c, kf_obj_strref(c->A, i, "kind", kf_kinds[c->kind].name));
+  KFI_OOM(c, kf_node_push(c->A, i, "api_version", kf_node_get(doc, "apiVersion")));
+  KFI_OOM(c, kf_obj_strref(c->A, i, "target", kf_target_names[c->target]));
+  KFI_OOM(c, kf_node_push(c->A, i, "container", c->ct));
+  KFI_OOM(c, kf_node_push(c->A, i, "unmapped", c->unmapped));
+  KFI_OOM(c, kf_node_push(c->A, i, "ignored", c->ignored));
+  return KF_OK;
+}
+
+kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
+                    kf_job *out, kf_node **info, kf_err *e) {
+  static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", NULL};
+  static const char *const server[] = {"status", NULL};
+  char ctor[96];
+  const kf_node *spec;
+  kfi c;
+  kf_status st;
+  if ((st = start(&c, o, A, e)) != KF_OK) return st;
+  if (doc == NULL || doc->t != KF_NOBJ)
+    return kfi_fail(&c, "", "expected a manifest (an object with apiVersion and kind)");
+  if ((st = detect(&c, doc, o ? o->kind : -1)) != KF_OK ||
+      (st = kfi_keys(&c, "", doc, top, NULL, server)) != KF_OK ||
+      (st = metadata(&c, kf_node_get(doc, "metadata"))) != KF_OK)
+    return st;
+  if ((spec = kf_node_get(doc, "spec")) == NULL) return kfi_fail(&c, "spec", "required");
+  if ((st = kfi_want(&c, "spec", spec, KF_NOBJ)) != KF_OK) return st;
+  st = c.target == KF_T_TRAINER_23 ? kfi_trainer(&c, spec) : v1_spec(&c, spec);
+  if (st != KF_OK) return st;
+  snprintf(ctor, sizeof ctor, "%s (as kfjob.%s)", c.who, kf_kinds[c.kind].name);
+  if ((st = kf_job_from_spec(c.kind, c.spec, A, out, ctor, e)) != KF_OK) return st;
+  if ((st = finish_info(&c, doc)) != KF_OK) return st;
+  *info = c.info;
+  return KF_OK;
+}

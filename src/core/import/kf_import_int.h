@@ -1,0 +1,70 @@
+/*
+** kf_import_int.h - what the files of the import room share: the context
+** of one read, paths, strict key matching, and what one replica's pod gave.
+*/
+#ifndef KF_IMPORT_INT_H
+#define KF_IMPORT_INT_H
+
+#include "kf_import.h"
+
+typedef struct kfi {
+  kf_arena *A;
+  kf_err *e;
+  const char *who;
+  int lossy;
+  int kind;                  /* enum kf_kind */
+  kf_target target;
+  kf_node *spec;             /* the job in constructor shape */
+  kf_node *info, *ct;        /* the report and its container */
+  kf_node *unmapped, *ignored;
+  const kf_node *labels, *annotations;   /* the resource's */
+} kfi;
+
+#define KFI_PATH 256
+#define KFI_OOM(c, x) do { if (!(x)) return kf_nomem((c)->e); } while (0)
+
+/* prefix.key, or prefix["key"] when the key is not an identifier. */
+void kfi_path(char *out, const char *prefix, const char *key);
+void kfi_index(char *out, const char *prefix, size_t i);
+const char *kfi_str(const kf_node *n);      /* NULL: not a string */
+kf_status kfi_fail(kfi *c, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* A path kfjob cannot hold: an error, or (lossy) a row of info.unmapped. */
+kf_status kfi_unmapped(kfi *c, const char *path, const kf_node *v,
+                       const char *reason);
+/* Keys of `obj` (at `path`) outside `known` are unknown fields (with a
+** did-you-mean), those in `held_not` are fields kfjob cannot hold, those
+** in `server` are server-set (info.ignored).  Any list may be NULL. */
+kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
+                   const char *const *known, const char *const *held_not,
+                   const char *const *server);
+kf_status kfi_want(kfi *c, const char *path, const kf_node *v, kf_ntype t);
+int kfi_equal(const kf_node *a, const kf_node *b);   /* any key order */
+
+/* What one replica's pod gave (kf_import_pod.c). */
+typedef struct kfi_pod {
+  const kf_node *image, *command, *args, *env;   /* the primary's */
+  kf_node *requests, *limits;     /* spec-shaped, NULL: none */
+  kf_node *tmpl;                  /* the rest as a pod template, NULL: none */
+  const kf_node *shm;             /* a string size, or true; NULL: none */
+  kf_node *accel;                 /* {device=, partition_size=, ...} */
+  const char *service_account;
+} kfi_pod;
+/* `tmpl` is a replica's template at `path`; `primary` the name of the
+** container kfjob's writer gave the task ("pytorch", or Trainer's "node"). */
+kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
+                       const char *primary, kfi_pod *out);
+/* Kubernetes resources {cpu, memory, nvidia.com/gpu, ...} -> a spec table. */
+kf_status kfi_resources(kfi *c, const char *path, const kf_node *res,
+                        kfi_pod *out);
+
+/* The writers' shapes, read (kf_import_spec.c). */
+kf_status kfi_replicas(kfi *c, const char *path, const kf_node *specs);
+kf_status kfi_run_policy(kfi *c, const char *path, const kf_node *rp);
+kf_status kfi_elastic(kfi *c, const kf_node *spec);
+kf_status kfi_trainer(kfi *c, const kf_node *spec);
+
+#endif

@@ -1,0 +1,374 @@
+/*
+** kf_import_pod.c - one replica's pod template read back (the inverse of
+** kube/kf_pod_manifest.c, which builds it as Flyte's backend does,
+** pod_helper.go): the task's container (image, command, args, env,
+** resources) out of the primary, the shared-memory volume and mount, the
+** accelerator's node affinity and tolerations, the service account, and
+** what is left as the job's pod template, its primary named "primary".
+*/
+#include <string.h>
+
+#include "kf_pod.h"
+#include "kf_import_int.h"
+
+/* A shallow copy of object `o` without `key` (NULL: no memory). */
+static kf_node *without(kf_arena *A, const kf_node *o, const char *key) {
+  kf_node *d = kf_node_new(A, KF_NOBJ);
+  size_t i;
+  for (i = 0; d && o && i < o->u.c.n; i++)
+    if (strcmp(o->u.c.k[i], key) != 0 && !kf_node_push(A, d, o->u.c.k[i], o->u.c.v[i]))
+      return NULL;
+  return d;
+}
+
+static int named(const kf_node *o, const char *name) {
+  const char *s = kfi_str(kf_node_get(o, "name"));
+  return s && strcmp(s, name) == 0;
+}
+
+/* ---- resources -------------------------------------------------------- */
+
+static kf_status res_side(kfi *c, const char *path, const kf_node *m, kf_node **out) {
+  char p[KFI_PATH];
+  const char *known[KF_NRES + 1];
+  int r;
+  kf_status st;
+  for (r = 0; r < KF_NRES; r++) known[r] = kf_resources_obj.f[r].manifest;
+  known[KF_NRES] = NULL;
+  if ((st = kfi_want(c, path, m, KF_NOBJ)) != KF_OK ||
+      (st = kfi_keys(c, path, m, known, NULL, NULL)) != KF_OK)
+    return st;
+  KFI_OOM(c, *out = kf_node_new(c->A, KF_NOBJ));
+  for (r = 0; r < KF_NRES; r++) {    /* in the rows' order */
+    const kf_node *v = kf_node_get(m, known[r]);
+    if (v == NULL) continue;
+    kfi_path(p, path, known[r]);
+    if (v->t != KF_NSTR && v->t != KF_NINT && v->t != KF_NNUM)
+      return kfi_fail(c, p, "expected a quantity");
+    KFI_OOM(c, kf_node_push(c->A, *out, kf_resources_obj.f[r].key, (kf_node *)v));
+  }
+  if ((*out)->u.c.n == 0) *out = NULL;
+  return KF_OK;
+}
+
+/* A request equal to its limit is what the writer derives from the limit
+** alone (kfm_group_resources: a missing request equals the limit): the
+** smallest job that gives the manifest leaves it out. */
+static kf_status drop_implied(kfi *c, kfi_pod *out) {
+  kf_node *r = out->requests, *keep;
+  size_t i;
+  if (r == NULL || out->limits == NULL) return KF_OK;
+  KFI_OOM(c, keep = kf_node_new(c->A, KF_NOBJ));
+  for (i = 0; i < r->u.c.n; i++) {
+    const kf_node *l = kf_node_get(out->limits, r->u.c.k[i]);
+    if (l && kfi_equal(l, r->u.c.v[i])) continue;
+    KFI_OOM(c, kf_node_push(c->A, keep, r->u.c.k[i], r->u.c.v[i]));
+  }
+  out->requests = keep->u.c.n ? keep : NULL;
+  return KF_OK;
+}
+
+kf_status kfi_resources(kfi *c, const char *path, const kf_node *res, kfi_pod *out) {
+  static const char *const known[] = {"limits", "requests", NULL};
+  static const char *const held_not[] = {"claims", NULL};
+  char p[KFI_PATH];
+  const kf_node *v;
+  kf_status st;
+  if ((st = kfi_want(c, path, res, KF_NOBJ)) != KF_OK ||
+      (st = kfi_keys(c, path, res, known, held_not, NULL)) != KF_OK)
+    return st;
+  kfi_path(p, path, "limits");
+  if ((v = kf_node_get(res, "limits")) && (st = res_side(c, p, v, &out->limits)) != KF_OK)
+    return st;
+  kfi_path(p, path, "requests");
+  if ((v = kf_node_get(res, "requests")) && (st = res_side(c, p, v, &out->requests)) != KF_OK)
+    return st;
+  return drop_implied(c, out);
+}
+
+/* ---- the primary container -------------------------------------------- */
+
+/* env entries with a plain string value are the task's (info); the others
+** (valueFrom) stay in the template. */
+static kf_status env_split(kfi *c, const char *path, const kf_node *env,
+                           kfi_pod *out, kf_node *rest) {
+  kf_node *mine, *theirs;
+  size_t i;
+  kf_status st;
+  if ((st = kfi_want(c, path, env, KF_NARR)) != KF_OK) return st;
+  KFI_OOM(c, mine = kf_node_new(c->A, KF_NARR));
+  KFI_OOM(c, theirs = kf_node_new(c->A, KF_NARR));
+  for (i = 0; i < env->u.c.n; i++) {
+    const kf_node *x = env->u.c.v[i];
+    int plain = x->t == KF_NOBJ && x->u.c.n == 2 && kfi_str(kf_node_get(x, "name")) &&
+                kfi_str(kf_node_get(x, "value"));
+    KFI_OOM(c, kf_node_push(c->A, plain ? mine : theirs, NULL, (kf_node *)x));
+  }
+  if (mine->u.c.n) out->env = mine;
+  if (theirs->u.c.n) KFI_OOM(c, kf_node_push(c->A, rest, "env", theirs));
+  return KF_OK;
+}
+
+static kf_status primary(kfi *c, const char *path, const kf_node *ct, kfi_pod *out,
+                         kf_node **rest) {
+  char p[KFI_PATH];
+  size_t i;
+  kf_status st;
+  KFI_OOM(c, *rest = kf_node_new(c->A, KF_NOBJ));
+  KFI_OOM(c, kf_obj_strref(c->A, *rest, "name", KF_PRIMARY_DEFAULT));
+  for (i = 0; i < ct->u.c.n; i++) {
+    const char *k = ct->u.c.k[i];
+    const kf_node *v = ct->u.c.v[i];
+    st = KF_OK;
+    kfi_path(p, path, k);
+    if (strcmp(k, "name") == 0) continue;
+    if (strcmp(k, "image") == 0) out->image = v;
+    else if (strcmp(k, "command") == 0) out->command = v;
+    else if (strcmp(k, "args") == 0) out->args = v;
+    else if (strcmp(k, "env") == 0) st = env_split(c, p, v, out, *rest);
+    else if (strcmp(k, "resources") == 0) st = kfi_resources(c, p, v, out);
+    else if (strcmp(k, "volumeMounts") == 0 && v->t == KF_NARR) {
+      kf_node *l;
+      size_t x;
+      KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
+      for (x = 0; x < v->u.c.n; x++)
+        if (!named(v->u.c.v[x], KF_SHM_VOLUME))
+          KFI_OOM(c, kf_node_push(c->A, l, NULL, v->u.c.v[x]));
+      if (l->u.c.n) KFI_OOM(c, kf_node_push(c->A, *rest, k, l));
+      continue;
+    } else KFI_OOM(c, kf_node_push(c->A, *rest, k, (kf_node *)v));
+    if ((strcmp(k, "env") == 0 || strcmp(k, "resources") == 0) && st != KF_OK) return st;
+  }
+  return KF_OK;
+}
+
+static kf_status containers(kfi *c, const char *path, const kf_node *cs,
+                            const char *pname, kfi_pod *out, kf_node *spec) {
+  char p[KFI_PATH];
+  kf_node *list, *rest = NULL;
+  size_t i;
+  kf_status st;
+  if ((st = kfi_want(c, path, cs, KF_NARR)) != KF_OK) return st;
+  KFI_OOM(c, list = kf_node_new(c->A, KF_NARR));
+  for (i = 0; i < cs->u.c.n; i++) {
+    const kf_node *ct = cs->u.c.v[i];
+    kfi_index(p, path, i);
+    if ((st = kfi_want(c, p, ct, KF_NOBJ)) != KF_OK) return st;
+    if (rest == NULL && named(ct, pname)) {
+      if ((st = primary(c, p, ct, out, &rest)) != KF_OK) return st;
+      KFI_OOM(c, kf_node_push(c->A, list, NULL, rest));
+    } else {
+      KFI_OOM(c, kf_node_push(c->A, list, NULL, (kf_node *)ct));
+    }
+  }
+  if (rest == NULL)
+    return kfi_fail(c, path, "no container named '%s' (the operator runs the task "
+                    "in the container of that name)", pname);
+  return kf_node_push(c->A, spec, "containers", list) ? KF_OK : kf_nomem(c->e);
+}
+
+/* ---- shared memory, accelerator --------------------------------------- */
+
+static kf_status volumes(kfi *c, const kf_node *vs, kfi_pod *out, kf_node *spec) {
+  kf_node *l;
+  size_t i;
+  if (vs->t != KF_NARR) return kf_node_push(c->A, spec, "volumes", (kf_node *)vs) ? KF_OK : kf_nomem(c->e);
+  KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
+  for (i = 0; i < vs->u.c.n; i++) {
+    const kf_node *v = vs->u.c.v[i], *ed = kf_node_get(v, "emptyDir");
+    const char *medium = kfi_str(kf_node_get(ed, "medium"));
+    if (named(v, KF_SHM_VOLUME) && medium && strcmp(medium, "Memory") == 0) {
+      const kf_node *size = kf_node_get(ed, "sizeLimit");
+      kf_node *t;
+      KFI_OOM(c, t = kf_node_new(c->A, KF_NBOOL));
+      t->u.b = 1;
+      out->shm = size ? size : t;
+      continue;
+    }
+    KFI_OOM(c, kf_node_push(c->A, l, NULL, (kf_node *)v));
+  }
+  if (l->u.c.n) KFI_OOM(c, kf_node_push(c->A, spec, "volumes", l));
+  return KF_OK;
+}
+
+static int accel_key(const char *k) {
+  return k && (strcmp(k, KF_ACCEL_LABEL) == 0 || strcmp(k, KF_PARTITION_LABEL) == 0);
+}
+
+static kf_node *true_node(kf_arena *A) {
+  kf_node *t = kf_node_new(A, KF_NBOOL);
+  if (t) t->u.b = 1;
+  return t;
+}
+
+/* One node-selector term without the accelerator's requirements, which go
+** to out->accel; *keep NULL when nothing is left of it. */
+static kf_status term(kfi *c, const kf_node *t, kfi_pod *out, kf_node **keep) {
+  const kf_node *me = kf_node_get(t, "matchExpressions");
+  kf_node *l, *t2;
+  size_t x;
+  KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
+  for (x = 0; me && me->t == KF_NARR && x < me->u.c.n; x++) {
+    const kf_node *r = me->u.c.v[x], *vals = kf_node_get(r, "values");
+    const char *k = kfi_str(kf_node_get(r, "key")), *op = kfi_str(kf_node_get(r, "operator"));
+    const char *v0 = vals && vals->t == KF_NARR && vals->u.c.n == 1 ? kfi_str(vals->u.c.v[0]) : NULL;
+    int part = k && strcmp(k, KF_PARTITION_LABEL) == 0;
+    int in = op && strcmp(op, "In") == 0 && v0 && kf_node_get(r, "values") && r->u.c.n == 3;
+    int none = op && strcmp(op, "DoesNotExist") == 0 && r->u.c.n == 2;
+    if ((part || (k && strcmp(k, KF_ACCEL_LABEL) == 0)) && (in || (part && none))) {
+      if (in) KFI_OOM(c, kf_obj_strref(c->A, out->accel, part ? "partition_size" : "device", v0));
+      else KFI_OOM(c, kf_node_push(c->A, out->accel, "unpartitioned", true_node(c->A)));
+      continue;
+    }
+    KFI_OOM(c, kf_node_push(c->A, l, NULL, (kf_node *)r));
+  }
+  KFI_OOM(c, t2 = without(c->A, t, "matchExpressions"));
+  if (l->u.c.n) KFI_OOM(c, kf_node_push(c->A, t2, "matchExpressions", l));
+  *keep = t2->u.c.n ? t2 : NULL;
+  return KF_OK;
+}
+
+/* The affinity without the accelerator's requirements (AddNodeSelector-
+** Requirements added them to every required term); *keep NULL when nothing
+** is left. */
+static kf_status affinity(kfi *c, const kf_node *aff, kfi_pod *out, kf_node **keep) {
+  static const char *const path[3] = {
+      "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+      "nodeSelectorTerms"};
+  const kf_node *lvl[3], *terms;
+  kf_node *nt, *cur, *t = NULL;
+  size_t i;
+  int d;
+  kf_status st;
+  lvl[0] = aff;
+  for (d = 1; d < 3; d++) lvl[d] = kf_node_get(lvl[d - 1], path[d - 1]);
+  terms = kf_node_get(lvl[2], path[2]);
+  *keep = (kf_node *)aff;
+  if (aff->t != KF_NOBJ || terms == NULL || terms->t != KF_NARR) return KF_OK;
+  KFI_OOM(c, nt = kf_node_new(c->A, KF_NARR));
+  for (i = 0; i < terms->u.c.n; i++) {
+    if ((st = term(c, terms->u.c.v[i], out, &t)) != KF_OK) return st;
+    if (t) KFI_OOM(c, kf_node_push(c->A, nt, NULL, t));
+  }
+  cur = nt->u.c.n ? nt : NULL;
+  for (d = 2; d >= 0; d--) {   /* the path again, without what became empty */
+    kf_node *o;
+    KFI_OOM(c, o = without(c->A, lvl[d], path[d]));
+    if (cur) KFI_OOM(c, kf_node_push(c->A, o, path[d], cur));
+    cur = o->u.c.n ? o : NULL;
+  }
+  *keep = cur;
+  return KF_OK;
+}
+
+/* The tolerations without the accelerator's NoSchedule ones. */
+static kf_status tolerations(kfi *c, const kf_node *ts, kf_node **keep) {
+  kf_node *l;
+  size_t i;
+  *keep = (kf_node *)ts;
+  if (ts->t != KF_NARR) return KF_OK;
+  KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
+  for (i = 0; i < ts->u.c.n; i++) {
+    const kf_node *t = ts->u.c.v[i];
+    const char *k = kfi_str(kf_node_get(t, "key")), *ef = kfi_str(kf_node_get(t, "effect"));
+    if (accel_key(k) && ef && strcmp(ef, "NoSchedule") == 0 && t->u.c.n == 4) continue;
+    KFI_OOM(c, kf_node_push(c->A, l, NULL, (kf_node *)t));
+  }
+  *keep = l->u.c.n ? l : NULL;
+  return KF_OK;
+}
+
+/* ---- the pod ---------------------------------------------------------- */
+
+/* Template labels or annotations that the resource's own do not explain
+** (the writer puts the execution's on every pod). */
+static kf_status meta_rest(kfi *c, const char *path, const kf_node *m, kf_node *out) {
+  static const char *const known[] = {"labels", "annotations", NULL};
+  const kf_node *res[2];
+  int k;
+  size_t i;
+  kf_status st;
+  res[0] = c->labels, res[1] = c->annotations;
+  if ((st = kfi_want(c, path, m, KF_NOBJ)) != KF_OK ||
+      (st = kfi_keys(c, path, m, known, NULL, NULL)) != KF_OK)
+    return st;
+  for (k = 0; k < 2; k++) {
+    const kf_node *v = kf_node_get(m, known[k]);
+    kf_node *l;
+    if (v == NULL || v->t != KF_NOBJ) continue;
+    KFI_OOM(c, l = kf_node_new(c->A, KF_NOBJ));
+    for (i = 0; i < v->u.c.n; i++) {
+      const char *mine = kfi_str(kf_node_get(res[k], v->u.c.k[i]));
+      const char *s = kfi_str(v->u.c.v[i]);
+      if (mine && s && strcmp(mine, s) == 0) continue;
+      KFI_OOM(c, kf_node_push(c->A, l, v->u.c.k[i], v->u.c.v[i]));
+    }
+    if (l->u.c.n) KFI_OOM(c, kf_node_push(c->A, out, known[k], l));
+  }
+  return KF_OK;
+}
+
+static kf_status spec_key(kfi *c, const char *path, const char *k, const kf_node *v,
+                          const char *pname, kfi_pod *out, kf_node *spec) {
+  kf_node *keep;
+  kf_status st;
+  if (strcmp(k, "containers") == 0) return containers(c, path, v, pname, out, spec);
+  if (strcmp(k, "volumes") == 0) return volumes(c, v, out, spec);
+  if (strcmp(k, "restartPolicy") == 0 && kfi_str(v) && strcmp(kfi_str(v), "Never") == 0)
+    return KF_OK;   /* the writer's when the template has none */
+  if (strcmp(k, "serviceAccountName") == 0 && kfi_str(v)) {
+    out->service_account = kfi_str(v);
+    return KF_OK;
+  }
+  keep = (kf_node *)v;
+  if (strcmp(k, "affinity") == 0 && (st = affinity(c, v, out, &keep)) != KF_OK) return st;
+  if (strcmp(k, "tolerations") == 0 && (st = tolerations(c, v, &keep)) != KF_OK) return st;
+  if (keep) KFI_OOM(c, kf_node_push(c->A, spec, k, keep));
+  return KF_OK;
+}
+
+/* Only a name-only primary and nothing else: no template at all. */
+static int bare(const kf_node *t) {
+  const kf_node *s = kf_node_get(t, "spec"), *cs = kf_node_get(s, "containers");
+  return kf_node_get(t, "metadata") == NULL && s &&
+         (s->u.c.n == 0 || (s->u.c.n == 1 && cs && cs->u.c.n == 1 &&
+                            cs->u.c.v[0]->u.c.n == 1));
+}
+
+kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
+                       const char *pname, kfi_pod *out) {
+  static const char *const known[] = {"metadata", "spec", NULL};
+  char p[KFI_PATH], sp[KFI_PATH];
+  const kf_node *m, *s;
+  kf_node *meta, *spec;
+  size_t i;
+  kf_status st;
+  memset(out, 0, sizeof *out);
+  KFI_OOM(c, out->accel = kf_node_new(c->A, KF_NOBJ));
+  KFI_OOM(c, out->tmpl = kf_node_new(c->A, KF_NOBJ));
+  KFI_OOM(c, meta = kf_node_new(c->A, KF_NOBJ));
+  KFI_OOM(c, spec = kf_node_new(c->A, KF_NOBJ));
+  if ((st = kfi_want(c, path, tmpl, KF_NOBJ)) != KF_OK ||
+      (st = kfi_keys(c, path, tmpl, known, NULL, NULL)) != KF_OK)
+    return st;
+  kfi_path(p, path, "metadata");
+  if ((m = kf_node_get(tmpl, "metadata")) && (st = meta_rest(c, p, m, meta)) != KF_OK)
+    return st;
+  kfi_path(sp, path, "spec");
+  if ((s = kf_node_get(tmpl, "spec")) == NULL) return kfi_fail(c, sp, "required");
+  if ((st = kfi_want(c, sp, s, KF_NOBJ)) != KF_OK) return st;
+  if (kf_node_get(s, "containers") == NULL && strcmp(pname, "node") != 0) {
+    kfi_path(p, sp, "containers");
+    return kfi_fail(c, p, "required");
+  }
+  for (i = 0; i < s->u.c.n; i++) {
+    kfi_path(p, sp, s->u.c.k[i]);
+    if ((st = spec_key(c, p, s->u.c.k[i], s->u.c.v[i], pname, out, spec)) != KF_OK)
+      return st;
+  }
+  if (meta->u.c.n) KFI_OOM(c, kf_node_push(c->A, out->tmpl, "metadata", meta));
+  KFI_OOM(c, kf_node_push(c->A, out->tmpl, "spec", spec));
+  if (bare(out->tmpl)) out->tmpl = NULL;
+  if (out->accel->u.c.n == 0) out->accel = NULL;
+  return KF_OK;
+}

@@ -1,0 +1,325 @@
+/*
+** kf_import_spec.c - the spec of each target's resource read back: run
+** policy and replica specs (kubeflow.org/v1, and v2beta1 for the
+** mpi-operator; the inverse of kube/kf_manifest_{operator,mpi,common}.c),
+** the launcher command flytekit builds (MPI, Horovod), and the TrainJob on
+** torch-distributed (kube/kf_manifest_trainer.c).  Keys come from the
+** schema's rows (`manifest`) where a row has one.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kf_pod.h"
+#include "kf_import_int.h"
+
+/* ---- run policy ------------------------------------------------------- */
+
+kf_status kfi_run_policy(kfi *c, const char *path, const kf_node *rp) {
+  static const char *const held_not[] = {"schedulingPolicy", "suspend", "managedBy", NULL};
+  const char *known[8];
+  kf_node *o;
+  size_t i;
+  kf_status st;
+  for (i = 0; i < kf_run_policy_obj.n; i++) known[i] = kf_run_policy_obj.f[i].manifest;
+  known[i] = NULL;
+  if ((st = kfi_want(c, path, rp, KF_NOBJ)) != KF_OK ||
+      (st = kfi_keys(c, path, rp, known, held_not, NULL)) != KF_OK)
+    return st;
+  KFI_OOM(c, o = kf_node_new(c->A, KF_NOBJ));
+  for (i = 0; i < kf_run_policy_obj.n; i++) {
+    const kf_node *v = kf_node_get(rp, known[i]);
+    if (v) KFI_OOM(c, kf_node_push(c->A, o, kf_run_policy_obj.f[i].key, (kf_node *)v));
+  }
+  if (o->u.c.n) KFI_OOM(c, kf_node_push(c->A, c->spec, "run_policy", o));
+  return KF_OK;
+}
+
+/* ---- the launcher command (kube/kf_manifest.c kfm_launcher_command) --- */
+
+/* flytekit's mpirun flags (flytekitplugins-kfmpi), up to -np */
+static const char *const mpirun[] = {
+    "mpirun", "--allow-run-as-root", "-bind-to", "none", "-map-by", "slot",
+    "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "NCCL_DEBUG=INFO",
+    "-mca", "pml", "ob1", "-mca", "btl", "^openib", "-np", NULL};
+/* horovodrun's: the word before each value; "" marks a value */
+static const char *const horovodrun[] = {
+    "horovodrun", "-np", "", "--log-level", "", "--network-interface", "eth0",
+    "--min-np", "", "--max-np", "", "--slots-per-host", "",
+    "--host-discovery-script", "", "--elastic-timeout", "", NULL};
+
+static const char *arg(const kf_node *a, size_t i) {
+  return a && a->t == KF_NARR && i < a->u.c.n ? kfi_str(a->u.c.v[i]) : NULL;
+}
+
+/* How many leading items of `a` are the kind's launcher command (0: not
+** one); Horovod's settings go to the spec. */
+static size_t launcher_len(kfi *c, const kf_node *a, int set) {
+  const char *const *w = c->kind == KF_HOROVOD ? horovodrun : mpirun;
+  size_t i;
+  for (i = 0; w[i]; i++) {
+    const char *s = arg(a, i);
+    if (s == NULL || (w[i][0] && strcmp(s, w[i]) != 0)) return 0;
+  }
+  if (arg(a, i) == NULL) return 0;
+  if (c->kind == KF_MPI) return i + 1;   /* the -np value */
+  if (set) {
+    long t = 0;
+    char *end;
+    kf_obj_strref(c->A, c->spec, "log_level", arg(a, 4));
+    kf_obj_strref(c->A, c->spec, "discovery_script_path", arg(a, 14));
+    t = strtol(arg(a, 16), &end, 10);
+    if (*end == '\0' && t > 0 && t < 0x7fffffff) kf_obj_int(c->A, c->spec, "elastic_timeout", t);
+  }
+  if (arg(a, i) && strcmp(arg(a, i), "--verbose") == 0) {
+    if (set) {
+      kf_node *t = kf_node_new(c->A, KF_NBOOL);
+      if (t) t->u.b = 1, kf_node_push(c->A, c->spec, "verbose", t);
+    }
+    return i + 1;
+  }
+  return i;
+}
+
+static kf_node *tail(kf_arena *A, const kf_node *a, size_t from) {
+  kf_node *l = kf_node_new(A, KF_NARR);
+  size_t i;
+  for (i = from; l && i < a->u.c.n; i++)
+    if (!kf_node_push(A, l, NULL, a->u.c.v[i])) return NULL;
+  return l;
+}
+
+/* ---- replica specs ---------------------------------------------------- */
+
+typedef struct groups {
+  int n;
+  int role[KF_NROLES];
+  kf_node *g[KF_NROLES];          /* each group in constructor shape */
+  kfi_pod pod[KF_NROLES];
+  char path[KF_NROLES][KFI_PATH]; /* of each container */
+} groups;
+
+/* The spec key of the group row whose manifest key is `m`. */
+static const char *group_key(const char *m) {
+  size_t i;
+  for (i = 0; i < kf_group_obj.n; i++)
+    if (kf_group_obj.f[i].manifest && strcmp(kf_group_obj.f[i].manifest, m) == 0)
+      return kf_group_obj.f[i].key;
+  return m;
+}
+
+static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
+                         groups *G) {
+  static const char *const known[] = {"replicas", "restartPolicy", "template", NULL};
+  char p[KFI_PATH];
+  const kf_node *v;
+  kf_node *g;
+  int at = G->n++;
+  kf_status st;
+  if ((st = kfi_want(c, path, rs, KF_NOBJ)) != KF_OK ||
+      (st = kfi_keys(c, path, rs, known, NULL, NULL)) != KF_OK)
+    return st;
+  KFI_OOM(c, g = G->g[at] = kf_node_new(c->A, KF_NOBJ));
+  G->role[at] = role;
+  if ((v = kf_node_get(rs, "replicas")) && !(kf_kinds[c->kind].flags & KF_K_ELASTIC))
+    KFI_OOM(c, kf_node_push(c->A, g, group_key("replicas"), (kf_node *)v));
+  if ((v = kf_node_get(rs, "restartPolicy")))
+    KFI_OOM(c, kf_node_push(c->A, g, group_key("restartPolicy"), (kf_node *)v));
+  kfi_path(p, path, "template");
+  snprintf(G->path[at], KFI_PATH, "%.200s.spec.containers", p);
+  if ((v = kf_node_get(rs, "template")) == NULL) return kfi_fail(c, p, "required");
+  return kfi_pod_read(c, p, v, kf_kinds[c->kind].container, &G->pod[at]);
+}
+
+/* One value every group's container agrees on (NULL in a group: it has
+** none, as an mpi-operator worker); *out the first. */
+static kf_status agree(kfi *c, const groups *G, size_t off, const char *what,
+                       const kf_node **out) {
+  int i;
+  *out = NULL;
+  for (i = 0; i < G->n; i++) {
+    const kf_node *v = *(const kf_node *const *)(const void *)((const char *)&G->pod[i] + off);
+    char p[KFI_PATH];
+    if (v == NULL) continue;
+    if (*out == NULL) { *out = v; continue; }
+    if (!kfi_equal(*out, v)) {
+      kfi_path(p, G->path[i], what);
+      return kfi_unmapped(c, p, v, "the task's container differs from the first "
+                          "group's: kfjob gives every group the same one");
+    }
+  }
+  return KF_OK;
+}
+
+static kf_status env_map(kfi *c, const kf_node *env) {
+  kf_node *m;
+  size_t i;
+  if (env == NULL) return KF_OK;
+  KFI_OOM(c, m = kf_obj_add(c->A, c->ct, "env", KF_NOBJ));
+  for (i = 0; i < env->u.c.n; i++)
+    KFI_OOM(c, kf_node_push(c->A, m, kfi_str(kf_node_get(env->u.c.v[i], "name")),
+                            kf_node_get(env->u.c.v[i], "value")));
+  return KF_OK;
+}
+
+/* MPI kinds: the launcher command's tail is the task's args; a group
+** whose args are not that command has them as its own command. */
+static kf_status mpi_args(kfi *c, groups *G) {
+  const kf_node *task = NULL;
+  int i;
+  for (i = 0; i < G->n; i++) {
+    const kf_node *a = G->pod[i].args;
+    size_t n = a ? launcher_len(c, a, task == NULL) : 0;
+    if (n == 0) {
+      if (a) KFI_OOM(c, kf_node_push(c->A, G->g[i], "command", (kf_node *)a));
+      continue;
+    }
+    if (task == NULL) KFI_OOM(c, task = tail(c->A, a, n));
+  }
+  if (task && task->u.c.n) KFI_OOM(c, kf_node_push(c->A, c->ct, "args", (kf_node *)task));
+  return KF_OK;
+}
+
+/* The task's image: the one most groups run (strictly), or the only
+** group's; the groups with another keep their own. */
+static const kf_node *task_image(const groups *G) {
+  int i, x, best = -1, bestn = 0, tie = 0;
+  for (i = 0; i < G->n; i++) {
+    int n = 0;
+    if (G->pod[i].image == NULL) continue;
+    for (x = 0; x < G->n; x++)
+      n += G->pod[x].image && kfi_equal(G->pod[x].image, G->pod[i].image);
+    if (n > bestn) best = i, bestn = n, tie = 0;
+    else if (n == bestn && !kfi_equal(G->pod[best].image, G->pod[i].image)) tie = 1;
+  }
+  if (best < 0 || (tie && G->n > 1) || (bestn == 1 && G->n > 1)) return NULL;
+  return G->pod[best].image;
+}
+
+static kf_status container(kfi *c, groups *G) {
+  const kf_node *v, *img = task_image(G);
+  int i;
+  kf_status st;
+  for (i = 0; i < G->n; i++)
+    if (G->pod[i].image && !(img && kfi_equal(img, G->pod[i].image)))
+      KFI_OOM(c, kf_node_push(c->A, G->g[i], "image", (kf_node *)G->pod[i].image));
+  if (img) KFI_OOM(c, kf_node_push(c->A, c->ct, "image", (kf_node *)img));
+  if ((st = agree(c, G, offsetof(kfi_pod, command), "command", &v)) != KF_OK) return st;
+  if (v) KFI_OOM(c, kf_node_push(c->A, c->ct, "command", (kf_node *)v));
+  if ((st = agree(c, G, offsetof(kfi_pod, env), "env", &v)) != KF_OK ||
+      (st = env_map(c, v)) != KF_OK)
+    return st;
+  if (kf_kinds[c->kind].flags & KF_K_COMMAND) return mpi_args(c, G);
+  if ((st = agree(c, G, offsetof(kfi_pod, args), "args", &v)) != KF_OK) return st;
+  if (v) KFI_OOM(c, kf_node_push(c->A, c->ct, "args", (kf_node *)v));
+  return KF_OK;
+}
+
+/* Pod settings: the template every group shares is the job's, else each
+** group keeps its own; shared memory, accelerator and service account
+** from the groups that show them. */
+static kf_status pod_settings(kfi *c, groups *G) {
+  int i, same = 1;
+  for (i = 0; i < G->n; i++) {
+    kfi_pod *p = &G->pod[i];
+    if (i && !((p->tmpl == NULL && G->pod[0].tmpl == NULL) ||
+               (p->tmpl && G->pod[0].tmpl && kfi_equal(p->tmpl, G->pod[0].tmpl))))
+      same = 0;
+    if (p->requests) KFI_OOM(c, kf_node_push(c->A, G->g[i], "requests", p->requests));
+    if (p->limits) KFI_OOM(c, kf_node_push(c->A, G->g[i], "limits", p->limits));
+    if (p->shm && !kf_node_get(c->spec, "shared_memory"))
+      KFI_OOM(c, kf_node_push(c->A, c->spec, "shared_memory", (kf_node *)p->shm));
+    if (p->accel && !kf_node_get(c->spec, "accelerator"))
+      KFI_OOM(c, kf_node_push(c->A, c->spec, "accelerator", p->accel));
+    if (p->service_account && !kf_node_get(c->info, "service_account"))
+      KFI_OOM(c, kf_obj_strref(c->A, c->info, "service_account", p->service_account));
+  }
+  for (i = 0; i < G->n; i++) {
+    if (G->pod[i].tmpl == NULL) continue;
+    if (same) {
+      KFI_OOM(c, kf_node_push(c->A, c->spec, "pod_template", G->pod[i].tmpl));
+      break;
+    }
+    KFI_OOM(c, kf_node_push(c->A, G->g[i], "pod_template", G->pod[i].tmpl));
+  }
+  return KF_OK;
+}
+
+/* A group the manifest leaves out has no replicas (the writer leaves out
+** the groups with none); a kind whose group is always there cannot hold
+** that. */
+static kf_status absent(kfi *c, const char *path, int role) {
+  kf_replica_bounds b = kf_kind_role_bounds(&kf_kinds[c->kind], role);
+  kf_node *g;
+  if (b.default_replicas == 0 || (kf_kinds[c->kind].flags & KF_K_ELASTIC)) return KF_OK;
+  if (b.flags & KF_R_FIXED1)
+    return kfi_unmapped(c, path, NULL, "required: kfjob's job of this kind always "
+                        "has exactly one");
+  KFI_OOM(c, g = kf_obj_add(c->A, c->spec, kf_roles[role].key, KF_NOBJ));
+  KFI_OOM(c, kf_obj_int(c->A, g, "replicas", 0));
+  return KF_OK;
+}
+
+kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
+  const kf_kind_info *k = &kf_kinds[c->kind];
+  const kf_node *specs = kf_node_get(spec, k->crd_specs);
+  const char *known[5];
+  char sp[KFI_PATH], p[KFI_PATH];
+  groups G;
+  int i;
+  kf_status st;
+  memset(&G, 0, sizeof G);
+  kfi_path(sp, path, k->crd_specs);
+  for (i = 0; i < k->nroles; i++) known[i] = kf_roles[k->roles[i].role].name;
+  known[i] = NULL;
+  if ((st = kfi_want(c, sp, specs, KF_NOBJ)) != KF_OK ||
+      (st = kfi_keys(c, sp, specs, known, NULL, NULL)) != KF_OK)
+    return st;
+  for (i = 0; i < k->nroles; i++) {
+    const kf_node *rs = kf_node_get(specs, known[i]);
+    kfi_path(p, sp, known[i]);
+    if (rs && (st = replica(c, p, rs, k->roles[i].role, &G)) != KF_OK) return st;
+    if (!rs && (st = absent(c, p, k->roles[i].role)) != KF_OK) return st;
+  }
+  if ((st = container(c, &G)) != KF_OK || (st = pod_settings(c, &G)) != KF_OK) return st;
+  for (i = 0; i < G.n; i++)
+    KFI_OOM(c, kf_node_push(c->A, c->spec, kf_roles[G.role[i]].key, G.g[i]));
+  return KF_OK;
+}
+
+/* ---- Elastic ---------------------------------------------------------- */
+
+/* elasticPolicy by the Elastic rows' manifest keys; min and max replicas
+** are nnodes (an integer when they agree), spec.nprocPerNode a word. */
+kf_status kfi_elastic(kfi *c, const kf_node *spec) {
+  const kf_kind_info *k = &kf_kinds[KF_ELASTIC];
+  const kf_node *ep = kf_node_get(spec, "elasticPolicy"), *v, *mn, *mx;
+  const char *known[8];
+  size_t i, n = 0;
+  kf_status st;
+  known[n++] = "minReplicas", known[n++] = "maxReplicas";
+  for (i = 0; i < k->nfields; i++)
+    if (k->fields[i].manifest) known[n++] = k->fields[i].manifest;
+  known[n] = NULL;
+  static const char *const held_not[] = {"rdzvHost", "rdzvPort", "rdzvId", "rdzvConf",
+                                         "standalone", "metrics", NULL};
+  if ((st = kfi_want(c, "spec.elasticPolicy", ep, KF_NOBJ)) != KF_OK ||
+      (st = kfi_keys(c, "spec.elasticPolicy", ep, known, held_not, NULL)) != KF_OK)
+    return st;
+  for (i = 0; i < k->nfields; i++) {
+    const kf_field *f = &k->fields[i];
+    if (f->manifest && (v = kf_node_get(ep, f->manifest)))
+      KFI_OOM(c, kf_node_push(c->A, c->spec, f->key, (kf_node *)v));
+  }
+  if ((v = kf_node_get(spec, "nprocPerNode")) != NULL)
+    KFI_OOM(c, kf_pod_put(c->A, c->spec, "nproc_per_node", (kf_node *)v));
+  mn = kf_node_get(ep, "minReplicas"), mx = kf_node_get(ep, "maxReplicas");
+  if (mn && mx && mn->t == KF_NINT && mx->t == KF_NINT && mn->u.i != mx->u.i) {
+    char s[48];
+    snprintf(s, sizeof s, "%lld:%lld", (long long)mn->u.i, (long long)mx->u.i);
+    KFI_OOM(c, kf_obj_str(c->A, c->spec, "nnodes", s));
+  } else if (mn || mx) {
+    KFI_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)(mx ? mx : mn)));
+  }
+  return KF_OK;
+}

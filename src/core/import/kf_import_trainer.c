@@ -1,0 +1,169 @@
+/*
+** kf_import_trainer.c - a TrainJob (trainer.kubeflow.org/v1alpha1) on the
+** shipped torch-distributed runtime read back (the inverse of
+** kube/kf_manifest_trainer.c, FACTS §8.4.4): numNodes is master + workers
+** (one process a node) or, read as Elastic, the fixed node count; the task
+** command is what follows `torchrun --no-python`; kfjob's runtime patch of
+** the `node` job is the pod template.
+*/
+#include <string.h>
+
+#include "kf_import_int.h"
+
+#define TRAINER_GROUP "trainer.kubeflow.org"
+#define RUNTIME "torch-distributed"
+#define PATCH_MANAGER "kfjob/manifest"   /* kf_sched.h KF_TRAINER_PATCH_MANAGER */
+
+static kf_status runtime_ref(kfi *c, const kf_node *ref) {
+  static const char *const known[] = {"apiGroup", "kind", "name", NULL};
+  const char *g = kfi_str(kf_node_get(ref, "apiGroup"));
+  const char *k = kfi_str(kf_node_get(ref, "kind"));
+  const char *n = kfi_str(kf_node_get(ref, "name"));
+  kf_status st;
+  if ((st = kfi_want(c, "spec.runtimeRef", ref, KF_NOBJ)) != KF_OK ||
+      (st = kfi_keys(c, "spec.runtimeRef", ref, known, NULL, NULL)) != KF_OK)
+    return st;
+  if ((g && strcmp(g, TRAINER_GROUP) != 0) ||
+      (k && strcmp(k, "ClusterTrainingRuntime") != 0) || !n || strcmp(n, RUNTIME) != 0)
+    return kfi_unmapped(c, "spec.runtimeRef", ref, "kfjob reads TrainJobs on the "
+                        "ClusterTrainingRuntime torch-distributed");
+  return KF_OK;
+}
+
+/* trainer.command: torchrun --no-python, then the task's command. */
+static kf_status command(kfi *c, const kf_node *cmd) {
+  const char *a0 = cmd->t == KF_NARR && cmd->u.c.n > 1 ? kfi_str(cmd->u.c.v[0]) : NULL;
+  const char *a1 = a0 ? kfi_str(cmd->u.c.v[1]) : NULL;
+  kf_node *l;
+  size_t i;
+  if (!a0 || strcmp(a0, "torchrun") != 0 || !a1 || strcmp(a1, "--no-python") != 0)
+    return kfi_unmapped(c, "spec.trainer.command", cmd, "kfjob runs the task as "
+                        "torchrun --no-python <command>");
+  if (cmd->u.c.n == 2) return KF_OK;
+  KFI_OOM(c, l = kf_obj_add(c->A, c->ct, "command", KF_NARR));
+  for (i = 2; i < cmd->u.c.n; i++) KFI_OOM(c, kf_node_push(c->A, l, NULL, cmd->u.c.v[i]));
+  return KF_OK;
+}
+
+static kf_status env(kfi *c, const kf_node *env) {
+  kf_node *m;
+  size_t i;
+  kf_status st;
+  if ((st = kfi_want(c, "spec.trainer.env", env, KF_NARR)) != KF_OK) return st;
+  KFI_OOM(c, m = kf_obj_add(c->A, c->ct, "env", KF_NOBJ));
+  for (i = 0; i < env->u.c.n; i++) {
+    const kf_node *x = env->u.c.v[i];
+    const char *n = kfi_str(kf_node_get(x, "name"));
+    const kf_node *v = kf_node_get(x, "value");
+    char p[KFI_PATH];
+    kfi_index(p, "spec.trainer.env", i);
+    if (n == NULL || kfi_str(v) == NULL || x->u.c.n != 2)
+      return kfi_unmapped(c, p, x, "kfjob's env takes a name and a string value");
+    KFI_OOM(c, kf_node_push(c->A, m, n, (kf_node *)v));
+  }
+  return KF_OK;
+}
+
+/* Nodes and processes: master + workers, or Elastic's fixed count. */
+static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g) {
+  const kf_node *nn = kf_node_get(tr, "numNodes"), *np = kf_node_get(tr, "numProcPerNode");
+  kf_node *m;
+  if (c->kind == KF_ELASTIC) {
+    if (nn) KFI_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)nn));
+    if (np) KFI_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
+    else KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
+    return kf_node_push(c->A, c->spec, "worker", g) ? KF_OK : kf_nomem(c->e);
+  }
+  if (np && !(np->t == KF_NINT && np->u.i == 1))
+    return kfi_unmapped(c, "spec.trainer.numProcPerNode", np, "a PyTorchJob runs one "
+                        "process a node (opts.kind = 'Elastic' reads it as nproc_per_node)");
+  if (nn && nn->t != KF_NINT) return kfi_fail(c, "spec.trainer.numNodes", "expected an integer");
+  KFI_OOM(c, m = kf_node_copy_shallow(c->A, g, KF_NOBJ));
+  KFI_OOM(c, kf_node_push(c->A, c->spec, "master", m));
+  if (nn && nn->u.i > 1) {
+    KFI_OOM(c, kf_obj_int(c->A, g, "replicas", nn->u.i - 1));
+    KFI_OOM(c, kf_node_push(c->A, c->spec, "worker", g));
+  }
+  return KF_OK;
+}
+
+static kf_status trainer(kfi *c, const kf_node *tr) {
+  static const char *const known[] = {"image", "command", "args", "env", "numNodes",
+                                      "numProcPerNode", "resourcesPerNode", NULL};
+  kfi_pod res;
+  const kf_node *v;
+  kf_node *g;
+  kf_status st;
+  memset(&res, 0, sizeof res);
+  if ((st = kfi_want(c, "spec.trainer", tr, KF_NOBJ)) != KF_OK ||
+      (st = kfi_keys(c, "spec.trainer", tr, known, NULL, NULL)) != KF_OK)
+    return st;
+  if ((v = kf_node_get(tr, "image"))) KFI_OOM(c, kf_node_push(c->A, c->ct, "image", (kf_node *)v));
+  if ((v = kf_node_get(tr, "command")) && (st = command(c, v)) != KF_OK) return st;
+  if ((v = kf_node_get(tr, "args"))) KFI_OOM(c, kf_node_push(c->A, c->ct, "args", (kf_node *)v));
+  if ((v = kf_node_get(tr, "env")) && (st = env(c, v)) != KF_OK) return st;
+  if ((v = kf_node_get(tr, "resourcesPerNode")) &&
+      (st = kfi_resources(c, "spec.trainer.resourcesPerNode", v, &res)) != KF_OK)
+    return st;
+  KFI_OOM(c, g = kf_node_new(c->A, KF_NOBJ));
+  if (res.requests) KFI_OOM(c, kf_node_push(c->A, g, "requests", res.requests));
+  if (res.limits) KFI_OOM(c, kf_node_push(c->A, g, "limits", res.limits));
+  return nodes(c, tr, g);
+}
+
+/* kfjob's one runtime patch: the `node` job's pod template. */
+static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2]) {
+  const kf_node *p, *rj, *t;
+  kfi_pod pod;
+  const kf_node *labels = c->labels, *ann = c->annotations;
+  kf_status st;
+  if ((st = kfi_want(c, "spec.runtimePatches", l, KF_NARR)) != KF_OK) return st;
+  p = l->u.c.n == 1 ? l->u.c.v[0] : NULL;
+  rj = kf_node_get(kf_node_get(kf_node_get(kf_node_get(p, "trainingRuntimeSpec"),
+                                           "template"), "spec"), "replicatedJobs");
+  t = rj && rj->t == KF_NARR && rj->u.c.n == 1 ? rj->u.c.v[0] : NULL;
+  if (!p || !kfi_str(kf_node_get(p, "manager")) ||
+      strcmp(kfi_str(kf_node_get(p, "manager")), PATCH_MANAGER) != 0 || p->u.c.n != 2 ||
+      !t || !kfi_str(kf_node_get(t, "name")) || strcmp(kfi_str(kf_node_get(t, "name")), "node") != 0)
+    return kfi_unmapped(c, "spec.runtimePatches", l, "kfjob reads one patch of its own "
+                        "(manager kfjob/manifest) of the node job");
+  t = kf_node_get(kf_node_get(kf_node_get(t, "template"), "spec"), "template");
+  if (t == NULL) return KF_OK;
+  c->labels = c->annotations = NULL;   /* the patch has only the template's */
+  st = kfi_pod_read(c, "spec.runtimePatches[0].trainingRuntimeSpec.template.spec."
+                    "replicatedJobs[0].template.spec.template", t, "node", &pod);
+  c->labels = labels, c->annotations = ann;
+  if (st != KF_OK) return st;
+  if (pod.tmpl) KFI_OOM(c, kf_node_push(c->A, c->spec, "pod_template", pod.tmpl));
+  if (pod.shm) KFI_OOM(c, kf_node_push(c->A, c->spec, "shared_memory", (kf_node *)pod.shm));
+  if (pod.accel) KFI_OOM(c, kf_node_push(c->A, c->spec, "accelerator", pod.accel));
+  if (pod.service_account)
+    KFI_OOM(c, kf_obj_strref(c->A, c->info, "service_account", pod.service_account));
+  (void)master_or_worker;
+  return KF_OK;
+}
+
+kf_status kfi_trainer(kfi *c, const kf_node *spec) {
+  static const char *const known[] = {"runtimeRef", "trainer", "activeDeadlineSeconds",
+                                      "runtimePatches", NULL};
+  static const char *const held_not[] = {"suspend", "managedBy", "labels", "annotations",
+                                         "initializer", "podTemplateOverrides",
+                                         "podSpecOverrides", NULL};
+  const kf_node *v;
+  kf_status st;
+  if ((st = kfi_keys(c, "spec", spec, known, held_not, NULL)) != KF_OK) return st;
+  if ((v = kf_node_get(spec, "runtimeRef")) == NULL)
+    return kfi_fail(c, "spec.runtimeRef", "required");
+  if ((st = runtime_ref(c, v)) != KF_OK) return st;
+  if ((v = kf_node_get(spec, "activeDeadlineSeconds"))) {
+    kf_node *rp;
+    KFI_OOM(c, rp = kf_obj_add(c->A, c->spec, "run_policy", KF_NOBJ));
+    KFI_OOM(c, kf_node_push(c->A, rp, "active_deadline_seconds", (kf_node *)v));
+  }
+  if ((v = kf_node_get(spec, "trainer")) == NULL)
+    return kfi_fail(c, "spec.trainer", "required");
+  if ((st = trainer(c, v)) != KF_OK) return st;
+  if ((v = kf_node_get(spec, "runtimePatches")) && (st = patches(c, v, NULL)) != KF_OK)
+    return st;
+  return KF_OK;
+}

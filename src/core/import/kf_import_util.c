@@ -1,0 +1,130 @@
+/*
+** kf_import_util.c - what every reader of the import room uses, below
+** them all: manifest paths, errors, the unmapped and ignored lists, and
+** strict key matching with the constructors' did-you-mean (kf_suggest).
+*/
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kf_import_int.h"
+
+static int ident(const char *k) {
+  size_t i;
+  if (!((k[0] >= 'a' && k[0] <= 'z') || (k[0] >= 'A' && k[0] <= 'Z'))) return 0;
+  for (i = 1; k[i]; i++)
+    if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= 'A' && k[i] <= 'Z') ||
+          (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
+      return 0;
+  return 1;
+}
+
+void kfi_path(char *out, const char *prefix, const char *key) {
+  if (prefix[0] == '\0' && ident(key))
+    snprintf(out, KFI_PATH, "%.200s", key);
+  else if (ident(key))
+    snprintf(out, KFI_PATH, "%.150s.%.100s", prefix, key);
+  else
+    snprintf(out, KFI_PATH, "%.150s[\"%.90s\"]", prefix, key);
+}
+
+void kfi_index(char *out, const char *prefix, size_t i) {
+  snprintf(out, KFI_PATH, "%.200s[%zu]", prefix, i);
+}
+
+const char *kfi_str(const kf_node *n) {
+  return n && n->t == KF_NSTR ? n->u.s.p : NULL;
+}
+
+kf_status kfi_fail(kfi *c, const char *path, const char *fmt, ...) {
+  char msg[KF_ERRMAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (path[0] == '\0') return kf_fail(c->e, KF_EINVAL, "%s: %s", c->who, msg);
+  return kf_fail(c->e, KF_EINVAL, "%s: %s: %s", c->who, path, msg);
+}
+
+kf_status kfi_unmapped(kfi *c, const char *path, const kf_node *v,
+                       const char *reason) {
+  kf_node *row;
+  if (!c->lossy)
+    return kfi_fail(c, path, "%s (opts.lossy lists it instead)", reason);
+  KFI_OOM(c, row = kf_obj_add(c->A, c->unmapped, NULL, KF_NOBJ));
+  KFI_OOM(c, kf_obj_str(c->A, row, "path", path));
+  if (v) KFI_OOM(c, kf_node_push(c->A, row, "value", (kf_node *)v));
+  KFI_OOM(c, kf_obj_str(c->A, row, "reason", reason));
+  return KF_OK;
+}
+
+static int in_list(const char *const *v, const char *s) {
+  for (; v && *v; v++)
+    if (strcmp(*v, s) == 0) return 1;
+  return 0;
+}
+
+kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
+                   const char *const *known, const char *const *held_not,
+                   const char *const *server) {
+  char p[KFI_PATH], why[160];
+  size_t i;
+  kf_status st;
+  for (i = 0; i < obj->u.c.n; i++) {
+    const char *k = obj->u.c.k[i], *sg;
+    if (in_list(known, k)) continue;
+    kfi_path(p, path, k);
+    if (in_list(server, k)) {
+      KFI_OOM(c, kf_node_push(c->A, c->ignored, NULL, kf_node_str(c->A, p, strlen(p))));
+      continue;
+    }
+    if (in_list(held_not, k)) {
+      st = kfi_unmapped(c, p, obj->u.c.v[i], "kfjob cannot hold this field");
+    } else {
+      sg = known ? kf_suggest(k, known) : NULL;
+      snprintf(why, sizeof why, "unknown field%s%s%s", sg ? " (did you mean '" : "",
+               sg ? sg : "", sg ? "'?)" : "");
+      st = kfi_unmapped(c, p, obj->u.c.v[i], why);
+    }
+    if (st != KF_OK) return st;
+  }
+  return KF_OK;
+}
+
+kf_status kfi_want(kfi *c, const char *path, const kf_node *v, kf_ntype t) {
+  static const char *const what[] = {"null", "a boolean", "an integer", "a number",
+                                     "a string", "a list", "an object"};
+  if (v->t == t || (t == KF_NNUM && v->t == KF_NINT)) return KF_OK;
+  return kfi_fail(c, path, "expected %s, got %s", what[t], what[v->t]);
+}
+
+
+/* Equality of two value trees whatever the order of their objects' keys
+** (a table from Lua has none). */
+int kfi_equal(const kf_node *a, const kf_node *b) {
+  size_t i;
+  if (a == NULL || b == NULL) return a == b;
+  if (a->t != b->t) {
+    if ((a->t == KF_NINT || a->t == KF_NNUM) && (b->t == KF_NINT || b->t == KF_NNUM))
+      return (a->t == KF_NINT ? (double)a->u.i : a->u.d) ==
+             (b->t == KF_NINT ? (double)b->u.i : b->u.d);
+    return 0;
+  }
+  switch (a->t) {
+    case KF_NNIL: return 1;
+    case KF_NBOOL: return !a->u.b == !b->u.b;
+    case KF_NINT: return a->u.i == b->u.i;
+    case KF_NNUM: return a->u.d == b->u.d;
+    case KF_NSTR: return a->u.s.n == b->u.s.n && memcmp(a->u.s.p, b->u.s.p, a->u.s.n) == 0;
+    case KF_NARR:
+      if (a->u.c.n != b->u.c.n) return 0;
+      for (i = 0; i < a->u.c.n; i++)
+        if (!kfi_equal(a->u.c.v[i], b->u.c.v[i])) return 0;
+      return 1;
+    default:
+      if (a->u.c.n != b->u.c.n) return 0;
+      for (i = 0; i < a->u.c.n; i++)
+        if (!kfi_equal(a->u.c.v[i], kf_node_get(b, a->u.c.k[i]))) return 0;
+      return 1;
+  }
+}

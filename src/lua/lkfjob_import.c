@@ -1,0 +1,152 @@
+/*
+** lkfjob_import.c - binding for manifests read back (SPEC §14):
+** kfjob.from_manifest(doc [, opts]) -> job, info | nil, msg.  `doc` is
+** JSON text or a table in Kubernetes' spelling; the core's import room
+** does the work.
+*/
+#include <string.h>
+
+#include "lkfjob.h"
+#include "kf_json.h"
+#include "kf_import.h"
+#include "kf_yaml_read.h"
+
+static const char *const import_keys[] = {"kind", "lossy", NULL};
+
+/* opts.kind and opts.lossy at index `idx` (nil: none). */
+static void import_opts(lua_State *L, int idx, const char *who, kf_import_opts *o) {
+  o->kind = -1, o->lossy = 0, o->who = who;
+  if (lua_isnoneornil(L, idx)) return;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lkf_checkopts(L, idx, who, import_keys);
+  if (lkf_optfield(L, idx, "kind") != LUA_TNIL) {
+    const char *s = lua_tostring(L, -1);
+    if (lua_type(L, -1) != LUA_TSTRING || (o->kind = kf_kind_by_name(s)) < 0)
+      luaL_error(L, "%s: opts.kind: expected one of %s", who, kf_kind_names());
+  }
+  lua_pop(L, 1);
+  if (lkf_optfield(L, idx, "lossy") != LUA_TNIL) o->lossy = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+}
+
+/* YAML (or JSON) text at index 1 -> its documents; 0 with nil, msg
+** pushed when the reader refuses it ("line L, column C: ..."). */
+static int read_text(lua_State *L, lctx *X, const char *who, kf_yaml_doc **docs,
+                     size_t *nd) {
+  kf_yaml_limits lim;
+  kf_yaml_where w;
+  kf_err e;
+  size_t n;
+  const char *s = lua_tolstring(L, 1, &n);
+  kf_status st;
+  memset(&lim, 0, sizeof lim);
+  /* a stream of many manifests: ten times the reader's default node bound
+  ** (about 100 nodes a manifest, 20 000 of them); still bounded, so an
+  ** alias bomb stops there */
+  lim.max_nodes = 10 * KF_YAML_MAX_NODES;
+  lim.max_docs = 16384;
+  st = kf_yaml_read(&X->A, s, n, &lim, docs, nd, &w, &e);
+  if (st == KF_ENOMEM) return lkf_raise(L, &e), 0;
+  if (st == KF_OK) return 1;
+  luaL_pushfail(L);
+  if (w.doc && w.line)
+    lua_pushfstring(L, "%s: document %d, line %d%s%s: %s", who, (int)w.doc, (int)w.line,
+                    w.path[0] ? ": " : "", w.path, w.what);
+  else
+    lua_pushfstring(L, "%s: %s", who, w.what[0] ? w.what : e.msg);
+  return 0;
+}
+
+/* The one document at index 1 as a node; 0 with nil, msg pushed when bad. */
+static int doc_node(lua_State *L, lctx *X, const char *who, kf_node **out) {
+  kf_err e;
+  if (lua_type(L, 1) == LUA_TSTRING) {
+    kf_yaml_doc *docs;
+    size_t nd;
+    if (!read_text(L, X, who, &docs, &nd)) return 0;
+    if (nd != 1 || docs[0].root->t == KF_NNIL) {
+      luaL_pushfail(L);
+      lua_pushfstring(L, nd > 1 ? "%s: %d documents: this reads one (kfjob.from_manifests "
+                      "reads a stream)" : "%s: no document", who, (int)nd);
+      return 0;
+    }
+    *out = docs[0].root;
+    return 1;
+  }
+  luaL_argexpected(L, lua_istable(L, 1), 1, "YAML or JSON text or a table");
+  *out = lkf_checknode(L, X, 1, who, &e);
+  return 1;
+}
+
+static int l_from_manifest(lua_State *L) {
+  static const char who[] = "kfjob.from_manifest";
+  lctx *X = lkf_ctx(L, 2);
+  kf_import_opts o;
+  kf_node *doc, *info;
+  kf_job j;
+  kf_err e;
+  import_opts(L, 2, who, &o);
+  if (!doc_node(L, X, who, &doc)) return 2;
+  if (kf_import(doc, &o, &X->A, &j, &info, &e) != KF_OK) return lkf_fail(L, &e);
+  lkf_pushjob(L, &j);
+  lkf_pushnode(L, info);
+  return 2;
+}
+
+/* kfjob.from_manifests(text [, opts]) -> { {job=, info=}..., skipped = {
+** {index=, api_version=, kind=}... } } | nil, msg.  Documents of kinds kfjob
+** does not read (a Service, a ClusterTrainingRuntime) are skipped; a bad
+** document of a kind it reads fails the whole stream, named by number. */
+static int l_from_manifests(lua_State *L) {
+  static const char who[] = "kfjob.from_manifests";
+  lctx *X = lkf_ctx(L, 2);
+  kf_import_opts o;
+  kf_yaml_doc *docs;
+  size_t nd, i;
+  int out, skipped, n = 0, ns = 0;
+  luaL_checktype(L, 1, LUA_TSTRING);
+  import_opts(L, 2, who, &o);
+  if (!read_text(L, X, who, &docs, &nd)) return 2;
+  lua_newtable(L);
+  out = lua_gettop(L);
+  lua_newtable(L);
+  skipped = lua_gettop(L);
+  for (i = 0; i < nd; i++) {
+    kf_node *info;
+    kf_job j;
+    kf_err e;
+    if (docs[i].root->t == KF_NNIL) continue;
+    if (!kf_import_reads(docs[i].root)) {
+      lua_createtable(L, 0, 3);
+      lua_pushinteger(L, (lua_Integer)i + 1);
+      lua_setfield(L, -2, "index");
+      lkf_pushnode(L, kf_node_get(docs[i].root, "apiVersion"));
+      lua_setfield(L, -2, "api_version");
+      lkf_pushnode(L, kf_node_get(docs[i].root, "kind"));
+      lua_setfield(L, -2, "kind");
+      lua_rawseti(L, skipped, ++ns);
+      continue;
+    }
+    lua_pushfstring(L, "%s: document %d (line %d)", who, (int)i + 1, (int)docs[i].line);
+    o.who = lua_tostring(L, -1);   /* messages name the document */
+    if (kf_import(docs[i].root, &o, &X->A, &j, &info, &e) != KF_OK) {
+      if (e.code == KF_ENOMEM) return lkf_raise(L, &e);
+      luaL_pushfail(L);
+      lua_pushstring(L, e.msg);
+      return 2;
+    }
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 2);
+    lkf_pushjob(L, &j);
+    lua_setfield(L, -2, "job");
+    lkf_pushnode(L, info);
+    lua_setfield(L, -2, "info");
+    lua_rawseti(L, out, ++n);
+  }
+  lua_setfield(L, out, "skipped");
+  return 1;
+}
+
+const luaL_Reg lkf_import_funcs[] = {{"from_manifest", l_from_manifest},
+                                     {"from_manifests", l_from_manifests},
+                                     {NULL, NULL}};
