@@ -241,3 +241,29 @@ describe("kfjob explain", function()
     assert.matches("does not run a JAXJob", run("JAXJob --target flyte"), 1, true)
   end)
 end)
+
+describe("kfjob.schema with a target", function()
+  local function enum_of(text, kind)
+    -- the first restart_policy enum of the kind's document
+    local doc = text:match('"' .. kind .. '": {(.*)')
+    return doc:match('"restart_policy": {.-"enum": (%b[])')
+  end
+  it("leaves out the restart policies R13 refuses (mpi-operator validateReplicaSpec; TrainJob has none)", function()
+    assert.equal('["never", "Never", "RESTART_POLICY_NEVER", "on_failure", "OnFailure", '
+                 .. '"RESTART_POLICY_ON_FAILURE", 0, 1]',
+                 enum_of(kfjob.schema("MPIJob", { target = "mpi-operator" }), "MPIJob"))
+    assert.equal('["never", "Never", "RESTART_POLICY_NEVER", 0]',
+                 enum_of(kfjob.schema("PyTorchJob", { target = "trainer-2.3" }), "PyTorchJob"))
+    assert.equal('["never", "Never", "RESTART_POLICY_NEVER", "on_failure", "OnFailure", '
+                 .. '"RESTART_POLICY_ON_FAILURE", "always", "Always", "RESTART_POLICY_ALWAYS", 0, 1, 2]',
+                 enum_of(kfjob.schema("PyTorchJob", { target = "operator" }), "PyTorchJob"))
+  end)
+  it("an unknown --target is a usage error (exit 2) with a did-you-mean", function()
+    local p = io.popen("./build/kfjob schema --target trainer-2.4 2>&1; echo rc=$?")
+    local out = p:read("*a")
+    p:close()
+    if out:find("not found") then return pending("no ./build/kfjob") end
+    assert.matches("unknown target 'trainer-2.4' (did you mean 'trainer-2.2'?)", out, 1, true)
+    assert.matches("rc=2", out, 1, true)
+  end)
+end)

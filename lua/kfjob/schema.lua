@@ -84,6 +84,38 @@ end
 
 -- ---- rows -> schemas ----------------------------------------------------
 
+-- Values a target's resource cannot carry, by field key: the single-field
+-- part of a target rule, so the schema for that target leaves them out
+-- (the rule itself stays in core/rules: kf_target_rules_manifest.c r13_restart).
+-- R13: mpi-operator validation.go validateReplicaSpec takes Never and
+-- OnFailure; a TrainJob has no restart policy (trainjob_types.go).
+local TARGET_VALUES = {
+  restart_policy = {
+    ["mpi-operator"] = { never = true, on_failure = true },
+    ["trainer-2.2"] = { never = true },
+    ["trainer-2.3"] = { never = true },
+  },
+}
+
+-- "OnFailure", "RESTART_POLICY_ON_FAILURE", "on_failure" -> "on_failure"
+local function canonical(v)
+  return (v:gsub("^[%u_]+_POLICY_", ""):gsub("(%l)(%u)", "%1_%2"):lower())
+end
+
+local function enum_schema(key, row, ctx)
+  local keep = TARGET_VALUES[key] and ctx.target and TARGET_VALUES[key][ctx.target]
+  local vals = {}
+  for _, v in ipairs(row.spellings or row.values) do
+    if not keep or keep[canonical(v)] then vals[#vals + 1] = v end
+  end
+  if row.spellings then
+    for i = 0, #row.values - 1 do
+      if not keep or keep[row.values[i + 1]] then vals[#vals + 1] = i end
+    end
+  end
+  return { enum = array(vals) }
+end
+
 local node_of
 
 local function int_schema(row)
@@ -119,13 +151,7 @@ function node_of(key, row, ctx)
     s = { anyOf = array({ { type = "boolean" }, quantity_schema() }) }
   elseif t == "strings" then
     s = { type = "array", minItems = 1, items = { type = "string" } }
-  elseif t == "enum" then
-    local vals = {}
-    for _, v in ipairs(row.spellings or row.values) do vals[#vals + 1] = v end
-    if row.spellings then
-      for i = 0, #row.values - 1 do vals[#vals + 1] = i end
-    end
-    s = { enum = array(vals) }
+  elseif t == "enum" then s = enum_schema(key, row, ctx)
   elseif t == "tree" then
     -- checked by kfjob against the CRD's PodTemplateSpec (see kfjob check)
     s = { type = "object" }
@@ -141,9 +167,9 @@ function node_of(key, row, ctx)
 end
 
 -- One job document of a kind: its `kind` and the constructor's keys.
-local function job_schema(kind)
+local function job_schema(kind, target)
   local rows, info = kfjob.fields(kind)
-  local s = object_schema(rows, kind)
+  local s = object_schema(rows, { kind = kind, target = target })
   s.title = kind
   s.description = info.description
   s.properties.kind = { const = kind, description = "The job's kind (its constructor)." }
@@ -192,14 +218,14 @@ local function generate(kind, opts)
     if not allowed[kind] then
       error(("kfjob.schema: target '%s' does not run a %s"):format(target, kind), 0)
     end
-    defs[kind] = job_schema(kind)
+    defs[kind] = job_schema(kind, target)
     doc.title = "kfjob " .. kind .. " data config"
     doc["$ref"] = "#/$defs/" .. kind
     return concat(encode_all(doc))
   end
   local refs = {}
   for _, k in ipairs(kinds) do
-    defs[k] = job_schema(k)
+    defs[k] = job_schema(k, target)
     refs[#refs + 1] = { ["$ref"] = "#/$defs/" .. k }
   end
   defs.job = { description = "One job: `kind` and that constructor's keys.",

@@ -30,6 +30,7 @@ int cli_generator_args(int argc, char **argv, const char *usage,
                        const char *flag, const char **pos, const char **target,
                        int *flag_set) {
   int i;
+  char why[256];
   for (i = 2; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -48,6 +49,9 @@ int cli_generator_args(int argc, char **argv, const char *usage,
                         argv[1], a, usage);
     }
   }
+  /* an unknown target is a usage error, as for the other commands */
+  if (target && *target && !kfjob_target_check(*target, why, sizeof why))
+    return cli_errorf(EXIT_USAGE, "--target: %s", why);
   return -1;
 }
 
