@@ -362,7 +362,7 @@ describe("data configs: bad input", function()
   end)
   it("YAML in a .json config", function()
     refused("yamlish.json", '{"kind": "TFJob",\n "worker": {replicas: 1}}\n',
-      "2: string or '}' expected near 'replicas' (column 20)")
+      "2: expected string or '}' near 'replicas' (column 20)")
     refused("comment.json", "# yaml-language-server: $schema=x\n{\"kind\": \"TFJob\"}\n",
       "1: invalid token near '#' (column 1)")
   end)

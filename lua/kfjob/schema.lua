@@ -23,7 +23,7 @@ local TOKEN = "^[^\\s\\u0000-\\u001f\\u007f-\\u009f]+$"
 -- ---- JSON text with a fixed key order ----------------------------------
 
 local ORDER = { "$schema", "$id", "title", "description", "$ref", "type", "const",
-                "enum", "minimum", "maximum", "minLength", "pattern", "minItems",
+                "enum", "minimum", "maximum", "minLength", "pattern", "minItems", "maxItems",
                 "items", "default", "anyOf", "oneOf", "required", "properties",
                 "additionalProperties", "$defs" }
 local RANK = {}
@@ -157,6 +157,9 @@ function node_of(key, row, ctx)
     s = { type = "object" }
   elseif t == "table" then
     s = object_schema(row.fields, ctx)
+    -- an empty table is `{}` or `[]` in JSON written from Lua (dkjson,
+    -- cjson's empty_array): the reader takes both, so the schema does
+    s.type, s.maxItems = array({ "object", "array" }), 0
     if row.short then s = { anyOf = array({ { type = "string", pattern = TOKEN }, s }) } end
   else
     error("kfjob.schema: " .. key .. ": no JSON Schema for row type '" .. tostring(t) .. "'")

@@ -289,6 +289,19 @@ static void build_all(lua_State *L, run *R, int mod, const kf_yaml_doc *d,
 
 /* ---- the run ---------------------------------------------------------- */
 
+/* jansson's "'}' expected near end of file" reads like a Lua syntax error
+** (the same words): said as "expected '}' near end of file", JSON's way. */
+static void json_reword(lua_State *L, const char *m) {
+  const char *x = strstr(m, " expected near ");
+  if (x == NULL) {
+    lua_pushstring(L, m);
+    return;
+  }
+  lua_pushfstring(L, "expected %s near %s", lua_pushlstring(L, m, (size_t)(x - m)),
+                  x + 15);
+  lua_remove(L, -2);
+}
+
 /* A .json config must be JSON (RFC 8259, by the core's JSON reader, whose
 ** "line L, column C: ..." becomes FILE:L): the YAML reader, which gives the
 ** lines, would take YAML too.  Returns the tree, kept for a text the YAML
@@ -307,7 +320,8 @@ static kf_node *json_first(lua_State *L, run *R, kf_arena *A) {
   if ((st = kf_json_parse(R->src, R->len, A, &root, &e)) == KF_OK) return root;
   if (st == KF_ENOMEM) luaL_error(L, "not enough memory");
   if (sscanf(e.msg, "line %lu, column %lu: %n", &line, &col, &at) == 2 && at > 0) {
-    lua_pushfstring(L, "%s (column %d)", e.msg + at, (int)col);
+    json_reword(L, e.msg + at);
+    lua_pushfstring(L, "%s (column %d)", lua_tostring(L, -1), (int)col);
     return data_error(L, R, line, "", lua_tostring(L, -1)), NULL;
   }
   return data_error(L, R, 1, "", e.msg), NULL;
