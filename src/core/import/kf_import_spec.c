@@ -294,11 +294,11 @@ kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
 kf_status kfi_elastic(kfi *c, const kf_node *spec) {
   const kf_kind_info *k = &kf_kinds[KF_ELASTIC];
   const kf_node *ep = kf_node_get(spec, "elasticPolicy"), *v, *mn, *mx;
-  const char *known[8];
+  const char *known[48];   /* 2 + the kind's fields (Elastic has under 40) + NULL */
   size_t i, n = 0;
   kf_status st;
   known[n++] = "minReplicas", known[n++] = "maxReplicas";
-  for (i = 0; i < k->nfields; i++)
+  for (i = 0; i < k->nfields && n + 1 < sizeof known / sizeof *known; i++)
     if (k->fields[i].manifest) known[n++] = k->fields[i].manifest;
   known[n] = NULL;
   static const char *const held_not[] = {"rdzvHost", "rdzvPort", "rdzvId", "rdzvConf",
