@@ -1,23 +1,22 @@
 -- Specs for job:manifest and kfjob.manifests (SPEC §4, FACTS §3-§4).
 --
 -- Every configuration is rendered as a table, JSON and YAML; the JSON and
--- YAML go through ../shared/tools/validate-manifest (strict, operator
--- rules on) in one batch, and /usr/bin/python3's yaml module checks that
+-- YAML go through tools/validate-manifest (strict, operator rules on; and
+-- ../shared/tools/validate-manifest too where it exists) in one batch, and /usr/bin/python3's yaml module checks that
 -- the YAML reads back as the same tree as the JSON and the table.  Hand-
--- edited manifests prove the validator bites.  Without ../shared or
--- python3-yaml those specs are pending with the reason, never passed.
+-- edited manifests prove the validator bites.  Without python3-yaml (and
+-- python3-jsonschema) those specs are pending with the reason, never passed.
 local unpack = table.unpack or unpack   -- 5.1 and LuaJIT: unpack
 
 local kfjob = require "kfjob"
 
 local here = debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or "."
-local root = here .. "/.."
-local VALIDATOR = root .. "/../shared/tools/validate-manifest"
 local PY = os.getenv("KFJOB_PYTHON") or "/usr/bin/python3"
 local encode_json = dofile(here .. "/conformance/json.lua")
 
 local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 local sh_ok = require("util").sh_ok
+local validators, no_validator = require("util").validators()
 local function write(path, s) local f = assert(io.open(path, "wb")); f:write(s); f:close() end
 
 -- The error message of f(...), without "file:line: ".
@@ -95,9 +94,7 @@ local function tmp(content)
 end
 
 local function missing_validator()
-  if not sh_ok("test -x " .. q(VALIDATOR)) then
-    return "../shared missing: manifest validation skipped (" .. VALIDATOR .. " not found)"
-  end
+  if #validators == 0 then return no_validator end
 end
 local function missing_python()
   if not sh_ok(PY .. " -c 'import yaml, json'") then
@@ -206,19 +203,22 @@ function build_batch()
   end
 
   batch.validator_skip = missing_validator()
-  if not batch.validator_skip then
-    local p = assert(io.popen(q(VALIDATOR) .. " --strict " .. table.concat((function()
+  -- per validator: its whole output, and its lines by file
+  batch.validator_out, batch.lines = {}, {}
+  for _, vd in ipairs(batch.validator_skip and {} or validators) do
+    local p = assert(io.popen(vd.cmd .. " --strict " .. table.concat((function()
       local t = {} for i, f in ipairs(files) do t[i] = q(f) end return t end)(), " ") .. " 2>&1"))
-    batch.validator_out = p:read("*a")
+    local out = p:read("*a")
     p:close()
-    batch.lines = {}
-    for line in batch.validator_out:gmatch("[^\n]+") do
+    local lines = {}
+    for line in out:gmatch("[^\n]+") do
       local file = line:match("^(.-):#%d+ ") or line:match("^(.-): error: ")
       if file then
-        batch.lines[file] = batch.lines[file] or {}
-        table.insert(batch.lines[file], line)
+        lines[file] = lines[file] or {}
+        table.insert(lines[file], line)
       end
     end
+    batch.validator_out[vd.name], batch.lines[vd.name] = out, lines
   end
   batch.python_skip = missing_python()
   if not batch.python_skip then
@@ -252,11 +252,12 @@ for line in open(sys.argv[1], encoding="utf-8"):
   end
 end
 
--- Problems (not warnings) the validator reported for a file.
-local function problems(file)
+-- Problems (not warnings) the validator vd reported for a file, each
+-- line after the validator's name.
+local function problems(file, vd)
   local out = {}
-  for _, line in ipairs(batch.lines[file] or {}) do
-    if not line:find(": warning: ", 1, true) then out[#out + 1] = line end
+  for _, line in ipairs(batch.lines[vd.name][file] or {}) do
+    if not line:find(": warning: ", 1, true) then out[#out + 1] = vd.name .. ": " .. line end
   end
   return out
 end
@@ -272,7 +273,7 @@ describe("job:manifest", function()
           local r = b.cases[c[1]]
           assert(not r.err, r.err)
           if b.validator_skip then return pending(b.validator_skip) end
-          assert.same({}, problems(r[fmt .. "_file"]))
+          for _, vd in ipairs(validators) do assert.same({}, problems(r[fmt .. "_file"], vd)) end
         end)
       end
     end
@@ -281,8 +282,10 @@ describe("job:manifest", function()
       assert(not b.multi.err, b.multi.err)
       assert.equal(#cases, b.multi.count)
       if b.validator_skip then return pending(b.validator_skip) end
-      assert.same({}, problems(b.multi.yaml_file))
-      assert.same({}, problems(b.multi.json_file))
+      for _, vd in ipairs(validators) do
+        assert.same({}, problems(b.multi.yaml_file, vd))
+        assert.same({}, problems(b.multi.json_file, vd))
+      end
     end)
   end)
 
@@ -291,9 +294,11 @@ describe("job:manifest", function()
     if b.validator_skip then return pending(b.validator_skip) end
     -- each case twice, the set twice (stream and List), the edited ones
     local want = 2 * #cases + 2 * #cases + #invalid + 1
-    local n, bad = b.validator_out:match("(%d+) objects, (%d+) invalid")
-    assert.equal(want, tonumber(n))
-    assert.equal(#invalid + 1, tonumber(bad))
+    for _, vd in ipairs(validators) do
+      local n, bad = b.validator_out[vd.name]:match("(%d+) objects, (%d+) invalid")
+      assert.equal(want, tonumber(n), vd.name)
+      assert.equal(#invalid + 1, tonumber(bad), vd.name)
+    end
   end)
 
   describe("validate-manifest rejects hand-edited manifests", function()
@@ -305,8 +310,10 @@ describe("job:manifest", function()
         local b = run_batch()
         if b.validator_skip then return pending(b.validator_skip) end
         local inv = assert(b.invalid[v[1]], "case not built")
-        local lines = table.concat(problems(inv.file), "\n")
-        assert(lines:find(v[2], 1, true), ("expected %q in:\n%s"):format(v[2], lines))
+        for _, vd in ipairs(validators) do
+          local lines = table.concat(problems(inv.file, vd), "\n")
+          assert(lines:find(v[2], 1, true), ("%s: expected %q in:\n%s"):format(vd.name, v[2], lines))
+        end
       end)
     end
   end)

@@ -2,14 +2,13 @@
 -- XGBoostJob and PaddleJob.  Construction, spec()/with()/==, kfjob.fields,
 -- manifests written out by hand from the CRDs in ../shared/crds and the
 -- operator's webhooks (FACTS §8.6), the same manifests through
--- ../shared/tools/validate-manifest, templating and the CLI.  Their bad
+-- tools/validate-manifest (and ../shared's where it exists), templating and the CLI.  Their bad
 -- input is in errors_spec.lua ("JAXJob", "XGBoostJob", "PaddleJob").
 local kfjob = require "kfjob"
 local template = require "kfjob.template"
 local util = require "util"
 
 local here = debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or "."
-local VALIDATOR = here .. "/../../shared/tools/validate-manifest"
 local encode_json = dofile(here .. "/conformance/json.lua")
 local q = util.quote
 local function write(path, s) local f = assert(io.open(path, "wb")); f:write(s); f:close() end
@@ -193,18 +192,16 @@ describe("operator-only kinds", function()
     end)
 
     describe("pass validate-manifest", function()
-      local skip
-      if not util.sh_ok("test -x " .. q(VALIDATOR)) then
-        skip = "../shared missing: manifest validation skipped (" .. VALIDATOR .. " not found)"
-      end
-      -- exit status and output (the status read from the shell: close()
-      -- of a popen file returns it on 5.2+ only)
-      local function validate(files)
-        local p = io.popen(q(VALIDATOR) .. " --target operator --strict " .. table.concat(files, " ")
+      local validators, skip = util.validators()
+      if #validators > 0 then skip = nil end
+      -- exit status and output of the validator vd (the status read from
+      -- the shell: close() of a popen file returns it on 5.2+ only)
+      local function validate(files, vd)
+        local p = io.popen(vd.cmd .. " --target operator --strict " .. table.concat(files, " ")
                            .. " 2>&1; echo \"EXIT=$?\"")
         local out = p:read("*a")
         p:close()
-        return tonumber(out:match("EXIT=(%d+)%s*$")), out
+        return tonumber(out:match("EXIT=(%d+)%s*$")), vd.name .. ": " .. out
       end
 
       it("every case, as YAML and JSON", function()
@@ -220,9 +217,11 @@ describe("operator-only kinds", function()
             files[#files + 1] = q(f)
           end
         end
-        local code, out = validate(files)
+        for _, vd in ipairs(validators) do
+          local code, out = validate(files, vd)
+          assert.equal(0, code, out)
+        end
         for _, f in ipairs(files) do os.remove(f:sub(2, -2)) end
-        assert.equal(0, code, out)
       end)
 
       -- the validator bites on what kfjob refuses to build
@@ -249,10 +248,12 @@ describe("operator-only kinds", function()
           ed[3](m)
           local f = os.tmpname() .. ".json"
           write(f, encode_json(m))
-          local code, out = validate({ q(f) })
+          for _, vd in ipairs(validators) do
+            local code, out = validate({ q(f) }, vd)
+            assert.equal(1, code, out)
+            assert.truthy(out:find(ed[4], 1, true), out)
+          end
           os.remove(f)
-          assert.equal(1, code, out)
-          assert.truthy(out:find(ed[4], 1, true), out)
         end)
       end
     end)

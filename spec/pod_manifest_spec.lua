@@ -2,14 +2,12 @@
 -- merged into every replica's pod, the primary container renamed and merged
 -- with the group's, shared memory, the accelerator's node affinity and
 -- toleration, task resources for groups without their own, conflicts.
--- Every manifest built here goes through ../shared/tools/validate-manifest
--- (strict, operator rules on) in one batch; without ../shared that spec is
--- pending with the reason, never passed.
+-- Every manifest built here goes through tools/validate-manifest (and
+-- ../shared's where it exists; strict, operator rules on) in one batch;
+-- without python3-yaml/jsonschema that spec is pending with the reason.
 local kfjob = require "kfjob"
 local util = require "util"
 
-local here = debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or "."
-local VALIDATOR = here .. "/../../shared/tools/validate-manifest"
 
 local IMAGE = "registry.example/train:v1"
 local ACCEL = "k8s.amazonaws.com/accelerator"
@@ -292,9 +290,8 @@ describe("manifests with pod settings pass validate-manifest", function()
     built[#built + 1] = stream
     built[#built + 1] = kfjob.manifests(items, { image = IMAGE, format = "json" })
     local objects = #built - 2 + 4
-    if not util.sh_ok("test -x " .. q(VALIDATOR)) then
-      return pending("../shared missing: manifest validation skipped (" .. VALIDATOR .. " not found)")
-    end
+    local validators, why = util.validators()
+    if #validators == 0 then return pending(why) end
     local files = {}
     for i, s in ipairs(built) do
       files[i] = os.tmpname()
@@ -302,17 +299,19 @@ describe("manifests with pod settings pass validate-manifest", function()
     end
     local names = {}
     for i, f in ipairs(files) do names[i] = q(f) end
-    local p = assert(io.popen(q(VALIDATOR) .. " --strict " .. table.concat(names, " ") .. " 2>&1"))
-    local out = p:read("*a")
-    p:close()
-    for _, f in ipairs(files) do os.remove(f) end
-    local bad = {}
-    for line in out:gmatch("[^\n]+") do
-      if line:find(": error: ", 1, true) or (line:find(":#%d+ ") and not line:find(": warning: ", 1, true)) then
-        bad[#bad + 1] = line
+    for _, vd in ipairs(validators) do
+      local p = assert(io.popen(vd.cmd .. " --strict " .. table.concat(names, " ") .. " 2>&1"))
+      local out = p:read("*a")
+      p:close()
+      local bad = {}
+      for line in out:gmatch("[^\n]+") do
+        if line:find(": error: ", 1, true) or (line:find(":#%d+ ") and not line:find(": warning: ", 1, true)) then
+          bad[#bad + 1] = vd.name .. ": " .. line
+        end
       end
+      assert.same({}, bad)
+      assert.matches(objects .. " objects, 0 invalid", out, 1, true)
     end
-    assert.same({}, bad)
-    assert.matches(objects .. " objects, 0 invalid", out, 1, true)
+    for _, f in ipairs(files) do os.remove(f) end
   end)
 end)

@@ -137,4 +137,28 @@ function M.cli_why(what)
   return M.why(what and what .. " (tested by the Lua 5.4 suite)" or M.CLI_ONLY)
 end
 
+-- The manifest validators, as {name = ..., cmd = ...} (cmd ready for
+-- io.popen, arguments to append): tools/validate-manifest, the project's
+-- own (python3 with yaml and jsonschema; schemas in schema/crds), then
+-- ../shared/tools/validate-manifest where the checkout has one beside it,
+-- as an extra check.  Both without the ASan preload (python3 is no part
+-- of what is checked).  The list is empty when none can run; the second
+-- value then says why.
+local root = (debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or ".") .. "/.."
+function M.validators()
+  local out, why = {}, nil
+  local py = "env -u LD_PRELOAD /usr/bin/python3"
+  if M.sh_ok(py .. " -c 'import yaml, jsonschema'") then
+    out[1] = { name = "tools/validate-manifest", cmd = py .. " " .. M.quote(root .. "/tools/validate-manifest") }
+  else
+    why = "python3 cannot import yaml and jsonschema: manifest validation skipped "
+      .. "(apt-get install python3-yaml python3-jsonschema, or run scripts/setup.sh)"
+  end
+  local shared = root .. "/../shared/tools/validate-manifest"
+  if M.sh_ok("test -x " .. M.quote(shared)) then
+    out[#out + 1] = { name = "../shared/tools/validate-manifest", cmd = "env -u LD_PRELOAD " .. M.quote(shared) }
+  end
+  return out, why
+end
+
 return M
