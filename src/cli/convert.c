@@ -1,0 +1,268 @@
+/*
+** convert.c - `kfjob convert FILE|- [--to TARGET] [-f FORMAT] [--name N]
+** [--kind K] [-o DIR] [--lossy]`: manifests (one or a stream) read back
+** through kfjob_host_import(), or a TaskTemplate/TaskSpec/plugin file
+** through kfjob_host_decode() as `decode` reads it, and written for a
+** target (default: the input's own, which prints a manifest back).
+**
+** Every output is held until all jobs converted, so a failure writes
+** nothing (-o DIR files go through a temporary name and a rename).  Each
+** path kfjob could not read is one stderr line; any makes the exit 1
+** unless --lossy.  Exit 2: usage or I/O errors.
+*/
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char convert_usage[] =
+    "usage: kfjob convert FILE|- [--to TARGET] [-f FORMAT] [--name N] [--kind K]\n"
+    "                     [-o DIR] [--lossy]\n"
+    "\n"
+    "Read Kubernetes manifests (kubeflow.org/v1, kubeflow.org/v2beta1 MPIJob,\n"
+    "trainer.kubeflow.org/v1alpha1 TrainJob; streams too) or a TaskTemplate,\n"
+    "TaskSpec or plugin file (as decode reads it) and write each job for a\n"
+    "target.\n"
+    "\n"
+    "options:\n"
+    "  --to TARGET     flyte, flyte2, operator, mpi-operator, trainer-2.2,\n"
+    "                  trainer-2.3 (default: the input's own target)\n"
+    "  -f FORMAT       manifest (default), manifest-json, yaml, json, template,\n"
+    "                  template-json, taskspec, taskspec-json, pb\n"
+    "  --name N        the job's name (one job), else the input's\n"
+    "  --kind K        read as this kind (Elastic for a TrainJob, HorovodJob)\n"
+    "  -o DIR          one file per job in DIR\n"
+    "  --lossy         list what kfjob cannot hold instead of failing\n"
+    "\n"
+    "exit status: 0 ok, 1 input kfjob cannot read or a target refuses, or a\n"
+    "field that does not carry over (without --lossy), 2 usage or I/O error.\n";
+
+static const char *const convert_formats[] = {
+    "manifest", "manifest-json", "yaml", "json", "template", "template-json",
+    "taskspec", "taskspec-json", "pb", NULL};
+
+/* The command line of convert. */
+typedef struct cargs {
+  const char *file, *to, *name, *kind, *outdir;
+  kfjob_format format;
+  int lossy;
+} cargs;
+
+/* One job converted, held until every job is. */
+typedef struct held {
+  char *file;        /* its file name under -o DIR */
+  kfjob_job job;     /* data, name and kind copied */
+} held;
+
+typedef struct conv {
+  const cargs *a;
+  held *v;
+  size_t n, cap;
+  size_t unmapped;
+} conv;
+
+static int usage_err(const char *fmt, const char *x, const char *hint) {
+  fputs("kfjob: convert: ", stderr);
+  fprintf(stderr, fmt, x);
+  if (hint) fprintf(stderr, " (did you mean '%s'?)", hint);
+  fputs("\nTry 'kfjob convert --help'.\n", stderr);
+  return EXIT_USAGE;
+}
+
+static int parse_format(const char *v, kfjob_format *f) {
+  if (kfjob_format_parse(v, f) && strcmp(v, "none") != 0 && strcmp(v, "environment") != 0)
+    return -1;
+  if (strcmp(v, "lua") == 0 || strcmp(v, "config") == 0)
+    return usage_err("-f %s is not available yet", v, NULL);
+  return usage_err("unknown format '%s'", v, kfjob_suggest(v, convert_formats));
+}
+
+/* A flag's value, or a usage error. */
+static int value_of(int argc, char **argv, int *i, const char **out) {
+  if (*i + 1 >= argc) return usage_err("option '%s' needs a value", argv[*i], NULL);
+  *out = argv[++*i];
+  return -1;
+}
+
+static int parse_one(int argc, char **argv, int *i, cargs *a) {
+  const char *s = argv[*i], *v = NULL;
+  char why[256];
+  int code;
+  if (strcmp(s, "--lossy") == 0) return a->lossy = 1, -1;
+  if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+    fputs(convert_usage, stdout);
+    return 0;
+  }
+  if (s[0] == '-' && s[1] != '\0') {
+    if ((code = value_of(argc, argv, i, &v)) >= 0) return code;
+    if (strcmp(s, "--to") == 0 || strcmp(s, "--target") == 0) {
+      if (!kfjob_target_check(v, why, sizeof why)) return usage_err("--to: %s", why, NULL);
+      a->to = v;
+    } else if (strcmp(s, "-f") == 0 || strcmp(s, "--format") == 0) {
+      return parse_format(v, &a->format);
+    } else if (strcmp(s, "--name") == 0) a->name = v;
+    else if (strcmp(s, "--kind") == 0) a->kind = v;
+    else if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) a->outdir = v;
+    else return usage_err("unknown option '%s'", s, NULL);
+    return -1;
+  }
+  if (a->file) return usage_err("one input file, got '%s' too", s, NULL);
+  a->file = s;
+  return -1;
+}
+
+static int parse_convert(int argc, char **argv, cargs *a) {
+  int i, code;
+  memset(a, 0, sizeof *a);
+  a->format = KFJOB_FORMAT_MANIFEST;
+  for (i = 2; i < argc; i++)
+    if ((code = parse_one(argc, argv, &i, a)) >= 0) return code;
+  if (a->file == NULL) return usage_err("%s", "missing FILE (or - for stdin)", NULL);
+  if (a->name && a->name[0] == '\0') return usage_err("%s", "--name must not be empty", NULL);
+  return -1;
+}
+
+/* Keep a copy of the job (data, name, kind) until every job converted. */
+static int hold(conv *c, const kfjob_job *j) {
+  held *h;
+  char *data;
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 8;
+    c->v = (held *)cli_xrealloc(c->v, c->cap * sizeof *c->v);
+  }
+  h = &c->v[c->n++];
+  h->job = *j;
+  data = (char *)cli_xmalloc(j->size + 1);
+  memcpy(data, j->data ? j->data : "", j->size);
+  data[j->size] = '\0';
+  h->job.data = data;
+  h->job.name = cli_xstrdup(j->name);
+  h->job.kind = cli_xstrdup(j->kind);
+  h->job.task_type = cli_xstrdup(j->task_type);
+  h->job.warnings = NULL, h->job.nwarnings = 0, h->job.resources = NULL;
+  h->file = cli_xprintf("%s%s", j->name, cli_ext_of(j->format));
+  return 0;
+}
+
+static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info) {
+  conv *c = (conv *)ud;
+  size_t i;
+  for (i = 0; i < info->nunmapped; i++, c->unmapped++)
+    fprintf(stderr, "kfjob: %s: document %zu: %s: %s (value %s)%s\n",
+            cli_config_label(c->a->file), info->document, info->unmapped[i].path,
+            info->unmapped[i].reason ? info->unmapped[i].reason : "not read",
+            info->unmapped[i].value, c->a->lossy ? " (left out: --lossy)" : "");
+  return hold(c, j);
+}
+
+static int on_decode(void *ud, const kfjob_job *j) { return hold((conv *)ud, j); }
+
+/* Is the text a Kubernetes manifest (else a Flyte file, as decode reads)? */
+static int is_manifest(const char *data, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (data[i] == '\0') return 0;
+  return strstr(data, "apiVersion") != NULL && strstr(data, "kind") != NULL;
+}
+
+static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t n) {
+  const cargs *a = c->a;
+  kfjob_run_options ro;
+  kfjob_run_options_init(&ro);
+  ro.format = a->format;
+  ro.target = a->to;
+  ro.name = a->name;
+  if (is_manifest(data, n)) {
+    kfjob_import_options io;
+    memset(&io, 0, sizeof io);
+    io.kind = a->kind, io.lossy = 1, io.stream = 1;
+    return kfjob_host_import(h, data, n, &io, &ro, on_import, c);
+  }
+  if (ro.target == NULL) ro.target = "flyte";   /* a Flyte file's own */
+  {
+    char *stem = a->name ? NULL : cli_stem_of(a->file);   /* as decode names it */
+    kfjob_status st;
+    if (stem) ro.name = stem;
+    st = kfjob_host_decode(h, NULL, 1, data, n, &ro, on_decode, c);
+    free(stem);
+    return st;
+  }
+}
+
+/* Write what was held: one file each under -o DIR, else stdout. */
+static int write_out(conv *c) {
+  render_ctx rc;
+  opts o;
+  size_t i;
+  int dirfd;
+  if (c->a->outdir == NULL) {
+    int binary = !cli_is_text_format(c->a->format);
+    if (binary && c->n > 1)
+      return cli_errorf(EXIT_USAGE, "-f writes binary data for %zu jobs: use -o DIR", c->n);
+    memset(&rc, 0, sizeof rc);
+    memset(&o, 0, sizeof o);
+    rc.o = &o;
+    for (i = 0; i < c->n; i++) {
+      if (binary) fwrite(c->v[i].job.data, 1, c->v[i].job.size, stdout);
+      else cli_write_stream(&rc, stdout, &c->v[i].job);
+    }
+    return fflush(stdout) == 0 ? 0 : cli_errorf(EXIT_USAGE, "cannot write to stdout");
+  }
+  if ((dirfd = open(c->a->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+    return cli_errorf(EXIT_USAGE, "cannot open %s: %s", c->a->outdir, strerror(errno));
+  for (i = 0; i < c->n; i++) {
+    const kfjob_job *j = &c->v[i].job;
+    if (!cli_safe_file_name(j->name) ||
+        cli_write_atomic(dirfd, c->v[i].file, j->data, j->size,
+                         cli_is_text_format(j->format), NULL) != 0) {
+      close(dirfd);
+      return cli_errorf(EXIT_USAGE, "cannot write %s/%s", c->a->outdir, c->v[i].file);
+    }
+  }
+  close(dirfd);
+  return 0;
+}
+
+static void free_conv(conv *c) {
+  size_t i;
+  for (i = 0; i < c->n; i++) {
+    free((void *)c->v[i].job.data);
+    free((void *)c->v[i].job.name);
+    free((void *)c->v[i].job.kind);
+    free((void *)c->v[i].job.task_type);
+    free(c->v[i].file);
+  }
+  free(c->v);
+}
+
+int cli_cmd_convert(int argc, char **argv) {
+  cargs a;
+  conv c;
+  kfjob_host *h;
+  char *data;
+  size_t n;
+  int code = parse_convert(argc, argv, &a);
+  kfjob_status st;
+  if (code >= 0) return code;
+  if (cli_read_file(a.file, &data, &n) != 0)
+    return cli_errorf(EXIT_USAGE, "cannot read %s: %s", a.file, strerror(errno));
+  if (kfjob_host_new(NULL, &h) != KFJOB_OK) cli_die_oom();
+  memset(&c, 0, sizeof c);
+  c.a = &a;
+  st = run_convert(h, &c, data, n);
+  if (st != KFJOB_OK) code = cli_report(h, st, cli_config_label(a.file));
+  else if (c.unmapped && !a.lossy)
+    code = cli_errorf(EXIT_INVALID, "%s: %zu field(s) do not carry over (--lossy leaves "
+                      "them out)", cli_config_label(a.file), c.unmapped);
+  else if (c.n == 0)
+    code = cli_errorf(EXIT_INVALID, "%s: no job kfjob reads", cli_config_label(a.file));
+  else code = write_out(&c);
+  free_conv(&c);
+  kfjob_host_free(h);
+  free(data);
+  return code;
+}
