@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -43,7 +44,7 @@ static const char convert_usage[] =
 
 static const char *const convert_formats[] = {
     "manifest", "manifest-json", "yaml", "json", "template", "template-json",
-    "taskspec", "taskspec-json", "pb", NULL};
+    "taskspec", "taskspec-json", "pb", "lua", "config", NULL};
 
 /* The command line of convert. */
 typedef struct cargs {
@@ -169,6 +170,37 @@ static int is_manifest(const char *data, size_t n) {
   return strstr(data, "apiVersion") != NULL && strstr(data, "kind") != NULL;
 }
 
+/* The container image a TaskTemplate or TaskSpec (JSON) names, malloc'd,
+** or NULL: the manifest needs it where the job's groups name none. */
+static char *image_of_json(const char *data, size_t n) {
+  json_t *root = json_loadb(data, n, 0, NULL), *t, *img;
+  char *out = NULL;
+  if (root == NULL) return NULL;
+  t = json_object_get(root, "template") ? json_object_get(root, "template") : root;
+  img = json_object_get(json_object_get(t, "container"), "image");
+  if (json_is_string(img)) out = cli_xstrdup(json_string_value(img));
+  json_decref(root);
+  return out;
+}
+
+static int on_spec(void *ud, const kfjob_job *j) {
+  char **img = (char **)ud;
+  if (j->format == KFJOB_FORMAT_TASKSPEC_JSON && *img == NULL)
+    *img = image_of_json(j->data, j->size);
+  return 0;
+}
+
+/* The image of a Flyte file: its JSON, or a TaskSpec's bytes read once. */
+static char *image_of(kfjob_host *h, const char *data, size_t n) {
+  kfjob_run_options ro;
+  char *img = NULL;
+  if (n && data[0] == '{') return image_of_json(data, n);
+  kfjob_run_options_init(&ro);
+  ro.format = KFJOB_FORMAT_TASKSPEC_JSON;
+  kfjob_host_decode(h, NULL, 1, data, n, &ro, on_spec, &img);
+  return img;
+}
+
 static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t n) {
   const cargs *a = c->a;
   kfjob_run_options ro;
@@ -185,10 +217,13 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
   if (ro.target == NULL) ro.target = "flyte";   /* a Flyte file's own */
   {
     char *stem = a->name ? NULL : cli_stem_of(a->file);   /* as decode names it */
+    char *img = image_of(h, data, n);
     kfjob_status st;
     if (stem) ro.name = stem;
+    ro.image = img;
     st = kfjob_host_decode(h, NULL, 1, data, n, &ro, on_decode, c);
     free(stem);
+    free(img);
     return st;
   }
 }
@@ -212,6 +247,8 @@ static int write_out(conv *c) {
     }
     return fflush(stdout) == 0 ? 0 : cli_errorf(EXIT_USAGE, "cannot write to stdout");
   }
+  if (mkdir(c->a->outdir, 0777) != 0 && errno != EEXIST)
+    return cli_errorf(EXIT_USAGE, "cannot create %s: %s", c->a->outdir, strerror(errno));
   if ((dirfd = open(c->a->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
     return cli_errorf(EXIT_USAGE, "cannot open %s: %s", c->a->outdir, strerror(errno));
   for (i = 0; i < c->n; i++) {

@@ -49,6 +49,7 @@ typedef struct imp {
   kfjob_run_options o;
   kf_import_opts io;
   int stream;
+  size_t read;                  /* documents read (not skipped) */
   kfjob_import_fn cb;
   void *ud;
   kf_arena A;
@@ -159,6 +160,29 @@ static kf_status render_opts(imp *I, const kf_job *j, const kf_node *info,
   return KF_OK;
 }
 
+/* A refusal of the target names its rule and the rule's upstream source
+** (a migration says what blocks it: R24 for a TFJob on Trainer). */
+static void name_rule(imp *I, const kf_job *j, const kf_render_opts *ro, kf_err *e) {
+  kf_target_ctx c;
+  kf_problems ps;
+  kf_err e2;
+  size_t i;
+  memset(&c, 0, sizeof c);
+  c.name = ro->manifest.name, c.image = ro->manifest.image;
+  if (kf_target_problems(j, ro->target, &c, &I->A, &ps, &e2) != KF_OK) return;
+  for (i = 0; i < ps.n; i++)   /* the kind first: rendering checks it first */
+    if (ps.v[i].sev == KF_SEV_ERROR && strcmp(ps.v[i].path, "kind") == 0) break;
+  if (i == ps.n) i = 0;
+  for (; i < ps.n; i++)
+    if (ps.v[i].sev == KF_SEV_ERROR) {
+      kf_fail(e, KF_EINVAL, "kfjob.%s: %s: %s (target %s; rule %s: %s)",
+              kf_kinds[j->kind].name, ps.v[i].path, ps.v[i].message,
+              kf_targets[ro->target].name, ps.v[i].rule,
+              ps.v[i].source ? ps.v[i].source : "kfjob");
+      return;
+    }
+}
+
 /* Render one job read and hand it, with its report, to the callback. */
 static kfjob_status emit(imp *I, const kf_job *j, const kf_node *info, size_t doc) {
   kf_render_opts ro;
@@ -174,6 +198,7 @@ static kfjob_status emit(imp *I, const kf_job *j, const kf_node *info, size_t do
   if (st == KF_OK && !kf_buf_addc(&b, '\0')) st = kf_nomem(&e);
   if (st != KF_OK) {
     kf_buf_free(&b);
+    if (st == KF_EINVAL && ro.target_set) name_rule(I, j, &ro, &e);
     return fail(I, KFJOB_EJOB, &e);
   }
   memset(&out, 0, sizeof out);
@@ -210,7 +235,21 @@ static kfjob_status one_doc(imp *I, const kf_yaml_doc *d, size_t i, size_t nd) {
   I->io.who = who;
   if (kf_import(d->root, &I->io, &I->A, &j, &info, &e) != KF_OK)
     return fail(I, KFJOB_EDATA, &e);
+  I->read++;
   return emit(I, &j, info, i);
+}
+
+/* A stream with no document of a kind kfjob reads: the first one's
+** refusal (it lists the supported kinds), or "no document". */
+static kfjob_status none_read(imp *I, const kf_yaml_doc *docs, size_t nd) {
+  size_t i;
+  for (i = 0; i < nd; i++)
+    if (docs[i].root->t != KF_NNIL) {
+      I->stream = 0;   /* read it alone: kf_import's refusal names the kinds */
+      return one_doc(I, &docs[i], i + 1, nd);
+    }
+  kfh_msg(I->h, "kfjob.from_manifests: no document");
+  return KFJOB_EDATA;
 }
 
 /* The text -> its documents; the reader's refusals name line and path. */
@@ -285,6 +324,7 @@ KFJOB_API kfjob_status kfjob_host_import(kfjob_host *h, const char *text,
   h->busy = 1;
   st = read_docs(&I, text, len, &docs, &nd);
   for (i = 0; st == KFJOB_OK && i < nd; i++) st = one_doc(&I, &docs[i], i + 1, nd);
+  if (st == KFJOB_OK && I.stream && I.read == 0) st = none_read(&I, docs, nd);
   h->busy = 0;
   kf_arena_free(&I.A);
   return st;
