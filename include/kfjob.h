@@ -580,7 +580,8 @@ typedef struct kfjob_import_options {
 
 /**
  * Receives each job kfjob_host_import() read, rendered, with its report.
- * eturn 0 to continue; anything else stops (::KFJOB_ESTOPPED).
+ * 
+eturn 0 to continue; anything else stops (::KFJOB_ESTOPPED).
  */
 typedef int (*kfjob_import_fn)(void *ud, const kfjob_job *job,
                                const kfjob_import_info *info);
@@ -604,7 +605,8 @@ typedef int (*kfjob_import_fn)(void *ud, const kfjob_job *job,
  * \param o    run options, or NULL for the defaults.
  * \param cb   called for each job read; may be NULL.
  * \param ud   passed to `cb`.
- * eturn ::KFJOB_OK; ::KFJOB_EDATA for input kfjob cannot read (the
+ * 
+eturn ::KFJOB_OK; ::KFJOB_EDATA for input kfjob cannot read (the
  *         message names the document and manifest path); ::KFJOB_EJOB when
  *         the target refuses a job (`<who>: <path>: <problem> (target T)`);
  *         ::KFJOB_EARG, ::KFJOB_EMEMORY, ::KFJOB_ESTOPPED.
@@ -678,7 +680,11 @@ KFJOB_API int kfjob_target_check(const char *name, char *msg, size_t cap);
  * \param what  "meta" (the LuaCATS definition file), "schema" (JSON Schema
  *              of a data config: args[0] a kind or NULL, args[1] a target or
  *              NULL) or "explain" (args[0] KIND[.path], args[1] a target or
- *              NULL, args[2] non-NULL for --recursive).
+ *              NULL, args[2] non-NULL for --recursive), or "convert"
+ *              (args[0] manifests text, args[1] "lua" for a config script
+ *              or "config" for a data config as JSON: the jobs the
+ *              manifests hold by name, as `kfjob.to_lua` / `to_config`;
+ *              no sandbox, the YAML reader's limits bound the text).
  * \param args  three strings or NULLs, as `what` says.
  * \param out   receives the text (malloc'd, NUL-terminated; free() it), or
  *              on KFJOB_EARG the message (also malloc'd).

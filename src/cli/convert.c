@@ -50,6 +50,7 @@ static const char *const convert_formats[] = {
 typedef struct cargs {
   const char *file, *to, *name, *kind, *outdir;
   kfjob_format format;
+  const char *config;   /* -f lua or -f config: the generator's mode, else NULL */
   int lossy;
 } cargs;
 
@@ -64,6 +65,7 @@ typedef struct conv {
   held *v;
   size_t n, cap;
   size_t unmapped;
+  int quiet;            /* the second pass of -f lua/config: no report */
 } conv;
 
 static int usage_err(const char *fmt, const char *x, const char *hint) {
@@ -74,11 +76,16 @@ static int usage_err(const char *fmt, const char *x, const char *hint) {
   return EXIT_USAGE;
 }
 
-static int parse_format(const char *v, kfjob_format *f) {
-  if (kfjob_format_parse(v, f) && strcmp(v, "none") != 0 && strcmp(v, "environment") != 0)
+static int parse_format(const char *v, cargs *a) {
+  a->config = NULL;
+  if (kfjob_format_parse(v, &a->format) && strcmp(v, "none") != 0 &&
+      strcmp(v, "environment") != 0)
     return -1;
-  if (strcmp(v, "lua") == 0 || strcmp(v, "config") == 0)
-    return usage_err("-f %s is not available yet", v, NULL);
+  if (strcmp(v, "lua") == 0 || strcmp(v, "config") == 0) {
+    a->format = KFJOB_FORMAT_MANIFEST;   /* the first pass checks the target */
+    a->config = v;
+    return -1;
+  }
   return usage_err("unknown format '%s'", v, kfjob_suggest(v, convert_formats));
 }
 
@@ -104,7 +111,7 @@ static int parse_one(int argc, char **argv, int *i, cargs *a) {
       if (!kfjob_target_check(v, why, sizeof why)) return usage_err("--to: %s", why, NULL);
       a->to = v;
     } else if (strcmp(s, "-f") == 0 || strcmp(s, "--format") == 0) {
-      return parse_format(v, &a->format);
+      return parse_format(v, a);
     } else if (strcmp(s, "--name") == 0) a->name = v;
     else if (strcmp(s, "--kind") == 0) a->kind = v;
     else if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) a->outdir = v;
@@ -149,10 +156,21 @@ static int hold(conv *c, const kfjob_job *j) {
   return 0;
 }
 
+/* A held job's data becomes `text` (a config), its file NAME<ext>. */
+static int replace_held(held *h, const char *text, const char *ext) {
+  free((void *)h->job.data);
+  free(h->file);
+  h->job.data = cli_xstrdup(text);
+  h->job.size = strlen(text);
+  h->job.format = KFJOB_FORMAT_MANIFEST;   /* text, as is */
+  h->file = cli_xprintf("%s%s", h->job.name, ext);
+  return 0;
+}
+
 static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info) {
   conv *c = (conv *)ud;
   size_t i;
-  for (i = 0; i < info->nunmapped; i++, c->unmapped++)
+  for (i = 0; i < info->nunmapped && !c->quiet; i++, c->unmapped++)
     fprintf(stderr, "kfjob: %s: document %zu: %s: %s (value %s)%s\n",
             cli_config_label(c->a->file), info->document, info->unmapped[i].path,
             info->unmapped[i].reason ? info->unmapped[i].reason : "not read",
@@ -228,6 +246,59 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
   }
 }
 
+static void free_conv(conv *c) {
+  size_t i;
+  for (i = 0; i < c->n; i++) {
+    free((void *)c->v[i].job.data);
+    free((void *)c->v[i].job.name);
+    free((void *)c->v[i].job.kind);
+    free((void *)c->v[i].job.task_type);
+    free(c->v[i].file);
+  }
+  free(c->v);
+}
+
+/* -f lua / -f config: each job held (its manifest for the target) made
+** again as an operator manifest, and the generator writes the config of
+** those (one config of every job to stdout, one file per job under -o). */
+static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
+  conv c2;
+  cargs a2 = *c->a;
+  size_t i, k;
+  int code = 0;
+  memset(&c2, 0, sizeof c2);
+  a2.to = "operator", a2.format = KFJOB_FORMAT_MANIFEST;
+  c2.a = &a2, c2.quiet = 1;
+  {
+    kfjob_status st = run_convert(h, &c2, data, n);
+    if (st != KFJOB_OK) {
+      free_conv(&c2);
+      return cli_report(h, st, cli_config_label(c->a->file));
+    }
+  }
+  for (i = 0; i < c2.n && code == 0; i += k) {
+    const char *args[3] = {NULL, c->a->config, NULL};
+    char *text = NULL, *joined = NULL;
+    size_t j, len = 0;
+    k = c->a->outdir ? 1 : c2.n;
+    for (j = i; j < i + k; j++) {
+      joined = (char *)cli_xrealloc(joined, len + c2.v[j].job.size + 6);
+      len += (size_t)sprintf(joined + len, "---\n");
+      memcpy(joined + len, c2.v[j].job.data, c2.v[j].job.size + 1);
+      len += c2.v[j].job.size;
+    }
+    args[0] = joined;
+    if (kfjob_generate("convert", args, &text) != KFJOB_OK)
+      code = cli_errorf(EXIT_INVALID, "%s", text ? text : "out of memory");
+    else
+      code = replace_held(&c->v[i], text, strcmp(c->a->config, "lua") == 0 ? ".lua" : ".json");
+    free(text);
+    free(joined);
+  }
+  free_conv(&c2);
+  return code;
+}
+
 /* Write what was held: one file each under -o DIR, else stdout. */
 static int write_out(conv *c) {
   render_ctx rc;
@@ -241,7 +312,7 @@ static int write_out(conv *c) {
     memset(&rc, 0, sizeof rc);
     memset(&o, 0, sizeof o);
     rc.o = &o;
-    for (i = 0; i < c->n; i++) {
+    for (i = 0; i < (c->a->config ? 1 : c->n); i++) {   /* a config holds every job */
       if (binary) fwrite(c->v[i].job.data, 1, c->v[i].job.size, stdout);
       else cli_write_stream(&rc, stdout, &c->v[i].job);
     }
@@ -252,7 +323,7 @@ static int write_out(conv *c) {
   if ((dirfd = open(c->a->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
     return cli_errorf(EXIT_USAGE, "cannot open %s: %s", c->a->outdir, strerror(errno));
   for (i = 0; i < c->n; i++) {
-    const kfjob_job *j = &c->v[i].job;
+    const kfjob_job *j = &c->v[i].job;   /* (a config's job: its own file) */
     if (!cli_safe_file_name(j->name) ||
         cli_write_atomic(dirfd, c->v[i].file, j->data, j->size,
                          cli_is_text_format(j->format), NULL) != 0) {
@@ -262,18 +333,6 @@ static int write_out(conv *c) {
   }
   close(dirfd);
   return 0;
-}
-
-static void free_conv(conv *c) {
-  size_t i;
-  for (i = 0; i < c->n; i++) {
-    free((void *)c->v[i].job.data);
-    free((void *)c->v[i].job.name);
-    free((void *)c->v[i].job.kind);
-    free((void *)c->v[i].job.task_type);
-    free(c->v[i].file);
-  }
-  free(c->v);
 }
 
 int cli_cmd_convert(int argc, char **argv) {
@@ -297,7 +356,10 @@ int cli_cmd_convert(int argc, char **argv) {
                       "them out)", cli_config_label(a.file), c.unmapped);
   else if (c.n == 0)
     code = cli_errorf(EXIT_INVALID, "%s: no job kfjob reads", cli_config_label(a.file));
-  else code = write_out(&c);
+  else {
+    code = a.config ? to_config(h, &c, data, n) : 0;
+    if (code == 0) code = write_out(&c);
+  }
   free_conv(&c);
   kfjob_host_free(h);
   free(data);
