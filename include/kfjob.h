@@ -591,8 +591,9 @@ typedef int (*kfjob_import_fn)(void *ud, const kfjob_job *job,
  * PyTorchJob, MPIJob, JAXJob, XGBoostJob, PaddleJob; kubeflow.org/v2beta1
  * MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob) into jobs, as
  * `kfjob.from_manifest` / `kfjob.from_manifests` do, and render each as a
- * run would (kfjob_run_options::format and ::target; target NULL: the
- * manifest's own, so a manifest format writes the input back).  The
+ * run would (kfjob_run_options::format and ::target; target NULL: for the
+ * manifest formats, the environment and "none" the manifest's own, so a
+ * manifest format writes the input back; for the others flyte).  The
  * manifest formats take the name, namespace, labels, annotations, service
  * account and the container's image, command, args and env from the input
  * (kfjob_run_options::name, ::namespace_ and ::image override them).  Runs

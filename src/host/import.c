@@ -133,15 +133,20 @@ static kf_status manifest_opts(imp *I, const kf_node *info, kf_manifest_opts *mo
   return kf_manifest_opts_parse(n, mo, &I->A, "kfjob.manifest", e);
 }
 
-/* The core's options for the run's format and target (the input's own
-** target when the run names none). */
+/* The core's options for the run's format and target (when the run names
+** none: the input's own for the manifest formats, else the format's
+** default, flyte for the payloads and templates). */
 static kf_status render_opts(imp *I, const kf_job *j, const kf_node *info,
                              kf_render_opts *ro, kf_err *e) {
   static const char *const who[] = {
       "kfjob.encode", "kfjob.to_json", "kfjob.to_json", "kfjob.task_template",
       "kfjob.task_template", "kfjob.manifest", "kfjob.manifest", "kfjob",
       "kfjob.task_spec", "kfjob.task_spec", "kfjob.environment"};
-  const char *t = I->o.target ? I->o.target : str_of(kf_node_get(info, "target"));
+  kfjob_format f = I->o.format;
+  int own = f == KFJOB_FORMAT_MANIFEST || f == KFJOB_FORMAT_MANIFEST_JSON ||
+            f == KFJOB_FORMAT_ENVIRONMENT || f == KFJOB_FORMAT_NONE;
+  const char *t = I->o.target ? I->o.target
+                  : own ? str_of(kf_node_get(info, "target")) : NULL;
   kf_status st;
   kf_render_opts_init(ro);
   ro->format = I->o.format == KFJOB_FORMAT_NONE ? KF_RENDER_MANIFEST_JSON
