@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kf_sched.h"
 #include "kf_import_int.h"
 
 /* ---- what the manifest is --------------------------------------------- */
@@ -230,9 +231,11 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
   if ((spec = kf_node_get(doc, "spec")) == NULL) return kfi_fail(&c, "spec", "required");
   if ((st = kfi_want(&c, "spec", spec, KF_NOBJ)) != KF_OK) return st;
   st = c.target == KF_T_TRAINER_23 ? kfi_trainer(&c, spec) : v1_spec(&c, spec);
-  if (st != KF_OK) return st;
+  if (st != KF_OK || (st = kfi_sched_meta(&c)) != KF_OK) return st;
   snprintf(ctor, sizeof ctor, "%s (as kfjob.%s)", c.who, kf_kinds[c.kind].name);
-  if ((st = kf_job_from_spec(c.kind, c.spec, A, out, ctor, e)) != KF_OK) return st;
+  if ((st = kf_job_from_spec(c.kind, c.spec, A, out, ctor, e)) != KF_OK ||
+      (st = kf_sched_topology_out(out, A, e)) != KF_OK)
+    return st;
   if ((st = finish_info(&c, doc)) != KF_OK) return st;
   *info = c.info;
   return KF_OK;

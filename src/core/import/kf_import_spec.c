@@ -16,15 +16,21 @@
 /* ---- run policy ------------------------------------------------------- */
 
 kf_status kfi_run_policy(kfi *c, const char *path, const kf_node *rp) {
-  static const char *const held_not[] = {"schedulingPolicy", "suspend", "managedBy", NULL};
-  const char *known[8];
+  const char *known[12];
+  char p[KFI_PATH];
   kf_node *o;
   size_t i;
   kf_status st;
   for (i = 0; i < kf_run_policy_obj.n; i++) known[i] = kf_run_policy_obj.f[i].manifest;
+  known[i++] = "schedulingPolicy", known[i++] = "suspend", known[i++] = "managedBy";
   known[i] = NULL;
   if ((st = kfi_want(c, path, rp, KF_NOBJ)) != KF_OK ||
-      (st = kfi_keys(c, path, rp, known, held_not, NULL)) != KF_OK)
+      (st = kfi_keys(c, path, rp, known, NULL, NULL)) != KF_OK ||
+      (st = kfi_sched_flags(c, path, rp)) != KF_OK)
+    return st;
+  kfi_path(p, path, "schedulingPolicy");
+  if (kf_node_get(rp, "schedulingPolicy") &&
+      (st = kfi_sched_policy(c, p, kf_node_get(rp, "schedulingPolicy"))) != KF_OK)
     return st;
   KFI_OOM(c, o = kf_node_new(c->A, KF_NOBJ));
   for (i = 0; i < kf_run_policy_obj.n; i++) {

@@ -145,13 +145,15 @@ static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2])
 
 kf_status kfi_trainer(kfi *c, const kf_node *spec) {
   static const char *const known[] = {"runtimeRef", "trainer", "activeDeadlineSeconds",
-                                      "runtimePatches", NULL};
-  static const char *const held_not[] = {"suspend", "managedBy", "labels", "annotations",
+                                      "runtimePatches", "suspend", "managedBy", NULL};
+  static const char *const held_not[] = {"labels", "annotations",
                                          "initializer", "podTemplateOverrides",
                                          "podSpecOverrides", NULL};
   const kf_node *v;
   kf_status st;
-  if ((st = kfi_keys(c, "spec", spec, known, held_not, NULL)) != KF_OK) return st;
+  if ((st = kfi_keys(c, "spec", spec, known, held_not, NULL)) != KF_OK ||
+      (st = kfi_sched_flags(c, "spec", spec)) != KF_OK)
+    return st;
   if ((v = kf_node_get(spec, "runtimeRef")) == NULL)
     return kfi_fail(c, "spec.runtimeRef", "required");
   if ((st = runtime_ref(c, v)) != KF_OK) return st;
