@@ -550,7 +550,7 @@ typedef struct kfjob_unmapped {
   const char *reason;  /**< Why it does not carry over. */
 } kfjob_unmapped;
 
-/** The report of one document read by kfjob_host_import() (SPEC §14's
+/** The report of one document read by kfjob_host_import_manifests() (SPEC §14's
  *  `info`).  Every pointer is owned by kfjob and valid only during the
  *  callback. */
 typedef struct kfjob_import_info {
@@ -567,7 +567,7 @@ typedef struct kfjob_import_info {
   size_t nignored;          /**< Number of #ignored. */
 } kfjob_import_info;
 
-/** Options of kfjob_host_import(); zero them for the defaults. */
+/** Options of kfjob_host_import_manifests(); zero them for the defaults. */
 typedef struct kfjob_import_options {
   const char *kind;   /**< Read as this kind ("Elastic" for a TrainJob,
                            "HorovodJob" for an MPIJob); NULL: the
@@ -579,7 +579,7 @@ typedef struct kfjob_import_options {
 } kfjob_import_options;
 
 /**
- * Receives each job kfjob_host_import() read, rendered, with its report.
+ * Receives each job kfjob_host_import_manifests() read, rendered, with its report.
  * 
 eturn 0 to continue; anything else stops (::KFJOB_ESTOPPED).
  */
@@ -612,7 +612,7 @@ eturn ::KFJOB_OK; ::KFJOB_EDATA for input kfjob cannot read (the
  *         the target refuses a job (`<who>: <path>: <problem> (target T)`);
  *         ::KFJOB_EARG, ::KFJOB_EMEMORY, ::KFJOB_ESTOPPED.
  */
-KFJOB_API kfjob_status kfjob_host_import(kfjob_host *h, const char *text,
+KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *text,
                                          size_t len,
                                          const kfjob_import_options *io,
                                          const kfjob_run_options *o,

@@ -1,5 +1,5 @@
 -- Specs for `kfjob convert` (SPEC §14 CLI, Migration, Decisions): manifests
--- read back through the host API (kfjob_host_import) and written for a
+-- read back through the host API (kfjob_host_import_manifests) and written for a
 -- target.  Expected values are written by hand from the upstream shapes:
 -- the training-operator's PyTorchJob/MPIJob (kubeflow.org/v1), the
 -- mpi-operator's MPIJob (kubeflow.org/v2beta1, pkg/apis/kubeflow/v2beta1

@@ -1,7 +1,7 @@
 /*
 ** convert.c - `kfjob convert FILE|- [--to TARGET] [-f FORMAT] [--name N]
 ** [--kind K] [-o DIR] [--lossy]`: manifests (one or a stream) read back
-** through kfjob_host_import(), or a TaskTemplate/TaskSpec/plugin file
+** through kfjob_host_import_manifests(), or a TaskTemplate/TaskSpec/plugin file
 ** through kfjob_host_decode() as `decode` reads it, and written for a
 ** target (default: the input's own, which prints a manifest back).
 **
@@ -230,7 +230,7 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
     kfjob_import_options io;
     memset(&io, 0, sizeof io);
     io.kind = a->kind, io.lossy = 1, io.stream = 1;
-    return kfjob_host_import(h, data, n, &io, &ro, on_import, c);
+    return kfjob_host_import_manifests(h, data, n, &io, &ro, on_import, c);
   }
   if (ro.target == NULL) ro.target = "flyte";   /* a Flyte file's own */
   {

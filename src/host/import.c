@@ -1,5 +1,5 @@
 /*
-** import.c - kfjob_host_import(): manifests read back into jobs (SPEC §14)
+** import.c - kfjob_host_import_manifests(): manifests read back into jobs (SPEC §14)
 ** and rendered for a target, in C alone (no Lua state): the YAML reader,
 ** the import room (kf_import) and kf_render, over an arena whose allocator
 ** holds the handle's memory limit.  The manifest formats get the options
@@ -301,7 +301,7 @@ static kfjob_status import_opts(imp *I, const kfjob_import_options *io) {
   return KFJOB_OK;
 }
 
-KFJOB_API kfjob_status kfjob_host_import(kfjob_host *h, const char *text,
+KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *text,
                                          size_t len,
                                          const kfjob_import_options *io,
                                          const kfjob_run_options *o,

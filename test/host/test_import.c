@@ -1,5 +1,5 @@
 /*
-** test_import.c - kfjob_host_import() (SPEC §14 through the host API): a
+** test_import.c - kfjob_host_import_manifests() (SPEC §14 through the host API): a
 ** manifest read into a job with its report, rendered for a target; the
 ** unmapped list; bad input; no leak (run under valgrind by CTest).  The
 ** manifests are written by hand in the training-operator's
@@ -85,7 +85,7 @@ static void reads_and_migrates(kfjob_host *h) {
   kfjob_run_options_init(&ro);
   ro.format = KFJOB_FORMAT_MANIFEST;
   memset(&s, 0, sizeof s);
-  CHECK_ST(h, kfjob_host_import(h, m, strlen(m), NULL, &ro, on_job, &s), KFJOB_OK);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, &ro, on_job, &s), KFJOB_OK);
   CHECK(s.n == 1 && s.document == 1 && s.nunmapped == 0);
   CHECK_STR(s.kind, "PyTorchJob");
   CHECK_STR(s.target, "operator");
@@ -97,7 +97,7 @@ static void reads_and_migrates(kfjob_host *h) {
   CHECK_HAS(s.data, "backoffLimit: 2");
   ro.target = "trainer-2.3";
   memset(&s, 0, sizeof s);
-  CHECK_ST(h, kfjob_host_import(h, m, strlen(m), NULL, &ro, on_job, &s), KFJOB_OK);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, &ro, on_job, &s), KFJOB_OK);
   CHECK_HAS(s.data, "kind: TrainJob\n");
   CHECK_HAS(s.data, "    name: torch-distributed\n");   /* runtimeRef */
   CHECK_HAS(s.data, "    numNodes: 4\n");                /* master + 3 workers */
@@ -105,7 +105,7 @@ static void reads_and_migrates(kfjob_host *h) {
   ro.name = "renamed";
   ro.format = KFJOB_FORMAT_NONE;
   memset(&s, 0, sizeof s);
-  CHECK_ST(h, kfjob_host_import(h, m, strlen(m), NULL, &ro, on_job, &s), KFJOB_OK);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, &ro, on_job, &s), KFJOB_OK);
   CHECK_STR(s.name, "renamed");
   CHECK_STR(s.data, "");
 }
@@ -117,11 +117,11 @@ static void unmapped(kfjob_host *h) {
   const char *m = manifest("nprocPerNode: \"2\"\n  ");
   memset(&io, 0, sizeof io);
   memset(&s, 0, sizeof s);
-  CHECK_ST(h, kfjob_host_import(h, m, strlen(m), &io, NULL, on_job, &s), KFJOB_EDATA);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), &io, NULL, on_job, &s), KFJOB_EDATA);
   CHECK_HAS(kfjob_host_message(h), "kfjob.from_manifest: spec.nprocPerNode: ");
   CHECK(s.n == 0);
   io.lossy = 1;
-  CHECK_ST(h, kfjob_host_import(h, m, strlen(m), &io, NULL, on_job, &s), KFJOB_OK);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), &io, NULL, on_job, &s), KFJOB_OK);
   CHECK(s.n == 1 && s.nunmapped == 1);
   CHECK_STR(s.unmapped, "spec.nprocPerNode");
   CHECK_STR(s.value, "\"2\"");
@@ -138,17 +138,17 @@ static void bad_input(kfjob_host *h) {
   char two[4096];
   memset(&io, 0, sizeof io);
   memset(&s, 0, sizeof s);
-  CHECK_ST(h, kfjob_host_import(h, NULL, 0, NULL, NULL, on_job, &s), KFJOB_EARG);
-  CHECK_ST(h, kfjob_host_import(NULL, m, strlen(m), NULL, NULL, on_job, &s), KFJOB_EARG);
+  CHECK_ST(h, kfjob_host_import_manifests(h, NULL, 0, NULL, NULL, on_job, &s), KFJOB_EARG);
+  CHECK_ST(h, kfjob_host_import_manifests(NULL, m, strlen(m), NULL, NULL, on_job, &s), KFJOB_EARG);
   io.kind = "Elastc";
-  CHECK_ST(h, kfjob_host_import(h, m, strlen(m), &io, NULL, on_job, &s), KFJOB_EARG);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), &io, NULL, on_job, &s), KFJOB_EARG);
   CHECK_HAS(kfjob_host_message(h), "unknown kind 'Elastc'");
   io.kind = NULL;
   snprintf(two, sizeof two, "%s---\n%s", m, tf);
-  CHECK_ST(h, kfjob_host_import(h, two, strlen(two), &io, NULL, on_job, &s), KFJOB_EDATA);
+  CHECK_ST(h, kfjob_host_import_manifests(h, two, strlen(two), &io, NULL, on_job, &s), KFJOB_EDATA);
   CHECK_HAS(kfjob_host_message(h), "2 documents: this reads one (kfjob.from_manifests");
-  CHECK_ST(h, kfjob_host_import(h, "a: [\n", 5, NULL, NULL, on_job, &s), KFJOB_EDATA);
-  CHECK_ST(h, kfjob_host_import(h, "kind: Pod\n", 10, NULL, NULL, on_job, &s), KFJOB_EDATA);
+  CHECK_ST(h, kfjob_host_import_manifests(h, "a: [\n", 5, NULL, NULL, on_job, &s), KFJOB_EDATA);
+  CHECK_ST(h, kfjob_host_import_manifests(h, "kind: Pod\n", 10, NULL, NULL, on_job, &s), KFJOB_EDATA);
   CHECK_HAS(kfjob_host_message(h), "supported: kubeflow.org/v1 TFJob");
   CHECK(s.n == 0);
   /* a stream: the PyTorchJob is read, the TFJob refused by Trainer (R24) */
@@ -156,11 +156,11 @@ static void bad_input(kfjob_host *h) {
   kfjob_run_options_init(&ro);
   ro.format = KFJOB_FORMAT_MANIFEST;
   ro.target = "trainer-2.3";
-  CHECK_ST(h, kfjob_host_import(h, two, strlen(two), &io, &ro, on_job, &s), KFJOB_EJOB);
+  CHECK_ST(h, kfjob_host_import_manifests(h, two, strlen(two), &io, &ro, on_job, &s), KFJOB_EJOB);
   CHECK_HAS(kfjob_host_message(h), "kfjob.TFJob: kind: a TFJob cannot be expressed");
   CHECK_HAS(kfjob_host_message(h), "rule R24");
   CHECK(s.n == 1);
-  CHECK_ST(h, kfjob_host_import(h, m, strlen(m), NULL, NULL, stop, NULL), KFJOB_ESTOPPED);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, NULL, stop, NULL), KFJOB_ESTOPPED);
 }
 
 static void memory_limit(void) {
@@ -170,7 +170,7 @@ static void memory_limit(void) {
   kfjob_host_options_init(&ho);
   ho.memory_limit = 4096;
   CHECK(kfjob_host_new(&ho, &h) == KFJOB_OK);
-  CHECK_ST(h, kfjob_host_import(h, m, strlen(m), NULL, NULL, NULL, NULL), KFJOB_EMEMORY);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, NULL, NULL, NULL), KFJOB_EMEMORY);
   CHECK_HAS(kfjob_host_message(h), "memory limit exceeded");
   kfjob_host_free(h);
 }
