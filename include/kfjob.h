@@ -595,8 +595,9 @@ typedef int (*kfjob_import_fn)(void *ud, const kfjob_job *job,
  * manifest formats, the environment and "none" the manifest's own, so a
  * manifest format writes the input back; for the others flyte).  The
  * manifest formats take the name, namespace, labels, annotations, service
- * account and the container's image, command, args and env from the input
- * (kfjob_run_options::name, ::namespace_ and ::image override them).  Runs
+ * account and the container's command, args and env from the input
+ * (kfjob_run_options::name and ::namespace_ override them; ::image is the
+ * image of groups without their own).  Runs
  * in C, outside any Lua state, within kfjob_host_options::memory_limit.
  *
  * \param h    the handle.

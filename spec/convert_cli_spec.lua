@@ -175,15 +175,17 @@ describe("kfjob convert: own target, formats, outputs", function()
     local code, out, err = run(nil, "convert", put("pt.yaml", pytorch()), "--to", "flyte", "-f", "json")
     assert.equal(0, code, err)
     assert.equal('{"name":"bert","kind":"PyTorchJob","type":"pytorch","taskTypeVersion":1,"custom":'
-      .. '{"workerReplicas":{"replicas":3,"resources":{}},"masterReplicas":{"replicas":1,"resources":{}},'
-      .. '"runPolicy":{"activeDeadlineSeconds":3600}}}\n', out)
+      .. '{"workerReplicas":{"replicas":3,"image":"ghcr.io/acme/bert:1","resources":{}},"masterReplicas":'
+      .. '{"replicas":1,"image":"ghcr.io/acme/bert:1","resources":{}},"runPolicy":{"activeDeadlineSeconds":3600}}}\n',
+      out)
   end)
 
   it("-f lua writes a config whose job equals the one read", function()
     local code, out, err = run(nil, "convert", put("pt.yaml", pytorch()), "-f", "lua")
     assert.equal(0, code, err)
     local t = assert(load(out, "=convert", "t", { require = require }))()
-    assert.is_true(t.bert == kfjob_lib.PyTorchJob{ worker = { replicas = 3 }, master = { replicas = 1 },
+    assert.is_true(t.bert == kfjob_lib.PyTorchJob{ worker = { replicas = 3, image = "ghcr.io/acme/bert:1" },
+                                                   master = { replicas = 1, image = "ghcr.io/acme/bert:1" },
                                                    run_policy = { active_deadline_seconds = 3600 } })
   end)
 
@@ -191,7 +193,8 @@ describe("kfjob convert: own target, formats, outputs", function()
     local code, out, err = run(nil, "convert", put("pt.yaml", pytorch()), "-f", "config")
     assert.equal(0, code, err)
     local c = lyaml.load(out)
-    assert.same({ kind = "PyTorchJob", worker = { replicas = 3 },
+    assert.same({ kind = "PyTorchJob", worker = { replicas = 3, image = "ghcr.io/acme/bert:1" },
+                  master = { image = "ghcr.io/acme/bert:1" },
                   run_policy = { active_deadline_seconds = 3600 } }, c.jobs.bert)
     local code2, _, err2 = run(nil, "check", put("bert.json", out))
     assert.equal(0, code2, err2)

@@ -107,6 +107,26 @@ local corpus = {
                               schedule_timeout_seconds = 30 } } }, {} },
 }
 
+-- The image is a job field (SPEC §14: Law 1 emits with no image option, and
+-- info carries back no image): every group a case's manifest shows gets
+-- IMAGE unless it has its own, instead of the option opts.image.
+local GROUPS = { TFJob = { "worker", "ps", "chief", "evaluator" }, PyTorchJob = { "worker", "master" },
+                 Elastic = { "worker" }, MPIJob = { "worker", "launcher" }, HorovodJob = { "worker", "launcher" },
+                 JAXJob = { "worker" }, XGBoostJob = { "worker", "master" }, PaddleJob = { "worker", "master" } }
+local PRESENT = { worker = true, master = true, launcher = true }   -- unless replicas = 0
+local function imaged(job)
+  local s, add = job:spec(), {}
+  for _, g in ipairs(GROUPS[job.kind]) do
+    local t = s[g]
+    local n = t and t.replicas
+    if ((n == nil and PRESENT[g]) or (n and n > 0)) and not (t and t.image) then add[g] = { image = IMAGE } end
+  end
+  return next(add) and job:with(add) or job
+end
+for _, c in ipairs(corpus) do
+  if c[3].image ~= false then c[2] = imaged(c[2]); c[3].image = false end
+end
+
 -- Cases whose job the manifest cannot tell from a smaller one that gives
 -- the same bytes (README "Import and convert"): requests equal to limits,
 -- a lone GPU request (it becomes the limit), the task image given as the
@@ -209,7 +229,8 @@ describe("import: what a manifest is", function()
     local text = PT_FACTS:manifest{ name = "pt", image = IMAGE, format = "json" }
     local j, info = kfjob.from_manifest(text)
     assert.is_true(j == kfjob.from_manifest(PT_FACTS:manifest{ name = "pt", image = IMAGE }))
-    assert.equal(IMAGE, info.container.image)
+    assert.is_nil(info.container.image)          -- a job field: the groups'
+    assert.equal(IMAGE, j:spec().worker.image)
   end)
 end)
 
@@ -243,7 +264,7 @@ describe("import: reading is as strict as writing", function()
     assert.equal("kfjob.from_manifest: spec.runPolicy.managedBy: kfjob sets managedBy only for "
       .. "MultiKueue (kueue.x-k8s.io/multikueue) (opts.lossy lists it instead)", select(2, kfjob.from_manifest(m)))
     local j, info = kfjob.from_manifest(m, { lossy = true })
-    assert.is_true(j == kfjob.PyTorchJob{ worker = { replicas = 1 } })
+    assert.is_true(j == kfjob.PyTorchJob{ worker = { replicas = 1, image = IMAGE }, master = { image = IMAGE } })
     assert.same({ { path = "spec.runPolicy.managedBy", value = "example.com/other",
                     reason = "kfjob sets managedBy only for MultiKueue (kueue.x-k8s.io/multikueue)" } },
                 info.unmapped)
@@ -322,7 +343,7 @@ describe("import: YAML text and streams", function()
     assert.equal(2, #r)
     assert.equal("a", r[1].info.name)
     assert.equal("mpi-operator", r[2].info.target)
-    assert.is_true(r[2].job == MPI_FACTS)
+    assert.is_true(r[2].job == MPI_FACTS:with{ worker = { image = IMAGE }, launcher = { image = IMAGE } })
     assert.same({ { index = 2, api_version = "v1", kind = "Service" } }, r.skipped)
   end)
 

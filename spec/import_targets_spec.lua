@@ -91,7 +91,8 @@ spec:
   it("reads Kueue's labels, suspend, managedBy and the gang policy into scheduling", function()
     local j, info = kfjob.from_manifest(M)
     assert.is_table(info, info)
-    assert.is_true(j == kfjob.PyTorchJob{ worker = { replicas = 3 }, scheduling = {
+    assert.is_true(j == kfjob.PyTorchJob{ worker = { replicas = 3, image = "img:1" }, master = { image = "img:1" },
+                                          scheduling = {
       queue = "team-a", priority_class = "high", suspend = true, multikueue = true,
       gang = { min_available = 4, queue = "training", min_resources = { cpu = 8, gpu = 4 } } } })
     assert.same({ team = "ml" }, info.labels)

@@ -4,7 +4,7 @@
 ** the import room (kf_import) and kf_render, over an arena whose allocator
 ** holds the handle's memory limit.  The manifest formats get the options
 ** the report carries back (name, namespace, labels, annotations, service
-** account, the container's image, command, args, env), as Law 1 re-emits.
+** account, the container's command, args, env), as Law 1 re-emits.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,7 +126,7 @@ static kf_status manifest_opts(imp *I, const kf_node *info, kf_manifest_opts *mo
   int ok = n != NULL &&
            opt_str(&I->A, n, "name", I->o.name, kf_node_get(info, "name")) &&
            opt_str(&I->A, n, "namespace", I->o.namespace_, kf_node_get(info, "namespace")) &&
-           opt_str(&I->A, n, "image", I->o.image, kf_node_get(c, "image"));
+           opt_str(&I->A, n, "image", I->o.image, NULL);
   for (i = 0; ok && keys[i]; i++) ok = opt_put(&I->A, n, keys[i], kf_node_get(info, keys[i]));
   for (i = 0; ok && cont[i]; i++) ok = opt_put(&I->A, n, cont[i], kf_node_get(c, cont[i]));
   if (!ok) return kf_nomem(e);

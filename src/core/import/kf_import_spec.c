@@ -186,30 +186,16 @@ static kf_status mpi_args(kfi *c, groups *G) {
   return KF_OK;
 }
 
-/* The task's image: the one most groups run (strictly), or the only
-** group's; the groups with another keep their own. */
-static const kf_node *task_image(const groups *G) {
-  int i, x, best = -1, bestn = 0, tie = 0;
-  for (i = 0; i < G->n; i++) {
-    int n = 0;
-    if (G->pod[i].image == NULL) continue;
-    for (x = 0; x < G->n; x++)
-      n += G->pod[x].image && kfi_equal(G->pod[x].image, G->pod[i].image);
-    if (n > bestn) best = i, bestn = n, tie = 0;
-    else if (n == bestn && !kfi_equal(G->pod[best].image, G->pod[i].image)) tie = 1;
-  }
-  if (best < 0 || (tie && G->n > 1) || (bestn == 1 && G->n > 1)) return NULL;
-  return G->pod[best].image;
-}
-
+/* Each group keeps its image (a job field: SPEC §14's Law 1 emits with no
+** image option); the command, env and args every group shares are the
+** task's (info.container, the options a re-emit takes). */
 static kf_status container(kfi *c, groups *G) {
-  const kf_node *v, *img = task_image(G);
+  const kf_node *v;
   int i;
   kf_status st;
   for (i = 0; i < G->n; i++)
-    if (G->pod[i].image && !(img && kfi_equal(img, G->pod[i].image)))
+    if (G->pod[i].image)
       KFI_OOM(c, kf_node_push(c->A, G->g[i], "image", (kf_node *)G->pod[i].image));
-  if (img) KFI_OOM(c, kf_node_push(c->A, c->ct, "image", (kf_node *)img));
   if ((st = agree(c, G, offsetof(kfi_pod, command), "command", &v)) != KF_OK) return st;
   if (v) KFI_OOM(c, kf_node_push(c->A, c->ct, "command", (kf_node *)v));
   if ((st = agree(c, G, offsetof(kfi_pod, env), "env", &v)) != KF_OK ||

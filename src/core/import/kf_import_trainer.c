@@ -98,7 +98,6 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
   if ((st = kfi_want(c, "spec.trainer", tr, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, "spec.trainer", tr, known, NULL, NULL)) != KF_OK)
     return st;
-  if ((v = kf_node_get(tr, "image"))) KFI_OOM(c, kf_node_push(c->A, c->ct, "image", (kf_node *)v));
   if ((v = kf_node_get(tr, "command")) && (st = command(c, v)) != KF_OK) return st;
   if ((v = kf_node_get(tr, "args"))) KFI_OOM(c, kf_node_push(c->A, c->ct, "args", (kf_node *)v));
   if ((v = kf_node_get(tr, "env")) && (st = env(c, v)) != KF_OK) return st;
@@ -106,6 +105,8 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
       (st = kfi_resources(c, "spec.trainer.resourcesPerNode", v, &res)) != KF_OK)
     return st;
   KFI_OOM(c, g = kf_node_new(c->A, KF_NOBJ));
+  /* the node job's image: every group's (a job field, as the v1 readers') */
+  if ((v = kf_node_get(tr, "image"))) KFI_OOM(c, kf_node_push(c->A, g, "image", (kf_node *)v));
   if (res.requests) KFI_OOM(c, kf_node_push(c->A, g, "requests", res.requests));
   if (res.limits) KFI_OOM(c, kf_node_push(c->A, g, "limits", res.limits));
   return nodes(c, tr, g);
