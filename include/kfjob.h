@@ -597,7 +597,9 @@ typedef int (*kfjob_import_fn)(void *ud, const kfjob_job *job,
  * manifest formats take the name, namespace, labels, annotations, service
  * account and the container's command, args and env from the input
  * (kfjob_run_options::name and ::namespace_ override them; ::image is the
- * image of groups without their own).  Runs
+ * image of groups without their own).  With kfjob_run_options::keep_going
+ * a job the target refuses reaches the callback with kfjob_job::error set
+ * (and its report), and the import goes on, then returns ::KFJOB_EJOB.  Runs
  * in C, outside any Lua state, within kfjob_host_options::memory_limit.
  *
  * \param h    the handle.

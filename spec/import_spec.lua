@@ -396,8 +396,8 @@ describe("import: Law 2, upstream manifests", function()
     ["mpi-operator-pi.yaml"] = "spec.sshAuthMountPath",
     ["pytorchjob.json"] = "spec.elasticPolicy.rdzvPort",
     ["trainer-2.2-upstream.yaml"] = "spec.runtimeRef",                   -- the flux runtime
-    ["trainer-2.3-upstream.yaml"] = "spec.runtimePatches",               -- a patch not kfjob's
-    ["xgboost-paddle.yaml"] = "spec.xgbReplicaSpecs.Master.template.spec.containers.args",
+    ["trainer-2.3-upstream.yaml"] = "spec.trainer.image",                -- the runtime's image
+    ["xgboost-paddle.yaml"] = "spec.xgbReplicaSpecs.Worker.restartPolicy", -- ExitCode
   }
   for _, f in ipairs(FILES) do
     it(f .. " reads, or fails naming the path", function()

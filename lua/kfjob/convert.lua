@@ -232,11 +232,21 @@ end
 
 -- The `kfjob convert -f lua|config` generator (kfjob_generate "convert"):
 -- manifests text -> the config of their jobs by name.
-setmetatable(M, { __call = function(_, text, fmt)
+-- `image`: a Flyte file's container image, which the manifests gave every
+-- group and the config leaves out (it is the task's, not the job's).
+local function without_image(job, image)
+  local s, drop = job:spec(), false
+  for _, g in ipairs(GROUPS[job.kind]) do
+    if s[g] and s[g].image == image then s[g].image = nil; drop = true end
+  end
+  return drop and kfjob[job.kind](s) or job
+end
+
+setmetatable(M, { __call = function(_, text, fmt, image)
   local r, msg = kfjob.from_manifests(text)
   if not r then return nil, msg end
   local jobs = {}
-  for _, x in ipairs(r) do jobs[x.info.name] = x.job end
+  for _, x in ipairs(r) do jobs[x.info.name] = image and without_image(x.job, image) or x.job end
   if fmt == "config" then return M.config_text(M.to_config(jobs)) end
   return M.to_lua(jobs)
 end })

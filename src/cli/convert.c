@@ -175,7 +175,7 @@ static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info
             cli_config_label(c->a->file), info->document, info->unmapped[i].path,
             info->unmapped[i].reason ? info->unmapped[i].reason : "not read",
             info->unmapped[i].value, c->a->lossy ? " (left out: --lossy)" : "");
-  return hold(c, j);
+  return j->error ? 0 : hold(c, j);   /* a refusal: the import's status says it */
 }
 
 static int on_decode(void *ud, const kfjob_job *j) { return hold((conv *)ud, j); }
@@ -226,6 +226,7 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
   ro.format = a->format;
   ro.target = a->to;
   ro.name = a->name;
+  ro.keep_going = 1;   /* every document's report, then the first refusal */
   if (is_manifest(data, n)) {
     kfjob_import_options io;
     memset(&io, 0, sizeof io);
@@ -264,6 +265,7 @@ static void free_conv(conv *c) {
 static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
   conv c2;
   cargs a2 = *c->a;
+  char *img;
   size_t i, k;
   int code = 0;
   memset(&c2, 0, sizeof c2);
@@ -276,8 +278,10 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
       return cli_report(h, st, cli_config_label(c->a->file));
     }
   }
+  img = is_manifest(data, n) ? NULL : image_of(h, data, n);
   for (i = 0; i < c2.n && code == 0; i += k) {
     const char *args[3] = {NULL, c->a->config, NULL};
+    args[2] = img;   /* a Flyte file's image is the task's: not in the config */
     char *text = NULL, *joined = NULL;
     size_t j, len = 0;
     k = c->a->outdir ? 1 : c2.n;
@@ -296,6 +300,7 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
     free(joined);
   }
   free_conv(&c2);
+  free(img);
   return code;
 }
 

@@ -50,6 +50,7 @@ typedef struct imp {
   kf_import_opts io;
   int stream;
   size_t read;                  /* documents read (not skipped) */
+  size_t nfailed;               /* keep_going: jobs the target refused */
   kfjob_import_fn cb;
   void *ud;
   kf_arena A;
@@ -188,6 +189,26 @@ static void name_rule(imp *I, const kf_job *j, const kf_render_opts *ro, kf_err 
     }
 }
 
+/* keep_going: a job the target refuses goes to the callback with its
+** error (and its report); the import ends KFJOB_EJOB with the first. */
+static kfjob_status failed(imp *I, const kf_job *j, const kfjob_import_info *ii,
+                           const kf_err *e) {
+  kfjob_job out;
+  memset(&out, 0, sizeof out);
+  out.name = ii->name;
+  out.kind = kf_kinds[j->kind].name;
+  out.task_type = kf_kinds[j->kind].task_type ? kf_kinds[j->kind].task_type : "";
+  out.format = I->o.format;
+  out.index = ii->document - 1;
+  out.error = e->msg;
+  if (!I->nfailed++) kfh_msg(I->h, "%s", e->msg);
+  if (I->cb && I->cb(I->ud, &out, ii) != 0) {
+    kfh_msg(I->h, "stopped by the callback");
+    return KFJOB_ESTOPPED;
+  }
+  return KFJOB_OK;
+}
+
 /* Render one job read and hand it, with its report, to the callback. */
 static kfjob_status emit(imp *I, const kf_job *j, const kf_node *info, size_t doc) {
   kf_render_opts ro;
@@ -204,7 +225,8 @@ static kfjob_status emit(imp *I, const kf_job *j, const kf_node *info, size_t do
   if (st != KF_OK) {
     kf_buf_free(&b);
     if (st == KF_EINVAL && ro.target_set) name_rule(I, j, &ro, &e);
-    return fail(I, KFJOB_EJOB, &e);
+    if (st != KF_EINVAL || !I->o.keep_going) return fail(I, KFJOB_EJOB, &e);
+    return failed(I, j, &ii, &e);
   }
   memset(&out, 0, sizeof out);
   out.name = ro.manifest.name ? ro.manifest.name : ii.name;
@@ -330,6 +352,7 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
   st = read_docs(&I, text, len, &docs, &nd);
   for (i = 0; st == KFJOB_OK && i < nd; i++) st = one_doc(&I, &docs[i], i + 1, nd);
   if (st == KFJOB_OK && I.stream && I.read == 0) st = none_read(&I, docs, nd);
+  if (st == KFJOB_OK && I.nfailed) st = KFJOB_EJOB;   /* its message is the first's */
   h->busy = 0;
   kf_arena_free(&I.A);
   return st;

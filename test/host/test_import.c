@@ -160,6 +160,14 @@ static void bad_input(kfjob_host *h) {
   CHECK_HAS(kfjob_host_message(h), "kfjob.TFJob: kind: a TFJob cannot be expressed");
   CHECK_HAS(kfjob_host_message(h), "rule R24");
   CHECK(s.n == 1);
+  /* keep_going: the refused TFJob reaches the callback with its error */
+  ro.keep_going = 1;
+  memset(&s, 0, sizeof s);
+  CHECK_ST(h, kfjob_host_import_manifests(h, two, strlen(two), &io, &ro, on_job, &s), KFJOB_EJOB);
+  CHECK(s.n == 2 && s.document == 2);
+  CHECK_STR(s.kind, "TFJob");
+  CHECK_STR(s.data, "");
+  CHECK_HAS(kfjob_host_message(h), "rule R24");
   CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, NULL, stop, NULL), KFJOB_ESTOPPED);
 }
 

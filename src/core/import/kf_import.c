@@ -170,6 +170,24 @@ static kf_status detect(kfi *c, const kf_node *doc, int want) {
   return KF_OK;
 }
 
+/* A string longer than the limit of one value (KF_MAX_STRING, README
+** "Limits"), named by its path; the reader bounded the depth. */
+static kf_status long_string(kfi *c, const char *path, const kf_node *n) {
+  char p[KFI_PATH];
+  size_t i;
+  kf_status st;
+  if (n->t == KF_NSTR && n->u.s.n > KF_MAX_STRING)
+    return kfi_fail(c, path, "a string of %zu bytes, over the limit of %u",
+                    n->u.s.n, KF_MAX_STRING);
+  if (n->t != KF_NOBJ && n->t != KF_NARR) return KF_OK;
+  for (i = 0; i < n->u.c.n; i++) {
+    if (n->t == KF_NOBJ) kfi_path(p, path, n->u.c.k[i]);
+    else kfi_index(p, path, i);
+    if ((st = long_string(c, p, n->u.c.v[i])) != KF_OK) return st;
+  }
+  return KF_OK;
+}
+
 /* ---- metadata ---------------------------------------------------------- */
 
 static kf_status string_map(kfi *c, const char *path, const kf_node *m) {
@@ -313,7 +331,8 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
   if ((st = start(&c, o, A, e)) != KF_OK) return st;
   if (doc == NULL || doc->t != KF_NOBJ)
     return kfi_fail(&c, "", "expected a manifest (an object with apiVersion and kind)");
-  if ((st = detect(&c, doc, o ? o->kind : -1)) != KF_OK ||
+  if ((st = long_string(&c, "", doc)) != KF_OK ||
+      (st = detect(&c, doc, o ? o->kind : -1)) != KF_OK ||
       (st = kfi_keys(&c, "", doc, top, NULL, server)) != KF_OK ||
       (st = metadata(&c, kf_node_get(doc, "metadata"))) != KF_OK)
     return st;

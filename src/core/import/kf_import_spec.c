@@ -129,8 +129,18 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
   G->role[at] = role;
   if ((v = kf_node_get(rs, "replicas")) && !(kf_kinds[c->kind].flags & KF_K_ELASTIC))
     KFI_OOM(c, kf_node_push(c->A, g, group_key("replicas"), (kf_node *)v));
-  if ((v = kf_node_get(rs, "restartPolicy")))
-    KFI_OOM(c, kf_node_push(c->A, g, group_key("restartPolicy"), (kf_node *)v));
+  if ((v = kf_node_get(rs, "restartPolicy"))) {
+    const char *rp = kfi_str(v);
+    kfi_path(p, path, "restartPolicy");
+    /* the CRD also takes ExitCode (training-operator common_types.go) */
+    if (rp && strcmp(rp, "Never") && strcmp(rp, "OnFailure") && strcmp(rp, "Always")) {
+      if ((st = kfi_unmapped(c, p, v, "kfjob's restart policies are Never, OnFailure "
+                             "and Always")) != KF_OK)
+        return st;
+    } else {
+      KFI_OOM(c, kf_node_push(c->A, g, group_key("restartPolicy"), (kf_node *)v));
+    }
+  }
   kfi_path(p, path, "template");
   snprintf(G->path[at], KFI_PATH, "%.200s.spec.containers", p);
   if ((v = kf_node_get(rs, "template")) == NULL) return kfi_fail(c, p, "required");

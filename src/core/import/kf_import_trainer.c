@@ -165,6 +165,9 @@ kf_status kfi_trainer(kfi *c, const kf_node *spec) {
   }
   if ((v = kf_node_get(spec, "trainer")) == NULL)
     return kfi_fail(c, "spec.trainer", "required");
+  if (v->t == KF_NOBJ && kf_node_get(v, "image") == NULL)
+    return kfi_fail(c, "spec.trainer.image", "required: kfjob's job names its image (a "
+                    "TrainJob without one runs the runtime's, which the manifest does not show)");
   if ((st = trainer(c, v)) != KF_OK) return st;
   if ((v = kf_node_get(spec, "runtimePatches")) && (st = patches(c, v, NULL)) != KF_OK)
     return st;
