@@ -19,6 +19,7 @@ describe("import: Flyte's own shape", function()
     pt = kfjob.PyTorchJob{ worker = { replicas = 2 } },
     tf = kfjob.TFJob{ worker = { replicas = 2 }, chief = { replicas = 1 } },
     elastic = kfjob.Elastic{ nnodes = "1:3" },
+    mpi = kfjob.MPIJob{ worker = { replicas = 2 }, slots = 2 },   -- Flyte: slotsPerWorker 1, -np 4
     pod = kfjob.PyTorchJob{ worker = { replicas = 2 }, shared_memory = true,
                             pod_template = { spec = { containers = { { name = "primary",
                               env = { { name = "A", value = "1" } } } } } } },
@@ -34,6 +35,12 @@ describe("import: Flyte's own shape", function()
       end)
     end
   end
+
+  it("Flyte's MPIJob gives its slots back from mpirun's -np", function()
+    local y = jobs.mpi:manifest{ name = "x", image = "img:1", target = "flyte", args = { "a" } }
+    assert.equal(1, y.spec.slotsPerWorker)
+    assert.equal(2, kfjob.from_manifest(y):spec().slots)
+  end)
 
   it("a template that only some replicas annotate is the operator's", function()
     local m = jobs.pt:manifest{ name = "x", image = "img:1", target = "flyte", args = { "a" } }

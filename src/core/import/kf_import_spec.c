@@ -180,9 +180,26 @@ static kf_status env_map(kfi *c, const kf_node *env) {
 
 /* MPI kinds: the launcher command's tail is the task's args; a group
 ** whose args are not that command has them as its own command. */
+/* Flyte's MPIJob (flyteplugins mpi.go) writes slotsPerWorker 1 and the
+** slots only in mpirun's -np (workers x slots): the slots from that. */
+static kf_status flyte_slots(kfi *c, groups *G, const char *np) {
+  char *end;
+  long n = np ? strtol(np, &end, 10) : 0, w = 0;
+  int i;
+  if (n <= 0 || *end || (c->target != KF_T_FLYTE && c->target != KF_T_FLYTE2)) return KF_OK;
+  for (i = 0; i < G->n; i++) {
+    const kf_node *r = kf_node_get(G->g[i], "replicas");
+    if (G->role[i] == KF_WORKER && r && r->t == KF_NINT) w = (long)r->u.i;
+  }
+  if (w > 0 && n % w == 0 && n / w > 1)
+    KFI_OOM(c, kf_pod_put(c->A, c->spec, "slots", kf_node_int(c->A, n / w)));
+  return KF_OK;
+}
+
 static kf_status mpi_args(kfi *c, groups *G) {
   const kf_node *task = NULL;
   int i;
+  kf_status st;
   for (i = 0; i < G->n; i++) {
     const kf_node *a = G->pod[i].args;
     size_t n = a ? launcher_len(c, a, task == NULL) : 0;
@@ -190,6 +207,8 @@ static kf_status mpi_args(kfi *c, groups *G) {
       if (a) KFI_OOM(c, kf_node_push(c->A, G->g[i], "command", (kf_node *)a));
       continue;
     }
+    if (task == NULL && c->kind == KF_MPI && (st = flyte_slots(c, G, arg(a, n - 1))) != KF_OK)
+      return st;
     if (task == NULL) KFI_OOM(c, task = tail(c->A, a, n));
   }
   if (task && task->u.c.n) KFI_OOM(c, kf_node_push(c->A, c->ct, "args", (kf_node *)task));
