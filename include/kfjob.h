@@ -594,8 +594,8 @@ typedef int (*kfjob_import_fn)(void *ud, const kfjob_job *job,
  * run would (kfjob_run_options::format and ::target; target NULL: for the
  * manifest formats, the environment and "none" the manifest's own, so a
  * manifest format writes the input back; for the others flyte).  The
- * manifest formats take the name, namespace, labels, annotations, service
- * account and the container's command, args and env from the input
+ * manifest formats take the name, namespace, labels, annotations and the
+ * container's command, args and env from the input
  * (kfjob_run_options::name and ::namespace_ override them; ::image is the
  * image of groups without their own).  With kfjob_run_options::keep_going
  * a job the target refuses reaches the callback with kfjob_job::error set

@@ -139,7 +139,10 @@ end
 -- on Trainer is the same bytes as scheduling.queue (pt-facts).
 local CANON = { ["pt-facts"] = true, ["pt-command"] = true, ["elastic-fixed"] = true,
                 ["tf-all"] = true, jax = true, xgboost = true,
-                ["sched-topology"] = true, ["sched-volcano"] = true }
+                ["sched-topology"] = true, ["sched-volcano"] = true,
+                -- opts.service_account or the template's serviceAccountName: the
+                -- template's (SPEC §14 carries no service account back)
+                ["mpi-policies"] = true, ["tf-pod-gpu"] = true }
 -- Every case reads back now (scheduling too, SPEC §13).
 local NOT_YET = {}
 

@@ -3,8 +3,8 @@
 ** and rendered for a target, in C alone (no Lua state): the YAML reader,
 ** the import room (kf_import) and kf_render, over an arena whose allocator
 ** holds the handle's memory limit.  The manifest formats get the options
-** the report carries back (name, namespace, labels, annotations, service
-** account, the container's command, args, env), as Law 1 re-emits.
+** the report carries back (name, namespace, labels, annotations, the
+** container's command, args, env), as Law 1 re-emits.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,7 +119,7 @@ static int opt_str(kf_arena *A, kf_node *o, const char *k, const char *s,
 /* The manifest options the report carries back, the run's over them. */
 static kf_status manifest_opts(imp *I, const kf_node *info, kf_manifest_opts *mo,
                                kf_err *e) {
-  static const char *const keys[] = {"labels", "annotations", "service_account", NULL};
+  static const char *const keys[] = {"labels", "annotations", NULL};
   static const char *const cont[] = {"command", "args", "env", NULL};
   const kf_node *c = kf_node_get(info, "container");
   kf_node *n = kf_node_new(&I->A, KF_NOBJ);

@@ -319,10 +319,6 @@ static kf_status spec_key(kfi *c, const char *path, const char *k, const kf_node
   if (strcmp(k, "volumes") == 0) return volumes(c, v, out, spec);
   if (strcmp(k, "restartPolicy") == 0 && kfi_str(v) && strcmp(kfi_str(v), "Never") == 0)
     return KF_OK;   /* the writer's when the template has none */
-  if (strcmp(k, "serviceAccountName") == 0 && kfi_str(v)) {
-    out->service_account = kfi_str(v);
-    return KF_OK;
-  }
   keep = (kf_node *)v;
   if (strcmp(k, "affinity") == 0 && (st = affinity(c, v, out, &keep)) != KF_OK) return st;
   if (strcmp(k, "tolerations") == 0 && (st = tolerations(c, v, &keep)) != KF_OK) return st;

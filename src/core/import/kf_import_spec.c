@@ -237,8 +237,9 @@ static kf_status container(kfi *c, groups *G) {
 }
 
 /* Pod settings: the template every group shares is the job's, else each
-** group keeps its own; shared memory, accelerator and service account
-** from the groups that show them. */
+** group keeps its own (a serviceAccountName too: SPEC §14 carries no
+** service account back); shared memory and accelerator from the groups
+** that show them. */
 static kf_status pod_settings(kfi *c, groups *G) {
   int i, same = 1;
   for (i = 0; i < G->n; i++) {
@@ -252,8 +253,6 @@ static kf_status pod_settings(kfi *c, groups *G) {
       KFI_OOM(c, kf_node_push(c->A, c->spec, "shared_memory", (kf_node *)p->shm));
     if (p->accel && !kf_node_get(c->spec, "accelerator"))
       KFI_OOM(c, kf_node_push(c->A, c->spec, "accelerator", p->accel));
-    if (p->service_account && !kf_node_get(c->info, "service_account"))
-      KFI_OOM(c, kf_obj_strref(c->A, c->info, "service_account", p->service_account));
   }
   for (i = 0; i < G->n; i++) {
     if (G->pod[i].tmpl == NULL) continue;

@@ -138,8 +138,6 @@ static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2])
   if (pod.tmpl) KFI_OOM(c, kf_node_push(c->A, c->spec, "pod_template", pod.tmpl));
   if (pod.shm) KFI_OOM(c, kf_node_push(c->A, c->spec, "shared_memory", (kf_node *)pod.shm));
   if (pod.accel) KFI_OOM(c, kf_node_push(c->A, c->spec, "accelerator", pod.accel));
-  if (pod.service_account)
-    KFI_OOM(c, kf_obj_strref(c->A, c->info, "service_account", pod.service_account));
   (void)master_or_worker;
   return KF_OK;
 }
