@@ -3,6 +3,8 @@
 #   host_api_kinds      test/host/test_host_kinds.c: JAXJob, XGBoostJob, PaddleJob
 #   host_api_valgrind   the same under valgrind (no leaks, no invalid access)
 #   host_resources      test/host/test_resources.c (and under valgrind)
+#   host_import         test/host/test_import.c: kfjob_host_import (and under
+#                       valgrind)
 #   host_symbols        only KFJOB_API symbols leave libkfjob.a / libkfjob.so
 #   host_install        cmake --install to a temporary prefix, then build
 #                       examples/host with pkg-config and with find_package
@@ -31,8 +33,20 @@ target_link_libraries(test_resources PRIVATE kfjob::kfjob)
 add_test(NAME host_resources COMMAND test_resources)
 set_tests_properties(host_resources PROPERTIES TIMEOUT 300 LABELS host)
 
+# manifests read back (test/host/test_import.c)
+add_executable(test_import ${CMAKE_SOURCE_DIR}/test/host/test_import.c)
+target_link_libraries(test_import PRIVATE kfjob::kfjob)
+add_test(NAME host_import COMMAND test_import)
+set_tests_properties(host_import PROPERTIES TIMEOUT 120 LABELS host)
+
 find_program(VALGRIND_EXECUTABLE valgrind)
 if(VALGRIND_EXECUTABLE)
+  add_test(NAME host_import_valgrind
+           COMMAND ${VALGRIND_EXECUTABLE} --quiet --error-exitcode=99
+                   --leak-check=full --show-leak-kinds=all
+                   --errors-for-leak-kinds=all $<TARGET_FILE:test_import>)
+  set_tests_properties(host_import_valgrind PROPERTIES TIMEOUT 300
+                       LABELS "host;valgrind")
   add_test(NAME host_resources_valgrind
            COMMAND ${VALGRIND_EXECUTABLE} --quiet --error-exitcode=99
                    --leak-check=full --show-leak-kinds=all

@@ -542,6 +542,85 @@ KFJOB_API kfjob_status kfjob_host_decode(kfjob_host *h, const char *task_type,
                                          const kfjob_run_options *o,
                                          kfjob_job_fn cb, void *ud);
 
+/** One path of a manifest kfjob could not hold (kfjob_import_info). */
+typedef struct kfjob_unmapped {
+  const char *path;    /**< Manifest path, e.g. "spec.pytorchReplicaSpecs.
+                            Worker.template.spec.hostNetwork". */
+  const char *value;   /**< The value as compact JSON. */
+  const char *reason;  /**< Why it does not carry over. */
+} kfjob_unmapped;
+
+/** The report of one document read by kfjob_host_import_manifests() (SPEC §14's
+ *  `info`).  Every pointer is owned by kfjob and valid only during the
+ *  callback. */
+typedef struct kfjob_import_info {
+  size_t document;          /**< 1-based position in the stream. */
+  const char *kind;         /**< The job's kind ("PyTorchJob", ...). */
+  const char *api_version;  /**< The manifest's apiVersion. */
+  const char *target;       /**< The target whose output it is ("operator",
+                                 "mpi-operator", "trainer-2.3", ...). */
+  const char *name;         /**< metadata.name ("" when none). */
+  const char *namespace_;   /**< metadata.namespace, or NULL. */
+  const kfjob_unmapped *unmapped;  /**< What was not read (lossy only). */
+  size_t nunmapped;         /**< Number of #unmapped. */
+  const char *const *ignored;  /**< Server-set paths left out ("status"). */
+  size_t nignored;          /**< Number of #ignored. */
+} kfjob_import_info;
+
+/** Options of kfjob_host_import_manifests(); zero them for the defaults. */
+typedef struct kfjob_import_options {
+  const char *kind;   /**< Read as this kind ("Elastic" for a TrainJob,
+                           "HorovodJob" for an MPIJob); NULL: the
+                           manifest's. */
+  int lossy;          /**< Non-zero: list what kfjob cannot hold in
+                           kfjob_import_info::unmapped instead of failing. */
+  int stream;         /**< Non-zero: the text is a stream of documents
+                           (other kinds are skipped); zero: exactly one. */
+} kfjob_import_options;
+
+/**
+ * Receives each job kfjob_host_import_manifests() read, rendered, with its report.
+ * 
+eturn 0 to continue; anything else stops (::KFJOB_ESTOPPED).
+ */
+typedef int (*kfjob_import_fn)(void *ud, const kfjob_job *job,
+                               const kfjob_import_info *info);
+
+/**
+ * Read Kubernetes manifests (YAML or JSON text: kubeflow.org/v1 TFJob,
+ * PyTorchJob, MPIJob, JAXJob, XGBoostJob, PaddleJob; kubeflow.org/v2beta1
+ * MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob) into jobs, as
+ * `kfjob.from_manifest` / `kfjob.from_manifests` do, and render each as a
+ * run would (kfjob_run_options::format and ::target; target NULL: for the
+ * manifest formats, the environment and "none" the manifest's own, so a
+ * manifest format writes the input back; for the others flyte).  The
+ * manifest formats take the name, namespace, labels, annotations and the
+ * container's command, args and env from the input
+ * (kfjob_run_options::name and ::namespace_ override them; ::image is the
+ * image of groups without their own).  With kfjob_run_options::keep_going
+ * a job the target refuses reaches the callback with kfjob_job::error set
+ * (and its report), and the import goes on, then returns ::KFJOB_EJOB.  Runs
+ * in C, outside any Lua state, within kfjob_host_options::memory_limit.
+ *
+ * \param h    the handle.
+ * \param text the manifest text (not necessarily NUL-terminated).
+ * \param len  its length in bytes.
+ * \param io   import options, or NULL (strict, one document).
+ * \param o    run options, or NULL for the defaults.
+ * \param cb   called for each job read; may be NULL.
+ * \param ud   passed to `cb`.
+ * 
+eturn ::KFJOB_OK; ::KFJOB_EDATA for input kfjob cannot read (the
+ *         message names the document and manifest path); ::KFJOB_EJOB when
+ *         the target refuses a job (`<who>: <path>: <problem> (target T)`);
+ *         ::KFJOB_EARG, ::KFJOB_EMEMORY, ::KFJOB_ESTOPPED.
+ */
+KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *text,
+                                         size_t len,
+                                         const kfjob_import_options *io,
+                                         const kfjob_run_options *o,
+                                         kfjob_import_fn cb, void *ud);
+
 /**
  * Message of the last call on `h` that failed ("" after a success).
  * \param h the handle (NULL gives a fixed message).
@@ -605,7 +684,11 @@ KFJOB_API int kfjob_target_check(const char *name, char *msg, size_t cap);
  * \param what  "meta" (the LuaCATS definition file), "schema" (JSON Schema
  *              of a data config: args[0] a kind or NULL, args[1] a target or
  *              NULL) or "explain" (args[0] KIND[.path], args[1] a target or
- *              NULL, args[2] non-NULL for --recursive).
+ *              NULL, args[2] non-NULL for --recursive), or "convert"
+ *              (args[0] manifests text, args[1] "lua" for a config script
+ *              or "config" for a data config as JSON: the jobs the
+ *              manifests hold by name, as `kfjob.to_lua` / `to_config`;
+ *              no sandbox, the YAML reader's limits bound the text).
  * \param args  three strings or NULLs, as `what` says.
  * \param out   receives the text (malloc'd, NUL-terminated; free() it), or
  *              on KFJOB_EARG the message (also malloc'd).

@@ -1039,6 +1039,58 @@ raising["generators: schema"] = {
     "kfjob.schema: target 'trainer-2.3' does not run a TFJob" },
 }
 
+-- Import and convert (issue 29): `kfjob convert` refusals are stderr's
+-- first line (the file's directory left out), with the exit code checked:
+-- 1 for input kfjob cannot read or a target refuses, 2 for usage and I/O.
+if require("util").cli_ok then
+  local cli = require "util"
+  local TF_DOC = "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: t}\nspec:\n  tfReplicaSpecs:\n"
+    .. "    Worker:\n      replicas: 1\n      restartPolicy: Never\n"
+    .. "      template: {spec: {containers: [{name: tensorflow, image: tf}]}}\n"
+  local function convert(want, text, ...)
+    local args = { ... }
+    return function()
+      local dir = os.tmpname()
+      os.remove(dir)
+      assert(os.execute("mkdir -p " .. cli.quote(dir)))
+      local p = dir .. "/in.yaml"
+      local f = assert(io.open(p, "wb"))
+      f:write(text)
+      f:close()
+      local code, out, err = cli.kfjob("convert", p, table.unpack(args))
+      os.remove(p)
+      os.remove(dir)
+      if code ~= want or out ~= "" then error(("exit %s, stdout %q"):format(code, out), 0) end
+      error((err:match("^[^\n]*"):gsub(dir:gsub("%p", "%%%0") .. "/", "")), 0)
+    end
+  end
+  raising["convert (CLI)"] = {
+    { "a kind the target does not run (R24)", convert(1, TF_DOC, "--to", "trainer-2.3"),
+      "kfjob.TFJob: kind: a TFJob cannot be expressed: Trainer v2 has no TensorFlow runtime and does not "
+        .. "generate TF_CONFIG (target trainer-2.3; rule R24: trainer manifests/base/runtimes (no TF runtime, "
+        .. "no generic MPI runtime; TensorFlow deprioritized: trainer#2699))" },
+    { "a restart policy Trainer cannot hold, --lossy too (R13)",
+      convert(1, TF_DOC:gsub("TFJob", "PyTorchJob"):gsub("tfReplicaSpecs:\n    Worker", "pytorchReplicaSpecs:\n"
+        .. "    Master:\n      replicas: 1\n      restartPolicy: OnFailure\n"
+        .. "      template: {spec: {containers: [{name: pytorch, image: pt}]}}\n    Worker", 1)
+        :gsub("name: tensorflow", "name: pytorch"), "--to", "trainer-2.3", "--lossy"),
+      "kfjob.PyTorchJob: master.restart_policy: 'on_failure' cannot be expressed: a TrainJob has no restart "
+        .. "policy (the runtime's JobSet failurePolicy decides); leave it unset or never (target trainer-2.3; "
+        .. "rule R13: trainer trainjob_types.go (no restart policy field))" },
+    { "another kind", convert(1, "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"),
+      "in.yaml: kfjob.from_manifest: apiVersion v1, kind Service: not a kind kfjob reads (supported: "
+        .. "kubeflow.org/v1 TFJob, PyTorchJob, MPIJob, JAXJob, XGBoostJob or PaddleJob; kubeflow.org/v2beta1 "
+        .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob)" },
+    { "a field kfjob cannot hold, without --lossy",
+      convert(1, (TF_DOC:gsub("spec:\n", "spec:\n  successPolicy: AllWorkers\n", 1))),
+      "kfjob: in.yaml: document 1: spec.successPolicy: kfjob cannot hold this field (value \"AllWorkers\")" },
+    { "an unknown output format", convert(2, TF_DOC, "-f", "confg"),
+      "kfjob: convert: unknown format 'confg' (did you mean 'config'?)" },
+    { "an unknown target", convert(2, TF_DOC, "--to", "operater"),
+      "kfjob: convert: --to: unknown target 'operater' (did you mean 'operator'?)" },
+  }
+end
+
 describe("bad input", function()
   local categories = {}
   for name in pairs(raising) do categories[#categories + 1] = name end

@@ -166,4 +166,89 @@ function M.to_lua(jobs)
   return table.concat(out)
 end
 
+-- jobs: a job (named "job") or a table name -> job; the same fields as
+-- to_lua as a data config table: { jobs = { [name] = { kind = K, ... } } }.
+function M.to_config(jobs)
+  if kfjob.is_job(jobs) then jobs = { job = jobs } end
+  assert(type(jobs) == "table", "kfjob.to_config: expected a job or a table of jobs by name")
+  local out = {}
+  for name, job in pairs(jobs) do
+    if type(name) ~= "string" or not kfjob.is_job(job) then
+      error("kfjob.to_config: jobs[" .. tostring(name) .. "]: expected a job by its name", 2)
+    end
+    local s = minimal(job)
+    s.kind = job.kind
+    out[name] = s
+  end
+  return { jobs = out }
+end
+
+-- A data config table as JSON text (which YAML reads too): two-space
+-- indent, a job's keys in schema order (kind first), other keys sorted.
+local function json_string(v)
+  return '"' .. v:gsub('[%c"\\]', function(c)
+    local named = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
+    return named[c] or ("\\u%04x"):format(c:byte())
+  end) .. '"'
+end
+
+local function json(v, ind, order, out)
+  if type(v) == "string" then out[#out + 1] = json_string(v); return end
+  if type(v) ~= "table" then out[#out + 1] = scalar(v); return end
+  if next(v) == nil then out[#out + 1] = "{}"; return end
+  local pad, n = ("  "):rep(ind + 1), #v
+  local list = n > 0 and next(v, n) == nil
+  out[#out + 1] = list and "[\n" or "{\n"
+  local ks = list and {} or keys(v, order)
+  for i = 1, list and n or #ks do
+    local k = ks[i]
+    out[#out + 1] = pad .. (list and "" or json_string(tostring(k)) .. ": ")
+    json(list and v[i] or v[k], ind + 1, NESTED[k] or (k == "pod_template" and {} or GROUP_KEYS), out)
+    out[#out + 1] = ((list and i < n) or (not list and i < #ks)) and ",\n" or "\n"
+  end
+  out[#out + 1] = ("  "):rep(ind) .. (list and "]" or "}")
+end
+
+function M.config_text(config)
+  local out = { '{\n  "jobs": {\n' }
+  local names = keys(config.jobs)
+  for i, name in ipairs(names) do
+    local job = config.jobs[name]
+    local order = { "kind" }
+    for _, k in ipairs(JOB_KEYS) do
+      if k == "(groups)" then
+        for _, g in ipairs(GROUPS[job.kind]) do order[#order + 1] = g end
+      else
+        order[#order + 1] = k
+      end
+    end
+    out[#out + 1] = "    " .. json_string(name) .. ": "
+    json(job, 2, order, out)
+    out[#out + 1] = i < #names and ",\n" or "\n"
+  end
+  out[#out + 1] = "  }\n}\n"
+  return table.concat(out)
+end
+
+-- The `kfjob convert -f lua|config` generator (kfjob_generate "convert"):
+-- manifests text -> the config of their jobs by name.
+-- `image`: a Flyte file's container image, which the manifests gave every
+-- group and the config leaves out (it is the task's, not the job's).
+local function without_image(job, image)
+  local s, drop = job:spec(), false
+  for _, g in ipairs(GROUPS[job.kind]) do
+    if s[g] and s[g].image == image then s[g].image = nil; drop = true end
+  end
+  return drop and kfjob[job.kind](s) or job
+end
+
+setmetatable(M, { __call = function(_, text, fmt, image)
+  local r, msg = kfjob.from_manifests(text)
+  if not r then return nil, msg end
+  local jobs = {}
+  for _, x in ipairs(r) do jobs[x.info.name] = image and without_image(x.job, image) or x.job end
+  if fmt == "config" then return M.config_text(M.to_config(jobs)) end
+  return M.to_lua(jobs)
+end })
+
 return M

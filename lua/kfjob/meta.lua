@@ -247,6 +247,8 @@ local module_funcs = {
   from_manifests = { { "text: string", "opts?: {kind?: kfjob.Kind, lossy?: boolean}" },
     "{job: kfjob.Job, info: table}[]|nil, table|string", "every document of a stream kfjob reads, and the ones it skipped" },
   to_lua = { { "jobs: kfjob.Job|table<string, kfjob.Job>" }, "string", "a config script that builds the same jobs" },
+  to_config = { { "jobs: kfjob.Job|table<string, kfjob.Job>" }, "{jobs: table<string, table>}",
+    "the same jobs as a data config table (each with its kind)" },
 }
 
 local template_funcs = {

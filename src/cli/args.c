@@ -26,6 +26,8 @@ static const char *const usage_text =
 "                      scripts) job by job\n"
 "  env    CONFIG.lua   the environment variables (and MPI files) each pod of\n"
 "                      each job gets on a target\n"
+"  convert FILE        read manifests (or a TaskTemplate/TaskSpec) back and\n"
+"                      write them for a target (--to T, -f FMT, --lossy)\n"
 "  meta                the LuaCATS definitions for lua-language-server\n"
 "  schema [KIND]       the JSON Schema of a data config (--target T)\n"
 "  explain KIND[.path] a field's type, default, values, outputs and rules\n"

@@ -61,6 +61,8 @@ int cli_parse_args(int argc, char **argv, opts *o);
 int cli_cmd_meta(int argc, char **argv);
 int cli_cmd_schema(int argc, char **argv);
 int cli_cmd_explain(int argc, char **argv);
+/* `kfjob convert` (convert.c), dispatched the same way. */
+int cli_cmd_convert(int argc, char **argv);
 /* argv[2..] of a generator command (meta.c); -1, or an exit status. */
 int cli_generator_args(int argc, char **argv, const char *usage,
                        const char *flag, const char **pos, const char **target,

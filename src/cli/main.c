@@ -28,6 +28,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "meta") == 0) return cli_cmd_meta(argc, argv);
   if (argc > 1 && strcmp(argv[1], "schema") == 0) return cli_cmd_schema(argc, argv);
   if (argc > 1 && strcmp(argv[1], "explain") == 0) return cli_cmd_explain(argc, argv);
+  if (argc > 1 && strcmp(argv[1], "convert") == 0) return cli_cmd_convert(argc, argv);
   code = cli_parse_args(argc, argv, &o);
   if (code >= 0) {
     free((void *)o.params);

@@ -92,6 +92,10 @@ static kfjob_status check_opts(kfjob_host *h, const kfjob_run_options *o) {
   return KFJOB_OK;
 }
 
+kfjob_status kfh_check_options(kfjob_host *h, const kfjob_run_options *o) {
+  return check_opts(h, o);
+}
+
 static kfjob_status begin(kfjob_host *h, run *R, const kfjob_run_options *o,
                           kfjob_job_fn cb, void *ud) {
   kfjob_status st;

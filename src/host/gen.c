@@ -46,7 +46,7 @@ KFJOB_API kfjob_status kfjob_generate(const char *what,
   if (out == NULL) return KFJOB_EARG;
   *out = NULL;
   if (what == NULL || (strcmp(what, "meta") && strcmp(what, "schema") &&
-                       strcmp(what, "explain")))
+                       strcmp(what, "explain") && strcmp(what, "convert")))
     return KFJOB_EARG;
   if ((L = luaL_newstate()) == NULL) return KFJOB_EMEMORY;
   lua_pushcfunction(L, pgen);

@@ -148,6 +148,8 @@ void kfh_run_data(lua_State *L, run *R);
 kfjob_status kfh_do_run(kfjob_host *h, run *R);
 
 /* ---- api.c ------------------------------------------------------------ */
+/* Checks the run options as every run does (message in h). */
+kfjob_status kfh_check_options(kfjob_host *h, const kfjob_run_options *o);
 
 /* printf into h->msg (site.c). */
 void kfh_msg(kfjob_host *h, const char *fmt, ...)

@@ -103,6 +103,8 @@ KFJOB_API int luaopen_kfjob(lua_State *L) {
     lua_call(L, 1, 1);
     lua_getfield(L, -1, "to_lua");
     lua_setfield(L, -3, "to_lua");
+    lua_getfield(L, -1, "to_config");
+    lua_setfield(L, -3, "to_config");
     lua_pop(L, 1);
   } else {
     lua_pop(L, 1);

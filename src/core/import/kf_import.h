@@ -20,7 +20,7 @@ typedef struct kf_import_opts {
 } kf_import_opts;
 
 /* The report (`info`) as a node: kind, api_version, target, name,
-** namespace, labels, annotations, service_account, container = {image,
+** namespace, labels, annotations, container = {
 ** command, args, env}, unmapped = {{path, value, reason}...}, ignored =
 ** {paths}.  Errors name the manifest path: "<who>: spec.x.y: <problem>". */
 kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,

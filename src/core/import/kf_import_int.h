@@ -18,6 +18,9 @@ typedef struct kfi {
   kf_node *info, *ct;        /* the report and its container */
   kf_node *unmapped, *ignored;
   const kf_node *labels, *annotations;   /* the resource's */
+  int pod_kueue;             /* a pod template repeats a Kueue label of the
+                                resource: the labels are the user's, not
+                                scheduling (which only the resource gets) */
 } kfi;
 
 #define KFI_PATH 256
@@ -51,7 +54,6 @@ typedef struct kfi_pod {
   kf_node *tmpl;                  /* the rest as a pod template, NULL: none */
   const kf_node *shm;             /* a string size, or true; NULL: none */
   kf_node *accel;                 /* {device=, partition_size=, ...} */
-  const char *service_account;
 } kfi_pod;
 /* `tmpl` is a replica's template at `path`; `primary` the name of the
 ** container kfjob's writer gave the task ("pytorch", or Trainer's "node"). */
@@ -60,6 +62,18 @@ kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
 /* Kubernetes resources {cpu, memory, nvidia.com/gpu, ...} -> a spec table. */
 kf_status kfi_resources(kfi *c, const char *path, const kf_node *res,
                         kfi_pod *out);
+
+/* One side of Kubernetes resources ({cpu, memory, nvidia.com/gpu, ...})
+** -> a spec resource table; *out NULL when empty. */
+kf_status kfi_res_side(kfi *c, const char *path, const kf_node *m, kf_node **out);
+
+/* Scheduling (kf_import_sched.c): the resource's Kueue labels (and a
+** TrainJob's Volcano queue annotation), taken out of info; suspend and
+** managedBy of `holder` (spec.runPolicy, or a TrainJob's spec); a
+** runPolicy's schedulingPolicy as scheduling.gang. */
+kf_status kfi_sched_meta(kfi *c);
+kf_status kfi_sched_flags(kfi *c, const char *path, const kf_node *holder);
+kf_status kfi_sched_policy(kfi *c, const char *path, const kf_node *sp);
 
 /* The writers' shapes, read (kf_import_spec.c). */
 kf_status kfi_replicas(kfi *c, const char *path, const kf_node *specs);

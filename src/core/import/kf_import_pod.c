@@ -28,7 +28,7 @@ static int named(const kf_node *o, const char *name) {
 
 /* ---- resources -------------------------------------------------------- */
 
-static kf_status res_side(kfi *c, const char *path, const kf_node *m, kf_node **out) {
+kf_status kfi_res_side(kfi *c, const char *path, const kf_node *m, kf_node **out) {
   char p[KFI_PATH];
   const char *known[KF_NRES + 1];
   int r;
@@ -78,10 +78,10 @@ kf_status kfi_resources(kfi *c, const char *path, const kf_node *res, kfi_pod *o
       (st = kfi_keys(c, path, res, known, held_not, NULL)) != KF_OK)
     return st;
   kfi_path(p, path, "limits");
-  if ((v = kf_node_get(res, "limits")) && (st = res_side(c, p, v, &out->limits)) != KF_OK)
+  if ((v = kf_node_get(res, "limits")) && (st = kfi_res_side(c, p, v, &out->limits)) != KF_OK)
     return st;
   kfi_path(p, path, "requests");
-  if ((v = kf_node_get(res, "requests")) && (st = res_side(c, p, v, &out->requests)) != KF_OK)
+  if ((v = kf_node_get(res, "requests")) && (st = kfi_res_side(c, p, v, &out->requests)) != KF_OK)
     return st;
   return drop_implied(c, out);
 }
@@ -300,7 +300,10 @@ static kf_status meta_rest(kfi *c, const char *path, const kf_node *m, kf_node *
     for (i = 0; i < v->u.c.n; i++) {
       const char *mine = kfi_str(kf_node_get(res[k], v->u.c.k[i]));
       const char *s = kfi_str(v->u.c.v[i]);
-      if (mine && s && strcmp(mine, s) == 0) continue;
+      if (mine && s && strcmp(mine, s) == 0) {
+        c->pod_kueue |= k == 0 && strncmp(v->u.c.k[i], "kueue.x-k8s.io/", 15) == 0;
+        continue;
+      }
       KFI_OOM(c, kf_node_push(c->A, l, v->u.c.k[i], v->u.c.v[i]));
     }
     if (l->u.c.n) KFI_OOM(c, kf_node_push(c->A, out, known[k], l));
@@ -316,10 +319,6 @@ static kf_status spec_key(kfi *c, const char *path, const char *k, const kf_node
   if (strcmp(k, "volumes") == 0) return volumes(c, v, out, spec);
   if (strcmp(k, "restartPolicy") == 0 && kfi_str(v) && strcmp(kfi_str(v), "Never") == 0)
     return KF_OK;   /* the writer's when the template has none */
-  if (strcmp(k, "serviceAccountName") == 0 && kfi_str(v)) {
-    out->service_account = kfi_str(v);
-    return KF_OK;
-  }
   keep = (kf_node *)v;
   if (strcmp(k, "affinity") == 0 && (st = affinity(c, v, out, &keep)) != KF_OK) return st;
   if (strcmp(k, "tolerations") == 0 && (st = tolerations(c, v, &keep)) != KF_OK) return st;

@@ -16,15 +16,21 @@
 /* ---- run policy ------------------------------------------------------- */
 
 kf_status kfi_run_policy(kfi *c, const char *path, const kf_node *rp) {
-  static const char *const held_not[] = {"schedulingPolicy", "suspend", "managedBy", NULL};
-  const char *known[8];
+  const char *known[12];
+  char p[KFI_PATH];
   kf_node *o;
   size_t i;
   kf_status st;
   for (i = 0; i < kf_run_policy_obj.n; i++) known[i] = kf_run_policy_obj.f[i].manifest;
+  known[i++] = "schedulingPolicy", known[i++] = "suspend", known[i++] = "managedBy";
   known[i] = NULL;
   if ((st = kfi_want(c, path, rp, KF_NOBJ)) != KF_OK ||
-      (st = kfi_keys(c, path, rp, known, held_not, NULL)) != KF_OK)
+      (st = kfi_keys(c, path, rp, known, NULL, NULL)) != KF_OK ||
+      (st = kfi_sched_flags(c, path, rp)) != KF_OK)
+    return st;
+  kfi_path(p, path, "schedulingPolicy");
+  if (kf_node_get(rp, "schedulingPolicy") &&
+      (st = kfi_sched_policy(c, p, kf_node_get(rp, "schedulingPolicy"))) != KF_OK)
     return st;
   KFI_OOM(c, o = kf_node_new(c->A, KF_NOBJ));
   for (i = 0; i < kf_run_policy_obj.n; i++) {
@@ -123,8 +129,18 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
   G->role[at] = role;
   if ((v = kf_node_get(rs, "replicas")) && !(kf_kinds[c->kind].flags & KF_K_ELASTIC))
     KFI_OOM(c, kf_node_push(c->A, g, group_key("replicas"), (kf_node *)v));
-  if ((v = kf_node_get(rs, "restartPolicy")))
-    KFI_OOM(c, kf_node_push(c->A, g, group_key("restartPolicy"), (kf_node *)v));
+  if ((v = kf_node_get(rs, "restartPolicy"))) {
+    const char *rp = kfi_str(v);
+    kfi_path(p, path, "restartPolicy");
+    /* the CRD also takes ExitCode (training-operator common_types.go) */
+    if (rp && strcmp(rp, "Never") && strcmp(rp, "OnFailure") && strcmp(rp, "Always")) {
+      if ((st = kfi_unmapped(c, p, v, "kfjob's restart policies are Never, OnFailure "
+                             "and Always")) != KF_OK)
+        return st;
+    } else {
+      KFI_OOM(c, kf_node_push(c->A, g, group_key("restartPolicy"), (kf_node *)v));
+    }
+  }
   kfi_path(p, path, "template");
   snprintf(G->path[at], KFI_PATH, "%.200s.spec.containers", p);
   if ((v = kf_node_get(rs, "template")) == NULL) return kfi_fail(c, p, "required");
@@ -164,9 +180,26 @@ static kf_status env_map(kfi *c, const kf_node *env) {
 
 /* MPI kinds: the launcher command's tail is the task's args; a group
 ** whose args are not that command has them as its own command. */
+/* Flyte's MPIJob (flyteplugins mpi.go) writes slotsPerWorker 1 and the
+** slots only in mpirun's -np (workers x slots): the slots from that. */
+static kf_status flyte_slots(kfi *c, groups *G, const char *np) {
+  char *end;
+  long n = np ? strtol(np, &end, 10) : 0, w = 0;
+  int i;
+  if (n <= 0 || *end || (c->target != KF_T_FLYTE && c->target != KF_T_FLYTE2)) return KF_OK;
+  for (i = 0; i < G->n; i++) {
+    const kf_node *r = kf_node_get(G->g[i], "replicas");
+    if (G->role[i] == KF_WORKER && r && r->t == KF_NINT) w = (long)r->u.i;
+  }
+  if (w > 0 && n % w == 0 && n / w > 1)
+    KFI_OOM(c, kf_pod_put(c->A, c->spec, "slots", kf_node_int(c->A, n / w)));
+  return KF_OK;
+}
+
 static kf_status mpi_args(kfi *c, groups *G) {
   const kf_node *task = NULL;
   int i;
+  kf_status st;
   for (i = 0; i < G->n; i++) {
     const kf_node *a = G->pod[i].args;
     size_t n = a ? launcher_len(c, a, task == NULL) : 0;
@@ -174,36 +207,24 @@ static kf_status mpi_args(kfi *c, groups *G) {
       if (a) KFI_OOM(c, kf_node_push(c->A, G->g[i], "command", (kf_node *)a));
       continue;
     }
+    if (task == NULL && c->kind == KF_MPI && (st = flyte_slots(c, G, arg(a, n - 1))) != KF_OK)
+      return st;
     if (task == NULL) KFI_OOM(c, task = tail(c->A, a, n));
   }
   if (task && task->u.c.n) KFI_OOM(c, kf_node_push(c->A, c->ct, "args", (kf_node *)task));
   return KF_OK;
 }
 
-/* The task's image: the one most groups run (strictly), or the only
-** group's; the groups with another keep their own. */
-static const kf_node *task_image(const groups *G) {
-  int i, x, best = -1, bestn = 0, tie = 0;
-  for (i = 0; i < G->n; i++) {
-    int n = 0;
-    if (G->pod[i].image == NULL) continue;
-    for (x = 0; x < G->n; x++)
-      n += G->pod[x].image && kfi_equal(G->pod[x].image, G->pod[i].image);
-    if (n > bestn) best = i, bestn = n, tie = 0;
-    else if (n == bestn && !kfi_equal(G->pod[best].image, G->pod[i].image)) tie = 1;
-  }
-  if (best < 0 || (tie && G->n > 1) || (bestn == 1 && G->n > 1)) return NULL;
-  return G->pod[best].image;
-}
-
+/* Each group keeps its image (a job field: SPEC §14's Law 1 emits with no
+** image option); the command, env and args every group shares are the
+** task's (info.container, the options a re-emit takes). */
 static kf_status container(kfi *c, groups *G) {
-  const kf_node *v, *img = task_image(G);
+  const kf_node *v;
   int i;
   kf_status st;
   for (i = 0; i < G->n; i++)
-    if (G->pod[i].image && !(img && kfi_equal(img, G->pod[i].image)))
+    if (G->pod[i].image)
       KFI_OOM(c, kf_node_push(c->A, G->g[i], "image", (kf_node *)G->pod[i].image));
-  if (img) KFI_OOM(c, kf_node_push(c->A, c->ct, "image", (kf_node *)img));
   if ((st = agree(c, G, offsetof(kfi_pod, command), "command", &v)) != KF_OK) return st;
   if (v) KFI_OOM(c, kf_node_push(c->A, c->ct, "command", (kf_node *)v));
   if ((st = agree(c, G, offsetof(kfi_pod, env), "env", &v)) != KF_OK ||
@@ -216,8 +237,9 @@ static kf_status container(kfi *c, groups *G) {
 }
 
 /* Pod settings: the template every group shares is the job's, else each
-** group keeps its own; shared memory, accelerator and service account
-** from the groups that show them. */
+** group keeps its own (a serviceAccountName too: SPEC §14 carries no
+** service account back); shared memory and accelerator from the groups
+** that show them. */
 static kf_status pod_settings(kfi *c, groups *G) {
   int i, same = 1;
   for (i = 0; i < G->n; i++) {
@@ -231,8 +253,6 @@ static kf_status pod_settings(kfi *c, groups *G) {
       KFI_OOM(c, kf_node_push(c->A, c->spec, "shared_memory", (kf_node *)p->shm));
     if (p->accel && !kf_node_get(c->spec, "accelerator"))
       KFI_OOM(c, kf_node_push(c->A, c->spec, "accelerator", p->accel));
-    if (p->service_account && !kf_node_get(c->info, "service_account"))
-      KFI_OOM(c, kf_obj_strref(c->A, c->info, "service_account", p->service_account));
   }
   for (i = 0; i < G->n; i++) {
     if (G->pod[i].tmpl == NULL) continue;

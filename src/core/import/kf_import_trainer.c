@@ -98,7 +98,6 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
   if ((st = kfi_want(c, "spec.trainer", tr, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, "spec.trainer", tr, known, NULL, NULL)) != KF_OK)
     return st;
-  if ((v = kf_node_get(tr, "image"))) KFI_OOM(c, kf_node_push(c->A, c->ct, "image", (kf_node *)v));
   if ((v = kf_node_get(tr, "command")) && (st = command(c, v)) != KF_OK) return st;
   if ((v = kf_node_get(tr, "args"))) KFI_OOM(c, kf_node_push(c->A, c->ct, "args", (kf_node *)v));
   if ((v = kf_node_get(tr, "env")) && (st = env(c, v)) != KF_OK) return st;
@@ -106,6 +105,8 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
       (st = kfi_resources(c, "spec.trainer.resourcesPerNode", v, &res)) != KF_OK)
     return st;
   KFI_OOM(c, g = kf_node_new(c->A, KF_NOBJ));
+  /* the node job's image: every group's (a job field, as the v1 readers') */
+  if ((v = kf_node_get(tr, "image"))) KFI_OOM(c, kf_node_push(c->A, g, "image", (kf_node *)v));
   if (res.requests) KFI_OOM(c, kf_node_push(c->A, g, "requests", res.requests));
   if (res.limits) KFI_OOM(c, kf_node_push(c->A, g, "limits", res.limits));
   return nodes(c, tr, g);
@@ -137,21 +138,21 @@ static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2])
   if (pod.tmpl) KFI_OOM(c, kf_node_push(c->A, c->spec, "pod_template", pod.tmpl));
   if (pod.shm) KFI_OOM(c, kf_node_push(c->A, c->spec, "shared_memory", (kf_node *)pod.shm));
   if (pod.accel) KFI_OOM(c, kf_node_push(c->A, c->spec, "accelerator", pod.accel));
-  if (pod.service_account)
-    KFI_OOM(c, kf_obj_strref(c->A, c->info, "service_account", pod.service_account));
   (void)master_or_worker;
   return KF_OK;
 }
 
 kf_status kfi_trainer(kfi *c, const kf_node *spec) {
   static const char *const known[] = {"runtimeRef", "trainer", "activeDeadlineSeconds",
-                                      "runtimePatches", NULL};
-  static const char *const held_not[] = {"suspend", "managedBy", "labels", "annotations",
+                                      "runtimePatches", "suspend", "managedBy", NULL};
+  static const char *const held_not[] = {"labels", "annotations",
                                          "initializer", "podTemplateOverrides",
                                          "podSpecOverrides", NULL};
   const kf_node *v;
   kf_status st;
-  if ((st = kfi_keys(c, "spec", spec, known, held_not, NULL)) != KF_OK) return st;
+  if ((st = kfi_keys(c, "spec", spec, known, held_not, NULL)) != KF_OK ||
+      (st = kfi_sched_flags(c, "spec", spec)) != KF_OK)
+    return st;
   if ((v = kf_node_get(spec, "runtimeRef")) == NULL)
     return kfi_fail(c, "spec.runtimeRef", "required");
   if ((st = runtime_ref(c, v)) != KF_OK) return st;
@@ -162,6 +163,9 @@ kf_status kfi_trainer(kfi *c, const kf_node *spec) {
   }
   if ((v = kf_node_get(spec, "trainer")) == NULL)
     return kfi_fail(c, "spec.trainer", "required");
+  if (v->t == KF_NOBJ && kf_node_get(v, "image") == NULL)
+    return kfi_fail(c, "spec.trainer.image", "required: kfjob's job names its image (a "
+                    "TrainJob without one runs the runtime's, which the manifest does not show)");
   if ((st = trainer(c, v)) != KF_OK) return st;
   if ((v = kf_node_get(spec, "runtimePatches")) && (st = patches(c, v, NULL)) != KF_OK)
     return st;

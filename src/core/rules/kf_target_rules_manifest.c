@@ -334,7 +334,8 @@ const kf_target_rule kf_target_rules_manifest[] = {
    {"flyteplugins kfoperators (tensorflow, pytorch, mpi task types only)",
     "flyteplugins kfoperators (tensorflow, pytorch, mpi task types only)",
     NULL, "mpi-operator v2beta1 (MPIJob only)",
-    TRAINERS("trainer manifests/base/runtimes (no TF runtime, no generic MPI runtime)")},
+    TRAINERS("trainer manifests/base/runtimes (no TF runtime, no generic MPI runtime; "
+             "TensorFlow deprioritized: trainer#2699)")},
    r24_kind, 0},
   {"R34", ALL_KINDS, {ERR, ERR, ERR, ERR, ERR, ERR},
    {R34_FLYTE, R34_FLYTE, R34_SOURCE, R34_SOURCE, R34_SOURCE, R34_SOURCE},

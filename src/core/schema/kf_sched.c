@@ -291,6 +291,11 @@ static kf_status labels_out(kf_job *j, kf_arena *A, kf_err *e) {
   return KF_OK;
 }
 
+kf_status kf_sched_topology_out(kf_job *j, kf_arena *A, kf_err *e) {
+  if (j->has_scheduling && j->sched.has_topology) return KF_OK;
+  return topology_out(j, A, e);
+}
+
 kf_status kf_sched_template_out(kf_job *j, kf_arena *A, kf_err *e) {
   kf_status st;
   if (j->has_scheduling) return KF_OK;

@@ -61,5 +61,8 @@ kf_status kf_sched_template_in(const kf_job *j, kf_arena *A, const kf_job **out,
 kf_status kf_sched_labels_in(const kf_job *j, kf_arena *A, const kf_job **out,
                              kf_err *e);
 kf_status kf_sched_template_out(kf_job *j, kf_arena *A, kf_err *e);
+/* Only the topology annotations of the job's pod template, back into
+** scheduling.topology (a manifest read back, SPEC §14). */
+kf_status kf_sched_topology_out(kf_job *j, kf_arena *A, kf_err *e);
 
 #endif

@@ -1,0 +1,272 @@
+-- Specs for `kfjob convert` (SPEC §14 CLI, Migration, Decisions): manifests
+-- read back through the host API (kfjob_host_import_manifests) and written for a
+-- target.  Expected values are written by hand from the upstream shapes:
+-- the training-operator's PyTorchJob/MPIJob (kubeflow.org/v1), the
+-- mpi-operator's MPIJob (kubeflow.org/v2beta1, pkg/apis/kubeflow/v2beta1
+-- types.go), Trainer's TrainJob (trainer.kubeflow.org/v1alpha1 on the
+-- ClusterTrainingRuntime torch-distributed, pkg/apis/trainer/v1alpha1
+-- trainjob_types.go).  Output YAML is read back with lyaml.
+local util = require "util"
+if not util.cli_ok then
+  describe("kfjob convert", function() pending(util.cli_why()) end)
+  return
+end
+
+local lyaml = require "lyaml"
+local kfjob_lib = require "kfjob"
+local run, quote = util.run_cli, util.quote
+
+local TMP = os.tmpname()
+os.remove(TMP)
+assert(os.execute("mkdir -p " .. quote(TMP)))
+local function put(name, text)
+  local p = TMP .. "/" .. name
+  local f = assert(io.open(p, "wb"))
+  f:write(text)
+  f:close()
+  return p
+end
+local function listdir(dir)
+  local t, p = {}, io.popen("ls -A " .. quote(dir) .. " 2>/dev/null")
+  for l in p:lines() do t[#t + 1] = l end
+  p:close()
+  table.sort(t)
+  return t
+end
+
+-- A hand-written PyTorchJob: one master and three workers.
+local function pytorch(restart)
+  return ([[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: bert
+  namespace: ml
+spec:
+  runPolicy:
+    activeDeadlineSeconds: 3600
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: RP
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: ghcr.io/acme/bert:1
+            command: [python, train.py]
+    Worker:
+      replicas: 3
+      restartPolicy: RP
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: ghcr.io/acme/bert:1
+            command: [python, train.py]
+]]):gsub("RP", restart or "Never")
+end
+
+local MPI_V1 = [[
+apiVersion: kubeflow.org/v1
+kind: MPIJob
+metadata:
+  name: pi
+spec:
+  slotsPerWorker: 2
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: mpi
+            image: mpioperator/mpi-pi:openmpi
+    Worker:
+      replicas: 2
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: mpi
+            image: mpioperator/mpi-pi:openmpi
+]]
+
+local TF = [[
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: mnist
+spec:
+  tfReplicaSpecs:
+    Worker:
+      replicas: 2
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: tf:2
+]]
+
+describe("kfjob convert: migrations", function()
+  it("a v1 PyTorchJob --to trainer-2.3 is a TrainJob: numNodes = master + workers, runtimeRef torch-distributed", function()
+    local code, out, err = run(nil, "convert", put("pt.yaml", pytorch()), "--to", "trainer-2.3")
+    assert.equal(0, code, err)
+    assert.equal("", err)
+    local m = lyaml.load(out)
+    assert.equal("trainer.kubeflow.org/v1alpha1", m.apiVersion)
+    assert.equal("TrainJob", m.kind)
+    assert.same({ name = "bert", namespace = "ml" }, m.metadata)
+    assert.same({ apiGroup = "trainer.kubeflow.org", kind = "ClusterTrainingRuntime",
+                  name = "torch-distributed" }, m.spec.runtimeRef)
+    assert.equal(4, m.spec.trainer.numNodes)
+    assert.equal("ghcr.io/acme/bert:1", m.spec.trainer.image)
+    assert.equal(3600, m.spec.activeDeadlineSeconds)
+    -- torch-distributed runs the command under torchrun (Trainer's torch plugin)
+    assert.same({ "torchrun", "--no-python", "python", "train.py" }, m.spec.trainer.command)
+  end)
+
+  it("a v1 MPIJob --to mpi-operator is a kubeflow.org/v2beta1 MPIJob", function()
+    local code, out, err = run(nil, "convert", put("mpi.yaml", MPI_V1), "--to", "mpi-operator")
+    assert.equal(0, code, err)
+    local m = lyaml.load(out)
+    assert.equal("kubeflow.org/v2beta1", m.apiVersion)
+    assert.equal("MPIJob", m.kind)
+    assert.equal(2, m.spec.slotsPerWorker)
+    assert.equal(2, m.spec.mpiReplicaSpecs.Worker.replicas)
+    assert.equal(1, m.spec.mpiReplicaSpecs.Launcher.replicas)
+  end)
+
+  it("a TFJob --to trainer-2.3 fails naming R24 and trainer#2699, and writes nothing", function()
+    local code, out, err = run(nil, "convert", put("tf.yaml", TF), "--to", "trainer-2.3")
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.matches("kfjob.TFJob: kind: a TFJob cannot be expressed", err, 1, true)
+    assert.matches("rule R24", err, 1, true)
+    assert.matches("trainer#2699", err, 1, true)
+  end)
+
+  it("restartPolicy OnFailure stops at R13 on Trainer, --lossy too", function()
+    for _, extra in ipairs { {}, { "--lossy" } } do
+      local code, out, err = run(nil, "convert", put("onf.yaml", pytorch("OnFailure")), "--to",
+                                 "trainer-2.3", table.unpack(extra))
+      assert.equal(1, code)
+      assert.equal("", out)
+      assert.matches("restart_policy: 'on_failure' cannot be expressed", err, 1, true)
+      assert.matches("rule R13", err, 1, true)
+    end
+  end)
+end)
+
+describe("kfjob convert: own target, formats, outputs", function()
+  it("to the input's own target prints kfjob's manifest back, document by document", function()
+    local a = kfjob_lib.PyTorchJob{ worker = { replicas = 2, image = "img:1" }, master = { image = "img:1" } }
+    local b = kfjob_lib.JAXJob{ worker = { replicas = 1, image = "img:1" } }
+    local input = a:manifest{ name = "one", format = "yaml" } .. "---\n"
+                  .. b:manifest{ name = "two", namespace = "ml", format = "yaml", args = { "python", "t.py" } }
+    local code, out, err = run(input, "convert", "-")
+    assert.equal(0, code, err)
+    assert.equal(input, out)
+  end)
+
+  it("-f json --to flyte writes the plugin's JSON", function()
+    local code, out, err = run(nil, "convert", put("pt.yaml", pytorch()), "--to", "flyte", "-f", "json")
+    assert.equal(0, code, err)
+    assert.equal('{"name":"bert","kind":"PyTorchJob","type":"pytorch","taskTypeVersion":1,"custom":'
+      .. '{"workerReplicas":{"replicas":3,"image":"ghcr.io/acme/bert:1","resources":{}},"masterReplicas":'
+      .. '{"replicas":1,"image":"ghcr.io/acme/bert:1","resources":{}},"runPolicy":{"activeDeadlineSeconds":3600}}}\n',
+      out)
+  end)
+
+  it("-f lua writes a config whose job equals the one read", function()
+    local code, out, err = run(nil, "convert", put("pt.yaml", pytorch()), "-f", "lua")
+    assert.equal(0, code, err)
+    local t = assert(load(out, "=convert", "t", { require = require }))()
+    assert.is_true(t.bert == kfjob_lib.PyTorchJob{ worker = { replicas = 3, image = "ghcr.io/acme/bert:1" },
+                                                   master = { replicas = 1, image = "ghcr.io/acme/bert:1" },
+                                                   run_policy = { active_deadline_seconds = 3600 } })
+  end)
+
+  it("-f config writes a data config the CLI renders", function()
+    local code, out, err = run(nil, "convert", put("pt.yaml", pytorch()), "-f", "config")
+    assert.equal(0, code, err)
+    local c = lyaml.load(out)
+    assert.same({ kind = "PyTorchJob", worker = { replicas = 3, image = "ghcr.io/acme/bert:1" },
+                  master = { image = "ghcr.io/acme/bert:1" },
+                  run_policy = { active_deadline_seconds = 3600 } }, c.jobs.bert)
+    local code2, _, err2 = run(nil, "check", put("bert.json", out))
+    assert.equal(0, code2, err2)
+  end)
+
+  it("-o DIR writes one file per job, through a temporary name", function()
+    local dir = TMP .. "/out"
+    local code, out, err = run(nil, "convert", put("jobs.yaml", pytorch() .. "---\n" .. MPI_V1), "--to",
+                               "operator", "-o", dir)
+    assert.equal(0, code, err)
+    assert.equal("", out)
+    assert.same({ "bert.manifest.yaml", "pi.manifest.yaml" }, listdir(dir))
+  end)
+
+  it("a failing stream writes no file at all", function()
+    local dir = TMP .. "/fail"
+    local code = run(nil, "convert", put("bad.yaml", pytorch() .. "---\n" .. TF), "--to", "trainer-2.3",
+                     "-o", dir)
+    assert.equal(1, code)
+    assert.same({}, listdir(dir))
+  end)
+end)
+
+describe("kfjob convert: unmapped paths and bad input", function()
+  -- nprocPerNode: the v1 PyTorchJob's deprecated field (training-operator
+  -- pytorchjob_types.go), which kfjob's job does not hold; status: server-set
+  local odd = pytorch():gsub("spec:\n  runPolicy:", "spec:\n  nprocPerNode: \"2\"\n  runPolicy:", 1)
+  odd = odd .. "status: {}\n"
+
+  it("each path kfjob cannot hold is one stderr line; exit 1 and no output without --lossy", function()
+    local code, out, err = run(nil, "convert", put("odd.yaml", odd))
+    assert.equal(1, code)
+    assert.equal("", out)
+    local lines = {}
+    for l in err:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    assert.equal(2, #lines, err)
+    assert.matches("^kfjob: .*/odd.yaml: document 1: spec.nprocPerNode: .*%(value \"2\"%)$", lines[1])
+    assert.matches("1 field(s) do not carry over", lines[2], 1, true)
+  end)
+
+  it("with --lossy the same line, exit 0 and the manifest without the field", function()
+    local code, out, err = run(nil, "convert", put("odd.yaml", odd), "--lossy")
+    assert.equal(0, code, err)
+    assert.matches("spec.nprocPerNode", err, 1, true)
+    assert.is_nil(out:find("nprocPerNode", 1, true))
+    assert.is_nil(out:find("status", 1, true))
+  end)
+
+  it("usage errors exit 2 with a did-you-mean", function()
+    local code, _, err = run(nil, "convert", put("pt.yaml", pytorch()), "-f", "lau")
+    assert.equal(2, code)
+    assert.matches("unknown format 'lau' (did you mean 'lua'?)", err, 1, true)
+    code, _, err = run(nil, "convert", put("pt.yaml", pytorch()), "--to", "operater")
+    assert.equal(2, code)
+    assert.matches("did you mean 'operator'?", err, 1, true)
+    code, _, err = run(nil, "convert", TMP .. "/missing.yaml")
+    assert.equal(2, code)
+    assert.matches("cannot read " .. TMP .. "/missing.yaml", err, 1, true)
+  end)
+
+  it("another kind exits 1 naming the kinds kfjob reads", function()
+    local code, out, err = run(nil, "convert", put("svc.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"))
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.matches("apiVersion v1, kind Service: not a kind kfjob reads (supported: kubeflow.org/v1 TFJob",
+                   err, 1, true)
+  end)
+
+  it("bad YAML exits 1 with its line", function()
+    local code, out, err = run("apiVersion: kubeflow.org/v1\nkind: [\n", "convert", "-")
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.matches("kfjob.from_manifests: ", err, 1, true)
+  end)
+end)

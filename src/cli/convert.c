@@ -1,0 +1,373 @@
+/*
+** convert.c - `kfjob convert FILE|- [--to TARGET] [-f FORMAT] [--name N]
+** [--kind K] [-o DIR] [--lossy]`: manifests (one or a stream) read back
+** through kfjob_host_import_manifests(), or a TaskTemplate/TaskSpec/plugin file
+** through kfjob_host_decode() as `decode` reads it, and written for a
+** target (default: the input's own, which prints a manifest back).
+**
+** Every output is held until all jobs converted, so a failure writes
+** nothing (-o DIR files go through a temporary name and a rename).  Each
+** path kfjob could not read is one stderr line; any makes the exit 1
+** unless --lossy.  Exit 2: usage or I/O errors.
+*/
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char convert_usage[] =
+    "usage: kfjob convert FILE|- [--to TARGET] [-f FORMAT] [--name N] [--kind K]\n"
+    "                     [-o DIR] [--lossy]\n"
+    "\n"
+    "Read Kubernetes manifests (kubeflow.org/v1, kubeflow.org/v2beta1 MPIJob,\n"
+    "trainer.kubeflow.org/v1alpha1 TrainJob; streams too) or a TaskTemplate,\n"
+    "TaskSpec or plugin file (as decode reads it) and write each job for a\n"
+    "target.\n"
+    "\n"
+    "options:\n"
+    "  --to TARGET     flyte, flyte2, operator, mpi-operator, trainer-2.2,\n"
+    "                  trainer-2.3 (default: the input's own target)\n"
+    "  -f FORMAT       manifest (default), manifest-json, yaml, json, template,\n"
+    "                  template-json, taskspec, taskspec-json, pb; lua (a config\n"
+    "                  script) or config (a data config, JSON)\n"
+    "  --name N        the job's name (one job), else the input's\n"
+    "  --kind K        read as this kind (Elastic for a TrainJob, HorovodJob)\n"
+    "  -o DIR          one file per job in DIR\n"
+    "  --lossy         list what kfjob cannot hold instead of failing\n"
+    "\n"
+    "exit status: 0 ok, 1 input kfjob cannot read or a target refuses, or a\n"
+    "field that does not carry over (without --lossy), 2 usage or I/O error.\n";
+
+static const char *const convert_formats[] = {
+    "manifest", "manifest-json", "yaml", "json", "template", "template-json",
+    "taskspec", "taskspec-json", "pb", "lua", "config", NULL};
+
+/* The command line of convert. */
+typedef struct cargs {
+  const char *file, *to, *name, *kind, *outdir;
+  kfjob_format format;
+  const char *config;   /* -f lua or -f config: the generator's mode, else NULL */
+  int lossy;
+} cargs;
+
+/* One job converted, held until every job is. */
+typedef struct held {
+  char *file;        /* its file name under -o DIR */
+  kfjob_job job;     /* data, name and kind copied */
+} held;
+
+typedef struct conv {
+  const cargs *a;
+  held *v;
+  size_t n, cap;
+  size_t unmapped;
+  int quiet;            /* the second pass of -f lua/config: no report */
+} conv;
+
+static int usage_err(const char *fmt, const char *x, const char *hint) {
+  fputs("kfjob: convert: ", stderr);
+  fprintf(stderr, fmt, x);
+  if (hint) fprintf(stderr, " (did you mean '%s'?)", hint);
+  fputs("\nTry 'kfjob convert --help'.\n", stderr);
+  return EXIT_USAGE;
+}
+
+static int parse_format(const char *v, cargs *a) {
+  a->config = NULL;
+  if (kfjob_format_parse(v, &a->format) && strcmp(v, "none") != 0 &&
+      strcmp(v, "environment") != 0)
+    return -1;
+  if (strcmp(v, "lua") == 0 || strcmp(v, "config") == 0) {
+    a->format = KFJOB_FORMAT_MANIFEST;   /* the first pass checks the target */
+    a->config = v;
+    return -1;
+  }
+  return usage_err("unknown format '%s'", v, kfjob_suggest(v, convert_formats));
+}
+
+/* A flag's value, or a usage error. */
+static int value_of(int argc, char **argv, int *i, const char **out) {
+  if (*i + 1 >= argc) return usage_err("option '%s' needs a value", argv[*i], NULL);
+  *out = argv[++*i];
+  return -1;
+}
+
+static int parse_one(int argc, char **argv, int *i, cargs *a) {
+  const char *s = argv[*i], *v = NULL;
+  char why[256];
+  int code;
+  if (strcmp(s, "--lossy") == 0) return a->lossy = 1, -1;
+  if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+    fputs(convert_usage, stdout);
+    return 0;
+  }
+  if (s[0] == '-' && s[1] != '\0') {
+    if ((code = value_of(argc, argv, i, &v)) >= 0) return code;
+    if (strcmp(s, "--to") == 0 || strcmp(s, "--target") == 0) {
+      if (!kfjob_target_check(v, why, sizeof why)) return usage_err("--to: %s", why, NULL);
+      a->to = v;
+    } else if (strcmp(s, "-f") == 0 || strcmp(s, "--format") == 0) {
+      return parse_format(v, a);
+    } else if (strcmp(s, "--name") == 0) a->name = v;
+    else if (strcmp(s, "--kind") == 0) a->kind = v;
+    else if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) a->outdir = v;
+    else return usage_err("unknown option '%s'", s, NULL);
+    return -1;
+  }
+  if (a->file) return usage_err("one input file, got '%s' too", s, NULL);
+  a->file = s;
+  return -1;
+}
+
+static int parse_convert(int argc, char **argv, cargs *a) {
+  int i, code;
+  memset(a, 0, sizeof *a);
+  a->format = KFJOB_FORMAT_MANIFEST;
+  for (i = 2; i < argc; i++)
+    if ((code = parse_one(argc, argv, &i, a)) >= 0) return code;
+  if (a->file == NULL) return usage_err("%s", "missing FILE (or - for stdin)", NULL);
+  if (a->name && a->name[0] == '\0') return usage_err("%s", "--name must not be empty", NULL);
+  return -1;
+}
+
+/* Keep a copy of the job (data, name, kind) until every job converted. */
+static int hold(conv *c, const kfjob_job *j) {
+  held *h;
+  char *data;
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 8;
+    c->v = (held *)cli_xrealloc(c->v, c->cap * sizeof *c->v);
+  }
+  h = &c->v[c->n++];
+  h->job = *j;
+  data = (char *)cli_xmalloc(j->size + 1);
+  memcpy(data, j->data ? j->data : "", j->size);
+  data[j->size] = '\0';
+  h->job.data = data;
+  h->job.name = cli_xstrdup(j->name);
+  h->job.kind = cli_xstrdup(j->kind);
+  h->job.task_type = cli_xstrdup(j->task_type);
+  h->job.warnings = NULL, h->job.nwarnings = 0, h->job.resources = NULL;
+  h->file = cli_xprintf("%s%s", j->name, cli_ext_of(j->format));
+  return 0;
+}
+
+/* A held job's data becomes `text` (a config), its file NAME<ext>. */
+static int replace_held(held *h, const char *text, const char *ext) {
+  free((void *)h->job.data);
+  free(h->file);
+  h->job.data = cli_xstrdup(text);
+  h->job.size = strlen(text);
+  h->job.format = KFJOB_FORMAT_MANIFEST;   /* text, as is */
+  h->file = cli_xprintf("%s%s", h->job.name, ext);
+  return 0;
+}
+
+static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info) {
+  conv *c = (conv *)ud;
+  size_t i;
+  for (i = 0; i < info->nunmapped && !c->quiet; i++, c->unmapped++)
+    fprintf(stderr, "kfjob: %s: document %zu: %s: %s (value %s)%s\n",
+            cli_config_label(c->a->file), info->document, info->unmapped[i].path,
+            info->unmapped[i].reason ? info->unmapped[i].reason : "not read",
+            info->unmapped[i].value, c->a->lossy ? " (left out: --lossy)" : "");
+  return j->error ? 0 : hold(c, j);   /* a refusal: the import's status says it */
+}
+
+static int on_decode(void *ud, const kfjob_job *j) { return hold((conv *)ud, j); }
+
+/* Is the text a Kubernetes manifest (else a Flyte file, as decode reads)? */
+static int is_manifest(const char *data, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (data[i] == '\0') return 0;
+  return strstr(data, "apiVersion") != NULL && strstr(data, "kind") != NULL;
+}
+
+/* The container image a TaskTemplate or TaskSpec (JSON) names, malloc'd,
+** or NULL: the manifest needs it where the job's groups name none. */
+static char *image_of_json(const char *data, size_t n) {
+  json_t *root = json_loadb(data, n, 0, NULL), *t, *img;
+  char *out = NULL;
+  if (root == NULL) return NULL;
+  t = json_object_get(root, "template") ? json_object_get(root, "template") : root;
+  img = json_object_get(json_object_get(t, "container"), "image");
+  if (json_is_string(img)) out = cli_xstrdup(json_string_value(img));
+  json_decref(root);
+  return out;
+}
+
+static int on_spec(void *ud, const kfjob_job *j) {
+  char **img = (char **)ud;
+  if (j->format == KFJOB_FORMAT_TASKSPEC_JSON && *img == NULL)
+    *img = image_of_json(j->data, j->size);
+  return 0;
+}
+
+/* The image of a Flyte file: its JSON, or a TaskSpec's bytes read once. */
+static char *image_of(kfjob_host *h, const char *data, size_t n) {
+  kfjob_run_options ro;
+  char *img = NULL;
+  if (n && data[0] == '{') return image_of_json(data, n);
+  kfjob_run_options_init(&ro);
+  ro.format = KFJOB_FORMAT_TASKSPEC_JSON;
+  kfjob_host_decode(h, NULL, 1, data, n, &ro, on_spec, &img);
+  return img;
+}
+
+static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t n) {
+  const cargs *a = c->a;
+  kfjob_run_options ro;
+  kfjob_run_options_init(&ro);
+  ro.format = a->format;
+  ro.target = a->to;
+  ro.name = a->name;
+  ro.keep_going = 1;   /* every document's report, then the first refusal */
+  if (is_manifest(data, n)) {
+    kfjob_import_options io;
+    memset(&io, 0, sizeof io);
+    io.kind = a->kind, io.lossy = 1, io.stream = 1;
+    return kfjob_host_import_manifests(h, data, n, &io, &ro, on_import, c);
+  }
+  if (ro.target == NULL) ro.target = "flyte";   /* a Flyte file's own */
+  {
+    char *stem = a->name ? NULL : cli_stem_of(a->file);   /* as decode names it */
+    char *img = image_of(h, data, n);
+    kfjob_status st;
+    if (stem) ro.name = stem;
+    ro.image = img;
+    st = kfjob_host_decode(h, NULL, 1, data, n, &ro, on_decode, c);
+    free(stem);
+    free(img);
+    return st;
+  }
+}
+
+static void free_conv(conv *c) {
+  size_t i;
+  for (i = 0; i < c->n; i++) {
+    free((void *)c->v[i].job.data);
+    free((void *)c->v[i].job.name);
+    free((void *)c->v[i].job.kind);
+    free((void *)c->v[i].job.task_type);
+    free(c->v[i].file);
+  }
+  free(c->v);
+}
+
+/* -f lua / -f config: each job held (its manifest for the target) made
+** again as an operator manifest, and the generator writes the config of
+** those (one config of every job to stdout, one file per job under -o). */
+static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
+  conv c2;
+  cargs a2 = *c->a;
+  char *img;
+  size_t i, k;
+  int code = 0;
+  memset(&c2, 0, sizeof c2);
+  a2.to = "operator", a2.format = KFJOB_FORMAT_MANIFEST;
+  c2.a = &a2, c2.quiet = 1;
+  {
+    kfjob_status st = run_convert(h, &c2, data, n);
+    if (st != KFJOB_OK) {
+      free_conv(&c2);
+      return cli_report(h, st, cli_config_label(c->a->file));
+    }
+  }
+  img = is_manifest(data, n) ? NULL : image_of(h, data, n);
+  for (i = 0; i < c2.n && code == 0; i += k) {
+    const char *args[3] = {NULL, c->a->config, NULL};
+    args[2] = img;   /* a Flyte file's image is the task's: not in the config */
+    char *text = NULL, *joined = NULL;
+    size_t j, len = 0;
+    k = c->a->outdir ? 1 : c2.n;
+    for (j = i; j < i + k; j++) {
+      joined = (char *)cli_xrealloc(joined, len + c2.v[j].job.size + 6);
+      len += (size_t)sprintf(joined + len, "---\n");
+      memcpy(joined + len, c2.v[j].job.data, c2.v[j].job.size + 1);
+      len += c2.v[j].job.size;
+    }
+    args[0] = joined;
+    if (kfjob_generate("convert", args, &text) != KFJOB_OK)
+      code = cli_errorf(EXIT_INVALID, "%s", text ? text : "out of memory");
+    else
+      code = replace_held(&c->v[i], text, strcmp(c->a->config, "lua") == 0 ? ".lua" : ".json");
+    free(text);
+    free(joined);
+  }
+  free_conv(&c2);
+  free(img);
+  return code;
+}
+
+/* Write what was held: one file each under -o DIR, else stdout. */
+static int write_out(conv *c) {
+  render_ctx rc;
+  opts o;
+  size_t i;
+  int dirfd;
+  if (c->a->outdir == NULL) {
+    int binary = !cli_is_text_format(c->a->format);
+    if (binary && c->n > 1)
+      return cli_errorf(EXIT_USAGE, "-f writes binary data for %zu jobs: use -o DIR", c->n);
+    memset(&rc, 0, sizeof rc);
+    memset(&o, 0, sizeof o);
+    rc.o = &o;
+    for (i = 0; i < (c->a->config ? 1 : c->n); i++) {   /* a config holds every job */
+      if (binary) fwrite(c->v[i].job.data, 1, c->v[i].job.size, stdout);
+      else cli_write_stream(&rc, stdout, &c->v[i].job);
+    }
+    return fflush(stdout) == 0 ? 0 : cli_errorf(EXIT_USAGE, "cannot write to stdout");
+  }
+  if (mkdir(c->a->outdir, 0777) != 0 && errno != EEXIST)
+    return cli_errorf(EXIT_USAGE, "cannot create %s: %s", c->a->outdir, strerror(errno));
+  if ((dirfd = open(c->a->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+    return cli_errorf(EXIT_USAGE, "cannot open %s: %s", c->a->outdir, strerror(errno));
+  for (i = 0; i < c->n; i++) {
+    const kfjob_job *j = &c->v[i].job;   /* (a config's job: its own file) */
+    if (!cli_safe_file_name(j->name) ||
+        cli_write_atomic(dirfd, c->v[i].file, j->data, j->size,
+                         cli_is_text_format(j->format), NULL) != 0) {
+      close(dirfd);
+      return cli_errorf(EXIT_USAGE, "cannot write %s/%s", c->a->outdir, c->v[i].file);
+    }
+  }
+  close(dirfd);
+  return 0;
+}
+
+int cli_cmd_convert(int argc, char **argv) {
+  cargs a;
+  conv c;
+  kfjob_host *h;
+  char *data;
+  size_t n;
+  int code = parse_convert(argc, argv, &a);
+  kfjob_status st;
+  if (code >= 0) return code;
+  if (cli_read_file(a.file, &data, &n) != 0)
+    return cli_errorf(EXIT_USAGE, "cannot read %s: %s", a.file, strerror(errno));
+  if (kfjob_host_new(NULL, &h) != KFJOB_OK) cli_die_oom();
+  memset(&c, 0, sizeof c);
+  c.a = &a;
+  st = run_convert(h, &c, data, n);
+  if (st != KFJOB_OK) code = cli_report(h, st, cli_config_label(a.file));
+  else if (c.unmapped && !a.lossy)
+    code = cli_errorf(EXIT_INVALID, "%s: %zu field(s) do not carry over (--lossy leaves "
+                      "them out)", cli_config_label(a.file), c.unmapped);
+  else if (c.n == 0)
+    code = cli_errorf(EXIT_INVALID, "%s: no job kfjob reads", cli_config_label(a.file));
+  else {
+    code = a.config ? to_config(h, &c, data, n) : 0;
+    if (code == 0) code = write_out(&c);
+  }
+  free_conv(&c);
+  kfjob_host_free(h);
+  free(data);
+  return code;
+}

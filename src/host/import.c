@@ -1,0 +1,359 @@
+/*
+** import.c - kfjob_host_import_manifests(): manifests read back into jobs (SPEC §14)
+** and rendered for a target, in C alone (no Lua state): the YAML reader,
+** the import room (kf_import) and kf_render, over an arena whose allocator
+** holds the handle's memory limit.  The manifest formats get the options
+** the report carries back (name, namespace, labels, annotations, the
+** container's command, args, env), as Law 1 re-emits.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kf_core.h"
+#include "kf_import.h"
+#include "kf_json.h"
+#include "kf_render.h"
+#include "kf_target.h"
+#include "kf_yaml_read.h"
+#include "lkfjob.h"
+#include "host.h"
+
+/* Memory of one import: malloc within the handle's limit. */
+typedef struct meter {
+  size_t used, limit;
+  int hit;
+} meter;
+
+static void *meter_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  meter *m = (meter *)ud;
+  void *p;
+  if (ptr == NULL) osize = 0;
+  if (nsize == 0) {
+    free(ptr);
+    m->used -= osize;
+    return NULL;
+  }
+  if (m->limit && nsize > osize && m->used + (nsize - osize) > m->limit) {
+    m->hit = 1;
+    return NULL;
+  }
+  if ((p = realloc(ptr, nsize)) == NULL) return m->hit = 1, NULL;
+  m->used = m->used - osize + nsize;
+  return p;
+}
+
+/* One import: the handle, its options and the shared memory. */
+typedef struct imp {
+  kfjob_host *h;
+  kfjob_run_options o;
+  kf_import_opts io;
+  int stream;
+  size_t read;                  /* documents read (not skipped) */
+  size_t nfailed;               /* keep_going: jobs the target refused */
+  kfjob_import_fn cb;
+  void *ud;
+  kf_arena A;
+  meter m;
+} imp;
+
+static kfjob_status fail(imp *I, kfjob_status st, const kf_err *e) {
+  if (I->m.hit || e->code == KF_ENOMEM) {
+    kfh_msg(I->h, "memory limit exceeded (%zu bytes)", I->m.limit);
+    return KFJOB_EMEMORY;
+  }
+  kfh_msg(I->h, "%s", e->msg);
+  return st;
+}
+
+static const char *str_of(const kf_node *n) {
+  return n && n->t == KF_NSTR ? n->u.s.p : NULL;
+}
+
+/* The report's node -> the host's struct (strings point into the node). */
+static kf_status info_of(const kf_node *in, kf_arena *A, size_t doc,
+                         kfjob_import_info *out, kf_err *e) {
+  const kf_node *un = kf_node_get(in, "unmapped"), *ig = kf_node_get(in, "ignored");
+  size_t i, nu = un && un->t == KF_NARR ? un->u.c.n : 0;
+  size_t ni = ig && ig->t == KF_NARR ? ig->u.c.n : 0;
+  kfjob_unmapped *u = (kfjob_unmapped *)kf_arena_alloc(A, (nu + 1) * sizeof *u);
+  const char **g = (const char **)kf_arena_alloc(A, (ni + 1) * sizeof *g);
+  if (u == NULL || g == NULL) return kf_nomem(e);
+  memset(out, 0, sizeof *out);
+  out->document = doc;
+  out->kind = str_of(kf_node_get(in, "kind"));
+  out->api_version = str_of(kf_node_get(in, "api_version"));
+  out->target = str_of(kf_node_get(in, "target"));
+  out->name = str_of(kf_node_get(in, "name"));
+  if (out->name == NULL) out->name = "";
+  out->namespace_ = str_of(kf_node_get(in, "namespace"));
+  for (i = 0; i < nu; i++) {
+    const kf_node *x = un->u.c.v[i], *v = kf_node_get(x, "value");
+    kf_buf b;
+    u[i].path = str_of(kf_node_get(x, "path"));
+    u[i].reason = str_of(kf_node_get(x, "reason"));
+    kf_buf_init(&b, A->a);
+    if (v && kf_node_to_json(v, 0, &b, e) == KF_OK && kf_buf_addc(&b, '\0'))
+      u[i].value = kf_arena_strndup(A, b.p, b.n - 1);
+    kf_buf_free(&b);
+    if (u[i].value == NULL) u[i].value = "null";
+  }
+  for (i = 0; i < ni; i++) g[i] = str_of(ig->u.c.v[i]);
+  out->unmapped = u, out->nunmapped = nu;
+  out->ignored = g, out->nignored = ni;
+  return KF_OK;
+}
+
+/* Push key = v (when v is given) onto the options node. */
+static int opt_put(kf_arena *A, kf_node *o, const char *k, const kf_node *v) {
+  if (v == NULL || v->t == KF_NNIL) return 1;
+  return kf_node_push(A, o, k, (kf_node *)v) != 0;
+}
+
+static int opt_str(kf_arena *A, kf_node *o, const char *k, const char *s,
+                   const kf_node *fallback) {
+  if (s == NULL) return opt_put(A, o, k, fallback);
+  return opt_put(A, o, k, kf_node_str(A, s, strlen(s)));
+}
+
+/* The manifest options the report carries back, the run's over them. */
+static kf_status manifest_opts(imp *I, const kf_node *info, kf_manifest_opts *mo,
+                               kf_err *e) {
+  static const char *const keys[] = {"labels", "annotations", NULL};
+  static const char *const cont[] = {"command", "args", "env", NULL};
+  const kf_node *c = kf_node_get(info, "container");
+  kf_node *n = kf_node_new(&I->A, KF_NOBJ);
+  size_t i;
+  int ok = n != NULL &&
+           opt_str(&I->A, n, "name", I->o.name, kf_node_get(info, "name")) &&
+           opt_str(&I->A, n, "namespace", I->o.namespace_, kf_node_get(info, "namespace")) &&
+           opt_str(&I->A, n, "image", I->o.image, NULL);
+  for (i = 0; ok && keys[i]; i++) ok = opt_put(&I->A, n, keys[i], kf_node_get(info, keys[i]));
+  for (i = 0; ok && cont[i]; i++) ok = opt_put(&I->A, n, cont[i], kf_node_get(c, cont[i]));
+  if (!ok) return kf_nomem(e);
+  return kf_manifest_opts_parse(n, mo, &I->A, "kfjob.manifest", e);
+}
+
+/* The core's options for the run's format and target (when the run names
+** none: the input's own for the manifest formats, else the format's
+** default, flyte for the payloads and templates). */
+static kf_status render_opts(imp *I, const kf_job *j, const kf_node *info,
+                             kf_render_opts *ro, kf_err *e) {
+  static const char *const who[] = {
+      "kfjob.encode", "kfjob.to_json", "kfjob.to_json", "kfjob.task_template",
+      "kfjob.task_template", "kfjob.manifest", "kfjob.manifest", "kfjob",
+      "kfjob.task_spec", "kfjob.task_spec", "kfjob.environment"};
+  kfjob_format f = I->o.format;
+  int own = f == KFJOB_FORMAT_MANIFEST || f == KFJOB_FORMAT_MANIFEST_JSON ||
+            f == KFJOB_FORMAT_ENVIRONMENT || f == KFJOB_FORMAT_NONE;
+  const char *t = I->o.target ? I->o.target
+                  : own ? str_of(kf_node_get(info, "target")) : NULL;
+  kf_status st;
+  kf_render_opts_init(ro);
+  ro->format = I->o.format == KFJOB_FORMAT_NONE ? KF_RENDER_MANIFEST_JSON
+                                                : (kf_render_format)I->o.format;
+  ro->who = who[ro->format];
+  ro->enc.version = I->o.version < 0 ? 1 : I->o.version;
+  ro->enc.ctor = lkf_job_mt[j->kind];
+  ro->enc.common = I->o.replica_encoding && strcmp(I->o.replica_encoding, "common") == 0;
+  if (I->o.indent > 0 && ro->format != KF_RENDER_YAML && ro->format != KF_RENDER_MANIFEST)
+    ro->indent = I->o.indent;
+  if ((st = manifest_opts(I, info, &ro->manifest, e)) != KF_OK) return st;
+  if (t == NULL) return KF_OK;
+  if ((st = kf_target_parse(t, &ro->target, "kfjob", "target", e)) != KF_OK) return st;
+  ro->target_set = ro->manifest.target_set = 1;
+  ro->manifest.target = ro->target;
+  return KF_OK;
+}
+
+/* A refusal of the target names its rule and the rule's upstream source
+** (a migration says what blocks it: R24 for a TFJob on Trainer). */
+static void name_rule(imp *I, const kf_job *j, const kf_render_opts *ro, kf_err *e) {
+  kf_target_ctx c;
+  kf_problems ps;
+  kf_err e2;
+  size_t i;
+  memset(&c, 0, sizeof c);
+  c.name = ro->manifest.name, c.image = ro->manifest.image;
+  if (kf_target_problems(j, ro->target, &c, &I->A, &ps, &e2) != KF_OK) return;
+  for (i = 0; i < ps.n; i++)   /* the kind first: rendering checks it first */
+    if (ps.v[i].sev == KF_SEV_ERROR && strcmp(ps.v[i].path, "kind") == 0) break;
+  if (i == ps.n) i = 0;
+  for (; i < ps.n; i++)
+    if (ps.v[i].sev == KF_SEV_ERROR) {
+      kf_fail(e, KF_EINVAL, "kfjob.%s: %s: %s (target %s; rule %s: %s)",
+              kf_kinds[j->kind].name, ps.v[i].path, ps.v[i].message,
+              kf_targets[ro->target].name, ps.v[i].rule,
+              ps.v[i].source ? ps.v[i].source : "kfjob");
+      return;
+    }
+}
+
+/* keep_going: a job the target refuses goes to the callback with its
+** error (and its report); the import ends KFJOB_EJOB with the first. */
+static kfjob_status failed(imp *I, const kf_job *j, const kfjob_import_info *ii,
+                           const kf_err *e) {
+  kfjob_job out;
+  memset(&out, 0, sizeof out);
+  out.name = ii->name;
+  out.kind = kf_kinds[j->kind].name;
+  out.task_type = kf_kinds[j->kind].task_type ? kf_kinds[j->kind].task_type : "";
+  out.format = I->o.format;
+  out.index = ii->document - 1;
+  out.error = e->msg;
+  if (!I->nfailed++) kfh_msg(I->h, "%s", e->msg);
+  if (I->cb && I->cb(I->ud, &out, ii) != 0) {
+    kfh_msg(I->h, "stopped by the callback");
+    return KFJOB_ESTOPPED;
+  }
+  return KFJOB_OK;
+}
+
+/* Render one job read and hand it, with its report, to the callback. */
+static kfjob_status emit(imp *I, const kf_job *j, const kf_node *info, size_t doc) {
+  kf_render_opts ro;
+  kfjob_import_info ii;
+  kfjob_job out;
+  kf_buf b;
+  kf_err e;
+  kf_status st;
+  if ((st = info_of(info, &I->A, doc, &ii, &e)) != KF_OK) return fail(I, KFJOB_EDATA, &e);
+  if ((st = render_opts(I, j, info, &ro, &e)) != KF_OK) return fail(I, KFJOB_EJOB, &e);
+  kf_buf_init(&b, I->A.a);
+  st = kf_render(j, &ro, &I->A, &b, &e);
+  if (st == KF_OK && !kf_buf_addc(&b, '\0')) st = kf_nomem(&e);
+  if (st != KF_OK) {
+    kf_buf_free(&b);
+    if (st == KF_EINVAL && ro.target_set) name_rule(I, j, &ro, &e);
+    if (st != KF_EINVAL || !I->o.keep_going) return fail(I, KFJOB_EJOB, &e);
+    return failed(I, j, &ii, &e);
+  }
+  memset(&out, 0, sizeof out);
+  out.name = ro.manifest.name ? ro.manifest.name : ii.name;
+  out.kind = kf_kinds[j->kind].name;
+  out.task_type = kf_kinds[j->kind].task_type ? kf_kinds[j->kind].task_type : "";
+  out.version = ro.enc.version;
+  out.format = (kfjob_format)ro.format;
+  out.data = I->o.format == KFJOB_FORMAT_NONE ? NULL : b.p;
+  out.size = I->o.format == KFJOB_FORMAT_NONE ? 0 : b.n - 1;
+  out.index = doc - 1;
+  st = I->cb && I->cb(I->ud, &out, &ii) != 0 ? KF_EINVAL : KF_OK;
+  kf_buf_free(&b);
+  if (st != KF_OK) {
+    kfh_msg(I->h, "stopped by the callback");
+    return KFJOB_ESTOPPED;
+  }
+  return KFJOB_OK;
+}
+
+/* Read document i (1-based) of a stream of nd: skipped when another kind
+** in a stream, else imported and emitted. */
+static kfjob_status one_doc(imp *I, const kf_yaml_doc *d, size_t i, size_t nd) {
+  kf_node *info;
+  kf_job j;
+  kf_err e;
+  char who[96];
+  if (d->root->t == KF_NNIL) return KFJOB_OK;
+  if (I->stream && !kf_import_reads(d->root)) return KFJOB_OK;
+  if (I->stream && nd > 1)
+    snprintf(who, sizeof who, "kfjob.from_manifests: document %zu (line %zu)", i, d->line);
+  else
+    snprintf(who, sizeof who, "%s", I->stream ? "kfjob.from_manifests" : "kfjob.from_manifest");
+  I->io.who = who;
+  if (kf_import(d->root, &I->io, &I->A, &j, &info, &e) != KF_OK)
+    return fail(I, KFJOB_EDATA, &e);
+  I->read++;
+  return emit(I, &j, info, i);
+}
+
+/* A stream with no document of a kind kfjob reads: the first one's
+** refusal (it lists the supported kinds), or "no document". */
+static kfjob_status none_read(imp *I, const kf_yaml_doc *docs, size_t nd) {
+  size_t i;
+  for (i = 0; i < nd; i++)
+    if (docs[i].root->t != KF_NNIL) {
+      I->stream = 0;   /* read it alone: kf_import's refusal names the kinds */
+      return one_doc(I, &docs[i], i + 1, nd);
+    }
+  kfh_msg(I->h, "kfjob.from_manifests: no document");
+  return KFJOB_EDATA;
+}
+
+/* The text -> its documents; the reader's refusals name line and path. */
+static kfjob_status read_docs(imp *I, const char *text, size_t len,
+                              kf_yaml_doc **docs, size_t *nd) {
+  const char *who = I->stream ? "kfjob.from_manifests" : "kfjob.from_manifest";
+  kf_yaml_limits lim;
+  kf_yaml_where w;
+  kf_err e;
+  memset(&lim, 0, sizeof lim);
+  lim.max_nodes = 10 * KF_YAML_MAX_NODES;   /* as the binding's streams */
+  lim.max_docs = 16384;
+  if (kf_yaml_read(&I->A, text, len, &lim, docs, nd, &w, &e) != KF_OK) {
+    if (I->m.hit || e.code == KF_ENOMEM) return fail(I, KFJOB_EMEMORY, &e);
+    if (w.doc && w.line)
+      kfh_msg(I->h, "%s: document %zu, line %zu%s%s: %s", who, w.doc, w.line,
+              w.path[0] ? ": " : "", w.path, w.what);
+    else
+      kfh_msg(I->h, "%s: %s", who, w.what[0] ? w.what : e.msg);
+    return KFJOB_EDATA;
+  }
+  if (!I->stream && (*nd != 1 || (*docs)[0].root->t == KF_NNIL)) {
+    if (*nd > 1)
+      kfh_msg(I->h, "%s: %zu documents: this reads one (kfjob.from_manifests reads a "
+                    "stream)", who, *nd);
+    else
+      kfh_msg(I->h, "%s: no document", who);
+    return KFJOB_EDATA;
+  }
+  return KFJOB_OK;
+}
+
+/* The import options -> the core's (an unknown kind is the host's error). */
+static kfjob_status import_opts(imp *I, const kfjob_import_options *io) {
+  I->io.kind = -1, I->io.lossy = 0, I->stream = 0;
+  if (io == NULL) return KFJOB_OK;
+  I->io.lossy = io->lossy != 0;
+  I->stream = io->stream != 0;
+  if (io->kind && (I->io.kind = kf_kind_by_name(io->kind)) < 0) {
+    kfh_msg(I->h, "kind: unknown kind '%s' (expected one of %s)", io->kind,
+            kf_kind_names());
+    return KFJOB_EARG;
+  }
+  return KFJOB_OK;
+}
+
+KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *text,
+                                         size_t len,
+                                         const kfjob_import_options *io,
+                                         const kfjob_run_options *o,
+                                         kfjob_import_fn cb, void *ud) {
+  imp I;
+  kf_alloc a;
+  kf_yaml_doc *docs = NULL;
+  size_t nd = 0, i;
+  kfjob_status st;
+  if (h == NULL || h->busy) return KFJOB_EARG;
+  memset(&I, 0, sizeof I);
+  I.h = h, I.cb = cb, I.ud = ud;
+  h->msg[0] = '\0';
+  if (o) I.o = *o;
+  else kfjob_run_options_init(&I.o);
+  if ((st = kfh_check_options(h, &I.o)) != KFJOB_OK) return st;
+  if ((st = import_opts(&I, io)) != KFJOB_OK) return st;
+  if (text == NULL) {
+    kfh_msg(h, "the text is NULL");
+    return KFJOB_EARG;
+  }
+  I.m.limit = h->opt.memory_limit;
+  a.f = meter_alloc, a.ud = &I.m;
+  kf_arena_init(&I.A, a);
+  h->busy = 1;
+  st = read_docs(&I, text, len, &docs, &nd);
+  for (i = 0; st == KFJOB_OK && i < nd; i++) st = one_doc(&I, &docs[i], i + 1, nd);
+  if (st == KFJOB_OK && I.stream && I.read == 0) st = none_read(&I, docs, nd);
+  if (st == KFJOB_OK && I.nfailed) st = KFJOB_EJOB;   /* its message is the first's */
+  h->busy = 0;
+  kf_arena_free(&I.A);
+  return st;
+}

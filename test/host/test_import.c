@@ -1,0 +1,195 @@
+/*
+** test_import.c - kfjob_host_import_manifests() (SPEC §14 through the host API): a
+** manifest read into a job with its report, rendered for a target; the
+** unmapped list; bad input; no leak (run under valgrind by CTest).  The
+** manifests are written by hand in the training-operator's
+** kubeflow.org/v1 PyTorchJob shape (pytorchjob_types.go).
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static const char PT[] =
+    "apiVersion: kubeflow.org/v1\n"
+    "kind: PyTorchJob\n"
+    "metadata:\n"
+    "  name: bert\n"
+    "  namespace: ml\n"
+    "  uid: 1234\n"
+    "spec:\n"
+    "  %s"
+    "runPolicy:\n"
+    "    backoffLimit: 2\n"
+    "  pytorchReplicaSpecs:\n"
+    "    Master:\n"
+    "      replicas: 1\n"
+    "      restartPolicy: Never\n"
+    "      template:\n"
+    "        spec:\n"
+    "          containers:\n"
+    "          - name: pytorch\n"
+    "            image: ghcr.io/acme/bert:1\n"
+    "            command: [python, train.py]\n"
+    "    Worker:\n"
+    "      replicas: 3\n"
+    "      restartPolicy: Never\n"
+    "      template:\n"
+    "        spec:\n"
+    "          containers:\n"
+    "          - name: pytorch\n"
+    "            image: ghcr.io/acme/bert:1\n"
+    "            command: [python, train.py]\n";
+
+typedef struct seen {
+  int n;
+  char kind[32], target[32], name[32], api[64], data[4096];
+  char unmapped[128], value[32], ignored[64];
+  size_t nunmapped, document;
+} seen;
+
+static int on_job(void *ud, const kfjob_job *j, const kfjob_import_info *in) {
+  seen *s = (seen *)ud;
+  s->n++;
+  snprintf(s->kind, sizeof s->kind, "%s", in->kind);
+  snprintf(s->target, sizeof s->target, "%s", in->target);
+  snprintf(s->name, sizeof s->name, "%s", j->name);
+  snprintf(s->api, sizeof s->api, "%s", in->api_version);
+  snprintf(s->data, sizeof s->data, "%.*s", (int)j->size, j->data ? j->data : "");
+  s->nunmapped = in->nunmapped;
+  s->document = in->document;
+  if (in->nunmapped) {
+    snprintf(s->unmapped, sizeof s->unmapped, "%s", in->unmapped[0].path);
+    snprintf(s->value, sizeof s->value, "%s", in->unmapped[0].value);
+  }
+  if (in->nignored) snprintf(s->ignored, sizeof s->ignored, "%s", in->ignored[0]);
+  return 0;
+}
+
+static int stop(void *ud, const kfjob_job *j, const kfjob_import_info *in) {
+  (void)ud, (void)j, (void)in;
+  return 1;
+}
+
+static char *manifest(const char *extra) {
+  static char buf[2048];
+  snprintf(buf, sizeof buf, PT, extra);
+  return buf;
+}
+
+/* Read for its own target (operator), then migrated to Trainer v2.3. */
+static void reads_and_migrates(kfjob_host *h) {
+  kfjob_run_options ro;
+  seen s;
+  const char *m = manifest("");
+  kfjob_run_options_init(&ro);
+  ro.format = KFJOB_FORMAT_MANIFEST;
+  memset(&s, 0, sizeof s);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, &ro, on_job, &s), KFJOB_OK);
+  CHECK(s.n == 1 && s.document == 1 && s.nunmapped == 0);
+  CHECK_STR(s.kind, "PyTorchJob");
+  CHECK_STR(s.target, "operator");
+  CHECK_STR(s.api, "kubeflow.org/v1");
+  CHECK_STR(s.name, "bert");
+  CHECK_STR(s.ignored, "metadata.uid");
+  CHECK_HAS(s.data, "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: bert\n"
+                    "  namespace: ml\n");
+  CHECK_HAS(s.data, "backoffLimit: 2");
+  ro.target = "trainer-2.3";
+  memset(&s, 0, sizeof s);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, &ro, on_job, &s), KFJOB_OK);
+  CHECK_HAS(s.data, "kind: TrainJob\n");
+  CHECK_HAS(s.data, "    name: torch-distributed\n");   /* runtimeRef */
+  CHECK_HAS(s.data, "    numNodes: 4\n");                /* master + 3 workers */
+  CHECK_HAS(s.data, "    image: ghcr.io/acme/bert:1\n");
+  ro.name = "renamed";
+  ro.format = KFJOB_FORMAT_NONE;
+  memset(&s, 0, sizeof s);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, &ro, on_job, &s), KFJOB_OK);
+  CHECK_STR(s.name, "renamed");
+  CHECK_STR(s.data, "");
+}
+
+/* A field kfjob cannot hold: an error naming it, or the list with lossy. */
+static void unmapped(kfjob_host *h) {
+  kfjob_import_options io;
+  seen s;
+  const char *m = manifest("nprocPerNode: \"2\"\n  ");
+  memset(&io, 0, sizeof io);
+  memset(&s, 0, sizeof s);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), &io, NULL, on_job, &s), KFJOB_EDATA);
+  CHECK_HAS(kfjob_host_message(h), "kfjob.from_manifest: spec.nprocPerNode: ");
+  CHECK(s.n == 0);
+  io.lossy = 1;
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), &io, NULL, on_job, &s), KFJOB_OK);
+  CHECK(s.n == 1 && s.nunmapped == 1);
+  CHECK_STR(s.unmapped, "spec.nprocPerNode");
+  CHECK_STR(s.value, "\"2\"");
+}
+
+static void bad_input(kfjob_host *h) {
+  kfjob_import_options io;
+  kfjob_run_options ro;
+  seen s;
+  const char *m = manifest(""), *tf =
+      "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: t}\nspec:\n"
+      "  tfReplicaSpecs:\n    Worker:\n      replicas: 1\n      restartPolicy: Never\n"
+      "      template: {spec: {containers: [{name: tensorflow, image: tf}]}}\n";
+  char two[4096];
+  memset(&io, 0, sizeof io);
+  memset(&s, 0, sizeof s);
+  CHECK_ST(h, kfjob_host_import_manifests(h, NULL, 0, NULL, NULL, on_job, &s), KFJOB_EARG);
+  CHECK_ST(h, kfjob_host_import_manifests(NULL, m, strlen(m), NULL, NULL, on_job, &s), KFJOB_EARG);
+  io.kind = "Elastc";
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), &io, NULL, on_job, &s), KFJOB_EARG);
+  CHECK_HAS(kfjob_host_message(h), "unknown kind 'Elastc'");
+  io.kind = NULL;
+  snprintf(two, sizeof two, "%s---\n%s", m, tf);
+  CHECK_ST(h, kfjob_host_import_manifests(h, two, strlen(two), &io, NULL, on_job, &s), KFJOB_EDATA);
+  CHECK_HAS(kfjob_host_message(h), "2 documents: this reads one (kfjob.from_manifests");
+  CHECK_ST(h, kfjob_host_import_manifests(h, "a: [\n", 5, NULL, NULL, on_job, &s), KFJOB_EDATA);
+  CHECK_ST(h, kfjob_host_import_manifests(h, "kind: Pod\n", 10, NULL, NULL, on_job, &s), KFJOB_EDATA);
+  CHECK_HAS(kfjob_host_message(h), "supported: kubeflow.org/v1 TFJob");
+  CHECK(s.n == 0);
+  /* a stream: the PyTorchJob is read, the TFJob refused by Trainer (R24) */
+  io.stream = 1;
+  kfjob_run_options_init(&ro);
+  ro.format = KFJOB_FORMAT_MANIFEST;
+  ro.target = "trainer-2.3";
+  CHECK_ST(h, kfjob_host_import_manifests(h, two, strlen(two), &io, &ro, on_job, &s), KFJOB_EJOB);
+  CHECK_HAS(kfjob_host_message(h), "kfjob.TFJob: kind: a TFJob cannot be expressed");
+  CHECK_HAS(kfjob_host_message(h), "rule R24");
+  CHECK(s.n == 1);
+  /* keep_going: the refused TFJob reaches the callback with its error */
+  ro.keep_going = 1;
+  memset(&s, 0, sizeof s);
+  CHECK_ST(h, kfjob_host_import_manifests(h, two, strlen(two), &io, &ro, on_job, &s), KFJOB_EJOB);
+  CHECK(s.n == 2 && s.document == 2);
+  CHECK_STR(s.kind, "TFJob");
+  CHECK_STR(s.data, "");
+  CHECK_HAS(kfjob_host_message(h), "rule R24");
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, NULL, stop, NULL), KFJOB_ESTOPPED);
+}
+
+static void memory_limit(void) {
+  kfjob_host_options ho;
+  kfjob_host *h;
+  const char *m = manifest("");
+  kfjob_host_options_init(&ho);
+  ho.memory_limit = 4096;
+  CHECK(kfjob_host_new(&ho, &h) == KFJOB_OK);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, NULL, NULL, NULL), KFJOB_EMEMORY);
+  CHECK_HAS(kfjob_host_message(h), "memory limit exceeded");
+  kfjob_host_free(h);
+}
+
+int main(void) {
+  kfjob_host *h;
+  CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
+  reads_and_migrates(h);
+  unmapped(h);
+  bad_input(h);
+  kfjob_host_free(h);
+  memory_limit();
+  return harness_report();
+}
