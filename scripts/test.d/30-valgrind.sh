@@ -24,7 +24,7 @@ else
     vg_specs=""
     for vg_f in spec/*_spec.lua; do
       case ${vg_f##*/} in
-        template_spec.lua|cli_*spec.lua|*_cli_spec.lua) ;;
+        template_spec.lua|cli_*spec.lua|*_cli_spec.lua|validator_spec.lua) ;;
         *) vg_specs="$vg_specs $vg_f" ;;
       esac
     done
