@@ -145,17 +145,25 @@ local function one(job, out)
 end
 
 -- jobs: a job (named "job") or a table name -> job.
-function M.to_lua(jobs)
+-- The argument of to_lua and to_config: a job (named "job") or a table
+-- name -> job; returns the table and its names, sorted.
+local function named_jobs(jobs, fname)
   if kfjob.is_job(jobs) then jobs = { job = jobs } end
-  assert(type(jobs) == "table", "kfjob.to_lua: expected a job or a table of jobs by name")
+  assert(type(jobs) == "table", "kfjob." .. fname .. ": expected a job or a table of jobs by name")
   local names = {}
   for name, job in pairs(jobs) do
     if type(name) ~= "string" or not kfjob.is_job(job) then
-      error("kfjob.to_lua: jobs[" .. tostring(name) .. "]: expected a job by its name", 2)
+      error("kfjob." .. fname .. ": jobs[" .. tostring(name) .. "]: expected a job by its name", 3)
     end
     names[#names + 1] = name
   end
   table.sort(names)
+  return jobs, names
+end
+
+function M.to_lua(jobs)
+  local names
+  jobs, names = named_jobs(jobs, "to_lua")
   local out = { 'local kfjob = require "kfjob"\n\nreturn {\n' }
   for _, name in ipairs(names) do
     out[#out + 1] = "  " .. key_of(name) .. " = "
@@ -169,13 +177,11 @@ end
 -- jobs: a job (named "job") or a table name -> job; the same fields as
 -- to_lua as a data config table: { jobs = { [name] = { kind = K, ... } } }.
 function M.to_config(jobs)
-  if kfjob.is_job(jobs) then jobs = { job = jobs } end
-  assert(type(jobs) == "table", "kfjob.to_config: expected a job or a table of jobs by name")
-  local out = {}
-  for name, job in pairs(jobs) do
-    if type(name) ~= "string" or not kfjob.is_job(job) then
-      error("kfjob.to_config: jobs[" .. tostring(name) .. "]: expected a job by its name", 2)
-    end
+  local names, out
+  jobs, names = named_jobs(jobs, "to_config")
+  out = {}
+  for _, name in ipairs(names) do
+    local job = jobs[name]
     local s = minimal(job)
     s.kind = job.kind
     out[name] = s
@@ -185,10 +191,10 @@ end
 
 -- A data config table as JSON text (which YAML reads too): two-space
 -- indent, a job's keys in schema order (kind first), other keys sorted.
+local NAMED = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
 local function json_string(v)
   return '"' .. v:gsub('[%c"\\]', function(c)
-    local named = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
-    return named[c] or ("\\u%04x"):format(c:byte())
+    return NAMED[c] or ("\\u%04x"):format(c:byte())
   end) .. '"'
 end
 
