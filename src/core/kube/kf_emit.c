@@ -9,26 +9,16 @@
 #include "kf_env.h"
 #include "kf_manifest_int.h"
 
-kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
-                      kf_node **out, const char *who, kf_err *e) {
-  kf_target t = o->target_set ? o->target : KF_T_OPERATOR;
-  kf_target_ctx tc;
+/* The writer of target `t` for a job its rules accepted: the scheduling
+** keys merged into the groups first, then where the target reads them. */
+kf_status kf_manifest_write(const kf_job *j, kf_target t,
+                            const kf_manifest_opts *o, kf_arena *A,
+                            kf_node **out, const char *who, kf_err *e) {
   const kf_job *bj;   /* the job the target's writer gets: group templates merged */
   mctx c0, *c = &c0;
-  kf_status st = kf_target_allows(t, KF_E_MANIFEST, j->kind, "manifest", who, e);
-  if (st != KF_OK) return st;
+  kf_status st;
   c->A = A, c->e = e, c->who = who;
-  memset(&tc, 0, sizeof tc);
-  tc.name = o->name, tc.image = o->image;
-  if (o->env.n > 0) {   /* R16: the user's variables against the target's */
-    kf_kvs *env = kf_arena_alloc(A, sizeof *env);
-    if (env == NULL) return kf_nomem(e);
-    if ((st = kf_env_user_vars(&o->env, A, env, who, e)) != KF_OK) return st;
-    tc.env = env;
-  }
-  if ((st = kf_target_require(j, t, &tc, A, NULL, e)) != KF_OK ||
-      (st = kfm_sched_job(c, j, t, &bj)) != KF_OK)
-    return st;
+  if ((st = kfm_sched_job(c, j, t, &bj)) != KF_OK) return st;
   switch (t) {
     case KF_T_OPERATOR: st = kfm_operator(c, bj, o, 0, out); break;
     case KF_T_FLYTE: case KF_T_FLYTE2: st = kfm_flyte(c, bj, o, t, out); break;
@@ -38,6 +28,24 @@ kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
   }
   /* the scheduling keys where the target reads them (labels, runPolicy) */
   return st != KF_OK ? st : kfm_sched_apply(c, j, t, *out);
+}
+
+kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
+                      kf_node **out, const char *who, kf_err *e) {
+  kf_target t = o->target_set ? o->target : KF_T_OPERATOR;
+  kf_target_ctx tc;
+  kf_status st = kf_target_allows(t, KF_E_MANIFEST, j->kind, "manifest", who, e);
+  if (st != KF_OK) return st;
+  memset(&tc, 0, sizeof tc);
+  tc.name = o->name, tc.image = o->image;
+  if (o->env.n > 0) {   /* R16: the user's variables against the target's */
+    kf_kvs *env = kf_arena_alloc(A, sizeof *env);
+    if (env == NULL) return kf_nomem(e);
+    if ((st = kf_env_user_vars(&o->env, A, env, who, e)) != KF_OK) return st;
+    tc.env = env;
+  }
+  if ((st = kf_target_require(j, t, &tc, A, NULL, e)) != KF_OK) return st;
+  return kf_manifest_write(j, t, o, A, out, who, e);
 }
 
 static kf_node *pods_node(kf_arena *A, const kf_env_pods *ps) {
@@ -66,12 +74,24 @@ static kf_node *pods_node(kf_arena *A, const kf_env_pods *ps) {
   return root;
 }
 
+/* Every pod's environment on target `t` as a node, for a job its rules
+** accepted; `env` the user's variables, sorted. */
+kf_status kf_environment_write(const kf_job *j, kf_target t,
+                               const kf_manifest_opts *o, const kf_kvs *env,
+                               kf_arena *A, kf_node **out, const char *who,
+                               kf_err *e) {
+  kf_env_pods ps;
+  kf_status st = kf_env_pods_of(j, t, o->name, o->ns, env, A, &ps, who, e);
+  if (st != KF_OK) return st;
+  if ((*out = pods_node(A, &ps)) == NULL) return kf_nomem(e);
+  return KF_OK;
+}
+
 kf_status kf_environment(const kf_job *j, const kf_manifest_opts *o,
                          kf_arena *A, kf_node **out, const char *who,
                          kf_err *e) {
   kf_target t = o->target_set ? o->target : KF_T_OPERATOR;
   kf_target_ctx ctx;
-  kf_env_pods ps;
   kf_kvs env;
   char pod[256];
   size_t len;
@@ -99,9 +119,6 @@ kf_status kf_environment(const kf_job *j, const kf_manifest_opts *o,
   memset(&ctx, 0, sizeof ctx);
   ctx.name = o->name;
   ctx.env = &env;
-  if ((st = kf_target_require(j, t, &ctx, A, NULL, e)) != KF_OK ||
-      (st = kf_env_pods_of(j, t, o->name, o->ns, &env, A, &ps, who, e)) != KF_OK)
-    return st;
-  if ((*out = pods_node(A, &ps)) == NULL) return kf_nomem(e);
-  return KF_OK;
+  if ((st = kf_target_require(j, t, &ctx, A, NULL, e)) != KF_OK) return st;
+  return kf_environment_write(j, t, o, &env, A, out, who, e);
 }

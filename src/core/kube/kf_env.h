@@ -62,6 +62,13 @@ kf_status kf_env_pods_of(const kf_job *j, kf_target t, const char *name,
 kf_status kf_env_user_vars(const kf_kvs *in, kf_arena *A, kf_kvs *out,
                            const char *who, kf_err *e);
 
+/* kf_environment's writer alone, for a job the target's rules accepted:
+** `env` the user's variables as kf_env_user_vars gives them. */
+kf_status kf_environment_write(const kf_job *j, kf_target t,
+                               const kf_manifest_opts *o, const kf_kvs *env,
+                               kf_arena *A, kf_node **out, const char *who,
+                               kf_err *e);
+
 /* job:environment(opts): opts.name (required, a DNS-1035 label),
 ** opts.namespace, opts.env, opts.target (unset: operator) from `o`; the
 ** target's rules (kf_target_require, R16 included) first.  The result:

@@ -57,6 +57,11 @@ kf_status kf_strs_from_node(const kf_node *n, kf_strs *out, kf_arena *A,
 kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
                       kf_node **out, const char *who, kf_err *e);
 
+/* kf_manifest's writer alone, for a job the target's rules accepted. */
+kf_status kf_manifest_write(const kf_job *j, kf_target t,
+                            const kf_manifest_opts *o, kf_arena *A,
+                            kf_node **out, const char *who, kf_err *e);
+
 /* The `mpirun ...` (MPIJob) or `horovodrun ...` (HorovodJob) argument list
 ** flytekit builds, up to and including its flags, then `args`. */
 kf_status kf_launcher_command(const kf_job *j, const kf_strs *args,
