@@ -255,6 +255,18 @@ kf_node *kf_node_get(const kf_node *obj, const char *key) {
   return NULL;
 }
 
+/* Replaces key `k` of `o`, or adds it. */
+int kf_node_put(kf_arena *A, kf_node *o, const char *k, kf_node *v) {
+  size_t i;
+  if (v == NULL) return 0;
+  for (i = 0; i < o->u.c.n; i++)
+    if (strcmp(o->u.c.k[i], k) == 0) {
+      o->u.c.v[i] = v;
+      return 1;
+    }
+  return kf_node_push(A, o, k, v);
+}
+
 kf_node *kf_obj_add(kf_arena *A, kf_node *obj, const char *key, kf_ntype t) {
   kf_node *n = kf_node_new(A, t);
   if (n == NULL || !kf_node_push(A, obj, key, n)) return NULL;

@@ -143,6 +143,9 @@ kf_node *kf_node_int(kf_arena *A, int64_t i);
 int kf_node_push(kf_arena *A, kf_node *c, const char *key, kf_node *v);
 kf_node *kf_node_copy_shallow(kf_arena *A, const kf_node *n, kf_ntype t);
 kf_node *kf_node_get(const kf_node *obj, const char *key);
+/* Replaces key `k` of object `o`, or adds it; 0 when v is NULL or on
+** allocation failure. */
+int kf_node_put(kf_arena *A, kf_node *o, const char *k, kf_node *v);
 /* Objects built by the core (manifests) use these shorthands. */
 kf_node *kf_obj_add(kf_arena *A, kf_node *obj, const char *key, kf_ntype t);
 int kf_obj_str(kf_arena *A, kf_node *obj, const char *key, const char *s);
@@ -167,6 +170,22 @@ size_t kf_first_repeat(kf_arena *A, size_t n, kf_uniq_hash hash,
                        int *nomem);
 uint64_t kf_node_hash(const kf_node *n, uint64_t h);
 #define KF_HASH_SEED 0xcbf29ce484222325u
+
+/* ---- strings lists and maps ---------------------------------------- */
+
+typedef struct kf_strs {      /* a list of strings */
+  const char *const *v;
+  size_t n;
+} kf_strs;
+
+typedef struct kf_kv {        /* one entry of a string map */
+  const char *k, *v;
+} kf_kv;
+
+typedef struct kf_kvs {       /* a string map, any order (sorted on output) */
+  const kf_kv *v;
+  size_t n;
+} kf_kvs;
 
 /* ---- job model -------------------------------------------------------- */
 

@@ -60,18 +60,6 @@ static kf_status entries(kf_arena *A, const char *const *q,
   return KF_OK;
 }
 
-/* Replaces key `k` of `o`, or adds it. */
-int kf_pod_put(kf_arena *A, kf_node *o, const char *k, kf_node *v) {
-  size_t i;
-  if (v == NULL) return 0;
-  for (i = 0; i < o->u.c.n; i++)
-    if (strcmp(o->u.c.k[i], k) == 0) {
-      o->u.c.v[i] = v;
-      return 1;
-    }
-  return kf_node_push(A, o, k, v);
-}
-
 static kf_node *strings(kf_arena *A, char **v, size_t n) {
   kf_node *l = kf_node_new(A, KF_NARR);
   size_t i;
@@ -100,10 +88,10 @@ static int primary_out(kf_arena *A, kf_node *p, const kf_job *j,
   kf_node *env = kf_node_new(A, KF_NARR), *old = kf_node_get(p, "env");
   size_t i;
   if (env == NULL) return 0;
-  if (c && c->image && c->image[0] && !kf_pod_put(A, p, "image", kf_node_str(A, c->image, strlen(c->image))))
+  if (c && c->image && c->image[0] && !kf_node_put(A, p, "image", kf_node_str(A, c->image, strlen(c->image))))
     return 0;
-  if (!kf_pod_put(A, p, "command", strings(A, c ? c->command : NULL, c ? c->n_command : 0)) ||
-      !kf_pod_put(A, p, "args", strings(A, c ? c->args : NULL, c ? c->n_args : 0)))
+  if (!kf_node_put(A, p, "command", strings(A, c ? c->command : NULL, c ? c->n_command : 0)) ||
+      !kf_node_put(A, p, "args", strings(A, c ? c->args : NULL, c ? c->n_args : 0)))
     return 0;
   for (i = 0; c && i < c->n_env; i++) {
     kf_node *kv = kf_node_new(A, KF_NOBJ);
@@ -114,12 +102,12 @@ static int primary_out(kf_arena *A, kf_node *p, const kf_job *j,
   }
   for (i = 0; old && old->t == KF_NARR && i < old->u.c.n; i++)
     if (!kf_node_push(A, env, NULL, old->u.c.v[i])) return 0;
-  if (!kf_pod_put(A, p, "env", env)) return 0;
+  if (!kf_node_put(A, p, "env", env)) return 0;
   if (has_res(j->requests) || has_res(j->limits)) {
     kf_node *r = kf_node_new(A, KF_NOBJ);
     if (r == NULL || !kf_node_push(A, r, "limits", res_node(A, j->limits)) ||
         !kf_node_push(A, r, "requests", res_node(A, j->requests)) ||
-        !kf_pod_put(A, p, "resources", r))
+        !kf_node_put(A, p, "resources", r))
       return 0;
   }
   return 1;

@@ -12,7 +12,7 @@
 #include "kf_json.h"
 #include "kf_template.h"
 #include "kf_wire.h"
-#include "kf_manifest.h"
+#include "kf_launcher.h"
 #include "kf_sched.h"
 #include "flyteidl/core/tasks.pb-c.h"
 #include "flyteidl/core/identifier.pb-c.h"

@@ -192,7 +192,7 @@ static kf_status flyte_slots(kfi *c, groups *G, const char *np) {
     if (G->role[i] == KF_WORKER && r && r->t == KF_NINT) w = (long)r->u.i;
   }
   if (w > 0 && n % w == 0 && n / w > 1)
-    KFI_OOM(c, kf_pod_put(c->A, c->spec, "slots", kf_node_int(c->A, n / w)));
+    KFI_OOM(c, kf_node_put(c->A, c->spec, "slots", kf_node_int(c->A, n / w)));
   return KF_OK;
 }
 
@@ -332,7 +332,7 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
       KFI_OOM(c, kf_node_push(c->A, c->spec, f->key, (kf_node *)v));
   }
   if ((v = kf_node_get(spec, "nprocPerNode")) != NULL)
-    KFI_OOM(c, kf_pod_put(c->A, c->spec, "nproc_per_node", (kf_node *)v));
+    KFI_OOM(c, kf_node_put(c->A, c->spec, "nproc_per_node", (kf_node *)v));
   mn = kf_node_get(ep, "minReplicas"), mx = kf_node_get(ep, "maxReplicas");
   if (mn && mx && mn->t == KF_NINT && mx->t == KF_NINT && mn->u.i != mx->u.i) {
     char s[48];

@@ -11,20 +11,7 @@
 #include "kf_core.h"
 #include "kf_target.h"
 #include "kf_qty.h"
-
-typedef struct kf_strs {      /* a list of strings */
-  const char *const *v;
-  size_t n;
-} kf_strs;
-
-typedef struct kf_kv {        /* one entry of a string map */
-  const char *k, *v;
-} kf_kv;
-
-typedef struct kf_kvs {       /* a string map, any order (sorted on output) */
-  const kf_kv *v;
-  size_t n;
-} kf_kvs;
+#include "kf_launcher.h"
 
 /* Inputs a task gives beyond the job: metadata and the task container. */
 typedef struct kf_manifest_opts {
@@ -61,12 +48,6 @@ kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
 kf_status kf_manifest_write(const kf_job *j, kf_target t,
                             const kf_manifest_opts *o, kf_arena *A,
                             kf_node **out, const char *who, kf_err *e);
-
-/* The `mpirun ...` (MPIJob) or `horovodrun ...` (HorovodJob) argument list
-** flytekit builds, up to and including its flags, then `args`. */
-kf_status kf_launcher_command(const kf_job *j, const kf_strs *args,
-                              kf_arena *A, kf_node **out, const char *who,
-                              kf_err *e);
 
 typedef struct kf_lint_opts {
   const char *name;             /* NULL: skip the name rules */

@@ -340,7 +340,7 @@ kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   /* MPI: the task's args are the launcher command around opts.args, as
   ** flytekit sends them; groups without a command of their own keep them */
   if (kf_kinds[j->kind].flags & KF_K_COMMAND) {
-    if ((st = kfm_launcher_command(c, j, &o->args, &sh->args)) != KF_OK) return st;
+    if ((st = kf_launcher_command(j, &o->args, c->A, &sh->args, c->who, c->e)) != KF_OK) return st;
   } else if (o->args.n) {
     OOM(c, sh->args = kfm_str_list(A, o->args.v, o->args.n));
   }

@@ -27,8 +27,6 @@ kf_status kfm_opt_map(mctx *c, const char *path, const kf_node *v, kf_kvs *out);
 kf_status kfm_sorted(mctx *c, const char *path, const kf_kvs *in, kf_kv **out);
 kf_node *kfm_str_list(kf_arena *A, const char *const *v, size_t n);
 kf_node *kfm_str_map(kf_arena *A, const kf_kv *kv, size_t n);
-kf_status kfm_launcher_command(mctx *c, const kf_job *j, const kf_strs *args,
-                               kf_node **out);
 /* Every option and pod setting the API server or the operator would refuse. */
 kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o);
 kf_status kfm_check_pod(mctx *c, const kf_job *j);

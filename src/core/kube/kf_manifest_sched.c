@@ -76,7 +76,7 @@ static kf_node *merge(kf_arena *A, const kf_node *base, const kf_node *over) {
       m = merge_named(A, b, v);
     else
       m = merge(A, b, v);
-    if (m == NULL || !kf_pod_put(A, d, k, m)) return NULL;
+    if (m == NULL || !kf_node_put(A, d, k, m)) return NULL;
   }
   return d;
 }
@@ -91,10 +91,10 @@ static kf_node *renamed(kf_arena *A, const kf_node *g, const char *name) {
       (spec = kf_node_copy_shallow(A, kf_node_get(g, "spec"), KF_NOBJ)) == NULL ||
       (cs = kf_node_copy_shallow(A, kf_node_get(spec, "containers"), KF_NARR)) == NULL ||
       (ct = kf_node_copy_shallow(A, p, KF_NOBJ)) == NULL ||
-      !kf_pod_put(A, ct, "name", kf_node_str(A, name, strlen(name))))
+      !kf_node_put(A, ct, "name", kf_node_str(A, name, strlen(name))))
     return NULL;
   cs->u.c.v[at] = ct;
-  if (!kf_pod_put(A, spec, "containers", cs) || !kf_pod_put(A, t, "spec", spec))
+  if (!kf_node_put(A, spec, "containers", cs) || !kf_node_put(A, t, "spec", spec))
     return NULL;
   return t;
 }
@@ -155,7 +155,7 @@ static int kueue_labels(kf_arena *A, const kf_job *j, kf_node **map) {
 static kf_node *meta_of(kf_arena *A, kf_node *parent) {
   kf_node *m = kf_node_copy_shallow(A, kf_node_get(parent, "metadata"), KF_NOBJ);
   size_t i;
-  if (m == NULL || !kf_pod_put(A, parent, "metadata", m)) return NULL;
+  if (m == NULL || !kf_node_put(A, parent, "metadata", m)) return NULL;
   for (i = parent->u.c.n - 1; i > 0 && parent->u.c.v[i] == m; i--) {
     /* a new one goes first, where Kubernetes writes it */
     const char *k = parent->u.c.k[i - 1];
@@ -180,7 +180,7 @@ static int topology_into(kf_arena *A, kf_node *tmpl, const kf_job *j,
       (g && g->has_topology &&
        !put_rows(A, &an, &kf_topology_obj, (const char *)&g->topology, (size_t)-1)))
     return 0;
-  return kf_pod_put(A, m, "annotations", an);
+  return kf_node_put(A, m, "annotations", an);
 }
 
 /* ---- before the builder: what travels in the job's pod template ------- */
@@ -216,7 +216,7 @@ kf_status kfm_sched_job(mctx *c, const kf_job *j, kf_target t, const kf_job **ou
     if (j->pod_template) OOM(c, gt = renamed(c->A, gt, kf_pod_primary_name(j->pod_template)));
     OOM(c, tm = merge(c->A, tm, gt));
     if (!j->pod_template && kf_node_get(g->pod_template, "primary_container_name"))
-      OOM(c, kf_pod_put(c->A, tm, "primary_container_name",
+      OOM(c, kf_node_put(c->A, tm, "primary_container_name",
                         kf_node_get(g->pod_template, "primary_container_name")));
   }
   OOM(c, topology_into(c->A, tm, j, g));
@@ -225,7 +225,7 @@ kf_status kfm_sched_job(mctx *c, const kf_job *j, kf_target t, const kf_job **ou
     OOM(c, m = meta_of(c->A, tm));
     l = kf_node_get(m, "labels");
     OOM(c, kueue_labels(c->A, j, &l));
-    if (l) OOM(c, kf_pod_put(c->A, m, "labels", l));
+    if (l) OOM(c, kf_node_put(c->A, m, "labels", l));
   }
   eff->pod_template = tm;
   *out = eff;
@@ -253,7 +253,7 @@ static kf_status scheduling_policy(mctx *c, const kf_gang *g, kf_node *rp) {
   if (g->priority_class) OOM(c, kf_obj_str(c->A, sp, "priorityClass", g->priority_class));
   if (g->schedule_timeout_seconds > 0)
     OOM(c, kf_obj_int(c->A, sp, "scheduleTimeoutSeconds", g->schedule_timeout_seconds));
-  OOM(c, kf_pod_put(c->A, rp, "schedulingPolicy", sp));
+  OOM(c, kf_node_put(c->A, rp, "schedulingPolicy", sp));
   return KF_OK;
 }
 
@@ -268,16 +268,16 @@ static kf_status run_policy(mctx *c, const kf_job *j, kf_node *spec) {
   if (s->suspend) {
     OOM(c, yes = kf_node_new(c->A, KF_NBOOL));
     yes->u.b = 1;
-    OOM(c, kf_pod_put(c->A, rp, "suspend", yes));
+    OOM(c, kf_node_put(c->A, rp, "suspend", yes));
   }
   if (s->multikueue)
-    OOM(c, kf_pod_put(c->A, rp, "managedBy", kf_node_str(c->A, KF_KUEUE_MULTIKUEUE,
+    OOM(c, kf_node_put(c->A, rp, "managedBy", kf_node_str(c->A, KF_KUEUE_MULTIKUEUE,
                                                           strlen(KF_KUEUE_MULTIKUEUE))));
   if (s->has_gang) {
     kf_status st = scheduling_policy(c, &s->gang, rp);
     if (st != KF_OK) return st;
   }
-  OOM(c, kf_pod_put(c->A, spec, "runPolicy", rp));
+  OOM(c, kf_node_put(c->A, spec, "runPolicy", rp));
   return KF_OK;
 }
 
@@ -298,8 +298,8 @@ static kf_status replicas(mctx *c, const kf_job *j, kf_node *specs) {
       OOM(c, tm = merge(c->A, tm, gt));
     }
     OOM(c, topology_into(c->A, tm, j, g));
-    OOM(c, kf_pod_put(c->A, rs, "template", tm));
-    OOM(c, kf_pod_put(c->A, specs, kf_roles[k->roles[i].role].name, rs));
+    OOM(c, kf_node_put(c->A, rs, "template", tm));
+    OOM(c, kf_node_put(c->A, specs, kf_roles[k->roles[i].role].name, rs));
   }
   return KF_OK;
 }
@@ -314,7 +314,7 @@ kf_status kfm_sched_apply(mctx *c, const kf_job *j, kf_target t, kf_node *root) 
     kf_node *specs = kf_node_get(spec, kf_kinds[j->kind].crd_specs);
     if (specs) {
       OOM(c, specs = kf_node_copy_shallow(c->A, specs, KF_NOBJ));
-      OOM(c, kf_pod_put(c->A, spec, kf_kinds[j->kind].crd_specs, specs));
+      OOM(c, kf_node_put(c->A, spec, kf_kinds[j->kind].crd_specs, specs));
     }
     if ((st = replicas(c, j, specs)) != KF_OK) return st;
   }
@@ -322,21 +322,21 @@ kf_status kfm_sched_apply(mctx *c, const kf_job *j, kf_target t, kf_node *root) 
   OOM(c, meta = meta_of(c->A, root));
   l = kf_node_get(meta, "labels");
   OOM(c, kueue_labels(c->A, j, &l));
-  if (l) OOM(c, kf_pod_put(c->A, meta, "labels", l));
+  if (l) OOM(c, kf_node_put(c->A, meta, "labels", l));
   if (!trainer) return run_policy(c, j, spec);
   if (j->sched.has_gang && j->sched.gang.queue) {   /* volcano plugin */
     kf_node *an = kf_node_get(meta, "annotations");
     OOM(c, an = put_sorted(c->A, an, KF_VOLCANO_QUEUE, j->sched.gang.queue));
-    OOM(c, kf_pod_put(c->A, meta, "annotations", an));
+    OOM(c, kf_node_put(c->A, meta, "annotations", an));
   }
   if (j->sched.suspend) {
     kf_node *yes;
     OOM(c, yes = kf_node_new(c->A, KF_NBOOL));
     yes->u.b = 1;
-    OOM(c, kf_pod_put(c->A, spec, "suspend", yes));
+    OOM(c, kf_node_put(c->A, spec, "suspend", yes));
   }
   if (j->sched.multikueue)
-    OOM(c, kf_pod_put(c->A, spec, "managedBy", kf_node_str(c->A, KF_KUEUE_MULTIKUEUE,
+    OOM(c, kf_node_put(c->A, spec, "managedBy", kf_node_str(c->A, KF_KUEUE_MULTIKUEUE,
                                                             strlen(KF_KUEUE_MULTIKUEUE))));
   return KF_OK;
 }

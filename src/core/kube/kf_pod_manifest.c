@@ -121,14 +121,14 @@ static kf_node *primary(kf_arena *A, const kf_node *tp, const kf_node *ct,
         if (!kf_node_push(A, env, NULL, v->u.c.v[x])) return NULL;
       v = env;
     }
-    if (!kf_pod_put(A, m, k, v)) return NULL;
+    if (!kf_node_put(A, m, k, v)) return NULL;
   }
   if (m && shm) {
     static const char *const mount[] = {"name", KF_SHM_VOLUME, "mountPath",
                                         KF_SHM_PATH, NULL};
     kf_node *l = kf_node_copy_shallow(A, kf_node_get(m, "volumeMounts"), KF_NARR);
     if (l == NULL || !kf_node_push(A, l, NULL, strobj(A, mount)) ||
-        !kf_pod_put(A, m, "volumeMounts", l))
+        !kf_node_put(A, m, "volumeMounts", l))
       return NULL;
   }
   return m ? kf_pod_ordered(A, m, kf_pod_container_order) : NULL;
@@ -159,7 +159,7 @@ static kf_node *node_affinity(kf_arena *A, const kf_node *aff, kf_node **reqs,
   for (d = 1; d < 3 && lvl[d - 1]; d++) {
     cur = kf_node_get(cur, path[d - 1]);
     lvl[d] = kf_node_copy_shallow(A, cur, KF_NOBJ);
-    if (lvl[d] == NULL || !kf_pod_put(A, lvl[d - 1], path[d - 1], lvl[d]))
+    if (lvl[d] == NULL || !kf_node_put(A, lvl[d - 1], path[d - 1], lvl[d]))
       return NULL;
   }
   if (lvl[2] == NULL) return NULL;
@@ -171,11 +171,11 @@ static kf_node *node_affinity(kf_arena *A, const kf_node *aff, kf_node **reqs,
     kf_node *me = t ? kf_node_copy_shallow(A, kf_node_get(t, "matchExpressions"), KF_NARR) : NULL;
     for (r = 0; me && r < nreq; r++)
       if (!kf_node_push(A, me, NULL, reqs[r])) return NULL;
-    if (me == NULL || !kf_pod_put(A, t, "matchExpressions", me) ||
+    if (me == NULL || !kf_node_put(A, t, "matchExpressions", me) ||
         !kf_node_push(A, terms, NULL, t))
       return NULL;
   }
-  return kf_pod_put(A, lvl[2], path[2], terms) ? top : NULL;
+  return kf_node_put(A, lvl[2], path[2], terms) ? top : NULL;
 }
 
 /* A NodeSelectorRequirement (values NULL: none) or a NoSchedule
@@ -215,7 +215,7 @@ static kf_status accelerator(kf_arena *A, const kf_accel *a, kf_node *pod,
     return kf_nomem(e);
   }
   if ((aff = node_affinity(A, kf_node_get(pod, "affinity"), reqs, n)) == NULL ||
-      !kf_pod_put(A, pod, "affinity", aff) || !kf_pod_put(A, pod, "tolerations", tols))
+      !kf_node_put(A, pod, "affinity", aff) || !kf_node_put(A, pod, "tolerations", tols))
     return kf_nomem(e);
   return KF_OK;
 }
@@ -249,12 +249,12 @@ kf_status kf_pod_spec(kf_arena *A, const kf_job *j, const kf_node *ct,
     if (!kf_node_push(A, cs, NULL, (kf_node *)c)) return kf_nomem(e);
   }
   if (tp == NULL && !kf_node_push(A, cs, NULL, m)) return kf_nomem(e);
-  if (!kf_pod_put(A, pod, "containers", cs)) return kf_nomem(e);
+  if (!kf_node_put(A, pod, "containers", cs)) return kf_nomem(e);
   if (kf_node_get(pod, "restartPolicy") == NULL &&
       !kf_obj_strref(A, pod, "restartPolicy", "Never"))
     return kf_nomem(e);
   if (service_account &&
-      !kf_pod_put(A, pod, "serviceAccountName",
+      !kf_node_put(A, pod, "serviceAccountName",
                   kf_node_str(A, service_account, strlen(service_account))))
     return kf_nomem(e);
   if (j->shared_memory) {
@@ -264,7 +264,7 @@ kf_status kf_pod_spec(kf_arena *A, const kf_job *j, const kf_node *ct,
         !kf_obj_strref(A, v, "name", KF_SHM_VOLUME) ||
         (ed = strobj(A, medium)) == NULL || !kf_node_push(A, v, "emptyDir", ed) ||
         (j->shared_memory[0] && !kf_obj_strref(A, ed, "sizeLimit", j->shared_memory)) ||
-        !kf_pod_put(A, pod, "volumes", vols))
+        !kf_node_put(A, pod, "volumes", vols))
       return kf_nomem(e);
   }
   if (j->has_accelerator && limits_gpu(cs)) {

@@ -50,8 +50,6 @@ kf_status kf_pod_api_accel(const char *field, const char *value, const char *who
 const char *kf_pod_primary_name(const kf_node *tmpl);
 const kf_node *kf_pod_primary(const kf_node *tmpl, size_t *index);
 
-/* Replaces key `k` of object `o`, or adds it (0: v NULL or no memory). */
-int kf_pod_put(kf_arena *A, kf_node *o, const char *k, kf_node *v);
 
 /* Manifests (kf_pod_manifest.c).  The backend's default node labels for
 ** an accelerator (flytek8s config gpu-device-node-label,

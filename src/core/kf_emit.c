@@ -1,0 +1,63 @@
+/*
+** kf_emit.c - a job's manifest and its pods' environment for a target:
+** the target's rule rows first (rules/), then the target's writer (kube/).
+*/
+#include <string.h>
+
+#include "kf_manifest.h"
+#include "kf_env.h"
+#include "kf_manifest_int.h"
+
+kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
+                      kf_node **out, const char *who, kf_err *e) {
+  kf_target t = o->target_set ? o->target : KF_T_OPERATOR;
+  kf_target_ctx tc;
+  kf_status st = kf_target_allows(t, KF_E_MANIFEST, j->kind, "manifest", who, e);
+  if (st != KF_OK) return st;
+  memset(&tc, 0, sizeof tc);
+  tc.name = o->name, tc.image = o->image;
+  if (o->env.n > 0) {   /* R16: the user's variables against the target's */
+    kf_kvs *env = kf_arena_alloc(A, sizeof *env);
+    if (env == NULL) return kf_nomem(e);
+    if ((st = kf_env_user_vars(&o->env, A, env, who, e)) != KF_OK) return st;
+    tc.env = env;
+  }
+  if ((st = kf_target_require(j, t, &tc, A, NULL, e)) != KF_OK) return st;
+  return kf_manifest_write(j, t, o, A, out, who, e);
+}
+
+kf_status kf_environment(const kf_job *j, const kf_manifest_opts *o,
+                         kf_arena *A, kf_node **out, const char *who,
+                         kf_err *e) {
+  kf_target t = o->target_set ? o->target : KF_T_OPERATOR;
+  kf_target_ctx ctx;
+  kf_kvs env;
+  char pod[256];
+  size_t len;
+  kf_status st;
+  if ((st = kf_target_allows(t, KF_E_ENVIRONMENT, j->kind, "environment", who, e)) != KF_OK)
+    return st;
+  if (o->name == NULL)
+    return kf_fail(e, KF_EINVAL, "%s: opts.name: required (the resource name, "
+                   "a DNS-1035 label)", who);
+  if (!kfm_dns_label(o->name, strlen(o->name), 1))
+    return kf_fail(e, KF_EINVAL, "%s: opts.name: '%.100s' is not a DNS-1035 "
+                   "label (%s)", who, o->name, kfm_dns1035_rule);
+  if (strlen(o->name) > 63)
+    return kf_fail(e, KF_EINVAL, "%s: opts.name: '%.100s' is not a DNS-1035 "
+                   "label (at most 63 characters)", who, o->name);
+  /* R15 stays an error on the operator, as in its manifests */
+  if (t == KF_T_OPERATOR && (len = kfm_longest_pod(j, o->name, pod, sizeof pod)) > 63)
+    return kf_fail(e, KF_EINVAL, "%s: opts.name: too long for this job: pod "
+                   "name '%s' has %zu characters (at most 63)", who, pod, len);
+  if (o->ns && (strlen(o->ns) > 63 || !kfm_dns_label(o->ns, strlen(o->ns), 0)))
+    return kf_fail(e, KF_EINVAL, "%s: opts.namespace: '%.100s' is not a "
+                   "DNS-1123 label (at most 63 lowercase letters, digits and "
+                   "'-', starting and ending with a letter or digit)", who, o->ns);
+  if ((st = kf_env_user_vars(&o->env, A, &env, who, e)) != KF_OK) return st;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.name = o->name;
+  ctx.env = &env;
+  if ((st = kf_target_require(j, t, &ctx, A, NULL, e)) != KF_OK) return st;
+  return kf_environment_write(j, t, o, &env, A, out, who, e);
+}

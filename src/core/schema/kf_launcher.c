@@ -1,0 +1,68 @@
+/*
+** kf_launcher.c - the command an MPIJob's or HorovodJob's launcher runs, as
+** flytekit builds it (flytekit-kf-mpi task.py: _get_mpi_launcher_command /
+** HorovodJob's horovodrun flags): a value of the job, shared by the
+** TaskTemplate (v0 MPI, flyte/) and every manifest writer (kube/).
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "kf_launcher.h"
+
+/* 1 when pushed; 0 when out of memory (the caller says so) */
+static int push_str(kf_arena *A, kf_node *arr, const char *s) {
+  return kf_node_push(A, arr, NULL, kf_node_str(A, s, strlen(s)));
+}
+
+static int push_all(kf_arena *A, kf_node *arr, const char *const *v) {
+  for (; *v; v++)
+    if (!push_str(A, arr, *v)) return 0;
+  return 1;
+}
+
+static void decimal(int64_t v, char out[24]) {
+  snprintf(out, 24, "%lld", (long long)v);
+}
+
+/* The launcher's own words, before the user's args. */
+static int push_launcher(kf_arena *A, kf_node *a, const kf_job *j) {
+  char np[24], slots[24], timeout[24];
+  /* workers x slots, both int32: no overflow in 64 bits */
+  decimal((int64_t)j->g[KF_WORKER].replicas * j->slots, np);
+  decimal(j->slots, slots);
+  decimal(j->elastic_timeout, timeout);
+  if (j->kind == KF_MPI) {
+    const char *const mpirun[] = {
+        "mpirun", "--allow-run-as-root", "-bind-to", "none", "-map-by", "slot",
+        "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "NCCL_DEBUG=INFO",
+        "-mca", "pml", "ob1", "-mca", "btl", "^openib", "-np", np, NULL};
+    return push_all(A, a, mpirun);
+  } else {
+    const char *const horovodrun[] = {
+        "horovodrun", "-np", np, "--log-level", j->log_level,
+        "--network-interface", "eth0", "--min-np", np, "--max-np", np,
+        "--slots-per-host", slots,
+        "--host-discovery-script", j->discovery_script_path,
+        "--elastic-timeout", timeout, j->verbose ? "--verbose" : NULL, NULL};
+    return push_all(A, a, horovodrun);
+  }
+}
+
+kf_status kf_launcher_command(const kf_job *j, const kf_strs *args,
+                              kf_arena *A, kf_node **out, const char *who,
+                              kf_err *e) {
+  kf_node *a;
+  size_t i;
+  if (j->kind != KF_MPI && j->kind != KF_HOROVOD)
+    return kf_fail(e, KF_EINVAL,
+                   "%s: only MPIJob and HorovodJob have a launcher", who);
+  if ((a = kf_node_new(A, KF_NARR)) == NULL || !push_launcher(A, a, j))
+    return kf_nomem(e);
+  for (i = 0; args && i < args->n; i++)
+    if (!push_str(A, a, args->v[i])) return kf_nomem(e);
+  if (a->u.c.n > KF_MAX_ITEMS)
+    return kf_fail(e, KF_ELIMIT, "%s: args: command longer than the limit of %d items",
+                   who, KF_MAX_ITEMS);
+  *out = a;
+  return KF_OK;
+}
