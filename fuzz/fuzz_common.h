@@ -22,13 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
+#include "kf_pb.h"
 #include "kf_json.h"
 #include "kf_template.h"
 #include "kf_pod.h"
 #if defined(__has_include)
 #if __has_include("kf_manifest.h")
-#include "kf_manifest.h"
+#include "kf_emit.h"
+#include "kf_yaml.h"
 #define FZ_HAVE_MANIFEST 1
 #endif
 #endif

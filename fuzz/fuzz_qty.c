@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_qty.h"
 
 static void fail(const char *what, const char *a, const char *b) {

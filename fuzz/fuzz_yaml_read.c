@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "fuzz_common.h"
+#include "kf_yaml.h"
 #include "kf_yaml_read.h"
 
 /* Equal as data: a number equals a number of the same value. */

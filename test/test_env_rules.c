@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_env.h"
-#include "kf_target.h"
+#include "kf_rules.h"
 
 static int failed;
 

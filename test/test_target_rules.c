@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_json.h"
 #include "kf_schema.h"
-#include "kf_target.h"
+#include "kf_rules.h"
 
 static int npass, nfail;
 

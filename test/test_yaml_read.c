@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "kf_yaml_read.h"
+#include "kf_yaml.h"
 #include "kf_manifest.h"   /* kf_yaml, the writer */
 
 static int npass, nfail;

@@ -4,9 +4,7 @@
 */
 #include <string.h>
 
-#include "kf_manifest.h"
-#include "kf_env.h"
-#include "kf_manifest_int.h"
+#include "kf_emit.h"
 
 kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
                       kf_node **out, const char *who, kf_err *e) {

@@ -10,8 +10,10 @@
 #ifndef KF_RENDER_H
 #define KF_RENDER_H
 
-#include "kf_core.h"
-#include "kf_manifest.h"
+#include "kf_job.h"
+#include "kf_pb.h"
+#include "kf_emit.h"
+#include "kf_yaml.h"
 
 /* Same order as kfjob_format in include/kfjob.h (without "none"). */
 typedef enum kf_render_format {

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kf_manifest.h"
+#include "kf_emit.h"
 
 enum { R_CPU, R_MEM, R_GPU, R_N };
 static const char *const res_key[R_N] = {"cpu", "memory", "nvidia.com/gpu"};

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_qty.h"
 #include "host.h"
 #include "kf_target.h"

@@ -16,7 +16,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_json.h"
 #include "kf_yaml_read.h"
 #include "lkfjob.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_import.h"
 #include "kf_json.h"
 #include "kf_render.h"

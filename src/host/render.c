@@ -12,7 +12,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_manifest.h"
 #include "kf_render.h"
 #include "kf_sched.h"

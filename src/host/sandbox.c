@@ -16,7 +16,7 @@
 #include "lualib.h"
 
 #include "host.h"
-#include "kf_core.h"
+#include "kf_job.h"
 
 /* ======================================================================
 ** Memory limit: the allocator of every state

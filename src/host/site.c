@@ -11,7 +11,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "lkfjob.h"
 #include "host.h"
 

@@ -15,7 +15,8 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "kf_core.h"
+#include "kf_job.h"
+#include "kf_pb.h"
 #include "kfjob.h"
 #include "lkfjob.h"
 

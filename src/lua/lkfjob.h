@@ -8,8 +8,10 @@
 #include <stdint.h>
 
 #include "lkf_compat.h"   /* lua.h and lauxlib.h, any Lua from 5.1 on */
-#include "kf_core.h"
+#include "kf_job.h"
+#include "kf_pb.h"
 #include "kf_target.h"
+#include "kf_emit.h"
 
 #define CTX_NAME "kfjob.context"
 #define RUNPOLICY_NAME "kfjob.RunPolicy"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lkfjob.h"
+#include "kf_yaml.h"
 #include "kf_json.h"
 #include "kf_manifest.h"
 #include "kf_env.h"

@@ -6,7 +6,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kfjob.h"
 #include "lkfjob.h"
 

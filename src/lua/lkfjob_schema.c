@@ -8,7 +8,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_target.h"
 #include "lkfjob.h"
 

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
+#include "kf_pb.h"
 #include "lkfjob.h"
 
 /* the metatable names of jobs by kind and groups by role (lkfjob.h) */

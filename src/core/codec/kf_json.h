@@ -14,7 +14,7 @@
 #ifndef KF_JSON_H
 #define KF_JSON_H
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_wire.h"   /* kf_msg_sort_maps, kf_msg_pack_into */
 #include "google/protobuf/struct.pb-c.h"
 

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
+#include "kf_pb.h"
 #include "kf_wire.h"
 #include "flyteidl/core/tasks.pb-c.h"
 #include "flyteidl/plugins/common.pb-c.h"

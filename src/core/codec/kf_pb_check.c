@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kf_core.h"
+#include "kf_job.h"
+#include "kf_pb.h"
 #include "kf_wire.h"
 #include "flyteidl/core/tasks.pb-c.h"
 #include "flyteidl/plugins/common.pb-c.h"

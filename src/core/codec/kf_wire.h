@@ -11,7 +11,8 @@
 
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
+#include "kf_pb.h"
 
 /* ---- varints ---------------------------------------------------------- */
 

@@ -11,7 +11,8 @@
 
 #include <stdint.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
+#include "kf_pb.h"
 #include "kf_wire.h"
 #include "protobuf-c/protobuf-c.h"
 

@@ -12,7 +12,7 @@
 
 #include <yaml.h>
 
-#include "kf_manifest.h"
+#include "kf_yaml.h"
 #include "kf_json.h"
 
 /* Plain words some YAML reader resolves to a non-string (any case). */

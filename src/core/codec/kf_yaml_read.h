@@ -28,7 +28,7 @@
 #ifndef KF_YAML_READ_H
 #define KF_YAML_READ_H
 
-#include "kf_core.h"
+#include "kf_job.h"
 
 /* Defaults of kf_yaml_limits (a 0 member takes them). */
 #define KF_YAML_MAX_BYTES (16u << 20)   /* the whole text */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_template.h"
 #include "kf_version.h"
 #include "flyteidl/core/tasks.pb-c.h"

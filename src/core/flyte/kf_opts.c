@@ -5,7 +5,7 @@
 */
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_template.h"
 
 /* Option strings become proto3 strings: no NUL bytes, valid UTF-8. */

@@ -6,7 +6,8 @@
 */
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
+#include "kf_pb.h"
 #include "kf_json.h"
 #include "kf_template.h"
 #include "kf_wire.h"

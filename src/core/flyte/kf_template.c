@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
+#include "kf_pb.h"
 #include "kf_json.h"
 #include "kf_template.h"
 #include "kf_wire.h"

@@ -5,7 +5,8 @@
 #ifndef KF_TEMPLATE_H
 #define KF_TEMPLATE_H
 
-#include "kf_core.h"
+#include "kf_job.h"
+#include "kf_pb.h"
 #include "flyteidl/core/tasks.pb-c.h"
 #include "flyteidl/admin/task.pb-c.h"
 

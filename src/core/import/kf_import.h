@@ -9,7 +9,7 @@
 #ifndef KF_IMPORT_H
 #define KF_IMPORT_H
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_target.h"
 
 typedef struct kf_import_opts {

@@ -7,7 +7,7 @@
 #ifndef KF_ENV_H
 #define KF_ENV_H
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_manifest.h"
 #include "kf_target.h"
 
@@ -69,13 +69,5 @@ kf_status kf_environment_write(const kf_job *j, kf_target t,
                                kf_arena *A, kf_node **out, const char *who,
                                kf_err *e);
 
-/* job:environment(opts): opts.name (required, a DNS-1035 label),
-** opts.namespace, opts.env, opts.target (unset: operator) from `o`; the
-** target's rules (kf_target_require, R16 included) first.  The result:
-** { [pod] = { env = { {name=, value=} | {name=, valueFrom=} ... },
-**   files = { [path] = content } } }, pods in the order of their groups. */
-kf_status kf_environment(const kf_job *j, const kf_manifest_opts *o,
-                         kf_arena *A, kf_node **out, const char *who,
-                         kf_err *e);
 
 #endif

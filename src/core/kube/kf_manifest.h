@@ -1,14 +1,14 @@
 /*
-** kf_manifest.h - Kubeflow custom resources (kubeflow.org/v1 TFJob,
-** PyTorchJob, MPIJob), lint warnings and MPI/Horovod launcher commands,
-** built from a resolved kf_job the way Flyte's backend translates a task.
-** Results are kf_node trees in the caller's arena; YAML
-** text comes from libyaml's emitter.  No Lua here.
+** kf_manifest.h - the kube room: every target's custom resource (Kubeflow
+** training-operator, Flyte 1.x/2, mpi-operator, Trainer v2) built from a
+** resolved kf_job the way each system's controller reads it, as kf_node
+** trees in the caller's arena.  The target's rules are checked above this
+** room (kf_emit.h); the helpers at the end are what rules/ reads too.
 */
 #ifndef KF_MANIFEST_H
 #define KF_MANIFEST_H
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_target.h"
 #include "kf_qty.h"
 #include "kf_launcher.h"
@@ -36,57 +36,35 @@ kf_status kf_manifest_opts_parse(const kf_node *n, kf_manifest_opts *o,
 kf_status kf_strs_from_node(const kf_node *n, kf_strs *out, kf_arena *A,
                             const char *who, const char *path, kf_err *e);
 
-/* The custom resource for o's target (default operator) as a node, keys
-** in Kubernetes order.  Checks every input the API server or the operator
-** would refuse (names, labels, env names, images, GPU requests that differ
-** from limits), so the result passes ../shared/tools/validate-manifest
-** --target <target>. */
-kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
-                      kf_node **out, const char *who, kf_err *e);
-
 /* kf_manifest's writer alone, for a job the target's rules accepted. */
 kf_status kf_manifest_write(const kf_job *j, kf_target t,
                             const kf_manifest_opts *o, kf_arena *A,
                             kf_node **out, const char *who, kf_err *e);
 
-typedef struct kf_lint_opts {
-  const char *name;             /* NULL: skip the name rules */
-  const char *image;            /* the task image, NULL: unknown */
-  int version;                  /* task_type_version the job is sent as */
-  const char *who;              /* prefixes errors ("kfjob.lint") */
-  kf_target target;             /* its warnings are added (0: flyte) */
-  const kf_kvs *env;            /* the user's variables, sorted (R16);
-                                   NULL: none */
-} kf_lint_opts;
+/* ---- what the writers know that the rules and the top ask too ---- */
+/* Whether group row `f` holds a value other than its default (R34). */
+int kfm_row_given(const kf_field *f, const kf_group *g);
+long double kfm_qty_value(const char *s);
+int kfm_qty_cmp(const char *a, const char *b);
+const kf_group *kfm_task_resources(const kf_job *j, const kf_group *g,
+                                   kf_group *tmp);
+const kf_group *kfm_pod_group(const kf_job *j, int role,
+                              const kf_manifest_opts *o, kf_group *tmp);
+int kfm_present_roles(const kf_job *j, int out[KF_NROLES]);
+/* A container env name Kubernetes takes (letters, digits, '_', '-', '.',
+** not starting with a digit). */
+int kfm_env_name(const char *s);
+/* Whether some pod gets a GPU limit (lint and R12: an accelerator needs one). */
+int kfm_gpu_limited(const kf_job *j);
+size_t kfm_longest_pod(const kf_job *j, const char *name, char *buf,
+                       size_t cap);
+int kfm_dns_label(const char *s, size_t n, int dns1035);
+extern const char kfm_dns1035_rule[];   /* the rule, said in messages */
 
-/* Warnings as an array of {path=, message=} objects, in the order of the
-** job's fields (groups in kind order, run_policy, slots), then opts, then
-** the target's rules (FACTS §8.5) as {path=, message=, rule=, source=}. */
-kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
-                  kf_node **out, kf_err *e);
-
-/* Nodes -> a YAML stream, one document each (block style, keys in node
-** order, strings that a YAML 1.1 or 1.2 reader would take for a number,
-** boolean, null or timestamp double-quoted).  `indent` 2..9. */
-kf_status kf_yaml(const kf_node *const *docs, size_t n, int indent,
-                  kf_buf *out, kf_err *e);
-
-/* What a job asks of the cluster (kf_resources.c): pods per replica group
-** (in the manifest's order) and, over all its pods, the effective
-** requests and limits of CPU, memory and GPUs (nvidia.com/gpu), exact.
-** A limit sums only the containers that set one. */
-typedef struct kf_job_res {
-  struct { const char *role; int64_t replicas; } groups[KF_NROLES];
-  int ngroups;
-  int64_t pods;
-  kf_qty req[3], lim[3];        /* cpu, memory, gpu */
-  int too_large;                /* failed: a quantity or sum beyond kf_qty */
-} kf_job_res;
-
-/* Fails with too_large set when a quantity cannot be summed exactly (a
-** valid quantity such as "1e999999" beyond kf_qty's ~1e68): an error, not
-** a wrong total. */
-kf_status kf_job_resources(const kf_job *j, kf_arena *A, kf_job_res *out,
-                           kf_err *e);
+/* A TrainJob runtime patch's PodSpecPatch and ContainerPatch property
+** names, [0] Trainer v2.2, [1] v2.3, NULL-ended (generated from
+** schema/targets.json by scripts/targetschema.py). */
+extern const char *const *const kfm_trainer_pod_patch[2];
+extern const char *const *const kfm_trainer_container_patch[2];
 
 #endif

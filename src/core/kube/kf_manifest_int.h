@@ -1,11 +1,13 @@
 /*
-** kf_manifest_int.h - what kf_manifest.c shares with kf_lint.c: the
-** context of one call and the helpers both use.  Private to the core.
+** kf_manifest_int.h - what the manifest writers of kube/ share: the
+** context of one call and the helpers they use.  Private to src/core/kube
+** (what other rooms ask of the writers is in kf_manifest.h).
 */
 #ifndef KF_MANIFEST_INT_H
 #define KF_MANIFEST_INT_H
 
 #include "kf_manifest.h"
+#include "kf_pod.h"
 
 typedef struct mctx {
   kf_arena *A;
@@ -54,8 +56,6 @@ kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
 ** fields, every target's containers and replica specs go through it. */
 kf_status kfm_group_rows(mctx *c, const kf_group *g, int place,
                          const char *path, kf_node *into, const char *res_key);
-/* Whether group row `f` holds a value other than its default (R34). */
-int kfm_row_given(const kf_field *f, const kf_group *g);
 kf_status kfm_container(mctx *c, const kf_job *j, int role,
                         const kfm_shared *sh, kf_node *containers);
 /* `g`'s resources as parent[key] = {limits, requests}; errors name `path`. */
@@ -66,11 +66,6 @@ kf_status kfm_replica_spec(mctx *c, const kf_job *j, int role,
 kf_node *kfm_run_policy(kf_arena *A, const kf_job *j, int direct);
 kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                        int flyte_slots, kf_node **out);
-/* A TrainJob runtime patch's PodSpecPatch and ContainerPatch property
-** names, [0] Trainer v2.2, [1] v2.3, NULL-ended (generated from
-** schema/targets.json by scripts/targetschema.py). */
-extern const char *const *const kfm_trainer_pod_patch[2];
-extern const char *const *const kfm_trainer_container_patch[2];
 
 /* The other targets' builders (kf_manifest_{flyte,mpi,trainer}.c); the
 ** target's rule rows have accepted the job. */
@@ -88,21 +83,24 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
 kf_status kfm_sched_job(mctx *c, const kf_job *j, kf_target t, const kf_job **out);
 kf_status kfm_sched_apply(mctx *c, const kf_job *j, kf_target t, kf_node *root);
 
-long double kfm_qty_value(const char *s);
-int kfm_qty_cmp(const char *a, const char *b);
-const kf_group *kfm_task_resources(const kf_job *j, const kf_group *g,
-                                   kf_group *tmp);
-const kf_group *kfm_pod_group(const kf_job *j, int role,
-                              const kf_manifest_opts *o, kf_group *tmp);
-int kfm_present_roles(const kf_job *j, int out[KF_NROLES]);
-/* A container env name Kubernetes takes (letters, digits, '_', '-', '.',
-** not starting with a digit). */
-int kfm_env_name(const char *s);
-/* Whether some pod gets a GPU limit (lint and R12: an accelerator needs one). */
-int kfm_gpu_limited(const kf_job *j);
-size_t kfm_longest_pod(const kf_job *j, const char *name, char *buf,
-                       size_t cap);
-int kfm_dns_label(const char *s, size_t n, int dns1035);
-extern const char kfm_dns1035_rule[];   /* the rule, said in messages */
+
+/* ---- pod settings in manifests (kf_pod_manifest.c) ---- */
+/* A replica pod's metadata: the template's labels and annotations with
+** `labels` / `annotations` (sorted string maps, NULL: none) over them;
+** *meta NULL when there are none. */
+kf_status kf_pod_meta(kf_arena *A, const kf_node *tmpl, const kf_node *labels,
+                      const kf_node *annotations, kf_node **meta, kf_err *e);
+/* A copy of object `o` with its entries in `order` (NULL-ended) first,
+** the others after them in their own order; NULL: no memory.  A
+** container's keys in the Go struct's order (k8s.io/api/core/v1 Container),
+** as Go writes them. */
+kf_node *kf_pod_ordered(kf_arena *A, const kf_node *o, const char *const *order);
+extern const char *const kf_pod_container_order[];
+/* A replica's pod spec: the template's spec with `ct` (the group's default
+** container) merged into its primary container, shared memory and the
+** accelerator applied.  Errors "<who>: pod_template...: <problem>". */
+kf_status kf_pod_spec(kf_arena *A, const kf_job *j, const kf_node *ct,
+                      const char *service_account, kf_node **out,
+                      const char *who, kf_err *e);
 
 #endif

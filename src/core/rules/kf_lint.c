@@ -8,16 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kf_manifest_int.h"
+#include "kf_rules.h"
 #include "kf_pod.h"
 
-static kf_status warn(mctx *c, kf_node *list, const char *path,
+/* One lint call: its arena, its error and the prefix of its messages. */
+typedef struct lctx {
+  kf_arena *A;
+  kf_err *e;
+  const char *who;
+} lctx;
+
+#define OOM(c, x) do { if (!(x)) return kf_nomem((c)->e); } while (0)
+
+static kf_status warn(lctx *c, kf_node *list, const char *path,
                       const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
-static kf_status warn(mctx *c, kf_node *list, const char *path,
+static kf_status warn(lctx *c, kf_node *list, const char *path,
                       const char *fmt, ...) {
   char msg[400];
   kf_node *w;
@@ -32,7 +41,7 @@ static kf_status warn(mctx *c, kf_node *list, const char *path,
 
 #define WARN(...) do { if ((st = warn(c, list, __VA_ARGS__)) != KF_OK) return st; } while (0)
 
-static kf_status lint_group(mctx *c, kf_node *list, const kf_job *j, int role) {
+static kf_status lint_group(lctx *c, kf_node *list, const kf_job *j, int role) {
   const kf_group *g = &j->g[role];
   const char *key = kf_roles[role].key;
   const char *gr = g->requests[KF_GPU], *gl = g->limits[KF_GPU];
@@ -95,7 +104,7 @@ static int tolerates_gpu(const kf_job *j) {
   return 0;
 }
 
-static kf_status lint_pod(mctx *c, kf_node *list, const kf_job *j) {
+static kf_status lint_pod(lctx *c, kf_node *list, const kf_job *j) {
   kf_status st;
   if (j->pod_template && !j->has_accelerator && kfm_gpu_limited(j) && !tolerates_gpu(j))
     WARN("pod_template.spec.tolerations", "GPU pods without a toleration for "
@@ -117,7 +126,7 @@ static kf_status lint_pod(mctx *c, kf_node *list, const kf_job *j) {
 }
 
 /* opts.name: a DNS-1035 label whose longest pod name fits 63 characters. */
-static kf_status lint_name(mctx *c, kf_node *list, const kf_job *j, const char *name) {
+static kf_status lint_name(lctx *c, kf_node *list, const kf_job *j, const char *name) {
   char pod[256];
   size_t len;
   kf_status st;
@@ -161,7 +170,7 @@ static kf_status lint_target(const kf_job *j, const kf_lint_opts *o, kf_arena *A
 kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
                   kf_node **out, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
-  mctx c0, *c = &c0;
+  lctx c0, *c = &c0;
   kf_node *list;
   kf_status st;
   char p[96];

@@ -6,7 +6,7 @@
 #ifndef KF_RULES_INT_H
 #define KF_RULES_INT_H
 
-#include "kf_target.h"
+#include "kf_rules.h"
 
 #define K(k) (1u << (k))
 #define ALL_KINDS ((1u << KF_NKINDS) - 1)

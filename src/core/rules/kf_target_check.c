@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kf_target.h"
+#include "kf_rules.h"
 
 /* Walks the rows whose severity for `t` is at least `min`. */
 static kf_status walk(const kf_job *j, kf_target t, const kf_target_ctx *c,

@@ -7,8 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kf_target.h"
-#include "kf_manifest_int.h"   /* kfm_dns_label, kfm_longest_pod */
+#include "kf_rules.h"
 #include "kf_rules_int.h"
 
 

@@ -11,8 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kf_target.h"
-#include "kf_manifest_int.h"
+#include "kf_rules.h"
 #include "kf_pod.h"
 #include "kf_rules_int.h"
 

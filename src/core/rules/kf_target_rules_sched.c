@@ -8,8 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kf_target.h"
-#include "kf_manifest_int.h"
+#include "kf_rules.h"
 #include "kf_sched.h"
 #include "kf_rules_int.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_build_int.h"
 
 void kf_build_ctx_init(ctx *c, kf_arena *A, kf_err *e, const char *ctor,

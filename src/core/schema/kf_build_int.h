@@ -5,7 +5,7 @@
 #ifndef KF_BUILD_INT_H
 #define KF_BUILD_INT_H
 
-#include "kf_core.h"
+#include "kf_job.h"
 
 typedef struct ctx {
   kf_arena *A;

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_build_int.h"
 
 /* Each object's and each kind's names (keys and aliases) in a small

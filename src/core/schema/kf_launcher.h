@@ -4,7 +4,7 @@
 #ifndef KF_LAUNCHER_H
 #define KF_LAUNCHER_H
 
-#include "kf_core.h"
+#include "kf_job.h"
 
 /* The `mpirun ...` (MPIJob) or `horovodrun ...` (HorovodJob) argument list
 ** flytekit builds, up to and including its flags, then `args`. */

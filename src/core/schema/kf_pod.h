@@ -8,7 +8,7 @@
 #ifndef KF_POD_H
 #define KF_POD_H
 
-#include "kf_core.h"
+#include "kf_job.h"
 
 /* Generated schema tables (kf_podschema.c). */
 enum { KF_PS_OBJ, KF_PS_MAP, KF_PS_ARR, KF_PS_STR, KF_PS_INT, KF_PS_BOOL,
@@ -57,22 +57,5 @@ const kf_node *kf_pod_primary(const kf_node *tmpl, size_t *index);
 #define KF_ACCEL_LABEL "k8s.amazonaws.com/accelerator"
 #define KF_PARTITION_LABEL "k8s.amazonaws.com/gpu-partition-size"
 #define KF_GPU_RESOURCE "nvidia.com/gpu"
-/* A replica pod's metadata: the template's labels and annotations with
-** `labels` / `annotations` (sorted string maps, NULL: none) over them;
-** *meta NULL when there are none. */
-kf_status kf_pod_meta(kf_arena *A, const kf_node *tmpl, const kf_node *labels,
-                      const kf_node *annotations, kf_node **meta, kf_err *e);
-/* A copy of object `o` with its entries in `order` (NULL-ended) first,
-** the others after them in their own order; NULL: no memory.  A
-** container's keys in the Go struct's order (k8s.io/api/core/v1 Container),
-** as Go writes them. */
-kf_node *kf_pod_ordered(kf_arena *A, const kf_node *o, const char *const *order);
-extern const char *const kf_pod_container_order[];
-/* A replica's pod spec: the template's spec with `ct` (the group's default
-** container) merged into its primary container, shared memory and the
-** accelerator applied.  Errors "<who>: pod_template...: <problem>". */
-kf_status kf_pod_spec(kf_arena *A, const kf_job *j, const kf_node *ct,
-                      const char *service_account, kf_node **out,
-                      const char *who, kf_err *e);
 
 #endif

@@ -8,7 +8,7 @@
 #ifndef KF_SCHED_H
 #define KF_SCHED_H
 
-#include "kf_core.h"
+#include "kf_job.h"
 
 /* kubernetes-sigs/kueue pkg/controller/constants/constants.go */
 #define KF_KUEUE_QUEUE "kueue.x-k8s.io/queue-name"

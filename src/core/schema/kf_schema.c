@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kf_core.h"
+#include "kf_job.h"
 #include "kf_pod.h"
 #include "kf_sched.h"
 #include "kf_target.h"   /* target bits of a group row's not_on */

@@ -7,7 +7,7 @@
 #ifndef KF_TARGET_H
 #define KF_TARGET_H
 
-#include "kf_core.h"
+#include "kf_job.h"
 
 typedef enum kf_target {
   KF_T_FLYTE,          /* Flyte 1.x backend + training-operator */
@@ -103,11 +103,6 @@ struct kf_target_rule {
                                            row's warning (R11, R12) */
 };
 
-/* The rule rows, each table ended by a row with id NULL: what a job's
-** fields may be (kf_target_rules.c), what a target's resources can express
-** (kf_target_rules_manifest.c), the environment (kf_target_rules_env.c). */
-extern const kf_target_rule kf_target_rules[], kf_target_rules_manifest[],
-    kf_target_rules_env[], kf_target_rules_sched[];
 
 /* Adds a problem (path and message copied into the arena; message is
 ** printf-style).  Nothing is added when the rule is n.a. or ok for `t`. */
@@ -119,39 +114,11 @@ kf_status kf_problem_add(kf_problems *out, const kf_target_rule *r,
 #endif
     ;
 
-/* Trainer: the initContainers and containers of a pod template (the job's,
-** `at` "pod_template", or a group's, "worker.pod_template") that a
-** runtime patch cannot carry: only the runtime's node container (the
-** template's primary), and of it only ContainerPatch's fields
-** (kf_target_rules_manifest.c, for R23 and R31). */
-kf_status kf_trainer_containers_rule(const kf_node *tmpl, const char *at,
-                                     kf_target t, const kf_target_rule *r,
-                                     kf_problems *out, kf_err *e);
-
-/* Every problem of `j` on `t` (warnings and errors, in rule order). */
-kf_status kf_target_problems(const kf_job *j, kf_target t,
-                             const kf_target_ctx *c, kf_arena *A,
-                             kf_problems *out, kf_err *e);
-
-/* The first error as "<who>: <path>: <message> (target <name>)", `who`
-** NULL: the job's constructor ("kfjob.PyTorchJob"), as emitting methods
-** name it (SPEC §11); KF_OK when the target accepts the job (warnings do
-** not count). */
-kf_status kf_target_require(const kf_job *j, kf_target t,
-                            const kf_target_ctx *c, kf_arena *A,
-                            const char *who, kf_err *e);
 
 /* The problems of severity `sev` appended to `list` (an array node) as
 ** {path=, message=, rule=, source=} objects. */
 kf_status kf_problems_push(const kf_problems *ps, kf_sev sev, kf_arena *A,
                            kf_node *list, kf_err *e);
 
-/* Before emitting with method `emit` for `t`: the target takes the method
-** and the kind (errors prefixed by `who`, the method's name), and the job
-** breaks none of its rules (the first error prefixed by `ctor`, the job's
-** constructor name; NULL: "kfjob.<Kind>"). */
-kf_status kf_target_emit(const kf_job *j, kf_target t, unsigned emit,
-                         const char *method, const char *who,
-                         const char *ctor, kf_arena *A, kf_err *e);
 
 #endif

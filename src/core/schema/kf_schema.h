@@ -12,11 +12,12 @@
 */
 #ifndef KF_SCHEMA_H
 #define KF_SCHEMA_H
-/* Included by kf_core.h after kf_status and kf_err. */
 
 #include <stddef.h>
 #include <stdint.h>
 #include <protobuf-c/protobuf-c.h>
+
+#include "kf_core.h"
 
 /* The kinds after KF_HOROVOD have no Flyte task type: the training
 ** operator runs them from manifests only (SPEC §12). */

@@ -1,0 +1,66 @@
+/*
+** kf_pb.h - a job <-> its flyteidl plugin messages (protobuf-c), and the
+** wire checks that guard protobuf-c's unpack.
+*/
+#ifndef KF_PB_H
+#define KF_PB_H
+
+#include "kf_job.h"
+
+/* ---- protobuf (plugin messages) --------------------------------------- */
+
+typedef struct kf_encopts {
+  int version;        /* 0 or 1 */
+  int common;         /* v1: use CommonReplicaSpec */
+  const char *ctor;   /* the job's constructor name ("kfjob.TFJob"): prefixes
+                         the "version 0 cannot express" error; NULL: the
+                         kind's name */
+} kf_encopts;
+
+/* Build the plugin message flytekit would build; NULL + error when the
+** version cannot express the job. `for_template` lets v0 MPI carry the
+** worker command in the TaskTemplate config instead. */
+kf_status kf_job_to_msg(const kf_job *j, const kf_encopts *o, int for_template,
+                        kf_arena *A, ProtobufCMessage **out, kf_err *e);
+/* Plugin message -> job (validated).  `kind` is the kind the task type
+** names (kf_kind_for_task_type) or a refinement (HorovodJob for "mpi");
+** PyTorchJob with an elastic config becomes Elastic.  `who` prefixes
+** errors ("kfjob.decode"). */
+int kf_kind_for_task_type(const char *task_type);   /* -1 if unknown */
+kf_status kf_job_from_msg(const char *who, int kind,
+                          const ProtobufCMessage *m, int version, kf_arena *A,
+                          kf_job *out, kf_err *e);
+const ProtobufCMessageDescriptor *kf_msg_desc(const char *task_type,
+                                              int version);
+/* "<who>: unknown task type '...' (expected ...)": one message for every
+** reader of a task type. */
+kf_status kf_unknown_task_type(const char *who, const char *task_type,
+                               kf_err *e);
+/* Bitmask of versions (bit 0 = v0, bit 1 = v1) that can express the job. */
+unsigned kf_job_versions(const kf_job *j);
+
+/* Every string field in the wire bytes of `d` (recursively) is UTF-8
+** without NUL bytes, and messages nest at most KF_MAX_WIRE_DEPTH levels
+** (KF_ELIMIT); protobuf-c checks neither.  Errors name the path. */
+kf_status kf_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p,
+                        size_t n, const char *who, kf_err *e);
+/* protobuf-c's unpack of `d` from `p`, `n` into `A`, guarded: the nesting
+** depth is checked before unpack recurses, then the strings.  KF_EINVAL
+** with *out = NULL and no message set means malformed framing (the caller
+** names the message); other errors are set in `e`. */
+kf_status kf_unpack(const ProtobufCMessageDescriptor *d, const uint8_t *p,
+                    size_t n, const char *who, kf_arena *A,
+                    ProtobufCMessage **out, kf_err *e);
+/* encode: into a buffer; decode: bytes -> job, `who` prefixing errors
+** ("kfjob.decode"). */
+kf_status kf_encode(const kf_job *j, const kf_encopts *o, kf_arena *A,
+                    kf_buf *out, kf_err *e);
+/* kf_encode of a job kf_job_pack_into packed into `block` bytes (which
+** bound its strings, so they need not be measured again). */
+kf_status kf_encode_block(const kf_job *j, size_t block, const kf_encopts *o,
+                          kf_arena *A, kf_buf *out, kf_err *e);
+kf_status kf_decode(const char *task_type, int kind, int version,
+                    const uint8_t *p, size_t n, kf_arena *A, kf_job *out,
+                    const char *who, kf_err *e);
+
+#endif
