@@ -94,19 +94,49 @@ for _, p in ipairs(files) do
   end
 end
 
--- Rooms of the core that may not include another (beyond "no cycle"): the
--- import room reads manifests back beside kube, above schema and codec, and
--- nothing below or beside it calls it.
-local ROOM_NEVER = {
-  ["core/import"] = { ["core/kube"] = true, ["core/flyte"] = true, ["core/rules"] = true },
+-- The rooms of the core, bottom to top, and what each may include and
+-- call (its own files aside).  Beside each other, flyte/, kube/ and import/
+-- never meet: the outputs of Flyte and of Kubernetes, and the reader of
+-- manifests, share only what sits below them.  rules/ reads what kube/'s
+-- writers know (pod names, quantities); the top (kf_emit, kf_render,
+-- kf_resources) checks the rules, then calls a writer.
+local CORE_ROOMS = {
+  ["core/base"]   = {},
+  ["core/schema"] = { "core/base" },
+  ["core/codec"]  = { "core/base", "core/schema" },
+  ["core/flyte"]  = { "core/base", "core/schema", "core/codec" },
+  ["core/kube"]   = { "core/base", "core/schema", "core/codec" },
+  ["core/import"] = { "core/base", "core/schema", "core/codec" },
+  ["core/rules"]  = { "core/base", "core/schema", "core/codec", "core/kube" },
+  ["core"]        = { "core/base", "core/schema", "core/codec", "core/flyte",
+                      "core/kube", "core/import", "core/rules" },
 }
-for _, r in ipairs{ "core/base", "core/schema", "core/codec", "core/flyte", "core/kube", "core/rules" } do
-  ROOM_NEVER[r] = { ["core/import"] = true }
+local MAY = {}
+for room, list in pairs(CORE_ROOMS) do
+  MAY[room] = {}
+  for _, r in ipairs(list) do MAY[room][r] = true end
+end
+-- nil, or the rule a use of `to_room` from `from_room` breaks
+local function room_use_rule(from_room, to_room)
+  if from_room == to_room or not MAY[from_room] or not MAY[to_room] then return nil end
+  if MAY[from_room][to_room] then return nil end
+  local list = CORE_ROOMS[from_room]
+  return from_room .. " uses only " .. (#list > 0 and table.concat(list, ", ") or "itself") ..
+         " (not " .. to_room .. ")"
 end
 local function room_rule(from, to)
-  local never = to and ROOM_NEVER[room_of(from)]
-  if never and never[room_of(to)] then
-    return room_of(from) .. " never includes " .. room_of(to)
+  if not to then return nil end
+  local rule = room_use_rule(room_of(from), room_of(to))
+  if rule then return rule end
+  -- a room's private header (*_int.h) is its own
+  if to:match("_int%.h$") and room_of(from) ~= room_of(to) then
+    return to .. " is private to " .. room_of(to)
+  end
+end
+for _, p in ipairs(files) do
+  local r = room_of(p)
+  if r:match("^core") and not CORE_ROOMS[r] then
+    fail(p .. ":1", "a room of src/core not in test/structure.lua's CORE_ROOMS: " .. r)
   end
 end
 
@@ -185,13 +215,43 @@ end
 report_cycles(rgraph, "no include cycle between rooms")
 report_cycles(fgraph, "no include cycle between files")
 
+-- ---- declarations: a function is declared in its own room's headers ----
+-- A header of a lower room declaring a higher room's function would let
+-- the lower room call up unseen by the include rules.  Every identifier
+-- declared at file scope of a core header (a name before '(' or an extern
+-- object) that some object of another core room defines is a failure.
+local function declarations(defs)
+  for _, h in ipairs(files) do
+    local hroom = room_of(h)
+    if h:match("%.h$") and hroom:match("^core") then
+      local n, depth = 0, 0
+      for l in (read(h) .. "\n"):gmatch("([^\n]*)\n") do
+        n = n + 1
+        local code = l:gsub("/%*.-%*/", ""):gsub("//.*", "")
+        if depth == 0 and not code:match("^%s*#") and not code:match("^%s*%*") then
+          for id in code:gmatch("([%a_][%w_]*)%s*[%(%[;]") do
+            local src = defs[id]
+            if src and room_of(src) ~= hroom and room_of(src):match("^core") then
+              fail(h .. ":" .. n, "a function is declared in the headers of its own room: " ..
+                   id .. " is defined in " .. src .. " (" .. room_of(src) .. ")")
+            end
+          end
+        end
+        local _, opens = code:gsub("{", ""); local _, closes = code:gsub("}", "")
+        depth = depth + opens - closes
+      end
+    end
+  end
+end
+
 -- ---- calls: global symbols defined and used by each object (nm) ----------
 local build = arg[1] or "build"
 local objects = {}
 for _, target in ipairs({ "kfjob_core", "kfjob_bind", "kfjob_cli" }) do
   for _, o in ipairs(lines_of("find '" .. build .. "/CMakeFiles/" .. target .. ".dir/src' -name '*.c.o' 2>/dev/null | LC_ALL=C sort")) do
     local src = o:match("%.dir/(src/.*)%.o$")
-    if src then objects[#objects + 1] = { obj = o, src = src } end
+    -- an object whose source is gone (a moved file) is stale: left out
+    if src and io.open(src, "rb") then objects[#objects + 1] = { obj = o, src = src } end
   end
 end
 local public_api = {}
@@ -212,6 +272,16 @@ else
       elseif t then defs[sym], kinds[sym] = o.src, t end
     end
   end
+  -- "file:line" of the first line of `src` naming `sym`
+  local function first_use(src, sym)
+    local n = 0
+    for l in (read(src) .. "\n"):gmatch("([^\n]*)\n") do
+      n = n + 1
+      if l:find("%f[%w_]" .. sym .. "%f[^%w_]") then return src .. ":" .. n end
+    end
+    return src
+  end
+  declarations(defs)
   local cgraph = graph()
   for _, o in ipairs(objects) do
     local from = layer_of(room_of(o.src))
@@ -222,6 +292,8 @@ else
           cgraph[o.src][to] = cgraph[o.src][to] or (o.src .. ": calls " .. sym .. " (" .. to .. ")")
         end
         local to_layer = layer_of(room_of(to))
+        local rrule = kinds[sym] == "T" and room_use_rule(room_of(o.src), room_of(to))
+        if rrule then fail(first_use(o.src, sym) .. ": calls " .. sym .. " (" .. to .. ")", rrule) end
         if from == "core" and to_layer ~= "core" then
           fail(o.src .. ": calls " .. sym .. " (" .. to .. ")", "the core calls nothing outside src/core")
         elseif from == "lua" and (to_layer == "host" or to_layer == "cli") then
