@@ -34,31 +34,38 @@ local function type_text(row)
   return t
 end
 
+-- Where a group row's place (its row's `place`) is in a replica spec.
+local PLACE_PATH = {
+  replica_spec = "",
+  container = ".template.spec.containers[0]",
+  resources = ".template.spec.containers[0].resources",
+}
+
 -- Where the operator's manifest keeps a row (operator, flyte, flyte2 write
 -- the same kubeflow.org/v1 paths; the description names the others').
-local function manifest_path(info, path, row)
+-- `grow` is the group row on the path (its place), nil outside a group.
+local function manifest_path(info, path, row, grow)
   if not row.manifest then return nil end
   local top, specs = path[1], "spec." .. info.replica_specs
-  if top == "run_policy" then return "spec.runPolicy." .. row.manifest end
+  if top == "run_policy" then
+    return "spec.runPolicy" .. (#path > 1 and ("." .. row.manifest) or "")
+  end
   if top == "scheduling" then return nil end   -- labels/annotations: see description
   if #path == 1 and row.proto and row.proto:find("^elastic_config") then
     return "spec.elasticPolicy." .. row.manifest
   end
   if #path == 1 and row.manifest == "slotsPerWorker" then return "spec.slotsPerWorker" end
-  if #path >= 2 and info.groups[top] then
-    local g = specs .. "." .. info.groups[top]
-    if path[2] == "requests" or path[2] == "limits" then
-      return g .. ".template.spec.containers[0].resources." .. path[2] ..
-             (path[3] and ("." .. row.manifest) or "")
-    elseif path[2] == "image" or path[2] == "command" then
-      return g .. ".template.spec.containers[0]." .. row.manifest
+  if grow and grow.place then
+    local at = specs .. "." .. info.groups[top] .. PLACE_PATH[grow.place]
+    if grow.place == "resources" then   -- requests / limits, then the resource
+      return at .. "." .. path[2] .. (path[3] and ("." .. row.manifest) or "")
     end
-    return g .. "." .. row.manifest
+    return at .. "." .. row.manifest
   end
   return nil
 end
 
-local function where_lines(kind, info, path, row, out)
+local function where_lines(kind, info, path, row, grow, out)
   local p = concat(path, ".")
   if info.task_type and row.proto then
     local proto = row.proto
@@ -85,7 +92,7 @@ local function where_lines(kind, info, path, row, out)
   else
     out[#out + 1] = "  plugin message: none (" .. kind .. " has no Flyte task type)"
   end
-  local mp = manifest_path(info, path, row)
+  local mp = manifest_path(info, path, row, grow)
   if mp then
     out[#out + 1] = "  manifest (operator, flyte, flyte2): " .. mp
   elseif row.manifest then
@@ -139,7 +146,7 @@ local function generate(spec, target, recursive)
   local rows, info = kfjob.fields(kind)
   info.groups = {}
   for k, r in pairs(rows) do if r.group then info.groups[k] = r.group end end
-  local path, row, at = {}, nil, kind
+  local path, row, at, grow = {}, nil, kind, nil
   for seg in rest:gmatch("[^.]+") do
     if row and not row.fields then
       error(("kfjob explain: %s: a %s has no fields"):format(at, type_text(row)), 0)
@@ -148,6 +155,7 @@ local function generate(spec, target, recursive)
     if not here[seg] then unknown(at, seg, here) end
     row, at = here[seg], at .. "." .. seg
     path[#path + 1] = seg
+    if #path == 2 and info.groups[path[1]] then grow = row end
   end
   local out = { "KIND:     " .. kind }
   if not row then
@@ -186,7 +194,7 @@ local function generate(spec, target, recursive)
   if row.deprecated then out[#out + 1] = "DEPRECATED: yes (v0 spelling; write the group's replicas)" end
   out[#out + 1] = ""
   out[#out + 1] = "WHERE IT GOES:"
-  where_lines(kind, info, path, row, out)
+  where_lines(kind, info, path, row, grow, out)
   local ids = rules_of(row)
   if #ids > 0 then
     out[#out + 1] = ""

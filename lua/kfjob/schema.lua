@@ -128,7 +128,11 @@ end
 
 local function object_schema(rows, ctx)
   local props, keys = {}, {}
-  for k in pairs(rows) do keys[#keys + 1] = k end
+  for k, r in pairs(rows) do
+    -- a field the target's resources have no place for (its row's not_on,
+    -- R34) is not in that target's schema
+    if not (ctx.target and r.not_on and r.not_on[ctx.target]) then keys[#keys + 1] = k end
+  end
   sort(keys)
   for _, k in ipairs(keys) do props[k] = node_of(k, rows[k], ctx) end
   return { type = "object", properties = props, additionalProperties = false }

@@ -60,6 +60,30 @@ static void push_where(lua_State *L, const kf_field *f) {
   }
 }
 
+/* A group row's place in every manifest (the replica spec, the container
+** or its resources) and the targets that have none for it: { [target] =
+** reason } (R34). */
+static void push_place(lua_State *L, const kf_field *f) {
+  static const char *const places[] = {
+      [KF_M_REPLICA] = "replica_spec", [KF_M_CONTAINER] = "container",
+      [KF_M_RESOURCES] = "resources"};
+  int t, any = 0;
+  if (f->place != KF_M_NONE) {
+    lua_pushstring(L, places[f->place]);
+    lua_setfield(L, -2, "place");
+  }
+  lua_newtable(L);
+  for (t = 0; t < KF_NTARGETS; t++) {
+    const char *why = kf_field_not_on(f, (kf_target)t);
+    if (why == NULL) continue;
+    lua_pushstring(L, why);
+    lua_setfield(L, -2, kf_targets[t].name);
+    any = 1;
+  }
+  if (any) lua_setfield(L, -2, "not_on");
+  else lua_pop(L, 1);
+}
+
 /* One row: { type=, default=, min=, values=, alias=, v0=, fields= } */
 static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
   lua_createtable(L, 0, 6);
@@ -127,6 +151,7 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
   lua_setfield(L, -2, "v0");
   push_desc(L, f->desc);
   push_where(L, f);
+  push_place(L, f);
   if (f->type == KF_V_TOKEN) {   /* non-empty, no whitespace */
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "token");

@@ -260,18 +260,7 @@ static kf_status r24_kind(const kf_job *j, kf_target t, const kf_target_ctx *c,
 }
 
 /* R34: a group field a target's resources have no place for, as its row
-** says: the targets in its not_on (with its reason), and on Flyte's two
-** targets every placed row without a proto field, since Flyte's backend
-** builds each replica spec from the plugin message (flyteidl
-** plugins/common.proto CommonReplicaSpec).  A value given is refused. */
-static const char *r34_reason(const kf_field *f, kf_target t) {
-  if (f->not_on & (1u << t)) return f->not_on_why;
-  if (f->place != KF_M_NONE && f->pb == NULL && (t == KF_T_FLYTE || t == KF_T_FLYTE2))
-    return "Flyte's backend builds each replica spec from the plugin message "
-           "(flyteidl CommonReplicaSpec), which has no field for it";
-  return NULL;
-}
-
+** says (kf_field_not_on).  A value given is refused. */
 static kf_status r34_rows(const kf_job *j, kf_target t, const kf_target_ctx *c,
                           const kf_target_rule *r, kf_problems *out, kf_err *e) {
   int roles[KF_NROLES], n = kfm_present_roles(j, roles), i;
@@ -280,7 +269,7 @@ static kf_status r34_rows(const kf_job *j, kf_target t, const kf_target_ctx *c,
   (void)c;
   for (x = 0; x < kf_group_obj.n; x++) {
     const kf_field *f = &kf_group_obj.f[x];
-    const char *why = r34_reason(f, t);
+    const char *why = kf_field_not_on(f, t);
     for (i = 0; why && i < n; i++) {
       if (!kfm_row_given(f, &j->g[roles[i]])) continue;
       snprintf(path, sizeof path, "%s.%s", kf_roles[roles[i]].key, f->key);

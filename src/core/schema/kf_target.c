@@ -108,3 +108,15 @@ kf_status kf_problems_push(const kf_problems *ps, kf_sev sev, kf_arena *A,
   }
   return KF_OK;
 }
+
+/* The targets in the row's not_on (with its reason), and on Flyte's two
+** targets every placed row without a proto field, since Flyte's backend
+** builds each replica spec from the plugin message (flyteidl
+** plugins/common.proto CommonReplicaSpec). */
+const char *kf_field_not_on(const kf_field *f, kf_target t) {
+  if (f->not_on & KF_T_BIT(t)) return f->not_on_why;
+  if (f->place != KF_M_NONE && f->pb == NULL && (t == KF_T_FLYTE || t == KF_T_FLYTE2))
+    return "Flyte's backend builds each replica spec from the plugin message "
+           "(flyteidl CommonReplicaSpec), which has no field for it";
+  return NULL;
+}

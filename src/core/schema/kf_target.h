@@ -121,4 +121,8 @@ kf_status kf_problems_push(const kf_problems *ps, kf_sev sev, kf_arena *A,
                            kf_node *list, kf_err *e);
 
 
+/* Why target `t`'s resources have no place for group row `f` (R34), or
+** NULL when they have. */
+const char *kf_field_not_on(const kf_field *f, kf_target t);
+
 #endif

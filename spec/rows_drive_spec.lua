@@ -1,0 +1,85 @@
+-- The schema rows drive explain and the per-target schema: a group row's
+-- `place` (where every manifest writer puts it) and `not_on` (the targets
+-- whose resources have no place for it, R34) reach kfjob.fields, and the
+-- generators read them, so a new group field needs no edit there.
+local kfjob = require "kfjob"
+
+describe("kfjob.fields: a group row's place and not_on", function()
+  it("names where each placed group row goes in every manifest", function()
+    local g = kfjob.fields("PyTorchJob").worker.fields
+    assert.equal("replica_spec", g.replicas.place)
+    assert.equal("replica_spec", g.restart_policy.place)
+    assert.equal("container", g.image.place)
+    assert.equal("resources", g.requests.place)
+    assert.equal("resources", g.limits.place)
+    assert.is_nil(g.pod_template.place)   -- written by a routine of its own
+  end)
+
+  it("lists no target for a row every target's resources carry", function()
+    for _, kind in ipairs(kfjob.kinds) do
+      for _, row in pairs(kfjob.fields(kind)) do
+        for _, f in pairs(row.group and row.fields or {}) do
+          if f.place then assert.is_nil(f.not_on, kind) end
+        end
+      end
+    end
+  end)
+end)
+
+describe("kfjob explain: the manifest path from the row's place", function()
+  local explain = require "kfjob.explain"
+  local function path_of(spec)
+    return explain(spec):match("manifest %(operator, flyte, flyte2%): (%S+)")
+  end
+
+  it("a container row, a replica-spec row, a resource", function()
+    assert.equal("spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].image",
+                 path_of("PyTorchJob.worker.image"))
+    assert.equal("spec.tfReplicaSpecs.PS.restartPolicy", path_of("TFJob.ps.restart_policy"))
+    assert.equal("spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].resources.limits.nvidia.com/gpu",
+                 path_of("MPIJob.launcher.limits.gpu"))
+  end)
+
+  it("every placed group row of every kind has a manifest path", function()
+    for _, kind in ipairs(kfjob.kinds) do
+      for key, row in pairs(kfjob.fields(kind)) do
+        for fk, f in pairs(row.group and row.fields or {}) do
+          if f.place and f.manifest then
+            assert.truthy(path_of(kind .. "." .. key .. "." .. fk), kind .. "." .. key .. "." .. fk)
+          end
+        end
+      end
+    end
+  end)
+
+  it("run_policy itself is spec.runPolicy", function()
+    assert.equal("spec.runPolicy", path_of("PyTorchJob.run_policy"))
+    assert.equal("spec.runPolicy.backoffLimit", path_of("PyTorchJob.run_policy.backoff_limit"))
+  end)
+end)
+
+describe("kfjob schema --target: a row's not_on leaves it out", function()
+  -- the generator reads kfjob.fields; a row marked not_on for one target
+  -- (as a new field's row would be) must leave that target's schema only
+  local real = kfjob.fields
+  after_each(function() kfjob.fields = real end)
+
+  it("drops the field for the target its row names, keeps it elsewhere", function()
+    kfjob.fields = function(kind)
+      local rows, info = real(kind)
+      for _, row in pairs(rows) do
+        if row.group then
+          row.fields.image.not_on = { ["trainer-2.3"] = "no place (a test row)" }
+        end
+      end
+      return rows, info
+    end
+    package.loaded["kfjob.schema"] = nil
+    local schema = require "kfjob.schema"
+    local on_trainer = schema("PyTorchJob", { target = "trainer-2.3" })
+    local on_operator = schema("PyTorchJob", { target = "operator" })
+    package.loaded["kfjob.schema"] = nil
+    assert.falsy(on_trainer:find('"image"', 1, true))
+    assert.truthy(on_operator:find('"image"', 1, true))
+  end)
+end)
