@@ -1,6 +1,7 @@
 /*
-** kf_manifest.c - job -> kubeflow.org/v1 custom resource, lint warnings,
-** MPI/Horovod launcher commands.
+** kf_manifest.c - what the writers share below kf_manifest_common.c:
+** manifest options, Kubernetes names, the pods the operator creates,
+** quantities, the checks of options and pod settings.
 **
 ** The translation follows Flyte's backend: replica types and map
 ** keys, groups with 0 replicas left out, the default container names, group
