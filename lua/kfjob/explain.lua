@@ -94,7 +94,12 @@ local function where_lines(kind, info, path, row, grow, out)
   end
   local mp = manifest_path(info, path, row, grow)
   if mp then
-    out[#out + 1] = "  manifest (operator, flyte, flyte2): " .. mp
+    -- the kubeflow.org/v1 targets, less those with no place for the row (R34)
+    local not_on, on = (grow or row).not_on or {}, {}
+    for _, t in ipairs({ "operator", "flyte", "flyte2" }) do
+      if not not_on[t] then on[#on + 1] = t end
+    end
+    out[#out + 1] = "  manifest (" .. concat(on, ", ") .. "): " .. mp
   elseif row.manifest then
     out[#out + 1] = "  manifest key: " .. row.manifest
   end
