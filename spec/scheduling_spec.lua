@@ -7,7 +7,6 @@
 -- tools/validate-manifest --target <name> (and ../shared's where it exists).
 local kfjob = require "kfjob"
 
-local here = debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or "."
 local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 local IMAGE = "registry.example/train:v1"
 local OPTS = function(t) return { name = "train", image = IMAGE, target = t } end
@@ -407,10 +406,10 @@ describe("validate-manifest --target accepts every manifest above", function()
 end)
 
 describe("kfjob check shows the gang beside the totals", function()
-  local BIN = here .. "/../build/kfjob"
+  local BIN = require("util").KFJOB   -- $KFJOB_CLI, else build/kfjob
   it("min_available when set, else the target's default", function()
     local f = io.open(BIN, "r")
-    if not f then return pending("no build/kfjob") end
+    if not f then return pending("no " .. BIN) end
     f:close()
     local cfg = os.tmpname()
     local out = assert(io.open(cfg, "w"))
@@ -438,7 +437,7 @@ return {
 
   it("kfjob env starts a job with scheduling with its gang, a job without none", function()
     local f = io.open(BIN, "r")
-    if not f then return pending("no build/kfjob") end
+    if not f then return pending("no " .. BIN) end
     f:close()
     local cfg = os.tmpname()
     local out = assert(io.open(cfg, "w"))

@@ -2,6 +2,8 @@
 -- description, and the generators (kfjob.meta, kfjob.schema, kfjob
 -- explain) are made from the rows alone.
 local kfjob = require "kfjob"
+-- the CLI the specs run: $KFJOB_CLI (the sanitizer builds' too), else build/kfjob
+local CLI = "'" .. require("util").KFJOB:gsub("'", "'\\''") .. "'"
 
 -- every row of a kind's field tree, as (dotted path, row)
 local function each_row(rows, prefix, out)
@@ -198,25 +200,25 @@ describe("library/kfjob.lua (kfjob meta)", function()
   end)
 
   it("is what `kfjob meta` prints", function()
-    local p = io.popen("./build/kfjob meta 2>&1")
+    local p = io.popen(CLI .. " meta 2>&1")
     if not p then return pending("no popen") end
     local out = p:read("*a")
     p:close()
-    if out:find("not found") then return pending("no ./build/kfjob") end
+    if out:find("not found") then return pending("no " .. CLI) end
     assert.is_true(out == text)
   end)
 end)
 
 describe("kfjob explain", function()
   local function run(args)
-    local p = io.popen("./build/kfjob explain " .. args .. " 2>&1; echo rc=$?")
+    local p = io.popen(CLI .. " explain " .. args .. " 2>&1; echo rc=$?")
     local out = p:read("*a")
     p:close()
     return out
   end
   it("gives type, default, range, description, where it goes and rules", function()
     local out = run("Elastic.nnodes")
-    if out:find("not found") then return pending("no ./build/kfjob") end
+    if out:find("not found") then return pending("no " .. CLI) end
     assert.matches("FIELD:    nnodes <integer or \"MIN:MAX\">", out, 1, true)
     assert.matches("DEFAULT:  1", out, 1, true)
     assert.matches("RANGE:    >= 1", out, 1, true)
@@ -234,7 +236,7 @@ describe("kfjob explain", function()
   end)
   it("answers a misspelt path with did-you-mean, exit 1", function()
     local out = run("PyTorchJob.worker.replcas")
-    if out:find("not found") then return pending("no ./build/kfjob") end
+    if out:find("not found") then return pending("no " .. CLI) end
     assert.matches("PyTorchJob.worker: unknown field 'replcas' (did you mean 'replicas'?)", out, 1, true)
     assert.matches("rc=1", out, 1, true)
     assert.matches("rc=1", run("PyTorchJb"), 1, true)
@@ -259,10 +261,10 @@ describe("kfjob.schema with a target", function()
                  enum_of(kfjob.schema("PyTorchJob", { target = "operator" }), "PyTorchJob"))
   end)
   it("an unknown --target is a usage error (exit 2) with a did-you-mean", function()
-    local p = io.popen("./build/kfjob schema --target trainer-2.4 2>&1; echo rc=$?")
+    local p = io.popen(CLI .. " schema --target trainer-2.4 2>&1; echo rc=$?")
     local out = p:read("*a")
     p:close()
-    if out:find("not found") then return pending("no ./build/kfjob") end
+    if out:find("not found") then return pending("no " .. CLI) end
     assert.matches("unknown target 'trainer-2.4' (did you mean 'trainer-2.2'?)", out, 1, true)
     assert.matches("rc=2", out, 1, true)
   end)
