@@ -4,14 +4,9 @@
 -- field goes in each output and the rules its row names.  Lua 5.1-5.4.
 local kfjob = require "kfjob"
 
-local concat, sort = table.concat, table.sort
+local concat = table.concat
 
-local function keys_of(t)
-  local ks = {}
-  for k in pairs(t) do ks[#ks + 1] = k end
-  sort(ks)
-  return ks
-end
+local keys_of = require("kfjob.textutil").sorted_keys
 
 local function camel(s)
   return (s:gsub("_(%w)", string.upper))

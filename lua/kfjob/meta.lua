@@ -12,12 +12,7 @@ local function pascal(s)
   return (s:gsub("^%l", string.upper):gsub("_(%w)", string.upper))
 end
 
-local function sorted_keys(t)
-  local ks = {}
-  for k in pairs(t) do ks[#ks + 1] = k end
-  sort(ks)
-  return ks
-end
+local sorted_keys = require("kfjob.textutil").sorted_keys
 
 local function quote(v)
   if type(v) == "string" then return '"' .. v .. '"' end

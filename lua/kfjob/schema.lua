@@ -32,13 +32,8 @@ for i, k in ipairs(ORDER) do RANK[k] = i end
 local ARRAY = {}   -- metatable marking a JSON array (an empty one too)
 local function array(t) return setmetatable(t, ARRAY) end
 
-local function json_string(s)
-  return '"' .. s:gsub('[%c"\\]', function(c)
-    if c == '"' then return '\\"' elseif c == "\\" then return "\\\\"
-    elseif c == "\n" then return "\\n" end
-    return ("\\u%04x"):format(c:byte())
-  end) .. '"'
-end
+local textutil = require "kfjob.textutil"
+local json_string, sorted_keys = textutil.json_string, textutil.sorted_keys
 
 local function encode(v, ind, out)
   local t = type(v)
@@ -64,9 +59,7 @@ local function encode(v, ind, out)
     end
     out[#out + 1] = ind .. "]"
   else
-    local keys = {}
-    for k in pairs(v) do keys[#keys + 1] = k end
-    sort(keys, function(a, b)
+    local keys = sorted_keys(v, function(a, b)
       local ra, rb = RANK[a] or 99, RANK[b] or 99
       if ra ~= rb then return ra < rb end
       return a < b
