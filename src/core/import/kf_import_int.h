@@ -74,6 +74,11 @@ kf_status kfi_res_side(kfi *c, const char *path, const kf_node *m, kf_node **out
 kf_status kfi_sched_meta(kfi *c);
 kf_status kfi_sched_flags(kfi *c, const char *path, const kf_node *holder);
 kf_status kfi_sched_policy(kfi *c, const char *path, const kf_node *sp);
+/* Groups with templates of their own: Kueue's topology annotations every
+** group shows alike are the job's scheduling.topology, the others the
+** groups' topology (kf_manifest_sched.c writes the job's, then the
+** group's); left in the templates when they fit neither. */
+kf_status kfi_sched_group_topology(kfi *c);
 
 /* The writers' shapes, read (kf_import_spec.c). */
 kf_status kfi_replicas(kfi *c, const char *path, const kf_node *specs);
