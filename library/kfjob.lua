@@ -517,6 +517,11 @@ function kfjob.manifests(items, opts) end
 ---@return string
 function kfjob.meta() end
 
+--- the one document of YAML or JSON text, by the strict reader manifests are read with
+---@param text string
+---@return any, string?
+function kfjob.read_yaml(text) end
+
 --- the JSON Schema of a data config
 ---@param kind? kfjob.Kind
 ---@param opts? {target?: kfjob.Target}

@@ -248,11 +248,44 @@ local function without_image(job, image)
   return drop and kfjob[job.kind](s) or job
 end
 
-setmetatable(M, { __call = function(_, text, fmt, image)
-  local r, msg = kfjob.from_manifests(text)
-  if not r then return nil, msg end
+-- A data config (SPEC §15), already checked by the host's reader (`kfjob
+-- convert` runs it first): its jobs by the names `kfjob render` gives
+-- them (`name` for a single job, NAME-1, ... for a list, the keys of
+-- {jobs = ...}), each built by its constructor without its `kind`.
+local function data_jobs(doc, name)
+  local function build(t)
+    local s = {}
+    for k, v in pairs(t) do if k ~= "kind" and k ~= "$schema" then s[k] = v end end
+    return kfjob[t.kind](s)
+  end
   local jobs = {}
-  for _, x in ipairs(r) do jobs[x.info.name] = image and without_image(x.job, image) or x.job end
+  if doc[1] ~= nil then
+    for i, t in ipairs(doc) do jobs[name .. "-" .. i] = build(t) end
+  elseif doc.kind ~= nil then
+    jobs[name] = build(doc)
+  else
+    for k, t in pairs(doc.jobs) do jobs[k] = build(t) end
+  end
+  return jobs
+end
+
+-- text: manifests, or a data config (a document without apiVersion).
+-- extra: for manifests, a Flyte file's image; for a data config "NAME"
+-- (a single job's name, a list's prefix) then a tab and the name of each
+-- job to write ("NAME\tbert\tgpt"; none: every job).
+setmetatable(M, { __call = function(_, text, fmt, extra)
+  local doc = kfjob.read_yaml(text)
+  local jobs = {}
+  if type(doc) == "table" and doc.apiVersion == nil then
+    local name, keep = (extra or "job"):match("^([^\t]*)(.*)$")
+    local all = data_jobs(doc, name)
+    if keep == "" then jobs = all end
+    for k in keep:gmatch("\t([^\t]+)") do jobs[k] = all[k] end
+  else
+    local r, msg = kfjob.from_manifests(text)
+    if not r then return nil, msg end
+    for _, x in ipairs(r) do jobs[x.info.name] = extra and without_image(x.job, extra) or x.job end
+  end
   if fmt == "config" then return M.config_text(M.to_config(jobs)) end
   return M.to_lua(jobs)
 end })

@@ -2,7 +2,8 @@
 ** lkfjob_import.c - binding for manifests read back (SPEC §14):
 ** kfjob.from_manifest(doc [, opts]) -> job, info | nil, msg.  `doc` is
 ** JSON text or a table in Kubernetes' spelling; the core's import room
-** does the work.
+** does the work.  kfjob.read_yaml(text) gives the one document of a text
+** as read by the same strict reader (a data config for `kfjob convert`).
 */
 #include <string.h>
 
@@ -147,6 +148,27 @@ static int l_from_manifests(lua_State *L) {
   return 1;
 }
 
+/* kfjob.read_yaml(text) -> value | nil, msg: the one document of YAML or
+** JSON text, by the reader manifests are read with (its limits, its
+** refusals: duplicate keys, tabs, alias bombs, invalid UTF-8). */
+static int l_read_yaml(lua_State *L) {
+  static const char who[] = "kfjob.read_yaml";
+  lctx *X = lkf_ctx(L, 1);
+  kf_yaml_doc *docs;
+  size_t nd;
+  luaL_checktype(L, 1, LUA_TSTRING);
+  if (!read_text(L, X, who, &docs, &nd)) return 2;
+  if (nd > 1) {
+    luaL_pushfail(L);
+    lua_pushfstring(L, "%s: %d documents: this reads one", who, (int)nd);
+    return 2;
+  }
+  if (nd == 0) lua_pushnil(L);
+  else lkf_pushnode(L, docs[0].root);
+  return 1;
+}
+
 const luaL_Reg lkf_import_funcs[] = {{"from_manifest", l_from_manifest},
                                      {"from_manifests", l_from_manifests},
+                                     {"read_yaml", l_read_yaml},
                                      {NULL, NULL}};
