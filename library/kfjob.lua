@@ -538,10 +538,11 @@ function kfjob.suggest(word, candidates) end
 ---@return {name: string, runs: string, kinds: string[], emits: string[]}[]
 function kfjob.targets() end
 
---- the same jobs as a data config table (each with its kind)
+--- the same jobs as a data config table (each with its kind); with order, the schema rows' key order by kind
 ---@param jobs kfjob.Job|table<string, kfjob.Job>
----@return {jobs: table<string, table>}
-function kfjob.to_config(jobs) end
+---@param order? boolean
+---@return {jobs: table<string, table>}, table?
+function kfjob.to_config(jobs, order) end
 
 --- a config script that builds the same jobs
 ---@param jobs kfjob.Job|table<string, kfjob.Job>
