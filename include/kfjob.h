@@ -688,7 +688,12 @@ KFJOB_API int kfjob_target_check(const char *name, char *msg, size_t cap);
  *              (args[0] manifests text, args[1] "lua" for a config script
  *              or "config" for a data config as JSON: the jobs the
  *              manifests hold by name, as `kfjob.to_lua` / `to_config`;
- *              no sandbox, the YAML reader's limits bound the text).
+ *              no sandbox, the YAML reader's limits bound the text;
+ *              args[2] a Flyte file's image, left out of the config.
+ *              args[0] may be a data config instead (no apiVersion):
+ *              args[2] is then "NAME" (a single job's name, a list's
+ *              prefix) followed by a tab and the name of each job to
+ *              write, none meaning all).
  * \param args  three strings or NULLs, as `what` says.
  * \param out   receives the text (malloc'd, NUL-terminated; free() it), or
  *              on KFJOB_EARG the message (also malloc'd).

@@ -517,6 +517,11 @@ function kfjob.manifests(items, opts) end
 ---@return string
 function kfjob.meta() end
 
+--- the one document of YAML or JSON text, by the strict reader manifests are read with
+---@param text string
+---@return any, string?
+function kfjob.read_yaml(text) end
+
 --- the JSON Schema of a data config
 ---@param kind? kfjob.Kind
 ---@param opts? {target?: kfjob.Target}
@@ -533,10 +538,11 @@ function kfjob.suggest(word, candidates) end
 ---@return {name: string, runs: string, kinds: string[], emits: string[]}[]
 function kfjob.targets() end
 
---- the same jobs as a data config table (each with its kind)
+--- the same jobs as a data config table (each with its kind); with order, the schema rows' key order by kind
 ---@param jobs kfjob.Job|table<string, kfjob.Job>
----@return {jobs: table<string, table>}
-function kfjob.to_config(jobs) end
+---@param order? boolean
+---@return {jobs: table<string, table>}, table?
+function kfjob.to_config(jobs, order) end
 
 --- a config script that builds the same jobs
 ---@param jobs kfjob.Job|table<string, kfjob.Job>

@@ -218,6 +218,113 @@ describe("kfjob convert: own target, formats, outputs", function()
   end)
 end)
 
+-- Data configs (SPEC §15: render, check, env and convert take them): read
+-- as `kfjob render` reads them; -f lua and -f config write the same jobs
+-- again from the config itself (a job-level field stays the job's), the
+-- manifest formats render them for --to.
+describe("kfjob convert: data configs", function()
+  local BERT = [[
+# a data config: one job
+kind: PyTorchJob
+master: {}
+worker:
+  replicas: 2
+  image: ghcr.io/acme/bert:1
+requests: {cpu: 2, mem: 4Gi}
+run_policy: {backoff_limit: 3}
+]]
+  local JOBS = [[
+{ "jobs": {
+    "tf": { "kind": "TFJob", "worker": { "replicas": 2, "image": "tf:2" }, "chief": { "replicas": 1 } },
+    "pi": { "kind": "MPIJob", "worker": { "replicas": 2 }, "launcher": {}, "slots": 2 } } }
+]]
+
+  it("a YAML data config -f lua: a script building the same job, job-level requests kept", function()
+    local code, out, err = run(nil, "convert", put("bert.yaml", BERT), "-f", "lua")
+    assert.equal(0, code, err)
+    local t = assert(load(out, "=convert", "t", { require = require }))()
+    assert.same({ "bert" }, (function() local n = {}; for k in pairs(t) do n[#n + 1] = k end; return n end)())
+    assert.is_true(t.bert == kfjob_lib.PyTorchJob{ worker = { replicas = 2, image = "ghcr.io/acme/bert:1" },
+                                                   requests = { cpu = 2, mem = "4Gi" },
+                                                   run_policy = { backoff_limit = 3 } })
+    assert.truthy(out:find("\n    requests = {\n", 1, true))   -- the job's, not each group's
+  end)
+
+  it("a JSON data config -f config: the data config of its jobs, defaults left out", function()
+    local code, out, err = run(nil, "convert", put("jobs.json", JOBS), "-f", "config")
+    assert.equal(0, code, err)
+    assert.same({ jobs = {
+      tf = { kind = "TFJob", worker = { replicas = 2, image = "tf:2" }, chief = { replicas = 1 } },
+      pi = { kind = "MPIJob", worker = { replicas = 2 }, slots = 2 } } }, lyaml.load(out))
+  end)
+
+  it("-f manifest --to operator renders it as `kfjob render` does", function()
+    local code, out, err = run(nil, "convert", put("bert.yaml", BERT), "-f", "manifest", "--to", "operator",
+                               "--image", "m:1")
+    assert.equal(0, code, err)
+    local m = lyaml.load(out)
+    assert.equal("kubeflow.org/v1", m.apiVersion)
+    assert.equal("PyTorchJob", m.kind)
+    assert.equal("bert", m.metadata.name)
+    assert.equal(3, m.spec.runPolicy.backoffLimit)
+    local w = m.spec.pytorchReplicaSpecs.Worker
+    assert.equal(2, w.replicas)
+    assert.equal("ghcr.io/acme/bert:1", w.template.spec.containers[1].image)
+    assert.equal("m:1", m.spec.pytorchReplicaSpecs.Master.template.spec.containers[1].image)
+    local code2, out2 = run(nil, "render", TMP .. "/bert.yaml", "-f", "manifest", "--target", "operator",
+                            "--image", "m:1")
+    assert.equal(0, code2)
+    assert.equal(out2, out)
+    -- a list on stdin; the groups without an image take --image
+    code, out, err = run("- {kind: JAXJob, worker: {replicas: 2}}\n", "convert", "-", "--to", "operator",
+                         "--image", "jax:1", "--name", "j")
+    assert.equal(0, code, err)
+    m = lyaml.load(out)
+    assert.equal("j-1", m.metadata.name)
+    assert.equal("jax:1", m.spec.jaxReplicaSpecs.Worker.template.spec.containers[1].image)
+  end)
+
+  it("-o DIR -f lua: one script per job", function()
+    local dir = TMP .. "/cfg"
+    local code, out, err = run(nil, "convert", put("jobs.json", JOBS), "-f", "lua", "-o", dir)
+    assert.equal(0, code, err)
+    assert.equal("", out)
+    assert.same({ "pi.lua", "tf.lua" }, listdir(dir))
+    local t = assert(loadfile(dir .. "/pi.lua", "t", { require = require }))()
+    assert.is_nil(t.tf)
+    assert.is_true(t.pi == kfjob_lib.MPIJob{ worker = { replicas = 2 }, slots = 2 })
+  end)
+
+  it("a bad data config exits 1 naming its line and path, and writes nothing", function()
+    local bad = BERT:gsub("  replicas: 2", "  replcas: 2")
+    for _, f in ipairs{ "lua", "config", "manifest" } do
+      local code, out, err = run(nil, "convert", put("bad.yaml", bad), "-f", f, "--to", "operator")
+      assert.equal(1, code)
+      assert.equal("", out)
+      assert.matches("bad.yaml:5: worker.replcas: unknown field (did you mean 'replicas'?)", err, 1, true)
+    end
+    local code, out, err = run(nil, "convert", put("bad.json", '{"jobs": {"x": {"kind": "PyTorchJb"}}}'),
+                               "-f", "lua")
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.matches("jobs.x.kind: unknown kind 'PyTorchJb' (did you mean 'PyTorchJob'?)", err, 1, true)
+  end)
+
+  it("a .lua config renders for --to; -f lua and config of it are usage errors", function()
+    local lua = put("s.lua", 'local kfjob = require "kfjob"\n'
+                    .. 'return kfjob.PyTorchJob{ worker = { replicas = 2, image = "pt:1" }, master = { image = "pt:1" } }\n')
+    local code, out, err = run(nil, "convert", lua, "--to", "trainer-2.3")
+    assert.equal(0, code, err)
+    local m = lyaml.load(out)
+    assert.equal("TrainJob", m.kind)
+    assert.equal(3, m.spec.trainer.numNodes)
+    code, out, err = run(nil, "convert", lua, "-f", "config")
+    assert.equal(2, code)
+    assert.equal("", out)
+    assert.matches("-f config: a Lua config's jobs stay in its sandbox", err, 1, true)
+  end)
+end)
+
 describe("kfjob convert: unmapped paths and bad input", function()
   -- nprocPerNode: the v1 PyTorchJob's deprecated field (training-operator
   -- pytorchjob_types.go), which kfjob's job does not hold; status: server-set

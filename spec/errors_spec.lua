@@ -976,6 +976,15 @@ raising["from_manifest"] = {
     "kfjob.from_manifest: document 1, line 2: a tab in the indentation (YAML indents with spaces)" },
   { "an alias before its anchor", imported("a: *b\n"),
     "kfjob.from_manifest: document 1, line 1: a: alias *b names no anchor before it" },
+  -- kfjob.read_yaml: the same reader, one document
+  { "read_yaml: several documents", function()
+      local v, m = kfjob.read_yaml("a: 1\n---\nb: 2\n")
+      if v == nil then error(m, 0) end
+    end, "kfjob.read_yaml: 2 documents: this reads one" },
+  { "read_yaml: duplicate keys", function()
+      local v, m = kfjob.read_yaml("a: 1\na: 2\n")
+      if v == nil then error(m, 0) end
+    end, "kfjob.read_yaml: document 1, line 2: duplicate key 'a' (first given on line 1)" },
 }
 -- Data configs (SPEC §15): a bad .yaml/.json config given to the CLI gets
 -- "FILE:LINE: PATH: problem" on stderr, exit 1 and nothing on stdout.  The
@@ -1088,6 +1097,9 @@ if require("util").cli_ok then
       "kfjob: convert: unknown format 'confg' (did you mean 'config'?)" },
     { "an unknown target", convert(2, TF_DOC, "--to", "operater"),
       "kfjob: convert: --to: unknown target 'operater' (did you mean 'operator'?)" },
+    -- a data config (no apiVersion): render's reader, its line and path
+    { "a data config with an unknown field", convert(1, "kind: PyTorchJob\nworker: {replcas: 2}\n", "-f", "lua"),
+      "worker.replcas: unknown field (did you mean 'replicas'?)" },
   }
 end
 

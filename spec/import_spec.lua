@@ -102,6 +102,13 @@ local corpus = {
       scheduling = { queue = "team-a", suspend = true, multikueue = true } }, {} },
   { "sched-topology", kfjob.TFJob{ worker = { replicas = 2, topology = { preferred = "rack" } },
       scheduling = { topology = { required = "zone", slice_required = "host", slice_size = 2 } } }, {} },
+  -- groups with templates of their own: the job's topology and each group's
+  { "sched-group-topology", kfjob.PyTorchJob{
+      master = { pod_template = { spec = { nodeSelector = { pool = "cpu" } } }, topology = { required = "host" } },
+      worker = { replicas = 2, pod_template = SPOT, topology = { preferred = "rack" } } }, {} },
+  { "sched-group-topology-job", kfjob.TFJob{ worker = { replicas = 2, pod_template = SPOT },
+      chief = { replicas = 1, pod_template = { spec = { nodeSelector = { pool = "cpu" } } } },
+      scheduling = { topology = { required = "zone", slice_required = "host", slice_size = 2 } } }, {} },
   { "sched-volcano", kfjob.TFJob{ worker = { replicas = 1 },
       scheduling = { gang = { scheduler = "volcano", queue = "q", priority_class = "p",
                               schedule_timeout_seconds = 30 } } }, {} },

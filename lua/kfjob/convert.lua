@@ -8,67 +8,15 @@ local kfjob = require "kfjob"
 
 local M = {}
 
--- The constructors' order of groups and job-level fields (kf_schema.c rows).
-local GROUPS = {
-  TFJob = { "worker", "ps", "chief", "evaluator" }, PyTorchJob = { "worker", "master" },
-  Elastic = { "worker" }, MPIJob = { "worker", "launcher" }, HorovodJob = { "worker", "launcher" },
-  JAXJob = { "worker" }, XGBoostJob = { "worker", "master" }, PaddleJob = { "worker", "master" },
-}
-local JOB_KEYS = { "nnodes", "nproc_per_node", "max_restarts", "rdzv_backend", "(groups)",
-  "run_policy", "slots", "verbose", "log_level", "discovery_script_path", "elastic_timeout",
-  "pod_template", "shared_memory", "accelerator", "requests", "limits", "scheduling" }
-local GROUP_KEYS = { "replicas", "image", "requests", "limits", "restart_policy", "command",
-  "pod_template", "topology" }
-local NESTED = {
-  run_policy = { "clean_pod_policy", "ttl_seconds_after_finished", "active_deadline_seconds", "backoff_limit" },
-  requests = { "cpu", "mem", "gpu", "ephemeral_storage" },
-  limits = { "cpu", "mem", "gpu", "ephemeral_storage" },
-  accelerator = { "device", "partition_size", "unpartitioned" },
-  scheduling = { "queue", "priority_class", "max_exec_time", "suspend", "multikueue", "topology", "gang" },
-  topology = { "required", "preferred", "unconstrained", "slice_required", "slice_size" },
-  gang = { "min_available", "queue", "priority_class", "schedule_timeout_seconds", "min_resources",
-           "scheduler" },
-  min_resources = { "cpu", "mem", "gpu", "ephemeral_storage" },
-}
+-- The rows' key order (kf_schema.c), by kind: { job = {...}, group =
+-- {...}, tables = { [key] = {...} } }, as kfjob.to_config gives it.  The
+-- core (kf_import_config.c) finds each job's smallest spec.
+local core_config = kfjob.to_config
+local ORDER = select(2, core_config({}, true))
 
 local KEYWORDS = {}
 for w in ("and break do else elseif end false for function goto if in local nil not or "
           .. "repeat return then true until while"):gmatch("%a+") do KEYWORDS[w] = true end
-
-local function copy(t)
-  if type(t) ~= "table" then return t end
-  local c = {}
-  for k, v in pairs(t) do c[k] = copy(v) end
-  return c
-end
-
--- The spec without every key whose absence gives the same job.
-local function minimal(job)
-  local kind, s = job.kind, job:spec()
-  local function same(t) local ok, j = pcall(kfjob[kind], t); return ok and j == job end
-  for _, g in ipairs(GROUPS[kind]) do
-    for k in pairs(s[g] or {}) do
-      local t = copy(s); t[g][k] = nil
-      if next(t[g]) == nil then t[g] = nil end
-      if same(t) then s = t end
-      if s[g] == nil then break end
-    end
-    if s[g] then local t = copy(s); t[g] = nil; if same(t) then s = t end end
-  end
-  for k, v in pairs(s) do
-    if NESTED[k] and type(v) == "table" then   -- run_policy, scheduling, ...
-      for sub in pairs(v) do
-        local t = copy(s); t[k][sub] = nil
-        if same(t) then s = t end
-      end
-    end
-  end
-  for k in pairs(s) do
-    local t = copy(s); t[k] = nil
-    if same(t) then s = t end
-  end
-  return s
-end
 
 local function key_of(k)
   if type(k) == "string" and k:match("^[%a_][%w_]*$") and not KEYWORDS[k] then return k end
@@ -85,68 +33,131 @@ local function scalar(v)
   return tostring(v)
 end
 
-local write
+-- A memo of key_of (keys recur: "replicas", "worker", ...): bounded, it
+-- starts again when full.
+local KEY, KEYN = {}, 0
+local function key_text(k)
+  local t = KEY[k]
+  if t == nil then
+    if KEYN >= 4096 then KEY, KEYN = {}, 0 end
+    t = key_of(k); KEY[k] = t; KEYN = KEYN + 1
+  end
+  return t
+end
+
+local PAD = setmetatable({}, { __index = function(t, n)
+  local p = ("  "):rep(n); t[n] = p; return p
+end })
+
+-- "<indent>}" by indent.
+local CLOSE = setmetatable({}, { __index = function(t, n)
+  local c = PAD[n] .. "}"; t[n] = c; return c
+end })
+
+-- "<indent>key = " by indent and key, memoized as key_text.
+local LEAD = setmetatable({}, { __index = function(t, n)
+  local m = setmetatable({}, { __index = function(u, k)
+    local l = PAD[n] .. key_text(k) .. " = "
+    if KEYN < 4096 then u[k] = l end
+    return l
+  end })
+  t[n] = m
+  return m
+end })
+
+local NONE = {}
 -- Keys of t: those of `order` first, in that order, then the rest sorted.
 local function keys(t, order)
-  local out, seen = {}, {}
-  for _, k in ipairs(order or {}) do
-    if t[k] ~= nil then out[#out + 1] = k; seen[k] = true end
+  local out, n = {}, 0
+  order = order or NONE
+  for i = 1, #order do
+    local k = order[i]
+    if t[k] ~= nil then n = n + 1; out[n] = k end
   end
-  local rest = {}
+  local total = 0
+  for _ in pairs(t) do total = total + 1 end
+  if total == n then return out end
+  local seen, rest = {}, {}
+  for i = 1, n do seen[out[i]] = true end
   for k in pairs(t) do if not seen[k] then rest[#rest + 1] = k end end
   table.sort(rest, function(a, b) return tostring(a) < tostring(b) end)
-  for _, k in ipairs(rest) do out[#out + 1] = k end
+  for _, k in ipairs(rest) do n = n + 1; out[n] = k end
   return out
 end
 
-write = function(v, ind, order, out)
-  if type(v) ~= "table" then out[#out + 1] = scalar(v); return end
-  if next(v) == nil then out[#out + 1] = "{}"; return end
-  local n = #v
-  local pad = ("  "):rep(ind + 1)
-  out[#out + 1] = "{\n"
-  if n > 0 and next(v, n) == nil then
-    for i = 1, n do
-      out[#out + 1] = pad; write(v[i], ind + 1, nil, out); out[#out + 1] = ",\n"
-    end
-  else
-    for _, k in ipairs(keys(v, order)) do
-      out[#out + 1] = pad .. key_of(k) .. " = "
-      write(v[k], ind + 1, NESTED[k] or (k == "pod_template" and {} or GROUP_KEYS), out)
+-- The order of the keys of the table under key k, by the kind's rows
+-- (o = ORDER[kind]): a table row's keys, none (sorted) for a pod
+-- template, else a group's.
+local function order_of(o, k)
+  return o.tables[k] or (k == "pod_template" and NONE or o.group)
+end
+
+local write
+
+-- The keys of t not in `order` (counted `n` there), sorted.
+local function rest_of(t, order, n)
+  local total = 0
+  for _ in pairs(t) do total = total + 1 end
+  if total == n then return nil end
+  local seen, rest = {}, {}
+  for i = 1, #order do seen[order[i]] = true end
+  for k in pairs(t) do if not seen[k] then rest[#rest + 1] = k end end
+  table.sort(rest, function(a, b) return tostring(a) < tostring(b) end)
+  return rest
+end
+
+-- The entries of table t at indent ind: those of `order` first, in that
+-- order, then the rest sorted.
+local function entries(t, ind, order, o, out)
+  local lead, n = LEAD[ind], 0
+  for i = 1, #order do
+    local k = order[i]
+    local v = t[k]
+    if v ~= nil then
+      n = n + 1
+      out[#out + 1] = lead[k]
+      write(v, ind, order_of(o, k), o, out)
       out[#out + 1] = ",\n"
     end
   end
-  out[#out + 1] = ("  "):rep(ind) .. "}"
-end
-
-local function one(job, out)
-  local s = minimal(job)
-  local order = {}
-  for _, k in ipairs(JOB_KEYS) do
-    if k == "(groups)" then
-      for _, g in ipairs(GROUPS[job.kind]) do order[#order + 1] = g end
-    else
-      order[#order + 1] = k
-    end
-  end
-  out[#out + 1] = "kfjob." .. job.kind
-  if next(s) == nil then out[#out + 1] = "{}"; return end
-  -- groups take GROUP_KEYS, the job's own tables their NESTED order
-  local pad = "    "
-  out[#out + 1] = "{\n"
-  for _, k in ipairs(keys(s, order)) do
-    out[#out + 1] = pad .. key_of(k) .. " = "
-    local is_group = false
-    for _, g in ipairs(GROUPS[job.kind]) do if g == k then is_group = true end end
-    write(s[k], 2, is_group and GROUP_KEYS or NESTED[k] or {}, out)
+  local rest = rest_of(t, order, n)
+  for i = 1, rest and #rest or 0 do
+    local k = rest[i]
+    out[#out + 1] = lead[k]
+    write(t[k], ind, order_of(o, k), o, out)
     out[#out + 1] = ",\n"
   end
+end
+
+write = function(v, ind, order, o, out)
+  if type(v) ~= "table" then out[#out + 1] = scalar(v); return end
+  if next(v) == nil then out[#out + 1] = "{}"; return end
+  local n = #v
+  out[#out + 1] = "{\n"
+  if n > 0 and next(v, n) == nil then
+    local pad = PAD[ind + 1]
+    for i = 1, n do
+      out[#out + 1] = pad; write(v[i], ind + 1, nil, o, out); out[#out + 1] = ",\n"
+    end
+  else
+    entries(v, ind + 1, order or NONE, o, out)
+  end
+  out[#out + 1] = CLOSE[ind]
+end
+
+-- spec: a job's smallest spec (kfjob.to_config's entry, without kind);
+-- groups take the group rows' order, the job's own tables their rows'.
+local function one(kind, spec, out)
+  local o = ORDER[kind]
+  out[#out + 1] = "kfjob." .. kind
+  if next(spec) == nil then out[#out + 1] = "{}"; return end
+  out[#out + 1] = "{\n"
+  entries(spec, 2, o.job, o, out)
   out[#out + 1] = "  }"
 end
 
--- jobs: a job (named "job") or a table name -> job.
--- The argument of to_lua and to_config: a job (named "job") or a table
--- name -> job; returns the table and its names, sorted.
+-- The argument of to_lua: a job (named "job") or a table name -> job;
+-- returns the table and its names, sorted.
 local function named_jobs(jobs, fname)
   if kfjob.is_job(jobs) then jobs = { job = jobs } end
   assert(type(jobs) == "table", "kfjob." .. fname .. ": expected a job or a table of jobs by name")
@@ -164,10 +175,14 @@ end
 function M.to_lua(jobs)
   local names
   jobs, names = named_jobs(jobs, "to_lua")
+  local specs = core_config(jobs).jobs
   local out = { 'local kfjob = require "kfjob"\n\nreturn {\n' }
   for _, name in ipairs(names) do
+    local s = specs[name]
+    local kind = s.kind
+    s.kind = nil
     out[#out + 1] = "  " .. key_of(name) .. " = "
-    one(jobs[name], out)
+    one(kind, s, out)
     out[#out + 1] = ",\n"
   end
   out[#out + 1] = "}\n"
@@ -175,19 +190,9 @@ function M.to_lua(jobs)
 end
 
 -- jobs: a job (named "job") or a table name -> job; the same fields as
--- to_lua as a data config table: { jobs = { [name] = { kind = K, ... } } }.
-function M.to_config(jobs)
-  local names, out
-  jobs, names = named_jobs(jobs, "to_config")
-  out = {}
-  for _, name in ipairs(names) do
-    local job = jobs[name]
-    local s = minimal(job)
-    s.kind = job.kind
-    out[name] = s
-  end
-  return { jobs = out }
-end
+-- to_lua as a data config table: { jobs = { [name] = { kind = K, ... } } }
+-- (the core's, kf_import_config.c).
+M.to_config = core_config
 
 -- A data config table as JSON text (which YAML reads too): two-space
 -- indent, a job's keys in schema order (kind first), other keys sorted.
@@ -198,21 +203,21 @@ local function json_string(v)
   end) .. '"'
 end
 
-local function json(v, ind, order, out)
+local function json(v, ind, order, o, out)
   if type(v) == "string" then out[#out + 1] = json_string(v); return end
   if type(v) ~= "table" then out[#out + 1] = scalar(v); return end
   if next(v) == nil then out[#out + 1] = "{}"; return end
-  local pad, n = ("  "):rep(ind + 1), #v
+  local pad, n = PAD[ind + 1], #v
   local list = n > 0 and next(v, n) == nil
   out[#out + 1] = list and "[\n" or "{\n"
   local ks = list and {} or keys(v, order)
   for i = 1, list and n or #ks do
     local k = ks[i]
     out[#out + 1] = pad .. (list and "" or json_string(tostring(k)) .. ": ")
-    json(list and v[i] or v[k], ind + 1, NESTED[k] or (k == "pod_template" and {} or GROUP_KEYS), out)
+    json(list and v[i] or v[k], ind + 1, order_of(o, k), o, out)
     out[#out + 1] = ((list and i < n) or (not list and i < #ks)) and ",\n" or "\n"
   end
-  out[#out + 1] = ("  "):rep(ind) .. (list and "]" or "}")
+  out[#out + 1] = PAD[ind] .. (list and "]" or "}")
 end
 
 function M.config_text(config)
@@ -220,16 +225,11 @@ function M.config_text(config)
   local names = keys(config.jobs)
   for i, name in ipairs(names) do
     local job = config.jobs[name]
+    local o = ORDER[job.kind]
     local order = { "kind" }
-    for _, k in ipairs(JOB_KEYS) do
-      if k == "(groups)" then
-        for _, g in ipairs(GROUPS[job.kind]) do order[#order + 1] = g end
-      else
-        order[#order + 1] = k
-      end
-    end
+    for _, k in ipairs(o.job) do order[#order + 1] = k end
     out[#out + 1] = "    " .. json_string(name) .. ": "
-    json(job, 2, order, out)
+    json(job, 2, order, o, out)
     out[#out + 1] = i < #names and ",\n" or "\n"
   end
   out[#out + 1] = "  }\n}\n"
@@ -242,17 +242,50 @@ end
 -- group and the config leaves out (it is the task's, not the job's).
 local function without_image(job, image)
   local s, drop = job:spec(), false
-  for _, g in ipairs(GROUPS[job.kind]) do
-    if s[g] and s[g].image == image then s[g].image = nil; drop = true end
+  for _, g in ipairs(ORDER[job.kind].job) do
+    if type(s[g]) == "table" and s[g].image == image then s[g].image = nil; drop = true end
   end
   return drop and kfjob[job.kind](s) or job
 end
 
-setmetatable(M, { __call = function(_, text, fmt, image)
-  local r, msg = kfjob.from_manifests(text)
-  if not r then return nil, msg end
+-- A data config (SPEC §15), already checked by the host's reader (`kfjob
+-- convert` runs it first): its jobs by the names `kfjob render` gives
+-- them (`name` for a single job, NAME-1, ... for a list, the keys of
+-- {jobs = ...}), each built by its constructor without its `kind`.
+local function data_jobs(doc, name)
+  local function build(t)
+    local s = {}
+    for k, v in pairs(t) do if k ~= "kind" and k ~= "$schema" then s[k] = v end end
+    return kfjob[t.kind](s)
+  end
   local jobs = {}
-  for _, x in ipairs(r) do jobs[x.info.name] = image and without_image(x.job, image) or x.job end
+  if doc[1] ~= nil then
+    for i, t in ipairs(doc) do jobs[name .. "-" .. i] = build(t) end
+  elseif doc.kind ~= nil then
+    jobs[name] = build(doc)
+  else
+    for k, t in pairs(doc.jobs) do jobs[k] = build(t) end
+  end
+  return jobs
+end
+
+-- text: manifests, or a data config (a document without apiVersion).
+-- extra: for manifests, a Flyte file's image; for a data config "NAME"
+-- (a single job's name, a list's prefix) then a tab and the name of each
+-- job to write ("NAME\tbert\tgpt"; none: every job).
+setmetatable(M, { __call = function(_, text, fmt, extra)
+  local doc = kfjob.read_yaml(text)
+  local jobs = {}
+  if type(doc) == "table" and doc.apiVersion == nil then
+    local name, keep = (extra or "job"):match("^([^\t]*)(.*)$")
+    local all = data_jobs(doc, name)
+    if keep == "" then jobs = all end
+    for k in keep:gmatch("\t([^\t]+)") do jobs[k] = all[k] end
+  else
+    local r, msg = kfjob.from_manifests(text)
+    if not r then return nil, msg end
+    for _, x in ipairs(r) do jobs[x.info.name] = extra and without_image(x.job, extra) or x.job end
+  end
   if fmt == "config" then return M.config_text(M.to_config(jobs)) end
   return M.to_lua(jobs)
 end })

@@ -241,9 +241,11 @@ local module_funcs = {
     "a training-operator, mpi-operator or Trainer manifest (YAML, JSON or a table) to a job and its info" },
   from_manifests = { { "text: string", "opts?: {kind?: kfjob.Kind, lossy?: boolean}" },
     "{job: kfjob.Job, info: table}[]|nil, table|string", "every document of a stream kfjob reads, and the ones it skipped" },
+  read_yaml = { { "text: string" }, "any, string?",
+    "the one document of YAML or JSON text, by the strict reader manifests are read with" },
   to_lua = { { "jobs: kfjob.Job|table<string, kfjob.Job>" }, "string", "a config script that builds the same jobs" },
-  to_config = { { "jobs: kfjob.Job|table<string, kfjob.Job>" }, "{jobs: table<string, table>}",
-    "the same jobs as a data config table (each with its kind)" },
+  to_config = { { "jobs: kfjob.Job|table<string, kfjob.Job>", "order?: boolean" }, "{jobs: table<string, table>}, table?",
+    "the same jobs as a data config table (each with its kind); with order, the schema rows' key order by kind" },
 }
 
 local template_funcs = {

@@ -4,6 +4,10 @@
 ** through kfjob_host_import_manifests(), or a TaskTemplate/TaskSpec/plugin file
 ** through kfjob_host_decode() as `decode` reads it, and written for a
 ** target (default: the input's own, which prints a manifest back).
+** Configs convert too: a data config (.yaml, .yml, .json by its name, or
+** stdin without apiVersion) or a .lua config script is rendered as
+** `kfjob render` does; -f lua/config of a data config writes its jobs
+** as a config again (a script's jobs stay in its sandbox).
 **
 ** Every output is held until all jobs converted, so a failure writes
 ** nothing (-o DIR files go through a temporary name and a rename).  Each
@@ -25,9 +29,10 @@ static const char convert_usage[] =
     "                     [-o DIR] [--lossy]\n"
     "\n"
     "Read Kubernetes manifests (kubeflow.org/v1, kubeflow.org/v2beta1 MPIJob,\n"
-    "trainer.kubeflow.org/v1alpha1 TrainJob; streams too) or a TaskTemplate,\n"
-    "TaskSpec or plugin file (as decode reads it) and write each job for a\n"
-    "target.\n"
+    "trainer.kubeflow.org/v1alpha1 TrainJob; streams too), a TaskTemplate,\n"
+    "TaskSpec or plugin file (as decode reads it), or a config (.yaml, .yml,\n"
+    ".json data config; .lua script, not for -f lua or config) and write each\n"
+    "job for a target.\n"
     "\n"
     "options:\n"
     "  --to TARGET     flyte, flyte2, operator, mpi-operator, trainer-2.2,\n"
@@ -35,7 +40,9 @@ static const char convert_usage[] =
     "  -f FORMAT       manifest (default), manifest-json, yaml, json, template,\n"
     "                  template-json, taskspec, taskspec-json, pb; lua (a config\n"
     "                  script) or config (a data config, JSON)\n"
-    "  --name N        the job's name (one job), else the input's\n"
+    "  --name N        the job's name (one job), else the input's; of a\n"
+    "                  config: as render's --name\n"
+    "  --image IMAGE   a config's task image (groups without their own)\n"
     "  --kind K        read as this kind (Elastic for a TrainJob, HorovodJob)\n"
     "  -o DIR          one file per job in DIR\n"
     "  --lossy         list what kfjob cannot hold instead of failing\n"
@@ -49,7 +56,7 @@ static const char *const convert_formats[] = {
 
 /* The command line of convert. */
 typedef struct cargs {
-  const char *file, *to, *name, *kind, *outdir;
+  const char *file, *to, *name, *kind, *outdir, *image;
   kfjob_format format;
   const char *config;   /* -f lua or -f config: the generator's mode, else NULL */
   int lossy;
@@ -61,8 +68,13 @@ typedef struct held {
   kfjob_job job;     /* data, name and kind copied */
 } held;
 
+/* What the input is. */
+enum { IN_MANIFEST, IN_FLYTE, IN_DATA, IN_SCRIPT };
+
 typedef struct conv {
   const cargs *a;
+  int in;               /* IN_* */
+  char *name;           /* a config's default job name (render's) */
   held *v;
   size_t n, cap;
   size_t unmapped;
@@ -115,6 +127,7 @@ static int parse_one(int argc, char **argv, int *i, cargs *a) {
       return parse_format(v, a);
     } else if (strcmp(s, "--name") == 0) a->name = v;
     else if (strcmp(s, "--kind") == 0) a->kind = v;
+    else if (strcmp(s, "--image") == 0) a->image = v;
     else if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) a->outdir = v;
     else return usage_err("unknown option '%s'", s, NULL);
     return -1;
@@ -189,6 +202,62 @@ static int is_manifest(const char *data, size_t n) {
   return strstr(data, "apiVersion") != NULL && strstr(data, "kind") != NULL;
 }
 
+/* Does the file name end with ext (ASCII, any case)? */
+static int has_ext(const char *file, const char *ext) {
+  size_t n = strlen(file), k = strlen(ext), i;
+  if (n <= k) return 0;
+  for (i = 0; i < k; i++)
+    if ((char)(file[n - k + i] | (file[n - k + i] >= 'A' && file[n - k + i] <= 'Z' ? 0x20 : 0))
+        != ext[i])
+      return 0;
+  return 1;
+}
+
+/* Does a line start with `key:` (a top-level key of a YAML mapping)? */
+static int top_key(const char *d, size_t n, const char *key) {
+  size_t k = strlen(key), i = 0;
+  while (i < n) {
+    if (n - i > k && memcmp(d + i, key, k) == 0 && d[i + k] == ':') return 1;
+    while (i < n && d[i] != '\n') i++;
+    i++;
+  }
+  return 0;
+}
+
+/* JSON input: a manifest (an object with apiVersion), a data config (a
+** list, or an object with kind or jobs), a Flyte file, or -1 (not JSON). */
+static int json_input(const char *d, size_t n) {
+  json_t *root = json_loadb(d, n, 0, NULL);
+  int in = -1;
+  if (root == NULL) return -1;
+  if (json_is_object(root) && json_object_get(root, "apiVersion")) in = IN_MANIFEST;
+  else if (json_is_array(root) || json_object_get(root, "kind") || json_object_get(root, "jobs"))
+    in = IN_DATA;
+  else in = IN_FLYTE;
+  json_decref(root);
+  return in;
+}
+
+/* What the input is: a document with apiVersion is a manifest; a file
+** named .yaml, .yml or .json without one is a data config (as render
+** reads it), stdin one when it shows a job's shape; .lua a config script;
+** anything else a Flyte file, as decode reads it. */
+static int input_of(const char *file, const char *d, size_t n) {
+  int data = has_ext(file, ".yaml") || has_ext(file, ".yml") || has_ext(file, ".json");
+  size_t i = 0;
+  int in;
+  if (memchr(d, '\0', n)) return IN_FLYTE;
+  if (has_ext(file, ".lua")) return IN_SCRIPT;
+  while (i < n && strchr(" \t\r\n", d[i])) i++;
+  if (i < n && (d[i] == '{' || d[i] == '[') && (in = json_input(d, n)) >= 0)
+    return in == IN_DATA && !data && strcmp(file, "-") != 0 ? IN_FLYTE : in;
+  if (top_key(d, n, "apiVersion")) return IN_MANIFEST;
+  if (data || (strcmp(file, "-") == 0 &&
+               (top_key(d, n, "kind") || top_key(d, n, "jobs") || (n > 1 && d[0] == '-' && d[1] == ' '))))
+    return IN_DATA;
+  return is_manifest(d, n) ? IN_MANIFEST : IN_FLYTE;
+}
+
 /* The container image a TaskTemplate or TaskSpec (JSON) names, malloc'd,
 ** or NULL: the manifest needs it where the job's groups name none. */
 static char *image_of_json(const char *data, size_t n) {
@@ -220,15 +289,35 @@ static char *image_of(kfjob_host *h, const char *data, size_t n) {
   return img;
 }
 
+/* A config rendered as `kfjob render` renders it (-f lua/config: checked
+** only, for --to); a data config on stdin is named stdin.yaml or
+** stdin.json, which tells the host what it is. */
+static kfjob_status run_config(kfjob_host *h, conv *c, const char *data, size_t n) {
+  const cargs *a = c->a;
+  const char *chunk = a->file;
+  kfjob_run_options ro;
+  kfjob_run_options_init(&ro);
+  ro.format = a->config ? KFJOB_FORMAT_NONE : a->format;
+  ro.target = a->to;
+  ro.name = a->name ? a->name : c->name;
+  ro.select = a->name;
+  ro.image = a->image;
+  if (a->config && ro.image == NULL) ro.image = "image";   /* the check's: not written */
+  if (strcmp(a->file, "-") == 0)
+    chunk = json_input(data, n) == IN_DATA ? "stdin.json" : "stdin.yaml";
+  return kfjob_host_run_string(h, data, n, chunk, &ro, on_decode, c);
+}
+
 static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t n) {
   const cargs *a = c->a;
   kfjob_run_options ro;
+  if (c->in == IN_DATA || c->in == IN_SCRIPT) return run_config(h, c, data, n);
   kfjob_run_options_init(&ro);
   ro.format = a->format;
   ro.target = a->to;
   ro.name = a->name;
   ro.keep_going = 1;   /* every document's report, then the first refusal */
-  if (is_manifest(data, n)) {
+  if (c->in == IN_MANIFEST) {
     kfjob_import_options io;
     memset(&io, 0, sizeof io);
     io.kind = a->kind, io.lossy = 1, io.stream = 1;
@@ -260,18 +349,55 @@ static void free_conv(conv *c) {
   free(c->v);
 }
 
+/* The generator's config of held jobs [i, i + k) into c->v[i]: `joined`
+** the manifests of those (or the data config), `extra` what the
+** generator's third argument says (lua/kfjob/convert.lua). */
+static int gen_config(conv *c, size_t i, const char *joined, const char *extra) {
+  const char *args[3];
+  char *text = NULL;
+  int code;
+  args[0] = joined, args[1] = c->a->config, args[2] = extra;
+  if (kfjob_generate("convert", args, &text) != KFJOB_OK)
+    code = cli_errorf(EXIT_INVALID, "%s", text ? text : "out of memory");
+  else
+    code = replace_held(&c->v[i], text, strcmp(c->a->config, "lua") == 0 ? ".lua" : ".json");
+  free(text);
+  return code;
+}
+
+/* -f lua / -f config of a data config: its text again, with its default
+** name and the names of the jobs to write (all, or one under -o). */
+static int data_config(conv *c, const char *data) {
+  size_t i, j, k;
+  int code = 0;
+  for (i = 0; i < c->n && code == 0; i += k) {
+    char *extra = cli_xstrdup(c->a->name ? c->a->name : c->name);
+    k = c->a->outdir ? 1 : c->n;
+    for (j = i; j < i + k; j++) {
+      char *x = cli_xprintf("%s\t%s", extra, c->v[j].job.name);
+      free(extra);
+      extra = x;
+    }
+    code = gen_config(c, i, data, extra);
+    free(extra);
+  }
+  return code;
+}
+
 /* -f lua / -f config: each job held (its manifest for the target) made
 ** again as an operator manifest, and the generator writes the config of
-** those (one config of every job to stdout, one file per job under -o). */
+** those (one config of every job to stdout, one file per job under -o).
+** A data config is its own text; a script's jobs do not leave it. */
 static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
   conv c2;
   cargs a2 = *c->a;
   char *img;
   size_t i, k;
   int code = 0;
+  if (c->in == IN_DATA) return data_config(c, data);
   memset(&c2, 0, sizeof c2);
   a2.to = "operator", a2.format = KFJOB_FORMAT_MANIFEST;
-  c2.a = &a2, c2.quiet = 1;
+  c2.a = &a2, c2.quiet = 1, c2.in = c->in;
   {
     kfjob_status st = run_convert(h, &c2, data, n);
     if (st != KFJOB_OK) {
@@ -279,11 +405,9 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
       return cli_report(h, st, cli_config_label(c->a->file));
     }
   }
-  img = is_manifest(data, n) ? NULL : image_of(h, data, n);
+  img = c->in == IN_MANIFEST ? NULL : image_of(h, data, n);
   for (i = 0; i < c2.n && code == 0; i += k) {
-    const char *args[3] = {NULL, c->a->config, NULL};
-    args[2] = img;   /* a Flyte file's image is the task's: not in the config */
-    char *text = NULL, *joined = NULL;
+    char *joined = NULL;
     size_t j, len = 0;
     k = c->a->outdir ? 1 : c2.n;
     for (j = i; j < i + k; j++) {
@@ -292,12 +416,7 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
       memcpy(joined + len, c2.v[j].job.data, c2.v[j].job.size + 1);
       len += c2.v[j].job.size;
     }
-    args[0] = joined;
-    if (kfjob_generate("convert", args, &text) != KFJOB_OK)
-      code = cli_errorf(EXIT_INVALID, "%s", text ? text : "out of memory");
-    else
-      code = replace_held(&c->v[i], text, strcmp(c->a->config, "lua") == 0 ? ".lua" : ".json");
-    free(text);
+    code = gen_config(c, i, joined, img);   /* a Flyte file's image is the task's */
     free(joined);
   }
   free_conv(&c2);
@@ -355,6 +474,17 @@ int cli_cmd_convert(int argc, char **argv) {
   if (kfjob_host_new(NULL, &h) != KFJOB_OK) cli_die_oom();
   memset(&c, 0, sizeof c);
   c.a = &a;
+  c.in = input_of(a.file, data, n);
+  c.name = cli_default_name(a.file);
+  if (c.in == IN_SCRIPT && a.config) {
+    code = usage_err("-f %s: a Lua config's jobs stay in its sandbox (render it with -f "
+                     "manifest and convert that; -f lua and config read manifests, Flyte "
+                     "files and data configs)", a.config, NULL);
+    free(c.name);
+    kfjob_host_free(h);
+    free(data);
+    return code;
+  }
   st = run_convert(h, &c, data, n);
   if (st != KFJOB_OK) code = cli_report(h, st, cli_config_label(a.file));
   else if (c.unmapped && !a.lossy)
@@ -367,6 +497,7 @@ int cli_cmd_convert(int argc, char **argv) {
     if (code == 0) code = write_out(&c);
   }
   free_conv(&c);
+  free(c.name);
   kfjob_host_free(h);
   free(data);
   return code;

@@ -2,7 +2,8 @@
 ** lkfjob_import.c - binding for manifests read back (SPEC §14):
 ** kfjob.from_manifest(doc [, opts]) -> job, info | nil, msg.  `doc` is
 ** JSON text or a table in Kubernetes' spelling; the core's import room
-** does the work.
+** does the work.  kfjob.read_yaml(text) gives the one document of a text
+** as read by the same strict reader (a data config for `kfjob convert`).
 */
 #include <string.h>
 
@@ -147,6 +148,128 @@ static int l_from_manifests(lua_State *L) {
   return 1;
 }
 
+/* kfjob.read_yaml(text) -> value | nil, msg: the one document of YAML or
+** JSON text, by the reader manifests are read with (its limits, its
+** refusals: duplicate keys, tabs, alias bombs, invalid UTF-8). */
+static int l_read_yaml(lua_State *L) {
+  static const char who[] = "kfjob.read_yaml";
+  lctx *X = lkf_ctx(L, 1);
+  kf_yaml_doc *docs;
+  size_t nd;
+  luaL_checktype(L, 1, LUA_TSTRING);
+  if (!read_text(L, X, who, &docs, &nd)) return 2;
+  if (nd > 1) {
+    luaL_pushfail(L);
+    lua_pushfstring(L, "%s: %d documents: this reads one", who, (int)nd);
+    return 2;
+  }
+  if (nd == 0) lua_pushnil(L);
+  else lkf_pushnode(L, docs[0].root);
+  return 1;
+}
+
+/* ---- kfjob.to_config: jobs written back (kf_import_config.c) --------- */
+
+static void push_keys(lua_State *L, const kf_obj *o) {
+  size_t i;
+  lua_createtable(L, (int)o->n, 0);
+  for (i = 0; i < o->n; i++) {
+    lua_pushstring(L, o->f[i].key);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+}
+
+/* tables[key] = the keys of each table row among rows f, nested ones too. */
+static void push_tables(lua_State *L, const kf_field *f, size_t n, int tables) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    const kf_obj *o = (const kf_obj *)f[i].info;
+    if (f[i].type != KF_V_OBJ) continue;
+    push_keys(L, o);
+    lua_setfield(L, tables, f[i].key);
+    push_tables(L, o->f, o->n, tables);
+  }
+}
+
+/* The rows' key order, by kind: { job = {keys, the groups at their row},
+** group = {keys}, tables = {[key] = {keys}} } (what to_lua writes by). */
+static void push_order(lua_State *L) {
+  int kind, r, n;
+  size_t i;
+  lua_createtable(L, 0, KF_NKINDS);
+  for (kind = 0; kind < KF_NKINDS; kind++) {
+    const kf_kind_info *k = &kf_kinds[kind];
+    lua_createtable(L, 0, 3);
+    lua_createtable(L, (int)k->nfields + 4, 0);
+    for (i = 0, n = 0; i < k->nfields; i++) {
+      if (k->fields[i].type == KF_V_GROUPS)
+        for (r = 0; r < k->nroles; r++) {
+          lua_pushstring(L, kf_roles[k->roles[r].role].key);
+          lua_rawseti(L, -2, ++n);
+        }
+      else if (k->fields[i].type != KF_V_DEPRECATED) {
+        lua_pushstring(L, k->fields[i].key);
+        lua_rawseti(L, -2, ++n);
+      }
+    }
+    lua_setfield(L, -2, "job");
+    push_keys(L, &kf_group_obj);
+    lua_setfield(L, -2, "group");
+    lua_newtable(L);
+    push_tables(L, k->fields, k->nfields, lua_gettop(L));
+    push_tables(L, kf_group_obj.f, kf_group_obj.n, lua_gettop(L));
+    lua_setfield(L, -2, "tables");
+    lua_setfield(L, -2, k->name);
+  }
+}
+
+/* kfjob.to_config(jobs [, order]) -> { jobs = { [name] = { kind = K, ... } } }
+** [, the rows' key order when `order` is true]: a job (named "job") or a
+** table name -> job; each entry is the job's spec without every key whose
+** absence gives the same job. */
+static int l_to_config(lua_State *L) {
+  static const char who[] = "kfjob.to_config";
+  int order = lua_toboolean(L, 2), out;
+  lctx *X = lkf_ctx(L, 2);
+  if (lkf_jobkind(L, 1) >= 0) {
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, 1);
+    lua_setfield(L, -2, "job");
+    lua_replace(L, 1);
+  } else if (!lua_istable(L, 1)) {
+    lua_pushfstring(L, "%s: expected a job or a table of jobs by name", who);
+    return lua_error(L);
+  }
+  lua_newtable(L);
+  out = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    const kf_job *j;
+    kf_node *n;
+    if (lua_type(L, -2) != LUA_TSTRING || lkf_jobkind(L, -1) < 0)
+      return luaL_error(L, "%s: jobs[%s]: expected a job by its name", who,
+                        luaL_tolstring(L, -2, NULL));
+    j = lkf_checkjob(L, -1);
+    if ((n = kf_config_minimal(j, &X->A)) == NULL) return luaL_error(L, "not enough memory");
+    lua_pushvalue(L, -2);
+    lkf_pushnode(L, n);
+    lua_pushstring(L, kf_kinds[j->kind].name);
+    lua_setfield(L, -2, "kind");
+    lua_rawset(L, out);
+    lua_pop(L, 1);
+    if (X->meter != NULL) X->meter->add(L, kf_arena_used(&X->A) / KF_METER_BYTES);
+    kf_arena_reset(&X->A);   /* each job's trials, then the next's */
+  }
+  lua_createtable(L, 0, 1);
+  lua_pushvalue(L, out);
+  lua_setfield(L, -2, "jobs");
+  if (!order) return 1;
+  push_order(L);
+  return 2;
+}
+
 const luaL_Reg lkf_import_funcs[] = {{"from_manifest", l_from_manifest},
                                      {"from_manifests", l_from_manifests},
+                                     {"read_yaml", l_read_yaml},
+                                     {"to_config", l_to_config},
                                      {NULL, NULL}};

@@ -342,7 +342,9 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
       (spec = plain_spec(&c, spec)) == NULL)
     return kf_nomem(e);
   st = c.target == KF_T_TRAINER_23 ? kfi_trainer(&c, spec) : v1_spec(&c, spec);
-  if (st != KF_OK || (st = kfi_sched_meta(&c)) != KF_OK) return st;
+  if (st != KF_OK || (st = kfi_sched_meta(&c)) != KF_OK ||
+      (c.target != KF_T_TRAINER_23 && (st = kfi_sched_group_topology(&c)) != KF_OK))
+    return st;
   snprintf(ctor, sizeof ctor, "%s (as kfjob.%s)", c.who, kf_kinds[c.kind].name);
   if ((st = kf_job_from_spec(c.kind, c.spec, A, out, ctor, e)) != KF_OK ||
       (st = kf_sched_topology_out(out, A, e)) != KF_OK)

@@ -32,4 +32,9 @@ int kf_import_reads(const kf_node *doc);
 /* "kubeflow.org/v1 TFJob, ... or trainer.kubeflow.org/v1alpha1 TrainJob" */
 const char *kf_import_supported(void);
 
+/* The job as a config writes it (kf_import_config.c): its spec without
+** every key whose absence gives the same job, in the rows' order; NULL
+** when out of memory.  Trials allocate in A (reset it between jobs). */
+kf_node *kf_config_minimal(const kf_job *j, kf_arena *A);
+
 #endif

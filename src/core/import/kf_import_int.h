@@ -48,8 +48,12 @@ kf_status kfi_want(kfi *c, const char *path, const kf_node *v, kf_ntype t);
 int kfi_equal(const kf_node *a, const kf_node *b);   /* any key order */
 
 /* What one replica's pod gave (kf_import_pod.c). */
+#define KFI_GROUP_ROWS 16   /* >= kf_group_obj.n (kfi_container_row checks) */
 typedef struct kfi_pod {
-  const kf_node *image, *command, *args, *env;   /* the primary's */
+  const kf_node *command, *args, *env;   /* the primary's */
+  /* the primary's values of group rows placed in the container
+  ** (KF_M_CONTAINER: image, ...), by row; args are the task's (above) */
+  const kf_node *own[KFI_GROUP_ROWS];
   kf_node *requests, *limits;     /* spec-shaped, NULL: none */
   kf_node *tmpl;                  /* the rest as a pod template, NULL: none */
   const kf_node *shm;             /* a string size, or true; NULL: none */
@@ -57,6 +61,9 @@ typedef struct kfi_pod {
 } kfi_pod;
 /* `tmpl` is a replica's template at `path`; `primary` the name of the
 ** container kfjob's writer gave the task ("pytorch", or Trainer's "node"). */
+/* The group row placed in the container under manifest key k, other than
+** args (the task's, and an MPI group's command), or -1. */
+int kfi_container_row(const char *k);
 kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
                        const char *primary, kfi_pod *out);
 /* Kubernetes resources {cpu, memory, nvidia.com/gpu, ...} -> a spec table. */
@@ -74,6 +81,11 @@ kf_status kfi_res_side(kfi *c, const char *path, const kf_node *m, kf_node **out
 kf_status kfi_sched_meta(kfi *c);
 kf_status kfi_sched_flags(kfi *c, const char *path, const kf_node *holder);
 kf_status kfi_sched_policy(kfi *c, const char *path, const kf_node *sp);
+/* Groups with templates of their own: Kueue's topology annotations every
+** group shows alike are the job's scheduling.topology, the others the
+** groups' topology (kf_manifest_sched.c writes the job's, then the
+** group's); left in the templates when they fit neither. */
+kf_status kfi_sched_group_topology(kfi *c);
 
 /* The writers' shapes, read (kf_import_spec.c). */
 kf_status kfi_replicas(kfi *c, const char *path, const kf_node *specs);

@@ -119,10 +119,11 @@ static kf_status primary(kfi *c, const char *path, const kf_node *ct, kfi_pod *o
   for (i = 0; i < ct->u.c.n; i++) {
     const char *k = ct->u.c.k[i];
     const kf_node *v = ct->u.c.v[i];
+    int row = kfi_container_row(k);
     st = KF_OK;
     kfi_path(p, path, k);
     if (strcmp(k, "name") == 0) continue;
-    if (strcmp(k, "image") == 0) out->image = v;
+    if (row >= 0) out->own[row] = v;   /* image, ...: the group's */
     else if (strcmp(k, "command") == 0) out->command = v;
     else if (strcmp(k, "args") == 0) out->args = v;
     else if (strcmp(k, "env") == 0) st = env_split(c, p, v, out, *rest);

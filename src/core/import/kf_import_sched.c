@@ -164,3 +164,115 @@ kf_status kfi_sched_policy(kfi *c, const char *path, const kf_node *sp) {
   }
   return KF_OK;
 }
+
+/* ---- topology of groups with their own templates ----------------------- */
+
+/* A copy of object o without key k (NULL: nothing left). */
+static kf_node *drop_key(kfi *c, const kf_node *o, const char *k, int *oom) {
+  kf_node *d = kf_node_new(c->A, KF_NOBJ);
+  size_t i;
+  for (i = 0; d && o && i < o->u.c.n; i++)
+    if (strcmp(o->u.c.k[i], k) != 0 && !kf_node_push(c->A, d, o->u.c.k[i], o->u.c.v[i]))
+      d = NULL;
+  if (d == NULL) *oom = 1;
+  return d && d->u.c.n ? d : NULL;
+}
+
+/* An annotation as the row's value, or NULL when kfjob would not write it. */
+static kf_node *tas_value(kfi *c, const kf_field *f, const char *s) {
+  int64_t n = 0;
+  kf_node *b;
+  if (f->type == KF_V_BOOL) {
+    if (strcmp(s, "true") != 0 || (b = kf_node_new(c->A, KF_NBOOL)) == NULL) return NULL;
+    b->u.b = 1;
+    return b;
+  }
+  if (f->type == KF_V_INT) return label_value(2, s, &n) ? kf_node_int(c->A, n) : NULL;
+  return s[0] && !strpbrk(s, " \t\r\n") ? kf_node_str(c->A, s, strlen(s)) : NULL;
+}
+
+/* At most one mode (required, preferred, unconstrained), as R27 asks. */
+static int one_mode(const kf_node *t) {
+  return (kf_node_get(t, "required") != NULL) + (kf_node_get(t, "preferred") != NULL) +
+         (kf_node_get(t, "unconstrained") != NULL) <= 1;
+}
+
+/* Group i's template without Kueue's topology annotations (and without
+** what is left empty); the group loses its template when nothing is left. */
+static kf_status strip_tas(kfi *c, kf_node *g) {
+  const kf_node *t = kf_node_get(g, "pod_template"), *m = kf_node_get(t, "metadata");
+  kf_node *an = (kf_node *)kf_node_get(m, "annotations"), *m2, *t2;
+  size_t i;
+  int oom = 0;
+  for (i = 0; i < kf_topology_obj.n && an; i++)
+    an = drop_key(c, an, kf_topology_obj.f[i].manifest, &oom);
+  m2 = an ? (kf_node *)m : drop_key(c, m, "annotations", &oom);
+  if (an && m2 && (m2 = drop_key(c, m2, "annotations", &oom)) != NULL)
+    KFI_OOM(c, kf_node_push(c->A, m2, "annotations", an));
+  else if (an && !oom && (m2 = kf_node_new(c->A, KF_NOBJ)) != NULL)
+    KFI_OOM(c, kf_node_push(c->A, m2, "annotations", an));
+  t2 = drop_key(c, t, "metadata", &oom);
+  if (m2 && !oom) {
+    if (t2 == NULL) KFI_OOM(c, t2 = kf_node_new(c->A, KF_NOBJ));
+    KFI_OOM(c, kf_node_push(c->A, t2, "metadata", m2));
+  }
+  if (oom) return kf_nomem(c->e);
+  for (i = 0; i < g->u.c.n; i++)
+    if (strcmp(g->u.c.k[i], "pod_template") == 0) break;
+  if (t2) g->u.c.v[i] = t2;
+  else for (i++; i < g->u.c.n; i++) g->u.c.k[i - 1] = g->u.c.k[i], g->u.c.v[i - 1] = g->u.c.v[i];
+  if (!t2) g->u.c.n--;
+  return KF_OK;
+}
+
+/* Each row's annotation: the job's when every group shows the same, else
+** the groups' own; 0 when one is not a value kfjob writes. */
+static int split_tas(kfi *c, const kf_node *const *an, int n, kf_node *job, kf_node **gt) {
+  size_t r;
+  int i;
+  for (r = 0; r < kf_topology_obj.n; r++) {
+    const kf_field *f = &kf_topology_obj.f[r];
+    const char *s0 = kfi_str(kf_node_get(an[0], f->manifest));
+    int same = s0 != NULL;
+    for (i = 1; i < n && same; i++) {
+      const char *s = kfi_str(kf_node_get(an[i], f->manifest));
+      same = s && strcmp(s, s0) == 0;
+    }
+    for (i = 0; i < (same ? 1 : n); i++) {
+      const char *s = kfi_str(kf_node_get(an[i], f->manifest));
+      kf_node *v = s ? tas_value(c, f, s) : NULL;
+      if (s && (v == NULL || !kf_node_push(c->A, same ? job : gt[i], f->key, v))) return 0;
+    }
+  }
+  return 1;
+}
+
+kf_status kfi_sched_group_topology(kfi *c) {
+  const kf_kind_info *k = &kf_kinds[c->kind];
+  kf_node *grp[KF_NROLES], *gt[KF_NROLES], *job, *s;
+  const kf_node *an[KF_NROLES];
+  int i, n = 0, any = 0;
+  if (kf_node_get(c->spec, "pod_template")) return KF_OK;   /* kf_sched_topology_out */
+  for (i = 0; i < k->nroles; i++) {
+    kf_node *g = (kf_node *)kf_node_get(c->spec, kf_roles[k->roles[i].role].key);
+    const kf_node *r = kf_node_get(g, "replicas");
+    if (g == NULL || (r && r->t == KF_NINT && r->u.i == 0)) continue;
+    an[n] = kf_node_get(kf_node_get(kf_node_get(g, "pod_template"), "metadata"), "annotations");
+    KFI_OOM(c, gt[n] = kf_node_new(c->A, KF_NOBJ));
+    grp[n++] = g;
+  }
+  KFI_OOM(c, job = kf_node_new(c->A, KF_NOBJ));
+  if (n == 0 || !split_tas(c, an, n, job, gt) || !one_mode(job)) return KF_OK;
+  for (i = 0; i < n; i++) {
+    if (!one_mode(gt[i])) return KF_OK;
+    any |= gt[i]->u.c.n > 0;
+  }
+  if (job->u.c.n == 0 && !any) return KF_OK;
+  for (i = 0; i < n; i++) {
+    kf_status st = an[i] ? strip_tas(c, grp[i]) : KF_OK;
+    if (st != KF_OK) return st;
+    if (gt[i]->u.c.n) KFI_OOM(c, kf_node_push(c->A, grp[i], "topology", gt[i]));
+  }
+  if (job->u.c.n) KFI_OOM(c, (s = sched(c)) && kf_node_push(c->A, s, "topology", job));
+  return KF_OK;
+}

@@ -105,41 +105,48 @@ typedef struct groups {
   char path[KF_NROLES][KFI_PATH]; /* of each container */
 } groups;
 
-/* The spec key of the group row whose manifest key is `m`. */
-static const char *group_key(const char *m) {
-  size_t i;
-  for (i = 0; i < kf_group_obj.n; i++)
-    if (kf_group_obj.f[i].manifest && strcmp(kf_group_obj.f[i].manifest, m) == 0)
-      return kf_group_obj.f[i].key;
-  return m;
+/* The value of group row f from the replica spec at `path`, into group g:
+** an elastic job's replicas are its nnodes'; the CRD also takes the
+** restart policy ExitCode (training-operator common_types.go). */
+static kf_status replica_value(kfi *c, const char *path, const kf_field *f,
+                               const kf_node *v, kf_node *g) {
+  char p[KFI_PATH];
+  const char *rp = kfi_str(v);
+  if (strcmp(f->manifest, "replicas") == 0 && (kf_kinds[c->kind].flags & KF_K_ELASTIC))
+    return KF_OK;
+  kfi_path(p, path, f->manifest);
+  if (strcmp(f->manifest, "restartPolicy") == 0 && rp && strcmp(rp, "Never") &&
+      strcmp(rp, "OnFailure") && strcmp(rp, "Always"))
+    return kfi_unmapped(c, p, v, "kfjob's restart policies are Never, OnFailure and Always");
+  KFI_OOM(c, kf_node_push(c->A, g, f->key, (kf_node *)v));
+  return KF_OK;
 }
 
+/* A replica spec: "template" and the group rows placed there (replicas,
+** restartPolicy, ...: KF_M_REPLICA), each under its row's key. */
 static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
                          groups *G) {
-  static const char *const known[] = {"replicas", "restartPolicy", "template", NULL};
+  const char *known[KFI_GROUP_ROWS + 2];
   char p[KFI_PATH];
   const kf_node *v;
   kf_node *g;
-  int at = G->n++;
+  int at = G->n++, n = 0;
+  size_t r;
   kf_status st;
+  for (r = 0; r < kf_group_obj.n && r < KFI_GROUP_ROWS; r++)
+    if (kf_group_obj.f[r].place == KF_M_REPLICA && kf_group_obj.f[r].manifest)
+      known[n++] = kf_group_obj.f[r].manifest;
+  known[n++] = "template", known[n] = NULL;
   if ((st = kfi_want(c, path, rs, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, path, rs, known, NULL, NULL)) != KF_OK)
     return st;
   KFI_OOM(c, g = G->g[at] = kf_node_new(c->A, KF_NOBJ));
   G->role[at] = role;
-  if ((v = kf_node_get(rs, "replicas")) && !(kf_kinds[c->kind].flags & KF_K_ELASTIC))
-    KFI_OOM(c, kf_node_push(c->A, g, group_key("replicas"), (kf_node *)v));
-  if ((v = kf_node_get(rs, "restartPolicy"))) {
-    const char *rp = kfi_str(v);
-    kfi_path(p, path, "restartPolicy");
-    /* the CRD also takes ExitCode (training-operator common_types.go) */
-    if (rp && strcmp(rp, "Never") && strcmp(rp, "OnFailure") && strcmp(rp, "Always")) {
-      if ((st = kfi_unmapped(c, p, v, "kfjob's restart policies are Never, OnFailure "
-                             "and Always")) != KF_OK)
-        return st;
-    } else {
-      KFI_OOM(c, kf_node_push(c->A, g, group_key("restartPolicy"), (kf_node *)v));
-    }
+  for (r = 0; r < kf_group_obj.n && r < KFI_GROUP_ROWS; r++) {
+    const kf_field *f = &kf_group_obj.f[r];
+    if (f->place != KF_M_REPLICA || !f->manifest || (v = kf_node_get(rs, f->manifest)) == NULL)
+      continue;
+    if ((st = replica_value(c, path, f, v, g)) != KF_OK) return st;
   }
   kfi_path(p, path, "template");
   snprintf(G->path[at], KFI_PATH, "%.200s.spec.containers", p);
@@ -215,16 +222,19 @@ static kf_status mpi_args(kfi *c, groups *G) {
   return KF_OK;
 }
 
-/* Each group keeps its image (a job field: SPEC §14's Law 1 emits with no
-** image option); the command, env and args every group shares are the
-** task's (info.container, the options a re-emit takes). */
+/* Each group keeps its image and the other group rows placed in its
+** container (job fields: SPEC §14's Law 1 emits with no image option); the
+** command, env and args every group shares are the task's (info.container,
+** the options a re-emit takes). */
 static kf_status container(kfi *c, groups *G) {
   const kf_node *v;
   int i;
+  size_t r;
   kf_status st;
   for (i = 0; i < G->n; i++)
-    if (G->pod[i].image)
-      KFI_OOM(c, kf_node_push(c->A, G->g[i], "image", (kf_node *)G->pod[i].image));
+    for (r = 0; r < kf_group_obj.n && r < KFI_GROUP_ROWS; r++)
+      if (G->pod[i].own[r])
+        KFI_OOM(c, kf_node_push(c->A, G->g[i], kf_group_obj.f[r].key, (kf_node *)G->pod[i].own[r]));
   if ((st = agree(c, G, offsetof(kfi_pod, command), "command", &v)) != KF_OK) return st;
   if (v) KFI_OOM(c, kf_node_push(c->A, c->ct, "command", (kf_node *)v));
   if ((st = agree(c, G, offsetof(kfi_pod, env), "env", &v)) != KF_OK ||

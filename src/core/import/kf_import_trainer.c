@@ -87,14 +87,28 @@ static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g) {
   return KF_OK;
 }
 
+/* spec.trainer's keys: the group rows placed in the container (image,
+** ...; args are the task's), then the Trainer's own. */
+static void trainer_keys(const char **known) {
+  static const char *const own[] = {"command", "args", "env", "numNodes", "numProcPerNode",
+                                    "resourcesPerNode", NULL};
+  size_t r, n = 0, i;
+  for (r = 0; r < kf_group_obj.n; r++)
+    if (kfi_container_row(kf_group_obj.f[r].manifest ? kf_group_obj.f[r].manifest : "") == (int)r)
+      known[n++] = kf_group_obj.f[r].manifest;
+  for (i = 0; own[i]; i++) known[n++] = own[i];
+  known[n] = NULL;
+}
+
 static kf_status trainer(kfi *c, const kf_node *tr) {
-  static const char *const known[] = {"image", "command", "args", "env", "numNodes",
-                                      "numProcPerNode", "resourcesPerNode", NULL};
+  const char *known[KFI_GROUP_ROWS + 8];
   kfi_pod res;
   const kf_node *v;
   kf_node *g;
+  size_t r;
   kf_status st;
   memset(&res, 0, sizeof res);
+  trainer_keys(known);
   if ((st = kfi_want(c, "spec.trainer", tr, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, "spec.trainer", tr, known, NULL, NULL)) != KF_OK)
     return st;
@@ -105,8 +119,11 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
       (st = kfi_resources(c, "spec.trainer.resourcesPerNode", v, &res)) != KF_OK)
     return st;
   KFI_OOM(c, g = kf_node_new(c->A, KF_NOBJ));
-  /* the node job's image: every group's (a job field, as the v1 readers') */
-  if ((v = kf_node_get(tr, "image"))) KFI_OOM(c, kf_node_push(c->A, g, "image", (kf_node *)v));
+  /* the node job's image (...): every group's (job fields, as the v1 readers') */
+  for (r = 0; r < kf_group_obj.n; r++)
+    if (kf_group_obj.f[r].manifest && kfi_container_row(kf_group_obj.f[r].manifest) == (int)r &&
+        (v = kf_node_get(tr, kf_group_obj.f[r].manifest)))
+      KFI_OOM(c, kf_node_push(c->A, g, kf_group_obj.f[r].key, (kf_node *)v));
   if (res.requests) KFI_OOM(c, kf_node_push(c->A, g, "requests", res.requests));
   if (res.limits) KFI_OOM(c, kf_node_push(c->A, g, "limits", res.limits));
   return nodes(c, tr, g);

@@ -128,3 +128,14 @@ int kfi_equal(const kf_node *a, const kf_node *b) {
       return 1;
   }
 }
+
+int kfi_container_row(const char *k) {
+  size_t i;
+  for (i = 0; i < kf_group_obj.n && i < KFI_GROUP_ROWS; i++) {
+    const kf_field *f = &kf_group_obj.f[i];
+    if (f->place == KF_M_CONTAINER && f->manifest && strcmp(f->manifest, "args") != 0 &&
+        strcmp(f->manifest, k) == 0)
+      return (int)i;
+  }
+  return -1;
+}
