@@ -196,12 +196,7 @@ M.to_config = core_config
 
 -- A data config table as JSON text (which YAML reads too): two-space
 -- indent, a job's keys in schema order (kind first), other keys sorted.
-local NAMED = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
-local function json_string(v)
-  return '"' .. v:gsub('[%c"\\]', function(c)
-    return NAMED[c] or ("\\u%04x"):format(c:byte())
-  end) .. '"'
-end
+local json_string = require("kfjob.textutil").json_string
 
 local function json(v, ind, order, o, out)
   if type(v) == "string" then out[#out + 1] = json_string(v); return end

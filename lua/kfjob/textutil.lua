@@ -14,9 +14,9 @@ function M.sorted_keys(t, cmp)
   return ks
 end
 
-local ESCAPE = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n" }
+local ESCAPE = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
 
--- `s` as a JSON string: quote, backslash and newline escaped by name, every
+-- `s` as a JSON string: quote, backslash, newline, tab and CR by name, every
 -- other control character as \u00XX; other bytes as they are (UTF-8).
 function M.json_string(s)
   return '"' .. s:gsub('[%c"\\]', function(c)
