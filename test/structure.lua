@@ -149,7 +149,9 @@ for _, p in ipairs(files) do
     local open, name = l:match('^%s*#%s*include%s*([<"])([^>"]+)[>"]')
     if name then
       local to = by_name[name:match("[^/]+$")]
-      if open == "<" and not LUA_HEADERS[name] and to ~= "include/kfjob.h" then to = nil end
+      -- every room is on the include path, so <name.h> finds a project
+      -- header as "name.h" does: both are the project's file
+      if open == "<" and to and name:find("/") then to = nil end
       list[#list + 1] = { to = to, name = name, line = n }
       local rule = layer_rule(layer_of(room_of(p)), to, name) or room_rule(p, to)
       if rule then fail(p .. ":" .. n, rule .. " (" .. l:match("#.*") .. ")") end
@@ -215,30 +217,72 @@ end
 report_cycles(rgraph, "no include cycle between rooms")
 report_cycles(fgraph, "no include cycle between files")
 
+-- Blanks comments, strings, character literals and preprocessor lines
+-- (keeping every newline), so that braces and parentheses are code.
+local function code_only(s)
+  local out, i, n = {}, 1, #s
+  local function blank(t) return (t:gsub("[^\n]", " ")) end
+  while i <= n do
+    local j = s:find("[\"'/]", i) or n + 1
+    out[#out + 1] = s:sub(i, j - 1)
+    i = j
+    if i > n then break end
+    local c, c2 = s:sub(i, i), s:sub(i + 1, i + 1)
+    if c == "/" and c2 == "*" then
+      local e = s:find("*/", i + 2, true) or n - 1
+      out[#out + 1] = blank(s:sub(i, e + 1)); i = e + 2
+    elseif c == "/" and c2 == "/" then
+      local e = s:find("\n", i, true) or n + 1
+      out[#out + 1] = blank(s:sub(i, e - 1)); i = e
+    elseif c == "/" then
+      out[#out + 1] = c; i = i + 1
+    else -- a string or character literal
+      local k = i + 1
+      while k <= n and s:sub(k, k) ~= c do
+        if s:sub(k, k) == "\\" then k = k + 1 end
+        k = k + 1
+      end
+      out[#out + 1] = c .. blank(s:sub(i + 1, k - 1)) .. c; i = k + 1
+    end
+  end
+  s = table.concat(out)
+  -- preprocessor lines, with their continuations
+  local lines, in_pp = {}, false
+  for l in (s .. "\n"):gmatch("([^\n]*)\n") do
+    if in_pp or l:match("^[ \t]*#") then
+      in_pp = l:match("\\%s*$") ~= nil
+      l = ""
+    end
+    lines[#lines + 1] = l
+  end
+  return table.concat(lines, "\n")
+end
+
 -- ---- declarations: a function is declared in its own room's headers ----
 -- A header of a lower room declaring a higher room's function would let
 -- the lower room call up unseen by the include rules.  Every identifier
--- declared at file scope of a core header (a name before '(' or an extern
--- object) that some object of another core room defines is a failure.
+-- declared at file scope of a core header (a name before '(' or '[' or ';',
+-- over any line breaks, outside braces, comments and the preprocessor) that
+-- an object of another core room defines is a failure.
 local function declarations(defs)
   for _, h in ipairs(files) do
     local hroom = room_of(h)
     if h:match("%.h$") and hroom:match("^core") then
-      local n, depth = 0, 0
-      for l in (read(h) .. "\n"):gmatch("([^\n]*)\n") do
-        n = n + 1
-        local code = l:gsub("/%*.-%*/", ""):gsub("//.*", "")
-        if depth == 0 and not code:match("^%s*#") and not code:match("^%s*%*") then
-          for id in code:gmatch("([%a_][%w_]*)%s*[%(%[;]") do
-            local src = defs[id]
-            if src and room_of(src) ~= hroom and room_of(src):match("^core") then
-              fail(h .. ":" .. n, "a function is declared in the headers of its own room: " ..
-                   id .. " is defined in " .. src .. " (" .. room_of(src) .. ")")
-            end
-          end
+      local code, depth, flat = code_only(read(h)), 0, {}
+      for i = 1, #code do   -- file scope only: blank what braces hold
+        local c = code:sub(i, i)
+        if c == "{" then depth = depth + 1 end
+        flat[i] = (depth > 0 and c ~= "\n") and " " or c
+        if c == "}" then depth = depth - 1 end
+      end
+      flat = table.concat(flat)
+      for at, id in flat:gmatch("()([%a_][%w_]*)%s*[%(%[;]") do
+        local src = defs[id]
+        if src and room_of(src) ~= hroom and room_of(src):match("^core") then
+          local _, nl = flat:sub(1, at):gsub("\n", "")
+          fail(h .. ":" .. (nl + 1), "a function is declared in the headers of its own room: " ..
+               id .. " is defined in " .. src .. " (" .. room_of(src) .. ")")
         end
-        local _, opens = code:gsub("{", ""); local _, closes = code:gsub("}", "")
-        depth = depth + opens - closes
       end
     end
   end
@@ -289,7 +333,7 @@ else
       local to = defs[sym]
       if to and to ~= o.src then
         if kinds[sym] == "T" then
-          cgraph[o.src][to] = cgraph[o.src][to] or (o.src .. ": calls " .. sym .. " (" .. to .. ")")
+          cgraph[o.src][to] = cgraph[o.src][to] or (first_use(o.src, sym) .. ": calls " .. sym .. " (" .. to .. ")")
         end
         local to_layer = layer_of(room_of(to))
         local rrule = kinds[sym] == "T" and room_use_rule(room_of(o.src), room_of(to))
@@ -324,47 +368,6 @@ else
 end
 
 -- ---- function length -----------------------------------------------------
--- Blanks comments, strings, character literals and preprocessor lines
--- (keeping every newline), so that braces and parentheses are code.
-local function code_only(s)
-  local out, i, n = {}, 1, #s
-  local function blank(t) return (t:gsub("[^\n]", " ")) end
-  while i <= n do
-    local j = s:find("[\"'/]", i) or n + 1
-    out[#out + 1] = s:sub(i, j - 1)
-    i = j
-    if i > n then break end
-    local c, c2 = s:sub(i, i), s:sub(i + 1, i + 1)
-    if c == "/" and c2 == "*" then
-      local e = s:find("*/", i + 2, true) or n - 1
-      out[#out + 1] = blank(s:sub(i, e + 1)); i = e + 2
-    elseif c == "/" and c2 == "/" then
-      local e = s:find("\n", i, true) or n + 1
-      out[#out + 1] = blank(s:sub(i, e - 1)); i = e
-    elseif c == "/" then
-      out[#out + 1] = c; i = i + 1
-    else -- a string or character literal
-      local k = i + 1
-      while k <= n and s:sub(k, k) ~= c do
-        if s:sub(k, k) == "\\" then k = k + 1 end
-        k = k + 1
-      end
-      out[#out + 1] = c .. blank(s:sub(i + 1, k - 1)) .. c; i = k + 1
-    end
-  end
-  s = table.concat(out)
-  -- preprocessor lines, with their continuations
-  local lines, in_pp = {}, false
-  for l in (s .. "\n"):gmatch("([^\n]*)\n") do
-    if in_pp or l:match("^[ \t]*#") then
-      in_pp = l:match("\\%s*$") ~= nil
-      l = ""
-    end
-    lines[#lines + 1] = l
-  end
-  return table.concat(lines, "\n")
-end
-
 -- Every function definition: a '{' at file scope right after ')' (possibly
 -- after attributes).  Its length runs from the line of its name to the line
 -- of its closing brace, both included.

@@ -38,5 +38,14 @@ plant "a lower header declaring a higher room's function" src/core/schema/kf_pod
 plant "the core including the public header" src/core/base/kf_text.c \
   '0,/#include "kf_core.h"/s//#include "kf_core.h"\n#include "kfjob.h"/' \
   'the core includes no public header'
+plant "a sideways include in angle brackets (kube -> import)" src/core/kube/kf_write.c \
+  '0,/#include "kf_env.h"/s//#include "kf_env.h"\n#include <kf_import.h>/' \
+  'core/kube uses only core/base, core/schema, core/codec (not core/import)'
+plant "a declaration over several lines" src/core/codec/kf_yaml.h \
+  's|^#endif|int\nkfm_dns_label\n  (const char *s, size_t n, int dns1035);\n#endif|' \
+  'src/core/codec/kf_yaml.h:'
+plant "a function over 80 lines" src/core/base/kf_text.c \
+  '$a int kf_selftest_long(void) {\n'"$(i=0; while [ $i -lt 80 ]; do printf '  (void)0;\\n'; i=$((i + 1)); done)"'  return 0;\n}' \
+  'no C function over 80 lines (kf_selftest_long: 83)'
 echo "$pass passed, $failed failed"
 [ "$failed" -eq 0 ]
