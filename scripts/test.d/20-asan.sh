@@ -64,6 +64,7 @@ HELPER
     asan_rc=$?
     cat "$LOG"/asan-report.* >>"$LOG/asan.out" 2>/dev/null
     grep -E '[0-9]+ successes? / ' "$LOG/asan.out" | tail -1
+    grep -aE -A6 '^(Failure|Error) →' "$LOG/asan.out" | head -60   # which, when any failed
     count_busted "$LOG/asan.out"
     asan_reports() {
       if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|asan stage:' "$LOG/asan.out"; then
@@ -120,6 +121,7 @@ HELPER
     asan_rc=$?
     cat "$LOG"/asan-report.* >>"$LOG/asan.out" 2>/dev/null
     grep -aE '[0-9]+ successes? / ' "$LOG/asan.out" | tail -1
+    grep -aE -A6 '^(Failure|Error) →' "$LOG/asan.out" | head -60   # which, when any failed
     count_busted "$LOG/asan.out"
     check "asan ($asan_v): busted suite without sanitizer reports ($((SECONDS - asan_start))s)" asan_reports
   done
