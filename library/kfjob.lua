@@ -292,6 +292,7 @@
 ---@field env? table<string, string> environment, emitted sorted
 ---@field labels? table<string, string> labels on the resource and its pods
 ---@field annotations? table<string, string> annotations on the resource and its pods
+---@field copy_to_pods? boolean labels and annotations on every pod template too (default true, as Flyte)
 ---@field service_account? string pods' service account
 ---@field target? kfjob.Target the system the manifest is for (default operator)
 ---@field version? 0|1 task_type_version (default 1)
@@ -306,6 +307,7 @@
 ---@field env? table<string, string> environment, emitted sorted
 ---@field labels? table<string, string> labels on the resource and its pods
 ---@field annotations? table<string, string> annotations on the resource and its pods
+---@field copy_to_pods? boolean labels and annotations on every pod template too (default true, as Flyte)
 ---@field service_account? string pods' service account
 ---@field target? kfjob.Target the system the manifest is for (default operator)
 ---@field format? "table"|"json"|"yaml" the result's form (default table)

@@ -631,6 +631,12 @@ raising["targets"] = {
     "kfjob.check: opts.target: unknown target 'trainer2.3' (did you mean 'trainer-2.3'?)" },
   { "lint's unknown target", emit("PyTorchJob", PT, "lint", { target = "operater" }),
     "kfjob.lint: opts.target: unknown target 'operater' (did you mean 'operator'?)" },
+  { "copy_to_pods = false for Flyte", emit("PyTorchJob", PT, "manifest",
+      { name = "pt", image = "i", copy_to_pods = false, target = "flyte" }),
+    "kfjob.manifest: opts.copy_to_pods: false cannot be expressed on flyte: Flyte's backend puts the "
+      .. "execution's labels and annotations on every pod" },
+  { "copy_to_pods not a boolean", emit("PyTorchJob", PT, "manifest", { name = "pt", image = "i", copy_to_pods = 1 }),
+    "kfjob.manifest: opts.copy_to_pods: expected a boolean, got number" },
   { "encode for operator", emit("PyTorchJob", PT, "encode", { target = "operator" }),
     "kfjob.encode: target 'operator' has no encode (it runs training-operator v1.9 (kubeflow.org/v1))" },
   { "custom for mpi-operator", emit("MPIJob", { worker = { replicas = 1 } }, "custom", { target = "mpi-operator" }),
@@ -963,7 +969,25 @@ raising["from_manifest"] = {
   { "no container of the operator's name", imported(pt_manifest(function(m)
       m.spec.pytorchReplicaSpecs.Worker.template.spec.containers[1].name = "main" end)),
     "kfjob.from_manifest: spec.pytorchReplicaSpecs.Worker.template.spec.containers: no container named "
-      .. "'pytorch' (the operator runs the task in the container of that name)" },
+      .. "'pytorch' (kfjob's job runs its task in the container of that name)" },
+  { "a command in only some groups", imported(pt_manifest(function(m)
+      m.spec.pytorchReplicaSpecs.Master = { replicas = 1, restartPolicy = "Never",
+        template = { spec = { containers = { { name = "pytorch", image = "i", command = { "python" } } } } } }
+    end)),
+    "kfjob.from_manifest: spec.pytorchReplicaSpecs.Master.template.spec.containers[0].command: the first "
+      .. "group's container has none: kfjob gives every group the task's same one (opts.lossy lists it "
+      .. "instead)" },
+  { "a hand-written mpirun line", imported{ apiVersion = "kubeflow.org/v1", kind = "MPIJob",
+      metadata = { name = "m" }, spec = { mpiReplicaSpecs = {
+        Launcher = { replicas = 1, template = { spec = { containers = { { name = "mpi", image = "i",
+          command = { "mpirun", "-np", "2", "python", "t.py" } } } } } } } } },
+    "kfjob.from_manifest: spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].command: a launcher line "
+      .. "written by hand: kfjob writes the launcher's mpirun or horovodrun itself (flytekit's flags) and runs "
+      .. "the task's command after it (opts.lossy lists it instead)" },
+  { "a PyTorchJob's nprocPerNode other than auto", imported(pt_manifest(function(m)
+      m.spec.nprocPerNode = "2" end)),
+    "kfjob.from_manifest: spec.nprocPerNode: kfjob's PyTorchJob runs the operator's default, auto; an "
+      .. "Elastic job sets it (nproc_per_node) (opts.lossy lists it instead)" },
   { "metadata.name missing", imported(pt_manifest(function(m) m.metadata.name = nil end)),
     "kfjob.from_manifest: metadata.name: required" },
   { "opts.kind of another family", imported(pt_manifest(function() end), { kind = "TFJob" }),

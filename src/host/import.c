@@ -87,6 +87,7 @@ static kf_status info_of(const kf_node *in, kf_arena *A, size_t doc,
   out->name = str_of(kf_node_get(in, "name"));
   if (out->name == NULL) out->name = "";
   out->namespace_ = str_of(kf_node_get(in, "namespace"));
+  out->copy_to_pods = kf_node_get(in, "copy_to_pods") == NULL;
   for (i = 0; i < nu; i++) {
     const kf_node *x = un->u.c.v[i], *v = kf_node_get(x, "value");
     kf_buf b;
@@ -119,7 +120,7 @@ static int opt_str(kf_arena *A, kf_node *o, const char *k, const char *s,
 /* The manifest options the report carries back, the run's over them. */
 static kf_status manifest_opts(imp *I, const kf_node *info, kf_manifest_opts *mo,
                                kf_err *e) {
-  static const char *const keys[] = {"labels", "annotations", NULL};
+  static const char *const keys[] = {"labels", "annotations", "copy_to_pods", NULL};
   static const char *const cont[] = {"command", "args", "env", NULL};
   const kf_node *c = kf_node_get(info, "container");
   kf_node *n = kf_node_new(&I->A, KF_NOBJ);

@@ -13,7 +13,7 @@
 
 /* Options every manifest takes; the output options follow. */
 #define MANIFEST_KEYS "name", "namespace", "image", "command", "args", "env", \
-                      "labels", "annotations", "service_account", "target"
+                      "labels", "annotations", "copy_to_pods", "service_account", "target"
 static const char *const manifest_keys[] = {MANIFEST_KEYS, "format", "indent", NULL};
 static const char *const item_keys[] = {MANIFEST_KEYS, "job", NULL};
 /* lint takes the manifest's options too, so one table serves both */

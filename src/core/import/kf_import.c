@@ -268,6 +268,7 @@ static kf_status v1_spec(kfi *c, const kf_node *spec) {
   known[n++] = k->crd_specs, known[n++] = "runPolicy";
   if (k->flags & KF_K_SLOTS) known[n++] = "slotsPerWorker";
   if (k->flags & KF_K_ELASTIC) known[n++] = "elasticPolicy", known[n++] = "nprocPerNode";
+  if (c->kind == KF_PYTORCH) known[n++] = "nprocPerNode";
   if (c->target == KF_T_MPI_OPERATOR) known[n++] = "mpiImplementation";
   known[n] = NULL;
   if (c->target == KF_T_MPI_OPERATOR && (spec = v2_defaults(c, spec)) == NULL)
@@ -280,6 +281,12 @@ static kf_status v1_spec(kfi *c, const kf_node *spec) {
       (kfi_str(v) == NULL || strcmp(kfi_str(v), "OpenMPI") != 0) &&
       (st = kfi_unmapped(c, "spec.mpiImplementation", v,
                          "kfjob's launcher command is OpenMPI's")) != KF_OK)
+    return st;
+  /* a PyTorchJob's is the operator's default, auto (pytorch_defaults.go) */
+  if (c->kind == KF_PYTORCH && (v = kf_node_get(spec, "nprocPerNode")) != NULL &&
+      (kfi_str(v) == NULL || strcmp(kfi_str(v), "auto") != 0) &&
+      (st = kfi_unmapped(c, "spec.nprocPerNode", v, "kfjob's PyTorchJob runs the operator's "
+                         "default, auto; an Elastic job sets it (nproc_per_node)")) != KF_OK)
     return st;
   if ((v = kf_node_get(spec, "slotsPerWorker")) != NULL)
     KFI_OOM(c, kf_node_push(c->A, c->spec, "slots", (kf_node *)v));

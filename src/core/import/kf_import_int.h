@@ -18,6 +18,8 @@ typedef struct kfi {
   kf_node *info, *ct;        /* the report and its container */
   kf_node *unmapped, *ignored;
   const kf_node *labels, *annotations;   /* the resource's */
+  int no_pod_copy;           /* the templates lack the resource's labels or
+                                annotations: info.copy_to_pods = false */
   int pod_kueue;             /* a pod template repeats a Kueue label of the
                                 resource: the labels are the user's, not
                                 scheduling (which only the resource gets) */
@@ -46,11 +48,13 @@ kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
                    const char *const *server);
 kf_status kfi_want(kfi *c, const char *path, const kf_node *v, kf_ntype t);
 int kfi_equal(const kf_node *a, const kf_node *b);   /* any key order */
+int kfi_among(const char *s, const char *const *list);   /* NULL-ended */
 
 /* What one replica's pod gave (kf_import_pod.c). */
 #define KFI_GROUP_ROWS 16   /* >= kf_group_obj.n (kfi_container_row checks) */
 typedef struct kfi_pod {
   const kf_node *command, *args, *env;   /* the primary's */
+  size_t index;                   /* the primary's place in containers */
   /* the primary's values of group rows placed in the container
   ** (KF_M_CONTAINER: image, ...), by row; args are the task's (above) */
   const kf_node *own[KFI_GROUP_ROWS];

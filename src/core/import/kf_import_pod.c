@@ -156,6 +156,7 @@ static kf_status containers(kfi *c, const char *path, const kf_node *cs,
     kfi_index(p, path, i);
     if ((st = kfi_want(c, p, ct, KF_NOBJ)) != KF_OK) return st;
     if (rest == NULL && named(ct, pname)) {
+      out->index = i;
       if ((st = primary(c, p, ct, out, &rest)) != KF_OK) return st;
       KFI_OOM(c, kf_node_push(c->A, list, NULL, rest));
     } else {
@@ -163,8 +164,8 @@ static kf_status containers(kfi *c, const char *path, const kf_node *cs,
     }
   }
   if (rest == NULL)
-    return kfi_fail(c, path, "no container named '%s' (the operator runs the task "
-                    "in the container of that name)", pname);
+    return kfi_fail(c, path, "no container named '%s' (kfjob's job runs its task in the "
+                    "container of that name)", pname);
   return kf_node_push(c->A, spec, "containers", list) ? KF_OK : kf_nomem(c->e);
 }
 
@@ -301,7 +302,7 @@ static kf_status meta_rest(kfi *c, const char *path, const kf_node *m, kf_node *
     for (i = 0; i < v->u.c.n; i++) {
       const char *mine = kfi_str(kf_node_get(res[k], v->u.c.k[i]));
       const char *s = kfi_str(v->u.c.v[i]);
-      if (mine && s && strcmp(mine, s) == 0) {
+      if (!c->no_pod_copy && mine && s && strcmp(mine, s) == 0) {
         c->pod_kueue |= k == 0 && strncmp(v->u.c.k[i], "kueue.x-k8s.io/", 15) == 0;
         continue;
       }

@@ -12,6 +12,7 @@
 
 #include "kf_pod.h"
 #include "kf_import_int.h"
+#include "kf_sched.h"
 
 /* ---- run policy ------------------------------------------------------- */
 
@@ -124,6 +125,18 @@ static kf_status replica_value(kfi *c, const char *path, const kf_field *f,
 
 /* A replica spec: "template" and the group rows placed there (replicas,
 ** restartPolicy, ...: KF_M_REPLICA), each under its row's key. */
+/* The restart policy the operator gives a replica spec without one, where
+** it is not kfjob's default (never): training-operator v1.9.3
+** pytorch_types.go, paddlepaddle_types.go (OnFailure); mpi-operator
+** v0.8.0 v2beta1/default.go (the Launcher's OnFailure). */
+static const char *operator_restart(const kfi *c, int role) {
+  if (c->target == KF_T_MPI_OPERATOR) return role == KF_LAUNCHER ? "on_failure" : NULL;
+  if (c->target == KF_T_OPERATOR &&
+      (c->kind == KF_PYTORCH || c->kind == KF_ELASTIC || c->kind == KF_PADDLE))
+    return "on_failure";
+  return NULL;
+}
+
 static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
                          groups *G) {
   const char *known[KFI_GROUP_ROWS + 2];
@@ -148,10 +161,14 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
       continue;
     if ((st = replica_value(c, path, f, v, g)) != KF_OK) return st;
   }
+  if (kf_node_get(rs, "restartPolicy") == NULL && operator_restart(c, role))
+    KFI_OOM(c, kf_obj_strref(c->A, g, "restart_policy", operator_restart(c, role)));
   kfi_path(p, path, "template");
-  snprintf(G->path[at], KFI_PATH, "%.200s.spec.containers", p);
   if ((v = kf_node_get(rs, "template")) == NULL) return kfi_fail(c, p, "required");
-  return kfi_pod_read(c, p, v, kf_kinds[c->kind].container, &G->pod[at]);
+  if ((st = kfi_pod_read(c, p, v, kf_kinds[c->kind].container, &G->pod[at])) != KF_OK)
+    return st;
+  snprintf(G->path[at], KFI_PATH, "%.200s.spec.containers[%u]", p, (unsigned)G->pod[at].index);
+  return KF_OK;
 }
 
 /* One value every group's container agrees on (NULL in a group: it has
@@ -159,16 +176,26 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
 static kf_status agree(kfi *c, const groups *G, size_t off, const char *what,
                        const kf_node **out) {
   int i;
+  int first = -1;
   *out = NULL;
   for (i = 0; i < G->n; i++) {
     const kf_node *v = *(const kf_node *const *)(const void *)((const char *)&G->pod[i] + off);
     char p[KFI_PATH];
-    if (v == NULL) continue;
-    if (*out == NULL) { *out = v; continue; }
-    if (!kfi_equal(*out, v)) {
+    /* the mpi-operator's writer leaves a worker bare (sshd runs there) */
+    if (v == NULL && off == offsetof(kfi_pod, command) && G->role[i] == KF_WORKER &&
+        c->target == KF_T_MPI_OPERATOR)
+      continue;
+    if (first < 0) { first = i, *out = v; continue; }
+    if ((v == NULL) != (*out == NULL) || (v && !kfi_equal(*out, v))) {
+      /* an absent one too: the writer would give that group the others' */
       kfi_path(p, G->path[i], what);
-      return kfi_unmapped(c, p, v, "the task's container differs from the first "
-                          "group's: kfjob gives every group the same one");
+      return kfi_unmapped(c, p, v, v && *out ?
+                          "the task's container differs from the first group's: "
+                          "kfjob gives every group the same one" : v ?
+                          "the first group's container has none: kfjob gives every "
+                          "group the task's same one" :
+                          "absent, while the first group's container has one: kfjob "
+                          "gives every group the task's same one");
     }
   }
   return KF_OK;
@@ -200,6 +227,30 @@ static kf_status flyte_slots(kfi *c, groups *G, const char *np) {
   }
   if (w > 0 && n % w == 0 && n / w > 1)
     KFI_OOM(c, kf_node_put(c->A, c->spec, "slots", kf_node_int(c->A, n / w)));
+  return KF_OK;
+}
+
+/* A launcher whose own command is an MPI launcher line was written by
+** hand: kfjob's launcher runs its own mpirun or horovodrun (above), then
+** the program. */
+static kf_status own_launcher_line(kfi *c, const groups *G) {
+  static const char *const tools[] = {"mpirun", "mpiexec", "horovodrun", "mpiexec.hydra", NULL};
+  int i, t;
+  for (i = 0; i < G->n; i++) {
+    const kf_node *cmd = G->pod[i].command;
+    const char *w = cmd && cmd->t == KF_NARR && cmd->u.c.n ? kfi_str(cmd->u.c.v[0]) : NULL;
+    const char *base = w ? strrchr(w, '/') : NULL;
+    char p[KFI_PATH];
+    if (G->role[i] != KF_LAUNCHER || w == NULL) continue;
+    base = base ? base + 1 : w;
+    for (t = 0; tools[t]; t++)
+      if (strcmp(base, tools[t]) == 0) {
+        kfi_path(p, G->path[i], "command");
+        return kfi_unmapped(c, p, cmd, "a launcher line written by hand: kfjob writes "
+                            "the launcher's mpirun or horovodrun itself (flytekit's "
+                            "flags) and runs the task's command after it");
+      }
+  }
   return KF_OK;
 }
 
@@ -235,6 +286,8 @@ static kf_status container(kfi *c, groups *G) {
     for (r = 0; r < kf_group_obj.n && r < KFI_GROUP_ROWS; r++)
       if (G->pod[i].own[r])
         KFI_OOM(c, kf_node_push(c->A, G->g[i], kf_group_obj.f[r].key, (kf_node *)G->pod[i].own[r]));
+  if ((kf_kinds[c->kind].flags & KF_K_COMMAND) && (st = own_launcher_line(c, G)) != KF_OK)
+    return st;
   if ((st = agree(c, G, offsetof(kfi_pod, command), "command", &v)) != KF_OK) return st;
   if (v) KFI_OOM(c, kf_node_push(c->A, c->ct, "command", (kf_node *)v));
   if ((st = agree(c, G, offsetof(kfi_pod, env), "env", &v)) != KF_OK ||
@@ -290,6 +343,29 @@ static kf_status absent(kfi *c, const char *path, int role) {
   return KF_OK;
 }
 
+/* Whether every replica's template repeats the resource's labels and
+** annotations, as kfjob's writer (and Flyte's backend) put them there;
+** scheduling's Kueue labels it writes on the resource alone. */
+static int copied(const kfi *c, const kf_node *specs) {
+  static const char *const keys[2] = {"labels", "annotations"};
+  static const char *const kueue[] = {KF_KUEUE_QUEUE, KF_KUEUE_PRIORITY, KF_KUEUE_MAX_EXEC, NULL};
+  const kf_node *res[2];
+  size_t i, r;
+  int k;
+  res[0] = c->labels, res[1] = c->annotations;
+  for (r = 0; specs && specs->t == KF_NOBJ && r < specs->u.c.n; r++) {
+    const kf_node *m = kf_node_get(kf_node_get(specs->u.c.v[r], "template"), "metadata");
+    for (k = 0; k < 2; k++)
+      for (i = 0; res[k] && res[k]->t == KF_NOBJ && i < res[k]->u.c.n; i++) {
+        const char *mine = kfi_str(res[k]->u.c.v[i]);
+        const char *s = kfi_str(kf_node_get(kf_node_get(m, keys[k]), res[k]->u.c.k[i]));
+        if (s == NULL && k == 0 && kfi_among(res[k]->u.c.k[i], kueue)) continue;
+        if (mine == NULL || s == NULL || strcmp(mine, s) != 0) return 0;
+      }
+  }
+  return 1;
+}
+
 kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
   const kf_kind_info *k = &kf_kinds[c->kind];
   const kf_node *specs = kf_node_get(spec, k->crd_specs);
@@ -305,6 +381,12 @@ kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
   if ((st = kfi_want(c, sp, specs, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, sp, specs, known, NULL, NULL)) != KF_OK)
     return st;
+  if (!copied(c, specs)) {
+    kf_node *f = kf_node_new(c->A, KF_NBOOL);
+    if (f) f->u.b = 0;
+    KFI_OOM(c, f && kf_node_push(c->A, c->info, "copy_to_pods", f));
+    c->no_pod_copy = 1;
+  }
   for (i = 0; i < k->nroles; i++) {
     const kf_node *rs = kf_node_get(specs, known[i]);
     kfi_path(p, sp, known[i]);
@@ -343,6 +425,8 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
   }
   if ((v = kf_node_get(spec, "nprocPerNode")) != NULL)
     KFI_OOM(c, kf_node_put(c->A, c->spec, "nproc_per_node", (kf_node *)v));
+  else if (kf_node_get(ep, "nProcPerNode") == NULL)   /* pytorch_defaults.go */
+    KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
   mn = kf_node_get(ep, "minReplicas"), mx = kf_node_get(ep, "maxReplicas");
   if (mn && mx && mn->t == KF_NINT && mx->t == KF_NINT && mn->u.i != mx->u.i) {
     char s[48];

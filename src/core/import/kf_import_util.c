@@ -58,7 +58,7 @@ kf_status kfi_unmapped(kfi *c, const char *path, const kf_node *v,
   return KF_OK;
 }
 
-static int in_list(const char *const *v, const char *s) {
+int kfi_among(const char *s, const char *const *v) {
   for (; v && *v; v++)
     if (strcmp(*v, s) == 0) return 1;
   return 0;
@@ -72,13 +72,13 @@ kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
   kf_status st;
   for (i = 0; i < obj->u.c.n; i++) {
     const char *k = obj->u.c.k[i], *sg;
-    if (in_list(known, k)) continue;
+    if (kfi_among(k, known)) continue;
     kfi_path(p, path, k);
-    if (in_list(server, k)) {
+    if (kfi_among(k, server)) {
       KFI_OOM(c, kf_node_push(c->A, c->ignored, NULL, kf_node_str(c->A, p, strlen(p))));
       continue;
     }
-    if (in_list(held_not, k)) {
+    if (kfi_among(k, held_not)) {
       st = kfi_unmapped(c, p, obj->u.c.v[i], "kfjob cannot hold this field");
     } else {
       sg = known ? kf_suggest(k, known) : NULL;

@@ -139,6 +139,10 @@ kf_status kf_manifest_opts_parse(const kf_node *n, kf_manifest_opts *o,
     else if (strcmp(k, "labels") == 0) st = kfm_opt_map(c, path, v, &o->labels);
     else if (strcmp(k, "annotations") == 0)
       st = kfm_opt_map(c, path, v, &o->annotations);
+    else if (strcmp(k, "copy_to_pods") == 0) {
+      if (v->t != KF_NBOOL) st = kfm_failf(c, path, "expected a boolean, got %s", type_name(v));
+      else o->no_pod_copy = !v->u.b;
+    }
     else if (strcmp(k, "target") == 0) {
       const char *t = NULL;  /* set when opt_str succeeds; NULL quiets -O3's flow analysis */
       if ((st = opt_str(c, path, v, &t)) == KF_OK &&
@@ -391,6 +395,11 @@ kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o) {
     return kfm_failf(c, "opts.name", "too long for this job: pod name '%s' has %zu "
                  "characters (at most 63)", pod, len);
   }
+  if (o->no_pod_copy && o->target_set &&
+      (o->target == KF_T_FLYTE || o->target == KF_T_FLYTE2))   /* pod_helper.go */
+    return kfm_failf(c, "opts.copy_to_pods", "false cannot be expressed on %s: Flyte's "
+                     "backend puts the execution's labels and annotations on every pod",
+                     kf_target_names[o->target]);
   if (o->ns && (strlen(o->ns) > 63 || !kfm_dns_label(o->ns, strlen(o->ns), 0)))
     return kfm_failf(c, "opts.namespace", "'%.100s' is not a DNS-1123 label (at "
                  "most 63 lowercase letters, digits and '-', starting and "

@@ -21,6 +21,8 @@ typedef struct kf_manifest_opts {
   const char *service_account;
   kf_strs command, args;        /* task container; n == 0: none */
   kf_kvs env, labels, annotations;
+  int no_pod_copy;              /* opts.copy_to_pods = false: labels and
+                                   annotations on the resource alone */
   int target_set;               /* 0: the default target, operator */
   kf_target target;
 } kf_manifest_opts;

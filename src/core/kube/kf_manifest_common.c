@@ -308,8 +308,16 @@ kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   if (o->ns) OOM(c, kf_obj_str(A, meta, "namespace", o->ns));
 
   /* Flyte puts the execution's labels and annotations on the resource and
-  ** on every pod template; so do we. */
-  if (o->labels.n || o->annotations.n) {
+  ** on every pod template; so do we, unless opts.copy_to_pods is false. */
+  if (o->no_pod_copy) {
+    if (o->labels.n) OOM(c, kf_node_push(A, meta, "labels", kfm_str_map(A, labels, o->labels.n)));
+    if (o->annotations.n)
+      OOM(c, kf_node_push(A, meta, "annotations",
+                          kfm_str_map(A, annotations, o->annotations.n)));
+    if (j->pod_template &&
+        (st = kf_pod_meta(A, j->pod_template, NULL, NULL, &sh->pod_meta, c->e)) != KF_OK)
+      return st;
+  } else if (o->labels.n || o->annotations.n) {
     kf_node *l = NULL, *an = NULL;
     OOM(c, sh->pod_meta = kf_node_new(A, KF_NOBJ));
     if (o->labels.n) {
