@@ -555,7 +555,9 @@ typedef struct kfjob_unmapped {
  *  callback. */
 typedef struct kfjob_import_info {
   size_t document;          /**< 1-based position in the stream. */
-  const char *kind;         /**< The job's kind ("PyTorchJob", ...). */
+  const char *kind;         /**< The manifest's kind ("PyTorchJob",
+                                 "MPIJob", "TrainJob"); the job's own is
+                                 kfjob_job::kind. */
   const char *api_version;  /**< The manifest's apiVersion. */
   const char *target;       /**< The target whose output it is ("operator",
                                  "mpi-operator", "trainer-2.3", ...). */

@@ -83,6 +83,7 @@ spec:
           containers:
           - name: mpi
             image: mpioperator/mpi-pi:openmpi
+            args: [mpirun, -n, "4", /home/mpiuser/pi]
     Worker:
       replicas: 2
       restartPolicy: Never
@@ -91,6 +92,7 @@ spec:
           containers:
           - name: mpi
             image: mpioperator/mpi-pi:openmpi
+            args: [/usr/sbin/sshd, -De]
 ]]
 
 local TF = [[
@@ -137,6 +139,18 @@ describe("kfjob convert: migrations", function()
     assert.equal(2, m.spec.slotsPerWorker)
     assert.equal(2, m.spec.mpiReplicaSpecs.Worker.replicas)
     assert.equal(1, m.spec.mpiReplicaSpecs.Launcher.replicas)
+  end)
+
+  it("a v1 MPIJob whose containers have no args names the path; --lossy converts without them", function()
+    local bare = MPI_V1:gsub("\n *args: %[[^\n]*", "")
+    local code, out, err = run(nil, "convert", put("bare.yaml", bare), "--to", "mpi-operator")
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.matches("spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].args: absent", err, 1, true)
+    code, out, err = run(nil, "convert", put("bare.yaml", bare), "--to", "mpi-operator", "--lossy")
+    assert.equal(0, code, err)
+    assert.equal("kubeflow.org/v2beta1", lyaml.load(out).apiVersion)
+    assert.matches("(left out: --lossy)", err, 1, true)
   end)
 
   it("a TFJob --to trainer-2.3 fails naming R24 and trainer#2699, and writes nothing", function()

@@ -222,16 +222,18 @@ end)
 describe("import: what a manifest is", function()
   it("names the target and kind by apiVersion and shape", function()
     local function read(job, t, o)
-      local _, info = kfjob.from_manifest(job:manifest{ name = "x", image = IMAGE, target = t }, o)
-      return info.kind .. " " .. info.target .. " " .. info.api_version
+      local j, info = kfjob.from_manifest(job:manifest{ name = "x", image = IMAGE, target = t }, o)
+      return j.kind .. " " .. info.kind .. " " .. info.target .. " " .. info.api_version
     end
-    assert.equal("MPIJob mpi-operator kubeflow.org/v2beta1", read(MPI_FACTS, "mpi-operator"))
-    assert.equal("MPIJob operator kubeflow.org/v1", read(MPI_FACTS, "operator"))
-    assert.equal("HorovodJob operator kubeflow.org/v1", read(kfjob.HorovodJob{ worker = { replicas = 1 } }, "operator"))
-    assert.equal("Elastic operator kubeflow.org/v1", read(kfjob.Elastic{ nnodes = 2 }, "operator"))
+    -- the job's kind, then the manifest's kind and apiVersion
+    assert.equal("MPIJob MPIJob mpi-operator kubeflow.org/v2beta1", read(MPI_FACTS, "mpi-operator"))
+    assert.equal("MPIJob MPIJob operator kubeflow.org/v1", read(MPI_FACTS, "operator"))
+    assert.equal("HorovodJob MPIJob operator kubeflow.org/v1",
+                 read(kfjob.HorovodJob{ worker = { replicas = 1 } }, "operator"))
+    assert.equal("Elastic PyTorchJob operator kubeflow.org/v1", read(kfjob.Elastic{ nnodes = 2 }, "operator"))
     -- a TrainJob valid for both versions reads as trainer-2.3; Elastic only when asked
-    assert.equal("PyTorchJob trainer-2.3 trainer.kubeflow.org/v1alpha1", read(PT_FACTS, "trainer-2.2"))
-    assert.equal("Elastic trainer-2.3 trainer.kubeflow.org/v1alpha1",
+    assert.equal("PyTorchJob TrainJob trainer-2.3 trainer.kubeflow.org/v1alpha1", read(PT_FACTS, "trainer-2.2"))
+    assert.equal("Elastic TrainJob trainer-2.3 trainer.kubeflow.org/v1alpha1",
                  read(kfjob.Elastic{ nnodes = 2 }, "trainer-2.2", { kind = "Elastic" }))
   end)
 

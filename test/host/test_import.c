@@ -46,6 +46,7 @@ typedef struct seen {
   char kind[32], target[32], name[32], api[64], data[4096];
   char unmapped[128], value[32], ignored[64];
   size_t nunmapped, document;
+  int copy_to_pods;
 } seen;
 
 static int on_job(void *ud, const kfjob_job *j, const kfjob_import_info *in) {
@@ -58,6 +59,7 @@ static int on_job(void *ud, const kfjob_job *j, const kfjob_import_info *in) {
   snprintf(s->data, sizeof s->data, "%.*s", (int)j->size, j->data ? j->data : "");
   s->nunmapped = in->nunmapped;
   s->document = in->document;
+  s->copy_to_pods = in->copy_to_pods;
   if (in->nunmapped) {
     snprintf(s->unmapped, sizeof s->unmapped, "%s", in->unmapped[0].path);
     snprintf(s->value, sizeof s->value, "%s", in->unmapped[0].value);
@@ -92,6 +94,7 @@ static void reads_and_migrates(kfjob_host *h) {
   CHECK_STR(s.api, "kubeflow.org/v1");
   CHECK_STR(s.name, "bert");
   CHECK_STR(s.ignored, "metadata.uid");
+  CHECK(s.copy_to_pods == 1);   /* no labels: nothing to tell */
   CHECK_HAS(s.data, "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: bert\n"
                     "  namespace: ml\n");
   CHECK_HAS(s.data, "backoffLimit: 2");
@@ -183,10 +186,30 @@ static void memory_limit(void) {
   kfjob_host_free(h);
 }
 
+/* Labels only the resource carries stay there when emitted again
+** (copy_to_pods = 0 in the report and in the re-emit's options). */
+static void labels_stay_on_resource(kfjob_host *h) {
+  kfjob_run_options ro;
+  seen s;
+  char m[2048];
+  const char *m0 = manifest(""), *at = strstr(m0, "  uid: 1234\n");
+  const char *data;
+  int n = 0;
+  snprintf(m, sizeof m, "%.*s  labels: {team: ml}\n%s", (int)(at - m0), m0, at);
+  kfjob_run_options_init(&ro);
+  ro.format = KFJOB_FORMAT_MANIFEST;
+  memset(&s, 0, sizeof s);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, &ro, on_job, &s), KFJOB_OK);
+  CHECK(s.n == 1 && s.copy_to_pods == 0);
+  for (data = s.data; (data = strstr(data, "team: ml")) != NULL; data++) n++;
+  CHECK(n == 1);
+}
+
 int main(void) {
   kfjob_host *h;
   CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
   reads_and_migrates(h);
+  labels_stay_on_resource(h);
   unmapped(h);
   bad_input(h);
   kfjob_host_free(h);

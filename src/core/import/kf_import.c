@@ -318,7 +318,8 @@ static kf_status start(kfi *c, const kf_import_opts *o, kf_arena *A, kf_err *e) 
 
 static kf_status finish_info(kfi *c, const kf_node *doc) {
   kf_node *i = c->info;
-  KFI_OOM(c, kf_obj_strref(c->A, i, "kind", kf_kinds[c->kind].name));
+  /* the manifest's kind beside its apiVersion; the job's is job.kind */
+  KFI_OOM(c, kf_node_push(c->A, i, "kind", kf_node_get(doc, "kind")));
   KFI_OOM(c, kf_node_push(c->A, i, "api_version", kf_node_get(doc, "apiVersion")));
   KFI_OOM(c, kf_obj_strref(c->A, i, "target", kf_target_names[c->target]));
   KFI_OOM(c, kf_node_push(c->A, i, "container", c->ct));

@@ -233,7 +233,7 @@ static kf_status flyte_slots(kfi *c, groups *G, const char *np) {
 /* A launcher whose own command is an MPI launcher line was written by
 ** hand: kfjob's launcher runs its own mpirun or horovodrun (above), then
 ** the program. */
-static kf_status own_launcher_line(kfi *c, const groups *G) {
+static kf_status own_launcher_line(kfi *c, groups *G) {
   static const char *const tools[] = {"mpirun", "mpiexec", "horovodrun", "mpiexec.hydra", NULL};
   int i, t;
   for (i = 0; i < G->n; i++) {
@@ -246,6 +246,7 @@ static kf_status own_launcher_line(kfi *c, const groups *G) {
     for (t = 0; tools[t]; t++)
       if (strcmp(base, tools[t]) == 0) {
         kfi_path(p, G->path[i], "command");
+        G->pod[i].command = NULL;   /* lossy: left out, as listed */
         return kfi_unmapped(c, p, cmd, "a launcher line written by hand: kfjob writes "
                             "the launcher's mpirun or horovodrun itself (flytekit's "
                             "flags) and runs the task's command after it");
@@ -261,6 +262,16 @@ static kf_status mpi_args(kfi *c, groups *G) {
   for (i = 0; i < G->n; i++) {
     const kf_node *a = G->pod[i].args;
     size_t n = a ? launcher_len(c, a, task == NULL) : 0;
+    if (a == NULL && (G->role[i] == KF_LAUNCHER || c->target != KF_T_MPI_OPERATOR)) {
+      /* kfjob's launcher (and a v1 worker, as Flyte's) always has args */
+      char p[KFI_PATH];
+      kfi_path(p, G->path[i], "args");
+      if ((st = kfi_unmapped(c, p, NULL, "absent: kfjob's container runs the launcher's "
+                             "mpirun or horovodrun line, or the group's own command, "
+                             "as its args")) != KF_OK)
+        return st;
+      continue;
+    }
     if (n == 0) {
       if (a) KFI_OOM(c, kf_node_push(c->A, G->g[i], "command", (kf_node *)a));
       continue;
