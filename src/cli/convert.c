@@ -78,6 +78,7 @@ typedef struct conv {
   held *v;
   size_t n, cap;
   size_t unmapped;
+  size_t refused;       /* documents the target refused, each reported */
   int quiet;            /* the second pass of -f lua/config: no report */
 } conv;
 
@@ -189,7 +190,12 @@ static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info
             cli_config_label(c->a->file), info->document, info->unmapped[i].path,
             info->unmapped[i].reason ? info->unmapped[i].reason : "not read",
             info->unmapped[i].value, c->a->lossy ? " (left out: --lossy)" : "");
-  return j->error ? 0 : hold(c, j);   /* a refusal: the import's status says it */
+  if (j->error && !c->quiet) {   /* each refusal, named by file and document */
+    fprintf(stderr, "kfjob: %s: document %zu: %s\n", cli_config_label(c->a->file),
+            info->document, j->error);
+    c->refused++;
+  }
+  return j->error ? 0 : hold(c, j);
 }
 
 static int on_decode(void *ud, const kfjob_job *j) { return hold((conv *)ud, j); }
@@ -486,7 +492,8 @@ int cli_cmd_convert(int argc, char **argv) {
     return code;
   }
   st = run_convert(h, &c, data, n);
-  if (st != KFJOB_OK) code = cli_report(h, st, cli_config_label(a.file));
+  if (st == KFJOB_EJOB && c.refused) code = EXIT_INVALID;   /* each one printed above */
+  else if (st != KFJOB_OK) code = cli_report(h, st, cli_config_label(a.file));
   else if (c.unmapped && !a.lossy)
     code = cli_errorf(EXIT_INVALID, "%s: %zu field(s) do not carry over (--lossy leaves "
                       "them out)", cli_config_label(a.file), c.unmapped);
