@@ -6,21 +6,30 @@
 
 #include "kf_emit.h"
 
-kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
-                      kf_node **out, const char *who, kf_err *e) {
-  kf_target t = o->target_set ? o->target : KF_T_OPERATOR;
+/* The target's rule rows for the options' name, image and (when env is
+** given) the user's variables, checked against the target's (R16). */
+static kf_status require_rules(const kf_job *j, kf_target t, const kf_manifest_opts *o,
+                               const char *image, kf_kvs *env, kf_arena *A,
+                               const char *who, kf_err *e) {
   kf_target_ctx tc;
-  kf_status st = kf_target_allows(t, KF_E_MANIFEST, j->kind, "manifest", who, e);
-  if (st != KF_OK) return st;
+  kf_status st;
   memset(&tc, 0, sizeof tc);
-  tc.name = o->name, tc.image = o->image;
-  if (o->env.n > 0) {   /* R16: the user's variables against the target's */
-    kf_kvs *env = kf_arena_alloc(A, sizeof *env);
-    if (env == NULL) return kf_nomem(e);
+  tc.name = o->name, tc.image = image;
+  if (env) {
     if ((st = kf_env_user_vars(&o->env, A, env, who, e)) != KF_OK) return st;
     tc.env = env;
   }
-  if ((st = kf_target_require(j, t, &tc, A, NULL, e)) != KF_OK) return st;
+  return kf_target_require(j, t, &tc, A, NULL, e);
+}
+
+kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
+                      kf_node **out, const char *who, kf_err *e) {
+  kf_target t = o->target_set ? o->target : KF_T_OPERATOR;
+  kf_kvs env;
+  kf_status st = kf_target_allows(t, KF_E_MANIFEST, j->kind, "manifest", who, e);
+  if (st != KF_OK ||
+      (st = require_rules(j, t, o, o->image, o->env.n > 0 ? &env : NULL, A, who, e)) != KF_OK)
+    return st;
   return kf_manifest_write(j, t, o, A, out, who, e);
 }
 
@@ -28,7 +37,6 @@ kf_status kf_environment(const kf_job *j, const kf_manifest_opts *o,
                          kf_arena *A, kf_node **out, const char *who,
                          kf_err *e) {
   kf_target t = o->target_set ? o->target : KF_T_OPERATOR;
-  kf_target_ctx ctx;
   kf_kvs env;
   char pod[256];
   size_t len;
@@ -52,10 +60,6 @@ kf_status kf_environment(const kf_job *j, const kf_manifest_opts *o,
     return kf_fail(e, KF_EINVAL, "%s: opts.namespace: '%.100s' is not a "
                    "DNS-1123 label (at most 63 lowercase letters, digits and "
                    "'-', starting and ending with a letter or digit)", who, o->ns);
-  if ((st = kf_env_user_vars(&o->env, A, &env, who, e)) != KF_OK) return st;
-  memset(&ctx, 0, sizeof ctx);
-  ctx.name = o->name;
-  ctx.env = &env;
-  if ((st = kf_target_require(j, t, &ctx, A, NULL, e)) != KF_OK) return st;
+  if ((st = require_rules(j, t, o, NULL, &env, A, who, e)) != KF_OK) return st;
   return kf_environment_write(j, t, o, &env, A, out, who, e);
 }
