@@ -1099,7 +1099,7 @@ if require("util").cli_ok then
   end
   raising["convert (CLI)"] = {
     { "a kind the target does not run (R24)", convert(1, TF_DOC, "--to", "trainer-2.3"),
-      "kfjob.TFJob: kind: a TFJob cannot be expressed: Trainer v2 has no TensorFlow runtime and does not "
+      "kfjob: in.yaml: document 1: kfjob.TFJob: kind: a TFJob cannot be expressed: Trainer v2 has no TensorFlow runtime and does not "
         .. "generate TF_CONFIG (target trainer-2.3; rule R24: trainer manifests/base/runtimes (no TF runtime, "
         .. "no generic MPI runtime; TensorFlow deprioritized: trainer#2699))" },
     { "a restart policy Trainer cannot hold, --lossy too (R13)",
@@ -1107,7 +1107,7 @@ if require("util").cli_ok then
         .. "    Master:\n      replicas: 1\n      restartPolicy: OnFailure\n"
         .. "      template: {spec: {containers: [{name: pytorch, image: pt}]}}\n    Worker", 1)
         :gsub("name: tensorflow", "name: pytorch"), "--to", "trainer-2.3", "--lossy"),
-      "kfjob.PyTorchJob: master.restart_policy: 'on_failure' cannot be expressed: a TrainJob has no restart "
+      "kfjob: in.yaml: document 1: kfjob.PyTorchJob: master.restart_policy: 'on_failure' cannot be expressed: a TrainJob has no restart "
         .. "policy (the runtime's JobSet failurePolicy decides); leave it unset or never (target trainer-2.3; "
         .. "rule R13: trainer trainjob_types.go (no restart policy field))" },
     { "another kind", convert(1, "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"),
