@@ -310,12 +310,76 @@ static kf_status container(kfi *c, groups *G) {
   return KF_OK;
 }
 
-/* Pod settings: the template every group shares is the job's, else each
-** group keeps its own (a serviceAccountName too: SPEC §14 carries no
-** service account back); shared memory and accelerator from the groups
-** that show them. */
+/* A containers list of one name-only primary: what every template shows
+** with nothing of its own. */
+static int bare_primary(const kf_node *cs) {
+  return cs && cs->t == KF_NARR && cs->u.c.n == 1 && cs->u.c.v[0]->t == KF_NOBJ &&
+         cs->u.c.v[0]->u.c.n == 1;
+}
+
+/* Whether every group's template has key k of its spec (or, spec NULL,
+** the template's own key k) equal to the first group's. */
+static int shared_key(const groups *G, const char *part, const char *k) {
+  const kf_node *v0 = kf_node_get(part ? kf_node_get(G->pod[0].tmpl, part) : G->pod[0].tmpl, k);
+  int i;
+  for (i = 1; v0 && i < G->n; i++) {
+    const kf_node *t = G->pod[i].tmpl, *v = kf_node_get(part ? kf_node_get(t, part) : t, k);
+    if (v == NULL || !kfi_equal(v0, v)) return 0;
+  }
+  return v0 != NULL;
+}
+
+/* What every group's template shares (the metadata, keys of the spec) is
+** the job's template, each group keeps the rest: the writer merges a
+** group's over the job's, so both give the same pods.  *out NULL:
+** nothing shared (or a group without a template). */
+static kf_status hoisted(kfi *c, const groups *G, kf_node **out) {
+  const kf_node *s0;
+  kf_node *job, *spec;
+  size_t k;
+  int i;
+  *out = NULL;
+  for (i = 0; i < G->n; i++)
+    if (G->pod[i].tmpl == NULL) return KF_OK;
+  if (G->n < 2 || (s0 = kf_node_get(G->pod[0].tmpl, "spec")) == NULL) return KF_OK;
+  KFI_OOM(c, job = kf_node_new(c->A, KF_NOBJ));
+  KFI_OOM(c, spec = kf_node_new(c->A, KF_NOBJ));
+  if (shared_key(G, NULL, "metadata"))
+    KFI_OOM(c, kf_node_push(c->A, job, "metadata", kf_node_get(G->pod[0].tmpl, "metadata")));
+  for (k = 0; k < s0->u.c.n; k++)
+    if (shared_key(G, "spec", s0->u.c.k[k]))
+      KFI_OOM(c, kf_node_push(c->A, spec, s0->u.c.k[k], s0->u.c.v[k]));
+  KFI_OOM(c, kf_node_push(c->A, job, "spec", spec));
+  if (kf_node_get(job, "metadata") || spec->u.c.n > 1 ||
+      (spec->u.c.n == 1 && !bare_primary(kf_node_get(spec, "containers"))))
+    *out = job;
+  return KF_OK;
+}
+
+/* A group's template without the keys the job's holds (NULL: none left). */
+static kf_node *unshared(kfi *c, const kf_node *t, const kf_node *job) {
+  const kf_node *js = kf_node_get(job, "spec"), *s = kf_node_get(t, "spec");
+  kf_node *d = kf_node_new(c->A, KF_NOBJ), *ds = kf_node_new(c->A, KF_NOBJ);
+  size_t k;
+  if (d == NULL || ds == NULL) return NULL;
+  if (kf_node_get(t, "metadata") && !kf_node_get(job, "metadata") &&
+      !kf_node_push(c->A, d, "metadata", kf_node_get(t, "metadata")))
+    return NULL;
+  for (k = 0; s && k < s->u.c.n; k++)
+    if (!kf_node_get(js, s->u.c.k[k]) && !kf_node_push(c->A, ds, s->u.c.k[k], s->u.c.v[k]))
+      return NULL;
+  if (ds->u.c.n && !kf_node_push(c->A, d, "spec", ds)) return NULL;
+  return d;
+}
+
+/* Pod settings: the template every group shares is the job's, else the
+** keys they share and each group the rest (a serviceAccountName too:
+** SPEC §14 carries no service account back); shared memory and
+** accelerator from the groups that show them. */
 static kf_status pod_settings(kfi *c, groups *G) {
+  kf_node *job = NULL;
   int i, same = 1;
+  kf_status st;
   for (i = 0; i < G->n; i++) {
     kfi_pod *p = &G->pod[i];
     if (i && !((p->tmpl == NULL && G->pod[0].tmpl == NULL) ||
@@ -327,6 +391,16 @@ static kf_status pod_settings(kfi *c, groups *G) {
       KFI_OOM(c, kf_node_push(c->A, c->spec, "shared_memory", (kf_node *)p->shm));
     if (p->accel && !kf_node_get(c->spec, "accelerator"))
       KFI_OOM(c, kf_node_push(c->A, c->spec, "accelerator", p->accel));
+  }
+  if (!same && (st = hoisted(c, G, &job)) != KF_OK) return st;
+  if (!same && job) {
+    KFI_OOM(c, kf_node_push(c->A, c->spec, "pod_template", job));
+    for (i = 0; i < G->n; i++) {
+      kf_node *rest;
+      KFI_OOM(c, rest = unshared(c, G->pod[i].tmpl, job));
+      if (rest->u.c.n) KFI_OOM(c, kf_node_push(c->A, G->g[i], "pod_template", rest));
+    }
+    return KF_OK;
   }
   for (i = 0; i < G->n; i++) {
     if (G->pod[i].tmpl == NULL) continue;

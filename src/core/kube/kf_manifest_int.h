@@ -96,6 +96,7 @@ kf_status kf_pod_meta(kf_arena *A, const kf_node *tmpl, const kf_node *labels,
 ** as Go writes them. */
 kf_node *kf_pod_ordered(kf_arena *A, const kf_node *o, const char *const *order);
 extern const char *const kf_pod_container_order[];
+extern const char *const kf_pod_spec_order[];   /* the Go struct's (PodSpec) */
 /* A replica's pod spec: the template's spec with `ct` (the group's default
 ** container) merged into its primary container, shared memory and the
 ** accelerator applied.  Errors "<who>: pod_template...: <problem>". */

@@ -81,6 +81,30 @@ static kf_node *merge(kf_arena *A, const kf_node *base, const kf_node *over) {
   return d;
 }
 
+/* A template whose spec and containers follow the Go structs again after
+** a merge appended keys (so a key reads in one place whether it came
+** from the job's template or a group's). */
+static const char *const template_order[] = {"metadata", "spec", NULL};
+
+static kf_node *go_ordered(kf_arena *A, kf_node *t) {
+  kf_node *spec = kf_node_get(t, "spec"), *cs, *d;
+  size_t i;
+  if (spec == NULL || spec->t != KF_NOBJ) return t;
+  if ((spec = kf_pod_ordered(A, spec, kf_pod_spec_order)) == NULL) return NULL;
+  cs = kf_node_get(spec, "containers");
+  if (cs && cs->t == KF_NARR) {
+    if ((d = kf_node_copy_shallow(A, cs, KF_NARR)) == NULL) return NULL;
+    for (i = 0; i < d->u.c.n; i++)
+      if (d->u.c.v[i]->t == KF_NOBJ &&
+          (d->u.c.v[i] = kf_pod_ordered(A, d->u.c.v[i], kf_pod_container_order)) == NULL)
+        return NULL;
+    if (!kf_node_put(A, spec, "containers", d)) return NULL;
+  }
+  if ((t = kf_node_copy_shallow(A, t, KF_NOBJ)) == NULL || !kf_node_put(A, t, "spec", spec))
+    return NULL;
+  return kf_pod_ordered(A, t, template_order);
+}
+
 /* A group's template with its primary container named `name`. */
 static kf_node *renamed(kf_arena *A, const kf_node *g, const char *name) {
   size_t at = 0;
@@ -296,6 +320,7 @@ static kf_status replicas(mctx *c, const kf_job *j, kf_node *specs) {
       const kf_node *gt;
       OOM(c, gt = renamed(c->A, g->pod_template, k->container));
       OOM(c, tm = merge(c->A, tm, gt));
+      OOM(c, tm = go_ordered(c->A, tm));
     }
     OOM(c, topology_into(c->A, tm, j, g));
     OOM(c, kf_node_put(c->A, rs, "template", tm));

@@ -16,7 +16,7 @@
 
 #include "kf_pod.h"
 
-static const char *const pod_order[] = {
+const char *const kf_pod_spec_order[] = {
     "volumes", "initContainers", "containers", "ephemeralContainers",
     "restartPolicy", "terminationGracePeriodSeconds", "activeDeadlineSeconds",
     "dnsPolicy", "nodeSelector", "serviceAccountName", "serviceAccount",
@@ -271,6 +271,6 @@ kf_status kf_pod_spec(kf_arena *A, const kf_job *j, const kf_node *ct,
     kf_status st = accelerator(A, &j->accel, pod, e);
     if (st != KF_OK) return st;
   }
-  if ((*out = kf_pod_ordered(A, pod, pod_order)) == NULL) return kf_nomem(e);
+  if ((*out = kf_pod_ordered(A, pod, kf_pod_spec_order)) == NULL) return kf_nomem(e);
   return KF_OK;
 }
