@@ -988,6 +988,15 @@ raising["from_manifest"] = {
       m.spec.nprocPerNode = "2" end)),
     "kfjob.from_manifest: spec.nprocPerNode: kfjob's PyTorchJob runs the operator's default, auto; an "
       .. "Elastic job sets it (nproc_per_node) (opts.lossy lists it instead)" },
+  { "a template field the constructor refuses: the manifest path, 0-based", imported(pt_manifest(function(m)
+      m.spec.pytorchReplicaSpecs.Worker.template.spec.tolerations = { { key = "a", operatr = "Exists" } } end)),
+    "kfjob.from_manifest: spec.pytorchReplicaSpecs.Worker.template.spec.tolerations[0].operatr: unknown "
+      .. "field (did you mean 'operator'?)" },
+  { "elastic Worker replicas other than maxReplicas", imported(pt_manifest(function(m)
+      m.spec.elasticPolicy = { rdzvBackend = "c10d", minReplicas = 1, maxReplicas = 3 } end)),
+    "kfjob.from_manifest: spec.pytorchReplicaSpecs.Worker.replicas: differs from elasticPolicy's "
+      .. "maxReplicas (or minReplicas): kfjob's Elastic job starts its nnodes' upper bound of workers "
+      .. "(opts.lossy lists it instead)" },
   { "metadata.name missing", imported(pt_manifest(function(m) m.metadata.name = nil end)),
     "kfjob.from_manifest: metadata.name: required" },
   { "opts.kind of another family", imported(pt_manifest(function() end), { kind = "TFJob" }),

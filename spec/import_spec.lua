@@ -515,6 +515,38 @@ describe("import: Law 2, upstream manifests", function()
     end)
   end
 
+  it("lossy lists what it leaves out: a container not of the kind's name, a TrainJob's other runtime", function()
+    local fh = assert(io.open(DIR .. "mpi-operator-pi.yaml", "rb"))
+    local r = assert(kfjob.from_manifests(fh:read("*a"), { lossy = true })); fh:close()
+    local paths = {}
+    for _, u in ipairs(r[1].info.unmapped) do paths[u.path] = u.value end
+    assert.equal("mpi-launcher", paths["spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].name"])
+    fh = assert(io.open(DIR .. "trainer-2.2-upstream.yaml", "rb"))
+    r = assert(kfjob.from_manifests(fh:read("*a"), { lossy = true })); fh:close()
+    local flux = r[1].job:spec()   -- lammps-flux: nodes and image read, the rest listed
+    assert.equal("ghcr.io/converged-computing/metric-lammps:latest", flux.master.image)
+    assert.equal(1, flux.worker.replicas)
+    paths = {}
+    for _, u in ipairs(r[1].info.unmapped) do paths[u.path] = true end
+    assert.is_true(paths["spec.runtimeRef"] and paths["spec.trainer.command"] and paths["spec.trainer.numProcPerNode"])
+  end)
+
+  it("a v1 MPIJob's spec.cleanPodPolicy is its run policy's (the controller keeps them in step)", function()
+    local m = table.concat({ "apiVersion: kubeflow.org/v1", "kind: MPIJob", "metadata: {name: mc}", "spec:",
+      "  cleanPodPolicy: Running", "  mpiReplicaSpecs:", "    Launcher:", "      replicas: 1",
+      "      template: {spec: {containers: [{name: mpi, image: 'i:1', args: [mpirun, -n, '2', /pi]}]}}",
+      "    Worker:", "      replicas: 2",
+      "      template: {spec: {containers: [{name: mpi, image: 'i:1', args: [/usr/sbin/sshd, -De]}]}}", "" }, "\n")
+    local r = assert(kfjob.from_manifests(m))
+    assert.equal("running", r[1].job:spec().run_policy.clean_pod_policy)
+    local tmp = os.tmpname()
+    local fh = assert(io.open(tmp, "wb")); fh:write(m); fh:close()
+    local d, why = differences(tmp, reemit(r))
+    os.remove(tmp)
+    if d == nil then return pending(why) end
+    assert.equal("", d)
+  end)
+
   it("labels only on the resource stay there: info.copy_to_pods = false, equal after defaults", function()
     local m = table.concat({
       "apiVersion: kubeflow.org/v1", "kind: TFJob", "metadata:", "  name: mnist-tf",

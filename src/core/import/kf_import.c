@@ -6,6 +6,7 @@
 ** constructor-shaped node, so every rule of construction holds for it.
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kf_sched.h"
@@ -255,6 +256,20 @@ static const kf_node *v2_defaults(kfi *c, const kf_node *spec) {
   return d;
 }
 
+/* The run policy; a v1 MPIJob's spec.cleanPodPolicy is its
+** cleanPodPolicy when runPolicy has none (training-operator v1.9.3
+** mpijob_controller.go keeps the two in step, runPolicy's first). */
+static kf_status v1_mpi_clean(kfi *c, const kf_node *spec, const kf_node **rp) {
+  const kf_node *old = kf_node_get(spec, "cleanPodPolicy");
+  kf_node *d;
+  *rp = kf_node_get(spec, "runPolicy");
+  if (old == NULL || (*rp && (*rp)->t != KF_NOBJ) || kf_node_get(*rp, "cleanPodPolicy")) return KF_OK;
+  KFI_OOM(c, d = kf_node_copy_shallow(c->A, *rp, KF_NOBJ));
+  KFI_OOM(c, kf_node_put(c->A, d, "cleanPodPolicy", (kf_node *)old));
+  *rp = d;
+  return KF_OK;
+}
+
 static kf_status v1_spec(kfi *c, const kf_node *spec) {
   static const char *const v1_held_not[] = {"successPolicy", "mainContainer",
                                             "enableDynamicWorker", NULL};
@@ -270,6 +285,7 @@ static kf_status v1_spec(kfi *c, const kf_node *spec) {
   if (k->flags & KF_K_ELASTIC) known[n++] = "elasticPolicy", known[n++] = "nprocPerNode";
   if (c->kind == KF_PYTORCH) known[n++] = "nprocPerNode";
   if (c->target == KF_T_MPI_OPERATOR) known[n++] = "mpiImplementation";
+  else if (k->flags & KF_K_SLOTS) known[n++] = "cleanPodPolicy";   /* v1 MPIJob's old place */
   known[n] = NULL;
   if (c->target == KF_T_MPI_OPERATOR && (spec = v2_defaults(c, spec)) == NULL)
     return kf_nomem(c->e);
@@ -291,8 +307,8 @@ static kf_status v1_spec(kfi *c, const kf_node *spec) {
   if ((v = kf_node_get(spec, "slotsPerWorker")) != NULL)
     KFI_OOM(c, kf_node_push(c->A, c->spec, "slots", (kf_node *)v));
   if ((k->flags & KF_K_ELASTIC) && (st = kfi_elastic(c, spec)) != KF_OK) return st;
-  if ((v = kf_node_get(spec, "runPolicy")) != NULL &&
-      (st = kfi_run_policy(c, "spec.runPolicy", v)) != KF_OK)
+  if ((st = v1_mpi_clean(c, spec, &v)) != KF_OK ||
+      (v && (st = kfi_run_policy(c, "spec.runPolicy", v)) != KF_OK))
     return st;
   if ((v = kf_node_get(spec, k->crd_specs)) == NULL) {
     char p[KFI_PATH];
@@ -328,6 +344,51 @@ static kf_status finish_info(kfi *c, const kf_node *doc) {
   return KF_OK;
 }
 
+/* The manifest path of a pod template the constructor refused: its
+** "<group>.pod_template.<rest>" (or the job's "pod_template.<rest>", the
+** first group's template) becomes the replica's template path with the
+** rest's 1-based list indices made 0-based.  Else the message stays. */
+static kf_status template_path(kfi *c, const kf_node *spec, const char *ctor) {
+  static const char pt[] = "pod_template.";
+  const kf_kind_info *k = &kf_kinds[c->kind];
+  const kf_node *specs = kf_node_get(spec, k->crd_specs);
+  char msg[KF_ERRMAX], path[KFI_PATH], *at, *end;
+  const char *role = NULL, *rest = NULL;
+  size_t n = strlen(ctor), len;
+  int i;
+  snprintf(msg, sizeof msg, "%s", c->e->msg);
+  if (strncmp(msg, ctor, n) != 0 || strncmp(msg + n, ": ", 2) != 0) return c->e->code;
+  at = msg + n + 2;
+  for (i = 0; i < k->nroles && rest == NULL; i++) {
+    const kf_role_info *r = &kf_roles[k->roles[i].role];
+    len = strlen(r->key);
+    if (strncmp(at, r->key, len) == 0 && at[len] == '.' && strncmp(at + len + 1, pt, 13) == 0)
+      role = r->name, rest = at + len + 14;
+    else if (strncmp(at, pt, 13) == 0 && kf_node_get(specs, r->name))
+      role = r->name, rest = at + 13;
+  }
+  if (rest == NULL || (end = strstr(rest, ": ")) == NULL) return c->e->code;
+  *end = '\0';
+  if (c->target == KF_T_TRAINER_23)
+    len = (size_t)snprintf(path, sizeof path, "spec.runtimePatches[0].trainingRuntimeSpec."
+                           "template.spec.replicatedJobs[0].template.spec.template.");
+  else
+    len = (size_t)snprintf(path, sizeof path, "spec.%s.%s.template.", k->crd_specs, role);
+  for (; *rest && len + 24 < sizeof path; rest++) {
+    if (*rest == '[' && rest[1] >= '1' && rest[1] <= '9') {   /* [n] -> [n-1] */
+      long x = strtol(rest + 1, &at, 10);
+      if (*at == ']') {
+        len += (size_t)snprintf(path + len, sizeof path - len, "[%ld]", x - 1);
+        rest = at;
+        continue;
+      }
+    }
+    path[len++] = *rest;
+  }
+  path[len] = '\0';
+  return kfi_fail(c, "", "%s: %s", path, end + 2);
+}
+
 kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
                     kf_job *out, kf_node **info, kf_err *e) {
   static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", NULL};
@@ -354,9 +415,9 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
       (c.target != KF_T_TRAINER_23 && (st = kfi_sched_group_topology(&c)) != KF_OK))
     return st;
   snprintf(ctor, sizeof ctor, "%s (as kfjob.%s)", c.who, kf_kinds[c.kind].name);
-  if ((st = kf_job_from_spec(c.kind, c.spec, A, out, ctor, e)) != KF_OK ||
-      (st = kf_sched_topology_out(out, A, e)) != KF_OK)
-    return st;
+  if ((st = kf_job_from_spec(c.kind, c.spec, A, out, ctor, e)) != KF_OK)
+    return st == KF_EINVAL ? template_path(&c, spec, ctor) : st;
+  if ((st = kf_sched_topology_out(out, A, e)) != KF_OK) return st;
   if ((st = finish_info(&c, doc)) != KF_OK) return st;
   *info = c.info;
   return KF_OK;

@@ -6,6 +6,7 @@
 ** accelerator's node affinity and tolerations, the service account, and
 ** what is left as the job's pod template, its primary named "primary".
 */
+#include <stdio.h>
 #include <string.h>
 
 #include "kf_pod.h"
@@ -143,19 +144,38 @@ static kf_status primary(kfi *c, const char *path, const kf_node *ct, kfi_pod *o
   return KF_OK;
 }
 
+/* The primary's place: the first container of the kind's name; with
+** lossy, the first container (its name listed: the writer renames it). */
+static kf_status primary_at(kfi *c, const char *path, const kf_node *cs, const char *pname,
+                            size_t *at) {
+  char p[KFI_PATH], n[KFI_PATH], why[160];
+  for (*at = 0; *at < cs->u.c.n; (*at)++)
+    if (named(cs->u.c.v[*at], pname)) return KF_OK;
+  *at = 0;
+  if (!c->lossy || cs->u.c.n == 0 || cs->u.c.v[0]->t != KF_NOBJ)
+    return kfi_fail(c, path, "no container named '%s' (kfjob's job runs its task in the "
+                    "container of that name)", pname);
+  kfi_index(p, path, 0);
+  kfi_path(n, p, "name");
+  snprintf(why, sizeof why, "kfjob runs its task in the container named '%s'", pname);
+  return kfi_unmapped(c, n, kf_node_get(cs->u.c.v[0], "name"), why);
+}
+
 static kf_status containers(kfi *c, const char *path, const kf_node *cs,
                             const char *pname, kfi_pod *out, kf_node *spec) {
   char p[KFI_PATH];
   kf_node *list, *rest = NULL;
-  size_t i;
+  size_t i, at;
   kf_status st;
-  if ((st = kfi_want(c, path, cs, KF_NARR)) != KF_OK) return st;
+  if ((st = kfi_want(c, path, cs, KF_NARR)) != KF_OK ||
+      (st = primary_at(c, path, cs, pname, &at)) != KF_OK)
+    return st;
   KFI_OOM(c, list = kf_node_new(c->A, KF_NARR));
   for (i = 0; i < cs->u.c.n; i++) {
     const kf_node *ct = cs->u.c.v[i];
     kfi_index(p, path, i);
     if ((st = kfi_want(c, p, ct, KF_NOBJ)) != KF_OK) return st;
-    if (rest == NULL && named(ct, pname)) {
+    if (i == at) {
       out->index = i;
       if ((st = primary(c, p, ct, out, &rest)) != KF_OK) return st;
       KFI_OOM(c, kf_node_push(c->A, list, NULL, rest));
@@ -163,9 +183,6 @@ static kf_status containers(kfi *c, const char *path, const kf_node *cs,
       KFI_OOM(c, kf_node_push(c->A, list, NULL, (kf_node *)ct));
     }
   }
-  if (rest == NULL)
-    return kfi_fail(c, path, "no container named '%s' (kfjob's job runs its task in the "
-                    "container of that name)", pname);
   return kf_node_push(c->A, spec, "containers", list) ? KF_OK : kf_nomem(c->e);
 }
 

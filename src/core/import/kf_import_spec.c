@@ -486,6 +486,25 @@ kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
 
 /* ---- Elastic ---------------------------------------------------------- */
 
+/* The Worker count of an elastic PyTorchJob: without min and max the
+** operator takes both from it (pytorch_defaults.go setElasticPolicy), so
+** it is nnodes; else kfjob's writer starts the upper bound's workers. */
+static kf_status elastic_workers(kfi *c, const kf_node *spec, const kf_node *bound) {
+  static const char path[] = "spec.pytorchReplicaSpecs.Worker.replicas";
+  const kf_node *w = kf_node_get(kf_node_get(kf_node_get(spec, kf_kinds[KF_ELASTIC].crd_specs),
+                                             "Worker"), "replicas");
+  if (w == NULL || w->t != KF_NINT) return KF_OK;
+  if (bound == NULL) {
+    KFI_OOM(c, kf_node_put(c->A, c->spec, "nnodes", (kf_node *)w));
+    return KF_OK;
+  }
+  if (bound->t == KF_NINT && bound->u.i != w->u.i)
+    return kfi_unmapped(c, path, w, "differs from elasticPolicy's maxReplicas (or "
+                        "minReplicas): kfjob's Elastic job starts its nnodes' upper bound "
+                        "of workers");
+  return KF_OK;
+}
+
 /* elasticPolicy by the Elastic rows' manifest keys; min and max replicas
 ** are nnodes (an integer when they agree), spec.nprocPerNode a word. */
 kf_status kfi_elastic(kfi *c, const kf_node *spec) {
@@ -520,5 +539,5 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
   } else if (mn || mx) {
     KFI_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)(mx ? mx : mn)));
   }
-  return KF_OK;
+  return elastic_workers(c, spec, mx ? mx : mn);
 }

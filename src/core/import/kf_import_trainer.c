@@ -68,15 +68,18 @@ static kf_status env(kfi *c, const kf_node *env) {
 static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g) {
   const kf_node *nn = kf_node_get(tr, "numNodes"), *np = kf_node_get(tr, "numProcPerNode");
   kf_node *m;
+  kf_status st;
   if (c->kind == KF_ELASTIC) {
     if (nn) KFI_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)nn));
     if (np) KFI_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
     else KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
     return kf_node_push(c->A, c->spec, "worker", g) ? KF_OK : kf_nomem(c->e);
   }
-  if (np && !(np->t == KF_NINT && np->u.i == 1))
-    return kfi_unmapped(c, "spec.trainer.numProcPerNode", np, "a PyTorchJob runs one "
-                        "process a node (opts.kind = 'Elastic' reads it as nproc_per_node)");
+  if (np && !(np->t == KF_NINT && np->u.i == 1) &&   /* lossy: the nodes still read */
+      (st = kfi_unmapped(c, "spec.trainer.numProcPerNode", np, "a PyTorchJob runs one "
+                         "process a node (opts.kind = 'Elastic' reads it as "
+                         "nproc_per_node)")) != KF_OK)
+    return st;
   if (nn && nn->t != KF_NINT) return kfi_fail(c, "spec.trainer.numNodes", "expected an integer");
   KFI_OOM(c, m = kf_node_copy_shallow(c->A, g, KF_NOBJ));
   KFI_OOM(c, kf_node_push(c->A, c->spec, "master", m));
