@@ -262,8 +262,10 @@ static kf_status mpi_args(kfi *c, groups *G) {
   for (i = 0; i < G->n; i++) {
     const kf_node *a = G->pod[i].args;
     size_t n = a ? launcher_len(c, a, task == NULL) : 0;
-    if (a == NULL && (G->role[i] == KF_LAUNCHER || c->target != KF_T_MPI_OPERATOR)) {
-      /* kfjob's launcher (and a v1 worker, as Flyte's) always has args */
+    if (a == NULL && G->role[i] == KF_LAUNCHER) {
+      /* kfjob's launcher always has args (a worker without a command runs
+      ** what the operator gives it: sshd, or on v1 sleep 365d whatever its
+      ** args, mpijob_controller.go newWorker) */
       char p[KFI_PATH];
       kfi_path(p, G->path[i], "args");
       if ((st = kfi_unmapped(c, p, NULL, "absent: kfjob's container runs the launcher's "

@@ -49,8 +49,11 @@ kf_status kfi_fail(kfi *c, const char *path, const char *fmt, ...) {
 kf_status kfi_unmapped(kfi *c, const char *path, const kf_node *v,
                        const char *reason) {
   kf_node *row;
+  size_t i;
   if (!c->lossy)
     return kfi_fail(c, path, "%s (opts.lossy lists it instead)", reason);
+  for (i = 0; i < c->unmapped->u.c.n; i++)   /* a path is listed once, with its first reason */
+    if (strcmp(kfi_str(kf_node_get(c->unmapped->u.c.v[i], "path")), path) == 0) return KF_OK;
   KFI_OOM(c, row = kf_obj_add(c->A, c->unmapped, NULL, KF_NOBJ));
   KFI_OOM(c, kf_obj_str(c->A, row, "path", path));
   if (v) KFI_OOM(c, kf_node_push(c->A, row, "value", (kf_node *)v));
