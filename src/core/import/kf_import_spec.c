@@ -123,8 +123,6 @@ static kf_status replica_value(kfi *c, const char *path, const kf_field *f,
   return KF_OK;
 }
 
-/* A replica spec: "template" and the group rows placed there (replicas,
-** restartPolicy, ...: KF_M_REPLICA), each under its row's key. */
 /* The restart policy the operator gives a replica spec without one, where
 ** it is not kfjob's default (never): training-operator v1.9.3
 ** pytorch_types.go, paddlepaddle_types.go (OnFailure); mpi-operator
@@ -137,6 +135,8 @@ static const char *operator_restart(const kfi *c, int role) {
   return NULL;
 }
 
+/* A replica spec: "template" and the group rows placed there (replicas,
+** restartPolicy, ...: KF_M_REPLICA), each under its row's key. */
 static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
                          groups *G) {
   const char *known[KFI_GROUP_ROWS + 2];
