@@ -13,7 +13,8 @@
 # the host API has its own test), and tests tagged #slow.  The busted counts
 # go into the totals, plus one check that memcheck reported nothing.
 # The same on Lua 5.1 and LuaJIT against build-lua5.1/ and build-luajit/
-# (built by 15-lua-versions.sh), each spec file in its own process.  KFJOB_QUICK=1 skips the stage.
+# (built by 15-lua-versions.sh), each spec file in its own process, as many
+# at a time as there are cores.  KFJOB_QUICK=1 skips the stage.
 if [ "${KFJOB_QUICK:-0}" = 1 ]; then
   echo; echo "(valgrind stage skipped: KFJOB_QUICK=1)"
 else
@@ -43,18 +44,33 @@ HELPER
     # one process per spec file: in one process the collector, stepped every
     # 100 instructions, walks the heap of every spec loaded so far, and the
     # run took three times as long for the same checks.
+    # vg_one LUA DIR HELPER SPEC OUT: one spec file under memcheck; its
+    # output in OUT, its exit status in OUT.rc.
+    vg_one() {
+      valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+        --show-leak-kinds=definite --num-callers=30 \
+        "$1" "$(command -v busted)" --ignore-lua --cpath="$ROOT/$2/?.so" \
+        --exclude-tags=slow --helper="$3" -o utfTerminal "$4" >"$5" 2>&1
+      echo $? >"$5.rc"
+    }
     vg_suite() {
-      local label=$1 lua=$2 dir=$3 helper=$4 out="$LOG/valgrind-$1.out" f one rc
+      local label=$1 lua=$2 dir=$3 helper=$4 out="$LOG/valgrind-$1.out" f one rc i n=0
       vg_start=$SECONDS
       vg_rc=0
       : >"$out"
+      # the files run $JOBS at a time (each its own process and heap), then
+      # are reported in order
       for f in $vg_specs; do
-        one="$LOG/valgrind-$label-one.out"
-        valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-          --show-leak-kinds=definite --num-callers=30 \
-          "$lua" "$(command -v busted)" --ignore-lua --cpath="$ROOT/$dir/?.so" \
-          --exclude-tags=slow --helper="$helper" -o utfTerminal "$f" >"$one" 2>&1
-        rc=$?
+        n=$((n + 1))
+        vg_one "$lua" "$dir" "$helper" "$f" "$LOG/valgrind-$label-$n.out" &
+        while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n 2>/dev/null || sleep 1; done
+      done
+      wait
+      i=0
+      for f in $vg_specs; do
+        i=$((i + 1))
+        one="$LOG/valgrind-$label-$i.out"
+        rc=$(cat "$one.rc" 2>/dev/null || echo 98)
         # the worst status: 99 (memcheck) over a crash over failing tests
         if [ "$rc" -eq 99 ] || { [ "$vg_rc" -ne 99 ] && [ "$rc" -gt "$vg_rc" ]; }; then vg_rc=$rc; fi
         { echo "--- $f (exit $rc)"; cat "$one"; } >>"$out"
