@@ -33,18 +33,6 @@ local function scalar(v)
   return tostring(v)
 end
 
--- A memo of key_of (keys recur: "replicas", "worker", ...): bounded, it
--- starts again when full.
-local KEY, KEYN = {}, 0
-local function key_text(k)
-  local t = KEY[k]
-  if t == nil then
-    if KEYN >= 4096 then KEY, KEYN = {}, 0 end
-    t = key_of(k); KEY[k] = t; KEYN = KEYN + 1
-  end
-  return t
-end
-
 local PAD = setmetatable({}, { __index = function(t, n)
   local p = ("  "):rep(n); t[n] = p; return p
 end })
@@ -54,11 +42,14 @@ local CLOSE = setmetatable({}, { __index = function(t, n)
   local c = PAD[n] .. "}"; t[n] = c; return c
 end })
 
--- "<indent>key = " by indent and key, memoized as key_text.
+-- "<indent>key = " by indent and key (keys recur: "replicas", "worker",
+-- ...), the one memo of the writer; bounded, so keys a config invents are
+-- not kept past 4096.
+local LEADN = 0
 local LEAD = setmetatable({}, { __index = function(t, n)
   local m = setmetatable({}, { __index = function(u, k)
-    local l = PAD[n] .. key_text(k) .. " = "
-    if KEYN < 4096 then u[k] = l end
+    local l = PAD[n] .. key_of(k) .. " = "
+    if LEADN < 4096 then u[k] = l; LEADN = LEADN + 1 end
     return l
   end })
   t[n] = m
