@@ -365,6 +365,17 @@ describe("kfjob convert: unmapped paths and bad input", function()
     assert.is_nil(out:find("status", 1, true))
   end)
 
+  it("JSON Lines in (render -f manifest-json of several jobs), the same JSON back", function()
+    local a = kfjob_lib.PyTorchJob{ worker = { replicas = 2 } }:manifest{ name = "a", image = "i:1", format = "json" }
+    local b = kfjob_lib.TFJob{ worker = { replicas = 2 } }:manifest{ name = "b", image = "i:1", format = "json" }
+    local code, out, err = run(nil, "convert", put("jobs.json", a .. "\n" .. b .. "\n"))
+    assert.equal(0, code, err)
+    assert.equal(a .. "\n" .. b .. "\n", out)
+    code, out = run(nil, "convert", put("jobs.json", a .. "\n" .. b .. "\n"), "--to", "operator")
+    assert.equal(0, code)
+    assert.matches("^apiVersion: kubeflow.org/v1\n", out)   -- -f manifest (YAML) when a target is named
+  end)
+
   it("usage errors exit 2 with a did-you-mean", function()
     local code, _, err = run(nil, "convert", put("pt.yaml", pytorch()), "-f", "lau")
     assert.equal(2, code)

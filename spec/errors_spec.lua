@@ -997,6 +997,11 @@ raising["from_manifest"] = {
     "kfjob.from_manifest: spec.pytorchReplicaSpecs.Worker.replicas: differs from elasticPolicy's "
       .. "maxReplicas (or minReplicas): kfjob's Elastic job starts its nnodes' upper bound of workers "
       .. "(opts.lossy lists it instead)" },
+  { "a template label key the API server refuses", imported(pt_manifest(function(m)
+      m.spec.pytorchReplicaSpecs.Worker.template.metadata = { labels = { ["t-"] = "x" } } end)),
+    "kfjob.from_manifest: spec.pytorchReplicaSpecs.Worker.template.metadata.labels[\"t-\"]: invalid label "
+      .. "key (an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', "
+      .. "starting and ending with a letter or digit)" },
   { "metadata.name missing", imported(pt_manifest(function(m) m.metadata.name = nil end)),
     "kfjob.from_manifest: metadata.name: required" },
   { "opts.kind of another family", imported(pt_manifest(function() end), { kind = "TFJob" }),

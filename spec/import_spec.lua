@@ -343,6 +343,23 @@ describe("kfjob.to_lua", function()
 end)
 
 describe("import: YAML text and streams", function()
+  it("reads JSON Lines (several JSON manifests, one a line) as a stream", function()
+    local a = PT_FACTS:manifest{ name = "a", image = IMAGE, format = "json" }
+    local b = MPI_FACTS:manifest{ name = "b", image = IMAGE, format = "json" }
+    local r = assert(kfjob.from_manifests(a .. "\n" .. b .. "\n"))
+    assert.equal(2, #r)
+    assert.equal("a", r[1].info.name)
+    assert.equal("b", r[2].info.name)
+    assert.is_true(r[1].job == kfjob.from_manifest(a))
+    assert.is_nil((kfjob.from_manifests(a .. b)))   -- a line each: not one line
+    local j, msg = kfjob.from_manifest(a .. "\n" .. b)
+    assert.is_nil(j)
+    assert.matches("2 documents: this reads one", msg, 1, true)
+    -- a bad second line is named by its line
+    local _, err = kfjob.from_manifests(a .. "\n" .. b:gsub('"replicas":2', '"replicas":2,"replicas":3', 1))
+    assert.matches("document 2, line 2: ", err, 1, true)
+  end)
+
   it("reads YAML text: Law 1 holds through kfjob's own YAML", function()
     for _, r in ipairs(runs) do
       if not NOT_YET[r.c[1]] then

@@ -60,6 +60,7 @@ typedef struct cargs {
   kfjob_format format;
   const char *config;   /* -f lua or -f config: the generator's mode, else NULL */
   int lossy;
+  int format_set;       /* -f given; else a JSON manifest writes JSON back */
 } cargs;
 
 /* One job converted, held until every job is. */
@@ -125,6 +126,7 @@ static int parse_one(int argc, char **argv, int *i, cargs *a) {
       if (!kfjob_target_check(v, why, sizeof why)) return usage_err("--to: %s", why, NULL);
       a->to = v;
     } else if (strcmp(s, "-f") == 0 || strcmp(s, "--format") == 0) {
+      a->format_set = 1;
       return parse_format(v, a);
     } else if (strcmp(s, "--name") == 0) a->name = v;
     else if (strcmp(s, "--kind") == 0) a->kind = v;
@@ -233,7 +235,7 @@ static int top_key(const char *d, size_t n, const char *key) {
 /* JSON input: a manifest (an object with apiVersion), a data config (a
 ** list, or an object with kind or jobs), a Flyte file, or -1 (not JSON). */
 static int json_input(const char *d, size_t n) {
-  json_t *root = json_loadb(d, n, 0, NULL);
+  json_t *root = json_loadb(d, n, JSON_DISABLE_EOF_CHECK, NULL);   /* JSON Lines: the first */
   int in = -1;
   if (root == NULL) return -1;
   if (json_is_object(root) && json_object_get(root, "apiVersion")) in = IN_MANIFEST;
@@ -481,6 +483,8 @@ int cli_cmd_convert(int argc, char **argv) {
   memset(&c, 0, sizeof c);
   c.a = &a;
   c.in = input_of(a.file, data, n);
+  if (c.in == IN_MANIFEST && !a.format_set && !a.to && json_input(data, n) == IN_MANIFEST)
+    a.format = KFJOB_FORMAT_MANIFEST_JSON;   /* its own target: the input's form back */
   c.name = cli_default_name(a.file);
   if (c.in == IN_SCRIPT && a.config) {
     code = usage_err("-f %s: a Lua config's jobs stay in its sandbox (render it with -f "

@@ -186,6 +186,16 @@ typedef struct kf_kvs {       /* a string map, any order (sorted on output) */
 } kf_kvs;
 
 /* ---- lexical helpers (kf_text.c) ------------------------------------- */
+/* Kubernetes names (apimachinery pkg/util/validation): a DNS-1123 label
+** [a-z0-9]([-a-z0-9]*[a-z0-9])? (dns1035: starting with a letter; length
+** unchecked), a DNS-1123 subdomain (dot-separated labels, at most 253),
+** a label value or key name ([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?, at
+** most 63; a value may also be empty), a qualified name ([subdomain/]name:
+** label and annotation keys). */
+int kf_dns_label(const char *s, size_t n, int dns1035);
+int kf_dns_subdomain(const char *s, size_t n);
+int kf_label_name(const char *s, size_t n);
+int kf_qualified_name(const char *k);
 
 /* Closest of `cands` (NULL-terminated) to `s`, or NULL if none is close. */
 const char *kf_suggest(const char *s, const char *const *cands);

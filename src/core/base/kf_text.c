@@ -268,3 +268,46 @@ void kf_name_show(const char *s, size_t n, char *out, size_t cap) {
   if (i < n && k + 4 <= cap) memcpy(out + k, "...", 3), k += 3;
   out[k] = '\0';
 }
+
+/* ---- Kubernetes names (apimachinery pkg/util/validation) -------------- */
+
+static int lower_alnum(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+}
+static int alnum(char ch) {
+  return lower_alnum(ch) || (ch >= 'A' && ch <= 'Z');
+}
+
+int kf_dns_label(const char *s, size_t n, int dns1035) {
+  size_t i;
+  if (n == 0 || !lower_alnum(s[0]) || !lower_alnum(s[n - 1])) return 0;
+  if (dns1035 && !(s[0] >= 'a' && s[0] <= 'z')) return 0;
+  for (i = 0; i < n; i++)
+    if (!lower_alnum(s[i]) && s[i] != '-') return 0;
+  return 1;
+}
+
+int kf_dns_subdomain(const char *s, size_t n) {
+  size_t i, start = 0;
+  if (n == 0 || n > 253) return 0;
+  for (i = 0; i <= n; i++)
+    if (i == n || s[i] == '.') {
+      if (!kf_dns_label(s + start, i - start, 0)) return 0;
+      start = i + 1;
+    }
+  return 1;
+}
+
+int kf_label_name(const char *s, size_t n) {
+  size_t i;
+  if (n == 0 || n > 63 || !alnum(s[0]) || !alnum(s[n - 1])) return 0;
+  for (i = 0; i < n; i++)
+    if (!alnum(s[i]) && !strchr("-_.", s[i])) return 0;
+  return 1;
+}
+
+int kf_qualified_name(const char *k) {
+  const char *slash = strchr(k, '/');
+  if (slash == NULL) return kf_label_name(k, strlen(k));
+  return kf_dns_subdomain(k, (size_t)(slash - k)) && kf_label_name(slash + 1, strlen(slash + 1));
+}

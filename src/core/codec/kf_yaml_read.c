@@ -575,6 +575,62 @@ static kf_status parse(rd *r, const char *text, size_t n) {
   return st;
 }
 
+/* The end of the JSON value (object or array) that starts at t[i], or 0
+** when the text ends first: brackets counted outside strings. */
+static size_t json_value_end(const char *t, size_t n, size_t i) {
+  int depth = 0, str = 0;
+  for (; i < n; i++) {
+    char ch = t[i];
+    if (str) {
+      if (ch == '\\') i++;
+      else if (ch == '"') str = 0;
+    } else if (ch == '"') {
+      str = 1;
+    } else if (ch == '{' || ch == '[') {
+      depth++;
+    } else if ((ch == '}' || ch == ']') && --depth == 0) {
+      return i + 1;
+    }
+  }
+  return 0;
+}
+
+static int json_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n'; }
+
+/* The start of the JSON value on a later line after the one that starts
+** at t[i], or 0 when none follows. */
+static size_t json_next(const char *t, size_t n, size_t i) {
+  size_t end = json_value_end(t, n, i);
+  int nl = 0;
+  if (end == 0) return 0;
+  for (i = end; i < n && json_space(t[i]); i++) nl |= t[i] == '\n';
+  return nl && i < n && (t[i] == '{' || t[i] == '[') ? i : 0;
+}
+
+/* A sequence of JSON values a line each at least (JSON Lines, as `kfjob
+** render -f manifest-json` writes several jobs) read as a stream of
+** documents: "--- " goes before each value after the first, on its line,
+** so lines keep their numbers.  Other text is left as it is. */
+static kf_status json_seq(rd *r, const char **text, size_t *n) {
+  const char *t = *text;
+  size_t i = 0, j, from = 0, k = 0, extra = 0;
+  char *out;
+  while (i < *n && json_space(t[i])) i++;
+  if (i == *n || (t[i] != '{' && t[i] != '[')) return KF_OK;
+  for (j = i; (j = json_next(t, *n, j)) != 0;) extra += 4;
+  if (extra == 0) return KF_OK;
+  if ((out = (char *)kf_arena_alloc_raw(r->A, *n + extra + 1)) == NULL)
+    return report(r, KF_ENOMEM, 0, 0, 0, "out of memory");
+  for (j = i; (j = json_next(t, *n, j)) != 0; from = j) {
+    memcpy(out + k, t + from, j - from), k += j - from;
+    memcpy(out + k, "--- ", 4), k += 4;
+  }
+  memcpy(out + k, t + from, *n - from), k += *n - from;
+  out[k] = '\0';
+  *text = out, *n = k;
+  return KF_OK;
+}
+
 kf_status kf_yaml_read(kf_arena *A, const char *text, size_t n,
                        const kf_yaml_limits *lim, kf_yaml_doc **docs,
                        size_t *ndocs, kf_yaml_where *where, kf_err *e) {
@@ -589,6 +645,7 @@ kf_status kf_yaml_read(kf_arena *A, const char *text, size_t n,
   if (where) memset(where, 0, sizeof *where);
   if (n > r.lim.max_bytes)
     return report(&r, KF_ELIMIT, 0, 0, 0, "text larger than the limit");
+  if ((st = json_seq(&r, &text, &n)) != KF_OK) return st;
   for (r.text_lines = 1, p = text; n && (p = memchr(p, '\n', n - (size_t)(p - text))) != NULL; p++)
     r.text_lines++;
   if ((st = parse(&r, text, n)) != KF_OK) return st;

@@ -299,6 +299,21 @@ static kf_status tolerations(kfi *c, const kf_node *ts, kf_node **keep) {
 
 /* ---- the pod ---------------------------------------------------------- */
 
+/* A template's label or annotation the API server takes (apimachinery
+** IsQualifiedName, IsValidLabelValue), as the writer checks them. */
+static kf_status meta_entry(kfi *c, const char *path, int label, const char *k, const char *v) {
+  char p[KFI_PATH];
+  kfi_path(p, path, k);
+  if (!kf_qualified_name(k))
+    return kfi_fail(c, p, "invalid %s key (an optional DNS subdomain prefix and '/', then "
+                    "at most 63 letters, digits, '-', '_' or '.', starting and ending with a "
+                    "letter or digit)", label ? "label" : "annotation");
+  if (label && v && *v && !kf_label_name(v, strlen(v)))
+    return kfi_fail(c, p, "invalid label value '%.100s' (empty, or at most 63 letters, "
+                    "digits, '-', '_' or '.', starting and ending with a letter or digit)", v);
+  return KF_OK;
+}
+
 /* Template labels or annotations that the resource's own do not explain
 ** (the writer puts the execution's on every pod). */
 static kf_status meta_rest(kfi *c, const char *path, const kf_node *m, kf_node *out) {
@@ -314,7 +329,9 @@ static kf_status meta_rest(kfi *c, const char *path, const kf_node *m, kf_node *
   for (k = 0; k < 2; k++) {
     const kf_node *v = kf_node_get(m, known[k]);
     kf_node *l;
+    char p[KFI_PATH];
     if (v == NULL || v->t != KF_NOBJ) continue;
+    kfi_path(p, path, known[k]);
     KFI_OOM(c, l = kf_node_new(c->A, KF_NOBJ));
     for (i = 0; i < v->u.c.n; i++) {
       const char *mine = kfi_str(kf_node_get(res[k], v->u.c.k[i]));
@@ -326,6 +343,7 @@ static kf_status meta_rest(kfi *c, const char *path, const kf_node *m, kf_node *
                           (c->kind == KF_PYTORCH || c->kind == KF_ELASTIC));
         continue;
       }
+      if ((st = meta_entry(c, p, k == 0, v->u.c.k[i], s)) != KF_OK) return st;
       KFI_OOM(c, kf_node_push(c->A, l, v->u.c.k[i], v->u.c.v[i]));
     }
     if (l->u.c.n) KFI_OOM(c, kf_node_push(c->A, out, known[k], l));

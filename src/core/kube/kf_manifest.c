@@ -154,53 +154,12 @@ kf_status kf_manifest_opts_parse(const kf_node *n, kf_manifest_opts *o,
   return KF_OK;
 }
 
-/* ---- Kubernetes names ------------------------------------------------- */
+/* ---- Kubernetes names (base/kf_text.c) -------------------------------- */
 
-static int lower_alnum(char ch) {
-  return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
-}
+int kfm_dns_label(const char *s, size_t n, int dns1035) { return kf_dns_label(s, n, dns1035); }
+
 static int alnum(char ch) {
-  return lower_alnum(ch) || (ch >= 'A' && ch <= 'Z');
-}
-
-/* [a-z0-9]([-a-z0-9]*[a-z0-9])?, the first character a letter for
-** DNS-1035; length unchecked. */
-int kfm_dns_label(const char *s, size_t n, int dns1035) {
-  size_t i;
-  if (n == 0 || !lower_alnum(s[0]) || !lower_alnum(s[n - 1])) return 0;
-  if (dns1035 && !(s[0] >= 'a' && s[0] <= 'z')) return 0;
-  for (i = 0; i < n; i++)
-    if (!lower_alnum(s[i]) && s[i] != '-') return 0;
-  return 1;
-}
-
-static int dns_subdomain(const char *s, size_t n) {
-  size_t i, start = 0;
-  if (n == 0 || n > 253) return 0;
-  for (i = 0; i <= n; i++)
-    if (i == n || s[i] == '.') {
-      if (!kfm_dns_label(s + start, i - start, 0)) return 0;
-      start = i + 1;
-    }
-  return 1;
-}
-
-/* ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], at most 63: a label value
-** (which may also be empty) and the name part of a label key. */
-static int name_part(const char *s, size_t n) {
-  size_t i;
-  if (n == 0 || n > 63 || !alnum(s[0]) || !alnum(s[n - 1])) return 0;
-  for (i = 0; i < n; i++)
-    if (!alnum(s[i]) && !strchr("-_.", s[i])) return 0;
-  return 1;
-}
-
-/* [prefix/]name with a DNS-1123 subdomain prefix (label/annotation keys). */
-static int qualified_name(const char *k) {
-  const char *slash = strchr(k, '/');
-  if (slash == NULL) return name_part(k, strlen(k));
-  return dns_subdomain(k, (size_t)(slash - k)) &&
-         name_part(slash + 1, strlen(slash + 1));
+  return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'Z');
 }
 
 /* What the API server accepts as an env var name (IsEnvVarName). */
@@ -405,7 +364,7 @@ kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o) {
                  "most 63 lowercase letters, digits and '-', starting and "
                  "ending with a letter or digit)", o->ns);
   if (o->service_account &&
-      !dns_subdomain(o->service_account, strlen(o->service_account)))
+      !kf_dns_subdomain(o->service_account, strlen(o->service_account)))
     return kfm_failf(c, "opts.service_account", "'%.100s' is not a DNS-1123 "
                  "subdomain (lowercase letters, digits, '-' and '.')",
                  o->service_account);
@@ -436,11 +395,11 @@ static kf_status check_meta(mctx *c, const char *prefix, const kf_kvs *labels,
   snprintf(at, sizeof at, "%s.labels", prefix);
   for (i = 0; i < labels->n; i++) {
     kfm_key_path(p, sizeof p, at, labels->v[i].k);
-    if (!qualified_name(labels->v[i].k))
+    if (!kf_qualified_name(labels->v[i].k))
       return kfm_failf(c, p, "invalid label key (an optional DNS subdomain prefix "
                    "and '/', then at most 63 letters, digits, '-', '_' or '.', "
                    "starting and ending with a letter or digit)");
-    if (*labels->v[i].v && !name_part(labels->v[i].v, strlen(labels->v[i].v)))
+    if (*labels->v[i].v && !kf_label_name(labels->v[i].v, strlen(labels->v[i].v)))
       return kfm_failf(c, p, "invalid label value '%.100s' (empty, or at most 63 "
                    "letters, digits, '-', '_' or '.', starting and ending "
                    "with a letter or digit)", labels->v[i].v);
@@ -448,7 +407,7 @@ static kf_status check_meta(mctx *c, const char *prefix, const kf_kvs *labels,
   snprintf(at, sizeof at, "%s.annotations", prefix);
   for (i = 0; i < annotations->n; i++) {
     kfm_key_path(p, sizeof p, at, annotations->v[i].k);
-    if (!qualified_name(annotations->v[i].k))
+    if (!kf_qualified_name(annotations->v[i].k))
       return kfm_failf(c, p, "invalid annotation key (an optional DNS subdomain "
                    "prefix and '/', then at most 63 letters, digits, '-', "
                    "'_' or '.', starting and ending with a letter or digit)");
