@@ -288,7 +288,7 @@ kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                       kfm_shared *sh) {
   kf_arena *A = c->A;
   kf_kv *labels, *annotations, *env;
-  kf_node *meta;
+  kf_node *meta, *l = NULL, *an = NULL;
   int i;
   kf_status st;
   memset(sh, 0, sizeof *sh);
@@ -309,34 +309,19 @@ kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
 
   /* Flyte puts the execution's labels and annotations on the resource and
   ** on every pod template; so do we, unless opts.copy_to_pods is false. */
-  if (o->no_pod_copy) {
-    if (o->labels.n) OOM(c, kf_node_push(A, meta, "labels", kfm_str_map(A, labels, o->labels.n)));
-    if (o->annotations.n)
-      OOM(c, kf_node_push(A, meta, "annotations",
-                          kfm_str_map(A, annotations, o->annotations.n)));
-    if (j->pod_template &&
-        (st = kf_pod_meta(A, j->pod_template, NULL, NULL, &sh->pod_meta, c->e)) != KF_OK)
-      return st;
-  } else if (o->labels.n || o->annotations.n) {
-    kf_node *l = NULL, *an = NULL;
+  if (o->labels.n) OOM(c, (l = kfm_str_map(A, labels, o->labels.n)) != NULL &&
+                         kf_node_push(A, meta, "labels", l));
+  if (o->annotations.n) OOM(c, (an = kfm_str_map(A, annotations, o->annotations.n)) != NULL &&
+                              kf_node_push(A, meta, "annotations", an));
+  if (o->no_pod_copy) l = an = NULL;   /* the resource's alone */
+  if (l || an) {
     OOM(c, sh->pod_meta = kf_node_new(A, KF_NOBJ));
-    if (o->labels.n) {
-      l = kfm_str_map(A, labels, o->labels.n);
-      OOM(c, kf_node_push(A, meta, "labels", l) &&
-                 kf_node_push(A, sh->pod_meta, "labels", l));
-    }
-    if (o->annotations.n) {
-      an = kfm_str_map(A, annotations, o->annotations.n);
-      OOM(c, kf_node_push(A, meta, "annotations", an) &&
-                 kf_node_push(A, sh->pod_meta, "annotations", an));
-    }
-    if (j->pod_template &&  /* the template's under the execution's */
-        (st = kf_pod_meta(A, j->pod_template, l, an, &sh->pod_meta, c->e)) != KF_OK)
-      return st;
-  } else if (j->pod_template &&
-             (st = kf_pod_meta(A, j->pod_template, NULL, NULL, &sh->pod_meta, c->e)) != KF_OK) {
-    return st;
+    if (l) OOM(c, kf_node_push(A, sh->pod_meta, "labels", l));
+    if (an) OOM(c, kf_node_push(A, sh->pod_meta, "annotations", an));
   }
+  if (j->pod_template &&  /* the template's under the execution's */
+      (st = kf_pod_meta(A, j->pod_template, l, an, &sh->pod_meta, c->e)) != KF_OK)
+    return st;
   if (o->env.n) {
     OOM(c, sh->env = kf_node_new(A, KF_NARR));
     for (i = 0; i < (int)o->env.n; i++) {
