@@ -103,7 +103,7 @@ for t in $TARGETS; do
       mkdir -p "$OUT/corpus/$t" "$OUT/crashes/$t"
       # shellcheck disable=SC2046
       "$bin" "$OUT/corpus/$t" fuzz/corpus/"$t" $(dict_for "$t") \
-        -max_total_time="$SECS" -max_len="$MAXLEN" -timeout=10 -rss_limit_mb=2048 \
+        -max_total_time="$SECS" -max_len="$MAXLEN" -timeout=60 -rss_limit_mb=2048 \
         -artifact_prefix="$OUT/crashes/$t/" -print_final_stats=1 \
         $([ "$JOBS" -gt 1 ] && echo "-jobs=$JOBS -workers=$JOBS") \
         >"$OUT/$t.log" 2>&1

@@ -14,23 +14,34 @@ SKIPPED=0
 LOG=$(mktemp -d)
 trap 'rm -rf "$LOG"' EXIT
 
-stage() { echo; echo "=== $* ==="; }
+STAGE=""
+stage() { STAGE=$*; echo; echo "=== $* ==="; }
+# Counts one failure and keeps its name for the run's last lines, so a red
+# run says what failed without its earlier output.
+fail_named() { FAILED=$((FAILED + 1)); note_failed "$1"; }
+note_failed() { echo "  [$STAGE] $1" >>"$LOG/failed"; }
 # Adds the counts of one busted run (its summary line) to the totals.
 count_busted() {
   local line s f e
   line=$(grep -E '[0-9]+ successes? / [0-9]+ failures? / [0-9]+ errors?' "$1" | tail -1)
-  if [ -z "$line" ]; then FAILED=$((FAILED + 1)); echo "(no busted summary: counted as 1 failure)"; return; fi
+  if [ -z "$line" ]; then
+    fail_named "busted run with no summary (a crash?): $(tail -1 "$1")"
+    echo "(no busted summary: counted as 1 failure)"; return
+  fi
   s=$(echo "$line" | sed -E 's/^([0-9]+) success.*/\1/')
   f=$(echo "$line" | sed -E 's/.* ([0-9]+) failures?.*/\1/')
   e=$(echo "$line" | sed -E 's/.* ([0-9]+) errors?.*/\1/')
   p=$(echo "$line" | sed -nE 's/.* ([0-9]+) pending.*/\1/p')
   PASSED=$((PASSED + s)); FAILED=$((FAILED + f + e)); SKIPPED=$((SKIPPED + ${p:-0}))
+  # "Failure → spec/x_spec.lua @ 12" then the test's name, for each one
+  [ $((f + e)) -eq 0 ] || grep -aA1 -E '^(Failure|Error) →' "$1" | grep -av '^--$' |
+    paste -d' ' - - | sed -E 's/^(Failure|Error) → //' | while IFS= read -r t; do note_failed "$t"; done
 }
 # Adds one pass/fail for a whole command.
 check() {
   local name=$1; shift
   if "$@" >"$LOG/check.out" 2>&1; then PASSED=$((PASSED + 1)); echo "ok - $name"
-  else FAILED=$((FAILED + 1)); echo "FAILED - $name"; tail -30 "$LOG/check.out"; fi
+  else fail_named "$name"; echo "FAILED - $name"; tail -30 "$LOG/check.out"; fi
 }
 
 stage "build"
@@ -56,6 +67,10 @@ if [ -x build/kfjob_ctest_marker ] || [ -f build/CTestTestfile.cmake ]; then
     tot=$(echo "$t" | sed -E 's/.*out of ([0-9]+).*/\1/')
     fl=$(echo "$t" | sed -E 's/.*tests passed, ([0-9]+) tests? failed.*/\1/')
     PASSED=$((PASSED + tot - fl)); FAILED=$((FAILED + fl))
+    grep -E '^[[:space:]]+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess|Exception|Not Run)' "$LOG/ctest.out" |
+      sed -E 's/^[[:space:]]+[0-9]+ - /ctest /' | while IFS= read -r t; do note_failed "$t"; done
+  else
+    fail_named "ctest printed no summary"
   fi
 fi
 
@@ -66,5 +81,9 @@ for extra in scripts/test.d/*.sh; do
 done
 
 echo
+if [ "$FAILED" -ne 0 ]; then
+  echo "Failed ($FAILED):"
+  if [ -s "$LOG/failed" ]; then head -40 "$LOG/failed"; else echo "  (no names recorded)"; fi
+fi
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" -eq 0 ]

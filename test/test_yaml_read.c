@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "kf_yaml_read.h"
 #include "kf_yaml.h"
@@ -144,7 +143,6 @@ static void refused(const char *s, const kf_yaml_limits *lim, kf_status st,
 static void refusals(void) {
   kf_yaml_limits small = {64, 2, 50, 4, 0}, few = {0, 0, 50, 0, 0};
   char deep[200], bomb[1024];
-  clock_t t0;
   int i;
   REFUSED("a: 1\nb:\n  c: 2\n  c: 3\n", NULL, KF_EINVAL,
           "duplicate key 'c' (first given on line 3)", "line 4: b: ");
@@ -187,9 +185,10 @@ static void refusals(void) {
     sprintf(bomb + strlen(bomb), "%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n",
             'a' + i, 'a' + i, 'a' + i - 1, 'a' + i - 1, 'a' + i - 1, 'a' + i - 1,
             'a' + i - 1, 'a' + i - 1, 'a' + i - 1, 'a' + i - 1, 'a' + i - 1, 'a' + i - 1);
-  t0 = clock();
   REFUSED(bomb, NULL, KF_ELIMIT, "more than 200000 nodes (aliases expanded)", "line 6: f");
-  CHECK((double)(clock() - t0) / CLOCKS_PER_SEC < 0.5, "an alias bomb is refused at once");
+  /* refused at once, by count not by time: the node limit is met on line 6
+  ** of 9, before the expansion goes on (a wall-clock bound failed on a
+  ** loaded machine) */
   REFUSED("a: &a [x, x]\nb: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n",
           &few, KF_ELIMIT, "line 2: b[14]: more than 50 nodes", NULL);
 }

@@ -88,7 +88,7 @@ HELPER
     if [ -x build-asan/test_host ]; then
       check "asan: host API test (test_host)" asan_host
     else
-      FAILED=$((FAILED + 1)); echo "FAILED - asan: no build-asan/test_host"
+      fail_named "asan: no build-asan/test_host"; echo "FAILED - asan: no build-asan/test_host"
     fi
     asan_start=$SECONDS
     check "asan: allocation-failure harness (every 2nd point)" \
@@ -96,7 +96,7 @@ HELPER
       build-asan/kfjob_allocfail test/alloc/scenarios.lua
     echo "  (allocfail under ASan: $((SECONDS - asan_start))s)"
   else
-    FAILED=$((FAILED + 1))
+    fail_named "asan: no build-asan/kfjob.so or no ASan runtime"
     echo "FAILED - asan: no build-asan/kfjob.so or no ASan runtime ($ASAN_RT)"
   fi
 

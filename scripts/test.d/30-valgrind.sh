@@ -20,7 +20,7 @@ if [ "${KFJOB_QUICK:-0}" = 1 ]; then
 else
   stage "valgrind memcheck, GC stressed (core specs)"
   if ! command -v valgrind >/dev/null; then
-    FAILED=$((FAILED + 1)); echo "FAILED - valgrind: not installed"
+    fail_named "valgrind: not installed"; echo "FAILED - valgrind: not installed"
   else
     vg_specs=""
     for vg_f in spec/*_spec.lua; do
@@ -99,14 +99,14 @@ HELPER
     if [ -f build-lua5.1/kfjob.so ]; then
       vg_suite 5.1 lua5.1 build-lua5.1 "$LOG/gc_stress51.lua"
     else
-      FAILED=$((FAILED + 1)); echo "FAILED - valgrind (5.1): no build-lua5.1/kfjob.so"
+      fail_named "valgrind (5.1): no build-lua5.1/kfjob.so"; echo "FAILED - valgrind (5.1): no build-lua5.1/kfjob.so"
     fi
     # LuaJIT against build-luajit/ (its contexts allocate from the C
     # library, so memcheck sees every block), the same GC stress as 5.1.
     if [ -f build-luajit/kfjob.so ]; then
       vg_suite luajit luajit build-luajit "$LOG/gc_stress51.lua"
     else
-      FAILED=$((FAILED + 1)); echo "FAILED - valgrind (luajit): no build-luajit/kfjob.so"
+      fail_named "valgrind (luajit): no build-luajit/kfjob.so"; echo "FAILED - valgrind (luajit): no build-luajit/kfjob.so"
     fi
   fi
 fi
