@@ -1,7 +1,8 @@
 /*
 ** fuzz_from_manifest.c - libFuzzer target for kf_import (manifests read
 ** back, SPEC §14).  The input is YAML text (a stream); its first byte
-** chooses opts.lossy.  Besides "no crash, no leak, no UB", properties that
+** chooses opts.lossy (bit 0) and opts.kind (the rest: none, or one of the
+** kinds, so every kind is asked of every shape).  Besides "no crash, no leak, no UB", properties that
 ** abort:
 **   - an error has status EINVAL or ELIMIT (ENOMEM aside) and a message
 **     starting with the reader's name;
@@ -45,6 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   kf_status st;
   if (size == 0) return 0;
   io.lossy = data[0] & 1;
+  io.kind = (int)((data[0] >> 1) % (KF_NKINDS + 1)) - 1;
   kf_arena_init(&A, FZ_ALLOC);
   st = kf_yaml_read(&A, (const char *)data + 1, size - 1, &lim, &docs, &nd, NULL, &e);
   for (i = 0; st == KF_OK && i < nd; i++) {

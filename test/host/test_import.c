@@ -146,6 +146,20 @@ static void bad_input(kfjob_host *h) {
   io.kind = "Elastc";
   CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), &io, NULL, on_job, &s), KFJOB_EARG);
   CHECK_HAS(kfjob_host_message(h), "unknown kind 'Elastc'");
+  /* Elastic asked of a PyTorchJob without elasticPolicy: an error naming
+  ** the path (it dereferenced the absent policy and crashed the host) */
+  {
+    const char *wo =
+        "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: w}\nspec:\n"
+        "  pytorchReplicaSpecs:\n    Worker:\n      replicas: 2\n"
+        "      template: {spec: {containers: [{name: pytorch, image: i}]}}\n";
+    io.kind = "Elastic";
+    CHECK_ST(h, kfjob_host_import_manifests(h, wo, strlen(wo), &io, NULL, on_job, &s), KFJOB_EDATA);
+    CHECK_HAS(kfjob_host_message(h), "spec.elasticPolicy: missing");
+    io.stream = 1;
+    CHECK_ST(h, kfjob_host_import_manifests(h, wo, strlen(wo), &io, NULL, on_job, &s), KFJOB_EDATA);
+    io.stream = 0;
+  }
   io.kind = NULL;
   snprintf(two, sizeof two, "%s---\n%s", m, tf);
   CHECK_ST(h, kfjob_host_import_manifests(h, two, strlen(two), &io, NULL, on_job, &s), KFJOB_EDATA);

@@ -521,6 +521,9 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
   known[n] = NULL;
   static const char *const held_not[] = {"rdzvHost", "rdzvPort", "rdzvId", "rdzvConf",
                                          "standalone", "metrics", NULL};
+  if (ep == NULL)   /* asked for by opts.kind: the manifest is a plain PyTorchJob */
+    return kfi_fail(c, "spec.elasticPolicy", "missing: an Elastic job is a PyTorchJob with an "
+                    "elasticPolicy (read this one as PyTorchJob)");
   if ((st = kfi_want(c, "spec.elasticPolicy", ep, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, "spec.elasticPolicy", ep, known, held_not, NULL)) != KF_OK)
     return st;

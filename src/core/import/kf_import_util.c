@@ -97,6 +97,7 @@ kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
 kf_status kfi_want(kfi *c, const char *path, const kf_node *v, kf_ntype t) {
   static const char *const what[] = {"null", "a boolean", "an integer", "a number",
                                      "a string", "a list", "an object"};
+  if (v == NULL) return kfi_fail(c, path, "missing (expected %s)", what[t]);
   if (v->t == t || (t == KF_NNUM && v->t == KF_NINT)) return KF_OK;
   return kfi_fail(c, path, "expected %s, got %s", what[t], what[v->t]);
 }
