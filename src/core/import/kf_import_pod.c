@@ -226,6 +226,8 @@ static kf_status term(kfi *c, const kf_node *t, kfi_pod *out, kf_node **keep) {
   const kf_node *me = kf_node_get(t, "matchExpressions");
   kf_node *l, *t2;
   size_t x;
+  *keep = (kf_node *)t;   /* a term that is no object stays as it is */
+  if (t->t != KF_NOBJ) return KF_OK;
   KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
   for (x = 0; me && me->t == KF_NARR && x < me->u.c.n; x++) {
     const kf_node *r = me->u.c.v[x], *vals = kf_node_get(r, "values");

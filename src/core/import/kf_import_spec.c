@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kf_launcher.h"
 #include "kf_pod.h"
 #include "kf_import_int.h"
 #include "kf_sched.h"
@@ -49,43 +50,20 @@ static const char *const mpirun[] = {
     "mpirun", "--allow-run-as-root", "-bind-to", "none", "-map-by", "slot",
     "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "NCCL_DEBUG=INFO",
     "-mca", "pml", "ob1", "-mca", "btl", "^openib", "-np", NULL};
-/* horovodrun's: the word before each value; "" marks a value */
-static const char *const horovodrun[] = {
-    "horovodrun", "-np", "", "--log-level", "", "--network-interface", "eth0",
-    "--min-np", "", "--max-np", "", "--slots-per-host", "",
-    "--host-discovery-script", "", "--elastic-timeout", "", NULL};
 
 static const char *arg(const kf_node *a, size_t i) {
   return a && a->t == KF_NARR && i < a->u.c.n ? kfi_str(a->u.c.v[i]) : NULL;
 }
 
-/* How many leading items of `a` are the kind's launcher command (0: not
-** one); Horovod's settings go to the spec. */
-static size_t launcher_len(kfi *c, const kf_node *a, int set) {
-  const char *const *w = c->kind == KF_HOROVOD ? horovodrun : mpirun;
+/* How many leading items of `a` are mpirun's line and its -np value (0:
+** not one). */
+static size_t mpirun_len(const kf_node *a) {
   size_t i;
-  for (i = 0; w[i]; i++) {
+  for (i = 0; mpirun[i]; i++) {
     const char *s = arg(a, i);
-    if (s == NULL || (w[i][0] && strcmp(s, w[i]) != 0)) return 0;
+    if (s == NULL || strcmp(s, mpirun[i]) != 0) return 0;
   }
-  if (arg(a, i) == NULL) return 0;
-  if (c->kind == KF_MPI) return i + 1;   /* the -np value */
-  if (set) {
-    long t = 0;
-    char *end;
-    kf_obj_strref(c->A, c->spec, "log_level", arg(a, 4));
-    kf_obj_strref(c->A, c->spec, "discovery_script_path", arg(a, 14));
-    t = strtol(arg(a, 16), &end, 10);
-    if (*end == '\0' && t > 0 && t < 0x7fffffff) kf_obj_int(c->A, c->spec, "elastic_timeout", t);
-  }
-  if (arg(a, i) && strcmp(arg(a, i), "--verbose") == 0) {
-    if (set) {
-      kf_node *t = kf_node_new(c->A, KF_NBOOL);
-      if (t) t->u.b = 1, kf_node_push(c->A, c->spec, "verbose", t);
-    }
-    return i + 1;
-  }
-  return i;
+  return arg(a, i) ? i + 1 : 0;   /* the -np value */
 }
 
 static kf_node *tail(kf_arena *A, const kf_node *a, size_t from) {
@@ -255,13 +233,127 @@ static kf_status own_launcher_line(kfi *c, groups *G) {
   return KF_OK;
 }
 
+/* ---- Horovod's line ---------------------------------------------------- */
+
+/* The job values kfjob's horovodrun line carries (kf_launcher.c
+** push_launcher), read from one line; `known` once a group's line was
+** kfjob's: every other group's must then be that same line. */
+typedef struct hvd_line {
+  int known;
+  int32_t slots, timeout;
+  const char *level, *script;
+  int verbose;
+} hvd_line;
+
+/* A decimal in 1..INT32_MAX (regenerating the line refuses any other
+** spelling of it); 0 when s is none. */
+static int32_t positive(const char *s) {
+  char *end;
+  long long v;
+  if (s == NULL || *s < '0' || *s > '9') return 0;
+  v = strtoll(s, &end, 10);
+  return *end == '\0' && v >= 1 && v <= 0x7fffffff ? (int32_t)v : 0;
+}
+
+/* s can be a token field of the job (kf_build.c get_str): not empty, no
+** whitespace or controls. */
+static int token_ok(const kf_node *v) {
+  char buf[64];
+  const char *s = kfi_str(v);
+  return s && v->u.s.n > 0 && v->u.s.n <= KF_MAX_STRING && strlen(s) == v->u.s.n &&
+         kf_utf8_ok(s, v->u.s.n) && kf_token_problem(s, v->u.s.n, buf, sizeof buf) == NULL;
+}
+
+/* The job's values a line of kfjob's shape would carry, at the places
+** kf_launcher.c writes them: the log level (4), the discovery script (14),
+** the elastic timeout (16), --verbose after it (17); the slots are the
+** spec's slotsPerWorker, but on Flyte (which writes slotsPerWorker 1,
+** flyteplugins mpi.go) --slots-per-host's (12).  0: `a` has none. */
+static int horovod_values(const kfi *c, const kf_node *a, hvd_line *h) {
+  const kf_node *s = kf_node_get(c->spec, "slots");
+  const char *v = arg(a, 17);
+  if (a->u.c.n < 17 || !token_ok(a->u.c.v[4]) || !token_ok(a->u.c.v[14]) ||
+      (h->timeout = positive(arg(a, 16))) == 0)
+    return 0;
+  h->level = kfi_str(a->u.c.v[4]), h->script = kfi_str(a->u.c.v[14]);
+  h->verbose = v && strcmp(v, "--verbose") == 0;
+  if (c->target == KF_T_FLYTE || c->target == KF_T_FLYTE2)
+    h->slots = positive(arg(a, 12));
+  else
+    h->slots = s == NULL ? 1 : s->t == KF_NINT && s->u.i >= 1 && s->u.i <= 0x7fffffff ?
+               (int32_t)s->u.i : 0;
+  return h->slots > 0;
+}
+
+/* How many leading items of `a` are the horovodrun line kfjob writes for
+** the job read (0: none; the line is the group's own command): the line
+** is made again from the job's values (the first such line's, or `h`'s
+** once known) and the group's worker count, and must be all of it, item
+** for item.  The first line that is kfjob's gives the job its values. */
+static kf_status horovod_len(kfi *c, const groups *G, const kf_node *a, hvd_line *h,
+                             size_t *n) {
+  hvd_line t;
+  kf_job j;
+  kf_node *l;
+  kf_err e;
+  const kf_node *r;
+  size_t i;
+  int k;
+  *n = 0;
+  if (a == NULL || a->t != KF_NARR) return KF_OK;
+  if (h->known) t = *h;
+  else if (!horovod_values(c, a, &t)) return KF_OK;
+  memset(&j, 0, sizeof j);
+  j.kind = KF_HOROVOD;
+  for (k = 0; k < G->n; k++)
+    if (G->role[k] == KF_WORKER && (r = kf_node_get(G->g[k], "replicas")) != NULL &&
+        r->t == KF_NINT && r->u.i >= 0 && r->u.i <= 0x7fffffff)
+      j.g[KF_WORKER].replicas = (int32_t)r->u.i;
+  j.slots = t.slots, j.elastic_timeout = t.timeout, j.verbose = t.verbose;
+  j.log_level = t.level, j.discovery_script_path = t.script;
+  if (kf_launcher_command(&j, NULL, c->A, &l, c->who, &e) != KF_OK)
+    return e.code == KF_ENOMEM ? kf_nomem(c->e) : KF_OK;
+  if (a->u.c.n < l->u.c.n) return KF_OK;
+  for (i = 0; i < l->u.c.n; i++) {
+    const kf_node *x = a->u.c.v[i], *y = l->u.c.v[i];
+    if (x->t != KF_NSTR || x->u.s.n != y->u.s.n || memcmp(x->u.s.p, y->u.s.p, y->u.s.n) != 0)
+      return KF_OK;
+  }
+  *n = l->u.c.n;
+  if (h->known) return KF_OK;
+  *h = t, h->known = 1;
+  KFI_OOM(c, kf_obj_strref(c->A, c->spec, "log_level", t.level));
+  KFI_OOM(c, kf_obj_strref(c->A, c->spec, "discovery_script_path", t.script));
+  KFI_OOM(c, kf_obj_int(c->A, c->spec, "elastic_timeout", t.timeout));
+  if (t.verbose) {
+    kf_node *b;
+    KFI_OOM(c, b = kf_node_new(c->A, KF_NBOOL));
+    b->u.b = 1;
+    KFI_OOM(c, kf_node_push(c->A, c->spec, "verbose", b));
+  }
+  if (c->target == KF_T_FLYTE || c->target == KF_T_FLYTE2)
+    KFI_OOM(c, kf_node_put(c->A, c->spec, "slots", kf_node_int(c->A, t.slots)));
+  return KF_OK;
+}
+
+/* Whether `a` past its first n items is `task`. */
+static int same_tail(const kf_node *a, size_t n, const kf_node *task) {
+  size_t i;
+  if (a->u.c.n - n != task->u.c.n) return 0;
+  for (i = 0; i < task->u.c.n; i++)
+    if (!kfi_equal(a->u.c.v[n + i], task->u.c.v[i])) return 0;
+  return 1;
+}
+
 static kf_status mpi_args(kfi *c, groups *G) {
   const kf_node *task = NULL;
+  hvd_line h;
   int i;
   kf_status st;
+  memset(&h, 0, sizeof h);
   for (i = 0; i < G->n; i++) {
     const kf_node *a = G->pod[i].args;
-    size_t n = a ? launcher_len(c, a, task == NULL) : 0;
+    size_t n = 0;
     if (a == NULL && G->role[i] == KF_LAUNCHER) {
       /* kfjob's launcher always has args (a worker without a command runs
       ** what the operator gives it: sshd, or on v1 sleep 365d whatever its
@@ -274,6 +366,11 @@ static kf_status mpi_args(kfi *c, groups *G) {
         return st;
       continue;
     }
+    if (a && c->kind == KF_HOROVOD && (st = horovod_len(c, G, a, &h, &n)) != KF_OK) return st;
+    if (a && c->kind == KF_MPI) n = mpirun_len(a);
+    /* the writer gives every group without a command of its own the same
+    ** line and args: another group's are that group's command */
+    if (n && task && !same_tail(a, n, task)) n = 0;
     if (n == 0) {
       if (a) KFI_OOM(c, kf_node_push(c->A, G->g[i], "command", (kf_node *)a));
       continue;
