@@ -586,8 +586,7 @@ typedef struct kfjob_import_options {
 
 /**
  * Receives each job kfjob_host_import_manifests() read, rendered, with its report.
- * 
-eturn 0 to continue; anything else stops (::KFJOB_ESTOPPED).
+ * \return 0 to continue; anything else stops (::KFJOB_ESTOPPED).
  */
 typedef int (*kfjob_import_fn)(void *ud, const kfjob_job *job,
                                const kfjob_import_info *info);
@@ -615,8 +614,7 @@ typedef int (*kfjob_import_fn)(void *ud, const kfjob_job *job,
  * \param o    run options, or NULL for the defaults.
  * \param cb   called for each job read; may be NULL.
  * \param ud   passed to `cb`.
- * 
-eturn ::KFJOB_OK; ::KFJOB_EDATA for input kfjob cannot read (the
+ * \return ::KFJOB_OK; ::KFJOB_EDATA for input kfjob cannot read (the
  *         message names the document and manifest path); ::KFJOB_EJOB when
  *         the target refuses a job (`<who>: <path>: <problem> (target T)`);
  *         ::KFJOB_EARG, ::KFJOB_EMEMORY, ::KFJOB_ESTOPPED.

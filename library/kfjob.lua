@@ -263,6 +263,17 @@
 ---@field shared_memory? boolean|kfjob.Quantity true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest.
 ---@field worker? kfjob.GroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.
 
+--- A standalone Worker group's table: the keys of a Worker in any kind.
+---@class (exact) kfjob.WorkerOpts
+---@field command? string[] MPI and Horovod Worker/Launcher only: the group's command, the replica spec's command in the v1 plugin message and the container args in manifests (the launcher's mpirun/horovodrun line)
+---@field image? string Container image of this group's pods (wins over the task's image): the replica spec's image in the v1 plugin message (v0 cannot carry it), the container image in every manifest.
+---@field limits? kfjob.ResourcesOpts Resource limits of this group's containers: the replica spec's resources.limits in the v1 plugin message, the container's resources.limits in every manifest (Trainer: resourcesPerNode)
+---@field pod_template? kfjob.PodTemplate A PodTemplateSpec merged over the job's pod_template for this group's pods only (kubectl's merge); not in the plugin message; Trainer only when every group has the same, Flyte refuses it (R31)
+---@field replicas? integer Pods in this group: the replica spec's replicas in the v1 plugin message (the v0 count field in v0), spec.<kind>ReplicaSpecs.<Group>.replicas in operator manifests (Trainer: numNodes); an elastic job takes nnodes. Default: 0. Minimum: 0.
+---@field requests? kfjob.ResourcesOpts Resources this group's containers request: the replica spec's resources.requests in the v1 plugin message, the container's resources.requests in every manifest (Trainer: resourcesPerNode)
+---@field restart_policy? kfjob.RestartPolicyValue When this group's failed pods restart (never, on_failure, always): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; the mpi-operator takes never and on_failure, Trainer only never (R13) Default: never.
+---@field topology? kfjob.TopologyOpts Kueue topology placement of this group's pods (replaces the job's, annotation by annotation): podset annotations on this group's pod template; not on Flyte (R31)
+
 --- Options of a job method.
 ---@class (exact) kfjob.CheckOpts
 ---@field target? kfjob.Target the system to check for
@@ -438,7 +449,7 @@ function kfjob.Master(t) end
 function kfjob.PS(t) end
 
 --- A standalone Worker group.
----@param t? kfjob.GroupOpts|kfjob.ElasticGroupOpts|kfjob.MPIJobGroupOpts
+---@param t? kfjob.WorkerOpts
 ---@return table
 function kfjob.Worker(t) end
 
@@ -592,7 +603,7 @@ function kfjob.template.render(str, vars) end
 --- one job per combination
 ---@param base kfjob.Job|table|fun(params: table): kfjob.Job
 ---@param matrix table|fun(): table?
----@param opts? {name?: string, kind?: kfjob.Kind, unique?: boolean, max_name?: integer}
+---@param opts? {name?: string|fun(params: table, job: kfjob.Job): string, kind?: kfjob.Kind, unique?: boolean, max_name?: integer, vars?: table}
 ---@return fun(): string?, kfjob.Job?, table?
 function kfjob.template.variants(base, matrix, opts) end
 

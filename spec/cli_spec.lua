@@ -720,7 +720,7 @@ describe("kfjob CLI", function()
       code, out = kfjob("diff", path("m1.yaml"), path("m2.yaml"))
       assert.equal(1, code)
       assert.truthy(out:find("~ images:\n    spec.pytorchReplicaSpecs.Master.template.spec"
-                             .. ".containers[0].image: \"img:1\" -> \"img:2\"", 1, true), out)
+                             .. ".containers[name=pytorch].image: \"img:1\" -> \"img:2\"", 1, true), out)
     end)
 
     it("exits 2 when a side cannot be read", function()
@@ -925,7 +925,7 @@ return { train = kfjob.PyTorchJob{ worker = { replicas = 2, limits = { gpu = 1 }
       assert.equal(1, code)
       assert.truthy(out:find("    spec.pytorchReplicaSpecs.Worker.template.metadata.labels.team: \"nlp\" -> \"cv\"\n",
                              1, true), out)
-      assert.truthy(out:find("    spec.pytorchReplicaSpecs.Worker.template.spec.volumes[0].emptyDir.sizeLimit: "
+      assert.truthy(out:find("    spec.pytorchReplicaSpecs.Worker.template.spec.volumes[name=flyte-shared-memory].emptyDir.sizeLimit: "
                              .. "\"4Gi\" -> \"8Gi\"\n", 1, true), out)
       code, out = kfjob("diff", path("pod-a.lua"), path("pod-b.lua"), "-f", "template-json")
       assert.equal(1, code)

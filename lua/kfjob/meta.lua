@@ -25,7 +25,7 @@ local Gen = {}
 Gen.__index = Gen
 
 local function new_gen()
-  return setmetatable({ out = {}, by_body = {}, names = {} }, Gen)
+  return setmetatable({ out = {}, by_body = {}, body_of = {}, names = {} }, Gen)
 end
 
 -- A name not taken yet for a new body: `want`, else want2, want3, ...
@@ -44,6 +44,7 @@ function Gen:define(want, header_fmt, body, desc, own)
   if have then return have end
   local name = self:free_name(want)
   self.by_body[key] = self.by_body[key] or name
+  self.body_of[name] = body
   local o = self.out
   o[#o + 1] = ""
   if desc then o[#o + 1] = "--- " .. desc end
@@ -151,6 +152,34 @@ function Gen:kind_class(kind)
                      "kfjob." .. kind .. "{...}: " .. info.description .. ".", true)
 end
 
+-- The class of each standalone group (kfjob.Worker{...}): it takes what
+-- the role takes in any kind, so a role whose kinds' group classes differ
+-- gets one class with the fields of them all (a union of classes would
+-- let lua-language-server check a table against one of them only, and
+-- kfjob.Worker{command = ...} be flagged).  A key in several classes has
+-- the same row in each; the first class's line is kept.
+function Gen:role_classes()
+  self.role_type = {}
+  for _, role in ipairs(sorted_keys(self.role_class)) do
+    local seen, ts, lines = {}, {}, {}
+    for _, t in ipairs(self.role_class[role]) do
+      if not seen[t] then seen[t] = true; ts[#ts + 1] = t end
+    end
+    for _, t in ipairs(ts) do
+      for _, l in ipairs(self.body_of[t]) do
+        local key = l:match("^%-%-%-@field ([%w_]+)")
+        lines[key] = lines[key] or l
+      end
+    end
+    local body = {}
+    for _, key in ipairs(sorted_keys(lines)) do body[#body + 1] = lines[key] end
+    self.role_type[role] = #ts == 1 and ts[1] or
+        self:define("kfjob." .. role .. "Opts", "---@class (exact) %s", body,
+                    "A standalone " .. role .. " group's table: the keys of a "
+                    .. role .. " in any kind.", true)
+  end
+end
+
 -- ---- what is not a field: signatures, by hand --------------------------
 
 -- Options of job methods (the keys the binding accepts).
@@ -253,7 +282,7 @@ local template_funcs = {
   render = { { "str: string", "vars: table" }, "string", "${name} placeholders filled from vars" },
   expand = { { "tree: table", "vars: table" }, "table", "a deep copy with render applied to every string value" },
   matrix = { { "m: {exclude?: table[], include?: table[], [string]: any[]}" }, "fun(): table?", "lazy cartesian product of the axes" },
-  variants = { { "base: kfjob.Job|table|fun(params: table): kfjob.Job", "matrix: table|fun(): table?", "opts?: {name?: string, kind?: kfjob.Kind, unique?: boolean, max_name?: integer}" }, "fun(): string?, kfjob.Job?, table?", "one job per combination" },
+  variants = { { "base: kfjob.Job|table|fun(params: table): kfjob.Job", "matrix: table|fun(): table?", "opts?: {name?: string|fun(params: table, job: kfjob.Job): string, kind?: kfjob.Kind, unique?: boolean, max_name?: integer, vars?: table}" }, "fun(): string?, kfjob.Job?, table?", "one job per combination" },
   count = { { "m: table|function" }, "integer", "the number of combinations or variants" },
   merge = { { "a: table", "b: table" }, "table", "deep merge, b wins" },
   dns_name = { { "s: string", "max?: integer" }, "string", "the DNS-1035 form of a name" },
@@ -314,13 +343,8 @@ function Gen:module(o)
     func_lines(o, "kfjob", kind, { { "t?: kfjob." .. kind .. "Opts" }, "kfjob.Job",
                                    info.description .. "." })
   end
-  for _, role in ipairs(sorted_keys(self.role_class)) do
-    -- the standalone group takes what the role takes in any kind
-    local seen, ts = {}, {}
-    for _, t in ipairs(self.role_class[role]) do
-      if not seen[t] then seen[t] = true; ts[#ts + 1] = t end
-    end
-    func_lines(o, "kfjob", role, { { "t?: " .. concat(ts, "|") }, "table",
+  for _, role in ipairs(sorted_keys(self.role_type)) do
+    func_lines(o, "kfjob", role, { { "t?: " .. self.role_type[role] }, "table",
                                    "A standalone " .. role .. " group." })
   end
   func_lines(o, "kfjob", "RunPolicy", { { "t?: " .. self.run_policy_class }, "table",
@@ -379,6 +403,7 @@ local function generate()
         g:type_of("run_policy", kfjob.fields(kind).run_policy, kind)
   end
   for role in pairs(g.role_class) do ctor[role] = true end
+  g:role_classes()
   ctor.RunPolicy = true
   g.ctor = ctor
   g:opts_classes()

@@ -24,8 +24,8 @@ local TOKEN = "^[^\\s\\u0000-\\u001f\\u007f-\\u009f]+$"
 
 local ORDER = { "$schema", "$id", "title", "description", "$ref", "type", "const",
                 "enum", "minimum", "maximum", "minLength", "pattern", "minItems", "maxItems",
-                "items", "default", "anyOf", "oneOf", "required", "properties",
-                "additionalProperties", "$defs" }
+                "items", "default", "anyOf", "oneOf", "allOf", "if", "then", "else",
+                "required", "properties", "additionalProperties", "$defs" }
 local RANK = {}
 for i, k in ipairs(ORDER) do RANK[k] = i end
 
@@ -223,22 +223,34 @@ local function generate(kind, opts)
     doc["$ref"] = "#/$defs/" .. kind
     return concat(encode_all(doc))
   end
-  local refs = {}
+  -- if/then on `kind` (and on the shape) rather than oneOf/anyOf: a
+  -- validator then reports a mistake where it is (worker: 'replcas' was
+  -- unexpected) instead of "not valid under any of the given schemas" at
+  -- the root, as it must when every branch fails.
+  local byKind = {}
   for _, k in ipairs(kinds) do
     defs[k] = job_schema(k, target)
-    refs[#refs + 1] = { ["$ref"] = "#/$defs/" .. k }
+    -- (the `if` holds for what it does not look at: a document without a
+    -- kind, or not an object, must not take every `then`)
+    byKind[#byKind + 1] = { ["if"] = { type = "object", required = array({ "kind" }),
+                                       properties = { kind = { const = k } } },
+                            ["then"] = { ["$ref"] = "#/$defs/" .. k } }
   end
   defs.job = { description = "One job: `kind` and that constructor's keys.",
-               oneOf = array(refs) }
+               type = "object", required = array({ "kind" }),
+               properties = { kind = { enum = array(kinds) } },
+               allOf = array(byKind) }
   doc.title = "kfjob data config" .. (target and (" (target " .. target .. ")") or "")
   doc.description = "One job with its kind, a list of jobs, or {jobs: {name: job}}."
-  doc.anyOf = array({
-    { ["$ref"] = "#/$defs/job" },
-    { type = "array", items = { ["$ref"] = "#/$defs/job" } },
-    { type = "object", required = array({ "jobs" }), additionalProperties = false,
-      properties = { jobs = { type = "object",
-                              additionalProperties = { ["$ref"] = "#/$defs/job" } } } },
-  })
+  doc["if"] = { type = "array" }
+  doc["then"] = { items = { ["$ref"] = "#/$defs/job" } }
+  doc["else"] = {
+    ["if"] = { type = "object", required = array({ "jobs" }) },
+    ["then"] = { required = array({ "jobs" }), additionalProperties = false,
+                 properties = { jobs = { type = "object",
+                                         additionalProperties = { ["$ref"] = "#/$defs/job" } } } },
+    ["else"] = { ["$ref"] = "#/$defs/job" },
+  }
   return concat(encode_all(doc))
 end
 

@@ -192,7 +192,17 @@ static const char *const cmd_usage[] = {
     "diff A B [options]\n"
     "Compare two renders (files, -o directories or config scripts) job by\n"
     "job; two TaskSpecs (bytes or JSON) whole, naming the parts that\n"
-    "differ; exit 0 same, 1 different.",
+    "differ; exit 0 same, 1 different, 2 when a side cannot be read (a key\n"
+    "given twice included).\n"
+    "Paths: an element of a list Kubernetes merges by key (containers, env,\n"
+    "volumes, volumeMounts, ports, ...: patchMergeKey) is named by its key,\n"
+    "spec.template.spec.containers[name=pytorch].env[name=X].value,\n"
+    "volumeMounts[mountPath=/dev/shm], ports[containerPort=53,protocol=UDP]\n"
+    "(a value with characters other than A-Z a-z 0-9 . _ / : - is quoted as\n"
+    "JSON); other lists by index, args[0]; \"env (order)\" when the order of\n"
+    "a list whose order matters changed (initContainers, env,\n"
+    "replicatedJobs).  Quantities compare by value: 1Gi = 1073741824,\n"
+    "500m = 0.5, \"2\" = 2.",
     "env CONFIG.lua|- [options]\n"
     "Print the environment variables (and files) each pod of each job gets\n"
     "on the target (default operator)."};

@@ -86,17 +86,48 @@ static json_t *yaml_scalar(const yaml_event_t *ev) {
   return json_stringn(s, n);
 }
 
-static json_t *yaml_node(yaml_parser_t *p, yaml_event_t *ev, const char **err,
-                         int depth);
+/* A YAML reading: the parser, the path of the node being read (for
+** messages, as the core's reader writes it: spec.x[0].name) and what
+** went wrong: err, a syntax problem, or dup, a key given twice. */
+typedef struct yrd {
+  yaml_parser_t *p;
+  const char *err;
+  char dup[640];
+  char path[256];
+  size_t plen;
+} yrd;
+
+static json_t *yaml_node(yrd *r, yaml_event_t *ev, int depth);
+
+static int yaml_next(yrd *r, yaml_event_t *e) {
+  if (yaml_parser_parse(r->p, e)) return 1;
+  r->err = r->p->problem ? r->p->problem : "syntax error";
+  return 0;
+}
+
+/* path += "[i]" or ".key" (a top-level key without the dot); the old
+** length to restore. */
+static size_t path_push(yrd *r, const char *key, size_t i) {
+  size_t old = r->plen;
+  int k = key ? snprintf(r->path + old, sizeof r->path - old, "%s%s", old ? "." : "", key)
+              : snprintf(r->path + old, sizeof r->path - old, "[%zu]", i);
+  r->plen = k < 0 ? old : old + (size_t)k >= sizeof r->path ? sizeof r->path - 1 : old + (size_t)k;
+  return old;
+}
+
+static void path_pop(yrd *r, size_t old) {
+  r->plen = old;
+  r->path[old] = '\0';
+}
 
 /* A sequence's items up to its end event, the start consumed. */
-static json_t *yaml_seq(yaml_parser_t *p, const char **err, int depth) {
+static json_t *yaml_seq(yrd *r, int depth) {
   json_t *v = json_array();
   for (;;) {
     yaml_event_t e;
     json_t *x;
-    if (!yaml_parser_parse(p, &e)) {
-      *err = p->problem ? p->problem : "syntax error";
+    size_t old;
+    if (!yaml_next(r, &e)) {
       json_decref(v);
       return NULL;
     }
@@ -104,7 +135,10 @@ static json_t *yaml_seq(yaml_parser_t *p, const char **err, int depth) {
       yaml_event_delete(&e);
       return v;
     }
-    if ((x = yaml_node(p, &e, err, depth + 1)) == NULL) {
+    old = path_push(r, NULL, json_array_size(v));
+    x = yaml_node(r, &e, depth + 1);
+    path_pop(r, old);
+    if (x == NULL) {
       json_decref(v);
       return NULL;
     }
@@ -112,53 +146,64 @@ static json_t *yaml_seq(yaml_parser_t *p, const char **err, int depth) {
   }
 }
 
+/* A key given twice: refused, as the core's reader refuses it (a later
+** value would silently win).  lines: each key's line so far. */
+static int yaml_dup(yrd *r, json_t *lines, const char *key, size_t line) {
+  json_t *first = json_object_get(lines, key);
+  if (first == NULL) {
+    json_object_set_new(lines, key, json_integer((json_int_t)line));
+    return 0;
+  }
+  snprintf(r->dup, sizeof r->dup, "line %zu: %s%sduplicate key '%.100s' (first given on line %lld)",
+           line, r->path, r->plen ? ": " : "", key, (long long)json_integer_value(first));
+  r->err = r->dup;
+  return 1;
+}
+
 /* A mapping's scalar keys and values up to its end event, the start
 ** consumed. */
-static json_t *yaml_map(yaml_parser_t *p, const char **err, int depth) {
-  json_t *v = json_object();
+static json_t *yaml_map(yrd *r, int depth) {
+  json_t *v = json_object(), *lines = json_object();
   for (;;) {
     yaml_event_t e;
-    json_t *x;
+    json_t *x = NULL;
     char *key;
-    if (!yaml_parser_parse(p, &e)) {
-      *err = p->problem ? p->problem : "syntax error";
-      json_decref(v);
-      return NULL;
-    }
+    size_t old, line;
+    if (!yaml_next(r, &e)) break;
     if (e.type == YAML_MAPPING_END_EVENT) {
       yaml_event_delete(&e);
+      json_decref(lines);
       return v;
     }
     if (e.type != YAML_SCALAR_EVENT) {
-      *err = "mapping keys must be scalars";
+      r->err = "mapping keys must be scalars";
       yaml_event_delete(&e);
-      json_decref(v);
-      return NULL;
+      break;
     }
     key = cli_xprintf("%.*s", (int)e.data.scalar.length, (const char *)e.data.scalar.value);
+    line = e.start_mark.line + 1;
     yaml_event_delete(&e);
-    if (!yaml_parser_parse(p, &e)) {
-      *err = p->problem ? p->problem : "syntax error";
+    if (yaml_dup(r, lines, key, line) || !yaml_next(r, &e)) {
       free(key);
-      json_decref(v);
-      return NULL;
+      break;
     }
-    if ((x = yaml_node(p, &e, err, depth + 1)) == NULL) {
-      free(key);
-      json_decref(v);
-      return NULL;
-    }
-    json_object_set_new(v, key, x);
+    old = path_push(r, key, 0);
+    x = yaml_node(r, &e, depth + 1);
+    path_pop(r, old);
+    if (x) json_object_set_new(v, key, x);
     free(key);
+    if (x == NULL) break;
   }
+  json_decref(lines);
+  json_decref(v);
+  return NULL;
 }
 
 /* Parse one node whose first event is in ev (consumed). */
-static json_t *yaml_node(yaml_parser_t *p, yaml_event_t *ev, const char **err,
-                         int depth) {
+static json_t *yaml_node(yrd *r, yaml_event_t *ev, int depth) {
   json_t *v = NULL;
   if (depth > 100) {
-    *err = "nested too deeply";
+    r->err = "nested too deeply";
     yaml_event_delete(ev);
     return NULL;
   }
@@ -168,78 +213,89 @@ static json_t *yaml_node(yaml_parser_t *p, yaml_event_t *ev, const char **err,
       yaml_event_delete(ev);
       return v;
     case YAML_ALIAS_EVENT:
-      *err = "aliases are not supported";
+      r->err = "aliases are not supported";
       yaml_event_delete(ev);
       return NULL;
     case YAML_SEQUENCE_START_EVENT:
       yaml_event_delete(ev);
-      return yaml_seq(p, err, depth);
+      return yaml_seq(r, depth);
     case YAML_MAPPING_START_EVENT:
       yaml_event_delete(ev);
-      return yaml_map(p, err, depth);
+      return yaml_map(r, depth);
     default:
-      *err = "unexpected YAML event";
+      r->err = "unexpected YAML event";
       yaml_event_delete(ev);
       return NULL;
   }
 }
 
-/* Every document of a YAML stream; 0 or -1 with *err. */
-static int parse_yaml(const char *data, size_t n, json_t *out, const char **err) {
+/* Every document of a YAML stream: 0, -1 (msg: the syntax problem) or -2
+** (msg: "document N, line L: PATH: duplicate key ..."). */
+static int parse_yaml(const char *data, size_t n, json_t *out, char *msg, size_t cap) {
   yaml_parser_t p;
   yaml_event_t ev;
+  yrd r;
   int rc = 0, done = 0;
+  size_t ndoc = 0;
   if (!yaml_parser_initialize(&p)) cli_die_oom();
   yaml_parser_set_input_string(&p, (const unsigned char *)data, n);
+  memset(&r, 0, sizeof r);
+  r.p = &p;
   while (!done && rc == 0) {
-    if (!yaml_parser_parse(&p, &ev)) {
-      *err = p.problem ? p.problem : "syntax error";
+    if (!yaml_next(&r, &ev)) {
       rc = -1;
       break;
     }
-    switch (ev.type) {
-      case YAML_STREAM_END_EVENT:
-        done = 1;
-        yaml_event_delete(&ev);
-        break;
-      case YAML_DOCUMENT_START_EVENT: {
-        yaml_event_t e;
-        json_t *v;
-        yaml_event_delete(&ev);
-        if (!yaml_parser_parse(&p, &e)) {
-          *err = p.problem ? p.problem : "syntax error";
-          rc = -1;
-          break;
-        }
-        if (e.type == YAML_DOCUMENT_END_EVENT) {   /* empty document */
-          yaml_event_delete(&e);
-          break;
-        }
-        if ((v = yaml_node(&p, &e, err, 0)) == NULL) {
-          rc = -1;
-          break;
-        }
-        json_array_append_new(out, v);
-        break;
-      }
-      default:
-        yaml_event_delete(&ev);
-        break;
+    if (ev.type == YAML_STREAM_END_EVENT) done = 1;
+    if (ev.type == YAML_DOCUMENT_START_EVENT) {
+      yaml_event_t e;
+      json_t *v;
+      ndoc++;
+      if (!yaml_next(&r, &e)) rc = -1;
+      else if (e.type == YAML_DOCUMENT_END_EVENT) yaml_event_delete(&e);   /* empty */
+      else if ((v = yaml_node(&r, &e, 0)) == NULL) rc = r.err == r.dup ? -2 : -1;
+      else json_array_append_new(out, v);
     }
+    yaml_event_delete(&ev);
   }
+  if (rc == -2) snprintf(msg, cap, "document %zu, %s", ndoc, r.dup);
+  else if (rc == -1) snprintf(msg, cap, "%s", r.err);
   yaml_parser_delete(&p);
   return rc;
 }
 
-/* JSON: one value or JSON lines.  0, or -1 (not JSON). */
-static int parse_json_stream(const char *data, size_t n, json_t *out) {
-  size_t off = 0;
+/* jansson's "line L, column C: duplicate object key near 'K'" for the
+** value read from data + off, its line and column made the file's
+** ("document N, " first when ndoc is not 0). */
+static void json_dup_message(const char *data, size_t off, const json_error_t *e,
+                             size_t ndoc, char *msg, size_t cap) {
+  size_t line = 0, col = 0, i;
+  for (i = 0; i < off; i++) {
+    if (data[i] == '\n') line++, col = 0;
+    else col++;
+  }
+  line += (size_t)(e->line > 0 ? e->line : 1);
+  col = (size_t)(e->column > 0 ? e->column : 0) + (e->line <= 1 ? col : 0);
+  if (ndoc) snprintf(msg, cap, "document %zu, line %zu, column %zu: %s", ndoc, line, col, e->text);
+  else snprintf(msg, cap, "line %zu, column %zu: %s", line, col, e->text);
+}
+
+/* JSON: one value or JSON lines.  0, -1 (not JSON) or -2: a key given
+** twice, refused as the host's reader refuses it (msg says where). */
+static int parse_json_stream(const char *data, size_t n, json_t *out, char *msg, size_t cap) {
+  size_t off = 0, ndoc = 0;
   while (off < n) {
     json_error_t e;
     json_t *v;
     while (off < n && isspace((unsigned char)data[off])) off++;
     if (off == n) break;
-    v = json_loadb(data + off, n - off, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &e);
+    ndoc++;
+    v = json_loadb(data + off, n - off,
+                   JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &e);
+    if (v == NULL && json_error_code(&e) == json_error_duplicate_key) {
+      json_dup_message(data, off, &e, ndoc, msg, cap);
+      return -2;
+    }
     if (v == NULL) return -1;
     json_array_append_new(out, v);
     off += e.position;
@@ -278,6 +334,20 @@ static int on_decoded(void *ud, const kfjob_job *j) {
   return 0;
 }
 
+/* A `render -f template-json` line with a key given twice: refused (its
+** template is written again, so the host would not see the key twice). */
+static int refuse_duplicates(const char *path, const char *data, size_t n) {
+  json_error_t e;
+  json_t *v = json_loadb(data, n, JSON_REJECT_DUPLICATES, &e);
+  char msg[400];
+  if (v != NULL || json_error_code(&e) != json_error_duplicate_key) {
+    json_decref(v);
+    return 0;
+  }
+  json_dup_message(data, 0, &e, 0, msg, sizeof msg);
+  return cli_errorf(EXIT_INVALID, "%s: %s", path, msg);
+}
+
 /* Decode one binary (or TaskTemplate / TaskSpec JSON) file into documents
 ** via the host.  type: --type, else from the directory's output list,
 ** else a TaskTemplate or a TaskSpec.  Returns an exit status. */
@@ -302,6 +372,12 @@ int cli_decode_bytes(kfjob_host *h, const opts *o, const char *path,
   if (type == NULL && n && data[strspn(data, " \t\r\n")] == '{') {
     json_t *env = json_loadb(data, n, 0, NULL), *tt = json_object_get(env, "template");
     const char *nm = json_string_value(json_object_get(env, "name"));
+    int code = json_is_object(tt) && nm ? refuse_duplicates(path, data, n) : 0;
+    if (code) {
+      json_decref(env);
+      free(stem);
+      return code;
+    }
     if (json_is_object(tt) && nm && (inner = json_dumps(tt, JSON_COMPACT)) != NULL) {
       if (o->name == NULL) ro.name = named = cli_xstrdup(nm);
       data = inner;
@@ -339,7 +415,7 @@ static int load_file(kfjob_host *h, const opts *o, const char *path,
   char *data, *stem;
   size_t n, i;
   json_t *arr;
-  const char *err = NULL;
+  char msg[800];
   int code = 0, js;
   if (cli_read_file(path, &data, &n) != 0)
     return cli_errorf(EXIT_USAGE, "cannot read %s: %s", path, strerror(errno));
@@ -352,7 +428,7 @@ static int load_file(kfjob_host *h, const opts *o, const char *path,
     return code;
   }
   arr = json_array();
-  js = parse_json_stream(data, n, arr);
+  js = parse_json_stream(data, n, arr, msg, sizeof msg);
   if (js == 0 && json_array_size(arr) == 1 &&
       is_taskspec_json(json_array_get(arr, 0))) {
     /* a TaskSpec as JSON: the host's strict reader, as `decode` reads it */
@@ -361,14 +437,16 @@ static int load_file(kfjob_host *h, const opts *o, const char *path,
     free(data);
     return code;
   }
-  if (js != 0) {
+  if (js == -1) {
     json_array_clear(arr);
-    if (parse_yaml(data, n, arr, &err) != 0) {
-      code = cli_errorf(EXIT_INVALID, "%s: neither JSON nor YAML (%s)", path, err);
-      json_decref(arr);
-      free(data);
-      return code;
-    }
+    js = parse_yaml(data, n, arr, msg, sizeof msg);
+  }
+  if (js != 0) {
+    code = js == -2 ? cli_errorf(EXIT_INVALID, "%s: %s", path, msg)
+                    : cli_errorf(EXIT_INVALID, "%s: neither JSON nor YAML (%s)", path, msg);
+    json_decref(arr);
+    free(data);
+    return code;
   }
   stem = e ? cli_xstrdup(e->name) : cli_stem_of(path);
   for (i = 0; i < json_array_size(arr); i++) {
@@ -461,7 +539,7 @@ typedef struct script_ctx {
 static int on_script_job(void *ud, const kfjob_job *j) {
   script_ctx *c = (script_ctx *)ud;
   json_t *arr;
-  const char *err = NULL;
+  char msg[800];
   size_t i;
   if (j->format == KFJOB_FORMAT_JSON) {
     json_error_t e;
@@ -471,8 +549,8 @@ static int on_script_job(void *ud, const kfjob_job *j) {
     return 0;
   }
   arr = json_array();
-  if ((j->format == KFJOB_FORMAT_MANIFEST ? parse_yaml(j->data, j->size, arr, &err)
-                                          : parse_json_stream(j->data, j->size, arr)) != 0) {
+  if ((j->format == KFJOB_FORMAT_MANIFEST ? parse_yaml(j->data, j->size, arr, msg, sizeof msg)
+                                          : parse_json_stream(j->data, j->size, arr, msg, sizeof msg)) != 0) {
     json_decref(arr);
     return 1;
   }

@@ -58,10 +58,11 @@ static kf_status lint_group(lctx *c, kf_node *list, const kf_job *j, int role) {
     }
   if (gr && kfm_qty_value(gr) == 0) gr = NULL;
   if (gl && kfm_qty_value(gl) == 0) gl = NULL;
-  snprintf(p, sizeof p, "%s.%s.gpu", key, gl && !gr ? "limits" : "requests");
-  if (gl && !gr)
-    WARN(p, "GPU limit without a GPU request: the request becomes %s too", gl);
-  else if (gr && !gl)
+  /* a GPU limit alone is the usual form, not worth a warning: Kubernetes
+  ** gives a container's unset requests its limits (kubernetes
+  ** pkg/apis/core/v1/defaults.go SetDefaults_Pod) */
+  snprintf(p, sizeof p, "%s.requests.gpu", key);
+  if (gr && !gl)
     WARN(p, "GPU request without a GPU limit: Kubernetes needs both, the "
          "limit becomes %s too", gr);
   else if (gr && gl && kfm_qty_cmp(gr, gl) != 0)
@@ -85,7 +86,7 @@ static int shm_mounted(const kf_job *j) {
   size_t i;
   for (i = 0; l && l->t == KF_NARR && i < l->u.c.n; i++) {
     const kf_node *m = kf_node_get(l->u.c.v[i], "mountPath");
-    if (m && m->t == KF_NSTR && strcmp(m->u.s.p, KF_SHM_PATH) == 0) return 1;
+    if (m && m->t == KF_NSTR && kf_pod_is_shm_path(m->u.s.p, m->u.s.n)) return 1;
   }
   return 0;
 }

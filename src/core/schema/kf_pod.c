@@ -417,6 +417,29 @@ const kf_tree kf_pod_template_tree = {"a pod template", check_template};
 
 /* ---- the rule --------------------------------------------------------- */
 
+/* Whether a mount path is /dev/shm once cleaned as Go's path.Clean cleans
+** it ("/dev/shm/", "//dev/shm", "/dev/shm/.", "/dev/../dev/shm"): read
+** from the end, each ".." skips the name before it; at the root ".." stays
+** at the root, so what is left over there does not matter. */
+int kf_pod_is_shm_path(const char *p, size_t n) {
+  static const char *const want[] = {"shm", "dev"};
+  size_t skip = 0, k = 0, end = n;
+  if (n == 0 || p[0] != '/') return 0;      /* relative: another path */
+  while (end > 0) {
+    const char *seg;
+    size_t start = end, len;
+    while (start > 0 && p[start - 1] != '/') start--;
+    seg = p + start, len = end - start;
+    end = start > 0 ? start - 1 : 0;
+    if (len == 0 || (len == 1 && seg[0] == '.')) continue;    /* "//", "/./" */
+    if (len == 2 && seg[0] == '.' && seg[1] == '.') skip++;
+    else if (skip > 0) skip--;
+    else if (k < 2 && len == strlen(want[k]) && memcmp(seg, want[k], len) == 0) k++;
+    else return 0;
+  }
+  return k == 2;
+}
+
 kf_status kf_rule_pod(const kf_job *j, int style, const char *who, kf_err *e) {
   const kf_node *t = j->pod_template, *prim, *l;
   size_t at = 0, i;
@@ -435,10 +458,11 @@ kf_status kf_rule_pod(const kf_job *j, int style, const char *who, kf_err *e) {
       (l = kf_node_get(prim, "volumeMounts")) != NULL && l->t == KF_NARR)
     for (i = 0; i < l->u.c.n; i++) {
       const kf_node *p = kf_node_get(l->u.c.v[i], "mountPath");
-      if (p && p->t == KF_NSTR && strcmp(p->u.s.p, KF_SHM_PATH) == 0)
+      if (p && p->t == KF_NSTR && kf_pod_is_shm_path(p->u.s.p, p->u.s.n))
         return kf_fail(e, KF_EINVAL, "%s: shared_memory: conflicts with "
                        "pod_template.spec.containers[%zu].volumeMounts[%zu] "
-                       "(a mount at " KF_SHM_PATH ")", who, at + 1, i + 1);
+                       "(a mount at %.100s%s)", who, at + 1, i + 1, p->u.s.p,
+                       strcmp(p->u.s.p, KF_SHM_PATH) ? ", which is " KF_SHM_PATH : "");
     }
   l = kf_node_get(t, "spec");
   l = l ? kf_node_get(l, "volumes") : NULL;

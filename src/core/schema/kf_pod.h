@@ -33,6 +33,9 @@ extern const char *const kf_pschema_strs[];
 #define KF_SHM_VOLUME "flyte-shared-memory"
 
 extern const kf_tree kf_pod_template_tree;
+/* Whether mount path p (n bytes) is /dev/shm after cleaning (Go's
+** path.Clean: "/dev/shm/", "//dev/shm", "/dev/shm/." are). */
+int kf_pod_is_shm_path(const char *p, size_t n);
 /* Accelerator and shared memory against the template (listed in every
 ** kind's rules). */
 kf_status kf_rule_pod(const kf_job *j, int style, const char *who, kf_err *e);
