@@ -258,6 +258,17 @@ typedef struct kfjob_warning {
   const char *message;  /**< What is probably wrong. */
 } kfjob_warning;
 
+/** One reason the run's target refuses a job: an item of
+ *  `job:check{target=}`'s list (kfjob_job::problems). */
+typedef struct kfjob_problem {
+  const char *path;     /**< Field path, e.g. "worker.restart_policy". */
+  const char *message;  /**< Why the target cannot take it. */
+  const char *rule;     /**< The rule, e.g. "R13" (docs/RULES.md). */
+  const char *source;   /**< The upstream file and function or issue the
+                             rule follows; "" when none is cited. */
+  const char *target;   /**< The target whose rule it is ("trainer-2.3"). */
+} kfjob_problem;
+
 /** Pods of one replica group (kfjob_resources::groups). */
 typedef struct kfjob_pod_group {
   const char *role;       /**< Replica type as the manifest names it:
@@ -327,6 +338,12 @@ typedef struct kfjob_job {
                                kfjob_run_options::resources: what the job
                                asks of the cluster; NULL for a failed job
                                or one whose manifest cannot be made. */
+  const kfjob_problem *problems;  /**< With kfjob_run_options::keep_going,
+                               a job the target's rules refuse: every error
+                               they find, as `job:check{target=}` lists
+                               them (the first is #error's); NULL when the
+                               job failed for another reason. */
+  size_t nproblems;       /**< Number of #problems. */
 } kfjob_job;
 
 /**

@@ -25,6 +25,7 @@ describe("kfjob env (PaddleJob)", function()
     local code, out, err = kfjob("env", cfg, "--name", "pd")
     assert.are.equal(0, code, err)
     assert.are.equal(table.concat({
+      "# pd: gang 2 (default)",   -- the training-operator's default: Σ replicas (job.go)
       "# pd master-0", "PYTHONUNBUFFERED=1", "PADDLE_JOB_ID=pd", "PADDLE_NNODES=2",
       '# POD_IP_DUMMY from valueFrom {"fieldRef":{"fieldPath":"status.podIP"}}',
       "PADDLE_MASTER=$(POD_IP_DUMMY):36543", "PADDLE_SERVER_NUM=1",

@@ -51,14 +51,15 @@ describe("kfjob env", function()
   it("prints NAME=value lines per pod of a 4-node PyTorchJob (operator by default)", function()
     local code, out, err = kfjob("env", path("pt4.lua"), "--name", "j")
     assert.are.equal(0, code, err)
-    assert.are.equal("# j master-0\n" .. pt("j", 0) .. "# j worker-0\n" .. pt("j", 1) ..
+    -- the gang first: the training-operator's default, Σ replicas (job.go)
+    assert.are.equal("# j: gang 4 (default)\n# j master-0\n" .. pt("j", 0) .. "# j worker-0\n" .. pt("j", 1) ..
                      "# j worker-1\n" .. pt("j", 2) .. "# j worker-2\n" .. pt("j", 3), out)
   end)
 
   it("names the job after the config without --name", function()
     local code, out = kfjob("env", path("pt4.lua"), "--pod", "worker-2")
     assert.are.equal(0, code)
-    assert.are.equal("# pt4 worker-2\n" .. pt("pt4", 3), out)
+    assert.are.equal("# pt4: gang 4 (default)\n# pt4 worker-2\n" .. pt("pt4", 3), out)
   end)
 
   it("-f json prints the environment table", function()
@@ -88,6 +89,7 @@ describe("kfjob env", function()
     local code, out = kfjob("env", path("mpi.lua"), "--name", "m", "--target", "flyte2", "--pod", "launcher-0")
     assert.are.equal(0, code)
     assert.are.equal(table.concat({
+      "# m: gang 3 (default)",   -- Flyte 2 submits a v1 MPIJob: Σ replicas, 1 + 2
       "# m launcher-0",
       '# _F_PN from valueFrom {"fieldRef":{"fieldPath":"metadata.name"}}',
       "OMPI_MCA_plm_rsh_agent=/etc/mpi/kubexec.sh", "OMPI_MCA_orte_default_hostfile=/etc/mpi/hostfile",
@@ -103,7 +105,7 @@ describe("kfjob env", function()
   it("shows a value with a line break as a comment with its JSON string", function()
     local code, out = kfjob("env", path("multi.lua"), "--name", "t")
     assert.are.equal(0, code)
-    assert.are.equal('# t worker-0\n# CERT has a multi-line value: "a\\nb"\nX=1\n', out)
+    assert.are.equal('# t: gang 1 (default)\n# t worker-0\n# CERT has a multi-line value: "a\\nb"\nX=1\n', out)
   end)
 
   it("takes --namespace and mpi-operator's FQDN hostfile", function()

@@ -35,9 +35,11 @@ describe("kfjob check --target", function()
     local code, out = kfjob("check", CONFIG)
     assert.are.equal(1, code)
     assert.matches("Elastic el is invalid: kfjob.Elastic: nproc_per_node: 'auto' cannot be expressed", out, 1, true)
-    assert.matches("(target flyte)", out, 1, true)
-    assert.matches("TFJob tf is invalid: kfjob.TFJob: worker.replicas: must be >= 1 (got 0) (target flyte)",
-                   out, 1, true)
+    assert.matches("(target flyte; rule R10: ", out, 1, true)
+    -- each refusal names its rule and the rule's upstream source (flyteplugins)
+    assert.matches("TFJob tf is invalid: kfjob.TFJob: worker.replicas: must be >= 1 (got 0) (target flyte; "
+                   .. "rule R3: flyteplugins tensorflow.go BuildResource: number of workers must be greater "
+                   .. "than 0)", out, 1, true)
     assert.matches("PyTorchJob solo: warning: worker.replicas: 0: a master-only PyTorchJob", out, 1, true)
     assert.matches("Summary: 3 jobs found, 1 valid, 2 invalid, 1 warning\n", out, 1, true)
   end)
@@ -46,7 +48,8 @@ describe("kfjob check --target", function()
     local code, out = kfjob("check", "--target", "flyte2", CONFIG)
     assert.are.equal(1, code)
     assert.matches("PyTorchJob solo is invalid: kfjob.PyTorchJob: worker.replicas: must be >= 1 (got 0) "
-                   .. "(target flyte2)", out, 1, true)
+                   .. "(target flyte2; rule R1: flyteplugins pytorch.go BuildResource (flyte main): number of "
+                   .. "workers must be greater than 0)", out, 1, true)
     assert.matches("Summary: 3 jobs found, 0 valid, 3 invalid", out, 1, true)
   end)
 

@@ -435,7 +435,7 @@ return {
     assert.matches("\nNAME +KIND +PODS, GANG +GPU", "\n" .. op)
   end)
 
-  it("kfjob env starts a job with scheduling with its gang, a job without none", function()
+  it("kfjob env starts every job with its gang, the target's default when none is set", function()
     local f = io.open(BIN, "r")
     if not f then return pending("no " .. BIN) end
     f:close()
@@ -464,8 +464,7 @@ return {
     assert.are.equal(1, a_tr:find("# a: gang 4 (default)\n", 1, true))    -- every pod
     assert.are.equal(1, b_op:find("# b: gang 2\n", 1, true))               -- as set
     assert.are.equal(1, c_mpi:find("# c: gang 3 (default)\n", 1, true))   -- workers + 1
-    assert.is_nil(d_op:find("gang", 1, true))
-    assert.are.equal(1, d_op:find("# d master-0\n", 1, true))
+    assert.are.equal(1, d_op:find("# d: gang 4 (default)\n# d master-0\n", 1, true))   -- no scheduling
   end)
 end)
 

@@ -79,7 +79,8 @@ static const char *const usage_text =
 "  manifest, which needs an image), the limits; -f taskspec also checks the\n"
 "  registration flags above; -f text|json: the resource table and summary\n"
 "decode options: --type T (tensorflow, pytorch, mpi or a kind such as\n"
-"  HorovodJob), -T N (version of the bytes, default 1), -f FMT, --name\n"
+"  HorovodJob), -T N (version of the bytes, default 1), -f FMT (the text\n"
+"  formats; taskspec-json writes a TaskSpec back whole), --name\n"
 "diff options: --type T and -T N for plugin bytes, -f FMT and --set for\n"
 "  config scripts\n"
 "env options: --name N (resource name in the values; default: the config's\n"
@@ -187,8 +188,8 @@ static const char *const cmd_usage[] = {
     "the cluster (pods, GPUs, CPU and memory, with totals) and a summary\n"
     "line.",
     "decode FILE|- [options]\n"
-    "Read a TaskTemplate (bytes or JSON) or, with --type, plugin bytes or\n"
-    "custom JSON, and print the job.",
+    "Read a TaskTemplate or TaskSpec (bytes or JSON) or, with --type,\n"
+    "plugin bytes or custom JSON, and print the job.",
     "diff A B [options]\n"
     "Compare two renders (files, -o directories or config scripts) job by\n"
     "job; two TaskSpecs (bytes or JSON) whole, naming the parts that\n"
@@ -207,26 +208,33 @@ static const char *const cmd_usage[] = {
     "Print the environment variables (and files) each pod of each job gets\n"
     "on the target (default operator)."};
 
+/* decode prints text: the formats its -f takes. */
+static const char decode_formats[] =
+    "json (default), yaml, manifest, template-json,\n"
+    "manifest-json, or taskspec-json for a TaskSpec\n"
+    "(written back whole)";
+
 /* The help of one command, from the flag table. */
 static void command_help(int k) {
   const optdef *d;
   printf("usage: kfjob %s\n\noptions:\n", cmd_usage[k]);
   for (d = optdefs; d->lng; d++) {
     char head[64];
-    const char *h;
+    const char *h, *help = d->help;
     int n;
     if (!(d->cmds & (1 << k))) continue;
+    if ((1 << k) == C_DECODE && d->shrt == 'f') help = decode_formats;
     n = snprintf(head, sizeof head, "  %c%c%s--%s%s%s", d->shrt ? '-' : ' ',
                  d->shrt ? d->shrt : ' ', d->shrt ? ", " : "  ", d->lng,
                  d->meta ? " " : "", d->meta ? d->meta : "");
     fputs(head, stdout);
-    for (h = d->help; h && *h;) {
+    for (h = help; h && *h;) {
       size_t len = strcspn(h, "\n");
       printf("%*s%.*s\n", n < 28 ? 28 - n : 1, "", (int)len, h);
       n = 0;
       h += len + (h[len] == '\n');
     }
-    if (d->help == NULL) fputc('\n', stdout);
+    if (help == NULL) fputc('\n', stdout);
   }
   printf("  -h, --help                this help\n");
 }

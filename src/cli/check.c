@@ -1,6 +1,8 @@
 /*
 ** check.c - `kfjob check`: validate and lint every job of a config script,
-** print each problem and end with a summary line.
+** print each problem and end with a summary line.  A job its target refuses
+** gets a line per error of the target's rules, with the rule and its
+** upstream source, as job:check{target=} lists them.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,25 @@ typedef struct check_ctx {
   summary *sum;
 } check_ctx;
 
+/* "CONFIG[:LINE] - Kind name is invalid: " and the job's error, or a line
+** like it per problem of the target (the error is the first's). */
+static void print_invalid(check_ctx *c, const kfjob_job *j) {
+  long line;
+  const char *msg = cli_split_position(c->config, j->error, &line);
+  const char *hint = c->invalid == 1 ? cli_registration_hint(j->error) : "";
+  char *at = line ? cli_xprintf("%s:%ld", c->config, line) : cli_xstrdup(c->config);
+  size_t i;
+  if (j->nproblems == 0)
+    printf("%s - %s %s is invalid: %s%s\n", at, j->kind, j->name, msg, hint);
+  for (i = 0; i < j->nproblems; i++) {
+    const kfjob_problem *p = &j->problems[i];
+    printf("%s - %s %s is invalid: kfjob.%s: %s: %s (target %s; rule %s: %s)\n", at,
+           j->kind, j->name, j->kind, p->path, p->message, p->target, p->rule,
+           p->source[0] ? p->source : "kfjob");
+  }
+  free(at);
+}
+
 static int on_check(void *ud, const kfjob_job *j) {
   check_ctx *c = (check_ctx *)ud;
   size_t i;
@@ -31,13 +52,7 @@ static int on_check(void *ud, const kfjob_job *j) {
   }
   if (j->error) {
     c->invalid++;
-    long line;
-    const char *msg = cli_split_position(c->config, j->error, &line);
-    const char *hint = c->invalid == 1 ? cli_registration_hint(j->error) : "";
-    if (line)
-      printf("%s:%ld - %s %s is invalid: %s%s\n", c->config, line, j->kind, j->name, msg, hint);
-    else
-      printf("%s - %s %s is invalid: %s%s\n", c->config, j->kind, j->name, msg, hint);
+    print_invalid(c, j);
   }
   for (i = 0; i < j->nwarnings; i++) {
     c->warnings++;

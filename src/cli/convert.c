@@ -184,6 +184,18 @@ static int replace_held(held *h, const char *text, const char *ext) {
   return 0;
 }
 
+/* "kfjob: AT: " and the job's error, or a line like it per error of the
+** target's rules (the error is the first's), each with its rule. */
+static void refusal(const char *at, const kfjob_job *j, const char *msg) {
+  size_t i;
+  if (j->nproblems == 0) fprintf(stderr, "kfjob: %s: %s\n", at, msg);
+  for (i = 0; i < j->nproblems; i++) {
+    const kfjob_problem *p = &j->problems[i];
+    fprintf(stderr, "kfjob: %s: kfjob.%s: %s: %s (target %s; rule %s: %s)\n", at, j->kind,
+            p->path, p->message, p->target, p->rule, p->source[0] ? p->source : "kfjob");
+  }
+}
+
 static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info) {
   conv *c = (conv *)ud;
   size_t i;
@@ -193,14 +205,31 @@ static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info
             info->unmapped[i].reason ? info->unmapped[i].reason : "not read",
             info->unmapped[i].value, c->a->lossy ? " (left out: --lossy)" : "");
   if (j->error && !c->quiet) {   /* each refusal, named by file and document */
-    fprintf(stderr, "kfjob: %s: document %zu: %s\n", cli_config_label(c->a->file),
-            info->document, j->error);
+    char *at = cli_xprintf("%s: document %zu", cli_config_label(c->a->file), info->document);
+    refusal(at, j, j->error);
+    free(at);
     c->refused++;
   }
   return j->error ? 0 : hold(c, j);
 }
 
-static int on_decode(void *ud, const kfjob_job *j) { return hold((conv *)ud, j); }
+/* A job of a config or a Flyte file: held, or (keep_going) its refusal
+** reported as a manifest's is. */
+static int on_decode(void *ud, const kfjob_job *j) {
+  conv *c = (conv *)ud;
+  long line;
+  const char *label = cli_config_label(c->a->file), *msg;
+  char *at;
+  if (j->error == NULL) return hold(c, j);
+  if (c->quiet) return 0;
+  msg = cli_split_position(label, j->error, &line);
+  at = line ? cli_xprintf("%s:%ld: job '%s'", label, line, j->name)
+            : cli_xprintf("%s: job '%s'", label, j->name);
+  refusal(at, j, msg);
+  free(at);
+  c->refused++;
+  return 0;
+}
 
 /* Is the text a Kubernetes manifest (else a Flyte file, as decode reads)? */
 static int is_manifest(const char *data, size_t n) {
@@ -310,6 +339,7 @@ static kfjob_status run_config(kfjob_host *h, conv *c, const char *data, size_t 
   ro.name = a->name ? a->name : c->name;
   ro.select = a->name;
   ro.image = a->image;
+  ro.keep_going = 1;   /* every refusal reported, then none written */
   if (a->config && ro.image == NULL) ro.image = "image";   /* the check's: not written */
   if (strcmp(a->file, "-") == 0)
     chunk = json_input(data, n) == IN_DATA ? "stdin.json" : "stdin.yaml";

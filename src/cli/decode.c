@@ -1,6 +1,7 @@
 /*
 ** decode.c - `kfjob decode`: print the job a TaskTemplate (bytes or JSON)
-** or, with --type, plugin bytes or custom JSON hold, in a text format.
+** or, with --type, plugin bytes or custom JSON hold, in a text format;
+** a TaskSpec (bytes or JSON) also whole again with -f taskspec-json.
 */
 #include <errno.h>
 #include <stdio.h>
@@ -24,11 +25,11 @@ int cli_cmd_decode(const opts *o) {
   memset(&stream, 0, sizeof stream);
   stream.o = &o2;
   stream.config = o->pos[0];
-  if (!cli_is_text_format(o2.format) || cli_is_taskspec_format(o2.format)) {
+  if (!cli_is_text_format(o2.format)) {
     free(data);
     kfjob_host_free(h);
     return cli_errorf(EXIT_USAGE, "decode prints text: -f json, yaml, manifest, "
-                      "template-json or manifest-json");
+                      "template-json, manifest-json or taskspec-json");
   }
   dir = strcmp(o->pos[0], "-") == 0 ? NULL : cli_dir_of(o->pos[0]);
   memset(&es, 0, sizeof es);
@@ -36,6 +37,7 @@ int cli_cmd_decode(const opts *o) {
   code = cli_decode_bytes(h, &o2, o->pos[0], data, n,
                           dir ? cli_entries_find(&es, cli_base_of(o->pos[0])) : NULL,
                           NULL, &stream);
+  if (code == 0) code = stream.status;   /* -f taskspec-json of no TaskSpec */
   cli_entries_free(&es);
   free(dir);
   free(data);

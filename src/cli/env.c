@@ -3,7 +3,8 @@
 ** target (job:environment through the host's "environment" format),
 ** printed as NAME=value lines per pod (-f env) or as the environment
 ** table in JSON (-f json), optionally for one pod.  -f env starts each
-** job with `scheduling` with a "# NAME: gang N" line (SPEC §13).
+** job with a "# NAME: gang N" line: the pods its target gang-schedules
+** (scheduling.gang.min_available, or "(default)": the target's own).
 **
 ** -f env keeps the output a valid env file: everything that is not a plain
 ** value is a comment - the pod headers, variables whose value Kubernetes
@@ -139,11 +140,13 @@ static void print_pod(const char *job, const char *pod, json_t *v) {
   json_object_foreach(files, path, it) print_file(path, json_string_value(it));
 }
 
-/* The gang the target will use, for a job with `scheduling` (SPEC §13):
-** a comment, so the output stays an env file. */
+/* The gang the target will use, set or the target's default (Σ replicas
+** on the training-operator, pkg/controller.v1/common/job.go; workers + 1
+** on the mpi-operator, calculateMinAvailable; every pod on Trainer): a
+** comment, so the output stays an env file. */
 static void print_gang(const kfjob_job *j) {
   const kfjob_resources *r = j->resources;
-  if (r == NULL || !r->scheduled) return;
+  if (r == NULL) return;
   printf("# ");
   put_comment_text(j->name, strlen(j->name));
   printf(": gang %lld%s\n", r->gang, r->gang_set ? "" : " (default)");

@@ -10,13 +10,17 @@
 
 #include "cli.h"
 
-/* Prints a generator's text on stdout (or its refusal on stderr, exit 1). */
+/* Prints a generator's text on stdout (or its refusal on stderr, exit 1:
+** "kfjob: explain: ...", the Lua function's "kfjob.explain: ..." under the
+** one prefix every CLI error has). */
 int cli_print_generated(kfjob_status st, char *text) {
   int code = 0;
   if (st == KFJOB_EMEMORY) {
     code = cli_errorf(EXIT_INVALID, "out of memory");
   } else if (st != KFJOB_OK) {
-    code = cli_errorf(EXIT_INVALID, "%s", text ? text : "failed");
+    const char *msg = text ? text : "failed";
+    if (strncmp(msg, "kfjob.", 6) == 0) msg += 6;
+    code = cli_errorf(EXIT_INVALID, "%s", msg);
   } else if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
     code = cli_errorf(EXIT_USAGE, "cannot write to stdout");
   }

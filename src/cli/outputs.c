@@ -394,6 +394,14 @@ static void json_line(FILE *f, const kfjob_job *j, const char *key) {
 
 /* One job to stdout in the stream form of its format. */
 void cli_write_stream(render_ctx *c, FILE *f, const kfjob_job *j) {
+  if (c->o->format == KFJOB_FORMAT_TASKSPEC_JSON && j->format != c->o->format) {
+    /* decode: the host gives any input but a TaskSpec as the job's JSON */
+    c->status = cli_errorf(EXIT_INVALID, "%s: -f taskspec-json writes a TaskSpec back "
+                           "and this is %s (render -f taskspec-json makes one from a "
+                           "config)", c->config, c->o->type ? "plugin data"
+                           : "a TaskTemplate, not a TaskSpec");
+    return;
+  }
   switch (j->format) {
     case KFJOB_FORMAT_JSON:
       json_line(f, j, "custom");

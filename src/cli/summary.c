@@ -76,6 +76,19 @@ static void write_json_row(summary *s, const kfjob_job *j) {
   json_object_set_new(o, "kind", json_string(j->kind ? j->kind : "?"));
   json_object_set_new(o, "valid", json_boolean(j->error == NULL));
   if (j->error) json_object_set_new(o, "error", json_string(j->error));
+  if (j->nproblems) {   /* every error of the target's rules */
+    json_t *ps = json_array();
+    for (i = 0; i < j->nproblems; i++) {
+      json_t *x = json_object();
+      json_object_set_new(x, "path", json_string(j->problems[i].path));
+      json_object_set_new(x, "message", json_string(j->problems[i].message));
+      json_object_set_new(x, "rule", json_string(j->problems[i].rule));
+      json_object_set_new(x, "source", json_string(j->problems[i].source));
+      json_object_set_new(x, "target", json_string(j->problems[i].target));
+      json_array_append_new(ps, x);
+    }
+    json_object_set_new(o, "problems", ps);
+  }
   for (i = 0; i < j->nwarnings; i++) {
     json_t *x = json_object();
     json_object_set_new(x, "path", json_string(j->warnings[i].path));

@@ -141,6 +141,10 @@ int kfh_is_data(const char *chunkname);
 /* Runs a data config (R->src): each job built by its kind's constructor,
 ** then emitted as a Lua config's jobs are. */
 void kfh_run_data(lua_State *L, run *R);
+/* Pushes a to-be-closed box holding an arena over the state's allocator
+** (the memory limit counts it): freed when the stack is cut below the box
+** or an error unwinds it, so no Lua call can leak it. */
+struct kf_arena *kfh_push_arena(lua_State *L);
 
 /* ---- driver.c --------------------------------------------------------- */
 

@@ -167,35 +167,47 @@ static kf_status render_opts(imp *I, const kf_job *j, const kf_node *info,
   return KF_OK;
 }
 
-/* A refusal of the target names its rule and the rule's upstream source
-** (a migration says what blocks it: R24 for a TFJob on Trainer). */
-static void name_rule(imp *I, const kf_job *j, const kf_render_opts *ro, kf_err *e) {
+/* The refusals of the target, the kind's first (rendering checks it
+** first): each error with its rule and the rule's upstream source, as
+** job:check{target=} lists them; the first (a migration says what blocks
+** it: R24 for a TFJob on Trainer) becomes the error `e`.  *out NULL, *n 0:
+** the rows find none. */
+static void name_rule(imp *I, const kf_job *j, const kf_render_opts *ro, kf_err *e,
+                      const kfjob_problem **out, size_t *n) {
   kf_target_ctx c;
   kf_problems ps;
+  kfjob_problem *v;
   kf_err e2;
-  size_t i;
+  size_t i, k;
+  *out = NULL, *n = 0;
   memset(&c, 0, sizeof c);
   c.name = ro->manifest.name, c.image = ro->manifest.image;
-  if (kf_target_problems(j, ro->target, &c, &I->A, &ps, &e2) != KF_OK) return;
-  for (i = 0; i < ps.n; i++)   /* the kind first: rendering checks it first */
-    if (ps.v[i].sev == KF_SEV_ERROR && strcmp(ps.v[i].path, "kind") == 0) break;
-  if (i == ps.n) i = 0;
-  for (; i < ps.n; i++)
-    if (ps.v[i].sev == KF_SEV_ERROR) {
-      kf_fail(e, KF_EINVAL, "kfjob.%s: %s: %s (target %s; rule %s: %s)",
-              kf_kinds[j->kind].name, ps.v[i].path, ps.v[i].message,
-              kf_targets[ro->target].name, ps.v[i].rule,
-              ps.v[i].source ? ps.v[i].source : "kfjob");
-      return;
+  if (kf_target_problems(j, ro->target, &c, &I->A, &ps, &e2) != KF_OK ||
+      (v = (kfjob_problem *)kf_arena_alloc(&I->A, (ps.n + 1) * sizeof *v)) == NULL)
+    return;
+  for (k = 0; k < 2; k++)   /* the kind's, then the others in rule order */
+    for (i = 0; i < ps.n; i++) {
+      if (ps.v[i].sev != KF_SEV_ERROR || (strcmp(ps.v[i].path, "kind") == 0) != (k == 0))
+        continue;
+      v[*n].path = ps.v[i].path, v[*n].message = ps.v[i].message;
+      v[*n].rule = ps.v[i].rule, v[*n].source = ps.v[i].source ? ps.v[i].source : "";
+      v[*n].target = kf_targets[ro->target].name;
+      (*n)++;
     }
+  if (*n == 0) return;
+  *out = v;
+  kf_fail(e, KF_EINVAL, "kfjob.%s: %s: %s (target %s; rule %s: %s)",
+          kf_kinds[j->kind].name, v[0].path, v[0].message, kf_targets[ro->target].name,
+          v[0].rule, v[0].source[0] ? v[0].source : "kfjob");
 }
 
 /* keep_going: a job the target refuses goes to the callback with its
 ** error (and its report); the import ends KFJOB_EJOB with the first. */
 static kfjob_status failed(imp *I, const kf_job *j, const kfjob_import_info *ii,
-                           const kf_err *e) {
+                           const kf_err *e, const kfjob_problem *ps, size_t nps) {
   kfjob_job out;
   memset(&out, 0, sizeof out);
+  out.problems = ps, out.nproblems = nps;
   out.name = ii->name;
   out.kind = kf_kinds[j->kind].name;
   out.task_type = kf_kinds[j->kind].task_type ? kf_kinds[j->kind].task_type : "";
@@ -224,10 +236,12 @@ static kfjob_status emit(imp *I, const kf_job *j, const kf_node *info, size_t do
   st = kf_render(j, &ro, &I->A, &b, &e);
   if (st == KF_OK && !kf_buf_addc(&b, '\0')) st = kf_nomem(&e);
   if (st != KF_OK) {
+    const kfjob_problem *ps = NULL;
+    size_t nps = 0;
     kf_buf_free(&b);
-    if (st == KF_EINVAL && ro.target_set) name_rule(I, j, &ro, &e);
+    if (st == KF_EINVAL && ro.target_set) name_rule(I, j, &ro, &e, &ps, &nps);
     if (st != KF_EINVAL || !I->o.keep_going) return fail(I, KFJOB_EJOB, &e);
-    return failed(I, j, &ii, &e);
+    return failed(I, j, &ii, &e, ps, nps);
   }
   memset(&out, 0, sizeof out);
   out.name = ro.manifest.name ? ro.manifest.name : ii.name;

@@ -15,6 +15,7 @@
 #include "kf_job.h"
 #include "kf_manifest.h"
 #include "kf_render.h"
+#include "kf_rules.h"
 #include "kf_sched.h"
 #include "lkfjob.h"
 #include "host.h"
@@ -341,12 +342,48 @@ void kfh_check_name(lua_State *L, run *R, int idx) {
   kfh_job_error(L, R, shown, problem);
 }
 
-/* A job that could not be made or rendered (keep_going): counted, and
-** handed to the callback with its error. */
-void kfh_emit_failed(lua_State *L, run *R, const char *name, const char *kind,
-                     const char *task_type, int version, const char *msg) {
+/* A job the run's target refuses: every error of the target's rule rows,
+** as job:check{target=} lists them (rendering stopped at the first), in
+** an arena boxed on the stack; *n 0 when the rows find none (the job
+** failed for another reason).  The rows see what rendering gave them:
+** the name and image for a manifest or environment, nothing for a
+** payload. */
+static const kfjob_problem *refusals(lua_State *L, const kf_job *kj, const run *R,
+                                     const char *name, int version, size_t *n) {
+  kf_render_opts ro;
+  kf_target_ctx c;
+  kf_problems ps;
+  kf_arena *A;
+  kf_err e;
+  kfjob_problem *v;
+  kf_target t;
+  size_t i;
+  int kube;
+  *n = 0;
+  render_opts(kj, R, name, version, &ro);
+  kube = ro.format == KF_RENDER_MANIFEST || ro.format == KF_RENDER_MANIFEST_JSON ||
+         ro.format == KF_RENDER_ENVIRONMENT;
+  t = ro.target_set ? ro.target : kube ? KF_T_OPERATOR : KF_T_FLYTE;
+  memset(&c, 0, sizeof c);
+  if (kube) c.name = name, c.image = R->o.image;
+  A = kfh_push_arena(L);
+  if (kf_target_problems(kj, t, &c, A, &ps, &e) != KF_OK ||
+      (v = (kfjob_problem *)kf_arena_alloc(A, (ps.n ? ps.n : 1) * sizeof *v)) == NULL)
+    return NULL;
+  for (i = 0; i < ps.n; i++) {
+    if (ps.v[i].sev != KF_SEV_ERROR) continue;
+    v[*n].path = ps.v[i].path, v[*n].message = ps.v[i].message;
+    v[*n].rule = ps.v[i].rule, v[*n].source = ps.v[i].source;
+    v[*n].target = kf_targets[t].name;
+    (*n)++;
+  }
+  return *n ? v : NULL;
+}
+
+static void emit_failed(run *R, const char *name, const char *kind,
+                        const char *task_type, int version, const char *msg,
+                        const kfjob_problem *problems, size_t nproblems) {
   kfjob_job j;
-  (void)L;
   memset(&j, 0, sizeof j);
   if (R->failed++ == 0)
     snprintf(R->first_error, sizeof R->first_error, "job '%s': %s", name, msg);
@@ -358,7 +395,26 @@ void kfh_emit_failed(lua_State *L, run *R, const char *name, const char *kind,
   j.index = R->index++;
   j.total = R->total;
   j.error = msg;
+  j.problems = problems;
+  j.nproblems = nproblems;
   if (call_host(R, &j) != 0) R->stopped = 1;
+}
+
+/* A job that could not be rendered (keep_going): with every refusal of
+** the target's rules when the failure was a refusal (`refused`). */
+static void render_failed(lua_State *L, run *R, const kf_job *kj, const kfjob_job *j,
+                          const char *name, int version, const char *msg, int refused) {
+  size_t np = 0;
+  const kfjob_problem *ps = refused ? refusals(L, kj, R, name, version, &np) : NULL;
+  emit_failed(R, name, j->kind, j->task_type, version, msg, ps, np);
+}
+
+/* A job that could not be made or rendered (keep_going): counted, and
+** handed to the callback with its error. */
+void kfh_emit_failed(lua_State *L, run *R, const char *name, const char *kind,
+                     const char *task_type, int version, const char *msg) {
+  (void)L;
+  emit_failed(R, name, kind, task_type, version, msg, NULL, 0);
 }
 
 void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
@@ -421,8 +477,8 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
       msg = lua_pushfstring(L, "%s: %s", site, msg);
     }
     if (!R->o.keep_going) kfh_job_error(L, R, nm, msg);
-    kfh_emit_failed(L, R, nm, j.kind, j.task_type, version, msg);
-    lua_settop(L, top);
+    render_failed(L, R, kj, &j, nm, version, msg, st == KF_EINVAL);
+    lua_settop(L, top);   /* frees the problems' box */
     return;
   }
   j.name = nm;
