@@ -427,3 +427,18 @@ describe("include/kfjob.h doc comments (issue 39)", function()
     end
   end)
 end)
+
+-- ---- an empty topology ---------------------------------------------------------
+
+describe("an empty topology (found by the explain check of issue 39)", function()
+  it("writes no annotation instead of failing with 'not enough memory'", function()
+    local plain = kfjob.PyTorchJob { worker = { replicas = 1 } }
+    local o = { target = "operator", image = "i", name = "x", format = "yaml" }
+    for _, j in ipairs { kfjob.PyTorchJob { worker = { replicas = 1 }, scheduling = { topology = {} } },
+                         kfjob.PyTorchJob { worker = { replicas = 1, topology = {} } } } do
+      local ok, y = pcall(j.manifest, j, o)
+      assert.is_true(ok, y)
+      assert.equal(plain:manifest(o), y)
+    end
+  end)
+end)

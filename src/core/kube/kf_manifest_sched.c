@@ -192,17 +192,27 @@ static kf_node *meta_of(kf_arena *A, kf_node *parent) {
 
 /* A pod template (a "template" object of a manifest or a job's pod
 ** template) with the job's topology and then the group's as annotations. */
+/* Whether any row of o is set in the struct at base. */
+static int has_rows(const kf_obj *o, const char *base) {
+  char buf[32];
+  size_t i;
+  for (i = 0; i < o->n; i++)
+    if (row_string(&o->f[i], base, buf)) return 1;
+  return 0;
+}
+
 static int topology_into(kf_arena *A, kf_node *tmpl, const kf_job *j,
                          const kf_group *g) {
   kf_node *m, *an;
-  int job = j->has_scheduling && j->sched.has_topology;
-  if (!job && !(g && g->has_topology)) return 1;
+  int job = j->has_scheduling && j->sched.has_topology &&
+            has_rows(&kf_topology_obj, (const char *)&j->sched.topology);
+  int grp = g && g->has_topology && has_rows(&kf_topology_obj, (const char *)&g->topology);
+  if (!job && !grp) return 1;   /* topology = {} too: no annotation */
   if ((m = meta_of(A, tmpl)) == NULL) return 0;
   an = kf_node_get(m, "annotations");
   if ((job && !put_rows(A, &an, &kf_topology_obj, (const char *)&j->sched.topology,
                         (size_t)-1)) ||
-      (g && g->has_topology &&
-       !put_rows(A, &an, &kf_topology_obj, (const char *)&g->topology, (size_t)-1)))
+      (grp && !put_rows(A, &an, &kf_topology_obj, (const char *)&g->topology, (size_t)-1)))
     return 0;
   return kf_node_put(A, m, "annotations", an);
 }
