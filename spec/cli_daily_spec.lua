@@ -315,10 +315,12 @@ describe("kfjob CLI in daily use", function()
     --     mem lim 16Gi; GPU 2; 3 pods
     --  total: 8 pods, GPU 2, cpu req 12, cpu lim 4500m + 8 = 12500m,
     --     mem req 4073741824 + 21474836480 = 25548578304, mem lim 19Gi
+    --  gang: no min_available, so the target's default, all pods (flyte
+    --     runs them through the training-operator: the sum of replicas)
     local ROWS = {
-      "NAME KIND PODS GPU CPU REQ CPU LIM MEM REQ MEM LIM",
-      "a TFJob 5 (PS 2, Worker 3) 0 2 4500m 4073741824 3Gi",
-      "b PyTorchJob 3 (Master 1, Worker 2) 2 10 8 20Gi 16Gi",
+      "NAME KIND PODS, GANG GPU CPU REQ CPU LIM MEM REQ MEM LIM",
+      "a TFJob 5 (PS 2, Worker 3), gang 5 (default) 0 2 4500m 4073741824 3Gi",
+      "b PyTorchJob 3 (Master 1, Worker 2), gang 3 (default) 2 10 8 20Gi 16Gi",
       "TOTAL (2 jobs) 8 2 12 12500m 25548578304 19Gi",
       "Summary: 2 jobs found, 2 valid, 0 invalid, 0 warnings",
     }

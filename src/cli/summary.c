@@ -62,9 +62,9 @@ static char *pods_text(const kfjob_resources *r) {
   for (i = 0; i < r->ngroups; i++)
     p += sprintf(p, "%s%s %lld", i ? ", " : " (", r->groups[i].role, r->groups[i].replicas);
   if (r->ngroups) p += sprintf(p, ")");
-  /* a job with scheduling shows the gang its target will use */
-  if (r->scheduled)
-    sprintf(p, ", gang %lld%s", r->gang, r->gang_set ? "" : " (default)");
+  /* every job shows the gang its target will use (min_available, or the
+  ** target's default) */
+  sprintf(p, ", gang %lld%s", r->gang, r->gang_set ? "" : " (default)");
   return t;
 }
 
@@ -107,10 +107,8 @@ static void write_json_row(summary *s, const kfjob_job *j) {
     json_object_set_new(o, "cpuLimit", json_string(r->cpu_limit));
     json_object_set_new(o, "memoryRequest", json_string(r->memory_request));
     json_object_set_new(o, "memoryLimit", json_string(r->memory_limit));
-    if (r->scheduled) {
-      json_object_set_new(o, "gang", json_integer(r->gang));
-      json_object_set_new(o, "gangSet", json_boolean(r->gang_set));
-    }
+    json_object_set_new(o, "gang", json_integer(r->gang));
+    json_object_set_new(o, "gangSet", json_boolean(r->gang_set));
   }
   fputs(s->jobs == 1 ? "{\"jobs\":[" : ",", s->out);
   json_dumpf(o, s->out, JSON_COMPACT);
@@ -152,7 +150,7 @@ void cli_summary_add(summary *s, const kfjob_job *j) {
   if (!j->error && r) {
     w.known = 1;
     w.pods = pods_text(r);
-    w.gang = r->scheduled;
+    w.gang = 1;
     w.q[Q_GPU] = cli_xstrdup(r->gpu);
     w.q[Q_CPU_REQ] = cli_xstrdup(r->cpu_request);
     w.q[Q_CPU_LIM] = cli_xstrdup(r->cpu_limit);
