@@ -19,7 +19,7 @@
 #include "kf_job.h"
 #include "kf_json.h"
 #include "kf_yaml_read.h"
-#include "lkfjob.h"
+#include "lkf_binding.h"
 #include "host.h"
 
 #define SHAPES "a data config is one job (a mapping with its kind), a list " \

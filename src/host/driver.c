@@ -13,7 +13,7 @@
 #include "lauxlib.h"
 
 #include "kf_job.h"
-#include "lkfjob.h"
+#include "lkf_binding.h"
 #include "host.h"
 
 /* ======================================================================

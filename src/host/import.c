@@ -16,7 +16,7 @@
 #include "kf_render.h"
 #include "kf_target.h"
 #include "kf_yaml_read.h"
-#include "lkfjob.h"
+#include "lkf_binding.h"
 #include "host.h"
 
 /* Memory of one import: malloc within the handle's limit. */

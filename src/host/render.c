@@ -17,7 +17,7 @@
 #include "kf_render.h"
 #include "kf_rules.h"
 #include "kf_sched.h"
-#include "lkfjob.h"
+#include "lkf_binding.h"
 #include "host.h"
 
 _Static_assert((int)KF_RENDER_PB == (int)KFJOB_FORMAT_PB &&

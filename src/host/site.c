@@ -12,7 +12,7 @@
 #include "lauxlib.h"
 
 #include "kf_job.h"
-#include "lkfjob.h"
+#include "lkf_binding.h"
 #include "host.h"
 
 void kfh_msg(kfjob_host *h, const char *fmt, ...) {

@@ -18,7 +18,7 @@
 #include "kf_job.h"
 #include "kf_pb.h"
 #include "kfjob.h"
-#include "lkfjob.h"
+#include "lkf_binding.h"
 
 /* ---- objects ---------------------------------------------------------- */
 

@@ -7,7 +7,7 @@
 */
 #include <string.h>
 
-#include "lkfjob.h"
+#include "lkf_binding.h"
 #include "kf_json.h"
 #include "kf_import.h"
 #include "kf_yaml_read.h"

@@ -4,7 +4,7 @@
 */
 #include <string.h>
 
-#include "lkfjob.h"
+#include "lkf_binding.h"
 #include "kf_json.h"
 #include "kf_render.h"
 #include "kf_template.h"

@@ -5,7 +5,7 @@
 */
 #include <string.h>
 
-#include "lkfjob.h"
+#include "lkf_binding.h"
 #include "kf_yaml.h"
 #include "kf_json.h"
 #include "kf_manifest.h"

@@ -8,7 +8,7 @@
 
 #include "kf_job.h"
 #include "kfjob.h"
-#include "lkfjob.h"
+#include "lkf_binding.h"
 
 /* Every family's module functions and job methods, one table each. */
 static const luaL_Reg *const module_funcs[] = {

@@ -10,7 +10,7 @@
 
 #include "kf_job.h"
 #include "kf_target.h"
-#include "lkfjob.h"
+#include "lkf_binding.h"
 
 static const char *const type_names[] = {
     [KF_V_STR] = "string", [KF_V_TOKEN] = "string", [KF_V_CHOICE] = "enum",

@@ -21,7 +21,7 @@
 */
 #include <string.h>
 
-#include "lkfjob.h"
+#include "lkf_binding.h"
 
 #define MAX_AXES 32
 

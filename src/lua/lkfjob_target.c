@@ -4,7 +4,7 @@
 */
 #include <string.h>
 
-#include "lkfjob.h"
+#include "lkf_binding.h"
 #include "kf_env.h"
 #include "kf_manifest.h"
 

@@ -8,9 +8,9 @@
 
 #include "kf_job.h"
 #include "kf_pb.h"
-#include "lkfjob.h"
+#include "lkf_binding.h"
 
-/* the metatable names of jobs by kind and groups by role (lkfjob.h) */
+/* the metatable names of jobs by kind and groups by role (lkf_binding.h) */
 const char *const lkf_job_mt[KF_NKINDS] = {
     [KF_TFJOB] = "kfjob.TFJob", [KF_PYTORCH] = "kfjob.PyTorchJob",
     [KF_ELASTIC] = "kfjob.Elastic", [KF_MPI] = "kfjob.MPIJob",

@@ -21,7 +21,7 @@ PCDIR=$(dirname "$(find "$PREFIX" -name kfjob.pc | head -1)")
 [ -f "$PREFIX/include/kfjob.h" ] || fail "kfjob.h installed"
 [ -x "$PREFIX/bin/kfjob" ] || fail "kfjob CLI installed"
 [ -f "$(dirname "$PCDIR")/cmake/kfjob/kfjobConfig.cmake" ] || fail "kfjobConfig.cmake installed"
-[ ! -e "$PREFIX/include/lkfjob.h" ] && [ ! -e "$PREFIX/include/kf_core.h" ] ||
+[ ! -e "$PREFIX/include/lkf_binding.h" ] && [ ! -e "$PREFIX/include/kf_core.h" ] ||
   fail "only the public header is installed"
 ok "install: libraries, kfjob.h, kfjob.pc, CMake package, CLI"
 

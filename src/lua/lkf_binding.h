@@ -1,5 +1,5 @@
 /*
-** lkfjob.h - private header shared by the binding files (lkfjob*.c).
+** lkf_binding.h - the binding's private header, shared by all of src/lua (and the host's driver).
 ** Only binding files include lua.h; the core (kf_*.c) never does.
 */
 #ifndef LKFJOB_H
