@@ -42,41 +42,6 @@ int kfh_is_data(const char *chunkname) {
          ends_with(chunkname, n, ".json");
 }
 
-/* ---- the reader's memory: an arena freed however the run ends --------- */
-
-typedef struct dbox {
-  kf_arena A;
-  int live;
-} dbox;
-
-static int dbox_close(lua_State *L) {
-  dbox *b = (dbox *)lua_touserdata(L, 1);
-  if (b != NULL && b->live) {
-    b->live = 0;
-    kf_arena_free(&b->A);
-  }
-  return 0;
-}
-
-/* kfh_push_arena's box (host.h); the reader keeps its document in one. */
-static dbox *push_box(lua_State *L) {
-  dbox *b = (dbox *)lua_newuserdatauv(L, sizeof *b, 0);
-  kf_alloc a;
-  a.f = (kf_allocf)lua_getallocf(L, &a.ud);
-  kf_arena_init(&b->A, a);
-  b->live = 1;
-  lua_createtable(L, 0, 2);
-  lua_pushcfunction(L, dbox_close);
-  lua_setfield(L, -2, "__close");
-  lua_pushcfunction(L, dbox_close);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  lua_toclose(L, -1);
-  return b;
-}
-
-struct kf_arena *kfh_push_arena(lua_State *L) { return &push_box(L)->A; }
-
 /* ---- messages --------------------------------------------------------- */
 
 /* Raises "FILE:LINE: PATH: what" (PATH left out when empty). */
@@ -372,7 +337,7 @@ static void set_short_src(lua_State *L, run *R) {
 void kfh_run_data(lua_State *L, run *R) {
   int version = R->o.version < 0 ? 1 : R->o.version, mod, named, i;
   const kf_yaml_doc *d;
-  dbox *box;
+  kf_arena *A;
   built b;
   R->st = KFJOB_ESCRIPT;
   set_short_src(L, R);
@@ -383,15 +348,15 @@ void kfh_run_data(lua_State *L, run *R) {
   lua_pushliteral(L, KFJOB_LIBNAME);
   lua_call(L, 1, 1);
   mod = lua_gettop(L);
-  box = push_box(L);
-  d = read_doc(L, R, &box->A);
+  A = kfh_push_arena(L);
+  d = read_doc(L, R, A);
   named = d->root->t == KF_NOBJ && kf_node_get(d->root, "kind") == NULL;
   lua_newtable(L);
   b.names = lua_gettop(L);
   lua_newtable(L);
   b.jobs = lua_gettop(L);
   b.n = 0;
-  build_all(L, R, mod, d, &b, &box->A);        /* all, before any is emitted */
+  build_all(L, R, mod, d, &b, A);             /* all, before any is emitted */
   R->total = named && R->o.select ? 1 : (size_t)b.n;
   for (i = 1; i <= b.n && !R->stopped; i++) {
     lua_rawgeti(L, b.names, i);
