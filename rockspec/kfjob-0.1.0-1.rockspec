@@ -20,7 +20,7 @@ TaskTemplates and kubeflow.org/v1 manifests.
   license = "Apache-2.0",
 }
 dependencies = {
-  "lua >= 5.1",   -- 5.1, 5.2, 5.3, 5.4 and LuaJIT (README: Lua versions)
+  "lua >= 5.1",   -- 5.1, 5.2, 5.3, 5.4 and LuaJIT (docs/LUA_VERSIONS.md)
 }
 external_dependencies = {
   PROTOBUFC = { header = "protobuf-c/protobuf-c.h", library = "protobuf-c" },

@@ -384,7 +384,7 @@ describe("job:environment errors", function()
                    util.error_of(job.environment, job, { name = "j", target = "mpi-operator" }))
   end)
 
-  it("has limits on the pods and on TF_CONFIG (README Limits)", function()
+  it("has limits on the pods and on TF_CONFIG (docs/LIMITS.md)", function()
     local big = kfjob.PyTorchJob{ worker = { replicas = 100000 } }
     assert.are.equal("kfjob.environment: 100001 pods are more than the limit of 100000 whose environment kfjob lists",
                      util.error_of(big.environment, big, { name = "j" }))

@@ -140,7 +140,7 @@ describe("Trainer CRD limits (maxLength, maxItems) per version", function()
 end)
 
 -- SPEC §2.4 "reads them back (equal jobs)" for template shapes a
--- TaskTemplate cannot carry: the constructor normalises them (README, Pod
+-- TaskTemplate cannot carry: the constructor normalises them (docs/POD_SETTINGS.md, Pod
 -- settings), so the job read back is the job that was made.
 describe("TaskTemplate round trips of templates with empty parts", function()
   local tol = { { key = "a", operator = "Exists" } }

@@ -5,7 +5,7 @@
 -- jobs of manifest_targets_spec, scheduling_spec and operator_kinds_spec
 -- (kinds x targets x pod settings x scheduling), written here again.  Where
 -- a target's manifest cannot carry a field the job holds (listed in the
--- README's "Import and convert"), `lost` names the case: the job read back
+-- docs/IMPORT.md), `lost` names the case: the job read back
 -- is then a fixed point (reading its own manifest gives it again) and the
 -- bytes still agree.
 local kfjob = require "kfjob"
@@ -141,7 +141,7 @@ for _, c in ipairs(corpus) do
 end
 
 -- Cases whose job the manifest cannot tell from a smaller one that gives
--- the same bytes (README "Import and convert"): requests equal to limits,
+-- the same bytes (docs/IMPORT.md): requests equal to limits,
 -- a lone GPU request (it becomes the limit), the task image given as the
 -- groups' own or the reverse, task resources (every group gets them).
 -- The job read back is then a fixed point and the bytes agree.

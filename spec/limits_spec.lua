@@ -1,4 +1,4 @@
--- The documented limits (README "Limits"; KF_MAX_DEPTH, KF_MAX_STRING and
+-- The documented limits (docs/LIMITS.md; KF_MAX_DEPTH, KF_MAX_STRING and
 -- KF_MAX_ITEMS in src/kf_core.h): 64 levels of nesting, 1 MiB per string,
 -- 4096 items per list.  Each one is accepted exactly at the limit and refused
 -- one step beyond it, with the exact message, on every way in: constructors,

@@ -1,4 +1,4 @@
--- examples/openresty.lua, the OpenResty content handler of the README: run
+-- examples/openresty.lua, the OpenResty content handler of docs/LUA_VERSIONS.md: run
 -- with a recording `ngx` as content_by_lua_file would run it, and as plain
 -- Lua with its own stand-in.  The LuaJIT suite (busted --lua=luajit) runs
 -- it on the interpreter OpenResty embeds.

@@ -22,7 +22,7 @@ local SLICE_N = "kueue.x-k8s.io/podset-slice-size"
 local VOLCANO_Q = "scheduling.volcano.sh/queue-name"
 local MK = "kueue.x-k8s.io/multikueue"
 
--- the worked example of the README: a gang of 1 + 3, workers on spot
+-- the worked example of docs/SCHEDULING.md: a gang of 1 + 3, workers on spot
 local SPOT = { spec = { nodeSelector = { ["cloud.google.com/gke-spot"] = "true" },
                         tolerations = { { key = "spot", operator = "Exists", effect = "NoSchedule" } } } }
 local SCHED = { queue = "team-a", priority_class = "high", max_exec_time = 7200,
@@ -369,7 +369,7 @@ describe("rules by target", function()
   end)
 end)
 
-describe("the README example", function()
+describe("the docs/SCHEDULING.md worked example", function()
   it("renders for operator, mpi-operator and trainer-2.3", function()
     local m = manifest(pytorch(), "operator")
     assert.same({ minAvailable = 4, queue = "training", minResources = { cpu = "8", ["nvidia.com/gpu"] = "4" } },

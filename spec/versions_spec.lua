@@ -1,4 +1,4 @@
--- What differs between Lua versions (README: Lua versions), checked on the
+-- What differs between Lua versions (docs/LUA_VERSIONS.md), checked on the
 -- version running the suite.
 local kfjob = require "kfjob"
 local util = require "util"

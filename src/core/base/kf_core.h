@@ -37,7 +37,7 @@ kf_status kf_fail(kf_err *e, kf_status code, const char *fmt, ...)
     ;
 kf_status kf_nomem(kf_err *e);
 
-/* Limits (documented in the README). */
+/* Limits (documented in docs/LIMITS.md). */
 #define KF_MAX_DEPTH 64            /* nesting of tables / JSON */
 #define KF_MAX_STRING (1u << 20)   /* one string value, bytes */
 #define KF_MAX_ITEMS 4096          /* entries of one array (command) */

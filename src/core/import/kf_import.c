@@ -171,8 +171,8 @@ static kf_status detect(kfi *c, const kf_node *doc, int want) {
   return KF_OK;
 }
 
-/* A string longer than the limit of one value (KF_MAX_STRING, README
-** "Limits"), named by its path; the reader bounded the depth. */
+/* A string longer than the limit of one value (KF_MAX_STRING,
+** docs/LIMITS.md), named by its path; the reader bounded the depth. */
 static kf_status long_string(kfi *c, const char *path, const kf_node *n) {
   char p[KFI_PATH];
   size_t i;

@@ -11,7 +11,7 @@
 #include "kf_manifest.h"
 #include "kf_target.h"
 
-/* Limits of one environment (README "Limits"): pods listed, and the bytes
+/* Limits of one environment (docs/LIMITS.md): pods listed, and the bytes
 ** of TF_CONFIG, which every TFJob pod holds whole (quadratic in pods). */
 #define KF_MAX_ENV_PODS 100000
 #define KF_MAX_ENV_BYTES (64u << 20)
