@@ -35,6 +35,12 @@
 ---@field partition_size? string GPU partition (MIG) size ("1g.5gb"): TaskTemplate gpu_accelerator.partition_size; in manifests a k8s.amazonaws.com/gpu-partition-size node affinity and toleration.
 ---@field unpartitioned? boolean true: a whole, unpartitioned GPU: TaskTemplate gpu_accelerator.unpartitioned; in manifests k8s.amazonaws.com/gpu-partition-size DoesNotExist node affinity. Default: false.
 
+--- The keys of a GroupContainer table.
+---@class (exact) kfjob.GroupContainerOpts
+---@field args? string[] The main container's args (a list of strings): the TaskTemplate container's args (MPI and Horovod: wrapped in the launcher line), each pod's main container args in manifests (a call's opts.args wins)
+---@field command? string[] The main container's command (a list of strings): the TaskTemplate container's command, each pod's main container command in manifests (a call's opts.command wins)
+---@field env? kfjob.PodTemplate The main container's environment: a list of Kubernetes EnvVars ({name =, value =} or {name =, valueFrom =}) kept in order, or a table of name = value emitted sorted; TaskTemplate container env (name/value only on Flyte), each pod's main container env in manifests.
+
 --- The keys of a Resources table.
 ---@class (exact) kfjob.ResourcesOpts
 ---@field cpu? kfjob.Quantity CPU cores, a quantity (4, "500m"): ResourceName CPU in the plugin message and TaskTemplate, cpu in the container resources of every manifest (Trainer: resourcesPerNode)
@@ -68,6 +74,7 @@
 
 --- A replica group's table.
 ---@class (exact) kfjob.GroupOpts
+---@field container? kfjob.GroupContainerOpts What this group's pods run differently (command, args, env; a TFJob's PS, an MPI launcher): the group's main container in manifests, each key replacing the job's container's; not on Flyte (one task container), on Trainer only when every group has the same.
 ---@field image? string Container image of this group's pods (wins over the task's image): the replica spec's image in the v1 plugin message (v0 cannot carry it), the container image in every manifest.
 ---@field limits? kfjob.ResourcesOpts Resource limits of this group's containers: the replica spec's resources.limits in the v1 plugin message, the container's resources.limits in every manifest (Trainer: resourcesPerNode)
 ---@field pod_template? kfjob.PodTemplate A PodTemplateSpec merged over the job's pod_template for this group's pods only (kubectl's merge); not in the plugin message; Trainer only when every group has the same, Flyte refuses it (R31)
@@ -75,6 +82,13 @@
 ---@field requests? kfjob.ResourcesOpts Resources this group's containers request: the replica spec's resources.requests in the v1 plugin message, the container's resources.requests in every manifest (Trainer: resourcesPerNode)
 ---@field restart_policy? kfjob.RestartPolicyValue When this group's failed pods restart (never, on_failure, always): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; the mpi-operator takes never and on_failure, Trainer only never (R13) Default: never.
 ---@field topology? kfjob.TopologyOpts Kueue topology placement of this group's pods (replaces the job's, annotation by annotation): podset annotations on this group's pod template; not on Flyte (R31)
+
+--- The keys of a Container table.
+---@class (exact) kfjob.ContainerOpts
+---@field args? string[] The main container's args (a list of strings): the TaskTemplate container's args (MPI and Horovod: wrapped in the launcher line), each pod's main container args in manifests (a call's opts.args wins)
+---@field command? string[] The main container's command (a list of strings): the TaskTemplate container's command, each pod's main container command in manifests (a call's opts.command wins)
+---@field env? kfjob.PodTemplate The main container's environment: a list of Kubernetes EnvVars ({name =, value =} or {name =, valueFrom =}) kept in order, or a table of name = value emitted sorted; TaskTemplate container env (name/value only on Flyte), each pod's main container env in manifests.
+---@field image? string The task image: the TaskTemplate container's image and the image of every group without its own, in every manifest (a call's opts.image wins)
 
 --- Accepted spellings of clean_pod_policy.
 ---@alias kfjob.CleanPodPolicyValue
@@ -125,9 +139,13 @@
 --- kfjob.TFJob{...}: A TensorFlow distributed job (Worker, PS, Chief, Evaluator): Flyte task type tensorflow, kubeflow.org/v1 TFJob.
 ---@class (exact) kfjob.TFJobOpts
 ---@field accelerator? string|kfjob.AcceleratorOpts GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests.
+---@field annotations? kfjob.PodTemplate The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not in the TaskTemplate (lint warns on Flyte)
 ---@field chief? kfjob.GroupOpts The TensorFlow chief (checkpoints, summaries): the Chief replica spec in the plugin message, tfReplicaSpecs.Chief in the manifest.
+---@field container? kfjob.ContainerOpts What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field.
 ---@field evaluator? kfjob.GroupOpts TensorFlow evaluators: the Evaluator replica spec in the plugin message, tfReplicaSpecs.Evaluator in the manifest.
+---@field labels? kfjob.PodTemplate The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not in the TaskTemplate (lint warns on Flyte)
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
+---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field num_chief_replicas? integer Deprecated: the Chief group's replica count (v0 plugin message field chief_replicas); write chief.replicas. Minimum: 0.
 ---@field num_evaluator_replicas? integer Deprecated: the Evaluator group's replica count (v0 plugin message field evaluator_replicas); write evaluator.replicas. Minimum: 0.
 ---@field num_ps_replicas? integer Deprecated: the PS group's replica count (v0 plugin message field ps_replicas); write ps.replicas. Minimum: 0.
@@ -143,8 +161,12 @@
 --- kfjob.PyTorchJob{...}: A PyTorch distributed job (Master and Workers): Flyte task type pytorch, kubeflow.org/v1 PyTorchJob or a Trainer TrainJob.
 ---@class (exact) kfjob.PyTorchJobOpts
 ---@field accelerator? string|kfjob.AcceleratorOpts GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests.
+---@field annotations? kfjob.PodTemplate The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not in the TaskTemplate (lint warns on Flyte)
+---@field container? kfjob.ContainerOpts What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field.
+---@field labels? kfjob.PodTemplate The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not in the TaskTemplate (lint warns on Flyte)
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
 ---@field master? kfjob.GroupOpts The rank-0 pod (PyTorch, XGBoost, Paddle; exactly 1 where required): the master replica spec in the PyTorch v1 plugin message, spec.<kind>ReplicaSpecs.Master in operator manifests; on Trainer one of the node job's pods.
+---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field num_workers? integer Deprecated: the Worker group's replica count (v0 plugin message field workers); write worker.replicas. Minimum: 0.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
 ---@field requests? kfjob.ResourcesOpts Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's.
@@ -161,6 +183,7 @@
 
 --- A replica group's table.
 ---@class (exact) kfjob.ElasticGroupOpts
+---@field container? kfjob.GroupContainerOpts What this group's pods run differently (command, args, env; a TFJob's PS, an MPI launcher): the group's main container in manifests, each key replacing the job's container's; not on Flyte (one task container), on Trainer only when every group has the same.
 ---@field image? string Container image of this group's pods (wins over the task's image): the replica spec's image in the v1 plugin message (v0 cannot carry it), the container image in every manifest.
 ---@field limits? kfjob.ResourcesOpts Resource limits of this group's containers: the replica spec's resources.limits in the v1 plugin message, the container's resources.limits in every manifest (Trainer: resourcesPerNode)
 ---@field pod_template? kfjob.PodTemplate A PodTemplateSpec merged over the job's pod_template for this group's pods only (kubectl's merge); not in the plugin message; Trainer only when every group has the same, Flyte refuses it (R31)
@@ -171,8 +194,12 @@
 --- kfjob.Elastic{...}: A torch-elastic (torchrun) PyTorch job: Flyte task type pytorch with an elastic_config, a PyTorchJob with elasticPolicy or a Trainer TrainJob.
 ---@class (exact) kfjob.ElasticOpts
 ---@field accelerator? string|kfjob.AcceleratorOpts GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests.
+---@field annotations? kfjob.PodTemplate The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not in the TaskTemplate (lint warns on Flyte)
+---@field container? kfjob.ContainerOpts What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field.
+---@field labels? kfjob.PodTemplate The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not in the TaskTemplate (lint warns on Flyte)
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
 ---@field max_restarts? integer Times torchrun restarts the worker group on failure: elastic_config.max_restarts, elasticPolicy.maxRestarts in operator manifests; dropped with a warning on Trainer (R19) Default: 0. Minimum: 0.
+---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field nnodes? kfjob.Nnodes Worker nodes, N or a "min:max" range such as "2:4" (torchrun --nnodes): elastic_config min/max_replicas in the plugin message, elasticPolicy.minReplicas/maxReplicas and the worker count in operator manifests, numNodes on Trainer (fixed only, R9) Default: 1. Minimum: 1.
 ---@field nproc_per_node? integer Processes per node, an integer >= 1 or auto/cpu/gpu (words: operator and Trainer only, R10): elastic_config.nproc_per_node, elasticPolicy.nProcPerNode, numProcPerNode on Trainer. Default: 1. Minimum: 1.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
@@ -186,6 +213,7 @@
 --- A replica group's table.
 ---@class (exact) kfjob.MPIJobGroupOpts
 ---@field command? string[] MPI and Horovod Worker/Launcher only: the group's command, the replica spec's command in the v1 plugin message and the container args in manifests (the launcher's mpirun/horovodrun line)
+---@field container? kfjob.GroupContainerOpts What this group's pods run differently (command, args, env; a TFJob's PS, an MPI launcher): the group's main container in manifests, each key replacing the job's container's; not on Flyte (one task container), on Trainer only when every group has the same.
 ---@field image? string Container image of this group's pods (wins over the task's image): the replica spec's image in the v1 plugin message (v0 cannot carry it), the container image in every manifest.
 ---@field limits? kfjob.ResourcesOpts Resource limits of this group's containers: the replica spec's resources.limits in the v1 plugin message, the container's resources.limits in every manifest (Trainer: resourcesPerNode)
 ---@field pod_template? kfjob.PodTemplate A PodTemplateSpec merged over the job's pod_template for this group's pods only (kubectl's merge); not in the plugin message; Trainer only when every group has the same, Flyte refuses it (R31)
@@ -197,8 +225,12 @@
 --- kfjob.MPIJob{...}: An MPI job (Launcher and Workers, mpirun): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob.
 ---@class (exact) kfjob.MPIJobOpts
 ---@field accelerator? string|kfjob.AcceleratorOpts GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests.
+---@field annotations? kfjob.PodTemplate The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not in the TaskTemplate (lint warns on Flyte)
+---@field container? kfjob.ContainerOpts What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field.
+---@field labels? kfjob.PodTemplate The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not in the TaskTemplate (lint warns on Flyte)
 ---@field launcher? kfjob.MPIJobGroupOpts The MPI launcher pod that runs mpirun/horovodrun (exactly 1): the launcher replica spec in the plugin message, mpiReplicaSpecs.Launcher in the manifest.
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
+---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field num_launcher_replicas? integer Deprecated: the Launcher group's replica count (v0 plugin message field num_launcher_replicas); write launcher.replicas. Minimum: 0.
 ---@field num_workers? integer Deprecated: the Worker group's replica count (v0 plugin message field num_workers); write worker.replicas. Minimum: 0.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
@@ -212,11 +244,15 @@
 --- kfjob.HorovodJob{...}: A Horovod job (horovodrun on the launcher): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob.
 ---@class (exact) kfjob.HorovodJobOpts
 ---@field accelerator? string|kfjob.AcceleratorOpts GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests.
+---@field annotations? kfjob.PodTemplate The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not in the TaskTemplate (lint warns on Flyte)
+---@field container? kfjob.ContainerOpts What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field.
 ---@field discovery_script_path? string Script horovodrun runs to find the worker hosts: --host-discovery-script on the launcher's command line (not in the plugin message) Default: /etc/mpi/discover_hosts.sh.
 ---@field elastic_timeout? integer Seconds horovodrun waits for the workers (an integer >= 1): --elastic-timeout on the launcher's command line (not in the plugin message) Default: 1200. Minimum: 1.
+---@field labels? kfjob.PodTemplate The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not in the TaskTemplate (lint warns on Flyte)
 ---@field launcher? kfjob.MPIJobGroupOpts The MPI launcher pod that runs mpirun/horovodrun (exactly 1): the launcher replica spec in the plugin message, mpiReplicaSpecs.Launcher in the manifest.
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
 ---@field log_level? string Horovod log level (HOROVOD_LOG_LEVEL, e.g. INFO, DEBUG): horovodrun --log-level on the launcher's command line (not in the plugin message) Default: INFO.
+---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field num_launcher_replicas? integer Deprecated: the Launcher group's replica count (v0 plugin message field num_launcher_replicas); write launcher.replicas. Minimum: 0.
 ---@field num_workers? integer Deprecated: the Worker group's replica count (v0 plugin message field num_workers); write worker.replicas. Minimum: 0.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
@@ -231,7 +267,11 @@
 --- kfjob.JAXJob{...}: A JAX distributed job (Workers): no Flyte task type; training-operator kubeflow.org/v1 JAXJob.
 ---@class (exact) kfjob.JAXJobOpts
 ---@field accelerator? string|kfjob.AcceleratorOpts GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests.
+---@field annotations? kfjob.PodTemplate The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not in the TaskTemplate (lint warns on Flyte)
+---@field container? kfjob.ContainerOpts What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field.
+---@field labels? kfjob.PodTemplate The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not in the TaskTemplate (lint warns on Flyte)
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
+---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
 ---@field requests? kfjob.ResourcesOpts Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's.
 ---@field run_policy? kfjob.RunPolicyOpts Job-wide lifecycle (clean-up, TTL, deadline, retries): run_policy in the v1 plugin message (v0 cannot carry it), spec.runPolicy in operator manifests.
@@ -242,8 +282,12 @@
 --- kfjob.XGBoostJob{...}: An XGBoost job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 XGBoostJob.
 ---@class (exact) kfjob.XGBoostJobOpts
 ---@field accelerator? string|kfjob.AcceleratorOpts GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests.
+---@field annotations? kfjob.PodTemplate The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not in the TaskTemplate (lint warns on Flyte)
+---@field container? kfjob.ContainerOpts What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field.
+---@field labels? kfjob.PodTemplate The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not in the TaskTemplate (lint warns on Flyte)
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
 ---@field master? kfjob.GroupOpts The rank-0 pod (PyTorch, XGBoost, Paddle; exactly 1 where required): the master replica spec in the PyTorch v1 plugin message, spec.<kind>ReplicaSpecs.Master in operator manifests; on Trainer one of the node job's pods.
+---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
 ---@field requests? kfjob.ResourcesOpts Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's.
 ---@field run_policy? kfjob.RunPolicyOpts Job-wide lifecycle (clean-up, TTL, deadline, retries): run_policy in the v1 plugin message (v0 cannot carry it), spec.runPolicy in operator manifests.
@@ -254,8 +298,12 @@
 --- kfjob.PaddleJob{...}: A PaddlePaddle job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 PaddleJob.
 ---@class (exact) kfjob.PaddleJobOpts
 ---@field accelerator? string|kfjob.AcceleratorOpts GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests.
+---@field annotations? kfjob.PodTemplate The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not in the TaskTemplate (lint warns on Flyte)
+---@field container? kfjob.ContainerOpts What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field.
+---@field labels? kfjob.PodTemplate The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not in the TaskTemplate (lint warns on Flyte)
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
 ---@field master? kfjob.GroupOpts The rank-0 pod (PyTorch, XGBoost, Paddle; exactly 1 where required): the master replica spec in the PyTorch v1 plugin message, spec.<kind>ReplicaSpecs.Master in operator manifests; on Trainer one of the node job's pods.
+---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
 ---@field requests? kfjob.ResourcesOpts Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's.
 ---@field run_policy? kfjob.RunPolicyOpts Job-wide lifecycle (clean-up, TTL, deadline, retries): run_policy in the v1 plugin message (v0 cannot carry it), spec.runPolicy in operator manifests.
@@ -266,6 +314,7 @@
 --- A standalone Worker group's table: the keys of a Worker in any kind.
 ---@class (exact) kfjob.WorkerOpts
 ---@field command? string[] MPI and Horovod Worker/Launcher only: the group's command, the replica spec's command in the v1 plugin message and the container args in manifests (the launcher's mpirun/horovodrun line)
+---@field container? kfjob.GroupContainerOpts What this group's pods run differently (command, args, env; a TFJob's PS, an MPI launcher): the group's main container in manifests, each key replacing the job's container's; not on Flyte (one task container), on Trainer only when every group has the same.
 ---@field image? string Container image of this group's pods (wins over the task's image): the replica spec's image in the v1 plugin message (v0 cannot carry it), the container image in every manifest.
 ---@field limits? kfjob.ResourcesOpts Resource limits of this group's containers: the replica spec's resources.limits in the v1 plugin message, the container's resources.limits in every manifest (Trainer: resourcesPerNode)
 ---@field pod_template? kfjob.PodTemplate A PodTemplateSpec merged over the job's pod_template for this group's pods only (kubectl's merge); not in the plugin message; Trainer only when every group has the same, Flyte refuses it (R31)

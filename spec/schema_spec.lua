@@ -86,8 +86,11 @@ local function largest(row, key)
   end
   if row.type == "nnodes" then return (INT32_MAX - 1) .. ":" .. INT32_MAX end
   if row.type == "size" then return string.rep("9", BIG) end
-  if row.type == "tree" then  -- the pod template: none of it travels in the message
-    return { metadata = { labels = { big = string.rep("l", BIG) } } }
+  if row.type == "tree" then  -- none of these travels in the message
+    if key == "env" then return { { name = "BIG", value = string.rep("v", BIG) } } end
+    if key == "labels" then return { big = string.rep("l", 63) } end   -- a label value
+    if key == "annotations" then return { big = string.rep("a", 256 * 1024 - 3) } end   -- the limit
+    return { metadata = { labels = { big = string.rep("l", BIG) } } }   -- the pod template
   end
   if row.type == "table" then
     local t = {}
@@ -114,6 +117,10 @@ local function biggest(kind)
   t.accelerator.partition_size = string.rep("s", 63)   -- likewise (a node-selector value)
   -- SPEC §13: Kueue's names are DNS-1123 subdomains, a topology has one mode
   t.scheduling.queue, t.scheduling.priority_class = string.rep("q", 253), string.rep("p", 253)
+  t.namespace = string.rep("n", 63)   -- a DNS-1123 label
+  for _, v in pairs(t) do   -- an MPI group's command is its container's args
+    if type(v) == "table" and v.command and v.container then v.container.args = nil end
+  end
   for _, v in pairs(t) do
     if type(v) == "table" and v.topology then v.topology.preferred, v.topology.unconstrained = nil, nil end
   end

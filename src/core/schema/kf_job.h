@@ -20,6 +20,17 @@ typedef struct kf_topology {
   unsigned zero;                     /* KF_F_OMITZERO bits (never set: min 1) */
 } kf_topology;
 
+/* What a task's pods run (the whole job): the image (job only), command,
+** args and env of the main container; none travels in the plugin message. */
+typedef struct kf_container {
+  const char *image;                 /* NULL: unset */
+  size_t ncommand, nargs;
+  const char **command, **args;
+  const kf_node *env;                /* checked: a list of EnvVars (kept in
+                                        order) or a name -> value table
+                                        (emitted sorted); NULL: unset */
+} kf_container;
+
 typedef struct kf_group {
   int32_t replicas;
   const char *image;                 /* NULL: unset */
@@ -32,6 +43,8 @@ typedef struct kf_group {
   const kf_node *pod_template;       /* checked, canonical; NULL: unset */
   int has_topology;
   kf_topology topology;
+  int has_container;                 /* what this group runs differently */
+  kf_container container;            /* (its image is the image row) */
 } kf_group;
 
 /* Run-policy fields given explicitly as 0: proto3 cannot send them, so
@@ -104,6 +117,11 @@ typedef struct kf_job {
   const char *limits[KF_NRES];
   int has_scheduling;                /* SPEC §13 (kf_sched.c) */
   kf_sched sched;
+  /* the whole job: what the pods run and where the resource lives */
+  int has_container;
+  kf_container container;
+  const char *ns;                    /* namespace; NULL: unset */
+  const kf_node *labels, *annotations;   /* checked string maps; NULL: unset */
   /* targets whose error rows this job passed when emitted (bit per
   ** kf_target; kf_target_emit's cache: a job never changes once built,
   ** and a job made from another starts from 0) */
@@ -209,6 +227,11 @@ int kf_feed_end(kf_feed *F);
 ** walk into nested tables, anything else replaces) into `base`. */
 kf_status kf_node_merge(kf_arena *A, kf_node *base, const kf_node *over,
                         const char *who, kf_err *e);
+
+/* The whole job (kf_whole.c): the value trees its rows hold, and the rule
+** relating them to the job (listed in every kind's rules). */
+extern const kf_tree kf_env_tree, kf_labels_tree, kf_annotations_tree;
+kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e);
 
 /* Copy a job (or group) and all its strings into one block of `size`
 ** bytes (from kf_job_size) so a userdata can own it without a __gc. */

@@ -415,6 +415,31 @@ static kf_status check_template(const kf_node *in, kf_arena *A,
 
 const kf_tree kf_pod_template_tree = {"a pod template", check_template};
 
+/* The schema node of property `name` of object node si (0: none). */
+static unsigned kid(unsigned si, const char *name) {
+  const kf_pschema *s = &kf_pschema_nodes[si];
+  size_t p;
+  if (s->type != KF_PS_OBJ) return 0;
+  for (p = 0; kf_pschema_names[s->names + p]; p++)
+    if (strcmp(kf_pschema_names[s->names + p], name) == 0) return kf_pschema_kids[s->names + p];
+  return 0;
+}
+
+kf_status kf_pod_check_env(const kf_node *in, kf_arena *A, const kf_node **out,
+                           const char *who, const char *path, kf_err *e) {
+  /* a container's env in the CRD's PodTemplateSpec */
+  unsigned si = kid(kid(kf_pschema_root, "spec"), "containers");
+  pctx c;
+  kf_node *t;
+  kf_status st;
+  c.A = A, c.e = e, c.who = who, c.prefix = path, c.n = 0;
+  si = si ? kid(kf_pschema_nodes[si].item, "env") : 0;
+  if (si == 0) return kf_fail(e, KF_EINVAL, "%s: %s: no EnvVar schema", who, path);
+  if ((st = walk(&c, si, in, &t)) != KF_OK) return st;
+  *out = t;
+  return KF_OK;
+}
+
 /* ---- the rule --------------------------------------------------------- */
 
 /* Whether a mount path is /dev/shm once cleaned as Go's path.Clean cleans

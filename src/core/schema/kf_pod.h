@@ -40,6 +40,15 @@ int kf_pod_is_shm_path(const char *p, size_t n);
 ** kind's rules). */
 kf_status kf_rule_pod(const kf_job *j, int style, const char *who, kf_err *e);
 
+/* A container's env list against the CRD's EnvVar schema (a canonical
+** copy in *out); errors "<who>: <path>[i]...: <problem>". */
+kf_status kf_pod_check_env(const kf_node *in, kf_arena *A, const kf_node **out,
+                           const char *who, const char *path, kf_err *e);
+/* validateEnv over a checked env list; `owner` is the path of what holds
+** it ("container", "worker.container"). */
+kf_status kf_pod_api_env(const kf_node *env, kf_arena *A, const char *who,
+                         const char *owner, kf_err *e);
+
 /* The API server's pod validation rules a template alone can show
 ** (kf_pod_api.c); errors "<who>: <prefix>.<path>: <problem>". */
 kf_status kf_pod_api_check(const kf_node *tmpl, kf_arena *A, const char *who,

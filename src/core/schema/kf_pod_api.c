@@ -531,6 +531,13 @@ kf_status kf_pod_api_check(const kf_node *tmpl, kf_arena *A, const char *who,
   return KF_OK;
 }
 
+kf_status kf_pod_api_env(const kf_node *env, kf_arena *A, const char *who,
+                         const char *owner, kf_err *e) {
+  actx c;
+  c.who = who, c.pre = "", c.A = A, c.e = e;
+  return check_env(&c, owner, env);
+}
+
 /* The primary container's name: the template's own choice or the default.
 ** Here, below kf_pod.c, which calls into this file. */
 const char *kf_pod_primary_name(const kf_node *t) {

@@ -111,6 +111,25 @@ static const kf_field topology_rows[] = {
 const kf_obj kf_topology_obj = {NULL, "a table of named fields", topology_rows,
                                 sizeof topology_rows / sizeof *topology_rows, "Topology"};
 
+/* What the pods run (the whole job): a job's container, or what one group
+** runs differently (the same rows but the image, which is the group's). */
+#define CT(f) offsetof(kf_container, f)
+static const kf_field container_rows[] = {
+  {.key = "image", .type = KF_V_TOKEN, .off = CT(image),
+   .desc = "The task image: the TaskTemplate container's image and the image of every group without its own, in every manifest (a call's opts.image wins)"},
+  {.key = "command", .type = KF_V_STRLIST, .off = CT(command), .off_n = CT(ncommand),
+   .desc = "The main container's command (a list of strings): the TaskTemplate container's command, each pod's main container command in manifests (a call's opts.command wins)"},
+  {.key = "args", .type = KF_V_STRLIST, .off = CT(args), .off_n = CT(nargs),
+   .desc = "The main container's args (a list of strings): the TaskTemplate container's args (MPI and Horovod: wrapped in the launcher line), each pod's main container args in manifests (a call's opts.args wins)"},
+  {.key = "env", .type = KF_V_TREE, .off = CT(env), .info = &kf_env_tree,
+   .desc = "The main container's environment: a list of Kubernetes EnvVars ({name =, value =} or {name =, valueFrom =}) kept in order, or a table of name = value emitted sorted; TaskTemplate container env (name/value only on Flyte), each pod's main container env in manifests"},
+};
+const kf_obj kf_container_obj = {NULL, "a table of named fields", container_rows,
+                                 sizeof container_rows / sizeof *container_rows, "Container"};
+const kf_obj kf_group_container_obj = {NULL, "a table of named fields", container_rows + 1,
+                                       sizeof container_rows / sizeof *container_rows - 1,
+                                       "GroupContainer"};
+
 #define G(f) offsetof(kf_group, f)
 static const kf_field group_rows[] = {
   {.key = "replicas", .type = KF_V_INT, .flags = KF_F_REPLICAS,
@@ -143,6 +162,9 @@ static const kf_field group_rows[] = {
   {.key = "topology", .type = KF_V_OBJ, .off = G(topology),
    .off_n = G(has_topology), .info = &kf_topology_obj,
    .desc = "Kueue topology placement of this group's pods (replaces the job's, annotation by annotation): podset annotations on this group's pod template; not on Flyte (R31)"},
+  {.key = "container", .type = KF_V_OBJ, .off = G(container),
+   .off_n = G(has_container), .info = &kf_group_container_obj,
+   .desc = "What this group's pods run differently (command, args, env; a TFJob's PS, an MPI launcher): the group's main container in manifests, each key replacing the job's container's; not on Flyte (one task container), on Trainer only when every group has the same"},
 };
 const kf_obj kf_group_obj = {NULL, "a table of named fields", group_rows,
                              sizeof group_rows / sizeof *group_rows, "Group"};
@@ -279,9 +301,23 @@ const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
    .off_n = J(has_scheduling), .info = &kf_sched_obj, \
    .desc = "Where the job waits and how its pods start and land: Kueue queue and priority, suspend, MultiKueue, topology, gang; each target places it where its controller reads it (none in the plugin message)"}
 
-static const kf_field tf_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD, SCHED};
+/* The whole job: what its pods run and where the resource lives (none in
+** the plugin message; kf_whole.c checks the trees). */
+#define WHOLE                                                              \
+  {.key = "container", .type = KF_V_OBJ, .off = J(container),              \
+   .off_n = J(has_container), .info = &kf_container_obj,                   \
+   .desc = "What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field"}, \
+  {.key = "namespace", .type = KF_V_TOKEN, .off = J(ns),                   \
+   .desc = "The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)"}, \
+  {.key = "labels", .type = KF_V_TREE, .off = J(labels), .info = &kf_labels_tree, \
+   .desc = "The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not in the TaskTemplate (lint warns on Flyte)"}, \
+  {.key = "annotations", .type = KF_V_TREE, .off = J(annotations),         \
+   .info = &kf_annotations_tree,                                           \
+   .desc = "The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not in the TaskTemplate (lint warns on Flyte)"}
+
+static const kf_field tf_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD, SCHED, WHOLE};
 static const kf_field pytorch_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD,
-                                       SCHED};
+                                       SCHED, WHOLE};
 static const kf_field elastic_rows[] = {
   {.key = "nnodes", .type = KF_V_NNODES, .off = J(min_nodes), .min = 1,
    .idef = 1, .pbmsg = "elastic_config", .pb = "min_replicas",
@@ -301,9 +337,9 @@ static const kf_field elastic_rows[] = {
    .sdef = "c10d", .info = &rdzv_choice, .pbmsg = "elastic_config",
    .pb = "rdzv_backend", .pb0 = "rdzv_backend", .manifest = "rdzvBackend",
    .desc = "torchrun rendezvous backend (c10d, etcd, etcd-v2): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17)"},
-  GROUPS, RUN_POLICY, POD, SCHED};
+  GROUPS, RUN_POLICY, POD, SCHED, WHOLE};
 static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED, POD,
-                                   SCHED};
+                                   SCHED, WHOLE};
 /* Horovod's own fields travel as horovodrun arguments, not in the proto. */
 static const kf_field horovod_rows[] = {
   GROUPS, RUN_POLICY, SLOTS,
@@ -318,9 +354,9 @@ static const kf_field horovod_rows[] = {
   {.key = "elastic_timeout", .type = KF_V_INT, .off = J(elastic_timeout),
    .min = 1, .idef = 1200,
    .desc = "Seconds horovodrun waits for the workers (an integer >= 1): --elastic-timeout on the launcher's command line (not in the plugin message)"},
-  DEPRECATED, POD, SCHED};
+  DEPRECATED, POD, SCHED, WHOLE};
 /* SPEC §12: no Flyte task type, so no proto fields of their own. */
-static const kf_field operator_rows[] = {GROUPS, RUN_POLICY, POD, SCHED};
+static const kf_field operator_rows[] = {GROUPS, RUN_POLICY, POD, SCHED, WHOLE};
 
 #define ROWS(r) r, sizeof r / sizeof *r
 
@@ -331,13 +367,14 @@ static kf_status rule_replicas(const kf_job *j, int style, const char *who,
 static kf_status rule_bounds(const kf_job *j, int style, const char *who,
                              kf_err *e);
 static const kf_rule replicated[] = {rule_replicas, rule_bounds, kf_rule_pod,
-                                     kf_rule_sched, NULL};
-static const kf_rule elastic[] = {rule_bounds, kf_rule_pod, kf_rule_sched, NULL};
+                                     kf_rule_sched, kf_rule_whole, NULL};
+static const kf_rule elastic[] = {rule_bounds, kf_rule_pod, kf_rule_sched, kf_rule_whole,
+                                  NULL};
 static kf_status rule_some_replicas(const kf_job *j, int style,
                                     const char *who, kf_err *e);
 static const kf_rule some_replicas[] = {rule_replicas, rule_some_replicas,
                                         rule_bounds, kf_rule_pod, kf_rule_sched,
-                                        NULL};
+                                        kf_rule_whole, NULL};
 
 /* Replica bounds of the operator-only kinds (training-operator v1.9
 ** webhooks, SPEC §11 Decisions): a JAX Worker is required (it is the only

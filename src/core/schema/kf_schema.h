@@ -207,6 +207,7 @@ typedef struct kf_kind_info {
 extern const kf_kind_info kf_kinds[KF_NKINDS];
 extern const kf_role_info kf_roles[KF_NROLES];
 extern const kf_obj kf_group_obj, kf_resources_obj, kf_run_policy_obj;
+extern const kf_obj kf_container_obj, kf_group_container_obj;
 extern const kf_enum kf_restart_policy_enum, kf_clean_pod_policy_enum;
 
 const kf_kind_role *kf_kind_role_of(const kf_kind_info *k, int role);

@@ -1,0 +1,148 @@
+/*
+** kf_whole.c - the whole job: what its pods run (`container`, a group's
+** `container`) and where the resource lives (`namespace`, `labels`,
+** `annotations`).  The value trees the rows hold (env, labels,
+** annotations) are checked here as the API server checks them
+** (kubernetes pkg/apis/core/validation: validateEnv, ValidateLabels,
+** ValidateAnnotations), and the rule relating them to the rest of the job.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "kf_job.h"
+#include "kf_pod.h"
+
+/* "<prefix>.key", or <prefix>["key"] when key is not an identifier. */
+static void key_path(char *out, size_t cap, const char *prefix, const char *k) {
+  const char *p = k;
+  int ident = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_';
+  for (; ident && *p; p++)
+    ident = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+            (*p >= '0' && *p <= '9') || *p == '_';
+  snprintf(out, cap, ident ? "%s.%.100s" : "%s[\"%.100s\"]", prefix, k);
+}
+
+static int empty_table(const kf_node *n) {
+  return (n->t == KF_NOBJ || n->t == KF_NARR) && n->u.c.n == 0 && n->tag == NULL;
+}
+
+/* A table of name = string: every value a string; keys checked by `ok`
+** (NULL: any) with `why` as the problem. */
+static kf_status string_map(const kf_node *in, const char *who, const char *path,
+                            int (*ok)(const char *), const char *why, kf_err *e) {
+  char p[200];
+  size_t i;
+  if (in->t != KF_NOBJ || in->tag != NULL)
+    return kf_fail(e, KF_EINVAL, "%s: %s: expected a table of name = string", who, path);
+  for (i = 0; i < in->u.c.n; i++) {
+    key_path(p, sizeof p, path, in->u.c.k[i]);
+    if (in->u.c.v[i]->t != KF_NSTR)
+      return kf_fail(e, KF_EINVAL, "%s: %s: expected a string", who, p);
+    if (ok && !ok(in->u.c.k[i])) return kf_fail(e, KF_EINVAL, "%s: %s: %s", who, p, why);
+  }
+  return KF_OK;
+}
+
+static int env_name(const char *s) {
+  size_t i;
+  if (s[0] == '\0' || (s[0] >= '0' && s[0] <= '9')) return 0;
+  for (i = 0; s[i]; i++)
+    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+          (s[i] >= '0' && s[i] <= '9') || strchr("_-.", s[i])))
+      return 0;
+  return 1;
+}
+
+/* env: a list of EnvVars (the CRD's schema, then validateEnv) or a table
+** of name = value. */
+static kf_status check_env(const kf_node *in, kf_arena *A, const kf_node **out,
+                           const char *who, const char *path, kf_err *e) {
+  char owner[200];
+  size_t n = strlen(path);
+  kf_status st;
+  if (empty_table(in)) {
+    *out = NULL;
+    return KF_OK;
+  }
+  if (in->t == KF_NOBJ && in->tag == NULL) {
+    if ((st = string_map(in, who, path, env_name, "invalid environment variable name "
+                         "(letters, digits, '_', '-' or '.', not starting with a digit)",
+                         e)) != KF_OK)
+      return st;
+    *out = in;
+    return KF_OK;
+  }
+  if (in->t != KF_NARR)
+    return kf_fail(e, KF_EINVAL, "%s: %s: expected a list of {name =, value =} or "
+                   "{name =, valueFrom =} entries, or a table of name = value", who, path);
+  if ((st = kf_pod_check_env(in, A, out, who, path, e)) != KF_OK) return st;
+  snprintf(owner, sizeof owner, "%.*s", (int)(n > 4 ? n - 4 : 0), path);   /* - ".env" */
+  return kf_pod_api_env(*out, A, who, owner, e);
+}
+
+static int label_value(const char *v) { return !*v || kf_label_name(v, strlen(v)); }
+
+static kf_status check_labels(const kf_node *in, kf_arena *A, const kf_node **out,
+                              const char *who, const char *path, kf_err *e) {
+  static const char key_rule[] = "invalid label key (an optional DNS subdomain prefix "
+      "and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending "
+      "with a letter or digit)";
+  char p[200];
+  size_t i;
+  kf_status st;
+  (void)A;
+  if (empty_table(in)) return *out = NULL, KF_OK;
+  if ((st = string_map(in, who, path, kf_qualified_name, key_rule, e)) != KF_OK) return st;
+  for (i = 0; i < in->u.c.n; i++)
+    if (!label_value(in->u.c.v[i]->u.s.p)) {
+      key_path(p, sizeof p, path, in->u.c.k[i]);
+      return kf_fail(e, KF_EINVAL, "%s: %s: invalid label value '%.100s' (empty, or at "
+                     "most 63 letters, digits, '-', '_' or '.', starting and ending with "
+                     "a letter or digit)", who, p, in->u.c.v[i]->u.s.p);
+    }
+  *out = in;
+  return KF_OK;
+}
+
+static kf_status check_annotations(const kf_node *in, kf_arena *A, const kf_node **out,
+                                   const char *who, const char *path, kf_err *e) {
+  static const char key_rule[] = "invalid annotation key (an optional DNS subdomain "
+      "prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and "
+      "ending with a letter or digit)";
+  size_t i, total = 0;
+  kf_status st;
+  (void)A;
+  if (empty_table(in)) return *out = NULL, KF_OK;
+  if ((st = string_map(in, who, path, kf_qualified_name, key_rule, e)) != KF_OK) return st;
+  for (i = 0; i < in->u.c.n; i++)
+    total += strlen(in->u.c.k[i]) + in->u.c.v[i]->u.s.n;
+  if (total > 256 * 1024)   /* ValidateAnnotations: TotalAnnotationSizeLimitB */
+    return kf_fail(e, KF_EINVAL, "%s: %s: larger than the 256 KiB Kubernetes allows",
+                   who, path);
+  *out = in;
+  return KF_OK;
+}
+
+const kf_tree kf_env_tree = {"a list of EnvVars or a table of name = value", check_env};
+const kf_tree kf_labels_tree = {"a table of label = value", check_labels};
+const kf_tree kf_annotations_tree = {"a table of annotation = value", check_annotations};
+
+/* The namespace is a DNS-1123 label; an MPI group's command is its
+** container's args, so both cannot be given. */
+kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int i;
+  (void)style;
+  if (j->ns && (strlen(j->ns) > 63 || !kf_dns_label(j->ns, strlen(j->ns), 0)))
+    return kf_fail(e, KF_EINVAL, "%s: namespace: '%.100s' is not a DNS-1123 label (at "
+                   "most 63 lowercase letters, digits and '-', starting and ending with "
+                   "a letter or digit)", who, j->ns);
+  for (i = 0; i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    if (g->ncommand && g->has_container && g->container.nargs)
+      return kf_fail(e, KF_EINVAL, "%s: %s.container.args: not with %s.command (an MPI "
+                     "group's command is its container's args)", who,
+                     kf_roles[k->roles[i].role].key, kf_roles[k->roles[i].role].key);
+  }
+  return KF_OK;
+}
