@@ -28,7 +28,8 @@ kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
   kf_kvs env;
   kf_status st = kf_target_allows(t, KF_E_MANIFEST, j->kind, "manifest", who, e);
   if (st != KF_OK ||
-      (st = require_rules(j, t, o, o->image, o->env.n > 0 ? &env : NULL, A, who, e)) != KF_OK)
+      (st = require_rules(j, t, o, kfm_task_image(j, o), o->env.n > 0 ? &env : NULL, A,
+                          who, e)) != KF_OK)
     return st;
   return kf_manifest_write(j, t, o, A, out, who, e);
 }

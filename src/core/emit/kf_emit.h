@@ -19,7 +19,8 @@ kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
                       kf_node **out, const char *who, kf_err *e);
 
 /* job:environment(opts): opts.name (required, a DNS-1035 label),
-** opts.namespace, opts.env, opts.target (unset: operator) from `o`; the
+** opts.namespace, opts.env, opts.target (unset: operator) from `o`, the
+** job's namespace and container env where the call gives none; the
 ** target's rules (kf_target_require, R16 included) first.  The result:
 ** { [pod] = { env = { {name=, value=} | {name=, valueFrom=} ... },
 **   files = { [path] = content } } }, pods in the order of their groups. */

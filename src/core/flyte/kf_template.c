@@ -86,6 +86,75 @@ static kf_status wrap_launcher(const kf_job *j, kf_arena *A,
   return KF_OK;
 }
 
+/* A name = value table's entries as the container's env, sorted by name
+** (Lua tables have no order); errors name <path>.NAME. */
+static kf_status env_table(kf_arena *A, const kf_node *env, const char *path,
+                           Flyteidl__Core__Container *c, const char *who, kf_err *e) {
+  Flyteidl__Core__KeyValuePair *kv = kf_arena_alloc(A, env->u.c.n * sizeof *kv);
+  size_t n = env->u.c.n, i;
+  c->env = kf_arena_alloc(A, n * sizeof *c->env);
+  if (kv == NULL || c->env == NULL) return kf_nomem(e);
+  for (i = 0; i < n; i++) {
+    if (env->u.c.v[i]->t != KF_NSTR)
+      return kf_fail(e, KF_EINVAL, "%s: %s.%s: expected a string", who, path, env->u.c.k[i]);
+    if (kf_opt_bad_text(env->u.c.v[i]) || !kf_utf8_ok(env->u.c.k[i], strlen(env->u.c.k[i])))
+      return kf_fail(e, KF_EINVAL, "%s: %s.%s: %s", who, path, env->u.c.k[i],
+                     kf_opt_bad_text(env->u.c.v[i]) ? kf_opt_bad_text(env->u.c.v[i]) : "invalid UTF-8");
+    flyteidl__core__key_value_pair__init(&kv[i]);
+    kv[i].key = (char *)env->u.c.k[i];
+    kv[i].value = (char *)env->u.c.v[i]->u.s.p;
+    c->env[i] = &kv[i];
+  }
+  /* qsort: n log n, where an insertion sort made 150 000 entries take
+  ** minutes in one call */
+  qsort(c->env, n, sizeof *c->env, env_cmp);
+  c->n_env = n;
+  return KF_OK;
+}
+
+/* The job's container.env list (checked EnvVars) as the container's
+** name/value pairs, in order; a valueFrom cannot be one (the target's rules
+** refuse it first). */
+static kf_status env_list(kf_arena *A, const kf_node *env, Flyteidl__Core__Container *c,
+                          const char *who, kf_err *e) {
+  Flyteidl__Core__KeyValuePair *kv;
+  size_t n = env->u.c.n, i;
+  kv = kf_arena_alloc(A, n * sizeof *kv + 1);
+  if (kv == NULL || (c->env = kf_arena_alloc(A, n * sizeof *c->env + 1)) == NULL)
+    return kf_nomem(e);
+  for (i = 0; i < n; i++) {
+    const kf_node *nm = kf_node_get(env->u.c.v[i], "name");
+    const kf_node *v = kf_node_get(env->u.c.v[i], "value");
+    if (kf_node_get(env->u.c.v[i], "valueFrom"))
+      return kf_fail(e, KF_EINVAL, "%s: container.env[%zu].valueFrom: the TaskTemplate "
+                     "container's env is name/value pairs (flyteidl KeyValuePair)",
+                     who, i + 1);
+    flyteidl__core__key_value_pair__init(&kv[i]);
+    kv[i].key = (char *)nm->u.s.p;
+    kv[i].value = v ? (char *)v->u.s.p : (char *)"";
+    c->env[i] = &kv[i];
+  }
+  c->n_env = n;
+  return KF_OK;
+}
+
+/* What the job's container gives where the options do not: image,
+** command, args, env, field by field. */
+static kf_status job_container(const kf_job *j, kf_arena *A, const kf_node *o,
+                               Flyteidl__Core__Container *c, const char *who, kf_err *e) {
+  const kf_container *jc = &j->container;
+  const kf_node *env = kf_node_get(o, "env");
+  if (!j->has_container) return KF_OK;
+  if (jc->image && kf_node_get(o, "image") == NULL) c->image = (char *)jc->image;
+  if (c->n_command == 0 && jc->ncommand)
+    c->command = (char **)jc->command, c->n_command = jc->ncommand;
+  if (c->n_args == 0 && jc->nargs) c->args = (char **)jc->args, c->n_args = jc->nargs;
+  if (jc->env == NULL || (env && env->t == KF_NOBJ && env->u.c.n > 0)) return KF_OK;
+  if (jc->env->t == KF_NOBJ) return env_table(A, jc->env, "container.env", c, who, e);
+  return env_list(A, jc->env, c, who, e);
+}
+
+/* The task container: opts.container's fields, else the job's container's. */
 static kf_status build_container(const kf_job *j, int wrap, kf_arena *A,
                                  const kf_node *o, Flyteidl__Core__TaskTemplate *t,
                                  const char *who, kf_err *e) {
@@ -93,7 +162,6 @@ static kf_status build_container(const kf_job *j, int wrap, kf_arena *A,
   Flyteidl__Core__Container *c;
   const kf_node *env = kf_node_get(o, "env");
   kf_status st;
-  size_t i;
   if ((st = kf_opt_check_known(o, "container", known, who, e))) return st;
   if ((c = kf_arena_alloc(A, sizeof *c)) == NULL) return kf_nomem(e);
   flyteidl__core__container__init(c);
@@ -101,37 +169,25 @@ static kf_status build_container(const kf_job *j, int wrap, kf_arena *A,
       (st = opt_list(A, o, "command", &c->command, &c->n_command, who, e)) ||
       (st = opt_list(A, o, "args", &c->args, &c->n_args, who, e)))
     return st;
-  if (wrap && (kf_kinds[j->kind].flags & KF_K_COMMAND) &&
-      (st = wrap_launcher(j, A, c, who, e)))
-    return st;
   if (env != NULL && env->t == KF_NOBJ && env->u.c.n > 0) {
-    Flyteidl__Core__KeyValuePair *kv = kf_arena_alloc(A, env->u.c.n * sizeof *kv);
-    size_t n = env->u.c.n;
-    c->env = kf_arena_alloc(A, n * sizeof *c->env);
-    if (kv == NULL || c->env == NULL) return kf_nomem(e);
-    for (i = 0; i < n; i++) {
-      if (env->u.c.v[i]->t != KF_NSTR)
-        return kf_fail(e, KF_EINVAL, "%s: opts.container.env.%s: expected a string",
-                       who, env->u.c.k[i]);
-      if (kf_opt_bad_text(env->u.c.v[i]) || !kf_utf8_ok(env->u.c.k[i], strlen(env->u.c.k[i])))
-        return kf_fail(e, KF_EINVAL, "%s: opts.container.env.%s: %s", who, env->u.c.k[i],
-                       kf_opt_bad_text(env->u.c.v[i]) ? kf_opt_bad_text(env->u.c.v[i]) : "invalid UTF-8");
-      flyteidl__core__key_value_pair__init(&kv[i]);
-      kv[i].key = (char *)env->u.c.k[i];
-      kv[i].value = (char *)env->u.c.v[i]->u.s.p;
-      c->env[i] = &kv[i];
-    }
-    /* sorted by name: Lua tables have no order (qsort: n log n, where an
-    ** insertion sort made 150 000 entries take minutes in one call) */
-    qsort(c->env, n, sizeof *c->env, env_cmp);
-    c->n_env = n;
+    if ((st = env_table(A, env, "opts.container.env", c, who, e))) return st;
   } else if (env != NULL && !(env->t == KF_NOBJ || (env->t == KF_NARR && env->u.c.n == 0))) {
     return kf_fail(e, KF_EINVAL, "%s: opts.container.env: expected a table of name = value",
                    who);
   }
+  if ((st = job_container(j, A, o, c, who, e))) return st;
+  if (wrap && (kf_kinds[j->kind].flags & KF_K_COMMAND) &&
+      (st = wrap_launcher(j, A, c, who, e)))
+    return st;
   t->target_case = FLYTEIDL__CORE__TASK_TEMPLATE__TARGET_CONTAINER;
   t->container = c;
   return KF_OK;
+}
+
+/* Whether the job's container gives the task container anything. */
+static int has_job_container(const kf_job *j) {
+  const kf_container *c = &j->container;
+  return j->has_container && (c->image || c->ncommand || c->nargs || c->env);
 }
 
 /* The config array is sized once for every entry it can get (the opts
@@ -210,6 +266,17 @@ static kf_status check_registrable(const kf_job *j, Flyteidl__Core__TaskTemplate
   return KF_OK;
 }
 
+/* The task container: opts.container over the job's container; none when
+** neither gives anything, but for task_spec (`spec`: always one). */
+static kf_status task_container(const kf_job *j, int wrap, int spec, const kf_node *opts,
+                                kf_arena *A, Flyteidl__Core__TaskTemplate *t,
+                                const char *who, kf_err *e) {
+  static const kf_node none = {KF_NOBJ, NULL, {0}};
+  const kf_node *v = opts ? kf_node_get(opts, "container") : NULL;
+  if (v == NULL && !spec && !has_job_container(j)) return KF_OK;
+  return build_container(j, wrap, A, v ? v : &none, t, who, e);
+}
+
 /* task_spec's parts of the TaskTemplate: always a container, a
 ** registrable task, the interface and metadata (with flytekit's check of
 ** the cache key's ignored inputs). */
@@ -218,9 +285,7 @@ static kf_status spec_parts(const kf_job *j, int wrap, const kf_node *opts, kf_a
                             const char *who, kf_err *e) {
   kf_status st;
   size_t i;
-  static const kf_node none = {KF_NOBJ, NULL, {0}};  /* task_spec: always a container */
-  if (t->container == NULL && (st = build_container(j, wrap, A, &none, t, who, e)))
-    return st;
+  (void)wrap;
   if ((st = check_registrable(j, t, who, e)) ||
       (st = kf_interface_build(A, opts ? kf_node_get(opts, "interface") : NULL,
                                &t->interface, who, e)) ||
@@ -303,9 +368,7 @@ static kf_status build_template_of(const kf_job *j, const kf_encopts *o,
     wrap = v->u.b != 0;
   }
   if (opts && (v = kf_node_get(opts, "id")) && (st = build_id(A, v, t, who, e))) return st;
-  if (opts && (v = kf_node_get(opts, "container")) &&
-      (st = build_container(j, wrap, A, v, t, who, e)))
-    return st;
+  if ((st = task_container(j, wrap, spec, opts, A, t, who, e))) return st;
   if (spec && (st = spec_parts(j, wrap, opts, A, t, description, who, e))) return st;
   if (opts && (v = kf_node_get(opts, "config")) &&
       (st = build_config(v, A, t, &ncfg, who, e)))

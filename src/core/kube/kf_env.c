@@ -23,6 +23,9 @@ typedef struct ectx {
   kf_target t;
   const char *name, *ns;       /* job (resource) name, namespace */
   const kf_kvs *env;           /* the user's opts.env, sorted */
+  const kf_node *row_env[KF_NROLES];  /* else each group's container.env as
+                                      ** a list (kfm_env_list), made once */
+  const char *row_at[KF_NROLES];      /* its path: "container.env" */
   const kf_node *tp;           /* the pod template's primary container */
   size_t tp_at;
   kf_env_pods *out;
@@ -119,9 +122,44 @@ static void env_path(char *out, size_t cap, const char *name) {
   snprintf(out, cap, is_ident(name) ? "opts.env.%.100s" : "opts.env[\"%.100s\"]", name);
 }
 
-/* A pod with the user's variables: opts.env (sorted), then the pod
-** template primary container's env, as the manifests merge them. */
-static kf_env_pod *user_pod(ectx *c, const char *key) {
+/* Group `role`'s container env row as a list and its path, made once;
+** NULL: none (or no memory: *oom). */
+static const kf_node *row_env(ectx *c, int role, int *oom) {
+  int group;
+  const kf_node *env = kfm_row_env(c->j, role, &group);
+  if (env == NULL || c->row_env[role]) return c->row_env[role];
+  c->row_env[role] = kfm_env_list(c->A, env);
+  c->row_at[role] = group ? fmt(c, "%s.container.env", kf_roles[role].key)
+                          : "container.env";
+  if (c->row_env[role] == NULL || c->row_at[role] == NULL) *oom = 1;
+  return c->row_env[role];
+}
+
+/* The user's variables of a pod of group `role` from its env row (the
+** group's container.env, else the job's), entries named at their path:
+** <row>[i] for a list, <row>.NAME for a table (emitted sorted). */
+static int row_vars(ectx *c, kf_env_pod *p, int role) {
+  int oom = 0;
+  const kf_node *env = row_env(c, role, &oom), *src = kfm_row_env(c->j, role, NULL);
+  size_t i;
+  if (oom) return 0;
+  for (i = 0; env && i < env->u.c.n; i++) {
+    const kf_node *it = env->u.c.v[i], *nm = kf_node_get(it, "name");
+    const kf_node *val = kf_node_get(it, "value"), *from = kf_node_get(it, "valueFrom");
+    char at[200];
+    if (src->t == KF_NARR) snprintf(at, sizeof at, "%s[%zu]", c->row_at[role], i + 1);
+    else kfm_key_path(at, sizeof at, c->row_at[role], nm->u.s.p);
+    if (!var_add(c, p, nm->u.s.p, from ? NULL : val ? val->u.s.p : "", from,
+                 KF_ENV_USER, fmt(c, "%s", at)))
+      return 0;
+  }
+  return 1;
+}
+
+/* A pod of group `role` with the user's variables: opts.env (sorted), else
+** the group's or the job's container.env, then the pod template primary
+** container's env, as the manifests merge them. */
+static kf_env_pod *user_pod(ectx *c, const char *key, int role) {
   kf_env_pod *p = pod_new(c, key);
   const kf_node *env = c->tp ? kf_node_get(c->tp, "env") : NULL;
   size_t i;
@@ -133,6 +171,7 @@ static kf_env_pod *user_pod(ectx *c, const char *key) {
                  fmt(c, "%s", at)))
       return NULL;
   }
+  if ((c->env == NULL || c->env->n == 0) && !row_vars(c, p, role)) return NULL;
   for (i = 0; env && env->t == KF_NARR && i < env->u.c.n; i++) {
     const kf_node *it = env->u.c.v[i], *nm = kf_node_get(it, "name");
     const kf_node *val = kf_node_get(it, "value"), *from = kf_node_get(it, "valueFrom");
@@ -147,7 +186,7 @@ static kf_env_pod *user_pod(ectx *c, const char *key) {
 
 /* A pod of group `role`, index i: "worker-3". */
 static kf_env_pod *group_pod(ectx *c, int role, int i) {
-  return user_pod(c, fmt(c, "%s-%d", kf_roles[role].key, i));
+  return user_pod(c, fmt(c, "%s-%d", kf_roles[role].key, i), role);
 }
 
 static int file_add(kf_env_pod *p, const char *path, const char *content) {
@@ -368,7 +407,7 @@ static kf_status mpi_v1_env(ectx *c) {
   for (i = 0; i < n; i++) addf(c, &b, "\necho %s:%d", hosts[i], (int)s);
   NOMEM(c, discover = text_end(c, &b));
 
-  NOMEM(c, p = user_pod(c, "launcher-0"));
+  NOMEM(c, p = user_pod(c, "launcher-0", KF_LAUNCHER));
   NOMEM(c, OP(c, p, "OMPI_MCA_plm_rsh_agent", "/etc/mpi/kubexec.sh"));
   NOMEM(c, OP(c, p, "OMPI_MCA_orte_default_hostfile", "/etc/mpi/hostfile"));
   if (!gpu) {
@@ -522,7 +561,7 @@ static kf_status mpi_v2_env(ectx *c) {
   for (i = 0; i < n; i++) addf(c, &b, "echo %s\n", hosts[i]);
   NOMEM(c, discover = text_end(c, &b));
 
-  NOMEM(c, p = user_pod(c, "launcher-0"));
+  NOMEM(c, p = user_pod(c, "launcher-0", KF_LAUNCHER));
   NOMEM(c, OP(c, p, "K_MPI_JOB_ROLE", "launcher"));
   NOMEM(c, OP(c, p, "OMPI_MCA_orte_keep_fqdn_hostnames", "true"));
   NOMEM(c, OP(c, p, "OMPI_MCA_orte_default_hostfile", "/etc/mpi/hostfile"));
@@ -561,6 +600,8 @@ static kf_status trainer_env(ectx *c) {
   const kf_job *j = c->j;
   int32_t nodes, nproc, i;
   const char *nproc_s = NULL;   /* a word's value, else nproc */
+  /* the group whose container every node runs (the manifest's) */
+  const int role = j->kind == KF_ELASTIC ? KF_WORKER : KF_MASTER;
   if (j->kind == KF_ELASTIC) {
     if (j->min_nodes != j->max_nodes)
       return kf_fail(c->e, KF_EINVAL, "%s: nnodes: an elastic range %d:%d cannot "
@@ -576,7 +617,7 @@ static kf_status trainer_env(ectx *c) {
     nodes = 1 + j->g[KF_WORKER].replicas, nproc = 1;
   }
   for (i = 0; i < nodes; i++) {
-    kf_env_pod *p = user_pod(c, fmt(c, "node-0-%d", (int)i));
+    kf_env_pod *p = user_pod(c, fmt(c, "node-0-%d", (int)i), role);
     NOMEM(c, p);
     NOMEM(c, var_int(c, p, "PET_NNODES", nodes));
     NOMEM(c, nproc_s ? OP(c, p, "PET_NPROC_PER_NODE", nproc_s)

@@ -50,7 +50,8 @@ typedef struct kf_env_pods {
 /* Every pod's variables in order (user, Flyte, operator; yielded ones
 ** included) and files, for `t`.  `name` and `ns` as the resources get
 ** them (ns NULL: "default"); `env` the user's variables (sorted by name,
-** no duplicates; NULL: none).  No option or rule checks: kf_environment
+** no duplicates; NULL or empty: each group's container.env, else the
+** job's, as the manifests write them).  No option or rule checks: kf_environment
 ** does those.  Errors for what FACTS §8.2 does not cover. */
 kf_status kf_env_pods_of(const kf_job *j, kf_target t, const char *name,
                          const char *ns, const kf_kvs *env, kf_arena *A,

@@ -199,6 +199,88 @@ kf_status kfm_sorted(mctx *c, const char *path, const kf_kvs *in,
   return KF_OK;
 }
 
+/* ---- the job's own container and metadata ----------------------------- */
+
+const char *kfm_task_image(const kf_job *j, const kf_manifest_opts *o) {
+  if (o && o->image) return o->image;
+  return j->has_container ? j->container.image : NULL;
+}
+
+const char *kfm_namespace(const kf_job *j, const kf_manifest_opts *o) {
+  return o && o->ns ? o->ns : j->ns;
+}
+
+const kf_node *kfm_row_env(const kf_job *j, int role, int *group) {
+  const kf_group *g = &j->g[role];
+  if (group) *group = 0;
+  if (g->has_container && g->container.env) {
+    if (group) *group = 1;
+    return g->container.env;
+  }
+  return j->has_container ? j->container.env : NULL;
+}
+
+/* One EnvVar in the Go struct's key order (k8s.io/api/core/v1 EnvVar:
+** name, value, valueFrom), value left out when not given. */
+static kf_node *env_var(kf_arena *A, const kf_node *it) {
+  static const char *const keys[] = {"name", "value", "valueFrom"};
+  kf_node *v = kf_node_new(A, KF_NOBJ);
+  int k;
+  for (k = 0; v && k < 3; k++) {
+    kf_node *x = kf_node_get(it, keys[k]);
+    if (x && !kf_node_push(A, v, keys[k], x)) return NULL;
+  }
+  return v;
+}
+
+kf_node *kfm_env_list(kf_arena *A, const kf_node *env) {
+  kf_node *l = kf_node_new(A, KF_NARR);
+  kf_kv *kv;
+  size_t i, n = env ? env->u.c.n : 0;
+  if (l == NULL || env == NULL) return l;
+  if (env->t == KF_NARR) {   /* EnvVars, in their order */
+    for (i = 0; i < n; i++)
+      if (!kf_node_push(A, l, NULL, env_var(A, env->u.c.v[i]))) return NULL;
+    return l;
+  }
+  /* name = value: sorted by name, as opts.env */
+  if ((kv = (kf_kv *)kf_arena_alloc(A, n * sizeof *kv + 1)) == NULL) return NULL;
+  for (i = 0; i < n; i++) kv[i].k = env->u.c.k[i], kv[i].v = env->u.c.v[i]->u.s.p;
+  qsort(kv, n, sizeof *kv, kv_cmp);
+  for (i = 0; i < n; i++) {
+    kf_node *v = kf_obj_add(A, l, NULL, KF_NOBJ);
+    if (v == NULL || !kf_obj_strref(A, v, "name", kv[i].k) ||
+        !kf_obj_strref(A, v, "value", kv[i].v))
+      return NULL;
+  }
+  return l;
+}
+
+static int kv_find(const void *key, const void *b) {
+  return strcmp((const char *)key, ((const kf_kv *)b)->k);
+}
+
+/* The job's labels (or annotations), a checked name -> string table, under
+** the call's (opts wins by key): sorted entries in *out, n of them. */
+kf_status kfm_merged_map(mctx *c, const char *path, const kf_node *job,
+                         const kf_kvs *opt, kf_kv **out, size_t *n) {
+  kf_kv *s, *m;
+  size_t i, k = opt->n, nj = job ? job->u.c.n : 0;
+  kf_status st;
+  kf_kvs all;
+  if ((st = kfm_sorted(c, path, opt, &s)) != KF_OK) return st;
+  *out = s, *n = opt->n;
+  if (nj == 0) return KF_OK;
+  OOM(c, m = (kf_kv *)kf_arena_alloc(c->A, (opt->n + nj) * sizeof *m + 1));
+  if (opt->n) memcpy(m, s, opt->n * sizeof *m);
+  for (i = 0; i < nj; i++)
+    if (!bsearch(job->u.c.k[i], s, opt->n, sizeof *s, kv_find))
+      m[k].k = job->u.c.k[i], m[k++].v = job->u.c.v[i]->u.s.p;
+  all.v = m, all.n = k;
+  *n = k;
+  return kfm_sorted(c, path, &all, out);
+}
+
 /* ---- pods the operator creates ---------------------------------------- */
 
 /* Roles present in the resource, sorted by replica type as Go sorts map
@@ -370,11 +452,11 @@ kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o) {
                  o->service_account);
   if (o->image && (st = check_token(c, "opts.image", o->image)) != KF_OK)
     return st;
-  for (i = 0; !o->image && i < (size_t)kf_kinds[j->kind].nroles; i++) {
+  for (i = 0; !kfm_task_image(j, o) && i < (size_t)kf_kinds[j->kind].nroles; i++) {
     int role = kf_kinds[j->kind].roles[i].role;   /* in the kind's order */
     if (j->g[role].replicas > 0 && j->g[role].image == NULL)
       return kfm_failf(c, "opts.image", "required: %s has no image of its own",
-                   kf_roles[role].key);
+                       kf_roles[role].key);
   }
   if ((st = check_meta(c, "opts", &o->labels, &o->annotations)) != KF_OK)
     return st;

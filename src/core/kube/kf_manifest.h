@@ -44,6 +44,18 @@ kf_status kf_manifest_write(const kf_job *j, kf_target t,
                             kf_node **out, const char *who, kf_err *e);
 
 /* ---- what the writers know that the rules and the top ask too ---- */
+/* The job's own container and metadata under the call's options, field by
+** field: the task image (opts.image, else container.image; a group's own
+** image wins over both), the namespace (opts.namespace, else the job's). */
+const char *kfm_task_image(const kf_job *j, const kf_manifest_opts *o);
+const char *kfm_namespace(const kf_job *j, const kf_manifest_opts *o);
+/* The env row group `role`'s pods take when the call gives no opts.env:
+** the group's container.env, else the job's (NULL: none); *group (may be
+** NULL) says whether it is the group's. */
+const kf_node *kfm_row_env(const kf_job *j, int role, int *group);
+/* An env row as a container's env list: a list's EnvVars in their order,
+** a name = value table sorted by name; NULL: no memory. */
+kf_node *kfm_env_list(kf_arena *A, const kf_node *env);
 /* Whether group row `f` holds a value other than its default (R34). */
 int kfm_row_given(const kf_field *f, const kf_group *g);
 long double kfm_qty_value(const char *s);

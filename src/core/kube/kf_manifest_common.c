@@ -5,6 +5,7 @@
 ** writer (kf_manifest_{operator,flyte,mpi,trainer}.c); calls none of them.
 */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kf_manifest.h"
@@ -33,13 +34,14 @@ const kf_group *kfm_task_resources(const kf_job *j, const kf_group *g,
 }
 
 /* The group as its pods get it: the task's resources (above) and the
-** task's image (opts.image) where it has none of its own. */
+** task's image (opts.image, else the job's container.image) where it has
+** none of its own. */
 const kf_group *kfm_pod_group(const kf_job *j, int role,
                               const kf_manifest_opts *o, kf_group *tmp) {
   const kf_group *g = kfm_task_resources(j, &j->g[role], tmp);
   if (g->image != NULL) return g;
   if (g != tmp) *tmp = *g;
-  tmp->image = o->image;
+  tmp->image = kfm_task_image(j, o);
   return tmp;
 }
 
@@ -133,30 +135,86 @@ kf_status kfm_group_rows(mctx *c, const kf_group *g, int place,
 
 /* ---- containers and replica specs ------------------------------------- */
 
+/* The group's container when it has one of its own (NULL: none). */
+static const kf_container *group_ct(const kf_job *j, int role) {
+  return j->g[role].has_container ? &j->g[role].container : NULL;
+}
+
+static void from_group(char *from, size_t cap, int role) {
+  snprintf(from, cap, "%.20s.container", kf_roles[role].key);
+}
+
+kf_strs kfm_role_command(const kf_job *j, int role, const kf_manifest_opts *o,
+                         char *from, size_t cap) {
+  const kf_container *gc = group_ct(j, role);
+  kf_strs s = {NULL, 0};
+  snprintf(from, cap, "opts");
+  if (o->command.n) return o->command;
+  if (gc && gc->ncommand) {
+    from_group(from, cap, role);
+    s.v = gc->command, s.n = gc->ncommand;
+  } else if (j->has_container && j->container.ncommand) {
+    snprintf(from, cap, "container");
+    s.v = j->container.command, s.n = j->container.ncommand;
+  }
+  return s;
+}
+
+/* The task's args (sh->args: opts.args or the job's, MPI's wrapped) unless
+** the call gives none and the group has args of its own, written as given
+** (as an MPI group's command is). */
+kf_status kfm_role_args(mctx *c, const kf_job *j, int role, const kfm_shared *sh,
+                        kf_node **out, char *from, size_t cap) {
+  const kf_container *gc = group_ct(j, role);
+  snprintf(from, cap, "%s", sh->o->args.n ? "opts" : "container");
+  *out = sh->args;
+  if (sh->o->args.n || !gc || !gc->nargs) return KF_OK;
+  from_group(from, cap, role);
+  OOM(c, *out = kfm_str_list(c->A, gc->args, gc->nargs));
+  return KF_OK;
+}
+
+kf_status kfm_role_env(mctx *c, const kf_job *j, int role, const kfm_shared *sh,
+                       kf_node **out) {
+  const kf_node *env = kfm_row_env(j, role, NULL);
+  *out = sh->env;
+  if (sh->env || env == NULL) return KF_OK;
+  OOM(c, *out = kfm_env_list(c->A, env));
+  if ((*out)->u.c.n == 0) *out = NULL;
+  return KF_OK;
+}
+
 /* The group's container: its rows (image, the group command as args,
-** requests and limits as resources) over the task's (opts.image, the
-** job's resources), the task's command, args and env; keys in the Go
-** struct's order. */
+** requests and limits as resources) over the task's (the task image, the
+** job's resources); command, args and env each the call's, else the
+** group's container's, else the job's; keys in the Go struct's order. */
 kf_status kfm_container(mctx *c, const kf_job *j, int role,
                         const kfm_shared *sh, kf_node *containers) {
   kf_group tmp;
   const kf_manifest_opts *o = sh->o;
   const kf_group *g = kfm_pod_group(j, role, o, &tmp);
-  const int bare = sh->bare_worker && role == KF_WORKER;
-  kf_node *ct;
+  const kf_container *gc = group_ct(j, role);
+  /* mpi-operator: a worker that runs nothing of its own runs sshd */
+  const int bare = sh->bare_worker && role == KF_WORKER && !g->ncommand &&
+                   !(gc && (gc->ncommand || gc->nargs));
+  char from[48];
+  kf_strs cmd = kfm_role_command(j, role, o, from, sizeof from);
+  kf_node *ct, *args, *env;
   kf_status st;
   OOM(c, ct = kf_node_new(c->A, KF_NOBJ));
   OOM(c, kf_obj_str(c->A, ct, "name", kf_kinds[j->kind].container));
   if ((st = kfm_group_rows(c, g, KF_M_CONTAINER, kf_roles[role].key, ct, NULL)) != KF_OK ||
       (st = kfm_group_rows(c, g, KF_M_RESOURCES, kf_roles[role].key, ct,
-                           "resources")) != KF_OK)
+                           "resources")) != KF_OK ||
+      (st = kfm_role_args(c, j, role, sh, &args, from, sizeof from)) != KF_OK ||
+      (st = kfm_role_env(c, j, role, sh, &env)) != KF_OK)
     return st;
-  if (o->command.n && !(bare && !g->ncommand))
-    OOM(c, kf_node_push(c->A, ct, "command", kfm_str_list(c->A, o->command.v, o->command.n)));
+  if (cmd.n && !bare)
+    OOM(c, kf_node_push(c->A, ct, "command", kfm_str_list(c->A, cmd.v, cmd.n)));
   /* MPI: a group command (a row) replaces the task's args */
-  if (!g->ncommand && sh->args && sh->args->u.c.n && !bare)
-    OOM(c, kf_node_push(c->A, ct, "args", sh->args));
-  if (sh->env) OOM(c, kf_node_push(c->A, ct, "env", sh->env));
+  if (!g->ncommand && args && args->u.c.n && !bare)
+    OOM(c, kf_node_push(c->A, ct, "args", args));
+  if (env) OOM(c, kf_node_push(c->A, ct, "env", env));
   OOM(c, ct = kf_pod_ordered(c->A, ct, kf_pod_container_order));
   OOM(c, kf_node_push(c->A, containers, NULL, ct));
   return KF_OK;
@@ -280,39 +338,29 @@ kf_node *kfm_run_policy(kf_arena *A, const kf_job *j, int direct) {
   return o;
 }
 
-/* Checks the options and builds what every target's resource shares:
-** the root with apiVersion, kind and metadata, the pod metadata, the env
-** list and the task args (the launcher command for MPI kinds). */
-kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
-                      const char *api_version, const char *kind,
-                      kfm_shared *sh) {
+/* The resource's labels and annotations: the job's under the call's. */
+static kf_status prepare_meta(mctx *c, const kf_job *j, const kf_manifest_opts *o,
+                              kfm_shared *sh) {
   kf_arena *A = c->A;
-  kf_kv *labels, *annotations, *env;
-  kf_node *meta, *l = NULL, *an = NULL;
-  int i;
+  kf_kv *labels, *annotations;
+  size_t nl, na, i, total = 0;
+  kf_node *l = NULL, *an = NULL;
   kf_status st;
-  memset(sh, 0, sizeof *sh);
-  sh->o = o;
-  if ((st = kfm_check_opts(c, j, o)) != KF_OK ||
-      (st = kfm_sorted(c, "opts.labels", &o->labels, &labels)) != KF_OK ||
-      (st = kfm_sorted(c, "opts.annotations", &o->annotations, &annotations)) != KF_OK ||
-      (st = kfm_sorted(c, "opts.env", &o->env, &env)) != KF_OK ||
-      (st = kfm_check_pod(c, j)) != KF_OK)
+  if ((st = kfm_merged_map(c, "opts.labels", j->labels, &o->labels, &labels, &nl)) != KF_OK ||
+      (st = kfm_merged_map(c, "opts.annotations", j->annotations, &o->annotations,
+                           &annotations, &na)) != KF_OK)
     return st;
-
-  OOM(c, sh->root = kf_node_new(A, KF_NOBJ));
-  OOM(c, kf_obj_str(A, sh->root, "apiVersion", api_version));
-  OOM(c, kf_obj_str(A, sh->root, "kind", kind));
-  OOM(c, meta = sh->meta = kf_obj_add(A, sh->root, "metadata", KF_NOBJ));
-  OOM(c, kf_obj_str(A, meta, "name", o->name));
-  if (o->ns) OOM(c, kf_obj_str(A, meta, "namespace", o->ns));
-
+  for (i = 0; i < na && o->annotations.n && j->annotations; i++)
+    total += strlen(annotations[i].k) + strlen(annotations[i].v);
+  if (total > 256 * 1024)   /* each under the limit, not both together */
+    return kfm_failf(c, "opts.annotations", "with the job's annotations, larger "
+                     "than the 256 KiB Kubernetes allows");
   /* Flyte puts the execution's labels and annotations on the resource and
   ** on every pod template; so do we, unless opts.copy_to_pods is false. */
-  if (o->labels.n) OOM(c, (l = kfm_str_map(A, labels, o->labels.n)) != NULL &&
-                         kf_node_push(A, meta, "labels", l));
-  if (o->annotations.n) OOM(c, (an = kfm_str_map(A, annotations, o->annotations.n)) != NULL &&
-                              kf_node_push(A, meta, "annotations", an));
+  if (nl) OOM(c, (l = kfm_str_map(A, labels, nl)) != NULL &&
+                 kf_node_push(A, sh->meta, "labels", l));
+  if (na) OOM(c, (an = kfm_str_map(A, annotations, na)) != NULL &&
+                 kf_node_push(A, sh->meta, "annotations", an));
   if (o->no_pod_copy) l = an = NULL;   /* the resource's alone */
   if (l || an) {
     OOM(c, sh->pod_meta = kf_node_new(A, KF_NOBJ));
@@ -322,6 +370,36 @@ kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   if (j->pod_template &&  /* the template's under the execution's */
       (st = kf_pod_meta(A, j->pod_template, l, an, &sh->pod_meta, c->e)) != KF_OK)
     return st;
+  return KF_OK;
+}
+
+/* Checks the options and builds what every target's resource shares:
+** the root with apiVersion, kind and metadata, the pod metadata, opts.env
+** and the task args (the launcher command for MPI kinds): each the call's,
+** else the job's. */
+kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
+                      const char *api_version, const char *kind,
+                      kfm_shared *sh) {
+  kf_arena *A = c->A;
+  kf_kv *env;
+  kf_strs args = o->args;
+  const char *ns = kfm_namespace(j, o);
+  int i;
+  kf_status st;
+  memset(sh, 0, sizeof *sh);
+  sh->o = o;
+  if ((st = kfm_check_opts(c, j, o)) != KF_OK ||
+      (st = kfm_sorted(c, "opts.env", &o->env, &env)) != KF_OK ||
+      (st = kfm_check_pod(c, j)) != KF_OK)
+    return st;
+
+  OOM(c, sh->root = kf_node_new(A, KF_NOBJ));
+  OOM(c, kf_obj_str(A, sh->root, "apiVersion", api_version));
+  OOM(c, kf_obj_str(A, sh->root, "kind", kind));
+  OOM(c, sh->meta = kf_obj_add(A, sh->root, "metadata", KF_NOBJ));
+  OOM(c, kf_obj_str(A, sh->meta, "name", o->name));
+  if (ns) OOM(c, kf_obj_str(A, sh->meta, "namespace", ns));
+  if ((st = prepare_meta(c, j, o, sh)) != KF_OK) return st;
   if (o->env.n) {
     OOM(c, sh->env = kf_node_new(A, KF_NARR));
     for (i = 0; i < (int)o->env.n; i++) {
@@ -330,12 +408,14 @@ kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
       OOM(c, kf_obj_str(A, v, "name", env[i].k) && kf_obj_str(A, v, "value", env[i].v));
     }
   }
-  /* MPI: the task's args are the launcher command around opts.args, as
+  if (!args.n && j->has_container)   /* the job's, when the call gives none */
+    args.v = j->container.args, args.n = j->container.nargs;
+  /* MPI: the task's args are the launcher command around them, as
   ** flytekit sends them; groups without a command of their own keep them */
   if (kf_kinds[j->kind].flags & KF_K_COMMAND) {
-    if ((st = kf_launcher_command(j, &o->args, c->A, &sh->args, c->who, c->e)) != KF_OK) return st;
-  } else if (o->args.n) {
-    OOM(c, sh->args = kfm_str_list(A, o->args.v, o->args.n));
+    if ((st = kf_launcher_command(j, &args, c->A, &sh->args, c->who, c->e)) != KF_OK) return st;
+  } else if (args.n) {
+    OOM(c, sh->args = kfm_str_list(A, args.v, args.n));
   }
   return KF_OK;
 }

@@ -27,6 +27,10 @@ kf_status kfm_failf(mctx *c, const char *path, const char *fmt, ...)
 void kfm_key_path(char *out, size_t cap, const char *prefix, const char *k);
 kf_status kfm_opt_map(mctx *c, const char *path, const kf_node *v, kf_kvs *out);
 kf_status kfm_sorted(mctx *c, const char *path, const kf_kvs *in, kf_kv **out);
+/* The job's labels or annotations (a checked table, NULL: none) under the
+** call's `opt`, which wins by key: *n sorted entries in *out. */
+kf_status kfm_merged_map(mctx *c, const char *path, const kf_node *job,
+                         const kf_kvs *opt, kf_kv **out, size_t *n);
 kf_node *kfm_str_list(kf_arena *A, const char *const *v, size_t n);
 kf_node *kfm_str_map(kf_arena *A, const kf_kv *kv, size_t n);
 /* Every option and pod setting the API server or the operator would refuse. */
@@ -43,8 +47,11 @@ typedef struct kfm_shared {   /* parts every replica spec uses */
   const kf_manifest_opts *o;
   kf_node *root, *meta;       /* the resource and its metadata */
   kf_node *pod_meta;          /* template.metadata, NULL: none */
-  kf_node *env;               /* container env, NULL: none */
-  kf_node *args;              /* the task container's args, NULL: none */
+  kf_node *env;               /* opts.env as a container env, NULL: none
+                              ** (then a group's or the job's container.env) */
+  kf_node *args;              /* the task container's args (opts.args, else
+                              ** the job's container.args; MPI: wrapped in
+                              ** the launcher line), NULL: none */
   int bare_worker;            /* a worker without a command of its own gets
                               ** no command or args (mpi-operator: sshd) */
 } kfm_shared;
@@ -58,6 +65,16 @@ kf_status kfm_group_rows(mctx *c, const kf_group *g, int place,
                          const char *path, kf_node *into, const char *res_key);
 kf_status kfm_container(mctx *c, const kf_job *j, int role,
                         const kfm_shared *sh, kf_node *containers);
+/* What group `role`'s main container runs, field by field: the call's
+** option, else the group's container, else the job's.  Command and args
+** n == 0 / NULL: none; env NULL: none.  *from names where the command or
+** args come from ("opts", "container", "worker.container"; cap >= 40). */
+kf_strs kfm_role_command(const kf_job *j, int role, const kf_manifest_opts *o,
+                         char *from, size_t cap);
+kf_status kfm_role_args(mctx *c, const kf_job *j, int role, const kfm_shared *sh,
+                        kf_node **out, char *from, size_t cap);
+kf_status kfm_role_env(mctx *c, const kf_job *j, int role, const kfm_shared *sh,
+                       kf_node **out);
 /* `g`'s resources as parent[key] = {limits, requests}; errors name `path`. */
 kf_status kfm_resources(mctx *c, const kf_group *g, const char *path,
                         kf_node *parent, const char *key);

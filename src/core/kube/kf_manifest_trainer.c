@@ -110,16 +110,19 @@ static kf_status runtime_patches(mctx *c, const kf_job *j, int role, kf_target t
 ** of command and args 65536 characters in v2.2, 1048576 in v2.3).  The
 ** command starts with torchrun --no-python (`skip` items not the user's). */
 static const struct trainer_limit {
-  const char *key, *opt;
+  const char *key;
   size_t items, len22, len23;
 } trainer_limits[] = {
-    {"command", "opts.command", 128, 65536, 1048576},
-    {"args", "opts.args", 128, 65536, 1048576},
-    {"env", "opts.env", 128, 0, 0},
+    {"command", 128, 65536, 1048576},
+    {"args", 128, 65536, 1048576},
+    {"env", 128, 0, 0},
 };
 
+/* `from`: where command, args and env came from ("opts", "container",
+** "master.container"), each; errors name <from>.<key>. */
 static kf_status check_trainer_limits(mctx *c, kf_target t, const kf_node *tr,
-                                      const char *image_path) {
+                                      const char *image_path,
+                                      const char *const from[3]) {
   const char *ver = t == KF_T_TRAINER_22 ? "v2.2" : "v2.3";
   const char *tn = kf_target_names[t];
   const kf_node *v = kf_node_get(tr, "image");
@@ -133,20 +136,55 @@ static kf_status check_trainer_limits(mctx *c, kf_target t, const kf_node *tr,
     size_t max = t == KF_T_TRAINER_22 ? l->len22 : l->len23;
     size_t skip = strcmp(l->key, "command") == 0 ? 2 : 0;
     if ((v = kf_node_get(tr, l->key)) == NULL || v->t != KF_NARR) continue;
+    char opt[64];
+    snprintf(opt, sizeof opt, "%s.%s", from[k], l->key);
     if (v->u.c.n > l->items)
-      return kfm_failf(c, l->opt, "%zu items: Trainer %s's TrainJob takes at most "
+      return kfm_failf(c, opt, "%zu items: Trainer %s's TrainJob takes at most "
                        "%zu (trainer.%s maxItems %zu%s) (target %s)", v->u.c.n - skip,
                        ver, l->items - skip, l->key, l->items,
                        skip ? ", torchrun --no-python included" : "", tn);
     for (i = skip; max && i < v->u.c.n; i++)
       if (v->u.c.v[i]->t == KF_NSTR && v->u.c.v[i]->u.s.n > max) {
-        char path[48];
-        snprintf(path, sizeof path, "%s[%zu]", l->opt, i - skip + 1);
+        char path[80];
+        snprintf(path, sizeof path, "%s[%zu]", opt, i - skip + 1);
         return kfm_failf(c, path, "%zu characters: Trainer %s's TrainJob takes at "
                          "most %zu (trainer.%s items maxLength) (target %s)",
                          v->u.c.v[i]->u.s.n, ver, max, l->key, tn);
       }
   }
+  return KF_OK;
+}
+
+/* The trainer's command, args and env: the one `node` container's, each
+** the call's, else the group's container's, else the job's (R21 keeps the
+** groups equal); from[k] says where command, args, env came from. */
+static kf_status trainer_run(mctx *c, const kf_job *j, int role, const kfm_shared *sh,
+                             kf_node *tr, char from[3][48]) {
+  kf_arena *A = c->A;
+  kf_strs cmd = kfm_role_command(j, role, sh->o, from[0], sizeof from[0]);
+  kf_node *args, *env, *l;
+  size_t i;
+  kf_status st;
+  int group;
+  if ((st = kfm_role_args(c, j, role, sh, &args, from[1], sizeof from[1])) != KF_OK ||
+      (st = kfm_role_env(c, j, role, sh, &env)) != KF_OK)
+    return st;
+  if (args && args->u.c.n == 0) args = NULL;
+  if (cmd.n || args) {
+    /* torchrun starts one process per numProcPerNode and sets RANK,
+    ** WORLD_SIZE, MASTER_ADDR from the PET_* variables Trainer injects */
+    OOM(c, l = kf_obj_add(A, tr, "command", KF_NARR));
+    OOM(c, kf_node_push(A, l, NULL, kf_node_str(A, "torchrun", 8)) &&
+               kf_node_push(A, l, NULL, kf_node_str(A, "--no-python", 11)));
+    for (i = 0; i < cmd.n; i++)
+      OOM(c, kf_node_push(A, l, NULL, kf_node_str(A, cmd.v[i], strlen(cmd.v[i]))));
+    if (args) OOM(c, kf_node_push(A, tr, "args", args));
+  }
+  if (env) OOM(c, kf_node_push(A, tr, "env", env));
+  kfm_row_env(j, role, &group);
+  if (sh->env) snprintf(from[2], sizeof from[2], "opts");
+  else if (group) snprintf(from[2], sizeof from[2], "%.20s.container", kf_roles[role].key);
+  else snprintf(from[2], sizeof from[2], "container");
   return KF_OK;
 }
 
@@ -159,10 +197,11 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   kf_group tmp;
   const kf_group *g = kfm_pod_group(j, role, o, &tmp);
   const char *image_path = j->g[role].image ? (elastic ? "worker.image" : "master.image")
-                                            : "opts.image";
+                                            : o->image ? "opts.image" : "container.image";
   kfm_shared sh;
   kf_node *spec, *ref, *tr, *res;
-  size_t i;
+  char from[3][48];
+  const char *const fromp[3] = {from[0], from[1], from[2]};
   kf_status st;
   if ((st = kfm_prepare(c, j, o, TRAINER_GROUP "/v1alpha1", "TrainJob", &sh)) != KF_OK)
     return st;
@@ -177,19 +216,7 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   /* the group's container rows (image) as the Trainer's */
   if ((st = kfm_group_rows(c, g, KF_M_CONTAINER, kf_roles[role].key, tr, NULL)) != KF_OK)
     return st;
-  if (o->command.n || o->args.n) {
-    /* torchrun starts one process per numProcPerNode and sets RANK,
-    ** WORLD_SIZE, MASTER_ADDR from the PET_* variables Trainer injects */
-    kf_node *cmd;
-    OOM(c, cmd = kf_obj_add(A, tr, "command", KF_NARR));
-    OOM(c, kf_node_push(A, cmd, NULL, kf_node_str(A, "torchrun", 8)) &&
-               kf_node_push(A, cmd, NULL, kf_node_str(A, "--no-python", 11)));
-    for (i = 0; i < o->command.n; i++)
-      OOM(c, kf_node_push(A, cmd, NULL,
-                          kf_node_str(A, o->command.v[i], strlen(o->command.v[i]))));
-    if (o->args.n) OOM(c, kf_node_push(A, tr, "args", sh.args));
-  }
-  if (sh.env) OOM(c, kf_node_push(A, tr, "env", sh.env));
+  if ((st = trainer_run(c, j, role, &sh, tr, from)) != KF_OK) return st;
   if (elastic) {
     OOM(c, kf_obj_int(A, tr, "numNodes", j->max_nodes));
     /* "auto" is Trainer's default when numProcPerNode is unset; "cpu" and
@@ -207,7 +234,7 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   res = kf_node_get(tr, "resourcesPerNode");
   if (res && res->u.c.n == 0) tr->u.c.n--;   /* no resources: leave it out */
   if ((st = runtime_patches(c, j, role, t, &sh, spec)) != KF_OK) return st;
-  if ((st = check_trainer_limits(c, t, tr, image_path)) != KF_OK) return st;
+  if ((st = check_trainer_limits(c, t, tr, image_path, fromp)) != KF_OK) return st;
   *out = sh.root;
   return KF_OK;
 }

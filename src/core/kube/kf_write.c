@@ -62,7 +62,7 @@ kf_status kf_environment_write(const kf_job *j, kf_target t,
                                kf_arena *A, kf_node **out, const char *who,
                                kf_err *e) {
   kf_env_pods ps;
-  kf_status st = kf_env_pods_of(j, t, o->name, o->ns, env, A, &ps, who, e);
+  kf_status st = kf_env_pods_of(j, t, o->name, kfm_namespace(j, o), env, A, &ps, who, e);
   if (st != KF_OK) return st;
   if ((*out = pods_node(A, &ps)) == NULL) return kf_nomem(e);
   return KF_OK;
