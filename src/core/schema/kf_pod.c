@@ -465,9 +465,39 @@ int kf_pod_is_shm_path(const char *p, size_t n) {
   return k == 2;
 }
 
+/* shared_memory against one template (`at`: where it is): a mount of the
+** primary container at /dev/shm, or a volume of the name kfjob adds. */
+static kf_status shm_conflict(const kf_node *t, const char *at, const char *who,
+                              kf_err *e) {
+  const kf_node *prim, *l;
+  size_t pi = 0, i;
+  if ((prim = kf_pod_primary(t, &pi)) != NULL &&
+      (l = kf_node_get(prim, "volumeMounts")) != NULL && l->t == KF_NARR)
+    for (i = 0; i < l->u.c.n; i++) {
+      const kf_node *p = kf_node_get(l->u.c.v[i], "mountPath");
+      if (p && p->t == KF_NSTR && kf_pod_is_shm_path(p->u.s.p, p->u.s.n))
+        return kf_fail(e, KF_EINVAL, "%s: shared_memory: conflicts with "
+                       "%s.spec.containers[%zu].volumeMounts[%zu] "
+                       "(a mount at %.100s%s)", who, at, pi + 1, i + 1, p->u.s.p,
+                       strcmp(p->u.s.p, KF_SHM_PATH) ? ", which is " KF_SHM_PATH : "");
+    }
+  l = kf_node_get(t, "spec");
+  l = l ? kf_node_get(l, "volumes") : NULL;
+  for (i = 0; l && l->t == KF_NARR && i < l->u.c.n; i++) {
+    const kf_node *n = kf_node_get(l->u.c.v[i], "name");
+    if (n && n->t == KF_NSTR && strcmp(n->u.s.p, KF_SHM_VOLUME) == 0)
+      return kf_fail(e, KF_EINVAL, "%s: shared_memory: conflicts with "
+                     "%s.spec.volumes[%zu] (a volume named " KF_SHM_VOLUME ")", who, at,
+                     i + 1);
+  }
+  return KF_OK;
+}
+
 kf_status kf_rule_pod(const kf_job *j, int style, const char *who, kf_err *e) {
-  const kf_node *t = j->pod_template, *prim, *l;
-  size_t at = 0, i;
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  char at[64];
+  int i;
+  (void)style;
   if (j->has_accelerator) {
     if (j->accel.device == NULL)
       return kf_fail(e, KF_EINVAL, "%s: accelerator.device: required", who);
@@ -478,25 +508,15 @@ kf_status kf_rule_pod(const kf_job *j, int style, const char *who, kf_err *e) {
       return kf_fail(e, KF_EINVAL, "%s: accelerator: partition_size and "
                      "unpartitioned = true cannot be combined", who);
   }
-  if (j->shared_memory == NULL || t == NULL) return KF_OK;
-  if ((prim = kf_pod_primary(t, &at)) != NULL &&
-      (l = kf_node_get(prim, "volumeMounts")) != NULL && l->t == KF_NARR)
-    for (i = 0; i < l->u.c.n; i++) {
-      const kf_node *p = kf_node_get(l->u.c.v[i], "mountPath");
-      if (p && p->t == KF_NSTR && kf_pod_is_shm_path(p->u.s.p, p->u.s.n))
-        return kf_fail(e, KF_EINVAL, "%s: shared_memory: conflicts with "
-                       "pod_template.spec.containers[%zu].volumeMounts[%zu] "
-                       "(a mount at %.100s%s)", who, at + 1, i + 1, p->u.s.p,
-                       strcmp(p->u.s.p, KF_SHM_PATH) ? ", which is " KF_SHM_PATH : "");
-    }
-  l = kf_node_get(t, "spec");
-  l = l ? kf_node_get(l, "volumes") : NULL;
-  for (i = 0; l && l->t == KF_NARR && i < l->u.c.n; i++) {
-    const kf_node *n = kf_node_get(l->u.c.v[i], "name");
-    if (n && n->t == KF_NSTR && strcmp(n->u.s.p, KF_SHM_VOLUME) == 0)
-      return kf_fail(e, KF_EINVAL, "%s: shared_memory: conflicts with "
-                     "pod_template.spec.volumes[%zu] (a volume named "
-                     KF_SHM_VOLUME ")", who, i + 1);
+  if (j->shared_memory == NULL) return KF_OK;
+  if (j->pod_template && shm_conflict(j->pod_template, "pod_template", who, e) != KF_OK)
+    return e->code;
+  /* a group's template is merged over the job's: its mounts land too */
+  for (i = 0; i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    snprintf(at, sizeof at, "%s.pod_template", kf_roles[k->roles[i].role].key);
+    if (g->pod_template && shm_conflict(g->pod_template, at, who, e) != KF_OK)
+      return e->code;
   }
   return KF_OK;
 }
