@@ -147,11 +147,11 @@ describe("the encoder's bound", function()
         return
       end
       -- SPEC §13: scheduling and group pod settings cannot travel to Flyte
-      -- (R30, R31) and are not in the message
+      -- (R30, R31) and are not in the message; nor a group's container (R35)
       local s = job:spec()
       s.scheduling = nil
       for _, v in pairs(s) do
-        if type(v) == "table" then v.pod_template, v.topology = nil, nil end
+        if type(v) == "table" then v.pod_template, v.topology, v.container = nil, nil, nil end
       end
       job = kfjob[kind](s)
       for _, enc in ipairs({"flat", "common"}) do

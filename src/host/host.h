@@ -36,6 +36,7 @@
 #include "lauxlib.h"
 
 #include "kfjob.h"
+#include "kf_core.h"
 
 #define HOOK_STEP 1000           /* instructions between count hooks */
 #define MSG_MAX 4096             /* kfjob_host_message(), bytes */
@@ -120,6 +121,20 @@ void kfh_emit_failed(lua_State *L, run *R, const char *name, const char *kind,
 /* Raises a job error unless the string at idx can name a job
 ** (kf_name_problem); the name is shown escaped. */
 void kfh_check_name(lua_State *L, run *R, int idx);
+
+/* ---- entry.c ---------------------------------------------------------- */
+
+/* The core's options for job kj named `name` in the run's format: the
+** run's flags, then the entry's opts (the table at `jobopts` of a
+** `{ job =, opts = }` entry; 0: none) over them, which must be options of
+** the output being rendered ("opts.<key>: unknown option for -f <format>
+** (known: ...)").  `version` is the run's; opts.version may replace it
+** (ro->enc.version).  Nodes and strings live in A; no Lua call raises. */
+struct kf_render_opts;
+struct kf_job;
+kf_status kfh_render_opts(lua_State *L, int jobopts, const struct kf_job *kj,
+                          const run *R, const char *name, int version, kf_arena *A,
+                          struct kf_render_opts *ro, kf_err *e);
 
 /* ---- site.c ----------------------------------------------------------- */
 

@@ -174,6 +174,7 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
   lctx c0, *c = &c0;
   kf_node *list;
   kf_status st;
+  const char *img;
   char p[96];
   int i;
   c->A = A, c->e = e, c->who = o->who;
@@ -187,11 +188,12 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
   }
   /* the master runs the task image: a worker image of its own splits the
   ** job across two images, rarely what DDP wants */
+  img = o->image ? o->image : j->container.image;
   if (j->kind == KF_PYTORCH && !j->g[KF_MASTER].image && j->g[KF_WORKER].image &&
-      !(o->image && strcmp(o->image, j->g[KF_WORKER].image) == 0)) {
-    if (o->image)
+      !(img && strcmp(img, j->g[KF_WORKER].image) == 0)) {
+    if (img)
       WARN("master.image", "unset: the master runs the task image '%.100s' "
-           "while the workers run '%.100s'", o->image, j->g[KF_WORKER].image);
+           "while the workers run '%.100s'", img, j->g[KF_WORKER].image);
     else
       WARN("master.image", "unset: the master runs the task image while the "
            "workers run '%.100s'", j->g[KF_WORKER].image);

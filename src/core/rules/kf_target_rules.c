@@ -249,6 +249,131 @@ static kf_status test_task_resources(const kf_job *j, kf_target t,
   return KF_OK;
 }
 
+static int trainer(kf_target t) {
+  return t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
+}
+
+static int same_strs(const char **a, size_t na, const char **b, size_t nb) {
+  size_t i;
+  if (na != nb) return 0;
+  for (i = 0; i < na; i++)
+    if (strcmp(a[i], b[i]) != 0) return 0;
+  return 1;
+}
+
+/* R35 on Trainer: the key of master's and workers' containers (each the
+** group's when given, else the job's) that differs, or NULL. */
+static const char *container_differs(const kf_job *j) {
+  const kf_container *jc = &j->container, *m, *w;
+  const kf_group *gm = &j->g[KF_MASTER], *gw = &j->g[KF_WORKER];
+  m = gm->has_container ? &gm->container : jc;
+  w = gw->has_container ? &gw->container : jc;
+  {
+    const kf_container *mc = m->ncommand ? m : jc, *wc = w->ncommand ? w : jc;
+    if (!same_strs(mc->command, mc->ncommand, wc->command, wc->ncommand)) return "command";
+    mc = m->nargs ? m : jc, wc = w->nargs ? w : jc;
+    if (!same_strs(mc->args, mc->nargs, wc->args, wc->nargs)) return "args";
+    mc = m->env ? m : jc, wc = w->env ? w : jc;
+    if ((mc->env == NULL) != (wc->env == NULL) ||
+        (mc->env && !kf_tree_equal(mc->env, wc->env)))
+      return "env";
+  }
+  return NULL;
+}
+
+/* R35: what a group runs differently.  Flyte builds every replica's pod
+** from the one task container (a replica spec carries replicas, image,
+** resources, restart policy and MPI's command); a TrainJob runs master
+** and workers as one `node` job with one container. */
+static kf_status test_group_container(const kf_job *j, kf_target t,
+                                      const kf_target_ctx *c, const kf_target_rule *r,
+                                      kf_problems *out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  char path[64];
+  const char *key;
+  int i;
+  (void)c;
+  if (trainer(t)) {
+    if (j->g[KF_MASTER].replicas <= 0 || j->g[KF_WORKER].replicas <= 0 ||
+        (key = container_differs(j)) == NULL)
+      return KF_OK;
+    snprintf(path, sizeof path, "worker.container.%s", key);
+    return kf_problem_add(out, r, t, path, e, "differs from master's: master and "
+                          "workers are one `node` job of a TrainJob, with one "
+                          "container (give it in the job's container)");
+  }
+  for (i = 0; i < k->nroles; i++) {
+    int role = k->roles[i].role;
+    kf_status st;
+    if (!j->g[role].has_container) continue;
+    snprintf(path, sizeof path, "%s.container", kf_roles[role].key);
+    if ((st = kf_problem_add(out, r, t, path, e, "cannot be expressed: Flyte "
+                             "builds every replica's pod from the one task container "
+                             "(a replica spec has no command, args or env); give it "
+                             "in the job's container%s%s%s", (k->flags & KF_K_COMMAND)
+                             ? ", or the group's args as " : "",
+                             (k->flags & KF_K_COMMAND) ? kf_roles[role].key : "",
+                             (k->flags & KF_K_COMMAND) ? ".command" : "")) != KF_OK)
+      return st;
+  }
+  return KF_OK;
+}
+
+/* R36: `valueFrom` in a container's env list (the job's, a group's). */
+static kf_status env_from(const kf_container *ct, const char *at, kf_target t,
+                          const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_node *env = ct->env;
+  char path[96];
+  size_t i;
+  kf_status st;
+  for (i = 0; env && env->t == KF_NARR && i < env->u.c.n; i++) {
+    if (kf_node_get(env->u.c.v[i], "valueFrom") == NULL) continue;
+    snprintf(path, sizeof path, "%s.env[%zu].valueFrom", at, i + 1);
+    if ((st = kf_problem_add(out, r, t, path, e, "cannot be expressed: the "
+                             "TaskTemplate container's env is name/value pairs; "
+                             "give it in the pod template's primary container, "
+                             "whose env takes valueFrom")) != KF_OK)
+      return st;
+  }
+  return KF_OK;
+}
+
+static kf_status test_env_from(const kf_job *j, kf_target t,
+                               const kf_target_ctx *c, const kf_target_rule *r,
+                               kf_problems *out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  char at[48];
+  int i;
+  kf_status st;
+  (void)c;
+  if ((st = env_from(&j->container, "container", t, r, out, e)) != KF_OK) return st;
+  for (i = 0; i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    if (!g->has_container) continue;
+    snprintf(at, sizeof at, "%s.container", kf_roles[k->roles[i].role].key);
+    if ((st = env_from(&g->container, at, t, r, out, e)) != KF_OK) return st;
+  }
+  return KF_OK;
+}
+
+/* R37: where the resource lives is the execution's on Flyte. */
+static kf_status test_where(const kf_job *j, kf_target t,
+                            const kf_target_ctx *c, const kf_target_rule *r,
+                            kf_problems *out, kf_err *e) {
+  static const char why[] = "ignored on Flyte: it sets the resource's namespace, "
+                            "labels and annotations from the execution";
+  kf_status st;
+  (void)c;
+  if (j->ns && (st = kf_problem_add(out, r, t, "namespace", e, "'%.100s' is %s",
+                                    j->ns, why)) != KF_OK)
+    return st;
+  if (j->labels && (st = kf_problem_add(out, r, t, "labels", e, "%s", why)) != KF_OK)
+    return st;
+  if (j->annotations)
+    return kf_problem_add(out, r, t, "annotations", e, "%s", why);
+  return KF_OK;
+}
+
 #define FLYTE_PT "flyteplugins pytorch.go BuildResource"
 
 const kf_target_rule kf_target_rules[] = {
@@ -346,5 +471,30 @@ const kf_target_rule kf_target_rules[] = {
                    "validateTaskResources, requestedResourcesToQuantity, "
                    "validateResource (flyte v1.16.8)"},
    test_task_resources, 0},
+  {"R35", ALL_KINDS,
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
+    [KF_T_MPI_OPERATOR] = OK, TRAINERS(ERR)},
+   {[KF_T_FLYTE] = "flyteplugins common_operator.go ToReplicaSpecWithOverrides (every "
+                   "replica from the task's one container); flyteidl plugins/common.proto "
+                   "CommonReplicaSpec",
+    [KF_T_FLYTE2] = "flyteplugins common_operator.go ToReplicaSpecWithOverrides (flyte "
+                    "main); flyteidl2 plugins/common.proto CommonReplicaSpec",
+    TRAINERS("trainer trainjob_types.go Trainer (one command, args and env for the "
+             "torch runtime's one node job)")},
+   test_group_container, 0},
+  {"R36", ALL_KINDS,
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
+    [KF_T_MPI_OPERATOR] = OK, TRAINERS(OK)},
+   {[KF_T_FLYTE] = "flyteidl core/tasks.proto Container.env (repeated KeyValuePair)",
+    [KF_T_FLYTE2] = "flyteidl2 core/tasks.proto Container.env (repeated KeyValuePair)"},
+   test_env_from, 0},
+  {"R37", ALL_KINDS,
+   {[KF_T_FLYTE] = WARN, [KF_T_FLYTE2] = WARN, [KF_T_OPERATOR] = OK,
+    [KF_T_MPI_OPERATOR] = OK, TRAINERS(OK)},
+   {[KF_T_FLYTE] = "flytepropeller pkg/controller/nodes/task/k8s/plugin_manager.go "
+                   "addObjectMetadata (namespace, labels, annotations from the execution)",
+    [KF_T_FLYTE2] = "executor/pkg/plugin/k8s/plugin_manager.go addObjectMetadata "
+                    "(flyte main)"},
+   test_where, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

@@ -104,8 +104,10 @@ static kf_status r20_run_policy(const kf_job *j, kf_target t, const kf_target_ct
   return KF_OK;
 }
 
+/* A group's image: its own, then the call's, then the job's container's. */
 static const char *image_of(const kf_job *j, int role, const kf_target_ctx *c) {
-  return j->g[role].image ? j->g[role].image : c ? c->image : NULL;
+  if (j->g[role].image) return j->g[role].image;
+  return c && c->image ? c->image : j->container.image;
 }
 
 /* R21 on Trainer: master and workers are one `node` replicated job. */
