@@ -706,15 +706,18 @@ KFJOB_API int kfjob_target_check(const char *name, char *msg, size_t cap);
  *              of a data config: args[0] a kind or NULL, args[1] a target or
  *              NULL) or "explain" (args[0] KIND[.path], args[1] a target or
  *              NULL, args[2] non-NULL for --recursive), or "convert"
- *              (args[0] manifests text, args[1] "lua" for a config script
- *              or "config" for a data config as JSON: the jobs the
- *              manifests hold by name, as `kfjob.to_lua` / `to_config`;
- *              no sandbox, the YAML reader's limits bound the text;
- *              args[2] a Flyte file's image, left out of the config.
- *              args[0] may be a data config instead (no apiVersion):
- *              args[2] is then "NAME" (a single job's name, a list's
- *              prefix) followed by a tab and the name of each job to
- *              write, none meaning all).
+ *              (args[0] manifests text, args[1] "lua" for a config script,
+ *              "config" for a data config as JSON or "config-yaml" as
+ *              YAML: the jobs the manifests hold by name, as
+ *              `kfjob.to_lua` / `to_config`; no sandbox, the YAML reader's
+ *              limits bound the text; args[2] "\1manifests\t0", or
+ *              "\1manifests\t1" to leave out of a data config what it
+ *              cannot say instead of refusing it.  args[0] may be a
+ *              TaskTemplate or TaskSpec as hex digits with args[2]
+ *              "\1flyte\t<0|1>\tNAME" (its job's name), or a data config
+ *              (no apiVersion) with args[2] "NAME" (a single job's name, a
+ *              list's prefix) followed by a tab and the name of each job
+ *              to write, none meaning all).
  * \param args  three strings or NULLs, as `what` says.
  * \param out   receives the text (malloc'd, NUL-terminated; free() it), or
  *              on KFJOB_EARG the message (also malloc'd).

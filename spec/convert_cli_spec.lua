@@ -199,9 +199,12 @@ describe("kfjob convert: own target, formats, outputs", function()
     local code, out, err = run(nil, "convert", put("pt.yaml", pytorch()), "-f", "lua")
     assert.equal(0, code, err)
     local t = assert(load(out, "=convert", "t", { require = require }))()
+    -- the whole job: its command and namespace too (SPEC §16)
     assert.is_true(t.bert == kfjob_lib.PyTorchJob{ worker = { replicas = 3, image = "ghcr.io/acme/bert:1" },
                                                    master = { replicas = 1, image = "ghcr.io/acme/bert:1" },
-                                                   run_policy = { active_deadline_seconds = 3600 } })
+                                                   run_policy = { active_deadline_seconds = 3600 },
+                                                   container = { command = { "python", "train.py" } },
+                                                   namespace = "ml" })
   end)
 
   it("-f config writes a data config the CLI renders", function()
@@ -210,7 +213,8 @@ describe("kfjob convert: own target, formats, outputs", function()
     local c = lyaml.load(out)
     assert.same({ kind = "PyTorchJob", worker = { replicas = 3, image = "ghcr.io/acme/bert:1" },
                   master = { image = "ghcr.io/acme/bert:1" },
-                  run_policy = { active_deadline_seconds = 3600 } }, c.jobs.bert)
+                  run_policy = { active_deadline_seconds = 3600 },
+                  container = { command = { "python", "train.py" } }, namespace = "ml" }, c.jobs.bert)
     local code2, _, err2 = run(nil, "check", put("bert.json", out))
     assert.equal(0, code2, err2)
   end)

@@ -970,13 +970,15 @@ raising["from_manifest"] = {
       m.spec.pytorchReplicaSpecs.Worker.template.spec.containers[1].name = "main" end)),
     "kfjob.from_manifest: spec.pytorchReplicaSpecs.Worker.template.spec.containers: no container named "
       .. "'pytorch' (kfjob's job runs its task in the container of that name)" },
-  { "a command in only some groups", imported(pt_manifest(function(m)
-      m.spec.pytorchReplicaSpecs.Master = { replicas = 1, restartPolicy = "Never",
-        template = { spec = { containers = { { name = "pytorch", image = "i", command = { "python" } } } } } }
+  -- a command in only some groups is those groups' container.command (SPEC §16);
+  -- an env name the API server refuses (validateEnv) is named at its manifest path
+  { "an env name Kubernetes refuses", imported(pt_manifest(function(m)
+      m.spec.pytorchReplicaSpecs.Master.template.spec.containers[1].env = {
+        { name = "A", value = "1" }, { name = "1B", value = "2" } }
     end)),
-    "kfjob.from_manifest: spec.pytorchReplicaSpecs.Master.template.spec.containers[0].command: the first "
-      .. "group's container has none: kfjob gives every group the task's same one (opts.lossy lists it "
-      .. "instead)" },
+    "kfjob.from_manifest: spec.pytorchReplicaSpecs.Master.template.spec.containers[0].env[1].name: Invalid "
+      .. "value: \"1B\": a valid environment variable name must consist of alphabetic characters, digits, "
+      .. "'_', '-', or '.', and must not start with a digit" },
   { "a hand-written mpirun line", imported{ apiVersion = "kubeflow.org/v1", kind = "MPIJob",
       metadata = { name = "m" }, spec = { mpiReplicaSpecs = {
         Launcher = { replicas = 1, template = { spec = { containers = { { name = "mpi", image = "i",

@@ -105,6 +105,7 @@ spec:
     local j, info = kfjob.from_manifest(M)
     assert.is_table(info, info)
     assert.is_true(j == kfjob.PyTorchJob{ worker = { replicas = 3, image = "img:1" }, master = { image = "img:1" },
+                                          labels = { team = "ml" },   -- the resource's other labels
                                           scheduling = {
       queue = "team-a", priority_class = "high", suspend = true, multikueue = true,
       gang = { min_available = 4, queue = "training", min_resources = { cpu = 8, gpu = 4 } } } })

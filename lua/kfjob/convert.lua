@@ -3,7 +3,10 @@
 -- { [name] = kfjob.<Kind>{ ... } } with only the fields that differ from
 -- their defaults (a field is left out when the constructor gives the same
 -- job without it), keys in schema order, two-space indent, strings quoted
--- by %q (every byte escaped that could end or break a literal).
+-- by %q (every byte escaped that could end or break a literal).  A
+-- `{ job = <job>, opts = {...} }` entry is written as one: the options an
+-- output needs that no job field holds (a TaskSpec's id, interface and
+-- metadata; copy_to_pods = false).
 local kfjob = require "kfjob"
 
 local M = {}
@@ -147,25 +150,30 @@ local function one(kind, spec, out)
   out[#out + 1] = "  }"
 end
 
--- The argument of to_lua: a job (named "job") or a table name -> job;
--- returns the table and its names, sorted.
+-- The argument of to_lua: a job (named "job") or a table name -> job or
+-- { job = <job>, opts = <table> } entry; returns name -> job, name -> opts
+-- and the names, sorted.
 local function named_jobs(jobs, fname)
   if kfjob.is_job(jobs) then jobs = { job = jobs } end
   assert(type(jobs) == "table", "kfjob." .. fname .. ": expected a job or a table of jobs by name")
-  local names = {}
+  local names, plain, opts = {}, {}, {}
   for name, job in pairs(jobs) do
-    if type(name) ~= "string" or not kfjob.is_job(job) then
-      error("kfjob." .. fname .. ": jobs[" .. tostring(name) .. "]: expected a job by its name", 3)
+    local entry = type(job) == "table" and not kfjob.is_job(job)
+    if entry then opts[name], job = job.opts, job.job end
+    if type(name) ~= "string" or not kfjob.is_job(job) or
+       (entry and opts[name] ~= nil and type(opts[name]) ~= "table") then
+      error("kfjob." .. fname .. ": jobs[" .. tostring(name) .. "]: expected a job by its name "
+            .. "(or a { job =, opts = } entry)", 3)
     end
-    names[#names + 1] = name
+    names[#names + 1], plain[name] = name, job
   end
   table.sort(names)
-  return jobs, names
+  return plain, opts, names
 end
 
 function M.to_lua(jobs)
-  local names
-  jobs, names = named_jobs(jobs, "to_lua")
+  local opts, names
+  jobs, opts, names = named_jobs(jobs, "to_lua")
   local specs = core_config(jobs).jobs
   local out = { 'local kfjob = require "kfjob"\n\nreturn {\n' }
   for _, name in ipairs(names) do
@@ -173,15 +181,26 @@ function M.to_lua(jobs)
     local kind = s.kind
     s.kind = nil
     out[#out + 1] = "  " .. key_of(name) .. " = "
-    one(kind, s, out)
+    if opts[name] then   -- { job = ..., opts = ... }, one level deeper
+      out[#out + 1] = "{\n    job = "
+      local body = {}
+      one(kind, s, body)
+      out[#out + 1] = table.concat(body):gsub("\n", "\n  ")
+      out[#out + 1] = ",\n    opts = "
+      write(opts[name], 2, NONE, ORDER[kind], out)
+      out[#out + 1] = ",\n  }"
+    else
+      one(kind, s, out)
+    end
     out[#out + 1] = ",\n"
   end
   out[#out + 1] = "}\n"
   return table.concat(out)
 end
 
--- jobs: a job (named "job") or a table name -> job; the same fields as
--- to_lua as a data config table: { jobs = { [name] = { kind = K, ... } } }
+-- jobs: a job (named "job") or a table name -> job (or { job =, opts = }
+-- entry: its job, a data config has no place for opts); the same fields
+-- as to_lua as a data config table: { jobs = { [name] = { kind = K, ... } } }
 -- (the core's, kf_import_config.c).
 M.to_config = core_config
 
@@ -206,32 +225,84 @@ local function json(v, ind, order, o, out)
   out[#out + 1] = PAD[ind] .. (list and "]" or "}")
 end
 
+-- The job names of a config, sorted, and each job's key order (kind first).
+local function job_orders(config)
+  local names, orders = keys(config.jobs), {}
+  for _, name in ipairs(names) do
+    local order = { "kind" }
+    for _, k in ipairs(ORDER[config.jobs[name].kind].job) do order[#order + 1] = k end
+    orders[name] = order
+  end
+  return names, orders
+end
+
 function M.config_text(config)
   local out = { '{\n  "jobs": {\n' }
-  local names = keys(config.jobs)
+  local names, orders = job_orders(config)
   for i, name in ipairs(names) do
     local job = config.jobs[name]
-    local o = ORDER[job.kind]
-    local order = { "kind" }
-    for _, k in ipairs(o.job) do order[#order + 1] = k end
     out[#out + 1] = "    " .. json_string(name) .. ": "
-    json(job, 2, order, o, out)
+    json(job, 2, orders[name], ORDER[job.kind], out)
     out[#out + 1] = i < #names and ",\n" or "\n"
   end
   out[#out + 1] = "  }\n}\n"
   return table.concat(out)
 end
 
--- The `kfjob convert -f lua|config` generator (kfjob_generate "convert"):
--- manifests text -> the config of their jobs by name.
--- `image`: a Flyte file's container image, which the manifests gave every
--- group and the config leaves out (it is the task's, not the job's).
-local function without_image(job, image)
-  local s, drop = job:spec(), false
-  for _, g in ipairs(ORDER[job.kind].job) do
-    if type(s[g]) == "table" and s[g].image == image then s[g].image = nil; drop = true end
+-- YAML: a string plain where every YAML 1.1 and 1.2 reader takes it for
+-- that string (a word of letters, digits and -_./ that no reader takes
+-- for a number, boolean, null or timestamp), else double-quoted as JSON
+-- writes it (a JSON string is a YAML double-quoted scalar).
+local YAML_WORDS = {}
+for w in ("null true false yes no y n on off"):gmatch("%a+") do YAML_WORDS[w] = true end
+local function yaml_string(s)
+  if s:match("^[%a_/][%w_./-]*$") and not YAML_WORDS[s:lower()] then return s end
+  return json_string(s)
+end
+
+local function is_list(v) return #v > 0 and next(v, #v) == nil end
+
+local yaml_entries
+-- One value after "key:" or "-" (its line so far in out), at indent ind.
+local function yaml_value(x, ind, order, o, in_list, out)
+  if type(x) ~= "table" or next(x) == nil then
+    out[#out + 1] = " " .. (type(x) == "string" and yaml_string(x)
+                            or type(x) == "table" and "{}" or scalar(x)) .. "\n"
+  elseif in_list and not is_list(x) then
+    -- a table in a list: its first key on the dash's line
+    local sub = {}
+    yaml_entries(x, ind + 1, order, o, sub)
+    sub[1] = " " .. sub[1]:sub(#PAD[ind + 1] + 1)
+    out[#out + 1] = table.concat(sub)
+  else
+    out[#out + 1] = "\n"
+    yaml_entries(x, ind + 1, order, o, out)
   end
-  return drop and kfjob[job.kind](s) or job
+end
+
+-- The entries of table v at indent ind, a line (or block) each.
+yaml_entries = function(v, ind, order, o, out)
+  local list = is_list(v)
+  local ks = list and {} or keys(v, order)
+  for i = 1, list and #v or #ks do
+    local k = ks[i]
+    out[#out + 1] = PAD[ind] .. (list and "-" or yaml_string(tostring(k)) .. ":")
+    yaml_value(list and v[i] or v[k], ind, order_of(o, k), o, list, out)
+  end
+end
+
+-- A data config table as YAML text (kfjob convert -f config-yaml): the
+-- same keys in the same order as config_text, block style, two-space
+-- indent.
+function M.config_yaml(config)
+  local out = { "jobs:\n" }
+  local names, orders = job_orders(config)
+  for _, name in ipairs(names) do
+    local job = config.jobs[name]
+    out[#out + 1] = "  " .. yaml_string(name) .. ":\n"
+    yaml_entries(job, 2, orders[name], ORDER[job.kind], out)
+  end
+  return table.concat(out)
 end
 
 -- A data config (SPEC §15), already checked by the host's reader (`kfjob
@@ -255,25 +326,117 @@ local function data_jobs(doc, name)
   return jobs
 end
 
--- text: manifests, or a data config (a document without apiVersion).
--- extra: for manifests, a Flyte file's image; for a data config "NAME"
--- (a single job's name, a list's prefix) then a tab and the name of each
--- job to write ("NAME\tbert\tgpt"; none: every job).
-setmetatable(M, { __call = function(_, text, fmt, extra)
-  local doc = kfjob.read_yaml(text)
+-- A TaskTemplate or TaskSpec (bytes or JSON) -> { job =, opts = } with
+-- the options its output needs that no job field holds (a TaskSpec's
+-- interface and metadata, the id, a version 0, the common replica
+-- encoding, another config, unwrapped MPI args), or the job alone; nil,
+-- msg when it is neither.
+local function decode(data, opts)
+  local job, info = kfjob.decode_task_template(data, opts)
+  if job then return job, info, false end
+  local j2, i2 = kfjob.decode_task_spec(data, opts)
+  if j2 then return j2, i2, true end
+  return nil, info
+end
+
+local function flyte_entry(data)
+  local job, info, spec = decode(data)
+  if not job then return nil, info end
+  local args = info.container and info.container.args
+  if job.kind == "MPIJob" and info.wrap_launcher == false and args and args[1] == "horovodrun" then
+    local hj, hinfo = decode(data, { kind = "HorovodJob" })   -- flytekit's HorovodJob
+    if hj then job, info = hj, hinfo end
+  end
+  local o = { id = info.id, wrap_launcher = info.wrap_launcher, replica_encoding = info.replica_encoding }
+  if spec then
+    o.interface = next(info.interface or {}) and info.interface or nil
+    o.metadata = next(info.metadata or {}) and info.metadata or nil
+  end
+  if info.version ~= 1 then o.version = info.version end
+  for k, v in pairs(info.config or {}) do
+    -- version 0 writes an MPI worker command there itself
+    if not (k == "worker_spec_command" and info.version == 0) then
+      o.config = o.config or {}
+      o.config[k] = v
+    end
+  end
+  -- a template's container kfjob has nothing of (proto3 defaults)
+  if not spec and info.container and not job:spec().container then o.container = {} end
+  if next(o) then return { job = job, opts = o } end
+  return job
+end
+
+local function unhex(h)
+  return (h:gsub("%x%x", function(x) return string.char(tonumber(x, 16)) end))
+end
+
+-- Manifests -> their jobs by name; a job whose pods do not repeat the
+-- resource's labels and annotations is a { job =, opts = { copy_to_pods
+-- = false } } entry (the writers copy them otherwise).
+local function manifest_jobs(text)
+  local r, msg = kfjob.from_manifests(text)
+  if not r then return nil, msg end
   local jobs = {}
-  if type(doc) == "table" and doc.apiVersion == nil then
-    local name, keep = (extra or "job"):match("^([^\t]*)(.*)$")
+  for _, x in ipairs(r) do
+    local s = x.job:spec()
+    local keep = x.info.copy_to_pods == false and (s.labels or s.annotations)
+    jobs[x.info.name] = keep and { job = x.job, opts = { copy_to_pods = false } } or x.job
+  end
+  return jobs
+end
+
+-- A data config has no place for an entry's opts: its job, or (unless
+-- `lossy`) nil and a message naming what would be left out.
+local function data_only(jobs, lossy)
+  local out, names = {}, {}
+  for name in pairs(jobs) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local e = jobs[name]
+    if kfjob.is_job(e) or not e.opts or lossy then
+      out[name] = kfjob.is_job(e) and e or e.job
+    else
+      local ks = {}
+      for _, k in ipairs(keys(e.opts)) do ks[#ks + 1] = "opts." .. k end
+      return nil, ("job '%s': %s cannot be said in a data config (no job field holds it): "
+                   .. "-f lua writes a { job =, opts = } entry (--lossy leaves it out)")
+                  :format(name, table.concat(ks, ", "))
+    end
+  end
+  return out
+end
+
+-- The `kfjob convert -f lua|config|config-yaml` generator (kfjob_generate
+-- "convert"): text -> the config of its jobs by name.  text: manifests, a
+-- data config (a document without apiVersion), or a TaskTemplate or
+-- TaskSpec as hex digits.  extra: "\1flyte\t<lossy>\tNAME" for a
+-- TaskTemplate or TaskSpec (its job named NAME), "\1manifests\t<lossy>"
+-- for manifests (<lossy> "1": a data config leaves out what it cannot
+-- say, else that is an error), else for a data config "NAME" (a single
+-- job's name, a list's prefix) then a tab and the name of each job to
+-- write ("NAME\tbert\tgpt"; none: every job).
+setmetatable(M, { __call = function(_, text, fmt, extra)
+  local jobs, msg = {}
+  local what, lossy, name = (extra or ""):match("^\1(%a+)\t(%d)\t?(.*)$")
+  local doc = what ~= "flyte" and kfjob.read_yaml(text)
+  if what == "flyte" then
+    jobs[name], msg = flyte_entry(unhex(text))
+    if msg then return nil, msg end
+  elseif type(doc) == "table" and doc.apiVersion == nil then
+    local keep
+    name, keep = (extra or "job"):match("^([^\t]*)(.*)$")
     local all = data_jobs(doc, name)
     if keep == "" then jobs = all end
     for k in keep:gmatch("\t([^\t]+)") do jobs[k] = all[k] end
   else
-    local r, msg = kfjob.from_manifests(text)
-    if not r then return nil, msg end
-    for _, x in ipairs(r) do jobs[x.info.name] = extra and without_image(x.job, extra) or x.job end
+    jobs, msg = manifest_jobs(text)
+    if not jobs then return nil, msg end
   end
-  if fmt == "config" then return M.config_text(M.to_config(jobs)) end
-  return M.to_lua(jobs)
+  if fmt == "lua" then return M.to_lua(jobs) end
+  jobs, msg = data_only(jobs, lossy == "1")
+  if not jobs then return nil, msg end
+  local config = M.to_config(jobs)
+  return fmt == "config-yaml" and M.config_yaml(config) or M.config_text(config)
 end })
 
 return M

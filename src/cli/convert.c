@@ -6,8 +6,10 @@
 ** target (default: the input's own, which prints a manifest back).
 ** Configs convert too: a data config (.yaml, .yml, .json by its name, or
 ** stdin without apiVersion) or a .lua config script is rendered as
-** `kfjob render` does; -f lua/config of a data config writes its jobs
-** as a config again (a script's jobs stay in its sandbox).
+** `kfjob render` does; -f lua/config/config-yaml of a data config writes
+** its jobs as a config again (a script's jobs stay in its sandbox).  -f
+** lua of a TaskTemplate or TaskSpec writes a { job =, opts = } entry with
+** the registration values no job field holds (id, interface, metadata).
 **
 ** Every output is held until all jobs converted, so a failure writes
 ** nothing (-o DIR files go through a temporary name and a rename).  Each
@@ -39,7 +41,8 @@ static const char convert_usage[] =
     "                  trainer-2.3 (default: the input's own target)\n"
     "  -f FORMAT       manifest (default), manifest-json, yaml, json, template,\n"
     "                  template-json, taskspec, taskspec-json, pb; lua (a config\n"
-    "                  script) or config (a data config, JSON)\n"
+    "                  script), config (a data config, JSON) or config-yaml (a\n"
+    "                  data config, YAML)\n"
     "  --name N        the job's name (one job), else the input's; of a\n"
     "                  config: as render's --name\n"
     "  --image IMAGE   a config's task image (groups without their own)\n"
@@ -52,13 +55,14 @@ static const char convert_usage[] =
 
 static const char *const convert_formats[] = {
     "manifest", "manifest-json", "yaml", "json", "template", "template-json",
-    "taskspec", "taskspec-json", "pb", "lua", "config", NULL};
+    "taskspec", "taskspec-json", "pb", "lua", "config", "config-yaml", NULL};
 
 /* The command line of convert. */
 typedef struct cargs {
   const char *file, *to, *name, *kind, *outdir, *image;
   kfjob_format format;
-  const char *config;   /* -f lua or -f config: the generator's mode, else NULL */
+  const char *config;   /* -f lua, config or config-yaml: the generator's mode,
+                           else NULL */
   int lossy;
   int format_set;       /* -f given; else a JSON manifest writes JSON back */
 } cargs;
@@ -96,7 +100,7 @@ static int parse_format(const char *v, cargs *a) {
   if (kfjob_format_parse(v, &a->format) && strcmp(v, "none") != 0 &&
       strcmp(v, "environment") != 0)
     return -1;
-  if (strcmp(v, "lua") == 0 || strcmp(v, "config") == 0) {
+  if (strcmp(v, "lua") == 0 || strcmp(v, "config") == 0 || strcmp(v, "config-yaml") == 0) {
     a->format = KFJOB_FORMAT_MANIFEST;   /* the first pass checks the target */
     a->config = v;
     return -1;
@@ -295,37 +299,6 @@ static int input_of(const char *file, const char *d, size_t n) {
   return is_manifest(d, n) ? IN_MANIFEST : IN_FLYTE;
 }
 
-/* The container image a TaskTemplate or TaskSpec (JSON) names, malloc'd,
-** or NULL: the manifest needs it where the job's groups name none. */
-static char *image_of_json(const char *data, size_t n) {
-  json_t *root = json_loadb(data, n, 0, NULL), *t, *img;
-  char *out = NULL;
-  if (root == NULL) return NULL;
-  t = json_object_get(root, "template") ? json_object_get(root, "template") : root;
-  img = json_object_get(json_object_get(t, "container"), "image");
-  if (json_is_string(img)) out = cli_xstrdup(json_string_value(img));
-  json_decref(root);
-  return out;
-}
-
-static int on_spec(void *ud, const kfjob_job *j) {
-  char **img = (char **)ud;
-  if (j->format == KFJOB_FORMAT_TASKSPEC_JSON && *img == NULL)
-    *img = image_of_json(j->data, j->size);
-  return 0;
-}
-
-/* The image of a Flyte file: its JSON, or a TaskSpec's bytes read once. */
-static char *image_of(kfjob_host *h, const char *data, size_t n) {
-  kfjob_run_options ro;
-  char *img = NULL;
-  if (n && data[0] == '{') return image_of_json(data, n);
-  kfjob_run_options_init(&ro);
-  ro.format = KFJOB_FORMAT_TASKSPEC_JSON;
-  kfjob_host_decode(h, NULL, 1, data, n, &ro, on_spec, &img);
-  return img;
-}
-
 /* A config rendered as `kfjob render` renders it (-f lua/config: checked
 ** only, for --to); a data config on stdin is named stdin.yaml or
 ** stdin.json, which tells the host what it is. */
@@ -335,7 +308,10 @@ static kfjob_status run_config(kfjob_host *h, conv *c, const char *data, size_t 
   kfjob_run_options ro;
   kfjob_run_options_init(&ro);
   ro.format = a->config ? KFJOB_FORMAT_NONE : a->format;
-  ro.target = a->to;
+  /* -f lua/config without --to: a config has no target; checked as the
+  ** operator runs it (it takes a group's own container, which Flyte's
+  ** one task container cannot) */
+  ro.target = a->to ? a->to : a->config ? "operator" : NULL;
   ro.name = a->name ? a->name : c->name;
   ro.select = a->name;
   ro.image = a->image;
@@ -362,15 +338,15 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
     return kfjob_host_import_manifests(h, data, n, &io, &ro, on_import, c);
   }
   if (ro.target == NULL) ro.target = "flyte";   /* a Flyte file's own */
-  {
+  /* -f lua/config: read and checked only (the job's name is the id's, no
+  ** manifest name; a version 0 MPI worker command only a template holds) */
+  if (a->config) ro.format = a->to ? KFJOB_FORMAT_NONE : KFJOB_FORMAT_TEMPLATE;
+  {   /* the image is the job's (the TaskTemplate container's) */
     char *stem = a->name ? NULL : cli_stem_of(a->file);   /* as decode names it */
-    char *img = image_of(h, data, n);
     kfjob_status st;
     if (stem) ro.name = stem;
-    ro.image = img;
     st = kfjob_host_decode(h, NULL, 1, data, n, &ro, on_decode, c);
     free(stem);
-    free(img);
     return st;
   }
 }
@@ -388,18 +364,60 @@ static void free_conv(conv *c) {
 }
 
 /* The generator's config of held jobs [i, i + k) into c->v[i]: `joined`
-** the manifests of those (or the data config), `extra` what the
-** generator's third argument says (lua/kfjob/convert.lua). */
+** the manifests of those (or the data config, or a Flyte file's hex
+** digits), `extra` what the generator's third argument says
+** (lua/kfjob/convert.lua).  With --lossy, what a data config cannot say
+** is listed (the strict run's refusal) and left out. */
 static int gen_config(conv *c, size_t i, const char *joined, const char *extra) {
   const char *args[3];
-  char *text = NULL;
+  const char *ext = strcmp(c->a->config, "lua") == 0 ? ".lua"
+                    : strcmp(c->a->config, "config-yaml") == 0 ? ".yaml" : ".json";
+  char *text = NULL, *strict = NULL, *p;
   int code;
+  kfjob_status st;
   args[0] = joined, args[1] = c->a->config, args[2] = extra;
-  if (kfjob_generate("convert", args, &text) != KFJOB_OK)
-    code = cli_errorf(EXIT_INVALID, "%s", text ? text : "out of memory");
+  st = kfjob_generate("convert", args, &text);
+  if (st == KFJOB_EARG && c->a->lossy && extra && extra[0] == '\1' &&
+      (strict = cli_xstrdup(extra)) != NULL && (p = strchr(strict, '\t')) != NULL) {
+    fprintf(stderr, "kfjob: %s: %s (left out: --lossy)\n", cli_config_label(c->a->file), text);
+    free(text);
+    p[1] = '1';   /* "\1<what>\t1...": lossy */
+    args[2] = strict;
+    st = kfjob_generate("convert", args, &text);
+  }
+  if (st != KFJOB_OK)
+    code = cli_errorf(EXIT_INVALID, "%s: %s", cli_config_label(c->a->file),
+                      text ? text : "out of memory");
   else
-    code = replace_held(&c->v[i], text, strcmp(c->a->config, "lua") == 0 ? ".lua" : ".json");
+    code = replace_held(&c->v[i], text, ext);
   free(text);
+  free(strict);
+  return code;
+}
+
+/* The generator's extra for manifests or a Flyte file: "\1<what>\t0" and
+** for a Flyte file a tab and its job's name (malloc'd). */
+static char *gen_extra(const char *what, const char *name) {
+  return cli_xprintf("\1%s\t0%s%s", what, name ? "\t" : "", name ? name : "");
+}
+
+/* -f lua / config / config-yaml of a TaskTemplate or TaskSpec: the
+** generator decodes the file itself (as hex digits: the bytes may hold
+** NULs), so its job and the options no job field holds stay together. */
+static int flyte_config(conv *c, const char *data, size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  char *hex = (char *)cli_xmalloc(2 * n + 1), *extra;
+  size_t i;
+  int code;
+  for (i = 0; i < n; i++) {
+    hex[2 * i] = digits[(unsigned char)data[i] >> 4];
+    hex[2 * i + 1] = digits[(unsigned char)data[i] & 15];
+  }
+  hex[2 * n] = '\0';
+  extra = gen_extra("flyte", c->v[0].job.name);
+  code = gen_config(c, 0, hex, extra);
+  free(extra);
+  free(hex);
   return code;
 }
 
@@ -422,17 +440,20 @@ static int data_config(conv *c, const char *data) {
   return code;
 }
 
-/* -f lua / -f config: each job held (its manifest for the target) made
-** again as an operator manifest, and the generator writes the config of
+/* -f lua / config / config-yaml: each job held (its manifest for the
+** target) made again as an operator manifest (with what its report
+** carries, as convert writes it), and the generator writes the config of
 ** those (one config of every job to stdout, one file per job under -o).
-** A data config is its own text; a script's jobs do not leave it. */
+** A data config is its own text, a Flyte file its own bytes; a script's
+** jobs do not leave it. */
 static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
   conv c2;
   cargs a2 = *c->a;
-  char *img;
+  char *extra;
   size_t i, k;
   int code = 0;
   if (c->in == IN_DATA) return data_config(c, data);
+  if (c->in == IN_FLYTE) return flyte_config(c, data, n);
   memset(&c2, 0, sizeof c2);
   a2.to = "operator", a2.format = KFJOB_FORMAT_MANIFEST;
   c2.a = &a2, c2.quiet = 1, c2.in = c->in;
@@ -443,7 +464,7 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
       return cli_report(h, st, cli_config_label(c->a->file));
     }
   }
-  img = c->in == IN_MANIFEST ? NULL : image_of(h, data, n);
+  extra = gen_extra("manifests", NULL);
   for (i = 0; i < c2.n && code == 0; i += k) {
     char *joined = NULL;
     size_t j, len = 0;
@@ -454,11 +475,11 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
       memcpy(joined + len, c2.v[j].job.data, c2.v[j].job.size + 1);
       len += c2.v[j].job.size;
     }
-    code = gen_config(c, i, joined, img);   /* a Flyte file's image is the task's */
+    code = gen_config(c, i, joined, extra);
     free(joined);
   }
+  free(extra);
   free_conv(&c2);
-  free(img);
   return code;
 }
 
@@ -518,8 +539,8 @@ int cli_cmd_convert(int argc, char **argv) {
   c.name = cli_default_name(a.file);
   if (c.in == IN_SCRIPT && a.config) {
     code = usage_err("-f %s: a Lua config's jobs stay in its sandbox (render it with -f "
-                     "manifest and convert that; -f lua and config read manifests, Flyte "
-                     "files and data configs)", a.config, NULL);
+                     "manifest and convert that; -f lua, config and config-yaml read "
+                     "manifests, Flyte files and data configs)", a.config, NULL);
     free(c.name);
     kfjob_host_free(h);
     free(data);

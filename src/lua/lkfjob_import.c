@@ -216,17 +216,30 @@ static void push_order(lua_State *L) {
     push_keys(L, &kf_group_obj);
     lua_setfield(L, -2, "group");
     lua_newtable(L);
-    push_tables(L, k->fields, k->nfields, lua_gettop(L));
+    /* the group's first: a key both have (container) takes the job's rows */
     push_tables(L, kf_group_obj.f, kf_group_obj.n, lua_gettop(L));
+    push_tables(L, k->fields, k->nfields, lua_gettop(L));
     lua_setfield(L, -2, "tables");
     lua_setfield(L, -2, k->name);
   }
 }
 
+/* The job of jobs[name] (at the top): a job, or a `{ job = <job>, opts =
+** ... }` entry's job (a data config has no place for the opts); replaced
+** in place; 0 when it is neither. */
+static int entry_job(lua_State *L) {
+  if (lkf_jobkind(L, -1) >= 0) return 1;
+  if (!lua_istable(L, -1)) return 0;
+  lua_getfield(L, -1, "job");
+  if (lkf_jobkind(L, -1) < 0) return lua_pop(L, 1), 0;
+  lua_replace(L, -2);
+  return 1;
+}
+
 /* kfjob.to_config(jobs [, order]) -> { jobs = { [name] = { kind = K, ... } } }
 ** [, the rows' key order when `order` is true]: a job (named "job") or a
-** table name -> job; each entry is the job's spec without every key whose
-** absence gives the same job. */
+** table name -> job or { job =, opts = } entry; each entry is the job's
+** spec without every key whose absence gives the same job. */
 static int l_to_config(lua_State *L) {
   static const char who[] = "kfjob.to_config";
   int order = lua_toboolean(L, 2), out;
@@ -246,7 +259,7 @@ static int l_to_config(lua_State *L) {
   while (lua_next(L, 1)) {
     const kf_job *j;
     kf_node *n;
-    if (lua_type(L, -2) != LUA_TSTRING || lkf_jobkind(L, -1) < 0)
+    if (lua_type(L, -2) != LUA_TSTRING || !entry_job(L))
       return luaL_error(L, "%s: jobs[%s]: expected a job by its name", who,
                         luaL_tolstring(L, -2, NULL));
     j = lkf_checkjob(L, -1);

@@ -645,6 +645,66 @@ static kf_node *info_node(const Flyteidl__Core__TaskTemplate *t, const kf_job *j
   return ok ? info : NULL;
 }
 
+/* A list of n strings as a node (NULL: no memory). */
+static kf_node *str_list(kf_arena *A, char *const *v, size_t n) {
+  kf_node *l = kf_node_new(A, KF_NARR);
+  size_t i;
+  for (i = 0; l && i < n; i++)
+    if (!kf_node_push(A, l, NULL, kf_node_str(A, v[i], strlen(v[i])))) return NULL;
+  return l;
+}
+
+/* The container's env as the job holds it: a table of name = value when
+** the names are sorted and unique (written back the same, sorted), else
+** the {name, value} list in its order.  NULL: no memory. */
+static kf_node *env_node(kf_arena *A, const Flyteidl__Core__Container *c) {
+  kf_node *m = kf_node_new(A, KF_NOBJ), *l = kf_node_new(A, KF_NARR);
+  size_t i;
+  int sorted = 1;
+  for (i = 0; m && l && i < c->n_env; i++) {
+    const Flyteidl__Core__KeyValuePair *kv = c->env[i];
+    kf_node *x = kf_obj_add(A, l, NULL, KF_NOBJ);
+    sorted &= i == 0 || strcmp(c->env[i - 1]->key, kv->key) < 0;
+    if (x == NULL || !kf_obj_str(A, x, "name", kv->key) || !kf_obj_str(A, x, "value", kv->value) ||
+        !kf_obj_str(A, m, kv->key, kv->value))
+      return NULL;
+  }
+  return sorted ? m : l;
+}
+
+/* The TaskTemplate's container is the job's (image, command, args,
+** env; MPI's args without the launcher line info leaves out too): the job
+** is built again from its spec with it, so the rows check it. */
+static kf_status read_container(const Flyteidl__Core__TaskTemplate *t, kf_arena *A,
+                                kf_job *j, const char *who, kf_err *e) {
+  const Flyteidl__Core__Container *c = t->container;
+  long skip;
+  kf_node *spec, *ct;
+  if (t->target_case != FLYTEIDL__CORE__TASK_TEMPLATE__TARGET_CONTAINER || c == NULL)
+    return KF_OK;
+  if ((skip = launcher_prefix(j, c, A)) < 0 || (spec = kf_job_to_spec(j, A)) == NULL ||
+      (ct = kf_node_new(A, KF_NOBJ)) == NULL)
+    return kf_nomem(e);
+  if ((c->image && c->image[0] && !kf_obj_str(A, ct, "image", c->image)) ||
+      (c->n_command && !kf_node_push(A, ct, "command", str_list(A, c->command, c->n_command))) ||
+      ((size_t)skip < c->n_args &&
+       !kf_node_push(A, ct, "args", str_list(A, c->args + skip, c->n_args - (size_t)skip))) ||
+      (c->n_env && !kf_node_push(A, ct, "env", env_node(A, c))))
+    return kf_nomem(e);
+  if (ct->u.c.n == 0) return KF_OK;
+  if (!kf_node_put(A, spec, "container", ct)) return kf_nomem(e);
+  return kf_job_from_spec(j->kind, spec, A, j, who, e);
+}
+
+/* Whether a v1 custom's replica specs use the `common` field (flyteidl
+** kubeflow common.proto; replica_encoding = "common" writes it again). */
+static int common_encoding(const kf_node *custom) {
+  size_t i;
+  for (i = 0; custom->t == KF_NOBJ && i < custom->u.c.n; i++)
+    if (custom->u.c.v[i]->t == KF_NOBJ && kf_node_get(custom->u.c.v[i], "common")) return 1;
+  return 0;
+}
+
 /* v0 MPI: the worker command comes from config, split on single spaces. */
 static kf_status v0_worker_command(const Flyteidl__Core__TaskTemplate *t,
                                    kf_arena *A, kf_job *j, const char *who,
@@ -754,6 +814,10 @@ kf_status kf_template_to_job(Flyteidl__Core__TaskTemplate *t, int opt_kind,
       (st = kf_sched_template_out(j, A, e)))            /* topology (SPEC §13) */
     return st;
   if ((*info = info_node(t, j, A)) == NULL) return kf_nomem(e);
+  if (version == 1 && common_encoding(custom) &&
+      !kf_obj_strref(A, *info, "replica_encoding", "common"))
+    return kf_nomem(e);
+  if ((st = read_container(t, A, j, who, e))) return st;
   return KF_OK;
 }
 

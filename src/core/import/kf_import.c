@@ -191,14 +191,26 @@ static kf_status long_string(kfi *c, const char *path, const kf_node *n) {
 
 /* ---- metadata ---------------------------------------------------------- */
 
-static kf_status string_map(kfi *c, const char *path, const kf_node *m) {
+/* Labels (`label`) or annotations: strings under keys, each as the API
+** server takes it (apimachinery ValidateLabels, ValidateAnnotations) and
+** the job's rows check it. */
+static kf_status string_map(kfi *c, const char *path, const kf_node *m, int label) {
   char p[KFI_PATH];
   size_t i;
   kf_status st;
   if ((st = kfi_want(c, path, m, KF_NOBJ)) != KF_OK) return st;
   for (i = 0; i < m->u.c.n; i++) {
+    const char *v = kfi_str(m->u.c.v[i]);
     kfi_path(p, path, m->u.c.k[i]);
     if ((st = kfi_want(c, p, m->u.c.v[i], KF_NSTR)) != KF_OK) return st;
+    if (!kf_qualified_name(m->u.c.k[i]))
+      return kfi_fail(c, p, "invalid %s key (an optional DNS subdomain prefix and '/', "
+                      "then at most 63 letters, digits, '-', '_' or '.', starting and "
+                      "ending with a letter or digit)", label ? "label" : "annotation");
+    if (label && *v && !kf_label_name(v, strlen(v)))
+      return kfi_fail(c, p, "invalid label value '%.100s' (empty, or at most 63 letters, "
+                      "digits, '-', '_' or '.', starting and ending with a letter or "
+                      "digit)", v);
   }
   return KF_OK;
 }
@@ -222,14 +234,18 @@ static kf_status metadata(kfi *c, const kf_node *m) {
   KFI_OOM(c, kf_node_push(c->A, c->info, "name", (kf_node *)v));
   if ((v = kf_node_get(m, "namespace")) != NULL) {
     if ((st = kfi_want(c, "metadata.namespace", v, KF_NSTR)) != KF_OK) return st;
+    if (v->u.s.n > 63 || !kf_dns_label(v->u.s.p, v->u.s.n, 0))
+      return kfi_fail(c, "metadata.namespace", "'%.100s' is not a DNS-1123 label (at most "
+                      "63 lowercase letters, digits and '-', starting and ending with a "
+                      "letter or digit)", v->u.s.p);
     KFI_OOM(c, kf_node_push(c->A, c->info, "namespace", (kf_node *)v));
   }
   if ((v = c->labels = kf_node_get(m, "labels")) != NULL) {
-    if ((st = string_map(c, "metadata.labels", v)) != KF_OK) return st;
+    if ((st = string_map(c, "metadata.labels", v, 1)) != KF_OK) return st;
     KFI_OOM(c, kf_node_push(c->A, c->info, "labels", (kf_node *)v));
   }
   if ((v = c->annotations = kf_node_get(m, "annotations")) != NULL) {
-    if ((st = string_map(c, "metadata.annotations", v)) != KF_OK) return st;
+    if ((st = string_map(c, "metadata.annotations", v, 0)) != KF_OK) return st;
     KFI_OOM(c, kf_node_push(c->A, c->info, "annotations", (kf_node *)v));
   }
   return KF_OK;
@@ -319,6 +335,19 @@ static kf_status v1_spec(kfi *c, const kf_node *spec) {
 }
 
 /* ---- the entry -------------------------------------------------------- */
+
+/* Where the resource lives is the job's: its namespace, and the labels
+** and annotations info keeps once scheduling took Kueue's (and a
+** TrainJob's Volcano queue). */
+static kf_status whole_meta(kfi *c) {
+  static const char *const keys[] = {"namespace", "labels", "annotations", NULL};
+  const kf_node *v;
+  int i;
+  for (i = 0; keys[i]; i++)
+    if ((v = kf_node_get(c->info, keys[i])) != NULL)
+      KFI_OOM(c, kf_node_push(c->A, c->spec, keys[i], (kf_node *)v));
+  return KF_OK;
+}
 
 static kf_status start(kfi *c, const kf_import_opts *o, kf_arena *A, kf_err *e) {
   memset(c, 0, sizeof *c);
@@ -411,7 +440,7 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
       (spec = plain_spec(&c, spec)) == NULL)
     return kf_nomem(e);
   st = c.target == KF_T_TRAINER_23 ? kfi_trainer(&c, spec) : v1_spec(&c, spec);
-  if (st != KF_OK || (st = kfi_sched_meta(&c)) != KF_OK ||
+  if (st != KF_OK || (st = kfi_sched_meta(&c)) != KF_OK || (st = whole_meta(&c)) != KF_OK ||
       (c.target != KF_T_TRAINER_23 && (st = kfi_sched_group_topology(&c)) != KF_OK))
     return st;
   snprintf(ctor, sizeof ctor, "%s (as kfjob.%s)", c.who, kf_kinds[c.kind].name);

@@ -68,6 +68,16 @@ typedef struct kfi_pod {
 /* The group row placed in the container under manifest key k, other than
 ** args (the task's, and an MPI group's command), or -1. */
 int kfi_container_row(const char *k);
+/* An env list read, as the job holds it: a table of name = value when
+** every entry is a {name, value} pair and the names are sorted and unique
+** (written back in the same order), else the list itself (its order,
+** valueFrom).  *map says which; NULL only when memory ran out. */
+kf_node *kfi_env_form(kfi *c, const kf_node *env, int *map);
+/* A container's env at `path` checked as the job's container.env is (the
+** CRD's EnvVar schema, then validateEnv), errors named by manifest path. */
+kf_status kfi_env_check(kfi *c, const char *path, const kf_node *env);
+/* A container's command or args at `path`: a list of strings. */
+kf_status kfi_strings(kfi *c, const char *path, const kf_node *l);
 kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
                        const char *primary, kfi_pod *out);
 /* Kubernetes resources {cpu, memory, nvidia.com/gpu, ...} -> a spec table. */

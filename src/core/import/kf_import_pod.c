@@ -89,24 +89,14 @@ kf_status kfi_resources(kfi *c, const char *path, const kf_node *res, kfi_pod *o
 
 /* ---- the primary container -------------------------------------------- */
 
-/* env entries with a plain string value are the task's (info); the others
-** (valueFrom) stay in the template. */
-static kf_status env_split(kfi *c, const char *path, const kf_node *env,
-                           kfi_pod *out, kf_node *rest) {
-  kf_node *mine, *theirs;
-  size_t i;
+/* Every env entry is the task's, valueFrom too, in its order (the job's
+** container.env; the writers emit it before a Flyte pod template's own). */
+static kf_status env_all(kfi *c, const char *path, const kf_node *env, kfi_pod *out) {
   kf_status st;
-  if ((st = kfi_want(c, path, env, KF_NARR)) != KF_OK) return st;
-  KFI_OOM(c, mine = kf_node_new(c->A, KF_NARR));
-  KFI_OOM(c, theirs = kf_node_new(c->A, KF_NARR));
-  for (i = 0; i < env->u.c.n; i++) {
-    const kf_node *x = env->u.c.v[i];
-    int plain = x->t == KF_NOBJ && x->u.c.n == 2 && kfi_str(kf_node_get(x, "name")) &&
-                kfi_str(kf_node_get(x, "value"));
-    KFI_OOM(c, kf_node_push(c->A, plain ? mine : theirs, NULL, (kf_node *)x));
-  }
-  if (mine->u.c.n) out->env = mine;
-  if (theirs->u.c.n) KFI_OOM(c, kf_node_push(c->A, rest, "env", theirs));
+  if ((st = kfi_want(c, path, env, KF_NARR)) != KF_OK ||
+      (st = kfi_env_check(c, path, env)) != KF_OK)
+    return st;
+  if (env->u.c.n) out->env = env;
   return KF_OK;
 }
 
@@ -124,10 +114,15 @@ static kf_status primary(kfi *c, const char *path, const kf_node *ct, kfi_pod *o
     st = KF_OK;
     kfi_path(p, path, k);
     if (strcmp(k, "name") == 0) continue;
+    if (v->t == KF_NNIL && (strcmp(k, "command") == 0 || strcmp(k, "args") == 0 ||
+                            strcmp(k, "env") == 0))
+      continue;   /* null: as absent (the API server drops it) */
     if (row >= 0) out->own[row] = v;   /* image, ...: the group's */
-    else if (strcmp(k, "command") == 0) out->command = v;
-    else if (strcmp(k, "args") == 0) out->args = v;
-    else if (strcmp(k, "env") == 0) st = env_split(c, p, v, out, *rest);
+    else if (strcmp(k, "command") == 0 || strcmp(k, "args") == 0) {
+      if ((st = kfi_strings(c, p, v)) != KF_OK) return st;
+      *(k[0] == 'c' ? &out->command : &out->args) = v;
+    }
+    else if (strcmp(k, "env") == 0) st = env_all(c, p, v, out);
     else if (strcmp(k, "resources") == 0) st = kfi_resources(c, p, v, out);
     else if (strcmp(k, "volumeMounts") == 0 && v->t == KF_NARR) {
       kf_node *l;

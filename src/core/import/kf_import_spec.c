@@ -149,45 +149,83 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
   return KF_OK;
 }
 
-/* One value every group's container agrees on (NULL in a group: it has
-** none, as an mpi-operator worker); *out the first. */
-static kf_status agree(kfi *c, const groups *G, size_t off, const char *what,
-                       const kf_node **out) {
-  int i;
-  int first = -1;
-  *out = NULL;
+/* The value of group i's container at `off` (kfi_pod's command, args or
+** env). */
+static const kf_node *pod_value(const groups *G, int i, size_t off) {
+  return *(const kf_node *const *)(const void *)((const char *)&G->pod[i] + off);
+}
+
+/* Whether group i is left out of the agreement on `off`: the
+** mpi-operator's writer leaves a worker bare (sshd runs there). */
+static int bare_worker(const kfi *c, const groups *G, int i, size_t off) {
+  return pod_value(G, i, off) == NULL && off == offsetof(kfi_pod, command) &&
+         G->role[i] == KF_WORKER && c->target == KF_T_MPI_OPERATOR;
+}
+
+/* Whether every group's container has the same value at `off` (NULL in
+** each, or equal); *out the first; *at the first group that differs. */
+static int agreed(const kfi *c, const groups *G, size_t off, const kf_node **out, int *at) {
+  int i, first = -1;
+  *out = NULL, *at = -1;
   for (i = 0; i < G->n; i++) {
-    const kf_node *v = *(const kf_node *const *)(const void *)((const char *)&G->pod[i] + off);
-    char p[KFI_PATH];
-    /* the mpi-operator's writer leaves a worker bare (sshd runs there) */
-    if (v == NULL && off == offsetof(kfi_pod, command) && G->role[i] == KF_WORKER &&
-        c->target == KF_T_MPI_OPERATOR)
-      continue;
+    const kf_node *v = pod_value(G, i, off);
+    if (bare_worker(c, G, i, off)) continue;
     if (first < 0) { first = i, *out = v; continue; }
-    if ((v == NULL) != (*out == NULL) || (v && !kfi_equal(*out, v))) {
-      /* an absent one too: the writer would give that group the others' */
-      kfi_path(p, G->path[i], what);
-      return kfi_unmapped(c, p, v, v && *out ?
-                          "the task's container differs from the first group's: "
-                          "kfjob gives every group the same one" : v ?
-                          "the first group's container has none: kfjob gives every "
-                          "group the task's same one" :
-                          "absent, while the first group's container has one: kfjob "
-                          "gives every group the task's same one");
-    }
+    if ((v == NULL) != (*out == NULL) || (v && !kfi_equal(*out, v))) return *at = i, 0;
   }
+  return 1;
+}
+
+/* Flyte's manifests carry one task container (flyteplugins' replica
+** specs share the task's): a group that differs cannot be held. */
+static kf_status one_container(kfi *c, const groups *G, int i, size_t off, const char *what,
+                               const kf_node *first) {
+  const kf_node *v = pod_value(G, i, off);
+  char p[KFI_PATH];
+  kfi_path(p, G->path[i], what);
+  return kfi_unmapped(c, p, v, v && first ?
+                      "the task's container differs from the first group's: "
+                      "a Flyte task gives every group the same one" : v ?
+                      "the first group's container has none: a Flyte task gives "
+                      "every group the same one" :
+                      "absent, while the first group's container has one: a Flyte "
+                      "task gives every group the same one");
+}
+
+/* v as the job holds it under `key` (env: kfi_env_form), into `into`;
+** the task's (info.container) gets it too when `info` (env: as a table). */
+static kf_status put_value(kfi *c, const char *key, const kf_node *v, kf_node *into, int info) {
+  int map = 1;
+  kf_node *x = (kf_node *)v;
+  if (strcmp(key, "env") == 0) KFI_OOM(c, x = kfi_env_form(c, v, &map));
+  KFI_OOM(c, kf_node_push(c->A, into, key, x));
+  if (info && map) KFI_OOM(c, kf_node_push(c->A, c->ct, key, x));
   return KF_OK;
 }
 
-static kf_status env_map(kfi *c, const kf_node *env) {
-  kf_node *m;
-  size_t i;
-  if (env == NULL) return KF_OK;
-  KFI_OOM(c, m = kf_obj_add(c->A, c->ct, "env", KF_NOBJ));
-  for (i = 0; i < env->u.c.n; i++)
-    KFI_OOM(c, kf_node_push(c->A, m, kfi_str(kf_node_get(env->u.c.v[i], "name")),
-                            kf_node_get(env->u.c.v[i], "value")));
-  return KF_OK;
+/* One field of the groups' containers (`off`, manifest key `key`): the
+** job's container's when every group agrees (and info's), else each
+** group's own container's (gct[i], made on first use), as the writers
+** take a group's over the job's. */
+static kf_status place(kfi *c, const groups *G, size_t off, const char *key, kf_node *ct,
+                       kf_node **gct) {
+  const kf_node *v;
+  int i, at;
+  kf_status st;
+  if (!agreed(c, G, off, &v, &at)) {
+    if (c->target == KF_T_FLYTE || c->target == KF_T_FLYTE2) {
+      if ((st = one_container(c, G, at, off, key, v)) != KF_OK) return st;
+    } else {
+      for (i = 0; i < G->n; i++) {
+        const kf_node *x = pod_value(G, i, off);
+        if (x == NULL) continue;
+        if (gct[i] == NULL) KFI_OOM(c, gct[i] = kf_node_new(c->A, KF_NOBJ));
+        if ((st = put_value(c, key, x, gct[i], 0)) != KF_OK) return st;
+      }
+      return KF_OK;
+    }
+  }
+  return v ? put_value(c, key, v, ct, 1) : KF_OK;
 }
 
 /* MPI kinds: the launcher command's tail is the task's args; a group
@@ -345,7 +383,7 @@ static int same_tail(const kf_node *a, size_t n, const kf_node *task) {
   return 1;
 }
 
-static kf_status mpi_args(kfi *c, groups *G) {
+static kf_status mpi_args(kfi *c, groups *G, kf_node *ct) {
   const kf_node *task = NULL;
   hvd_line h;
   int i;
@@ -379,33 +417,34 @@ static kf_status mpi_args(kfi *c, groups *G) {
       return st;
     if (task == NULL) KFI_OOM(c, task = tail(c->A, a, n));
   }
-  if (task && task->u.c.n) KFI_OOM(c, kf_node_push(c->A, c->ct, "args", (kf_node *)task));
-  return KF_OK;
+  return task && task->u.c.n ? put_value(c, "args", task, ct, 1) : KF_OK;
 }
 
 /* Each group keeps its image and the other group rows placed in its
-** container (job fields: SPEC §14's Law 1 emits with no image option); the
-** command, env and args every group shares are the task's (info.container,
-** the options a re-emit takes). */
+** container (Law 1 emits with no image option); command, args and env go
+** to the job's container, or each group's where they differ (place), and
+** info.container has what every group shares. */
 static kf_status container(kfi *c, groups *G) {
-  const kf_node *v;
+  kf_node *ct, *gct[KF_NROLES];
   int i;
   size_t r;
   kf_status st;
+  memset(gct, 0, sizeof gct);
+  KFI_OOM(c, ct = kf_node_new(c->A, KF_NOBJ));
   for (i = 0; i < G->n; i++)
     for (r = 0; r < kf_group_obj.n && r < KFI_GROUP_ROWS; r++)
       if (G->pod[i].own[r])
         KFI_OOM(c, kf_node_push(c->A, G->g[i], kf_group_obj.f[r].key, (kf_node *)G->pod[i].own[r]));
   if ((kf_kinds[c->kind].flags & KF_K_COMMAND) && (st = own_launcher_line(c, G)) != KF_OK)
     return st;
-  if ((st = agree(c, G, offsetof(kfi_pod, command), "command", &v)) != KF_OK) return st;
-  if (v) KFI_OOM(c, kf_node_push(c->A, c->ct, "command", (kf_node *)v));
-  if ((st = agree(c, G, offsetof(kfi_pod, env), "env", &v)) != KF_OK ||
-      (st = env_map(c, v)) != KF_OK)
+  if ((st = place(c, G, offsetof(kfi_pod, command), "command", ct, gct)) != KF_OK ||
+      (st = (kf_kinds[c->kind].flags & KF_K_COMMAND) ? mpi_args(c, G, ct)
+            : place(c, G, offsetof(kfi_pod, args), "args", ct, gct)) != KF_OK ||
+      (st = place(c, G, offsetof(kfi_pod, env), "env", ct, gct)) != KF_OK)
     return st;
-  if (kf_kinds[c->kind].flags & KF_K_COMMAND) return mpi_args(c, G);
-  if ((st = agree(c, G, offsetof(kfi_pod, args), "args", &v)) != KF_OK) return st;
-  if (v) KFI_OOM(c, kf_node_push(c->A, c->ct, "args", (kf_node *)v));
+  for (i = 0; i < G->n; i++)
+    if (gct[i]) KFI_OOM(c, kf_node_push(c->A, G->g[i], "container", gct[i]));
+  if (ct->u.c.n) KFI_OOM(c, kf_node_push(c->A, c->spec, "container", ct));
   return KF_OK;
 }
 

@@ -30,38 +30,50 @@ static kf_status runtime_ref(kfi *c, const kf_node *ref) {
   return KF_OK;
 }
 
+/* The job's container (c->spec's, made on first use). */
+static kf_node *job_container(kfi *c) {
+  kf_node *ct = (kf_node *)kf_node_get(c->spec, "container");
+  return ct ? ct : kf_obj_add(c->A, c->spec, "container", KF_NOBJ);
+}
+
+/* key = v in the job's container and in info's (`info`). */
+static kf_status put_both(kfi *c, const char *key, kf_node *v, int info) {
+  kf_node *ct;
+  KFI_OOM(c, ct = job_container(c));
+  KFI_OOM(c, kf_node_push(c->A, ct, key, v));
+  if (info) KFI_OOM(c, kf_node_push(c->A, c->ct, key, v));
+  return KF_OK;
+}
+
 /* trainer.command: torchrun --no-python, then the task's command. */
 static kf_status command(kfi *c, const kf_node *cmd) {
+  kf_status st = kfi_strings(c, "spec.trainer.command", cmd);
   const char *a0 = cmd->t == KF_NARR && cmd->u.c.n > 1 ? kfi_str(cmd->u.c.v[0]) : NULL;
   const char *a1 = a0 ? kfi_str(cmd->u.c.v[1]) : NULL;
   kf_node *l;
   size_t i;
+  if (st != KF_OK) return st;
   if (!a0 || strcmp(a0, "torchrun") != 0 || !a1 || strcmp(a1, "--no-python") != 0)
     return kfi_unmapped(c, "spec.trainer.command", cmd, "kfjob runs the task as "
                         "torchrun --no-python <command>");
   if (cmd->u.c.n == 2) return KF_OK;
-  KFI_OOM(c, l = kf_obj_add(c->A, c->ct, "command", KF_NARR));
+  KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
   for (i = 2; i < cmd->u.c.n; i++) KFI_OOM(c, kf_node_push(c->A, l, NULL, cmd->u.c.v[i]));
-  return KF_OK;
+  return put_both(c, "command", l, 1);
 }
 
+/* trainer.env: corev1.EnvVars (trainjob_types.go), every one the job's;
+** info's as a table when one holds it. */
 static kf_status env(kfi *c, const kf_node *env) {
-  kf_node *m;
-  size_t i;
+  kf_node *v;
+  int map;
   kf_status st;
-  if ((st = kfi_want(c, "spec.trainer.env", env, KF_NARR)) != KF_OK) return st;
-  KFI_OOM(c, m = kf_obj_add(c->A, c->ct, "env", KF_NOBJ));
-  for (i = 0; i < env->u.c.n; i++) {
-    const kf_node *x = env->u.c.v[i];
-    const char *n = kfi_str(kf_node_get(x, "name"));
-    const kf_node *v = kf_node_get(x, "value");
-    char p[KFI_PATH];
-    kfi_index(p, "spec.trainer.env", i);
-    if (n == NULL || kfi_str(v) == NULL || x->u.c.n != 2)
-      return kfi_unmapped(c, p, x, "kfjob's env takes a name and a string value");
-    KFI_OOM(c, kf_node_push(c->A, m, n, (kf_node *)v));
-  }
-  return KF_OK;
+  if ((st = kfi_want(c, "spec.trainer.env", env, KF_NARR)) != KF_OK ||
+      (st = kfi_env_check(c, "spec.trainer.env", env)) != KF_OK)
+    return st;
+  if (env->u.c.n == 0) return KF_OK;
+  KFI_OOM(c, v = kfi_env_form(c, env, &map));
+  return put_both(c, "env", v, map);
 }
 
 /* Nodes and processes: master + workers, or Elastic's fixed count. */
@@ -116,7 +128,10 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
       (st = kfi_keys(c, "spec.trainer", tr, known, NULL, NULL)) != KF_OK)
     return st;
   if ((v = kf_node_get(tr, "command")) && (st = command(c, v)) != KF_OK) return st;
-  if ((v = kf_node_get(tr, "args"))) KFI_OOM(c, kf_node_push(c->A, c->ct, "args", (kf_node *)v));
+  if ((v = kf_node_get(tr, "args")) &&
+      ((st = kfi_strings(c, "spec.trainer.args", v)) != KF_OK ||
+       (st = put_both(c, "args", (kf_node *)v, 1)) != KF_OK))
+    return st;
   if ((v = kf_node_get(tr, "env")) && (st = env(c, v)) != KF_OK) return st;
   if ((v = kf_node_get(tr, "resourcesPerNode")) &&
       (st = kfi_resources(c, "spec.trainer.resourcesPerNode", v, &res)) != KF_OK)
@@ -155,6 +170,12 @@ static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2])
                     "replicatedJobs[0].template.spec.template", t, "node", &pod);
   c->labels = labels, c->annotations = ann;
   if (st != KF_OK) return st;
+  /* the patch's node container takes no env (Trainer's ContainerPatch) */
+  if (pod.env && (st = kfi_unmapped(c, "spec.runtimePatches[0].trainingRuntimeSpec.template.spec."
+                                    "replicatedJobs[0].template.spec.template.spec.containers",
+                                    pod.env, "a runtime patch of the node container has no "
+                                    "env: the task's env is spec.trainer.env")) != KF_OK)
+    return st;
   if (pod.tmpl) KFI_OOM(c, kf_node_push(c->A, c->spec, "pod_template", pod.tmpl));
   if (pod.shm) KFI_OOM(c, kf_node_push(c->A, c->spec, "shared_memory", (kf_node *)pod.shm));
   if (pod.accel) KFI_OOM(c, kf_node_push(c->A, c->spec, "accelerator", pod.accel));

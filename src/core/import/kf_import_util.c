@@ -5,6 +5,7 @@
 */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kf_import_int.h"
@@ -142,4 +143,56 @@ int kfi_container_row(const char *k) {
       return (int)i;
   }
   return -1;
+}
+
+kf_node *kfi_env_form(kfi *c, const kf_node *env, int *map) {
+  kf_node *m;
+  const char *prev = NULL;
+  size_t i;
+  *map = 0;
+  for (i = 0; i < env->u.c.n; i++) {
+    const kf_node *x = env->u.c.v[i];
+    const char *n = kfi_str(kf_node_get(x, "name"));
+    if (x->t != KF_NOBJ || x->u.c.n != 2 || n == NULL || !kfi_str(kf_node_get(x, "value")) ||
+        (prev && strcmp(prev, n) >= 0))
+      return (kf_node *)env;
+    prev = n;
+  }
+  if ((m = kf_node_new(c->A, KF_NOBJ)) == NULL) return NULL;
+  for (i = 0; i < env->u.c.n; i++)
+    if (!kf_node_push(c->A, m, kfi_str(kf_node_get(env->u.c.v[i], "name")),
+                      kf_node_get(env->u.c.v[i], "value")))
+      return NULL;
+  *map = 1;
+  return m;
+}
+
+kf_status kfi_env_check(kfi *c, const char *path, const kf_node *env) {
+  static const char at[] = ": x.env[";
+  const kf_node *out;
+  char p[KFI_PATH], *end, *rest;
+  long i;
+  kf_err e;
+  if (kf_env_tree.check(env, c->A, &out, "", "x.env", &e) == KF_OK) return KF_OK;
+  if (e.code == KF_ENOMEM) return kf_nomem(c->e);
+  /* ": x.env[N]<rest>: <problem>", N 1-based as a Lua list's */
+  if (strncmp(e.msg, at, sizeof at - 1) != 0) return kfi_fail(c, path, "%s", e.msg + 2);
+  i = strtol(e.msg + sizeof at - 1, &end, 10);
+  if (*end != ']' || i < 1 || (rest = strstr(end, ": ")) == NULL)
+    return kfi_fail(c, path, "%s", e.msg + 2);
+  *rest = '\0';
+  kfi_index(p, path, (size_t)(i - 1));
+  return kfi_fail(c, "", "%s%s: %s", p, end + 1, rest + 2);
+}
+
+kf_status kfi_strings(kfi *c, const char *path, const kf_node *l) {
+  char p[KFI_PATH];
+  size_t i;
+  kf_status st;
+  if ((st = kfi_want(c, path, l, KF_NARR)) != KF_OK) return st;
+  for (i = 0; i < l->u.c.n; i++) {
+    kfi_index(p, path, i);
+    if ((st = kfi_want(c, p, l->u.c.v[i], KF_NSTR)) != KF_OK) return st;
+  }
+  return KF_OK;
 }

@@ -7,6 +7,7 @@
 ** ValidateAnnotations), and the rule relating them to the rest of the job.
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kf_job.h"
@@ -43,6 +44,24 @@ static kf_status string_map(const kf_node *in, const char *who, const char *path
   return KF_OK;
 }
 
+static int by_key(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A held table is canonical (keys sorted, as kf_tree.c's equality wants):
+** a copy of `in` in key order; NULL when out of memory. */
+static kf_node *sorted(const kf_node *in, kf_arena *A) {
+  kf_node *d = kf_node_new(A, KF_NOBJ);
+  const char **k = kf_arena_alloc(A, (in->u.c.n + 1) * sizeof *k);
+  size_t i;
+  if (d == NULL || k == NULL) return NULL;
+  for (i = 0; i < in->u.c.n; i++) k[i] = in->u.c.k[i];
+  qsort(k, in->u.c.n, sizeof *k, by_key);
+  for (i = 0; i < in->u.c.n; i++)
+    if (!kf_node_push(A, d, k[i], (kf_node *)kf_node_get(in, k[i]))) return NULL;
+  return d;
+}
+
 static int env_name(const char *s) {
   size_t i;
   if (s[0] == '\0' || (s[0] >= '0' && s[0] <= '9')) return 0;
@@ -69,8 +88,7 @@ static kf_status check_env(const kf_node *in, kf_arena *A, const kf_node **out,
                          "(letters, digits, '_', '-' or '.', not starting with a digit)",
                          e)) != KF_OK)
       return st;
-    *out = in;
-    return KF_OK;
+    return (*out = sorted(in, A)) ? KF_OK : kf_nomem(e);
   }
   if (in->t != KF_NARR)
     return kf_fail(e, KF_EINVAL, "%s: %s: expected a list of {name =, value =} or "
@@ -90,7 +108,6 @@ static kf_status check_labels(const kf_node *in, kf_arena *A, const kf_node **ou
   char p[200];
   size_t i;
   kf_status st;
-  (void)A;
   if (empty_table(in)) return *out = NULL, KF_OK;
   if ((st = string_map(in, who, path, kf_qualified_name, key_rule, e)) != KF_OK) return st;
   for (i = 0; i < in->u.c.n; i++)
@@ -100,8 +117,7 @@ static kf_status check_labels(const kf_node *in, kf_arena *A, const kf_node **ou
                      "most 63 letters, digits, '-', '_' or '.', starting and ending with "
                      "a letter or digit)", who, p, in->u.c.v[i]->u.s.p);
     }
-  *out = in;
-  return KF_OK;
+  return (*out = sorted(in, A)) ? KF_OK : kf_nomem(e);
 }
 
 static kf_status check_annotations(const kf_node *in, kf_arena *A, const kf_node **out,
@@ -111,7 +127,6 @@ static kf_status check_annotations(const kf_node *in, kf_arena *A, const kf_node
       "ending with a letter or digit)";
   size_t i, total = 0;
   kf_status st;
-  (void)A;
   if (empty_table(in)) return *out = NULL, KF_OK;
   if ((st = string_map(in, who, path, kf_qualified_name, key_rule, e)) != KF_OK) return st;
   for (i = 0; i < in->u.c.n; i++)
@@ -119,8 +134,7 @@ static kf_status check_annotations(const kf_node *in, kf_arena *A, const kf_node
   if (total > 256 * 1024)   /* ValidateAnnotations: TotalAnnotationSizeLimitB */
     return kf_fail(e, KF_EINVAL, "%s: %s: larger than the 256 KiB Kubernetes allows",
                    who, path);
-  *out = in;
-  return KF_OK;
+  return (*out = sorted(in, A)) ? KF_OK : kf_nomem(e);
 }
 
 const kf_tree kf_env_tree = {"a list of EnvVars or a table of name = value", check_env};
