@@ -29,7 +29,9 @@ local function type_text(row)
   if t == "strings" then return "list of strings" end
   if t == "nnodes" then return "integer or \"MIN:MAX\"" end
   if t == "size" then return "true or a quantity" end
-  if t == "tree" then return "table (a Kubernetes PodTemplateSpec)" end
+  if t == "tree" then
+    return row.tree == "PodTemplate" and "table (a Kubernetes PodTemplateSpec)" or "table (" .. row.what .. ")"
+  end
   return t
 end
 

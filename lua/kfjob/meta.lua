@@ -79,7 +79,10 @@ function Gen:type_of(key, row, ctx)
   elseif t == "size" then return "boolean|kfjob.Quantity"
   elseif t == "strings" then return "string[]"
   elseif t == "nnodes" then return "kfjob.Nnodes"
-  elseif t == "tree" then return "kfjob.PodTemplate"
+  elseif t == "tree" then
+    if row.tree == "Env" then return "kfjob.EnvVar[]|table<string, string>" end
+    if row.tree == "StringMap" then return "table<string, string>" end
+    return "kfjob.PodTemplate"
   elseif t == "enum" then return self:enum_alias(key, row)
   elseif t == "table" then
     local name = row.table or pascal(key)
@@ -390,6 +393,11 @@ local function generate()
   o[#o + 1] = "---@alias kfjob.Nnodes integer|string"
   o[#o + 1] = "--- A Kubernetes PodTemplateSpec (metadata, spec) plus primary_container_name."
   o[#o + 1] = "---@alias kfjob.PodTemplate table<string, any>"
+  o[#o + 1] = "--- A Kubernetes EnvVar: a value, or a valueFrom (EnvVarSource)."
+  o[#o + 1] = "---@class kfjob.EnvVar"
+  o[#o + 1] = "---@field name string"
+  o[#o + 1] = "---@field value? string"
+  o[#o + 1] = "---@field valueFrom? table<string, any>"
   local kinds, targets = {}, {}
   for _, k in ipairs(kfjob.kinds) do kinds[#kinds + 1] = "---| " .. quote(k) end
   for _, t in ipairs(kfjob.targets()) do targets[#targets + 1] = "---| " .. quote(t.name) end

@@ -119,6 +119,21 @@ local function quantity_schema()
   return { ["$ref"] = "#/$defs/quantity" }
 end
 
+-- The value trees a row holds: a pod template (kfjob checks it against the
+-- CRD's PodTemplateSpec, see kfjob check), a container's env (Kubernetes
+-- EnvVars in order, or name = value) or a string map (labels, annotations).
+local function tree_schema(row)
+  local strings = { type = "object", additionalProperties = { type = "string" } }
+  if row.tree == "StringMap" then return strings end
+  if row.tree == "Env" then
+    local var = { type = "object", required = array({ "name" }), additionalProperties = false,
+                  properties = { name = { type = "string", minLength = 1 }, value = { type = "string" },
+                                 valueFrom = { type = "object" } } }
+    return { anyOf = array({ { type = "array", items = var }, strings }) }
+  end
+  return { type = "object" }
+end
+
 local function object_schema(rows, ctx)
   local props, keys = {}, {}
   for k, r in pairs(rows) do
@@ -149,9 +164,7 @@ function node_of(key, row, ctx)
   elseif t == "strings" then
     s = { type = "array", minItems = 1, items = { type = "string" } }
   elseif t == "enum" then s = enum_schema(key, row, ctx)
-  elseif t == "tree" then
-    -- checked by kfjob against the CRD's PodTemplateSpec (see kfjob check)
-    s = { type = "object" }
+  elseif t == "tree" then s = tree_schema(row)
   elseif t == "table" then
     s = object_schema(row.fields, ctx)
     -- an empty table is `{}` or `[]` in JSON written from Lua (dkjson,

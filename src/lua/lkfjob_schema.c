@@ -141,6 +141,14 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
         lua_setfield(L, -2, "short");
       }
       break;
+    case KF_V_TREE: {   /* what it holds, for the generators */
+      const kf_tree *t = (const kf_tree *)f->info;
+      lua_pushstring(L, t->shape);
+      lua_setfield(L, -2, "tree");
+      lua_pushstring(L, t->what);
+      lua_setfield(L, -2, "what");
+      break;
+    }
     default: break;
   }
   if (f->alias) {

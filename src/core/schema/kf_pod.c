@@ -413,7 +413,7 @@ static kf_status check_template(const kf_node *in, kf_arena *A,
   return KF_OK;
 }
 
-const kf_tree kf_pod_template_tree = {"a pod template", check_template};
+const kf_tree kf_pod_template_tree = {"a pod template", check_template, "PodTemplate"};
 
 /* The schema node of property `name` of object node si (0: none). */
 static unsigned kid(unsigned si, const char *name) {

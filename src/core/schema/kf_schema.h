@@ -96,6 +96,8 @@ typedef struct kf_tree {
   kf_status (*check)(const struct kf_node *in, struct kf_arena *A,
                      const struct kf_node **out, const char *who,
                      const char *path, kf_err *e);
+  const char *shape;           /* what the generators say of it: "PodTemplate",
+                                  "Env" (EnvVars or name = value), "StringMap" */
 } kf_tree;
 
 typedef struct kf_field {

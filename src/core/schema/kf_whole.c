@@ -137,9 +137,11 @@ static kf_status check_annotations(const kf_node *in, kf_arena *A, const kf_node
   return (*out = sorted(in, A)) ? KF_OK : kf_nomem(e);
 }
 
-const kf_tree kf_env_tree = {"a list of EnvVars or a table of name = value", check_env};
-const kf_tree kf_labels_tree = {"a table of label = value", check_labels};
-const kf_tree kf_annotations_tree = {"a table of annotation = value", check_annotations};
+const kf_tree kf_env_tree = {"a list of EnvVars or a table of name = value", check_env,
+                             "Env"};
+const kf_tree kf_labels_tree = {"a table of label = value", check_labels, "StringMap"};
+const kf_tree kf_annotations_tree = {"a table of annotation = value", check_annotations,
+                                     "StringMap"};
 
 /* The namespace is a DNS-1123 label; an MPI group's command is its
 ** container's args, so both cannot be given. */
