@@ -580,10 +580,10 @@ typedef struct kfjob_import_info {
                                  "mpi-operator", "trainer-2.3", ...). */
   const char *name;         /**< metadata.name ("" when none). */
   const char *namespace_;   /**< metadata.namespace, or NULL. */
-  int copy_to_pods;         /**< Zero when the pod templates lack the
-                                 resource's labels or annotations (a
-                                 manifest option: a re-emit leaves them on
-                                 the resource alone). */
+  int copy_to_pods;         /**< Always non-zero (kept for the ABI): the
+                                 job holds the resource's labels and
+                                 annotations and each pod template its
+                                 own, so a re-emit needs no option. */
   const kfjob_unmapped *unmapped;  /**< What was not read (lossy only). */
   size_t nunmapped;         /**< Number of #unmapped. */
   const char *const *ignored;  /**< Server-set paths left out ("status"). */

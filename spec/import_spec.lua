@@ -174,23 +174,39 @@ local function opts_of(c, target, fmt)
   return o
 end
 
--- the options a re-emit takes from info (SPEC §14 Decisions)
+-- the options a re-emit takes from info (SPEC §14 Decisions); the
+-- resource's labels and annotations are the job's (as options they would
+-- go on every pod too)
 local function reopts(info, target, fmt)
   local c = info.container or {}
-  return { name = info.name, namespace = info.namespace, labels = info.labels,
-           annotations = info.annotations, image = c.image, command = c.command,
+  return { name = info.name, namespace = info.namespace, image = c.image, command = c.command,
            args = c.args, env = c.env, service_account = info.service_account,
            target = target, format = fmt }
 end
 
 -- The job read back holds what the call gave the manifest (SPEC §16):
 -- namespace, labels, annotations and the main container's command, args
--- and env (a name = value table: the writer sorts it).
-local function whole(c)
+-- and env (a name = value table: the writer sorts it).  The call's labels
+-- and annotations are on every pod too (but on Trainer, whose pods get
+-- none): a pod's labels are its template's (core/v1 PodTemplateSpec
+-- metadata), so they read back as the pod template's as well.
+local function whole(c, target)
   local o, ct = c[3], {}
   for _, k in ipairs{ "command", "args", "env" } do ct[k] = o[k] end
   local add = { namespace = o.namespace, labels = o.labels, annotations = o.annotations,
                 container = next(ct) and ct or nil }
+  if (o.labels or o.annotations) and not target:match("^trainer") then
+    local pt = c[2]:spec().pod_template or {}
+    local meta = pt.metadata or {}
+    for _, k in ipairs{ "labels", "annotations" } do
+      for name, v in pairs(o[k] or {}) do
+        meta[k] = meta[k] or {}
+        meta[k][name] = v
+      end
+    end
+    pt.metadata = meta
+    add.pod_template = pt
+  end
   return next(add) and c[2]:with(add) or c[2]
 end
 
@@ -229,8 +245,8 @@ describe("import: Law 1, kfjob's own manifests", function()
         local j2 = kfjob.from_manifest(j:manifest(reopts(info, t, "table")), ro)
         assert.is_true(j2 == j)
       else
-        assert.same(whole(c):spec(), j:spec())
-        assert.is_true(j == whole(c))
+        assert.same(whole(c, t):spec(), j:spec())
+        assert.is_true(j == whole(c, t))
       end
     end) end
   end
@@ -480,8 +496,8 @@ describe("import: Law 2, upstream manifests", function()
     local out = {}
     for _, x in ipairs(r) do
       local info, c = x.info, x.info.container or {}
-      out[#out + 1] = x.job:manifest{ name = info.name, namespace = info.namespace, labels = info.labels,
-        annotations = info.annotations, copy_to_pods = info.copy_to_pods, image = c.image,
+      -- the resource's labels and annotations are the job's, the pods' their templates'
+      out[#out + 1] = x.job:manifest{ name = info.name, namespace = info.namespace, image = c.image,
         command = c.command, args = c.args, env = c.env, target = info.target, format = "yaml" }
     end
     return table.concat(out, "---\n")
@@ -575,7 +591,7 @@ describe("import: Law 2, upstream manifests", function()
     assert.equal("", d)
   end)
 
-  it("labels only on the resource stay there: info.copy_to_pods = false, equal after defaults", function()
+  it("the resource's labels are the job's, the pods' their template's; equal after defaults", function()
     local m = table.concat({
       "apiVersion: kubeflow.org/v1", "kind: TFJob", "metadata:", "  name: mnist-tf",
       "  labels: {app: mnist, kueue.x-k8s.io/queue-name: team-a}", "  annotations: {owner: ml}", "spec:",
@@ -584,10 +600,13 @@ describe("import: Law 2, upstream manifests", function()
       "        metadata: {labels: {tier: gpu}}",
       "        spec:", "          containers:", "          - name: tensorflow", "            image: tf:2", "" }, "\n")
     local r = assert(kfjob.from_manifests(m))
-    local info = r[1].info
-    assert.is_false(info.copy_to_pods)
+    local info, s = r[1].info, r[1].job:spec()
+    assert.is_nil(info.copy_to_pods)
     assert.same({ app = "mnist" }, info.labels)
-    assert.equal("team-a", r[1].job:spec().scheduling.queue)
+    assert.same({ app = "mnist" }, s.labels)
+    assert.same({ owner = "ml" }, s.annotations)
+    assert.equal("team-a", s.scheduling.queue)   -- Kueue reads the resource's (jobframework)
+    assert.same({ labels = { tier = "gpu" } }, s.pod_template.metadata)
     local back = reemit(r)
     assert.matches("tier: gpu", back)
     assert.not_matches("app: mnist\n *tier", back)
@@ -597,14 +616,11 @@ describe("import: Law 2, upstream manifests", function()
     os.remove(tmp)
     if d == nil then return pending(why) end
     assert.equal("", d)
-    -- kfjob's own output (copied) reads with no copy_to_pods
-    local again = assert(kfjob.from_manifest(r[1].job:manifest{ name = "x", labels = { app = "mnist" } }))
-    assert.is_nil(select(2, kfjob.from_manifest(again:manifest{ name = "x", labels = { app = "mnist" } })).copy_to_pods)
-    -- Flyte cannot leave them off the pods
-    local tf = kfjob.TFJob{ worker = { replicas = 2 } }
-    local ok, err = pcall(tf.manifest, tf, { name = "x", image = "tf:2", copy_to_pods = false, target = "flyte" })
-    assert.is_false(ok)
-    assert.matches("opts.copy_to_pods: false cannot be expressed on flyte", err, 1, true)
+    -- the same pods whatever the resource has: a label on both stays on both
+    m = m:gsub("{labels: {tier: gpu}}", "{labels: {app: mnist, tier: gpu}}")
+    s = assert(kfjob.from_manifest(m)):spec()
+    assert.same({ app = "mnist" }, s.labels)
+    assert.same({ labels = { app = "mnist", tier = "gpu" } }, s.pod_template.metadata)
   end)
 end)
 

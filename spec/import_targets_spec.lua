@@ -106,6 +106,8 @@ spec:
     assert.is_table(info, info)
     assert.is_true(j == kfjob.PyTorchJob{ worker = { replicas = 3, image = "img:1" }, master = { image = "img:1" },
                                           labels = { team = "ml" },   -- the resource's other labels
+                                          -- every pod's labels: the pod template's
+                                          pod_template = { metadata = { labels = { team = "ml" } } },
                                           scheduling = {
       queue = "team-a", priority_class = "high", suspend = true, multikueue = true,
       gang = { min_available = 4, queue = "training", min_resources = { cpu = 8, gpu = 4 } } } })
@@ -113,12 +115,15 @@ spec:
     assert.same({}, info.unmapped)
   end)
 
-  it("a Kueue label the pod templates repeat is the user's label", function()
+  it("a Kueue label the pod templates repeat is still the resource's queue; the pods keep theirs", function()
+    -- Kueue takes the queue from the job's own labels (jobframework
+    -- QueueName); the pods' labels are their template's
     local m = M:gsub("          labels:\n            team: ml\n",
                      "          labels:\n            kueue.x-k8s.io/queue-name: team-a\n            team: ml\n")
     local j, info = kfjob.from_manifest(m)
-    assert.equal("team-a", info.labels["kueue.x-k8s.io/queue-name"])
-    assert.is_nil(j:spec().scheduling.queue)
+    assert.is_nil(info.labels["kueue.x-k8s.io/queue-name"])
+    assert.equal("team-a", j:spec().scheduling.queue)
+    assert.same({ ["kueue.x-k8s.io/queue-name"] = "team-a", team = "ml" }, j:spec().pod_template.metadata.labels)
   end)
 
   it("another managedBy is listed, the controllers' own is no setting", function()

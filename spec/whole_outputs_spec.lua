@@ -71,11 +71,20 @@ describe("whole job: manifests", function()
     assert.same({ "python", "train.py" }, w.command)
     assert.same({ "--epochs=3" }, w.args)
     assert.same(ENV, w.env)
-    -- the resource's labels and annotations go to every pod template
+    -- the job's labels and annotations are the TFJob's ObjectMeta; its pods'
+    -- are their templates' (PodTemplateSpec.metadata), none here
     for _, role in ipairs{ "PS", "Worker" } do
-      assert.same({ labels = LABELS, annotations = ANNOTATIONS },
-                  m.spec.tfReplicaSpecs[role].template.metadata)
+      assert.is_nil(m.spec.tfReplicaSpecs[role].template.metadata)
     end
+  end)
+
+  it("a label the pods need is the pod template's (the job's or a group's), under the call's", function()
+    local m = tfjob{ pod_template = { metadata = { labels = { app = "tf" } } },
+                     ps = { replicas = 1, pod_template = { metadata = { labels = { role = "ps" } } } } }
+      :manifest{ name = "tf", labels = { env = "prod" } }
+    assert.same({ env = "prod", team = "ml", ["example.com/tier"] = "gold" }, m.metadata.labels)
+    assert.same({ labels = { app = "tf", env = "prod" } }, m.spec.tfReplicaSpecs.Worker.template.metadata)
+    assert.same({ labels = { app = "tf", env = "prod", role = "ps" } }, m.spec.tfReplicaSpecs.PS.template.metadata)
   end)
 
   for _, target in ipairs{ "flyte", "flyte2" } do
@@ -86,6 +95,11 @@ describe("whole job: manifests", function()
       local m = j:manifest{ name = "pt", target = target }
       assert.equal("team-a", m.metadata.namespace)
       assert.equal("gold", m.metadata.labels["example.com/tier"])
+      -- Flyte's backend puts the resource's labels on every pod
+      -- (flyteplugins pod_helper.go): a Flyte manifest has them there too
+      for _, role in ipairs{ "Master", "Worker" } do
+        assert.same(LABELS, m.spec.pytorchReplicaSpecs[role].template.metadata.labels)
+      end
       for _, role in ipairs{ "Master", "Worker" } do
         local c = ct(m, "pytorchReplicaSpecs", role)
         assert.equal("pytorch", c.name)
@@ -184,13 +198,14 @@ describe("whole job: precedence, field by field", function()
     local annotations = { ["example.com/owner"] = "ml-platform", note = "x" }
     assert.same(labels, m.metadata.labels)
     assert.same(annotations, m.metadata.annotations)
-    assert.same({ labels = labels, annotations = annotations },
+    -- the pods get the call's alone
+    assert.same({ labels = { team = "infra", env = "prod" }, annotations = { note = "x" } },
                 m.spec.tfReplicaSpecs.Worker.template.metadata)
   end)
 
-  it("copy_to_pods = false keeps the job's labels on the resource alone", function()
-    local m = tfjob():manifest{ name = "tf", copy_to_pods = false }
-    assert.same(LABELS, m.metadata.labels)
+  it("copy_to_pods = false keeps the call's labels on the resource alone", function()
+    local m = tfjob():manifest{ name = "tf", labels = { env = "prod" }, copy_to_pods = false }
+    assert.same({ env = "prod", team = "ml", ["example.com/tier"] = "gold" }, m.metadata.labels)
     assert.is_nil(m.spec.tfReplicaSpecs.Worker.template.metadata)
   end)
 

@@ -123,6 +123,34 @@ spec:
             env: [{name: ROLE, value: worker}]
 ]]
 
+-- Labels on the resource alone, others on each group's pods (a
+-- PodTemplateSpec's metadata is its pods', not the resource's).
+local POD_LABELS = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: pl
+  labels: {app: pl}
+  annotations: {example.com/owner: ml}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        metadata:
+          labels: {app: pl, role: master}
+        spec:
+          containers: [{name: pytorch, image: pt:1}]
+    Worker:
+      replicas: 2
+      template:
+        metadata:
+          labels: {app: pl, role: worker}
+          annotations: {example.com/owner: ml}
+        spec:
+          containers: [{name: pytorch, image: pt:1}]
+]]
+
 describe("from_manifest: the whole job", function()
   it("reads the main container's command, args and env (in order, valueFrom too), namespace, labels, annotations", function()
     local j, info = read(SIDECAR)
@@ -140,14 +168,42 @@ describe("from_manifest: the whole job", function()
     assert.equal("logger", cs[2].name)
     assert.is_nil(cs[1].env)
     assert.same({ { name = "data", emptyDir = {} } }, s.pod_template.spec.volumes)
-    -- the pods' copies of the resource's labels and annotations are the writers'
-    assert.is_nil(s.pod_template.metadata)
+    -- the pods' labels and annotations are the pod template's own (every
+    -- group has them: the job's template), not taken as copies of the resource's
+    assert.same({ labels = { app = "side" }, annotations = { ["example.com/owner"] = "ml" } },
+                s.pod_template.metadata)
     -- info keeps them; an env no name = value table holds is the job's alone
     assert.equal("team-a", info.namespace)
     assert.same({ app = "side" }, info.labels)
     assert.same({ "python", "train.py" }, info.container.command)
     assert.is_nil(info.container.env)
     assert.same({}, info.unmapped)
+  end)
+
+  it("the resource's labels and annotations are the job's, each group's pods' its pod template's", function()
+    local j, info = read(POD_LABELS)
+    -- no restartPolicy: the operator's default, OnFailure (pytorch_defaults.go)
+    assert.is_true(j == kfjob.PyTorchJob{
+      master = { image = "pt:1", restart_policy = "on_failure",
+                 pod_template = { metadata = { labels = { app = "pl", role = "master" } } } },
+      worker = { replicas = 2, image = "pt:1", restart_policy = "on_failure", pod_template = { metadata = {
+        labels = { app = "pl", role = "worker" }, annotations = { ["example.com/owner"] = "ml" } } } },
+      labels = { app = "pl" }, annotations = { ["example.com/owner"] = "ml" } })
+    assert.same({ app = "pl" }, info.labels)
+    assert.is_nil(info.copy_to_pods)
+  end)
+
+  it("on Flyte the pods' copies of the resource's labels are the backend's; pods without them are named", function()
+    local j = kfjob.PyTorchJob{ worker = { replicas = 1 }, labels = { app = "pt" } }
+    local m = j:manifest{ name = "pt", image = "i:1", target = "flyte" }
+    local back = read(m)
+    assert.same({ app = "pt" }, back:spec().labels)
+    assert.is_nil(back:spec().pod_template)
+    m.spec.pytorchReplicaSpecs.Worker.template.metadata.labels = nil
+    local none, msg = kfjob.from_manifest(m)
+    assert.is_nil(none)
+    assert.matches("spec.pytorchReplicaSpecs.Worker.template.metadata.labels: lacks some of the resource's: "
+      .. "Flyte's backend puts the resource's labels and annotations on every pod", msg, 1, true)
   end)
 
   it("a plain env in name order is a name = value table, in job and info", function()
@@ -172,7 +228,8 @@ describe("from_manifest: the whole job", function()
       ps = { replicas = 1, image = "tf:2", container = { args = { "--role=ps", "--port=2222" },
                                                          env = { ROLE = "ps" } } },
       worker = { replicas = 2, image = "tf:2", container = { env = { ROLE = "worker" } } },
-      scheduling = { queue = "team-queue" }, labels = { team = "ml" } })
+      scheduling = { queue = "team-queue" }, labels = { team = "ml" },
+      pod_template = { metadata = { labels = { team = "ml" } } } })   -- both groups' pods
     assert.same({ team = "ml" }, info.labels)
     assert.is_nil(info.container.args)   -- no group's alone
   end)
@@ -242,7 +299,7 @@ describe("from_manifest: the whole job", function()
   it("emits the manifest read with no option but name and target (the writers use the job)", function()
     for _, text in ipairs{ SIDECAR, TF_PS } do
       local j, info = read(text)
-      local again = j:manifest{ name = info.name, target = info.target, copy_to_pods = info.copy_to_pods }
+      local again = j:manifest{ name = info.name, target = info.target }
       assert.is_true(read(again) == j)
     end
   end)
@@ -397,11 +454,6 @@ local function files()
   return out
 end
 
--- The writers copy the job's labels and annotations to every pod template
--- (as Flyte's backend copies the execution's): a manifest whose pods lack
--- them needs opts.copy_to_pods = false, which a data config cannot say.
-local NO_POD_COPY = { ["tfjob.yaml"] = true }
-
 describe("Law 3: a config reproduces the manifest it was converted from", function()
   if not util.sh_ok(PY .. " -c 'import yaml'") then return pending("python3 cannot import yaml") end
   local strict = 0
@@ -413,30 +465,30 @@ describe("Law 3: a config reproduces the manifest it was converted from", functi
       strict = strict + 1
       local target = r[1].info.target
       for fmt in pairs(FORMATS) do
-        if fmt ~= "lua" and NO_POD_COPY[name] then
-          pending(name .. " -f " .. fmt .. ": its pods lack the resource's labels, which a data config "
-                  .. "cannot say (convert exits 1 naming opts.copy_to_pods)")
-        else
-          it(name .. ": -f " .. fmt .. " renders it again (--target " .. target .. ")", function()
-            assert.equal("", law3(f, fmt, target))
-          end)
-        end
+        it(name .. ": -f " .. fmt .. " renders it again (--target " .. target .. ")", function()
+          assert.equal("", law3(f, fmt, target))
+        end)
       end
     end
   end
   it("reads at least the 12 examples kfjob holds", function() assert.is_true(strict >= 12, strict) end)
 
-  it("a data config of a manifest whose pods lack the resource's labels: exit 1 naming what, --lossy lists it",
+  it("labels on the resource alone are the job's: a data config says them, -f lua writes the job alone",
      function()
+    -- tfjob.yaml: metadata.labels app.kubernetes.io/name, no label on a pod;
+    -- the Worker pods' annotation sidecar.istio.io/inject is their template's
     local f = HERE .. "/data/import/tfjob.yaml"
     local code, out, err = run(nil, "convert", f, "-f", "config")
-    assert.equal(1, code)
-    assert.equal("", out)
-    assert.matches("job 'mnist-tf': opts.copy_to_pods cannot be said in a data config", err, 1, true)
-    code, out, err = run(nil, "convert", f, "-f", "config-yaml", "--lossy")
     assert.equal(0, code, err)
-    assert.matches("(left out: --lossy)", err, 1, true)
-    assert.equal("mnist-tf", next(lyaml.load(out).jobs))
+    assert.equal("", err)
+    local job = lyaml.load(out).jobs["mnist-tf"]
+    assert.same({ ["app.kubernetes.io/name"] = "mnist-tf" }, job.labels)
+    assert.is_nil(job.pod_template)
+    assert.same({ annotations = { ["sidecar.istio.io/inject"] = "false" } }, job.worker.pod_template.metadata)
+    code, out, err = run(nil, "convert", f, "-f", "lua")
+    assert.equal(0, code, err)
+    assert.not_matches("copy_to_pods", out, 1, true)
+    assert.matches('  ["mnist-tf"] = kfjob.TFJob{\n', out, 1, true)
   end)
 
   -- hand-written shapes, and kfjob's own manifests for every target with
@@ -445,6 +497,7 @@ describe("Law 3: a config reproduces the manifest it was converted from", functi
   local shapes = {
     { "sidecar, volume, valueFrom env, $(VAR) args", SIDECAR },
     { "a TFJob whose PS runs other args, a Kueue label", TF_PS },
+    { "labels on the resource alone, others on each group's pods", POD_LABELS },
     { "flyte", kfjob.PyTorchJob{ worker = { replicas = 2 } }:manifest{ target = "flyte", name = "fpt",
       image = "pt:1", args = ARGS, env = { B = "1", A = "2" }, labels = { team = "ml" }, format = "yaml" } },
     { "flyte2 with a queue", kfjob.PyTorchJob{ worker = { replicas = 2 }, scheduling = { queue = "q" } }:manifest{
@@ -542,8 +595,8 @@ describe("kfjob convert -f config-yaml", function()
   it("quotes strings a YAML reader would take for another type", function()
     local j = kfjob.PyTorchJob{ worker = { replicas = 1, image = "i:1" }, master = { image = "i:1" },
                                 labels = { a = "true", b = "1", c = "null", d = "ok" } }
-    local code, out, err = run(nil, "convert", put("q.yaml", j:manifest{ name = "q", copy_to_pods = true,
-                                                                      format = "yaml" }), "-f", "config-yaml")
+    local code, out, err = run(nil, "convert", put("q.yaml", j:manifest{ name = "q", format = "yaml" }),
+                               "-f", "config-yaml")
     assert.equal(0, code, err)
     assert.same({ a = "true", b = "1", c = "null", d = "ok" }, lyaml.load(out).jobs.q.labels)
   end)

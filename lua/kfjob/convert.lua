@@ -6,7 +6,7 @@
 -- by %q (every byte escaped that could end or break a literal).  A
 -- `{ job = <job>, opts = {...} }` entry is written as one: the options an
 -- output needs that no job field holds (a TaskSpec's id, interface and
--- metadata; copy_to_pods = false).
+-- metadata).
 local kfjob = require "kfjob"
 
 local M = {}
@@ -370,18 +370,13 @@ local function unhex(h)
   return (h:gsub("%x%x", function(x) return string.char(tonumber(x, 16)) end))
 end
 
--- Manifests -> their jobs by name; a job whose pods do not repeat the
--- resource's labels and annotations is a { job =, opts = { copy_to_pods
--- = false } } entry (the writers copy them otherwise).
+-- Manifests -> their jobs by name (the job holds the resource's labels
+-- and annotations, its pod templates theirs: no option is needed).
 local function manifest_jobs(text)
   local r, msg = kfjob.from_manifests(text)
   if not r then return nil, msg end
   local jobs = {}
-  for _, x in ipairs(r) do
-    local s = x.job:spec()
-    local keep = x.info.copy_to_pods == false and (s.labels or s.annotations)
-    jobs[x.info.name] = keep and { job = x.job, opts = { copy_to_pods = false } } or x.job
-  end
+  for _, x in ipairs(r) do jobs[x.info.name] = x.job end
   return jobs
 end
 

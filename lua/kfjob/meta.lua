@@ -215,7 +215,7 @@ local method_opts = {
     { "env", "table<string, string>", "environment, emitted sorted" },
     { "labels", "table<string, string>", "labels on the resource and its pods" },
     { "annotations", "table<string, string>", "annotations on the resource and its pods" },
-    { "copy_to_pods", "boolean", "labels and annotations on every pod template too (default true, as Flyte)" },
+    { "copy_to_pods", "boolean", "opts.labels and opts.annotations on every pod template too (default true, as Flyte; false is refused there)" },
     { "service_account", "string", "pods' service account" },
     { "target", "kfjob.Target", "the system the manifest is for (default operator)" },
     { "format", '"table"|"json"|"yaml"', "the result's form (default table)" },

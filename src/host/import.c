@@ -87,7 +87,7 @@ static kf_status info_of(const kf_node *in, kf_arena *A, size_t doc,
   out->name = str_of(kf_node_get(in, "name"));
   if (out->name == NULL) out->name = "";
   out->namespace_ = str_of(kf_node_get(in, "namespace"));
-  out->copy_to_pods = kf_node_get(in, "copy_to_pods") == NULL;
+  out->copy_to_pods = 1;   /* the job holds the resource's and the templates' own */
   for (i = 0; i < nu; i++) {
     const kf_node *x = un->u.c.v[i], *v = kf_node_get(x, "value");
     kf_buf b;
@@ -117,10 +117,11 @@ static int opt_str(kf_arena *A, kf_node *o, const char *k, const char *s,
   return opt_put(A, o, k, kf_node_str(A, s, strlen(s)));
 }
 
-/* The manifest options the report carries back, the run's over them. */
+/* The manifest options the report carries back, the run's over them (the
+** job holds the resource's labels and annotations, its templates theirs:
+** as options they would go on every pod too). */
 static kf_status manifest_opts(imp *I, const kf_node *info, kf_manifest_opts *mo,
                                kf_err *e) {
-  static const char *const keys[] = {"labels", "annotations", "copy_to_pods", NULL};
   static const char *const cont[] = {"command", "args", "env", NULL};
   const kf_node *c = kf_node_get(info, "container");
   kf_node *n = kf_node_new(&I->A, KF_NOBJ);
@@ -129,7 +130,6 @@ static kf_status manifest_opts(imp *I, const kf_node *info, kf_manifest_opts *mo
            opt_str(&I->A, n, "name", I->o.name, kf_node_get(info, "name")) &&
            opt_str(&I->A, n, "namespace", I->o.namespace_, kf_node_get(info, "namespace")) &&
            opt_str(&I->A, n, "image", I->o.image, NULL);
-  for (i = 0; ok && keys[i]; i++) ok = opt_put(&I->A, n, keys[i], kf_node_get(info, keys[i]));
   for (i = 0; ok && cont[i]; i++) ok = opt_put(&I->A, n, cont[i], kf_node_get(c, cont[i]));
   if (!ok) return kf_nomem(e);
   return kf_manifest_opts_parse(n, mo, &I->A, "kfjob.manifest", e);

@@ -200,8 +200,9 @@ static void memory_limit(void) {
   kfjob_host_free(h);
 }
 
-/* Labels only the resource carries stay there when emitted again
-** (copy_to_pods = 0 in the report and in the re-emit's options). */
+/* Labels only the resource carries stay there when emitted again: they
+** are the job's, the resource's own metadata (the report's copy_to_pods
+** stays 1, the re-emit needs no option). */
 static void labels_stay_on_resource(kfjob_host *h) {
   kfjob_run_options ro;
   seen s;
@@ -214,7 +215,7 @@ static void labels_stay_on_resource(kfjob_host *h) {
   ro.format = KFJOB_FORMAT_MANIFEST;
   memset(&s, 0, sizeof s);
   CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, &ro, on_job, &s), KFJOB_OK);
-  CHECK(s.n == 1 && s.copy_to_pods == 0);
+  CHECK(s.n == 1 && s.copy_to_pods == 1);
   for (data = s.data; (data = strstr(data, "team: ml")) != NULL; data++) n++;
   CHECK(n == 1);
 }

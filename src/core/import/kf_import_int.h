@@ -18,11 +18,13 @@ typedef struct kfi {
   kf_node *info, *ct;        /* the report and its container */
   kf_node *unmapped, *ignored;
   const kf_node *labels, *annotations;   /* the resource's */
-  int no_pod_copy;           /* the templates lack the resource's labels or
-                                annotations: info.copy_to_pods = false */
-  int pod_kueue;             /* a pod template repeats a Kueue label of the
-                                resource: the labels are the user's, not
-                                scheduling (which only the resource gets) */
+  int pod_copies;            /* Flyte's shape: every pod template repeats
+                                the resource's labels and annotations, the
+                                backend's copy (pod_helper.go), taken out of
+                                the templates; elsewhere a template's stay */
+  int pod_kueue;             /* (Flyte) a pod template repeats a Kueue label
+                                of the resource: the labels are the user's,
+                                not scheduling (Flyte 1 refuses it, R30) */
 } kfi;
 
 #define KFI_PATH 256

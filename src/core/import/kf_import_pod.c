@@ -311,8 +311,9 @@ static kf_status meta_entry(kfi *c, const char *path, int label, const char *k, 
   return KF_OK;
 }
 
-/* Template labels or annotations that the resource's own do not explain
-** (the writer puts the execution's on every pod). */
+/* A template's labels and annotations: all of them, but on Flyte's
+** targets those the resource has too (its backend puts the resource's on
+** every pod; kfi_replicas checked that every template has them). */
 static kf_status meta_rest(kfi *c, const char *path, const kf_node *m, kf_node *out) {
   static const char *const known[] = {"labels", "annotations", NULL};
   const kf_node *res[2];
@@ -333,7 +334,7 @@ static kf_status meta_rest(kfi *c, const char *path, const kf_node *m, kf_node *
     for (i = 0; i < v->u.c.n; i++) {
       const char *mine = kfi_str(kf_node_get(res[k], v->u.c.k[i]));
       const char *s = kfi_str(v->u.c.v[i]);
-      if (!c->no_pod_copy && mine && s && strcmp(mine, s) == 0) {
+      if (c->pod_copies && mine && s && strcmp(mine, s) == 0) {
         /* Flyte 2 writes a PyTorchJob's scheduling labels there (#7833) */
         c->pod_kueue |= k == 0 && strncmp(v->u.c.k[i], "kueue.x-k8s.io/", 15) == 0 &&
                         !(c->target == KF_T_FLYTE2 &&

@@ -566,10 +566,14 @@ static kf_status absent(kfi *c, const char *path, int role) {
   return KF_OK;
 }
 
-/* Whether every replica's template repeats the resource's labels and
-** annotations, as kfjob's writer (and Flyte's backend) put them there;
-** scheduling's Kueue labels it writes on the resource alone. */
-static int copied(const kfi *c, const kf_node *specs) {
+#define SAFE_TO_EVICT "cluster-autoscaler.kubernetes.io/safe-to-evict"
+
+/* The first replica whose template lacks a label or annotation of the
+** resource (*key: "labels" or "annotations"), or NULL when every one
+** repeats them, as Flyte's backend puts them on every pod (flyteplugins
+** pod_helper.go); Kueue's labels kfjob writes on the resource alone, and
+** the templates' safe-to-evict annotation the reader took out already. */
+static const char *uncopied(const kfi *c, const kf_node *specs, const char **key) {
   static const char *const keys[2] = {"labels", "annotations"};
   static const char *const kueue[] = {KF_KUEUE_QUEUE, KF_KUEUE_PRIORITY, KF_KUEUE_MAX_EXEC, NULL};
   const kf_node *res[2];
@@ -583,10 +587,36 @@ static int copied(const kfi *c, const kf_node *specs) {
         const char *mine = kfi_str(res[k]->u.c.v[i]);
         const char *s = kfi_str(kf_node_get(kf_node_get(m, keys[k]), res[k]->u.c.k[i]));
         if (s == NULL && k == 0 && kfi_among(res[k]->u.c.k[i], kueue)) continue;
-        if (mine == NULL || s == NULL || strcmp(mine, s) != 0) return 0;
+        if (k == 1 && strcmp(res[k]->u.c.k[i], SAFE_TO_EVICT) == 0) continue;
+        if (mine == NULL || s == NULL || strcmp(mine, s) != 0) {
+          *key = keys[k];
+          return specs->u.c.k[r];
+        }
       }
   }
-  return 1;
+  return NULL;
+}
+
+/* On Flyte's targets the templates' copies of the resource's labels and
+** annotations are the backend's (taken out of the templates); a template
+** without them is not what the backend submits.  Elsewhere the resource's
+** are the job's and the templates' stay theirs. */
+static kf_status pod_copies(kfi *c, const char *sp, const kf_node *specs) {
+  const char *key = NULL, *role;
+  char p[KFI_PATH], q[KFI_PATH];
+  if (c->target != KF_T_FLYTE && c->target != KF_T_FLYTE2) return KF_OK;
+  if ((role = uncopied(c, specs, &key)) == NULL) {
+    c->pod_copies = 1;
+    return KF_OK;
+  }
+  kfi_path(p, sp, role);
+  kfi_path(q, p, "template");
+  kfi_path(p, q, "metadata");
+  kfi_path(q, p, key);
+  return kfi_unmapped(c, q, kf_node_get(kf_node_get(kf_node_get(kf_node_get(
+                              specs, role), "template"), "metadata"), key),
+                      "lacks some of the resource's: Flyte's backend puts the resource's "
+                      "labels and annotations on every pod (flyteplugins pod_helper.go)");
 }
 
 kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
@@ -604,12 +634,7 @@ kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
   if ((st = kfi_want(c, sp, specs, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, sp, specs, known, NULL, NULL)) != KF_OK)
     return st;
-  if (!copied(c, specs)) {
-    kf_node *f = kf_node_new(c->A, KF_NBOOL);
-    if (f) f->u.b = 0;
-    KFI_OOM(c, f && kf_node_push(c->A, c->info, "copy_to_pods", f));
-    c->no_pod_copy = 1;
-  }
+  if ((st = pod_copies(c, sp, specs)) != KF_OK) return st;
   for (i = 0; i < k->nroles; i++) {
     const kf_node *rs = kf_node_get(specs, known[i]);
     kfi_path(p, sp, known[i]);

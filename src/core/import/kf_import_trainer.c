@@ -151,7 +151,6 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
 static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2]) {
   const kf_node *p, *rj, *t;
   kfi_pod pod;
-  const kf_node *labels = c->labels, *ann = c->annotations;
   kf_status st;
   if ((st = kfi_want(c, "spec.runtimePatches", l, KF_NARR)) != KF_OK) return st;
   p = l->u.c.n == 1 ? l->u.c.v[0] : NULL;
@@ -165,11 +164,9 @@ static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2])
                         "(manager kfjob/manifest) of the node job");
   t = kf_node_get(kf_node_get(kf_node_get(t, "template"), "spec"), "template");
   if (t == NULL) return KF_OK;
-  c->labels = c->annotations = NULL;   /* the patch has only the template's */
-  st = kfi_pod_read(c, "spec.runtimePatches[0].trainingRuntimeSpec.template.spec."
-                    "replicatedJobs[0].template.spec.template", t, "node", &pod);
-  c->labels = labels, c->annotations = ann;
-  if (st != KF_OK) return st;
+  if ((st = kfi_pod_read(c, "spec.runtimePatches[0].trainingRuntimeSpec.template.spec."
+                         "replicatedJobs[0].template.spec.template", t, "node", &pod)) != KF_OK)
+    return st;
   /* the patch's node container takes no env (Trainer's ContainerPatch) */
   if (pod.env && (st = kfi_unmapped(c, "spec.runtimePatches[0].trainingRuntimeSpec.template.spec."
                                     "replicatedJobs[0].template.spec.template.spec.containers",

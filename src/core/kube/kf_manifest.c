@@ -107,7 +107,7 @@ kf_status kfm_opt_map(mctx *c, const char *path, const kf_node *v,
 kf_status kf_strs_from_node(const kf_node *n, kf_strs *out, kf_arena *A,
                             const char *who, const char *path, kf_err *e) {
   mctx c;
-  c.A = A, c.e = e, c.who = who;
+  c.A = A, c.e = e, c.who = who, c.flyte = 0;
   out->v = NULL, out->n = 0;
   return opt_list(&c, path, n, out);
 }
@@ -116,7 +116,7 @@ kf_status kf_manifest_opts_parse(const kf_node *n, kf_manifest_opts *o,
                                  kf_arena *A, const char *who, kf_err *e) {
   mctx c0, *c = &c0;
   size_t i;
-  c->A = A, c->e = e, c->who = who;
+  c->A = A, c->e = e, c->who = who, c->flyte = 0;
   memset(o, 0, sizeof *o);
   if (n == NULL || (n->t == KF_NARR && n->u.c.n == 0)) return KF_OK;
   if (n->t != KF_NOBJ)

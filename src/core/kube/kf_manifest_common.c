@@ -338,12 +338,18 @@ kf_node *kfm_run_policy(kf_arena *A, const kf_job *j, int direct) {
   return o;
 }
 
-/* The resource's labels and annotations: the job's under the call's. */
+/* The resource's labels and annotations: the job's under the call's (the
+** call wins by key).  The pods get the call's, as Flyte's backend puts the
+** execution's on every pod (flyteplugins pod_helper.go), unless
+** opts.copy_to_pods is false; the job's are the resource's own metadata
+** (a label a pod needs is the pod template's), but on Flyte's targets,
+** where the backend puts a label of the resource on every pod, they go
+** there too.  The pod template's are under both. */
 static kf_status prepare_meta(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                               kfm_shared *sh) {
   kf_arena *A = c->A;
-  kf_kv *labels, *annotations;
-  size_t nl, na, i, total = 0;
+  kf_kv *labels, *annotations, *pl, *pa;
+  size_t nl, na, npl = 0, npa = 0, i, total = 0;
   kf_node *l = NULL, *an = NULL;
   kf_status st;
   if ((st = kfm_merged_map(c, "opts.labels", j->labels, &o->labels, &labels, &nl)) != KF_OK ||
@@ -355,12 +361,19 @@ static kf_status prepare_meta(mctx *c, const kf_job *j, const kf_manifest_opts *
   if (total > 256 * 1024)   /* each under the limit, not both together */
     return kfm_failf(c, "opts.annotations", "with the job's annotations, larger "
                      "than the 256 KiB Kubernetes allows");
-  /* Flyte puts the execution's labels and annotations on the resource and
-  ** on every pod template; so do we, unless opts.copy_to_pods is false. */
   if (nl) OOM(c, (l = kfm_str_map(A, labels, nl)) != NULL &&
                  kf_node_push(A, sh->meta, "labels", l));
   if (na) OOM(c, (an = kfm_str_map(A, annotations, na)) != NULL &&
                  kf_node_push(A, sh->meta, "annotations", an));
+  if (!c->flyte) {   /* the pods: the call's alone */
+    l = an = NULL;
+    if ((st = kfm_sorted(c, "opts.labels", &o->labels, &pl)) != KF_OK ||
+        (st = kfm_sorted(c, "opts.annotations", &o->annotations, &pa)) != KF_OK)
+      return st;
+    npl = o->labels.n, npa = o->annotations.n;
+    if (npl) OOM(c, (l = kfm_str_map(A, pl, npl)) != NULL);
+    if (npa) OOM(c, (an = kfm_str_map(A, pa, npa)) != NULL);
+  }
   if (o->no_pod_copy) l = an = NULL;   /* the resource's alone */
   if (l || an) {
     OOM(c, sh->pod_meta = kf_node_new(A, KF_NOBJ));

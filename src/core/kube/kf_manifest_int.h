@@ -13,6 +13,8 @@ typedef struct mctx {
   kf_arena *A;
   kf_err *e;
   const char *who;
+  int flyte;   /* target flyte or flyte2: a label of the resource is on
+               ** every pod too (the backend's pod_helper.go) */
 } mctx;
 
 #define OOM(c, x) do { if (!(x)) return kf_nomem((c)->e); } while (0)

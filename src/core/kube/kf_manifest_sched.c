@@ -339,6 +339,21 @@ static kf_status replicas(mctx *c, const kf_job *j, kf_node *specs) {
   return KF_OK;
 }
 
+/* meta.labels = l, in the Go struct's place when new (k8s.io/apimachinery
+** ObjectMeta: Labels before Annotations). */
+static int put_labels(kf_arena *A, kf_node *meta, kf_node *l) {
+  size_t i;
+  if (!kf_node_put(A, meta, "labels", l)) return 0;
+  i = meta->u.c.n - 1;
+  if (i > 0 && meta->u.c.v[i] == l && strcmp(meta->u.c.k[i - 1], "annotations") == 0) {
+    const char *k = meta->u.c.k[i - 1];
+    kf_node *v = meta->u.c.v[i - 1];
+    meta->u.c.k[i - 1] = meta->u.c.k[i], meta->u.c.v[i - 1] = l;
+    meta->u.c.k[i] = k, meta->u.c.v[i] = v;
+  }
+  return 1;
+}
+
 kf_status kfm_sched_apply(mctx *c, const kf_job *j, kf_target t, kf_node *root) {
   kf_node *spec = kf_node_get(root, "spec"), *meta, *l;
   kf_status st;
@@ -357,7 +372,7 @@ kf_status kfm_sched_apply(mctx *c, const kf_job *j, kf_target t, kf_node *root) 
   OOM(c, meta = meta_of(c->A, root));
   l = kf_node_get(meta, "labels");
   OOM(c, kueue_labels(c->A, j, &l));
-  if (l) OOM(c, kf_node_put(c->A, meta, "labels", l));
+  if (l) OOM(c, put_labels(c->A, meta, l));
   if (!trainer) return run_policy(c, j, spec);
   if (j->sched.has_gang && j->sched.gang.queue) {   /* volcano plugin */
     kf_node *an = kf_node_get(meta, "annotations");

@@ -17,6 +17,7 @@ kf_status kf_manifest_write(const kf_job *j, kf_target t,
   mctx c0, *c = &c0;
   kf_status st;
   c->A = A, c->e = e, c->who = who;
+  c->flyte = t == KF_T_FLYTE || t == KF_T_FLYTE2;
   if ((st = kfm_sched_job(c, j, t, &bj)) != KF_OK) return st;
   switch (t) {
     case KF_T_OPERATOR: st = kfm_operator(c, bj, o, 0, out); break;

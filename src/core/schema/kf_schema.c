@@ -310,10 +310,10 @@ const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
   {.key = "namespace", .type = KF_V_TOKEN, .off = J(ns),                   \
    .desc = "The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)"}, \
   {.key = "labels", .type = KF_V_TREE, .off = J(labels), .info = &kf_labels_tree, \
-   .desc = "The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not in the TaskTemplate (lint warns on Flyte)"}, \
+   .desc = "The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"}, \
   {.key = "annotations", .type = KF_V_TREE, .off = J(annotations),         \
    .info = &kf_annotations_tree,                                           \
-   .desc = "The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not in the TaskTemplate (lint warns on Flyte)"}
+   .desc = "The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not copied to the pods (pod_template.metadata.annotations is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"}
 
 static const kf_field tf_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD, SCHED, WHOLE};
 static const kf_field pytorch_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD,
