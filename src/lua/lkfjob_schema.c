@@ -84,6 +84,14 @@ static void push_place(lua_State *L, const kf_field *f) {
   else lua_pop(L, 1);
 }
 
+/* What a value tree holds, for the generators (schema, meta, explain). */
+static void push_tree(lua_State *L, const kf_tree *t) {
+  lua_pushstring(L, t->shape);
+  lua_setfield(L, -2, "tree");
+  lua_pushstring(L, t->what);
+  lua_setfield(L, -2, "what");
+}
+
 /* One row: { type=, default=, min=, values=, alias=, v0=, fields= } */
 static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
   lua_createtable(L, 0, 6);
@@ -141,14 +149,7 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
         lua_setfield(L, -2, "short");
       }
       break;
-    case KF_V_TREE: {   /* what it holds, for the generators */
-      const kf_tree *t = (const kf_tree *)f->info;
-      lua_pushstring(L, t->shape);
-      lua_setfield(L, -2, "tree");
-      lua_pushstring(L, t->what);
-      lua_setfield(L, -2, "what");
-      break;
-    }
+    case KF_V_TREE: push_tree(L, (const kf_tree *)f->info); break;
     default: break;
   }
   if (f->alias) {
