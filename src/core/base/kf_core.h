@@ -196,6 +196,12 @@ int kf_dns_label(const char *s, size_t n, int dns1035);
 int kf_dns_subdomain(const char *s, size_t n);
 int kf_label_name(const char *s, size_t n);
 int kf_qualified_name(const char *k);
+/* A container env name Kubernetes takes (validateEnv: letters, digits,
+** '_', '-', '.', not starting with a digit). */
+int kf_env_name(const char *s);
+/* "<prefix>.key", or <prefix>["key"] when key is not an identifier: the
+** path of a map entry in messages. */
+void kf_key_path(char *out, size_t cap, const char *prefix, const char *k);
 
 /* Closest of `cands` (NULL-terminated) to `s`, or NULL if none is close. */
 const char *kf_suggest(const char *s, const char *const *cands);

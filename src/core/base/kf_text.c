@@ -306,6 +306,22 @@ int kf_label_name(const char *s, size_t n) {
   return 1;
 }
 
+int kf_env_name(const char *s) {
+  if (*s == '\0' || (*s >= '0' && *s <= '9')) return 0;
+  for (; *s; s++)
+    if (!alnum(*s) && !strchr("-_.", *s)) return 0;
+  return 1;
+}
+
+void kf_key_path(char *out, size_t cap, const char *prefix, const char *k) {
+  const char *p = k;
+  int ident = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_';
+  for (; ident && *p; p++)
+    ident = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+            (*p >= '0' && *p <= '9') || *p == '_';
+  snprintf(out, cap, ident ? "%s.%.100s" : "%s[\"%.100s\"]", prefix, k);
+}
+
 int kf_qualified_name(const char *k) {
   const char *slash = strchr(k, '/');
   if (slash == NULL) return kf_label_name(k, strlen(k));

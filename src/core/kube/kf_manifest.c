@@ -41,12 +41,7 @@ static const char *type_name(const kf_node *n) {
 /* prefix.key, or prefix["key"] when the key is not an identifier (label
 ** keys have dots and slashes). */
 void kfm_key_path(char *out, size_t cap, const char *prefix, const char *k) {
-  const char *p = k;
-  int ident = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_';
-  for (; ident && *p; p++)
-    ident = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-            (*p >= '0' && *p <= '9') || *p == '_';
-  snprintf(out, cap, ident ? "%s.%.100s" : "%s[\"%.100s\"]", prefix, k);
+  kf_key_path(out, cap, prefix, k);
 }
 
 /* ---- options ---------------------------------------------------------- */
@@ -158,17 +153,8 @@ kf_status kf_manifest_opts_parse(const kf_node *n, kf_manifest_opts *o,
 
 int kfm_dns_label(const char *s, size_t n, int dns1035) { return kf_dns_label(s, n, dns1035); }
 
-static int alnum(char ch) {
-  return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'Z');
-}
-
 /* What the API server accepts as an env var name (IsEnvVarName). */
-int kfm_env_name(const char *s) {
-  if (*s == '\0' || (*s >= '0' && *s <= '9')) return 0;
-  for (; *s; s++)
-    if (!alnum(*s) && !strchr("-_.", *s)) return 0;
-  return 1;
-}
+int kfm_env_name(const char *s) { return kf_env_name(s); }
 
 static kf_status check_token(mctx *c, const char *path, const char *s) {
   if (*s == '\0') return kfm_failf(c, path, "must not be empty");

@@ -53,15 +53,6 @@ static const char *dns_label_problem(const char *s) {
 }
 
 /* ValidateEnvVarName: IsEnvVarName, [-._a-zA-Z][-._a-zA-Z0-9]*. */
-static int env_name_ok(const char *s) {
-  size_t i;
-  if (s[0] == '\0' || (s[0] >= '0' && s[0] <= '9')) return 0;
-  for (i = 0; s[i]; i++)
-    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-          (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' || s[i] == '.'))
-      return 0;
-  return 1;
-}
 
 /* validateEnvVarValueFrom: not beside a non-empty value; exactly one of
 ** its sources. */
@@ -96,7 +87,7 @@ static kf_status check_env(actx *c, const char *base, const kf_node *env) {
     const char *name = str(ev, "name");
     snprintf(p, sizeof p, "%s.env[%zu].name", base, i + 1);
     if (name == NULL || name[0] == '\0') return bad(c, p, "Required value");
-    if (!env_name_ok(name))
+    if (!kf_env_name(name))
       return invalid_str(c, p, name, "a valid environment variable name must "
                          "consist of alphabetic characters, digits, '_', '-', or "
                          "'.', and must not start with a digit");

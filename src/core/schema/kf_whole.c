@@ -13,15 +13,6 @@
 #include "kf_job.h"
 #include "kf_pod.h"
 
-/* "<prefix>.key", or <prefix>["key"] when key is not an identifier. */
-static void key_path(char *out, size_t cap, const char *prefix, const char *k) {
-  const char *p = k;
-  int ident = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_';
-  for (; ident && *p; p++)
-    ident = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-            (*p >= '0' && *p <= '9') || *p == '_';
-  snprintf(out, cap, ident ? "%s.%.100s" : "%s[\"%.100s\"]", prefix, k);
-}
 
 static int empty_table(const kf_node *n) {
   return (n->t == KF_NOBJ || n->t == KF_NARR) && n->u.c.n == 0 && n->tag == NULL;
@@ -36,7 +27,7 @@ static kf_status string_map(const kf_node *in, const char *who, const char *path
   if (in->t != KF_NOBJ || in->tag != NULL)
     return kf_fail(e, KF_EINVAL, "%s: %s: expected a table of name = string", who, path);
   for (i = 0; i < in->u.c.n; i++) {
-    key_path(p, sizeof p, path, in->u.c.k[i]);
+    kf_key_path(p, sizeof p, path, in->u.c.k[i]);
     if (in->u.c.v[i]->t != KF_NSTR)
       return kf_fail(e, KF_EINVAL, "%s: %s: expected a string", who, p);
     if (ok && !ok(in->u.c.k[i])) return kf_fail(e, KF_EINVAL, "%s: %s: %s", who, p, why);
@@ -62,15 +53,6 @@ static kf_node *sorted(const kf_node *in, kf_arena *A) {
   return d;
 }
 
-static int env_name(const char *s) {
-  size_t i;
-  if (s[0] == '\0' || (s[0] >= '0' && s[0] <= '9')) return 0;
-  for (i = 0; s[i]; i++)
-    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-          (s[i] >= '0' && s[i] <= '9') || strchr("_-.", s[i])))
-      return 0;
-  return 1;
-}
 
 /* env: a list of EnvVars (the CRD's schema, then validateEnv) or a table
 ** of name = value. */
@@ -84,7 +66,7 @@ static kf_status check_env(const kf_node *in, kf_arena *A, const kf_node **out,
     return KF_OK;
   }
   if (in->t == KF_NOBJ && in->tag == NULL) {
-    if ((st = string_map(in, who, path, env_name, "invalid environment variable name "
+    if ((st = string_map(in, who, path, kf_env_name, "invalid environment variable name "
                          "(letters, digits, '_', '-' or '.', not starting with a digit)",
                          e)) != KF_OK)
       return st;
@@ -112,7 +94,7 @@ static kf_status check_labels(const kf_node *in, kf_arena *A, const kf_node **ou
   if ((st = string_map(in, who, path, kf_qualified_name, key_rule, e)) != KF_OK) return st;
   for (i = 0; i < in->u.c.n; i++)
     if (!label_value(in->u.c.v[i]->u.s.p)) {
-      key_path(p, sizeof p, path, in->u.c.k[i]);
+      kf_key_path(p, sizeof p, path, in->u.c.k[i]);
       return kf_fail(e, KF_EINVAL, "%s: %s: invalid label value '%.100s' (empty, or at "
                      "most 63 letters, digits, '-', '_' or '.', starting and ending with "
                      "a letter or digit)", who, p, in->u.c.v[i]->u.s.p);
