@@ -4,9 +4,10 @@
 ** (R16).  Rows as in kf_target_rules.c.
 **
 ** The test computes the pods' environment (kf_env.c) and reports every
-** user variable (opts.env, the pod template's primary env) that the
-** target also sets, so the rule follows exactly what each target injects
-** for each kind, and a new kind's generator brings its names along.
+** user variable (opts.env, the job's or a group's container.env, the pod
+** template's primary env) that the target also sets on a pod the variable
+** is on, so the rule follows exactly what each target injects for each
+** kind and group, and a new kind's generator brings its names along.
 */
 #include <string.h>
 
@@ -14,20 +15,100 @@
 #include "kf_rules_int.h"
 
 
-/* Pods where `name` is also set by the target (origin KF_ENV_FLYTE,
-** _OPERATOR or _YIELDED); *first the first such pod, *yield whether the
-** operator left it to the user. */
-static size_t injected_on(const kf_env_pods *ps, const char *name,
-                          const char **first, int *origin) {
+static int same_at(const char *a, const char *b) {
+  return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* The user's variables differ by group (a group's container.env), so
+** each is checked once, where first met: `seen` the paths met so far;
+** 1 when `path` is new (and now met), 0 when met, -1 out of memory. */
+typedef struct seen_paths {
+  const char **at;
+  size_t n, cap;
+} seen_paths;
+
+static int first_met(kf_arena *A, seen_paths *s, const char *path) {
+  size_t i;
+  for (i = 0; i < s->n; i++)
+    if (same_at(s->at[i], path)) return 0;
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 16;
+    const char **v = (const char **)kf_arena_alloc_raw(A, cap * sizeof *v);
+    if (v == NULL) return -1;
+    if (s->n) memcpy(v, s->at, s->n * sizeof *v);
+    s->at = v, s->cap = cap;
+  }
+  s->at[s->n++] = path;
+  return 1;
+}
+
+/* Whether pods a and b have the same user variables (the same paths, in
+** order): b adds nothing to check (a group's pods one after another). */
+static int same_users(const kf_env_pod *a, const kf_env_pod *b) {
+  size_t i = 0, k = 0;
+  for (;;) {
+    while (i < a->n && a->v[i].origin != KF_ENV_USER) i++;
+    while (k < b->n && b->v[k].origin != KF_ENV_USER) k++;
+    if (i == a->n || k == b->n) return i == a->n && k == b->n;
+    if (!same_at(a->v[i++].path, b->v[k++].path)) return 0;
+  }
+}
+
+/* Pods with user variable `u` (its path) where its name is also set by
+** the target (origin KF_ENV_FLYTE, _OPERATOR or _YIELDED); *first the
+** first such pod, *origin who set it there.  `run[i]`: pod i starts a run
+** of pods with the same user variables (whether u is one is asked once). */
+static size_t injected_on(const kf_env_pods *ps, const unsigned char *run,
+                          const kf_env_var *u, const char **first, int *origin) {
   size_t i, k, n = 0;
-  for (i = 0; i < ps->n; i++)
-    for (k = 0; k < ps->p[i].n; k++) {
-      const kf_env_var *v = &ps->p[i].v[k];
-      if (v->origin == KF_ENV_USER || strcmp(v->name, name) != 0) continue;
-      if (n++ == 0) *first = ps->p[i].key, *origin = v->origin;
-      break;
-    }
+  int mine = 0;
+  for (i = 0; i < ps->n; i++) {
+    const kf_env_pod *p = &ps->p[i];
+    if (run[i])
+      for (mine = 0, k = 0; k < p->n && !mine; k++)
+        mine = p->v[k].origin == KF_ENV_USER && same_at(p->v[k].path, u->path);
+    for (k = 0; mine && k < p->n; k++)
+      if (p->v[k].origin != KF_ENV_USER && strcmp(p->v[k].name, u->name) == 0) break;
+    if (!mine || k == p->n) continue;
+    if (n++ == 0) *first = p->key, *origin = p->v[k].origin;
+  }
   return n;
+}
+
+/* The problem of user variable `u`, set by the target on n of the ps->n
+** pods (first: the first, origin: who). */
+static kf_status r16_add(const kf_env_pods *ps, const kf_env_var *u, size_t n,
+                         const char *first, int origin, kf_target t,
+                         const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const char *who = origin == KF_ENV_FLYTE ? "Flyte" : "the operator";
+  if (t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23)
+    return kf_problem_add(out, r, t, u->path, e, "%s is reserved by Trainer's "
+                          "torch runtime: the TrainJob webhook rejects it (must "
+                          "not have reserved envs)", u->name);
+  if (origin == KF_ENV_YIELDED)
+    return kf_problem_add(out, r, t, u->path, e, "%s is also what the operator "
+                          "sets on %s%s: your value wins (the operator adds its "
+                          "own only when the container has none)", u->name,
+                          n == ps->n ? "every pod, e.g. " : "", first);
+  if (n == ps->n)
+    return kf_problem_add(out, r, t, u->path, e, "%s is also set by %s on "
+                          "every pod: %s value wins (its entry comes after "
+                          "yours)", u->name, who,
+                          origin == KF_ENV_FLYTE ? "Flyte's" : "the operator's");
+  return kf_problem_add(out, r, t, u->path, e, "%s is also set by %s on %s%s: "
+                        "%s value wins there (its entry comes after yours)",
+                        u->name, who, first, n > 1 ? " and other pods" : "",
+                        origin == KF_ENV_FLYTE ? "Flyte's" : "the operator's");
+}
+
+/* A pod's user variable named like an earlier one of the same pod (opts.env
+** and the pod template's env): the first is the one reported. */
+static int named_before(const kf_env_pod *p, size_t i) {
+  size_t k;
+  for (k = 0; k < i; k++)
+    if (p->v[k].origin == KF_ENV_USER && strcmp(p->v[k].name, p->v[i].name) == 0)
+      return 1;
+  return 0;
 }
 
 static kf_status r16_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
@@ -35,7 +116,9 @@ static kf_status r16_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
                           kf_err *e) {
   kf_env_pods ps;
   kf_err ignored;
-  size_t i, k, n;
+  seen_paths seen = {NULL, 0, 0};
+  unsigned char *run;
+  size_t pi, i, n;
   /* the kinds a target does not run are kf_target_allows' error */
   if (!(kf_targets[t].kinds & (1u << j->kind))) return KF_OK;
   /* what the target does not cover (an unread kind) is environment's
@@ -44,37 +127,22 @@ static kf_status r16_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
                      c ? c->env : NULL, out->A, &ps, "R16", &ignored) != KF_OK)
     return ignored.code == KF_ENOMEM ? kf_nomem(e) : KF_OK;
   if (ps.n == 0) return KF_OK;
-  /* the user's variables are the same on every pod: read the first */
-  for (i = 0; i < ps.p[0].n; i++) {
-    const kf_env_var *u = &ps.p[0].v[i];
-    const char *first = NULL, *who;
-    int origin = 0;
-    kf_status st;
-    if (u->origin != KF_ENV_USER) continue;
-    for (k = 0; k < i; k++)   /* once per name */
-      if (ps.p[0].v[k].origin == KF_ENV_USER && strcmp(ps.p[0].v[k].name, u->name) == 0) break;
-    if (k < i || (n = injected_on(&ps, u->name, &first, &origin)) == 0) continue;
-    who = origin == KF_ENV_FLYTE ? "Flyte" : "the operator";
-    if (t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23)
-      st = kf_problem_add(out, r, t, u->path, e, "%s is reserved by Trainer's "
-                          "torch runtime: the TrainJob webhook rejects it (must "
-                          "not have reserved envs)", u->name);
-    else if (origin == KF_ENV_YIELDED)
-      st = kf_problem_add(out, r, t, u->path, e, "%s is also what the operator "
-                          "sets on %s%s: your value wins (the operator adds its "
-                          "own only when the container has none)", u->name,
-                          n == ps.n ? "every pod, e.g. " : "", first);
-    else if (n == ps.n)
-      st = kf_problem_add(out, r, t, u->path, e, "%s is also set by %s on "
-                          "every pod: %s value wins (its entry comes after "
-                          "yours)", u->name, who,
-                          origin == KF_ENV_FLYTE ? "Flyte's" : "the operator's");
-    else
-      st = kf_problem_add(out, r, t, u->path, e, "%s is also set by %s on %s%s: "
-                          "%s value wins there (its entry comes after yours)",
-                          u->name, who, first, n > 1 ? " and other pods" : "",
-                          origin == KF_ENV_FLYTE ? "Flyte's" : "the operator's");
-    if (st != KF_OK) return st;
+  if ((run = (unsigned char *)kf_arena_alloc_raw(out->A, ps.n)) == NULL) return kf_nomem(e);
+  for (pi = 0; pi < ps.n; pi++)
+    run[pi] = pi == 0 || !same_users(&ps.p[pi - 1], &ps.p[pi]);
+  /* every pod's: a group's container.env is its pods' alone */
+  for (pi = 0; pi < ps.n; pi++) {
+    if (!run[pi]) continue;
+    for (i = 0; i < ps.p[pi].n; i++) {
+      const kf_env_var *u = &ps.p[pi].v[i];
+      const char *first = NULL;
+      int origin = 0, met;
+      kf_status st;
+      if (u->origin != KF_ENV_USER || named_before(&ps.p[pi], i)) continue;
+      if ((met = first_met(out->A, &seen, u->path)) < 0) return kf_nomem(e);
+      if (met == 0 || (n = injected_on(&ps, run, u, &first, &origin)) == 0) continue;
+      if ((st = r16_add(&ps, u, n, first, origin, t, r, out, e)) != KF_OK) return st;
+    }
   }
   return KF_OK;
 }
