@@ -376,12 +376,13 @@ static kf_status finish_info(kfi *c, const kf_node *doc) {
 /* The manifest path of a pod template the constructor refused: its
 ** "<group>.pod_template.<rest>" (or the job's "pod_template.<rest>", the
 ** first group's template) becomes the replica's template path with the
-** rest's 1-based list indices made 0-based.  Else the message stays. */
+** rest's 1-based list indices made 0-based (and the item a duplicate
+** names).  Else the message stays. */
 static kf_status template_path(kfi *c, const kf_node *spec, const char *ctor) {
   static const char pt[] = "pod_template.";
   const kf_kind_info *k = &kf_kinds[c->kind];
   const kf_node *specs = kf_node_get(spec, k->crd_specs);
-  char msg[KF_ERRMAX], path[KFI_PATH], *at, *end;
+  char msg[KF_ERRMAX], problem[KF_ERRMAX], path[KFI_PATH], *at, *end;
   const char *role = NULL, *rest = NULL;
   size_t n = strlen(ctor), len;
   int i;
@@ -415,7 +416,8 @@ static kf_status template_path(kfi *c, const kf_node *spec, const char *ctor) {
     path[len++] = *rest;
   }
   path[len] = '\0';
-  return kfi_fail(c, "", "%s: %s", path, end + 2);
+  kfi_problem0(problem, sizeof problem, end + 2);
+  return kfi_fail(c, "", "%s: %s", path, problem);
 }
 
 kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,

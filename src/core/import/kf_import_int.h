@@ -34,6 +34,9 @@ typedef struct kfi {
 void kfi_path(char *out, const char *prefix, const char *key);
 void kfi_index(char *out, const char *prefix, size_t i);
 const char *kfi_str(const kf_node *n);      /* NULL: not a string */
+/* `problem` (a constructor's, checked with 1-based list paths) for a
+** manifest path: "(the same as item [N])" counted from 0. */
+void kfi_problem0(char *out, size_t cap, const char *problem);
 kf_status kfi_fail(kfi *c, const char *path, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

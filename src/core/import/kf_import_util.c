@@ -37,6 +37,26 @@ const char *kfi_str(const kf_node *n) {
   return n && n->t == KF_NSTR ? n->u.s.p : NULL;
 }
 
+/* A constructor's problem under a manifest path: the item a duplicate
+** is "the same as" counted from 0, as the path's indices are. */
+void kfi_problem0(char *out, size_t cap, const char *problem) {
+  static const char same[] = "(the same as item [";
+  const char *at = strstr(problem, same), *num;
+  char *end;
+  long x;
+  if (at == NULL) {
+    snprintf(out, cap, "%s", problem);
+    return;
+  }
+  num = at + sizeof same - 1;
+  x = strtol(num, &end, 10);
+  if (end == num || *end != ']' || x < 1) {
+    snprintf(out, cap, "%s", problem);
+    return;
+  }
+  snprintf(out, cap, "%.*s%ld%s", (int)(num - problem), problem, x - 1, end);
+}
+
 kf_status kfi_fail(kfi *c, const char *path, const char *fmt, ...) {
   char msg[KF_ERRMAX];
   va_list ap;
@@ -170,7 +190,7 @@ kf_node *kfi_env_form(kfi *c, const kf_node *env, int *map) {
 kf_status kfi_env_check(kfi *c, const char *path, const kf_node *env) {
   static const char at[] = ": x.env[";
   const kf_node *out;
-  char p[KFI_PATH], *end, *rest;
+  char p[KFI_PATH], problem[KF_ERRMAX], *end, *rest;
   long i;
   kf_err e;
   if (kf_env_tree.check(env, c->A, &out, "", "x.env", &e) == KF_OK) return KF_OK;
@@ -182,7 +202,8 @@ kf_status kfi_env_check(kfi *c, const char *path, const kf_node *env) {
     return kfi_fail(c, path, "%s", e.msg + 2);
   *rest = '\0';
   kfi_index(p, path, (size_t)(i - 1));
-  return kfi_fail(c, "", "%s%s: %s", p, end + 1, rest + 2);
+  kfi_problem0(problem, sizeof problem, rest + 2);
+  return kfi_fail(c, "", "%s%s: %s", p, end + 1, problem);
 }
 
 kf_status kfi_strings(kfi *c, const char *path, const kf_node *l) {
