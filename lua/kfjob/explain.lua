@@ -132,11 +132,35 @@ local function base_job(kind, info, path)
   return job
 end
 
+-- Values to try a value tree with (a pod template is not asked): the
+-- first shows where it goes; each further one, with its label, whether
+-- the target takes that form (an env entry's valueFrom, R36 on Flyte).
+local TREE_PROBES = {
+  Env = {
+    { label = "name = value", value = { { name = "KFJOB_PROBE", value = "x" } } },
+    { label = "valueFrom", value = { { name = "KFJOB_PROBE",
+                                       valueFrom = { fieldRef = { fieldPath = "metadata.name" } } } } },
+  },
+  StringMap = {
+    { label = "key = value", value = { ["kfjob-probe"] = "x" } },
+  },
+}
+
+-- A manifest place inside a probe tree, folded to the tree's own place:
+-- "...env[0].name" is "...env", "metadata.labels.kfjob-probe" is
+-- "metadata.labels".
+local FOLD = {
+  Env = function(at) return (at:gsub("(%.env)%[%d+%].*$", "%1")) end,
+  StringMap = function(at) return (at:gsub("%.kfjob%-probe$", "")) end,
+}
+
 -- Values to try a row with: its enum values, else ones its type and range
 -- take (the first the field accepts shows where it goes).
 local function probe_values(row)
   local t, out = row.type, {}
-  if t == "enum" then
+  if t == "tree" then
+    for _, p in ipairs(TREE_PROBES[row.tree] or {}) do out[#out + 1] = p.value end
+  elseif t == "enum" then
     for _, v in ipairs(row.values) do out[#out + 1] = v end
   elseif t == "integer" or t == "nnodes" then
     local d, m = row.default or 0, row.min or 0
@@ -158,6 +182,37 @@ local function probe_values(row)
   return out
 end
 
+-- The strings of a probe value (a tree's keys and values too).
+local function leaves(v, out)
+  if type(v) == "table" then
+    for k, x in pairs(v) do
+      if type(k) == "string" then out[#out + 1] = k end
+      leaves(x, out)
+    end
+  elseif v ~= nil and type(v) ~= "boolean" then
+    out[#out + 1] = tostring(v)
+  end
+  return out
+end
+
+-- A message about the job with value v, without v: a probe is explain's
+-- own, not the user's ("'kfjob-probe' is ignored" says "<value> is ignored").
+local function scrub(msg, v)
+  msg = tostring(msg)
+  local words = leaves(v, {})
+  sort(words, function(a, b) return #a > #b end)   -- the longest first
+  for _, w in ipairs(words) do
+    local pat = w:gsub("%p", "%%%0")
+    if #w >= 2 and w:find("%a") then   -- a name, not a bare number or letter
+      msg = msg:gsub("'" .. pat .. "'", "<value>"):gsub('"' .. pat .. '"', "<value>")
+      msg = msg:gsub("%f[%w_.-]" .. pat .. "%f[^%w_.-]", "<value>")
+    elseif w:find("^%-?%d+$") then   -- a number, standing alone
+      msg = msg:gsub("'" .. pat .. "'", "<value>"):gsub("%f[%w.]" .. pat .. "%f[^%w.]", "<value>")
+    end
+  end
+  return msg
+end
+
 local function errors_of(job, target)
   local ok, problems = job:check{ target = target, name = PROBE.name }
   return ok and {} or problems
@@ -170,7 +225,7 @@ end
 local function with_value(ctx, target, v)
   local ok, job = pcall(ctx.base.with, ctx.base, { [ctx.key] = v })
   if not ok then
-    ctx.why = ctx.why or job
+    ctx.why = ctx.why or scrub(job, v)
     return nil
   end
   local errs = errors_of(job, target)
@@ -231,7 +286,11 @@ local function diff(a, b, at, out)
 end
 
 local function shown(v)
-  if type(v) == "table" then return "[" .. #v .. " items]" end
+  if type(v) == "table" then
+    local n = 0
+    for _ in pairs(v) do n = n + 1 end
+    return "[" .. n .. (n == 1 and " item]" or " items]")
+  end
   if v == PROBE.image then return "the task image" end
   return tostring(v)
 end
@@ -327,10 +386,51 @@ local function pick(ctx, target, ok)
   if #cands == 0 and ok then cands[1] = ok[1] end   -- only the default: given
   for _, v in ipairs(cands) do
     local job, errs, all = with_value(ctx, target, v)
-    if job and #errs == 0 then return job, nil, all end
+    if job and #errs == 0 then
+      ctx.used = v
+      return job, nil, all
+    end
     if job then refused = refused or errs end
   end
   return nil, refused
+end
+
+-- The further forms of a tree (TREE_PROBES after the first): whether the
+-- target takes each, else the rules that refuse it.
+local function forms_lines(ctx, target, lines)
+  local probes = ctx.row.type == "tree" and TREE_PROBES[ctx.row.tree] or {}
+  for i = 2, #probes do
+    local job, errs = with_value(ctx, target, probes[i].value)
+    local text = (job and #errs == 0) and "taken"
+                 or job and ("cannot be expressed (" .. rules_text(errs) .. ")")
+                 or ("not asked (" .. tostring(ctx.why) .. ")")
+    lines[#lines + 1] = ("%-9s "):format(probes[i].label .. ":") .. text
+  end
+end
+
+-- The value at a manifest place ("spec.x.containers[0].env") of m.
+local function value_at(m, at)
+  for key, index in at:gmatch("%.?([^.%[]*)%[?(%d*)%]?") do
+    if key ~= "" then m = type(m) == "table" and m[key] or nil end
+    if index ~= "" then m = type(m) == "table" and m[tonumber(index) + 1] or nil end
+  end
+  return m
+end
+
+-- The places of diff d (manifests m0, m) folded to the tree's own
+-- (FOLD), each once, with the values they hold there.
+local function folded(ctx, d, m0, m)
+  local fold = ctx.row.type == "tree" and FOLD[ctx.row.tree]
+  if not fold then return d end
+  local out, seen = {}, {}
+  for _, x in ipairs(d) do
+    local p = fold(x.at)
+    if not seen[p] then
+      seen[p] = true
+      out[#out + 1] = { at = p, old = value_at(m0, p), new = value_at(m, p) }
+    end
+  end
+  return out
 end
 
 -- What target t does with the field: its values, where its manifest puts
@@ -343,11 +443,14 @@ local function target_lines(ctx, target)
   if not job then
     lines[#lines + 1] = "manifest: " .. (refused and ("cannot be expressed (" .. rules_text(refused) .. ")")
                                          or ("not asked (" .. tostring(ctx.why) .. ")"))
+    forms_lines(ctx, target, lines)
     return lines
   end
-  local d = diff(m0, manifest_of(job, target), "", {})
+  local m = manifest_of(job, target)
+  local d = folded(ctx, diff(m0, m, "", {}), m0, m)
   lines[#lines + 1] = "manifest: " .. (#d > 0 and places(d) or "nothing written")
                       .. (all and " (the same value on every group)" or "")
+  forms_lines(ctx, target, lines)
   if #d > 0 and not ctx.given then   -- a list the value only joins (args) says little
     local scalar = {}
     for _, x in ipairs(d) do
@@ -359,7 +462,8 @@ local function target_lines(ctx, target)
                                          or places(#scalar > 0 and scalar or d, true))
   end
   for _, w in ipairs(warnings_of(ctx, job, target)) do
-    lines[#lines + 1] = "warning:  " .. w.message .. (w.rule and (" (" .. rules_text({ w }) .. ")") or "")
+    lines[#lines + 1] = "warning:  " .. scrub(w.message, ctx.used)
+                        .. (w.rule and (" (" .. rules_text({ w }) .. ")") or "")
   end
   if ctx.row.optional then
     local zero = ctx.row.type ~= "boolean" and 0
@@ -372,9 +476,11 @@ local function target_lines(ctx, target)
 end
 
 -- The ON TARGET blocks: the one target asked for, else every target that
--- runs the kind.  Tables and the deprecated counts are not asked.
+-- runs the kind.  Tables, pod templates and the deprecated counts are not
+-- asked (an env or a string map is: TREE_PROBES).
 local function targets_block(kind, info, path, row, target, out)
-  if row.fields or row.type == "tree" or row.deprecated then return end
+  if row.fields or row.deprecated then return end
+  if row.type == "tree" and not TREE_PROBES[row.tree] then return end
   local ctx = new_ctx(kind, info, path, row)
   for _, t in ipairs(kfjob.targets()) do
     local runs = false
