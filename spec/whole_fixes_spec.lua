@@ -270,3 +270,14 @@ spec:
     assert.matches("Master.template.spec.containers[0].env[1].name: duplicate (the same as item [0])", err, 1, true)
   end)
 end)
+
+describe("the encoder's bound with the job's own string lists", function()
+  -- the sanitizer builds check that the packed message fits the bound made
+  -- before packing; the job's container.command/args items were not
+  -- counted, so a version-0 encode aborted there (found by the ASan stage)
+  it("encode{version=0} of a job with container.command and args", function()
+    local j = kfjob.PyTorchJob { container = { command = { "torchrun" }, args = { "train.py", "--epochs", "3" } },
+                                 worker = { replicas = 1 } }
+    assert.equal(j:encode{ version = 0 }, kfjob.PyTorchJob { worker = { replicas = 1 } }:encode{ version = 0 })
+  end)
+end)

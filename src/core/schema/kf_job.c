@@ -395,6 +395,8 @@ size_t kf_job_strings(const kf_job *j, size_t *items) {
     for (i = 0; i < group_slots.nlist; i++)
       *items += *AT((const char *)g + group_slots.cnt[i], const size_t);
   }
+  for (i = 0; i < kind_slots[j->kind].nlist; i++)   /* the job's own (container.args) */
+    *items += *AT((const char *)j + kind_slots[j->kind].cnt[i], const size_t);
   lay_job(j, NULL, &off);
   return off;
 }
