@@ -180,6 +180,15 @@ static void fz_check_job(const kf_job *j) {
   memset(&jw.accel, 0, sizeof jw.accel);
   memset(jw.requests, 0, sizeof jw.requests);
   memset(jw.limits, 0, sizeof jw.limits);
+  /* nor what the pods run or where (the whole job) */
+  jw.has_container = 0;
+  memset(&jw.container, 0, sizeof jw.container);
+  jw.ns = NULL;
+  jw.labels = jw.annotations = NULL;
+  for (v = 0; v < KF_NROLES; v++) {
+    jw.g[v].has_container = 0;
+    memset(&jw.g[v].container, 0, sizeof jw.g[v].container);
+  }
   for (v = 0; v <= 1; v++)
     for (common = 0; common <= v; common++) {
       o.version = v;
