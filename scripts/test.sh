@@ -25,7 +25,8 @@ count_busted() {
   local line s f e
   line=$(grep -E '[0-9]+ successes? / [0-9]+ failures? / [0-9]+ errors?' "$1" | tail -1)
   if [ -z "$line" ]; then
-    fail_named "busted run with no summary (a crash?): $(tail -1 "$1")"
+    # its last words (a crash's "Segmentation fault"), without the progress dots
+    fail_named "busted run with no summary (a crash?): $(tail -c 400 "$1" | tr '\n' ' ' | sed 's/[●◌]//g' | tail -c 160)"
     echo "(no busted summary: counted as 1 failure)"; return
   fi
   s=$(echo "$line" | sed -E 's/^([0-9]+) success.*/\1/')
