@@ -30,6 +30,9 @@ static kf_status string_map(const kf_node *in, const char *who, const char *path
     kf_key_path(p, sizeof p, path, in->u.c.k[i]);
     if (in->u.c.v[i]->t != KF_NSTR)
       return kf_fail(e, KF_EINVAL, "%s: %s: expected a string", who, p);
+    if (!kf_utf8_ok(in->u.c.k[i], strlen(in->u.c.k[i])) ||
+        !kf_utf8_ok(in->u.c.v[i]->u.s.p, in->u.c.v[i]->u.s.n))   /* manifests are UTF-8 */
+      return kf_fail(e, KF_EINVAL, "%s: %s: not valid UTF-8", who, p);
     if (ok && !ok(in->u.c.k[i])) return kf_fail(e, KF_EINVAL, "%s: %s: %s", who, p, why);
   }
   return KF_OK;
