@@ -3,6 +3,8 @@
 # specs, the C tests, and (when built) the sanitizer/valgrind/fuzz stages.
 # Ends with one line "N passed, N failed, N skipped" (what CI counts).
 #   KFJOB_QUICK=1  skip the slow stages (sanitizers, valgrind, fuzzing)
+#   KFJOB_ONLY=20-asan  after the build, run only scripts/test.d/20-asan.sh
+#                  (a stage under repair; CI never sets it)
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -53,6 +55,8 @@ if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKFJOB_WERROR=ON >
   echo "0 passed, 1 failed"; exit 1
 fi
 
+ONLY=${KFJOB_ONLY:-}
+if [ -z "$ONLY" ]; then
 stage "busted specs (Lua 5.4)"
 busted --lua=lua5.4 -o utfTerminal spec 2>&1 | tee "$LOG/busted.out" | tail -25
 count_busted "$LOG/busted.out"
@@ -74,9 +78,11 @@ if [ -x build/kfjob_ctest_marker ] || [ -f build/CTestTestfile.cmake ]; then
     fail_named "ctest printed no summary"
   fi
 fi
+fi  # KFJOB_ONLY
 
 for extra in scripts/test.d/*.sh; do
   [ -f "$extra" ] || continue
+  [ -z "$ONLY" ] || [ "$(basename "$extra" .sh)" = "$ONLY" ] || continue
   # shellcheck source=/dev/null
   . "$extra"
 done
