@@ -588,6 +588,11 @@ typedef struct kfjob_import_info {
   size_t nunmapped;         /**< Number of #unmapped. */
   const char *const *ignored;  /**< Server-set paths left out ("status"). */
   size_t nignored;          /**< Number of #ignored. */
+  int other;                /**< Non-zero: a document of a kind kfjob does
+                                 not read (a ConfigMap, a Service), given
+                                 with kfjob_import_options::other: the job's
+                                 #data is the document itself, its kind the
+                                 document's, #name its metadata.name. */
 } kfjob_import_info;
 
 /** Options of kfjob_host_import_manifests(); zero them for the defaults. */
@@ -599,6 +604,11 @@ typedef struct kfjob_import_options {
                            kfjob_import_info::unmapped instead of failing. */
   int stream;         /**< Non-zero: the text is a stream of documents
                            (other kinds are skipped); zero: exactly one. */
+  int other;          /**< Non-zero (a stream): documents of other kinds
+                           reach the callback too, unchanged as data (YAML;
+                           JSON for the JSON formats), with
+                           kfjob_import_info::other set, so a converter
+                           can copy them through. */
 } kfjob_import_options;
 
 /**

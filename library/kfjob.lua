@@ -172,10 +172,12 @@
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
 ---@field master? kfjob.GroupOpts The rank-0 pod (PyTorch, XGBoost, Paddle; exactly 1 where required): the master replica spec in the PyTorch v1 plugin message, spec.<kind>ReplicaSpecs.Master in operator manifests; on Trainer one of the node job's pods.
 ---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
+---@field nproc_per_node? integer Processes per pod for a launcher the command starts (torchrun), an integer >= 1 or auto/cpu/gpu: spec.nprocPerNode on the operator (PET_NPROC_PER_NODE), numProcPerNode on Trainer (auto: unset); unset: one process a pod; not on Flyte (R39) Default: 0. Minimum: 1.
 ---@field num_workers? integer Deprecated: the Worker group's replica count (v0 plugin message field workers); write worker.replicas. Minimum: 0.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
 ---@field requests? kfjob.ResourcesOpts Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's.
 ---@field run_policy? kfjob.RunPolicyOpts Job-wide lifecycle (clean-up, TTL, deadline, retries): run_policy in the v1 plugin message (v0 cannot carry it), spec.runPolicy in operator manifests.
+---@field runtime? string The ClusterTrainingRuntime a TrainJob runs on (spec.runtimeRef.name; Trainer targets only, R38): torch-distributed when unset.
 ---@field scheduling? kfjob.SchedulingOpts Where the job waits and how its pods start and land: Kueue queue and priority, suspend, MultiKueue, topology, gang; each target places it where its controller reads it (none in the plugin message)
 ---@field shared_memory? boolean|kfjob.Quantity true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest.
 ---@field worker? kfjob.GroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.
@@ -211,6 +213,7 @@
 ---@field rdzv_backend? kfjob.RdzvBackendValue torchrun rendezvous backend (c10d, etcd, etcd-v2): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17) Default: c10d.
 ---@field requests? kfjob.ResourcesOpts Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's.
 ---@field run_policy? kfjob.RunPolicyOpts Job-wide lifecycle (clean-up, TTL, deadline, retries): run_policy in the v1 plugin message (v0 cannot carry it), spec.runPolicy in operator manifests.
+---@field runtime? string The ClusterTrainingRuntime a TrainJob runs on (spec.runtimeRef.name; Trainer targets only, R38): torch-distributed when unset.
 ---@field scheduling? kfjob.SchedulingOpts Where the job waits and how its pods start and land: Kueue queue and priority, suspend, MultiKueue, topology, gang; each target places it where its controller reads it (none in the plugin message)
 ---@field shared_memory? boolean|kfjob.Quantity true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest.
 ---@field worker? kfjob.ElasticGroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.

@@ -345,9 +345,8 @@ run_policy: {backoff_limit: 3}
 end)
 
 describe("kfjob convert: unmapped paths and bad input", function()
-  -- nprocPerNode: the v1 PyTorchJob's deprecated field (training-operator
-  -- pytorchjob_types.go), which kfjob's job does not hold; status: server-set
-  local odd = pytorch():gsub("spec:\n  runPolicy:", "spec:\n  nprocPerNode: \"2\"\n  runPolicy:", 1)
+  -- successPolicy: a v1 field kfjob's job does not hold; status: server-set
+  local odd = pytorch():gsub("spec:\n  runPolicy:", "spec:\n  successPolicy: AllWorkers\n  runPolicy:", 1)
   odd = odd .. "status: {}\n"
 
   it("each path kfjob cannot hold is one stderr line; exit 1 and no output without --lossy", function()
@@ -357,15 +356,15 @@ describe("kfjob convert: unmapped paths and bad input", function()
     local lines = {}
     for l in err:gmatch("[^\n]+") do lines[#lines + 1] = l end
     assert.equal(2, #lines, err)
-    assert.matches("^kfjob: .*/odd.yaml: document 1: spec.nprocPerNode: .*%(value \"2\"%)$", lines[1])
+    assert.matches("^kfjob: .*/odd.yaml: document 1: spec.successPolicy: .*%(value \"AllWorkers\"%)$", lines[1])
     assert.matches("1 field(s) do not carry over", lines[2], 1, true)
   end)
 
   it("with --lossy the same line, exit 0 and the manifest without the field", function()
     local code, out, err = run(nil, "convert", put("odd.yaml", odd), "--lossy")
     assert.equal(0, code, err)
-    assert.matches("spec.nprocPerNode", err, 1, true)
-    assert.is_nil(out:find("nprocPerNode", 1, true))
+    assert.matches("spec.successPolicy", err, 1, true)
+    assert.is_nil(out:find("successPolicy", 1, true))
     assert.is_nil(out:find("status", 1, true))
   end)
 

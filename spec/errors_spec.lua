@@ -462,7 +462,7 @@ local raising = {
     { "task_template", call("task_template", XGB, { format = "json" }),
       "kfjob.task_template: " .. NO_TT("XGBoostJob") },
     { "manifest without an image", call("manifest", XGB, { name = "xgb" }),
-      "kfjob.manifest: opts.image: required: worker has no image of its own" },
+      "kfjob.manifest: opts.image: required: worker has no image of its own (set the job's container.image, or kfjob render --image; only a TrainJob may run its runtime's image)" },
     { "manifest name not a DNS-1035 label (R14)", call("manifest", XGB, { name = "9xgb", image = "i" }),
       "kfjob.XGBoostJob: opts.name: '9xgb' is not a DNS-1035 label (lowercase letters, digits and '-', "
         .. "starting with a letter and ending with a letter or digit) (target operator)" },
@@ -986,10 +986,15 @@ raising["from_manifest"] = {
     "kfjob.from_manifest: spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].command: a launcher line "
       .. "written by hand: kfjob writes the launcher's mpirun or horovodrun itself (flytekit's flags) and runs "
       .. "the task's command after it (opts.lossy lists it instead)" },
-  { "a PyTorchJob's nprocPerNode other than auto", imported(pt_manifest(function(m)
-      m.spec.nprocPerNode = "2" end)),
-    "kfjob.from_manifest: spec.nprocPerNode: kfjob's PyTorchJob runs the operator's default, auto; an "
-      .. "Elastic job sets it (nproc_per_node) (opts.lossy lists it instead)" },
+  { "a PyTorchJob's nprocPerNode of 0", imported(pt_manifest(function(m)
+      m.spec.nprocPerNode = "0" end)),
+    "kfjob.from_manifest: spec.nprocPerNode: '0': expected an integer >= 1" },
+  { "a PyTorchJob's nprocPerNode not a string (the CRD's type)", imported(pt_manifest(function(m)
+      m.spec.nprocPerNode = 2 end)),
+    "kfjob.from_manifest: spec.nprocPerNode: expected a string (an integer, auto, cpu or gpu)" },
+  { "a PyTorchJob's nprocPerNode of another word", imported(pt_manifest(function(m)
+      m.spec.nprocPerNode = "many" end)),
+    "kfjob.from_manifest: spec.nprocPerNode: 'many': expected an integer >= 1, auto, cpu or gpu" },
   { "a template field the constructor refuses: the manifest path, 0-based", imported(pt_manifest(function(m)
       m.spec.pytorchReplicaSpecs.Worker.template.spec.tolerations = { { key = "a", operatr = "Exists" } } end)),
     "kfjob.from_manifest: spec.pytorchReplicaSpecs.Worker.template.spec.tolerations[0].operatr: unknown "
@@ -1005,7 +1010,7 @@ raising["from_manifest"] = {
       .. "key (an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', "
       .. "starting and ending with a letter or digit)" },
   { "metadata.name missing", imported(pt_manifest(function(m) m.metadata.name = nil end)),
-    "kfjob.from_manifest: metadata.name: required" },
+    "kfjob.from_manifest: metadata.name: required (or generateName)" },
   { "opts.kind of another family", imported(pt_manifest(function() end), { kind = "TFJob" }),
     "kfjob.from_manifest: opts.kind: a PyTorchJob cannot be read as TFJob" },
   { "several documents where one is expected", imported("a: 1\n---\nb: 2\n"),

@@ -719,7 +719,7 @@ describe("kfjob.manifests", function()
                  error_of(kfjob.manifests, { { job = tf, nmae = "x" } }, { image = "i" }))
     assert.equal("kfjob.manifests: items[1]: kfjob job or table expected, got string",
                  error_of(kfjob.manifests, { "tf" }, {}))
-    assert.equal("kfjob.manifests: items[2]: opts.image: required: worker has no image of its own",
+    assert.equal("kfjob.manifests: items[2]: opts.image: required: worker has no image of its own (set the job's container.image, or kfjob render --image; only a TrainJob may run its runtime's image)",
                  error_of(kfjob.manifests, { { job = tf, name = "a", image = "i" }, { job = pt, name = "b" } }, {}))
     assert.equal("kfjob.manifests: items[2]: name 'a' is already used by items[1]",
                  error_of(kfjob.manifests, { { job = tf, name = "a" }, { job = tf, name = "a" } }, { image = "i" }))
@@ -765,7 +765,7 @@ describe("job:manifest errors", function()
       { { name = ("x"):rep(52), image = "i" },
         "opts.name: too long for this job: pod name '" .. ("x"):rep(52)
           .. "-evaluator-0' has 64 characters (at most 63)", true },
-      { { name = "t" }, "opts.image: required: worker has no image of its own" },
+      { { name = "t" }, "opts.image: required: worker has no image of its own (set the job's container.image, or kfjob render --image; only a TrainJob may run its runtime's image)" },
       { with{ image = "" }, "opts.image: must not be empty" },
       { with{ image = "a b" }, "opts.image: must not contain whitespace" },
       { with{ image = 1 }, "opts.image: expected a string, got number" },

@@ -184,7 +184,7 @@ describe("whole job: precedence, field by field", function()
     local j = kfjob.PyTorchJob{ worker = { replicas = 1 }, container = { image = IMAGE } }
     assert.equal(IMAGE, ct(j:manifest{ name = "pt" }, "pytorchReplicaSpecs", "Worker").image)
     assert.has_error(function() kfjob.PyTorchJob{ worker = { replicas = 1 } }:manifest{ name = "pt" } end,
-                     "kfjob.manifest: opts.image: required: worker has no image of its own")
+                     "kfjob.manifest: opts.image: required: worker has no image of its own (set the job's container.image, or kfjob render --image; only a TrainJob may run its runtime's image)")
   end)
 
   it("opts.namespace over the job's", function()

@@ -84,6 +84,7 @@ typedef struct conv {
   size_t n, cap;
   size_t unmapped;
   size_t refused;       /* documents the target refused, each reported */
+  size_t others;        /* documents of other kinds held, copied through */
   int quiet;            /* the second pass of -f lua/config: no report */
 } conv;
 
@@ -200,9 +201,38 @@ static void refusal(const char *at, const kfjob_job *j, const char *msg) {
   }
 }
 
+/* A document of another kind (a ConfigMap, a Service): copied through to
+** the output in its place, and listed; a config holds jobs only. */
+static int on_other(conv *c, const kfjob_job *j, const kfjob_import_info *info) {
+  int copy = !c->a->config && (c->a->format == KFJOB_FORMAT_MANIFEST ||
+                                c->a->format == KFJOB_FORMAT_MANIFEST_JSON);
+  char *base;
+  size_t k;
+  if (c->quiet) return 0;
+  fprintf(stderr, "kfjob: %s: document %zu (%s %s): not a job kfjob reads: %s\n",
+          cli_config_label(c->a->file), info->document, j->kind[0] ? j->kind : "no kind",
+          info->name[0] ? info->name : "unnamed",
+          copy ? "copied through unchanged"
+               : c->a->config ? "left out of the config" : "left out (-f writes jobs only)");
+  if (!copy) return 0;
+  base = cli_xprintf("%s-%s", j->kind[0] ? j->kind : "document",
+                     info->name[0] ? info->name : "unnamed");
+  for (k = 0; base[k]; k++)
+    if (base[k] >= 'A' && base[k] <= 'Z') base[k] = (char)(base[k] - 'A' + 'a');
+  {
+    kfjob_job copy = *j;
+    copy.name = base;
+    hold(c, &copy);
+  }
+  free(base);
+  c->others++;
+  return 0;
+}
+
 static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info) {
   conv *c = (conv *)ud;
   size_t i;
+  if (info->other) return on_other(c, j, info);
   for (i = 0; i < info->nunmapped && !c->quiet; i++, c->unmapped++)
     fprintf(stderr, "kfjob: %s: document %zu: %s: %s (value %s)%s\n",
             cli_config_label(c->a->file), info->document, info->unmapped[i].path,
@@ -334,7 +364,7 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
   if (c->in == IN_MANIFEST) {
     kfjob_import_options io;
     memset(&io, 0, sizeof io);
-    io.kind = a->kind, io.lossy = 1, io.stream = 1;
+    io.kind = a->kind, io.lossy = 1, io.stream = 1, io.other = !c->quiet;
     return kfjob_host_import_manifests(h, data, n, &io, &ro, on_import, c);
   }
   if (ro.target == NULL) ro.target = "flyte";   /* a Flyte file's own */
@@ -455,7 +485,7 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
   if (c->in == IN_DATA) return data_config(c, data);
   if (c->in == IN_FLYTE) return flyte_config(c, data, n);
   memset(&c2, 0, sizeof c2);
-  a2.to = "operator", a2.format = KFJOB_FORMAT_MANIFEST;
+  a2.to = NULL, a2.format = KFJOB_FORMAT_MANIFEST;   /* the input's own: Law 1 reads it back */
   c2.a = &a2, c2.quiet = 1, c2.in = c->in;
   {
     kfjob_status st = run_convert(h, &c2, data, n);
@@ -552,7 +582,7 @@ int cli_cmd_convert(int argc, char **argv) {
   else if (c.unmapped && !a.lossy)
     code = cli_errorf(EXIT_INVALID, "%s: %zu field(s) do not carry over (--lossy leaves "
                       "them out)", cli_config_label(a.file), c.unmapped);
-  else if (c.n == 0)
+  else if (c.n == c.others)
     code = cli_errorf(EXIT_INVALID, "%s: no job kfjob reads", cli_config_label(a.file));
   else {
     code = a.config ? to_config(h, &c, data, n) : 0;

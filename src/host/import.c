@@ -15,6 +15,7 @@
 #include "kf_json.h"
 #include "kf_render.h"
 #include "kf_target.h"
+#include "kf_yaml.h"
 #include "kf_yaml_read.h"
 #include "lkf_binding.h"
 #include "host.h"
@@ -49,6 +50,7 @@ typedef struct imp {
   kfjob_run_options o;
   kf_import_opts io;
   int stream;
+  int other;                    /* documents of other kinds to the callback */
   size_t read;                  /* documents read (not skipped) */
   size_t nfailed;               /* keep_going: jobs the target refused */
   kfjob_import_fn cb;
@@ -261,15 +263,55 @@ static kfjob_status emit(imp *I, const kf_job *j, const kf_node *info, size_t do
   return KFJOB_OK;
 }
 
-/* Read document i (1-based) of a stream of nd: skipped when another kind
-** in a stream, else imported and emitted. */
+/* A document of another kind, given as it is (kfjob_import_options::other):
+** its data in the run's form of text, JSON for the JSON formats. */
+static kfjob_status other_doc(imp *I, const kf_yaml_doc *d, size_t i) {
+  const kf_node *root = d->root;
+  kfjob_format f = I->o.format;
+  int json = f == KFJOB_FORMAT_JSON || f == KFJOB_FORMAT_MANIFEST_JSON ||
+             f == KFJOB_FORMAT_TEMPLATE_JSON || f == KFJOB_FORMAT_TASKSPEC_JSON;
+  kfjob_import_info ii;
+  kfjob_job out;
+  kf_buf b;
+  kf_err e;
+  kf_status st;
+  kf_buf_init(&b, I->A.a);
+  st = json ? kf_node_to_json(root, 2, &b, &e) : kf_yaml(&root, 1, 2, &b, &e);
+  if (st == KF_OK && json && !kf_buf_addc(&b, '\n')) st = kf_nomem(&e);
+  if (st == KF_OK && !kf_buf_addc(&b, '\0')) st = kf_nomem(&e);
+  if (st != KF_OK) {
+    kf_buf_free(&b);
+    return fail(I, KFJOB_EDATA, &e);
+  }
+  memset(&ii, 0, sizeof ii);
+  memset(&out, 0, sizeof out);
+  ii.document = i, ii.other = 1;
+  ii.kind = str_of(kf_node_get(root, "kind"));
+  ii.api_version = str_of(kf_node_get(root, "apiVersion"));
+  ii.name = str_of(kf_node_get(kf_node_get(root, "metadata"), "name"));
+  if (ii.name == NULL) ii.name = "";
+  out.name = ii.name, out.kind = ii.kind ? ii.kind : "", out.task_type = "";
+  out.format = json ? KFJOB_FORMAT_MANIFEST_JSON : KFJOB_FORMAT_MANIFEST;
+  out.data = b.p, out.size = b.n - 1, out.index = i - 1;
+  st = I->cb && I->cb(I->ud, &out, &ii) != 0 ? KF_EINVAL : KF_OK;
+  kf_buf_free(&b);
+  if (st != KF_OK) {
+    kfh_msg(I->h, "stopped by the callback");
+    return KFJOB_ESTOPPED;
+  }
+  return KFJOB_OK;
+}
+
+/* Read document i (1-based) of a stream of nd: skipped (or given as it
+** is) when another kind in a stream, else imported and emitted. */
 static kfjob_status one_doc(imp *I, const kf_yaml_doc *d, size_t i, size_t nd) {
   kf_node *info;
   kf_job j;
   kf_err e;
   char who[96];
   if (d->root->t == KF_NNIL) return KFJOB_OK;
-  if (I->stream && !kf_import_reads(d->root)) return KFJOB_OK;
+  if (I->stream && !kf_import_reads(d->root))
+    return I->other ? other_doc(I, d, i) : KFJOB_OK;
   if (I->stream && nd > 1)
     snprintf(who, sizeof who, "kfjob.from_manifests: document %zu (line %zu)", i, d->line);
   else
@@ -330,6 +372,7 @@ static kfjob_status import_opts(imp *I, const kfjob_import_options *io) {
   if (io == NULL) return KFJOB_OK;
   I->io.lossy = io->lossy != 0;
   I->stream = io->stream != 0;
+  I->other = I->stream && io->other != 0;
   if (io->kind && (I->io.kind = kf_kind_by_name(io->kind)) < 0) {
     kfh_msg(I->h, "kind: unknown kind '%s' (expected one of %s)", io->kind,
             kf_kind_names());
@@ -365,6 +408,10 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
   kf_arena_init(&I.A, a);
   h->busy = 1;
   st = read_docs(&I, text, len, &docs, &nd);
+  if (st == KFJOB_OK && I.other) {   /* no job at all: none_read's refusal alone */
+    for (i = 0; i < nd && !kf_import_reads(docs[i].root); i++) {}
+    I.other = i < nd;
+  }
   for (i = 0; st == KFJOB_OK && i < nd; i++) st = one_doc(&I, &docs[i], i + 1, nd);
   if (st == KFJOB_OK && I.stream && I.read == 0) st = none_read(&I, docs, nd);
   if (st == KFJOB_OK && I.nfailed) st = KFJOB_EJOB;   /* its message is the first's */

@@ -215,10 +215,35 @@ static kf_status string_map(kfi *c, const char *path, const kf_node *m, int labe
   return KF_OK;
 }
 
+/* metadata.name, or (none) generateName read as the name's prefix
+** without its last '-' ("pi-" names the job "pi"): kfjob emits a name,
+** and the API server appends 5 characters to the prefix (apimachinery
+** names.go SimpleNameGenerator); info.generate_name keeps the prefix. */
+static kf_status meta_name(kfi *c, const kf_node *m) {
+  const kf_node *v = kf_node_get(m, "name"), *g = kf_node_get(m, "generateName");
+  kf_status st;
+  if (g && (st = kfi_want(c, "metadata.generateName", g, KF_NSTR)) != KF_OK) return st;
+  if (v == NULL && g) {
+    size_t n = g->u.s.n;
+    while (n && g->u.s.p[n - 1] == '-') n--;
+    if (n == 0) return kfi_fail(c, "metadata.generateName", "'%.100s': no name before "
+                                "the generated suffix (set metadata.name)", g->u.s.p);
+    KFI_OOM(c, kf_node_push(c->A, c->info, "generate_name", (kf_node *)g));
+    KFI_OOM(c, v = kf_node_str(c->A, g->u.s.p, n));
+  } else if (g) {   /* the API server ignores it when a name is set */
+    KFI_OOM(c, kf_node_push(c->A, c->ignored, NULL,
+                            kf_node_str(c->A, "metadata.generateName", 21)));
+  }
+  if (v == NULL) return kfi_fail(c, "metadata.name", "required (or generateName)");
+  if ((st = kfi_want(c, "metadata.name", v, KF_NSTR)) != KF_OK) return st;
+  KFI_OOM(c, kf_node_push(c->A, c->info, "name", (kf_node *)v));
+  return KF_OK;
+}
+
 static kf_status metadata(kfi *c, const kf_node *m) {
-  static const char *const known[] = {"name", "namespace", "labels", "annotations", NULL};
-  static const char *const held_not[] = {"generateName", "finalizers", "ownerReferences",
-                                         NULL};
+  static const char *const known[] = {"name", "namespace", "labels", "annotations",
+                                      "generateName", NULL};
+  static const char *const held_not[] = {"finalizers", "ownerReferences", NULL};
   static const char *const server[] = {"uid", "resourceVersion", "creationTimestamp",
                                        "managedFields", "generation", "selfLink",
                                        "deletionTimestamp", "deletionGracePeriodSeconds",
@@ -229,9 +254,7 @@ static kf_status metadata(kfi *c, const kf_node *m) {
   if ((st = kfi_want(c, "metadata", m, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, "metadata", m, known, held_not, server)) != KF_OK)
     return st;
-  if ((v = kf_node_get(m, "name")) == NULL) return kfi_fail(c, "metadata.name", "required");
-  if ((st = kfi_want(c, "metadata.name", v, KF_NSTR)) != KF_OK) return st;
-  KFI_OOM(c, kf_node_push(c->A, c->info, "name", (kf_node *)v));
+  if ((st = meta_name(c, m)) != KF_OK) return st;
   if ((v = kf_node_get(m, "namespace")) != NULL) {
     if ((st = kfi_want(c, "metadata.namespace", v, KF_NSTR)) != KF_OK) return st;
     if (v->u.s.n > 63 || !kf_dns_label(v->u.s.p, v->u.s.n, 0))
@@ -314,11 +337,8 @@ static kf_status v1_spec(kfi *c, const kf_node *spec) {
       (st = kfi_unmapped(c, "spec.mpiImplementation", v,
                          "kfjob's launcher command is OpenMPI's")) != KF_OK)
     return st;
-  /* a PyTorchJob's is the operator's default, auto (pytorch_defaults.go) */
   if (c->kind == KF_PYTORCH && (v = kf_node_get(spec, "nprocPerNode")) != NULL &&
-      (kfi_str(v) == NULL || strcmp(kfi_str(v), "auto") != 0) &&
-      (st = kfi_unmapped(c, "spec.nprocPerNode", v, "kfjob's PyTorchJob runs the operator's "
-                         "default, auto; an Elastic job sets it (nproc_per_node)")) != KF_OK)
+      (st = kfi_nproc(c, "spec.nprocPerNode", v)) != KF_OK)
     return st;
   if ((v = kf_node_get(spec, "slotsPerWorker")) != NULL)
     KFI_OOM(c, kf_node_push(c->A, c->spec, "slots", (kf_node *)v));

@@ -110,6 +110,8 @@ kf_status kfi_sched_group_topology(kfi *c);
 kf_status kfi_replicas(kfi *c, const char *path, const kf_node *specs);
 kf_status kfi_run_policy(kfi *c, const char *path, const kf_node *rp);
 kf_status kfi_elastic(kfi *c, const kf_node *spec);
+/* spec.nprocPerNode (a string) as nproc_per_node. */
+kf_status kfi_nproc(kfi *c, const char *path, const kf_node *v);
 kf_status kfi_trainer(kfi *c, const kf_node *spec);
 
 #endif

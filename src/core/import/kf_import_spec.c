@@ -693,9 +693,9 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
     if (f->manifest && (v = kf_node_get(ep, f->manifest)))
       KFI_OOM(c, kf_node_push(c->A, c->spec, f->key, (kf_node *)v));
   }
-  if ((v = kf_node_get(spec, "nprocPerNode")) != NULL)
-    KFI_OOM(c, kf_node_put(c->A, c->spec, "nproc_per_node", (kf_node *)v));
-  else if (kf_node_get(ep, "nProcPerNode") == NULL)   /* pytorch_defaults.go */
+  if ((v = kf_node_get(spec, "nprocPerNode")) != NULL) {
+    if ((st = kfi_nproc(c, "spec.nprocPerNode", v)) != KF_OK) return st;
+  } else if (kf_node_get(ep, "nProcPerNode") == NULL)   /* pytorch_defaults.go */
     KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
   mn = kf_node_get(ep, "minReplicas"), mx = kf_node_get(ep, "maxReplicas");
   if (mn && mx && mn->t == KF_NINT && mx->t == KF_NINT && mn->u.i != mx->u.i) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kf_import_int.h"
+#include "kf_launcher.h"
 
 #define TRAINER_GROUP "trainer.kubeflow.org"
 #define RUNTIME "torch-distributed"
@@ -24,9 +25,32 @@ static kf_status runtime_ref(kfi *c, const kf_node *ref) {
       (st = kfi_keys(c, "spec.runtimeRef", ref, known, NULL, NULL)) != KF_OK)
     return st;
   if ((g && strcmp(g, TRAINER_GROUP) != 0) ||
-      (k && strcmp(k, "ClusterTrainingRuntime") != 0) || !n || strcmp(n, RUNTIME) != 0)
-    return kfi_unmapped(c, "spec.runtimeRef", ref, "kfjob reads TrainJobs on the "
-                        "ClusterTrainingRuntime torch-distributed");
+      (k && strcmp(k, "ClusterTrainingRuntime") != 0) || !n)
+    return kfi_unmapped(c, "spec.runtimeRef", ref, "kfjob reads TrainJobs on a "
+                        "ClusterTrainingRuntime (apiGroup trainer.kubeflow.org)");
+  if (strcmp(n, RUNTIME) != 0)   /* the job's runtime; unset: the shipped one */
+    KFI_OOM(c, kf_node_push(c->A, c->spec, "runtime", kf_node_get(ref, "name")));
+  return KF_OK;
+}
+
+/* The command and numProcPerNode run as written (kf_trainer_wraps): a
+** runtime of the job's own, or on torch-distributed a trainer whose
+** command kfjob's wrapper would change (neither `torchrun --no-python`
+** nor a launcher, or args without a command); the job then names the
+** runtime so it is written back as read. */
+static kf_status as_written(kfi *c, const kf_node *tr, int *out) {
+  const kf_node *cmd = kf_node_get(tr, "command"), *args = kf_node_get(tr, "args");
+  const char *v[3] = {NULL, NULL, NULL};
+  size_t i, n = cmd && cmd->t == KF_NARR ? cmd->u.c.n : 0;
+  int wrapped;
+  if (kf_node_get(c->spec, "runtime")) return *out = 1, KF_OK;
+  for (i = 0; i < n && i < 3; i++) v[i] = kfi_str(cmd->u.c.v[i]);
+  wrapped = n >= 2 && v[0] && v[1] && strcmp(v[0], "torchrun") == 0 &&
+            strcmp(v[1], "--no-python") == 0;
+  *out = n ? !wrapped && !kf_starts_launcher(v, n < 3 ? n : 3)
+           : args && args->t == KF_NARR && args->u.c.n > 0;
+  if (*out) KFI_OOM(c, kf_obj_strref(c->A, c->spec, "runtime", RUNTIME));
+  else *out = n > 0 && !wrapped;   /* a launcher: as written too */
   return KF_OK;
 }
 
@@ -45,17 +69,14 @@ static kf_status put_both(kfi *c, const char *key, kf_node *v, int info) {
   return KF_OK;
 }
 
-/* trainer.command: torchrun --no-python, then the task's command. */
-static kf_status command(kfi *c, const kf_node *cmd) {
+/* trainer.command: kfjob's `torchrun --no-python` and the task's command,
+** or (`written`) the command as written. */
+static kf_status command(kfi *c, const kf_node *cmd, int written) {
   kf_status st = kfi_strings(c, "spec.trainer.command", cmd);
-  const char *a0 = cmd->t == KF_NARR && cmd->u.c.n > 1 ? kfi_str(cmd->u.c.v[0]) : NULL;
-  const char *a1 = a0 ? kfi_str(cmd->u.c.v[1]) : NULL;
   kf_node *l;
   size_t i;
   if (st != KF_OK) return st;
-  if (!a0 || strcmp(a0, "torchrun") != 0 || !a1 || strcmp(a1, "--no-python") != 0)
-    return kfi_unmapped(c, "spec.trainer.command", cmd, "kfjob runs the task as "
-                        "torchrun --no-python <command>");
+  if (written) return cmd->u.c.n ? put_both(c, "command", (kf_node *)cmd, 1) : KF_OK;
   if (cmd->u.c.n == 2) return KF_OK;
   KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
   for (i = 2; i < cmd->u.c.n; i++) KFI_OOM(c, kf_node_push(c->A, l, NULL, cmd->u.c.v[i]));
@@ -76,22 +97,23 @@ static kf_status env(kfi *c, const kf_node *env) {
   return put_both(c, "env", v, map);
 }
 
-/* Nodes and processes: master + workers, or Elastic's fixed count. */
-static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g) {
+/* Nodes and processes: master + workers, or Elastic's fixed count.  A
+** PyTorchJob's numProcPerNode: 1 is kfjob's one process a pod for a
+** command it wraps; unset there is the runtime's auto (nproc_per_node
+** "auto"); a command that starts its own launcher keeps what is given. */
+static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
   const kf_node *nn = kf_node_get(tr, "numNodes"), *np = kf_node_get(tr, "numProcPerNode");
   kf_node *m;
-  kf_status st;
   if (c->kind == KF_ELASTIC) {
     if (nn) KFI_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)nn));
     if (np) KFI_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
     else KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
     return kf_node_push(c->A, c->spec, "worker", g) ? KF_OK : kf_nomem(c->e);
   }
-  if (np && !(np->t == KF_NINT && np->u.i == 1) &&   /* lossy: the nodes still read */
-      (st = kfi_unmapped(c, "spec.trainer.numProcPerNode", np, "a PyTorchJob runs one "
-                         "process a node (opts.kind = 'Elastic' reads it as "
-                         "nproc_per_node)")) != KF_OK)
-    return st;
+  if (np && (written || !(np->t == KF_NINT && np->u.i == 1)))
+    KFI_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
+  else if (np == NULL && !written)
+    KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
   if (nn && nn->t != KF_NINT) return kfi_fail(c, "spec.trainer.numNodes", "expected an integer");
   KFI_OOM(c, m = kf_node_copy_shallow(c->A, g, KF_NOBJ));
   KFI_OOM(c, kf_node_push(c->A, c->spec, "master", m));
@@ -121,13 +143,15 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
   const kf_node *v;
   kf_node *g;
   size_t r;
+  int written;
   kf_status st;
   memset(&res, 0, sizeof res);
   trainer_keys(known);
   if ((st = kfi_want(c, "spec.trainer", tr, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, "spec.trainer", tr, known, NULL, NULL)) != KF_OK)
     return st;
-  if ((v = kf_node_get(tr, "command")) && (st = command(c, v)) != KF_OK) return st;
+  if ((st = as_written(c, tr, &written)) != KF_OK) return st;
+  if ((v = kf_node_get(tr, "command")) && (st = command(c, v, written)) != KF_OK) return st;
   if ((v = kf_node_get(tr, "args")) &&
       ((st = kfi_strings(c, "spec.trainer.args", v)) != KF_OK ||
        (st = put_both(c, "args", (kf_node *)v, 1)) != KF_OK))
@@ -144,7 +168,7 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
       KFI_OOM(c, kf_node_push(c->A, g, kf_group_obj.f[r].key, (kf_node *)v));
   if (res.requests) KFI_OOM(c, kf_node_push(c->A, g, "requests", res.requests));
   if (res.limits) KFI_OOM(c, kf_node_push(c->A, g, "limits", res.limits));
-  return nodes(c, tr, g);
+  return nodes(c, tr, g, written);
 }
 
 /* kfjob's one runtime patch: the `node` job's pod template. */
@@ -201,9 +225,6 @@ kf_status kfi_trainer(kfi *c, const kf_node *spec) {
   }
   if ((v = kf_node_get(spec, "trainer")) == NULL)
     return kfi_fail(c, "spec.trainer", "required");
-  if (v->t == KF_NOBJ && kf_node_get(v, "image") == NULL)
-    return kfi_fail(c, "spec.trainer.image", "required: kfjob's job names its image (a "
-                    "TrainJob without one runs the runtime's, which the manifest does not show)");
   if ((st = trainer(c, v)) != KF_OK) return st;
   if ((v = kf_node_get(spec, "runtimePatches")) && (st = patches(c, v, NULL)) != KF_OK)
     return st;

@@ -88,6 +88,16 @@ int kfi_among(const char *s, const char *const *v) {
   return 0;
 }
 
+/* `creationTimestamp: null` in any metadata (a template's too): what
+** kubectl <= 1.33 prints for a zero ObjectMeta time (apimachinery
+** meta/v1 time.go MarshalJSON); it means nothing and is never written. */
+static int leftover(const char *path, const char *k, const kf_node *v) {
+  size_t n = strlen(path);
+  return v->t == KF_NNIL && strcmp(k, "creationTimestamp") == 0 &&
+         (strcmp(path, "metadata") == 0 ||
+          (n > 9 && strcmp(path + n - 9, ".metadata") == 0));
+}
+
 kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
                    const char *const *known, const char *const *held_not,
                    const char *const *server) {
@@ -96,7 +106,7 @@ kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
   kf_status st;
   for (i = 0; i < obj->u.c.n; i++) {
     const char *k = obj->u.c.k[i], *sg;
-    if (kfi_among(k, known)) continue;
+    if (kfi_among(k, known) || leftover(path, k, obj->u.c.v[i])) continue;
     kfi_path(p, path, k);
     if (kfi_among(k, server)) {
       KFI_OOM(c, kf_node_push(c->A, c->ignored, NULL, kf_node_str(c->A, p, strlen(p))));
@@ -215,5 +225,29 @@ kf_status kfi_strings(kfi *c, const char *path, const kf_node *l) {
     kfi_index(p, path, i);
     if ((st = kfi_want(c, p, l->u.c.v[i], KF_NSTR)) != KF_OK) return st;
   }
+  return KF_OK;
+}
+
+/* spec.nprocPerNode, a string in the CRD (pytorchjob_types.go): digits
+** are nproc_per_node's integer, a word itself; "auto", the operator's
+** default (pytorch_defaults.go), leaves it unset. */
+kf_status kfi_nproc(kfi *c, const char *path, const kf_node *v) {
+  const char *s = kfi_str(v);
+  char *end;
+  long n;
+  kf_node *x;
+  if (s == NULL) return kfi_fail(c, path, "expected a string (an integer, auto, cpu or gpu)");
+  if (strcmp(s, "auto") == 0 && c->kind == KF_PYTORCH) return KF_OK;
+  if (!(*s >= '0' && *s <= '9') && strcmp(s, "auto") != 0 && strcmp(s, "cpu") != 0 &&
+      strcmp(s, "gpu") != 0)
+    return kfi_fail(c, path, "'%.40s': expected an integer >= 1, auto, cpu or gpu", s);
+  n = strtol(s, &end, 10);
+  if (*s >= '0' && *s <= '9' && *end == '\0') {
+    if (n < 1 || n > INT32_MAX) return kfi_fail(c, path, "'%.40s': expected an integer >= 1", s);
+    KFI_OOM(c, x = kf_node_new(c->A, KF_NINT));
+    x->u.i = n;
+    v = x;
+  }
+  KFI_OOM(c, kf_node_put(c->A, c->spec, "nproc_per_node", (kf_node *)v));
   return KF_OK;
 }

@@ -273,8 +273,13 @@ static kf_status pytorch_env(ectx *c) {
   /* spec.nprocPerNode: "auto" by defaulting unless elasticPolicy carries
   ** nProcPerNode, which kfjob writes for an elastic job's integer; a word
   ** goes to spec.nprocPerNode instead (R10) */
-  const char *spec_nproc = elastic ? j->nproc_word : "auto";
-  const int nproc_int = 1;   /* "auto" does not parse as an int */
+  const char *spec_nproc = elastic || j->nproc_word ? j->nproc_word
+                           : j->nproc_per_node > 0 ? fmt(c, "%d", (int)j->nproc_per_node)
+                                                   : "auto";
+  /* getNprocPerNodeInt: Atoi, 1 when a word */
+  const int nproc_int = !elastic && j->nproc_word == NULL && j->nproc_per_node > 0
+                            ? j->nproc_per_node : 1;
+  if (!elastic) NOMEM(c, spec_nproc);
   for (k = 0; k < n; k++) {
     int role = roles[k];
     for (i = 0; i < j->g[role].replicas; i++) {
@@ -613,8 +618,15 @@ static kf_status trainer_env(ectx *c) {
       nproc_s = trainer_auto_nproc(c, kfm_task_resources(j, &j->g[KF_WORKER], &tmp));
       NOMEM(c, nproc_s);
     }
-  } else {   /* node 0 plays the master */
-    nodes = 1 + j->g[KF_WORKER].replicas, nproc = 1;
+  } else {   /* node 0 plays the master; nproc_per_node as the writer's */
+    kf_strs cmd = kfm_job_command(j, role);
+    nodes = 1 + j->g[KF_WORKER].replicas;
+    nproc = j->nproc_per_node > 0 ? j->nproc_per_node : 1;
+    if (j->nproc_word || (j->nproc_per_node == 0 && !kf_trainer_wraps(j, cmd.v, cmd.n))) {
+      kf_group tmp;   /* unset: the runtime's auto */
+      nproc_s = trainer_auto_nproc(c, kfm_task_resources(j, &j->g[role], &tmp));
+      NOMEM(c, nproc_s);
+    }
   }
   for (i = 0; i < nodes; i++) {
     kf_env_pod *p = user_pod(c, fmt(c, "node-0-%d", (int)i), role);

@@ -438,11 +438,15 @@ kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o) {
                  o->service_account);
   if (o->image && (st = check_token(c, "opts.image", o->image)) != KF_OK)
     return st;
-  for (i = 0; !kfm_task_image(j, o) && i < (size_t)kf_kinds[j->kind].nroles; i++) {
+  /* a TrainJob without an image runs its runtime's (trainjob_types.go
+  ** Trainer.Image: optional; FACTS of Trainer v2.3 builder.go) */
+  for (i = 0; !kfm_task_image(j, o) && !(o->target_set && kf_target_trainer(o->target)) &&
+              i < (size_t)kf_kinds[j->kind].nroles; i++) {
     int role = kf_kinds[j->kind].roles[i].role;   /* in the kind's order */
     if (j->g[role].replicas > 0 && j->g[role].image == NULL)
-      return kfm_failf(c, "opts.image", "required: %s has no image of its own",
-                       kf_roles[role].key);
+      return kfm_failf(c, "opts.image", "required: %s has no image of its own (set "
+                       "the job's container.image, or kfjob render --image; only a "
+                       "TrainJob may run its runtime's image)", kf_roles[role].key);
   }
   if ((st = check_meta(c, "opts", &o->labels, &o->annotations)) != KF_OK)
     return st;

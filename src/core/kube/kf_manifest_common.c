@@ -160,6 +160,13 @@ kf_strs kfm_role_command(const kf_job *j, int role, const kf_manifest_opts *o,
   return s;
 }
 
+kf_strs kfm_job_command(const kf_job *j, int role) {
+  kf_manifest_opts none;
+  char from[48];
+  memset(&none, 0, sizeof none);
+  return kfm_role_command(j, role, &none, from, sizeof from);
+}
+
 /* The task's args (sh->args: opts.args or the job's, MPI's wrapped) unless
 ** the call gives none and the group has args of its own, written as given
 ** (as an MPI group's command is). */

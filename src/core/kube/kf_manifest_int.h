@@ -8,6 +8,7 @@
 
 #include "kf_manifest.h"
 #include "kf_pod.h"
+#include "kf_launcher.h"
 
 typedef struct mctx {
   kf_arena *A;
@@ -73,6 +74,8 @@ kf_status kfm_container(mctx *c, const kf_job *j, int role,
 ** args come from ("opts", "container", "worker.container"; cap >= 40). */
 kf_strs kfm_role_command(const kf_job *j, int role, const kf_manifest_opts *o,
                          char *from, size_t cap);
+/* The job's command of group `role` without a call's options. */
+kf_strs kfm_job_command(const kf_job *j, int role);
 kf_status kfm_role_args(mctx *c, const kf_job *j, int role, const kfm_shared *sh,
                         kf_node **out, char *from, size_t cap);
 kf_status kfm_role_env(mctx *c, const kf_job *j, int role, const kfm_shared *sh,

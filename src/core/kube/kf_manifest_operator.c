@@ -4,6 +4,7 @@
 ** run and elastic policies.  The pieces every target's writer shares are
 ** in kf_manifest_common.c; kf_emit.c dispatches on the target.
 */
+#include <stdio.h>
 #include <string.h>
 
 #include "kf_manifest.h"
@@ -30,6 +31,11 @@ kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
     OOM(c, kf_obj_int(A, spec, "slotsPerWorker", flyte_slots ? 1 : j->slots));
   else
     OOM(c, kf_node_push(A, spec, "runPolicy", rp));
+  if (j->kind == KF_PYTORCH && (j->nproc_word || j->nproc_per_node > 0)) {
+    char n[16];   /* a string in the CRD (pytorchjob_types.go NprocPerNode) */
+    snprintf(n, sizeof n, "%d", (int)j->nproc_per_node);
+    OOM(c, kf_obj_str(A, spec, "nprocPerNode", j->nproc_word ? j->nproc_word : n));
+  }
   if (k->flags & KF_K_ELASTIC) {
     kf_node *ep;
     OOM(c, ep = kf_obj_add(A, spec, "elasticPolicy", KF_NOBJ));

@@ -170,16 +170,18 @@ static kf_status trainer_run(mctx *c, const kf_job *j, int role, const kfm_share
       (st = kfm_role_env(c, j, role, sh, &env)) != KF_OK)
     return st;
   if (args && args->u.c.n == 0) args = NULL;
-  if (cmd.n || args) {
+  if (cmd.n || (args && kf_trainer_wraps(j, cmd.v, cmd.n))) {
     /* torchrun starts one process per numProcPerNode and sets RANK,
-    ** WORLD_SIZE, MASTER_ADDR from the PET_* variables Trainer injects */
+    ** WORLD_SIZE, MASTER_ADDR from the PET_* variables Trainer injects; a
+    ** command that starts a launcher itself runs as written */
     OOM(c, l = kf_obj_add(A, tr, "command", KF_NARR));
-    OOM(c, kf_node_push(A, l, NULL, kf_node_str(A, "torchrun", 8)) &&
-               kf_node_push(A, l, NULL, kf_node_str(A, "--no-python", 11)));
+    if (kf_trainer_wraps(j, cmd.v, cmd.n))
+      OOM(c, kf_node_push(A, l, NULL, kf_node_str(A, "torchrun", 8)) &&
+                 kf_node_push(A, l, NULL, kf_node_str(A, "--no-python", 11)));
     for (i = 0; i < cmd.n; i++)
       OOM(c, kf_node_push(A, l, NULL, kf_node_str(A, cmd.v[i], strlen(cmd.v[i]))));
-    if (args) OOM(c, kf_node_push(A, tr, "args", args));
   }
+  if (args) OOM(c, kf_node_push(A, tr, "args", args));
   if (env) OOM(c, kf_node_push(A, tr, "env", env));
   kfm_row_env(j, role, &group);
   if (sh->env) snprintf(from[2], sizeof from[2], "opts");
@@ -209,7 +211,7 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   OOM(c, ref = kf_obj_add(A, spec, "runtimeRef", KF_NOBJ));
   OOM(c, kf_obj_str(A, ref, "apiGroup", TRAINER_GROUP) &&
              kf_obj_str(A, ref, "kind", "ClusterTrainingRuntime") &&
-             kf_obj_str(A, ref, "name", RUNTIME));
+             kf_obj_str(A, ref, "name", j->runtime ? j->runtime : RUNTIME));
   if (j->has_run_policy && j->rp.active_deadline_seconds > 0)
     OOM(c, kf_obj_int(A, spec, "activeDeadlineSeconds", j->rp.active_deadline_seconds));
   OOM(c, tr = kf_obj_add(A, spec, "trainer", KF_NOBJ));
@@ -225,8 +227,13 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
       OOM(c, kf_obj_int(A, tr, "numProcPerNode", j->nproc_per_node));
   } else {
     int32_t w = j->g[KF_WORKER].replicas > 0 ? j->g[KF_WORKER].replicas : 0;
+    kf_strs cmd = kfm_role_command(j, role, o, from[0], sizeof from[0]);
     OOM(c, kf_obj_int(A, tr, "numNodes", 1 + (int64_t)w));
-    OOM(c, kf_obj_int(A, tr, "numProcPerNode", 1));   /* one process a pod */
+    /* nproc_per_node, "auto" unset (R39); unset: one process a pod, but
+    ** a launcher the command starts takes the runtime's (auto) */
+    if (j->nproc_word == NULL && (j->nproc_per_node > 0 || kf_trainer_wraps(j, cmd.v, cmd.n)))
+      OOM(c, kf_obj_int(A, tr, "numProcPerNode",
+                        j->nproc_per_node > 0 ? j->nproc_per_node : 1));
   }
   if ((st = kfm_group_rows(c, g, KF_M_RESOURCES, kf_roles[role].key, tr,
                            "resourcesPerNode")) != KF_OK)

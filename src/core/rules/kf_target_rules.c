@@ -374,6 +374,34 @@ static kf_status test_where(const kf_job *j, kf_target t,
   return KF_OK;
 }
 
+/* R38: a Trainer runtime means nothing to the other targets. */
+static kf_status test_runtime(const kf_job *j, kf_target t,
+                              const kf_target_ctx *c, const kf_target_rule *r,
+                              kf_problems *out, kf_err *e) {
+  (void)c;
+  if (j->runtime == NULL) return KF_OK;
+  return kf_problem_add(out, r, t, "runtime", e, "'%.100s' is a Kubeflow Trainer "
+                        "runtime: only a TrainJob (--target trainer-2.3) runs on one",
+                        j->runtime);
+}
+
+/* R39: a PyTorchJob's processes per pod: no field in Flyte's plugin
+** message; on Trainer an int32, "auto" leaving it unset. */
+static kf_status test_pt_nproc(const kf_job *j, kf_target t,
+                               const kf_target_ctx *c, const kf_target_rule *r,
+                               kf_problems *out, kf_err *e) {
+  const char *w = j->nproc_word;
+  (void)c;
+  if (w == NULL && j->nproc_per_node == 0) return KF_OK;
+  if (t == KF_T_FLYTE || t == KF_T_FLYTE2)
+    return kf_problem_add(out, r, t, "nproc_per_node", e, "the PyTorch plugin message "
+                          "has no processes per pod outside an elastic job (make it "
+                          "kfjob.Elastic, or leave it unset)");
+  if (w == NULL || strcmp(w, "auto") == 0) return KF_OK;
+  return kf_problem_add(out, r, t, "nproc_per_node", e, "'%s' cannot be expressed: "
+                        "TrainJob numProcPerNode is an int32 (\"auto\" leaves it unset)", w);
+}
+
 #define FLYTE_PT "flyteplugins pytorch.go BuildResource"
 
 const kf_target_rule kf_target_rules[] = {
@@ -496,5 +524,21 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_FLYTE2] = "executor/pkg/plugin/k8s/plugin_manager.go addObjectMetadata "
                     "(flyte main)"},
    test_where, 0},
+  {"R38", K(KF_PYTORCH) | K(KF_ELASTIC),
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = ERR,
+    [KF_T_MPI_OPERATOR] = NA, TRAINERS(OK)},
+   {[KF_T_FLYTE] = "flyteidl plugins/kubeflow/pytorch.proto (no runtime)",
+    [KF_T_FLYTE2] = "flyteidl2 plugins/kubeflow/pytorch.proto (no runtime)",
+    [KF_T_OPERATOR] = "pytorchjob_types.go PyTorchJobSpec (no runtime)",
+    TRAINERS("trainer trainjob_types.go RuntimeRef.Name")},
+   test_runtime, 0},
+  {"R39", K(KF_PYTORCH),
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
+    [KF_T_MPI_OPERATOR] = NA, TRAINERS(ERR)},
+   {[KF_T_FLYTE] = "flyteidl plugins/kubeflow/pytorch.proto (nproc only in ElasticConfig)",
+    [KF_T_FLYTE2] = "flyteidl2 plugins/kubeflow/pytorch.proto (nproc only in ElasticConfig)",
+    [KF_T_OPERATOR] = "pytorchjob_types.go spec.nprocPerNode (string)",
+    TRAINERS("trainer trainjob_types.go Trainer.NumProcPerNode *int32")},
+   test_pt_nproc, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

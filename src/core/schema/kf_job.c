@@ -92,6 +92,7 @@ static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
     case KF_V_NPROC:
       if (*AT(base + f->off_n, const char *const) != NULL)
         return kf_obj_strref(A, o, f->key, *AT(base + f->off_n, const char *const));
+      if (*AT(at, const int32_t) == 0) return 1;   /* unset (a PyTorchJob's) */
       return kf_obj_int(A, o, f->key, *AT(at, const int32_t));
     case KF_V_INT:
       if ((f->flags & KF_F_OMITZERO) && *AT(at, const int32_t) == 0 &&

@@ -103,6 +103,9 @@ typedef struct kf_job {
   const char *nproc_word;            /* "auto", "cpu", "gpu" (static; R10);
                                         NULL: nproc_per_node */
   const char *rdzv_backend;
+  /* Trainer: the ClusterTrainingRuntime (PyTorchJob, Elastic); NULL: the
+  ** kind's shipped one (torch-distributed) */
+  const char *runtime;
   /* Horovod */
   int verbose;
   const char *log_level, *discovery_script_path;

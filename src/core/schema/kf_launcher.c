@@ -66,3 +66,17 @@ kf_status kf_launcher_command(const kf_job *j, const kf_strs *args,
   *out = a;
   return KF_OK;
 }
+
+int kf_starts_launcher(const char *const *v, size_t n) {
+  const char *p;
+  if (n == 0 || v[0] == NULL) return 0;
+  if (strcmp(v[0], "torchrun") == 0) return 1;
+  p = strrchr(v[0], '/');
+  p = p ? p + 1 : v[0];
+  return n >= 3 && v[1] && v[2] && strncmp(p, "python", 6) == 0 &&
+         strcmp(v[1], "-m") == 0 && strcmp(v[2], "torch.distributed.run") == 0;
+}
+
+int kf_trainer_wraps(const kf_job *j, const char *const *cmd, size_t n) {
+  return j->runtime == NULL && !kf_starts_launcher(cmd, n);
+}

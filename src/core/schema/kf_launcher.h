@@ -12,4 +12,13 @@ kf_status kf_launcher_command(const kf_job *j, const kf_strs *args,
                               kf_arena *A, kf_node **out, const char *who,
                               kf_err *e);
 
+/* The command starts a launcher of its own (torchrun, python -m
+** torch.distributed.run): Trainer runs it as written, not wrapped in
+** `torchrun --no-python` (Trainer v2.3 examples/yaml/01-multi-node.yaml). */
+int kf_starts_launcher(const char *const *v, size_t n);
+/* Whether a TrainJob's command `cmd` is kfjob's to wrap: on the shipped
+** runtime (the job's runtime unset) and not starting a launcher.  A job
+** that names its runtime runs its command and numProcPerNode as written. */
+int kf_trainer_wraps(const kf_job *j, const char *const *cmd, size_t n);
+
 #endif

@@ -315,9 +315,20 @@ const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
    .info = &kf_annotations_tree,                                           \
    .desc = "The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not copied to the pods (pod_template.metadata.annotations is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"}
 
+/* Kubeflow Trainer's runtime (spec.runtimeRef.name of a TrainJob). */
+#define RUNTIME                                                            \
+  {.key = "runtime", .type = KF_V_TOKEN, .off = J(runtime),               \
+   .desc = "The ClusterTrainingRuntime a TrainJob runs on (spec.runtimeRef.name; Trainer targets only, R38): torch-distributed when unset"}
+
 static const kf_field tf_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD, SCHED, WHOLE};
-static const kf_field pytorch_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD,
-                                       SCHED, WHOLE};
+/* a PyTorchJob's spec.nprocPerNode: unset is kfjob's one process a pod */
+static const kf_field pytorch_rows[] = {
+  GROUPS, RUN_POLICY,
+  {.key = "nproc_per_node", .type = KF_V_NPROC, .off = J(nproc_per_node),
+   .off_n = J(nproc_word), .min = 1, .idef = 0, .info = &nproc_choice,
+   .manifest = "nprocPerNode",
+   .desc = "Processes per pod for a launcher the command starts (torchrun), an integer >= 1 or auto/cpu/gpu: spec.nprocPerNode on the operator (PET_NPROC_PER_NODE), numProcPerNode on Trainer (auto: unset); unset: one process a pod; not on Flyte (R39)"},
+  DEPRECATED, POD, SCHED, WHOLE, RUNTIME};
 static const kf_field elastic_rows[] = {
   {.key = "nnodes", .type = KF_V_NNODES, .off = J(min_nodes), .min = 1,
    .idef = 1, .pbmsg = "elastic_config", .pb = "min_replicas",
@@ -337,7 +348,7 @@ static const kf_field elastic_rows[] = {
    .sdef = "c10d", .info = &rdzv_choice, .pbmsg = "elastic_config",
    .pb = "rdzv_backend", .pb0 = "rdzv_backend", .manifest = "rdzvBackend",
    .desc = "torchrun rendezvous backend (c10d, etcd, etcd-v2): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17)"},
-  GROUPS, RUN_POLICY, POD, SCHED, WHOLE};
+  GROUPS, RUN_POLICY, POD, SCHED, WHOLE, RUNTIME};
 static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED, POD,
                                    SCHED, WHOLE};
 /* Horovod's own fields travel as horovodrun arguments, not in the proto. */

@@ -21,6 +21,8 @@ typedef enum kf_target {
 /* Target bits, as a group row's not_on takes them (kf_schema.h). */
 #define KF_T_BIT(t) (1u << (t))
 #define KF_T_TRAINERS (KF_T_BIT(KF_T_TRAINER_22) | KF_T_BIT(KF_T_TRAINER_23))
+/* A Kubeflow Trainer target (a TrainJob). */
+#define kf_target_trainer(t) ((KF_T_BIT(t) & KF_T_TRAINERS) != 0)
 
 /* What a target emits, as method bits. */
 #define KF_E_ENCODE        1u   /* encode, custom, to_json */
