@@ -45,6 +45,7 @@
 ---@field args? string[] The main container's args (a list of strings): the TaskTemplate container's args (MPI and Horovod: wrapped in the launcher line), each pod's main container args in manifests (a call's opts.args wins)
 ---@field command? string[] The main container's command (a list of strings): the TaskTemplate container's command, each pod's main container command in manifests (a call's opts.command wins)
 ---@field env? kfjob.EnvVar[]|table<string, string> The main container's environment: a list of Kubernetes EnvVars ({name =, value =} or {name =, valueFrom =}) kept in order, or a table of name = value emitted sorted; TaskTemplate container env (name/value only on Flyte), each pod's main container env in manifests.
+---@field name? string The main container's name (mpi-operator and a v1 MPIJob run containers[0] whatever its name; the training-operator's webhooks require the kind's name, R40): the kind's (pytorch, mpi, ...) when unset.
 
 --- The keys of a Resources table.
 ---@class (exact) kfjob.ResourcesOpts
@@ -94,6 +95,7 @@
 ---@field command? string[] The main container's command (a list of strings): the TaskTemplate container's command, each pod's main container command in manifests (a call's opts.command wins)
 ---@field env? kfjob.EnvVar[]|table<string, string> The main container's environment: a list of Kubernetes EnvVars ({name =, value =} or {name =, valueFrom =}) kept in order, or a table of name = value emitted sorted; TaskTemplate container env (name/value only on Flyte), each pod's main container env in manifests.
 ---@field image? string The task image: the TaskTemplate container's image and the image of every group without its own, in every manifest (a call's opts.image wins)
+---@field name? string The main container's name (mpi-operator and a v1 MPIJob run containers[0] whatever its name; the training-operator's webhooks require the kind's name, R40): the kind's (pytorch, mpi, ...) when unset.
 
 --- Accepted spellings of clean_pod_policy.
 ---@alias kfjob.CleanPodPolicyValue
@@ -230,6 +232,17 @@
 ---@field restart_policy? kfjob.RestartPolicyValue When this group's failed pods restart (never, on_failure, always): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; the mpi-operator takes never and on_failure, Trainer only never (R13) Default: never.
 ---@field topology? kfjob.TopologyOpts Kueue topology placement of this group's pods (replaces the job's, annotation by annotation): podset annotations on this group's pod template; not on Flyte (R31)
 
+--- Accepted spellings of launcher_creation_policy.
+---@alias kfjob.LauncherCreationPolicyValue
+---| "AtStartup"
+---| "WaitForWorkersReady"
+
+--- Accepted spellings of mpi_implementation.
+---@alias kfjob.MpiImplementationValue
+---| "OpenMPI"
+---| "Intel"
+---| "MPICH"
+
 --- kfjob.MPIJob{...}: An MPI job (Launcher and Workers, mpirun): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob.
 ---@class (exact) kfjob.MPIJobOpts
 ---@field accelerator? string|kfjob.AcceleratorOpts GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests.
@@ -237,16 +250,20 @@
 ---@field container? kfjob.ContainerOpts What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field.
 ---@field labels? table<string, string> The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)
 ---@field launcher? kfjob.MPIJobGroupOpts The MPI launcher pod that runs mpirun/horovodrun (exactly 1): the launcher replica spec in the plugin message, mpiReplicaSpecs.Launcher in the manifest.
+---@field launcher_creation_policy? kfjob.LauncherCreationPolicyValue AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R41): spec.launcherCreationPolicy. Default: AtStartup.
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
+---@field mpi_implementation? kfjob.MpiImplementationValue OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R41; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's) Default: OpenMPI.
 ---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field num_launcher_replicas? integer Deprecated: the Launcher group's replica count (v0 plugin message field num_launcher_replicas); write launcher.replicas. Minimum: 0.
 ---@field num_workers? integer Deprecated: the Worker group's replica count (v0 plugin message field num_workers); write worker.replicas. Minimum: 0.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
 ---@field requests? kfjob.ResourcesOpts Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's.
+---@field run_launcher_as_worker? boolean true: the launcher pod also runs a worker's processes (mpi-operator only, R41): spec.runLauncherAsWorker.
 ---@field run_policy? kfjob.RunPolicyOpts Job-wide lifecycle (clean-up, TTL, deadline, retries): run_policy in the v1 plugin message (v0 cannot carry it), spec.runPolicy in operator manifests.
 ---@field scheduling? kfjob.SchedulingOpts Where the job waits and how its pods start and land: Kueue queue and priority, suspend, MultiKueue, topology, gang; each target places it where its controller reads it (none in the plugin message)
 ---@field shared_memory? boolean|kfjob.Quantity true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest.
 ---@field slots? integer MPI processes per worker, an integer >= 1: slots in the plugin message, slotsPerWorker in manifests (Flyte 1.x writes 1, R11) and the launcher's -np = workers x slots. Default: 1. Minimum: 1.
+---@field ssh_auth_mount_path? string Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R41): spec.sshAuthMountPath, /root/.ssh by default. Default: /root/.ssh.
 ---@field worker? kfjob.MPIJobGroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.
 
 --- kfjob.HorovodJob{...}: A Horovod job (horovodrun on the launcher): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob.
@@ -258,17 +275,21 @@
 ---@field elastic_timeout? integer Seconds horovodrun waits for the workers (an integer >= 1): --elastic-timeout on the launcher's command line (not in the plugin message) Default: 1200. Minimum: 1.
 ---@field labels? table<string, string> The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)
 ---@field launcher? kfjob.MPIJobGroupOpts The MPI launcher pod that runs mpirun/horovodrun (exactly 1): the launcher replica spec in the plugin message, mpiReplicaSpecs.Launcher in the manifest.
+---@field launcher_creation_policy? kfjob.LauncherCreationPolicyValue AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R41): spec.launcherCreationPolicy. Default: AtStartup.
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
 ---@field log_level? string Horovod log level (HOROVOD_LOG_LEVEL, e.g. INFO, DEBUG): horovodrun --log-level on the launcher's command line (not in the plugin message) Default: INFO.
+---@field mpi_implementation? kfjob.MpiImplementationValue OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R41; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's) Default: OpenMPI.
 ---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field num_launcher_replicas? integer Deprecated: the Launcher group's replica count (v0 plugin message field num_launcher_replicas); write launcher.replicas. Minimum: 0.
 ---@field num_workers? integer Deprecated: the Worker group's replica count (v0 plugin message field num_workers); write worker.replicas. Minimum: 0.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
 ---@field requests? kfjob.ResourcesOpts Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's.
+---@field run_launcher_as_worker? boolean true: the launcher pod also runs a worker's processes (mpi-operator only, R41): spec.runLauncherAsWorker.
 ---@field run_policy? kfjob.RunPolicyOpts Job-wide lifecycle (clean-up, TTL, deadline, retries): run_policy in the v1 plugin message (v0 cannot carry it), spec.runPolicy in operator manifests.
 ---@field scheduling? kfjob.SchedulingOpts Where the job waits and how its pods start and land: Kueue queue and priority, suspend, MultiKueue, topology, gang; each target places it where its controller reads it (none in the plugin message)
 ---@field shared_memory? boolean|kfjob.Quantity true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest.
 ---@field slots? integer MPI processes per worker, an integer >= 1: slots in the plugin message, slotsPerWorker in manifests (Flyte 1.x writes 1, R11) and the launcher's -np = workers x slots. Default: 1. Minimum: 1.
+---@field ssh_auth_mount_path? string Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R41): spec.sshAuthMountPath, /root/.ssh by default. Default: /root/.ssh.
 ---@field verbose? boolean true: horovodrun --verbose on the launcher's command line (not in the plugin message) Default: false.
 ---@field worker? kfjob.MPIJobGroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.
 

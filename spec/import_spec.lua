@@ -469,16 +469,6 @@ describe("import: Law 2, upstream manifests", function()
                   "upstream/to-tensorflow-simple.yaml", "upstream/to-xgboost-smoke-dist-xgboostjob_v1_rabit_test.yaml" }
   -- what blocks each, by hand from the files (FACTS §8.3.1, §8.4, §10)
   local BLOCKED = {
-    ["mpi-operator-mpich-horovod.yaml"] = "spec.sshAuthMountPath",     -- /home/mpiuser/.ssh, not the default
-    ["mpi-operator-pi.yaml"] = "spec.sshAuthMountPath",
-    ["upstream/mpiop-pi-pi-intel.yaml"] = "spec.sshAuthMountPath",
-    -- the containers are "worker"/"tensorflow-benchmarks", not kfjob's "mpi"
-    ["upstream/mpiop-horovod-tensorflow-mnist.yaml"] = "spec.mpiReplicaSpecs.Worker.template.spec.containers",
-    ["upstream/mpiop-tensorflow-benchmarks-tensorflow-benchmarks.yaml"] =
-      "spec.mpiReplicaSpecs.Worker.template.spec.containers",
-    -- the launcher runs a hand-written mpirun line
-    ["mpijob.yaml"] = "spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].command",
-    ["upstream/to-mpi-tensorflow-mnist.yaml"] = "spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].command",
     -- (tfjob.yaml's PS runs python /opt/train.py, the Worker its image's
     -- entrypoint: the PS's container.command, SPEC §16)
     ["pytorchjob.json"] = "spec.elasticPolicy.rdzvPort",
@@ -560,12 +550,14 @@ describe("import: Law 2, upstream manifests", function()
     end)
   end
 
-  it("lossy lists what it leaves out (a container not of the kind's name); a TrainJob's other runtime reads", function()
+  it("the mpi-operator's container names and a TrainJob's other runtime read (SPEC §17)", function()
     local fh = assert(io.open(DIR .. "mpi-operator-pi.yaml", "rb"))
-    local r = assert(kfjob.from_manifests(fh:read("*a"), { lossy = true })); fh:close()
-    local paths = {}
-    for _, u in ipairs(r[1].info.unmapped) do paths[u.path] = u.value end
-    assert.equal("mpi-launcher", paths["spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].name"])
+    local r = assert(kfjob.from_manifests(fh:read("*a"))); fh:close()
+    local pi = r[1].job:spec()   -- mpi-operator examples/v2beta1/pi/pi.yaml
+    assert.equal("mpi-launcher", pi.launcher.container.name)
+    assert.equal("mpi-worker", pi.worker.container.name)
+    assert.same({ "mpirun" }, pi.launcher.container.command)
+    assert.equal("/home/mpiuser/.ssh", pi.ssh_auth_mount_path)
     fh = assert(io.open(DIR .. "trainer-2.2-upstream.yaml", "rb"))
     r = assert(kfjob.from_manifests(fh:read("*a"), { lossy = true })); fh:close()
     local flux = r[1].job:spec()   -- lammps-flux: its runtime, command and processes as written

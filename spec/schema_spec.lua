@@ -154,6 +154,10 @@ describe("the encoder's bound", function()
       -- have no place in Flyte's message
       s.runtime = nil
       if kind == "PyTorchJob" then s.nproc_per_node = nil end
+      -- the container's name (R40) and the mpi-operator's fields (R41)
+      if s.container then s.container.name = nil end
+      s.ssh_auth_mount_path, s.mpi_implementation = nil, nil
+      s.run_launcher_as_worker, s.launcher_creation_policy = nil, nil
       for _, v in pairs(s) do
         if type(v) == "table" then v.pod_template, v.topology, v.container = nil, nil, nil end
       end

@@ -160,6 +160,9 @@ static kf_status detect(kfi *c, const kf_node *doc, int want) {
   if (c->target == KF_T_OPERATOR &&
       (k = flyte_shape(kf_node_get(spec, kf_kinds[c->kind].crd_specs))) >= 0)
     c->target = (kf_target)k;
+  /* mpi-operator and a v1 MPIJob run containers[0] whatever its name */
+  c->any_name = c->target == KF_T_MPI_OPERATOR ||
+                (c->target == KF_T_OPERATOR && (c->kind == KF_MPI || c->kind == KF_HOROVOD));
   if (want >= 0) {
     int fam = c->kind == KF_ELASTIC ? KF_PYTORCH : c->kind == KF_HOROVOD ? KF_MPI : c->kind;
     int wfam = want == KF_ELASTIC ? KF_PYTORCH : want == KF_HOROVOD ? KF_MPI : want;
@@ -309,13 +312,17 @@ static kf_status v1_mpi_clean(kfi *c, const kf_node *spec, const kf_node **rp) {
   return KF_OK;
 }
 
+/* A job row of the mpi-operator's own spec fields (KF_F_MPIOP). */
+static int mpi_operator_row(const kf_field *f) {
+  return (f->flags & KF_F_MPIOP) != 0 && f->manifest != NULL;
+}
+
 static kf_status v1_spec(kfi *c, const kf_node *spec) {
   static const char *const v1_held_not[] = {"successPolicy", "mainContainer",
                                             "enableDynamicWorker", NULL};
-  static const char *const v2_held_not[] = {"sshAuthMountPath", "launcherCreationPolicy",
-                                            "runLauncherAsWorker", NULL};
+  static const char *const v2_held_not[] = {NULL};
   const kf_kind_info *k = &kf_kinds[c->kind];
-  const char *known[8];
+  const char *known[16];
   const kf_node *v;
   int n = 0;
   kf_status st;
@@ -323,8 +330,13 @@ static kf_status v1_spec(kfi *c, const kf_node *spec) {
   if (k->flags & KF_K_SLOTS) known[n++] = "slotsPerWorker";
   if (k->flags & KF_K_ELASTIC) known[n++] = "elasticPolicy", known[n++] = "nprocPerNode";
   if (c->kind == KF_PYTORCH) known[n++] = "nprocPerNode";
-  if (c->target == KF_T_MPI_OPERATOR) known[n++] = "mpiImplementation";
-  else if (k->flags & KF_K_SLOTS) known[n++] = "cleanPodPolicy";   /* v1 MPIJob's old place */
+  if (c->target == KF_T_MPI_OPERATOR) {
+    size_t i;
+    for (i = 0; i < k->nfields && n + 2 < (int)(sizeof known / sizeof *known); i++)
+      if (mpi_operator_row(&k->fields[i])) known[n++] = k->fields[i].manifest;
+  } else if (k->flags & KF_K_SLOTS) {
+    known[n++] = "cleanPodPolicy";   /* v1 MPIJob's old place */
+  }
   known[n] = NULL;
   if (c->target == KF_T_MPI_OPERATOR && (spec = v2_defaults(c, spec)) == NULL)
     return kf_nomem(c->e);
@@ -332,11 +344,12 @@ static kf_status v1_spec(kfi *c, const kf_node *spec) {
                      c->target == KF_T_MPI_OPERATOR ? v2_held_not : v1_held_not,
                      NULL)) != KF_OK)
     return st;
-  if ((v = kf_node_get(spec, "mpiImplementation")) != NULL &&
-      (kfi_str(v) == NULL || strcmp(kfi_str(v), "OpenMPI") != 0) &&
-      (st = kfi_unmapped(c, "spec.mpiImplementation", v,
-                         "kfjob's launcher command is OpenMPI's")) != KF_OK)
-    return st;
+  if (c->target == KF_T_MPI_OPERATOR) {   /* the job's fields of the same names */
+    size_t i;
+    for (i = 0; i < k->nfields; i++)
+      if (mpi_operator_row(&k->fields[i]) && (v = kf_node_get(spec, k->fields[i].manifest)))
+        KFI_OOM(c, kf_node_push(c->A, c->spec, k->fields[i].key, (kf_node *)v));
+  }
   if (c->kind == KF_PYTORCH && (v = kf_node_get(spec, "nprocPerNode")) != NULL &&
       (st = kfi_nproc(c, "spec.nprocPerNode", v)) != KF_OK)
     return st;

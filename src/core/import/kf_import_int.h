@@ -22,6 +22,8 @@ typedef struct kfi {
                                 the resource's labels and annotations, the
                                 backend's copy (pod_helper.go), taken out of
                                 the templates; elsewhere a template's stay */
+  int any_name;              /* the system runs containers[0] whatever its
+                                name (mpi-operator, a v1 MPIJob) */
   int pod_kueue;             /* (Flyte) a pod template repeats a Kueue label
                                 of the resource: the labels are the user's,
                                 not scheduling (Flyte 1 refuses it, R30) */
@@ -59,6 +61,8 @@ int kfi_among(const char *s, const char *const *list);   /* NULL-ended */
 #define KFI_GROUP_ROWS 16   /* >= kf_group_obj.n (kfi_container_row checks) */
 typedef struct kfi_pod {
   const kf_node *command, *args, *env;   /* the primary's */
+  const kf_node *name;            /* its name where any is taken and it is
+                                     not the kind's (containers[0]) */
   size_t index;                   /* the primary's place in containers */
   /* the primary's values of group rows placed in the container
   ** (KF_M_CONTAINER: image, ...), by row; args are the task's (above) */

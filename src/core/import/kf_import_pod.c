@@ -142,14 +142,23 @@ static kf_status primary(kfi *c, const char *path, const kf_node *ct, kfi_pod *o
 /* The primary's place: the first container of the kind's name; with
 ** lossy, the first container (its name listed: the writer renames it). */
 static kf_status primary_at(kfi *c, const char *path, const kf_node *cs, const char *pname,
-                            size_t *at) {
+                            size_t *at, kfi_pod *out) {
   char p[KFI_PATH], n[KFI_PATH], why[160];
+  if (c->any_name && cs->u.c.n > 0 && cs->u.c.v[0]->t == KF_NOBJ) {
+    /* mpi-operator newWorker/newLauncherPodTemplate: Containers[0] */
+    const kf_node *nm = kf_node_get(cs->u.c.v[0], "name");
+    *at = 0;
+    if (nm && !named(cs->u.c.v[0], pname)) out->name = nm;
+    return KF_OK;
+  }
   for (*at = 0; *at < cs->u.c.n; (*at)++)
     if (named(cs->u.c.v[*at], pname)) return KF_OK;
   *at = 0;
   if (!c->lossy || cs->u.c.n == 0 || cs->u.c.v[0]->t != KF_NOBJ)
-    return kfi_fail(c, path, "no container named '%s' (kfjob's job runs its task in the "
-                    "container of that name)", pname);
+    return kfi_fail(c, path, "no container named '%s': the %s requires one (rename the "
+                    "main container to '%s')", pname,
+                    strcmp(pname, "node") == 0 ? "TrainJob's runtime" : "training-operator's webhook",
+                    pname);
   kfi_index(p, path, 0);
   kfi_path(n, p, "name");
   snprintf(why, sizeof why, "kfjob runs its task in the container named '%s'", pname);
@@ -163,7 +172,7 @@ static kf_status containers(kfi *c, const char *path, const kf_node *cs,
   size_t i, at;
   kf_status st;
   if ((st = kfi_want(c, path, cs, KF_NARR)) != KF_OK ||
-      (st = primary_at(c, path, cs, pname, &at)) != KF_OK)
+      (st = primary_at(c, path, cs, pname, &at, out)) != KF_OK)
     return st;
   KFI_OOM(c, list = kf_node_new(c->A, KF_NARR));
   for (i = 0; i < cs->u.c.n; i++) {

@@ -246,31 +246,6 @@ static kf_status flyte_slots(kfi *c, groups *G, const char *np) {
   return KF_OK;
 }
 
-/* A launcher whose own command is an MPI launcher line was written by
-** hand: kfjob's launcher runs its own mpirun or horovodrun (above), then
-** the program. */
-static kf_status own_launcher_line(kfi *c, groups *G) {
-  static const char *const tools[] = {"mpirun", "mpiexec", "horovodrun", "mpiexec.hydra", NULL};
-  int i, t;
-  for (i = 0; i < G->n; i++) {
-    const kf_node *cmd = G->pod[i].command;
-    const char *w = cmd && cmd->t == KF_NARR && cmd->u.c.n ? kfi_str(cmd->u.c.v[0]) : NULL;
-    const char *base = w ? strrchr(w, '/') : NULL;
-    char p[KFI_PATH];
-    if (G->role[i] != KF_LAUNCHER || w == NULL) continue;
-    base = base ? base + 1 : w;
-    for (t = 0; tools[t]; t++)
-      if (strcmp(base, tools[t]) == 0) {
-        kfi_path(p, G->path[i], "command");
-        G->pod[i].command = NULL;   /* lossy: left out, as listed */
-        return kfi_unmapped(c, p, cmd, "a launcher line written by hand: kfjob writes "
-                            "the launcher's mpirun or horovodrun itself (flytekit's "
-                            "flags) and runs the task's command after it");
-      }
-  }
-  return KF_OK;
-}
-
 /* ---- Horovod's line ---------------------------------------------------- */
 
 /* The job values kfjob's horovodrun line carries (kf_launcher.c
@@ -392,7 +367,7 @@ static kf_status mpi_args(kfi *c, groups *G, kf_node *ct) {
   for (i = 0; i < G->n; i++) {
     const kf_node *a = G->pod[i].args;
     size_t n = 0;
-    if (a == NULL && G->role[i] == KF_LAUNCHER) {
+    if (a == NULL && G->role[i] == KF_LAUNCHER && G->pod[i].command == NULL) {
       /* kfjob's launcher always has args (a worker without a command runs
       ** what the operator gives it: sshd, or on v1 sleep 365d whatever its
       ** args, mpijob_controller.go newWorker) */
@@ -435,12 +410,11 @@ static kf_status container(kfi *c, groups *G) {
     for (r = 0; r < kf_group_obj.n && r < KFI_GROUP_ROWS; r++)
       if (G->pod[i].own[r])
         KFI_OOM(c, kf_node_push(c->A, G->g[i], kf_group_obj.f[r].key, (kf_node *)G->pod[i].own[r]));
-  if ((kf_kinds[c->kind].flags & KF_K_COMMAND) && (st = own_launcher_line(c, G)) != KF_OK)
-    return st;
   if ((st = place(c, G, offsetof(kfi_pod, command), "command", ct, gct)) != KF_OK ||
       (st = (kf_kinds[c->kind].flags & KF_K_COMMAND) ? mpi_args(c, G, ct)
             : place(c, G, offsetof(kfi_pod, args), "args", ct, gct)) != KF_OK ||
-      (st = place(c, G, offsetof(kfi_pod, env), "env", ct, gct)) != KF_OK)
+      (st = place(c, G, offsetof(kfi_pod, env), "env", ct, gct)) != KF_OK ||
+      (st = place(c, G, offsetof(kfi_pod, name), "name", ct, gct)) != KF_OK)
     return st;
   for (i = 0; i < G->n; i++)
     if (gct[i]) KFI_OOM(c, kf_node_push(c->A, G->g[i], "container", gct[i]));

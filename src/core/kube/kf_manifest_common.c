@@ -144,6 +144,13 @@ static void from_group(char *from, size_t cap, int role) {
   snprintf(from, cap, "%.20s.container", kf_roles[role].key);
 }
 
+const char *kfm_container_name(const kf_job *j, int role) {
+  const kf_container *gc = group_ct(j, role);
+  if (gc && gc->name) return gc->name;
+  if (j->has_container && j->container.name) return j->container.name;
+  return kf_kinds[j->kind].container;
+}
+
 kf_strs kfm_role_command(const kf_job *j, int role, const kf_manifest_opts *o,
                          char *from, size_t cap) {
   const kf_container *gc = group_ct(j, role);
@@ -175,6 +182,22 @@ kf_status kfm_role_args(mctx *c, const kf_job *j, int role, const kfm_shared *sh
   const kf_container *gc = group_ct(j, role);
   snprintf(from, cap, "%s", sh->o->args.n ? "opts" : "container");
   *out = sh->args;
+  /* an MPI group with a command of its own runs it as written, without
+  ** the task's args; one whose command starts mpirun, mpiexec or
+  ** horovodrun (hand-written, mpi-operator examples/v2beta1) gets no
+  ** launcher line of kfjob's, the task's args as they are */
+  if (kf_kinds[j->kind].flags & KF_K_COMMAND) {
+    kf_strs cmd = kfm_role_command(j, role, sh->o, from, cap);
+    if (!sh->o->args.n && gc && gc->ncommand && !gc->nargs) {
+      *out = NULL;
+      return KF_OK;
+    }
+    snprintf(from, cap, "%s", sh->o->args.n ? "opts" : "container");
+    if (kf_mpi_tool(cmd.v, cmd.n) && !(gc && gc->nargs)) {
+      *out = sh->task_args;
+      return KF_OK;
+    }
+  }
   if (sh->o->args.n || !gc || !gc->nargs) return KF_OK;
   from_group(from, cap, role);
   OOM(c, *out = kfm_str_list(c->A, gc->args, gc->nargs));
@@ -209,7 +232,7 @@ kf_status kfm_container(mctx *c, const kf_job *j, int role,
   kf_node *ct, *args, *env;
   kf_status st;
   OOM(c, ct = kf_node_new(c->A, KF_NOBJ));
-  OOM(c, kf_obj_str(c->A, ct, "name", kf_kinds[j->kind].container));
+  OOM(c, kf_obj_str(c->A, ct, "name", kfm_container_name(j, role)));
   if ((st = kfm_group_rows(c, g, KF_M_CONTAINER, kf_roles[role].key, ct, NULL)) != KF_OK ||
       (st = kfm_group_rows(c, g, KF_M_RESOURCES, kf_roles[role].key, ct,
                            "resources")) != KF_OK ||
@@ -434,6 +457,7 @@ kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   ** flytekit sends them; groups without a command of their own keep them */
   if (kf_kinds[j->kind].flags & KF_K_COMMAND) {
     if ((st = kf_launcher_command(j, &args, c->A, &sh->args, c->who, c->e)) != KF_OK) return st;
+    if (args.n) OOM(c, sh->task_args = kfm_str_list(A, args.v, args.n));
   } else if (args.n) {
     OOM(c, sh->args = kfm_str_list(A, args.v, args.n));
   }

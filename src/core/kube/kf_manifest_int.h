@@ -55,6 +55,8 @@ typedef struct kfm_shared {   /* parts every replica spec uses */
   kf_node *args;              /* the task container's args (opts.args, else
                               ** the job's container.args; MPI: wrapped in
                               ** the launcher line), NULL: none */
+  kf_node *task_args;         /* MPI: the same not wrapped (a group whose
+                              ** command starts a launcher itself) */
   int bare_worker;            /* a worker without a command of its own gets
                               ** no command or args (mpi-operator: sshd) */
 } kfm_shared;
@@ -74,6 +76,9 @@ kf_status kfm_container(mctx *c, const kf_job *j, int role,
 ** args come from ("opts", "container", "worker.container"; cap >= 40). */
 kf_strs kfm_role_command(const kf_job *j, int role, const kf_manifest_opts *o,
                          char *from, size_t cap);
+/* The name of group `role`'s main container: the group's container's,
+** the job's, else the kind's. */
+const char *kfm_container_name(const kf_job *j, int role);
 /* The job's command of group `role` without a call's options. */
 kf_strs kfm_job_command(const kf_job *j, int role);
 kf_status kfm_role_args(mctx *c, const kf_job *j, int role, const kfm_shared *sh,

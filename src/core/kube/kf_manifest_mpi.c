@@ -8,8 +8,34 @@
 ** without a command of its own gets no command or args, so the operator
 ** starts sshd there instead of the task's mpirun.
 */
+#include <string.h>
+
 #include "kf_manifest.h"
 #include "kf_manifest_int.h"
+
+/* The job's rows of the mpi-operator's own fields (KF_F_MPIOP) under
+** their keys, where not their defaults; mpiImplementation always
+** (OpenMPI unless set: flytekit's mpirun flags are OpenMPI's). */
+static kf_status mpi_fields(mctx *c, const kf_job *j, kf_node *spec) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  const char *base = (const char *)j;
+  size_t i;
+  for (i = 0; i < k->nfields; i++) {
+    const kf_field *f = &k->fields[i];
+    if (!(f->flags & KF_F_MPIOP)) continue;
+    if (f->type == KF_V_BOOL) {
+      kf_node *b;
+      if (!*(const int *)(const void *)(base + f->off)) continue;
+      OOM(c, b = kf_obj_add(c->A, spec, f->manifest, KF_NBOOL));
+      b->u.b = 1;
+    } else {
+      const char *v = *(const char *const *)(const void *)(base + f->off);
+      if (v && (strcmp(v, f->sdef) != 0 || strcmp(f->manifest, "mpiImplementation") == 0))
+        OOM(c, kf_obj_str(c->A, spec, f->manifest, v));
+    }
+  }
+  return KF_OK;
+}
 
 kf_status kfm_mpi_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                            kf_node **out) {
@@ -27,8 +53,7 @@ kf_status kfm_mpi_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
     OOM(c, rp = kfm_run_policy(A, j, 1));
     OOM(c, kf_node_push(A, spec, "runPolicy", rp));
   }
-  /* flytekit's mpirun flags are OpenMPI's; horovodrun uses OpenMPI too */
-  OOM(c, kf_obj_str(A, spec, "mpiImplementation", "OpenMPI"));
+  if ((st = mpi_fields(c, j, spec)) != KF_OK) return st;
   OOM(c, specs = kf_obj_add(A, spec, "mpiReplicaSpecs", KF_NOBJ));
   n = kfm_present_roles(j, roles);
   for (i = 0; i < n; i++)

@@ -316,7 +316,7 @@ static kf_status run_policy(mctx *c, const kf_job *j, kf_node *spec) {
 }
 
 /* Each replica's template: the group's template merged over it (its
-** primary container as the kind's default container), then topology. */
+** primary container as the group's main container), then topology. */
 static kf_status replicas(mctx *c, const kf_job *j, kf_node *specs) {
   const kf_kind_info *k = &kf_kinds[j->kind];
   int i;
@@ -328,7 +328,8 @@ static kf_status replicas(mctx *c, const kf_job *j, kf_node *specs) {
     OOM(c, tm = kf_node_copy_shallow(c->A, kf_node_get(rs, "template"), KF_NOBJ));
     if (g->pod_template) {
       const kf_node *gt;
-      OOM(c, gt = renamed(c->A, g->pod_template, k->container));
+      OOM(c, gt = renamed(c->A, g->pod_template,
+                          kfm_container_name(j, k->roles[i].role)));
       OOM(c, tm = merge(c->A, tm, gt));
       OOM(c, tm = go_ordered(c->A, tm));
     }

@@ -402,6 +402,56 @@ static kf_status test_pt_nproc(const kf_job *j, kf_target t,
                         "TrainJob numProcPerNode is an int32 (\"auto\" leaves it unset)", w);
 }
 
+/* R40: the main container's name.  The mpi-operator and a v1 MPIJob run
+** containers[0] whatever its name; the training-operator's webhooks
+** require the kind's, Flyte and Trainer name it themselves. */
+static kf_status test_container_name(const kf_job *j, kf_target t,
+                                     const kf_target_ctx *c, const kf_target_rule *r,
+                                     kf_problems *out, kf_err *e) {
+  const char *want = kf_kinds[j->kind].container;
+  char path[64];
+  int i;
+  kf_status st;
+  (void)c;
+  if (j->has_container && j->container.name && strcmp(j->container.name, want) != 0 &&
+      (st = kf_problem_add(out, r, t, "container.name", e, "'%.60s': %s (rename it to "
+                           "'%s', or leave it unset)", j->container.name,
+                           r->source[t], want)) != KF_OK)
+    return st;
+  for (i = 0; i < KF_NROLES; i++) {
+    const kf_container *g = j->g[i].has_container ? &j->g[i].container : NULL;
+    if (g == NULL || g->name == NULL || strcmp(g->name, want) == 0) continue;
+    snprintf(path, sizeof path, "%s.container.name", kf_roles[i].key);
+    if ((st = kf_problem_add(out, r, t, path, e, "'%.60s': %s (rename it to '%s', or "
+                             "leave it unset)", g->name, r->source[t], want)) != KF_OK)
+      return st;
+  }
+  return KF_OK;
+}
+
+/* R41: the mpi-operator's own fields (KF_F_MPIOP rows) off their default. */
+static kf_status test_mpi_operator_fields(const kf_job *j, kf_target t,
+                                          const kf_target_ctx *c, const kf_target_rule *r,
+                                          kf_problems *out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  const char *base = (const char *)j;
+  size_t i;
+  kf_status st;
+  (void)c;
+  for (i = 0; i < k->nfields; i++) {
+    const kf_field *f = &k->fields[i];
+    int set;
+    if (!(f->flags & KF_F_MPIOP)) continue;
+    set = f->type == KF_V_BOOL ? *(const int *)(const void *)(base + f->off) != 0
+          : strcmp(*(const char *const *)(const void *)(base + f->off), f->sdef) != 0;
+    if (set && (st = kf_problem_add(out, r, t, f->key, e, "an mpi-operator (kubeflow.org/"
+                                    "v2beta1) field: only --target mpi-operator writes it "
+                                    "(leave it unset)")) != KF_OK)
+      return st;
+  }
+  return KF_OK;
+}
+
 #define FLYTE_PT "flyteplugins pytorch.go BuildResource"
 
 const kf_target_rule kf_target_rules[] = {
@@ -540,5 +590,31 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_OPERATOR] = "pytorchjob_types.go spec.nprocPerNode (string)",
     TRAINERS("trainer trainjob_types.go Trainer.NumProcPerNode *int32")},
    test_pt_nproc, 0},
+  {"R40", ALL_KINDS & ~(K(KF_MPI) | K(KF_HOROVOD)),
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = ERR,
+    [KF_T_MPI_OPERATOR] = NA, TRAINERS(ERR)},
+   {[KF_T_FLYTE] = "flyteplugins names the task container by the kind (common_operator.go)",
+    [KF_T_FLYTE2] = "flyteplugins names the task container by the kind (flyte main)",
+    [KF_T_OPERATOR] = "the training-operator's webhook requires a container of the kind's "
+                      "name (tfjob_webhook.go, pytorchjob_webhook.go, ...)",
+    TRAINERS("the runtime's trainer container is `node` (trainer builder.go)")},
+   test_container_name, 0},
+  {"R40", K(KF_MPI) | K(KF_HOROVOD),
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
+    [KF_T_MPI_OPERATOR] = OK},
+   {[KF_T_FLYTE] = "flyteplugins names the task container by the kind (mpi.go)",
+    [KF_T_FLYTE2] = "flyteplugins names the task container by the kind (flyte main)",
+    [KF_T_OPERATOR] = "mpijob_controller.go newWorker/newLauncher: Containers[0]",
+    [KF_T_MPI_OPERATOR] = "mpi_job_controller.go newWorker/newLauncherPodTemplate: "
+                          "Containers[0]"},
+   test_container_name, 0},
+  {"R41", K(KF_MPI) | K(KF_HOROVOD),
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = ERR,
+    [KF_T_MPI_OPERATOR] = OK},
+   {[KF_T_FLYTE] = "flyteidl plugins/kubeflow/mpi.proto (no such field)",
+    [KF_T_FLYTE2] = "flyteidl2 plugins/kubeflow/mpi.proto (no such field)",
+    [KF_T_OPERATOR] = "training-operator mpijob_types.go (kubeflow.org/v1 has no such field)",
+    [KF_T_MPI_OPERATOR] = "mpi-operator v2beta1 mpi_job_types.go"},
+   test_mpi_operator_fields, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

@@ -71,7 +71,7 @@ static const char *type_name(const kf_node *n) {
 ** KF_MAX_KNOWN): slots[i] gets the value of known[i] or NULL.  Unknown keys
 ** are rejected, smallest first, with a suggestion.  One pass, and the
 ** first character filters most comparisons. */
-#define KF_MAX_KNOWN 24
+#define KF_MAX_KNOWN 40
 static kf_status match_keys(ctx *c, const kf_node *obj,
                             const char *const *known, const kf_node **slots) {
   const char *bad = NULL;

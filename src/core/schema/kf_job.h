@@ -24,6 +24,8 @@ typedef struct kf_topology {
 ** args and env of the main container; none travels in the plugin message. */
 typedef struct kf_container {
   const char *image;                 /* NULL: unset */
+  const char *name;                  /* the main container's name; NULL:
+                                        the kind's ("pytorch", "mpi") */
   size_t ncommand, nargs;
   const char **command, **args;
   const kf_node *env;                /* checked: a list of EnvVars (kept in
@@ -106,6 +108,10 @@ typedef struct kf_job {
   /* Trainer: the ClusterTrainingRuntime (PyTorchJob, Elastic); NULL: the
   ** kind's shipped one (torch-distributed) */
   const char *runtime;
+  /* mpi-operator v2beta1 (MPIJob, Horovod; defaults from its
+  ** SetDefaults_MPIJob) */
+  const char *ssh_auth_mount_path, *mpi_implementation, *launcher_creation_policy;
+  int run_launcher_as_worker;
   /* Horovod */
   int verbose;
   const char *log_level, *discovery_script_path;

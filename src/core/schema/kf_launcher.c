@@ -80,3 +80,15 @@ int kf_starts_launcher(const char *const *v, size_t n) {
 int kf_trainer_wraps(const kf_job *j, const char *const *cmd, size_t n) {
   return j->runtime == NULL && !kf_starts_launcher(cmd, n);
 }
+
+int kf_mpi_tool(const char *const *v, size_t n) {
+  static const char *const tools[] = {"mpirun", "mpiexec", "mpiexec.hydra", "horovodrun", NULL};
+  const char *p;
+  int t;
+  if (n == 0 || v[0] == NULL) return 0;
+  p = strrchr(v[0], '/');
+  p = p ? p + 1 : v[0];
+  for (t = 0; tools[t]; t++)
+    if (strcmp(p, tools[t]) == 0) return 1;
+  return 0;
+}

@@ -16,6 +16,9 @@ kf_status kf_launcher_command(const kf_job *j, const kf_strs *args,
 ** torch.distributed.run): Trainer runs it as written, not wrapped in
 ** `torchrun --no-python` (Trainer v2.3 examples/yaml/01-multi-node.yaml). */
 int kf_starts_launcher(const char *const *v, size_t n);
+/* The command starts an MPI launcher (mpirun, mpiexec, mpiexec.hydra,
+** horovodrun, any directory): a launcher line written by hand. */
+int kf_mpi_tool(const char *const *v, size_t n);
 /* Whether a TrainJob's command `cmd` is kfjob's to wrap: on the shipped
 ** runtime (the job's runtime unset) and not starting a launcher.  A job
 ** that names its runtime runs its command and numProcPerNode as written. */

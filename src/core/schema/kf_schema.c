@@ -121,6 +121,8 @@ static const kf_field container_rows[] = {
    .desc = "The main container's command (a list of strings): the TaskTemplate container's command, each pod's main container command in manifests (a call's opts.command wins)"},
   {.key = "args", .type = KF_V_STRLIST, .off = CT(args), .off_n = CT(nargs),
    .desc = "The main container's args (a list of strings): the TaskTemplate container's args (MPI and Horovod: wrapped in the launcher line), each pod's main container args in manifests (a call's opts.args wins)"},
+  {.key = "name", .type = KF_V_TOKEN, .off = CT(name),
+   .desc = "The main container's name (mpi-operator and a v1 MPIJob run containers[0] whatever its name; the training-operator's webhooks require the kind's name, R40): the kind's (pytorch, mpi, ...) when unset"},
   {.key = "env", .type = KF_V_TREE, .off = CT(env), .info = &kf_env_tree,
    .desc = "The main container's environment: a list of Kubernetes EnvVars ({name =, value =} or {name =, valueFrom =}) kept in order, or a table of name = value emitted sorted; TaskTemplate container env (name/value only on Flyte), each pod's main container env in manifests"},
 };
@@ -315,6 +317,29 @@ const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
    .info = &kf_annotations_tree,                                           \
    .desc = "The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not copied to the pods (pod_template.metadata.annotations is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"}
 
+/* The mpi-operator v2beta1's own fields (mpi_job_types.go; defaults of
+** SetDefaults_MPIJob); R41 refuses them on the other targets. */
+static const char *const mpi_impl_v[] = {"OpenMPI", "Intel", "MPICH", NULL};
+static const kf_choice mpi_impl_choice = {"MPI implementation", "OpenMPI, Intel or MPICH",
+                                          mpi_impl_v};
+static const char *const launcher_policy_v[] = {"AtStartup", "WaitForWorkersReady", NULL};
+static const kf_choice launcher_policy_choice = {
+    "launcher creation policy", "AtStartup or WaitForWorkersReady", launcher_policy_v};
+#define MPI_OPERATOR                                                       \
+  {.key = "ssh_auth_mount_path", .type = KF_V_TOKEN, .flags = KF_F_MPIOP, .off = J(ssh_auth_mount_path), \
+   .sdef = "/root/.ssh", .manifest = "sshAuthMountPath",                   \
+   .desc = "Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R41): spec.sshAuthMountPath, /root/.ssh by default"}, \
+  {.key = "mpi_implementation", .type = KF_V_CHOICE, .flags = KF_F_MPIOP, .off = J(mpi_implementation), \
+   .sdef = "OpenMPI", .info = &mpi_impl_choice, .manifest = "mpiImplementation", \
+   .desc = "OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R41; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's)"}, \
+  {.key = "run_launcher_as_worker", .type = KF_V_BOOL, .flags = KF_F_OMITZERO | KF_F_MPIOP, \
+   .off = J(run_launcher_as_worker), .manifest = "runLauncherAsWorker",     \
+   .desc = "true: the launcher pod also runs a worker's processes (mpi-operator only, R41): spec.runLauncherAsWorker"}, \
+  {.key = "launcher_creation_policy", .type = KF_V_CHOICE, .flags = KF_F_MPIOP, \
+   .off = J(launcher_creation_policy), .sdef = "AtStartup",                \
+   .info = &launcher_policy_choice, .manifest = "launcherCreationPolicy",  \
+   .desc = "AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R41): spec.launcherCreationPolicy"}
+
 /* Kubeflow Trainer's runtime (spec.runtimeRef.name of a TrainJob). */
 #define RUNTIME                                                            \
   {.key = "runtime", .type = KF_V_TOKEN, .off = J(runtime),               \
@@ -350,7 +375,7 @@ static const kf_field elastic_rows[] = {
    .desc = "torchrun rendezvous backend (c10d, etcd, etcd-v2): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17)"},
   GROUPS, RUN_POLICY, POD, SCHED, WHOLE, RUNTIME};
 static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED, POD,
-                                   SCHED, WHOLE};
+                                   SCHED, WHOLE, MPI_OPERATOR};
 /* Horovod's own fields travel as horovodrun arguments, not in the proto. */
 static const kf_field horovod_rows[] = {
   GROUPS, RUN_POLICY, SLOTS,
@@ -365,7 +390,7 @@ static const kf_field horovod_rows[] = {
   {.key = "elastic_timeout", .type = KF_V_INT, .off = J(elastic_timeout),
    .min = 1, .idef = 1200,
    .desc = "Seconds horovodrun waits for the workers (an integer >= 1): --elastic-timeout on the launcher's command line (not in the plugin message)"},
-  DEPRECATED, POD, SCHED, WHOLE};
+  DEPRECATED, POD, SCHED, WHOLE, MPI_OPERATOR};
 /* SPEC §12: no Flyte task type, so no proto fields of their own. */
 static const kf_field operator_rows[] = {GROUPS, RUN_POLICY, POD, SCHED, WHOLE};
 

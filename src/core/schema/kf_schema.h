@@ -59,6 +59,8 @@ typedef enum kf_vtype {
 #define KF_F_OMITZERO  4u   /* spec() leaves 0 out unless given as 0 (a
                                ** BOOL: false always) */
 #define KF_F_SHORT    16u   /* KF_V_OBJ: a string stands for its first row */
+#define KF_F_MPIOP    32u   /* a job row the mpi-operator's spec holds under its
+                               manifest key (only that target, R41) */
 
 /* Where a group row's value goes in a manifest (kf_field.place); one
 ** routine per place writes every row of it (kf_manifest_common.c). */
