@@ -66,9 +66,13 @@
 ---| "always"
 ---| "Always"
 ---| "RESTART_POLICY_ALWAYS"
+---| "exit_code"
+---| "ExitCode"
+---| "RESTART_POLICY_EXIT_CODE"
 ---| 0
 ---| 1
 ---| 2
+---| 3
 
 --- The keys of a Topology table.
 ---@class (exact) kfjob.TopologyOpts
@@ -86,7 +90,7 @@
 ---@field pod_template? kfjob.PodTemplate A PodTemplateSpec merged over the job's pod_template for this group's pods only (kubectl's merge); not in the plugin message; Trainer only when every group has the same, Flyte refuses it (R31)
 ---@field replicas? integer Pods in this group: the replica spec's replicas in the v1 plugin message (the v0 count field in v0), spec.<kind>ReplicaSpecs.<Group>.replicas in operator manifests (Trainer: numNodes); an elastic job takes nnodes. Default: 0. Minimum: 0.
 ---@field requests? kfjob.ResourcesOpts Resources this group's containers request: the replica spec's resources.requests in the v1 plugin message, the container's resources.requests in every manifest (Trainer: resourcesPerNode)
----@field restart_policy? kfjob.RestartPolicyValue When this group's failed pods restart (never, on_failure, always): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; the mpi-operator takes never and on_failure, Trainer only never (R13) Default: never.
+---@field restart_policy? kfjob.RestartPolicyValue When this group's failed pods restart (never, on_failure, always, exit_code): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; exit_code (ExitCode: restart on an exit code >= 128) on the operator only; the mpi-operator takes never and on_failure, Trainer only never (R13) Default: never.
 ---@field topology? kfjob.TopologyOpts Kueue topology placement of this group's pods (replaces the job's, annotation by annotation): podset annotations on this group's pod template; not on Flyte (R31)
 
 --- The keys of a Container table.
@@ -197,7 +201,7 @@
 ---@field limits? kfjob.ResourcesOpts Resource limits of this group's containers: the replica spec's resources.limits in the v1 plugin message, the container's resources.limits in every manifest (Trainer: resourcesPerNode)
 ---@field pod_template? kfjob.PodTemplate A PodTemplateSpec merged over the job's pod_template for this group's pods only (kubectl's merge); not in the plugin message; Trainer only when every group has the same, Flyte refuses it (R31)
 ---@field requests? kfjob.ResourcesOpts Resources this group's containers request: the replica spec's resources.requests in the v1 plugin message, the container's resources.requests in every manifest (Trainer: resourcesPerNode)
----@field restart_policy? kfjob.RestartPolicyValue When this group's failed pods restart (never, on_failure, always): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; the mpi-operator takes never and on_failure, Trainer only never (R13) Default: never.
+---@field restart_policy? kfjob.RestartPolicyValue When this group's failed pods restart (never, on_failure, always, exit_code): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; exit_code (ExitCode: restart on an exit code >= 128) on the operator only; the mpi-operator takes never and on_failure, Trainer only never (R13) Default: never.
 ---@field topology? kfjob.TopologyOpts Kueue topology placement of this group's pods (replaces the job's, annotation by annotation): podset annotations on this group's pod template; not on Flyte (R31)
 
 --- kfjob.Elastic{...}: A torch-elastic (torchrun) PyTorch job: Flyte task type pytorch with an elastic_config, a PyTorchJob with elasticPolicy or a Trainer TrainJob.
@@ -229,7 +233,7 @@
 ---@field pod_template? kfjob.PodTemplate A PodTemplateSpec merged over the job's pod_template for this group's pods only (kubectl's merge); not in the plugin message; Trainer only when every group has the same, Flyte refuses it (R31)
 ---@field replicas? integer Pods in this group: the replica spec's replicas in the v1 plugin message (the v0 count field in v0), spec.<kind>ReplicaSpecs.<Group>.replicas in operator manifests (Trainer: numNodes); an elastic job takes nnodes. Default: 0. Minimum: 0.
 ---@field requests? kfjob.ResourcesOpts Resources this group's containers request: the replica spec's resources.requests in the v1 plugin message, the container's resources.requests in every manifest (Trainer: resourcesPerNode)
----@field restart_policy? kfjob.RestartPolicyValue When this group's failed pods restart (never, on_failure, always): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; the mpi-operator takes never and on_failure, Trainer only never (R13) Default: never.
+---@field restart_policy? kfjob.RestartPolicyValue When this group's failed pods restart (never, on_failure, always, exit_code): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; exit_code (ExitCode: restart on an exit code >= 128) on the operator only; the mpi-operator takes never and on_failure, Trainer only never (R13) Default: never.
 ---@field topology? kfjob.TopologyOpts Kueue topology placement of this group's pods (replaces the job's, annotation by annotation): podset annotations on this group's pod template; not on Flyte (R31)
 
 --- Accepted spellings of launcher_creation_policy.
@@ -250,9 +254,9 @@
 ---@field container? kfjob.ContainerOpts What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field.
 ---@field labels? table<string, string> The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)
 ---@field launcher? kfjob.MPIJobGroupOpts The MPI launcher pod that runs mpirun/horovodrun (exactly 1): the launcher replica spec in the plugin message, mpiReplicaSpecs.Launcher in the manifest.
----@field launcher_creation_policy? kfjob.LauncherCreationPolicyValue AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R41): spec.launcherCreationPolicy. Default: AtStartup.
+---@field launcher_creation_policy? kfjob.LauncherCreationPolicyValue AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R41): spec.launcherCreationPolicy.
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
----@field mpi_implementation? kfjob.MpiImplementationValue OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R41; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's) Default: OpenMPI.
+---@field mpi_implementation? kfjob.MpiImplementationValue OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R41; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's)
 ---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field num_launcher_replicas? integer Deprecated: the Launcher group's replica count (v0 plugin message field num_launcher_replicas); write launcher.replicas. Minimum: 0.
 ---@field num_workers? integer Deprecated: the Worker group's replica count (v0 plugin message field num_workers); write worker.replicas. Minimum: 0.
@@ -263,7 +267,7 @@
 ---@field scheduling? kfjob.SchedulingOpts Where the job waits and how its pods start and land: Kueue queue and priority, suspend, MultiKueue, topology, gang; each target places it where its controller reads it (none in the plugin message)
 ---@field shared_memory? boolean|kfjob.Quantity true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest.
 ---@field slots? integer MPI processes per worker, an integer >= 1: slots in the plugin message, slotsPerWorker in manifests (Flyte 1.x writes 1, R11) and the launcher's -np = workers x slots. Default: 1. Minimum: 1.
----@field ssh_auth_mount_path? string Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R41): spec.sshAuthMountPath, /root/.ssh by default. Default: /root/.ssh.
+---@field ssh_auth_mount_path? string Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R41): spec.sshAuthMountPath, /root/.ssh by default.
 ---@field worker? kfjob.MPIJobGroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.
 
 --- kfjob.HorovodJob{...}: A Horovod job (horovodrun on the launcher): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob.
@@ -275,10 +279,10 @@
 ---@field elastic_timeout? integer Seconds horovodrun waits for the workers (an integer >= 1): --elastic-timeout on the launcher's command line (not in the plugin message) Default: 1200. Minimum: 1.
 ---@field labels? table<string, string> The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)
 ---@field launcher? kfjob.MPIJobGroupOpts The MPI launcher pod that runs mpirun/horovodrun (exactly 1): the launcher replica spec in the plugin message, mpiReplicaSpecs.Launcher in the manifest.
----@field launcher_creation_policy? kfjob.LauncherCreationPolicyValue AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R41): spec.launcherCreationPolicy. Default: AtStartup.
+---@field launcher_creation_policy? kfjob.LauncherCreationPolicyValue AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R41): spec.launcherCreationPolicy.
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
 ---@field log_level? string Horovod log level (HOROVOD_LOG_LEVEL, e.g. INFO, DEBUG): horovodrun --log-level on the launcher's command line (not in the plugin message) Default: INFO.
----@field mpi_implementation? kfjob.MpiImplementationValue OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R41; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's) Default: OpenMPI.
+---@field mpi_implementation? kfjob.MpiImplementationValue OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R41; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's)
 ---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field num_launcher_replicas? integer Deprecated: the Launcher group's replica count (v0 plugin message field num_launcher_replicas); write launcher.replicas. Minimum: 0.
 ---@field num_workers? integer Deprecated: the Worker group's replica count (v0 plugin message field num_workers); write worker.replicas. Minimum: 0.
@@ -289,7 +293,7 @@
 ---@field scheduling? kfjob.SchedulingOpts Where the job waits and how its pods start and land: Kueue queue and priority, suspend, MultiKueue, topology, gang; each target places it where its controller reads it (none in the plugin message)
 ---@field shared_memory? boolean|kfjob.Quantity true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest.
 ---@field slots? integer MPI processes per worker, an integer >= 1: slots in the plugin message, slotsPerWorker in manifests (Flyte 1.x writes 1, R11) and the launcher's -np = workers x slots. Default: 1. Minimum: 1.
----@field ssh_auth_mount_path? string Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R41): spec.sshAuthMountPath, /root/.ssh by default. Default: /root/.ssh.
+---@field ssh_auth_mount_path? string Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R41): spec.sshAuthMountPath, /root/.ssh by default.
 ---@field verbose? boolean true: horovodrun --verbose on the launcher's command line (not in the plugin message) Default: false.
 ---@field worker? kfjob.MPIJobGroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.
 
@@ -349,7 +353,7 @@
 ---@field pod_template? kfjob.PodTemplate A PodTemplateSpec merged over the job's pod_template for this group's pods only (kubectl's merge); not in the plugin message; Trainer only when every group has the same, Flyte refuses it (R31)
 ---@field replicas? integer Pods in this group: the replica spec's replicas in the v1 plugin message (the v0 count field in v0), spec.<kind>ReplicaSpecs.<Group>.replicas in operator manifests (Trainer: numNodes); an elastic job takes nnodes. Default: 0. Minimum: 0.
 ---@field requests? kfjob.ResourcesOpts Resources this group's containers request: the replica spec's resources.requests in the v1 plugin message, the container's resources.requests in every manifest (Trainer: resourcesPerNode)
----@field restart_policy? kfjob.RestartPolicyValue When this group's failed pods restart (never, on_failure, always): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; the mpi-operator takes never and on_failure, Trainer only never (R13) Default: never.
+---@field restart_policy? kfjob.RestartPolicyValue When this group's failed pods restart (never, on_failure, always, exit_code): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; exit_code (ExitCode: restart on an exit code >= 128) on the operator only; the mpi-operator takes never and on_failure, Trainer only never (R13) Default: never.
 ---@field topology? kfjob.TopologyOpts Kueue topology placement of this group's pods (replaces the job's, annotation by annotation): podset annotations on this group's pod template; not on Flyte (R31)
 
 --- Options of a job method.

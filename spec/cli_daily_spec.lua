@@ -213,7 +213,7 @@ describe("kfjob CLI in daily use", function()
       local code, _, err = kfjob("render", path("early.lua"))
       assert.equal(1, code)
       assert.equal(path("early.lua") .. ":2: kfjob.TFJob: worker.restart_policy: unknown "
-                   .. "restart policy 'onfailure' (expected never, on_failure or always) "
+                   .. "restart policy 'onfailure' (expected never, on_failure, always or exit_code) "
                    .. "(did you mean 'on_failure'?)\n", err)
     end)
   end)

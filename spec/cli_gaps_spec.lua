@@ -156,14 +156,14 @@ describe("kfjob explain --target: each target's values, path and default", funct
 
   it("Trainer takes only never for restart_policy (a TrainJob has no restart policy)", function()
     local out = explain("PyTorchJob.worker.restart_policy", "--target", "trainer-2.3")
-    assert.matches("VALUES:   never (of never, on_failure, always)\n", out, 1, true)
+    assert.matches("VALUES:   never (of never, on_failure, always, exit_code)\n", out, 1, true)
     assert.is_nil(out:find("OnFailure", 1, true))
-    assert.matches("on_failure, always cannot be expressed (R13: trainer trainjob_types.go", out, 1, true)
+    assert.matches("on_failure, always, exit_code cannot be expressed (R13: trainer trainjob_types.go", out, 1, true)
     -- the mpi-operator takes Never and OnFailure (validation.go validateReplicaSpec)
     out = explain("MPIJob.worker.restart_policy", "--target", "mpi-operator")
-    assert.matches("VALUES:   never, on_failure (of never, on_failure, always)\n", out, 1, true)
+    assert.matches("VALUES:   never, on_failure (of never, on_failure, always, exit_code)\n", out, 1, true)
     out = explain("PyTorchJob.worker.restart_policy", "--target", "operator")
-    assert.matches("VALUES:   never, on_failure, always (of", out, 1, true)
+    assert.matches("VALUES:   never, on_failure, always, exit_code (of", out, 1, true)
   end)
 
   it("MPIJob.slots on mpi-operator is spec.slotsPerWorker (v2beta1), not a v1 target's line", function()

@@ -74,7 +74,8 @@ describe("require 'kfjob'", function()
   end)
 
   it("exports the enum constants as their lowercase names", function()
-    assert.same({ NEVER = "never", ON_FAILURE = "on_failure", ALWAYS = "always" }, kfjob.RestartPolicy)
+    assert.same({ NEVER = "never", ON_FAILURE = "on_failure", ALWAYS = "always", EXIT_CODE = "exit_code" },
+                kfjob.RestartPolicy)
     assert.same({ NONE = "none", RUNNING = "running", ALL = "all" }, kfjob.CleanPodPolicy)
   end)
 end)
@@ -400,7 +401,7 @@ end)
 describe("rules", function()
   local cases = {
     { "PyTorch master = 1", "PyTorchJob", { worker = { replicas = 1 }, master = { replicas = 2 } },
-      "kfjob.PyTorchJob: master.replicas: must be 1 (got 2)" },
+      "kfjob.PyTorchJob: master.replicas: must be 0 or 1 (got 2)" },
     { "MPI launcher = 1", "MPIJob", { worker = { replicas = 1 }, launcher = { replicas = 0 } },
       "kfjob.MPIJob: launcher.replicas: must be 1 (got 0)" },
     { "Horovod launcher = 1", "HorovodJob", { worker = { replicas = 1 }, launcher = { replicas = 2 } },
@@ -909,7 +910,7 @@ describe("kfjob.decode", function()
       { "negative count", "tensorflow", msg(1, int(1, -1)), nil,
         "kfjob.decode: workerReplicas.replicas: must be >= 0 (got -1)" },
       { "two masters", "pytorch", WORKER1 .. msg(2, int(1, 2)), nil,
-        "kfjob.decode: masterReplicas.replicas: must be 1 (got 2)" },
+        "kfjob.decode: masterReplicas.replicas: must be 0 or 1 (got 2)" },
       { "two launchers", "mpi", WORKER1 .. msg(2, int(1, 2)) .. int(4, 1), nil,
         "kfjob.decode: launcherReplicas.replicas: must be 1 (got 2)" },
       { "slots 0", "mpi", WORKER1, nil, "kfjob.decode: slots: must be >= 1 (got 0)" },

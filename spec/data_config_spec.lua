@@ -268,7 +268,7 @@ describe("data configs render as their Lua twins", function()
     local code, _, err = kfjob("check", TMP .. "/data/yes.yaml")
     assert.are.equal(1, code)
     assert.are.equal(TMP .. "/data/yes.yaml:2: worker.restart_policy: unknown restart policy 'yes'"
-      .. " (expected never, on_failure or always)\n", err:match("^[^\n]*\n"))
+      .. " (expected never, on_failure, always or exit_code)\n", err:match("^[^\n]*\n"))
     spit(TMP .. "/data/q.yaml", 'kind: TFJob\nworker: {replicas: "2"}\n')
     code, _, err = kfjob("check", TMP .. "/data/q.yaml")
     assert.are.equal(1, code)

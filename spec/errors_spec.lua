@@ -51,7 +51,7 @@ local function NO_TT(kind)
     .. "one: TFJob, PyTorchJob, Elastic, MPIJob or HorovodJob); the training-operator runs it from manifest()"
 end
 local QTY = ' (expected e.g. "500m", "4Gi", "2")'
-local RP = " (expected never, on_failure or always)"
+local RP = " (expected never, on_failure, always or exit_code)"
 local CP = " (expected none, running or all)"
 local function malformed(message)
   return ("kfjob.decode: malformed flyteidl.plugins.%s message (truncated bytes, a bad tag or a wrong wire type)")
@@ -234,8 +234,8 @@ local raising = {
       .. " (did you mean 'on_failure'?)" },
     { "a clean pod policy as restart policy", tf { restart_policy = "CLEANPOD_POLICY_ALL" },
       "kfjob.TFJob: worker.restart_policy: unknown restart policy 'CLEANPOD_POLICY_ALL'" .. RP },
-    { "restart policy 3", tf { restart_policy = 3 },
-      "kfjob.TFJob: worker.restart_policy: unknown restart policy 3" .. RP },
+    { "restart policy 4", tf { restart_policy = 4 },
+      "kfjob.TFJob: worker.restart_policy: unknown restart policy 4" .. RP },
     { "restart policy -1", new("Master", { restart_policy = -1 }),
       "kfjob.Master: restart_policy: unknown restart policy -1" .. RP },
     { "unknown clean pod policy", tfjob { run_policy = { clean_pod_policy = "everything" } },
@@ -316,7 +316,7 @@ local raising = {
     { "worker 0", emit("PyTorchJob", { worker = { replicas = 0 } }, "encode", { target = "flyte2" }),
       "kfjob.PyTorchJob: worker.replicas: must be >= 1 (got 0) (target flyte2)" },
     { "master 2", new("PyTorchJob", { worker = { replicas = 1 }, master = { replicas = 2 } }),
-      "kfjob.PyTorchJob: master.replicas: must be 1 (got 2)" },
+      "kfjob.PyTorchJob: master.replicas: must be 0 or 1 (got 2)" },
     { "launcher 0", new("HorovodJob", { worker = { replicas = 1 }, launcher = { replicas = 0 } }),
       "kfjob.HorovodJob: launcher.replicas: must be 1 (got 0)" },
     { "elastic min 0", new("Elastic", { nnodes = "0:2" }), "kfjob.Elastic: nnodes: needs 1 <= min <= max (got '0:2')" },
@@ -566,7 +566,7 @@ local decoding = {
     "kfjob.decode: psReplicas: must be >= 0 (got -5)" },
   { "count 2^31 wraps negative (v0)", "tensorflow", int(1, 2147483648), { version = 0 },
     "kfjob.decode: workers: must be >= 0 (got -2147483648)" },
-  { "master 2", "pytorch", W1 .. msg(2, int(1, 2)), nil, "kfjob.decode: masterReplicas.replicas: must be 1 (got 2)" },
+  { "master 2", "pytorch", W1 .. msg(2, int(1, 2)), nil, "kfjob.decode: masterReplicas.replicas: must be 0 or 1 (got 2)" },
   { "launcher 2 (v0)", "mpi", int(1, 1) .. int(2, 2) .. int(3, 1), { version = 0 },
     "kfjob.decode: numLauncherReplicas: must be 1 (got 2)" },
   { "slots 0", "mpi", W1, nil, "kfjob.decode: slots: must be >= 1 (got 0)" },
@@ -969,7 +969,7 @@ raising["from_manifest"] = {
   { "no container of the operator's name", imported(pt_manifest(function(m)
       m.spec.pytorchReplicaSpecs.Worker.template.spec.containers[1].name = "main" end)),
     "kfjob.from_manifest: spec.pytorchReplicaSpecs.Worker.template.spec.containers: no container named "
-      .. "'pytorch' (kfjob's job runs its task in the container of that name)" },
+      .. "'pytorch': the training-operator's webhook requires one (rename the main container to 'pytorch')" },
   -- a command in only some groups is those groups' container.command (SPEC §16);
   -- an env name the API server refuses (validateEnv) is named at its manifest path
   { "an env name Kubernetes refuses", imported(pt_manifest(function(m)
@@ -979,13 +979,6 @@ raising["from_manifest"] = {
     "kfjob.from_manifest: spec.pytorchReplicaSpecs.Master.template.spec.containers[0].env[1].name: Invalid "
       .. "value: \"1B\": a valid environment variable name must consist of alphabetic characters, digits, "
       .. "'_', '-', or '.', and must not start with a digit" },
-  { "a hand-written mpirun line", imported{ apiVersion = "kubeflow.org/v1", kind = "MPIJob",
-      metadata = { name = "m" }, spec = { mpiReplicaSpecs = {
-        Launcher = { replicas = 1, template = { spec = { containers = { { name = "mpi", image = "i",
-          command = { "mpirun", "-np", "2", "python", "t.py" } } } } } } } } },
-    "kfjob.from_manifest: spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].command: a launcher line "
-      .. "written by hand: kfjob writes the launcher's mpirun or horovodrun itself (flytekit's flags) and runs "
-      .. "the task's command after it (opts.lossy lists it instead)" },
   { "a PyTorchJob's nprocPerNode of 0", imported(pt_manifest(function(m)
       m.spec.nprocPerNode = "0" end)),
     "kfjob.from_manifest: spec.nprocPerNode: '0': expected an integer >= 1" },

@@ -404,7 +404,7 @@ local from_json_rows = {
   { "hex string", TF, RP('"backoffLimit":"0x10"'), nil, 'runPolicy.backoffLimit: expected an integer, got "0x10"' },
   -- rules (SPEC §2.1)
   { "master 2", "pytorch", '{"workerReplicas":{"replicas":1},"masterReplicas":{"replicas":2}}', nil,
-    "masterReplicas.replicas: must be 1 (got 2)" },
+    "masterReplicas.replicas: must be 0 or 1 (got 2)" },
   { "launcher 2", "mpi", '{"workerReplicas":{"replicas":1},"launcherReplicas":{"replicas":2},"slots":1}', nil,
     "launcherReplicas.replicas: must be 1 (got 2)" },
   { "slots 0", "mpi", '{"workerReplicas":{"replicas":1},"slots":0}', nil, "slots: must be >= 1 (got 0)" },

@@ -290,3 +290,162 @@ spec:
     assert.same({ "--epochs", "3" }, m.spec.trainer.args)
   end)
 end)
+
+describe("a PyTorchJob of workers only", function()
+  -- training-operator v1.9 examples/pytorch/simple.yaml's shape without
+  -- its Master: pytorchjob_webhook.go accepts it
+  local WO = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: wo
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img:1
+            command: [torchrun, --nnodes=2, train.py]
+]]
+
+  it("reads as master = { replicas = 0 } and writes no Master back", function()
+    local j = read(WO)
+    assert.equal(0, j.master.replicas)
+    local m = j:manifest{ name = "wo", target = "operator" }
+    assert.is_nil(m.spec.pytorchReplicaSpecs.Master)
+    assert.equal(2, m.spec.pytorchReplicaSpecs.Worker.replicas)
+    assert.equal(j, read(j:manifest{ name = "wo", target = "operator", format = "yaml" }))
+  end)
+
+  it("the operator injects no MASTER_ADDR, RANK or WORLD_SIZE (envvar.go setPodEnv)", function()
+    local e = read(WO):environment{ name = "wo", target = "operator" }
+    assert.is_nil(e["master-0"])
+    local w = env_of(e["worker-1"])
+    assert.same({ PYTHONUNBUFFERED = "1", PET_NPROC_PER_NODE = "auto", PET_NNODES = "2" }, w)
+  end)
+
+  it("Flyte always runs a Master (R42); Trainer's numNodes is the workers", function()
+    local j = read(WO):with{ worker = { restart_policy = "never" } }
+    local ok, ps = j:check{ target = "flyte", name = "wo" }
+    assert.is_nil(ok)
+    local r42
+    for _, p in ipairs(ps) do if p.rule == "R42" then r42 = p end end
+    assert.equal("master.replicas", r42.path)
+    assert.equal(2, j:manifest{ name = "wo", target = "trainer-2.3" }.spec.trainer.numNodes)
+  end)
+
+  it("a master of 2 is still refused", function()
+    assert.has_error(function() kfjob.PyTorchJob{ master = { replicas = 2 } } end,
+                     "kfjob.PyTorchJob: master.replicas: must be 0 or 1 (got 2)")
+  end)
+end)
+
+describe("restart policy ExitCode", function()
+  it("reads and writes on the operator (common_types.go RestartPolicyExitCode)", function()
+    local doc = [[
+apiVersion: kubeflow.org/v1
+kind: XGBoostJob
+metadata: {name: x}
+spec:
+  xgbReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: ExitCode
+      template:
+        spec:
+          containers: [{name: xgboost, image: x:1}]
+]]
+    local j = read(doc)
+    assert.equal("exit_code", j.master.restart_policy)
+    assert.equal("ExitCode", j:manifest{ name = "x", target = "operator" }.spec.xgbReplicaSpecs.Master.restartPolicy)
+  end)
+
+  local function rules(j, target)
+    local _, ps = j:check{ target = target, name = "j" }
+    local out = {}
+    for _, p in ipairs(ps or {}) do out[#out + 1] = p.rule .. " " .. p.path end
+    return out
+  end
+
+  it("is an error on Flyte, the mpi-operator and Trainer, a warning for a v1 MPIJob", function()
+    local pt = kfjob.PyTorchJob{ worker = { replicas = 1, restart_policy = "exit_code" },
+      container = { image = "i" } }
+    assert.same({ "R13 worker.restart_policy" }, rules(pt, "flyte"))
+    assert.same({ "R13 worker.restart_policy" }, rules(pt, "trainer-2.3"))
+    assert.is_true((pt:check{ target = "operator", name = "j" }))
+    local mpi = kfjob.MPIJob{ worker = { replicas = 1, restart_policy = "exit_code" },
+      container = { image = "i" } }
+    assert.same({ "R13 worker.restart_policy" }, rules(mpi, "mpi-operator"))
+    assert.is_true((mpi:check{ target = "operator", name = "j" }))
+    local w = mpi:lint{ target = "operator", name = "j" }
+    local found = false
+    for _, x in ipairs(w) do if x.path == "worker.restart_policy" then found = true end end
+    assert.is_true(found)
+  end)
+end)
+
+describe("the mpi-operator's fields and container names", function()
+  local function rule_paths(j, target)
+    local _, ps = j:check{ target = target, name = "j" }
+    local out = {}
+    for _, p in ipairs(ps or {}) do out[#out + 1] = p.rule .. " " .. p.path end
+    return out
+  end
+
+  it("any container name on the mpi-operator and a v1 MPIJob; the kind's name elsewhere (R40)", function()
+    local mpi = kfjob.MPIJob{ worker = { replicas = 1, container = { name = "mpi-worker" } },
+      container = { image = "i" } }
+    local m = mpi:manifest{ name = "j", target = "mpi-operator" }
+    assert.equal("mpi-worker", m.spec.mpiReplicaSpecs.Worker.template.spec.containers[1].name)
+    assert.is_true((mpi:check{ target = "operator", name = "j" }))
+    assert.same({ "R35 worker.container", "R40 worker.container.name" }, rule_paths(mpi, "flyte"))
+    local pt = kfjob.PyTorchJob{ worker = { replicas = 1 }, container = { image = "i", name = "trainer" } }
+    assert.same({ "R40 container.name" }, rule_paths(pt, "operator"))
+  end)
+
+  it("a training-operator kind without a container of its name: the fix in the message", function()
+    local doc = [[
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: t}
+spec:
+  tfReplicaSpecs:
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers: [{name: main, image: t:1}]
+]]
+    local j, msg = kfjob.from_manifest(doc)
+    assert.is_nil(j)
+    assert.matches("rename the main container to 'tensorflow'", msg, 1, true)
+  end)
+
+  it("sshAuthMountPath, mpiImplementation, runLauncherAsWorker, launcherCreationPolicy (R41)", function()
+    local mpi = kfjob.MPIJob{ worker = { replicas = 1, image = "i" }, launcher = { image = "i" },
+      ssh_auth_mount_path = "/home/mpiuser/.ssh", mpi_implementation = "Intel",
+      run_launcher_as_worker = true, launcher_creation_policy = "WaitForWorkersReady" }
+    local s = mpi:manifest{ name = "j", target = "mpi-operator" }.spec
+    assert.equal("/home/mpiuser/.ssh", s.sshAuthMountPath)
+    assert.equal("Intel", s.mpiImplementation)
+    assert.is_true(s.runLauncherAsWorker)
+    assert.equal("WaitForWorkersReady", s.launcherCreationPolicy)
+    assert.equal(mpi, read(mpi:manifest{ name = "j", target = "mpi-operator", format = "yaml" }))
+    assert.same({ "R41 ssh_auth_mount_path", "R41 mpi_implementation", "R41 run_launcher_as_worker",
+                  "R41 launcher_creation_policy" }, rule_paths(mpi, "operator"))
+  end)
+
+  it("a launcher that runs mpirun itself gets no kfjob line around it", function()
+    -- mpi-operator examples/v2beta1/tensorflow-benchmarks: all in command
+    local mpi = kfjob.MPIJob{ worker = { replicas = 2 }, container = { image = "i" },
+      launcher = { container = { command = { "mpirun", "-np", "2", "python", "t.py" } } } }
+    local l = mpi:manifest{ name = "j", target = "mpi-operator" }.spec.mpiReplicaSpecs.Launcher
+    local ct = l.template.spec.containers[1]
+    assert.same({ "mpirun", "-np", "2", "python", "t.py" }, ct.command)
+    assert.is_nil(ct.args)
+  end)
+end)

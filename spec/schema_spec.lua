@@ -18,7 +18,7 @@ describe("kfjob.fields", function()
     assert.are.equal(tf.worker.fields.requests.fields.mem,
                      tf.worker.fields.requests.fields.memory)
     assert.are.equal("memory", tf.worker.fields.requests.fields.mem.alias)
-    assert.are.same({"never", "on_failure", "always"},
+    assert.are.same({"never", "on_failure", "always", "exit_code"},
                     tf.worker.fields.restart_policy.values)
     assert.are.equal("never", tf.worker.fields.restart_policy.default)
     assert.is_nil(tf.worker.fields.command)          -- MPI kinds only
@@ -160,6 +160,8 @@ describe("the encoder's bound", function()
       s.run_launcher_as_worker, s.launcher_creation_policy = nil, nil
       for _, v in pairs(s) do
         if type(v) == "table" then v.pod_template, v.topology, v.container = nil, nil, nil end
+        -- ExitCode: no value of the plugin's enum (R13)
+        if type(v) == "table" and v.restart_policy == "exit_code" then v.restart_policy = "always" end
       end
       -- MPI and Horovod: task_template wraps container.args in the launcher
       -- line, a list of at most 4096 items (job:launcher_command's limit)

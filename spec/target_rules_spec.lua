@@ -243,9 +243,9 @@ describe("rules kept at construction (they hold on every target)", function()
     assert.has_error(function() kfjob.Elastic { nnodes = "0:2" } end,
       "kfjob.Elastic: nnodes: needs 1 <= min <= max (got '0:2')")
   end)
-  it("R5: a PyTorchJob master is exactly 1", function()
+  it("R5: a PyTorchJob master is 1, or 0 (workers only, SPEC §17)", function()
     assert.has_error(function() kfjob.PyTorchJob { worker = { replicas = 1 }, master = { replicas = 2 } } end,
-      "kfjob.PyTorchJob: master.replicas: must be 1 (got 2)")
+      "kfjob.PyTorchJob: master.replicas: must be 0 or 1 (got 2)")
   end)
   it("R6: an MPI launcher is exactly 1", function()
     assert.has_error(function() kfjob.MPIJob { worker = { replicas = 1 }, launcher = { replicas = 0 } } end,

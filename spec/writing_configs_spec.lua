@@ -257,8 +257,12 @@ describe("kfjob.schema with a target", function()
     assert.equal('["never", "Never", "RESTART_POLICY_NEVER", 0]',
                  enum_of(kfjob.schema("PyTorchJob", { target = "trainer-2.3" }), "PyTorchJob"))
     assert.equal('["never", "Never", "RESTART_POLICY_NEVER", "on_failure", "OnFailure", '
-                 .. '"RESTART_POLICY_ON_FAILURE", "always", "Always", "RESTART_POLICY_ALWAYS", 0, 1, 2]',
+                 .. '"RESTART_POLICY_ON_FAILURE", "always", "Always", "RESTART_POLICY_ALWAYS", "exit_code", '
+                 .. '"ExitCode", "RESTART_POLICY_EXIT_CODE", 0, 1, 2, 3]',
                  enum_of(kfjob.schema("PyTorchJob", { target = "operator" }), "PyTorchJob"))
+    assert.equal('["never", "Never", "RESTART_POLICY_NEVER", "on_failure", "OnFailure", '
+                 .. '"RESTART_POLICY_ON_FAILURE", "always", "Always", "RESTART_POLICY_ALWAYS", 0, 1, 2]',
+                 enum_of(kfjob.schema("PyTorchJob", { target = "flyte" }), "PyTorchJob"))
   end)
   it("an unknown --target is a usage error (exit 2) with a did-you-mean", function()
     local p = io.popen(CLI .. " schema --target trainer-2.4 2>&1; echo rc=$?")

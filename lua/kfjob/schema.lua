@@ -84,6 +84,9 @@ end
 -- OnFailure; a TrainJob has no restart policy (trainjob_types.go).
 local TARGET_VALUES = {
   restart_policy = {
+    -- exit_code (the training-operator's ExitCode) is the operator's alone
+    flyte = { never = true, on_failure = true, always = true },
+    flyte2 = { never = true, on_failure = true, always = true },
     ["mpi-operator"] = { never = true, on_failure = true },
     ["trainer-2.2"] = { never = true },
     ["trainer-2.3"] = { never = true },

@@ -557,7 +557,7 @@ static kf_status dec_group(dctx *c, int kind, const ProtobufCMessage *spec,
       *(int32_t *)(void *)at = *AT_FIELD(m, d, const int32_t);
     } else if (f->type == KF_V_ENUM) {
       int32_t v = *AT_FIELD(m, d, const int32_t);
-      if (v < 0 || v >= ((const kf_enum *)f->info)->n) {
+      if (v < 0 || v >= ((const kf_enum *)f->info)->npb) {
         kf_json_name(f->pb, pj, sizeof pj);
         return kf_fail(c->e, KF_EINVAL, "%s: %s%s.%s: unknown value %d", c->who,
                        jname, common, pj, (int)v);
@@ -603,7 +603,7 @@ static kf_status get_rows(dctx *c, const ProtobufCMessage *m, const kf_field *f,
       case KF_V_ENUM: {
         const kf_enum *en = (const kf_enum *)f->info;
         int32_t v = get_int(t, name);
-        if (v < 0 || v >= en->n) {
+        if (v < 0 || v >= en->npb) {
           kf_row_path(NULL, ppb, f, KF_PATH_V1, path, sizeof path);
           return kf_fail(c->e, KF_EINVAL, "%s: %s: unknown value %d", c->who, path,
                          (int)v);

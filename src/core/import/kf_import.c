@@ -283,7 +283,8 @@ static kf_status metadata(kfi *c, const kf_node *m) {
 ** field at its default says nothing kfjob's MPIJob does not. */
 static const kf_node *v2_defaults(kfi *c, const kf_node *spec) {
   static const char *const dflt[][2] = {{"sshAuthMountPath", "/root/.ssh"},
-                                        {"launcherCreationPolicy", "AtStartup"}};
+                                        {"launcherCreationPolicy", "AtStartup"},
+                                        {"mpiImplementation", "OpenMPI"}};
   kf_node *d = kf_node_new(c->A, KF_NOBJ);
   size_t i;
   int k, drop;
@@ -291,7 +292,7 @@ static const kf_node *v2_defaults(kfi *c, const kf_node *spec) {
     const char *key = spec->u.c.k[i];
     const kf_node *v = spec->u.c.v[i];
     drop = strcmp(key, "runLauncherAsWorker") == 0 && v->t == KF_NBOOL && !v->u.b;
-    for (k = 0; k < 2; k++)
+    for (k = 0; k < 3; k++)
       drop |= strcmp(key, dflt[k][0]) == 0 && kfi_str(v) && strcmp(kfi_str(v), dflt[k][1]) == 0;
     if (!drop && !kf_node_push(c->A, d, key, (kf_node *)v)) return NULL;
   }

@@ -95,8 +95,11 @@ static kf_status replica_value(kfi *c, const char *path, const kf_field *f,
     return KF_OK;
   kfi_path(p, path, f->manifest);
   if (strcmp(f->manifest, "restartPolicy") == 0 && rp && strcmp(rp, "Never") &&
-      strcmp(rp, "OnFailure") && strcmp(rp, "Always"))
-    return kfi_unmapped(c, p, v, "kfjob's restart policies are Never, OnFailure and Always");
+      strcmp(rp, "OnFailure") && strcmp(rp, "Always") &&
+      (strcmp(rp, "ExitCode") || c->target != KF_T_OPERATOR))
+    return kfi_unmapped(c, p, v, c->target == KF_T_OPERATOR
+                        ? "restart policies are Never, OnFailure, Always and ExitCode"
+                        : "restart policies are Never, OnFailure and Always here");
   KFI_OOM(c, kf_node_push(c->A, g, f->key, (kf_node *)v));
   return KF_OK;
 }

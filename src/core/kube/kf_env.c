@@ -606,7 +606,8 @@ static kf_status trainer_env(ectx *c) {
   int32_t nodes, nproc, i;
   const char *nproc_s = NULL;   /* a word's value, else nproc */
   /* the group whose container every node runs (the manifest's) */
-  const int role = j->kind == KF_ELASTIC ? KF_WORKER : KF_MASTER;
+  const int role = j->kind == KF_ELASTIC || j->g[KF_MASTER].replicas == 0 ? KF_WORKER
+                                                                           : KF_MASTER;
   if (j->kind == KF_ELASTIC) {
     if (j->min_nodes != j->max_nodes)
       return kf_fail(c->e, KF_EINVAL, "%s: nnodes: an elastic range %d:%d cannot "
@@ -620,7 +621,7 @@ static kf_status trainer_env(ectx *c) {
     }
   } else {   /* node 0 plays the master; nproc_per_node as the writer's */
     kf_strs cmd = kfm_job_command(j, role);
-    nodes = 1 + j->g[KF_WORKER].replicas;
+    nodes = (j->g[KF_MASTER].replicas > 0) + j->g[KF_WORKER].replicas;
     nproc = j->nproc_per_node > 0 ? j->nproc_per_node : 1;
     if (j->nproc_word || (j->nproc_per_node == 0 && !kf_trainer_wraps(j, cmd.v, cmd.n))) {
       kf_group tmp;   /* unset: the runtime's auto */

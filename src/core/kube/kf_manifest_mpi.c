@@ -14,8 +14,8 @@
 #include "kf_manifest_int.h"
 
 /* The job's rows of the mpi-operator's own fields (KF_F_MPIOP) under
-** their keys, where not their defaults; mpiImplementation always
-** (OpenMPI unless set: flytekit's mpirun flags are OpenMPI's). */
+** their keys where set; mpiImplementation always (OpenMPI unless set:
+** flytekit's mpirun flags are OpenMPI's). */
 static kf_status mpi_fields(mctx *c, const kf_job *j, kf_node *spec) {
   const kf_kind_info *k = &kf_kinds[j->kind];
   const char *base = (const char *)j;
@@ -30,8 +30,8 @@ static kf_status mpi_fields(mctx *c, const kf_job *j, kf_node *spec) {
       b->u.b = 1;
     } else {
       const char *v = *(const char *const *)(const void *)(base + f->off);
-      if (v && (strcmp(v, f->sdef) != 0 || strcmp(f->manifest, "mpiImplementation") == 0))
-        OOM(c, kf_obj_str(c->A, spec, f->manifest, v));
+      if (v == NULL && strcmp(f->manifest, "mpiImplementation") == 0) v = "OpenMPI";
+      if (v) OOM(c, kf_obj_str(c->A, spec, f->manifest, v));
     }
   }
   return KF_OK;

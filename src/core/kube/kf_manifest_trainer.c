@@ -195,10 +195,10 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   kf_arena *A = c->A;
   const int elastic = (kf_kinds[j->kind].flags & KF_K_ELASTIC) != 0;
   /* the group whose image and resources every node gets (R21: equal) */
-  const int role = elastic ? KF_WORKER : KF_MASTER;
+  const int role = elastic || j->g[KF_MASTER].replicas == 0 ? KF_WORKER : KF_MASTER;
   kf_group tmp;
   const kf_group *g = kfm_pod_group(j, role, o, &tmp);
-  const char *image_path = j->g[role].image ? (elastic ? "worker.image" : "master.image")
+  const char *image_path = j->g[role].image ? (role == KF_WORKER ? "worker.image" : "master.image")
                                             : o->image ? "opts.image" : "container.image";
   kfm_shared sh;
   kf_node *spec, *ref, *tr, *res;
@@ -228,7 +228,7 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   } else {
     int32_t w = j->g[KF_WORKER].replicas > 0 ? j->g[KF_WORKER].replicas : 0;
     kf_strs cmd = kfm_role_command(j, role, o, from[0], sizeof from[0]);
-    OOM(c, kf_obj_int(A, tr, "numNodes", 1 + (int64_t)w));
+    OOM(c, kf_obj_int(A, tr, "numNodes", (j->g[KF_MASTER].replicas > 0) + (int64_t)w));
     /* nproc_per_node, "auto" unset (R39); unset: one process a pod, but
     ** a launcher the command starts takes the runtime's (auto) */
     if (j->nproc_word == NULL && (j->nproc_per_node > 0 || kf_trainer_wraps(j, cmd.v, cmd.n)))

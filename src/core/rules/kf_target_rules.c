@@ -429,7 +429,7 @@ static kf_status test_container_name(const kf_job *j, kf_target t,
   return KF_OK;
 }
 
-/* R41: the mpi-operator's own fields (KF_F_MPIOP rows) off their default. */
+/* R41: the mpi-operator's own fields (KF_F_MPIOP rows), set. */
 static kf_status test_mpi_operator_fields(const kf_job *j, kf_target t,
                                           const kf_target_ctx *c, const kf_target_rule *r,
                                           kf_problems *out, kf_err *e) {
@@ -443,13 +443,25 @@ static kf_status test_mpi_operator_fields(const kf_job *j, kf_target t,
     int set;
     if (!(f->flags & KF_F_MPIOP)) continue;
     set = f->type == KF_V_BOOL ? *(const int *)(const void *)(base + f->off) != 0
-          : strcmp(*(const char *const *)(const void *)(base + f->off), f->sdef) != 0;
+          : *(const char *const *)(const void *)(base + f->off) != NULL;
     if (set && (st = kf_problem_add(out, r, t, f->key, e, "an mpi-operator (kubeflow.org/"
                                     "v2beta1) field: only --target mpi-operator writes it "
                                     "(leave it unset)")) != KF_OK)
       return st;
   }
   return KF_OK;
+}
+
+/* R42: a PyTorchJob of workers only: Flyte's backend always writes a
+** Master (flytekit's PyTorch task has one). */
+static kf_status test_no_master(const kf_job *j, kf_target t,
+                                const kf_target_ctx *c, const kf_target_rule *r,
+                                kf_problems *out, kf_err *e) {
+  (void)c;
+  if (j->g[KF_MASTER].replicas > 0) return KF_OK;
+  return kf_problem_add(out, r, t, "master.replicas", e, "0 cannot be expressed: Flyte "
+                        "always runs one Master (give the job a master, or use "
+                        "--target operator)");
 }
 
 #define FLYTE_PT "flyteplugins pytorch.go BuildResource"
@@ -616,5 +628,14 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_OPERATOR] = "training-operator mpijob_types.go (kubeflow.org/v1 has no such field)",
     [KF_T_MPI_OPERATOR] = "mpi-operator v2beta1 mpi_job_types.go"},
    test_mpi_operator_fields, 0},
+  {"R42", K(KF_PYTORCH),
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
+    [KF_T_MPI_OPERATOR] = NA, TRAINERS(OK)},
+   {[KF_T_FLYTE] = FLYTE_PT " (master_replicas: one Master always)",
+    [KF_T_FLYTE2] = FLYTE_PT " (flyte main; one Master always)",
+    [KF_T_OPERATOR] = "pytorchjob_webhook.go validatePyTorchReplicaSpecs (Master optional); "
+                      "envvar.go setPodEnv (no MASTER_ADDR, RANK, WORLD_SIZE without one)",
+    TRAINERS("TrainJob numNodes = workers")},
+   test_no_master, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

@@ -53,7 +53,7 @@ static kf_status r13_restart(const kf_job *j, kf_target t, const kf_target_ctx *
   for (i = 0; i < k->nroles; i++) {
     int role = k->roles[i].role, p = j->g[role].restart_policy;
     char path[48];
-    if (j->g[role].replicas <= 0) continue;
+    if (j->g[role].replicas <= 0 || p == KF_RP_EXIT_CODE) continue;   /* its own row */
     snprintf(path, sizeof path, "%s.restart_policy", kf_roles[role].key);
     if (t == KF_T_MPI_OPERATOR && p == KF_RP_ALWAYS)
       ADD(path, e, "'always' cannot be expressed: the mpi-operator accepts "
@@ -62,6 +62,31 @@ static kf_status r13_restart(const kf_job *j, kf_target t, const kf_target_ctx *
       ADD(path, e, "'%s' cannot be expressed: a TrainJob has no restart policy "
           "(the runtime's JobSet failurePolicy decides); leave it unset or never",
           kf_restart_policy_enum.spell[p][0]);
+  }
+  return KF_OK;
+}
+
+/* R13, ExitCode: the training-operator's alone (common_types.go; pod.go
+** SetRestartPolicy runs the pod with Never and the controller recreates it
+** on an exit code >= 128, train_util.go IsRetryableExitCode). */
+static kf_status r13_exit_code(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                               const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int i;
+  (void)c;
+  for (i = 0; i < k->nroles; i++) {
+    int role = k->roles[i].role;
+    char path[48];
+    if (j->g[role].replicas <= 0 || j->g[role].restart_policy != KF_RP_EXIT_CODE) continue;
+    snprintf(path, sizeof path, "%s.restart_policy", kf_roles[role].key);
+    if (t == KF_T_OPERATOR)   /* only MPIJob's row warns there */
+      ADD(path, e, "'exit_code': a v1 MPIJob's controller never acts on it (the pod "
+          "runs with Never)");
+    else
+      ADD(path, e, "'exit_code' cannot be expressed: %s", t == KF_T_MPI_OPERATOR
+          ? "the mpi-operator accepts only Never and OnFailure"
+          : trainer(t) ? "a TrainJob has no restart policy"
+                       : "the plugin's RestartPolicy has no ExitCode");
   }
   return KF_OK;
 }
@@ -307,6 +332,19 @@ const kf_target_rule kf_target_rules_manifest[] = {
    {NULL, NULL, NULL, "mpi-operator validation.go validateReplicaSpec",
     TRAINERS("trainer trainjob_types.go (no restart policy field)")},
    r13_restart, 0},
+  {"R13", ALL_KINDS & ~(K(KF_MPI) | K(KF_HOROVOD)), {ERR, ERR, OK, NA, ERR, ERR},
+   {"flyteidl plugins/common.proto RestartPolicy (Never, OnFailure, Always)",
+    "flyteidl2 plugins/common.proto RestartPolicy (Never, OnFailure, Always)",
+    "training-operator common_types.go RestartPolicyExitCode, pod.go SetRestartPolicy",
+    NULL, TRAINERS("trainer trainjob_types.go (no restart policy field)")},
+   r13_exit_code, 0},
+  {"R13", K(KF_MPI) | K(KF_HOROVOD), {ERR, ERR, WARN, ERR, NA, NA},
+   {"flyteidl plugins/common.proto RestartPolicy (Never, OnFailure, Always)",
+    "flyteidl2 plugins/common.proto RestartPolicy (Never, OnFailure, Always)",
+    "training-operator mpijob_controller.go setRestartPolicy (ExitCode runs Never; "
+    "the v1 MPI controller never restarts on it)",
+    "mpi-operator validation.go validateReplicaSpec (Never, OnFailure)"},
+   r13_exit_code, 0},
   TRAINER_ROW("R9", K(KF_ELASTIC), ERR, "trainer#3235 (ElasticPolicy removed)", r9_range),
   TRAINER_ROW("R19", K(KF_ELASTIC), WARN, "trainer trainjob_types.go (no field)",
               r19_restarts),

@@ -38,23 +38,24 @@ const kf_role_info kf_roles[KF_NROLES] = {
 
 /* ---- enums: every accepted spelling, by value ------------------------- */
 
-static const char *const rp_spell[3][3] = {
+static const char *const rp_spell[4][3] = {
   {"never", "Never", "RESTART_POLICY_NEVER"},
   {"on_failure", "OnFailure", "RESTART_POLICY_ON_FAILURE"},
   {"always", "Always", "RESTART_POLICY_ALWAYS"},
+  {"exit_code", "ExitCode", "RESTART_POLICY_EXIT_CODE"},   /* not in the proto */
 };
 static const char *const cp_spell[3][3] = {
   {"none", "None", "CLEANPOD_POLICY_NONE"},
   {"running", "Running", "CLEANPOD_POLICY_RUNNING"},
   {"all", "All", "CLEANPOD_POLICY_ALL"},
 };
-static const char *const rp_k8s[3] = {"Never", "OnFailure", "Always"};
+static const char *const rp_k8s[4] = {"Never", "OnFailure", "Always", "ExitCode"};
 static const char *const cp_k8s[3] = {"None", "Running", "All"};
 
 const kf_enum kf_restart_policy_enum = {
-    "restart policy", "never, on_failure or always", rp_spell, 3, rp_k8s};
+    "restart policy", "never, on_failure, always or exit_code", rp_spell, 4, rp_k8s, 3};
 const kf_enum kf_clean_pod_policy_enum = {
-    "clean pod policy", "none, running or all", cp_spell, 3, cp_k8s};
+    "clean pod policy", "none, running or all", cp_spell, 3, cp_k8s, 3};
 
 /* torchrun's --nproc-per-node words (R10: only the operator's
 ** spec.nprocPerNode and Trainer's "auto" can carry them) */
@@ -153,7 +154,7 @@ static const kf_field group_rows[] = {
   {.key = "restart_policy", .type = KF_V_ENUM, .off = G(restart_policy),
    .idef = KF_RP_NEVER, .info = &kf_restart_policy_enum,
    .pb = "restart_policy", .manifest = "restartPolicy", .place = KF_M_REPLICA,
-   .desc = "When this group's failed pods restart (never, on_failure, always): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; the mpi-operator takes never and on_failure, Trainer only never (R13)"},
+   .desc = "When this group's failed pods restart (never, on_failure, always, exit_code): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; exit_code (ExitCode: restart on an exit code >= 128) on the operator only; the mpi-operator takes never and on_failure, Trainer only never (R13)"},
   {.key = "command", .type = KF_V_STRLIST, .flags = KF_F_COMMAND,
    .off = G(command), .off_n = G(ncommand), .pb = "command",
    .manifest = "args", .place = KF_M_CONTAINER, .denied = "only MPI and Horovod groups take a command",
@@ -317,8 +318,9 @@ const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
    .info = &kf_annotations_tree,                                           \
    .desc = "The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not copied to the pods (pod_template.metadata.annotations is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"}
 
-/* The mpi-operator v2beta1's own fields (mpi_job_types.go; defaults of
-** SetDefaults_MPIJob); R41 refuses them on the other targets. */
+/* The mpi-operator v2beta1's own fields (mpi_job_types.go); unset is the
+** operator's default (SetDefaults_MPIJob: /root/.ssh, OpenMPI, AtStartup,
+** false); R41 refuses them on the other targets. */
 static const char *const mpi_impl_v[] = {"OpenMPI", "Intel", "MPICH", NULL};
 static const kf_choice mpi_impl_choice = {"MPI implementation", "OpenMPI, Intel or MPICH",
                                           mpi_impl_v};
@@ -327,16 +329,16 @@ static const kf_choice launcher_policy_choice = {
     "launcher creation policy", "AtStartup or WaitForWorkersReady", launcher_policy_v};
 #define MPI_OPERATOR                                                       \
   {.key = "ssh_auth_mount_path", .type = KF_V_TOKEN, .flags = KF_F_MPIOP, .off = J(ssh_auth_mount_path), \
-   .sdef = "/root/.ssh", .manifest = "sshAuthMountPath",                   \
+   .manifest = "sshAuthMountPath",                                         \
    .desc = "Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R41): spec.sshAuthMountPath, /root/.ssh by default"}, \
   {.key = "mpi_implementation", .type = KF_V_CHOICE, .flags = KF_F_MPIOP, .off = J(mpi_implementation), \
-   .sdef = "OpenMPI", .info = &mpi_impl_choice, .manifest = "mpiImplementation", \
+   .info = &mpi_impl_choice, .manifest = "mpiImplementation",              \
    .desc = "OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R41; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's)"}, \
   {.key = "run_launcher_as_worker", .type = KF_V_BOOL, .flags = KF_F_OMITZERO | KF_F_MPIOP, \
    .off = J(run_launcher_as_worker), .manifest = "runLauncherAsWorker",     \
    .desc = "true: the launcher pod also runs a worker's processes (mpi-operator only, R41): spec.runLauncherAsWorker"}, \
   {.key = "launcher_creation_policy", .type = KF_V_CHOICE, .flags = KF_F_MPIOP, \
-   .off = J(launcher_creation_policy), .sdef = "AtStartup",                \
+   .off = J(launcher_creation_policy),                                     \
    .info = &launcher_policy_choice, .manifest = "launcherCreationPolicy",  \
    .desc = "AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R41): spec.launcherCreationPolicy"}
 
@@ -421,6 +423,8 @@ static const kf_replica_bounds jax_bounds[KF_NROLES] = {
     [KF_WORKER] = {0, KF_R_REQUIRED}};
 static const kf_replica_bounds xgb_bounds[KF_NROLES] = {
     [KF_WORKER] = {0, 0}, [KF_MASTER] = {1, KF_R_FIXED1}};
+static const kf_replica_bounds pytorch_bounds[KF_NROLES] = {
+    [KF_WORKER] = {0, 0}, [KF_MASTER] = {1, KF_R_OPT1}};
 static const kf_replica_bounds paddle_bounds[KF_NROLES] = {
     [KF_WORKER] = {0, 0}, [KF_MASTER] = {1, 0}};
 
@@ -450,7 +454,7 @@ const kf_kind_info kf_kinds[KF_NKINDS] = {
    "pytorchReplicaSpecs", KF_K_RUNPOLICY, 2,
    {{KF_WORKER, "worker_replicas", "workers", "num_workers"},
     {KF_MASTER, "master_replicas", NULL, NULL}},
-   PT0, PT1, PT1R, ROWS(pytorch_rows), replicated, NULL, "pytorchjob-port",
+   PT0, PT1, PT1R, ROWS(pytorch_rows), replicated, pytorch_bounds, "pytorchjob-port",
    23456,
    "A PyTorch distributed job (Master and Workers): Flyte task type pytorch, kubeflow.org/v1 PyTorchJob or a Trainer TrainJob"},
   [KF_ELASTIC] = {"Elastic", "pytorch", "pytorch", "PyTorchJob",
@@ -660,6 +664,7 @@ static kf_status rule_replicas(const kf_job *j, int s, const char *who,
     const char *rule = NULL;
     if (n < 0) rule = "must be >= 0";
     else if ((f & KF_R_FIXED1) && n != 1) rule = "must be 1";
+    else if ((f & KF_R_OPT1) && n > 1) rule = "must be 0 or 1";
     else if ((f & KF_R_REQUIRED) && n < 1) rule = "must be >= 1";
     if (rule) {
       kf_replicas_path(j, role, s, path, sizeof path);

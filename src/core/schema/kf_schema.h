@@ -26,7 +26,9 @@ enum kf_kind { KF_TFJOB, KF_PYTORCH, KF_ELASTIC, KF_MPI, KF_HOROVOD,
 enum kf_role { KF_WORKER, KF_PS, KF_CHIEF, KF_EVALUATOR, KF_MASTER,
                KF_LAUNCHER, KF_NROLES };
 enum kf_res { KF_CPU, KF_MEM, KF_GPU, KF_EPH, KF_NRES };
-enum { KF_RP_NEVER, KF_RP_ON_FAILURE, KF_RP_ALWAYS };
+/* KF_RP_EXIT_CODE: the training-operator's ExitCode (common_types.go):
+** no value of the plugin's enum, so R13 keeps it off Flyte */
+enum { KF_RP_NEVER, KF_RP_ON_FAILURE, KF_RP_ALWAYS, KF_RP_EXIT_CODE };
 enum { KF_CP_NONE, KF_CP_RUNNING, KF_CP_ALL };
 
 /* ---- value types and field rows --------------------------------------- */
@@ -78,6 +80,8 @@ typedef struct kf_enum {
   const char *const (*spell)[3];  /* by value: lowercase, Kubernetes, proto */
   int n;
   const char *const *manifest; /* Kubernetes spelling by value */
+  int npb;                     /* values the proto's enum has (0 .. npb-1);
+                                  the others are the manifests' alone */
 } kf_enum;
 
 typedef struct kf_choice {
@@ -150,6 +154,9 @@ struct kf_obj {
 /* at least 1: only for kinds one target runs, whose webhook requires the
 ** group (a JAXJob's Worker) */
 #define KF_R_REQUIRED 4u
+/* 0 or 1: a PyTorchJob's Master, which the training-operator's webhook
+** lets a job leave out (pytorchjob_webhook.go validatePyTorchReplicaSpecs) */
+#define KF_R_OPT1     8u
 
 typedef struct kf_role_info {
   const char *name;       /* "Worker": group constructor and CRD replica type */
