@@ -470,7 +470,9 @@ describe("import: Law 2, upstream manifests", function()
   local BLOCKED = {
     -- (tfjob.yaml's PS runs python /opt/train.py, the Worker its image's
     -- entrypoint: the PS's container.command, SPEC §16)
-    ["pytorchjob.json"] = "spec.elasticPolicy.rdzvPort",
+    -- 2 workers started between minReplicas 1 and maxReplicas 3: kfjob's
+    -- Elastic job starts its upper bound
+    ["pytorchjob.json"] = "spec.pytorchReplicaSpecs.Worker.replicas",
     -- 02-runtime-patches.yaml: a patch of another manager (the platform team's)
     ["trainer-2.3-upstream.yaml"] = "spec.runtimePatches",
   }

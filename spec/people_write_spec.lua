@@ -449,3 +449,60 @@ spec:
     assert.is_nil(ct.args)
   end)
 end)
+
+describe("an elastic policy's operator-only fields", function()
+  -- training-operator v1.9 pytorchjob_types.go ElasticPolicy; elastic.go
+  -- sets PET_RDZV_ENDPOINT host:port, PET_RDZV_ID, PET_RDZV_CONF k=v,...
+  local EL = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: el}
+spec:
+  elasticPolicy:
+    rdzvBackend: c10d
+    rdzvHost: rdzv.example
+    rdzvPort: 29400
+    rdzvId: job-1
+    rdzvConf:
+    - {key: timeout, value: "900"}
+    - {key: read_timeout, value: "60"}
+    minReplicas: 2
+    maxReplicas: 2
+    metrics:
+    - type: Resource
+      resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers: [{name: pytorch, image: el:1}]
+]]
+  it("reads rdzvHost, rdzvPort, rdzvId, rdzvConf (in order) and metrics, and writes them back", function()
+    local j = read(EL)
+    local s = j:spec()
+    assert.equal("rdzv.example", s.rdzv_host)
+    assert.equal(29400, s.rdzv_port)
+    assert.equal("job-1", s.rdzv_id)
+    assert.same({ { key = "timeout", value = "900" }, { key = "read_timeout", value = "60" } }, s.rdzv_conf)
+    assert.equal("Resource", s.metrics[1].type)
+    local ep = j:manifest{ name = "el", target = "operator" }.spec.elasticPolicy
+    assert.equal(29400, ep.rdzvPort)
+    assert.equal("timeout", ep.rdzvConf[1].key)
+    assert.equal(j, read(j:manifest{ name = "el", target = "operator", format = "yaml" }))
+  end)
+
+  it("the environment: PET_RDZV_ENDPOINT host:port, PET_RDZV_ID, PET_RDZV_CONF", function()
+    local w = env_of(read(EL):environment{ name = "el", target = "operator" }["worker-0"])
+    assert.equal("rdzv.example:29400", w.PET_RDZV_ENDPOINT)
+    assert.equal("job-1", w.PET_RDZV_ID)
+    assert.equal("timeout=900,read_timeout=60", w.PET_RDZV_CONF)
+  end)
+
+  it("Flyte and Trainer have no place for them (R43)", function()
+    local _, ps = read(EL):check{ target = "flyte", name = "el" }
+    local n = 0
+    for _, p in ipairs(ps) do if p.rule == "R43" then n = n + 1 end end
+    assert.equal(5, n)
+  end)
+end)

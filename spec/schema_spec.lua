@@ -90,6 +90,8 @@ local function largest(row, key)
     if key == "env" then return { { name = "BIG", value = string.rep("v", BIG) } } end
     if key == "labels" then return { big = string.rep("l", 63) } end   -- a label value
     if key == "annotations" then return { big = string.rep("a", 256 * 1024 - 3) } end   -- the limit
+    if key == "rdzv_conf" then return { { key = "big", value = string.rep("v", BIG) } } end
+    if key == "metrics" then return { { type = "Pods", pods = { metric = { name = string.rep("m", BIG) } } } } end
     return { metadata = { labels = { big = string.rep("l", BIG) } } }   -- the pod template
   end
   if row.type == "table" then
@@ -158,6 +160,8 @@ describe("the encoder's bound", function()
       if s.container then s.container.name = nil end
       s.ssh_auth_mount_path, s.mpi_implementation = nil, nil
       s.run_launcher_as_worker, s.launcher_creation_policy = nil, nil
+      -- an elastic policy's operator-only fields (R43)
+      s.rdzv_host, s.rdzv_port, s.rdzv_id, s.standalone, s.rdzv_conf, s.metrics = nil, nil, nil, nil, nil, nil
       for _, v in pairs(s) do
         if type(v) == "table" then v.pod_template, v.topology, v.container = nil, nil, nil end
         -- ExitCode: no value of the plugin's enum (R13)

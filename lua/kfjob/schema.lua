@@ -128,6 +128,7 @@ end
 local function tree_schema(row)
   local strings = { type = "object", additionalProperties = { type = "string" } }
   if row.tree == "StringMap" then return strings end
+  if row.tree == "List" then return { type = "array", items = { type = "object" } } end
   if row.tree == "Env" then
     local var = { type = "object", required = array({ "name" }), additionalProperties = false,
                   properties = { name = { type = "string", minLength = 1 }, value = { type = "string" },

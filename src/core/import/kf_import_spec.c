@@ -657,8 +657,7 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
   for (i = 0; i < k->nfields && n + 1 < sizeof known / sizeof *known; i++)
     if (k->fields[i].manifest) known[n++] = k->fields[i].manifest;
   known[n] = NULL;
-  static const char *const held_not[] = {"rdzvHost", "rdzvPort", "rdzvId", "rdzvConf",
-                                         "standalone", "metrics", NULL};
+  static const char *const held_not[] = {NULL};
   if (ep == NULL)   /* asked for by opts.kind: the manifest is a plain PyTorchJob */
     return kfi_fail(c, "spec.elasticPolicy", "missing: an Elastic job is a PyTorchJob with an "
                     "elasticPolicy (read this one as PyTorchJob)");

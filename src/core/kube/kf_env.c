@@ -262,6 +262,20 @@ static const char *text_end(ectx *c, kf_buf *b) {
 
 typedef kf_status (*env_gen)(ectx *c);
 
+/* elasticPolicy.rdzvConf as PET_RDZV_CONF: key=value, comma-joined in
+** order (elastic.go); NULL when out of memory. */
+static const char *rdzv_conf(ectx *c, const kf_node *l) {
+  kf_buf b;
+  size_t i;
+  kf_buf_init(&b, c->A->a);
+  for (i = 0; i < l->u.c.n; i++) {
+    const kf_node *k = kf_node_get(l->u.c.v[i], "key"), *v = kf_node_get(l->u.c.v[i], "value");
+    if (i) addf(c, &b, ",");
+    addf(c, &b, "%s=%s", k ? k->u.s.p : "", v ? v->u.s.p : "");
+  }
+  return text_end(c, &b);
+}
+
 /* PyTorchJob and its elastic form (envvar.go setPodEnv). */
 static kf_status pytorch_env(ectx *c) {
   const kf_job *j = c->j;
@@ -301,13 +315,19 @@ static kf_status pytorch_env(ectx *c) {
         NOMEM(c, var_int(c, p, "PET_NNODES", (long long)total));
         continue;
       }
-      NOMEM(c, OP(c, p, "PET_RDZV_ENDPOINT", fmt(c, "%s-worker-0:%d", c->name, (int)port)));
+      NOMEM(c, OP(c, p, "PET_RDZV_ENDPOINT",
+                  j->rdzv_host ? fmt(c, "%s:%d", j->rdzv_host, (int)(j->rdzv_port ? j->rdzv_port : port))
+                               : fmt(c, "%s-worker-0:%d", c->name,
+                                     (int)(j->rdzv_port ? j->rdzv_port : port))));
       NOMEM(c, OP(c, p, "PET_RDZV_BACKEND",
                   j->rdzv_backend && *j->rdzv_backend ? j->rdzv_backend : "c10d"));
       NOMEM(c, OP(c, p, "PET_NNODES", fmt(c, "%d:%d", (int)j->min_nodes, (int)j->max_nodes)));
       NOMEM(c, var_int(c, p, "PET_MAX_RESTARTS", j->max_restarts));
       if (j->nproc_word == NULL)
         NOMEM(c, var_int(c, p, "PET_NPROC_PER_NODE", j->nproc_per_node));
+      if (j->rdzv_id) NOMEM(c, OP(c, p, "PET_RDZV_ID", j->rdzv_id));
+      if (j->rdzv_conf) NOMEM(c, OP(c, p, "PET_RDZV_CONF", rdzv_conf(c, j->rdzv_conf)));
+      if (j->standalone) NOMEM(c, OP(c, p, "PET_STANDALONE", ""));
     }
   }
   return KF_OK;

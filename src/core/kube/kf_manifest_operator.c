@@ -47,6 +47,17 @@ kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
     if (j->nproc_word == NULL)
       OOM(c, kf_obj_int(A, ep, "nProcPerNode", j->nproc_per_node));
     OOM(c, kf_obj_int(A, ep, "maxRestarts", j->max_restarts));
+    /* the operator's own (R43 keeps them off Flyte) */
+    if (j->rdzv_host) OOM(c, kf_obj_str(A, ep, "rdzvHost", j->rdzv_host));
+    if (j->rdzv_port) OOM(c, kf_obj_int(A, ep, "rdzvPort", j->rdzv_port));
+    if (j->rdzv_id) OOM(c, kf_obj_str(A, ep, "rdzvId", j->rdzv_id));
+    if (j->rdzv_conf) OOM(c, kf_node_push(A, ep, "rdzvConf", (kf_node *)j->rdzv_conf));
+    if (j->standalone) {
+      kf_node *b;
+      OOM(c, b = kf_obj_add(A, ep, "standalone", KF_NBOOL));
+      b->u.b = 1;
+    }
+    if (j->metrics) OOM(c, kf_node_push(A, ep, "metrics", (kf_node *)j->metrics));
     if (j->nproc_word != NULL)
       OOM(c, kf_obj_strref(A, spec, "nprocPerNode", j->nproc_word));
   }

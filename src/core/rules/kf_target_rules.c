@@ -464,6 +464,23 @@ static kf_status test_no_master(const kf_job *j, kf_target t,
                         "--target operator)");
 }
 
+/* R43: an elastic policy's operator-only fields. */
+static kf_status test_elastic_extra(const kf_job *j, kf_target t,
+                                    const kf_target_ctx *c, const kf_target_rule *r,
+                                    kf_problems *out, kf_err *e) {
+  static const char why[] = "the operator's elasticPolicy field: only --target operator "
+                            "writes it (leave it unset)";
+  kf_status st;
+  (void)c;
+  if (j->rdzv_host && (st = kf_problem_add(out, r, t, "rdzv_host", e, why)) != KF_OK) return st;
+  if (j->rdzv_port && (st = kf_problem_add(out, r, t, "rdzv_port", e, why)) != KF_OK) return st;
+  if (j->rdzv_id && (st = kf_problem_add(out, r, t, "rdzv_id", e, why)) != KF_OK) return st;
+  if (j->standalone && (st = kf_problem_add(out, r, t, "standalone", e, why)) != KF_OK) return st;
+  if (j->rdzv_conf && (st = kf_problem_add(out, r, t, "rdzv_conf", e, why)) != KF_OK) return st;
+  if (j->metrics) return kf_problem_add(out, r, t, "metrics", e, why);
+  return KF_OK;
+}
+
 #define FLYTE_PT "flyteplugins pytorch.go BuildResource"
 
 const kf_target_rule kf_target_rules[] = {
@@ -637,5 +654,13 @@ const kf_target_rule kf_target_rules[] = {
                       "envvar.go setPodEnv (no MASTER_ADDR, RANK, WORLD_SIZE without one)",
     TRAINERS("TrainJob numNodes = workers")},
    test_no_master, 0},
+  {"R43", K(KF_ELASTIC),
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
+    [KF_T_MPI_OPERATOR] = NA, TRAINERS(ERR)},
+   {[KF_T_FLYTE] = "flyteidl plugins/kubeflow/pytorch.proto ElasticConfig (no such field)",
+    [KF_T_FLYTE2] = "flyteidl2 plugins/kubeflow/pytorch.proto ElasticConfig (no such field)",
+    [KF_T_OPERATOR] = "pytorchjob_types.go ElasticPolicy",
+    TRAINERS("trainer#3235 (ElasticPolicy removed)")},
+   test_elastic_extra, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

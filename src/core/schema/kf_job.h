@@ -105,6 +105,11 @@ typedef struct kf_job {
   const char *nproc_word;            /* "auto", "cpu", "gpu" (static; R10);
                                         NULL: nproc_per_node */
   const char *rdzv_backend;
+  /* the operator's elasticPolicy beyond Flyte's (0 / NULL: unset) */
+  int32_t rdzv_port;
+  const char *rdzv_host, *rdzv_id;
+  int standalone;
+  const kf_node *rdzv_conf, *metrics;
   /* Trainer: the ClusterTrainingRuntime (PyTorchJob, Elastic); NULL: the
   ** kind's shipped one (torch-distributed) */
   const char *runtime;
@@ -240,6 +245,8 @@ kf_status kf_node_merge(kf_arena *A, kf_node *base, const kf_node *over,
 /* The whole job (kf_whole.c): the value trees its rows hold, and the rule
 ** relating them to the job (listed in every kind's rules). */
 extern const kf_tree kf_env_tree, kf_labels_tree, kf_annotations_tree;
+/* An Elastic job's rdzv_conf and metrics (kf_elastic.c). */
+extern const kf_tree kf_rdzv_conf_tree, kf_metrics_tree;
 kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e);
 
 /* Copy a job (or group) and all its strings into one block of `size`
