@@ -530,7 +530,14 @@ int cli_cmd_convert(int argc, char **argv) {
   if (code >= 0) return code;
   if (cli_read_file(a.file, &data, &n) != 0)
     return cli_errorf(EXIT_USAGE, "cannot read %s: %s", a.file, strerror(errno));
-  if (kfjob_host_new(NULL, &h) != KFJOB_OK) cli_die_oom();
+  {   /* a stream's documents are read at once, about 12 bytes of trees a
+      ** byte of text (the reader's max_bytes bounds the text): the limit
+      ** is the default or 16 bytes a byte of input, whichever is larger */
+    kfjob_host_options ho;
+    kfjob_host_options_init(&ho);
+    if (ho.memory_limit && n > ho.memory_limit / 16) ho.memory_limit = 16 * n;
+    if (kfjob_host_new(&ho, &h) != KFJOB_OK) cli_die_oom();
+  }
   memset(&c, 0, sizeof c);
   c.a = &a;
   c.in = input_of(a.file, data, n);
