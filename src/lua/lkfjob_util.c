@@ -488,12 +488,11 @@ static int feed_table(lua_State *L, kf_feed *F, kf_frame *fr, int idx) {
 }
 
 int lkf_feedjob(lua_State *L, lctx *X, int idx, int kind, kf_job *j,
-                const char *who) {
-  kf_feed F;
+                const char *who, kf_feed *F) {
   kf_frame root;
   int top = lua_gettop(L);
-  kf_feed_begin(&F, kind, j, &X->A, who, &root);
-  if (feed_table(L, &F, &root, lua_absindex(L, idx)) && kf_feed_end(&F))
+  kf_feed_begin(F, kind, j, &X->A, who, &root);
+  if (feed_table(L, F, &root, lua_absindex(L, idx)) && kf_feed_end(F))
     return 1;
   lua_settop(L, top);
   return 0;

@@ -413,6 +413,42 @@ void kf_job_pack_into(const kf_job *j, void *mem) {
   lay_job(j, (char *)mem, &off);
 }
 
+/* The fed job's own rows as lay_job lays them, then the group strings the
+** feed set, in the order it set them (with mem NULL: measured). */
+static size_t lay_fed(const kf_feed *F, char *mem) {
+  const kf_job *j = F->j;
+  size_t off = ALIGN(sizeof *j);
+  int i;
+  pthread_once(&slots_once, slots_init);
+  if (kind_slots[j->kind].nstr || kind_slots[j->kind].nlist || kind_slots[j->kind].ntree)
+    lay(&kind_slots[j->kind], mem, mem, (const char *)j, &off);
+  for (i = 0; i < F->nstr; i++) {
+    const char *s = *AT((const char *)j + F->str[i], const char *const);
+    size_t len;
+    if (s == NULL) continue;   /* (shared_memory = false: unset) */
+    len = strlen(s) + 1;
+    if (mem) {
+      memcpy(mem + off, s, len);
+      *AT(mem + F->str[i], const char *) = mem + off;
+    }
+    off += len;
+  }
+  return off;
+}
+
+size_t kf_job_size_fed(const kf_feed *F) {
+  return F->nstr < 0 ? kf_job_size(F->j) : lay_fed(F, NULL);
+}
+
+void kf_job_pack_fed(const kf_feed *F, void *mem) {
+  if (F->nstr < 0) {
+    kf_job_pack_into(F->j, mem);
+    return;
+  }
+  *(kf_job *)mem = *F->j;
+  lay_fed(F, (char *)mem);
+}
+
 /* A job made from another by rows held as numbers (job:with, a sweep's
 ** variant) holds only that job's strings: it is copied as that job's
 ** block, with no strlen and one memcpy, and the pointers the base holds,
