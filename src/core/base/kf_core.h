@@ -227,6 +227,7 @@ void kf_name_show(const char *s, size_t n, char *out, size_t cap);
 /* Kubernetes quantity grammar; returns 1 if valid. */
 int kf_quantity_ok(const char *s, size_t n);
 /* Decimal form of an integer. */
+const char *kf_small_int(int64_t i);   /* "0".."99", static; else NULL */
 void kf_format_int(int64_t v, char out[32]);
 /* Shortest decimal form of a non-negative number ("8", "0.5"). */
 void kf_format_number(double d, char out[32]);
