@@ -30,8 +30,8 @@ static void set_job_mt(lua_State *L, int kind) {
 }
 
 void lkf_pushjob(lua_State *L, const kf_job *j) {
-  void *p = lua_newuserdatauv(L, kf_job_size(j), 0);
-  kf_job_pack_into(j, p);
+  kf_lay_plan plan;
+  kf_job_pack_plan(j, &plan, lua_newuserdatauv(L, kf_job_measure(j, &plan), 0));
   set_job_mt(L, j->kind);
 }
 

@@ -246,6 +246,18 @@ size_t kf_job_size(const kf_job *j);
 ** F->nstr < 0 lays it out as kf_job_size / kf_job_pack_into do. */
 size_t kf_job_size_fed(const kf_feed *F);
 void kf_job_pack_fed(const kf_feed *F, void *mem);
+/* kf_job_size and kf_job_pack_into in one walk of the rows: the measure
+** keeps where each string is and its length, and the pack copies them
+** (the same layout); a job with a string list or a value tree is packed by
+** kf_job_pack_into. */
+typedef struct kf_lay_plan {
+  size_t size;
+  int n;                  /* -1: kf_job_pack_into */
+  uint16_t off[256];
+  uint32_t len[256];
+} kf_lay_plan;
+size_t kf_job_measure(const kf_job *j, kf_lay_plan *p);
+void kf_job_pack_plan(const kf_job *j, const kf_lay_plan *p, void *mem);
 /* Bytes of every string the job holds (with their NULs, and the pointer
 ** arrays of string lists), and in *items the count of list items: what an
 ** encoding bound needs beyond the fixed cost of the kind's rows. */
