@@ -6,7 +6,9 @@
 #   bench/run.sh               timed run (~1 min): ns/op, ratios, PASS/MISS, then
 #                              bench/render_dir.sh (kfjob render -o DIR vs stdout)
 #   bench/run.sh --quick       smoke run: tiny iteration counts, meaningless figures
-#   bench/run.sh --callgrind   instruction counts per op (valgrind), same tables
+#   bench/run.sh --callgrind   instruction counts per op (valgrind), same tables;
+#                              without --only, a short timed pass adds the time
+#                              targets (flytekit's path, the 1M named sweep)
 #   options: --rounds R (default 7)  --ms T (ms per benchmark round, default 20)
 #            --no-build (use the existing build; bench/smoke.sh passes it)
 #            --only W1,W2 (benchmarks whose name contains a word, plus their baselines)
@@ -109,6 +111,18 @@ if py_selected && have_py; then
   $VG "$PY" "$ROOT/bench/pyref.py" --proto "$ROOT/proto" --cg "$BB/cgctl.so" $N \
       >>"$CG/counts" 2>"$CG/valgrind-py.log" ||
     { tail -20 "$CG/valgrind-py.log" >&2; exit 1; }
+fi
+# the time targets (flytekit's path, the 1M named sweep's rate and memory):
+# a short timed pass outside valgrind, read by the report
+if [ -z "$QUICK" ] && [ -z "$ONLY" ]; then
+  SERVE=
+  if have_py; then
+    SERVE="$PY $ROOT/bench/pyref.py --proto $ROOT/proto"
+  fi
+  "$LUA" "$ROOT/bench/bench.lua" ${SERVE:+--py-serve "$SERVE"} --rounds 5 \
+      --only W.kfjob.table_construct_task_template,py.flytekit_template,W.sweep.named.1M \
+      --save "$CG/timed" >"$CG/timed.log" 2>&1 ||
+    { tail -20 "$CG/timed.log" >&2; exit 1; }
 fi
 "$LUA" "$ROOT/bench/bench.lua" --cg-report "$CG"
 echo "(callgrind dumps kept in $CG: callgrind_annotate $CG/cg.<pid>.<n>)"

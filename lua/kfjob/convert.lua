@@ -413,7 +413,9 @@ end
 setmetatable(M, { __call = function(_, text, fmt, extra)
   local jobs, msg = {}
   local what, lossy, name = (extra or ""):match("^\1(%a+)\t(%d)\t?(.*)$")
-  local doc = what ~= "flyte" and kfjob.read_yaml(text)
+  -- manifests the CLI made (operator manifests, each with its apiVersion)
+  -- are not read as a data config first
+  local doc = what == nil and kfjob.read_yaml(text)
   if what == "flyte" then
     jobs[name], msg = flyte_entry(unhex(text))
     if msg then return nil, msg end

@@ -86,6 +86,9 @@ typedef struct conv {
   size_t refused;       /* documents the target refused, each reported */
   size_t others;        /* documents of other kinds held, copied through */
   int quiet;            /* the second pass of -f lua/config: no report */
+  int check_only;       /* the first pass of -f lua/config of manifests: the
+                           target's checks, no manifest kept (the second
+                           pass makes what the config is written from) */
 } conv;
 
 static int usage_err(const char *fmt, const char *x, const char *hint) {
@@ -357,7 +360,7 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
   kfjob_run_options ro;
   if (c->in == IN_DATA || c->in == IN_SCRIPT) return run_config(h, c, data, n);
   kfjob_run_options_init(&ro);
-  ro.format = a->format;
+  ro.format = c->check_only && c->in == IN_MANIFEST ? KFJOB_FORMAT_NONE : a->format;
   ro.target = a->to;
   ro.name = a->name;
   ro.keep_going = 1;   /* every document's report, then the first refusal */
@@ -485,7 +488,9 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
   if (c->in == IN_DATA) return data_config(c, data);
   if (c->in == IN_FLYTE) return flyte_config(c, data, n);
   memset(&c2, 0, sizeof c2);
-  a2.to = NULL, a2.format = KFJOB_FORMAT_MANIFEST;   /* the input's own: Law 1 reads it back */
+  /* the input's own target (Law 1 reads it back); JSON: cheaper to write
+  ** than YAML, and read by the same strict reader */
+  a2.to = NULL, a2.format = KFJOB_FORMAT_MANIFEST_JSON;
   c2.a = &a2, c2.quiet = 1, c2.in = c->in;
   {
     kfjob_status st = run_convert(h, &c2, data, n);
@@ -499,11 +504,13 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
     char *joined = NULL;
     size_t j, len = 0;
     k = c->a->outdir ? 1 : c2.n;
-    for (j = i; j < i + k; j++) {
-      joined = (char *)cli_xrealloc(joined, len + c2.v[j].job.size + 6);
+    for (j = i; j < i + k; j++) {   /* each document on lines of its own */
+      size_t sz = c2.v[j].job.size;
+      joined = (char *)cli_xrealloc(joined, len + sz + 7);
       len += (size_t)sprintf(joined + len, "---\n");
-      memcpy(joined + len, c2.v[j].job.data, c2.v[j].job.size + 1);
-      len += c2.v[j].job.size;
+      memcpy(joined + len, c2.v[j].job.data, sz + 1);
+      len += sz;
+      if (sz && joined[len - 1] != '\n') joined[len++] = '\n', joined[len] = '\0';
     }
     code = gen_config(c, i, joined, extra);
     free(joined);
@@ -560,10 +567,18 @@ int cli_cmd_convert(int argc, char **argv) {
   if (code >= 0) return code;
   if (cli_read_file(a.file, &data, &n) != 0)
     return cli_errorf(EXIT_USAGE, "cannot read %s: %s", a.file, strerror(errno));
-  if (kfjob_host_new(NULL, &h) != KFJOB_OK) cli_die_oom();
+  {   /* a stream's documents are read at once, about 12 bytes of trees a
+      ** byte of text (the reader's max_bytes bounds the text): the limit
+      ** is the default or 16 bytes a byte of input, whichever is larger */
+    kfjob_host_options ho;
+    kfjob_host_options_init(&ho);
+    if (ho.memory_limit && n > ho.memory_limit / 16) ho.memory_limit = 16 * n;
+    if (kfjob_host_new(&ho, &h) != KFJOB_OK) cli_die_oom();
+  }
   memset(&c, 0, sizeof c);
   c.a = &a;
   c.in = input_of(a.file, data, n);
+  c.check_only = a.config != NULL;
   if (c.in == IN_MANIFEST && !a.format_set && !a.to && json_input(data, n) == IN_MANIFEST)
     a.format = KFJOB_FORMAT_MANIFEST_JSON;   /* its own target: the input's form back */
   c.name = cli_default_name(a.file);

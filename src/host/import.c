@@ -55,7 +55,8 @@ typedef struct imp {
   size_t nfailed;               /* keep_going: jobs the target refused */
   kfjob_import_fn cb;
   void *ud;
-  kf_arena A;
+  kf_arena T;                   /* the documents read (kept to the end) */
+  kf_arena A;                   /* one document's work: reset after each */
   meter m;
 } imp;
 
@@ -346,7 +347,7 @@ static kfjob_status read_docs(imp *I, const char *text, size_t len,
   memset(&lim, 0, sizeof lim);
   lim.max_nodes = 10 * KF_YAML_MAX_NODES;   /* as the binding's streams */
   lim.max_docs = 16384;
-  if (kf_yaml_read(&I->A, text, len, &lim, docs, nd, &w, &e) != KF_OK) {
+  if (kf_yaml_read(&I->T, text, len, &lim, docs, nd, &w, &e) != KF_OK) {
     if (I->m.hit || e.code == KF_ENOMEM) return fail(I, KFJOB_EMEMORY, &e);
     if (w.doc && w.line)
       kfh_msg(I->h, "%s: document %zu, line %zu%s%s: %s", who, w.doc, w.line,
@@ -405,6 +406,7 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
   }
   I.m.limit = h->opt.memory_limit;
   a.f = meter_alloc, a.ud = &I.m;
+  kf_arena_init(&I.T, a);
   kf_arena_init(&I.A, a);
   h->busy = 1;
   st = read_docs(&I, text, len, &docs, &nd);
@@ -412,10 +414,17 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
     for (i = 0; i < nd && !kf_import_reads(docs[i].root); i++) {}
     I.other = i < nd;
   }
-  for (i = 0; st == KFJOB_OK && i < nd; i++) st = one_doc(&I, &docs[i], i + 1, nd);
+  /* a document's job, report and rendering are the callback's to copy:
+  ** its memory is used again by the next (a stream's memory is its text's
+  ** trees and one document's work, not every document's) */
+  for (i = 0; st == KFJOB_OK && i < nd; i++) {
+    st = one_doc(&I, &docs[i], i + 1, nd);
+    kf_arena_reset(&I.A);
+  }
   if (st == KFJOB_OK && I.stream && I.read == 0) st = none_read(&I, docs, nd);
   if (st == KFJOB_OK && I.nfailed) st = KFJOB_EJOB;   /* its message is the first's */
   h->busy = 0;
   kf_arena_free(&I.A);
+  kf_arena_free(&I.T);
   return st;
 }

@@ -61,7 +61,7 @@ kf_node *lkf_checknode_at(lua_State *L, lctx *X, int idx, const char *who,
 ** 1 when it is a valid job; 0 for anything else, with nothing raised, and
 ** the caller takes the general path, which reports the error. */
 int lkf_feedjob(lua_State *L, lctx *X, int idx, int kind, kf_job *j,
-                const char *who);
+                const char *who, kf_feed *F);   /* F: for kf_job_pack_fed */
 void lkf_pushnode(lua_State *L, const kf_node *n);
 int lkf_jobkind(lua_State *L, int idx);             /* -1: not a job */
 lgroup *lkf_testgroup(lua_State *L, int idx);       /* NULL: not a group */

@@ -30,8 +30,8 @@ static void set_job_mt(lua_State *L, int kind) {
 }
 
 void lkf_pushjob(lua_State *L, const kf_job *j) {
-  void *p = lua_newuserdatauv(L, kf_job_size(j), 0);
-  kf_job_pack_into(j, p);
+  kf_lay_plan plan;
+  kf_job_pack_plan(j, &plan, lua_newuserdatauv(L, kf_job_measure(j, &plan), 0));
   set_job_mt(L, j->kind);
 }
 
@@ -248,6 +248,7 @@ static int new_job(lua_State *L) {
   lctx *X = lkf_ctx(L, 1);
   kf_err e;
   kf_job j;
+  kf_feed F;
   kf_node *n;
   const char *who = lkf_job_mt[kind];
   if (!lua_istable(L, 1) && lkf_jobkind(L, 1) != kind) {
@@ -256,8 +257,9 @@ static int new_job(lua_State *L) {
     lua_pushfstring(L, "%s: expected a table, got %s", who, got);
     return lua_error(L);
   }
-  if (lua_istable(L, 1) && lkf_feedjob(L, X, 1, kind, &j, who)) {
-    lkf_pushjob(L, &j);
+  if (lua_istable(L, 1) && lkf_feedjob(L, X, 1, kind, &j, who, &F)) {
+    kf_job_pack_fed(&F, lua_newuserdatauv(L, kf_job_size_fed(&F), 0));
+    set_job_mt(L, kind);
     return 1;
   }
   n = lkf_checknode(L, X, 1, who, &e);

@@ -2,15 +2,17 @@
 ** lkfjob_sweep.c - the fast path of kfjob.template.variants: the odometer,
 ** the leaf overrides (job:with's leaf path), the names and the duplicate
 ** set in C, for the common sweep (a job base, axes of fields with scalar
-** values, a name template over the axes).  kfjob.template decides when it
-** applies and renders each axis value to text once; whatever this path
-** cannot do the same way (a name that is not already a DNS label, an
-** override that is not a leaf, a variant that fails, a name whose hash is
-** in the set) it hands back to the template layer, which then does the
-** variant exactly as the general path does, errors included.
+** values and axes of variables only the name reads, a name template over
+** the axes, made a DNS-1035 label as dns_name makes it).  kfjob.template
+** decides when it applies and renders each axis value to text once;
+** whatever this path cannot do the same way (a name dns_name would cut
+** and hash, or of bytes past ASCII, an override that is not a leaf, a
+** variant that fails, a name whose hash is in the set) it hands back to
+** the template layer, which then does the variant exactly as the general
+** path does, errors included.
 **
-**   kfjob._sweep(base, keys, values, texts, parts, max, unique)
-**     -> next, add
+**   kfjob._sweep(base, keys, values, texts, parts, max, unique, isvar)
+**     -> next, add          (isvar[a]: axis a is a variable, not a field)
 **   next()     -> name, job, params | false, params | nil (done)
 **   add(name)  -> true (new) | false (its hash is in the set)
 **   kfjob._nameset() -> add   (the set alone, for the general path)
@@ -44,7 +46,7 @@ typedef struct spart {
 } spart;
 
 typedef struct sweep {
-  int naxes, done, nparts;
+  int naxes, done, nparts, nfields;
   int idx[MAX_AXES], count[MAX_AXES];
   const char *key[MAX_AXES];   /* anchored by the keys table */
   sval *val[MAX_AXES];
@@ -55,8 +57,9 @@ typedef struct sweep {
   size_t nslot, used;
   int moves;               /* 1: `mv` holds the base's pointers, -1: none */
   kf_moves mv;
-  int leaves;              /* every axis key resolved to its row in `leaf` */
-  kf_leaf leaf[MAX_AXES];
+  int leaves;              /* every field axis resolved to its row in `leaf` */
+  kf_leaf leaf[MAX_AXES];  /* the field axes' rows, in axis order */
+  int field[MAX_AXES];     /* the axes of those rows */
 } sweep;
 
 /* Upvalues of both closures. */
@@ -111,11 +114,48 @@ static int sweep_add(lua_State *L) {
   return 1;
 }
 
-/* The name of the current combination into buf; 0 unless it is a DNS-1035
-** label of at most s->max characters as it stands (dns_name would return
-** it unchanged). */
+#define RAW_MAX 256   /* a longer rendered name: the template layer */
+
+static int dns_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+}
+
+/* dns_name of the n bytes of raw into buf, as kfjob.template's dns_name
+** makes it (lowercase; each run of characters other than a-z, 0-9 and -
+** one -, runs of - one; none leading or trailing; a v before a digit);
+** 0 when that is empty, would be cut and hashed (longer than max) or the
+** text holds a byte past ASCII (lowercased by the C library's locale in
+** Lua): the template layer names those. */
+static size_t dns_label(const char *raw, size_t n, char *buf, size_t max) {
+  char out[RAW_MAX];
+  size_t k, m = 0, pre;
+  int dash = 0;
+  for (k = 0; k < n; k++) {
+    char c = raw[k];
+    if ((unsigned char)c >= 0x80) return 0;
+    if (c >= 'A' && c <= 'Z') c = (char)(c + ('a' - 'A'));
+    if (c == '-' || !dns_char(c)) {   /* a run: one '-' if a character follows */
+      dash = 1;
+      continue;
+    }
+    if (dash && m > 0) out[m++] = '-';
+    dash = 0;
+    out[m++] = c;
+  }
+  if (m == 0) return 0;
+  pre = out[0] >= 'a' && out[0] <= 'z' ? 0 : 1;   /* else a digit: 'v' first */
+  if (m + pre > max) return 0;
+  buf[0] = 'v';
+  memcpy(buf + pre, out, m);
+  return m + pre;
+}
+
+/* The name of the current combination into buf (at least 64 bytes): the
+** template rendered, then made a DNS-1035 label of at most s->max
+** characters; 0 when the template layer must name it (see dns_label). */
 static size_t render_name(const sweep *s, char *buf) {
-  int i;
+  char raw[RAW_MAX];
+  int i, ok = 1;
   size_t n = 0, k;
   for (i = 0; i < s->nparts; i++) {
     const spart *p = &s->part[i];
@@ -126,35 +166,39 @@ static size_t render_name(const sweep *s, char *buf) {
       t = v->text;
       len = v->ntext;
     }
-    if (n + len > (size_t)s->max) return 0;
-    memcpy(buf + n, t, len);
+    if (n + len > RAW_MAX) return 0;
+    memcpy(raw + n, t, len);
     n += len;
   }
-  if (n == 0 || buf[0] < 'a' || buf[0] > 'z' || buf[n - 1] == '-') return 0;
-  for (k = 0; k < n; k++) {
-    char c = buf[k];
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return 0;
-    if (c == '-' && k + 1 < n && buf[k + 1] == '-') return 0;
+  /* already a label (the common case): as it stands */
+  if (n == 0 || n > (size_t)s->max || raw[0] < 'a' || raw[0] > 'z' || raw[n - 1] == '-')
+    ok = 0;
+  for (k = 0; ok && k < n; k++)
+    if (!dns_char(raw[k]) || (raw[k] == '-' && raw[k + 1] == '-')) ok = 0;
+  if (ok) {
+    memcpy(buf, raw, n);
+    return n;
   }
-  return n;
+  return n ? dns_label(raw, n, buf, (size_t)s->max) : 0;
 }
 
-/* This combination's axis values, as nodes on the caller's stack (as
-** lkf_checknode would make them from the params table). */
+/* This combination's field axis values, as nodes on the caller's stack
+** (as lkf_checknode would make them from the params table). */
 static int values(const sweep *s, kf_node *nv, const kf_node **pv) {
-  int a;
-  for (a = 0; a < s->naxes; a++) {
+  int i;
+  for (i = 0; i < s->nfields; i++) {
+    int a = s->field[i];
     const sval *v = &s->val[a][s->idx[a]];
-    memset(&nv[a], 0, sizeof nv[a]);
-    nv[a].t = v->t;
+    memset(&nv[i], 0, sizeof nv[i]);
+    nv[i].t = v->t;
     switch (v->t) {
-      case KF_NBOOL: nv[a].u.b = v->b; break;
-      case KF_NINT: nv[a].u.i = v->i; break;
-      case KF_NNUM: nv[a].u.d = v->d; break;
-      case KF_NSTR: nv[a].u.s.p = v->s; nv[a].u.s.n = v->n; break;
+      case KF_NBOOL: nv[i].u.b = v->b; break;
+      case KF_NINT: nv[i].u.i = v->i; break;
+      case KF_NNUM: nv[i].u.d = v->d; break;
+      case KF_NSTR: nv[i].u.s.p = v->s; nv[i].u.s.n = v->n; break;
       case KF_NNIL: case KF_NARR: case KF_NOBJ: return 0;   /* never made */
     }
-    pv[a] = &nv[a];
+    pv[i] = &nv[i];
   }
   return 1;
 }
@@ -188,7 +232,7 @@ static int sweep_next(lua_State *L) {
   base = (const kf_job *)lua_touserdata(L, lua_upvalueindex(UV_BASE));
   /* keys that are not plain leaves: the template layer (with's general path) */
   ok = n > 0 && s->leaves && values(s, nv, pv) &&
-       kf_job_with_values(base, s->leaf, pv, (size_t)s->naxes, &X->A, &out,
+       kf_job_with_values(base, s->leaf, pv, (size_t)s->nfields, &X->A, &out,
                           lkf_job_mt[base->kind], &kept);
   /* advance the odometer: the last axis varies fastest */
   for (a = s->naxes - 1; a >= 0; a--) {
@@ -214,6 +258,7 @@ static int sweep_next(lua_State *L) {
 ** state, which anchors nothing itself: the closures keep the tables. */
 static int setup(lua_State *L, sweep *s, int kind) {
   int a, j, i;
+  s->leaves = 1;
   s->nparts = (int)lua_rawlen(L, 5);
   s->part = (spart *)lua_newuserdatauv(L, (size_t)(s->nparts ? s->nparts : 1) * sizeof(spart), 0);
   lua_rawseti(L, -2, 2);   /* into the holder on top ([1]: the set) */
@@ -237,8 +282,12 @@ static int setup(lua_State *L, sweep *s, int kind) {
     lua_rawgeti(L, 4, a + 1);
     s->count[a] = (int)lua_rawlen(L, -2);
     if (s->key[a] == NULL || s->count[a] < 1 || (int)lua_rawlen(L, -1) != s->count[a]) return 0;
-    if (a == 0) s->leaves = 1;
-    if (!kf_leaf_resolve(kind, s->key[a], &s->leaf[a])) s->leaves = 0;
+    lua_rawgeti(L, 8, a + 1);
+    if (!lua_toboolean(L, -1)) {   /* a field: its row (a variable only names) */
+      s->field[s->nfields] = a;
+      if (!kf_leaf_resolve(kind, s->key[a], &s->leaf[s->nfields++])) s->leaves = 0;
+    }
+    lua_pop(L, 1);
     s->val[a] = (sval *)lua_newuserdatauv(L, (size_t)s->count[a] * sizeof(sval), 0);
     lua_rawseti(L, -4, 3 + a);   /* into the holder */
     for (j = 0; j < s->count[a]; j++) {
@@ -262,7 +311,7 @@ static int setup(lua_State *L, sweep *s, int kind) {
     }
     lua_pop(L, 2);
   }
-  return 1;
+  return s->nfields > 0;   /* a variant is a new job (with of one field at least) */
 }
 
 static int l_sweep(lua_State *L) {
@@ -276,23 +325,27 @@ static int l_sweep(lua_State *L) {
   luaL_checktype(L, 5, LUA_TTABLE);
   naxes = (int)lua_rawlen(L, 2);
   if (naxes < 1 || naxes > MAX_AXES || max < 1 || max > 63) return 0;   /* not here */
-  lua_settop(L, 7);
-  lua_pushvalue(L, lua_upvalueindex(1));   /* 8: ctx */
-  s = (sweep *)lua_newuserdatauv(L, sizeof *s, 0);   /* 9 */
+  lua_settop(L, 8);
+  if (!lua_istable(L, 8)) {   /* no isvar: every axis a field */
+    lua_newtable(L);
+    lua_replace(L, 8);
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));   /* 9: ctx */
+  s = (sweep *)lua_newuserdatauv(L, sizeof *s, 0);   /* 10 */
   memset(s, 0, sizeof *s);
   s->naxes = naxes;
   s->max = max;
   s->unique = lua_toboolean(L, 7);
-  lua_pushvalue(L, 1);      /* 10 base */
-  lua_pushvalue(L, 2);      /* 11 keys */
-  lua_pushvalue(L, 3);      /* 12 values */
-  lua_pushvalue(L, 4);      /* 13 texts */
-  lua_pushvalue(L, 5);      /* 14 parts */
-  lua_newtable(L);          /* 15 holder: the set, the parts, the values read */
+  lua_pushvalue(L, 1);      /* 11 base */
+  lua_pushvalue(L, 2);      /* 12 keys */
+  lua_pushvalue(L, 3);      /* 13 values */
+  lua_pushvalue(L, 4);      /* 14 texts */
+  lua_pushvalue(L, 5);      /* 15 parts */
+  lua_newtable(L);          /* 16 holder: the set, the parts, the values read */
   if (!setup(L, s, kind)) return 0;
-  for (a = 0; a < 8; a++) lua_pushvalue(L, 8 + a);
+  for (a = 0; a < 8; a++) lua_pushvalue(L, 9 + a);
   lua_pushcclosure(L, sweep_next, 8);
-  for (a = 0; a < 8; a++) lua_pushvalue(L, 8 + a);
+  for (a = 0; a < 8; a++) lua_pushvalue(L, 9 + a);
   lua_pushcclosure(L, sweep_add, 8);
   return 2;
 }

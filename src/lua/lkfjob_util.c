@@ -488,12 +488,11 @@ static int feed_table(lua_State *L, kf_feed *F, kf_frame *fr, int idx) {
 }
 
 int lkf_feedjob(lua_State *L, lctx *X, int idx, int kind, kf_job *j,
-                const char *who) {
-  kf_feed F;
+                const char *who, kf_feed *F) {
   kf_frame root;
   int top = lua_gettop(L);
-  kf_feed_begin(&F, kind, j, &X->A, who, &root);
-  if (feed_table(L, &F, &root, lua_absindex(L, idx)) && kf_feed_end(&F))
+  kf_feed_begin(F, kind, j, &X->A, who, &root);
+  if (feed_table(L, F, &root, lua_absindex(L, idx)) && kf_feed_end(F))
     return 1;
   lua_settop(L, top);
   return 0;
@@ -535,12 +534,17 @@ const char lkf_kind_key = 'k';
 
 int lkf_jobkind(lua_State *L, int idx) {
   int k;
+  int isnum = 0;
   if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return -1;
+#if LUA_VERSION_NUM >= 502
+  lua_rawgetp(L, -1, (void *)&lkf_kind_key);   /* raw: no metamethod may run here */
+#else
   lua_pushlightuserdata(L, (void *)&lkf_kind_key);
-  lua_rawget(L, -2);  /* raw: no metamethod may run here */
-  k = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : -1;
+  lua_rawget(L, -2);
+#endif
+  k = (int)lua_tointegerx(L, -1, &isnum);   /* the kind rows hold integers */
   lua_pop(L, 2);
-  return k;
+  return isnum ? k : -1;
 }
 
 lgroup *lkf_testgroup(lua_State *L, int idx) {

@@ -160,8 +160,11 @@ local function apply_overrides(t, params, keys, paths, fresh)
 end
 
 -- The C path of a sweep (kfjob._sweep): a job base, a matrix of axes only,
--- every axis a field with string, number or boolean values, and a name
--- template whose placeholders are all axes.  Returns nil when it does not
+-- every axis a field or a variable only the name template reads (the
+-- base has no templates), with string, number or boolean values, at least
+-- one field, and a name template whose placeholders are all axes (C makes
+-- the rendered name a DNS label as dns_name does, or hands the variant
+-- back).  `field_set[key]` says which axes are fields.  Returns nil when it does not
 -- apply, else its `next` and `add` functions and whether the names are
 -- provably distinct (then no set is kept at all): every axis is in the
 -- template with distinct texts of [a-z0-9] only, the literals are of
@@ -170,13 +173,14 @@ end
 -- has, and the longest name fits `max` - so every name is a DNS label as
 -- rendered (dns_name returns it unchanged) and the values can be read back
 -- from it.
-local function fast_sweep(K, base, norm, name_tpl, max, unique)
+local function fast_sweep(K, base, norm, name_tpl, max, unique, field_set)
   if not K._sweep or norm.single or #norm.include > 0 or #norm.exclude > 0 then return nil end
   local axes, values = norm.axes, norm.values
-  local axis_of, texts = {}, {}
+  local axis_of, texts, isvar = {}, {}, {}
   local chars, longest, all_plain = {}, {}, true
   for a, key in ipairs(axes) do
     axis_of[key] = a
+    isvar[a] = not field_set[key]
     local t, seen = {}, {}
     longest[a] = 0
     for j, v in ipairs(values[a]) do
@@ -221,7 +225,7 @@ local function fast_sweep(K, base, norm, name_tpl, max, unique)
     provable = false
   end
   for a = 1, #axes do if not used[a] then provable = false end end
-  local nxt, add = K._sweep(base, axes, values, texts, parts, max, unique and not provable)
+  local nxt, add = K._sweep(base, axes, values, texts, parts, max, unique and not provable, isvar)
   if not nxt then return nil end
   return nxt, add, provable
 end
@@ -422,7 +426,7 @@ function api.variants(base, matrix, opts)
 
   -- Field or variable, once per key.
   local all_keys = matrix_keys(norm)
-  local field_keys, paths = {}, {}
+  local field_keys, paths, field_set = {}, {}, {}
   if mode ~= "function" then
     local fields = FIELDS[kind]
     local spec_keys = nil
@@ -435,6 +439,7 @@ function api.variants(base, matrix, opts)
       if is_field then
         field_keys[#field_keys + 1] = key
         paths[key] = split_path(key)
+        field_set[key] = true
       elseif not name_fn and not referenced(refs, key) then
         local cands = fields and field_paths(fields, nil, {}) or sorted_keys(spec_keys)
         error(sformat("%s: matrix key '%s' is neither a field of %s nor a variable "
@@ -565,13 +570,14 @@ function api.variants(base, matrix, opts)
   local i = 0
   local rec = { kind = kind, norm = norm }   -- the sandbox adds `site`
   local fast_next, fast_add, provable
-  if mode == "job" and name_tpl and #field_keys == #all_keys then
-    fast_next, fast_add, provable = fast_sweep(K, base, norm, name_tpl, max, unique)
-  elseif mode == "table" and not has_templates and name_tpl and #field_keys == #all_keys then
+  -- (the other keys are variables the name reads: the base has no templates)
+  if mode == "job" and name_tpl and #field_keys > 0 then
+    fast_next, fast_add, provable = fast_sweep(K, base, norm, name_tpl, max, unique, field_set)
+  elseif mode == "table" and not has_templates and name_tpl and #field_keys > 0 then
     -- a table in canonical keys: its variants are the job's with() ones
     local ok, job = pcall(ctor, tree)
     if ok and canonical(tree, job:spec(), field_keys, paths) then
-      fast_next, fast_add, provable = fast_sweep(K, job, norm, name_tpl, max, unique)
+      fast_next, fast_add, provable = fast_sweep(K, job, norm, name_tpl, max, unique, field_set)
     end
   end
   local iter

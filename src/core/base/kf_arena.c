@@ -22,12 +22,6 @@ kf_status kf_nomem(kf_err *e) {
 
 /* ---- arena ------------------------------------------------------------ */
 
-struct kf_chunk {
-  kf_chunk *next;
-  size_t size, used;      /* usable bytes after the header */
-  max_align_t data[];
-};
-
 #define CHUNK_MIN 4096
 
 void kf_arena_init(kf_arena *A, kf_alloc a) {
@@ -43,12 +37,10 @@ void *kf_arena_alloc(kf_arena *A, size_t n) {
   return p;
 }
 
-void *kf_arena_alloc_raw(kf_arena *A, size_t n) {
+void *kf_arena_alloc_slow(kf_arena *A, size_t n) {
   kf_chunk *c = A->head;
   void *p;
-  n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
-  if (n == 0) n = sizeof(max_align_t);
-  if (c == NULL || c->size - c->used < n) {
+  {
     size_t sz = n > CHUNK_MIN ? n : CHUNK_MIN;
     if (c != NULL && sz < c->size * 2 && c->size < (1u << 20)) sz = c->size * 2;
     if (sz > (size_t)-1 / 2) return (A->failed = 1, NULL);

@@ -56,6 +56,11 @@ typedef struct kf_alloc {
 } kf_alloc;
 
 typedef struct kf_chunk kf_chunk;
+struct kf_chunk {
+  kf_chunk *next;
+  size_t size, used;      /* usable bytes after the header */
+  max_align_t data[];
+};
 /* Bump allocator: one operation's temporary memory, freed (or reset) at
 ** once.  Keeps its first chunk across resets so steady-state calls do not
 ** allocate. */
@@ -70,7 +75,20 @@ typedef struct kf_arena {
 
 void kf_arena_init(kf_arena *A, kf_alloc a);
 void *kf_arena_alloc(kf_arena *A, size_t n);   /* NULL on failure, zeroed */
-void *kf_arena_alloc_raw(kf_arena *A, size_t n);  /* not zeroed */
+void *kf_arena_alloc_slow(kf_arena *A, size_t n);  /* n rounded: a new chunk */
+/* Not zeroed.  Inline: the readers allocate a node or a string at a time,
+** and a call cost twice the bump itself. */
+static inline void *kf_arena_alloc_raw(kf_arena *A, size_t n) {
+  kf_chunk *c = A->head;
+  n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+  if (n == 0) n = sizeof(max_align_t);
+  if (c != NULL && c->size - c->used >= n) {
+    void *p = (char *)c->data + c->used;
+    c->used += n;
+    return p;
+  }
+  return kf_arena_alloc_slow(A, n);
+}
 char *kf_arena_strndup(kf_arena *A, const char *s, size_t n);
 void kf_arena_reset(kf_arena *A);              /* keep one chunk */
 void kf_arena_trim(kf_arena *A, size_t keep);  /* free chunks > keep bytes */
@@ -227,6 +245,7 @@ void kf_name_show(const char *s, size_t n, char *out, size_t cap);
 /* Kubernetes quantity grammar; returns 1 if valid. */
 int kf_quantity_ok(const char *s, size_t n);
 /* Decimal form of an integer. */
+const char *kf_small_int(int64_t i);   /* "0".."99", static; else NULL */
 void kf_format_int(int64_t v, char out[32]);
 /* Shortest decimal form of a non-negative number ("8", "0.5"). */
 void kf_format_number(double d, char out[32]);

@@ -327,3 +327,16 @@ int kf_qualified_name(const char *k) {
   if (slash == NULL) return kf_label_name(k, strlen(k));
   return kf_dns_subdomain(k, (size_t)(slash - k)) && kf_label_name(slash + 1, strlen(slash + 1));
 }
+
+/* 0 to 99 as static strings, or NULL: a quantity given as a small integer
+** (cpu = 8, gpu = 1) needs no formatting and no copy of its own. */
+const char *kf_small_int(int64_t i) {
+  static const char small[100][3] = {
+      "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18", "19",
+      "20", "21", "22", "23", "24", "25", "26", "27", "28", "29", "30", "31", "32", "33", "34", "35", "36", "37", "38", "39",
+      "40", "41", "42", "43", "44", "45", "46", "47", "48", "49", "50", "51", "52", "53", "54", "55", "56", "57", "58", "59",
+      "60", "61", "62", "63", "64", "65", "66", "67", "68", "69", "70", "71", "72", "73", "74", "75", "76", "77", "78", "79",
+      "80", "81", "82", "83", "84", "85", "86", "87", "88", "89", "90", "91", "92", "93", "94", "95", "96", "97", "98", "99",
+  };
+  return i >= 0 && i < 100 ? small[i] : NULL;
+}

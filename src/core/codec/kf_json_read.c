@@ -34,6 +34,17 @@ static int json_name_eq(const char *name, const char *key) {
   return *key == '\0';
 }
 
+/* key is the field's proto name or its JSON name (strcmp(name, key) == 0
+** || json_name_eq(name, key)) in one pass: both spell the name alike up to
+** its first '_', so the JSON spelling goes on from the first difference
+** only when no '_' came before it. */
+static int field_key_eq(const char *name, const char *key) {
+  int us = 0;
+  while (*name != '\0' && *name == *key) us |= *name == '_', name++, key++;
+  if (*name == '\0' && *key == '\0') return 1;
+  return !us && json_name_eq(name, key);
+}
+
 /* ---- JSON text -> kf_node (jansson) ----------------------------------- */
 
 static kf_node *from_jansson(json_t *j, kf_arena *A, int depth, kf_status *st) {
@@ -686,7 +697,7 @@ static kf_status p_msg(pc *c, const kf_node *n, const ProtobufCMessageDescriptor
       const char *nm = d->fields[fi].name;
       /* both spellings start with the name's first character unless it is '_' */
       if (nm[0] != k[0] && nm[0] != '_') continue;
-      if (strcmp(nm, k) == 0 || json_name_eq(nm, k)) {
+      if (field_key_eq(nm, k)) {
         f = &d->fields[fi];
         break;
       }

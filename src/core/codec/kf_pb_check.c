@@ -74,6 +74,28 @@ static kf_status wire_fail(const wpath *w, const char *who, kf_status code,
   return kf_fail(e, code, "%s: %s: %s", who, path, problem);
 }
 
+/* The field numbered id: straight from the array when the message's fields
+** are numbered 1, 2, ... in order (protobuf-c keeps them sorted by
+** number), else protobuf-c's search. */
+static const ProtobufCFieldDescriptor *field_of(const ProtobufCMessageDescriptor *d,
+                                                uint64_t id) {
+  if (id >= 1 && id <= d->n_fields && d->fields[id - 1].id == id) return &d->fields[id - 1];
+  return protobuf_c_message_descriptor_get_field(d, (unsigned)id);   /* as before */
+}
+
+/* Bytes of p[0..n) that are ASCII without NUL from the start, eight at a
+** time while they last. */
+static size_t ascii_run(const uint8_t *p, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x;
+    memcpy(&x, p + i, 8);
+    if ((((x - 0x0101010101010101ull) & ~x) | x) & 0x8080808080808080ull) break;
+  }
+  while (i < n && (unsigned)(p[i] - 1) < 0x7Fu) i++;
+  return i;
+}
+
 static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
                               const uint8_t *p, const uint8_t *end,
                               const char *who, wpath *w, kf_err *e) {
@@ -91,7 +113,7 @@ static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
       default: return KF_OK;
     }
     if (!kf_varint_get(&p, end, &len) || len > (uint64_t)(end - p)) return KF_OK;
-    f = protobuf_c_message_descriptor_get_field(d, (unsigned)(key >> 3));
+    f = field_of(d, key >> 3);
     if (f != NULL) {
       kf_status st = KF_OK;
       w->seg[w->n].f = f;
@@ -101,7 +123,7 @@ static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
       if (f->type == PROTOBUF_C_TYPE_STRING) {
         size_t i = 0;
         if (len <= KF_MAX_STRING)   /* ASCII without NUL: valid, in one pass */
-          while (i < len && (unsigned)(p[i] - 1) < 0x7Fu) i++;
+          i = ascii_run(p, (size_t)len);
         if (len > KF_MAX_STRING)
           st = wire_fail(w, who, KF_EINVAL, "string longer than the limit of 1 MiB", e);
         else if (i == len)

@@ -110,6 +110,7 @@ int kf_wire_job(const kf_job *j, int common, kf_buf *out) {
 ** no checks.  NULL when the buffer could not grow (out->oom is set). */
 static char *room(kf_buf *b, char *o, size_t n) {
   b->n = (size_t)(o - b->p);
+  if (n <= b->cap - b->n) return o;   /* the common case: no call */
   if (n > KF_JSON_QUOTE_MAXLEN || !kf_buf_reserve(b, n)) {
     b->oom = 1;
     return NULL;

@@ -20,17 +20,44 @@ static int ident(const char *k) {
   return 1;
 }
 
+/* At most max bytes of s (to its NUL) at out + n, as "%.<max>s" writes
+** them; the new length.  Paths are made for every value read, and
+** snprintf cost ten times this. */
+static size_t put(char *out, size_t n, const char *s, size_t max) {
+  size_t k = 0;
+  while (k < max && s[k]) k++;
+  if (k > KFI_PATH - 1 - n) k = KFI_PATH - 1 - n;
+  memmove(out + n, s, k);
+  return n + k;
+}
+
 void kfi_path(char *out, const char *prefix, const char *key) {
-  if (prefix[0] == '\0' && ident(key))
-    snprintf(out, KFI_PATH, "%.200s", key);
-  else if (ident(key))
-    snprintf(out, KFI_PATH, "%.150s.%.100s", prefix, key);
-  else
-    snprintf(out, KFI_PATH, "%.150s[\"%.90s\"]", prefix, key);
+  size_t n;
+  if (prefix[0] == '\0' && ident(key)) {
+    n = put(out, 0, key, 200);
+  } else if (ident(key)) {
+    n = put(out, 0, prefix, 150);
+    n = put(out, n, ".", 1);
+    n = put(out, n, key, 100);
+  } else {
+    n = put(out, 0, prefix, 150);
+    n = put(out, n, "[\"", 2);
+    n = put(out, n, key, 90);
+    n = put(out, n, "\"]", 2);
+  }
+  out[n] = '\0';
 }
 
 void kfi_index(char *out, const char *prefix, size_t i) {
-  snprintf(out, KFI_PATH, "%.200s[%zu]", prefix, i);
+  char d[24];
+  size_t k = sizeof d, n;
+  do d[--k] = (char)('0' + i % 10); while ((i /= 10) != 0);
+  n = put(out, 0, prefix, 200);
+  n = put(out, n, "[", 1);
+  memcpy(out + n, d + k, sizeof d - k);   /* 200 + 1 + 20 + 1 < KFI_PATH */
+  n += sizeof d - k;
+  out[n++] = ']';
+  out[n] = '\0';
 }
 
 const char *kfi_str(const kf_node *n) {

@@ -4,22 +4,61 @@
 ** output, and the check before a payload is emitted.  Above the rows; the
 ** target table and the problem list are schema/kf_target.c.
 */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "kf_rules.h"
 
+/* The rows of every table, and for each target, kind and lowest severity
+** (warnings and errors, or errors alone) the indexes of the rows to test,
+** made once: a walk tests the rows that apply, not every row. */
+static const kf_target_rule *const tables[] = {
+    kf_target_rules, kf_target_rules_manifest, kf_target_rules_env,
+    kf_target_rules_sched};
+#define MAX_ROWS 255
+static const kf_target_rule *rows[MAX_ROWS];
+static unsigned char row_ix[KF_NTARGETS][KF_NKINDS][2][MAX_ROWS];
+static int nrow_ix[KF_NTARGETS][KF_NKINDS][2];   /* -1: too many rows */
+static pthread_once_t rows_once = PTHREAD_ONCE_INIT;
+
+static void rows_index(void) {
+  size_t i, n = 0;
+  const kf_target_rule *r;
+  int t, k, m, full = 0;
+  for (i = 0; i < sizeof tables / sizeof tables[0]; i++)
+    for (r = tables[i]; r->id != NULL; r++) {
+      if (n == MAX_ROWS) full = 1;   /* the index cannot hold them: no index */
+      else rows[n++] = r;
+    }
+  for (t = 0; t < KF_NTARGETS; t++)
+    for (k = 0; k < KF_NKINDS; k++)
+      for (m = 0; m < 2; m++) {
+        kf_sev min = m ? KF_SEV_ERROR : KF_SEV_WARN;
+        int c = 0;
+        for (i = 0; i < n; i++)
+          if ((rows[i]->kinds & (1u << k)) && rows[i]->sev[t] >= min &&
+              rows[i]->sev[t] != KF_SEV_OK)
+            row_ix[t][k][m][c++] = (unsigned char)i;
+        nrow_ix[t][k][m] = full ? -1 : c;
+      }
+}
+
 /* Walks the rows whose severity for `t` is at least `min`. */
 static kf_status walk(const kf_job *j, kf_target t, const kf_target_ctx *c,
                       kf_arena *A, kf_problems *out, kf_sev min, kf_err *e) {
-  static const kf_target_rule *const tables[] = {
-      kf_target_rules, kf_target_rules_manifest, kf_target_rules_env,
-      kf_target_rules_sched};
   const kf_target_rule *r;
   size_t i;
+  int m = min == KF_SEV_ERROR, n, x;
   kf_status st;
   out->A = A, out->v = NULL, out->n = out->cap = 0;
-  for (i = 0; i < sizeof tables / sizeof tables[0]; i++)
+  pthread_once(&rows_once, rows_index);
+  n = min == KF_SEV_WARN || min == KF_SEV_ERROR ? nrow_ix[t][j->kind][m] : -1;
+  for (x = 0; x < n; x++) {   /* the index: the rows that apply, in order */
+    r = rows[row_ix[t][j->kind][m][x]];
+    if ((st = r->test(j, t, c, r, out, e)) != KF_OK) return st;
+  }
+  for (i = 0; n < 0 && i < sizeof tables / sizeof tables[0]; i++)
     for (r = tables[i]; r->id != NULL; r++) {
       if (!(r->kinds & (1u << j->kind))) continue;
       if (r->sev[t] < min || r->sev[t] == KF_SEV_OK) continue;

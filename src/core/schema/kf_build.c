@@ -258,6 +258,7 @@ static kf_status get_quantity(ctx *c, const kf_node *n, const char **out) {
   }
   if (n->t == KF_NINT) {
     if (n->u.i < 0) return fail(c, "must not be negative", "", "");
+    if ((*out = kf_small_int(n->u.i)) != NULL) return KF_OK;
     kf_format_int(n->u.i, buf);
   } else if (n->t == KF_NNUM) {
     if (isnan(n->u.d) || isinf(n->u.d))

@@ -112,6 +112,7 @@ void kf_feed_begin(kf_feed *F, int kind, kf_job *j, kf_arena *A,
   F->A = A;
   F->ctor = ctor;
   for (r = 0; r < KF_NROLES; r++) F->given[r] = 0;
+  F->nstr = 0;
   root->o = NULL;
   root->base = (char *)j;
   root->role = -1;
@@ -186,6 +187,12 @@ int kf_feed_value(kf_feed *F, const kf_frame *fr, const kf_field *f,
   kf_build_ctx_init(&c, F->A, &e, F->ctor, "");
   if (kf_build_value(&c, f, v, fr->base, F->j->kind, fr->role) != KF_OK)
     return 0;
+  if (fr->role >= 0 && F->nstr >= 0) {   /* a group's string: where it is */
+    if (KF_V_ISSTR(f->type) && F->nstr < (int)(sizeof F->str / sizeof F->str[0]))
+      F->str[F->nstr++] = (uint16_t)(fr->base + f->off - (char *)F->j);
+    else if (f->type != KF_V_INT && f->type != KF_V_BOOL && f->type != KF_V_ENUM)
+      F->nstr = -1;   /* a list, a short form, a word: laid out by the rows */
+  }
   if (fr->o == &kf_group_obj && (f->flags & KF_F_REPLICAS))
     F->given[fr->role] = 1;
   return 1;

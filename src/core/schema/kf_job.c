@@ -414,6 +414,96 @@ void kf_job_pack_into(const kf_job *j, void *mem) {
   lay_job(j, (char *)mem, &off);
 }
 
+/* The strings of slots S of the struct at `src` (at `base` in the job)
+** into the plan; 0 when it holds a list or a tree, or the plan is full. */
+static int plan_slots(const slots *S, const char *src, size_t base, kf_lay_plan *p) {
+  int i;
+  for (i = 0; i < S->nlist; i++)
+    if (*AT(src + S->cnt[i], const size_t) != 0) return 0;
+  for (i = 0; i < S->ntree; i++)
+    if (*AT(src + S->tree[i], const kf_node *const) != NULL) return 0;
+  for (i = 0; i < S->nstr; i++) {
+    const char *s = *AT(src + S->str[i], const char *const);
+    size_t len;
+    if (s == NULL) continue;
+    if (p->n == (int)(sizeof p->off / sizeof p->off[0])) return 0;
+    len = strlen(s) + 1;
+    p->off[p->n] = (uint16_t)(base + S->str[i]);
+    p->len[p->n++] = (uint32_t)len;
+    p->size += len;
+  }
+  return 1;
+}
+
+size_t kf_job_measure(const kf_job *j, kf_lay_plan *p) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int r, ok = 1;
+  pthread_once(&slots_once, slots_init);
+  p->n = 0;
+  p->size = ALIGN(sizeof *j);
+  for (r = 0; ok && r < k->nroles; r++) {   /* in lay_job's order */
+    const kf_group *g = &j->g[k->roles[r].role];
+    ok = plan_slots(&group_slots, (const char *)g, (size_t)((const char *)g - (const char *)j), p);
+  }
+  if (!ok || !plan_slots(&kind_slots[j->kind], (const char *)j, 0, p)) {
+    p->n = -1;
+    p->size = kf_job_size(j);
+  }
+  return p->size;
+}
+
+void kf_job_pack_plan(const kf_job *j, const kf_lay_plan *p, void *mem) {
+  char *d = (char *)mem;
+  size_t off = ALIGN(sizeof *j);
+  int i;
+  if (p->n < 0) {
+    kf_job_pack_into(j, mem);
+    return;
+  }
+  *(kf_job *)mem = *j;
+  for (i = 0; i < p->n; i++) {
+    memcpy(d + off, *AT((const char *)j + p->off[i], const char *const), p->len[i]);
+    *AT(d + p->off[i], const char *) = d + off;
+    off += p->len[i];
+  }
+}
+
+/* The fed job's own rows as lay_job lays them, then the group strings the
+** feed set, in the order it set them (with mem NULL: measured). */
+static size_t lay_fed(const kf_feed *F, char *mem) {
+  const kf_job *j = F->j;
+  size_t off = ALIGN(sizeof *j);
+  int i;
+  pthread_once(&slots_once, slots_init);
+  if (kind_slots[j->kind].nstr || kind_slots[j->kind].nlist || kind_slots[j->kind].ntree)
+    lay(&kind_slots[j->kind], mem, mem, (const char *)j, &off);
+  for (i = 0; i < F->nstr; i++) {
+    const char *s = *AT((const char *)j + F->str[i], const char *const);
+    size_t len;
+    if (s == NULL) continue;   /* (shared_memory = false: unset) */
+    len = strlen(s) + 1;
+    if (mem) {
+      memcpy(mem + off, s, len);
+      *AT(mem + F->str[i], const char *) = mem + off;
+    }
+    off += len;
+  }
+  return off;
+}
+
+size_t kf_job_size_fed(const kf_feed *F) {
+  return F->nstr < 0 ? kf_job_size(F->j) : lay_fed(F, NULL);
+}
+
+void kf_job_pack_fed(const kf_feed *F, void *mem) {
+  if (F->nstr < 0) {
+    kf_job_pack_into(F->j, mem);
+    return;
+  }
+  *(kf_job *)mem = *F->j;
+  lay_fed(F, (char *)mem);
+}
+
 /* A job made from another by rows held as numbers (job:with, a sweep's
 ** variant) holds only that job's strings: it is copied as that job's
 ** block, with no strlen and one memcpy, and the pointers the base holds,

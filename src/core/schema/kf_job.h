@@ -220,6 +220,10 @@ typedef struct kf_feed {
   size_t nent;
   const void *ix;       /* their names' index */
   int given[KF_NROLES]; /* replicas given, by role */
+  int nstr;             /* the group strings it set, at str[] (offsets in
+                           the job); -1: a list or a short form was fed
+                           (the job is laid out by its rows) */
+  uint16_t str[64];
 } kf_feed;
 enum { KF_FEED_NO, KF_FEED_LEAF, KF_FEED_OBJ, KF_FEED_LIST };
 void kf_feed_begin(kf_feed *F, int kind, kf_job *j, kf_arena *A,
@@ -252,6 +256,24 @@ kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e);
 /* Copy a job (or group) and all its strings into one block of `size`
 ** bytes (from kf_job_size) so a userdata can own it without a __gc. */
 size_t kf_job_size(const kf_job *j);
+/* The same for the job a feed made (F->j after kf_feed_end): its group
+** strings are the ones the feed set (a group's other rows are unset), so
+** the layout walks the keys the table gave, not every row of every group;
+** F->nstr < 0 lays it out as kf_job_size / kf_job_pack_into do. */
+size_t kf_job_size_fed(const kf_feed *F);
+void kf_job_pack_fed(const kf_feed *F, void *mem);
+/* kf_job_size and kf_job_pack_into in one walk of the rows: the measure
+** keeps where each string is and its length, and the pack copies them
+** (the same layout); a job with a string list or a value tree is packed by
+** kf_job_pack_into. */
+typedef struct kf_lay_plan {
+  size_t size;
+  int n;                  /* -1: kf_job_pack_into */
+  uint16_t off[256];
+  uint32_t len[256];
+} kf_lay_plan;
+size_t kf_job_measure(const kf_job *j, kf_lay_plan *p);
+void kf_job_pack_plan(const kf_job *j, const kf_lay_plan *p, void *mem);
 /* Bytes of every string the job holds (with their NULs, and the pointer
 ** arrays of string lists), and in *items the count of list items: what an
 ** encoding bound needs beyond the fixed cost of the kind's rows. */
