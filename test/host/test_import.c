@@ -117,17 +117,17 @@ static void reads_and_migrates(kfjob_host *h) {
 static void unmapped(kfjob_host *h) {
   kfjob_import_options io;
   seen s;
-  const char *m = manifest("nprocPerNode: \"2\"\n  ");
+  const char *m = manifest("successPolicy: AllWorkers\n  ");   /* no field of kfjob's */
   memset(&io, 0, sizeof io);
   memset(&s, 0, sizeof s);
   CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), &io, NULL, on_job, &s), KFJOB_EDATA);
-  CHECK_HAS(kfjob_host_message(h), "kfjob.from_manifest: spec.nprocPerNode: ");
+  CHECK_HAS(kfjob_host_message(h), "kfjob.from_manifest: spec.successPolicy: ");
   CHECK(s.n == 0);
   io.lossy = 1;
   CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), &io, NULL, on_job, &s), KFJOB_OK);
   CHECK(s.n == 1 && s.nunmapped == 1);
-  CHECK_STR(s.unmapped, "spec.nprocPerNode");
-  CHECK_STR(s.value, "\"2\"");
+  CHECK_STR(s.unmapped, "spec.successPolicy");
+  CHECK_STR(s.value, "\"AllWorkers\"");
 }
 
 static void bad_input(kfjob_host *h) {
