@@ -33,6 +33,7 @@
 ---| "mpi-operator"
 ---| "trainer-2.2"
 ---| "trainer-2.3"
+---| "trainer-2.4"
 
 --- The keys of a Accelerator table.
 ---@class (exact) kfjob.AcceleratorOpts
@@ -71,6 +72,7 @@
 
 --- The keys of a Topology table.
 ---@class (exact) kfjob.TopologyOpts
+---@field group? string Kueue pod set group (not a number; with required or preferred, without slices): two pod sets of one name, one of them a single pod, are placed together: annotation kueue.x-k8s.io/podset-group-name on the pod template.
 ---@field preferred? string Kueue topology level these pods should share when they fit: annotation kueue.x-k8s.io/podset-preferred-topology on the pod template (Trainer: in the runtime patch)
 ---@field required? string Kueue topology level (a node label key) all these pods must share: annotation kueue.x-k8s.io/podset-required-topology on the pod template (Trainer: in the runtime patch)
 ---@field slice_required? string Kueue topology level each slice of slice_size pods must share: annotation kueue.x-k8s.io/podset-slice-required-topology on the pod template.

@@ -123,6 +123,8 @@ local function biggest(kind)
   end
   for _, v in pairs(t) do
     if type(v) == "table" and v.topology then v.topology.preferred, v.topology.unconstrained = nil, nil end
+    -- Kueue: a pod set group takes no slice annotations (tas_validation.go)
+    if type(v) == "table" and v.topology then v.topology.group = nil end
   end
   local ok, job = pcall(kfjob[kind], t)
   while not ok do

@@ -87,6 +87,7 @@ local TARGET_VALUES = {
     ["mpi-operator"] = { never = true, on_failure = true },
     ["trainer-2.2"] = { never = true },
     ["trainer-2.3"] = { never = true },
+    ["trainer-2.4"] = { never = true },
   },
 }
 

@@ -702,7 +702,7 @@ kf_status kf_env_pods_of(const kf_job *j, kf_target t, const char *name,
       return t == KF_T_OPERATOR ? KF_OK : flyte_env(&c);
     case KF_T_MPI_OPERATOR:
       return mpi_v2_env(&c);
-    case KF_T_TRAINER_22: case KF_T_TRAINER_23:
+    case KF_T_TRAINER_22: case KF_T_TRAINER_23: case KF_T_TRAINER_24:
       return trainer_env(&c);
     case KF_NTARGETS:
       break;

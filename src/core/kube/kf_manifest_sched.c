@@ -232,7 +232,7 @@ static const kf_group *first_group(const kf_job *j) {
 }
 
 kf_status kfm_sched_job(mctx *c, const kf_job *j, kf_target t, const kf_job **out) {
-  int trainer = t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
+  int trainer = KF_T_IS_TRAINER(t);
   int flyte2_labels = t == KF_T_FLYTE2 && j->has_scheduling &&
                       (j->kind == KF_PYTORCH || j->kind == KF_ELASTIC);
   const kf_group *g = trainer ? first_group(j) : NULL;
@@ -357,7 +357,7 @@ static int put_labels(kf_arena *A, kf_node *meta, kf_node *l) {
 kf_status kfm_sched_apply(mctx *c, const kf_job *j, kf_target t, kf_node *root) {
   kf_node *spec = kf_node_get(root, "spec"), *meta, *l;
   kf_status st;
-  int trainer = t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
+  int trainer = KF_T_IS_TRAINER(t);
   if (t == KF_T_FLYTE || t == KF_T_FLYTE2) return KF_OK;  /* kfm_sched_job */
   if (!trainer && (kf_sched_has_group_settings(j) ||
                    (j->has_scheduling && j->sched.has_topology))) {

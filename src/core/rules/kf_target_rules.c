@@ -120,7 +120,7 @@ static kf_status test_name(const kf_job *j, kf_target t,
   if (!kfm_dns_label(c->name, len, 1))
     return kf_problem_add(out, r, t, "opts.name", e, "'%.100s' is not a DNS-1035 "
                           "label (%s)", c->name, kfm_dns1035_rule);
-  if ((t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23) && len > 63)
+  if (KF_T_IS_TRAINER(t) && len > 63)
     return kf_problem_add(out, r, t, "opts.name", e, "too long: %zu characters "
                           "(a TrainJob's name has at most 63)", len);
   if (len > 63)   /* IsDNS1035Label: DNS1035LabelMaxLength */
@@ -250,7 +250,7 @@ static kf_status test_task_resources(const kf_job *j, kf_target t,
 }
 
 static int trainer(kf_target t) {
-  return t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
+  return KF_T_IS_TRAINER(t);
 }
 
 static int same_strs(const char **a, size_t na, const char **b, size_t nb) {

@@ -17,6 +17,7 @@ typedef struct kf_topology {
   const char *required, *preferred, *slice_required;   /* NULL: unset */
   int unconstrained;
   int32_t slice_size;                /* 0: unset */
+  const char *group;                 /* podset-group-name; NULL: unset */
   unsigned zero;                     /* KF_F_OMITZERO bits (never set: min 1) */
 } kf_topology;
 

@@ -24,6 +24,7 @@
 #define KF_TAS_UNCONSTRAINED "kueue.x-k8s.io/podset-unconstrained-topology"
 #define KF_TAS_SLICE_REQUIRED "kueue.x-k8s.io/podset-slice-required-topology"
 #define KF_TAS_SLICE_SIZE "kueue.x-k8s.io/podset-slice-size"
+#define KF_TAS_GROUP "kueue.x-k8s.io/podset-group-name"
 /* trainer pkg/runtime/framework/plugins/volcano: the TrainJob's queue */
 #define KF_VOLCANO_QUEUE "scheduling.volcano.sh/queue-name"
 

@@ -107,6 +107,9 @@ static const kf_field topology_rows[] = {
    .off = TOPO(slice_size), .off_n = TOPO(zero), .zbit = 1u, .min = 1,
    .manifest = KF_TAS_SLICE_SIZE,
    .desc = "Pods per slice, an integer >= 1 (with slice_required): annotation kueue.x-k8s.io/podset-slice-size on the pod template"},
+  {.key = "group", .type = KF_V_TOKEN, .off = TOPO(group),
+   .manifest = KF_TAS_GROUP,
+   .desc = "Kueue pod set group (not a number; with required or preferred, without slices): two pod sets of one name, one of them a single pod, are placed together: annotation kueue.x-k8s.io/podset-group-name on the pod template"},
 };
 const kf_obj kf_topology_obj = {NULL, "a table of named fields", topology_rows,
                                 sizeof topology_rows / sizeof *topology_rows, "Topology"};

@@ -26,10 +26,13 @@ const kf_target_info kf_targets[KF_NTARGETS] = {
                        K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
   [KF_T_TRAINER_23] = {"trainer-2.3", "Kubeflow Trainer v2.3 (TrainJob trainer.kubeflow.org/v1alpha1)",
                        K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
+  [KF_T_TRAINER_24] = {"trainer-2.4", "Kubeflow Trainer v2.4 (TrainJob trainer.kubeflow.org/v1alpha1)",
+                       K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
 };
 
 const char *const kf_target_names[KF_NTARGETS + 1] = {
-  "flyte", "flyte2", "operator", "mpi-operator", "trainer-2.2", "trainer-2.3", NULL};
+  "flyte", "flyte2", "operator", "mpi-operator", "trainer-2.2", "trainer-2.3",
+  "trainer-2.4", NULL};
 
 kf_status kf_target_parse(const char *s, kf_target *out, const char *who,
                           const char *path, kf_err *e) {
@@ -46,7 +49,7 @@ kf_status kf_target_parse(const char *s, kf_target *out, const char *who,
                    who, path, s, near);
   return kf_fail(e, KF_EINVAL,
                  "%s: %s: unknown target '%s' (expected flyte, flyte2, operator, "
-                 "mpi-operator, trainer-2.2 or trainer-2.3)", who, path, s);
+                 "mpi-operator, trainer-2.2, trainer-2.3 or trainer-2.4)", who, path, s);
 }
 
 kf_status kf_target_allows(kf_target t, unsigned emit, int kind,
