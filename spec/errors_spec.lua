@@ -1083,7 +1083,7 @@ raising["generators: schema"] = {
       .. "PyTorchJob, Elastic, MPIJob, HorovodJob, JAXJob, XGBoostJob, PaddleJob)" },
   { "schema for an unknown target", function() return kfjob.schema(nil, { target = "flyt" }) end,
     "kfjob.schema: unknown target 'flyt' (expected flyte, flyte2, operator, mpi-operator, "
-      .. "trainer-2.2, trainer-2.3, trainer-2.4)" },
+      .. "trainer-2.2, trainer-2.3, trainer-2.4, flyte2-clustered)" },
   { "schema of a kind the target does not run", function() return kfjob.schema("TFJob", { target = "trainer-2.3" }) end,
     "kfjob.schema: target 'trainer-2.3' does not run a TFJob" },
 }

@@ -118,6 +118,8 @@ local function biggest(kind)
   -- SPEC §13: Kueue's names are DNS-1123 subdomains, a topology has one mode
   t.scheduling.queue, t.scheduling.priority_class = string.rep("q", 253), string.rep("p", 253)
   t.namespace = string.rep("n", 63)   -- a DNS-1123 label
+  -- SPEC §18: a clustered task's own fields are refused on the plugin's targets (R42)
+  t.interconnect, t.restart_on_host_maintenance = nil, nil
   for _, v in pairs(t) do   -- an MPI group's command is its container's args
     if type(v) == "table" and v.command and v.container then v.container.args = nil end
   end

@@ -6,7 +6,7 @@ describe("kfjob.targets", function()
     local names = {}
     for i, t in ipairs(kfjob.targets()) do names[i] = t.name end
     assert.are.same({"flyte", "flyte2", "operator", "mpi-operator",
-                     "trainer-2.2", "trainer-2.3", "trainer-2.4"}, names)
+                     "trainer-2.2", "trainer-2.3", "trainer-2.4", "flyte2-clustered"}, names)
   end)
 
   it("says which kinds each target runs and what it emits", function()

@@ -704,6 +704,7 @@ kf_status kf_env_pods_of(const kf_job *j, kf_target t, const char *name,
       return mpi_v2_env(&c);
     case KF_T_TRAINER_22: case KF_T_TRAINER_23: case KF_T_TRAINER_24:
       return trainer_env(&c);
+    case KF_T_CLUSTERED:   /* its emits leave it out (kf_target_allows) */
     case KF_NTARGETS:
       break;
   }

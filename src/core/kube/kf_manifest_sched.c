@@ -358,7 +358,8 @@ kf_status kfm_sched_apply(mctx *c, const kf_job *j, kf_target t, kf_node *root) 
   kf_node *spec = kf_node_get(root, "spec"), *meta, *l;
   kf_status st;
   int trainer = KF_T_IS_TRAINER(t);
-  if (t == KF_T_FLYTE || t == KF_T_FLYTE2) return KF_OK;  /* kfm_sched_job */
+  if (t == KF_T_FLYTE || t == KF_T_FLYTE2 || t == KF_T_CLUSTERED)
+    return KF_OK;  /* kfm_sched_job; clustered: R48 */
   if (!trainer && (kf_sched_has_group_settings(j) ||
                    (j->has_scheduling && j->sched.has_topology))) {
     kf_node *specs = kf_node_get(spec, kf_kinds[j->kind].crd_specs);

@@ -14,7 +14,7 @@ static kf_status walk(const kf_job *j, kf_target t, const kf_target_ctx *c,
                       kf_arena *A, kf_problems *out, kf_sev min, kf_err *e) {
   static const kf_target_rule *const tables[] = {
       kf_target_rules, kf_target_rules_manifest, kf_target_rules_env,
-      kf_target_rules_sched};
+      kf_target_rules_sched, kf_target_rules_clustered};
   const kf_target_rule *r;
   size_t i;
   kf_status st;

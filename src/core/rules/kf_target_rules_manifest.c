@@ -341,12 +341,14 @@ const kf_target_rule kf_target_rules_manifest[] = {
    {NULL, NULL, NULL, "mpi-operator mpi_job_controller.go (adds ssh-auth, mpi-job-config volumes; inferred)",
     TRAINERS("trainer trainingruntime_types.go PodSpecPatch")},
    r23_pod, 0},
-  {"R24", ALL_KINDS, {ERR, ERR, OK, ERR, ERR, ERR, ERR},
+  {"R24", ALL_KINDS, {ERR, ERR, OK, ERR, ERR, ERR, ERR, ERR},
    {"flyteplugins kfoperators (tensorflow, pytorch, mpi task types only)",
     "flyteplugins kfoperators (tensorflow, pytorch, mpi task types only)",
     NULL, "mpi-operator v2beta1 (MPIJob only)",
     TRAINERS("trainer manifests/base/runtimes (no TF runtime, no generic MPI runtime; "
-             "TensorFlow deprioritized: trainer#2699)")},
+             "TensorFlow deprioritized: trainer#2699)"),
+    [KF_T_CLUSTERED] = "flyte-sdk ClusteredTaskEnvironment (TorchRun: one replicated job "
+                       "of one container)"},
    r24_kind, 0},
   {"R34", ALL_KINDS, {ERR, ERR, ERR, ERR, ERR, ERR, ERR},
    {R34_FLYTE, R34_FLYTE, R34_SOURCE, R34_SOURCE, TRAINERS(R34_SOURCE)},

@@ -104,6 +104,9 @@ typedef struct kf_job {
   const char *nproc_word;            /* "auto", "cpu", "gpu" (static; R10);
                                         NULL: nproc_per_node */
   const char *rdzv_backend;
+  /* Flyte 2 clustered tasks (PyTorchJob, Elastic; flyte2-clustered only) */
+  const char *interconnect;          /* "tcp", "efa", "infiniband", "roce"; NULL: unset */
+  int restart_on_host_maintenance;
   /* Horovod */
   int verbose;
   const char *log_level, *discovery_script_path;

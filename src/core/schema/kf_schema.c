@@ -318,9 +318,23 @@ const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
    .info = &kf_annotations_tree,                                           \
    .desc = "The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not copied to the pods (pod_template.metadata.annotations is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"}
 
+/* Flyte 2 clustered tasks (flyteidl2 plugins/clustered.proto
+** ClusteredTaskSpec.interconnect, ClusterFailurePolicy.
+** restart_on_host_maintenance): target flyte2-clustered only (R42). */
+static const char *const interconnect_v[] = {"tcp", "efa", "infiniband", "roce", NULL};
+static const kf_choice interconnect_choice = {"interconnect", "tcp, efa, infiniband or roce",
+                                              interconnect_v};
+#define CLUSTERED                                                          \
+  {.key = "interconnect", .type = KF_V_CHOICE, .off = J(interconnect),     \
+   .info = &interconnect_choice,                                           \
+   .desc = "Network fabric of a Flyte 2 clustered task (tcp, efa, infiniband, roce): ClusteredTaskSpec.interconnect; flyte2-clustered only (R42), where the backend falls back to TCP for the others (a warning)"}, \
+  {.key = "restart_on_host_maintenance", .type = KF_V_BOOL, .flags = KF_F_OMITZERO, \
+   .off = J(restart_on_host_maintenance),                                  \
+   .desc = "true: a Flyte 2 clustered task restarts for free when a host's maintenance evicts a pod: ClusteredTaskSpec.failure_policy.restart_on_host_maintenance; flyte2-clustered only (R42)"}
+
 static const kf_field tf_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD, SCHED, WHOLE};
 static const kf_field pytorch_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD,
-                                       SCHED, WHOLE};
+                                       SCHED, WHOLE, CLUSTERED};
 static const kf_field elastic_rows[] = {
   {.key = "nnodes", .type = KF_V_NNODES, .off = J(min_nodes), .min = 1,
    .idef = 1, .pbmsg = "elastic_config", .pb = "min_replicas",
@@ -340,7 +354,7 @@ static const kf_field elastic_rows[] = {
    .sdef = "c10d", .info = &rdzv_choice, .pbmsg = "elastic_config",
    .pb = "rdzv_backend", .pb0 = "rdzv_backend", .manifest = "rdzvBackend",
    .desc = "torchrun rendezvous backend (c10d, etcd, etcd-v2): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17)"},
-  GROUPS, RUN_POLICY, POD, SCHED, WHOLE};
+  GROUPS, RUN_POLICY, POD, SCHED, WHOLE, CLUSTERED};
 static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED, POD,
                                    SCHED, WHOLE};
 /* Horovod's own fields travel as horovodrun arguments, not in the proto. */

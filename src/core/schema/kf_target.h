@@ -17,6 +17,7 @@ typedef enum kf_target {
   KF_T_TRAINER_22,     /* Kubeflow Trainer v2.2, TrainJob */
   KF_T_TRAINER_23,     /* Kubeflow Trainer v2.3, TrainJob */
   KF_T_TRAINER_24,     /* Kubeflow Trainer v2.4, TrainJob (v2.3's rules + CEL) */
+  KF_T_CLUSTERED,      /* Flyte 2 clustered task (ClusteredTaskSpec, JobSet) */
   KF_NTARGETS
 } kf_target;
 /* Target bits, as a group row's not_on takes them (kf_schema.h). */
