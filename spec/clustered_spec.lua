@@ -332,9 +332,9 @@ describe("flyte2-clustered: the JobSet the backend builds (FACTS §12.1.4)", fun
   end)
 
   it("the rules stop it: scheduling the backend does not set (R48), a long name (R45)", function()
-    local q = kfjob.Elastic{ nnodes = 2, worker = {}, scheduling = { queue = "team-a" } }
+    local queued = kfjob.Elastic{ nnodes = 2, worker = {}, scheduling = { queue = "team-a" } }
     assert.matches("scheduling: cannot travel in a clustered task",
-      util.error_of(function() return q:manifest{ target = "flyte2-clustered", name = "t", image = "i" } end),
+      util.error_of(function() return queued:manifest{ target = "flyte2-clustered", name = "t", image = "i" } end),
       1, true)
     assert.matches("opts.name: too long",
       util.error_of(function() return kfjob.Elastic{ nnodes = 2, worker = {} }
