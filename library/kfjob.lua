@@ -197,6 +197,7 @@
 ---| "c10d"
 ---| "etcd"
 ---| "etcd-v2"
+---| "static"
 
 --- A replica group's table.
 ---@class (exact) kfjob.ElasticGroupOpts
@@ -221,7 +222,7 @@
 ---@field nnodes? kfjob.Nnodes Worker nodes, N or a "min:max" range such as "2:4" (torchrun --nnodes): elastic_config min/max_replicas in the plugin message, elasticPolicy.minReplicas/maxReplicas and the worker count in operator manifests, numNodes on Trainer (fixed only, R9) Default: 1. Minimum: 1.
 ---@field nproc_per_node? integer Processes per node, an integer >= 1 or auto/cpu/gpu (words: operator and Trainer only, R10): elastic_config.nproc_per_node, elasticPolicy.nProcPerNode, numProcPerNode on Trainer. Default: 1. Minimum: 1.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
----@field rdzv_backend? kfjob.RdzvBackendValue torchrun rendezvous backend (c10d, etcd, etcd-v2): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17) Default: c10d.
+---@field rdzv_backend? kfjob.RdzvBackendValue torchrun rendezvous backend (c10d, etcd, etcd-v2, static): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17) Default: c10d.
 ---@field requests? kfjob.ResourcesOpts Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's.
 ---@field restart_on_host_maintenance? boolean true: a Flyte 2 clustered task restarts for free when a host's maintenance evicts a pod: ClusteredTaskSpec.failure_policy.restart_on_host_maintenance; flyte2-clustered only (R42)
 ---@field run_policy? kfjob.RunPolicyOpts Job-wide lifecycle (clean-up, TTL, deadline, retries): run_policy in the v1 plugin message (v0 cannot carry it), spec.runPolicy in operator manifests.

@@ -341,3 +341,129 @@ describe("flyte2-clustered: the JobSet the backend builds (FACTS §12.1.4)", fun
         :manifest{ target = "flyte2-clustered", name = string.rep("a", 50), image = "i" } end), 1, true)
   end)
 end)
+
+describe("flyte2-clustered: reading back", function()
+  local job = kfjob.Elastic{ nnodes = 3, nproc_per_node = 4, max_restarts = 2, worker = {}, limits = { gpu = 4 },
+    container = { image = "img:1", args = { "python", "train.py" }, env = { A = "1" } }, interconnect = "efa",
+    restart_on_host_maintenance = true, run_policy = { backoff_limit = 2, ttl_seconds_after_finished = 60 } }
+
+  it("decode_task_template reads a clustered-task TaskTemplate back equal (bytes and JSON), as Elastic", function()
+    local back, info = kfjob.decode_task_template(job:task_template(T))
+    assert.is_true(back == job)
+    assert.are.equal("clustered-task", info.type)
+    assert.are.equal(1, info.version)
+    assert.are.equal("flyte2-clustered", info.target)
+    local j2 = kfjob.decode_task_template(job:task_template{ target = "flyte2-clustered", format = "json" })
+    assert.is_true(j2 == job)
+  end)
+
+  it("a STATIC rendezvous reads back as rdzv_backend = \"static\"", function()
+    local s = kfjob.Elastic{ nnodes = 2, worker = {}, rdzv_backend = "static", container = { image = "i:1" } }
+    assert.is_nil(s:custom(T).runtime.torchrun.rdzvBackend)   -- STATIC is the zero value
+    local back = kfjob.decode_task_template(s:task_template(T))
+    assert.are.equal("static", back:spec().rdzv_backend)
+    assert.is_true(back == s)
+  end)
+
+  it("opts.kind = PyTorchJob reads master + workers", function()
+    local p = kfjob.PyTorchJob{ master = {}, worker = { replicas = 3 }, container = { image = "i:1" } }
+    local back = kfjob.decode_task_template(p:task_template(T), { kind = "PyTorchJob" })
+    assert.is_true(back == p)
+    local _, err = kfjob.decode_task_template(p:task_template(T), { kind = "TFJob" })
+    assert.matches("opts.kind: TFJob does not match type 'clustered-task'", err, 1, true)
+  end)
+
+  it("bad payloads name the field: replicas 0, an unknown key, a version 0, no custom", function()
+    local js = job:task_template{ target = "flyte2-clustered", format = "json" }
+    local _, err = kfjob.decode_task_template((js:gsub('"replicas":3', '"replicas":0')))
+    assert.matches("custom: replicas: must be 1 to 100000, got 0", err, 1, true)
+    _, err = kfjob.decode_task_template((js:gsub('"replicas":3', '"replicaz":3')))
+    assert.matches("custom: replicaz: unknown field", err, 1, true)
+    _, err = kfjob.decode_task_template((js:gsub('"taskTypeVersion":1', '"taskTypeVersion":0')))
+    assert.matches("unsupported task_type_version 0 of type 'clustered-task'", err, 1, true)
+    _, err = kfjob.decode_task_template('{"type":"clustered-task","taskTypeVersion":1}')
+    assert.matches("custom: missing", err, 1, true)
+    _, err = kfjob.decode_task_template('{"type":"clustered-task","taskTypeVersion":1,"custom":{}}')
+    assert.matches("custom: replicas: must be 1 to 100000, got 0", err, 1, true)
+    _, err = kfjob.decode_task_template(
+      '{"type":"clustered-task","taskTypeVersion":1,"custom":{"replicas":2,"nprocPerNode":1}}')
+    assert.matches("custom: runtime: no torchrun", err, 1, true)
+  end)
+
+  it("kfjob decode and kfjob convert read it and keep its target", function()
+    local cli = os.getenv("KFJOB_CLI")
+    if not cli then return pending("KFJOB_CLI is not set") end
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir " .. q(dir)))
+    local path = dir .. "/ct.pb"   -- the job is named after the file (a DNS label)
+    local f = assert(io.open(path, "wb"))
+    f:write(job:task_template(T))
+    f:close()
+    local p = io.popen("env -u LD_PRELOAD " .. cli .. " decode " .. path .. " 2>&1")
+    local out = p:read("*a")
+    p:close()
+    assert.matches('"type":"clustered-task"', out, 1, true)
+    assert.matches('"replicas":3', out, 1, true)
+    p = io.popen("env -u LD_PRELOAD " .. cli .. " convert " .. path .. " 2>&1")
+    out = p:read("*a")
+    p:close()
+    assert.matches("kind: JobSet", out, 1, true)
+    -- on another target its own fields are refused (R42)
+    p = io.popen("env -u LD_PRELOAD " .. cli .. " convert " .. path .. " --to operator 2>&1")
+    out = p:read("*a")
+    p:close()
+    assert.matches("interconnect: 'efa' cannot be expressed", out, 1, true)
+    assert.matches("rule R42", out, 1, true)
+    os.remove(path)
+    os.remove(dir)
+  end)
+end)
+
+describe("flyte2-clustered: the pods' environment", function()
+  local job = kfjob.Elastic{ nnodes = 2, nproc_per_node = 4, worker = {}, limits = { gpu = 4 },
+    container = { image = "i:1", env = { A = "1", NNODES = "9", JOBSET_NAME = "x" } },
+    run_policy = { backoff_limit = 3 } }
+
+  local function vars(pod)
+    local out = {}
+    for _, v in ipairs(pod.env) do
+      out[v.name] = v.value or (v.valueFrom and v.valueFrom.fieldRef.fieldPath)
+    end
+    return out
+  end
+
+  it("one entry a JobSet pod, the plugin's variables over the user's", function()
+    local env = job:environment{ target = "flyte2-clustered", name = "t" }
+    assert.is_truthy(env["workers-0-0"])
+    assert.is_truthy(env["workers-0-1"])
+    assert.is_nil(env["workers-0-2"])
+    local v = vars(env["workers-0-1"])
+    assert.are.equal("1", v.A)
+    assert.are.equal("2", v.NNODES)
+    assert.are.equal("4", v.NPROC_PER_NODE)
+    assert.are.equal("29500", v.MASTER_PORT)
+    assert.are.equal("c10d", v.RDZV_BACKEND)
+    assert.are.equal("3", v.JOBSET_MAX_RESTARTS)
+    assert.are.equal("metadata.labels['jobset.sigs.k8s.io/jobset-name']", v.JOBSET_NAME)
+    assert.are.equal("metadata.namespace", v.POD_NAMESPACE)
+    local n = 0
+    for _, x in ipairs(env["workers-0-0"].env) do if x.name == "NNODES" then n = n + 1 end end
+    assert.are.equal(1, n)
+  end)
+
+  it("kfjob env --target flyte2-clustered lists the same", function()
+    local cli = os.getenv("KFJOB_CLI")
+    if not cli then return pending("KFJOB_CLI is not set") end
+    local path = os.tmpname()
+    local f = assert(io.open(path, "wb"))
+    f:write('local kfjob = require "kfjob"\nreturn kfjob.Elastic{ nnodes = 2, worker = {}, '
+      .. 'container = { image = "i:1" } }\n')
+    f:close()
+    local p = io.popen("env -u LD_PRELOAD " .. cli .. " env --name job --target flyte2-clustered " .. path .. " 2>&1")
+    local out = p:read("*a")
+    p:close()
+    os.remove(path)
+    assert.matches("workers-0-1\nNNODES=2\nNPROC_PER_NODE=1\nMASTER_PORT=29500\nRDZV_BACKEND=c10d", out, 1, true)
+  end)
+end)

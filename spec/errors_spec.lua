@@ -245,10 +245,10 @@ local raising = {
     { "clean pod policy 3", new("RunPolicy", { clean_pod_policy = 3 }),
       "kfjob.RunPolicy: clean_pod_policy: unknown clean pod policy 3" .. CP },
     { "unknown rendezvous backend", new("Elastic", { rdzv_backend = "zk" }),
-      "kfjob.Elastic: rdzv_backend: unknown rendezvous backend 'zk' (expected c10d, etcd or etcd-v2)" },
+      "kfjob.Elastic: rdzv_backend: unknown rendezvous backend 'zk' (expected c10d, etcd, etcd-v2 or static)" },
     { "misspelt rendezvous backend", new("Elastic", { rdzv_backend = "etdc" }),
-      "kfjob.Elastic: rdzv_backend: unknown rendezvous backend 'etdc' (expected c10d, etcd or "
-      .. "etcd-v2) (did you mean 'etcd'?)" },
+      "kfjob.Elastic: rdzv_backend: unknown rendezvous backend 'etdc' (expected c10d, etcd, "
+      .. "etcd-v2 or static) (did you mean 'etcd'?)" },
     { "misspelt clean pod policy", new("RunPolicy", { clean_pod_policy = "Runing" }),
       "kfjob.RunPolicy: clean_pod_policy: unknown clean pod policy 'Runing'" .. CP
       .. " (did you mean 'running'?)" },
@@ -594,7 +594,7 @@ local decoding = {
   { "elastic nproc 0", "pytorch", ELASTIC(msg(1, "c10d"), int(2, 1), int(3, 2)), nil,
     "kfjob.decode: elasticConfig.nprocPerNode: must be >= 1 (got 0)" },
   { "elastic unknown backend", "pytorch", ELASTIC(msg(1, "zk"), int(2, 1), int(3, 2), int(4, 1)), nil,
-    "kfjob.decode: elasticConfig.rdzvBackend: unknown rendezvous backend 'zk' (expected c10d, etcd or etcd-v2)" },
+    "kfjob.decode: elasticConfig.rdzvBackend: unknown rendezvous backend 'zk' (expected c10d, etcd, etcd-v2 or static)" },
   { "elastic worker count not max", "pytorch",
     msg(1, int(1, 5)) .. msg(4, msg(1, "c10d"), int(2, 1), int(3, 2), int(4, 1)), nil,
     "kfjob.decode: workerReplicas.replicas: must equal elasticConfig.maxReplicas in an elastic job (got 5, max 2)" },

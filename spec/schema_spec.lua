@@ -33,7 +33,7 @@ describe("kfjob.fields", function()
     assert.is_nil(el.worker.fields.replicas)         -- nnodes decides
     assert.are.equal("nnodes", el.nnodes.type)
     assert.are.equal("c10d", el.rdzv_backend.default)
-    assert.are.same({"c10d", "etcd", "etcd-v2"}, el.rdzv_backend.values)
+    assert.are.same({"c10d", "etcd", "etcd-v2", "static"}, el.rdzv_backend.values)
     local mpi = kfjob.fields("MPIJob")
     assert.are.equal("strings", mpi.worker.fields.command.type)
     assert.are.equal(1, mpi.slots.default)

@@ -338,7 +338,7 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
     io.kind = a->kind, io.lossy = 1, io.stream = 1;
     return kfjob_host_import_manifests(h, data, n, &io, &ro, on_import, c);
   }
-  if (ro.target == NULL) ro.target = "flyte";   /* a Flyte file's own */
+  /* without --to: the file's own target (flyte, or a clustered task's) */
   /* -f lua/config: read and checked only (the job's name is the id's, no
   ** manifest name; a version 0 MPI worker command only a template holds) */
   if (a->config) ro.format = a->to ? KFJOB_FORMAT_NONE : KFJOB_FORMAT_TEMPLATE;

@@ -14,10 +14,14 @@
 ** UInt32Value is set or not).  What cannot be said
 ** (an elastic range, nproc words, other settings) is the target's rules'.
 */
+#include <stdint.h>
 #include <string.h>
 
 #include "kf_pb.h"
 #include "flyteidl2/plugins/clustered.pb-c.h"
+
+const ProtobufCMessageDescriptor *const kf_clustered_desc =
+    &flyteidl2__plugins__clustered_task_spec__descriptor;
 
 #define NEW(A, T, init) new_msg(A, sizeof(T), (void (*)(void *))(init))
 
@@ -68,7 +72,7 @@ kf_status kf_clustered_msg(const kf_job *j, const kf_encopts *o, kf_arena *A,
   m->replicas = replicas_of(j);
   m->nproc_per_node = elastic && j->nproc_word == NULL ? j->nproc_per_node : 1;
   if (elastic) {
-    tr->rdzv_backend = j->rdzv_backend && strcmp(j->rdzv_backend, "c10d") == 0
+    tr->rdzv_backend = !j->rdzv_backend || strcmp(j->rdzv_backend, "c10d") == 0
                            ? FLYTEIDL2__PLUGINS__RDZV_BACKEND__C10D
                            : FLYTEIDL2__PLUGINS__RDZV_BACKEND__STATIC;
     tr->max_restarts = j->max_restarts;
@@ -94,4 +98,83 @@ kf_status kf_clustered_msg(const kf_job *j, const kf_encopts *o, kf_arena *A,
   }
   *out = &m->base;
   return KF_OK;
+}
+
+/* ---- reading back ------------------------------------------------------ */
+
+static const char *const interconnect_names[] = {"tcp", "efa", "infiniband", "roce"};
+
+/* The job's spec table for a ClusteredTaskSpec: an Elastic job's nnodes,
+** nproc_per_node, rdzv_backend (C10D: c10d, STATIC: static) and
+** max_restarts, or a PyTorchJob's master and workers; the failure policy and
+** the TTL as the run policy, interconnect and restart_on_host_maintenance. */
+static kf_node *spec_node(const Flyteidl2__Plugins__ClusteredTaskSpec *m, int kind,
+                          kf_arena *A) {
+  kf_node *s = kf_node_new(A, KF_NOBJ), *rp = NULL, *g;
+  const Flyteidl2__Plugins__TorchRuntime *tr =
+      m->runtime && m->runtime->kind_case == FLYTEIDL2__PLUGINS__RUNTIME__KIND_TORCHRUN
+          ? m->runtime->torchrun : NULL;
+  const Flyteidl2__Plugins__ClusterFailurePolicy *fp = m->failure_policy;
+  int ok = s != NULL;
+  if (ok && kind == KF_ELASTIC) {
+    ok = kf_obj_int(A, s, "nnodes", m->replicas) &&
+         kf_obj_int(A, s, "nproc_per_node", m->nproc_per_node) &&
+         kf_obj_str(A, s, "rdzv_backend",
+                    tr && tr->rdzv_backend == FLYTEIDL2__PLUGINS__RDZV_BACKEND__C10D
+                        ? "c10d" : "static") &&
+         (!tr || !tr->max_restarts || kf_obj_int(A, s, "max_restarts", tr->max_restarts)) &&
+         kf_obj_add(A, s, "worker", KF_NOBJ) != NULL;
+  } else if (ok) {
+    ok = (g = kf_obj_add(A, s, "master", KF_NOBJ)) != NULL && kf_obj_int(A, g, "replicas", 1) &&
+         (g = kf_obj_add(A, s, "worker", KF_NOBJ)) != NULL &&
+         kf_obj_int(A, g, "replicas", (int64_t)m->replicas - 1);
+  }
+  if (ok && ((fp && fp->max_restarts) || m->ttl_seconds_after_finished)) {
+    ok = (rp = kf_obj_add(A, s, "run_policy", KF_NOBJ)) != NULL &&
+         (!fp || !fp->max_restarts || kf_obj_int(A, rp, "backoff_limit", fp->max_restarts)) &&
+         (!m->ttl_seconds_after_finished ||
+          kf_obj_int(A, rp, "ttl_seconds_after_finished", m->ttl_seconds_after_finished->value));
+  }
+  if (ok && fp && fp->restart_on_host_maintenance) {
+    kf_node *b = kf_node_new(A, KF_NBOOL);
+    ok = b != NULL && (b->u.b = 1) && kf_node_push(A, s, "restart_on_host_maintenance", b);
+  }
+  if (ok && m->interconnect != FLYTEIDL2__PLUGINS__INTERCONNECT__TCP &&
+      (unsigned)m->interconnect < 4)
+    ok = kf_obj_str(A, s, "interconnect", interconnect_names[m->interconnect]);
+  return ok ? s : NULL;
+}
+
+kf_status kf_clustered_job(const ProtobufCMessage *msg, int kind, kf_arena *A,
+                           kf_job *out, const char *who, kf_err *e) {
+  const Flyteidl2__Plugins__ClusteredTaskSpec *m =
+      (const Flyteidl2__Plugins__ClusteredTaskSpec *)msg;
+  kf_node *s;
+  if (kind != KF_ELASTIC && kind != KF_PYTORCH)
+    return kf_fail(e, KF_EINVAL, "%s: a clustered task reads as Elastic or PyTorchJob, "
+                   "not %s", who, kf_kinds[kind].name);
+  /* build.go's checks, before the constructor's own */
+  if (m->replicas < 1 || m->replicas > 100000)
+    return kf_fail(e, KF_EINVAL, "%s: replicas: must be 1 to 100000, got %d", who,
+                   (int)m->replicas);
+  if (m->nproc_per_node < 1)
+    return kf_fail(e, KF_EINVAL, "%s: nprocPerNode: nproc_per_node must be >= 1, got %d",
+                   who, (int)m->nproc_per_node);
+  if (kind == KF_PYTORCH && m->nproc_per_node != 1)
+    return kf_fail(e, KF_EINVAL, "%s: nprocPerNode: %d processes a pod read as a "
+                   "PyTorchJob (one a pod); read it as Elastic", who, (int)m->nproc_per_node);
+  if (m->runtime == NULL || m->runtime->kind_case != FLYTEIDL2__PLUGINS__RUNTIME__KIND_TORCHRUN)
+    return kf_fail(e, KF_EINVAL, "%s: runtime: no torchrun (kfjob reads TorchRun "
+                   "clustered tasks)", who);
+  if (m->failure_policy && m->failure_policy->max_restarts < 0)
+    return kf_fail(e, KF_EINVAL, "%s: failurePolicy.maxRestarts: "
+                   "failure_policy.max_restarts must be >= 0, got %d", who,
+                   (int)m->failure_policy->max_restarts);
+  if (m->ttl_seconds_after_finished && m->ttl_seconds_after_finished->value > INT32_MAX)
+    return kf_fail(e, KF_EINVAL, "%s: ttlSecondsAfterFinished: above 2147483647", who);
+  if ((unsigned)m->interconnect >= 4)
+    return kf_fail(e, KF_EINVAL, "%s: interconnect: unknown value %d", who,
+                   (int)m->interconnect);
+  if ((s = spec_node(m, kind, A)) == NULL) return kf_nomem(e);
+  return kf_job_from_spec(kind, s, A, out, who, e);
 }

@@ -78,5 +78,12 @@ kf_status kf_decode(const char *task_type, int kind, int version,
 ** (only when set). */
 kf_status kf_clustered_msg(const kf_job *j, const kf_encopts *o, kf_arena *A,
                            ProtobufCMessage **out, kf_err *e);
+/* A ClusteredTaskSpec read back into a job of `kind` (KF_ELASTIC or
+** KF_PYTORCH), the backend's checks first, then the constructors' path;
+** `who` prefixes errors. */
+kf_status kf_clustered_job(const ProtobufCMessage *m, int kind, kf_arena *A,
+                           kf_job *out, const char *who, kf_err *e);
+/* The ClusteredTaskSpec's descriptor. */
+extern const ProtobufCMessageDescriptor *const kf_clustered_desc;
 
 #endif

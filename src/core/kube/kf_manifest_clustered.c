@@ -53,7 +53,7 @@ static kf_status plugin_env(mctx *c, const kf_job *j, int32_t replicas, kf_node 
   kf_arena *A = c->A;
   kf_node *env = (kf_node *)kf_node_get(ct, "env");
   char nn[16], np[16], mr[16];
-  int c10d = elastic_of(j) && j->rdzv_backend && strcmp(j->rdzv_backend, "c10d") == 0;
+  int c10d = elastic_of(j) && (!j->rdzv_backend || strcmp(j->rdzv_backend, "c10d") == 0);
   if (env == NULL) OOM(c, env = kf_obj_add(A, ct, "env", KF_NARR));
   snprintf(nn, sizeof nn, "%d", (int)replicas);
   snprintf(np, sizeof np, "%d", elastic_of(j) && !j->nproc_word ? (int)j->nproc_per_node : 1);

@@ -61,9 +61,11 @@ const kf_enum kf_clean_pod_policy_enum = {
 static const char *const nproc_v[] = {"auto", "cpu", "gpu", NULL};
 static const kf_choice nproc_choice = {"nproc_per_node",
                                        "an integer >= 1, auto, cpu or gpu", nproc_v};
-static const char *const rdzv_v[] = {"c10d", "etcd", "etcd-v2", NULL};
+/* static: torchrun's fixed membership, flyte-sdk TorchRun's default and a
+** ClusteredTaskSpec's STATIC (flyteidl2 plugins/clustered.proto) */
+static const char *const rdzv_v[] = {"c10d", "etcd", "etcd-v2", "static", NULL};
 static const kf_choice rdzv_choice = {"rendezvous backend",
-                                      "c10d, etcd or etcd-v2", rdzv_v};
+                                      "c10d, etcd, etcd-v2 or static", rdzv_v};
 
 /* ---- rows ------------------------------------------------------------- */
 
@@ -353,7 +355,7 @@ static const kf_field elastic_rows[] = {
   {.key = "rdzv_backend", .type = KF_V_CHOICE, .off = J(rdzv_backend),
    .sdef = "c10d", .info = &rdzv_choice, .pbmsg = "elastic_config",
    .pb = "rdzv_backend", .pb0 = "rdzv_backend", .manifest = "rdzvBackend",
-   .desc = "torchrun rendezvous backend (c10d, etcd, etcd-v2): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17)"},
+   .desc = "torchrun rendezvous backend (c10d, etcd, etcd-v2, static): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17)"},
   GROUPS, RUN_POLICY, POD, SCHED, WHOLE, CLUSTERED};
 static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED, POD,
                                    SCHED, WHOLE};

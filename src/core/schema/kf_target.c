@@ -28,7 +28,7 @@ const kf_target_info kf_targets[KF_NTARGETS] = {
                        K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
   [KF_T_CLUSTERED] = {"flyte2-clustered", "Flyte 2 clustered tasks (clustered-task, a JobSet jobset.x-k8s.io/v1alpha2)",
                       K(KF_PYTORCH) | K(KF_ELASTIC), KF_E_ENCODE | KF_E_TEMPLATE | KF_E_TASKSPEC |
-                      KF_E_MANIFEST},
+                      KF_E_MANIFEST | KF_E_ENVIRONMENT},
   [KF_T_TRAINER_24] = {"trainer-2.4", "Kubeflow Trainer v2.4 (TrainJob trainer.kubeflow.org/v1alpha1)",
                        K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
 };
