@@ -467,3 +467,39 @@ describe("flyte2-clustered: the pods' environment", function()
     assert.matches("workers-0-1\nNNODES=2\nNPROC_PER_NODE=1\nMASTER_PORT=29500\nRDZV_BACKEND=c10d", out, 1, true)
   end)
 end)
+
+describe("flyte2-clustered: the JobSet read back", function()
+  it("from_manifest reads kfjob's JobSet back equal, as Elastic", function()
+    local job = kfjob.Elastic{ nnodes = 3, nproc_per_node = 4, worker = {}, limits = { gpu = 4 },
+      container = { image = "img:1", args = { "python", "train.py" }, env = { A = "1" } },
+      run_policy = { backoff_limit = 2, ttl_seconds_after_finished = 60 } }
+    local back, info = kfjob.from_manifest(job:manifest{ target = "flyte2-clustered", name = "train",
+                                                         format = "yaml" })
+    assert.is_true(back == job)
+    assert.are.equal("flyte2-clustered", info.target)
+    assert.are.equal("JobSet", info.kind)
+    assert.are.equal("jobset.x-k8s.io/v1alpha2", info.api_version)
+  end)
+
+  it("with kind PyTorchJob: master and parallelism - 1 workers", function()
+    local p = kfjob.PyTorchJob{ master = {}, worker = { replicas = 2 }, container = { image = "img:1" } }
+    local back = kfjob.from_manifest(p:manifest{ target = "flyte2-clustered", name = "pt" },
+                                     { kind = "PyTorchJob" })
+    assert.is_true(back == p)
+  end)
+
+  it("another shape names the path", function()
+    local m = kfjob.Elastic{ nnodes = 2, worker = {}, container = { image = "i:1" } }
+      :manifest{ target = "flyte2-clustered", name = "t" }
+    m.spec.replicatedJobs[1].name = "leader"
+    local back, err = kfjob.from_manifest(m)
+    assert.is_nil(back)
+    assert.matches("kfjob.from_manifest: spec.replicatedJobs[0]: expected name 'workers'", err, 1, true)
+    m.spec.replicatedJobs[1].name = "workers"
+    m.spec.replicatedJobs[1].template.spec.completions = 5
+    back, err = kfjob.from_manifest(m)
+    assert.is_nil(back)
+    assert.matches("spec.replicatedJobs[0].template.spec.parallelism: expected parallelism = completions",
+                   err, 1, true)
+  end)
+end)

@@ -956,11 +956,13 @@ raising["from_manifest"] = {
   { "another kind", imported{ apiVersion = "apps/v1", kind = "Deployment", metadata = { name = "x" } },
     "kfjob.from_manifest: apiVersion apps/v1, kind Deployment: not a kind kfjob reads (supported: "
       .. "kubeflow.org/v1 TFJob, PyTorchJob, MPIJob, JAXJob, XGBoostJob or PaddleJob; kubeflow.org/v2beta1 "
-      .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob)" },
+      .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob; "
+      .. "jobset.x-k8s.io/v1alpha2 JobSet (a Flyte 2 clustered task))" },
   { "no apiVersion", imported{ kind = "PyTorchJob" },
     "kfjob.from_manifest: apiVersion: required: a string (supported: kubeflow.org/v1 TFJob, PyTorchJob, "
       .. "MPIJob, JAXJob, XGBoostJob or PaddleJob; kubeflow.org/v2beta1 MPIJob; "
-      .. "trainer.kubeflow.org/v1alpha1 TrainJob)" },
+      .. "trainer.kubeflow.org/v1alpha1 TrainJob; "
+      .. "jobset.x-k8s.io/v1alpha2 JobSet (a Flyte 2 clustered task))" },
   { "unknown field, did-you-mean", imported(pt_manifest(function(m) m.spec.runPolicy.backofLimit = 3 end)),
     "kfjob.from_manifest: spec.runPolicy.backofLimit: unknown field (did you mean 'backoffLimit'?) "
       .. "(opts.lossy lists it instead)" },
@@ -1129,7 +1131,8 @@ if require("util").cli_ok then
     { "another kind", convert(1, "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"),
       "in.yaml: kfjob.from_manifest: apiVersion v1, kind Service: not a kind kfjob reads (supported: "
         .. "kubeflow.org/v1 TFJob, PyTorchJob, MPIJob, JAXJob, XGBoostJob or PaddleJob; kubeflow.org/v2beta1 "
-        .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob)" },
+        .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob; "
+      .. "jobset.x-k8s.io/v1alpha2 JobSet (a Flyte 2 clustered task))" },
     { "a field kfjob cannot hold, without --lossy",
       convert(1, (TF_DOC:gsub("spec:\n", "spec:\n  successPolicy: AllWorkers\n", 1))),
       "kfjob: in.yaml: document 1: spec.successPolicy: kfjob cannot hold this field (value \"AllWorkers\")" },

@@ -111,5 +111,10 @@ kf_status kfi_replicas(kfi *c, const char *path, const kf_node *specs);
 kf_status kfi_run_policy(kfi *c, const char *path, const kf_node *rp);
 kf_status kfi_elastic(kfi *c, const kf_node *spec);
 kf_status kfi_trainer(kfi *c, const kf_node *spec);
+/* Flyte 2 clustered tasks (kf_import_jobset.c): the JobSet as the v1
+** PyTorchJob it stands for (c->kind: Elastic or PyTorchJob), then the
+** group's resources moved to the task's after the v1 reader. */
+kf_status kfi_jobset_doc(kfi *c, const kf_node *doc, kf_node **out);
+kf_status kfi_jobset_finish(kfi *c);
 
 #endif
