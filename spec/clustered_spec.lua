@@ -384,7 +384,7 @@ describe("flyte2-clustered: reading back", function()
     _, err = kfjob.decode_task_template('{"type":"clustered-task","taskTypeVersion":1}')
     assert.matches("custom: missing", err, 1, true)
     _, err = kfjob.decode_task_template('{"type":"clustered-task","taskTypeVersion":1,"custom":{}}')
-    assert.matches("custom: replicas: must be 1 to 100000, got 0", err, 1, true)
+    assert.matches("custom: empty: a 'clustered-task' task without its plugin message", err, 1, true)
     _, err = kfjob.decode_task_template(
       '{"type":"clustered-task","taskTypeVersion":1,"custom":{"replicas":2,"nprocPerNode":1}}')
     assert.matches("custom: runtime: no torchrun", err, 1, true)
@@ -501,5 +501,24 @@ describe("flyte2-clustered: the JobSet read back", function()
     assert.is_nil(back)
     assert.matches("spec.replicatedJobs[0].template.spec.parallelism: expected parallelism = completions",
                    err, 1, true)
+  end)
+end)
+
+describe("reading a plugin TaskTemplate: an empty or undecodable custom is refused", function()
+  for _, t in ipairs({ "pytorch", "tensorflow", "mpi", "clustered-task" }) do
+    it(t .. ": custom {} (registers, then fails at run time)", function()
+      local back, err = kfjob.decode_task_template('{"type":"' .. t .. '","taskTypeVersion":1,"custom":{}}')
+      assert.is_nil(back)
+      assert.matches("custom: empty: a '" .. t .. "' task without its plugin message registers, then fails "
+                     .. "at run time", err, 1, true)
+      back, err = kfjob.decode_task_template('{"type":"' .. t .. '","taskTypeVersion":1,"custom":{"x":1}}')
+      assert.is_nil(back)
+      assert.matches("custom: x: unknown field", err, 1, true)
+    end)
+  end
+
+  it("version 0's master-only PyTorchJob is {} and still reads", function()
+    local j = kfjob.PyTorchJob{ master = {}, worker = { replicas = 0 }, container = { image = "i:1" } }
+    assert.is_true(kfjob.decode_task_template(j:task_template{ version = 0 }) == j)
   end)
 end)

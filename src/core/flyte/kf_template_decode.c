@@ -216,9 +216,12 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
   return kf_template_to_job(t, opt_kind, A, j, info, who, e);
 }
 
-/* The custom Struct as a node; errors name `who`. */
-static kf_status custom_node(const Flyteidl__Core__TaskTemplate *t, kf_arena *A,
-                             kf_node **out, const char *who, kf_err *e) {
+/* The custom Struct as a node; errors name `who`.  An empty one (no
+** field) is refused where kfjob never writes one (`empty_ok` 0: version 1
+** and clustered tasks): Flyte registers such a task, and its backend fails
+** it at run time (no workers, no replicas). */
+static kf_status custom_node(const Flyteidl__Core__TaskTemplate *t, int empty_ok,
+                             kf_arena *A, kf_node **out, const char *who, kf_err *e) {
   kf_status st;
   if (t->custom == NULL)
     return kf_fail(e, KF_EINVAL, "%s: custom: missing (nil Struct)", who);
@@ -226,6 +229,10 @@ static kf_status custom_node(const Flyteidl__Core__TaskTemplate *t, kf_arena *A,
     return st == KF_ELIMIT ? kf_fail(e, st, "%s: custom: nested deeper than %d levels",
                                      who, KF_MAX_DEPTH)
                            : kf_nomem(e);
+  if (!empty_ok && (*out)->t == KF_NOBJ && (*out)->u.c.n == 0)
+    return kf_fail(e, KF_EINVAL, "%s: custom: empty: a '%s' task without its plugin "
+                   "message registers, then fails at run time (the backend finds no "
+                   "replicas)", who, t->type);
   return KF_OK;
 }
 
@@ -246,7 +253,7 @@ static kf_status clustered_to_job(Flyteidl__Core__TaskTemplate *t, int opt_kind,
   if (kind != KF_ELASTIC && kind != KF_PYTORCH)
     return kf_fail(e, KF_EINVAL, "%s: opts.kind: %s does not match type '%s' (Elastic or "
                    "PyTorchJob)", who, kf_kinds[kind].name, t->type);
-  if ((st = custom_node(t, A, &custom, who, e)) != KF_OK) return st;
+  if ((st = custom_node(t, 0, A, &custom, who, e)) != KF_OK) return st;
   snprintf(cwho, sizeof cwho, "%s: custom", who);
   if ((st = kf_node_to_msg(custom, kf_clustered_desc, 0, A, &m, cwho, e)) ||
       (st = kf_clustered_job(m, kind, A, j, cwho, e)) ||
@@ -286,7 +293,8 @@ kf_status kf_template_to_job(Flyteidl__Core__TaskTemplate *t, int opt_kind,
                      who, kf_kinds[opt_kind].name, t->type);
     kind = opt_kind;
   }
-  if ((st = custom_node(t, A, &custom, who, e)) != KF_OK) return st;
+  /* version 0: a master-only PyTorchJob is {} (workers = 0) */
+  if ((st = custom_node(t, version == 0, A, &custom, who, e)) != KF_OK) return st;
   snprintf(cwho, sizeof cwho, "%s: custom", who);
   if ((st = kf_node_to_msg(custom, version ? kf_kinds[kind].v1 : kf_kinds[kind].v0, 0,
                            A, &m, cwho, e)) ||
