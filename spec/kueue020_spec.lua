@@ -153,3 +153,62 @@ describe("Kueue: podset-group-name (topology.group)", function()
     assert.are.same({ required = "rack", group = "ps" }, kfjob.decode_task_template(tt):spec().scheduling.topology)
   end)
 end)
+
+describe("Kueue: multi-layer slice constraints (topology.slices)", function()
+  local SLICES = "kueue.x-k8s.io/podset-slice-required-topology-constraints"
+  local S = { { level = "cloud.provider.com/block", size = 8 }, { level = "kubernetes.io/hostname", size = 2 } }
+  local job = kfjob.TFJob{ worker = { replicas = 8 }, container = { image = "img:1" },
+    scheduling = { topology = { required = "rack", slices = S } } }
+
+  it("is a field: spec() and == keep the levels in order", function()
+    assert.are.same(S, job:spec().scheduling.topology.slices)
+    assert.is_true(kfjob.TFJob(job:spec()) == job)
+  end)
+
+  it("is the annotation's JSON array of {topology, size} on the pod template", function()
+    local m = job:manifest{ name = "job" }
+    local an = m.spec.tfReplicaSpecs.Worker.template.metadata.annotations
+    assert.are.equal('[{"topology":"cloud.provider.com/block","size":8},'
+                     .. '{"topology":"kubernetes.io/hostname","size":2}]', an[SLICES])
+  end)
+
+  it("reads back from the manifest and the TaskTemplate", function()
+    local back = kfjob.from_manifest(job:manifest{ name = "job", format = "yaml" })
+    assert.are.same(job:spec().scheduling, back:spec().scheduling)
+    assert.is_true(kfjob.decode_task_template(job:task_template{}) == job)
+  end)
+
+  it("refuses 0 or more than 3 levels, a repeated level, a size not dividing the one above", function()
+    local function err(sl)
+      return util.error_of(kfjob.TFJob, { worker = { replicas = 8 },
+        scheduling = { topology = { required = "rack", slices = sl } } })
+    end
+    assert.matches("scheduling.topology.slices: expected 1 to 3 levels", err{}, 1, true)
+    assert.matches("scheduling.topology.slices: 4 levels: Kueue takes 1 to 3",
+      err{ { level = "a", size = 8 }, { level = "b", size = 4 }, { level = "c", size = 2 }, { level = "d", size = 1 } },
+      1, true)
+    assert.matches("scheduling.topology.slices[2].level: given twice",
+      err{ { level = "a", size = 4 }, { level = "a", size = 2 } }, 1, true)
+    assert.matches("scheduling.topology.slices[2].size: 2 does not divide the level above's 3",
+      err{ { level = "a", size = 3 }, { level = "b", size = 2 } }, 1, true)
+    assert.matches("scheduling.topology.slices[1].size: expected an integer >= 1", err{ { level = "a", size = 0 } }, 1, true)
+    assert.matches("scheduling.topology.slices[1].x: unknown field", err{ { level = "a", size = 1, x = 1 } }, 1, true)
+  end)
+
+  it("excludes slice_required, slice_size and group", function()
+    local function err(t)
+      return util.error_of(kfjob.TFJob, { worker = { replicas = 8 }, scheduling = { topology = t } })
+    end
+    assert.matches("slices: cannot be combined with slice_required",
+      err{ required = "rack", slices = S, slice_required = "h", slice_size = 2 }, 1, true)
+    assert.matches("group: cannot be combined with slices", err{ required = "rack", slices = S, group = "g" }, 1, true)
+  end)
+
+  it("the widest size must fit the pod set (R40)", function()
+    local small = kfjob.TFJob{ worker = { replicas = 4 }, scheduling = { topology = { required = "rack", slices = S } } }
+    local e = errors(small, "operator").R40
+    assert.are.equal("scheduling.topology.slices[1].size", e[1].path)
+    assert.matches("8 is above the 4 pods of worker's pod set", e[1].message, 1, true)
+    assert.is_nil(errors(job, "operator").R40)
+  end)
+end)

@@ -90,6 +90,11 @@ local function largest(row, key)
     if key == "env" then return { { name = "BIG", value = string.rep("v", BIG) } } end
     if key == "labels" then return { big = string.rep("l", 63) } end   -- a label value
     if key == "annotations" then return { big = string.rep("a", 256 * 1024 - 3) } end   -- the limit
+    if key == "slices" then   -- Kueue's slice constraints: 3 levels of the longest label names
+      local l = {}
+      for i = 1, 3 do l[i] = { level = string.rep("d", 253) .. "/" .. string.rep("n", 62) .. i, size = 1 } end
+      return l
+    end
     return { metadata = { labels = { big = string.rep("l", BIG) } } }   -- the pod template
   end
   if row.type == "table" then
@@ -126,7 +131,7 @@ local function biggest(kind)
   for _, v in pairs(t) do
     if type(v) == "table" and v.topology then v.topology.preferred, v.topology.unconstrained = nil, nil end
     -- Kueue: a pod set group takes no slice annotations (tas_validation.go)
-    if type(v) == "table" and v.topology then v.topology.group = nil end
+    if type(v) == "table" and v.topology then v.topology.group, v.topology.slices = nil, nil end
   end
   local ok, job = pcall(kfjob[kind], t)
   while not ok do

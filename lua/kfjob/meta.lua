@@ -82,6 +82,7 @@ function Gen:type_of(key, row, ctx)
   elseif t == "tree" then
     if row.tree == "Env" then return "kfjob.EnvVar[]|table<string, string>" end
     if row.tree == "StringMap" then return "table<string, string>" end
+    if row.tree == "Slices" then return "{ level: string, size: integer }[]" end
     return "kfjob.PodTemplate"
   elseif t == "enum" then return self:enum_alias(key, row)
   elseif t == "table" then

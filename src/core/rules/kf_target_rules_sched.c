@@ -128,6 +128,7 @@ static int topo_same(const kf_group *a, const kf_group *b) {
 #define SAME(s) ((x->s == NULL) == (y->s == NULL) && (!x->s || strcmp(x->s, y->s) == 0))
   return !a->has_topology ||
          (SAME(required) && SAME(preferred) && SAME(slice_required) && SAME(group) &&
+          kf_tree_equal(x->slices, y->slices) &&
           x->unconstrained == y->unconstrained && x->slice_size == y->slice_size);
 #undef SAME
 }
@@ -245,12 +246,17 @@ static kf_status r40_slice(const kf_job *j, kf_target t, const kf_target_ctx *c,
   for (i = 0; i < k->nroles; i++) {
     int role = k->roles[i].role;
     const kf_group *g = &j->g[role];
-    int own = g->has_topology && g->topology.slice_size > 0;
-    int32_t sz = own ? g->topology.slice_size : job;
+    int own = g->has_topology && (g->topology.slice_size > 0 || g->topology.slices);
+    const kf_topology *tp = own ? &g->topology : j->has_scheduling && j->sched.has_topology
+                                                     ? &j->sched.topology : NULL;
+    /* a slice size, or the widest of the slice constraints */
+    const kf_node *first = tp && tp->slices ? kf_node_get(tp->slices->u.c.v[0], "size") : NULL;
+    int32_t sz = first ? (int32_t)first->u.i : own ? g->topology.slice_size : job;
+    const char *key = first ? "slices[1].size" : "slice_size";
     int64_t n = podset_pods(j, t, role);
     if (sz <= 0 || n <= 0 || sz <= n) continue;
-    if (own) snprintf(path, sizeof path, "%s.topology.slice_size", kf_roles[role].key);
-    else snprintf(path, sizeof path, "scheduling.topology.slice_size");
+    if (own) snprintf(path, sizeof path, "%s.topology.%s", kf_roles[role].key, key);
+    else snprintf(path, sizeof path, "scheduling.topology.%s", key);
     ADD(path, e, "%d is above the %lld pod%s of %s's pod set: Kueue refuses a "
         "slice size greater than the pod set count", (int)sz, (long long)n,
         n == 1 ? "" : "s", trainer(t) ? "the node job" : kf_roles[role].key);

@@ -18,6 +18,9 @@ typedef struct kf_topology {
   int unconstrained;
   int32_t slice_size;                /* 0: unset */
   const char *group;                 /* podset-group-name; NULL: unset */
+  const kf_node *slices;             /* multi-layer slice constraints: a
+                                        checked list of {level, size};
+                                        NULL: unset (kf_slices.c) */
   unsigned zero;                     /* KF_F_OMITZERO bits (never set: min 1) */
 } kf_topology;
 
