@@ -310,6 +310,17 @@ do
     project = "p", domain = "development", name = "train", version = "v1" } })
   seed("decode_task_template", "pytorchjob-pod-json", "\0" .. j:task_template{ format = "json" })
 end
+do   -- Flyte 2 clustered tasks (type clustered-task, a ClusteredTaskSpec in custom)
+  local C = { target = "flyte2-clustered" }
+  local e = kfjob.Elastic{ nnodes = 4, nproc_per_node = 8, max_restarts = 2, worker = {}, limits = { gpu = 8 },
+    container = { image = "img:1", args = { "python", "t.py" }, env = { A = "1" } }, interconnect = "efa",
+    restart_on_host_maintenance = true, run_policy = { backoff_limit = 3, ttl_seconds_after_finished = 60 } }
+  seed("decode_task_template", "clustered-elastic-pb", "\0" .. e:task_template(C))
+  seed("decode_task_template", "clustered-elastic-json", "\0" .. e:task_template{ target = C.target,
+    format = "json" })
+  local p = kfjob.PyTorchJob{ master = {}, worker = { replicas = 3 }, container = { image = "img:1" } }
+  seed("decode_task_template", "clustered-pytorch-pb", "\0" .. p:task_template(C))
+end
 -- decode_task_spec: every kind, both versions, interface and metadata
 for _, k in ipairs(KINDS) do
   local j = kfjob[k](SPECS[k].small)

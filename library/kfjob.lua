@@ -33,6 +33,8 @@
 ---| "mpi-operator"
 ---| "trainer-2.2"
 ---| "trainer-2.3"
+---| "trainer-2.4"
+---| "flyte2-clustered"
 
 --- The keys of a Accelerator table.
 ---@class (exact) kfjob.AcceleratorOpts
@@ -45,7 +47,7 @@
 ---@field args? string[] The main container's args (a list of strings): the TaskTemplate container's args (MPI and Horovod: wrapped in the launcher line), each pod's main container args in manifests (a call's opts.args wins)
 ---@field command? string[] The main container's command (a list of strings): the TaskTemplate container's command, each pod's main container command in manifests (a call's opts.command wins)
 ---@field env? kfjob.EnvVar[]|table<string, string> The main container's environment: a list of Kubernetes EnvVars ({name =, value =} or {name =, valueFrom =}) kept in order, or a table of name = value emitted sorted; TaskTemplate container env (name/value only on Flyte), each pod's main container env in manifests.
----@field name? string The main container's name (mpi-operator and a v1 MPIJob run containers[0] whatever its name; the training-operator's webhooks require the kind's name, R40): the kind's (pytorch, mpi, ...) when unset.
+---@field name? string The main container's name (mpi-operator and a v1 MPIJob run containers[0] whatever its name; the training-operator's webhooks require the kind's name, R51): the kind's (pytorch, mpi, ...) when unset.
 
 --- The keys of a Resources table.
 ---@class (exact) kfjob.ResourcesOpts
@@ -76,10 +78,12 @@
 
 --- The keys of a Topology table.
 ---@class (exact) kfjob.TopologyOpts
+---@field group? string Kueue pod set group (not a number; with required or preferred, without slices): two pod sets of one name, one of them a single pod, are placed together: annotation kueue.x-k8s.io/podset-group-name on the pod template.
 ---@field preferred? string Kueue topology level these pods should share when they fit: annotation kueue.x-k8s.io/podset-preferred-topology on the pod template (Trainer: in the runtime patch)
 ---@field required? string Kueue topology level (a node label key) all these pods must share: annotation kueue.x-k8s.io/podset-required-topology on the pod template (Trainer: in the runtime patch)
 ---@field slice_required? string Kueue topology level each slice of slice_size pods must share: annotation kueue.x-k8s.io/podset-slice-required-topology on the pod template.
 ---@field slice_size? integer Pods per slice, an integer >= 1 (with slice_required): annotation kueue.x-k8s.io/podset-slice-size on the pod template. Minimum: 1.
+---@field slices? { level: string, size: integer }[] Kueue multi-layer slice constraints, 1 to 3 levels { level = LABEL, size = N } from the widest, each size dividing the one above, the first at most the pod set's pods; without slice_required, slice_size and group: annotation kueue.x-k8s.io/podset-slice-required-topology-constraints (JSON) on the pod template.
 ---@field unconstrained? boolean true: Kueue may place these pods in any topology domain: annotation kueue.x-k8s.io/podset-unconstrained-topology on the pod template.
 
 --- A replica group's table.
@@ -99,7 +103,7 @@
 ---@field command? string[] The main container's command (a list of strings): the TaskTemplate container's command, each pod's main container command in manifests (a call's opts.command wins)
 ---@field env? kfjob.EnvVar[]|table<string, string> The main container's environment: a list of Kubernetes EnvVars ({name =, value =} or {name =, valueFrom =}) kept in order, or a table of name = value emitted sorted; TaskTemplate container env (name/value only on Flyte), each pod's main container env in manifests.
 ---@field image? string The task image: the TaskTemplate container's image and the image of every group without its own, in every manifest (a call's opts.image wins)
----@field name? string The main container's name (mpi-operator and a v1 MPIJob run containers[0] whatever its name; the training-operator's webhooks require the kind's name, R40): the kind's (pytorch, mpi, ...) when unset.
+---@field name? string The main container's name (mpi-operator and a v1 MPIJob run containers[0] whatever its name; the training-operator's webhooks require the kind's name, R51): the kind's (pytorch, mpi, ...) when unset.
 
 --- Accepted spellings of clean_pod_policy.
 ---@alias kfjob.CleanPodPolicyValue
@@ -169,21 +173,30 @@
 ---@field shared_memory? boolean|kfjob.Quantity true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest.
 ---@field worker? kfjob.GroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.
 
+--- Accepted spellings of interconnect.
+---@alias kfjob.InterconnectValue
+---| "tcp"
+---| "efa"
+---| "infiniband"
+---| "roce"
+
 --- kfjob.PyTorchJob{...}: A PyTorch distributed job (Master and Workers): Flyte task type pytorch, kubeflow.org/v1 PyTorchJob or a Trainer TrainJob.
 ---@class (exact) kfjob.PyTorchJobOpts
 ---@field accelerator? string|kfjob.AcceleratorOpts GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests.
 ---@field annotations? table<string, string> The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not copied to the pods (pod_template.metadata.annotations is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)
 ---@field container? kfjob.ContainerOpts What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field.
+---@field interconnect? kfjob.InterconnectValue Network fabric of a Flyte 2 clustered task (tcp, efa, infiniband, roce): ClusteredTaskSpec.interconnect; flyte2-clustered only (R42), where the backend falls back to TCP for the others (a warning)
 ---@field labels? table<string, string> The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
 ---@field master? kfjob.GroupOpts The rank-0 pod (PyTorch, XGBoost, Paddle; exactly 1 where required): the master replica spec in the PyTorch v1 plugin message, spec.<kind>ReplicaSpecs.Master in operator manifests; on Trainer one of the node job's pods.
 ---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
----@field nproc_per_node? integer Processes per pod for a launcher the command starts (torchrun), an integer >= 1 or auto/cpu/gpu: spec.nprocPerNode on the operator (PET_NPROC_PER_NODE), numProcPerNode on Trainer (auto: unset); unset: one process a pod; not on Flyte (R39) Default: 0. Minimum: 1.
+---@field nproc_per_node? integer Processes per pod for a launcher the command starts (torchrun), an integer >= 1 or auto/cpu/gpu: spec.nprocPerNode on the operator (PET_NPROC_PER_NODE), numProcPerNode on Trainer (auto: unset); unset: one process a pod; not on Flyte (R50) Default: 0. Minimum: 1.
 ---@field num_workers? integer Deprecated: the Worker group's replica count (v0 plugin message field workers); write worker.replicas. Minimum: 0.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
 ---@field requests? kfjob.ResourcesOpts Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's.
+---@field restart_on_host_maintenance? boolean true: a Flyte 2 clustered task restarts for free when a host's maintenance evicts a pod: ClusteredTaskSpec.failure_policy.restart_on_host_maintenance; flyte2-clustered only (R42)
 ---@field run_policy? kfjob.RunPolicyOpts Job-wide lifecycle (clean-up, TTL, deadline, retries): run_policy in the v1 plugin message (v0 cannot carry it), spec.runPolicy in operator manifests.
----@field runtime? string The ClusterTrainingRuntime a TrainJob runs on (spec.runtimeRef.name; Trainer targets only, R38): torch-distributed when unset.
+---@field runtime? string The ClusterTrainingRuntime a TrainJob runs on (spec.runtimeRef.name; Trainer targets only, R49): torch-distributed when unset.
 ---@field scheduling? kfjob.SchedulingOpts Where the job waits and how its pods start and land: Kueue queue and priority, suspend, MultiKueue, topology, gang; each target places it where its controller reads it (none in the plugin message)
 ---@field shared_memory? boolean|kfjob.Quantity true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest.
 ---@field worker? kfjob.GroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.
@@ -193,6 +206,7 @@
 ---| "c10d"
 ---| "etcd"
 ---| "etcd-v2"
+---| "static"
 
 --- A replica group's table.
 ---@class (exact) kfjob.ElasticGroupOpts
@@ -209,25 +223,27 @@
 ---@field accelerator? string|kfjob.AcceleratorOpts GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests.
 ---@field annotations? table<string, string> The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not copied to the pods (pod_template.metadata.annotations is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)
 ---@field container? kfjob.ContainerOpts What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field.
+---@field interconnect? kfjob.InterconnectValue Network fabric of a Flyte 2 clustered task (tcp, efa, infiniband, roce): ClusteredTaskSpec.interconnect; flyte2-clustered only (R42), where the backend falls back to TCP for the others (a warning)
 ---@field labels? table<string, string> The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
 ---@field max_restarts? integer Times torchrun restarts the worker group on failure: elastic_config.max_restarts, elasticPolicy.maxRestarts in operator manifests; dropped with a warning on Trainer (R19) Default: 0. Minimum: 0.
----@field metrics? table[] The operator's HorizontalPodAutoscaler metrics, autoscaling/v2 MetricSpecs (operator only, R43): elasticPolicy.metrics.
+---@field metrics? table[] The operator's HorizontalPodAutoscaler metrics, autoscaling/v2 MetricSpecs (operator only, R54): elasticPolicy.metrics.
 ---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field nnodes? kfjob.Nnodes Worker nodes, N or a "min:max" range such as "2:4" (torchrun --nnodes): elastic_config min/max_replicas in the plugin message, elasticPolicy.minReplicas/maxReplicas and the worker count in operator manifests, numNodes on Trainer (fixed only, R9) Default: 1. Minimum: 1.
 ---@field nproc_per_node? integer Processes per node, an integer >= 1 or auto/cpu/gpu (words: operator and Trainer only, R10): elastic_config.nproc_per_node, elasticPolicy.nProcPerNode, numProcPerNode on Trainer. Default: 1. Minimum: 1.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
----@field rdzv_backend? kfjob.RdzvBackendValue torchrun rendezvous backend (c10d, etcd, etcd-v2): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17) Default: c10d.
----@field rdzv_conf? table[] Rendezvous settings, a list of {key =, value =} in order (operator only, R43): elasticPolicy.rdzvConf, PET_RDZV_CONF.
----@field rdzv_host? string Rendezvous host (operator only, R43): elasticPolicy.rdzvHost, PET_RDZV_ENDPOINT's host (default <name>-worker-0)
----@field rdzv_id? string Rendezvous id (operator only, R43): elasticPolicy.rdzvId, PET_RDZV_ID.
----@field rdzv_port? integer Rendezvous port, an integer >= 1 (operator only, R43): elasticPolicy.rdzvPort, PET_RDZV_ENDPOINT's port (default the pytorchjob-port) Minimum: 1.
+---@field rdzv_backend? kfjob.RdzvBackendValue torchrun rendezvous backend (c10d, etcd, etcd-v2, static): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17) Default: c10d.
+---@field rdzv_conf? table[] Rendezvous settings, a list of {key =, value =} in order (operator only, R54): elasticPolicy.rdzvConf, PET_RDZV_CONF.
+---@field rdzv_host? string Rendezvous host (operator only, R54): elasticPolicy.rdzvHost, PET_RDZV_ENDPOINT's host (default <name>-worker-0)
+---@field rdzv_id? string Rendezvous id (operator only, R54): elasticPolicy.rdzvId, PET_RDZV_ID.
+---@field rdzv_port? integer Rendezvous port, an integer >= 1 (operator only, R54): elasticPolicy.rdzvPort, PET_RDZV_ENDPOINT's port (default the pytorchjob-port) Minimum: 1.
 ---@field requests? kfjob.ResourcesOpts Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's.
+---@field restart_on_host_maintenance? boolean true: a Flyte 2 clustered task restarts for free when a host's maintenance evicts a pod: ClusteredTaskSpec.failure_policy.restart_on_host_maintenance; flyte2-clustered only (R42)
 ---@field run_policy? kfjob.RunPolicyOpts Job-wide lifecycle (clean-up, TTL, deadline, retries): run_policy in the v1 plugin message (v0 cannot carry it), spec.runPolicy in operator manifests.
----@field runtime? string The ClusterTrainingRuntime a TrainJob runs on (spec.runtimeRef.name; Trainer targets only, R38): torch-distributed when unset.
+---@field runtime? string The ClusterTrainingRuntime a TrainJob runs on (spec.runtimeRef.name; Trainer targets only, R49): torch-distributed when unset.
 ---@field scheduling? kfjob.SchedulingOpts Where the job waits and how its pods start and land: Kueue queue and priority, suspend, MultiKueue, topology, gang; each target places it where its controller reads it (none in the plugin message)
 ---@field shared_memory? boolean|kfjob.Quantity true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest.
----@field standalone? boolean true: torchrun --standalone, a local rendezvous (operator only, R43): elasticPolicy.standalone, PET_STANDALONE.
+---@field standalone? boolean true: torchrun --standalone, a local rendezvous (operator only, R54): elasticPolicy.standalone, PET_STANDALONE.
 ---@field worker? kfjob.ElasticGroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.
 
 --- A replica group's table.
@@ -260,20 +276,20 @@
 ---@field container? kfjob.ContainerOpts What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field.
 ---@field labels? table<string, string> The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)
 ---@field launcher? kfjob.MPIJobGroupOpts The MPI launcher pod that runs mpirun/horovodrun (exactly 1): the launcher replica spec in the plugin message, mpiReplicaSpecs.Launcher in the manifest.
----@field launcher_creation_policy? kfjob.LauncherCreationPolicyValue AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R41): spec.launcherCreationPolicy.
+---@field launcher_creation_policy? kfjob.LauncherCreationPolicyValue AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R52): spec.launcherCreationPolicy.
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
----@field mpi_implementation? kfjob.MpiImplementationValue OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R41; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's)
+---@field mpi_implementation? kfjob.MpiImplementationValue OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R52; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's)
 ---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field num_launcher_replicas? integer Deprecated: the Launcher group's replica count (v0 plugin message field num_launcher_replicas); write launcher.replicas. Minimum: 0.
 ---@field num_workers? integer Deprecated: the Worker group's replica count (v0 plugin message field num_workers); write worker.replicas. Minimum: 0.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
 ---@field requests? kfjob.ResourcesOpts Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's.
----@field run_launcher_as_worker? boolean true: the launcher pod also runs a worker's processes (mpi-operator only, R41): spec.runLauncherAsWorker.
+---@field run_launcher_as_worker? boolean true: the launcher pod also runs a worker's processes (mpi-operator only, R52): spec.runLauncherAsWorker.
 ---@field run_policy? kfjob.RunPolicyOpts Job-wide lifecycle (clean-up, TTL, deadline, retries): run_policy in the v1 plugin message (v0 cannot carry it), spec.runPolicy in operator manifests.
 ---@field scheduling? kfjob.SchedulingOpts Where the job waits and how its pods start and land: Kueue queue and priority, suspend, MultiKueue, topology, gang; each target places it where its controller reads it (none in the plugin message)
 ---@field shared_memory? boolean|kfjob.Quantity true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest.
 ---@field slots? integer MPI processes per worker, an integer >= 1: slots in the plugin message, slotsPerWorker in manifests (Flyte 1.x writes 1, R11) and the launcher's -np = workers x slots. Default: 1. Minimum: 1.
----@field ssh_auth_mount_path? string Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R41): spec.sshAuthMountPath, /root/.ssh by default.
+---@field ssh_auth_mount_path? string Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R52): spec.sshAuthMountPath, /root/.ssh by default.
 ---@field worker? kfjob.MPIJobGroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.
 
 --- kfjob.HorovodJob{...}: A Horovod job (horovodrun on the launcher): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob.
@@ -285,21 +301,21 @@
 ---@field elastic_timeout? integer Seconds horovodrun waits for the workers (an integer >= 1): --elastic-timeout on the launcher's command line (not in the plugin message) Default: 1200. Minimum: 1.
 ---@field labels? table<string, string> The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)
 ---@field launcher? kfjob.MPIJobGroupOpts The MPI launcher pod that runs mpirun/horovodrun (exactly 1): the launcher replica spec in the plugin message, mpiReplicaSpecs.Launcher in the manifest.
----@field launcher_creation_policy? kfjob.LauncherCreationPolicyValue AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R41): spec.launcherCreationPolicy.
+---@field launcher_creation_policy? kfjob.LauncherCreationPolicyValue AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R52): spec.launcherCreationPolicy.
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
 ---@field log_level? string Horovod log level (HOROVOD_LOG_LEVEL, e.g. INFO, DEBUG): horovodrun --log-level on the launcher's command line (not in the plugin message) Default: INFO.
----@field mpi_implementation? kfjob.MpiImplementationValue OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R41; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's)
+---@field mpi_implementation? kfjob.MpiImplementationValue OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R52; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's)
 ---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)
 ---@field num_launcher_replicas? integer Deprecated: the Launcher group's replica count (v0 plugin message field num_launcher_replicas); write launcher.replicas. Minimum: 0.
 ---@field num_workers? integer Deprecated: the Worker group's replica count (v0 plugin message field num_workers); write worker.replicas. Minimum: 0.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
 ---@field requests? kfjob.ResourcesOpts Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's.
----@field run_launcher_as_worker? boolean true: the launcher pod also runs a worker's processes (mpi-operator only, R41): spec.runLauncherAsWorker.
+---@field run_launcher_as_worker? boolean true: the launcher pod also runs a worker's processes (mpi-operator only, R52): spec.runLauncherAsWorker.
 ---@field run_policy? kfjob.RunPolicyOpts Job-wide lifecycle (clean-up, TTL, deadline, retries): run_policy in the v1 plugin message (v0 cannot carry it), spec.runPolicy in operator manifests.
 ---@field scheduling? kfjob.SchedulingOpts Where the job waits and how its pods start and land: Kueue queue and priority, suspend, MultiKueue, topology, gang; each target places it where its controller reads it (none in the plugin message)
 ---@field shared_memory? boolean|kfjob.Quantity true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest.
 ---@field slots? integer MPI processes per worker, an integer >= 1: slots in the plugin message, slotsPerWorker in manifests (Flyte 1.x writes 1, R11) and the launcher's -np = workers x slots. Default: 1. Minimum: 1.
----@field ssh_auth_mount_path? string Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R41): spec.sshAuthMountPath, /root/.ssh by default.
+---@field ssh_auth_mount_path? string Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R52): spec.sshAuthMountPath, /root/.ssh by default.
 ---@field verbose? boolean true: horovodrun --verbose on the launcher's command line (not in the plugin message) Default: false.
 ---@field worker? kfjob.MPIJobGroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.
 

@@ -70,8 +70,8 @@ describe("kfjob check --target", function()
     local _
     code, _, err = kfjob("render", "--target=k8s", CONFIG)
     assert.are.equal(2, code)
-    assert.matches("unknown target 'k8s' (expected flyte, flyte2, operator, mpi-operator, trainer-2.2 or "
-                   .. "trainer-2.3)", err, 1, true)
+    assert.matches("unknown target 'k8s' (expected flyte, flyte2, operator, mpi-operator, trainer-2.2, "
+                   .. "trainer-2.3, trainer-2.4 or flyte2-clustered)", err, 1, true)
   end)
 
   it("does not apply to decode and diff", function()

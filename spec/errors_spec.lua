@@ -245,10 +245,10 @@ local raising = {
     { "clean pod policy 3", new("RunPolicy", { clean_pod_policy = 3 }),
       "kfjob.RunPolicy: clean_pod_policy: unknown clean pod policy 3" .. CP },
     { "unknown rendezvous backend", new("Elastic", { rdzv_backend = "zk" }),
-      "kfjob.Elastic: rdzv_backend: unknown rendezvous backend 'zk' (expected c10d, etcd or etcd-v2)" },
+      "kfjob.Elastic: rdzv_backend: unknown rendezvous backend 'zk' (expected c10d, etcd, etcd-v2 or static)" },
     { "misspelt rendezvous backend", new("Elastic", { rdzv_backend = "etdc" }),
-      "kfjob.Elastic: rdzv_backend: unknown rendezvous backend 'etdc' (expected c10d, etcd or "
-      .. "etcd-v2) (did you mean 'etcd'?)" },
+      "kfjob.Elastic: rdzv_backend: unknown rendezvous backend 'etdc' (expected c10d, etcd, "
+      .. "etcd-v2 or static) (did you mean 'etcd'?)" },
     { "misspelt clean pod policy", new("RunPolicy", { clean_pod_policy = "Runing" }),
       "kfjob.RunPolicy: clean_pod_policy: unknown clean pod policy 'Runing'" .. CP
       .. " (did you mean 'running'?)" },
@@ -594,7 +594,7 @@ local decoding = {
   { "elastic nproc 0", "pytorch", ELASTIC(msg(1, "c10d"), int(2, 1), int(3, 2)), nil,
     "kfjob.decode: elasticConfig.nprocPerNode: must be >= 1 (got 0)" },
   { "elastic unknown backend", "pytorch", ELASTIC(msg(1, "zk"), int(2, 1), int(3, 2), int(4, 1)), nil,
-    "kfjob.decode: elasticConfig.rdzvBackend: unknown rendezvous backend 'zk' (expected c10d, etcd or etcd-v2)" },
+    "kfjob.decode: elasticConfig.rdzvBackend: unknown rendezvous backend 'zk' (expected c10d, etcd, etcd-v2 or static)" },
   { "elastic worker count not max", "pytorch",
     msg(1, int(1, 5)) .. msg(4, msg(1, "c10d"), int(2, 1), int(3, 2), int(4, 1)), nil,
     "kfjob.decode: workerReplicas.replicas: must equal elasticConfig.maxReplicas in an elastic job (got 5, max 2)" },
@@ -956,11 +956,13 @@ raising["from_manifest"] = {
   { "another kind", imported{ apiVersion = "apps/v1", kind = "Deployment", metadata = { name = "x" } },
     "kfjob.from_manifest: apiVersion apps/v1, kind Deployment: not a kind kfjob reads (supported: "
       .. "kubeflow.org/v1 TFJob, PyTorchJob, MPIJob, JAXJob, XGBoostJob or PaddleJob; kubeflow.org/v2beta1 "
-      .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob)" },
+      .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob; "
+      .. "jobset.x-k8s.io/v1alpha2 JobSet (a Flyte 2 clustered task))" },
   { "no apiVersion", imported{ kind = "PyTorchJob" },
     "kfjob.from_manifest: apiVersion: required: a string (supported: kubeflow.org/v1 TFJob, PyTorchJob, "
       .. "MPIJob, JAXJob, XGBoostJob or PaddleJob; kubeflow.org/v2beta1 MPIJob; "
-      .. "trainer.kubeflow.org/v1alpha1 TrainJob)" },
+      .. "trainer.kubeflow.org/v1alpha1 TrainJob; "
+      .. "jobset.x-k8s.io/v1alpha2 JobSet (a Flyte 2 clustered task))" },
   { "unknown field, did-you-mean", imported(pt_manifest(function(m) m.spec.runPolicy.backofLimit = 3 end)),
     "kfjob.from_manifest: spec.runPolicy.backofLimit: unknown field (did you mean 'backoffLimit'?) "
       .. "(opts.lossy lists it instead)" },
@@ -1081,7 +1083,7 @@ raising["generators: schema"] = {
       .. "PyTorchJob, Elastic, MPIJob, HorovodJob, JAXJob, XGBoostJob, PaddleJob)" },
   { "schema for an unknown target", function() return kfjob.schema(nil, { target = "flyt" }) end,
     "kfjob.schema: unknown target 'flyt' (expected flyte, flyte2, operator, mpi-operator, "
-      .. "trainer-2.2, trainer-2.3)" },
+      .. "trainer-2.2, trainer-2.3, trainer-2.4, flyte2-clustered)" },
   { "schema of a kind the target does not run", function() return kfjob.schema("TFJob", { target = "trainer-2.3" }) end,
     "kfjob.schema: target 'trainer-2.3' does not run a TFJob" },
 }
@@ -1127,7 +1129,8 @@ if require("util").cli_ok then
     { "another kind", convert(1, "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"),
       "in.yaml: kfjob.from_manifest: apiVersion v1, kind Service: not a kind kfjob reads (supported: "
         .. "kubeflow.org/v1 TFJob, PyTorchJob, MPIJob, JAXJob, XGBoostJob or PaddleJob; kubeflow.org/v2beta1 "
-        .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob)" },
+        .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob; "
+      .. "jobset.x-k8s.io/v1alpha2 JobSet (a Flyte 2 clustered task))" },
     { "a field kfjob cannot hold, without --lossy",
       convert(1, (TF_DOC:gsub("spec:\n", "spec:\n  successPolicy: AllWorkers\n", 1))),
       "kfjob: in.yaml: document 1: spec.successPolicy: kfjob cannot hold this field (value \"AllWorkers\")" },

@@ -289,7 +289,8 @@ describe("import: reading is as strict as writing", function()
     assert.is_nil(j)
     assert.equal("kfjob.from_manifest: apiVersion batch/v1, kind Job: not a kind kfjob reads (supported: "
       .. "kubeflow.org/v1 TFJob, PyTorchJob, MPIJob, JAXJob, XGBoostJob or PaddleJob; kubeflow.org/v2beta1 "
-      .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob)", msg)
+      .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob; "
+      .. "jobset.x-k8s.io/v1alpha2 JobSet (a Flyte 2 clustered task))", msg)
   end)
 
   it("names an unknown field by its manifest path, with a did-you-mean", function()

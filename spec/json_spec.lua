@@ -414,7 +414,7 @@ local from_json_rows = {
   { "elastic nprocPerNode 0", "pytorch", EL(""):gsub('"nprocPerNode":1', '"nprocPerNode":0'), nil,
     "elasticConfig.nprocPerNode: must be >= 1 (got 0)" },
   { "elastic rdzvBackend", "pytorch", EL(""):gsub("c10d", "zk"), nil,
-    "elasticConfig.rdzvBackend: unknown rendezvous backend 'zk' (expected c10d, etcd or etcd-v2)" },
+    "elasticConfig.rdzvBackend: unknown rendezvous backend 'zk' (expected c10d, etcd, etcd-v2 or static)" },
   { "elastic workers != max", "pytorch", EL(""):gsub('"replicas":2', '"replicas":3'), nil,
     "workerReplicas.replicas: must equal elasticConfig.maxReplicas in an elastic job (got 3, max 2)" },
   { "image with whitespace", TF, W(',"image":"a b"'), nil, "workerReplicas.image: must not contain whitespace" },

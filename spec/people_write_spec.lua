@@ -161,11 +161,11 @@ spec:
     assert.equal("my-torch", j:manifest{ name = "multi", target = "trainer-2.3" }.spec.runtimeRef.name)
   end)
 
-  it("a runtime on a target without runtimes is an error with its rule (R38)", function()
+  it("a runtime on a target without runtimes is an error with its rule (R49)", function()
     local j = kfjob.PyTorchJob{ worker = { replicas = 1 }, runtime = "x", container = { image = "i" } }
     local ok, ps = j:check{ target = "operator", name = "p" }
     assert.is_nil(ok)
-    assert.equal("R38", ps[1].rule)
+    assert.equal("R49", ps[1].rule)
     assert.equal("runtime", ps[1].path)
     assert.is_true((j:check{ target = "trainer-2.3", name = "p" }))
   end)
@@ -224,7 +224,7 @@ spec:
     assert.equal("2", w.PET_NNODES)
   end)
 
-  it("words read as themselves; Flyte has no place for it (R39)", function()
+  it("words read as themselves; Flyte has no place for it (R50)", function()
     local j = read((DEMO:gsub('"2"', "auto")))
     assert.is_nil(j:spec().nproc_per_node)   -- the operator's default
     j = read((DEMO:gsub('"2"', "gpu")))
@@ -233,7 +233,7 @@ spec:
     assert.is_nil(ok)
     local rules = {}
     for _, p in ipairs(ps) do rules[p.rule] = true end
-    assert.is_true(rules.R39)
+    assert.is_true(rules.R50)
   end)
 
   it("on Trainer it is numProcPerNode", function()
@@ -243,7 +243,7 @@ spec:
     j = j:with{ nproc_per_node = "gpu" }
     local ok, ps = j:check{ target = "trainer-2.3", name = "demo" }
     assert.is_nil(ok)
-    assert.equal("R39", ps[1].rule)
+    assert.equal("R50", ps[1].rule)
   end)
 end)
 
@@ -328,12 +328,12 @@ spec:
     assert.same({ PYTHONUNBUFFERED = "1", PET_NPROC_PER_NODE = "auto", PET_NNODES = "2" }, w)
   end)
 
-  it("Flyte always runs a Master (R42); Trainer's numNodes is the workers", function()
+  it("Flyte always runs a Master (R53); Trainer's numNodes is the workers", function()
     local j = read(WO):with{ worker = { restart_policy = "never" } }
     local ok, ps = j:check{ target = "flyte", name = "wo" }
     assert.is_nil(ok)
     local r42
-    for _, p in ipairs(ps) do if p.rule == "R42" then r42 = p end end
+    for _, p in ipairs(ps) do if p.rule == "R53" then r42 = p end end
     assert.equal("master.replicas", r42.path)
     assert.equal(2, j:manifest{ name = "wo", target = "trainer-2.3" }.spec.trainer.numNodes)
   end)
@@ -396,15 +396,15 @@ describe("the mpi-operator's fields and container names", function()
     return out
   end
 
-  it("any container name on the mpi-operator and a v1 MPIJob; the kind's name elsewhere (R40)", function()
+  it("any container name on the mpi-operator and a v1 MPIJob; the kind's name elsewhere (R51)", function()
     local mpi = kfjob.MPIJob{ worker = { replicas = 1, container = { name = "mpi-worker" } },
       container = { image = "i" } }
     local m = mpi:manifest{ name = "j", target = "mpi-operator" }
     assert.equal("mpi-worker", m.spec.mpiReplicaSpecs.Worker.template.spec.containers[1].name)
     assert.is_true((mpi:check{ target = "operator", name = "j" }))
-    assert.same({ "R35 worker.container", "R40 worker.container.name" }, rule_paths(mpi, "flyte"))
+    assert.same({ "R35 worker.container", "R51 worker.container.name" }, rule_paths(mpi, "flyte"))
     local pt = kfjob.PyTorchJob{ worker = { replicas = 1 }, container = { image = "i", name = "trainer" } }
-    assert.same({ "R40 container.name" }, rule_paths(pt, "operator"))
+    assert.same({ "R51 container.name" }, rule_paths(pt, "operator"))
   end)
 
   it("a training-operator kind without a container of its name: the fix in the message", function()
@@ -425,7 +425,7 @@ spec:
     assert.matches("rename the main container to 'tensorflow'", msg, 1, true)
   end)
 
-  it("sshAuthMountPath, mpiImplementation, runLauncherAsWorker, launcherCreationPolicy (R41)", function()
+  it("sshAuthMountPath, mpiImplementation, runLauncherAsWorker, launcherCreationPolicy (R52)", function()
     local mpi = kfjob.MPIJob{ worker = { replicas = 1, image = "i" }, launcher = { image = "i" },
       ssh_auth_mount_path = "/home/mpiuser/.ssh", mpi_implementation = "Intel",
       run_launcher_as_worker = true, launcher_creation_policy = "WaitForWorkersReady" }
@@ -435,8 +435,8 @@ spec:
     assert.is_true(s.runLauncherAsWorker)
     assert.equal("WaitForWorkersReady", s.launcherCreationPolicy)
     assert.equal(mpi, read(mpi:manifest{ name = "j", target = "mpi-operator", format = "yaml" }))
-    assert.same({ "R41 ssh_auth_mount_path", "R41 mpi_implementation", "R41 run_launcher_as_worker",
-                  "R41 launcher_creation_policy" }, rule_paths(mpi, "operator"))
+    assert.same({ "R52 ssh_auth_mount_path", "R52 mpi_implementation", "R52 run_launcher_as_worker",
+                  "R52 launcher_creation_policy" }, rule_paths(mpi, "operator"))
   end)
 
   it("a launcher that runs mpirun itself gets no kfjob line around it", function()
@@ -499,10 +499,10 @@ spec:
     assert.equal("timeout=900,read_timeout=60", w.PET_RDZV_CONF)
   end)
 
-  it("Flyte and Trainer have no place for them (R43)", function()
+  it("Flyte and Trainer have no place for them (R54)", function()
     local _, ps = read(EL):check{ target = "flyte", name = "el" }
     local n = 0
-    for _, p in ipairs(ps) do if p.rule == "R43" then n = n + 1 end end
+    for _, p in ipairs(ps) do if p.rule == "R54" then n = n + 1 end end
     assert.equal(5, n)
   end)
 end)

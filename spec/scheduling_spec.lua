@@ -133,7 +133,7 @@ describe("scheduling on operator (kubeflow.org/v1)", function()
     assert.is_nil(n.metadata.labels)
   end)
   it("writes every topology key as an annotation, numbers and true as strings", function()
-    local n = manifest(kfjob.TFJob{ worker = { replicas = 2 },
+    local n = manifest(kfjob.TFJob{ worker = { replicas = 4 },   -- R40: a slice fits its pod set
       scheduling = { topology = { unconstrained = true, slice_required = "rack", slice_size = 4 } } }, "operator")
     assert.same({ [UNC] = "true", [SLICE] = "rack", [SLICE_N] = "4" },
                 n.spec.tfReplicaSpecs.Worker.template.metadata.annotations)

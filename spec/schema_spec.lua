@@ -33,7 +33,7 @@ describe("kfjob.fields", function()
     assert.is_nil(el.worker.fields.replicas)         -- nnodes decides
     assert.are.equal("nnodes", el.nnodes.type)
     assert.are.equal("c10d", el.rdzv_backend.default)
-    assert.are.same({"c10d", "etcd", "etcd-v2"}, el.rdzv_backend.values)
+    assert.are.same({"c10d", "etcd", "etcd-v2", "static"}, el.rdzv_backend.values)
     local mpi = kfjob.fields("MPIJob")
     assert.are.equal("strings", mpi.worker.fields.command.type)
     assert.are.equal(1, mpi.slots.default)
@@ -92,6 +92,11 @@ local function largest(row, key)
     if key == "annotations" then return { big = string.rep("a", 256 * 1024 - 3) } end   -- the limit
     if key == "rdzv_conf" then return { { key = "big", value = string.rep("v", BIG) } } end
     if key == "metrics" then return { { type = "Pods", pods = { metric = { name = string.rep("m", BIG) } } } } end
+    if key == "slices" then   -- Kueue's slice constraints: 3 levels of the longest label names
+      local l = {}
+      for i = 1, 3 do l[i] = { level = string.rep("d", 253) .. "/" .. string.rep("n", 62) .. i, size = 1 } end
+      return l
+    end
     return { metadata = { labels = { big = string.rep("l", BIG) } } }   -- the pod template
   end
   if row.type == "table" then
@@ -120,11 +125,15 @@ local function biggest(kind)
   -- SPEC §13: Kueue's names are DNS-1123 subdomains, a topology has one mode
   t.scheduling.queue, t.scheduling.priority_class = string.rep("q", 253), string.rep("p", 253)
   t.namespace = string.rep("n", 63)   -- a DNS-1123 label
+  -- SPEC §18: a clustered task's own fields are refused on the plugin's targets (R42)
+  t.interconnect, t.restart_on_host_maintenance = nil, nil
   for _, v in pairs(t) do   -- an MPI group's command is its container's args
     if type(v) == "table" and v.command and v.container then v.container.args = nil end
   end
   for _, v in pairs(t) do
     if type(v) == "table" and v.topology then v.topology.preferred, v.topology.unconstrained = nil, nil end
+    -- Kueue: a pod set group takes no slice annotations (tas_validation.go)
+    if type(v) == "table" and v.topology then v.topology.group, v.topology.slices = nil, nil end
   end
   local ok, job = pcall(kfjob[kind], t)
   while not ok do

@@ -82,11 +82,16 @@ static void expect(int kind, const char *spec, kf_target t, const char *want,
 }
 #define EXPECT(k, s, t, w) expect(k, s, t, w, __LINE__)
 
-/* One spec on all six targets: flyte, flyte2, operator, mpi-operator,
-** trainer-2.2, trainer-2.3. */
+/* One spec on the six targets flyte, flyte2, operator, mpi-operator,
+** trainer-2.2, trainer-2.3; trainer-2.4 shares trainer-2.3's rows (its CEL
+** row R38 never fires on a constructed job), so it is expected to say the
+** same; flyte2-clustered has rows of its own (spec/clustered_spec.lua). */
 static void expect6(int kind, const char *spec, const char *const want[6], int line) {
   int t;
-  for (t = 0; t < KF_NTARGETS; t++) expect(kind, spec, (kf_target)t, want[t], line);
+  for (t = 0; t < KF_NTARGETS; t++) {
+    if (t == KF_T_CLUSTERED) continue;
+    expect(kind, spec, (kf_target)t, want[t == KF_T_TRAINER_24 ? KF_T_TRAINER_23 : t], line);
+  }
 }
 #define EXPECT6(k, s, ...) do { static const char *const w_[6] = __VA_ARGS__; \
                                 expect6(k, s, w_, __LINE__); } while (0)

@@ -83,6 +83,7 @@ function Gen:type_of(key, row, ctx)
     if row.tree == "Env" then return "kfjob.EnvVar[]|table<string, string>" end
     if row.tree == "StringMap" then return "table<string, string>" end
     if row.tree == "List" then return "table[]" end
+    if row.tree == "Slices" then return "{ level: string, size: integer }[]" end
     return "kfjob.PodTemplate"
   elseif t == "enum" then return self:enum_alias(key, row)
   elseif t == "table" then

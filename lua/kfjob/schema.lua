@@ -90,6 +90,7 @@ local TARGET_VALUES = {
     ["mpi-operator"] = { never = true, on_failure = true },
     ["trainer-2.2"] = { never = true },
     ["trainer-2.3"] = { never = true },
+    ["trainer-2.4"] = { never = true },
   },
 }
 
@@ -129,6 +130,12 @@ local function tree_schema(row)
   local strings = { type = "object", additionalProperties = { type = "string" } }
   if row.tree == "StringMap" then return strings end
   if row.tree == "List" then return { type = "array", items = { type = "object" } } end
+  if row.tree == "Slices" then   -- Kueue's multi-layer slice constraints
+    return { type = "array", minItems = 1, maxItems = 3,
+             items = { type = "object", required = array({ "level", "size" }), additionalProperties = false,
+                       properties = { level = { type = "string", minLength = 1 },
+                                      size = { type = "integer", minimum = 1 } } } }
+  end
   if row.tree == "Env" then
     local var = { type = "object", required = array({ "name" }), additionalProperties = false,
                   properties = { name = { type = "string", minLength = 1 }, value = { type = "string" },

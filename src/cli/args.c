@@ -55,8 +55,8 @@ static const char *const usage_text =
 "                      TaskSpecs)\n"
 "      --target T      the system the jobs are for: flyte (default for\n"
 "                      payloads), flyte2, operator (default for manifests),\n"
-"                      mpi-operator, trainer-2.2, trainer-2.3; its rules\n"
-"                      apply (docs/TARGETS.md)\n"
+"                      mpi-operator, trainer-2.2, trainer-2.3, trainer-2.4,\n"
+"                      flyte2-clustered; its rules apply (docs/TARGETS.md)\n"
 "      --keep-going    render the other jobs when one fails\n"
 "      --summary       the resource table of check, on stderr\n"
 "      --progress, --no-progress   progress bar on stderr (default: when\n"
@@ -177,8 +177,9 @@ static const optdef optdefs[] = {
     {"strict", 0, 0, C_CHECK, NULL, "warnings fail (exit 1)"},
     {"target", 0, 1, C_RENDER | C_CHECK | C_ENV, "T",
      "flyte, flyte2, operator, mpi-operator,\n"
-     "trainer-2.2 or trainer-2.3: the system the jobs\n"
-     "are for, whose rules apply (docs/TARGETS.md)"},
+     "trainer-2.2, trainer-2.3, trainer-2.4 or flyte2-clustered:\n"
+     "the system the jobs are for, whose rules apply\n"
+     "(docs/TARGETS.md)"},
     {"pod", 0, 1, C_ENV, "POD", "only this pod (e.g. worker-0)"},
     {NULL, 0, 0, 0, NULL, NULL}};
 

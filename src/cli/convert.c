@@ -31,14 +31,16 @@ static const char convert_usage[] =
     "                     [-o DIR] [--lossy]\n"
     "\n"
     "Read Kubernetes manifests (kubeflow.org/v1, kubeflow.org/v2beta1 MPIJob,\n"
-    "trainer.kubeflow.org/v1alpha1 TrainJob; streams too), a TaskTemplate,\n"
+    "trainer.kubeflow.org/v1alpha1 TrainJob, a Flyte 2 clustered task's JobSet;\n"
+    "streams too), a TaskTemplate (clustered-task too),\n"
     "TaskSpec or plugin file (as decode reads it), or a config (.yaml, .yml,\n"
     ".json data config; .lua script, not for -f lua or config) and write each\n"
     "job for a target.\n"
     "\n"
     "options:\n"
     "  --to TARGET     flyte, flyte2, operator, mpi-operator, trainer-2.2,\n"
-    "                  trainer-2.3 (default: the input's own target)\n"
+    "                  trainer-2.3, trainer-2.4, flyte2-clustered (default:\n"
+    "                  the input's own target)\n"
     "  -f FORMAT       manifest (default), manifest-json, yaml, json, template,\n"
     "                  template-json, taskspec, taskspec-json, pb; lua (a config\n"
     "                  script), config (a data config, JSON) or config-yaml (a\n"
@@ -370,7 +372,7 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
     io.kind = a->kind, io.lossy = 1, io.stream = 1, io.other = !c->quiet;
     return kfjob_host_import_manifests(h, data, n, &io, &ro, on_import, c);
   }
-  if (ro.target == NULL) ro.target = "flyte";   /* a Flyte file's own */
+  /* without --to: the file's own target (flyte, or a clustered task's) */
   /* -f lua/config: read and checked only (the job's name is the id's, no
   ** manifest name; a version 0 MPI worker command only a template holds) */
   if (a->config) ro.format = a->to ? KFJOB_FORMAT_NONE : KFJOB_FORMAT_TEMPLATE;

@@ -472,6 +472,27 @@ static int decode_template_or_spec(lua_State *L, const run *R) {
   return spec;
 }
 
+/* A TaskTemplate of a target of its own (info.target: a Flyte 2 clustered
+** task) is rendered for it unless the run names a target: the job at -2
+** becomes {job = <job>, opts = {target = <info.target>}}. */
+static void own_target(lua_State *L, run *R) {
+  int info = lua_gettop(L), job = info - 1;
+  if (R->o.target != NULL) return;
+  if (lua_getfield(L, info, "target") != LUA_TSTRING) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_createtable(L, 0, 2);           /* target, entry */
+  lua_pushvalue(L, job);
+  lua_setfield(L, -2, "job");
+  lua_createtable(L, 0, 1);
+  lua_pushvalue(L, -3);
+  lua_setfield(L, -2, "target");
+  lua_setfield(L, -2, "opts");
+  lua_replace(L, job);
+  lua_pop(L, 1);
+}
+
 /* Calls decode or from_json (on the stack's top) on the input as task
 ** type tt; leaves job, info | nil, msg. */
 static void decode_payload(lua_State *L, const run *R, const char *tt, int version,
@@ -527,6 +548,7 @@ static void run_decode(lua_State *L, run *R) {
     if (lua_getfield(L, -1, "version") == LUA_TNUMBER)
       version = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
+    own_target(L, R);
     push_template_name(L, R, lua_gettop(L));
   } else {
     lua_pushstring(L, base_name(R));

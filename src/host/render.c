@@ -145,6 +145,8 @@ static kf_status render(lua_State *L, int jobopts, const kf_job *kj, const run *
   if ((st = kfh_render_opts(L, jobopts, kj, R, name, version, A, &ro, e)) != KF_OK)
     return st;
   j->version = ro.enc.version;
+  if (ro.target_set && ro.target == KF_T_CLUSTERED)   /* a Flyte 2 clustered task */
+    j->task_type = KF_CLUSTERED_TASK_TYPE;
   if ((st = kf_render(kj, &ro, A, out, e)) != KF_OK) return st;
   if (!kf_buf_addc(out, '\0')) return kf_nomem(e);
   if (R->o.format != KFJOB_FORMAT_NONE) {

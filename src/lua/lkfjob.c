@@ -345,6 +345,7 @@ static int m_encode(lua_State *L) {
   lkf_encopts(L, 2, "kfjob.encode", &o, 1);
   o.ctor = lkf_job_mt[j->kind];
   t = lkf_opt_target(L, 2, "kfjob.encode", KF_T_FLYTE);
+  o.clustered = t == KF_T_CLUSTERED;
   if (kf_target_emit(j, t, KF_E_ENCODE, "encode", "kfjob.encode", o.ctor,
                      &X->A, &e) != KF_OK)
     return lkf_raise(L, &e);

@@ -24,10 +24,13 @@ static ProtobufCMessage *job_msg(lua_State *L, lctx *X, const kf_job *j,
   kf_encopts o;
   kf_err e;
   ProtobufCMessage *m;
+  kf_target t;
   if (kf_need_task_type(j->kind, who, &e) != KF_OK) lkf_raise(L, &e);
   lkf_encopts(L, opts, who, &o, 1);
   o.ctor = lkf_job_mt[j->kind];
-  if (kf_target_emit(j, lkf_opt_target(L, opts, who, KF_T_FLYTE), KF_E_ENCODE,
+  t = lkf_opt_target(L, opts, who, KF_T_FLYTE);
+  o.clustered = t == KF_T_CLUSTERED;
+  if (kf_target_emit(j, t, KF_E_ENCODE,
                      who + 6, who, o.ctor, &X->A, &e) != KF_OK ||
       kf_job_to_msg(j, &o, 0, &X->A, &m, &e) != KF_OK)
     lkf_raise(L, &e);

@@ -15,7 +15,7 @@
 #define CAT(base, off) ((const char *)(base) + (off))
 #define TRY(x) do { kf_status st_ = (x); if (st_ != KF_OK) return st_; } while (0)
 
-enum { W_NONE, W_STRUCT, W_VALUE, W_LIST, W_DURATION };
+enum { W_NONE, W_STRUCT, W_VALUE, W_LIST, W_DURATION, W_WRAPPER };
 
 /* Well-known types with their own JSON shape (matched by name so any
 ** compilation of struct.proto works). */
@@ -25,6 +25,10 @@ static inline int wkt(const ProtobufCMessageDescriptor *d) {
   if (strcmp(d->name + 16, "Value") == 0) return W_VALUE;
   if (strcmp(d->name + 16, "ListValue") == 0) return W_LIST;
   if (strcmp(d->name + 16, "Duration") == 0) return W_DURATION;
+  /* wrappers.proto's Int32Value, UInt32Value, ...: JSON is their value */
+  if (d->n_fields == 1 && strcmp(d->fields[0].name, "value") == 0 &&
+      strlen(d->name + 16) > 5 && strcmp(d->name + strlen(d->name) - 5, "Value") == 0)
+    return W_WRAPPER;
   return W_NONE;
 }
 

@@ -682,6 +682,7 @@ static kf_status p_msg(pc *c, const kf_node *n, const ProtobufCMessageDescriptor
   if (w == W_VALUE) return p_kind(c, n, d, m, depth);
   if (w == W_LIST) return p_array(c, n, &d->fields[0], m, depth);
   if (w == W_DURATION) return p_duration(c, n, m);
+  if (w == W_WRAPPER) return p_value(c, n, &d->fields[0], (char *)m + d->fields[0].offset, depth);
   if (n == NULL || n->t != KF_NOBJ)
     return pfail(c, KF_EINVAL, "expected an object, got %s", tname(n));
   if (w == W_STRUCT) return p_map(c, n, &d->fields[0], m, depth);

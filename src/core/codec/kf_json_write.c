@@ -501,6 +501,7 @@ static kf_status w_msg(sink *s, const ProtobufCMessage *m) {
   unsigned i;
   switch (wkt(d)) {
     case W_DURATION: return w_duration(s, m);
+    case W_WRAPPER: return w_value(s, &d->fields[0], CAT(m, d->fields[0].offset));
     case W_STRUCT: return w_map(s, &d->fields[0], m);
     case W_LIST: return w_array(s, &d->fields[0], m);
     case W_VALUE: {

@@ -325,6 +325,7 @@ kf_status kf_job_to_msg(const kf_job *j, const kf_encopts *o, int for_template,
   ProtobufCMessage *m;
   kf_status st = kf_need_task_type(j->kind, o->ctor ? o->ctor : k->name, e);
   if (st != KF_OK) return st;
+  if (o->clustered) return kf_clustered_msg(j, o, A, out, e);
   if (o->version == 0) {
     char unfit[400];
     v0_unfit(j, for_template, unfit, sizeof unfit);
@@ -440,6 +441,14 @@ kf_status kf_encode_block(const kf_job *j, size_t block, const kf_encopts *o,
                           kf_arena *A, kf_buf *out, kf_err *e) {
   ProtobufCMessage *m;
   kf_status st;
+  if (o->clustered) {   /* a few varints: packed by protobuf-c */
+    size_t n;
+    if ((st = kf_clustered_msg(j, o, A, &m, e)) != KF_OK) return st;
+    n = protobuf_c_message_get_packed_size(m);
+    if (!kf_buf_reserve(out, n)) return kf_nomem(e);
+    out->n += protobuf_c_message_pack(m, (uint8_t *)out->p + out->n);
+    return KF_OK;
+  }
   if (o->version == 1) {   /* straight to bytes (kf_wire_job.c) */
     size_t at = out->n;
     if (!kf_buf_reserve(out, job_bound(j, block))) return kf_nomem(e);

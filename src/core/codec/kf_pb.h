@@ -15,6 +15,8 @@ typedef struct kf_encopts {
   const char *ctor;   /* the job's constructor name ("kfjob.TFJob"): prefixes
                          the "version 0 cannot express" error; NULL: the
                          kind's name */
+  int clustered;      /* the Flyte 2 clustered task's ClusteredTaskSpec
+                         (target flyte2-clustered), not the plugin message */
 } kf_encopts;
 
 /* Build the plugin message flytekit would build; NULL + error when the
@@ -62,5 +64,26 @@ kf_status kf_encode_block(const kf_job *j, size_t block, const kf_encopts *o,
 kf_status kf_decode(const char *task_type, int kind, int version,
                     const uint8_t *p, size_t n, kf_arena *A, kf_job *out,
                     const char *who, kf_err *e);
+
+/* ---- Flyte 2 clustered tasks (kf_clustered.c) ------------------------- */
+
+/* The task type and version of a clustered task. */
+#define KF_CLUSTERED_TASK_TYPE "clustered-task"
+#define KF_CLUSTERED_VERSION 1
+
+/* The flyteidl2.plugins.ClusteredTaskSpec flyte-sdk's
+** ClusteredTaskEnvironment writes for a PyTorchJob or Elastic job (its
+** target rules passed): replicas, nproc_per_node, runtime.torchrun (always
+** set), interconnect, failure_policy (only when a field is set), the TTL
+** (only when set). */
+kf_status kf_clustered_msg(const kf_job *j, const kf_encopts *o, kf_arena *A,
+                           ProtobufCMessage **out, kf_err *e);
+/* A ClusteredTaskSpec read back into a job of `kind` (KF_ELASTIC or
+** KF_PYTORCH), the backend's checks first, then the constructors' path;
+** `who` prefixes errors. */
+kf_status kf_clustered_job(const ProtobufCMessage *m, int kind, kf_arena *A,
+                           kf_job *out, const char *who, kf_err *e);
+/* The ClusteredTaskSpec's descriptor. */
+extern const ProtobufCMessageDescriptor *const kf_clustered_desc;
 
 #endif

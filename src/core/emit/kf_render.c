@@ -117,7 +117,7 @@ static kf_status job_json(const kf_job *j, const kf_render_opts *o, kf_arena *A,
       (st = check_enc(&o->enc, o->who, e)) != KF_OK ||
       (st = target_ok(j, o, KF_E_ENCODE, A, e)) != KF_OK)
     return st;
-  if (indent == 0 && o->enc.version == 1) {   /* straight from the job */
+  if (indent == 0 && o->enc.version == 1 && !o->enc.clustered) {   /* straight from the job */
     size_t at = out->n;
     if (kf_wire_job_json(j, o->enc.common, out)) {
       if (out->oom) {
@@ -144,11 +144,14 @@ static kf_status job_json(const kf_job *j, const kf_render_opts *o, kf_arena *A,
   return kf_msg_to_json(m, indent, out, e);
 }
 
-kf_status kf_render(const kf_job *j, const kf_render_opts *o, kf_arena *A,
+kf_status kf_render(const kf_job *j, const kf_render_opts *o0, kf_arena *A,
                     kf_buf *out, kf_err *e) {
   Flyteidl__Core__TaskTemplate *t;
   kf_status st;
+  kf_render_opts ro = *o0;   /* flyte2-clustered: the ClusteredTaskSpec */
+  const kf_render_opts *o = &ro;
   int indent = o->indent;
+  ro.enc.clustered = o->target_set && o->target == KF_T_CLUSTERED;
   if (o->format != KF_RENDER_MANIFEST && o->format != KF_RENDER_MANIFEST_JSON &&
       o->format != KF_RENDER_ENVIRONMENT &&
       (st = kf_need_task_type(j->kind, o->who, e)) != KF_OK)

@@ -360,8 +360,9 @@ static kf_status build_template_of(const kf_job *j, const kf_encopts *o,
     if (p) memmove(p + 5, p + 6, strlen(p + 6) + 1);
     return st;
   }
-  t->type = (char *)kf_task_type(j);
-  t->task_type_version = o->version;
+  /* flyte2-clustered: flyte-sdk's ClusteredTaskTemplate (_task.py) */
+  t->type = o->clustered ? (char *)KF_CLUSTERED_TASK_TYPE : (char *)kf_task_type(j);
+  t->task_type_version = o->clustered ? KF_CLUSTERED_VERSION : o->version;
   if (opts && (v = kf_node_get(opts, "wrap_launcher"))) {
     if (v->t != KF_NBOOL)
       return kf_fail(e, KF_EINVAL, "%s: opts.wrap_launcher: expected a boolean", who);
@@ -373,7 +374,7 @@ static kf_status build_template_of(const kf_job *j, const kf_encopts *o,
   if (opts && (v = kf_node_get(opts, "config")) &&
       (st = build_config(v, A, t, &ncfg, who, e)))
     return st;
-  if (!kf_python_task(j)) {
+  if (o->clustered || !kf_python_task(j)) {
     ProtobufCMessage *m;
     kf_node *custom;
     if (no_custom) {
@@ -438,7 +439,7 @@ kf_status kf_task_template_bytes(const kf_job *j, const kf_encopts *o,
   kf_node *custom = NULL;
   kf_status st;
   /* v1 custom straight from the job (kf_wire_job.c) when the kind has a plan */
-  int direct = o->version == 1 && !kf_python_task(j) &&
+  int direct = o->version == 1 && !o->clustered && !kf_python_task(j) &&
                kf_wire_job_struct(j, o->common, 5, NULL) == 1;
   if ((st = build_template(j, o, opts, 0, A, &t, &custom, direct, NULL, who, e))) return st;
   return pack(t, custom, direct ? j : NULL, o, A, out, e);

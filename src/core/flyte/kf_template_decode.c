@@ -216,6 +216,56 @@ kf_status kf_decode_task_template(const char *p, size_t n, int opt_kind,
   return kf_template_to_job(t, opt_kind, A, j, info, who, e);
 }
 
+/* The custom Struct as a node; errors name `who`.  An empty one (no
+** field) is refused where kfjob never writes one (`empty_ok` 0: version 1
+** and clustered tasks): Flyte registers such a task, and its backend fails
+** it at run time (no workers, no replicas). */
+static kf_status custom_node(const Flyteidl__Core__TaskTemplate *t, int empty_ok,
+                             kf_arena *A, kf_node **out, const char *who, kf_err *e) {
+  kf_status st;
+  if (t->custom == NULL)
+    return kf_fail(e, KF_EINVAL, "%s: custom: missing (nil Struct)", who);
+  if ((st = kf_struct_to_node(t->custom, A, out)) != KF_OK)
+    return st == KF_ELIMIT ? kf_fail(e, st, "%s: custom: nested deeper than %d levels",
+                                     who, KF_MAX_DEPTH)
+                           : kf_nomem(e);
+  if (!empty_ok && (*out)->t == KF_NOBJ && (*out)->u.c.n == 0)
+    return kf_fail(e, KF_EINVAL, "%s: custom: empty: a '%s' task without its plugin "
+                   "message registers, then fails at run time (the backend finds no "
+                   "replicas)", who, t->type);
+  return KF_OK;
+}
+
+/* A Flyte 2 clustered task (flyte-sdk ClusteredTaskTemplate: type
+** clustered-task, version 1): its ClusteredTaskSpec as an Elastic job, or
+** the kind opts.kind names (PyTorchJob). */
+static kf_status clustered_to_job(Flyteidl__Core__TaskTemplate *t, int opt_kind,
+                                  kf_arena *A, kf_job *j, kf_node **info,
+                                  const char *who, kf_err *e) {
+  ProtobufCMessage *m;
+  kf_node *custom;
+  char cwho[128];
+  int kind = opt_kind >= 0 ? opt_kind : KF_ELASTIC;
+  kf_status st;
+  if (t->task_type_version != KF_CLUSTERED_VERSION)
+    return kf_fail(e, KF_EINVAL, "%s: unsupported task_type_version %d of type '%s' "
+                   "(expected %d)", who, t->task_type_version, t->type, KF_CLUSTERED_VERSION);
+  if (kind != KF_ELASTIC && kind != KF_PYTORCH)
+    return kf_fail(e, KF_EINVAL, "%s: opts.kind: %s does not match type '%s' (Elastic or "
+                   "PyTorchJob)", who, kf_kinds[kind].name, t->type);
+  if ((st = custom_node(t, 0, A, &custom, who, e)) != KF_OK) return st;
+  snprintf(cwho, sizeof cwho, "%s: custom", who);
+  if ((st = kf_node_to_msg(custom, kf_clustered_desc, 0, A, &m, cwho, e)) ||
+      (st = kf_clustered_job(m, kind, A, j, cwho, e)) ||
+      (st = kf_pod_from_template(t, A, j, who, e)) ||
+      (st = kf_sched_template_out(j, A, e)))
+    return st;
+  if ((*info = info_node(t, j, A)) == NULL ||
+      !kf_obj_strref(A, *info, "target", "flyte2-clustered"))
+    return kf_nomem(e);
+  return read_container(t, A, j, who, e);
+}
+
 kf_status kf_template_to_job(Flyteidl__Core__TaskTemplate *t, int opt_kind,
                              kf_arena *A, kf_job *j, kf_node **info,
                              const char *who, kf_err *e) {
@@ -224,6 +274,8 @@ kf_status kf_template_to_job(Flyteidl__Core__TaskTemplate *t, int opt_kind,
   char cwho[128];  /* "<who>: custom" */
   int kind, version;
   kf_status st;
+  if (t->type && strcmp(t->type, KF_CLUSTERED_TASK_TYPE) == 0)
+    return clustered_to_job(t, opt_kind, A, j, info, who, e);
   version = t->task_type_version;
   if (version != 0 && version != 1)
     return kf_fail(e, KF_EINVAL,
@@ -241,12 +293,8 @@ kf_status kf_template_to_job(Flyteidl__Core__TaskTemplate *t, int opt_kind,
                      who, kf_kinds[opt_kind].name, t->type);
     kind = opt_kind;
   }
-  if (t->custom == NULL)
-    return kf_fail(e, KF_EINVAL, "%s: custom: missing (nil Struct)", who);
-  if ((st = kf_struct_to_node(t->custom, A, &custom)) != KF_OK)
-    return st == KF_ELIMIT ? kf_fail(e, st, "%s: custom: nested deeper than %d levels",
-                                     who, KF_MAX_DEPTH)
-                           : kf_nomem(e);
+  /* version 0: a master-only PyTorchJob is {} (workers = 0) */
+  if ((st = custom_node(t, version == 0, A, &custom, who, e)) != KF_OK) return st;
   snprintf(cwho, sizeof cwho, "%s: custom", who);
   if ((st = kf_node_to_msg(custom, version ? kf_kinds[kind].v1 : kf_kinds[kind].v0, 0,
                            A, &m, cwho, e)) ||

@@ -16,7 +16,8 @@
 
 static const char supported[] =
     "kubeflow.org/v1 TFJob, PyTorchJob, MPIJob, JAXJob, XGBoostJob or PaddleJob; "
-    "kubeflow.org/v2beta1 MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob";
+    "kubeflow.org/v2beta1 MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob; "
+    "jobset.x-k8s.io/v1alpha2 JobSet (a Flyte 2 clustered task)";
 const char *kf_import_supported(void) { return supported; }
 
 int kf_import_reads(const kf_node *doc) {
@@ -30,7 +31,8 @@ int kf_import_reads(const kf_node *doc) {
     return 0;
   }
   return (strcmp(api, "kubeflow.org/v2beta1") == 0 && strcmp(kind, "MPIJob") == 0) ||
-         (strcmp(api, "trainer.kubeflow.org/v1alpha1") == 0 && strcmp(kind, "TrainJob") == 0);
+         (strcmp(api, "trainer.kubeflow.org/v1alpha1") == 0 && strcmp(kind, "TrainJob") == 0) ||
+         (strcmp(api, "jobset.x-k8s.io/v1alpha2") == 0 && strcmp(kind, "JobSet") == 0);
 }
 
 /* horovodrun as the launcher's first argument: flytekit's HorovodJob. */
@@ -152,6 +154,9 @@ static kf_status detect(kfi *c, const kf_node *doc, int want) {
   } else if (strcmp(api, "trainer.kubeflow.org/v1alpha1") == 0 &&
              strcmp(kind, "TrainJob") == 0) {
     c->target = KF_T_TRAINER_23, c->kind = KF_PYTORCH;
+  } else if (strcmp(api, "jobset.x-k8s.io/v1alpha2") == 0 && strcmp(kind, "JobSet") == 0) {
+    /* a Flyte 2 clustered task: Elastic unless opts.kind says PyTorchJob */
+    c->target = KF_T_CLUSTERED, c->kind = want == KF_PYTORCH ? KF_PYTORCH : KF_ELASTIC;
   }
   if (c->kind < 0)
     return kfi_fail(c, "", "apiVersion %.80s, kind %.80s: not a kind kfjob reads "
@@ -462,12 +467,21 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
   const kf_node *spec;
   kfi c;
   kf_status st;
+  int clustered = 0;
+  const kf_node *orig = doc;
   if ((st = start(&c, o, A, e)) != KF_OK) return st;
   if (doc == NULL || doc->t != KF_NOBJ)
     return kfi_fail(&c, "", "expected a manifest (an object with apiVersion and kind)");
   if ((st = long_string(&c, "", doc)) != KF_OK ||
-      (st = detect(&c, doc, o ? o->kind : -1)) != KF_OK ||
-      (st = kfi_keys(&c, "", doc, top, NULL, server)) != KF_OK ||
+      (st = detect(&c, doc, o ? o->kind : -1)) != KF_OK)
+    return st;
+  if (c.target == KF_T_CLUSTERED) {   /* read as the v1 PyTorchJob it stands for */
+    if ((st = kfi_keys(&c, "", doc, top, NULL, server)) != KF_OK ||
+        (st = kfi_jobset_doc(&c, doc, (kf_node **)&doc)) != KF_OK)
+      return st;
+    c.target = KF_T_OPERATOR, clustered = 1;
+  }
+  if ((st = kfi_keys(&c, "", doc, top, NULL, server)) != KF_OK ||
       (st = metadata(&c, kf_node_get(doc, "metadata"))) != KF_OK)
     return st;
   if ((spec = kf_node_get(doc, "spec")) == NULL) return kfi_fail(&c, "spec", "required");
@@ -477,8 +491,10 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
     return kf_nomem(e);
   st = c.target == KF_T_TRAINER_23 ? kfi_trainer(&c, spec) : v1_spec(&c, spec);
   if (st != KF_OK || (st = kfi_sched_meta(&c)) != KF_OK || (st = whole_meta(&c)) != KF_OK ||
-      (c.target != KF_T_TRAINER_23 && (st = kfi_sched_group_topology(&c)) != KF_OK))
+      (c.target != KF_T_TRAINER_23 && (st = kfi_sched_group_topology(&c)) != KF_OK) ||
+      (clustered && (st = kfi_jobset_finish(&c)) != KF_OK))
     return st;
+  if (clustered) c.target = KF_T_CLUSTERED, doc = orig;   /* info: the JobSet's */
   snprintf(ctor, sizeof ctor, "%s (as kfjob.%s)", c.who, kf_kinds[c.kind].name);
   if ((st = kf_job_from_spec(c.kind, c.spec, A, out, ctor, e)) != KF_OK)
     return st == KF_EINVAL ? template_path(&c, spec, ctor) : st;

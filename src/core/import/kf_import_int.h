@@ -117,5 +117,10 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec);
 /* spec.nprocPerNode (a string) as nproc_per_node. */
 kf_status kfi_nproc(kfi *c, const char *path, const kf_node *v);
 kf_status kfi_trainer(kfi *c, const kf_node *spec);
+/* Flyte 2 clustered tasks (kf_import_jobset.c): the JobSet as the v1
+** PyTorchJob it stands for (c->kind: Elastic or PyTorchJob), then the
+** group's resources moved to the task's after the v1 reader. */
+kf_status kfi_jobset_doc(kfi *c, const kf_node *doc, kf_node **out);
+kf_status kfi_jobset_finish(kfi *c);
 
 #endif

@@ -188,6 +188,8 @@ static kf_node *tas_value(kfi *c, const kf_field *f, const char *s) {
     return b;
   }
   if (f->type == KF_V_INT) return label_value(2, s, &n) ? kf_node_int(c->A, n) : NULL;
+  if (f->type == KF_V_TREE)   /* topology.slices' JSON; the constructor checks it */
+    return (kf_node *)kf_sched_slices_parse(c->A, s);
   return s[0] && !strpbrk(s, " \t\r\n") ? kf_node_str(c->A, s, strlen(s)) : NULL;
 }
 

@@ -664,6 +664,50 @@ static kf_status trainer_env(ectx *c) {
   return KF_OK;
 }
 
+/* Flyte 2 clustered tasks (flyte clustered/runtime_torch.go): every pod
+** workers-0-<i> of the JobSet gets the plugin's variables, which replace
+** the user's of the same name. */
+static kf_status clustered_env(ectx *c) {
+  const kf_job *j = c->j;
+  const int elastic = j->kind == KF_ELASTIC, role = elastic ? KF_WORKER : KF_MASTER;
+  int32_t nodes = elastic ? j->max_nodes : 1 + (j->g[KF_WORKER].replicas > 0
+                                                    ? j->g[KF_WORKER].replicas : 0);
+  int c10d = elastic && (!j->rdzv_backend || strcmp(j->rdzv_backend, "c10d") == 0);
+  static const char *const names[] = {"NNODES", "NPROC_PER_NODE", "MASTER_PORT",
+                                      "RDZV_BACKEND", "JOBSET_MAX_RESTARTS", "JOBSET_NAME",
+                                      "JOBSET_RESTART_ATTEMPT", "POD_NAMESPACE"};
+  const kf_node *jname = field_ref(c, "metadata.labels['jobset.sigs.k8s.io/jobset-name']");
+  const kf_node *attempt = field_ref(c, "metadata.labels['jobset.sigs.k8s.io/restart-attempt']");
+  const kf_node *ns = field_ref(c, "metadata.namespace");
+  int32_t i;
+  size_t x, k, o;
+  NOMEM(c, jname && attempt && ns);
+  if (elastic && j->min_nodes != j->max_nodes)
+    return kf_fail(c->e, KF_EINVAL, "%s: nnodes: the range %d:%d cannot be expressed "
+                   "(a fixed replicas count; R43) (target %s)", c->who, (int)j->min_nodes,
+                   (int)j->max_nodes, kf_targets[c->t].name);
+  for (i = 0; i < nodes; i++) {
+    kf_env_pod *p = user_pod(c, fmt(c, "workers-0-%d", (int)i), role);
+    NOMEM(c, p);
+    for (x = 0, o = 0; x < p->n; x++) {   /* the plugin's win */
+      for (k = 0; k < sizeof names / sizeof *names; k++)
+        if (strcmp(p->v[x].name, names[k]) == 0) break;
+      if (k == sizeof names / sizeof *names && strncmp(p->v[x].name, "JOBSET_", 7) != 0)
+        p->v[o++] = p->v[x];
+    }
+    p->n = o;
+    NOMEM(c, var_int(c, p, "NNODES", nodes));
+    NOMEM(c, var_int(c, p, "NPROC_PER_NODE", elastic && !j->nproc_word ? j->nproc_per_node : 1));
+    NOMEM(c, OP(c, p, "MASTER_PORT", "29500"));
+    NOMEM(c, OP(c, p, "RDZV_BACKEND", c10d ? "c10d" : "static"));
+    NOMEM(c, var_int(c, p, "JOBSET_MAX_RESTARTS", j->has_run_policy ? j->rp.backoff_limit : 0));
+    NOMEM(c, var_add(c, p, "JOBSET_NAME", NULL, jname, KF_ENV_OPERATOR, NULL));
+    NOMEM(c, var_add(c, p, "JOBSET_RESTART_ATTEMPT", NULL, attempt, KF_ENV_OPERATOR, NULL));
+    NOMEM(c, var_add(c, p, "POD_NAMESPACE", NULL, ns, KF_ENV_OPERATOR, NULL));
+  }
+  return KF_OK;
+}
+
 /* ---- Flyte's additions (FACTS §8.2.7) --------------------------------- */
 
 /* Inserts a Flyte variable after the user's (before the operator's). */
@@ -735,8 +779,10 @@ kf_status kf_env_pods_of(const kf_job *j, kf_target t, const char *name,
       return t == KF_T_OPERATOR ? KF_OK : flyte_env(&c);
     case KF_T_MPI_OPERATOR:
       return mpi_v2_env(&c);
-    case KF_T_TRAINER_22: case KF_T_TRAINER_23:
+    case KF_T_TRAINER_22: case KF_T_TRAINER_23: case KF_T_TRAINER_24:
       return trainer_env(&c);
+    case KF_T_CLUSTERED:
+      return clustered_env(&c);
     case KF_NTARGETS:
       break;
   }

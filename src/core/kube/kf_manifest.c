@@ -413,7 +413,7 @@ kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o) {
   if (!kfm_dns_label(o->name, strlen(o->name), 1))
     return kfm_failf(c, "opts.name", "'%.100s' is not a DNS-1035 label (%s)",
                  o->name, kfm_dns1035_rule);
-  if (o->target_set && (o->target == KF_T_TRAINER_22 || o->target == KF_T_TRAINER_23)) {
+  if (o->target_set && KF_T_IS_TRAINER(o->target)) {
     /* JobSet names the pods <name>-node-0-<i> (R15: a warning, not ours) */
     if ((len = strlen(o->name)) > 63)
       return kfm_failf(c, "opts.name", "too long: %zu characters (a TrainJob's "

@@ -102,6 +102,8 @@ kf_status kfm_mpi_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                            kf_node **out);
 kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                       kf_target t, kf_node **out);
+kf_status kfm_clustered(mctx *c, const kf_job *j, const kf_manifest_opts *o,
+                        kf_node **out);
 
 /* Scheduling (kf_manifest_sched.c, SPEC §13): the job a target's builder
 ** gets (its pod template with what travels there: topology, a Trainer

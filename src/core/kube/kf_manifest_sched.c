@@ -127,9 +127,12 @@ static kf_node *renamed(kf_arena *A, const kf_node *g, const char *name) {
 
 /* The string a label or annotation gets for row `f` of `base` (NULL:
 ** unset); `buf` holds numbers. */
-static const char *row_string(const kf_field *f, const char *base, char buf[32]) {
+static const char *row_string(const kf_field *f, const char *base, char buf[KF_SLICES_JSON_MAX]) {
   const char *at = base + f->off;
   if (KF_V_ISSTR(f->type)) return *(const char *const *)(const void *)at;
+  if (f->type == KF_V_TREE)   /* topology.slices: its annotation's JSON */
+    return kf_sched_slices_json(*(const kf_node *const *)(const void *)at, buf,
+                                KF_SLICES_JSON_MAX) ? buf : NULL;
   if (f->type == KF_V_BOOL) return *(const int *)(const void *)at ? "true" : NULL;
   if (f->type == KF_V_INT && *(const int32_t *)(const void *)at > 0) {
     kf_format_int(*(const int32_t *)(const void *)at, buf);
@@ -159,7 +162,7 @@ static kf_node *put_sorted(kf_arena *A, const kf_node *map, const char *key,
 ** map `*map` (first = 0: only rows below index `upto`). */
 static int put_rows(kf_arena *A, kf_node **map, const kf_obj *o, const char *base,
                     size_t upto) {
-  char buf[32];
+  char buf[KF_SLICES_JSON_MAX];
   size_t i;
   for (i = 0; i < o->n && i < upto; i++) {
     const char *s = row_string(&o->f[i], base, buf);
@@ -194,7 +197,7 @@ static kf_node *meta_of(kf_arena *A, kf_node *parent) {
 ** template) with the job's topology and then the group's as annotations. */
 /* Whether any row of o is set in the struct at base. */
 static int has_rows(const kf_obj *o, const char *base) {
-  char buf[32];
+  char buf[KF_SLICES_JSON_MAX];
   size_t i;
   for (i = 0; i < o->n; i++)
     if (row_string(&o->f[i], base, buf)) return 1;
@@ -232,7 +235,7 @@ static const kf_group *first_group(const kf_job *j) {
 }
 
 kf_status kfm_sched_job(mctx *c, const kf_job *j, kf_target t, const kf_job **out) {
-  int trainer = t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
+  int trainer = KF_T_IS_TRAINER(t);
   int flyte2_labels = t == KF_T_FLYTE2 && j->has_scheduling &&
                       (j->kind == KF_PYTORCH || j->kind == KF_ELASTIC);
   const kf_group *g = trainer ? first_group(j) : NULL;
@@ -358,8 +361,9 @@ static int put_labels(kf_arena *A, kf_node *meta, kf_node *l) {
 kf_status kfm_sched_apply(mctx *c, const kf_job *j, kf_target t, kf_node *root) {
   kf_node *spec = kf_node_get(root, "spec"), *meta, *l;
   kf_status st;
-  int trainer = t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
-  if (t == KF_T_FLYTE || t == KF_T_FLYTE2) return KF_OK;  /* kfm_sched_job */
+  int trainer = KF_T_IS_TRAINER(t);
+  if (t == KF_T_FLYTE || t == KF_T_FLYTE2 || t == KF_T_CLUSTERED)
+    return KF_OK;  /* kfm_sched_job; clustered: R48 */
   if (!trainer && (kf_sched_has_group_settings(j) ||
                    (j->has_scheduling && j->sched.has_topology))) {
     kf_node *specs = kf_node_get(spec, kf_kinds[j->kind].crd_specs);

@@ -29,8 +29,8 @@
 ** volume mounts and security context.  *out NULL: nothing to patch. */
 static kf_status pod_patch(mctx *c, const kf_job *j, int role, kf_target t,
                            const kfm_shared *sh, kf_node **out) {
-  const char *const *patch_keys = kfm_trainer_pod_patch[t == KF_T_TRAINER_23];
-  const char *const *ct_keys = kfm_trainer_container_patch[t == KF_T_TRAINER_23];
+  const char *const *patch_keys = kfm_trainer_pod_patch[KF_T_TRAINER_TABLE(t)];
+  const char *const *ct_keys = kfm_trainer_container_patch[KF_T_TRAINER_TABLE(t)];
   kf_node *cts, *pod, *patch;
   int k;
   kf_status st;
@@ -123,7 +123,7 @@ static const struct trainer_limit {
 static kf_status check_trainer_limits(mctx *c, kf_target t, const kf_node *tr,
                                       const char *image_path,
                                       const char *const from[3]) {
-  const char *ver = t == KF_T_TRAINER_22 ? "v2.2" : "v2.3";
+  const char *ver = t == KF_T_TRAINER_22 ? "v2.2" : t == KF_T_TRAINER_23 ? "v2.3" : "v2.4";
   const char *tn = kf_target_names[t];
   const kf_node *v = kf_node_get(tr, "image");
   size_t i, k;

@@ -23,7 +23,8 @@ kf_status kf_manifest_write(const kf_job *j, kf_target t,
     case KF_T_OPERATOR: st = kfm_operator(c, bj, o, 0, out); break;
     case KF_T_FLYTE: case KF_T_FLYTE2: st = kfm_flyte(c, bj, o, t, out); break;
     case KF_T_MPI_OPERATOR: st = kfm_mpi_operator(c, bj, o, out); break;
-    case KF_T_TRAINER_22: case KF_T_TRAINER_23: st = kfm_trainer(c, bj, o, t, out); break;
+    case KF_T_TRAINER_22: case KF_T_TRAINER_23: case KF_T_TRAINER_24: st = kfm_trainer(c, bj, o, t, out); break;
+    case KF_T_CLUSTERED: st = kfm_clustered(c, bj, o, out); break;
     case KF_NTARGETS: return kf_fail(e, KF_EINVAL, "%s: unknown target", who);
   }
   /* the scheduling keys where the target reads them (labels, runPolicy) */

@@ -17,7 +17,7 @@
 /* in a rule's test: one problem for `r` on `t`, or return the failure */
 #define ADD(...) do { kf_status st_ = kf_problem_add(out, r, t, __VA_ARGS__); \
                       if (st_ != KF_OK) return st_; } while (0)
-/* a row's severity or source, the same for Trainer v2.2 and v2.3 */
-#define TRAINERS(s) [KF_T_TRAINER_22] = s, [KF_T_TRAINER_23] = s
+/* a row's severity or source, the same for Trainer v2.2, v2.3 and v2.4 */
+#define TRAINERS(s) [KF_T_TRAINER_22] = s, [KF_T_TRAINER_23] = s, [KF_T_TRAINER_24] = s
 
 #endif

@@ -15,7 +15,7 @@
 ** made once: a walk tests the rows that apply, not every row. */
 static const kf_target_rule *const tables[] = {
     kf_target_rules, kf_target_rules_manifest, kf_target_rules_env,
-    kf_target_rules_sched};
+    kf_target_rules_sched, kf_target_rules_clustered};
 #define MAX_ROWS 255
 static const kf_target_rule *rows[MAX_ROWS];
 static unsigned char row_ix[KF_NTARGETS][KF_NKINDS][2][MAX_ROWS];

@@ -120,7 +120,7 @@ static kf_status test_name(const kf_job *j, kf_target t,
   if (!kfm_dns_label(c->name, len, 1))
     return kf_problem_add(out, r, t, "opts.name", e, "'%.100s' is not a DNS-1035 "
                           "label (%s)", c->name, kfm_dns1035_rule);
-  if ((t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23) && len > 63)
+  if (KF_T_IS_TRAINER(t) && len > 63)
     return kf_problem_add(out, r, t, "opts.name", e, "too long: %zu characters "
                           "(a TrainJob's name has at most 63)", len);
   if (len > 63)   /* IsDNS1035Label: DNS1035LabelMaxLength */
@@ -250,7 +250,7 @@ static kf_status test_task_resources(const kf_job *j, kf_target t,
 }
 
 static int trainer(kf_target t) {
-  return t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
+  return KF_T_IS_TRAINER(t);
 }
 
 static int same_strs(const char **a, size_t na, const char **b, size_t nb) {
@@ -374,7 +374,7 @@ static kf_status test_where(const kf_job *j, kf_target t,
   return KF_OK;
 }
 
-/* R38: a Trainer runtime means nothing to the other targets. */
+/* R49: a Trainer runtime means nothing to the other targets. */
 static kf_status test_runtime(const kf_job *j, kf_target t,
                               const kf_target_ctx *c, const kf_target_rule *r,
                               kf_problems *out, kf_err *e) {
@@ -385,7 +385,7 @@ static kf_status test_runtime(const kf_job *j, kf_target t,
                         j->runtime);
 }
 
-/* R39: a PyTorchJob's processes per pod: no field in Flyte's plugin
+/* R50: a PyTorchJob's processes per pod: no field in Flyte's plugin
 ** message; on Trainer an int32, "auto" leaving it unset. */
 static kf_status test_pt_nproc(const kf_job *j, kf_target t,
                                const kf_target_ctx *c, const kf_target_rule *r,
@@ -402,7 +402,7 @@ static kf_status test_pt_nproc(const kf_job *j, kf_target t,
                         "TrainJob numProcPerNode is an int32 (\"auto\" leaves it unset)", w);
 }
 
-/* R40: the main container's name.  The mpi-operator and a v1 MPIJob run
+/* R51: the main container's name.  The mpi-operator and a v1 MPIJob run
 ** containers[0] whatever its name; the training-operator's webhooks
 ** require the kind's, Flyte and Trainer name it themselves. */
 static kf_status test_container_name(const kf_job *j, kf_target t,
@@ -416,20 +416,21 @@ static kf_status test_container_name(const kf_job *j, kf_target t,
   if (j->has_container && j->container.name && strcmp(j->container.name, want) != 0 &&
       (st = kf_problem_add(out, r, t, "container.name", e, "'%.60s': %s (rename it to "
                            "'%s', or leave it unset)", j->container.name,
-                           r->source[t], want)) != KF_OK)
+                           r->source[t] ? r->source[t] : "not this target's", want)) != KF_OK)
     return st;
   for (i = 0; i < KF_NROLES; i++) {
     const kf_container *g = j->g[i].has_container ? &j->g[i].container : NULL;
     if (g == NULL || g->name == NULL || strcmp(g->name, want) == 0) continue;
     snprintf(path, sizeof path, "%s.container.name", kf_roles[i].key);
     if ((st = kf_problem_add(out, r, t, path, e, "'%.60s': %s (rename it to '%s', or "
-                             "leave it unset)", g->name, r->source[t], want)) != KF_OK)
+                             "leave it unset)", g->name,
+                             r->source[t] ? r->source[t] : "not this target's", want)) != KF_OK)
       return st;
   }
   return KF_OK;
 }
 
-/* R41: the mpi-operator's own fields (KF_F_MPIOP rows), set. */
+/* R52: the mpi-operator's own fields (KF_F_MPIOP rows), set. */
 static kf_status test_mpi_operator_fields(const kf_job *j, kf_target t,
                                           const kf_target_ctx *c, const kf_target_rule *r,
                                           kf_problems *out, kf_err *e) {
@@ -452,7 +453,7 @@ static kf_status test_mpi_operator_fields(const kf_job *j, kf_target t,
   return KF_OK;
 }
 
-/* R42: a PyTorchJob of workers only: Flyte's backend always writes a
+/* R53: a PyTorchJob of workers only: Flyte's backend always writes a
 ** Master (flytekit's PyTorch task has one). */
 static kf_status test_no_master(const kf_job *j, kf_target t,
                                 const kf_target_ctx *c, const kf_target_rule *r,
@@ -464,7 +465,7 @@ static kf_status test_no_master(const kf_job *j, kf_target t,
                         "--target operator)");
 }
 
-/* R43: an elastic policy's operator-only fields. */
+/* R54: an elastic policy's operator-only fields. */
 static kf_status test_elastic_extra(const kf_job *j, kf_target t,
                                     const kf_target_ctx *c, const kf_target_rule *r,
                                     kf_problems *out, kf_err *e) {
@@ -603,15 +604,15 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_FLYTE2] = "executor/pkg/plugin/k8s/plugin_manager.go addObjectMetadata "
                     "(flyte main)"},
    test_where, 0},
-  {"R38", K(KF_PYTORCH) | K(KF_ELASTIC),
+  {"R49", K(KF_PYTORCH) | K(KF_ELASTIC),
    {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = ERR,
-    [KF_T_MPI_OPERATOR] = NA, TRAINERS(OK)},
+    [KF_T_MPI_OPERATOR] = NA, [KF_T_CLUSTERED] = ERR, TRAINERS(OK)},
    {[KF_T_FLYTE] = "flyteidl plugins/kubeflow/pytorch.proto (no runtime)",
     [KF_T_FLYTE2] = "flyteidl2 plugins/kubeflow/pytorch.proto (no runtime)",
     [KF_T_OPERATOR] = "pytorchjob_types.go PyTorchJobSpec (no runtime)",
     TRAINERS("trainer trainjob_types.go RuntimeRef.Name")},
    test_runtime, 0},
-  {"R39", K(KF_PYTORCH),
+  {"R50", K(KF_PYTORCH),
    {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
     [KF_T_MPI_OPERATOR] = NA, TRAINERS(ERR)},
    {[KF_T_FLYTE] = "flyteidl plugins/kubeflow/pytorch.proto (nproc only in ElasticConfig)",
@@ -619,16 +620,17 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_OPERATOR] = "pytorchjob_types.go spec.nprocPerNode (string)",
     TRAINERS("trainer trainjob_types.go Trainer.NumProcPerNode *int32")},
    test_pt_nproc, 0},
-  {"R40", ALL_KINDS & ~(K(KF_MPI) | K(KF_HOROVOD)),
+  {"R51", ALL_KINDS & ~(K(KF_MPI) | K(KF_HOROVOD)),
    {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = ERR,
-    [KF_T_MPI_OPERATOR] = NA, TRAINERS(ERR)},
+    [KF_T_MPI_OPERATOR] = NA, [KF_T_CLUSTERED] = ERR, TRAINERS(ERR)},
    {[KF_T_FLYTE] = "flyteplugins names the task container by the kind (common_operator.go)",
     [KF_T_FLYTE2] = "flyteplugins names the task container by the kind (flyte main)",
     [KF_T_OPERATOR] = "the training-operator's webhook requires a container of the kind's "
                       "name (tfjob_webhook.go, pytorchjob_webhook.go, ...)",
+    [KF_T_CLUSTERED] = "flyte executor clustered/build.go names the task container",
     TRAINERS("the runtime's trainer container is `node` (trainer builder.go)")},
    test_container_name, 0},
-  {"R40", K(KF_MPI) | K(KF_HOROVOD),
+  {"R51", K(KF_MPI) | K(KF_HOROVOD),
    {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
     [KF_T_MPI_OPERATOR] = OK},
    {[KF_T_FLYTE] = "flyteplugins names the task container by the kind (mpi.go)",
@@ -637,7 +639,7 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_MPI_OPERATOR] = "mpi_job_controller.go newWorker/newLauncherPodTemplate: "
                           "Containers[0]"},
    test_container_name, 0},
-  {"R41", K(KF_MPI) | K(KF_HOROVOD),
+  {"R52", K(KF_MPI) | K(KF_HOROVOD),
    {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = ERR,
     [KF_T_MPI_OPERATOR] = OK},
    {[KF_T_FLYTE] = "flyteidl plugins/kubeflow/mpi.proto (no such field)",
@@ -645,7 +647,7 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_OPERATOR] = "training-operator mpijob_types.go (kubeflow.org/v1 has no such field)",
     [KF_T_MPI_OPERATOR] = "mpi-operator v2beta1 mpi_job_types.go"},
    test_mpi_operator_fields, 0},
-  {"R42", K(KF_PYTORCH),
+  {"R53", K(KF_PYTORCH),
    {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
     [KF_T_MPI_OPERATOR] = NA, TRAINERS(OK)},
    {[KF_T_FLYTE] = FLYTE_PT " (master_replicas: one Master always)",
@@ -654,9 +656,9 @@ const kf_target_rule kf_target_rules[] = {
                       "envvar.go setPodEnv (no MASTER_ADDR, RANK, WORLD_SIZE without one)",
     TRAINERS("TrainJob numNodes = workers")},
    test_no_master, 0},
-  {"R43", K(KF_ELASTIC),
+  {"R54", K(KF_ELASTIC),
    {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
-    [KF_T_MPI_OPERATOR] = NA, TRAINERS(ERR)},
+    [KF_T_MPI_OPERATOR] = NA, [KF_T_CLUSTERED] = ERR, TRAINERS(ERR)},
    {[KF_T_FLYTE] = "flyteidl plugins/kubeflow/pytorch.proto ElasticConfig (no such field)",
     [KF_T_FLYTE2] = "flyteidl2 plugins/kubeflow/pytorch.proto ElasticConfig (no such field)",
     [KF_T_OPERATOR] = "pytorchjob_types.go ElasticPolicy",

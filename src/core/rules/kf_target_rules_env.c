@@ -81,7 +81,7 @@ static kf_status r16_add(const kf_env_pods *ps, const kf_env_var *u, size_t n,
                          const char *first, int origin, kf_target t,
                          const kf_target_rule *r, kf_problems *out, kf_err *e) {
   const char *who = origin == KF_ENV_FLYTE ? "Flyte" : "the operator";
-  if (t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23)
+  if (KF_T_IS_TRAINER(t))
     return kf_problem_add(out, r, t, u->path, e, "%s is reserved by Trainer's "
                           "torch runtime: the TrainJob webhook rejects it (must "
                           "not have reserved envs)", u->name);
@@ -151,7 +151,7 @@ const kf_target_rule kf_target_rules_env[] = {
   {"R16", ALL_KINDS,
    {[KF_T_FLYTE] = KF_SEV_WARN, [KF_T_FLYTE2] = KF_SEV_WARN,
     [KF_T_OPERATOR] = KF_SEV_WARN, [KF_T_MPI_OPERATOR] = KF_SEV_WARN,
-    [KF_T_TRAINER_22] = KF_SEV_ERROR, [KF_T_TRAINER_23] = KF_SEV_ERROR},
+    TRAINERS(KF_SEV_ERROR)},
    {[KF_T_FLYTE] = "training-operator envvar.go setPodEnv, tensorflow.go, "
                    "mpijob.go; flytek8s k8s_resource_adds.go (FACTS §8.2.8)",
     [KF_T_FLYTE2] = "training-operator envvar.go setPodEnv, tensorflow.go, "
@@ -160,10 +160,8 @@ const kf_target_rule kf_target_rules_env[] = {
                       "mpijob.go hasIntelMPIBootstrapValues (FACTS §8.2.8)",
     [KF_T_MPI_OPERATOR] = "mpi-operator mpi_job_controller.go "
                           "newLauncherPodTemplate, newWorker (FACTS §8.2.8)",
-    [KF_T_TRAINER_22] = "trainer torch.go Validate, TorchRunReservedEnvNames "
-                        "(FACTS §8.2.5)",
-    [KF_T_TRAINER_23] = "trainer torch.go Validate, TorchRunReservedEnvNames "
-                        "(FACTS §8.2.5)"},
+    TRAINERS("trainer torch.go Validate, TorchRunReservedEnvNames "
+             "(FACTS §8.2.5)")},
    r16_test, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

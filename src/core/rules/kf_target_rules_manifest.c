@@ -17,7 +17,7 @@
 
 
 static int trainer(kf_target t) {
-  return t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
+  return KF_T_IS_TRAINER(t);
 }
 
 /* R11: Flyte's v1 payload loses slots (mpi.go never reads it). */
@@ -109,6 +109,23 @@ static kf_status r19_restarts(const kf_job *j, kf_target t, const kf_target_ctx 
   if (j->max_restarts != 0)
     ADD("max_restarts", e, "%d is dropped: a TrainJob has no restart count",
         (int)j->max_restarts);
+  return KF_OK;
+}
+
+/* R38 on Trainer v2.4: the CEL rules of trainer#3809 on what the TrainJob
+** gets (numProcPerNode: an Elastic job's integer, else 1; numNodes: its
+** count, or 1 + workers).  Construction keeps both in range today (the
+** row names the release's rule where a check lists them). */
+static kf_status r38_cel(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                         const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  (void)c, (void)t;
+  if (!(kf_kinds[j->kind].flags & KF_K_ELASTIC)) return KF_OK;  /* 1, 1 + W */
+  if (j->nproc_word == NULL && j->nproc_per_node < 1)
+    ADD("nproc_per_node", e, "%d: Trainer v2.4's TrainJob takes numProcPerNode >= 1 (CEL)",
+        (int)j->nproc_per_node);
+  if (j->max_nodes < 0)
+    ADD("nnodes", e, "%d: Trainer v2.4's TrainJob takes numNodes >= 0",
+        (int)j->max_nodes);
   return KF_OK;
 }
 
@@ -219,7 +236,7 @@ static kf_status r23_pod(const kf_job *j, kf_target t, const kf_target_ctx *c,
   }
   for (i = 0; i < spec->u.c.n; i++) {
     const char *k = spec->u.c.k[i];
-    if (listed(kfm_trainer_pod_patch[t == KF_T_TRAINER_23], k)) continue;
+    if (listed(kfm_trainer_pod_patch[KF_T_TRAINER_TABLE(t)], k)) continue;
     snprintf(path, sizeof path, "pod_template.spec.%.100s", k);
     ADD(path, e, "cannot be expressed: a TrainJob's runtime patch (PodSpecPatch) "
         "has no such field%s", listed(kfm_trainer_pod_patch[1], k)
@@ -257,7 +274,7 @@ kf_status kf_trainer_containers_rule(const kf_node *tmpl, const char *at,
     }
     for (x = 0; ct->t == KF_NOBJ && x < ct->u.c.n; x++) {
       const char *k = ct->u.c.k[x];   /* env: the webhook refuses it on node */
-      if (strcmp(k, "env") != 0 && listed(kfm_trainer_container_patch[t == KF_T_TRAINER_23], k))
+      if (strcmp(k, "env") != 0 && listed(kfm_trainer_container_patch[KF_T_TRAINER_TABLE(t)], k))
         continue;
       snprintf(path, sizeof path, "%s.spec.containers[%zu].%.60s", at, i + 1, k);
       ADD(path, e, "cannot be expressed: a runtime patch of the node container "
@@ -307,7 +324,7 @@ static kf_status r34_rows(const kf_job *j, kf_target t, const kf_target_ctx *c,
 }
 
 /* Severities in target order: flyte, flyte2, operator, mpi-operator,
-** trainer-2.2, trainer-2.3.  Both Trainer versions share a rule's severity
+** trainer-2.2, trainer-2.3, trainer-2.4.  The Trainer versions share a rule's severity
 ** and source (TRAINERS); rows of theirs alone are n.a. (0) elsewhere. */
 #define TRAINER_ROW(id, kinds, sev, source, test) \
   {id, kinds, {TRAINERS(sev)}, {TRAINERS(source)}, test, 0}
@@ -318,21 +335,21 @@ static kf_status r34_rows(const kf_job *j, kf_target t, const kf_target_ctx *c,
 #define R34_FLYTE "flyteidl plugins/common.proto CommonReplicaSpec; the field's row"
 
 const kf_target_rule kf_target_rules_manifest[] = {
-  {"R11", K(KF_MPI) | K(KF_HOROVOD), {WARN, WARN, OK, OK, NA, NA},
+  {"R11", K(KF_MPI) | K(KF_HOROVOD), {WARN, WARN, OK, OK, NA, NA, NA},
    {"flyteplugins mpi.go BuildResource (v1 slots never read)",
     "flyteplugins mpi.go BuildResource (v1 slots never read)", NULL, NULL, NULL, NULL},
    r11_slots, 1},
-  {"R12", ALL_KINDS, {WARN, WARN, WARN, WARN, WARN, WARN},
+  {"R12", ALL_KINDS, {WARN, WARN, WARN, WARN, WARN, WARN, WARN},
    {"flytek8s pod_helper.go ApplyGPUNodeSelectors",
     "flytek8s utils.go podRequiresAccelerator",
     "kfjob applies it like Flyte (SPEC §2.4)", "kfjob applies it like Flyte (SPEC §2.4)",
     TRAINERS("kfjob runtime patch (FACTS §8.4.4)")},
    r12_accel, 1},
-  {"R13", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR},
+  {"R13", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR, ERR},
    {NULL, NULL, NULL, "mpi-operator validation.go validateReplicaSpec",
     TRAINERS("trainer trainjob_types.go (no restart policy field)")},
    r13_restart, 0},
-  {"R13", ALL_KINDS & ~(K(KF_MPI) | K(KF_HOROVOD)), {ERR, ERR, OK, NA, ERR, ERR},
+  {"R13", ALL_KINDS & ~(K(KF_MPI) | K(KF_HOROVOD)), {ERR, ERR, OK, NA, ERR, ERR, ERR, ERR},
    {"flyteidl plugins/common.proto RestartPolicy (Never, OnFailure, Always)",
     "flyteidl2 plugins/common.proto RestartPolicy (Never, OnFailure, Always)",
     "training-operator common_types.go RestartPolicyExitCode, pod.go SetRestartPolicy",
@@ -350,23 +367,29 @@ const kf_target_rule kf_target_rules_manifest[] = {
               r19_restarts),
   TRAINER_ROW("R20", ALL_KINDS, WARN,
               "trainer trainjob_types.go (only activeDeadlineSeconds)", r20_run_policy),
-  {"R21", K(KF_PYTORCH), {OK, OK, OK, NA, ERR, ERR},
+  {"R38", K(KF_PYTORCH) | K(KF_ELASTIC), {[KF_T_TRAINER_24] = ERR},
+   {[KF_T_TRAINER_24] = "trainer trainjob_types.go Trainer.numProcPerNode CEL self >= 1, "
+                        "numNodes Minimum 0 (trainer#3809, in v2.4.0)"},
+   r38_cel, 0},
+  {"R21", K(KF_PYTORCH), {OK, OK, OK, NA, ERR, ERR, ERR},
    {NULL, NULL, NULL, NULL,
     TRAINERS("trainer torch-distributed runtime (one node job; ContainerPatch has no image)")},
    r21_groups, 0},
-  {"R23", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR},
+  {"R23", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR, ERR},
    {NULL, NULL, NULL, "mpi-operator mpi_job_controller.go (adds ssh-auth, mpi-job-config volumes; inferred)",
     TRAINERS("trainer trainingruntime_types.go PodSpecPatch")},
    r23_pod, 0},
-  {"R24", ALL_KINDS, {ERR, ERR, OK, ERR, ERR, ERR},
+  {"R24", ALL_KINDS, {ERR, ERR, OK, ERR, ERR, ERR, ERR, ERR},
    {"flyteplugins kfoperators (tensorflow, pytorch, mpi task types only)",
     "flyteplugins kfoperators (tensorflow, pytorch, mpi task types only)",
     NULL, "mpi-operator v2beta1 (MPIJob only)",
     TRAINERS("trainer manifests/base/runtimes (no TF runtime, no generic MPI runtime; "
-             "TensorFlow deprioritized: trainer#2699)")},
+             "TensorFlow deprioritized: trainer#2699)"),
+    [KF_T_CLUSTERED] = "flyte-sdk ClusteredTaskEnvironment (TorchRun: one replicated job "
+                       "of one container)"},
    r24_kind, 0},
-  {"R34", ALL_KINDS, {ERR, ERR, ERR, ERR, ERR, ERR},
-   {R34_FLYTE, R34_FLYTE, R34_SOURCE, R34_SOURCE, R34_SOURCE, R34_SOURCE},
+  {"R34", ALL_KINDS, {ERR, ERR, ERR, ERR, ERR, ERR, ERR},
+   {R34_FLYTE, R34_FLYTE, R34_SOURCE, R34_SOURCE, TRAINERS(R34_SOURCE)},
    r34_rows, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

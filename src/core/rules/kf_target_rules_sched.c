@@ -15,7 +15,7 @@
 #define FLYTE_KINDS (K(KF_TFJOB) | K(KF_PYTORCH) | K(KF_ELASTIC) | K(KF_MPI) | K(KF_HOROVOD))
 
 static int trainer(kf_target t) {
-  return t == KF_T_TRAINER_22 || t == KF_T_TRAINER_23;
+  return KF_T_IS_TRAINER(t);
 }
 
 static const kf_gang *gang_of(const kf_job *j) {
@@ -127,7 +127,8 @@ static int topo_same(const kf_group *a, const kf_group *b) {
   if (a->has_topology != b->has_topology) return 0;
 #define SAME(s) ((x->s == NULL) == (y->s == NULL) && (!x->s || strcmp(x->s, y->s) == 0))
   return !a->has_topology ||
-         (SAME(required) && SAME(preferred) && SAME(slice_required) &&
+         (SAME(required) && SAME(preferred) && SAME(slice_required) && SAME(group) &&
+          kf_tree_equal(x->slices, y->slices) &&
           x->unconstrained == y->unconstrained && x->slice_size == y->slice_size);
 #undef SAME
 }
@@ -175,7 +176,7 @@ static kf_status r31_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
       const kf_node *spec = kf_node_get(g->pod_template, "spec");
       size_t x;
       for (x = 0; spec && spec->t == KF_NOBJ && x < spec->u.c.n; x++) {
-        const char *const *keys = kfm_trainer_pod_patch[t == KF_T_TRAINER_23];
+        const char *const *keys = kfm_trainer_pod_patch[KF_T_TRAINER_TABLE(t)];
         const char *sk = spec->u.c.k[x];
         int y, found = 0;
         for (y = 0; keys[y] && !found; y++) found = strcmp(keys[y], sk) == 0;
@@ -203,6 +204,107 @@ static kf_status r32_manager(const kf_job *j, kf_target t, const kf_target_ctx *
   return KF_OK;
 }
 
+/* R39 (Kueue v0.19+): a queue on a kubeflow.org/v1 resource, which
+** Kueue's default configuration no longer manages. */
+static kf_status r39_v1_queue(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                              const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const char *kind = kf_kinds[j->kind].crd_kind;
+  char lower[32];
+  size_t i;
+  (void)c;
+  if (!j->has_scheduling || j->sched.queue == NULL) return KF_OK;
+  for (i = 0; kind[i] && i + 1 < sizeof lower; i++)
+    lower[i] = (char)(kind[i] >= 'A' && kind[i] <= 'Z' ? kind[i] - 'A' + 'a' : kind[i]);
+  lower[i] = '\0';
+  ADD("scheduling.queue", e, "Kueue's default configuration stopped managing "
+      "kubeflow.org/v1 jobs in v0.19 (integrations.frameworks leaves out "
+      "kubeflow.org/%s): the %s would run unqueued unless the cluster enables "
+      "that integration; enable it, or convert to a TrainJob (target trainer-2.4)",
+      lower, kind);
+  (void)t;
+  return KF_OK;
+}
+
+/* The pods of group `role` as one Kueue pod set on target t (0: none). */
+static int64_t podset_pods(const kf_job *j, kf_target t, int role) {
+  int32_t n = j->g[role].replicas;
+  if (trainer(t)) return kf_sched_pod_count(j, t);
+  if (kf_kinds[j->kind].flags & KF_K_ELASTIC) return j->max_nodes;
+  return n > 0 ? n : 0;
+}
+
+/* R40 (Kueue v0.20, tas_validation.go): a pod set's slice size is at most
+** its pod count; a job-level topology annotates every pod set, so it must
+** fit the smallest group it reaches. */
+static kf_status r40_slice(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                           const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int32_t job = j->has_scheduling && j->sched.has_topology ? j->sched.topology.slice_size : 0;
+  char path[96];
+  int i;
+  (void)c;
+  for (i = 0; i < k->nroles; i++) {
+    int role = k->roles[i].role;
+    const kf_group *g = &j->g[role];
+    int own = g->has_topology && (g->topology.slice_size > 0 || g->topology.slices);
+    const kf_topology *tp = own ? &g->topology : j->has_scheduling && j->sched.has_topology
+                                                     ? &j->sched.topology : NULL;
+    /* a slice size, or the widest of the slice constraints */
+    const kf_node *first = tp && tp->slices ? kf_node_get(tp->slices->u.c.v[0], "size") : NULL;
+    int32_t sz = first ? (int32_t)first->u.i : own ? g->topology.slice_size : job;
+    const char *key = first ? "slices[1].size" : "slice_size";
+    int64_t n = podset_pods(j, t, role);
+    if (sz <= 0 || n <= 0 || sz <= n) continue;
+    if (own) snprintf(path, sizeof path, "%s.topology.%s", kf_roles[role].key, key);
+    else snprintf(path, sizeof path, "scheduling.topology.%s", key);
+    ADD(path, e, "%d is above the %lld pod%s of %s's pod set: Kueue refuses a "
+        "slice size greater than the pod set count", (int)sz, (long long)n,
+        n == 1 ? "" : "s", trainer(t) ? "the node job" : kf_roles[role].key);
+    if (trainer(t) || !own) break;   /* one message for the job's topology */
+  }
+  return KF_OK;
+}
+
+/* A group's podset-group-name on its pod template: its own, else the job's. */
+static const char *group_name(const kf_job *j, const kf_group *g) {
+  if (g->has_topology && g->topology.group) return g->topology.group;
+  return j->has_scheduling && j->sched.has_topology ? j->sched.topology.group : NULL;
+}
+
+/* R41 (kueue tas_validation.go): the pod sets of one podset-group-name are
+** exactly two, one of them a single pod (a leader and its workers). */
+static kf_status r41_group(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                           const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  char path[96];
+  int i, x;
+  (void)c;
+  for (i = 0; i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    const char *name = group_name(j, g);
+    int sets = 0, single = 0, first = 1;
+    if (name == NULL || podset_pods(j, t, k->roles[i].role) <= 0) continue;
+    for (x = 0; x < k->nroles; x++) {
+      const char *o = group_name(j, &j->g[k->roles[x].role]);
+      int64_t n = podset_pods(j, t, k->roles[x].role);
+      if (o == NULL || n <= 0 || strcmp(o, name) != 0) continue;
+      if (x < i) first = 0;
+      sets++, single += n == 1;
+    }
+    if (trainer(t)) sets = 1;   /* the node job is one pod set */
+    if (!first || (sets == 2 && single >= 1)) continue;
+    if (g->has_topology && g->topology.group)
+      snprintf(path, sizeof path, "%s.topology.group", kf_roles[k->roles[i].role].key);
+    else
+      snprintf(path, sizeof path, "scheduling.topology.group");
+    ADD(path, e, "'%s' names %d pod set%s%s: Kueue takes a pod set group of exactly "
+        "two pod sets, one of them a single pod", name, sets, sets == 1 ? "" : "s",
+        sets == 2 ? " of more than one pod each" : "");
+    if (trainer(t)) break;
+  }
+  return KF_OK;
+}
+
 /* R25 for MultiKueue: the JAXJob controller ignores runPolicy.managedBy,
 ** so MultiKueue would run the job on the manager cluster. */
 static kf_status r25_multikueue(const kf_job *j, kf_target t, const kf_target_ctx *c,
@@ -215,43 +317,68 @@ static kf_status r25_multikueue(const kf_job *j, kf_target t, const kf_target_ct
   return KF_OK;
 }
 
+#define KUEUE_TAS "kueue pkg/controller/jobframework/tas_validation.go"
+
 /* Severities in target order: flyte, flyte2, operator, mpi-operator,
-** trainer-2.2, trainer-2.3. */
+** trainer-2.2, trainer-2.3, trainer-2.4. */
 const kf_target_rule kf_target_rules_sched[] = {
-  {"R25", K(KF_JAX), {NA, NA, ERR, NA, NA, NA},
+  {"R25", K(KF_JAX), {NA, NA, ERR, NA, NA, NA, NA},
    {NULL, NULL, "training-operator jaxjob_controller.go (managedBy not honoured; "
     "kueue pkg/controller/jobs/kubeflow)", NULL, NULL, NULL},
    r25_multikueue, 0},
-  {"R28", ALL_KINDS, {NA, NA, ERR, ERR, ERR, ERR},
+  {"R28", ALL_KINDS, {NA, NA, ERR, ERR, ERR, ERR, ERR},
    {NULL, NULL,
     "training-operator common/job.go (PodGroup minMember; default Σ replicas); volcano#2930",
     "mpi-operator podgroup.go calculateMinAvailable (default workers + 1)",
     TRAINERS("trainer runtime/framework/plugins/{volcano,coscheduling} (all pods; no TrainJob field)")},
    r28_gang, 0},
-  {"R28", ALL_KINDS, {NA, NA, WARN, WARN, NA, NA},
+  {"R28", ALL_KINDS, {NA, NA, WARN, WARN, NA, NA, NA},
    {NULL, NULL, "training-operator common_types.go SchedulingPolicy.MinAvailable",
     "mpi-operator v2beta1 types.go SchedulingPolicy (\"make sure the application "
     "supports resizing\")", NULL, NULL},
    r28_partial, 0},
-  {"R29", ALL_KINDS, {NA, NA, WARN, WARN, WARN, WARN},
+  {"R29", ALL_KINDS, {NA, NA, WARN, WARN, WARN, WARN, WARN},
    {NULL, NULL, "training-operator control/podgroup_control.go (volcano, scheduler-plugins)",
     "mpi-operator podgroup.go (volcano, scheduler-plugins)",
     TRAINERS("trainer runtime/framework/plugins/volcano (queue annotation)")},
    r29_ignored, 0},
-  {"R30", FLYTE_KINDS, {ERR, ERR, NA, NA, NA, NA},
+  {"R30", FLYTE_KINDS, {ERR, ERR, NA, NA, NA, NA, NA},
    {"flyteplugins kfoperators (no schedulingPolicy, suspend, managedBy); flyte#5677, flytekit#2694",
     "flyte pytorch.go 11dbc43bed (pod template metadata onto a PyTorchJob only), #7833",
     NULL, NULL, NULL, NULL},
    r30_flyte, 0},
-  {"R31", ALL_KINDS, {ERR, ERR, OK, OK, ERR, ERR},
+  {"R31", ALL_KINDS, {ERR, ERR, OK, OK, ERR, ERR, ERR},
    {"flyteidl kubeflow common.proto ReplicaSpec (no pod template); flytekit#2183, flyte#3308",
     "flyteidl kubeflow common.proto ReplicaSpec (no pod template); flytekit#2183, flyte#3308",
     NULL, NULL,
     TRAINERS("trainer trainjob_types.go RuntimePatch (one node job; R22)")},
    r31_groups, 0},
-  {"R32", K(KF_PYTORCH) | K(KF_ELASTIC), {NA, NA, NA, NA, ERR, ERR},
+  {"R32", K(KF_PYTORCH) | K(KF_ELASTIC), {NA, NA, NA, NA, ERR, ERR, ERR},
    {NULL, NULL, NULL, NULL,
     TRAINERS("kueue pkg/controller/jobs/trainjob (manager kueue.x-k8s.io/manager), kueue#14886")},
    r32_manager, 0},
+  {"R39", ALL_KINDS, {NA, NA, WARN, NA, NA, NA, NA},
+   {NULL, NULL, "kueue charts/kueue/values.yaml integrations.frameworks (v0.19.0: "
+    "kubeflow.org/v1 jobs commented out; kueue#12606, kueue#12620)"},
+   r39_v1_queue, 0},
+  {"R40", ALL_KINDS, {ERR, ERR, ERR, ERR, ERR, ERR, ERR},
+   {"kueue pkg/controller/jobframework/tas_validation.go (podset-slice-size must not be "
+    "greater than pod set count; stricter in v0.20.0)",
+    "kueue pkg/controller/jobframework/tas_validation.go (podset-slice-size must not be "
+    "greater than pod set count; stricter in v0.20.0)",
+    "kueue pkg/controller/jobframework/tas_validation.go (podset-slice-size must not be "
+    "greater than pod set count; stricter in v0.20.0)",
+    "kueue pkg/controller/jobframework/tas_validation.go (podset-slice-size must not be "
+    "greater than pod set count; stricter in v0.20.0)",
+    TRAINERS("kueue pkg/controller/jobframework/tas_validation.go (the node job is one "
+             "pod set; stricter in v0.20.0)")},
+   r40_slice, 0},
+  {"R41", ALL_KINDS, {ERR, ERR, ERR, ERR, ERR, ERR, ERR},
+   {KUEUE_TAS " (podset-group-name: two pod sets, one of 1 replica)",
+    KUEUE_TAS " (podset-group-name: two pod sets, one of 1 replica)",
+    KUEUE_TAS " (podset-group-name: two pod sets, one of 1 replica)",
+    KUEUE_TAS " (podset-group-name: two pod sets, one of 1 replica)",
+    TRAINERS(KUEUE_TAS " (the node job is one pod set)")},
+   r41_group, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

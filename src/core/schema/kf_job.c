@@ -269,18 +269,18 @@ int kf_job_equal(const kf_job *a, const kf_job *b) {
 ** the rows of the objects inside it): copying a job walks these offsets
 ** instead of the row tree, which a userdata copy does on every call. */
 typedef struct slots {
-  uint16_t str[48];         /* offsets of const char * members */
-  uint16_t list[6], cnt[6]; /* string arrays and their counts */
-  uint16_t tree[6];         /* held value trees (KF_V_TREE) */
+  uint16_t str[64];         /* offsets of const char * members */
+  uint16_t list[8], cnt[8]; /* string arrays and their counts */
+  uint16_t tree[12];        /* held value trees (KF_V_TREE) */
   int nstr, nlist, ntree;
 } slots;
 
 static void flatten(const kf_field *f, size_t n, size_t base, slots *S) {
   size_t i;
   for (i = 0; i < n; i++, f++) {
-    if ((KF_V_ISSTR(f->type) && S->nstr == 48) ||
-        (f->type == KF_V_STRLIST && S->nlist == 6) ||
-        (f->type == KF_V_TREE && S->ntree == 6)) {
+    if ((KF_V_ISSTR(f->type) && S->nstr == (int)(sizeof S->str / sizeof S->str[0])) ||
+        (f->type == KF_V_STRLIST && S->nlist == (int)(sizeof S->list / sizeof S->list[0])) ||
+        (f->type == KF_V_TREE && S->ntree == (int)(sizeof S->tree / sizeof S->tree[0]))) {
       /* a schema that outgrew the table: fail loudly at first use */
       fputs("kfjob: kf_job.c slots: too many string rows in one object\n", stderr);
       abort();

@@ -17,6 +17,10 @@ typedef struct kf_topology {
   const char *required, *preferred, *slice_required;   /* NULL: unset */
   int unconstrained;
   int32_t slice_size;                /* 0: unset */
+  const char *group;                 /* podset-group-name; NULL: unset */
+  const kf_node *slices;             /* multi-layer slice constraints: a
+                                        checked list of {level, size};
+                                        NULL: unset (kf_slices.c) */
   unsigned zero;                     /* KF_F_OMITZERO bits (never set: min 1) */
 } kf_topology;
 
@@ -117,6 +121,9 @@ typedef struct kf_job {
   ** SetDefaults_MPIJob) */
   const char *ssh_auth_mount_path, *mpi_implementation, *launcher_creation_policy;
   int run_launcher_as_worker;
+  /* Flyte 2 clustered tasks (PyTorchJob, Elastic; flyte2-clustered only) */
+  const char *interconnect;          /* "tcp", "efa", "infiniband", "roce"; NULL: unset */
+  int restart_on_host_maintenance;
   /* Horovod */
   int verbose;
   const char *log_level, *discovery_script_path;

@@ -40,16 +40,59 @@ static kf_status name_rule(const char *v, const char *path, const char *who,
                  "(%s; Kueue's webhook refuses it)", who, path, v, why);
 }
 
+/* podset-group-name (kueue tas_validation.go): not a number, with
+** required or preferred, without slice annotations. */
+static kf_status group_rule(const kf_topology *t, const char *path,
+                            const char *who, kf_err *e) {
+  const char *g = t->group, *p;
+  if (g == NULL) return KF_OK;
+  for (p = g; *p >= '0' && *p <= '9'; p++) {}
+  if (*p == '\0')
+    return kf_fail(e, KF_EINVAL, "%s: %s.group: '%.80s' is a number (Kueue "
+                   "refuses a numeric podset-group-name)", who, path, g);
+  if (t->required == NULL && t->preferred == NULL)
+    return kf_fail(e, KF_EINVAL, "%s: %s.group: needs required or preferred (Kueue "
+                   "places a pod set group by its topology level)", who, path);
+  if (t->slice_required != NULL || t->slice_size > 0 || t->slices)
+    return kf_fail(e, KF_EINVAL, "%s: %s.group: cannot be combined with %s (Kueue "
+                   "refuses slice annotations on a pod set group)", who, path,
+                   t->slice_required ? "slice_required" : t->slices ? "slices" : "slice_size");
+  return KF_OK;
+}
+
 /* One of required, preferred, unconstrained (Kueue reads one). */
 static kf_status topology_rule(const kf_topology *t, const char *path,
                                const char *who, kf_err *e) {
   const char *a = t->required ? "required" : NULL, *b = NULL;
   if (t->preferred) (a ? (b = "preferred") : (a = "preferred"));
   if (t->unconstrained && !b) (a ? (b = "unconstrained") : (a = "unconstrained"));
-  if (b == NULL) return KF_OK;
-  return kf_fail(e, KF_EINVAL, "%s: %s: %s and %s cannot be combined (a pod "
-                 "set has one topology mode: required, preferred or "
-                 "unconstrained)", who, path, a, b);
+  if (b != NULL)
+    return kf_fail(e, KF_EINVAL, "%s: %s: %s and %s cannot be combined (a pod "
+                   "set has one topology mode: required, preferred or "
+                   "unconstrained)", who, path, a, b);
+  if (t->slices && (t->slice_required || t->slice_size > 0))
+    return kf_fail(e, KF_EINVAL, "%s: %s.slices: cannot be combined with %s (Kueue "
+                   "refuses the slice annotations beside slice constraints)", who, path,
+                   t->slice_required ? "slice_required" : "slice_size");
+  return KF_OK;
+}
+
+/* The annotations a group's pod template gets: the job's topology with the
+** group's keys over it. */
+static kf_topology merged_topology(const kf_job *j, const kf_group *g) {
+  kf_topology m;
+  const kf_topology *t = &g->topology;
+  memset(&m, 0, sizeof m);
+  if (j->has_scheduling && j->sched.has_topology) m = j->sched.topology;
+  if (!g->has_topology) return m;
+  if (t->required) m.required = t->required;
+  if (t->preferred) m.preferred = t->preferred;
+  if (t->unconstrained) m.unconstrained = 1;
+  if (t->slice_required) m.slice_required = t->slice_required;
+  if (t->slice_size > 0) m.slice_size = t->slice_size;
+  if (t->group) m.group = t->group;
+  if (t->slices) m.slices = t->slices;
+  return m;
 }
 
 kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e) {
@@ -64,7 +107,8 @@ kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e) 
                         who, e)) != KF_OK)
       return st;
     if (j->sched.has_topology &&
-        (st = topology_rule(&j->sched.topology, "scheduling.topology", who, e)) != KF_OK)
+        ((st = topology_rule(&j->sched.topology, "scheduling.topology", who, e)) != KF_OK ||
+         (st = group_rule(&j->sched.topology, "scheduling.topology", who, e)) != KF_OK))
       return st;
   }
   for (i = 0; i < k->nroles; i++) {
@@ -72,9 +116,14 @@ kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e) 
     if (!g->has_topology) continue;
     snprintf(path, sizeof path, "%s.topology", kf_roles[k->roles[i].role].key);
     if ((st = topology_rule(&g->topology, path, who, e)) != KF_OK) return st;
+    if (g->topology.group != NULL) {
+      kf_topology m = merged_topology(j, g);
+      if ((st = group_rule(&m, path, who, e)) != KF_OK) return st;
+    }
   }
   return KF_OK;
 }
+
 
 int kf_sched_has_group_settings(const kf_job *j) {
   const kf_kind_info *k = &kf_kinds[j->kind];
@@ -97,7 +146,7 @@ int64_t kf_sched_pod_count(const kf_job *j, int target) {
   if (k->flags & KF_K_ELASTIC) return j->max_nodes;
   if (target == KF_T_MPI_OPERATOR)
     return (j->g[KF_WORKER].replicas > 0 ? j->g[KF_WORKER].replicas : 0) + 1;
-  if (target == KF_T_TRAINER_22 || target == KF_T_TRAINER_23)
+  if (KF_T_IS_TRAINER(target))
     return 1 + (j->g[KF_WORKER].replicas > 0 ? j->g[KF_WORKER].replicas : 0);
   for (i = 0; i < k->nroles; i++) {
     int32_t r = j->g[k->roles[i].role].replicas;
@@ -113,9 +162,9 @@ int64_t kf_sched_gang_size(const kf_job *j, int target, int *set) {
 
 /* ---- topology in a TaskTemplate's pod template (flyte, flyte2) -------- */
 
-static const char *const tas_keys[5] = {KF_TAS_REQUIRED, KF_TAS_PREFERRED,
+static const char *const tas_keys[7] = {KF_TAS_REQUIRED, KF_TAS_PREFERRED,
                                         KF_TAS_UNCONSTRAINED, KF_TAS_SLICE_REQUIRED,
-                                        KF_TAS_SLICE_SIZE};
+                                        KF_TAS_SLICE_SIZE, KF_TAS_GROUP, KF_TAS_SLICES};
 
 /* A copy of object `o` (NULL: an empty one) with key k set to v, keys
 ** kept sorted when `o`'s are. */
@@ -163,14 +212,15 @@ static kf_status put_meta(const kf_job *j, kf_arena *A, const char *map,
 kf_status kf_sched_template_in(const kf_job *j, kf_arena *A, const kf_job **out,
                                kf_err *e) {
   const kf_topology *t = &j->sched.topology;
-  const char *v[5];
-  char n[32];
+  const char *v[7];
+  char n[32], sl[KF_SLICES_JSON_MAX];
   *out = j;
   if (!j->has_scheduling || !j->sched.has_topology) return KF_OK;
   kf_format_int(t->slice_size, n);
   v[0] = t->required, v[1] = t->preferred, v[2] = t->unconstrained ? "true" : NULL;
-  v[3] = t->slice_required, v[4] = t->slice_size > 0 ? n : NULL;
-  return put_meta(j, A, "annotations", tas_keys, v, 5, out, e);
+  v[3] = t->slice_required, v[4] = t->slice_size > 0 ? n : NULL, v[5] = t->group;
+  v[6] = t->slices && kf_sched_slices_json(t->slices, sl, sizeof sl) ? sl : NULL;
+  return put_meta(j, A, "annotations", tas_keys, v, 7, out, e);
 }
 
 static const char *const kueue_keys[3] = {KF_KUEUE_QUEUE, KF_KUEUE_PRIORITY,
@@ -233,25 +283,33 @@ static kf_status topology_out(kf_job *j, kf_arena *A, kf_err *e) {
   int i, any = 0;
   if (an == NULL || an->t != KF_NOBJ) return KF_OK;
   memset(&t, 0, sizeof t);
-  for (i = 0; i < 5; i++) {
+  for (i = 0; i < 7; i++) {
     const kf_node *v = kf_node_get(an, tas_keys[i]);
     const char *s = v && v->t == KF_NSTR ? v->u.s.p : NULL;
     char *end;
     long n;
     if (s == NULL) continue;
     if (i == 2 && strcmp(s, "true") != 0) return KF_OK;
+    if (i == 6) {   /* the slice constraints' JSON, checked as the row's */
+      const kf_node *l = kf_sched_slices_parse(A, s), *c;
+      kf_err e2;
+      if (l == NULL || kf_slices_tree.check(l, A, &c, "", "", &e2) != KF_OK) return KF_OK;
+      t.slices = c, any = 1;
+      continue;
+    }
     n = i == 4 ? strtol(s, &end, 10) : 0;
     if (i == 4 && (*end || n < 1 || n > INT32_MAX || s[0] == '0' || s[0] == '+')) return KF_OK;
-    if (i < 2 || i == 3) {
+    if (i < 2 || i == 3 || i == 5) {
       if (s[0] == '\0' || strpbrk(s, " \t\r\n")) return KF_OK;
-      *(i == 0 ? &t.required : i == 1 ? &t.preferred : &t.slice_required) = s;
+      *(i == 0 ? &t.required : i == 1 ? &t.preferred : i == 3 ? &t.slice_required
+                                                              : &t.group) = s;
     }
     if (i == 2) t.unconstrained = 1;
     if (i == 4) t.slice_size = (int32_t)n;
     any = 1;
   }
   if (!any || (t.required != NULL) + (t.preferred != NULL) + t.unconstrained > 1) return KF_OK;
-  if ((st = strip_meta(j, A, "annotations", tas_keys, 5, e)) != KF_OK) return st;
+  if ((st = strip_meta(j, A, "annotations", tas_keys, 7, e)) != KF_OK) return st;
   j->has_scheduling = j->sched.has_topology = 1;
   j->sched.topology = t;
   return KF_OK;

@@ -24,10 +24,20 @@
 #define KF_TAS_UNCONSTRAINED "kueue.x-k8s.io/podset-unconstrained-topology"
 #define KF_TAS_SLICE_REQUIRED "kueue.x-k8s.io/podset-slice-required-topology"
 #define KF_TAS_SLICE_SIZE "kueue.x-k8s.io/podset-slice-size"
+#define KF_TAS_GROUP "kueue.x-k8s.io/podset-group-name"
+#define KF_TAS_SLICES "kueue.x-k8s.io/podset-slice-required-topology-constraints"
 /* trainer pkg/runtime/framework/plugins/volcano: the TrainJob's queue */
 #define KF_VOLCANO_QUEUE "scheduling.volcano.sh/queue-name"
 
 extern const kf_obj kf_sched_obj, kf_topology_obj;
+
+/* topology.slices (kf_slices.c): the row's tree, the annotation's JSON
+** text of a checked list (0: no room in `cap`), and that text read back
+** (NULL: not of that shape; the list is then checked as a row's). */
+extern const kf_tree kf_slices_tree;
+int kf_sched_slices_json(const kf_node *slices, char *buf, size_t cap);
+const kf_node *kf_sched_slices_parse(kf_arena *A, const char *s);
+#define KF_SLICES_JSON_MAX 1200
 
 /* Queue and priority class names, topology modes: the checks that hold on
 ** every target (R27); listed in every kind's rules. */

@@ -62,9 +62,11 @@ const kf_enum kf_clean_pod_policy_enum = {
 static const char *const nproc_v[] = {"auto", "cpu", "gpu", NULL};
 static const kf_choice nproc_choice = {"nproc_per_node",
                                        "an integer >= 1, auto, cpu or gpu", nproc_v};
-static const char *const rdzv_v[] = {"c10d", "etcd", "etcd-v2", NULL};
+/* static: torchrun's fixed membership, flyte-sdk TorchRun's default and a
+** ClusteredTaskSpec's STATIC (flyteidl2 plugins/clustered.proto) */
+static const char *const rdzv_v[] = {"c10d", "etcd", "etcd-v2", "static", NULL};
 static const kf_choice rdzv_choice = {"rendezvous backend",
-                                      "c10d, etcd or etcd-v2", rdzv_v};
+                                      "c10d, etcd, etcd-v2 or static", rdzv_v};
 
 /* ---- rows ------------------------------------------------------------- */
 
@@ -108,6 +110,12 @@ static const kf_field topology_rows[] = {
    .off = TOPO(slice_size), .off_n = TOPO(zero), .zbit = 1u, .min = 1,
    .manifest = KF_TAS_SLICE_SIZE,
    .desc = "Pods per slice, an integer >= 1 (with slice_required): annotation kueue.x-k8s.io/podset-slice-size on the pod template"},
+  {.key = "slices", .type = KF_V_TREE, .off = TOPO(slices), .info = &kf_slices_tree,
+   .manifest = KF_TAS_SLICES,
+   .desc = "Kueue multi-layer slice constraints, 1 to 3 levels { level = LABEL, size = N } from the widest, each size dividing the one above, the first at most the pod set's pods; without slice_required, slice_size and group: annotation kueue.x-k8s.io/podset-slice-required-topology-constraints (JSON) on the pod template"},
+  {.key = "group", .type = KF_V_TOKEN, .off = TOPO(group),
+   .manifest = KF_TAS_GROUP,
+   .desc = "Kueue pod set group (not a number; with required or preferred, without slices): two pod sets of one name, one of them a single pod, are placed together: annotation kueue.x-k8s.io/podset-group-name on the pod template"},
 };
 const kf_obj kf_topology_obj = {NULL, "a table of named fields", topology_rows,
                                 sizeof topology_rows / sizeof *topology_rows, "Topology"};
@@ -123,7 +131,7 @@ static const kf_field container_rows[] = {
   {.key = "args", .type = KF_V_STRLIST, .off = CT(args), .off_n = CT(nargs),
    .desc = "The main container's args (a list of strings): the TaskTemplate container's args (MPI and Horovod: wrapped in the launcher line), each pod's main container args in manifests (a call's opts.args wins)"},
   {.key = "name", .type = KF_V_TOKEN, .off = CT(name),
-   .desc = "The main container's name (mpi-operator and a v1 MPIJob run containers[0] whatever its name; the training-operator's webhooks require the kind's name, R40): the kind's (pytorch, mpi, ...) when unset"},
+   .desc = "The main container's name (mpi-operator and a v1 MPIJob run containers[0] whatever its name; the training-operator's webhooks require the kind's name, R51): the kind's (pytorch, mpi, ...) when unset"},
   {.key = "env", .type = KF_V_TREE, .off = CT(env), .info = &kf_env_tree,
    .desc = "The main container's environment: a list of Kubernetes EnvVars ({name =, value =} or {name =, valueFrom =}) kept in order, or a table of name = value emitted sorted; TaskTemplate container env (name/value only on Flyte), each pod's main container env in manifests"},
 };
@@ -320,7 +328,7 @@ const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
 
 /* The mpi-operator v2beta1's own fields (mpi_job_types.go); unset is the
 ** operator's default (SetDefaults_MPIJob: /root/.ssh, OpenMPI, AtStartup,
-** false); R41 refuses them on the other targets. */
+** false); R52 refuses them on the other targets. */
 static const char *const mpi_impl_v[] = {"OpenMPI", "Intel", "MPICH", NULL};
 static const kf_choice mpi_impl_choice = {"MPI implementation", "OpenMPI, Intel or MPICH",
                                           mpi_impl_v};
@@ -330,22 +338,36 @@ static const kf_choice launcher_policy_choice = {
 #define MPI_OPERATOR                                                       \
   {.key = "ssh_auth_mount_path", .type = KF_V_TOKEN, .flags = KF_F_MPIOP, .off = J(ssh_auth_mount_path), \
    .manifest = "sshAuthMountPath",                                         \
-   .desc = "Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R41): spec.sshAuthMountPath, /root/.ssh by default"}, \
+   .desc = "Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R52): spec.sshAuthMountPath, /root/.ssh by default"}, \
   {.key = "mpi_implementation", .type = KF_V_CHOICE, .flags = KF_F_MPIOP, .off = J(mpi_implementation), \
    .info = &mpi_impl_choice, .manifest = "mpiImplementation",              \
-   .desc = "OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R41; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's)"}, \
+   .desc = "OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R52; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's)"}, \
   {.key = "run_launcher_as_worker", .type = KF_V_BOOL, .flags = KF_F_OMITZERO | KF_F_MPIOP, \
    .off = J(run_launcher_as_worker), .manifest = "runLauncherAsWorker",     \
-   .desc = "true: the launcher pod also runs a worker's processes (mpi-operator only, R41): spec.runLauncherAsWorker"}, \
+   .desc = "true: the launcher pod also runs a worker's processes (mpi-operator only, R52): spec.runLauncherAsWorker"}, \
   {.key = "launcher_creation_policy", .type = KF_V_CHOICE, .flags = KF_F_MPIOP, \
    .off = J(launcher_creation_policy),                                     \
    .info = &launcher_policy_choice, .manifest = "launcherCreationPolicy",  \
-   .desc = "AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R41): spec.launcherCreationPolicy"}
+   .desc = "AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R52): spec.launcherCreationPolicy"}
 
 /* Kubeflow Trainer's runtime (spec.runtimeRef.name of a TrainJob). */
 #define RUNTIME                                                            \
   {.key = "runtime", .type = KF_V_TOKEN, .off = J(runtime),               \
-   .desc = "The ClusterTrainingRuntime a TrainJob runs on (spec.runtimeRef.name; Trainer targets only, R38): torch-distributed when unset"}
+   .desc = "The ClusterTrainingRuntime a TrainJob runs on (spec.runtimeRef.name; Trainer targets only, R49): torch-distributed when unset"}
+
+/* Flyte 2 clustered tasks (flyteidl2 plugins/clustered.proto
+** ClusteredTaskSpec.interconnect, ClusterFailurePolicy.
+** restart_on_host_maintenance): target flyte2-clustered only (R42). */
+static const char *const interconnect_v[] = {"tcp", "efa", "infiniband", "roce", NULL};
+static const kf_choice interconnect_choice = {"interconnect", "tcp, efa, infiniband or roce",
+                                              interconnect_v};
+#define CLUSTERED                                                          \
+  {.key = "interconnect", .type = KF_V_CHOICE, .off = J(interconnect),     \
+   .info = &interconnect_choice,                                           \
+   .desc = "Network fabric of a Flyte 2 clustered task (tcp, efa, infiniband, roce): ClusteredTaskSpec.interconnect; flyte2-clustered only (R42), where the backend falls back to TCP for the others (a warning)"}, \
+  {.key = "restart_on_host_maintenance", .type = KF_V_BOOL, .flags = KF_F_OMITZERO, \
+   .off = J(restart_on_host_maintenance),                                  \
+   .desc = "true: a Flyte 2 clustered task restarts for free when a host's maintenance evicts a pod: ClusteredTaskSpec.failure_policy.restart_on_host_maintenance; flyte2-clustered only (R42)"}
 
 static const kf_field tf_rows[] = {GROUPS, RUN_POLICY, DEPRECATED, POD, SCHED, WHOLE};
 /* a PyTorchJob's spec.nprocPerNode: unset is kfjob's one process a pod */
@@ -354,8 +376,8 @@ static const kf_field pytorch_rows[] = {
   {.key = "nproc_per_node", .type = KF_V_NPROC, .off = J(nproc_per_node),
    .off_n = J(nproc_word), .min = 1, .idef = 0, .info = &nproc_choice,
    .manifest = "nprocPerNode",
-   .desc = "Processes per pod for a launcher the command starts (torchrun), an integer >= 1 or auto/cpu/gpu: spec.nprocPerNode on the operator (PET_NPROC_PER_NODE), numProcPerNode on Trainer (auto: unset); unset: one process a pod; not on Flyte (R39)"},
-  DEPRECATED, POD, SCHED, WHOLE, RUNTIME};
+   .desc = "Processes per pod for a launcher the command starts (torchrun), an integer >= 1 or auto/cpu/gpu: spec.nprocPerNode on the operator (PET_NPROC_PER_NODE), numProcPerNode on Trainer (auto: unset); unset: one process a pod; not on Flyte (R50)"},
+  DEPRECATED, POD, SCHED, WHOLE, RUNTIME, CLUSTERED};
 static const kf_field elastic_rows[] = {
   {.key = "nnodes", .type = KF_V_NNODES, .off = J(min_nodes), .min = 1,
    .idef = 1, .pbmsg = "elastic_config", .pb = "min_replicas",
@@ -374,24 +396,24 @@ static const kf_field elastic_rows[] = {
   {.key = "rdzv_backend", .type = KF_V_CHOICE, .off = J(rdzv_backend),
    .sdef = "c10d", .info = &rdzv_choice, .pbmsg = "elastic_config",
    .pb = "rdzv_backend", .pb0 = "rdzv_backend", .manifest = "rdzvBackend",
-   .desc = "torchrun rendezvous backend (c10d, etcd, etcd-v2): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17)"},
+   .desc = "torchrun rendezvous backend (c10d, etcd, etcd-v2, static): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17)"},
   {.key = "rdzv_host", .type = KF_V_TOKEN, .off = J(rdzv_host), .manifest = "rdzvHost",
-   .desc = "Rendezvous host (operator only, R43): elasticPolicy.rdzvHost, PET_RDZV_ENDPOINT's host (default <name>-worker-0)"},
+   .desc = "Rendezvous host (operator only, R54): elasticPolicy.rdzvHost, PET_RDZV_ENDPOINT's host (default <name>-worker-0)"},
   {.key = "rdzv_port", .type = KF_V_INT, .flags = KF_F_OMITZERO, .off = J(rdzv_port),
    .min = 1, .manifest = "rdzvPort",
-   .desc = "Rendezvous port, an integer >= 1 (operator only, R43): elasticPolicy.rdzvPort, PET_RDZV_ENDPOINT's port (default the pytorchjob-port)"},
+   .desc = "Rendezvous port, an integer >= 1 (operator only, R54): elasticPolicy.rdzvPort, PET_RDZV_ENDPOINT's port (default the pytorchjob-port)"},
   {.key = "rdzv_id", .type = KF_V_TOKEN, .off = J(rdzv_id), .manifest = "rdzvId",
-   .desc = "Rendezvous id (operator only, R43): elasticPolicy.rdzvId, PET_RDZV_ID"},
+   .desc = "Rendezvous id (operator only, R54): elasticPolicy.rdzvId, PET_RDZV_ID"},
   {.key = "standalone", .type = KF_V_BOOL, .flags = KF_F_OMITZERO, .off = J(standalone),
    .manifest = "standalone",
-   .desc = "true: torchrun --standalone, a local rendezvous (operator only, R43): elasticPolicy.standalone, PET_STANDALONE"},
+   .desc = "true: torchrun --standalone, a local rendezvous (operator only, R54): elasticPolicy.standalone, PET_STANDALONE"},
   {.key = "rdzv_conf", .type = KF_V_TREE, .off = J(rdzv_conf), .info = &kf_rdzv_conf_tree,
    .manifest = "rdzvConf",
-   .desc = "Rendezvous settings, a list of {key =, value =} in order (operator only, R43): elasticPolicy.rdzvConf, PET_RDZV_CONF"},
+   .desc = "Rendezvous settings, a list of {key =, value =} in order (operator only, R54): elasticPolicy.rdzvConf, PET_RDZV_CONF"},
   {.key = "metrics", .type = KF_V_TREE, .off = J(metrics), .info = &kf_metrics_tree,
    .manifest = "metrics",
-   .desc = "The operator's HorizontalPodAutoscaler metrics, autoscaling/v2 MetricSpecs (operator only, R43): elasticPolicy.metrics"},
-  GROUPS, RUN_POLICY, POD, SCHED, WHOLE, RUNTIME};
+   .desc = "The operator's HorizontalPodAutoscaler metrics, autoscaling/v2 MetricSpecs (operator only, R54): elasticPolicy.metrics"},
+  GROUPS, RUN_POLICY, POD, SCHED, WHOLE, RUNTIME, CLUSTERED};
 static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED, POD,
                                    SCHED, WHOLE, MPI_OPERATOR};
 /* Horovod's own fields travel as horovodrun arguments, not in the proto. */

@@ -26,10 +26,16 @@ const kf_target_info kf_targets[KF_NTARGETS] = {
                        K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
   [KF_T_TRAINER_23] = {"trainer-2.3", "Kubeflow Trainer v2.3 (TrainJob trainer.kubeflow.org/v1alpha1)",
                        K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
+  [KF_T_CLUSTERED] = {"flyte2-clustered", "Flyte 2 clustered tasks (clustered-task, a JobSet jobset.x-k8s.io/v1alpha2)",
+                      K(KF_PYTORCH) | K(KF_ELASTIC), KF_E_ENCODE | KF_E_TEMPLATE | KF_E_TASKSPEC |
+                      KF_E_MANIFEST | KF_E_ENVIRONMENT},
+  [KF_T_TRAINER_24] = {"trainer-2.4", "Kubeflow Trainer v2.4 (TrainJob trainer.kubeflow.org/v1alpha1)",
+                       K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
 };
 
 const char *const kf_target_names[KF_NTARGETS + 1] = {
-  "flyte", "flyte2", "operator", "mpi-operator", "trainer-2.2", "trainer-2.3", NULL};
+  "flyte", "flyte2", "operator", "mpi-operator", "trainer-2.2", "trainer-2.3",
+  "trainer-2.4", "flyte2-clustered", NULL};
 
 kf_status kf_target_parse(const char *s, kf_target *out, const char *who,
                           const char *path, kf_err *e) {
@@ -46,7 +52,7 @@ kf_status kf_target_parse(const char *s, kf_target *out, const char *who,
                    who, path, s, near);
   return kf_fail(e, KF_EINVAL,
                  "%s: %s: unknown target '%s' (expected flyte, flyte2, operator, "
-                 "mpi-operator, trainer-2.2 or trainer-2.3)", who, path, s);
+                 "mpi-operator, trainer-2.2, trainer-2.3, trainer-2.4 or flyte2-clustered)", who, path, s);
 }
 
 kf_status kf_target_allows(kf_target t, unsigned emit, int kind,

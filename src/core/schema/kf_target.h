@@ -16,13 +16,21 @@ typedef enum kf_target {
   KF_T_MPI_OPERATOR,   /* mpi-operator v0.8, MPIJob kubeflow.org/v2beta1 */
   KF_T_TRAINER_22,     /* Kubeflow Trainer v2.2, TrainJob */
   KF_T_TRAINER_23,     /* Kubeflow Trainer v2.3, TrainJob */
+  KF_T_TRAINER_24,     /* Kubeflow Trainer v2.4, TrainJob (v2.3's rules + CEL) */
+  KF_T_CLUSTERED,      /* Flyte 2 clustered task (ClusteredTaskSpec, JobSet) */
   KF_NTARGETS
 } kf_target;
 /* Target bits, as a group row's not_on takes them (kf_schema.h). */
 #define KF_T_BIT(t) (1u << (t))
-#define KF_T_TRAINERS (KF_T_BIT(KF_T_TRAINER_22) | KF_T_BIT(KF_T_TRAINER_23))
+#define KF_T_TRAINERS (KF_T_BIT(KF_T_TRAINER_22) | KF_T_BIT(KF_T_TRAINER_23) | \
+                       KF_T_BIT(KF_T_TRAINER_24))
+/* Whether `t` is a Trainer target (a TrainJob). */
+#define KF_T_IS_TRAINER(t) ((KF_T_TRAINERS >> (unsigned)(t)) & 1u)
+/* Which Trainer patch table (schema/targets.json) a Trainer target reads:
+** 0 for v2.2, 1 for v2.3 and later (v2.4's CRD is not vendored; FACTS 12.2). */
+#define KF_T_TRAINER_TABLE(t) ((t) != KF_T_TRAINER_22)
 /* A Kubeflow Trainer target (a TrainJob). */
-#define kf_target_trainer(t) ((KF_T_BIT(t) & KF_T_TRAINERS) != 0)
+#define kf_target_trainer(t) (KF_T_IS_TRAINER(t) != 0)
 
 /* What a target emits, as method bits. */
 #define KF_E_ENCODE        1u   /* encode, custom, to_json */

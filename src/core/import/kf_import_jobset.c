@@ -1,0 +1,193 @@
+/*
+** kf_import_jobset.c - the JobSet of a Flyte 2 clustered task (target
+** flyte2-clustered, kube/kf_manifest_clustered.c; flyte clustered/build.go)
+** read back: checked for that shape, then seen as the kubeflow.org/v1
+** PyTorchJob it stands for (an Elastic job of `parallelism` nodes, or with
+** kind PyTorchJob a master and parallelism - 1 workers), which the v1
+** reader takes; the plugin's variables, subdomain and annotations are the
+** backend's and are dropped; the pod's resources are the task's.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kf_import_int.h"
+
+#define JS_POD "spec.replicatedJobs[0].template.spec.template"
+
+static int plugin_var(const char *k) {
+  static const char *const names[] = {"NNODES", "NPROC_PER_NODE", "MASTER_PORT",
+                                      "RDZV_BACKEND", "POD_NAMESPACE", NULL};
+  int i;
+  if (strncmp(k, "JOBSET_", 7) == 0) return 1;
+  for (i = 0; names[i]; i++)
+    if (strcmp(names[i], k) == 0) return 1;
+  return 0;
+}
+
+/* o without keys `drop` (a copy; NULL-ended list). */
+static kf_node *without(kf_arena *A, const kf_node *o, const char *const *drop) {
+  kf_node *d = kf_node_new(A, KF_NOBJ);
+  size_t i;
+  int k, skip;
+  for (i = 0; d && o && o->t == KF_NOBJ && i < o->u.c.n; i++) {
+    for (k = 0, skip = 0; drop[k] && !skip; k++) skip = strcmp(o->u.c.k[i], drop[k]) == 0;
+    if (!skip && !kf_node_push(A, d, o->u.c.k[i], o->u.c.v[i])) return NULL;
+  }
+  return d;
+}
+
+/* The env of the pod's first container without the plugin's variables;
+** *vars gets those (name -> value). */
+static kf_status split_env(kfi *c, kf_node *ct, kf_node *vars) {
+  const kf_node *env = kf_node_get(ct, "env");
+  kf_node *mine;
+  size_t i;
+  if (env == NULL) return KF_OK;
+  if (env->t != KF_NARR) return kfi_want(c, JS_POD ".spec.containers[0].env", env, KF_NARR);
+  KFI_OOM(c, mine = kf_node_new(c->A, KF_NARR));
+  for (i = 0; i < env->u.c.n; i++) {
+    const char *n = kfi_str(kf_node_get(env->u.c.v[i], "name"));
+    if (n && plugin_var(n)) {
+      const kf_node *v = kf_node_get(env->u.c.v[i], "value");
+      if (v) KFI_OOM(c, kf_node_push(c->A, vars, n, (kf_node *)v));
+      continue;
+    }
+    KFI_OOM(c, kf_node_push(c->A, mine, NULL, env->u.c.v[i]));
+  }
+  if (mine->u.c.n) return kf_node_put(c->A, ct, "env", mine) ? KF_OK : kf_nomem(c->e);
+  ct->u.c.n = 0;   /* rebuilt below without env */
+  return KF_OK;
+}
+
+static long int_of(const kf_node *n, long dflt) {
+  return n && n->t == KF_NINT ? (long)n->u.i : dflt;
+}
+
+/* spec.replicatedJobs: one `workers` job of replicas 1, an Indexed Job. */
+static kf_status one_job(kfi *c, const kf_node *spec, const kf_node **job) {
+  const kf_node *rjs = kf_node_get(spec, "replicatedJobs"), *rj, *js;
+  if (rjs == NULL || rjs->t != KF_NARR || rjs->u.c.n != 1)
+    return kfi_fail(c, "spec.replicatedJobs", "a clustered task's JobSet has one "
+                    "replicated job 'workers'");
+  rj = rjs->u.c.v[0];
+  if (!kfi_str(kf_node_get(rj, "name")) || strcmp(kfi_str(kf_node_get(rj, "name")), "workers") ||
+      int_of(kf_node_get(rj, "replicas"), 1) != 1)
+    return kfi_fail(c, "spec.replicatedJobs[0]", "expected name 'workers' and replicas 1 "
+                    "(flyte clustered/build.go)");
+  js = kf_node_get(kf_node_get(rj, "template"), "spec");
+  if (js == NULL || js->t != KF_NOBJ)
+    return kfi_fail(c, "spec.replicatedJobs[0].template.spec", "required");
+  if (int_of(kf_node_get(js, "parallelism"), -1) != int_of(kf_node_get(js, "completions"), -2) ||
+      int_of(kf_node_get(js, "parallelism"), 0) < 1)
+    return kfi_fail(c, "spec.replicatedJobs[0].template.spec.parallelism", "expected "
+                    "parallelism = completions >= 1 (the task's replicas)");
+  *job = js;
+  return KF_OK;
+}
+
+/* The v1 PyTorchJob the JobSet stands for, into *out. */
+kf_status kfi_jobset_doc(kfi *c, const kf_node *doc, kf_node **out) {
+  static const char *const meta_drop[] = {"annotations", NULL};
+  static const char *const an_drop[] = {"flyte.org/task-type", "flyte.org/primary-container",
+                                        NULL};
+  static const char *const pod_drop[] = {"subdomain", NULL};
+  const kf_node *spec = kf_node_get(doc, "spec"), *js = NULL, *meta = kf_node_get(doc, "metadata");
+  const kf_node *fp = kf_node_get(spec, "failurePolicy"), *ttl, *tmpl, *an;
+  kf_node *d, *m, *s, *specs, *rs, *pod, *ps, *cs, *ct, *vars, *rp = NULL, *ep;
+  long n, nproc = 1;
+  const char *rdzv;
+  kf_status st;
+  if (spec == NULL || spec->t != KF_NOBJ) return kfi_fail(c, "spec", "required");
+  if ((st = one_job(c, spec, &js)) != KF_OK) return st;
+  n = int_of(kf_node_get(js, "parallelism"), 1);
+  tmpl = kf_node_get(js, "template");
+  cs = (kf_node *)kf_node_get(kf_node_get(tmpl, "spec"), "containers");
+  if (cs == NULL || cs->t != KF_NARR || cs->u.c.n == 0)
+    return kfi_fail(c, JS_POD ".spec.containers", "required: the task's container");
+  KFI_OOM(c, vars = kf_node_new(c->A, KF_NOBJ));
+  KFI_OOM(c, ct = kf_node_copy_shallow(c->A, cs->u.c.v[0], KF_NOBJ));
+  if ((st = split_env(c, ct, vars)) != KF_OK) return st;
+  if (ct->u.c.n == 0) {
+    static const char *const env_drop[] = {"env", NULL};
+    KFI_OOM(c, ct = without(c->A, cs->u.c.v[0], env_drop));
+  }
+  nproc = kfi_str(kf_node_get(vars, "NPROC_PER_NODE")) ?
+          strtol(kfi_str(kf_node_get(vars, "NPROC_PER_NODE")), NULL, 10) : 1;
+  rdzv = kfi_str(kf_node_get(vars, "RDZV_BACKEND"));
+  /* the pod, without the backend's subdomain */
+  KFI_OOM(c, ps = without(c->A, kf_node_get(tmpl, "spec"), pod_drop));
+  KFI_OOM(c, cs = kf_node_copy_shallow(c->A, cs, KF_NARR));
+  cs->u.c.v[0] = ct;
+  KFI_OOM(c, kf_node_put(c->A, ps, "containers", cs));
+  KFI_OOM(c, pod = kf_node_copy_shallow(c->A, tmpl, KF_NOBJ));
+  KFI_OOM(c, kf_node_put(c->A, pod, "spec", ps));
+  /* the resource */
+  KFI_OOM(c, d = kf_node_new(c->A, KF_NOBJ));
+  KFI_OOM(c, kf_obj_str(c->A, d, "apiVersion", "kubeflow.org/v1") &&
+                 kf_obj_str(c->A, d, "kind", "PyTorchJob"));
+  KFI_OOM(c, m = without(c->A, meta, meta_drop));
+  if ((an = kf_node_get(meta, "annotations")) != NULL) {
+    kf_node *a2 = without(c->A, an, an_drop);
+    KFI_OOM(c, a2);
+    if (a2->u.c.n) KFI_OOM(c, kf_node_push(c->A, m, "annotations", a2));
+  }
+  KFI_OOM(c, kf_node_push(c->A, d, "metadata", m));
+  KFI_OOM(c, s = kf_obj_add(c->A, d, "spec", KF_NOBJ));
+  if ((fp && int_of(kf_node_get(fp, "maxRestarts"), 0) > 0) ||
+      (ttl = kf_node_get(spec, "ttlSecondsAfterFinished")) != NULL) {
+    KFI_OOM(c, rp = kf_obj_add(c->A, s, "runPolicy", KF_NOBJ));
+    if (fp && int_of(kf_node_get(fp, "maxRestarts"), 0) > 0)
+      KFI_OOM(c, kf_obj_int(c->A, rp, "backoffLimit", int_of(kf_node_get(fp, "maxRestarts"), 0)));
+    if ((ttl = kf_node_get(spec, "ttlSecondsAfterFinished")) != NULL)
+      KFI_OOM(c, kf_node_push(c->A, rp, "ttlSecondsAfterFinished", (kf_node *)ttl));
+  }
+  if (c->kind == KF_ELASTIC) {
+    KFI_OOM(c, ep = kf_obj_add(c->A, s, "elasticPolicy", KF_NOBJ));
+    KFI_OOM(c, kf_obj_str(c->A, ep, "rdzvBackend", rdzv && !strcmp(rdzv, "c10d") ? "c10d" : "static") &&
+                   kf_obj_int(c->A, ep, "minReplicas", n) && kf_obj_int(c->A, ep, "maxReplicas", n) &&
+                   kf_obj_int(c->A, ep, "nProcPerNode", nproc));
+  }
+  KFI_OOM(c, specs = kf_obj_add(c->A, s, "pytorchReplicaSpecs", KF_NOBJ));
+  if (c->kind != KF_ELASTIC) {
+    KFI_OOM(c, rs = kf_obj_add(c->A, specs, "Master", KF_NOBJ));
+    KFI_OOM(c, kf_obj_int(c->A, rs, "replicas", 1) && kf_obj_str(c->A, rs, "restartPolicy", "Never") &&
+                   kf_node_push(c->A, rs, "template", pod));
+  }
+  if (c->kind == KF_ELASTIC || n > 1) {
+    KFI_OOM(c, rs = kf_obj_add(c->A, specs, "Worker", KF_NOBJ));
+    KFI_OOM(c, kf_obj_int(c->A, rs, "replicas", c->kind == KF_ELASTIC ? n : n - 1) &&
+                   kf_obj_str(c->A, rs, "restartPolicy", "Never") &&
+                   kf_node_push(c->A, rs, "template", pod));
+  }
+  *out = d;
+  return KF_OK;
+}
+
+/* After the v1 reader: the group's image and resources are the task's
+** container's (every pod comes from it); interconnect and
+** restart_on_host_maintenance have no place in the JobSet of flyte main. */
+kf_status kfi_jobset_finish(kfi *c) {
+  static const char *const keys[] = {"requests", "limits", "image"};
+  const char *const roles[] = {"worker", "master"};
+  int r, k;
+  for (r = 0; r < 2; r++) {
+    kf_node *g = (kf_node *)kf_node_get(c->spec, roles[r]);
+    for (k = 0; g && g->t == KF_NOBJ && k < 3; k++) {
+      const kf_node *v = kf_node_get(g, keys[k]);
+      size_t i, o = 0;
+      if (v == NULL) continue;
+      if (k == 2) {   /* the job's container.image */
+        kf_node *ct = (kf_node *)kf_node_get(c->spec, "container");
+        if (ct == NULL) KFI_OOM(c, ct = kf_obj_add(c->A, c->spec, "container", KF_NOBJ));
+        if (!kf_node_get(ct, "image")) KFI_OOM(c, kf_node_put(c->A, ct, "image", (kf_node *)v));
+      } else if (!kf_node_get(c->spec, keys[k])) {
+        KFI_OOM(c, kf_node_put(c->A, c->spec, keys[k], (kf_node *)v));
+      }
+      for (i = 0; i < g->u.c.n; i++)
+        if (strcmp(g->u.c.k[i], keys[k]) != 0) g->u.c.k[o] = g->u.c.k[i], g->u.c.v[o++] = g->u.c.v[i];
+      g->u.c.n = o;
+    }
+  }
+  return KF_OK;
+}
