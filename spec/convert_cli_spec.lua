@@ -163,15 +163,19 @@ describe("kfjob convert: migrations", function()
     assert.matches("trainer#2699", err, 1, true)
   end)
 
-  it("restartPolicy OnFailure stops at R13 on Trainer, --lossy too", function()
-    for _, extra in ipairs { {}, { "--lossy" } } do
-      local code, out, err = run(nil, "convert", put("onf.yaml", pytorch("OnFailure")), "--to",
-                                 "trainer-2.3", table.unpack(extra))
-      assert.equal(1, code)
-      assert.equal("", out)
-      assert.matches("restart_policy: 'on_failure' cannot be expressed", err, 1, true)
-      assert.matches("rule R13", err, 1, true)
-    end
+  it("restartPolicy OnFailure stops at R13 on Trainer; --lossy leaves it out and lists it (SPEC §17)", function()
+    local code, out, err = run(nil, "convert", put("onf.yaml", pytorch("OnFailure")), "--to", "trainer-2.3")
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.matches("restart_policy: 'on_failure' cannot be expressed", err, 1, true)
+    assert.matches("rule R13", err, 1, true)
+    assert.matches("do not carry over (--lossy leaves them out)", err, 1, true)
+    code, out, err = run(nil, "convert", put("onf.yaml", pytorch("OnFailure")), "--to", "trainer-2.3", "--lossy")
+    assert.equal(0, code, err)
+    assert.matches("kind: TrainJob", out, 1, true)
+    assert.is_nil(out:find("OnFailure", 1, true))
+    assert.matches("restart_policy: 'on_failure' cannot be expressed", err, 1, true)
+    assert.matches("(left out: --lossy)", err, 1, true)
   end)
 end)
 

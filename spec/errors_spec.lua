@@ -1118,7 +1118,9 @@ if require("util").cli_ok then
       "kfjob: in.yaml: document 1: kfjob.TFJob: kind: a TFJob cannot be expressed: Trainer v2 has no TensorFlow runtime and does not "
         .. "generate TF_CONFIG (target trainer-2.3; rule R24: trainer manifests/base/runtimes (no TF runtime, "
         .. "no generic MPI runtime; TensorFlow deprioritized: trainer#2699))" },
-    { "a restart policy Trainer cannot hold, --lossy too (R13)",
+    -- beside a refusal that changes what runs (R21: images differ), the
+    -- restart policy is reported as a refusal too, --lossy or not (SPEC §17)
+    { "a restart policy Trainer cannot hold beside another refusal, --lossy too (R13)",
       convert(1, TF_DOC:gsub("TFJob", "PyTorchJob"):gsub("tfReplicaSpecs:\n    Worker", "pytorchReplicaSpecs:\n"
         .. "    Master:\n      replicas: 1\n      restartPolicy: OnFailure\n"
         .. "      template: {spec: {containers: [{name: pytorch, image: pt}]}}\n    Worker", 1)

@@ -506,3 +506,59 @@ spec:
     assert.equal(5, n)
   end)
 end)
+
+if util.cli_ok then
+  describe("migrations (kfjob convert --to)", function()
+    -- a PyTorchJob as written for the operator: OnFailure, a backoff limit
+    -- and a TTL (training-operator v1.9 examples/pytorch/simple.yaml's shape)
+    local PT = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: pt}
+spec:
+  runPolicy: {backoffLimit: 3, ttlSecondsAfterFinished: 100}
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: OnFailure
+      template: {spec: {containers: [{name: pytorch, image: img:1, command: [torchrun, train.py]}]}}
+    Worker:
+      replicas: 2
+      restartPolicy: OnFailure
+      template: {spec: {containers: [{name: pytorch, image: img:1, command: [torchrun, train.py]}]}}
+]]
+    it("to Trainer: the restart policies do not carry over; --lossy leaves them out and lists each", function()
+      local code, out, err = util.run_cli(PT, "convert", "-", "--to", "trainer-2.3")
+      assert.equal(1, code)
+      assert.equal("", out)
+      assert.equal(2, select(2, err:gsub("rule R13 on trainer%-2%.3", "")))
+      code, out, err = util.run_cli(PT, "convert", "-", "--to", "trainer-2.3", "--lossy")
+      assert.equal(0, code, err)
+      local m = assert(kfjob.read_yaml(out))
+      assert.same({ "torchrun", "train.py" }, m.spec.trainer.command)   -- no launcher nested
+      assert.is_nil(m.spec.trainer.numProcPerNode)                       -- the runtime's auto
+      assert.equal(3, m.spec.trainer.numNodes)
+      assert.equal(2, select(2, err:gsub("%(left out: %-%-lossy%)", "")))
+    end)
+
+    it("what a target rule drops (the TTL, the backoff limit on Trainer) is on stderr", function()
+      local _, _, err = util.run_cli(PT, "convert", "-", "--to", "trainer-2.3", "--lossy")
+      assert.matches("run_policy.backoff_limit: dropped", err, 1, true)
+      assert.matches("run_policy.ttl_seconds_after_finished: dropped", err, 1, true)
+    end)
+
+    it("a manifest given to render, check or env: use kfjob convert", function()
+      local f = os.tmpname() .. ".yaml"
+      local fh = assert(io.open(f, "w"))
+      fh:write(PT)
+      fh:close()
+      for _, cmd in ipairs { "render", "check", "env" } do
+        local code, _, err = util.kfjob(cmd, f)
+        assert.is_true(code ~= 0)
+        assert.matches("this is a Kubernetes manifest (apiVersion kubeflow.org/v1, kind PyTorchJob), "
+                       .. "not a config: use kfjob convert", err, 1, true)
+      end
+      os.remove(f)
+    end)
+  end)
+end

@@ -234,10 +234,26 @@ static int on_other(conv *c, const kfjob_job *j, const kfjob_import_info *info) 
   return 0;
 }
 
+/* What the target's rules drop on the way (a TrainJob's TTL and backoff
+** limit, R19, R20): their warnings, one stderr line each, --lossy or not. */
+static void dropped(const conv *c, const char *at, const kfjob_job *j) {
+  size_t i;
+  if (c->quiet || c->a->to == NULL) return;
+  for (i = 0; i < j->nwarnings; i++)
+    if (strstr(j->warnings[i].message, "dropped") != NULL)
+      fprintf(stderr, "kfjob: %s: %s: %s (target %s)\n", at, j->warnings[i].path,
+              j->warnings[i].message, c->a->to);
+}
+
 static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info) {
   conv *c = (conv *)ud;
   size_t i;
   if (info->other) return on_other(c, j, info);
+  if (!j->error) {
+    char *at = cli_xprintf("%s: document %zu", cli_config_label(c->a->file), info->document);
+    dropped(c, at, j);
+    free(at);
+  }
   for (i = 0; i < info->nunmapped && !c->quiet; i++, c->unmapped++)
     fprintf(stderr, "kfjob: %s: document %zu: %s: %s (value %s)%s\n",
             cli_config_label(c->a->file), info->document, info->unmapped[i].path,
@@ -370,6 +386,7 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
     kfjob_import_options io;
     memset(&io, 0, sizeof io);
     io.kind = a->kind, io.lossy = 1, io.stream = 1, io.other = !c->quiet;
+    ro.lint = a->to != NULL && !c->quiet;   /* the fields a target rule drops */
     return kfjob_host_import_manifests(h, data, n, &io, &ro, on_import, c);
   }
   /* without --to: the file's own target (flyte, or a clustered task's) */

@@ -294,6 +294,23 @@ static kf_node *json_first(lua_State *L, run *R, kf_arena *A) {
 }
 
 /* The text's one document; raises on a reader error or another count. */
+/* A Kubernetes manifest given where a config is read (render, check,
+** env): said so, with the command that reads it. */
+static void manifest_given(lua_State *L, run *R, const kf_yaml_doc *docs, size_t nd) {
+  size_t i;
+  for (i = 0; i < nd; i++) {
+    const kf_node *api = kf_node_get(docs[i].root, "apiVersion");
+    const kf_node *kind = kf_node_get(docs[i].root, "kind");
+    if (docs[i].root->t != KF_NOBJ || api == NULL || api->t != KF_NSTR || kind == NULL ||
+        kind->t != KF_NSTR)
+      continue;
+    lua_pushfstring(L, "this is a Kubernetes manifest (apiVersion %s, kind %s), not a "
+                    "config: use kfjob convert to read it (kfjob convert FILE -f lua "
+                    "writes its config)", api->u.s.p, kind->u.s.p);
+    data_error(L, R, docs[i].line, "", lua_tostring(L, -1));
+  }
+}
+
 static const kf_yaml_doc *read_doc(lua_State *L, run *R, kf_arena *A) {
   kf_yaml_limits lim;
   kf_yaml_doc *docs;
@@ -320,6 +337,7 @@ static const kf_yaml_doc *read_doc(lua_State *L, run *R, kf_arena *A) {
   }
   if (nd == 0 || (nd == 1 && docs[0].root->t == KF_NNIL))
     data_error(L, R, nd ? docs[0].line : 1, "", "the config is empty: " SHAPES);
+  manifest_given(L, R, docs, nd);
   if (nd > 1)
     data_error(L, R, docs[1].line, "", "a second document: a data config is one "
                "document (a list of jobs goes in one)");

@@ -226,7 +226,84 @@ static kfjob_status failed(imp *I, const kf_job *j, const kfjob_import_info *ii,
 }
 
 /* Render one job read and hand it, with its report, to the callback. */
-static kfjob_status emit(imp *I, const kf_job *j, const kf_node *info, size_t doc) {
+/* A refusal lossy may leave out: a group's restart policy (R13). */
+static int droppable(const kf_problem *p) {
+  const char *dot = strchr(p->path, '.');
+  return strcmp(p->rule, "R13") == 0 && dot != NULL && strcmp(dot, ".restart_policy") == 0;
+}
+
+/* With lossy, what the target cannot express and runs without is left
+** out of a copy of the job and listed in the report: a restart policy a
+** TrainJob, Flyte or the mpi-operator has no place for (R13; the system's
+** own policy applies), when nothing else is refused: then every refusal
+** is reported as it is. */
+static kf_status lossy_drop(imp *I, kf_job *j, const kf_render_opts *ro,
+                            kfjob_import_info *ii, kf_err *e) {
+  static const char *const rp_json[] = {"\"Never\"", "\"OnFailure\"", "\"Always\"",
+                                        "\"ExitCode\""};
+  kf_target_ctx c;
+  kf_problems ps;
+  kfjob_unmapped *u;
+  size_t i, n = 0;
+  int r;
+  memset(&c, 0, sizeof c);
+  c.name = ro->manifest.name, c.image = ro->manifest.image;
+  if (!I->io.lossy || !ro->target_set ||
+      kf_target_problems(j, ro->target, &c, &I->A, &ps, e) != KF_OK)
+    return KF_OK;
+  for (i = 0; i < ps.n; i++)   /* a refusal of another kind: every one reported */
+    if (ps.v[i].sev == KF_SEV_ERROR && !droppable(&ps.v[i])) return KF_OK;
+  if ((u = (kfjob_unmapped *)kf_arena_alloc(&I->A, (ii->nunmapped + ps.n + 1) * sizeof *u)) == NULL)
+    return kf_nomem(e);
+  if (ii->nunmapped) memcpy(u, ii->unmapped, ii->nunmapped * sizeof *u);
+  for (i = 0; i < ps.n; i++) {
+    const char *dot = strchr(ps.v[i].path, '.');
+    char *why;
+    if (ps.v[i].sev != KF_SEV_ERROR) continue;
+    for (r = 0; r < KF_NROLES; r++)
+      if (strncmp(kf_roles[r].key, ps.v[i].path, (size_t)(dot - ps.v[i].path)) == 0 &&
+          kf_roles[r].key[dot - ps.v[i].path] == '\0')
+        break;
+    if (r == KF_NROLES) continue;
+    why = kf_arena_alloc(&I->A, strlen(ps.v[i].message) + 64);
+    if (why == NULL) return kf_nomem(e);
+    sprintf(why, "%s (rule R13 on %s)", ps.v[i].message, kf_targets[ro->target].name);
+    u[ii->nunmapped + n].path = ps.v[i].path;
+    u[ii->nunmapped + n].value = rp_json[j->g[r].restart_policy];
+    u[ii->nunmapped + n].reason = why;
+    j->g[r].restart_policy = KF_RP_NEVER;
+    j->emit_ok = 0;
+    n++;
+  }
+  if (n) ii->unmapped = u, ii->nunmapped += n;
+  return KF_OK;
+}
+
+/* With kfjob_run_options::lint, the target's warnings for the job. */
+static void import_warnings(imp *I, const kf_job *j, const kf_render_opts *ro,
+                            kfjob_job *out) {
+  kf_target_ctx c;
+  kf_problems ps;
+  kfjob_warning *w;
+  kf_err e;
+  size_t i;
+  memset(&c, 0, sizeof c);
+  c.name = ro->manifest.name, c.image = ro->manifest.image;
+  if (!I->o.lint || !ro->target_set ||
+      kf_target_problems(j, ro->target, &c, &I->A, &ps, &e) != KF_OK ||
+      (w = (kfjob_warning *)kf_arena_alloc(&I->A, (ps.n + 1) * sizeof *w)) == NULL)
+    return;
+  for (i = 0; i < ps.n; i++)
+    if (ps.v[i].sev == KF_SEV_WARN) {
+      w[out->nwarnings].path = ps.v[i].path, w[out->nwarnings].message = ps.v[i].message;
+      out->nwarnings++;
+    }
+  out->warnings = w;
+}
+
+static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t doc) {
+  kf_job jcopy = *jin;
+  const kf_job *j = &jcopy;
   kf_render_opts ro;
   kfjob_import_info ii;
   kfjob_job out;
@@ -235,6 +312,7 @@ static kfjob_status emit(imp *I, const kf_job *j, const kf_node *info, size_t do
   kf_status st;
   if ((st = info_of(info, &I->A, doc, &ii, &e)) != KF_OK) return fail(I, KFJOB_EDATA, &e);
   if ((st = render_opts(I, j, info, &ro, &e)) != KF_OK) return fail(I, KFJOB_EJOB, &e);
+  if ((st = lossy_drop(I, &jcopy, &ro, &ii, &e)) != KF_OK) return fail(I, KFJOB_EMEMORY, &e);
   kf_buf_init(&b, I->A.a);
   st = kf_render(j, &ro, &I->A, &b, &e);
   if (st == KF_OK && !kf_buf_addc(&b, '\0')) st = kf_nomem(&e);
@@ -255,6 +333,7 @@ static kfjob_status emit(imp *I, const kf_job *j, const kf_node *info, size_t do
   out.data = I->o.format == KFJOB_FORMAT_NONE ? NULL : b.p;
   out.size = I->o.format == KFJOB_FORMAT_NONE ? 0 : b.n - 1;
   out.index = doc - 1;
+  import_warnings(I, j, &ro, &out);
   st = I->cb && I->cb(I->ud, &out, &ii) != 0 ? KF_EINVAL : KF_OK;
   kf_buf_free(&b);
   if (st != KF_OK) {
