@@ -135,6 +135,7 @@ static void fz_check_job(const kf_job *j) {
   kf_encopts o;
   int v, common, kind;
   char ctor[40];
+  memset(&o, 0, sizeof o);   /* the plugin message, not a clustered task */
   kf_arena_init(&A, FZ_ALLOC);
   kf_buf_init(&b, FZ_ALLOC);
   if (kf_job_check(j, KF_PATH_SPEC, "check", &e) != KF_OK)

@@ -606,9 +606,8 @@ int lkf_optfield(lua_State *L, int idx, const char *key) {
 int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
                         int raise_errors) {
   int t;
+  memset(o, 0, sizeof *o);   /* clustered and any later option: off */
   o->version = 1;
-  o->common = 0;
-  o->ctor = NULL;
   if (lua_isnoneornil(L, idx)) return 0;   /* no options: the defaults */
   t = lkf_optfield(L, idx, "version");
   if (t != LUA_TNIL) {
