@@ -121,6 +121,11 @@ static void fz_check_no_task_type(const kf_job *j, kf_arena *A, kf_buf *b,
 ** are not in the MPI message (they return as the defaults).  An MPI worker
 ** command fits version 0 only inside a TaskTemplate (kf_job_versions counts
 ** that), so a v0 encode may refuse it. */
+/* Whether a container holds anything once its name is left out. */
+static int fz_container_set(const kf_container *c) {
+  return c->image || c->ncommand || c->nargs || c->env || c->name;
+}
+
 static void fz_check_job(const kf_job *j) {
   kf_job jw = *j, jt;
   const kf_node *prim = kf_pod_primary(j->pod_template, NULL);
@@ -172,6 +177,23 @@ static void fz_check_job(const kf_job *j) {
     jw.log_level = "INFO";
     jw.discovery_script_path = "/etc/mpi/discover_hosts.sh";
     jw.elastic_timeout = 1200;
+  }
+  /* nor the fields of other targets' resources: Trainer's runtime, the
+  ** mpi-operator's, the operator's elastic policy and a PyTorchJob's
+  ** nprocPerNode, a Flyte 2 clustered task's */
+  jw.runtime = NULL;
+  jw.ssh_auth_mount_path = jw.mpi_implementation = jw.launcher_creation_policy = NULL;
+  jw.run_launcher_as_worker = 0;
+  jw.rdzv_host = jw.rdzv_id = NULL;
+  jw.rdzv_port = 0, jw.standalone = 0;
+  jw.rdzv_conf = jw.metrics = NULL;
+  jw.interconnect = NULL, jw.restart_on_host_maintenance = 0;
+  if (jw.kind == KF_PYTORCH) jw.nproc_per_node = 0, jw.nproc_word = NULL;
+  jw.container.name = NULL;   /* (the TaskTemplate's container has no name) */
+  jw.has_container = fz_container_set(&jw.container) && jw.has_container;
+  for (v = 0; v < KF_NROLES; v++) {
+    jw.g[v].container.name = NULL;
+    jw.g[v].has_container = fz_container_set(&jw.g[v].container) && jw.g[v].has_container;
   }
   /* the TaskTemplate carries the pod settings; the plugin message not */
   jt = jw;
