@@ -170,6 +170,13 @@ static void fz_check_job(const kf_job *j) {
       FZ_FAIL("a job with nproc_per_node '%s' passes flyte's rules", j->nproc_word);
     goto payloads_done;
   }
+  /* nor has a PyTorchJob of workers only (Flyte always sends a Master, R53) */
+  if (j->kind == KF_PYTORCH && j->g[KF_MASTER].replicas == 0) {
+    if (kf_target_emit(j, KF_T_FLYTE, KF_E_ENCODE, "encode", "kfjob.encode", ctor,
+                       &A, &e) == KF_OK)
+      FZ_FAIL("a PyTorchJob without a master passes flyte's rules");
+    goto payloads_done;
+  }
 #endif
   if (kf_python_task(j)) jw.nnodes_int = 0;
   if (j->kind == KF_HOROVOD) {
@@ -341,7 +348,12 @@ payloads_done:
       b.n = 0;
       if (kf_node_to_json(man, 0, &b, &e) != KF_OK) FZ_FAIL("manifest JSON: %s", e.msg);
     } else {
-      fz_error(st, &e, "kfjob.manifest");
+      /* an option's problem names the method; a target rule's the job's
+      ** constructor and the target (SPEC §11) */
+      char ctor_p[48];
+      snprintf(ctor_p, sizeof ctor_p, "kfjob.%s: ", kf_kinds[j->kind].name);
+      fz_error(st, &e, strncmp(e.msg, ctor_p, strlen(ctor_p)) == 0 &&
+                       strstr(e.msg, "(target ") != NULL ? ctor_p : "kfjob.manifest");
     }
     memset(&lo, 0, sizeof lo);
     lo.name = "fuzz-job";

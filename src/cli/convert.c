@@ -196,9 +196,27 @@ static int replace_held(held *h, const char *text, const char *ext) {
 
 /* "kfjob: AT: " and the job's error, or a line like it per error of the
 ** target's rules (the error is the first's), each with its rule. */
+/* `msg` in the command line's words: the options the Lua API names
+** (opts.image) are this command's flags (--image). */
+static void say_user(const char *at, const char *msg) {
+  static const char *const words[][2] = {{"opts.image", "--image"}, {"opts.name", "--name"},
+                                         {"opts.namespace", "--namespace"},
+                                         {"kfjob render --image", "--image"}};
+  char *s = cli_xstrdup(msg), *p;
+  size_t k;
+  for (k = 0; k < sizeof words / sizeof words[0]; k++)
+    while ((p = strstr(s, words[k][0])) != NULL) {
+      char *t = cli_xprintf("%.*s%s%s", (int)(p - s), s, words[k][1], p + strlen(words[k][0]));
+      free(s);
+      s = t;
+    }
+  fprintf(stderr, "kfjob: %s: %s\n", at, s);
+  free(s);
+}
+
 static void refusal(const char *at, const kfjob_job *j, const char *msg) {
   size_t i;
-  if (j->nproblems == 0) fprintf(stderr, "kfjob: %s: %s\n", at, msg);
+  if (j->nproblems == 0) say_user(at, msg);
   for (i = 0; i < j->nproblems; i++) {
     const kfjob_problem *p = &j->problems[i];
     fprintf(stderr, "kfjob: %s: kfjob.%s: %s: %s (target %s; rule %s: %s)\n", at, j->kind,
@@ -386,6 +404,7 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
     kfjob_import_options io;
     memset(&io, 0, sizeof io);
     io.kind = a->kind, io.lossy = 1, io.stream = 1, io.other = !c->quiet;
+    ro.image = a->image;   /* the image of groups without one (a TrainJob's runtime's) */
     ro.lint = a->to != NULL && !c->quiet;   /* the fields a target rule drops */
     return kfjob_host_import_manifests(h, data, n, &io, &ro, on_import, c);
   }

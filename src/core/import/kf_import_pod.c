@@ -161,7 +161,9 @@ static kf_status primary_at(kfi *c, const char *path, const kf_node *cs, const c
                     pname);
   kfi_index(p, path, 0);
   kfi_path(n, p, "name");
-  snprintf(why, sizeof why, "kfjob runs its task in the container named '%s'", pname);
+  snprintf(why, sizeof why, "the %s needs a container named '%s': rename the main "
+           "container to '%s'", strcmp(pname, "node") == 0 ? "TrainJob's runtime"
+           : "training-operator's webhook", pname, pname);
   return kfi_unmapped(c, n, kf_node_get(cs->u.c.v[0], "name"), why);
 }
 
