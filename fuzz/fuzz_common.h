@@ -126,6 +126,14 @@ static int fz_container_set(const kf_container *c) {
   return c->image || c->ncommand || c->nargs || c->env || c->name;
 }
 
+/* Whether a live group restarts on ExitCode (the operator's policy only). */
+static int fz_has_exit_code(const kf_job *j) {
+  int r;
+  for (r = 0; r < KF_NROLES; r++)
+    if (j->g[r].replicas > 0 && j->g[r].restart_policy == KF_RP_EXIT_CODE) return 1;
+  return 0;
+}
+
 static void fz_check_job(const kf_job *j) {
   kf_job jw = *j, jt;
   const kf_node *prim = kf_pod_primary(j->pod_template, NULL);
@@ -168,6 +176,14 @@ static void fz_check_job(const kf_job *j) {
     if (kf_target_emit(j, KF_T_FLYTE, KF_E_ENCODE, "encode", "kfjob.encode", ctor,
                        &A, &e) == KF_OK)
       FZ_FAIL("a job with nproc_per_node '%s' passes flyte's rules", j->nproc_word);
+    goto payloads_done;
+  }
+  /* nor has a restart policy of ExitCode (the plugin's enum stops at
+  ** ALWAYS: R13 refuses it on Flyte, so kf_encode never sees it) */
+  if (fz_has_exit_code(j)) {
+    if (kf_target_emit(j, KF_T_FLYTE, KF_E_ENCODE, "encode", "kfjob.encode", ctor,
+                       &A, &e) == KF_OK)
+      FZ_FAIL("a job with restart_policy exit_code passes flyte's rules");
     goto payloads_done;
   }
   /* nor has a PyTorchJob of workers only (Flyte always sends a Master, R53) */

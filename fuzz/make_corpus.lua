@@ -298,6 +298,11 @@ end
 -- nproc_per_node's words (R10): no payload carries them
 seed("spec", "elastic-nproc-word", string.char(KIND_INDEX.Elastic << 2) .. tree({
   nnodes = "1:3", nproc_per_node = "gpu" }))
+-- restart_policy exit_code (R13): the operator's policy, no payload carries it
+seed("spec", "xgboost-exit-code", string.char(KIND_INDEX.XGBoostJob << 2) .. tree({
+  worker = { replicas = 2, restart_policy = "exit_code" } }))
+seed("spec", "pytorchjob-exit-code", string.char(KIND_INDEX.PyTorchJob << 2) .. tree({
+  master = { restart_policy = "ExitCode" }, worker = { replicas = 1 } }))
 seed("spec", "pytorchjob-pod-small", string.char(KIND_INDEX.PyTorchJob << 2) .. tree({
   worker = { replicas = 1 }, shared_memory = true, accelerator = "nvidia-l4",
   pod_template = { spec = { containers = { { name = "pytorch", image = "x" } } } } }))
