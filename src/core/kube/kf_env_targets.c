@@ -1,0 +1,152 @@
+/*
+** kf_env_targets.c - the environment on the targets with one generator
+** each: the mpi-operator's MPIJob v2beta1, Trainer's torch runtime and
+** Flyte 2 clustered tasks (FACTS §8.2.4, §8.2.5).  Builders: kf_env.c.
+*/
+#include <string.h>
+
+#include "kf_env_int.h"
+#include "kf_manifest_int.h"
+
+/* ---- mpi-operator v0.8, MPIJob v2beta1 (FACTS §8.2.4) ----------------- */
+
+/* mpiImplementation OpenMPI (what kfjob writes), runLauncherAsWorker off. */
+kf_status kfe_mpi_v2_env(ectx *c) {
+  const kf_job *j = c->j;
+  int32_t s = j->slots, i, n = j->g[KF_WORKER].replicas;
+  const char *svc = kfe_fmt(c, ".%s.%s.svc", c->name, c->ns);
+  const char **hosts = svc ? kfe_sorted_workers(c, svc) : NULL;
+  const char *hostfile, *discover;
+  kf_env_pod *p;
+  kf_buf b;
+  NOMEM(c, hosts);
+  kf_buf_init(&b, c->A->a);
+  for (i = 0; i < n; i++)
+    kfe_addf(c, &b, "%s-worker-%d%s slots=%d\n", c->name, (int)i, svc, (int)s);
+  NOMEM(c, hostfile = kfe_text_end(c, &b));
+  kf_buf_init(&b, c->A->a);
+  kf_buf_adds(&b, "#!/bin/sh\n");
+  for (i = 0; i < n; i++) kfe_addf(c, &b, "echo %s\n", hosts[i]);
+  NOMEM(c, discover = kfe_text_end(c, &b));
+
+  NOMEM(c, p = kfe_user_pod(c, "launcher-0", KF_LAUNCHER));
+  NOMEM(c, OP(c, p, "K_MPI_JOB_ROLE", "launcher"));
+  NOMEM(c, OP(c, p, "OMPI_MCA_orte_keep_fqdn_hostnames", "true"));
+  NOMEM(c, OP(c, p, "OMPI_MCA_orte_default_hostfile", "/etc/mpi/hostfile"));
+  NOMEM(c, OP(c, p, "OMPI_MCA_plm_rsh_args", "-o ConnectionAttempts=10"));
+  NOMEM(c, kfe_var_int(c, p, "OMPI_MCA_orte_set_default_slots", s));
+  NOMEM(c, OP(c, p, "NVIDIA_VISIBLE_DEVICES", ""));
+  NOMEM(c, OP(c, p, "NVIDIA_DRIVER_CAPABILITIES", ""));
+  NOMEM(c, kfe_file_add(p, "/etc/mpi/hostfile", hostfile));
+  NOMEM(c, kfe_file_add(p, "/etc/mpi/discover_hosts.sh", discover));
+  for (i = 0; i < n; i++) {
+    NOMEM(c, p = kfe_group_pod(c, KF_WORKER, i));
+    NOMEM(c, OP(c, p, "K_MPI_JOB_ROLE", "worker"));
+  }
+  return KF_OK;
+}
+
+/* ---- Trainer v2.2 / v2.3, torch runtime (FACTS §8.2.5, §8.4.4) -------- */
+
+/* Trainer's value for an unset numProcPerNode (nproc_per_node "auto"):
+** "auto" when the nodes have a GPU, else the CPU count rounded up (the
+** request, else the limit), at least 1 (FACTS §8.2.5). */
+static const char *trainer_auto_nproc(ectx *c, const kf_group *g) {
+  const char *cpu = g->requests[KF_CPU] ? g->requests[KF_CPU] : g->limits[KF_CPU];
+  long double v;
+  long long n;
+  if ((g->limits[KF_GPU] && kfm_qty_value(g->limits[KF_GPU]) > 0) ||
+      (g->requests[KF_GPU] && kfm_qty_value(g->requests[KF_GPU]) > 0))
+    return "auto";
+  v = cpu ? kfm_qty_value(cpu) : 0;
+  n = (long long)v;
+  if ((long double)n < v) n++;
+  return kfe_fmt(c, "%lld", n < 1 ? 1LL : n);
+}
+
+kf_status kfe_trainer_env(ectx *c) {
+  const kf_job *j = c->j;
+  int32_t nodes, nproc, i;
+  const char *nproc_s = NULL;   /* a word's value, else nproc */
+  /* the group whose container every node runs (the manifest's) */
+  const int role = j->kind == KF_ELASTIC || j->g[KF_MASTER].replicas == 0 ? KF_WORKER
+                                                                           : KF_MASTER;
+  if (j->kind == KF_ELASTIC) {
+    if (j->min_nodes != j->max_nodes)
+      return kf_fail(c->e, KF_EINVAL, "%s: nnodes: an elastic range %d:%d cannot "
+                     "map to a TrainJob (fixed numNodes; R9) (target %s)", c->who,
+                     (int)j->min_nodes, (int)j->max_nodes, kf_targets[c->t].name);
+    nodes = j->max_nodes, nproc = j->nproc_per_node;
+    if (j->nproc_word != NULL) {   /* only "auto" gets here (R10) */
+      kf_group tmp;
+      nproc_s = trainer_auto_nproc(c, kfm_task_resources(j, &j->g[KF_WORKER], &tmp));
+      NOMEM(c, nproc_s);
+    }
+  } else {   /* node 0 plays the master; nproc_per_node as the writer's */
+    kf_strs cmd = kfm_job_command(j, role);
+    nodes = (j->g[KF_MASTER].replicas > 0) + j->g[KF_WORKER].replicas;
+    nproc = j->nproc_per_node > 0 ? j->nproc_per_node : 1;
+    if (j->nproc_word || (j->nproc_per_node == 0 && !kf_trainer_wraps(j, cmd.v, cmd.n))) {
+      kf_group tmp;   /* unset: the runtime's auto */
+      nproc_s = trainer_auto_nproc(c, kfm_task_resources(j, &j->g[role], &tmp));
+      NOMEM(c, nproc_s);
+    }
+  }
+  for (i = 0; i < nodes; i++) {
+    kf_env_pod *p = kfe_user_pod(c, kfe_fmt(c, "node-0-%d", (int)i), role);
+    NOMEM(c, p);
+    NOMEM(c, kfe_var_int(c, p, "PET_NNODES", nodes));
+    NOMEM(c, nproc_s ? OP(c, p, "PET_NPROC_PER_NODE", nproc_s)
+                     : kfe_var_int(c, p, "PET_NPROC_PER_NODE", nproc));
+    NOMEM(c, kfe_var_add(c, p, "PET_NODE_RANK", NULL,
+                         kfe_field_ref(c, "metadata.annotations['batch.kubernetes.io/job-completion-index']"),
+                         KF_ENV_OPERATOR, NULL));
+    NOMEM(c, OP(c, p, "PET_MASTER_ADDR", kfe_fmt(c, "%s-node-0-0.%s", c->name, c->name)));
+    NOMEM(c, OP(c, p, "PET_MASTER_PORT", "29500"));
+  }
+  return KF_OK;
+}
+
+/* Flyte 2 clustered tasks (flyte clustered/runtime_torch.go): every pod
+** workers-0-<i> of the JobSet gets the plugin's variables, which replace
+** the user's of the same name. */
+kf_status kfe_clustered_env(ectx *c) {
+  const kf_job *j = c->j;
+  const int elastic = j->kind == KF_ELASTIC, role = elastic ? KF_WORKER : KF_MASTER;
+  int32_t nodes = elastic ? j->max_nodes : 1 + (j->g[KF_WORKER].replicas > 0
+                                                    ? j->g[KF_WORKER].replicas : 0);
+  int c10d = elastic && (!j->rdzv_backend || strcmp(j->rdzv_backend, "c10d") == 0);
+  static const char *const names[] = {"NNODES", "NPROC_PER_NODE", "MASTER_PORT",
+                                      "RDZV_BACKEND", "JOBSET_MAX_RESTARTS", "JOBSET_NAME",
+                                      "JOBSET_RESTART_ATTEMPT", "POD_NAMESPACE"};
+  const kf_node *jname = kfe_field_ref(c, "metadata.labels['jobset.sigs.k8s.io/jobset-name']");
+  const kf_node *attempt = kfe_field_ref(c, "metadata.labels['jobset.sigs.k8s.io/restart-attempt']");
+  const kf_node *ns = kfe_field_ref(c, "metadata.namespace");
+  int32_t i;
+  size_t x, k, o;
+  NOMEM(c, jname && attempt && ns);
+  if (elastic && j->min_nodes != j->max_nodes)
+    return kf_fail(c->e, KF_EINVAL, "%s: nnodes: the range %d:%d cannot be expressed "
+                   "(a fixed replicas count; R43) (target %s)", c->who, (int)j->min_nodes,
+                   (int)j->max_nodes, kf_targets[c->t].name);
+  for (i = 0; i < nodes; i++) {
+    kf_env_pod *p = kfe_user_pod(c, kfe_fmt(c, "workers-0-%d", (int)i), role);
+    NOMEM(c, p);
+    for (x = 0, o = 0; x < p->n; x++) {   /* the plugin's win */
+      for (k = 0; k < sizeof names / sizeof *names; k++)
+        if (strcmp(p->v[x].name, names[k]) == 0) break;
+      if (k == sizeof names / sizeof *names && strncmp(p->v[x].name, "JOBSET_", 7) != 0)
+        p->v[o++] = p->v[x];
+    }
+    p->n = o;
+    NOMEM(c, kfe_var_int(c, p, "NNODES", nodes));
+    NOMEM(c, kfe_var_int(c, p, "NPROC_PER_NODE", elastic && !j->nproc_word ? j->nproc_per_node : 1));
+    NOMEM(c, OP(c, p, "MASTER_PORT", "29500"));
+    NOMEM(c, OP(c, p, "RDZV_BACKEND", c10d ? "c10d" : "static"));
+    NOMEM(c, kfe_var_int(c, p, "JOBSET_MAX_RESTARTS", j->has_run_policy ? j->rp.backoff_limit : 0));
+    NOMEM(c, kfe_var_add(c, p, "JOBSET_NAME", NULL, jname, KF_ENV_OPERATOR, NULL));
+    NOMEM(c, kfe_var_add(c, p, "JOBSET_RESTART_ATTEMPT", NULL, attempt, KF_ENV_OPERATOR, NULL));
+    NOMEM(c, kfe_var_add(c, p, "POD_NAMESPACE", NULL, ns, KF_ENV_OPERATOR, NULL));
+  }
+  return KF_OK;
+}
