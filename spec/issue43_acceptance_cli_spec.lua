@@ -395,8 +395,7 @@ describe("issue 43: flyte2-clustered rules", function()
       function(p) return (p.path or ""):find("interconnect", 1, true) end))
   end)
 
-  -- open (issue 43): kfjob check does not give the name to the clustered pod-name rule (R45); job:check{name=} and render do
-  pending("kfjob check --target flyte2-clustered refuses a name over 41 characters", function()
+  it("kfjob check --target flyte2-clustered refuses a name over 41 characters", function()
     local cfg = tmp(([[local kfjob = require "kfjob"
     return { [%q] = kfjob.Elastic{ nnodes = 2, nproc_per_node = 1, container = { image = "img:1" } } }]])
       :format(("a"):rep(42)), ".lua")

@@ -195,6 +195,7 @@ static const kfjob_problem *refusals(lua_State *L, int jobopts, const kf_job *kj
          ro.format == KF_RENDER_ENVIRONMENT;
   t = ro.target_set ? ro.target : kube ? KF_T_OPERATOR : KF_T_FLYTE;
   memset(&c, 0, sizeof c);
+  if (t == KF_T_CLUSTERED) c.name = ro.manifest.name;   /* the JobSet's (R45) */
   if (kube) {
     kf_kvs *env = (kf_kvs *)kf_arena_alloc(A, sizeof *env);
     c.name = ro.manifest.name, c.image = ro.manifest.image;

@@ -91,9 +91,11 @@ static kf_status manifest(const kf_job *j, const kf_render_opts *o, kf_arena *A,
 static kf_status target_ok(const kf_job *j, const kf_render_opts *o,
                            unsigned emit, kf_arena *A, kf_err *e) {
   const char *method = o->who;
+  /* a clustered task's JobSet names its pods after the job (R45) */
+  const char *name = o->target_set && o->target == KF_T_CLUSTERED ? o->manifest.name : NULL;
   if (strncmp(method, "kfjob.", 6) == 0) method += 6;
-  return kf_target_emit(j, o->target_set ? o->target : KF_T_FLYTE, emit,
-                        method, o->who, o->enc.ctor, A, e);
+  return kf_target_emit_named(j, o->target_set ? o->target : KF_T_FLYTE, emit, method,
+                              o->who, o->enc.ctor, name, A, e);
 }
 
 /* The template formats: target_ok, then on flyte2 the job with its Kueue

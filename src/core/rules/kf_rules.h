@@ -45,6 +45,11 @@ kf_status kf_target_require(const kf_job *j, kf_target t,
 kf_status kf_target_emit(const kf_job *j, kf_target t, unsigned emit,
                          const char *method, const char *who,
                          const char *ctor, kf_arena *A, kf_err *e);
+/* The same where the payload's resource gets a name the rules check (a
+** Flyte 2 clustered task's JobSet, R45): `name` NULL is kf_target_emit. */
+kf_status kf_target_emit_named(const kf_job *j, kf_target t, unsigned emit,
+                               const char *method, const char *who, const char *ctor,
+                               const char *name, kf_arena *A, kf_err *e);
 
 typedef struct kf_lint_opts {
   const char *name;             /* NULL: skip the name rules */

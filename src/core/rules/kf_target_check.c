@@ -97,12 +97,19 @@ kf_status kf_target_require(const kf_job *j, kf_target t,
 kf_status kf_target_emit(const kf_job *j, kf_target t, unsigned emit,
                          const char *method, const char *who,
                          const char *ctor, kf_arena *A, kf_err *e) {
-  kf_target_ctx c;   /* emitting a payload: no resource name, no env */
+  return kf_target_emit_named(j, t, emit, method, who, ctor, NULL, A, e);
+}
+
+kf_status kf_target_emit_named(const kf_job *j, kf_target t, unsigned emit,
+                               const char *method, const char *who, const char *ctor,
+                               const char *name, kf_arena *A, kf_err *e) {
+  kf_target_ctx c;   /* emitting a payload: no env; a name only when given */
   kf_status st = kf_target_allows(t, emit, j->kind, method, who, e);
-  if (st != KF_OK || (j->emit_ok & (1u << t))) return st;
+  if (st != KF_OK || (name == NULL && (j->emit_ok & (1u << t)))) return st;
   memset(&c, 0, sizeof c);
+  c.name = name;
   /* the rows read only the job and the target: passed once, passed */
-  if ((st = kf_target_require(j, t, &c, A, ctor, e)) == KF_OK)
+  if ((st = kf_target_require(j, t, &c, A, ctor, e)) == KF_OK && name == NULL)
     ((kf_job *)(void *)j)->emit_ok |= 1u << t;
   return st;
 }
