@@ -488,6 +488,24 @@ describe("flyte2-clustered: the JobSet read back", function()
     assert.is_true(back == p)
   end)
 
+  it("with kind PyTorchJob, an Elastic job's JobSet is refused: a PyTorchJob's runs 1 process per node", function()
+    local e = kfjob.Elastic{ nnodes = 3, nproc_per_node = 4, limits = { gpu = 4 },
+      container = { image = "img:1" } }
+    local back, err = kfjob.from_manifest(e:manifest{ target = "flyte2-clustered", name = "e" },
+                                          { kind = "PyTorchJob" })
+    assert.is_nil(back)
+    assert.matches("spec.replicatedJobs[0].template.spec.template.spec.containers[0].env: "
+                   .. "NPROC_PER_NODE 4 and RDZV_BACKEND c10d are an Elastic job's", err, 1, true)
+    -- and a NPROC_PER_NODE that is not a positive integer names its path
+    local m = e:manifest{ target = "flyte2-clustered", name = "e" }
+    for _, v in ipairs(m.spec.replicatedJobs[1].template.spec.template.spec.containers[1].env) do
+      if v.name == "NPROC_PER_NODE" then v.value = "4x" end
+    end
+    back, err = kfjob.from_manifest(m)
+    assert.is_nil(back)
+    assert.matches("containers[0].env.NPROC_PER_NODE: '4x' is not a positive integer", err, 1, true)
+  end)
+
   it("another shape names the path", function()
     local m = kfjob.Elastic{ nnodes = 2, worker = {}, container = { image = "i:1" } }
       :manifest{ target = "flyte2-clustered", name = "t" }

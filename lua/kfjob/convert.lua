@@ -339,11 +339,12 @@ local function decode(data, opts)
   return nil, info
 end
 
-local function flyte_entry(data)
-  local job, info, spec = decode(data)
+local function flyte_entry(data, kind)
+  local job, info, spec = decode(data, kind and { kind = kind })
   if not job then return nil, info end
   local args = info.container and info.container.args
-  if job.kind == "MPIJob" and info.wrap_launcher == false and args and args[1] == "horovodrun" then
+  if not kind and job.kind == "MPIJob" and info.wrap_launcher == false and args
+     and args[1] == "horovodrun" then
     local hj, hinfo = decode(data, { kind = "HorovodJob" })   -- flytekit's HorovodJob
     if hj then job, info = hj, hinfo end
   end
@@ -372,8 +373,8 @@ end
 
 -- Manifests -> their jobs by name (the job holds the resource's labels
 -- and annotations, its pod templates theirs: no option is needed).
-local function manifest_jobs(text)
-  local r, msg = kfjob.from_manifests(text)
+local function manifest_jobs(text, kind)
+  local r, msg = kfjob.from_manifests(text, kind and { kind = kind })
   if not r then return nil, msg end
   local jobs = {}
   for _, x in ipairs(r) do jobs[x.info.name] = x.job end
@@ -405,19 +406,21 @@ end
 -- "convert"): text -> the config of its jobs by name.  text: manifests, a
 -- data config (a document without apiVersion), or a TaskTemplate or
 -- TaskSpec as hex digits.  extra: "\1flyte\t<lossy>\tNAME" for a
--- TaskTemplate or TaskSpec (its job named NAME), "\1manifests\t<lossy>"
+-- TaskTemplate or TaskSpec (its job named NAME), "\1manifests\t<lossy>\t"
 -- for manifests (<lossy> "1": a data config leaves out what it cannot
--- say, else that is an error), else for a data config "NAME" (a single
+-- say, else that is an error), either followed by "\tKIND" to read them
+-- as kind KIND (--kind), else for a data config "NAME" (a single
 -- job's name, a list's prefix) then a tab and the name of each job to
 -- write ("NAME\tbert\tgpt"; none: every job).
 setmetatable(M, { __call = function(_, text, fmt, extra)
   local jobs, msg = {}
-  local what, lossy, name = (extra or ""):match("^\1(%a+)\t(%d)\t?(.*)$")
+  local what, lossy, name, kind = (extra or ""):match("^\1(%a+)\t(%d)\t?([^\t]*)\t?(.*)$")
+  if kind == "" then kind = nil end
   -- manifests the CLI made (operator manifests, each with its apiVersion)
   -- are not read as a data config first
   local doc = what == nil and kfjob.read_yaml(text)
   if what == "flyte" then
-    jobs[name], msg = flyte_entry(unhex(text))
+    jobs[name], msg = flyte_entry(unhex(text), kind)
     if msg then return nil, msg end
   elseif type(doc) == "table" and doc.apiVersion == nil then
     local keep
@@ -426,7 +429,7 @@ setmetatable(M, { __call = function(_, text, fmt, extra)
     if keep == "" then jobs = all end
     for k in keep:gmatch("\t([^\t]+)") do jobs[k] = all[k] end
   else
-    jobs, msg = manifest_jobs(text)
+    jobs, msg = manifest_jobs(text, kind)
     if not jobs then return nil, msg end
   end
   if fmt == "lua" then return M.to_lua(jobs) end

@@ -467,9 +467,11 @@ static int gen_config(conv *c, size_t i, const char *joined, const char *extra) 
 }
 
 /* The generator's extra for manifests or a Flyte file: "\1<what>\t0" and
-** for a Flyte file a tab and its job's name (malloc'd). */
-static char *gen_extra(const char *what, const char *name) {
-  return cli_xprintf("\1%s\t0%s%s", what, name ? "\t" : "", name ? name : "");
+** for a Flyte file a tab and its job's name, then with --kind a tab and
+** the kind to read as (malloc'd). */
+static char *gen_extra(const char *what, const char *name, const char *kind) {
+  return cli_xprintf("\1%s\t0\t%s%s%s", what, name ? name : "", kind ? "\t" : "",
+                     kind ? kind : "");
 }
 
 /* -f lua / config / config-yaml of a TaskTemplate or TaskSpec: the
@@ -485,7 +487,7 @@ static int flyte_config(conv *c, const char *data, size_t n) {
     hex[2 * i + 1] = digits[(unsigned char)data[i] & 15];
   }
   hex[2 * n] = '\0';
-  extra = gen_extra("flyte", c->v[0].job.name);
+  extra = gen_extra("flyte", c->v[0].job.name, c->a->kind);
   code = gen_config(c, 0, hex, extra);
   free(extra);
   free(hex);
@@ -537,7 +539,7 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
       return cli_report(h, st, cli_config_label(c->a->file));
     }
   }
-  extra = gen_extra("manifests", NULL);
+  extra = gen_extra("manifests", NULL, c->a->kind);
   for (i = 0; i < c2.n && code == 0; i += k) {
     char *joined = NULL;
     size_t j, len = 0;

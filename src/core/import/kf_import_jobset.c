@@ -86,6 +86,25 @@ static kf_status one_job(kfi *c, const kf_node *spec, const kf_node **job) {
   return KF_OK;
 }
 
+/* The plugin's NPROC_PER_NODE (a positive integer; none: 1) and
+** RDZV_BACKEND; read as a PyTorchJob (--kind), only what a PyTorchJob's
+** JobSet has (1, static): else it would run something else. */
+static kf_status plugin_vars(kfi *c, const kf_node *vars, long *nproc, const char **rdzv) {
+  const char *np = kfi_str(kf_node_get(vars, "NPROC_PER_NODE"));
+  char *end = NULL;
+  *rdzv = kfi_str(kf_node_get(vars, "RDZV_BACKEND"));
+  *nproc = np ? strtol(np, &end, 10) : 1;
+  if (np && (end == np || *end != '\0' || *nproc < 1 || *nproc > INT32_MAX))
+    return kfi_fail(c, JS_POD ".spec.containers[0].env.NPROC_PER_NODE", "'%.40s' is not "
+                    "a positive integer", np);
+  if (c->kind != KF_ELASTIC && (*nproc != 1 || (*rdzv && strcmp(*rdzv, "static") != 0)))
+    return kfi_fail(c, JS_POD ".spec.containers[0].env", "NPROC_PER_NODE %ld and "
+                    "RDZV_BACKEND %.20s are an Elastic job's: as a %s it would run one "
+                    "process per node with static rendezvous (read it as Elastic)", *nproc,
+                    *rdzv ? *rdzv : "(none)", kf_kinds[c->kind].name);
+  return KF_OK;
+}
+
 /* The v1 PyTorchJob the JobSet stands for, into *out. */
 kf_status kfi_jobset_doc(kfi *c, const kf_node *doc, kf_node **out) {
   static const char *const meta_drop[] = {"annotations", NULL};
@@ -112,9 +131,7 @@ kf_status kfi_jobset_doc(kfi *c, const kf_node *doc, kf_node **out) {
     static const char *const env_drop[] = {"env", NULL};
     KFI_OOM(c, ct = without(c->A, cs->u.c.v[0], env_drop));
   }
-  nproc = kfi_str(kf_node_get(vars, "NPROC_PER_NODE")) ?
-          strtol(kfi_str(kf_node_get(vars, "NPROC_PER_NODE")), NULL, 10) : 1;
-  rdzv = kfi_str(kf_node_get(vars, "RDZV_BACKEND"));
+  if ((st = plugin_vars(c, vars, &nproc, &rdzv)) != KF_OK) return st;
   /* the pod, without the backend's subdomain */
   KFI_OOM(c, ps = without(c->A, kf_node_get(tmpl, "spec"), pod_drop));
   KFI_OOM(c, cs = kf_node_copy_shallow(c->A, cs, KF_NARR));
