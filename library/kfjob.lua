@@ -319,7 +319,7 @@
 ---@field verbose? boolean true: horovodrun --verbose on the launcher's command line (not in the plugin message) Default: false.
 ---@field worker? kfjob.MPIJobGroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.
 
---- kfjob.JAXJob{...}: A JAX distributed job (Workers): no Flyte task type; training-operator kubeflow.org/v1 JAXJob.
+--- kfjob.JAXJob{...}: A JAX distributed job (Workers): no Flyte task type; training-operator kubeflow.org/v1 JAXJob or a Trainer TrainJob (jax-distributed).
 ---@class (exact) kfjob.JAXJobOpts
 ---@field accelerator? string|kfjob.AcceleratorOpts GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests.
 ---@field annotations? table<string, string> The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not copied to the pods (pod_template.metadata.annotations is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)
@@ -334,7 +334,7 @@
 ---@field shared_memory? boolean|kfjob.Quantity true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest.
 ---@field worker? kfjob.GroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.
 
---- kfjob.XGBoostJob{...}: An XGBoost job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 XGBoostJob.
+--- kfjob.XGBoostJob{...}: An XGBoost job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 XGBoostJob or a Trainer TrainJob (xgboost-distributed).
 ---@class (exact) kfjob.XGBoostJobOpts
 ---@field accelerator? string|kfjob.AcceleratorOpts GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests.
 ---@field annotations? table<string, string> The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not copied to the pods (pod_template.metadata.annotations is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)
@@ -512,12 +512,12 @@ function kfjob.MPIJob(t) end
 ---@return kfjob.Job
 function kfjob.HorovodJob(t) end
 
---- A JAX distributed job (Workers): no Flyte task type; training-operator kubeflow.org/v1 JAXJob.
+--- A JAX distributed job (Workers): no Flyte task type; training-operator kubeflow.org/v1 JAXJob or a Trainer TrainJob (jax-distributed).
 ---@param t? kfjob.JAXJobOpts
 ---@return kfjob.Job
 function kfjob.JAXJob(t) end
 
---- An XGBoost job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 XGBoostJob.
+--- An XGBoost job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 XGBoostJob or a Trainer TrainJob (xgboost-distributed).
 ---@param t? kfjob.XGBoostJobOpts
 ---@return kfjob.Job
 function kfjob.XGBoostJob(t) end

@@ -777,8 +777,7 @@ spec:
     assert.are.equal('["torchrun", "--no-python", "python", "train.py"]', yqs(out, "d[0]['spec']['trainer']['command']"))
   end)
 
-  -- not built this round (the issue note lists it)
-  pending("JAXJob goes to Trainer on jax-distributed", function()
+  it("JAXJob goes to Trainer on jax-distributed", function()
     local jax = [[
 apiVersion: kubeflow.org/v1
 kind: JAXJob
@@ -802,7 +801,7 @@ spec:
     assert.are.equal("2", yqs(out, "d[0]['spec']['trainer']['numNodes']"))
   end)
 
-  pending("XGBoostJob goes to Trainer on xgboost-distributed (numNodes = master + workers)", function()
+  it("XGBoostJob goes to Trainer on xgboost-distributed (numNodes = master + workers)", function()
     -- without the ports (a pod-template field a TrainJob cannot patch): only the kind is asked
     local text = xgb("Never"):gsub("            ports:\n            %- containerPort: 9991\n              name: xgboostjob%-port\n", "")
     assert.is_nil(text:find("ports:", 1, true))

@@ -31,14 +31,14 @@ local PT = kfjob.PyTorchJob{ master = {}, worker = { replicas = 3 } }
 local EL = kfjob.Elastic{ nnodes = 2, nproc_per_node = 4, worker = {} }
 
 describe("target trainer-2.4", function()
-  it("is listed by kfjob.targets() after trainer-2.3, for PyTorchJob and Elastic", function()
+  it("is listed by kfjob.targets() after trainer-2.3, for PyTorchJob, Elastic, JAXJob and XGBoostJob", function()
     local names, by = {}, {}
     for i, t in ipairs(kfjob.targets()) do names[i] = t.name; by[t.name] = t end
     local at
     for i, n in ipairs(names) do if n == "trainer-2.4" then at = i end end
     assert.is_truthy(at)
     assert.are.equal("trainer-2.3", names[at - 1])
-    assert.are.same({ "PyTorchJob", "Elastic" }, by["trainer-2.4"].kinds)
+    assert.are.same({ "PyTorchJob", "Elastic", "JAXJob", "XGBoostJob" }, by["trainer-2.4"].kinds)
     assert.are.same({ "manifest", "environment" }, by["trainer-2.4"].emits)
     assert.matches("Trainer v2.4", by["trainer-2.4"].runs, 1, true)
   end)

@@ -120,6 +120,18 @@ static kf_node *plain_template(kfi *c, const kf_node *t, int flyte2) {
   return put(c, t2, "spec", ps2);
 }
 
+/* A TrainJob's kind by the runtime it names: JAX and XGBoost on theirs
+** (kf_kinds' trainer_runtime), a PyTorchJob on any other. */
+static int trainer_kind(const kf_node *spec) {
+  const char *n = kfi_str(kf_node_get(kf_node_get(spec, "runtimeRef"), "name"));
+  int k;
+  for (k = 0; n && k < KF_NKINDS; k++)
+    if (k != KF_PYTORCH && k != KF_ELASTIC && kf_kinds[k].trainer_runtime &&
+        strcmp(kf_kinds[k].trainer_runtime, n) == 0)
+      return k;
+  return KF_PYTORCH;
+}
+
 /* The spec with every replica's template made plain (flyte_shape held). */
 static const kf_node *plain_spec(kfi *c, const kf_node *spec) {
   const char *key = kf_kinds[c->kind].crd_specs;
@@ -153,7 +165,7 @@ static kf_status detect(kfi *c, const kf_node *doc, int want) {
     c->target = KF_T_MPI_OPERATOR, c->kind = KF_MPI;
   } else if (strcmp(api, "trainer.kubeflow.org/v1alpha1") == 0 &&
              strcmp(kind, "TrainJob") == 0) {
-    c->target = KF_T_TRAINER_23, c->kind = KF_PYTORCH;
+    c->target = KF_T_TRAINER_23, c->kind = trainer_kind(spec);
   } else if (strcmp(api, "jobset.x-k8s.io/v1alpha2") == 0 && strcmp(kind, "JobSet") == 0) {
     /* a Flyte 2 clustered task: Elastic unless opts.kind says PyTorchJob */
     c->target = KF_T_CLUSTERED, c->kind = want == KF_PYTORCH ? KF_PYTORCH : KF_ELASTIC;

@@ -12,7 +12,6 @@
 #include "kf_launcher.h"
 
 #define TRAINER_GROUP "trainer.kubeflow.org"
-#define RUNTIME "torch-distributed"
 #define PATCH_MANAGER "kfjob/manifest"   /* kf_sched.h KF_TRAINER_PATCH_MANAGER */
 
 static kf_status runtime_ref(kfi *c, const kf_node *ref) {
@@ -28,7 +27,8 @@ static kf_status runtime_ref(kfi *c, const kf_node *ref) {
       (k && strcmp(k, "ClusterTrainingRuntime") != 0) || !n)
     return kfi_unmapped(c, "spec.runtimeRef", ref, "kfjob reads TrainJobs on a "
                         "ClusterTrainingRuntime (apiGroup trainer.kubeflow.org)");
-  if (strcmp(n, RUNTIME) != 0)   /* the job's runtime; unset: the shipped one */
+  /* the job's runtime; unset: the one Trainer ships for the kind */
+  if (strcmp(n, kf_kinds[c->kind].trainer_runtime) != 0)
     KFI_OOM(c, kf_node_push(c->A, c->spec, "runtime", kf_node_get(ref, "name")));
   return KF_OK;
 }
@@ -43,13 +43,14 @@ static kf_status as_written(kfi *c, const kf_node *tr, int *out) {
   const char *v[3] = {NULL, NULL, NULL};
   size_t i, n = cmd && cmd->t == KF_NARR ? cmd->u.c.n : 0;
   int wrapped;
-  if (kf_node_get(c->spec, "runtime")) return *out = 1, KF_OK;
+  /* JAX and XGBoost: always (their runtimes take the command as it is) */
+  if (kf_node_get(c->spec, "runtime") || !kf_trainer_wraps_kind(c->kind)) return *out = 1, KF_OK;
   for (i = 0; i < n && i < 3; i++) v[i] = kfi_str(cmd->u.c.v[i]);
   wrapped = n >= 2 && v[0] && v[1] && strcmp(v[0], "torchrun") == 0 &&
             strcmp(v[1], "--no-python") == 0;
   *out = n ? !wrapped && !kf_starts_launcher(v, n < 3 ? n : 3)
            : args && args->t == KF_NARR && args->u.c.n > 0;
-  if (*out) KFI_OOM(c, kf_obj_strref(c->A, c->spec, "runtime", RUNTIME));
+  if (*out) KFI_OOM(c, kf_obj_strref(c->A, c->spec, "runtime", kf_kinds[c->kind].trainer_runtime));
   else *out = n > 0 && !wrapped;   /* a launcher: as written too */
   return KF_OK;
 }
@@ -97,7 +98,8 @@ static kf_status env(kfi *c, const kf_node *env) {
   return put_both(c, "env", v, map);
 }
 
-/* Nodes and processes: master + workers, or Elastic's fixed count.  A
+/* Nodes and processes: master + workers (JAX: workers), or Elastic's
+** fixed count.  A
 ** PyTorchJob's numProcPerNode: 1 is kfjob's one process a pod for a
 ** command it wraps; unset there is the runtime's auto (nproc_per_node
 ** "auto"); a command that starts its own launcher keeps what is given. */
@@ -110,10 +112,20 @@ static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
     else KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
     return kf_node_push(c->A, c->spec, "worker", g) ? KF_OK : kf_nomem(c->e);
   }
-  if (np && (written || !(np->t == KF_NINT && np->u.i == 1)))
-    KFI_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
-  else if (np == NULL && !written)
-    KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
+  if (np && !kf_trainer_wraps_kind(c->kind))
+    return kfi_unmapped(c, "spec.trainer.numProcPerNode", np, "kfjob's JAXJob and "
+                        "XGBoostJob have no processes per node");
+  if (c->kind == KF_JAX) {   /* workers only */
+    if (nn && nn->t != KF_NINT) return kfi_fail(c, "spec.trainer.numNodes", "expected an integer");
+    KFI_OOM(c, kf_obj_int(c->A, g, "replicas", nn ? nn->u.i : 1));
+    return kf_node_push(c->A, c->spec, "worker", g) ? KF_OK : kf_nomem(c->e);
+  }
+  if (kf_trainer_wraps_kind(c->kind)) {
+    if (np && (written || !(np->t == KF_NINT && np->u.i == 1)))
+      KFI_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
+    else if (np == NULL && !written)
+      KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
+  }
   if (nn && nn->t != KF_NINT) return kfi_fail(c, "spec.trainer.numNodes", "expected an integer");
   KFI_OOM(c, m = kf_node_copy_shallow(c->A, g, KF_NOBJ));
   KFI_OOM(c, kf_node_push(c->A, c->spec, "master", m));

@@ -64,13 +64,61 @@ static const char *trainer_auto_nproc(ectx *c, const kf_group *g) {
   return kfe_fmt(c, "%lld", n < 1 ? 1LL : n);
 }
 
+/* The operator's variables of pod p, added after the user's, moved before
+** them: the JAX and XGBoost plugins append the TrainJob's env after their
+** own (FACTS §11.6.3), so a user's variable of the same name wins. */
+static void plugin_first(kf_env_pod *p, size_t nuser, int user_wins) {
+  size_t i, k, nop = p->n - nuser;
+  for (i = 0; i < nop; i++) {   /* rotate p->v[nuser..] to the front */
+    kf_env_var v = p->v[nuser + i];
+    for (k = nuser + i; k > i; k--) p->v[k] = p->v[k - 1];
+    if (user_wins && kfe_user_var(p, v.name)) v.origin = KF_ENV_YIELDED;
+    p->v[i] = v;
+  }
+}
+
+/* Trainer's jax-distributed and xgboost-distributed runtimes (jax.go,
+** xgboost.go EnforceMLPolicy; FACTS §11.6): one `node` pod a node. */
+static kf_status plugin_env(ectx *c) {
+  const kf_job *j = c->j;
+  const int jax = j->kind == KF_JAX, role = kf_trainer_role(j);
+  int32_t nodes = (int32_t)kf_trainer_nodes(j), i;   /* kf_env_pods_of bounds it */
+  const kf_node *index = kfe_field_ref(c, "metadata.annotations['batch.kubernetes.io/job-completion-index']");
+  const char *node0 = kfe_fmt(c, "%s-node-0-0.%s", c->name, c->name);
+  long double gpus = 0;
+  kf_group tmp;
+  const kf_group *g = kfm_task_resources(j, &j->g[role], &tmp);
+  NOMEM(c, index && node0);
+  if (g->limits[KF_GPU]) gpus = kfm_qty_value(g->limits[KF_GPU]);
+  else if (g->requests[KF_GPU]) gpus = kfm_qty_value(g->requests[KF_GPU]);
+  for (i = 0; i < nodes; i++) {
+    kf_env_pod *p = kfe_user_pod(c, kfe_fmt(c, "node-0-%d", (int)i), role);
+    size_t nuser;
+    NOMEM(c, p);
+    nuser = p->n;
+    if (jax) {
+      NOMEM(c, kfe_var_int(c, p, "JAX_NUM_PROCESSES", nodes));
+      NOMEM(c, kfe_var_add(c, p, "JAX_PROCESS_ID", NULL, index, KF_ENV_OPERATOR, NULL));
+      NOMEM(c, OP(c, p, "JAX_COORDINATOR_ADDRESS", kfe_fmt(c, "%s:29500", node0)));
+    } else {   /* workers a node: its GPUs, else 1 */
+      NOMEM(c, OP(c, p, "DMLC_TRACKER_URI", node0));
+      NOMEM(c, OP(c, p, "DMLC_TRACKER_PORT", "29500"));
+      NOMEM(c, kfe_var_add(c, p, "DMLC_TASK_ID", NULL, index, KF_ENV_OPERATOR, NULL));
+      NOMEM(c, OP(c, p, "DMLC_NUM_WORKER",
+                  kfe_fmt(c, "%.0Lf", (long double)nodes * (gpus >= 1 ? gpus : 1))));
+    }
+    plugin_first(p, nuser, jax);   /* JAX's Validate reserves no names */
+  }
+  return KF_OK;
+}
+
 kf_status kfe_trainer_env(ectx *c) {
   const kf_job *j = c->j;
   int32_t nodes, nproc, i;
   const char *nproc_s = NULL;   /* a word's value, else nproc */
+  if (j->kind == KF_JAX || j->kind == KF_XGBOOST) return plugin_env(c);
   /* the group whose container every node runs (the manifest's) */
-  const int role = j->kind == KF_ELASTIC || j->g[KF_MASTER].replicas == 0 ? KF_WORKER
-                                                                           : KF_MASTER;
+  const int role = kf_trainer_role(j);
   if (j->kind == KF_ELASTIC) {
     if (j->min_nodes != j->max_nodes)
       return kf_fail(c->e, KF_EINVAL, "%s: nnodes: an elastic range %d:%d cannot "
@@ -84,7 +132,7 @@ kf_status kfe_trainer_env(ectx *c) {
     }
   } else {   /* node 0 plays the master; nproc_per_node as the writer's */
     kf_strs cmd = kfm_job_command(j, role);
-    nodes = (j->g[KF_MASTER].replicas > 0) + j->g[KF_WORKER].replicas;
+    nodes = (int32_t)kf_trainer_nodes(j);
     nproc = j->nproc_per_node > 0 ? j->nproc_per_node : 1;
     if (j->nproc_word || (j->nproc_per_node == 0 && !kf_trainer_wraps(j, cmd.v, cmd.n))) {
       kf_group tmp;   /* unset: the runtime's auto */

@@ -1,11 +1,14 @@
 /*
-** kf_manifest_trainer.c - PyTorchJob / Elastic -> TrainJob
-** trainer.kubeflow.org/v1alpha1 on the shipped `torch-distributed`
-** runtime, for Trainer v2.2 and v2.3 (FACTS §8.4.4).  Master and workers
-** become the runtime's one `node` job: numNodes = 1 + workers (elastic:
-** the fixed node count), one process per node for a PyTorchJob, the task
-** command wrapped in `torchrun --no-python` (Trainer sets only PET_*, which
-** torchrun reads), the pod settings as one runtime patch of `node`.  What
+** kf_manifest_trainer.c - PyTorchJob / Elastic / JAXJob / XGBoostJob ->
+** TrainJob trainer.kubeflow.org/v1alpha1 on the runtime Trainer ships for
+** the kind (`torch-distributed`, `jax-distributed`, `xgboost-distributed`:
+** kf_kinds' trainer_runtime), for Trainer v2.2-v2.4 (FACTS §8.4.4,
+** §11.6).  Master and workers become the runtime's one `node` job:
+** numNodes = master + workers (elastic: the fixed node count); for PyTorch
+** one process per node and the task command wrapped in `torchrun
+** --no-python` (Trainer sets only PET_*, which torchrun reads), JAX and
+** XGBoost run their command as written; the pod settings are one runtime
+** patch of `node`.  What
 ** a TrainJob cannot say is refused before by the rule rows (R9, R13, R17,
 ** R21, R23, R24 in kf_target_rules_manifest.c); the two versions differ in
 ** terminationGracePeriodSeconds, which only v2.3's patch has.
@@ -20,7 +23,6 @@
 #include "kf_manifest_int.h"
 
 #define TRAINER_GROUP "trainer.kubeflow.org"
-#define RUNTIME "torch-distributed"
 #define NODE "node"
 #define PATCH_MANAGER KF_TRAINER_PATCH_MANAGER   /* kf_sched.h (R32) */
 
@@ -195,7 +197,7 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   kf_arena *A = c->A;
   const int elastic = (kf_kinds[j->kind].flags & KF_K_ELASTIC) != 0;
   /* the group whose image and resources every node gets (R21: equal) */
-  const int role = elastic || j->g[KF_MASTER].replicas == 0 ? KF_WORKER : KF_MASTER;
+  const int role = kf_trainer_role(j);
   kf_group tmp;
   const kf_group *g = kfm_pod_group(j, role, o, &tmp);
   const char *image_path = j->g[role].image ? (role == KF_WORKER ? "worker.image" : "master.image")
@@ -211,7 +213,8 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   OOM(c, ref = kf_obj_add(A, spec, "runtimeRef", KF_NOBJ));
   OOM(c, kf_obj_str(A, ref, "apiGroup", TRAINER_GROUP) &&
              kf_obj_str(A, ref, "kind", "ClusterTrainingRuntime") &&
-             kf_obj_str(A, ref, "name", j->runtime ? j->runtime : RUNTIME));
+             kf_obj_str(A, ref, "name", j->runtime ? j->runtime
+                                                    : kf_kinds[j->kind].trainer_runtime));
   if (j->has_run_policy && j->rp.active_deadline_seconds > 0)
     OOM(c, kf_obj_int(A, spec, "activeDeadlineSeconds", j->rp.active_deadline_seconds));
   OOM(c, tr = kf_obj_add(A, spec, "trainer", KF_NOBJ));
@@ -226,9 +229,8 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
     if (j->nproc_word == NULL)
       OOM(c, kf_obj_int(A, tr, "numProcPerNode", j->nproc_per_node));
   } else {
-    int32_t w = j->g[KF_WORKER].replicas > 0 ? j->g[KF_WORKER].replicas : 0;
     kf_strs cmd = kfm_role_command(j, role, o, from[0], sizeof from[0]);
-    OOM(c, kf_obj_int(A, tr, "numNodes", (j->g[KF_MASTER].replicas > 0) + (int64_t)w));
+    OOM(c, kf_obj_int(A, tr, "numNodes", kf_trainer_nodes(j)));
     /* nproc_per_node, "auto" unset (R39); unset: one process a pod, but
     ** a launcher the command starts takes the runtime's (auto) */
     if (j->nproc_word == NULL && (j->nproc_per_node > 0 || kf_trainer_wraps(j, cmd.v, cmd.n)))

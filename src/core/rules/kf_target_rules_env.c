@@ -77,14 +77,16 @@ static size_t injected_on(const kf_env_pods *ps, const unsigned char *run,
 
 /* The problem of user variable `u`, set by the target on n of the ps->n
 ** pods (first: the first, origin: who). */
-static kf_status r16_add(const kf_env_pods *ps, const kf_env_var *u, size_t n,
-                         const char *first, int origin, kf_target t,
+static kf_status r16_add(const kf_job *j, const kf_env_pods *ps, const kf_env_var *u,
+                         size_t n, const char *first, int origin, kf_target t,
                          const kf_target_rule *r, kf_problems *out, kf_err *e) {
   const char *who = origin == KF_ENV_FLYTE ? "Flyte" : "the operator";
   if (KF_T_IS_TRAINER(t))
     return kf_problem_add(out, r, t, u->path, e, "%s is reserved by Trainer's "
-                          "torch runtime: the TrainJob webhook rejects it (must "
-                          "not have reserved envs)", u->name);
+                          "%s runtime: the TrainJob webhook rejects it (%s)", u->name,
+                          j->kind == KF_XGBOOST ? "xgboost" : "torch",
+                          j->kind == KF_XGBOOST ? "is reserved for the XGBoost runtime"
+                                                : "must not have reserved envs");
   if (origin == KF_ENV_YIELDED)
     return kf_problem_add(out, r, t, u->path, e, "%s is also what the operator "
                           "sets on %s%s: your value wins (the operator adds its "
@@ -119,8 +121,10 @@ static kf_status r16_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
   seen_paths seen = {NULL, 0, 0};
   unsigned char *run;
   size_t pi, i, n;
-  /* the kinds a target does not run are kf_target_allows' error */
-  if (!(kf_targets[t].kinds & (1u << j->kind))) return KF_OK;
+  /* the kinds a target does not run are kf_target_allows' error; Trainer's
+  ** JAX plugin reserves no names (jax.go Validate): the user's value wins */
+  if (!(kf_targets[t].kinds & (1u << j->kind)) || (KF_T_IS_TRAINER(t) && j->kind == KF_JAX))
+    return KF_OK;
   /* what the target does not cover (an unread kind) is environment's
   ** own error; the rule has nothing to compare then */
   if (kf_env_pods_of(j, t, c && c->name ? c->name : "job", NULL,
@@ -141,7 +145,7 @@ static kf_status r16_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
       if (u->origin != KF_ENV_USER || named_before(&ps.p[pi], i)) continue;
       if ((met = first_met(out->A, &seen, u->path)) < 0) return kf_nomem(e);
       if (met == 0 || (n = injected_on(&ps, run, u, &first, &origin)) == 0) continue;
-      if ((st = r16_add(&ps, u, n, first, origin, t, r, out, e)) != KF_OK) return st;
+      if ((st = r16_add(j, &ps, u, n, first, origin, t, r, out, e)) != KF_OK) return st;
     }
   }
   return KF_OK;
@@ -160,8 +164,8 @@ const kf_target_rule kf_target_rules_env[] = {
                       "mpijob.go hasIntelMPIBootstrapValues (FACTS §8.2.8)",
     [KF_T_MPI_OPERATOR] = "mpi-operator mpi_job_controller.go "
                           "newLauncherPodTemplate, newWorker (FACTS §8.2.8)",
-    TRAINERS("trainer torch.go Validate, TorchRunReservedEnvNames "
-             "(FACTS §8.2.5)")},
+    TRAINERS("trainer torch.go Validate, TorchRunReservedEnvNames; xgboost.go "
+             "Validate (FACTS §8.2.5, §11.6.2)")},
    r16_test, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

@@ -371,9 +371,9 @@ const kf_target_rule kf_target_rules_manifest[] = {
    {[KF_T_TRAINER_24] = "trainer trainjob_types.go Trainer.numProcPerNode CEL self >= 1, "
                         "numNodes Minimum 0 (trainer#3809, in v2.4.0)"},
    r38_cel, 0},
-  {"R21", K(KF_PYTORCH), {OK, OK, OK, NA, ERR, ERR, ERR},
+  {"R21", K(KF_PYTORCH) | K(KF_XGBOOST), {OK, OK, OK, NA, ERR, ERR, ERR},
    {NULL, NULL, NULL, NULL,
-    TRAINERS("trainer torch-distributed runtime (one node job; ContainerPatch has no image)")},
+    TRAINERS("trainer torch-distributed and xgboost-distributed runtimes (one node job; ContainerPatch has no image)")},
    r21_groups, 0},
   {"R23", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR, ERR},
    {NULL, NULL, NULL, "mpi-operator mpi_job_controller.go (adds ssh-auth, mpi-job-config volumes; inferred)",

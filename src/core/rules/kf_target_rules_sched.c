@@ -353,7 +353,7 @@ const kf_target_rule kf_target_rules_sched[] = {
     NULL, NULL,
     TRAINERS("trainer trainjob_types.go RuntimePatch (one node job; R22)")},
    r31_groups, 0},
-  {"R32", K(KF_PYTORCH) | K(KF_ELASTIC), {NA, NA, NA, NA, ERR, ERR, ERR},
+  {"R32", K(KF_PYTORCH) | K(KF_ELASTIC) | K(KF_JAX) | K(KF_XGBOOST), {NA, NA, NA, NA, ERR, ERR, ERR},
    {NULL, NULL, NULL, NULL,
     TRAINERS("kueue pkg/controller/jobs/trainjob (manager kueue.x-k8s.io/manager), kueue#14886")},
    r32_manager, 0},

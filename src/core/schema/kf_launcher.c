@@ -77,8 +77,25 @@ int kf_starts_launcher(const char *const *v, size_t n) {
          strcmp(v[1], "-m") == 0 && strcmp(v[2], "torch.distributed.run") == 0;
 }
 
+int kf_trainer_wraps_kind(int kind) {
+  return kind == KF_PYTORCH || kind == KF_ELASTIC;
+}
+
 int kf_trainer_wraps(const kf_job *j, const char *const *cmd, size_t n) {
-  return j->runtime == NULL && !kf_starts_launcher(cmd, n);
+  return j->runtime == NULL && kf_trainer_wraps_kind(j->kind) && !kf_starts_launcher(cmd, n);
+}
+
+int kf_trainer_role(const kf_job *j) {
+  return (kf_kinds[j->kind].flags & KF_K_ELASTIC) || j->g[KF_MASTER].replicas <= 0 ||
+                 kf_kind_role_of(&kf_kinds[j->kind], KF_MASTER) == NULL
+             ? KF_WORKER
+             : KF_MASTER;
+}
+
+int64_t kf_trainer_nodes(const kf_job *j) {
+  int64_t w = j->g[KF_WORKER].replicas > 0 ? j->g[KF_WORKER].replicas : 0;
+  if (kf_kinds[j->kind].flags & KF_K_ELASTIC) return j->max_nodes;
+  return (kf_trainer_role(j) == KF_MASTER ? 1 : 0) + w;
 }
 
 int kf_mpi_tool(const char *const *v, size_t n) {

@@ -19,9 +19,19 @@ int kf_starts_launcher(const char *const *v, size_t n);
 /* The command starts an MPI launcher (mpirun, mpiexec, mpiexec.hydra,
 ** horovodrun, any directory): a launcher line written by hand. */
 int kf_mpi_tool(const char *const *v, size_t n);
-/* Whether a TrainJob's command `cmd` is kfjob's to wrap: on the shipped
-** runtime (the job's runtime unset) and not starting a launcher.  A job
+/* Whether a TrainJob's command `cmd` is kfjob's to wrap: a PyTorch job on
+** the shipped runtime (the job's runtime unset) not starting a launcher
+** (JAX and XGBoost runtimes run the command as written).  A job
 ** that names its runtime runs its command and numProcPerNode as written. */
 int kf_trainer_wraps(const kf_job *j, const char *const *cmd, size_t n);
+/* Whether Trainer runs kind `kind` on torch-distributed, whose command
+** kfjob wraps in torchrun (PyTorchJob, Elastic). */
+int kf_trainer_wraps_kind(int kind);
+/* The group whose container every TrainJob node runs: the master where the
+** kind has one and the job keeps it, else the workers. */
+int kf_trainer_role(const kf_job *j);
+/* A TrainJob's numNodes: an elastic job's fixed count, else the master (if
+** any) and the workers. */
+int64_t kf_trainer_nodes(const kf_job *j);
 
 #endif

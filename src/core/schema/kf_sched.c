@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kf_launcher.h"
 #include "kf_sched.h"
 #include "kf_target.h"
 
@@ -145,9 +146,8 @@ int64_t kf_sched_pod_count(const kf_job *j, int target) {
   int i;
   if (k->flags & KF_K_ELASTIC) return j->max_nodes;
   if (target == KF_T_MPI_OPERATOR)
-    return (j->g[KF_WORKER].replicas > 0 ? j->g[KF_WORKER].replicas : 0) + 1;
-  if (KF_T_IS_TRAINER(target))
-    return 1 + (j->g[KF_WORKER].replicas > 0 ? j->g[KF_WORKER].replicas : 0);
+    return (int64_t)(j->g[KF_WORKER].replicas > 0 ? j->g[KF_WORKER].replicas : 0) + 1;
+  if (KF_T_IS_TRAINER(target)) return kf_trainer_nodes(j);
   for (i = 0; i < k->nroles; i++) {
     int32_t r = j->g[k->roles[i].role].replicas;
     if (r > 0) n += r;

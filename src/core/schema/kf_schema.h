@@ -213,6 +213,8 @@ typedef struct kf_kind_info {
   const char *port_name;      /* the operator's default container port, */
   int port;                   /* added by its defaulter (NULL, 0: none) */
   const char *desc;           /* one line: the kind (meta, schema, explain) */
+  const char *trainer_runtime;  /* the ClusterTrainingRuntime Trainer runs it
+                                 ** on (NULL: Trainer does not run it) */
 } kf_kind_info;
 
 extern const kf_kind_info kf_kinds[KF_NKINDS];

@@ -11,6 +11,8 @@
 #define FLYTE_KINDS (K(KF_TFJOB) | K(KF_PYTORCH) | K(KF_ELASTIC) | K(KF_MPI) | K(KF_HOROVOD))
 #define FLYTE_EMITS (KF_E_ENCODE | KF_E_TEMPLATE | KF_E_TASKSPEC | KF_E_MANIFEST | KF_E_ENVIRONMENT)
 #define KUBE_EMITS (KF_E_MANIFEST | KF_E_ENVIRONMENT)
+/* the kinds with a runtime Trainer ships (kf_kinds' trainer_runtime) */
+#define TRAINER_KINDS (K(KF_PYTORCH) | K(KF_ELASTIC) | K(KF_JAX) | K(KF_XGBOOST))
 
 const kf_target_info kf_targets[KF_NTARGETS] = {
   [KF_T_FLYTE] = {"flyte", "Flyte 1.x backend + training-operator",
@@ -23,14 +25,14 @@ const kf_target_info kf_targets[KF_NTARGETS] = {
   [KF_T_MPI_OPERATOR] = {"mpi-operator", "mpi-operator v0.8 (MPIJob kubeflow.org/v2beta1)",
                          K(KF_MPI) | K(KF_HOROVOD), KUBE_EMITS},
   [KF_T_TRAINER_22] = {"trainer-2.2", "Kubeflow Trainer v2.2 (TrainJob trainer.kubeflow.org/v1alpha1)",
-                       K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
+                       TRAINER_KINDS, KUBE_EMITS},
   [KF_T_TRAINER_23] = {"trainer-2.3", "Kubeflow Trainer v2.3 (TrainJob trainer.kubeflow.org/v1alpha1)",
-                       K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
+                       TRAINER_KINDS, KUBE_EMITS},
   [KF_T_CLUSTERED] = {"flyte2-clustered", "Flyte 2 clustered tasks (clustered-task, a JobSet jobset.x-k8s.io/v1alpha2)",
                       K(KF_PYTORCH) | K(KF_ELASTIC), KF_E_ENCODE | KF_E_TEMPLATE | KF_E_TASKSPEC |
                       KF_E_MANIFEST | KF_E_ENVIRONMENT},
   [KF_T_TRAINER_24] = {"trainer-2.4", "Kubeflow Trainer v2.4 (TrainJob trainer.kubeflow.org/v1alpha1)",
-                       K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
+                       TRAINER_KINDS, KUBE_EMITS},
 };
 
 const char *const kf_target_names[KF_NTARGETS + 1] = {
