@@ -86,10 +86,12 @@ int kf_trainer_wraps(const kf_job *j, const char *const *cmd, size_t n) {
 }
 
 int kf_trainer_role(const kf_job *j) {
-  return (kf_kinds[j->kind].flags & KF_K_ELASTIC) || j->g[KF_MASTER].replicas <= 0 ||
-                 kf_kind_role_of(&kf_kinds[j->kind], KF_MASTER) == NULL
-             ? KF_WORKER
-             : KF_MASTER;
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int i;
+  if ((k->flags & KF_K_ELASTIC) || j->g[KF_MASTER].replicas <= 0) return KF_WORKER;
+  for (i = 0; i < k->nroles; i++)   /* (the kind's roles: a JAXJob has none) */
+    if (k->roles[i].role == KF_MASTER) return KF_MASTER;
+  return KF_WORKER;
 }
 
 int64_t kf_trainer_nodes(const kf_job *j) {
