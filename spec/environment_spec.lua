@@ -99,9 +99,19 @@ describe("job:environment, elastic PyTorchJob (FACTS §8.2.1 worked example 2)",
   }
 
   it("gives every worker the rendezvous variables and no master variables", function()
+    local env = job:environment{ name = "j", target = "flyte2" }
+    assert.are.same({ "worker-0", "worker-1", "worker-2", "worker-3" }, keys(env))
+    for i = 0, 3 do assert.are.same(concat({ "_F_PN<-metadata.name" }, worker), lines(env["worker-" .. i])) end
+  end)
+
+  it("on the operator, kfjob's spec.nprocPerNode gives PET_NPROC_PER_NODE first (FACTS §11.4, §8.2.1 row 9)", function()
     local env = job:environment{ name = "j" }
     assert.are.same({ "worker-0", "worker-1", "worker-2", "worker-3" }, keys(env))
-    for i = 0, 3 do assert.are.same(worker, lines(env["worker-" .. i])) end
+    for i = 0, 3 do
+      assert.are.same({ "PYTHONUNBUFFERED=1", "PET_NPROC_PER_NODE=8", "PET_RDZV_ENDPOINT=j-worker-0:23456",
+                        "PET_RDZV_BACKEND=c10d", "PET_NNODES=2:4", "PET_MAX_RESTARTS=3" },
+                      lines(env["worker-" .. i]))
+    end
   end)
 
   it("adds Flyte 1.x's _F_WN before the operator's variables (FACTS §8.2.7)", function()
@@ -120,8 +130,8 @@ describe("job:environment, elastic PyTorchJob (FACTS §8.2.1 worked example 2)",
   it("PET_MAX_RESTARTS=0 stays (Flyte and kfjob always write maxRestarts)", function()
     local env = kfjob.Elastic{ nnodes = 2, nproc_per_node = 1 }:environment{ name = "e" }
     assert.are.same({
-      "PYTHONUNBUFFERED=1", "PET_RDZV_ENDPOINT=e-worker-0:23456", "PET_RDZV_BACKEND=c10d",
-      "PET_NNODES=2:2", "PET_MAX_RESTARTS=0", "PET_NPROC_PER_NODE=1",
+      "PYTHONUNBUFFERED=1", "PET_NPROC_PER_NODE=1", "PET_RDZV_ENDPOINT=e-worker-0:23456",
+      "PET_RDZV_BACKEND=c10d", "PET_NNODES=2:2", "PET_MAX_RESTARTS=0",
     }, lines(env["worker-1"]))
   end)
 

@@ -38,7 +38,7 @@ describe("R10 on flyte: an integer nproc_per_node goes to the deprecated field",
   local function r10(list)
     for _, w in ipairs(list) do if w.rule == "R10" then return w end end
   end
-  for _, t in ipairs { "flyte", "flyte2", "operator" } do
+  for _, t in ipairs { "flyte", "flyte2" } do
     it("warns on " .. t, function()
       local w = r10(kfjob.Elastic{ nnodes = 2, nproc_per_node = 4 }:lint{ target = t })
       assert.is_table(w)

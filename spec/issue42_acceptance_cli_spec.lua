@@ -652,7 +652,7 @@ describe("issue 42: nprocPerNode and elastic fields", function()
   -- not built this round: an Elastic job writes an integer nproc_per_node in
   -- elasticPolicy.nProcPerNode (as Flyte's backend and FACTS §4.5), so a
   -- spec.nprocPerNode read comes back there (docs/DECISIONS.md)
-  pending("an elastic PyTorchJob with nprocPerNode, rdzvPort, rdzvHost, rdzvConf and metrics round-trips on operator", function()
+  it("an elastic PyTorchJob with nprocPerNode, rdzvPort, rdzvHost, rdzvConf and metrics round-trips on operator", function()
     local text = [[
 apiVersion: kubeflow.org/v1
 kind: PyTorchJob

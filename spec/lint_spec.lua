@@ -20,7 +20,7 @@ describe("job:lint", function()
     assert.same({}, kfjob.TFJob{ worker = { replicas = 2, image = "tf:2" } }:lint())
     assert.same({}, kfjob.MPIJob{ worker = { replicas = 2, command = { "sshd" } } }:lint{ name = "ok" })
     -- an Elastic job's only warning: R10, its nproc_per_node goes to the
-    -- deprecated elasticPolicy.nProcPerNode on Flyte as on the operator
+    -- deprecated elasticPolicy.nProcPerNode on Flyte (the operator takes spec.nprocPerNode)
     assert.same({ "nproc_per_node" },
                 paths(kfjob.Elastic{ nnodes = "1:2", shared_memory = true }:lint{ name = "e" }))
   end)

@@ -392,13 +392,16 @@ describe("FACTS §4 worked examples", function()
         } } }, job:manifest(opts("pt-example")))
   end)
 
+  -- on the operator, nproc_per_node is spec.nprocPerNode (FACTS §11.4:
+  -- never the deprecated elasticPolicy.nProcPerNode, which Flyte sends, §4.5)
   it("§4.5 elastic PyTorchJob: elasticPolicy, Worker = max nodes, no Master", function()
     local job = kfjob.Elastic{ nnodes = "2:4", nproc_per_node = 8, max_restarts = 3 }
     assert.same({
       apiVersion = "kubeflow.org/v1", kind = "PyTorchJob", metadata = { name = "elastic-example" },
       spec = {
         runPolicy = {},
-        elasticPolicy = { minReplicas = 2, maxReplicas = 4, rdzvBackend = "c10d", nProcPerNode = 8, maxRestarts = 3 },
+        elasticPolicy = { minReplicas = 2, maxReplicas = 4, rdzvBackend = "c10d", maxRestarts = 3 },
+        nprocPerNode = "8",
         pytorchReplicaSpecs = {
           Worker = { replicas = 4, restartPolicy = "Never",
             template = pod({ name = "pytorch", image = IMAGE, args = ARGS, resources = {} }, "default") },
@@ -406,9 +409,13 @@ describe("FACTS §4 worked examples", function()
     -- key order of the Go structs (FACTS §4.1), compact JSON
     assert.equal('{"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","metadata":{"name":"e"},"spec":{'
       .. '"runPolicy":{},"elasticPolicy":{"minReplicas":2,"maxReplicas":4,"rdzvBackend":"c10d",'
-      .. '"nProcPerNode":8,"maxRestarts":3},"pytorchReplicaSpecs":{"Worker":{"replicas":4,"template":{'
+      .. '"maxRestarts":3},"nprocPerNode":"8","pytorchReplicaSpecs":{"Worker":{"replicas":4,"template":{'
       .. '"spec":{"containers":[{"name":"pytorch","image":"i","resources":{}}],"restartPolicy":"Never"}},'
       .. '"restartPolicy":"Never"}}}}', job:manifest{ name = "e", image = "i", format = "json" })
+    local flyte = job:manifest{ name = "e", image = "i", target = "flyte" }
+    assert.same({ minReplicas = 2, maxReplicas = 4, rdzvBackend = "c10d", nProcPerNode = 8, maxRestarts = 3 },
+                flyte.spec.elasticPolicy)
+    assert.is_nil(flyte.spec.nprocPerNode)
   end)
 
   it("§4.6 MPIJob: launcher runs mpirun -np 4, worker command as args, slotsPerWorker = slots", function()

@@ -82,7 +82,7 @@ local rows = {
     { flyte = "error", operator = "ok", ["trainer-2.3"] = "error" } },
   { "R10", "Elastic with nproc_per_node = 4",
     function() return kfjob.Elastic { nnodes = 2, nproc_per_node = 4 } end, "nproc_per_node",
-    { flyte = "warning", flyte2 = "warning", operator = "warning", ["mpi-operator"] = "n.a.",
+    { flyte = "warning", flyte2 = "warning", operator = "ok", ["mpi-operator"] = "n.a.",
       ["trainer-2.2"] = "ok", ["trainer-2.3"] = "ok" } },
   { "R17", "Elastic with rdzv_backend etcd",
     function() return kfjob.Elastic { nnodes = 2, rdzv_backend = "etcd" } end, "rdzv_backend",
@@ -195,11 +195,14 @@ describe("nproc_per_node's words (R10)", function()
     assert.has_error(function() kfjob.Elastic { nproc_per_node = "all" } end,
       "kfjob.Elastic: nproc_per_node: expected an integer >= 1, auto, cpu or gpu, got 'all'")
   end)
-  it("go to spec.nprocPerNode on the operator; an integer stays in elasticPolicy", function()
+  it("go to spec.nprocPerNode on the operator, an integer too (FACTS §11.4); Flyte keeps it in elasticPolicy", function()
     local m = kfjob.Elastic { nnodes = 2, nproc_per_node = "gpu" }:manifest { name = "n", image = "i" }
     assert.are.equal("gpu", m.spec.nprocPerNode)
     assert.is_nil(m.spec.elasticPolicy.nProcPerNode)
     m = kfjob.Elastic { nnodes = 2, nproc_per_node = 4 }:manifest { name = "n", image = "i" }
+    assert.are.equal("4", m.spec.nprocPerNode)
+    assert.is_nil(m.spec.elasticPolicy.nProcPerNode)
+    m = kfjob.Elastic { nnodes = 2, nproc_per_node = 4 }:manifest { name = "n", image = "i", target = "flyte" }
     assert.is_nil(m.spec.nprocPerNode)
     assert.are.equal(4, m.spec.elasticPolicy.nProcPerNode)
   end)

@@ -43,15 +43,17 @@ static kf_status pytorch_env(ectx *c) {
   int32_t port = kfe_port_of(c, "pytorchjob-port", 23456);
   int64_t total = kfe_total_replicas(j, roles, n);
   /* spec.nprocPerNode: "auto" by defaulting unless elasticPolicy carries
-  ** nProcPerNode, which kfjob writes for an elastic job's integer; a word
-  ** goes to spec.nprocPerNode instead (R10) */
-  const char *spec_nproc = elastic || j->nproc_word ? j->nproc_word
+  ** nProcPerNode, where Flyte puts an elastic job's integer; a word and
+  ** the operator target's integer go to spec.nprocPerNode (R10) */
+  const int deprecated = elastic && j->nproc_word == NULL && c->t != KF_T_OPERATOR;
+  const char *spec_nproc = j->nproc_word ? j->nproc_word
+                           : deprecated ? NULL
                            : j->nproc_per_node > 0 ? kfe_fmt(c, "%d", (int)j->nproc_per_node)
                                                    : "auto";
   /* getNprocPerNodeInt: Atoi, 1 when a word */
   const int nproc_int = !elastic && j->nproc_word == NULL && j->nproc_per_node > 0
                             ? j->nproc_per_node : 1;
-  if (!elastic) NOMEM(c, spec_nproc);
+  if (!deprecated) NOMEM(c, spec_nproc);
   for (k = 0; k < n; k++) {
     int role = roles[k];
     for (i = 0; i < j->g[role].replicas; i++) {
@@ -81,8 +83,7 @@ static kf_status pytorch_env(ectx *c) {
                   j->rdzv_backend && *j->rdzv_backend ? j->rdzv_backend : "c10d"));
       NOMEM(c, OP(c, p, "PET_NNODES", kfe_fmt(c, "%d:%d", (int)j->min_nodes, (int)j->max_nodes)));
       NOMEM(c, kfe_var_int(c, p, "PET_MAX_RESTARTS", j->max_restarts));
-      if (j->nproc_word == NULL)
-        NOMEM(c, kfe_var_int(c, p, "PET_NPROC_PER_NODE", j->nproc_per_node));
+      if (deprecated) NOMEM(c, kfe_var_int(c, p, "PET_NPROC_PER_NODE", j->nproc_per_node));
       if (j->rdzv_id) NOMEM(c, OP(c, p, "PET_RDZV_ID", j->rdzv_id));
       if (j->rdzv_conf) NOMEM(c, OP(c, p, "PET_RDZV_CONF", rdzv_conf(c, j->rdzv_conf)));
       if (j->standalone) NOMEM(c, OP(c, p, "PET_STANDALONE", ""));

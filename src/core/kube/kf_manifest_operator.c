@@ -14,7 +14,9 @@
 
 /* training-operator v1.9: kubeflow.org/v1.  Flyte's backend builds the
 ** same resource but for `slots` (`flyte_slots`: slotsPerWorker 1, FACTS
-** 3.8); kf_manifest_flyte.c adds the rest of what it submits. */
+** 3.8) and an elastic job's integer nproc_per_node (the deprecated
+** elasticPolicy.nProcPerNode); kf_manifest_flyte.c adds the rest of what it
+** submits. */
 kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                        int flyte_slots, kf_node **out) {
   const kf_kind_info *k = &kf_kinds[j->kind];
@@ -42,9 +44,10 @@ kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
     OOM(c, kf_obj_int(A, ep, "minReplicas", j->min_nodes) &&
                kf_obj_int(A, ep, "maxReplicas", j->max_nodes) &&
                kf_obj_str(A, ep, "rdzvBackend", j->rdzv_backend));
-    /* an integer stays in the deprecated elasticPolicy field (today's
-    ** output; lint warns, R10); a word only spec.nprocPerNode can carry */
-    if (j->nproc_word == NULL)
+    /* Flyte's backends put an integer in the deprecated elasticPolicy
+    ** field (lint warns, R10); the operator's own is spec.nprocPerNode,
+    ** which also takes a word (pytorchjob_types.go) */
+    if (j->nproc_word == NULL && flyte_slots)
       OOM(c, kf_obj_int(A, ep, "nProcPerNode", j->nproc_per_node));
     OOM(c, kf_obj_int(A, ep, "maxRestarts", j->max_restarts));
     /* the operator's own (R43 keeps them off Flyte) */
@@ -60,6 +63,11 @@ kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
     if (j->metrics) OOM(c, kf_node_push(A, ep, "metrics", (kf_node *)j->metrics));
     if (j->nproc_word != NULL)
       OOM(c, kf_obj_strref(A, spec, "nprocPerNode", j->nproc_word));
+    else if (!flyte_slots) {
+      char n[16];
+      snprintf(n, sizeof n, "%d", (int)j->nproc_per_node);
+      OOM(c, kf_obj_str(A, spec, "nprocPerNode", n));
+    }
   }
   OOM(c, specs = kf_obj_add(A, spec, k->crd_specs, KF_NOBJ));
   n = kfm_present_roles(j, roles);   /* elastic kinds have no master role */

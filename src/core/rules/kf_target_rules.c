@@ -78,9 +78,9 @@ static kf_status test_nproc(const kf_job *j, kf_target t,
                         "(\"auto\" leaves it unset)", w);
 }
 
-/* R10, its other half: an integer lands in the deprecated
-** elasticPolicy.nProcPerNode, which Flyte's backends write as the operator
-** does (the webhook warns). */
+/* R10, its other half: on Flyte an integer lands in the deprecated
+** elasticPolicy.nProcPerNode, which Flyte's backends write (the webhook
+** warns); kfjob's own operator manifests use spec.nprocPerNode. */
 static kf_status test_nproc_int(const kf_job *j, kf_target t,
                                 const kf_target_ctx *c, const kf_target_rule *r,
                                 kf_problems *out, kf_err *e) {
@@ -88,9 +88,7 @@ static kf_status test_nproc_int(const kf_job *j, kf_target t,
   if (j->nproc_word != NULL) return KF_OK;
   return kf_problem_add(out, r, t, "nproc_per_node", e, "%d goes to the "
                         "deprecated elasticPolicy.nProcPerNode (the webhook "
-                        "warns)%s", (int)j->nproc_per_node,
-                        t == KF_T_OPERATOR ? "; \"auto\", \"cpu\" or \"gpu\" go "
-                        "to spec.nprocPerNode" : "");
+                        "warns)", (int)j->nproc_per_node);
 }
 
 /* R17: Trainer has no rendezvous setting (a static PET_MASTER_ADDR, that
@@ -533,14 +531,14 @@ const kf_target_rule kf_target_rules[] = {
     TRAINERS("TrainJob trainer.numProcPerNode int32 (trainer#3239)")},
    test_nproc, 0},
   {"R10", K(KF_ELASTIC),
-   {[KF_T_FLYTE] = WARN, [KF_T_FLYTE2] = WARN, [KF_T_OPERATOR] = WARN,
+   {[KF_T_FLYTE] = WARN, [KF_T_FLYTE2] = WARN, [KF_T_OPERATOR] = OK,
     [KF_T_MPI_OPERATOR] = NA},
    {[KF_T_FLYTE] = FLYTE_PT " (ElasticConfig.nproc_per_node -> elasticPolicy."
                    "nProcPerNode, deprecated in pytorchjob_types.go)",
     [KF_T_FLYTE2] = FLYTE_PT " (flyte main; elasticPolicy.nProcPerNode, "
                     "deprecated in pytorchjob_types.go)",
-    [KF_T_OPERATOR] = "pytorchjob_types.go: elasticPolicy.nProcPerNode "
-                      "deprecated for spec.nprocPerNode (string)"},
+    [KF_T_OPERATOR] = "pytorchjob_types.go: spec.nprocPerNode (string; "
+                      "elasticPolicy.nProcPerNode deprecated, kfjob writes none)"},
    test_nproc_int, 0},
   {"R17", K(KF_ELASTIC),
    {[KF_T_FLYTE] = OK, [KF_T_FLYTE2] = OK, [KF_T_OPERATOR] = OK,
