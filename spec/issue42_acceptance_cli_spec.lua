@@ -1046,8 +1046,9 @@ describe("issue 42: messages in the user's words", function()
     end
   end)
 
-  -- out of scope: a file without an extension is a Lua config to render
-  pending("the same for a manifest file whose name has no .yaml extension (it starts with apiVersion:)", function()
+  -- a file without an extension is a Lua config to render, unless it is no Lua
+  -- and opens like a manifest
+  it("the same for a manifest file whose name has no .yaml extension (it starts with apiVersion:)", function()
     local p = with_file(pytorch{})
     for _, cmd in ipairs{ { "render", p, "-f", "manifest" }, { "check", p }, { "env", p } } do
       local code, _, err = util.kfjob(table.unpack(cmd))

@@ -333,6 +333,23 @@ static void push_params(lua_State *L, run *R) {
   }
 }
 
+/* Whether a text that is not Lua opens like a Kubernetes manifest: its
+** first line that is not blank, a comment or `---` starts a top-level
+** apiVersion or kind key. */
+static int manifest_text(const char *s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    size_t e = i;
+    while (e < n && s[e] != '\n') e++;
+    if (e > i && s[i] != '#' && !(e - i >= 3 && memcmp(s + i, "---", 3) == 0) &&
+        strspn(s + i, " \t\r") < e - i)
+      return (e - i >= 11 && memcmp(s + i, "apiVersion:", 11) == 0) ||
+             (e - i >= 5 && memcmp(s + i, "kind:", 5) == 0);
+    i = e + 1;
+  }
+  return 0;
+}
+
 static void run_script(lua_State *L, run *R) {
   const char *src = R->src;
   size_t len = R->len;
@@ -343,7 +360,12 @@ static void run_script(lua_State *L, run *R) {
     while (len > 0 && src[0] != '\n') src++, len--;
   }
   R->st = KFJOB_ESCRIPT;
-  if (luaL_loadbufferx(L, src, len, R->chunkname, "t") != LUA_OK) lua_error(L);
+  if (luaL_loadbufferx(L, src, len, R->chunkname, "t") != LUA_OK) {
+    if (manifest_text(src, len))   /* a manifest without its .yaml name */
+      luaL_error(L, "%s: this is a Kubernetes manifest, not a config: use kfjob convert "
+                 "to read it (kfjob convert FILE -f lua writes its config)", R->chunkname + 1);
+    lua_error(L);
+  }
   lua_pushvalue(L, -1);
   lua_getinfo(L, ">S", &ar);
   snprintf(R->short_src, sizeof R->short_src, "%s", ar.short_src);
