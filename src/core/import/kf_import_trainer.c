@@ -104,6 +104,8 @@ static kf_status env(kfi *c, const kf_node *env) {
 static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
   const kf_node *nn = kf_node_get(tr, "numNodes"), *np = kf_node_get(tr, "numProcPerNode");
   kf_node *m;
+  if (nn && (nn->t != KF_NINT || nn->u.i < 1))
+    return kfi_fail(c, "spec.trainer.numNodes", "expected an integer >= 1");
   if (c->kind == KF_ELASTIC) {
     if (nn) KFI_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)nn));
     if (np) KFI_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
@@ -114,7 +116,6 @@ static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
     KFI_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
   else if (np == NULL && !written)
     KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
-  if (nn && nn->t != KF_NINT) return kfi_fail(c, "spec.trainer.numNodes", "expected an integer");
   KFI_OOM(c, m = kf_node_copy_shallow(c->A, g, KF_NOBJ));
   KFI_OOM(c, kf_node_push(c->A, c->spec, "master", m));
   if (nn && nn->u.i > 1) {
