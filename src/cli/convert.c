@@ -88,6 +88,7 @@ typedef struct conv {
   size_t refused;       /* documents the target refused, each reported */
   size_t others;        /* documents of other kinds held, copied through */
   int quiet;            /* the second pass of -f lua/config: no report */
+  size_t seen;          /* jobs a config gave (held or refused) */
   int check_only;       /* the first pass of -f lua/config of manifests: the
                            target's checks, no manifest kept (the second
                            pass makes what the config is written from) */
@@ -293,6 +294,7 @@ static int on_decode(void *ud, const kfjob_job *j) {
   long line;
   const char *label = cli_config_label(c->a->file), *msg;
   char *at;
+  c->seen++;
   if (j->error == NULL) return hold(c, j);
   if (c->quiet) return 0;
   msg = cli_split_position(label, j->error, &line);
@@ -323,15 +325,48 @@ static int has_ext(const char *file, const char *ext) {
   return 1;
 }
 
-/* Does a line start with `key:` (a top-level key of a YAML mapping)? */
+/* Is `key` at d[i], quoted or not, followed by ':' (spaces before it
+** allowed)? */
+static int key_at(const char *d, size_t n, size_t i, const char *key) {
+  size_t k = strlen(key);
+  char q = i < n && (d[i] == '"' || d[i] == '\'') ? d[i] : 0;
+  i += q != 0;
+  if (n - i <= k || memcmp(d + i, key, k) != 0) return 0;
+  i += k;
+  if (q && (i >= n || d[i++] != q)) return 0;
+  while (i < n && d[i] == ' ') i++;
+  return i < n && d[i] == ':';
+}
+
+/* Does a line start with `key:` (a top-level key of a YAML mapping; the
+** key may be quoted)?  A text that opens a flow mapping: is `key` one of
+** its keys (after '{' or ',')? */
 static int top_key(const char *d, size_t n, const char *key) {
-  size_t k = strlen(key), i = 0;
+  size_t i = 0, j;
+  while (i < n && strchr(" \t\r\n", d[i])) i++;
+  if (i < n && d[i] == '{')
+    for (j = i; j < n; j++) {
+      size_t x = j + 1;
+      if (d[j] != '{' && d[j] != ',') continue;
+      while (x < n && strchr(" \t\r\n", d[x])) x++;
+      if (key_at(d, n, x, key)) return 1;
+    }
+  i = 0;
   while (i < n) {
-    if (n - i > k && memcmp(d + i, key, k) == 0 && d[i + k] == ':') return 1;
+    if (key_at(d, n, i, key)) return 1;
     while (i < n && d[i] != '\n') i++;
     i++;
   }
   return 0;
+}
+
+/* Is the text before the first NUL (at `at`) YAML or JSON text, not a
+** Flyte file's bytes: printable, with a manifest's or config's key? */
+static int text_before_nul(const char *d, size_t at) {
+  size_t i;
+  for (i = 0; i < at; i++)
+    if ((unsigned char)d[i] < 0x20 && !strchr("\t\r\n", d[i])) return 0;
+  return top_key(d, at, "apiVersion") || top_key(d, at, "kind") || top_key(d, at, "jobs");
 }
 
 /* JSON input: a manifest (an object with apiVersion), a data config (a
@@ -356,8 +391,13 @@ static int input_of(const char *file, const char *d, size_t n) {
   int data = has_ext(file, ".yaml") || has_ext(file, ".yml") || has_ext(file, ".json");
   size_t i = 0;
   int in;
-  if (memchr(d, '\0', n)) return IN_FLYTE;
+  const char *nul = (const char *)memchr(d, '\0', n);
   if (has_ext(file, ".lua")) return IN_SCRIPT;
+  if (n >= 3 && memcmp(d, "\xEF\xBB\xBF", 3) == 0) d += 3, n -= 3;   /* a UTF-8 BOM */
+  if (nul) {   /* text with a NUL: its reader names it (a .yaml file's too) */
+    if (!data && !text_before_nul(d, (size_t)(nul - d))) return IN_FLYTE;
+    n = (size_t)(nul - d);
+  }
   while (i < n && strchr(" \t\r\n", d[i])) i++;
   if (i < n && (d[i] == '{' || d[i] == '[') && (in = json_input(d, n)) >= 0)
     return in == IN_DATA && !data && strcmp(file, "-") != 0 ? IN_FLYTE : in;
@@ -391,9 +431,74 @@ static kfjob_status run_config(kfjob_host *h, conv *c, const char *data, size_t 
   return kfjob_host_run_string(h, data, n, chunk, &ro, on_decode, c);
 }
 
+static void free_held(held *h);
+static void free_conv(conv *c);
+
+/* Moves c's held jobs that `acc` lacks (by name) into acc. */
+static void take_new(conv *acc, conv *c) {
+  size_t i, k;
+  for (i = 0; i < c->n; i++) {
+    for (k = 0; k < acc->n && strcmp(acc->v[k].job.name, c->v[i].job.name) != 0; k++) {}
+    if (k < acc->n) {   /* held already (another target's) */
+      free_held(&c->v[i]);
+      continue;
+    }
+    if (acc->n == acc->cap) {
+      acc->cap = acc->cap ? 2 * acc->cap : 8;
+      acc->v = (held *)cli_xrealloc(acc->v, acc->cap * sizeof *acc->v);
+    }
+    acc->v[acc->n++] = c->v[i];
+  }
+  free(c->v);
+  c->v = NULL, c->n = c->cap = 0;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const held *)a)->job.name, ((const held *)b)->job.name);
+}
+
+/* -f lua/config of a data config without --to: no target was asked for,
+** so a job is held when some target runs it (a data config of an MPIJob
+** with mpi-operator's fields, a TrainJob's runtime), each target tried
+** quietly; a job none runs gets the operator's refusal. */
+static kfjob_status run_untargeted(kfjob_host *h, conv *c, const char *data, size_t n) {
+  static const char *const targets[] = {"operator", "flyte", "mpi-operator", "trainer-2.4",
+                                        "trainer-2.3", "trainer-2.2", "flyte2",
+                                        "flyte2-clustered", NULL};
+  cargs a2 = *c->a;
+  const cargs *keep = c->a;
+  conv acc;
+  int quiet = c->quiet;
+  size_t i;
+  kfjob_status st = KFJOB_EJOB;
+  memset(&acc, 0, sizeof acc);
+  c->a = &a2;
+  c->quiet = 1;
+  for (i = 0; st == KFJOB_EJOB && targets[i]; i++) {
+    a2.to = targets[i];
+    c->seen = 0;
+    st = run_config(h, c, data, n);
+    take_new(&acc, c);
+    if (st == KFJOB_EJOB && acc.n == c->seen) st = KFJOB_OK;   /* each job: some target's */
+  }
+  c->quiet = quiet;
+  if (st == KFJOB_EJOB) {   /* a job no target runs: the operator's refusals */
+    free_conv(&acc);
+    memset(&acc, 0, sizeof acc);
+    a2.to = "operator";
+    st = run_config(h, c, data, n);
+    take_new(&acc, c);
+  }
+  if (acc.n > 1) qsort(acc.v, acc.n, sizeof *acc.v, by_name);
+  c->v = acc.v, c->n = acc.n, c->cap = acc.cap;
+  c->a = keep;
+  return st;
+}
+
 static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t n) {
   const cargs *a = c->a;
   kfjob_run_options ro;
+  if (c->in == IN_DATA && a->config && !a->to) return run_untargeted(h, c, data, n);
   if (c->in == IN_DATA || c->in == IN_SCRIPT) return run_config(h, c, data, n);
   kfjob_run_options_init(&ro);
   ro.format = c->check_only && c->in == IN_MANIFEST ? KFJOB_FORMAT_NONE : a->format;
@@ -422,15 +527,17 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
   }
 }
 
+static void free_held(held *h) {
+  free((void *)h->job.data);
+  free((void *)h->job.name);
+  free((void *)h->job.kind);
+  free((void *)h->job.task_type);
+  free(h->file);
+}
+
 static void free_conv(conv *c) {
   size_t i;
-  for (i = 0; i < c->n; i++) {
-    free((void *)c->v[i].job.data);
-    free((void *)c->v[i].job.name);
-    free((void *)c->v[i].job.kind);
-    free((void *)c->v[i].job.task_type);
-    free(c->v[i].file);
-  }
+  for (i = 0; i < c->n; i++) free_held(&c->v[i]);
   free(c->v);
 }
 
@@ -594,6 +701,13 @@ static int write_out(conv *c) {
   return 0;
 }
 
+/* Is the failure that the file is not what convert reads at all (a NUL
+** byte: no text; a misspelt kind), exit 2 as a misspelt --to is? */
+static int not_input(const char *msg) {
+  return msg && (strstr(msg, "a NUL byte at offset") ||
+                 (strstr(msg, "is not a kind kfjob reads (did you mean") != NULL));
+}
+
 int cli_cmd_convert(int argc, char **argv) {
   cargs a;
   conv c;
@@ -631,7 +745,9 @@ int cli_cmd_convert(int argc, char **argv) {
   }
   st = run_convert(h, &c, data, n);
   if (st == KFJOB_EJOB && c.refused) code = EXIT_INVALID;   /* each one printed above */
-  else if (st != KFJOB_OK) code = cli_report(h, st, cli_config_label(a.file));
+  else if (st != KFJOB_OK && (code = cli_report(h, st, cli_config_label(a.file))) ==
+           EXIT_INVALID && not_input(kfjob_host_message(h)))
+    code = EXIT_USAGE;
   else if (c.unmapped && !a.lossy)
     code = cli_errorf(EXIT_INVALID, "%s: %zu field(s) do not carry over (--lossy leaves "
                       "them out)", cli_config_label(a.file), c.unmapped);
