@@ -321,6 +321,8 @@ static const kf_yaml_doc *read_doc(lua_State *L, run *R, kf_arena *A) {
   kf_status st;
   memset(&lim, 0, sizeof lim);
   lim.index_base = 1;                  /* as the constructors' paths */
+  if (R->len > KF_YAML_MAX_BYTES)      /* every format's (JSON is read first) */
+    data_error(L, R, 1, "", "text larger than the limit (16 MiB)");
   json = json_first(L, R, A);
   st = kf_yaml_read(A, R->src, R->len, &lim, &docs, &nd, &w, &e);
   if (st == KF_ENOMEM) luaL_error(L, "not enough memory");
