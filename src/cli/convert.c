@@ -195,33 +195,54 @@ static int replace_held(held *h, const char *text, const char *ext) {
   return 0;
 }
 
-/* "kfjob: AT: " and the job's error, or a line like it per error of the
-** target's rules (the error is the first's), each with its rule. */
-/* `msg` in the command line's words: the options the Lua API names
-** (opts.image) are this command's flags (--image). */
-static void say_user(const char *at, const char *msg) {
-  static const char *const words[][2] = {{"opts.image", "--image"}, {"opts.name", "--name"},
+/* `msg` in the command line's words (malloc'd): the options the Lua API
+** names are this command's flags (opts.image: --image); of a manifest,
+** what its own fields gave is named by them (opts.name: metadata.name,
+** unless --name gave it). */
+static char *user_words(const conv *c, const char *msg) {
+  static const char *const flags[][2] = {{"opts.image", "--image"}, {"opts.name", "--name"},
                                          {"opts.namespace", "--namespace"},
+                                         {"opts.kind", "--kind"}, {"opts.lossy", "--lossy"},
                                          {"kfjob render --image", "--image"}};
+  static const char *const fields[][2] = {{"opts.name", "metadata.name"},
+                                          {"opts.namespace", "metadata.namespace"},
+                                          {"opts.labels", "metadata.labels"},
+                                          {"opts.annotations", "metadata.annotations"}};
   char *s = cli_xstrdup(msg), *p;
-  size_t k;
-  for (k = 0; k < sizeof words / sizeof words[0]; k++)
-    while ((p = strstr(s, words[k][0])) != NULL) {
-      char *t = cli_xprintf("%.*s%s%s", (int)(p - s), s, words[k][1], p + strlen(words[k][0]));
-      free(s);
-      s = t;
+  size_t k, i;
+  for (i = 0; i < 2; i++) {
+    const char *const (*w)[2] = i ? flags : fields;
+    size_t nw = i ? sizeof flags / sizeof flags[0] : sizeof fields / sizeof fields[0];
+    if (i == 0 && c->in != IN_MANIFEST) continue;
+    for (k = 0; k < nw; k++) {
+      if (i == 0 && k == 0 && c->a->name) continue;   /* --name's */
+      while ((p = strstr(s, w[k][0])) != NULL) {
+        char *t = cli_xprintf("%.*s%s%s", (int)(p - s), s, w[k][1], p + strlen(w[k][0]));
+        free(s);
+        s = t;
+      }
     }
-  fprintf(stderr, "kfjob: %s: %s\n", at, s);
-  free(s);
+  }
+  return s;
 }
 
-static void refusal(const char *at, const kfjob_job *j, const char *msg) {
+/* "kfjob: AT: " and the job's error, or a line like it per error of the
+** target's rules (the error is the first's), each with its rule. */
+static void refusal(const conv *c, const char *at, const kfjob_job *j, const char *msg) {
   size_t i;
-  if (j->nproblems == 0) say_user(at, msg);
+  char *s;
+  if (j->nproblems == 0) {
+    s = user_words(c, msg);
+    fprintf(stderr, "kfjob: %s: %s\n", at, s);
+    free(s);
+  }
   for (i = 0; i < j->nproblems; i++) {
     const kfjob_problem *p = &j->problems[i];
+    char *path = user_words(c, p->path), *m = user_words(c, p->message);
     fprintf(stderr, "kfjob: %s: kfjob.%s: %s: %s (target %s; rule %s: %s)\n", at, j->kind,
-            p->path, p->message, p->target, p->rule, p->source[0] ? p->source : "kfjob");
+            path, m, p->target, p->rule, p->source[0] ? p->source : "kfjob");
+    free(path);
+    free(m);
   }
 }
 
@@ -280,7 +301,7 @@ static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info
             info->unmapped[i].value, c->a->lossy ? " (left out: --lossy)" : "");
   if (j->error && !c->quiet) {   /* each refusal, named by file and document */
     char *at = cli_xprintf("%s: document %zu", cli_config_label(c->a->file), info->document);
-    refusal(at, j, j->error);
+    refusal(c, at, j, j->error);
     free(at);
     c->refused++;
   }
@@ -300,7 +321,7 @@ static int on_decode(void *ud, const kfjob_job *j) {
   msg = cli_split_position(label, j->error, &line);
   at = line ? cli_xprintf("%s:%ld: job '%s'", label, line, j->name)
             : cli_xprintf("%s: job '%s'", label, j->name);
-  refusal(at, j, msg);
+  refusal(c, at, j, msg);
   free(at);
   c->refused++;
   return 0;
@@ -745,8 +766,13 @@ int cli_cmd_convert(int argc, char **argv) {
   }
   st = run_convert(h, &c, data, n);
   if (st == KFJOB_EJOB && c.refused) code = EXIT_INVALID;   /* each one printed above */
-  else if (st != KFJOB_OK && (code = cli_report(h, st, cli_config_label(a.file))) ==
-           EXIT_INVALID && not_input(kfjob_host_message(h)))
+  else if (st == KFJOB_EDATA) {   /* the input's own problem, in its words */
+    char *s = user_words(&c, kfjob_host_message(h));
+    fprintf(stderr, "%s: %s\n", cli_config_label(a.file), s);
+    code = not_input(s) ? EXIT_USAGE : EXIT_INVALID;
+    free(s);
+  } else if (st != KFJOB_OK && (code = cli_report(h, st, cli_config_label(a.file))) ==
+             EXIT_INVALID && not_input(kfjob_host_message(h)))
     code = EXIT_USAGE;
   else if (c.unmapped && !a.lossy)
     code = cli_errorf(EXIT_INVALID, "%s: %zu field(s) do not carry over (--lossy leaves "
