@@ -276,6 +276,21 @@ describe("round 5: the CLI", function()
     assert.matches("kfjob.PyTorchJob", out, 1, true)
   end)
 
+  it("a data config or JSON manifest with a BOM reads", function()
+    local code, out, err = util.kfjob("convert", file("bomd.json",
+      '\239\187\191{"kind": "PyTorchJob", "worker": {"replicas": 2}}'), "-f", "lua")
+    assert.equal(0, code, err)
+    assert.matches("replicas = 2", out, 1, true)
+    code, _, err = util.kfjob("render", file("bomd.yaml", "\239\187\191kind: PyTorchJob\nworker: {replicas: 2}\n"),
+                              "--image", "i", "-f", "manifest")
+    assert.equal(0, code, err)
+    code, out, err = util.kfjob("convert", file("bomm.json", "\239\187\191" .. '{"apiVersion": "kubeflow.org/v1",'
+      .. ' "kind": "PyTorchJob", "metadata": {"name": "t"}, "spec": {"pytorchReplicaSpecs": {"Master":'
+      .. ' {"replicas": 1, "template": {"spec": {"containers": [{"name": "pytorch", "image": "i"}]}}}}}}'))
+    assert.equal(0, code, err)
+    assert.matches('^{"apiVersion"', out)   -- JSON in, JSON back
+  end)
+
   it("a NUL byte in a manifest or data config: named with its offset, exit 2", function()
     local code, _, err = util.kfjob("convert", file("nul.yaml", "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\x00\n"), "-f", "lua")
     assert.equal(2, code)

@@ -393,8 +393,10 @@ static int text_before_nul(const char *d, size_t at) {
 /* JSON input: a manifest (an object with apiVersion), a data config (a
 ** list, or an object with kind or jobs), a Flyte file, or -1 (not JSON). */
 static int json_input(const char *d, size_t n) {
-  json_t *root = json_loadb(d, n, JSON_DISABLE_EOF_CHECK, NULL);   /* JSON Lines: the first */
+  json_t *root;
   int in = -1;
+  if (n >= 3 && memcmp(d, "\xEF\xBB\xBF", 3) == 0) d += 3, n -= 3;   /* a UTF-8 BOM */
+  root = json_loadb(d, n, JSON_DISABLE_EOF_CHECK, NULL);   /* JSON Lines: the first */
   if (root == NULL) return -1;
   if (json_is_object(root) && json_object_get(root, "apiVersion")) in = IN_MANIFEST;
   else if (json_is_array(root) || json_object_get(root, "kind") || json_object_get(root, "jobs"))
