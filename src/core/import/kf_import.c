@@ -141,6 +141,7 @@ static const kf_node *plain_spec(kfi *c, const kf_node *spec) {
 static kf_status unknown_kind(kfi *c, const char *api, const char *kind) {
   const char *kinds[KF_NKINDS + 4], *sg;
   int k, n = 0;
+  kinds[0] = NULL;
   for (k = 0; k < KF_NKINDS; k++)
     if (!kfi_among(kf_kinds[k].crd_kind, kinds)) kinds[n++] = kf_kinds[k].crd_kind, kinds[n] = NULL;
   kinds[n++] = "TrainJob", kinds[n++] = "JobSet", kinds[n] = NULL;
