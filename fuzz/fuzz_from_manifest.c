@@ -37,7 +37,7 @@ static void law1(const kf_job *j, kf_arena *A) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  const kf_yaml_limits lim = {0, 16, 20000, 0, 0};
+  const kf_yaml_limits lim = {0, 16, 20000, 0, 0, 1};   /* YAML 1.1, as kubectl */
   kf_import_opts io = {-1, 0, "kfjob.from_manifest"};
   kf_yaml_doc *docs;
   size_t nd, i;

@@ -63,8 +63,35 @@ static void check_json(const char *text, size_t size, const kf_yaml_doc *docs,
     FZ_FAIL("JSON text reads as a different tree as YAML");
 }
 
+/* Read as YAML 1.1 (manifests, as kubectl reads them): what kf_yaml
+** writes of it reads back the same under 1.1 too (it quotes every string
+** a 1.1 reader could take for something else). */
+static void check_yaml11(const char *text, size_t size) {
+  const kf_yaml_limits lim = {0, 64, 20000, 0, 0, 1};
+  kf_yaml_doc *docs, *back;
+  size_t ndocs, nback, i;
+  kf_arena A;
+  kf_buf b;
+  kf_err e;
+  kf_arena_init(&A, FZ_ALLOC);
+  kf_buf_init(&b, FZ_ALLOC);
+  if (kf_yaml_read(&A, text, size, &lim, &docs, &ndocs, NULL, &e) == KF_OK && ndocs > 0) {
+    const kf_node **roots = (const kf_node **)kf_arena_alloc(&A, ndocs * sizeof *roots);
+    if (roots == NULL) FZ_FAIL("arena");
+    for (i = 0; i < ndocs; i++) roots[i] = docs[i].root;
+    if (kf_yaml(roots, ndocs, 2, &b, &e) == KF_OK) {
+      if (kf_yaml_read(&A, b.p, b.n, &lim, &back, &nback, NULL, &e) != KF_OK)
+        FZ_FAIL("what kf_yaml wrote does not read back as YAML 1.1: %s", e.msg);
+      for (i = 0; i < ndocs && i < nback; i++)
+        if (!same(docs[i].root, back[i].root)) FZ_FAIL("document %zu reads back different (1.1)", i + 1);
+    }
+  }
+  kf_buf_free(&b);
+  kf_arena_free(&A);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  const kf_yaml_limits lim = {0, 64, 20000, 0, 0};
+  const kf_yaml_limits lim = {0, 64, 20000, 0, 0, 0};
   const char *text = (const char *)data;
   kf_yaml_doc *docs, *back;
   size_t ndocs, nback, i, nlines = 1;
@@ -97,5 +124,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   kf_buf_free(&b);
   kf_arena_free(&A);
+  check_yaml11(text, size);
   return 0;
 }

@@ -100,7 +100,7 @@ static void lines_and_paths(void) {
   CHECK(kf_yaml_path_line(&docs[0], "labels[\"a b\"]", &m) == 8 && m == 13, "quoted key");
   CHECK(kf_yaml_path_line(&docs[0], "", NULL) == 2, "the root");
   {
-    kf_yaml_limits lim = {0, 0, 0, 0, 1};
+    kf_yaml_limits lim = {0, 0, 0, 0, 1, 0};
     CHECK(rd(s, &lim) == KF_OK &&
           kf_yaml_path_line(&docs[0], "worker.command[1]", NULL) == 6, "index base 1");
   }
@@ -141,7 +141,7 @@ static void refused(const char *s, const kf_yaml_limits *lim, kf_status st,
 #define REFUSED(s, lim, st, want, at) refused(s, lim, st, want, at, __LINE__)
 
 static void refusals(void) {
-  kf_yaml_limits small = {64, 2, 50, 4, 0}, few = {0, 0, 50, 0, 0};
+  kf_yaml_limits small = {64, 2, 50, 4, 0, 0}, few = {0, 0, 50, 0, 0, 0};
   char deep[200], bomb[1024];
   int i;
   REFUSED("a: 1\nb:\n  c: 2\n  c: 3\n", NULL, KF_EINVAL,

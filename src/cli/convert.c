@@ -88,6 +88,7 @@ typedef struct conv {
   size_t refused;       /* documents the target refused, each reported */
   size_t others;        /* documents of other kinds held, copied through */
   int quiet;            /* the second pass of -f lua/config: no report */
+  size_t seen;          /* jobs a config gave (held or refused) */
   int check_only;       /* the first pass of -f lua/config of manifests: the
                            target's checks, no manifest kept (the second
                            pass makes what the config is written from) */
@@ -194,33 +195,54 @@ static int replace_held(held *h, const char *text, const char *ext) {
   return 0;
 }
 
-/* "kfjob: AT: " and the job's error, or a line like it per error of the
-** target's rules (the error is the first's), each with its rule. */
-/* `msg` in the command line's words: the options the Lua API names
-** (opts.image) are this command's flags (--image). */
-static void say_user(const char *at, const char *msg) {
-  static const char *const words[][2] = {{"opts.image", "--image"}, {"opts.name", "--name"},
+/* `msg` in the command line's words (malloc'd): the options the Lua API
+** names are this command's flags (opts.image: --image); of a manifest,
+** what its own fields gave is named by them (opts.name: metadata.name,
+** unless --name gave it). */
+static char *user_words(const conv *c, const char *msg) {
+  static const char *const flags[][2] = {{"opts.image", "--image"}, {"opts.name", "--name"},
                                          {"opts.namespace", "--namespace"},
+                                         {"opts.kind", "--kind"}, {"opts.lossy", "--lossy"},
                                          {"kfjob render --image", "--image"}};
+  static const char *const fields[][2] = {{"opts.name", "metadata.name"},
+                                          {"opts.namespace", "metadata.namespace"},
+                                          {"opts.labels", "metadata.labels"},
+                                          {"opts.annotations", "metadata.annotations"}};
   char *s = cli_xstrdup(msg), *p;
-  size_t k;
-  for (k = 0; k < sizeof words / sizeof words[0]; k++)
-    while ((p = strstr(s, words[k][0])) != NULL) {
-      char *t = cli_xprintf("%.*s%s%s", (int)(p - s), s, words[k][1], p + strlen(words[k][0]));
-      free(s);
-      s = t;
+  size_t k, i;
+  for (i = 0; i < 2; i++) {
+    const char *const (*w)[2] = i ? flags : fields;
+    size_t nw = i ? sizeof flags / sizeof flags[0] : sizeof fields / sizeof fields[0];
+    if (i == 0 && c->in != IN_MANIFEST) continue;
+    for (k = 0; k < nw; k++) {
+      if (i == 0 && k == 0 && c->a->name) continue;   /* --name's */
+      while ((p = strstr(s, w[k][0])) != NULL) {
+        char *t = cli_xprintf("%.*s%s%s", (int)(p - s), s, w[k][1], p + strlen(w[k][0]));
+        free(s);
+        s = t;
+      }
     }
-  fprintf(stderr, "kfjob: %s: %s\n", at, s);
-  free(s);
+  }
+  return s;
 }
 
-static void refusal(const char *at, const kfjob_job *j, const char *msg) {
+/* "kfjob: AT: " and the job's error, or a line like it per error of the
+** target's rules (the error is the first's), each with its rule. */
+static void refusal(const conv *c, const char *at, const kfjob_job *j, const char *msg) {
   size_t i;
-  if (j->nproblems == 0) say_user(at, msg);
+  char *s;
+  if (j->nproblems == 0) {
+    s = user_words(c, msg);
+    fprintf(stderr, "kfjob: %s: %s\n", at, s);
+    free(s);
+  }
   for (i = 0; i < j->nproblems; i++) {
     const kfjob_problem *p = &j->problems[i];
+    char *path = user_words(c, p->path), *m = user_words(c, p->message);
     fprintf(stderr, "kfjob: %s: kfjob.%s: %s: %s (target %s; rule %s: %s)\n", at, j->kind,
-            p->path, p->message, p->target, p->rule, p->source[0] ? p->source : "kfjob");
+            path, m, p->target, p->rule, p->source[0] ? p->source : "kfjob");
+    free(path);
+    free(m);
   }
 }
 
@@ -279,7 +301,7 @@ static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info
             info->unmapped[i].value, c->a->lossy ? " (left out: --lossy)" : "");
   if (j->error && !c->quiet) {   /* each refusal, named by file and document */
     char *at = cli_xprintf("%s: document %zu", cli_config_label(c->a->file), info->document);
-    refusal(at, j, j->error);
+    refusal(c, at, j, j->error);
     free(at);
     c->refused++;
   }
@@ -293,12 +315,13 @@ static int on_decode(void *ud, const kfjob_job *j) {
   long line;
   const char *label = cli_config_label(c->a->file), *msg;
   char *at;
+  c->seen++;
   if (j->error == NULL) return hold(c, j);
   if (c->quiet) return 0;
   msg = cli_split_position(label, j->error, &line);
   at = line ? cli_xprintf("%s:%ld: job '%s'", label, line, j->name)
             : cli_xprintf("%s: job '%s'", label, j->name);
-  refusal(at, j, msg);
+  refusal(c, at, j, msg);
   free(at);
   c->refused++;
   return 0;
@@ -323,22 +346,57 @@ static int has_ext(const char *file, const char *ext) {
   return 1;
 }
 
-/* Does a line start with `key:` (a top-level key of a YAML mapping)? */
+/* Is `key` at d[i], quoted or not, followed by ':' (spaces before it
+** allowed)? */
+static int key_at(const char *d, size_t n, size_t i, const char *key) {
+  size_t k = strlen(key);
+  char q = i < n && (d[i] == '"' || d[i] == '\'') ? d[i] : 0;
+  i += q != 0;
+  if (n - i <= k || memcmp(d + i, key, k) != 0) return 0;
+  i += k;
+  if (q && (i >= n || d[i++] != q)) return 0;
+  while (i < n && d[i] == ' ') i++;
+  return i < n && d[i] == ':';
+}
+
+/* Does a line start with `key:` (a top-level key of a YAML mapping; the
+** key may be quoted)?  A text that opens a flow mapping: is `key` one of
+** its keys (after '{' or ',')? */
 static int top_key(const char *d, size_t n, const char *key) {
-  size_t k = strlen(key), i = 0;
+  size_t i = 0, j;
+  while (i < n && strchr(" \t\r\n", d[i])) i++;
+  if (i < n && d[i] == '{')
+    for (j = i; j < n; j++) {
+      size_t x = j + 1;
+      if (d[j] != '{' && d[j] != ',') continue;
+      while (x < n && strchr(" \t\r\n", d[x])) x++;
+      if (key_at(d, n, x, key)) return 1;
+    }
+  i = 0;
   while (i < n) {
-    if (n - i > k && memcmp(d + i, key, k) == 0 && d[i + k] == ':') return 1;
+    if (key_at(d, n, i, key)) return 1;
     while (i < n && d[i] != '\n') i++;
     i++;
   }
   return 0;
 }
 
+/* Is the text before the first NUL (at `at`) YAML or JSON text, not a
+** Flyte file's bytes: printable, with a manifest's or config's key? */
+static int text_before_nul(const char *d, size_t at) {
+  size_t i;
+  for (i = 0; i < at; i++)
+    if ((unsigned char)d[i] < 0x20 && !strchr("\t\r\n", d[i])) return 0;
+  return top_key(d, at, "apiVersion") || top_key(d, at, "kind") || top_key(d, at, "jobs");
+}
+
 /* JSON input: a manifest (an object with apiVersion), a data config (a
 ** list, or an object with kind or jobs), a Flyte file, or -1 (not JSON). */
 static int json_input(const char *d, size_t n) {
-  json_t *root = json_loadb(d, n, JSON_DISABLE_EOF_CHECK, NULL);   /* JSON Lines: the first */
+  json_t *root;
   int in = -1;
+  if (n >= 3 && memcmp(d, "\xEF\xBB\xBF", 3) == 0) d += 3, n -= 3;   /* a UTF-8 BOM */
+  root = json_loadb(d, n, JSON_DISABLE_EOF_CHECK, NULL);   /* JSON Lines: the first */
   if (root == NULL) return -1;
   if (json_is_object(root) && json_object_get(root, "apiVersion")) in = IN_MANIFEST;
   else if (json_is_array(root) || json_object_get(root, "kind") || json_object_get(root, "jobs"))
@@ -356,8 +414,13 @@ static int input_of(const char *file, const char *d, size_t n) {
   int data = has_ext(file, ".yaml") || has_ext(file, ".yml") || has_ext(file, ".json");
   size_t i = 0;
   int in;
-  if (memchr(d, '\0', n)) return IN_FLYTE;
+  const char *nul = (const char *)memchr(d, '\0', n);
   if (has_ext(file, ".lua")) return IN_SCRIPT;
+  if (n >= 3 && memcmp(d, "\xEF\xBB\xBF", 3) == 0) d += 3, n -= 3;   /* a UTF-8 BOM */
+  if (nul) {   /* text with a NUL: its reader names it (a .yaml file's too) */
+    if (!data && !text_before_nul(d, (size_t)(nul - d))) return IN_FLYTE;
+    n = (size_t)(nul - d);
+  }
   while (i < n && strchr(" \t\r\n", d[i])) i++;
   if (i < n && (d[i] == '{' || d[i] == '[') && (in = json_input(d, n)) >= 0)
     return in == IN_DATA && !data && strcmp(file, "-") != 0 ? IN_FLYTE : in;
@@ -391,9 +454,74 @@ static kfjob_status run_config(kfjob_host *h, conv *c, const char *data, size_t 
   return kfjob_host_run_string(h, data, n, chunk, &ro, on_decode, c);
 }
 
+static void free_held(held *h);
+static void free_conv(conv *c);
+
+/* Moves c's held jobs that `acc` lacks (by name) into acc. */
+static void take_new(conv *acc, conv *c) {
+  size_t i, k;
+  for (i = 0; i < c->n; i++) {
+    for (k = 0; k < acc->n && strcmp(acc->v[k].job.name, c->v[i].job.name) != 0; k++) {}
+    if (k < acc->n) {   /* held already (another target's) */
+      free_held(&c->v[i]);
+      continue;
+    }
+    if (acc->n == acc->cap) {
+      acc->cap = acc->cap ? 2 * acc->cap : 8;
+      acc->v = (held *)cli_xrealloc(acc->v, acc->cap * sizeof *acc->v);
+    }
+    acc->v[acc->n++] = c->v[i];
+  }
+  free(c->v);
+  c->v = NULL, c->n = c->cap = 0;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const held *)a)->job.name, ((const held *)b)->job.name);
+}
+
+/* -f lua/config of a data config without --to: no target was asked for,
+** so a job is held when some target runs it (a data config of an MPIJob
+** with mpi-operator's fields, a TrainJob's runtime), each target tried
+** quietly; a job none runs gets the operator's refusal. */
+static kfjob_status run_untargeted(kfjob_host *h, conv *c, const char *data, size_t n) {
+  static const char *const targets[] = {"operator", "flyte", "mpi-operator", "trainer-2.4",
+                                        "trainer-2.3", "trainer-2.2", "flyte2",
+                                        "flyte2-clustered", NULL};
+  cargs a2 = *c->a;
+  const cargs *keep = c->a;
+  conv acc;
+  int quiet = c->quiet;
+  size_t i;
+  kfjob_status st = KFJOB_EJOB;
+  memset(&acc, 0, sizeof acc);
+  c->a = &a2;
+  c->quiet = 1;
+  for (i = 0; st == KFJOB_EJOB && targets[i]; i++) {
+    a2.to = targets[i];
+    c->seen = 0;
+    st = run_config(h, c, data, n);
+    take_new(&acc, c);
+    if (st == KFJOB_EJOB && acc.n == c->seen) st = KFJOB_OK;   /* each job: some target's */
+  }
+  c->quiet = quiet;
+  if (st == KFJOB_EJOB) {   /* a job no target runs: the operator's refusals */
+    free_conv(&acc);
+    memset(&acc, 0, sizeof acc);
+    a2.to = "operator";
+    st = run_config(h, c, data, n);
+    take_new(&acc, c);
+  }
+  if (acc.n > 1) qsort(acc.v, acc.n, sizeof *acc.v, by_name);
+  c->v = acc.v, c->n = acc.n, c->cap = acc.cap;
+  c->a = keep;
+  return st;
+}
+
 static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t n) {
   const cargs *a = c->a;
   kfjob_run_options ro;
+  if (c->in == IN_DATA && a->config && !a->to) return run_untargeted(h, c, data, n);
   if (c->in == IN_DATA || c->in == IN_SCRIPT) return run_config(h, c, data, n);
   kfjob_run_options_init(&ro);
   ro.format = c->check_only && c->in == IN_MANIFEST ? KFJOB_FORMAT_NONE : a->format;
@@ -422,15 +550,17 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
   }
 }
 
+static void free_held(held *h) {
+  free((void *)h->job.data);
+  free((void *)h->job.name);
+  free((void *)h->job.kind);
+  free((void *)h->job.task_type);
+  free(h->file);
+}
+
 static void free_conv(conv *c) {
   size_t i;
-  for (i = 0; i < c->n; i++) {
-    free((void *)c->v[i].job.data);
-    free((void *)c->v[i].job.name);
-    free((void *)c->v[i].job.kind);
-    free((void *)c->v[i].job.task_type);
-    free(c->v[i].file);
-  }
+  for (i = 0; i < c->n; i++) free_held(&c->v[i]);
   free(c->v);
 }
 
@@ -596,6 +726,13 @@ static int write_out(conv *c) {
   return 0;
 }
 
+/* Is the failure that the file is not what convert reads at all (a NUL
+** byte: no text; a misspelt kind), exit 2 as a misspelt --to is? */
+static int not_input(const char *msg) {
+  return msg && (strstr(msg, "a NUL byte at offset") ||
+                 (strstr(msg, "is not a kind kfjob reads (did you mean") != NULL));
+}
+
 int cli_cmd_convert(int argc, char **argv) {
   cargs a;
   conv c;
@@ -633,7 +770,14 @@ int cli_cmd_convert(int argc, char **argv) {
   }
   st = run_convert(h, &c, data, n);
   if (st == KFJOB_EJOB && c.refused) code = EXIT_INVALID;   /* each one printed above */
-  else if (st != KFJOB_OK) code = cli_report(h, st, cli_config_label(a.file));
+  else if (st == KFJOB_EDATA) {   /* the input's own problem, in its words */
+    char *s = user_words(&c, kfjob_host_message(h));
+    fprintf(stderr, "%s: %s\n", cli_config_label(a.file), s);
+    code = not_input(s) ? EXIT_USAGE : EXIT_INVALID;
+    free(s);
+  } else if (st != KFJOB_OK && (code = cli_report(h, st, cli_config_label(a.file))) ==
+             EXIT_INVALID && not_input(kfjob_host_message(h)))
+    code = EXIT_USAGE;
   else if (c.unmapped && !a.lossy)
     code = cli_errorf(EXIT_INVALID, "%s: %zu field(s) do not carry over (--lossy leaves "
                       "them out)", cli_config_label(a.file), c.unmapped);

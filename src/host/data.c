@@ -279,11 +279,12 @@ static kf_node *json_first(lua_State *L, run *R, kf_arena *A) {
   unsigned long line = 1, col = 0;
   int at = 0;
   kf_status st;
-  size_t n = strlen(R->chunkname);
+  size_t n = strlen(R->chunkname), bom;
   if (n < 5 || (strcmp(R->chunkname + n - 5, ".json") != 0 &&
                 strcmp(R->chunkname + n - 5, ".JSON") != 0))
     return NULL;
-  if ((st = kf_json_parse(R->src, R->len, A, &root, &e)) == KF_OK) return root;
+  bom = R->len >= 3 && memcmp(R->src, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;   /* a UTF-8 BOM */
+  if ((st = kf_json_parse(R->src + bom, R->len - bom, A, &root, &e)) == KF_OK) return root;
   if (st == KF_ENOMEM) luaL_error(L, "not enough memory");
   if (sscanf(e.msg, "line %lu, column %lu: %n", &line, &col, &at) == 2 && at > 0) {
     json_reword(L, e.msg + at);
@@ -321,6 +322,8 @@ static const kf_yaml_doc *read_doc(lua_State *L, run *R, kf_arena *A) {
   kf_status st;
   memset(&lim, 0, sizeof lim);
   lim.index_base = 1;                  /* as the constructors' paths */
+  if (R->len > KF_YAML_MAX_BYTES)      /* every format's (JSON is read first) */
+    data_error(L, R, 1, "", "text larger than the limit (16 MiB)");
   json = json_first(L, R, A);
   st = kf_yaml_read(A, R->src, R->len, &lim, &docs, &nd, &w, &e);
   if (st == KF_ENOMEM) luaL_error(L, "not enough memory");

@@ -426,6 +426,7 @@ static kfjob_status read_docs(imp *I, const char *text, size_t len,
   memset(&lim, 0, sizeof lim);
   lim.max_nodes = 10 * KF_YAML_MAX_NODES;   /* as the binding's streams */
   lim.max_docs = 16384;
+  lim.yaml11 = 1;   /* as kubectl reads a manifest (sigs.k8s.io/yaml: go-yaml v2) */
   if (kf_yaml_read(&I->T, text, len, &lim, docs, nd, &w, &e) != KF_OK) {
     if (I->m.hit || e.code == KF_ENOMEM) return fail(I, KFJOB_EMEMORY, &e);
     if (w.doc && w.line)

@@ -33,7 +33,7 @@ static void import_opts(lua_State *L, int idx, const char *who, kf_import_opts *
 /* YAML (or JSON) text at index 1 -> its documents; 0 with nil, msg
 ** pushed when the reader refuses it ("line L, column C: ..."). */
 static int read_text(lua_State *L, lctx *X, const char *who, kf_yaml_doc **docs,
-                     size_t *nd) {
+                     size_t *nd, int yaml11) {
   kf_yaml_limits lim;
   kf_yaml_where w;
   kf_err e;
@@ -46,6 +46,7 @@ static int read_text(lua_State *L, lctx *X, const char *who, kf_yaml_doc **docs,
   ** alias bomb stops there */
   lim.max_nodes = 10 * KF_YAML_MAX_NODES;
   lim.max_docs = 16384;
+  lim.yaml11 = yaml11;   /* a manifest: as kubectl reads it (sigs.k8s.io/yaml: go-yaml v2) */
   st = kf_yaml_read(&X->A, s, n, &lim, docs, nd, &w, &e);
   if (st == KF_ENOMEM) return lkf_raise(L, &e), 0;
   if (st == KF_OK) return 1;
@@ -64,7 +65,7 @@ static int doc_node(lua_State *L, lctx *X, const char *who, kf_node **out) {
   if (lua_type(L, 1) == LUA_TSTRING) {
     kf_yaml_doc *docs;
     size_t nd;
-    if (!read_text(L, X, who, &docs, &nd)) return 0;
+    if (!read_text(L, X, who, &docs, &nd, 1)) return 0;
     if (nd != 1 || docs[0].root->t == KF_NNIL) {
       luaL_pushfail(L);
       lua_pushfstring(L, nd > 1 ? "%s: %d documents: this reads one (kfjob.from_manifests "
@@ -107,7 +108,7 @@ static int l_from_manifests(lua_State *L) {
   int out, skipped, n = 0, ns = 0;
   luaL_checktype(L, 1, LUA_TSTRING);
   import_opts(L, 2, who, &o);
-  if (!read_text(L, X, who, &docs, &nd)) return 2;
+  if (!read_text(L, X, who, &docs, &nd, 1)) return 2;
   lua_newtable(L);
   out = lua_gettop(L);
   lua_newtable(L);
@@ -150,14 +151,15 @@ static int l_from_manifests(lua_State *L) {
 
 /* kfjob.read_yaml(text) -> value | nil, msg: the one document of YAML or
 ** JSON text, by the reader manifests are read with (its limits, its
-** refusals: duplicate keys, tabs, alias bombs, invalid UTF-8). */
+** refusals: duplicate keys, tabs, alias bombs, invalid UTF-8); its plain
+** scalars as YAML 1.2 resolves them, as data configs' are. */
 static int l_read_yaml(lua_State *L) {
   static const char who[] = "kfjob.read_yaml";
   lctx *X = lkf_ctx(L, 1);
   kf_yaml_doc *docs;
   size_t nd;
   luaL_checktype(L, 1, LUA_TSTRING);
-  if (!read_text(L, X, who, &docs, &nd)) return 2;
+  if (!read_text(L, X, who, &docs, &nd, 0)) return 2;   /* YAML 1.2, as data configs */
   if (nd > 1) {
     luaL_pushfail(L);
     lua_pushfstring(L, "%s: %d documents: this reads one", who, (int)nd);

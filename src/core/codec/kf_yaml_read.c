@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "kf_yaml_read.h"
+#include "kf_yaml_scalar.h"
 
 struct kf_yaml_line {
   const kf_node *n;
@@ -53,6 +54,8 @@ typedef struct rd {
   kf_node *root;
   size_t doc_line;        /* where the current document starts */
   size_t text_lines;      /* lines of the text (libyaml may say one more) */
+  int v11;                /* the current document's scalars: YAML 1.1 */
+  int bad_escape;         /* libyaml refused a \\u escape (a surrogate) */
 } rd;
 
 /* ---- errors ----------------------------------------------------------- */
@@ -140,12 +143,15 @@ static int tab_indent(const char *text, size_t n, size_t line) {
   return p < end && *p == '\t';
 }
 
+#define BAD_ESCAPE "found invalid Unicode character escape code"
+
 /* libyaml's own error, at its mark (or byte offset, for the reader's). */
 static kf_status parser_error(rd *r, const char *text, size_t n) {
   yaml_parser_t *p = &r->p;
   size_t line = p->problem_mark.line + 1, col = p->problem_mark.column + 1, i;
   char what[KF_ERRMAX];
   if (p->error == YAML_MEMORY_ERROR) return kf_nomem(r->e);
+  r->bad_escape = p->problem && strcmp(p->problem, BAD_ESCAPE) == 0;
   if (p->error == YAML_READER_ERROR) {   /* encoding: a byte offset */
     for (line = 1, i = 0; i < p->problem_offset; i++)
       if (text[i] == '\n') line++;
@@ -161,100 +167,7 @@ static kf_status parser_error(rd *r, const char *text, size_t n) {
   return report(r, KF_EINVAL, line, col, 0, what);
 }
 
-/* ---- scalars: the YAML 1.2 core schema -------------------------------- */
-
 #define TAG "tag:yaml.org,2002:"
-enum { R_ANY, R_STR, R_INT, R_FLOAT, R_BOOL, R_NULL, R_BAD };
-
-static int is_word(const char *s, size_t n, const char *const *words) {
-  for (; *words; words++)
-    if (strlen(*words) == n && memcmp(s, *words, n) == 0) return 1;
-  return 0;
-}
-
-static int digits(const char *s, size_t n, const char *set) {
-  size_t i;
-  if (n == 0) return 0;
-  for (i = 0; i < n; i++)
-    if (s[i] == '\0' || strchr(set, s[i]) == NULL) return 0;
-  return 1;
-}
-
-/* [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )? */
-static int float_syntax(const char *s, size_t n) {
-  size_t i = 0, a, b = 0;
-  if (i < n && (s[i] == '-' || s[i] == '+')) i++;
-  for (a = i; i < n && s[i] >= '0' && s[i] <= '9'; i++) {}
-  a = i - a;
-  if (i < n && s[i] == '.')
-    for (b = ++i; i < n && s[i] >= '0' && s[i] <= '9'; i++) {}
-  if (b) b = i - b;
-  if (a == 0 && b == 0) return 0;
-  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-    size_t c;
-    if (++i < n && (s[i] == '-' || s[i] == '+')) i++;
-    for (c = i; i < n && s[i] >= '0' && s[i] <= '9'; i++) {}
-    if (i == c) return 0;
-  }
-  return i == n;
-}
-
-/* An integer of the core schema; 1 when it is one (*ok: within int64). */
-static int int_value(const char *s, size_t n, int64_t *out, int *ok) {
-  size_t i = 0;
-  int neg = 0, base = 10;
-  uint64_t v = 0, lim;
-  *ok = 1;
-  if (n > 2 && s[0] == '0' && (s[1] == 'o' || s[1] == 'x')) {
-    base = s[1] == 'o' ? 8 : 16;
-    i = 2;
-    if (!digits(s + 2, n - 2, base == 8 ? "01234567" : "0123456789abcdefABCDEF")) return 0;
-  } else {
-    if (n && (s[0] == '-' || s[0] == '+')) neg = s[0] == '-', i = 1;
-    if (!digits(s + i, n - i, "0123456789")) return 0;
-  }
-  lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-  for (; i < n; i++) {
-    int d = s[i] <= '9' ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10;
-    if (v > (lim - (uint64_t)d) / (uint64_t)base) { *ok = 0; return 1; }
-    v = v * (uint64_t)base + (uint64_t)d;
-  }
-  *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-  return 1;
-}
-
-static int float_value(const char *s, size_t n, double *out) {
-  static const char *const inf[] = {".inf", ".Inf", ".INF", NULL};
-  static const char *const nan[] = {".nan", ".NaN", ".NAN", NULL};
-  char *end;
-  size_t sign = n && (s[0] == '-' || s[0] == '+');
-  if (is_word(s + sign, n - sign, inf)) {
-    *out = s[0] == '-' ? -INFINITY : INFINITY;
-    return 1;
-  }
-  if (is_word(s, n, nan)) { *out = NAN; return 1; }
-  if (!float_syntax(s, n)) return 0;
-  *out = kf_strtod(s, &end);   /* libyaml ends its scalars with a NUL */
-  return end == s + n;
-}
-
-/* What a plain scalar is; fills *out (its strings still libyaml's). */
-static int resolve_plain(const char *s, size_t n, kf_node *out, int *range_ok) {
-  static const char *const nul[] = {"null", "Null", "NULL", "~", "", NULL};
-  static const char *const yes[] = {"true", "True", "TRUE", NULL};
-  static const char *const no[] = {"false", "False", "FALSE", NULL};
-  *range_ok = 1;
-  if (is_word(s, n, nul)) { out->t = KF_NNIL; return R_NULL; }
-  if (is_word(s, n, yes) || is_word(s, n, no)) {
-    out->t = KF_NBOOL;
-    out->u.b = is_word(s, n, yes);
-    return R_BOOL;
-  }
-  if (int_value(s, n, &out->u.i, range_ok)) { out->t = KF_NINT; return R_INT; }
-  if (float_value(s, n, &out->u.d)) { out->t = KF_NNUM; return R_FLOAT; }
-  out->t = KF_NSTR;
-  return R_STR;
-}
 
 /* What an explicit tag asks for: R_ANY (none, or non-specific on a plain
 ** scalar), R_STR, ..., R_BAD (a tag kfjob does not take). */
@@ -282,7 +195,9 @@ static kf_status scalar_node(rd *r, const yaml_event_t *ev, kf_node **out) {
   if (!kf_utf8_ok(s, n))   /* an escape can make a surrogate */
     return fail(r, KF_EINVAL, line, "invalid UTF-8 in a string");
   memset(&tmp, 0, sizeof tmp);
-  got = want == R_STR ? (tmp.t = KF_NSTR, R_STR) : resolve_plain(s, n, &tmp, &ok);
+  got = want == R_STR ? (tmp.t = KF_NSTR, R_STR)
+        : kfy_resolve(r->A, s, n, r->v11, &tmp, &ok);
+  if (got < 0) return kf_nomem(r->e);
   if (want != R_ANY && got != want && !(want == R_FLOAT && got == R_INT))
     return fail(r, KF_EINVAL, line, "'%.40s' is not a valid %s",
                 s, (const char *)ev->data.scalar.tag + sizeof TAG - 1);
@@ -509,6 +424,9 @@ static kf_status doc_start(rd *r, const yaml_event_t *ev) {
   r->lines = NULL, r->nlines = r->clines = 0;
   r->root = NULL;
   r->doc_line = ev->start_mark.line + 1;
+  r->v11 = r->lim.yaml11 || (ev->data.document_start.version_directive &&
+                             ev->data.document_start.version_directive->major == 1 &&
+                             ev->data.document_start.version_directive->minor == 1);
   if (r->doc_line > r->text_lines) r->doc_line = r->text_lines;
   return KF_OK;
 }
@@ -631,12 +549,26 @@ static kf_status json_seq(rd *r, const char **text, size_t *n) {
   return KF_OK;
 }
 
+/* A NUL byte (text is no YAML then): its offset in the file and line. */
+static kf_status nul_byte(rd *r, const char *text, const char *at, size_t bom) {
+  char what[80];
+  size_t line = 1;
+  const char *p;
+  for (p = text; p < at; p++) line += *p == '\n';
+  r->text_lines = line;
+  snprintf(what, sizeof what, "a NUL byte at offset %zu (a YAML or JSON text has none)",
+           (size_t)(at - text) + bom);
+  return report(r, KF_EINVAL, line, 0, 0, what);
+}
+
 kf_status kf_yaml_read(kf_arena *A, const char *text, size_t n,
                        const kf_yaml_limits *lim, kf_yaml_doc **docs,
                        size_t *ndocs, kf_yaml_where *where, kf_err *e) {
   rd r;
   kf_status st;
   const char *p;
+  char *joined;
+  size_t bom = 0;
   memset(&r, 0, sizeof r);
   r.A = A, r.w = where, r.e = e;
   set_limits(&r.lim, lim);
@@ -645,10 +577,18 @@ kf_status kf_yaml_read(kf_arena *A, const char *text, size_t n,
   if (where) memset(where, 0, sizeof *where);
   if (n > r.lim.max_bytes)
     return report(&r, KF_ELIMIT, 0, 0, 0, "text larger than the limit");
+  if (n >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) text += 3, n -= 3, bom = 3;
+  if ((p = memchr(text, 0, n)) != NULL) return nul_byte(&r, text, p, bom);
   if ((st = json_seq(&r, &text, &n)) != KF_OK) return st;
   for (r.text_lines = 1, p = text; n && (p = memchr(p, '\n', n - (size_t)(p - text))) != NULL; p++)
     r.text_lines++;
-  if ((st = parse(&r, text, n)) != KF_OK) return st;
+  st = parse(&r, text, n);
+  if (st == KF_EINVAL && r.bad_escape && (joined = kfy_join_surrogates(A, text, n, &n)) != NULL) {
+    r.ndocs = r.cdocs = r.nodes = 0, r.docs = NULL, r.depth = 0, r.bad_escape = 0;
+    if (where) memset(where, 0, sizeof *where);
+    st = parse(&r, joined, n);
+  }
+  if (st != KF_OK) return st;
   *docs = r.docs;
   *ndocs = r.ndocs;
   return KF_OK;

@@ -21,6 +21,15 @@
 ** everything else is a string, and so is every quoted scalar.  YAML 1.1
 ** words (yes, no, on, off) are strings.  This matches kf_yaml.c, which
 ** quotes every string a reader could take for something else.
+** With limits.yaml11 (manifests: kubectl reads them with go-yaml v2), or
+** in a document that starts with `%YAML 1.1`, plain scalars resolve as
+** go-yaml v2's resolve.go does: y/yes/on and n/no/off (three spellings
+** each) are booleans; '_' is dropped from a scalar that starts with a
+** digit or sign, which is then an integer as Go's ParseInt(s, 0, 64)
+** reads it (0x hex, 0o and a leading 0 octal, 0b binary), else a float
+** of the decimal syntax (09 is 9.0; one out of range is a string).
+** A text may start with a UTF-8 byte order mark; a NUL byte is an error
+** naming its offset.
 **
 ** Each document keeps the line of each of its nodes (for a value under a
 ** key: the key's line), looked up by node or by path for error messages.
@@ -39,6 +48,7 @@ typedef struct kf_yaml_limits {
   size_t max_bytes, max_docs, max_nodes;
   int max_depth;          /* 0: KF_MAX_DEPTH */
   int index_base;         /* first list index in paths: 0 ("a[0]") or 1 */
+  int yaml11;             /* plain scalars as YAML 1.1 (kubectl's go-yaml v2) */
 } kf_yaml_limits;
 
 typedef struct kf_yaml_line kf_yaml_line;   /* node -> line table */

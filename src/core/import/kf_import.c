@@ -7,6 +7,7 @@
 */
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "kf_sched.h"
@@ -147,6 +148,24 @@ static const kf_node *plain_spec(kfi *c, const kf_node *spec) {
   return s2 ? put(c, spec, key, s2) : NULL;
 }
 
+/* A kind kfjob does not read; a misspelt one (of its API's kinds, or a
+** kubeflow.org/v1 kind under another API) gets a did-you-mean. */
+static kf_status unknown_kind(kfi *c, const char *api, const char *kind) {
+  const char *kinds[KF_NKINDS + 4], *sg;
+  int k, n = 0;
+  kinds[0] = NULL;
+  for (k = 0; k < KF_NKINDS; k++)
+    if (!kfi_among(kf_kinds[k].crd_kind, kinds)) kinds[n++] = kf_kinds[k].crd_kind, kinds[n] = NULL;
+  kinds[n++] = "TrainJob", kinds[n++] = "JobSet", kinds[n] = NULL;
+  sg = strncmp(api, "kubeflow.org/", 13) == 0 || strncmp(api, "trainer.kubeflow.org/", 21) == 0 ||
+       strncmp(api, "jobset.x-k8s.io/", 16) == 0 ? kf_suggest(kind, kinds) : NULL;
+  if (sg && strcmp(sg, kind) != 0)
+    return kfi_fail(c, "kind", "'%.80s' is not a kind kfjob reads (did you mean '%s'?) "
+                    "(apiVersion %.80s; supported: %s)", kind, sg, api, supported);
+  return kfi_fail(c, "", "apiVersion %.80s, kind %.80s: not a kind kfjob reads "
+                  "(supported: %s)", api, kind, supported);
+}
+
 static kf_status detect(kfi *c, const kf_node *doc, int want) {
   const char *api = kfi_str(kf_node_get(doc, "apiVersion"));
   const char *kind = kfi_str(kf_node_get(doc, "kind"));
@@ -170,9 +189,7 @@ static kf_status detect(kfi *c, const kf_node *doc, int want) {
     /* a Flyte 2 clustered task: Elastic unless opts.kind says PyTorchJob */
     c->target = KF_T_CLUSTERED, c->kind = want == KF_PYTORCH ? KF_PYTORCH : KF_ELASTIC;
   }
-  if (c->kind < 0)
-    return kfi_fail(c, "", "apiVersion %.80s, kind %.80s: not a kind kfjob reads "
-                    "(supported: %s)", api, kind, supported);
+  if (c->kind < 0) return unknown_kind(c, api, kind);
   if (c->kind == KF_MPI && horovod_launcher(spec, "mpiReplicaSpecs")) c->kind = KF_HOROVOD;
   if (c->target == KF_T_OPERATOR &&
       (k = flyte_shape(kf_node_get(spec, kf_kinds[c->kind].crd_specs))) >= 0)
@@ -424,6 +441,31 @@ static kf_status finish_info(kfi *c, const kf_node *doc) {
   return KF_OK;
 }
 
+/* A replica row the constructor refused ("worker.replicas: expected an
+** integer, got 3.5"): its manifest path (spec.pytorchReplicaSpecs.Worker
+** .replicas), else the message stays (`at`: the constructor's path). */
+static kf_status replica_row_path(kfi *c, const kf_node *specs, const char *at) {
+  const kf_kind_info *k = &kf_kinds[c->kind];
+  size_t len, r, n;
+  int i;
+  if (c->target == KF_T_TRAINER_23) return c->e->code;
+  for (i = 0; i < k->nroles; i++) {
+    const kf_role_info *ro = &kf_roles[k->roles[i].role];
+    len = strlen(ro->key);
+    if (strncmp(at, ro->key, len) != 0 || at[len] != '.' || !kf_node_get(specs, ro->name))
+      continue;
+    for (r = 0; r < kf_group_obj.n; r++) {
+      const kf_field *f = &kf_group_obj.f[r];
+      n = strlen(f->key);
+      if (f->place == KF_M_REPLICA && f->manifest && strncmp(at + len + 1, f->key, n) == 0 &&
+          strncmp(at + len + 1 + n, ": ", 2) == 0)
+        return kfi_fail(c, "", "spec.%s.%s.%s: %s", k->crd_specs, ro->name, f->manifest,
+                        at + len + 3 + n);
+    }
+  }
+  return c->e->code;
+}
+
 /* The manifest path of a pod template the constructor refused: its
 ** "<group>.pod_template.<rest>" (or the job's "pod_template.<rest>", the
 ** first group's template) becomes the replica's template path with the
@@ -448,7 +490,8 @@ static kf_status template_path(kfi *c, const kf_node *spec, const char *ctor) {
     else if (strncmp(at, pt, 13) == 0 && kf_node_get(specs, r->name))
       role = r->name, rest = at + 13;
   }
-  if (rest == NULL || (end = strstr(rest, ": ")) == NULL) return c->e->code;
+  if (rest == NULL) return replica_row_path(c, specs, at);
+  if ((end = strstr(rest, ": ")) == NULL) return c->e->code;
   *end = '\0';
   if (c->target == KF_T_TRAINER_23)
     len = (size_t)snprintf(path, sizeof path, "spec.runtimePatches[0].trainingRuntimeSpec."
@@ -471,6 +514,31 @@ static kf_status template_path(kfi *c, const kf_node *spec, const char *ctor) {
   return kfi_fail(c, "", "%s: %s", path, problem);
 }
 
+/* The tree with each integral float an integer (NULL: no memory), shared
+** where nothing changes: `replicas: 3.0` is 3 to the API server (kubectl
+** sends YAML's 3.0 as JSON's 3, sigs.k8s.io/yaml; Go's encoding/json
+** writes float64 3 as 3), so every integer field reads it as 3. */
+static const kf_node *int_floats(kf_arena *A, const kf_node *n) {
+  kf_node *copy = NULL;
+  size_t i;
+  if (n == NULL) return n;
+  if (n->t == KF_NNUM) {
+    kf_node *x;
+    if (!(n->u.d == floor(n->u.d) && fabs(n->u.d) <= 9007199254740992.0)) return n;
+    if ((x = kf_node_new(A, KF_NINT)) != NULL) x->u.i = (int64_t)n->u.d;
+    return x;
+  }
+  if (n->t != KF_NOBJ && n->t != KF_NARR) return n;
+  for (i = 0; i < n->u.c.n; i++) {
+    const kf_node *v = int_floats(A, n->u.c.v[i]);
+    if (v == NULL) return NULL;
+    if (v == n->u.c.v[i]) continue;
+    if (copy == NULL && (copy = kf_node_copy_shallow(A, n, n->t)) == NULL) return NULL;
+    copy->u.c.v[i] = (kf_node *)v;
+  }
+  return copy ? copy : n;
+}
+
 kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
                     kf_job *out, kf_node **info, kf_err *e) {
   static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", NULL};
@@ -480,8 +548,10 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
   kfi c;
   kf_status st;
   int clustered = 0;
-  const kf_node *orig = doc;
+  const kf_node *orig;
   if ((st = start(&c, o, A, e)) != KF_OK) return st;
+  if ((doc = int_floats(A, doc)) == NULL) return kf_nomem(e);
+  orig = doc;
   if (doc == NULL || doc->t != KF_NOBJ)
     return kfi_fail(&c, "", "expected a manifest (an object with apiVersion and kind)");
   if ((st = long_string(&c, "", doc)) != KF_OK ||

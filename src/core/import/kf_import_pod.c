@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kf_pod.h"
+#include "kf_qty.h"
 #include "kf_import_int.h"
 
 /* A shallow copy of object `o` without `key` (NULL: no memory). */
@@ -69,6 +70,43 @@ static kf_status drop_implied(kfi *c, kfi_pod *out) {
   return KF_OK;
 }
 
+static int zero_qty(const kf_node *v) {
+  kf_qty q;
+  if (v->t == KF_NINT) return v->u.i == 0;
+  if (v->t == KF_NNUM) return v->u.d == 0;
+  return v->t == KF_NSTR && kf_qty_parse(v->u.s.p, &q) == 0 && kf_qty_is_zero(&q);
+}
+
+/* An explicit request of 0 with a limit: Kubernetes keeps it (only a
+** missing request takes the limit, core/v1 defaults.go), kfjob's job
+** drops a zero quantity, as Flyte does (flytek8s ToK8sResourceList), and
+** its writer then gives the request the limit: listed, and left out. */
+static kf_status zero_requests(kfi *c, const char *path, kfi_pod *out) {
+  kf_node *r = out->requests, *keep;
+  char p[KFI_PATH], q[KFI_PATH];
+  size_t i;
+  int k;
+  kf_status st;
+  if (r == NULL || out->limits == NULL) return KF_OK;
+  KFI_OOM(c, keep = kf_node_new(c->A, KF_NOBJ));
+  for (i = 0; i < r->u.c.n; i++) {
+    const kf_node *l = kf_node_get(out->limits, r->u.c.k[i]);
+    if (l == NULL || !zero_qty(r->u.c.v[i]) || zero_qty(l)) {
+      KFI_OOM(c, kf_node_push(c->A, keep, r->u.c.k[i], r->u.c.v[i]));
+      continue;
+    }
+    for (k = 0; k < KF_NRES && strcmp(kf_resources_obj.f[k].key, r->u.c.k[i]) != 0; k++) {}
+    kfi_path(q, path, "requests");
+    kfi_path(p, q, k < KF_NRES ? kf_resources_obj.f[k].manifest : r->u.c.k[i]);
+    if ((st = kfi_unmapped(c, p, r->u.c.v[i], "an explicit request of 0 under a limit "
+                           "(Kubernetes keeps it; kfjob's job drops a zero quantity, as "
+                           "Flyte does, and its request becomes the limit)")) != KF_OK)
+      return st;
+  }
+  out->requests = keep->u.c.n ? keep : NULL;
+  return KF_OK;
+}
+
 kf_status kfi_resources(kfi *c, const char *path, const kf_node *res, kfi_pod *out) {
   static const char *const known[] = {"limits", "requests", NULL};
   static const char *const held_not[] = {"claims", NULL};
@@ -84,6 +122,7 @@ kf_status kfi_resources(kfi *c, const char *path, const kf_node *res, kfi_pod *o
   kfi_path(p, path, "requests");
   if ((v = kf_node_get(res, "requests")) && (st = kfi_res_side(c, p, v, &out->requests)) != KF_OK)
     return st;
+  if ((st = zero_requests(c, path, out)) != KF_OK) return st;
   return drop_implied(c, out);
 }
 

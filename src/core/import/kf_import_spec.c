@@ -116,6 +116,22 @@ static const char *operator_restart(const kfi *c, int role) {
   return NULL;
 }
 
+/* A replica spec without replicas: the operator's default, 1
+** (training-operator setDefaultReplicas; mpi-operator v2beta1 default.go
+** for the Launcher); mpi-operator's Worker defaults to 0, which its
+** validation refuses (validateWorkerReplicaSpec).  An elastic job's come
+** from elastic_workers. */
+static kf_status default_replicas(kfi *c, const char *path, int role, kf_node *g) {
+  char p[KFI_PATH];
+  if (kf_kinds[c->kind].flags & KF_K_ELASTIC) return KF_OK;
+  kfi_path(p, path, "replicas");
+  if (c->target == KF_T_MPI_OPERATOR && role == KF_WORKER)
+    return kfi_fail(c, p, "missing: mpi-operator defaults it to 0, which its validation "
+                    "refuses (a Worker needs replicas >= 1)");
+  KFI_OOM(c, kf_obj_int(c->A, g, "replicas", 1));
+  return KF_OK;
+}
+
 /* A replica spec: "template" and the group rows placed there (replicas,
 ** restartPolicy, ...: KF_M_REPLICA), each under its row's key. */
 static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
@@ -142,6 +158,8 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
       continue;
     if ((st = replica_value(c, path, f, v, g)) != KF_OK) return st;
   }
+  if (kf_node_get(rs, "replicas") == NULL && (st = default_replicas(c, path, role, g)) != KF_OK)
+    return st;
   if (kf_node_get(rs, "restartPolicy") == NULL && operator_restart(c, role))
     KFI_OOM(c, kf_obj_strref(c->A, g, "restart_policy", operator_restart(c, role)));
   kfi_path(p, path, "template");
@@ -633,7 +651,10 @@ static kf_status elastic_workers(kfi *c, const kf_node *spec, const kf_node *bou
   static const char path[] = "spec.pytorchReplicaSpecs.Worker.replicas";
   const kf_node *w = kf_node_get(kf_node_get(kf_node_get(spec, kf_kinds[KF_ELASTIC].crd_specs),
                                              "Worker"), "replicas");
-  if (w == NULL || w->t != KF_NINT) return KF_OK;
+  kf_status st;
+  if (w && (st = kfi_want(c, path, w, KF_NINT)) != KF_OK) return st;
+  if (w == NULL)   /* the operator's default (pytorch_defaults.go setDefaultReplicas) */
+    KFI_OOM(c, w = kf_node_int(c->A, 1));
   if (bound == NULL) {
     KFI_OOM(c, kf_node_put(c->A, c->spec, "nnodes", (kf_node *)w));
     return KF_OK;
@@ -674,6 +695,9 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
   } else if (kf_node_get(ep, "nProcPerNode") == NULL)   /* pytorch_defaults.go */
     KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
   mn = kf_node_get(ep, "minReplicas"), mx = kf_node_get(ep, "maxReplicas");
+  if ((mn && (st = kfi_want(c, "spec.elasticPolicy.minReplicas", mn, KF_NINT)) != KF_OK) ||
+      (mx && (st = kfi_want(c, "spec.elasticPolicy.maxReplicas", mx, KF_NINT)) != KF_OK))
+    return st;
   if (mn && mx && mn->t == KF_NINT && mx->t == KF_NINT && mn->u.i != mx->u.i) {
     char s[48];
     snprintf(s, sizeof s, "%lld:%lld", (long long)mn->u.i, (long long)mx->u.i);

@@ -99,13 +99,14 @@ static kf_status env(kfi *c, const kf_node *env) {
 }
 
 /* Nodes and processes: master + workers (JAX: workers), or Elastic's
-** fixed count.  A
-** PyTorchJob's numProcPerNode: 1 is kfjob's one process a pod for a
-** command it wraps; unset there is the runtime's auto (nproc_per_node
+** fixed count.  A PyTorchJob's numProcPerNode: 1 is kfjob's one process a
+** pod for a command it wraps; unset there is the runtime's auto (nproc_per_node
 ** "auto"); a command that starts its own launcher keeps what is given. */
 static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
   const kf_node *nn = kf_node_get(tr, "numNodes"), *np = kf_node_get(tr, "numProcPerNode");
   kf_node *m;
+  if (nn && (nn->t != KF_NINT || nn->u.i < 1))
+    return kfi_fail(c, "spec.trainer.numNodes", "expected an integer >= 1");
   if (c->kind == KF_ELASTIC) {
     if (nn) KFI_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)nn));
     if (np) KFI_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
@@ -116,7 +117,6 @@ static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
     return kfi_unmapped(c, "spec.trainer.numProcPerNode", np, "kfjob's JAXJob and "
                         "XGBoostJob have no processes per node");
   if (c->kind == KF_JAX) {   /* workers only */
-    if (nn && nn->t != KF_NINT) return kfi_fail(c, "spec.trainer.numNodes", "expected an integer");
     KFI_OOM(c, kf_obj_int(c->A, g, "replicas", nn ? nn->u.i : 1));
     return kf_node_push(c->A, c->spec, "worker", g) ? KF_OK : kf_nomem(c->e);
   }
@@ -126,7 +126,6 @@ static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
     else if (np == NULL && !written)
       KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
   }
-  if (nn && nn->t != KF_NINT) return kfi_fail(c, "spec.trainer.numNodes", "expected an integer");
   KFI_OOM(c, m = kf_node_copy_shallow(c->A, g, KF_NOBJ));
   KFI_OOM(c, kf_node_push(c->A, c->spec, "master", m));
   if (nn && nn->u.i > 1) {

@@ -125,6 +125,17 @@ static int leftover(const char *path, const char *k, const kf_node *v) {
           (n > 9 && strcmp(path + n - 9, ".metadata") == 0));
 }
 
+/* kfi_path(prefix, key) without its bounds (an arena string; NULL: no
+** memory): each long unknown key gets its own row, with its whole path. */
+static const char *path_whole(kfi *c, const char *prefix, const char *key) {
+  size_t a = strlen(prefix), b = strlen(key);
+  char *out = (char *)kf_arena_alloc_raw(c->A, a + b + 5);
+  if (out == NULL) return NULL;
+  if (ident(key)) sprintf(out, "%s%s%s", prefix, a ? "." : "", key);
+  else sprintf(out, "%s[\"%s\"]", prefix, key);
+  return out;
+}
+
 kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
                    const char *const *known, const char *const *held_not,
                    const char *const *server) {
@@ -133,19 +144,21 @@ kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
   kf_status st;
   for (i = 0; i < obj->u.c.n; i++) {
     const char *k = obj->u.c.k[i], *sg;
+    const char *fp = p;
     if (kfi_among(k, known) || leftover(path, k, obj->u.c.v[i])) continue;
     kfi_path(p, path, k);
+    if (strlen(k) > 80 && (fp = path_whole(c, path, k)) == NULL) return kf_nomem(c->e);
     if (kfi_among(k, server)) {
       KFI_OOM(c, kf_node_push(c->A, c->ignored, NULL, kf_node_str(c->A, p, strlen(p))));
       continue;
     }
     if (kfi_among(k, held_not)) {
-      st = kfi_unmapped(c, p, obj->u.c.v[i], "kfjob cannot hold this field");
+      st = kfi_unmapped(c, fp, obj->u.c.v[i], "kfjob cannot hold this field");
     } else {
       sg = known ? kf_suggest(k, known) : NULL;
       snprintf(why, sizeof why, "unknown field%s%s%s", sg ? " (did you mean '" : "",
                sg ? sg : "", sg ? "'?)" : "");
-      st = kfi_unmapped(c, p, obj->u.c.v[i], why);
+      st = kfi_unmapped(c, fp, obj->u.c.v[i], why);
     }
     if (st != KF_OK) return st;
   }
