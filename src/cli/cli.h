@@ -81,6 +81,12 @@ char *cli_xprintf(const char *fmt, ...);
 int cli_errorf(int code, const char *fmt, ...);
 /* Read a whole file ("-": stdin).  Returns 0, or -1 with errno set. */
 int cli_read_file(const char *path, char **data, size_t *len);
+/* The same, reading no more than max + 1 bytes (0: no cap): more is -1
+** with errno EFBIG. */
+int cli_read_file_max(const char *path, size_t max, char **data, size_t *len);
+/* The largest input `kfjob convert` reads: the strict YAML/JSON reader's
+** limit of a text (a data config's, kf_yaml_read.h KF_YAML_MAX_BYTES). */
+#define CLI_MAX_INPUT ((size_t)16 << 20)
 const char *cli_base_of(const char *path);
 char *cli_dir_of(const char *path);
 /* File name without directory and without its extensions. */

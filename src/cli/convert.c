@@ -603,8 +603,11 @@ int cli_cmd_convert(int argc, char **argv) {
   int code = parse_convert(argc, argv, &a);
   kfjob_status st;
   if (code >= 0) return code;
-  if (cli_read_file(a.file, &data, &n) != 0)
-    return cli_errorf(EXIT_USAGE, "cannot read %s: %s", a.file, strerror(errno));
+  if (cli_read_file_max(a.file, CLI_MAX_INPUT, &data, &n) != 0)
+    return errno == EFBIG
+               ? cli_errorf(EXIT_USAGE, "%s: input larger than the limit of 16 MiB (a "
+                            "manifest stream's, as a data config's)", cli_config_label(a.file))
+               : cli_errorf(EXIT_USAGE, "cannot read %s: %s", a.file, strerror(errno));
   {   /* a stream's documents are read at once, about 12 bytes of trees a
       ** byte of text (the reader's max_bytes bounds the text): the limit
       ** is the default or 16 bytes a byte of input, whichever is larger */
