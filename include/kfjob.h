@@ -415,7 +415,9 @@ typedef struct kfjob_run_options {
                                   ::KFJOB_ELIMIT with the message
                                   `FILE:LINE: time limit exceeded (N ms)`.
                                   Time spent in the job callback counts
-                                  too. */
+                                  too.  kfjob_host_import_manifests()
+                                  checks it before each document
+                                  (`time limit exceeded (N ms)`). */
   const char *target;        /**< The system the jobs are for (SPEC §11):
                                   "flyte", "flyte2", "operator",
                                   "mpi-operator", "trainer-2.2" or

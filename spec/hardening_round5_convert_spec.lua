@@ -6,6 +6,18 @@
 -- exactly (the API server's REST mapping knows no "PytorchJob"), and two
 -- objects of one name in two namespaces are two objects.
 local util = require "util"
+local kfjob = require "kfjob"
+
+describe("hardening round 5: from_manifests", function()
+  it("a document without apiVersion or kind, or not an object, is skipped (it crashed)", function()
+    local r = assert(kfjob.from_manifests("a: 1\n---\n- x\n---\n3\n"))
+    assert.equal(0, #r)
+    assert.equal(3, #r.skipped)
+    assert.same({ 1, 2, 3 }, { r.skipped[1].index, r.skipped[2].index, r.skipped[3].index })
+    assert.is_nil(r.skipped[1].kind)
+  end)
+end)
+
 if not util.cli_ok then
   describe("hardening round 5: convert", function() pending(util.cli_why()) end)
   return
@@ -144,5 +156,49 @@ describe("convert reads at most 16 MiB", function()
     assert.matches("stdin: input larger than the limit of 16 MiB", err, 1, true)
     c = run(job .. "#" .. ("x"):rep(pad - 2) .. "\n", "convert", "-")
     assert.equal(0, c)
+  end)
+end)
+
+describe("convert has render's time limit", function()
+  local function stream(n)
+    local t = {}
+    for i = 1, n do t[i] = pytorch("j" .. i, "ml") end
+    return table.concat(t, "---\n")
+  end
+
+  it("--time-limit stops a long stream (the host import honours time_limit_ms)", function()
+    local p = put("stream.yaml", stream(12000))
+    local code, out, err = run(nil, "convert", p, "--time-limit", "100ms")
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.matches("time limit exceeded %(%d+ ms%) %(raise it with %-%-time%-limit%)", err)
+    code = run(nil, "convert", p, "--time-limit", "0")   -- 0: none, as render's
+    assert.equal(0, code)
+    code, _, err = run(nil, "convert", p, "--time-limit", "soon")
+    assert.equal(2, code)
+    assert.matches("--time-limit expects a duration", err, 1, true)
+  end)
+
+  it("a config's from_manifests is interrupted at --time-limit, not after its last document", function()
+    local cfg = put("slow.lua", [[
+local kfjob = require "kfjob"
+local keys = {}
+for i = 1, 20000 do keys[i] = ("  unknownKey%d: %d"):format(i, i) end
+local doc = "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: big\nspec:\n" ..
+  table.concat(keys, "\n") .. "\n  pytorchReplicaSpecs:\n    Master:\n      replicas: 1\n" ..
+  "      template:\n        spec:\n          containers:\n          - name: pytorch\n" ..
+  "            image: img:1\n"
+local r = assert(kfjob.from_manifests(string.rep(doc, 30, "---\n"), { lossy = true }))
+return r[1].job
+]])
+    local whole, code = timed("render", cfg, "-f", "manifest", "--memory-limit", "2G")
+    assert.equal(0, code)
+    local cut
+    cut, code = timed("render", cfg, "-f", "manifest", "--memory-limit", "2G", "--time-limit", "300ms")
+    assert.equal(1, code)
+    assert.is_true(cut < whole / 2, ("%.2f s of %.2f s"):format(cut, whole))
+    local _, _, err = run(nil, "render", cfg, "-f", "manifest", "--memory-limit", "2G",
+                          "--time-limit", "300ms")
+    assert.matches("slow.lua:%d+: time limit exceeded %(300 ms%)", err)
   end)
 end)

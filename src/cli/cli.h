@@ -54,6 +54,9 @@ typedef struct opts {
 
 /* Parse argv into o; returns -1 when done, else an exit status. */
 int cli_parse_args(int argc, char **argv, opts *o);
+/* "500ms", "30s", "2m", "1h" -> milliseconds (a bare number: seconds);
+** -1 when it is not one. */
+int cli_parse_duration(const char *s, unsigned long long *out);
 
 /* ---- generators from the schema rows (meta.c, schema.c, explain.c) -------- */
 

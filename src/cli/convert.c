@@ -22,13 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 static const char convert_usage[] =
     "usage: kfjob convert FILE|- [--to TARGET] [-f FORMAT] [--name N] [--kind K]\n"
-    "                     [-o DIR] [--lossy]\n"
+    "                     [-o DIR] [--lossy] [--time-limit DURATION]\n"
     "\n"
     "Read Kubernetes manifests (kubeflow.org/v1, kubeflow.org/v2beta1 MPIJob,\n"
     "trainer.kubeflow.org/v1alpha1 TrainJob, a Flyte 2 clustered task's JobSet;\n"
@@ -51,6 +52,9 @@ static const char convert_usage[] =
     "  --kind K        read as this kind (Elastic for a TrainJob, HorovodJob)\n"
     "  -o DIR          one file per job in DIR\n"
     "  --lossy         list what kfjob cannot hold instead of failing\n"
+    "  --time-limit DURATION\n"
+    "                  wall-clock limit, e.g. 30s, 500ms, 2m (default 60s, as\n"
+    "                  render's; 0: none)\n"
     "\n"
     "exit status: 0 ok, 1 input kfjob cannot read or a target refuses, or a\n"
     "field that does not carry over (without --lossy), 2 usage or I/O error.\n";
@@ -66,6 +70,8 @@ typedef struct cargs {
   const char *config;   /* -f lua, config or config-yaml: the generator's mode,
                            else NULL */
   int lossy;
+  unsigned long time_limit_ms;   /* --time-limit (0: the default) */
+  unsigned long long start_ms;   /* when the command started (monotonic) */
   int format_set;       /* -f given; else a JSON manifest writes JSON back */
 } cargs;
 
@@ -121,6 +127,32 @@ static int value_of(int argc, char **argv, int *i, const char **out) {
   return -1;
 }
 
+/* --time-limit: render's (0: none; the run options' 0 is the default). */
+static int time_limit(const char *v, cargs *a) {
+  unsigned long long n;
+  if (cli_parse_duration(v, &n) != 0 || n > (unsigned long)-1)
+    return usage_err("--time-limit expects a duration such as 30s, 500ms or 2m, got '%s'",
+                     v, NULL);
+  a->time_limit_ms = n ? (unsigned long)n : KFJOB_NO_TIME_LIMIT;
+  return -1;
+}
+
+static unsigned long long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (unsigned long long)ts.tv_sec * 1000u + (unsigned long long)ts.tv_nsec / 1000000u;
+}
+
+/* The time left of the command's limit, for each of its host calls (one
+** limit for the whole command, as render's for its run); at least 1 ms,
+** so a call past it stops at once. */
+static unsigned long time_left(const cargs *a) {
+  unsigned long ms = a->time_limit_ms ? a->time_limit_ms : KFJOB_DEFAULT_TIME_LIMIT_MS;
+  unsigned long long spent = now_ms() - a->start_ms;
+  if (ms == KFJOB_NO_TIME_LIMIT) return ms;
+  return spent >= ms ? 1 : (unsigned long)(ms - spent);
+}
+
 static int parse_one(int argc, char **argv, int *i, cargs *a) {
   const char *s = argv[*i], *v = NULL;
   char why[256];
@@ -142,6 +174,7 @@ static int parse_one(int argc, char **argv, int *i, cargs *a) {
     else if (strcmp(s, "--kind") == 0) a->kind = v;
     else if (strcmp(s, "--image") == 0) a->image = v;
     else if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) a->outdir = v;
+    else if (strcmp(s, "--time-limit") == 0) return time_limit(v, a);
     else return usage_err("unknown option '%s'", s, NULL);
     return -1;
   }
@@ -154,6 +187,7 @@ static int parse_convert(int argc, char **argv, cargs *a) {
   int i, code;
   memset(a, 0, sizeof *a);
   a->format = KFJOB_FORMAT_MANIFEST;
+  a->start_ms = now_ms();
   for (i = 2; i < argc; i++)
     if ((code = parse_one(argc, argv, &i, a)) >= 0) return code;
   if (a->file == NULL) return usage_err("%s", "missing FILE (or - for stdin)", NULL);
@@ -385,6 +419,7 @@ static kfjob_status run_config(kfjob_host *h, conv *c, const char *data, size_t 
   ro.select = a->name;
   ro.image = a->image;
   ro.keep_going = 1;   /* every refusal reported, then none written */
+  ro.time_limit_ms = time_left(a);
   if (a->config && ro.image == NULL) ro.image = "image";   /* the check's: not written */
   if (strcmp(a->file, "-") == 0)
     chunk = json_input(data, n) == IN_DATA ? "stdin.json" : "stdin.yaml";
@@ -400,6 +435,7 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
   ro.target = a->to;
   ro.name = a->name;
   ro.keep_going = 1;   /* every document's report, then the first refusal */
+  ro.time_limit_ms = time_left(a);
   if (c->in == IN_MANIFEST) {
     kfjob_import_options io;
     memset(&io, 0, sizeof io);

@@ -58,7 +58,16 @@ typedef struct imp {
   kf_arena T;                   /* the documents read (kept to the end) */
   kf_arena A;                   /* one document's work: reset after each */
   meter m;
+  unsigned long long deadline_ns;   /* kfjob_run_options::time_limit_ms; 0: none */
 } imp;
+
+/* Past the run's time limit (checked before each document: one
+** document's import is linear in its size, which the reader bounds)? */
+static kfjob_status over_time(imp *I) {
+  if (I->deadline_ns == 0 || kfh_now_ns() <= I->deadline_ns) return KFJOB_OK;
+  kfh_msg(I->h, "time limit exceeded (%lu ms)", I->o.time_limit_ms);
+  return KFJOB_ELIMIT;
+}
 
 static kfjob_status fail(imp *I, kfjob_status st, const kf_err *e) {
   if (I->m.hit || e->code == KF_ENOMEM) {
@@ -484,6 +493,7 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
     return KFJOB_EARG;
   }
   I.m.limit = h->opt.memory_limit;
+  I.deadline_ns = kfh_deadline_ns(&I.o.time_limit_ms);
   a.f = meter_alloc, a.ud = &I.m;
   kf_arena_init(&I.T, a);
   kf_arena_init(&I.A, a);
@@ -497,6 +507,7 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
   ** its memory is used again by the next (a stream's memory is its text's
   ** trees and one document's work, not every document's) */
   for (i = 0; st == KFJOB_OK && i < nd; i++) {
+    if ((st = over_time(&I)) != KFJOB_OK) break;
     st = one_doc(&I, &docs[i], i + 1, nd);
     kf_arena_reset(&I.A);
   }

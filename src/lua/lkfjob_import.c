@@ -94,6 +94,11 @@ static int l_from_manifest(lua_State *L) {
   return 2;
 }
 
+static void push_or_nil(lua_State *L, const kf_node *n) {
+  if (n == NULL) lua_pushnil(L);
+  else lkf_pushnode(L, n);
+}
+
 /* kfjob.from_manifests(text [, opts]) -> { {job=, info=}..., skipped = {
 ** {index=, api_version=, kind=}... } } | nil, msg.  Documents of kinds kfjob
 ** does not read (a Service, a ClusterTrainingRuntime) are skipped; a bad
@@ -116,14 +121,17 @@ static int l_from_manifests(lua_State *L) {
     kf_node *info;
     kf_job j;
     kf_err e;
+    /* the sandbox's deadline before each document: a long stream read
+    ** in one call stops at the time limit, not after its last document */
+    if (X->meter != NULL) X->meter->check(L);
     if (docs[i].root->t == KF_NNIL) continue;
     if (!kf_import_reads(docs[i].root)) {
       lua_createtable(L, 0, 3);
       lua_pushinteger(L, (lua_Integer)i + 1);
       lua_setfield(L, -2, "index");
-      lkf_pushnode(L, kf_node_get(docs[i].root, "apiVersion"));
-      lua_setfield(L, -2, "api_version");
-      lkf_pushnode(L, kf_node_get(docs[i].root, "kind"));
+      push_or_nil(L, kf_node_get(docs[i].root, "apiVersion"));   /* a document */
+      lua_setfield(L, -2, "api_version");                       /* may have none */
+      push_or_nil(L, kf_node_get(docs[i].root, "kind"));
       lua_setfield(L, -2, "kind");
       lua_rawseti(L, skipped, ++ns);
       continue;
