@@ -202,3 +202,30 @@ return r[1].job
     assert.matches("slow.lua:%d+: time limit exceeded %(300 ms%)", err)
   end)
 end)
+
+describe("convert -o DIR writes all files or none", function()
+  local CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: NAME\ndata:\n  a: b\n"
+
+  it("a later document whose name cannot be a file: nothing written, exit 2", function()
+    local p = put("later-bad.yaml", pytorch("bert", "ml") .. "---\n" .. CM:gsub("NAME", "../x"))
+    local dir = TMP .. "/out-bad"
+    local code, _, err = run(nil, "convert", p, "-o", dir)
+    assert.equal(2, code)
+    assert.matches("document 2: 'configmap%-%.%./x%.manifest%.yaml' cannot be a file name", err)
+    assert.same({}, listdir(dir))
+  end)
+
+  it("a later file whose name a directory holds: nothing written, no temporary file left", function()
+    local p = put("later-dir.yaml", pytorch("bert", "ml") .. "---\n" .. pytorch("gpt", "ml"))
+    local dir = TMP .. "/out-dir"
+    assert(os.execute("mkdir -p " .. quote(dir .. "/gpt.manifest.yaml")))
+    local code, _, err = run(nil, "convert", p, "-o", dir)
+    assert.equal(2, code)
+    assert.matches("cannot write .*/gpt%.manifest%.yaml: Is a directory %(nothing written%)", err)
+    assert.same({ "gpt.manifest.yaml" }, listdir(dir))
+    -- and with every name free, both are there
+    dir = TMP .. "/out-ok"
+    assert.equal(0, (run(nil, "convert", p, "-o", dir)))
+    assert.same({ "bert.manifest.yaml", "gpt.manifest.yaml" }, listdir(dir))
+  end)
+end)

@@ -215,6 +215,19 @@ void cli_write_stream(render_ctx *c, FILE *f, const kfjob_job *j);
 ** e's proof (size, inode, content hash) when `e` is not NULL. */
 int cli_write_atomic(int dirfd, const char *file, const char *data, size_t n,
                      int newline, entry *e);
+/* A file of cli_write_all. */
+typedef struct cli_file {
+  const char *name;      /* in the directory */
+  const char *data;
+  size_t size;
+  int newline;           /* add a final newline when missing */
+} cli_file;
+/* All or nothing: every file written under a temporary name first (as
+** cli_write_atomic does), and renamed to its name only when all were; on
+** a failure none is renamed and the temporary files are removed (only a
+** rename failing midway, after every file was written, leaves the ones
+** renamed before it).  -1 with errno, *failed the file that failed. */
+int cli_write_all(int dirfd, const cli_file *f, size_t n, size_t *failed);
 /* The same for a job's file, except that a name which does not exist yet
 ** is created under itself (O_CREAT|O_EXCL|O_NOFOLLOW) and written in place:
 ** a reader may see that new file grow; an existing regular file that

@@ -78,6 +78,8 @@ typedef struct cargs {
 /* One job converted, held until every job is. */
 typedef struct held {
   char *file;        /* its file name under -o DIR */
+  size_t doc;        /* its document in the input (1-based; a config's job:
+                        its place among the jobs) */
   kfjob_job job;     /* data, name and kind copied */
 } held;
 
@@ -214,6 +216,7 @@ static int hold(conv *c, const kfjob_job *j) {
   h->job.task_type = cli_xstrdup(j->task_type);
   h->job.warnings = NULL, h->job.nwarnings = 0, h->job.resources = NULL;
   h->file = cli_xprintf("%s%s", j->name, cli_ext_of(j->format));
+  h->doc = j->index + 1;
   return 0;
 }
 
@@ -594,12 +597,42 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
   return code;
 }
 
+/* -o DIR: one file a job, all or none (cli_write_all: each under a
+** temporary name, renamed when every one was written); a name that cannot
+** be a file is refused before anything is written. */
+static int write_dir(conv *c) {
+  cli_file *f;
+  size_t i, failed = 0;
+  int dirfd, code = 0;
+  for (i = 0; i < c->n; i++)
+    if (!cli_safe_file_name(c->v[i].file))
+      return cli_errorf(EXIT_USAGE, "%s: document %zu: '%s' cannot be a file name in %s "
+                        "(nothing written)", cli_config_label(c->a->file), c->v[i].doc,
+                        c->v[i].file, c->a->outdir);
+  if (mkdir(c->a->outdir, 0777) != 0 && errno != EEXIST)
+    return cli_errorf(EXIT_USAGE, "cannot create %s: %s", c->a->outdir, strerror(errno));
+  if ((dirfd = open(c->a->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+    return cli_errorf(EXIT_USAGE, "cannot open %s: %s", c->a->outdir, strerror(errno));
+  f = (cli_file *)cli_xmalloc((c->n ? c->n : 1) * sizeof *f);
+  for (i = 0; i < c->n; i++) {   /* (a config's job: its own file) */
+    f[i].name = c->v[i].file;
+    f[i].data = c->v[i].job.data;
+    f[i].size = c->v[i].job.size;
+    f[i].newline = cli_is_text_format(c->v[i].job.format);
+  }
+  if (cli_write_all(dirfd, f, c->n, &failed) != 0)
+    code = cli_errorf(EXIT_USAGE, "cannot write %s/%s: %s (nothing written)", c->a->outdir,
+                      c->v[failed].file, strerror(errno));
+  free(f);
+  close(dirfd);
+  return code;
+}
+
 /* Write what was held: one file each under -o DIR, else stdout. */
 static int write_out(conv *c) {
   render_ctx rc;
   opts o;
   size_t i;
-  int dirfd;
   if (c->a->outdir == NULL) {
     int binary = !cli_is_text_format(c->a->format);
     if (binary && c->n > 1)
@@ -613,21 +646,7 @@ static int write_out(conv *c) {
     }
     return fflush(stdout) == 0 ? 0 : cli_errorf(EXIT_USAGE, "cannot write to stdout");
   }
-  if (mkdir(c->a->outdir, 0777) != 0 && errno != EEXIST)
-    return cli_errorf(EXIT_USAGE, "cannot create %s: %s", c->a->outdir, strerror(errno));
-  if ((dirfd = open(c->a->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-    return cli_errorf(EXIT_USAGE, "cannot open %s: %s", c->a->outdir, strerror(errno));
-  for (i = 0; i < c->n; i++) {
-    const kfjob_job *j = &c->v[i].job;   /* (a config's job: its own file) */
-    if (!cli_safe_file_name(j->name) ||
-        cli_write_atomic(dirfd, c->v[i].file, j->data, j->size,
-                         cli_is_text_format(j->format), NULL) != 0) {
-      close(dirfd);
-      return cli_errorf(EXIT_USAGE, "cannot write %s/%s", c->a->outdir, c->v[i].file);
-    }
-  }
-  close(dirfd);
-  return 0;
+  return write_dir(c);
 }
 
 int cli_cmd_convert(int argc, char **argv) {
