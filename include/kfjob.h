@@ -595,6 +595,11 @@ typedef struct kfjob_import_info {
                                  with kfjob_import_options::other: the job's
                                  #data is the document itself, its kind the
                                  document's, #name its metadata.name. */
+  size_t item;              /**< 1-based place in the items of a List
+                                 document (`kind: List`, as `kubectl get
+                                 -o yaml` writes, or a typed list such as
+                                 PyTorchJobList), whose items a stream
+                                 reads as documents; 0: not a List's. */
 } kfjob_import_info;
 
 /** Options of kfjob_host_import_manifests(); zero them for the defaults. */

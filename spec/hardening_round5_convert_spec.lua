@@ -18,6 +18,82 @@ describe("hardening round 5: from_manifests", function()
   end)
 end)
 
+describe("hardening round 5: from_manifests reads a List's items and refuses misspelt kinds", function()
+  local PT = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: NAME
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img:1
+]]
+  local function indent(text, pre)
+    return (text:gsub("([^\n]+)", pre .. "%1"))
+  end
+
+  it("a v1 List (kubectl get -o yaml): each item a document, in its place", function()
+    local list = "apiVersion: v1\nkind: List\nmetadata:\n  resourceVersion: \"\"\nitems:\n" ..
+      "-" .. indent(PT:gsub("NAME", "b"), "  "):sub(2) ..
+      "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm\n"
+    local r = assert(kfjob.from_manifests(PT:gsub("NAME", "a") .. "---\n" .. list))
+    assert.equal(2, #r)
+    assert.equal("a", r[1].info.name)
+    assert.is_nil(r[1].info.item)
+    assert.equal("b", r[2].info.name)
+    assert.equal(1, r[2].info.item)
+    assert.equal(1, #r.skipped)
+    assert.same({ 2, 2, "ConfigMap" }, { r.skipped[1].index, r.skipped[1].item, r.skipped[1].kind })
+  end)
+
+  it("a typed list's items without apiVersion and kind are of the list's kind", function()
+    local item = PT:gsub("NAME", "c"):gsub("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\n", "")
+    local r = assert(kfjob.from_manifests("apiVersion: kubeflow.org/v1\nkind: PyTorchJobList\nitems:\n-" ..
+                                          indent(item, "  "):sub(2)))
+    assert.equal(1, #r)
+    assert.equal("c", r[1].info.name)
+    assert.equal("PyTorchJob", r[1].info.kind)
+  end)
+
+  it("a misspelt kind, another version, an unknown kind of kubeflow.org: the stream fails naming the document", function()
+    local good = PT:gsub("NAME", "a") .. "---\n"
+    for _, case in ipairs({
+      { "apiVersion: kubeflow.org/v1\nkind: PytorchJob\nmetadata: {name: x}\n",
+        "document 2 (line 15): apiVersion kubeflow.org/v1, kind PytorchJob: not a kind kfjob reads (did you mean 'PyTorchJob'?)" },
+      { "apiVersion: kubeflow.org/v2\nkind: PyTorchJob\nmetadata: {name: x}\n",
+        "document 2 (line 15): apiVersion kubeflow.org/v2, kind PyTorchJob: not a version kfjob reads (it reads PyTorchJob as kubeflow.org/v1)" },
+      { "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJobs\nmetadata: {name: x}\n",
+        "did you mean 'TrainJob'?" },
+      { "apiVersion: kubeflow.org/v1\nkind: Foo\nmetadata: {name: x}\n",
+        "document 2 (line 15): apiVersion kubeflow.org/v1, kind Foo: not a kind kfjob reads of kubeflow.org" },
+    }) do
+      local r, msg = kfjob.from_manifests(good .. case[1])
+      assert.is_nil(r)
+      assert.matches(case[2], msg, 1, true)
+    end
+    -- other groups' kinds, and kinds of these groups kfjob knows, are skipped as before
+    local r = assert(kfjob.from_manifests(good ..
+      "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\n---\n" ..
+      "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: r}\n---\n" ..
+      "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata: {name: t}\n---\n" ..
+      "apiVersion: kubeflow.org/v1\nkind: Notebook\nmetadata: {name: n}\n"))
+    assert.equal(1, #r)
+    assert.equal(4, #r.skipped)
+  end)
+
+  it("a List in a List is refused naming the document", function()
+    local r, msg = kfjob.from_manifests("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n")
+    assert.is_nil(r)
+    assert.matches("document 1, items[0]: a List inside a List", msg, 1, true)
+  end)
+end)
+
 if not util.cli_ok then
   describe("hardening round 5: convert", function() pending(util.cli_why()) end)
   return
@@ -227,5 +303,55 @@ describe("convert -o DIR writes all files or none", function()
     dir = TMP .. "/out-ok"
     assert.equal(0, (run(nil, "convert", p, "-o", dir)))
     assert.same({ "bert.manifest.yaml", "gpt.manifest.yaml" }, listdir(dir))
+  end)
+end)
+
+describe("convert: a List's jobs and misspelt kinds", function()
+  it("a v1 List's items convert document for document", function()
+    local list = "apiVersion: v1\nkind: List\nitems:\n" ..
+      "- apiVersion: kubeflow.org/v1\n  kind: PyTorchJob\n  metadata:\n    name: two\n  spec:\n" ..
+      "    pytorchReplicaSpecs:\n      Master:\n        replicas: 1\n        template:\n" ..
+      "          spec:\n            containers:\n            - name: pytorch\n              image: img:2\n" ..
+      "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm\n"
+    local p = put("list.yaml", pytorch("one", "a") .. "---\n" .. list)
+    local code, out, err = run(nil, "convert", p)
+    assert.equal(0, code)
+    local d = docs_of(out)
+    assert.equal(3, #d)
+    assert.same({ "PyTorchJob", "PyTorchJob", "ConfigMap" }, { d[1].kind, d[2].kind, d[3].kind })
+    assert.same({ "one", "two", "cm" }, { d[1].metadata.name, d[2].metadata.name, d[3].metadata.name })
+    assert.matches("document 2, item 2 (ConfigMap cm): not a job kfjob reads: copied through", err, 1, true)
+    code, out = run(nil, "convert", p, "--to", "trainer-2.3", "--lossy")
+    assert.equal(0, code)
+    d = docs_of(out)
+    assert.same({ "TrainJob", "TrainJob", "ConfigMap" }, { d[1].kind, d[2].kind, d[3].kind })
+    code, out = run(nil, "convert", p, "-f", "lua")
+    assert.equal(0, code)
+    assert.matches("one = kfjob.PyTorchJob", out, 1, true)
+    assert.matches("two = kfjob.PyTorchJob", out, 1, true)
+  end)
+
+  it("a misspelt kind in a stream: exit 2, the document named, a did-you-mean, nothing written", function()
+    local p = put("typo.yaml", pytorch("one", "a") .. "---\n" .. pytorch("two", "a", "PytorchJob"))
+    local code, out, err = run(nil, "convert", p)
+    assert.equal(2, code)
+    assert.equal("", out)
+    assert.matches("typo.yaml: kfjob.from_manifests: document 2 (line 18): apiVersion kubeflow.org/v1, " ..
+                   "kind PytorchJob: not a kind kfjob reads (did you mean 'PyTorchJob'?)", err, 1, true)
+    local dir = TMP .. "/typo-out"
+    code = run(nil, "convert", p, "-o", dir)
+    assert.equal(2, code)
+    assert.same({}, listdir(dir))
+    -- alone too
+    code, _, err = run(nil, "convert", put("typo1.yaml", pytorch("two", "a", "PytorchJob")))
+    assert.equal(2, code)
+    assert.matches("did you mean 'PyTorchJob'?", err, 1, true)
+  end)
+
+  it("a ConfigMap is still copied through, a Service alone still exit 1", function()
+    local p = put("cm.yaml", pytorch("one", "a") .. "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n")
+    local code, out = run(nil, "convert", p)
+    assert.equal(0, code)
+    assert.equal(2, #docs_of(out))
   end)
 end)

@@ -80,6 +80,8 @@ typedef struct held {
   char *file;        /* its file name under -o DIR */
   size_t doc;        /* its document in the input (1-based; a config's job:
                         its place among the jobs) */
+  size_t item;       /* its place in a List's items (1-based; 0: none) */
+  char *ns;          /* a manifest's metadata.namespace, or NULL */
   kfjob_job job;     /* data, name and kind copied */
 } held;
 
@@ -197,8 +199,17 @@ static int parse_convert(int argc, char **argv, cargs *a) {
   return -1;
 }
 
-/* Keep a copy of the job (data, name, kind) until every job converted. */
-static int hold(conv *c, const kfjob_job *j) {
+/* "FILE: document D" (", item I" for a List's item), malloc'd. */
+static char *doc_at(const conv *c, const kfjob_import_info *info) {
+  if (info->item)
+    return cli_xprintf("%s: document %zu, item %zu", cli_config_label(c->a->file),
+                       info->document, info->item);
+  return cli_xprintf("%s: document %zu", cli_config_label(c->a->file), info->document);
+}
+
+/* Keep a copy of the job (data, name, kind; a manifest's namespace and
+** place from `info`, NULL for a config's job) until every job converted. */
+static int hold(conv *c, const kfjob_job *j, const kfjob_import_info *info) {
   held *h;
   char *data;
   if (c->n == c->cap) {
@@ -216,7 +227,9 @@ static int hold(conv *c, const kfjob_job *j) {
   h->job.task_type = cli_xstrdup(j->task_type);
   h->job.warnings = NULL, h->job.nwarnings = 0, h->job.resources = NULL;
   h->file = cli_xprintf("%s%s", j->name, cli_ext_of(j->format));
-  h->doc = j->index + 1;
+  h->doc = info ? info->document : j->index + 1;
+  h->item = info ? info->item : 0;
+  h->ns = info && info->namespace_ ? cli_xstrdup(info->namespace_) : NULL;
   return 0;
 }
 
@@ -266,14 +279,16 @@ static void refusal(const char *at, const kfjob_job *j, const char *msg) {
 static int on_other(conv *c, const kfjob_job *j, const kfjob_import_info *info) {
   int copy = !c->a->config && (c->a->format == KFJOB_FORMAT_MANIFEST ||
                                 c->a->format == KFJOB_FORMAT_MANIFEST_JSON);
-  char *base;
+  char *base, *at;
   size_t k;
   if (c->quiet) return 0;
-  fprintf(stderr, "kfjob: %s: document %zu (%s %s): not a job kfjob reads: %s\n",
-          cli_config_label(c->a->file), info->document, j->kind[0] ? j->kind : "no kind",
+  at = doc_at(c, info);
+  fprintf(stderr, "kfjob: %s (%s %s): not a job kfjob reads: %s\n", at,
+          j->kind[0] ? j->kind : "no kind",
           info->name[0] ? info->name : "unnamed",
           copy ? "copied through unchanged"
                : c->a->config ? "left out of the config" : "left out (-f writes jobs only)");
+  free(at);
   if (!copy) return 0;
   base = cli_xprintf("%s-%s", j->kind[0] ? j->kind : "document",
                      info->name[0] ? info->name : "unnamed");
@@ -282,7 +297,7 @@ static int on_other(conv *c, const kfjob_job *j, const kfjob_import_info *info) 
   {
     kfjob_job copy = *j;
     copy.name = base;
-    hold(c, &copy);
+    hold(c, &copy, info);
   }
   free(base);
   c->others++;
@@ -304,23 +319,18 @@ static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info
   conv *c = (conv *)ud;
   size_t i;
   if (info->other) return on_other(c, j, info);
-  if (!j->error) {
-    char *at = cli_xprintf("%s: document %zu", cli_config_label(c->a->file), info->document);
-    dropped(c, at, j);
-    free(at);
-  }
+  char *at = doc_at(c, info);
+  if (!j->error) dropped(c, at, j);
   for (i = 0; i < info->nunmapped && !c->quiet; i++, c->unmapped++)
-    fprintf(stderr, "kfjob: %s: document %zu: %s: %s (value %s)%s\n",
-            cli_config_label(c->a->file), info->document, info->unmapped[i].path,
+    fprintf(stderr, "kfjob: %s: %s: %s (value %s)%s\n", at, info->unmapped[i].path,
             info->unmapped[i].reason ? info->unmapped[i].reason : "not read",
             info->unmapped[i].value, c->a->lossy ? " (left out: --lossy)" : "");
   if (j->error && !c->quiet) {   /* each refusal, named by file and document */
-    char *at = cli_xprintf("%s: document %zu", cli_config_label(c->a->file), info->document);
     refusal(at, j, j->error);
-    free(at);
     c->refused++;
   }
-  return j->error ? 0 : hold(c, j);
+  free(at);
+  return j->error ? 0 : hold(c, j, info);
 }
 
 /* A job of a config or a Flyte file: held, or (keep_going) its refusal
@@ -330,7 +340,7 @@ static int on_decode(void *ud, const kfjob_job *j) {
   long line;
   const char *label = cli_config_label(c->a->file), *msg;
   char *at;
-  if (j->error == NULL) return hold(c, j);
+  if (j->error == NULL) return hold(c, j, NULL);
   if (c->quiet) return 0;
   msg = cli_split_position(label, j->error, &line);
   at = line ? cli_xprintf("%s:%ld: job '%s'", label, line, j->name)
@@ -469,6 +479,7 @@ static void free_conv(conv *c) {
     free((void *)c->v[i].job.kind);
     free((void *)c->v[i].job.task_type);
     free(c->v[i].file);
+    free(c->v[i].ns);
   }
   free(c->v);
 }
@@ -649,6 +660,14 @@ static int write_out(conv *c) {
   return write_dir(c);
 }
 
+/* Is the import's refusal a document's kind or apiVersion, not its content
+** (a misspelt kind, another version of a job kind): bad input, exit 2. */
+static int bad_kind(const char *msg) {
+  return strstr(msg, "not a kind kfjob reads (did you mean") ||
+         strstr(msg, "not a kind kfjob reads of ") || strstr(msg, "not a version kfjob reads") ||
+         strstr(msg, "without an apiVersion (kfjob reads") || strstr(msg, " without a kind");
+}
+
 int cli_cmd_convert(int argc, char **argv) {
   cargs a;
   conv c;
@@ -689,6 +708,8 @@ int cli_cmd_convert(int argc, char **argv) {
   }
   st = run_convert(h, &c, data, n);
   if (st == KFJOB_EJOB && c.refused) code = EXIT_INVALID;   /* each one printed above */
+  else if (st == KFJOB_EDATA && bad_kind(kfjob_host_message(h)))   /* usage: exit 2 */
+    code = cli_errorf(EXIT_USAGE, "%s: %s", cli_config_label(a.file), kfjob_host_message(h));
   else if (st != KFJOB_OK) code = cli_report(h, st, cli_config_label(a.file));
   else if (c.unmapped && !a.lossy)
     code = cli_errorf(EXIT_INVALID, "%s: %zu field(s) do not carry over (--lossy leaves "
