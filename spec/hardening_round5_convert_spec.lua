@@ -250,9 +250,9 @@ describe("convert has render's time limit", function()
     assert.matches("time limit exceeded %(%d+ ms%) %(raise it with %-%-time%-limit%)", err)
     code = run(nil, "convert", p, "--time-limit", "0")   -- 0: none, as render's
     assert.equal(0, code)
-    code, _, err = run(nil, "convert", p, "--time-limit", "soon")
-    assert.equal(2, code)
-    assert.matches("--time-limit expects a duration", err, 1, true)
+    local c3, _, e3 = run(nil, "convert", p, "--time-limit", "soon")
+    assert.equal(2, c3)
+    assert.matches("--time-limit expects a duration", e3, 1, true)
   end)
 
   it("a config's from_manifests is interrupted at --time-limit, not after its last document", function()
@@ -343,9 +343,9 @@ describe("convert: a List's jobs and misspelt kinds", function()
     assert.equal(2, code)
     assert.same({}, listdir(dir))
     -- alone too
-    code, _, err = run(nil, "convert", put("typo1.yaml", pytorch("two", "a", "PytorchJob")))
-    assert.equal(2, code)
-    assert.matches("did you mean 'PyTorchJob'?", err, 1, true)
+    local c3, _, e3 = run(nil, "convert", put("typo1.yaml", pytorch("two", "a", "PytorchJob")))
+    assert.equal(2, c3)
+    assert.matches("did you mean 'PyTorchJob'?", e3, 1, true)
   end)
 
   it("a ConfigMap is still copied through, a Service alone still exit 1", function()
@@ -353,5 +353,74 @@ describe("convert: a List's jobs and misspelt kinds", function()
     local code, out = run(nil, "convert", p)
     assert.equal(0, code)
     assert.equal(2, #docs_of(out))
+  end)
+end)
+
+describe("convert: two jobs of one name stay two", function()
+  local two = pytorch("bert", "a", nil, "img:a") .. "---\n" .. pytorch("bert", "b", nil, "img:b")
+
+  it("-o DIR: one file each, named by namespace where the names collide (a line on stderr)", function()
+    local p = put("two.yaml", two .. "---\n" .. pytorch("gpt", "a"))
+    local dir = TMP .. "/two-out"
+    local code, _, err = run(nil, "convert", p, "-o", dir)
+    assert.equal(0, code)
+    assert.same({ "a.bert.manifest.yaml", "b.bert.manifest.yaml", "gpt.manifest.yaml" }, listdir(dir))
+    local a = lyaml.load(util.slurp(dir .. "/a.bert.manifest.yaml"))
+    local b = lyaml.load(util.slurp(dir .. "/b.bert.manifest.yaml"))
+    assert.same({ "bert", "a", "img:a" }, { a.metadata.name, a.metadata.namespace,
+      a.spec.pytorchReplicaSpecs.Master.template.spec.containers[1].image })
+    assert.same({ "bert", "b", "img:b" }, { b.metadata.name, b.metadata.namespace,
+      b.spec.pytorchReplicaSpecs.Master.template.spec.containers[1].image })
+    assert.matches("document 2: 'bert' of namespace b written as 'b.bert' (another document has its name)",
+                   err, 1, true)
+    -- the same name, kind and namespace twice: told apart by kind, then document
+    dir = TMP .. "/dup-out"
+    code = run(nil, "convert", put("dup.yaml", pytorch("x", "a") .. "---\n" .. pytorch("x", "a")), "-o", dir)
+    assert.equal(0, code)
+    assert.same({ "a.pytorchjob.x.1.manifest.yaml", "a.pytorchjob.x.2.manifest.yaml" }, listdir(dir))
+  end)
+
+  it("-f lua: two keys, each job keeping its name (opts.name), which render gives back", function()
+    local p = put("two-lua.yaml", two)
+    local code, out = run(nil, "convert", p, "-f", "lua")
+    assert.equal(0, code)
+    local cfg = put("two.lua", out)
+    local c2, manifests = run(nil, "render", cfg, "-f", "manifest")
+    assert.equal(0, c2)
+    local d = docs_of(manifests)
+    assert.equal(2, #d)
+    table.sort(d, function(x, y) return x.metadata.namespace < y.metadata.namespace end)
+    assert.same({ "bert", "a", "bert", "b" }, { d[1].metadata.name, d[1].metadata.namespace,
+      d[2].metadata.name, d[2].metadata.namespace })
+    assert.equal("img:b", d[2].spec.pytorchReplicaSpecs.Master.template.spec.containers[1].image)
+  end)
+
+  it("-f config (one data config names a job by its key alone): refused, not one dropped", function()
+    local p = put("two-cfg.yaml", two)
+    local code, out, err = run(nil, "convert", p, "-f", "config")
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.matches("two jobs have one name", err, 1, true)
+    local dir = TMP .. "/two-cfg"
+    code = run(nil, "convert", p, "-f", "config", "-o", dir)   -- a file each: both kept
+    assert.equal(0, code)
+    assert.same({ "a.bert.json", "b.bert.json" }, listdir(dir))
+  end)
+
+  it("--name on a stream of several jobs: exit 2, nothing written", function()
+    local p = put("two-name.yaml", pytorch("bert", "a") .. "---\n" .. pytorch("gpt", "a"))
+    local dir = TMP .. "/two-name"
+    local code, out, err = run(nil, "convert", p, "--name", "x", "-o", dir)
+    assert.equal(2, code)
+    assert.equal("", out)
+    assert.matches("--name names one job, and there are 2", err, 1, true)
+    assert.same({}, listdir(dir))
+    code = run(nil, "convert", p, "--name", "x")
+    assert.equal(2, code)
+    -- one job (and a ConfigMap beside it): renamed as before
+    code, out = run(nil, "convert", put("one-name.yaml", pytorch("bert", "a") ..
+      "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n"), "--name", "x")
+    assert.equal(0, code)
+    assert.equal("x", docs_of(out)[1].metadata.name)
   end)
 end)

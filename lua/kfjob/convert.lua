@@ -372,12 +372,29 @@ end
 
 -- Manifests -> their jobs by name (the job holds the resource's labels
 -- and annotations, its pod templates theirs: no option is needed).
-local function manifest_jobs(text)
+-- `keys`: "KEY1\tKEY2..." the key of each job in order (the CLI's distinct
+-- names: two jobs of one name in two namespaces are two jobs), else each
+-- job's name; a job keyed other than by its name keeps it as opts.name.
+-- Two jobs of one key are an error, never one job dropped.  Returns the
+-- jobs and whether any was renamed.
+local function manifest_jobs(text, names)
   local r, msg = kfjob.from_manifests(text)
   if not r then return nil, msg end
-  local jobs = {}
-  for _, x in ipairs(r) do jobs[x.info.name] = x.job end
-  return jobs
+  local jobs, ks, renamed = {}, {}, false
+  for k in (names or ""):gmatch("[^\t]+") do ks[#ks + 1] = k end
+  for i, x in ipairs(r) do
+    local key = ks[i] or x.info.name
+    if jobs[key] ~= nil then
+      return nil, ("documents %d and more: two jobs named '%s' (kfjob convert keys them "
+                   .. "apart by their namespace)"):format(i, key)
+    end
+    if key ~= x.info.name then
+      jobs[key], renamed = { job = x.job, opts = { name = x.info.name } }, true
+    else
+      jobs[key] = x.job
+    end
+  end
+  return jobs, nil, renamed
 end
 
 -- A data config has no place for an entry's opts: its job, or (unless
@@ -426,8 +443,14 @@ setmetatable(M, { __call = function(_, text, fmt, extra)
     if keep == "" then jobs = all end
     for k in keep:gmatch("\t([^\t]+)") do jobs[k] = all[k] end
   else
-    jobs, msg = manifest_jobs(text)
+    local renamed
+    jobs, msg, renamed = manifest_jobs(text, what == "manifests" and name or nil)
     if not jobs then return nil, msg end
+    if renamed and fmt ~= "lua" then   -- a data config names a job by its key alone
+      return nil, "two jobs have one name (in two namespaces, or of two kinds): a data config "
+        .. "names each job by its key alone, so one would be renamed; -f lua keeps both names "
+        .. "({ job =, opts = { name = } }), -o DIR writes each to its own file"
+    end
   end
   if fmt == "lua" then return M.to_lua(jobs) end
   jobs, msg = data_only(jobs, lossy == "1")

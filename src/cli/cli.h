@@ -101,6 +101,19 @@ const char *cli_registration_hint(const char *msg);
 ** else the error itself and *line = 0. */
 const char *cli_split_position(const char *config, const char *err, long *line);
 
+/* ---- distinct names for the jobs of one convert (names.c) ---------------- */
+
+/* A job (or a document copied through) by what tells it from another. */
+typedef struct cli_named {
+  const char *name, *ns, *kind;   /* ns: NULL when none */
+  size_t doc, item;               /* 1-based; item 0: not a List's */
+} cli_named;
+/* Distinct names, malloc'd (each and the array): a name where it is
+** unique, else "NS.NAME", then "NS.KIND.NAME", then with ".DOC" (and
+** ".ITEM"), until none collides; NULL when even those do (a name made to
+** match another's). */
+char **cli_unique_names(const cli_named *v, size_t n);
+
 /* ---- progress bar on stderr (progress.c) --------------------------------- */
 
 typedef struct progress {

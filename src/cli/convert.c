@@ -82,6 +82,7 @@ typedef struct held {
                         its place among the jobs) */
   size_t item;       /* its place in a List's items (1-based; 0: none) */
   char *ns;          /* a manifest's metadata.namespace, or NULL */
+  char *stem;        /* its name among the others (names.c), or NULL */
   kfjob_job job;     /* data, name and kind copied */
 } held;
 
@@ -230,6 +231,7 @@ static int hold(conv *c, const kfjob_job *j, const kfjob_import_info *info) {
   h->doc = info ? info->document : j->index + 1;
   h->item = info ? info->item : 0;
   h->ns = info && info->namespace_ ? cli_xstrdup(info->namespace_) : NULL;
+  h->stem = NULL;
   return 0;
 }
 
@@ -240,7 +242,43 @@ static int replace_held(held *h, const char *text, const char *ext) {
   h->job.data = cli_xstrdup(text);
   h->job.size = strlen(text);
   h->job.format = KFJOB_FORMAT_MANIFEST;   /* text, as is */
-  h->file = cli_xprintf("%s%s", h->job.name, ext);
+  h->file = cli_xprintf("%s%s", h->stem ? h->stem : h->job.name, ext);
+  return 0;
+}
+
+/* Two documents of one name (two namespaces, two kinds) are two objects:
+** each held one gets a name no other has (cli_unique_names), its file
+** NAME<ext> under -o DIR and its key in a config; each changed one is
+** said on stderr.  Exit 2 when no names can be told apart. */
+static int unique_stems(conv *c) {
+  cli_named *v = (cli_named *)cli_xmalloc((c->n ? c->n : 1) * sizeof *v);
+  char **names;
+  size_t i;
+  for (i = 0; i < c->n; i++) {
+    v[i].name = c->v[i].job.name, v[i].ns = c->v[i].ns, v[i].kind = c->v[i].job.kind;
+    v[i].doc = c->v[i].doc, v[i].item = c->v[i].item;
+  }
+  names = cli_unique_names(v, c->n);
+  free(v);
+  if (names == NULL)
+    return cli_errorf(EXIT_USAGE, "%s: documents whose names, namespaces, kinds and places "
+                      "cannot be told apart", cli_config_label(c->a->file));
+  for (i = 0; i < c->n; i++) {
+    held *h = &c->v[i];
+    const char *ext = h->file + strlen(h->job.name);
+    h->stem = names[i];
+    if (strcmp(h->stem, h->job.name) == 0) continue;
+    {
+      char *file = cli_xprintf("%s%s", h->stem, ext);
+      free(h->file);
+      h->file = file;
+    }
+    if (!c->quiet && (c->a->outdir || (c->a->config && strcmp(c->a->config, "lua") == 0)))
+      fprintf(stderr, "kfjob: %s: document %zu: '%s'%s%s written as '%s' (another document "
+              "has its name)\n", cli_config_label(c->a->file), h->doc, h->job.name,
+              h->ns ? " of namespace " : "", h->ns ? h->ns : "", h->stem);
+  }
+  free(names);
   return 0;
 }
 
@@ -480,6 +518,7 @@ static void free_conv(conv *c) {
     free((void *)c->v[i].job.task_type);
     free(c->v[i].file);
     free(c->v[i].ns);
+    free(c->v[i].stem);
   }
   free(c->v);
 }
@@ -588,6 +627,13 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
     }
   }
   extra = gen_extra("manifests", NULL);
+  if (!c->a->outdir) {   /* one config of every job: their keys, distinct */
+    for (i = 0; i < c->n; i++) {
+      char *x = cli_xprintf("%s\t%s", extra, c->v[i].stem ? c->v[i].stem : c->v[i].job.name);
+      free(extra);
+      extra = x;
+    }
+  }
   for (i = 0; i < c2.n && code == 0; i += k) {
     char *joined = NULL;
     size_t j, len = 0;
@@ -716,8 +762,13 @@ int cli_cmd_convert(int argc, char **argv) {
                       "them out)", cli_config_label(a.file), c.unmapped);
   else if (c.n == c.others)
     code = cli_errorf(EXIT_INVALID, "%s: no job kfjob reads", cli_config_label(a.file));
+  else if (a.name && c.in != IN_DATA && c.in != IN_SCRIPT && c.n - c.others > 1)
+    code = cli_errorf(EXIT_USAGE, "%s: --name names one job, and there are %zu (each "
+                      "keeps its own name without --name)", cli_config_label(a.file),
+                      c.n - c.others);
   else {
-    code = a.config ? to_config(h, &c, data, n) : 0;
+    code = unique_stems(&c);
+    if (code == 0 && a.config) code = to_config(h, &c, data, n);
     if (code == 0) code = write_out(&c);
   }
   free_conv(&c);
