@@ -275,7 +275,11 @@ describe("convert has render's time limit", function()
     local code, out, err = run(nil, "convert", p, "--time-limit", "100ms")
     assert.equal(1, code)
     assert.equal("", out)
-    assert.matches("time limit exceeded %(%d+ ms%) %(raise it with %-%-time%-limit%)", err)
+    assert.matches("stream.yaml: time limit exceeded (100 ms) (raise it with --time-limit)", err, 1, true)
+    code, out, err = run(nil, "convert", p, "-f", "lua", "--time-limit", "300ms")   -- one limit for all passes
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.matches("time limit exceeded (300 ms)", err, 1, true)
     code = run(nil, "convert", p, "--time-limit", "0")   -- 0: none, as render's
     assert.equal(0, code)
     local c3, _, e3 = run(nil, "convert", p, "--time-limit", "soon")

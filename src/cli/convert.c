@@ -158,6 +158,16 @@ static unsigned long time_left(const cargs *a) {
   return spent >= ms ? 1 : (unsigned long)(ms - spent);
 }
 
+/* A host call's failure (cli_report); past the time limit, the command's
+** limit is named (each call was given what was left of it). */
+static int report(kfjob_host *h, kfjob_status st, const cargs *a) {
+  unsigned long ms = a->time_limit_ms ? a->time_limit_ms : KFJOB_DEFAULT_TIME_LIMIT_MS;
+  if (st == KFJOB_ELIMIT && strstr(kfjob_host_message(h), "time limit exceeded"))
+    return cli_errorf(EXIT_INVALID, "%s: time limit exceeded (%lu ms) (raise it with "
+                      "--time-limit)", cli_config_label(a->file), ms);
+  return cli_report(h, st, cli_config_label(a->file));
+}
+
 static int parse_one(int argc, char **argv, int *i, cargs *a) {
   const char *s = argv[*i], *v = NULL;
   char why[256];
@@ -623,9 +633,13 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
     kfjob_status st = run_convert(h, &c2, data, n);
     if (st != KFJOB_OK) {
       free_conv(&c2);
-      return cli_report(h, st, cli_config_label(c->a->file));
+      return report(h, st, c->a);
     }
   }
+  if (time_left(c->a) == 1)   /* the generator has no limit of its own: not past it */
+    return cli_errorf(EXIT_INVALID, "%s: time limit exceeded (%lu ms) (raise it with "
+                      "--time-limit)", cli_config_label(c->a->file),
+                      c->a->time_limit_ms ? c->a->time_limit_ms : KFJOB_DEFAULT_TIME_LIMIT_MS);
   extra = gen_extra("manifests", NULL);
   if (!c->a->outdir) {   /* one config of every job: their keys, distinct */
     for (i = 0; i < c->n; i++) {
@@ -756,7 +770,7 @@ int cli_cmd_convert(int argc, char **argv) {
   if (st == KFJOB_EJOB && c.refused) code = EXIT_INVALID;   /* each one printed above */
   else if (st == KFJOB_EDATA && bad_kind(kfjob_host_message(h)))   /* usage: exit 2 */
     code = cli_errorf(EXIT_USAGE, "%s: %s", cli_config_label(a.file), kfjob_host_message(h));
-  else if (st != KFJOB_OK) code = cli_report(h, st, cli_config_label(a.file));
+  else if (st != KFJOB_OK) code = report(h, st, &a);
   else if (c.unmapped && !a.lossy)
     code = cli_errorf(EXIT_INVALID, "%s: %zu field(s) do not carry over (--lossy leaves "
                       "them out)", cli_config_label(a.file), c.unmapped);
