@@ -67,7 +67,7 @@ spec:
       { "apiVersion: kubeflow.org/v1\nkind: PytorchJob\nmetadata: {name: x}\n",
         "document 2 (line 15): apiVersion kubeflow.org/v1, kind PytorchJob: not a kind kfjob reads (did you mean 'PyTorchJob'?)" },
       { "apiVersion: kubeflow.org/v2\nkind: PyTorchJob\nmetadata: {name: x}\n",
-        "document 2 (line 15): apiVersion kubeflow.org/v2, kind PyTorchJob: not a version kfjob reads (it reads PyTorchJob as kubeflow.org/v1)" },
+        "document 2 (line 15): apiVersion kubeflow.org/v2, kind PyTorchJob: not an apiVersion kfjob reads it in (it reads PyTorchJob as kubeflow.org/v1)" },
       { "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJobs\nmetadata: {name: x}\n",
         "did you mean 'TrainJob'?" },
       { "apiVersion: kubeflow.org/v1\nkind: Foo\nmetadata: {name: x}\n",

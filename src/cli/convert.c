@@ -724,7 +724,7 @@ static int write_out(conv *c) {
 ** (a misspelt kind, another version of a job kind): bad input, exit 2. */
 static int bad_kind(const char *msg) {
   return strstr(msg, "not a kind kfjob reads (did you mean") ||
-         strstr(msg, "not a kind kfjob reads of ") || strstr(msg, "not a version kfjob reads") ||
+         strstr(msg, "not a kind kfjob reads of ") || strstr(msg, "not an apiVersion kfjob reads it in") ||
          strstr(msg, "without an apiVersion (kfjob reads") || strstr(msg, " without a kind");
 }
 

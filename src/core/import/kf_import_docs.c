@@ -135,7 +135,7 @@ int kf_import_classify(const kf_node *doc, char *why, size_t cap) {
   }
   if (i == sizeof groups / sizeof groups[0] && near == NULL) return 0;   /* another group's */
   if (near && strcmp(near, kind) == 0)
-    snprintf(why, cap, "apiVersion %.80s, kind %.80s: not a version kfjob reads (it reads "
+    snprintf(why, cap, "apiVersion %.80s, kind %.80s: not an apiVersion kfjob reads it in (it reads "
              "%s as %s)", api, kind, kind, api_of(kind));
   else if (near)
     snprintf(why, cap, "apiVersion %.80s, kind %.80s: not a kind kfjob reads (did you mean "
