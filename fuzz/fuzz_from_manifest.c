@@ -40,7 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const kf_yaml_limits lim = {0, 16, 20000, 0, 0, 1};   /* YAML 1.1, as kubectl */
   kf_import_opts io = {-1, 0, "kfjob.from_manifest"};
   kf_yaml_doc *docs;
-  size_t nd, i;
+  kf_import_doc *flat = NULL;
+  size_t nd, nf = 0, i;
   kf_arena A;
   kf_err e;
   kf_status st;
@@ -49,10 +50,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   io.kind = (int)((data[0] >> 1) % (KF_NKINDS + 1)) - 1;
   kf_arena_init(&A, FZ_ALLOC);
   st = kf_yaml_read(&A, (const char *)data + 1, size - 1, &lim, &docs, &nd, NULL, &e);
-  for (i = 0; st == KF_OK && i < nd; i++) {
+  /* a stream as kfjob.from_manifests and the host read it: Lists
+  ** flattened, each document classified (a refusal says why) */
+  if (st == KF_OK) {
+    kf_status sf = kf_import_flatten(docs, nd, &A, &flat, &nf, &e);
+    if (sf != KF_OK) {
+      fz_error(sf, &e, "document");
+      nf = 0;
+    }
+  }
+  for (i = 0; i < nf; i++) {
+    char why[512];
+    int c = kf_import_classify(flat[i].root, why, sizeof why);
+    if (c == 1 && !kf_import_reads(flat[i].root)) FZ_FAIL("classified a job kfjob does not read");
+    if (c < 0 && why[0] == '\0') FZ_FAIL("a refused document without a reason");
+    if (c >= 0 && why[0] != '\0') FZ_FAIL("a reason for a document not refused");
+    if (flat[i].doc < 1 || flat[i].doc > nd) FZ_FAIL("a flattened document out of the stream");
+  }
+  for (i = 0; st == KF_OK && i < nf; i++) {
     kf_node *info, *spec;
     kf_job j, back;
-    kf_status s2 = kf_import(docs[i].root, &io, &A, &j, &info, &e);
+    kf_status s2 = kf_import(flat[i].root, &io, &A, &j, &info, &e);
     if (s2 != KF_OK) {
       fz_error(s2, &e, "kfjob.from_manifest");
       continue;

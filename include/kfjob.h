@@ -415,7 +415,9 @@ typedef struct kfjob_run_options {
                                   ::KFJOB_ELIMIT with the message
                                   `FILE:LINE: time limit exceeded (N ms)`.
                                   Time spent in the job callback counts
-                                  too. */
+                                  too.  kfjob_host_import_manifests()
+                                  checks it before each document
+                                  (`time limit exceeded (N ms)`). */
   const char *target;        /**< The system the jobs are for (SPEC §11):
                                   "flyte", "flyte2", "operator",
                                   "mpi-operator", "trainer-2.2" or
@@ -593,6 +595,11 @@ typedef struct kfjob_import_info {
                                  with kfjob_import_options::other: the job's
                                  #data is the document itself, its kind the
                                  document's, #name its metadata.name. */
+  size_t item;              /**< 1-based place in the items of a List
+                                 document (`kind: List`, as `kubectl get
+                                 -o yaml` writes, or a typed list such as
+                                 PyTorchJobList), whose items a stream
+                                 reads as documents; 0: not a List's. */
 } kfjob_import_info;
 
 /** Options of kfjob_host_import_manifests(); zero them for the defaults. */

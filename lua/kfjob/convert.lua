@@ -373,12 +373,30 @@ end
 
 -- Manifests -> their jobs by name (the job holds the resource's labels
 -- and annotations, its pod templates theirs: no option is needed).
-local function manifest_jobs(text, kind)
+-- `names`: "KEY1\tKEY2..." the key of each job in order (the CLI's
+-- distinct names: two jobs of one name in two namespaces are two jobs),
+-- else each job's name; a job keyed other than by its name keeps it as
+-- opts.name.  `kind`: read them as that kind (--kind).  Two jobs of one
+-- key are an error, never one job dropped.  Returns the jobs and whether
+-- any was renamed.
+local function manifest_jobs(text, names, kind)
   local r, msg = kfjob.from_manifests(text, kind and { kind = kind })
   if not r then return nil, msg end
-  local jobs = {}
-  for _, x in ipairs(r) do jobs[x.info.name] = x.job end
-  return jobs
+  local jobs, ks, renamed = {}, {}, false
+  for k in (names or ""):gmatch("[^\t]+") do ks[#ks + 1] = k end
+  for i, x in ipairs(r) do
+    local key = ks[i] or x.info.name
+    if jobs[key] ~= nil then
+      return nil, ("documents %d and more: two jobs named '%s' (kfjob convert keys them "
+                   .. "apart by their namespace)"):format(i, key)
+    end
+    if key ~= x.info.name then
+      jobs[key], renamed = { job = x.job, opts = { name = x.info.name } }, true
+    else
+      jobs[key] = x.job
+    end
+  end
+  return jobs, nil, renamed
 end
 
 -- A data config has no place for an entry's opts: its job, or (unless
@@ -405,16 +423,16 @@ end
 -- The `kfjob convert -f lua|config|config-yaml` generator (kfjob_generate
 -- "convert"): text -> the config of its jobs by name.  text: manifests, a
 -- data config (a document without apiVersion), or a TaskTemplate or
--- TaskSpec as hex digits.  extra: "\1flyte\t<lossy>\tNAME" for a
--- TaskTemplate or TaskSpec (its job named NAME), "\1manifests\t<lossy>\t"
--- for manifests (<lossy> "1": a data config leaves out what it cannot
--- say, else that is an error), either followed by "\tKIND" to read them
--- as kind KIND (--kind), else for a data config "NAME" (a single
--- job's name, a list's prefix) then a tab and the name of each job to
--- write ("NAME\tbert\tgpt"; none: every job).
+-- TaskSpec as hex digits.  extra: "\1flyte\t<lossy>\tKIND\tNAME" for a
+-- TaskTemplate or TaskSpec (its job named NAME), "\1manifests\t<lossy>\t
+-- KIND\tKEY1\tKEY2..." for manifests (each job's key in order; <lossy>
+-- "1": a data config leaves out what it cannot say, else that is an
+-- error; KIND, when not empty, the kind to read them as: --kind), else for
+-- a data config "NAME" (a single job's name, a list's prefix) then a tab
+-- and the name of each job to write ("NAME\tbert\tgpt"; none: every job).
 setmetatable(M, { __call = function(_, text, fmt, extra)
   local jobs, msg = {}
-  local what, lossy, name, kind = (extra or ""):match("^\1(%a+)\t(%d)\t?([^\t]*)\t?(.*)$")
+  local what, lossy, kind, name = (extra or ""):match("^\1(%a+)\t(%d)\t([^\t]*)\t?(.*)$")
   if kind == "" then kind = nil end
   -- manifests the CLI made (operator manifests, each with its apiVersion)
   -- are not read as a data config first
@@ -429,8 +447,14 @@ setmetatable(M, { __call = function(_, text, fmt, extra)
     if keep == "" then jobs = all end
     for k in keep:gmatch("\t([^\t]+)") do jobs[k] = all[k] end
   else
-    jobs, msg = manifest_jobs(text, kind)
+    local renamed
+    jobs, msg, renamed = manifest_jobs(text, what == "manifests" and name or nil, kind)
     if not jobs then return nil, msg end
+    if renamed and fmt ~= "lua" then   -- a data config names a job by its key alone
+      return nil, "two jobs have one name (in two namespaces, or of two kinds): a data config "
+        .. "names each job by its key alone, so one would be renamed; -f lua keeps both names "
+        .. "({ job =, opts = { name = } }), -o DIR writes each to its own file"
+    end
   end
   if fmt == "lua" then return M.to_lua(jobs) end
   jobs, msg = data_only(jobs, lossy == "1")

@@ -293,7 +293,7 @@ static int parse_size(const char *s, unsigned long long *out, int binary) {
 }
 
 /* "500ms", "30s", "2m", "1h" -> milliseconds (a bare number: seconds). */
-static int parse_duration(const char *s, unsigned long long *out) {
+int cli_parse_duration(const char *s, unsigned long long *out) {
   char *end;
   unsigned long long v, mul = 1000;
   if (!isdigit((unsigned char)s[0])) return -1;
@@ -445,7 +445,7 @@ static int set_option(opts *o, const optdef *d, const char *val) {
           return usage_error("--target: %s", why);
         o->target = val;
       } else if (strcmp(d->lng, "time-limit") == 0) {
-        if (parse_duration(val, &n) != 0 || n > (unsigned long)-1)
+        if (cli_parse_duration(val, &n) != 0 || n > (unsigned long)-1)
           return usage_error("--time-limit expects a duration such as 30s, 500ms or "
                              "2m, got '%s'", val);
         /* 0: none, as for --memory-limit (the options' 0 is the default) */

@@ -54,6 +54,9 @@ typedef struct opts {
 
 /* Parse argv into o; returns -1 when done, else an exit status. */
 int cli_parse_args(int argc, char **argv, opts *o);
+/* "500ms", "30s", "2m", "1h" -> milliseconds (a bare number: seconds);
+** -1 when it is not one. */
+int cli_parse_duration(const char *s, unsigned long long *out);
 
 /* ---- generators from the schema rows (meta.c, schema.c, explain.c) -------- */
 
@@ -81,6 +84,12 @@ char *cli_xprintf(const char *fmt, ...);
 int cli_errorf(int code, const char *fmt, ...);
 /* Read a whole file ("-": stdin).  Returns 0, or -1 with errno set. */
 int cli_read_file(const char *path, char **data, size_t *len);
+/* The same, reading no more than max + 1 bytes (0: no cap): more is -1
+** with errno EFBIG. */
+int cli_read_file_max(const char *path, size_t max, char **data, size_t *len);
+/* The largest input `kfjob convert` reads: the strict YAML/JSON reader's
+** limit of a text (a data config's, kf_yaml_read.h KF_YAML_MAX_BYTES). */
+#define CLI_MAX_INPUT ((size_t)16 << 20)
 const char *cli_base_of(const char *path);
 char *cli_dir_of(const char *path);
 /* File name without directory and without its extensions. */
@@ -91,6 +100,19 @@ const char *cli_registration_hint(const char *msg);
 /* An error that starts with "CONFIG:LINE: ": the rest, and *line set;
 ** else the error itself and *line = 0. */
 const char *cli_split_position(const char *config, const char *err, long *line);
+
+/* ---- distinct names for the jobs of one convert (names.c) ---------------- */
+
+/* A job (or a document copied through) by what tells it from another. */
+typedef struct cli_named {
+  const char *name, *ns, *kind;   /* ns: NULL when none */
+  size_t doc, item;               /* 1-based; item 0: not a List's */
+} cli_named;
+/* Distinct names, malloc'd (each and the array): a name where it is
+** unique, else "NS.NAME", then "NS.KIND.NAME", then with ".DOC" (and
+** ".ITEM"), until none collides; NULL when even those do (a name made to
+** match another's). */
+char **cli_unique_names(const cli_named *v, size_t n);
 
 /* ---- progress bar on stderr (progress.c) --------------------------------- */
 
@@ -206,6 +228,19 @@ void cli_write_stream(render_ctx *c, FILE *f, const kfjob_job *j);
 ** e's proof (size, inode, content hash) when `e` is not NULL. */
 int cli_write_atomic(int dirfd, const char *file, const char *data, size_t n,
                      int newline, entry *e);
+/* A file of cli_write_all. */
+typedef struct cli_file {
+  const char *name;      /* in the directory */
+  const char *data;
+  size_t size;
+  int newline;           /* add a final newline when missing */
+} cli_file;
+/* All or nothing: every file written under a temporary name first (as
+** cli_write_atomic does), and renamed to its name only when all were; on
+** a failure none is renamed and the temporary files are removed (only a
+** rename failing midway, after every file was written, leaves the ones
+** renamed before it).  -1 with errno, *failed the file that failed. */
+int cli_write_all(int dirfd, const cli_file *f, size_t n, size_t *failed);
 /* The same for a job's file, except that a name which does not exist yet
 ** is created under itself (O_CREAT|O_EXCL|O_NOFOLLOW) and written in place:
 ** a reader may see that new file grow; an existing regular file that

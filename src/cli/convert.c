@@ -22,13 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 static const char convert_usage[] =
     "usage: kfjob convert FILE|- [--to TARGET] [-f FORMAT] [--name N] [--kind K]\n"
-    "                     [-o DIR] [--lossy]\n"
+    "                     [-o DIR] [--lossy] [--time-limit DURATION]\n"
     "\n"
     "Read Kubernetes manifests (kubeflow.org/v1, kubeflow.org/v2beta1 MPIJob,\n"
     "trainer.kubeflow.org/v1alpha1 TrainJob, a Flyte 2 clustered task's JobSet;\n"
@@ -51,6 +52,9 @@ static const char convert_usage[] =
     "  --kind K        read as this kind (Elastic for a TrainJob, HorovodJob)\n"
     "  -o DIR          one file per job in DIR\n"
     "  --lossy         list what kfjob cannot hold instead of failing\n"
+    "  --time-limit DURATION\n"
+    "                  wall-clock limit, e.g. 30s, 500ms, 2m (default 60s, as\n"
+    "                  render's; 0: none)\n"
     "\n"
     "exit status: 0 ok, 1 input kfjob cannot read or a target refuses, or a\n"
     "field that does not carry over (without --lossy), 2 usage or I/O error.\n";
@@ -66,12 +70,19 @@ typedef struct cargs {
   const char *config;   /* -f lua, config or config-yaml: the generator's mode,
                            else NULL */
   int lossy;
+  unsigned long time_limit_ms;   /* --time-limit (0: the default) */
+  unsigned long long start_ms;   /* when the command started (monotonic) */
   int format_set;       /* -f given; else a JSON manifest writes JSON back */
 } cargs;
 
 /* One job converted, held until every job is. */
 typedef struct held {
   char *file;        /* its file name under -o DIR */
+  size_t doc;        /* its document in the input (1-based; a config's job:
+                        its place among the jobs) */
+  size_t item;       /* its place in a List's items (1-based; 0: none) */
+  char *ns;          /* a manifest's metadata.namespace, or NULL */
+  char *stem;        /* its name among the others (names.c), or NULL */
   kfjob_job job;     /* data, name and kind copied */
 } held;
 
@@ -122,6 +133,42 @@ static int value_of(int argc, char **argv, int *i, const char **out) {
   return -1;
 }
 
+/* --time-limit: render's (0: none; the run options' 0 is the default). */
+static int time_limit(const char *v, cargs *a) {
+  unsigned long long n;
+  if (cli_parse_duration(v, &n) != 0 || n > (unsigned long)-1)
+    return usage_err("--time-limit expects a duration such as 30s, 500ms or 2m, got '%s'",
+                     v, NULL);
+  a->time_limit_ms = n ? (unsigned long)n : KFJOB_NO_TIME_LIMIT;
+  return -1;
+}
+
+static unsigned long long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (unsigned long long)ts.tv_sec * 1000u + (unsigned long long)ts.tv_nsec / 1000000u;
+}
+
+/* The time left of the command's limit, for each of its host calls (one
+** limit for the whole command, as render's for its run); at least 1 ms,
+** so a call past it stops at once. */
+static unsigned long time_left(const cargs *a) {
+  unsigned long ms = a->time_limit_ms ? a->time_limit_ms : KFJOB_DEFAULT_TIME_LIMIT_MS;
+  unsigned long long spent = now_ms() - a->start_ms;
+  if (ms == KFJOB_NO_TIME_LIMIT) return ms;
+  return spent >= ms ? 1 : (unsigned long)(ms - spent);
+}
+
+/* A host call's failure (cli_report); past the time limit, the command's
+** limit is named (each call was given what was left of it). */
+static int report(kfjob_host *h, kfjob_status st, const cargs *a) {
+  unsigned long ms = a->time_limit_ms ? a->time_limit_ms : KFJOB_DEFAULT_TIME_LIMIT_MS;
+  if (st == KFJOB_ELIMIT && strstr(kfjob_host_message(h), "time limit exceeded"))
+    return cli_errorf(EXIT_INVALID, "%s: time limit exceeded (%lu ms) (raise it with "
+                      "--time-limit)", cli_config_label(a->file), ms);
+  return cli_report(h, st, cli_config_label(a->file));
+}
+
 static int parse_one(int argc, char **argv, int *i, cargs *a) {
   const char *s = argv[*i], *v = NULL;
   char why[256];
@@ -143,6 +190,7 @@ static int parse_one(int argc, char **argv, int *i, cargs *a) {
     else if (strcmp(s, "--kind") == 0) a->kind = v;
     else if (strcmp(s, "--image") == 0) a->image = v;
     else if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) a->outdir = v;
+    else if (strcmp(s, "--time-limit") == 0) return time_limit(v, a);
     else return usage_err("unknown option '%s'", s, NULL);
     return -1;
   }
@@ -155,6 +203,7 @@ static int parse_convert(int argc, char **argv, cargs *a) {
   int i, code;
   memset(a, 0, sizeof *a);
   a->format = KFJOB_FORMAT_MANIFEST;
+  a->start_ms = now_ms();
   for (i = 2; i < argc; i++)
     if ((code = parse_one(argc, argv, &i, a)) >= 0) return code;
   if (a->file == NULL) return usage_err("%s", "missing FILE (or - for stdin)", NULL);
@@ -162,8 +211,17 @@ static int parse_convert(int argc, char **argv, cargs *a) {
   return -1;
 }
 
-/* Keep a copy of the job (data, name, kind) until every job converted. */
-static int hold(conv *c, const kfjob_job *j) {
+/* "FILE: document D" (", item I" for a List's item), malloc'd. */
+static char *doc_at(const conv *c, const kfjob_import_info *info) {
+  if (info->item)
+    return cli_xprintf("%s: document %zu, item %zu", cli_config_label(c->a->file),
+                       info->document, info->item);
+  return cli_xprintf("%s: document %zu", cli_config_label(c->a->file), info->document);
+}
+
+/* Keep a copy of the job (data, name, kind; a manifest's namespace and
+** place from `info`, NULL for a config's job) until every job converted. */
+static int hold(conv *c, const kfjob_job *j, const kfjob_import_info *info) {
   held *h;
   char *data;
   if (c->n == c->cap) {
@@ -181,6 +239,10 @@ static int hold(conv *c, const kfjob_job *j) {
   h->job.task_type = cli_xstrdup(j->task_type);
   h->job.warnings = NULL, h->job.nwarnings = 0, h->job.resources = NULL;
   h->file = cli_xprintf("%s%s", j->name, cli_ext_of(j->format));
+  h->doc = info ? info->document : j->index + 1;
+  h->item = info ? info->item : 0;
+  h->ns = info && info->namespace_ ? cli_xstrdup(info->namespace_) : NULL;
+  h->stem = NULL;
   return 0;
 }
 
@@ -191,7 +253,43 @@ static int replace_held(held *h, const char *text, const char *ext) {
   h->job.data = cli_xstrdup(text);
   h->job.size = strlen(text);
   h->job.format = KFJOB_FORMAT_MANIFEST;   /* text, as is */
-  h->file = cli_xprintf("%s%s", h->job.name, ext);
+  h->file = cli_xprintf("%s%s", h->stem ? h->stem : h->job.name, ext);
+  return 0;
+}
+
+/* Two documents of one name (two namespaces, two kinds) are two objects:
+** each held one gets a name no other has (cli_unique_names), its file
+** NAME<ext> under -o DIR and its key in a config; each changed one is
+** said on stderr.  Exit 2 when no names can be told apart. */
+static int unique_stems(conv *c) {
+  cli_named *v = (cli_named *)cli_xmalloc((c->n ? c->n : 1) * sizeof *v);
+  char **names;
+  size_t i;
+  for (i = 0; i < c->n; i++) {
+    v[i].name = c->v[i].job.name, v[i].ns = c->v[i].ns, v[i].kind = c->v[i].job.kind;
+    v[i].doc = c->v[i].doc, v[i].item = c->v[i].item;
+  }
+  names = cli_unique_names(v, c->n);
+  free(v);
+  if (names == NULL)
+    return cli_errorf(EXIT_USAGE, "%s: documents whose names, namespaces, kinds and places "
+                      "cannot be told apart", cli_config_label(c->a->file));
+  for (i = 0; i < c->n; i++) {
+    held *h = &c->v[i];
+    const char *ext = h->file + strlen(h->job.name);
+    h->stem = names[i];
+    if (strcmp(h->stem, h->job.name) == 0) continue;
+    {
+      char *file = cli_xprintf("%s%s", h->stem, ext);
+      free(h->file);
+      h->file = file;
+    }
+    if (!c->quiet && (c->a->outdir || (c->a->config && strcmp(c->a->config, "lua") == 0)))
+      fprintf(stderr, "kfjob: %s: document %zu: '%s'%s%s written as '%s' (another document "
+              "has its name)\n", cli_config_label(c->a->file), h->doc, h->job.name,
+              h->ns ? " of namespace " : "", h->ns ? h->ns : "", h->stem);
+  }
+  free(names);
   return 0;
 }
 
@@ -251,14 +349,16 @@ static void refusal(const conv *c, const char *at, const kfjob_job *j, const cha
 static int on_other(conv *c, const kfjob_job *j, const kfjob_import_info *info) {
   int copy = !c->a->config && (c->a->format == KFJOB_FORMAT_MANIFEST ||
                                 c->a->format == KFJOB_FORMAT_MANIFEST_JSON);
-  char *base;
+  char *base, *at;
   size_t k;
   if (c->quiet) return 0;
-  fprintf(stderr, "kfjob: %s: document %zu (%s %s): not a job kfjob reads: %s\n",
-          cli_config_label(c->a->file), info->document, j->kind[0] ? j->kind : "no kind",
+  at = doc_at(c, info);
+  fprintf(stderr, "kfjob: %s (%s %s): not a job kfjob reads: %s\n", at,
+          j->kind[0] ? j->kind : "no kind",
           info->name[0] ? info->name : "unnamed",
           copy ? "copied through unchanged"
                : c->a->config ? "left out of the config" : "left out (-f writes jobs only)");
+  free(at);
   if (!copy) return 0;
   base = cli_xprintf("%s-%s", j->kind[0] ? j->kind : "document",
                      info->name[0] ? info->name : "unnamed");
@@ -267,7 +367,7 @@ static int on_other(conv *c, const kfjob_job *j, const kfjob_import_info *info) 
   {
     kfjob_job copy = *j;
     copy.name = base;
-    hold(c, &copy);
+    hold(c, &copy, info);
   }
   free(base);
   c->others++;
@@ -289,23 +389,18 @@ static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info
   conv *c = (conv *)ud;
   size_t i;
   if (info->other) return on_other(c, j, info);
-  if (!j->error) {
-    char *at = cli_xprintf("%s: document %zu", cli_config_label(c->a->file), info->document);
-    dropped(c, at, j);
-    free(at);
-  }
+  char *at = doc_at(c, info);
+  if (!j->error) dropped(c, at, j);
   for (i = 0; i < info->nunmapped && !c->quiet; i++, c->unmapped++)
-    fprintf(stderr, "kfjob: %s: document %zu: %s: %s (value %s)%s\n",
-            cli_config_label(c->a->file), info->document, info->unmapped[i].path,
+    fprintf(stderr, "kfjob: %s: %s: %s (value %s)%s\n", at, info->unmapped[i].path,
             info->unmapped[i].reason ? info->unmapped[i].reason : "not read",
             info->unmapped[i].value, c->a->lossy ? " (left out: --lossy)" : "");
   if (j->error && !c->quiet) {   /* each refusal, named by file and document */
-    char *at = cli_xprintf("%s: document %zu", cli_config_label(c->a->file), info->document);
     refusal(c, at, j, j->error);
-    free(at);
     c->refused++;
   }
-  return j->error ? 0 : hold(c, j);
+  free(at);
+  return j->error ? 0 : hold(c, j, info);
 }
 
 /* A job of a config or a Flyte file: held, or (keep_going) its refusal
@@ -316,7 +411,7 @@ static int on_decode(void *ud, const kfjob_job *j) {
   const char *label = cli_config_label(c->a->file), *msg;
   char *at;
   c->seen++;
-  if (j->error == NULL) return hold(c, j);
+  if (j->error == NULL) return hold(c, j, NULL);
   if (c->quiet) return 0;
   msg = cli_split_position(label, j->error, &line);
   at = line ? cli_xprintf("%s:%ld: job '%s'", label, line, j->name)
@@ -448,6 +543,7 @@ static kfjob_status run_config(kfjob_host *h, conv *c, const char *data, size_t 
   ro.select = a->name;
   ro.image = a->image;
   ro.keep_going = 1;   /* every refusal reported, then none written */
+  ro.time_limit_ms = time_left(a);
   if (a->config && ro.image == NULL) ro.image = "image";   /* the check's: not written */
   if (strcmp(a->file, "-") == 0)
     chunk = json_input(data, n) == IN_DATA ? "stdin.json" : "stdin.yaml";
@@ -528,6 +624,7 @@ static kfjob_status run_convert(kfjob_host *h, conv *c, const char *data, size_t
   ro.target = a->to;
   ro.name = a->name;
   ro.keep_going = 1;   /* every document's report, then the first refusal */
+  ro.time_limit_ms = time_left(a);
   if (c->in == IN_MANIFEST) {
     kfjob_import_options io;
     memset(&io, 0, sizeof io);
@@ -556,6 +653,8 @@ static void free_held(held *h) {
   free((void *)h->job.kind);
   free((void *)h->job.task_type);
   free(h->file);
+  free(h->ns);
+  free(h->stem);
 }
 
 static void free_conv(conv *c) {
@@ -600,8 +699,7 @@ static int gen_config(conv *c, size_t i, const char *joined, const char *extra) 
 ** for a Flyte file a tab and its job's name, then with --kind a tab and
 ** the kind to read as (malloc'd). */
 static char *gen_extra(const char *what, const char *name, const char *kind) {
-  return cli_xprintf("\1%s\t0\t%s%s%s", what, name ? name : "", kind ? "\t" : "",
-                     kind ? kind : "");
+  return cli_xprintf("\1%s\t0\t%s\t%s", what, kind ? kind : "", name ? name : "");
 }
 
 /* -f lua / config / config-yaml of a TaskTemplate or TaskSpec: the
@@ -666,10 +764,21 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
     kfjob_status st = run_convert(h, &c2, data, n);
     if (st != KFJOB_OK) {
       free_conv(&c2);
-      return cli_report(h, st, cli_config_label(c->a->file));
+      return report(h, st, c->a);
     }
   }
+  if (time_left(c->a) == 1)   /* the generator has no limit of its own: not past it */
+    return cli_errorf(EXIT_INVALID, "%s: time limit exceeded (%lu ms) (raise it with "
+                      "--time-limit)", cli_config_label(c->a->file),
+                      c->a->time_limit_ms ? c->a->time_limit_ms : KFJOB_DEFAULT_TIME_LIMIT_MS);
   extra = gen_extra("manifests", NULL, c->a->kind);
+  if (!c->a->outdir) {   /* one config of every job: their keys, distinct */
+    for (i = 0; i < c->n; i++) {
+      char *x = cli_xprintf("%s\t%s", extra, c->v[i].stem ? c->v[i].stem : c->v[i].job.name);
+      free(extra);
+      extra = x;
+    }
+  }
   for (i = 0; i < c2.n && code == 0; i += k) {
     char *joined = NULL;
     size_t j, len = 0;
@@ -690,12 +799,42 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
   return code;
 }
 
+/* -o DIR: one file a job, all or none (cli_write_all: each under a
+** temporary name, renamed when every one was written); a name that cannot
+** be a file is refused before anything is written. */
+static int write_dir(conv *c) {
+  cli_file *f;
+  size_t i, failed = 0;
+  int dirfd, code = 0;
+  for (i = 0; i < c->n; i++)
+    if (!cli_safe_file_name(c->v[i].file))
+      return cli_errorf(EXIT_USAGE, "%s: document %zu: '%s' cannot be a file name in %s "
+                        "(nothing written)", cli_config_label(c->a->file), c->v[i].doc,
+                        c->v[i].file, c->a->outdir);
+  if (mkdir(c->a->outdir, 0777) != 0 && errno != EEXIST)
+    return cli_errorf(EXIT_USAGE, "cannot create %s: %s", c->a->outdir, strerror(errno));
+  if ((dirfd = open(c->a->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+    return cli_errorf(EXIT_USAGE, "cannot open %s: %s", c->a->outdir, strerror(errno));
+  f = (cli_file *)cli_xmalloc((c->n ? c->n : 1) * sizeof *f);
+  for (i = 0; i < c->n; i++) {   /* (a config's job: its own file) */
+    f[i].name = c->v[i].file;
+    f[i].data = c->v[i].job.data;
+    f[i].size = c->v[i].job.size;
+    f[i].newline = cli_is_text_format(c->v[i].job.format);
+  }
+  if (cli_write_all(dirfd, f, c->n, &failed) != 0)
+    code = cli_errorf(EXIT_USAGE, "cannot write %s/%s: %s (nothing written)", c->a->outdir,
+                      c->v[failed].file, strerror(errno));
+  free(f);
+  close(dirfd);
+  return code;
+}
+
 /* Write what was held: one file each under -o DIR, else stdout. */
 static int write_out(conv *c) {
   render_ctx rc;
   opts o;
   size_t i;
-  int dirfd;
   if (c->a->outdir == NULL) {
     int binary = !cli_is_text_format(c->a->format);
     if (binary && c->n > 1)
@@ -709,28 +848,19 @@ static int write_out(conv *c) {
     }
     return fflush(stdout) == 0 ? 0 : cli_errorf(EXIT_USAGE, "cannot write to stdout");
   }
-  if (mkdir(c->a->outdir, 0777) != 0 && errno != EEXIST)
-    return cli_errorf(EXIT_USAGE, "cannot create %s: %s", c->a->outdir, strerror(errno));
-  if ((dirfd = open(c->a->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-    return cli_errorf(EXIT_USAGE, "cannot open %s: %s", c->a->outdir, strerror(errno));
-  for (i = 0; i < c->n; i++) {
-    const kfjob_job *j = &c->v[i].job;   /* (a config's job: its own file) */
-    if (!cli_safe_file_name(j->name) ||
-        cli_write_atomic(dirfd, c->v[i].file, j->data, j->size,
-                         cli_is_text_format(j->format), NULL) != 0) {
-      close(dirfd);
-      return cli_errorf(EXIT_USAGE, "cannot write %s/%s", c->a->outdir, c->v[i].file);
-    }
-  }
-  close(dirfd);
-  return 0;
+  return write_dir(c);
 }
 
 /* Is the failure that the file is not what convert reads at all (a NUL
-** byte: no text; a misspelt kind), exit 2 as a misspelt --to is? */
+** byte: no text; a document's kind or apiVersion: a misspelt kind, another
+** version of a job kind), exit 2 as a misspelt --to is? */
 static int not_input(const char *msg) {
   return msg && (strstr(msg, "a NUL byte at offset") ||
-                 (strstr(msg, "is not a kind kfjob reads (did you mean") != NULL));
+                 strstr(msg, "not a kind kfjob reads (did you mean") ||
+                 strstr(msg, "not a kind kfjob reads of ") ||
+                 strstr(msg, "not an apiVersion kfjob reads it in") ||
+                 strstr(msg, "without an apiVersion (kfjob reads") ||
+                 strstr(msg, " without a kind"));
 }
 
 int cli_cmd_convert(int argc, char **argv) {
@@ -742,8 +872,11 @@ int cli_cmd_convert(int argc, char **argv) {
   int code = parse_convert(argc, argv, &a);
   kfjob_status st;
   if (code >= 0) return code;
-  if (cli_read_file(a.file, &data, &n) != 0)
-    return cli_errorf(EXIT_USAGE, "cannot read %s: %s", a.file, strerror(errno));
+  if (cli_read_file_max(a.file, CLI_MAX_INPUT, &data, &n) != 0)
+    return errno == EFBIG
+               ? cli_errorf(EXIT_USAGE, "%s: input larger than the limit of 16 MiB (a "
+                            "manifest stream's, as a data config's)", cli_config_label(a.file))
+               : cli_errorf(EXIT_USAGE, "cannot read %s: %s", a.file, strerror(errno));
   {   /* a stream's documents are read at once, about 12 bytes of trees a
       ** byte of text (the reader's max_bytes bounds the text): the limit
       ** is the default or 16 bytes a byte of input, whichever is larger */
@@ -775,16 +908,21 @@ int cli_cmd_convert(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", cli_config_label(a.file), s);
     code = not_input(s) ? EXIT_USAGE : EXIT_INVALID;
     free(s);
-  } else if (st != KFJOB_OK && (code = cli_report(h, st, cli_config_label(a.file))) ==
-             EXIT_INVALID && not_input(kfjob_host_message(h)))
+  } else if (st != KFJOB_OK && (code = report(h, st, &a)) == EXIT_INVALID &&
+             not_input(kfjob_host_message(h)))
     code = EXIT_USAGE;
   else if (c.unmapped && !a.lossy)
     code = cli_errorf(EXIT_INVALID, "%s: %zu field(s) do not carry over (--lossy leaves "
                       "them out)", cli_config_label(a.file), c.unmapped);
   else if (c.n == c.others)
     code = cli_errorf(EXIT_INVALID, "%s: no job kfjob reads", cli_config_label(a.file));
+  else if (a.name && c.in != IN_DATA && c.in != IN_SCRIPT && c.n - c.others > 1)
+    code = cli_errorf(EXIT_USAGE, "%s: --name names one job, and there are %zu (each "
+                      "keeps its own name without --name)", cli_config_label(a.file),
+                      c.n - c.others);
   else {
-    code = a.config ? to_config(h, &c, data, n) : 0;
+    code = unique_stems(&c);
+    if (code == 0 && a.config) code = to_config(h, &c, data, n);
     if (code == 0) code = write_out(&c);
   }
   free_conv(&c);

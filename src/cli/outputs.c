@@ -563,6 +563,53 @@ int cli_write_atomic(int dirfd, const char *file, const char *data, size_t n,
   return write_at(dirfd, file, data, n, newline, e, WRITE_ATOMIC);
 }
 
+/* Each file's data under a temporary name (create_temp, write_job), then,
+** only when every one was written, each renamed to its name; a failure
+** removes the temporary files (created with O_EXCL: ours). */
+int cli_write_all(int dirfd, const cli_file *f, size_t n, size_t *failed) {
+  char **tmp = (char **)cli_xmalloc((n ? n : 1) * sizeof *tmp);
+  size_t i;
+  int err = 0, fd;
+  struct stat sb;
+  for (i = 0; i < n; i++) tmp[i] = NULL;
+  for (i = 0; i < n; i++) {
+    int nl = f[i].newline && (f[i].size == 0 || f[i].data[f[i].size - 1] != '\n');
+    /* a name a directory holds (a rename cannot replace it with a file)
+    ** fails now, before any file takes its name */
+    if (fstatat(dirfd, f[i].name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode)) {
+      err = EISDIR;
+      break;
+    }
+    if ((fd = create_temp(dirfd, f[i].name, &tmp[i])) < 0) {
+      err = errno;
+      break;
+    }
+    if (write_job(fd, f[i].data, f[i].size, nl) != 0) {
+      err = errno;
+      close(fd);
+      break;
+    }
+    if (close(fd) != 0) {
+      err = errno;
+      break;
+    }
+  }
+  if (i == n)   /* every one written: now their names */
+    for (i = 0; i < n; i++)
+      if (renameat(dirfd, tmp[i], dirfd, f[i].name) != 0) {
+        err = errno;
+        break;
+      }
+  *failed = i;
+  for (i = 0; i < n; i++) {
+    if (err && tmp[i]) unlinkat(dirfd, tmp[i], 0);   /* (a renamed one: no such name) */
+    free(tmp[i]);
+  }
+  free(tmp);
+  errno = err;
+  return err ? -1 : 0;
+}
+
 int cli_write_job(int dirfd, const char *file, const char *data, size_t n,
                   int newline, entry *e, int listed) {
   return write_at(dirfd, file, data, n, newline, e, listed ? WRITE_LISTED : WRITE_NEW);

@@ -60,6 +60,10 @@ int cli_errorf(int code, const char *fmt, ...) {
 
 /* Read a whole file ("-": stdin).  Returns 0, or -1 with errno set. */
 int cli_read_file(const char *path, char **data, size_t *len) {
+  return cli_read_file_max(path, 0, data, len);
+}
+
+int cli_read_file_max(const char *path, size_t max, char **data, size_t *len) {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
   size_t n = 0, cap = 0;
   char *p = NULL;
@@ -70,6 +74,12 @@ int cli_read_file(const char *path, char **data, size_t *len) {
     r = fread(p + n, 1, cap - n - 1, f);
     n += r;
     if (r == 0) break;
+    if (max && n > max) {   /* stop at the cap: /dev/zero never ends */
+      if (f != stdin) fclose(f);
+      free(p);
+      errno = EFBIG;
+      return -1;
+    }
   }
   if (ferror(f)) {
     int e = errno;

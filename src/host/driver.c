@@ -601,18 +601,8 @@ static int pmain(lua_State *L) {
   else run_decode(L, R);
   return 0;
 }
-/* The run's deadline on the monotonic clock, saturating: a limit too large
-** for the clock (a host passing ULONG_MAX to mean "none") never wraps to a
-** deadline in the past.  0 (the options' default) is the default limit;
-** the effective limit goes back into R->o for the message. */
 static void set_deadline(run *R) {
-  unsigned long long now = kfh_now_ns();
-  unsigned long ms = R->o.time_limit_ms ? R->o.time_limit_ms
-                                        : KFJOB_DEFAULT_TIME_LIMIT_MS;
-  R->o.time_limit_ms = ms;
-  if (ms == KFJOB_NO_TIME_LIMIT) R->deadline_ns = 0;
-  else if (ms >= (~0ULL - now) / 1000000u) R->deadline_ns = ~0ULL;
-  else R->deadline_ns = now + (unsigned long long)ms * 1000000u;
+  R->deadline_ns = kfh_deadline_ns(&R->o.time_limit_ms);
 }
 
 kfjob_status kfh_do_run(kfjob_host *h, run *R) {

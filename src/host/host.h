@@ -97,6 +97,12 @@ static inline run *kfh_run(lua_State *L) {
 void *kfh_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* Nanoseconds of CLOCK_MONOTONIC. */
 unsigned long long kfh_now_ns(void);
+/* The deadline of a run on that clock, saturating: a limit too large for
+** the clock (a host passing ULONG_MAX to mean "none") never wraps to a
+** deadline in the past.  0 (the options' default) is the default limit;
+** the effective limit goes back into *time_limit_ms for the message.
+** 0: no time limit. */
+unsigned long long kfh_deadline_ns(unsigned long *time_limit_ms);
 /* Count hook: charges HOOK_STEP instructions, raises past the budget or
 ** the time limit. */
 void kfh_hook(lua_State *L, lua_Debug *ar);

@@ -58,7 +58,16 @@ typedef struct imp {
   kf_arena T;                   /* the documents read (kept to the end) */
   kf_arena A;                   /* one document's work: reset after each */
   meter m;
+  unsigned long long deadline_ns;   /* kfjob_run_options::time_limit_ms; 0: none */
 } imp;
+
+/* Past the run's time limit (checked before each document: one
+** document's import is linear in its size, which the reader bounds)? */
+static kfjob_status over_time(imp *I) {
+  if (I->deadline_ns == 0 || kfh_now_ns() <= I->deadline_ns) return KFJOB_OK;
+  kfh_msg(I->h, "time limit exceeded (%lu ms)", I->o.time_limit_ms);
+  return KFJOB_ELIMIT;
+}
 
 static kfjob_status fail(imp *I, kfjob_status st, const kf_err *e) {
   if (I->m.hit || e->code == KF_ENOMEM) {
@@ -301,7 +310,8 @@ static void import_warnings(imp *I, const kf_job *j, const kf_render_opts *ro,
   out->warnings = w;
 }
 
-static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t doc) {
+static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t doc,
+                         size_t item) {
   kf_job jcopy = *jin;
   const kf_job *j = &jcopy;
   kf_render_opts ro;
@@ -311,6 +321,7 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
   kf_err e;
   kf_status st;
   if ((st = info_of(info, &I->A, doc, &ii, &e)) != KF_OK) return fail(I, KFJOB_EDATA, &e);
+  ii.item = item;
   if ((st = render_opts(I, j, info, &ro, &e)) != KF_OK) return fail(I, KFJOB_EJOB, &e);
   if ((st = lossy_drop(I, &jcopy, &ro, &ii, &e)) != KF_OK) return fail(I, KFJOB_EMEMORY, &e);
   kf_buf_init(&b, I->A.a);
@@ -345,11 +356,12 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
 
 /* A document of another kind, given as it is (kfjob_import_options::other):
 ** its data in the run's form of text, JSON for the JSON formats. */
-static kfjob_status other_doc(imp *I, const kf_yaml_doc *d, size_t i) {
+static kfjob_status other_doc(imp *I, const kf_import_doc *d) {
   const kf_node *root = d->root;
   kfjob_format f = I->o.format;
   int json = f == KFJOB_FORMAT_JSON || f == KFJOB_FORMAT_MANIFEST_JSON ||
              f == KFJOB_FORMAT_TEMPLATE_JSON || f == KFJOB_FORMAT_TASKSPEC_JSON;
+  const kf_node *meta = kf_node_get(root, "metadata");
   kfjob_import_info ii;
   kfjob_job out;
   kf_buf b;
@@ -365,14 +377,15 @@ static kfjob_status other_doc(imp *I, const kf_yaml_doc *d, size_t i) {
   }
   memset(&ii, 0, sizeof ii);
   memset(&out, 0, sizeof out);
-  ii.document = i, ii.other = 1;
+  ii.document = d->doc, ii.item = d->item, ii.other = 1;
   ii.kind = str_of(kf_node_get(root, "kind"));
   ii.api_version = str_of(kf_node_get(root, "apiVersion"));
-  ii.name = str_of(kf_node_get(kf_node_get(root, "metadata"), "name"));
+  ii.name = str_of(kf_node_get(meta, "name"));
+  ii.namespace_ = str_of(kf_node_get(meta, "namespace"));
   if (ii.name == NULL) ii.name = "";
   out.name = ii.name, out.kind = ii.kind ? ii.kind : "", out.task_type = "";
   out.format = json ? KFJOB_FORMAT_MANIFEST_JSON : KFJOB_FORMAT_MANIFEST;
-  out.data = b.p, out.size = b.n - 1, out.index = i - 1;
+  out.data = b.p, out.size = b.n - 1, out.index = d->doc - 1;
   st = I->cb && I->cb(I->ud, &out, &ii) != 0 ? KF_EINVAL : KF_OK;
   kf_buf_free(&b);
   if (st != KF_OK) {
@@ -382,35 +395,50 @@ static kfjob_status other_doc(imp *I, const kf_yaml_doc *d, size_t i) {
   return KFJOB_OK;
 }
 
-/* Read document i (1-based) of a stream of nd: skipped (or given as it
-** is) when another kind in a stream, else imported and emitted. */
-static kfjob_status one_doc(imp *I, const kf_yaml_doc *d, size_t i, size_t nd) {
+/* How messages name a document of a stream of nd: "document D (line L)",
+** ", item I" for a List's item; "" for a stream of one document. */
+static void doc_where(const kf_import_doc *d, size_t nd, char *out, size_t cap) {
+  if (nd <= 1 && d->item == 0) out[0] = '\0';
+  else if (d->item)
+    snprintf(out, cap, ": document %zu (line %zu), item %zu", d->doc, d->line, d->item);
+  else
+    snprintf(out, cap, ": document %zu (line %zu)", d->doc, d->line);
+}
+
+/* Read a document of a stream of nd (a List's items counted): a document
+** of another kind is skipped (or given as it is), a kind kfjob knows but
+** does not read (a misspelt one) refused naming the document, a job
+** imported and emitted. */
+static kfjob_status one_doc(imp *I, const kf_import_doc *d, size_t nd) {
   kf_node *info;
   kf_job j;
   kf_err e;
-  char who[96];
+  char who[128], where[96], why[512];
+  int cls;
   if (d->root->t == KF_NNIL) return KFJOB_OK;
-  if (I->stream && !kf_import_reads(d->root))
-    return I->other ? other_doc(I, d, i) : KFJOB_OK;
-  if (I->stream && nd > 1)
-    snprintf(who, sizeof who, "kfjob.from_manifests: document %zu (line %zu)", i, d->line);
-  else
-    snprintf(who, sizeof who, "%s", I->stream ? "kfjob.from_manifests" : "kfjob.from_manifest");
+  doc_where(d, nd, where, sizeof where);
+  if (I->stream && (cls = kf_import_classify(d->root, why, sizeof why)) <= 0) {
+    if (cls == 0) return I->other ? other_doc(I, d) : KFJOB_OK;
+    kfh_msg(I->h, "kfjob.from_manifests%s: %s", where, why);
+    return KFJOB_EDATA;
+  }
+  snprintf(who, sizeof who, "%s%s", I->stream ? "kfjob.from_manifests" : "kfjob.from_manifest",
+           I->stream ? where : "");
   I->io.who = who;
   if (kf_import(d->root, &I->io, &I->A, &j, &info, &e) != KF_OK)
     return fail(I, KFJOB_EDATA, &e);
   I->read++;
-  return emit(I, &j, info, i);
+  return emit(I, &j, info, d->doc, d->item);
 }
 
 /* A stream with no document of a kind kfjob reads: the first one's
 ** refusal (it lists the supported kinds), or "no document". */
-static kfjob_status none_read(imp *I, const kf_yaml_doc *docs, size_t nd) {
+static kfjob_status none_read(imp *I, const kf_import_doc *docs, size_t nd) {
   size_t i;
   for (i = 0; i < nd; i++)
     if (docs[i].root->t != KF_NNIL) {
       I->stream = 0;   /* read it alone: kf_import's refusal names the kinds */
-      return one_doc(I, &docs[i], i + 1, nd);
+      return one_doc(I, &docs[i], nd);
     }
   kfh_msg(I->h, "kfjob.from_manifests: no document");
   return KFJOB_EDATA;
@@ -447,6 +475,27 @@ static kfjob_status read_docs(imp *I, const char *text, size_t len,
   return KFJOB_OK;
 }
 
+/* A stream's documents with each List's items in its place (kubectl's
+** reading); a single manifest is read as it is. */
+static kfjob_status flatten(imp *I, const kf_yaml_doc *docs, size_t nd,
+                            kf_import_doc **flat, size_t *nf) {
+  kf_err e;
+  if (!I->stream) {   /* read_docs saw to it: one document */
+    if ((*flat = (kf_import_doc *)kf_arena_alloc(&I->T, sizeof **flat)) == NULL) {
+      kf_nomem(&e);
+      return fail(I, KFJOB_EMEMORY, &e);
+    }
+    (*flat)->root = docs[0].root, (*flat)->doc = 1, (*flat)->line = docs[0].line;
+    (*flat)->src = &docs[0];
+    *nf = 1;
+    return KFJOB_OK;
+  }
+  if (kf_import_flatten(docs, nd, &I->T, flat, nf, &e) == KF_OK) return KFJOB_OK;
+  if (I->m.hit || e.code == KF_ENOMEM) return fail(I, KFJOB_EMEMORY, &e);
+  kfh_msg(I->h, "kfjob.from_manifests: %s", e.msg);
+  return KFJOB_EDATA;
+}
+
 /* The import options -> the core's (an unknown kind is the host's error). */
 static kfjob_status import_opts(imp *I, const kfjob_import_options *io) {
   I->io.kind = -1, I->io.lossy = 0, I->stream = 0;
@@ -470,7 +519,8 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
   imp I;
   kf_alloc a;
   kf_yaml_doc *docs = NULL;
-  size_t nd = 0, i;
+  kf_import_doc *flat = NULL;
+  size_t nd = 0, nf = 0, i;
   kfjob_status st;
   if (h == NULL || h->busy) return KFJOB_EARG;
   memset(&I, 0, sizeof I);
@@ -485,23 +535,26 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
     return KFJOB_EARG;
   }
   I.m.limit = h->opt.memory_limit;
+  I.deadline_ns = kfh_deadline_ns(&I.o.time_limit_ms);
   a.f = meter_alloc, a.ud = &I.m;
   kf_arena_init(&I.T, a);
   kf_arena_init(&I.A, a);
   h->busy = 1;
   st = read_docs(&I, text, len, &docs, &nd);
+  if (st == KFJOB_OK) st = flatten(&I, docs, nd, &flat, &nf);
   if (st == KFJOB_OK && I.other) {   /* no job at all: none_read's refusal alone */
-    for (i = 0; i < nd && !kf_import_reads(docs[i].root); i++) {}
-    I.other = i < nd;
+    for (i = 0; i < nf && !kf_import_reads(flat[i].root); i++) {}
+    I.other = i < nf;
   }
   /* a document's job, report and rendering are the callback's to copy:
   ** its memory is used again by the next (a stream's memory is its text's
   ** trees and one document's work, not every document's) */
-  for (i = 0; st == KFJOB_OK && i < nd; i++) {
-    st = one_doc(&I, &docs[i], i + 1, nd);
+  for (i = 0; st == KFJOB_OK && i < nf; i++) {
+    if ((st = over_time(&I)) != KFJOB_OK) break;
+    st = one_doc(&I, &flat[i], nf);
     kf_arena_reset(&I.A);
   }
-  if (st == KFJOB_OK && I.stream && I.read == 0) st = none_read(&I, docs, nd);
+  if (st == KFJOB_OK && I.stream && I.read == 0) st = none_read(&I, flat, nf);
   if (st == KFJOB_OK && I.nfailed) st = KFJOB_EJOB;   /* its message is the first's */
   h->busy = 0;
   kf_arena_free(&I.A);

@@ -69,6 +69,15 @@ unsigned long long kfh_now_ns(void) {
   return (unsigned long long)ts.tv_sec * 1000000000u + (unsigned long long)ts.tv_nsec;
 }
 
+unsigned long long kfh_deadline_ns(unsigned long *time_limit_ms) {
+  unsigned long long now = kfh_now_ns();
+  unsigned long ms = *time_limit_ms ? *time_limit_ms : KFJOB_DEFAULT_TIME_LIMIT_MS;
+  *time_limit_ms = ms;
+  if (ms == KFJOB_NO_TIME_LIMIT) return 0;
+  if (ms >= (~0ULL - now) / 1000000u) return ~0ULL;
+  return now + (unsigned long long)ms * 1000000u;
+}
+
 /* The wall-clock limit (kfjob_run_options.time_limit_ms), a last resort:
 ** once past it, every instruction raises again, as for the budget. */
 static void check_time(lua_State *L, run *R) {

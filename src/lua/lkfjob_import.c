@@ -95,43 +95,84 @@ static int l_from_manifest(lua_State *L) {
   return 2;
 }
 
+static void push_or_nil(lua_State *L, const kf_node *n) {
+  if (n == NULL) lua_pushnil(L);
+  else lkf_pushnode(L, n);
+}
+
+/* A skipped document: {index=, item= (a List's), api_version=, kind=}. */
+static void push_skipped(lua_State *L, const kf_import_doc *d) {
+  lua_createtable(L, 0, 4);
+  lua_pushinteger(L, (lua_Integer)d->doc);
+  lua_setfield(L, -2, "index");
+  if (d->item) {
+    lua_pushinteger(L, (lua_Integer)d->item);
+    lua_setfield(L, -2, "item");
+  }
+  push_or_nil(L, kf_node_get(d->root, "apiVersion"));   /* a document */
+  lua_setfield(L, -2, "api_version");                  /* may have none */
+  push_or_nil(L, kf_node_get(d->root, "kind"));
+  lua_setfield(L, -2, "kind");
+}
+
+/* "<who>: document D (line L)" and ", item I" for a List's item, pushed. */
+static const char *push_where(lua_State *L, const char *who, const kf_import_doc *d) {
+  if (d->item)
+    return lua_pushfstring(L, "%s: document %d (line %d), item %d", who, (int)d->doc,
+                           (int)d->line, (int)d->item);
+  return lua_pushfstring(L, "%s: document %d (line %d)", who, (int)d->doc, (int)d->line);
+}
+
 /* kfjob.from_manifests(text [, opts]) -> { {job=, info=}..., skipped = {
-** {index=, api_version=, kind=}... } } | nil, msg.  Documents of kinds kfjob
-** does not read (a Service, a ClusterTrainingRuntime) are skipped; a bad
-** document of a kind it reads fails the whole stream, named by number. */
+** {index=, api_version=, kind=}... } } | nil, msg.  A List's items are
+** read as documents (info.item, skipped[i].item: the place among them).
+** Documents of kinds kfjob does not read (a Service, a
+** ClusterTrainingRuntime) are skipped; a bad document of a kind it reads,
+** or one of a kind of its groups it does not read (a misspelt kind),
+** fails the whole stream, named by number. */
 static int l_from_manifests(lua_State *L) {
   static const char who[] = "kfjob.from_manifests";
   lctx *X = lkf_ctx(L, 2);
   kf_import_opts o;
   kf_yaml_doc *docs;
-  size_t nd, i;
+  kf_import_doc *flat;
+  size_t nd, nf, i;
   int out, skipped, n = 0, ns = 0;
+  kf_err e;
+  char why[512];
   luaL_checktype(L, 1, LUA_TSTRING);
   import_opts(L, 2, who, &o);
   if (!read_text(L, X, who, &docs, &nd, 1)) return 2;
+  if (kf_import_flatten(docs, nd, &X->A, &flat, &nf, &e) != KF_OK) {
+    if (e.code == KF_ENOMEM) return lkf_raise(L, &e);
+    luaL_pushfail(L);
+    lua_pushfstring(L, "%s: %s", who, e.msg);
+    return 2;
+  }
   lua_newtable(L);
   out = lua_gettop(L);
   lua_newtable(L);
   skipped = lua_gettop(L);
-  for (i = 0; i < nd; i++) {
+  for (i = 0; i < nf; i++) {
     kf_node *info;
     kf_job j;
-    kf_err e;
-    if (docs[i].root->t == KF_NNIL) continue;
-    if (!kf_import_reads(docs[i].root)) {
-      lua_createtable(L, 0, 3);
-      lua_pushinteger(L, (lua_Integer)i + 1);
-      lua_setfield(L, -2, "index");
-      lkf_pushnode(L, kf_node_get(docs[i].root, "apiVersion"));
-      lua_setfield(L, -2, "api_version");
-      lkf_pushnode(L, kf_node_get(docs[i].root, "kind"));
-      lua_setfield(L, -2, "kind");
+    int cls;
+    /* the sandbox's deadline before each document: a long stream read
+    ** in one call stops at the time limit, not after its last document */
+    if (X->meter != NULL) X->meter->check(L);
+    if (flat[i].root->t == KF_NNIL) continue;
+    if ((cls = kf_import_classify(flat[i].root, why, sizeof why)) == 0) {
+      push_skipped(L, &flat[i]);
       lua_rawseti(L, skipped, ++ns);
       continue;
     }
-    lua_pushfstring(L, "%s: document %d (line %d)", who, (int)i + 1, (int)docs[i].line);
-    o.who = lua_tostring(L, -1);   /* messages name the document */
-    if (kf_import(docs[i].root, &o, &X->A, &j, &info, &e) != KF_OK) {
+    o.who = push_where(L, who, &flat[i]);   /* messages name the document */
+    if (cls < 0) {
+      luaL_pushfail(L);
+      lua_pushfstring(L, "%s: %s", o.who, why);
+      return 2;
+    }
+    if (kf_import(flat[i].root, &o, &X->A, &j, &info, &e) != KF_OK) {
       if (e.code == KF_ENOMEM) return lkf_raise(L, &e);
       luaL_pushfail(L);
       lua_pushstring(L, e.msg);
@@ -142,6 +183,10 @@ static int l_from_manifests(lua_State *L) {
     lkf_pushjob(L, &j);
     lua_setfield(L, -2, "job");
     lkf_pushnode(L, info);
+    if (flat[i].item) {
+      lua_pushinteger(L, (lua_Integer)flat[i].item);
+      lua_setfield(L, -2, "item");
+    }
     lua_setfield(L, -2, "info");
     lua_rawseti(L, out, ++n);
   }

@@ -45,7 +45,7 @@ typedef struct seen {
   int n;
   char kind[32], target[32], name[32], api[64], data[4096];
   char unmapped[128], value[32], ignored[64];
-  size_t nunmapped, document;
+  size_t nunmapped, document, item;
   int copy_to_pods;
 } seen;
 
@@ -59,6 +59,7 @@ static int on_job(void *ud, const kfjob_job *j, const kfjob_import_info *in) {
   snprintf(s->data, sizeof s->data, "%.*s", (int)j->size, j->data ? j->data : "");
   s->nunmapped = in->nunmapped;
   s->document = in->document;
+  s->item = in->item;
   s->copy_to_pods = in->copy_to_pods;
   if (in->nunmapped) {
     snprintf(s->unmapped, sizeof s->unmapped, "%s", in->unmapped[0].path);
@@ -220,6 +221,61 @@ static void labels_stay_on_resource(kfjob_host *h) {
   CHECK(n == 1);
 }
 
+/* kfjob_run_options::time_limit_ms is honoured (checked before each
+** document): a long stream stops with KFJOB_ELIMIT, not after its last. */
+static void time_limit(kfjob_host *h) {
+  kfjob_import_options io;
+  kfjob_run_options ro;
+  const char *m = manifest("");
+  size_t k = strlen(m), i, n = 4000;
+  char *text = (char *)malloc(n * (k + 4) + 1), *p = text;
+  seen s;
+  for (i = 0; i < n; i++) {
+    memcpy(p, "---\n", 4);
+    memcpy(p + 4, m, k);
+    p += k + 4;
+  }
+  *p = '\0';
+  memset(&io, 0, sizeof io);
+  io.stream = 1;
+  kfjob_run_options_init(&ro);
+  ro.format = KFJOB_FORMAT_NONE;
+  ro.time_limit_ms = 1;
+  memset(&s, 0, sizeof s);
+  CHECK_ST(h, kfjob_host_import_manifests(h, text, strlen(text), &io, &ro, on_job, &s),
+           KFJOB_ELIMIT);
+  CHECK_HAS(kfjob_host_message(h), "time limit exceeded (1 ms)");
+  CHECK(s.n < (int)n);
+  ro.time_limit_ms = KFJOB_NO_TIME_LIMIT;
+  memset(&s, 0, sizeof s);
+  CHECK_ST(h, kfjob_host_import_manifests(h, text, strlen(text), &io, &ro, on_job, &s),
+           KFJOB_OK);
+  CHECK(s.n == (int)n);
+  free(text);
+}
+
+/* A v1 List's items are documents (kubectl's reading); a misspelt kind
+** fails the stream naming the document. */
+static void lists_and_kinds(kfjob_host *h) {
+  kfjob_import_options io;
+  seen s;
+  const char *list =
+      "apiVersion: v1\nkind: List\nitems:\n"
+      "- apiVersion: kubeflow.org/v1\n  kind: TFJob\n  metadata: {name: t}\n  spec:\n"
+      "    tfReplicaSpecs:\n      Worker:\n        replicas: 1\n"
+      "        template: {spec: {containers: [{name: tensorflow, image: tf}]}}\n";
+  const char *typo = "apiVersion: kubeflow.org/v1\nkind: TfJob\nmetadata: {name: t}\n";
+  memset(&io, 0, sizeof io);
+  io.stream = 1;
+  memset(&s, 0, sizeof s);
+  CHECK_ST(h, kfjob_host_import_manifests(h, list, strlen(list), &io, NULL, on_job, &s), KFJOB_OK);
+  CHECK(s.n == 1 && s.document == 1 && s.item == 1);
+  CHECK_STR(s.kind, "TFJob");
+  CHECK_ST(h, kfjob_host_import_manifests(h, typo, strlen(typo), &io, NULL, on_job, &s),
+           KFJOB_EDATA);
+  CHECK_HAS(kfjob_host_message(h), "kind TfJob: not a kind kfjob reads (did you mean 'TFJob'?)");
+}
+
 int main(void) {
   kfjob_host *h;
   CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
@@ -227,6 +283,8 @@ int main(void) {
   labels_stay_on_resource(h);
   unmapped(h);
   bad_input(h);
+  time_limit(h);
+  lists_and_kinds(h);
   kfjob_host_free(h);
   memory_limit();
   return harness_report();

@@ -15,27 +15,6 @@
 
 /* ---- what the manifest is --------------------------------------------- */
 
-static const char supported[] =
-    "kubeflow.org/v1 TFJob, PyTorchJob, MPIJob, JAXJob, XGBoostJob or PaddleJob; "
-    "kubeflow.org/v2beta1 MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob; "
-    "jobset.x-k8s.io/v1alpha2 JobSet (a Flyte 2 clustered task)";
-const char *kf_import_supported(void) { return supported; }
-
-int kf_import_reads(const kf_node *doc) {
-  const char *api = kfi_str(kf_node_get(doc, "apiVersion"));
-  const char *kind = kfi_str(kf_node_get(doc, "kind"));
-  int k;
-  if (api == NULL || kind == NULL) return 0;
-  if (strcmp(api, "kubeflow.org/v1") == 0) {
-    for (k = 0; k < KF_NKINDS; k++)
-      if (strcmp(kf_kinds[k].crd_kind, kind) == 0) return 1;
-    return 0;
-  }
-  return (strcmp(api, "kubeflow.org/v2beta1") == 0 && strcmp(kind, "MPIJob") == 0) ||
-         (strcmp(api, "trainer.kubeflow.org/v1alpha1") == 0 && strcmp(kind, "TrainJob") == 0) ||
-         (strcmp(api, "jobset.x-k8s.io/v1alpha2") == 0 && strcmp(kind, "JobSet") == 0);
-}
-
 /* horovodrun as the launcher's first argument: flytekit's HorovodJob. */
 static int horovod_launcher(const kf_node *spec, const char *specs) {
   const kf_node *l = kf_node_get(kf_node_get(spec, specs), "Launcher");
@@ -148,24 +127,6 @@ static const kf_node *plain_spec(kfi *c, const kf_node *spec) {
   return s2 ? put(c, spec, key, s2) : NULL;
 }
 
-/* A kind kfjob does not read; a misspelt one (of its API's kinds, or a
-** kubeflow.org/v1 kind under another API) gets a did-you-mean. */
-static kf_status unknown_kind(kfi *c, const char *api, const char *kind) {
-  const char *kinds[KF_NKINDS + 4], *sg;
-  int k, n = 0;
-  kinds[0] = NULL;
-  for (k = 0; k < KF_NKINDS; k++)
-    if (!kfi_among(kf_kinds[k].crd_kind, kinds)) kinds[n++] = kf_kinds[k].crd_kind, kinds[n] = NULL;
-  kinds[n++] = "TrainJob", kinds[n++] = "JobSet", kinds[n] = NULL;
-  sg = strncmp(api, "kubeflow.org/", 13) == 0 || strncmp(api, "trainer.kubeflow.org/", 21) == 0 ||
-       strncmp(api, "jobset.x-k8s.io/", 16) == 0 ? kf_suggest(kind, kinds) : NULL;
-  if (sg && strcmp(sg, kind) != 0)
-    return kfi_fail(c, "kind", "'%.80s' is not a kind kfjob reads (did you mean '%s'?) "
-                    "(apiVersion %.80s; supported: %s)", kind, sg, api, supported);
-  return kfi_fail(c, "", "apiVersion %.80s, kind %.80s: not a kind kfjob reads "
-                  "(supported: %s)", api, kind, supported);
-}
-
 static kf_status detect(kfi *c, const kf_node *doc, int want) {
   const char *api = kfi_str(kf_node_get(doc, "apiVersion"));
   const char *kind = kfi_str(kf_node_get(doc, "kind"));
@@ -173,7 +134,7 @@ static kf_status detect(kfi *c, const kf_node *doc, int want) {
   int k;
   if (api == NULL || kind == NULL)
     return kfi_fail(c, api ? "kind" : "apiVersion", "required: a string (supported: %s)",
-                    supported);
+                    kf_import_supported());
   c->kind = -1;
   if (strcmp(api, "kubeflow.org/v1") == 0) {
     c->target = KF_T_OPERATOR;
@@ -189,7 +150,12 @@ static kf_status detect(kfi *c, const kf_node *doc, int want) {
     /* a Flyte 2 clustered task: Elastic unless opts.kind says PyTorchJob */
     c->target = KF_T_CLUSTERED, c->kind = want == KF_PYTORCH ? KF_PYTORCH : KF_ELASTIC;
   }
-  if (c->kind < 0) return unknown_kind(c, api, kind);
+  if (c->kind < 0) {   /* a near-miss: its did-you-mean (kf_import_docs.c) */
+    char why[KF_ERRMAX / 2];
+    if (kf_import_classify(doc, why, sizeof why) < 0) return kfi_fail(c, "", "%s", why);
+    return kfi_fail(c, "", "apiVersion %.80s, kind %.80s: not a kind kfjob reads "
+                    "(supported: %s)", api, kind, kf_import_supported());
+  }
   if (c->kind == KF_MPI && horovod_launcher(spec, "mpiReplicaSpecs")) c->kind = KF_HOROVOD;
   if (c->target == KF_T_OPERATOR &&
       (k = flyte_shape(kf_node_get(spec, kf_kinds[c->kind].crd_specs))) >= 0)

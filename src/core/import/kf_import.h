@@ -11,6 +11,7 @@
 
 #include "kf_job.h"
 #include "kf_target.h"
+#include "kf_yaml_read.h"
 
 typedef struct kf_import_opts {
   int kind;             /* -1: from the manifest; else the kind to read as
@@ -29,6 +30,29 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
 /* Whether the document's apiVersion and kind are ones kfjob reads (a
 ** stream's other documents are skipped). */
 int kf_import_reads(const kf_node *doc);
+/* What a stream's document is to import (kf_import_docs.c): 1 a job kfjob
+** reads, 0 a document of another kind (copied through or skipped), -1 a
+** refusal in `why` (a kind of kubeflow.org, trainer.kubeflow.org or
+** Flyte's groups kfjob does not read, another version of a job kind, a
+** near-miss of one: "PytorchJob", with its did-you-mean). */
+int kf_import_classify(const kf_node *doc, char *why, size_t cap);
+
+/* A stream's document, or an item of a List document in its place. */
+typedef struct kf_import_doc {
+  kf_node *root;
+  size_t doc;                /* 1-based, in the stream */
+  size_t item;               /* 1-based place in the List's items; 0: none */
+  size_t line;               /* where it starts */
+  const kf_yaml_doc *src;    /* the stream's document it is (in) */
+} kf_import_doc;
+
+/* The documents with each List's items in its place (kind List, or a
+** typed list such as PyTorchJobList: kubectl flattens both; an item of a
+** typed list without apiVersion and kind gets the list's); a List in a
+** List, or an item that is not an object, is refused ("document D,
+** items[I]: ...").  Allocates in A. */
+kf_status kf_import_flatten(const kf_yaml_doc *docs, size_t nd, kf_arena *A,
+                            kf_import_doc **out, size_t *n, kf_err *e);
 /* "kubeflow.org/v1 TFJob, ... or trainer.kubeflow.org/v1alpha1 TrainJob" */
 const char *kf_import_supported(void);
 

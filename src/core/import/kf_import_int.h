@@ -17,6 +17,9 @@ typedef struct kfi {
   kf_node *spec;             /* the job in constructor shape */
   kf_node *info, *ct;        /* the report and its container */
   kf_node *unmapped, *ignored;
+  const char **seen;         /* the paths of unmapped, hashed (open
+                                addressing; NULL: none yet) */
+  size_t nseen, capseen;
   const kf_node *labels, *annotations;   /* the resource's */
   int pod_copies;            /* Flyte's shape: every pod template repeats
                                 the resource's labels and annotations, the

@@ -94,16 +94,51 @@ kf_status kfi_fail(kfi *c, const char *path, const char *fmt, ...) {
   return kf_fail(c->e, KF_EINVAL, "%s: %s: %s", c->who, path, msg);
 }
 
+static size_t path_hash(const char *s) {
+  size_t h = (size_t)14695981039346656037ULL;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * (size_t)1099511628211ULL;
+  return h;
+}
+
+/* The slot of `path` in c->seen: its own, or the empty one it goes to. */
+static size_t seen_slot(const kfi *c, const char *path) {
+  size_t i = path_hash(path) & (c->capseen - 1);
+  while (c->seen[i] && strcmp(c->seen[i], path) != 0) i = (i + 1) & (c->capseen - 1);
+  return i;
+}
+
+/* Has `path` a row already?  Else it is added to the set (`p`: the row's
+** own copy of the path).  A set, not a walk of the rows: a manifest of
+** many unknown keys is read in linear time.  -1: out of memory. */
+static int seen_path(kfi *c, const char *p) {
+  size_t i;
+  if (2 * (c->nseen + 1) > c->capseen) {   /* at most half full */
+    size_t cap = c->capseen ? 2 * c->capseen : 64, k;
+    const char **old = c->seen, **v = (const char **)kf_arena_alloc(c->A, cap * sizeof *v);
+    if (v == NULL) return -1;
+    c->seen = v, c->capseen = cap;
+    for (k = 0; old && k < cap / 2; k++)
+      if (old[k]) c->seen[seen_slot(c, old[k])] = old[k];
+  }
+  i = seen_slot(c, p);
+  if (c->seen[i]) return 1;
+  c->seen[i] = p;
+  c->nseen++;
+  return 0;
+}
+
 kf_status kfi_unmapped(kfi *c, const char *path, const kf_node *v,
                        const char *reason) {
   kf_node *row;
-  size_t i;
+  const char *p;
+  int seen;
   if (!c->lossy)
     return kfi_fail(c, path, "%s (opts.lossy lists it instead)", reason);
-  for (i = 0; i < c->unmapped->u.c.n; i++)   /* a path is listed once, with its first reason */
-    if (strcmp(kfi_str(kf_node_get(c->unmapped->u.c.v[i], "path")), path) == 0) return KF_OK;
+  KFI_OOM(c, p = kf_arena_strndup(c->A, path, strlen(path)));
+  KFI_OOM(c, (seen = seen_path(c, p)) >= 0);
+  if (seen) return KF_OK;   /* a path is listed once, with its first reason */
   KFI_OOM(c, row = kf_obj_add(c->A, c->unmapped, NULL, KF_NOBJ));
-  KFI_OOM(c, kf_obj_str(c->A, row, "path", path));
+  KFI_OOM(c, kf_obj_strref(c->A, row, "path", p));
   if (v) KFI_OOM(c, kf_node_push(c->A, row, "value", (kf_node *)v));
   KFI_OOM(c, kf_obj_str(c->A, row, "reason", reason));
   return KF_OK;

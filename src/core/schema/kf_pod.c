@@ -8,6 +8,7 @@
 */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kf_pod.h"
@@ -69,11 +70,34 @@ static int in_run(const char *const *v, const char *s) {
   return 0;
 }
 
-/* Keys of an object, sorted (insertion sort: objects are small). */
+/* A key and its position, sorted together (ties: by position, as a
+** stable sort leaves them). */
+typedef struct keyix {
+  const char *k;
+  size_t i;
+} keyix;
+
+static int by_keyix(const void *a, const void *b) {
+  const keyix *x = (const keyix *)a, *y = (const keyix *)b;
+  int r = strcmp(x->k, y->k);
+  return r ? r : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Keys of an object, sorted: insertion sort for the small objects pods
+** are made of, qsort for a large one (a manifest's thousands of labels
+** are sorted in n log n, not n^2). */
 static size_t *sorted_keys(pctx *c, const kf_node *o) {
   size_t n = o->u.c.n, i, j;
   size_t *ix = (size_t *)kf_arena_alloc(c->A, (n ? n : 1) * sizeof *ix);
   if (ix == NULL) return NULL;
+  if (n > 32) {
+    keyix *t = (keyix *)kf_arena_alloc(c->A, n * sizeof *t);
+    if (t == NULL) return NULL;
+    for (i = 0; i < n; i++) t[i].k = o->u.c.k[i], t[i].i = i;
+    qsort(t, n, sizeof *t, by_keyix);
+    for (i = 0; i < n; i++) ix[i] = t[i].i;
+    return ix;
+  }
   for (i = 0; i < n; i++) {
     size_t v = i;
     for (j = i; j > 0 && strcmp(o->u.c.k[ix[j - 1]], o->u.c.k[v]) > 0; j--)

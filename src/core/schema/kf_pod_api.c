@@ -8,6 +8,7 @@
 ** server's words ("Required value", "Invalid value: ...: <why>").
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kf_pod.h"
@@ -424,13 +425,34 @@ static kf_status check_pod_fields(actx *c, const kf_node *spec) {
 
 /* ValidateVolumes / validateVolumeSource: a volume's name is a DNS-1123
 ** label (unique: the CRD's list-map key), and it has exactly one source. */
-static int has_volume(const kf_node *vols, const char *name) {
+/* The pod's volume names, sorted, for the mounts' lookups (n log n: a pod
+** of thousands of volumes and mounts is not read in n^2). */
+typedef struct vnames {
+  const char **v;
+  size_t n;
+} vnames;
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int volume_names(actx *c, const kf_node *vols, vnames *out) {
   size_t i;
-  for (i = 0; vols && vols->t == KF_NARR && i < vols->u.c.n; i++) {
+  out->n = 0;
+  out->v = NULL;
+  if (vols == NULL || vols->t != KF_NARR || vols->u.c.n == 0) return 1;
+  if ((out->v = (const char **)kf_arena_alloc(c->A, vols->u.c.n * sizeof *out->v)) == NULL)
+    return 0;
+  for (i = 0; i < vols->u.c.n; i++) {
     const char *n = str(vols->u.c.v[i], "name");
-    if (n && strcmp(n, name) == 0) return 1;
+    if (n) out->v[out->n++] = n;
   }
-  return 0;
+  qsort(out->v, out->n, sizeof *out->v, by_name);
+  return 1;
+}
+
+static int has_volume(const vnames *vols, const char *name) {
+  return vols->n && bsearch(&name, vols->v, vols->n, sizeof *vols->v, by_name) != NULL;
 }
 
 static kf_status check_volumes(actx *c, const kf_node *spec) {
@@ -464,7 +486,7 @@ static const char *subpath_problem(const char *s) {
 ** shared-memory volume), has a mountPath, and a local descending subPath
 ** exclusive of subPathExpr (unique mountPaths: the CRD's list-map key). */
 static kf_status check_mount(actx *c, const char *at, const kf_node *m,
-                             const kf_node *vols) {
+                             const vnames *vols) {
   const char *n = str(m, "name"), *mp = str(m, "mountPath"), *sp = str(m, "subPath");
   char p[260], v[200];
   if (n && !has_volume(vols, n) && strcmp(n, KF_SHM_VOLUME) != 0) {
@@ -486,17 +508,18 @@ static kf_status check_mount(actx *c, const char *at, const kf_node *m,
 
 static kf_status check_mounts(actx *c, const kf_node *spec) {
   static const char *const lists[] = {"initContainers", "containers"};
-  const kf_node *vols = kf_node_get(spec, "volumes");
+  vnames vols;
   char at[200];
   size_t i, j, l;
   kf_status st;
+  if (!volume_names(c, kf_node_get(spec, "volumes"), &vols)) return kf_nomem(c->e);
   for (l = 0; l < 2; l++) {
     const kf_node *cs = kf_node_get(spec, lists[l]);
     for (i = 0; cs && cs->t == KF_NARR && i < cs->u.c.n; i++) {
       const kf_node *ms = kf_node_get(cs->u.c.v[i], "volumeMounts");
       for (j = 0; ms && ms->t == KF_NARR && j < ms->u.c.n; j++) {
         snprintf(at, sizeof at, "spec.%s[%zu].volumeMounts[%zu]", lists[l], i + 1, j + 1);
-        if ((st = check_mount(c, at, ms->u.c.v[j], vols)) != KF_OK) return st;
+        if ((st = check_mount(c, at, ms->u.c.v[j], &vols)) != KF_OK) return st;
       }
     }
   }

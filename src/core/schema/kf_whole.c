@@ -38,21 +38,28 @@ static kf_status string_map(const kf_node *in, const char *who, const char *path
   return KF_OK;
 }
 
+/* A key and its value, sorted together (no lookup of each key again:
+** a table of many keys is sorted in n log n). */
+typedef struct kv {
+  const char *k;
+  kf_node *v;
+} kv;
+
 static int by_key(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
+  return strcmp(((const kv *)a)->k, ((const kv *)b)->k);
 }
 
 /* A held table is canonical (keys sorted, as kf_tree.c's equality wants):
 ** a copy of `in` in key order; NULL when out of memory. */
 static kf_node *sorted(const kf_node *in, kf_arena *A) {
   kf_node *d = kf_node_new(A, KF_NOBJ);
-  const char **k = kf_arena_alloc(A, (in->u.c.n + 1) * sizeof *k);
+  kv *k = kf_arena_alloc(A, (in->u.c.n + 1) * sizeof *k);
   size_t i;
   if (d == NULL || k == NULL) return NULL;
-  for (i = 0; i < in->u.c.n; i++) k[i] = in->u.c.k[i];
+  for (i = 0; i < in->u.c.n; i++) k[i].k = in->u.c.k[i], k[i].v = in->u.c.v[i];
   qsort(k, in->u.c.n, sizeof *k, by_key);
   for (i = 0; i < in->u.c.n; i++)
-    if (!kf_node_push(A, d, k[i], (kf_node *)kf_node_get(in, k[i]))) return NULL;
+    if (!kf_node_push(A, d, k[i].k, k[i].v)) return NULL;
   return d;
 }
 
