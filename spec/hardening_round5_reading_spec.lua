@@ -1,0 +1,106 @@
+-- Hardening, round 5 (issue 44): reading never changes what runs.  Two
+-- classes here: heuristics that rewrote the user's pods (a Flyte-made
+-- look, kfjob's shared memory, accelerator, launcher line and a
+-- TrainJob's runtime patches recognised from part of their shape) and
+-- values lost in the config (run-policy zeros, env order).  Expected
+-- values are Kubernetes' and the operators' meaning of what is written,
+-- never kfjob's own output.
+local kfjob = require "kfjob"
+local util = require "util"
+
+local function read(text, opts)
+  local job, info = kfjob.from_manifest(text, opts)
+  assert.is_truthy(job, info)
+  return job, info
+end
+
+local function yaml_of(job, target)
+  return job:manifest{ name = "x", target = target or "operator", format = "yaml" }
+end
+
+-- The config script to_lua wrote, run: its one job.
+local function run_lua(src)
+  local env = setmetatable({ require = require }, { __index = _G })
+  local chunk = assert((loadstring or load)(src, "=to_lua", "t", env))
+  if setfenv then setfenv(chunk, env) end
+  local t = chunk()
+  local _, j = next(t)
+  return j
+end
+
+-- ---- class 3: values lost in the config --------------------------------
+
+describe("run_policy values given as 0", function()
+  -- training-operator v1 RunPolicy: backoffLimit 0 is no retries and
+  -- ttlSecondsAfterFinished 0 deletes the job at once; unset is the
+  -- operator's default (common_types.go), so 0 is not unset.
+  local RP = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: rp
+spec:
+  runPolicy:
+    backoffLimit: 0
+    ttlSecondsAfterFinished: 0
+    activeDeadlineSeconds: 0
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img:1
+]]
+  local P = kfjob.PyTorchJob
+
+  it("are not equal to unset under ==", function()
+    local base = P{ master = { image = "x" }, run_policy = {} }
+    for _, k in ipairs{ "backoff_limit", "ttl_seconds_after_finished", "active_deadline_seconds" } do
+      local z = P{ master = { image = "x" }, run_policy = { [k] = 0 } }
+      assert.is_false(z == base, k)
+      assert.is_true(z == P{ master = { image = "x" }, run_policy = { [k] = 0 } }, k)
+    end
+    assert.is_false(P{ master = { image = "x" }, run_policy = { backoff_limit = 0 } } ==
+                    P{ master = { image = "x" }, run_policy = { ttl_seconds_after_finished = 0 } })
+  end)
+
+  it("survive to_lua, to_config, spec() and with()", function()
+    local job = read(RP)
+    local rp = job:spec().run_policy
+    assert.are.same({ 0, 0, 0 }, { rp.backoff_limit, rp.ttl_seconds_after_finished,
+                                   rp.active_deadline_seconds })
+    local src = kfjob.to_lua(job)
+    for _, k in ipairs{ "backoff_limit = 0", "ttl_seconds_after_finished = 0",
+                        "active_deadline_seconds = 0" } do
+      assert.is_truthy(src:find(k, 1, true), k .. " in\n" .. src)
+    end
+    assert.is_true(run_lua(src) == job)
+    local cfg = kfjob.to_config(job).jobs.job.run_policy
+    assert.are.same({ backoff_limit = 0, ttl_seconds_after_finished = 0,
+                      active_deadline_seconds = 0 }, cfg)
+    local w = job:with{ master = { image = "y" } }
+    assert.is_truthy(kfjob.to_lua(w):find("backoff_limit = 0", 1, true))
+    assert.is_truthy(yaml_of(w):find("backoffLimit: 0", 1, true))
+  end)
+
+  it("render back to backoffLimit: 0 through kfjob convert -f lua|config", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    for _, f in ipairs{ "lua", "config" } do
+      local code, out, err = util.run_cli(RP, "convert", "-", "-f", f)
+      assert.are.equal(0, code, err)
+      for _, k in ipairs{ "backoff_limit", "ttl_seconds_after_finished", "active_deadline_seconds" } do
+        assert.is_truthy(out:find(k, 1, true), f .. ": " .. k .. " in\n" .. out)
+      end
+      local cf = os.tmpname() .. (f == "lua" and ".lua" or ".json")
+      local h = assert(io.open(cf, "w")); h:write(out); h:close()
+      local c2, o2, e2 = util.kfjob("render", cf, "-f", "manifest", "--target", "operator")
+      os.remove(cf)
+      assert.are.equal(0, c2, e2)
+      assert.is_truthy(o2:find("backoffLimit: 0", 1, true), o2)
+      assert.is_truthy(o2:find("ttlSecondsAfterFinished: 0", 1, true), o2)
+    end
+  end)
+end)
