@@ -104,3 +104,90 @@ spec:
     end
   end)
 end)
+
+describe("env order and $(VAR) references", function()
+  -- Kubernetes expands $(NAME) in a value only for a variable defined
+  -- earlier in the container's env list (FACTS §11.8; kubernetes
+  -- third_party/forked/golang/expansion, kubelet makeEnvironmentVariables)
+  local function names(manifest)
+    local t = {}
+    for n in manifest:gmatch("%- name: ([A-Z_]+)\n%s+value:") do t[#t + 1] = n end
+    return t
+  end
+  local ENV = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: envo
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img:1
+            env:
+            - name: ZROOT
+              value: /data
+            - name: CACHE
+              value: $(ZROOT)/cache
+            - name: B
+              valueFrom:
+                fieldRef:
+                  fieldPath: metadata.name
+            - name: A
+              value: $(B)-$(CACHE)
+]]
+
+  it("a manifest's env keeps its order through to_lua, to_config and render", function()
+    local job = read(ENV)
+    local want = { "ZROOT", "CACHE", "A" }   -- B has valueFrom (no value: line)
+    assert.are.same(want, names(yaml_of(job)))
+    local back = run_lua(kfjob.to_lua(job))
+    assert.is_true(back == job)
+    assert.are.same(want, names(yaml_of(back)))
+    local env = kfjob.to_config(job).jobs.job.container.env
+    assert.are.same({ "ZROOT", "CACHE", "B", "A" }, { env[1].name, env[2].name, env[3].name, env[4].name })
+  end)
+
+  it("kfjob convert -f lua|config|config-yaml renders the same order", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    for _, f in ipairs{ "lua", "config", "config-yaml" } do
+      local code, out, err = util.run_cli(ENV, "convert", "-", "-f", f)
+      assert.are.equal(0, code, err)
+      local cf = os.tmpname() .. ({ lua = ".lua", config = ".json", ["config-yaml"] = ".yaml" })[f]
+      local h = assert(io.open(cf, "w")); h:write(out); h:close()
+      local c2, o2, e2 = util.kfjob("render", cf, "-f", "manifest", "--target", "operator")
+      os.remove(cf)
+      assert.are.equal(0, c2, e2)
+      assert.are.same({ "ZROOT", "CACHE", "A" }, names(o2), f)
+    end
+  end)
+
+  it("a data config's env mapping keeps a variable after those it refers to", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local cfg = "jobs:\n  j:\n    kind: PyTorchJob\n    master:\n      image: img:1\n" ..
+                "    container:\n      env:\n        ZROOT: /data\n        CACHE: $(ZROOT)/cache\n"
+    local cf = os.tmpname() .. ".yaml"
+    local h = assert(io.open(cf, "w")); h:write(cfg); h:close()
+    local code, out, err = util.kfjob("render", cf, "-f", "manifest", "--target", "operator")
+    local c2, lua_src = util.kfjob("convert", cf, "-f", "lua")
+    os.remove(cf)
+    assert.are.equal(0, code, err)
+    assert.are.same({ "ZROOT", "CACHE" }, names(out))
+    assert.are.equal(0, c2)
+    assert.are.same({ "ZROOT", "CACHE" }, names(yaml_of(run_lua(lua_src))))
+  end)
+
+  it("a Lua table of name = value does too (its order is the table's hash order)", function()
+    local job = kfjob.PyTorchJob{ master = { image = "x" },
+                                  container = { env = { A = "$(Z)/a", Z = "z", M = "$$(Z) literal" } } }
+    assert.are.same({ "M", "Z", "A" }, names(yaml_of(job)))
+    -- a table whose sorted order expands every reference stays a table
+    local plain = kfjob.PyTorchJob{ master = { image = "x" }, container = { env = { A = "a", B = "$(A)" } } }
+    assert.are.same({ A = "a", B = "$(A)" }, plain:spec().container.env)
+  end)
+end)

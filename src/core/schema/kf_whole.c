@@ -56,9 +56,61 @@ static kf_node *sorted(const kf_node *in, kf_arena *A) {
   return d;
 }
 
+/* Does value v refer to $(name) as Kubernetes expands it (third_party/
+** forked/golang/expansion: "$$" is a literal '$', "$(NAME)" a reference)? */
+static int refers(const char *v, const char *name) {
+  size_t n = strlen(name);
+  for (; *v; v++) {
+    if (v[0] != '$') continue;
+    if (v[1] == '$') { v++; continue; }
+    if (v[1] == '(' && strncmp(v + 2, name, n) == 0 && v[2 + n] == ')') return 1;
+  }
+  return 0;
+}
+
+/* Does entry i of table t refer to a variable of t not placed yet (done)? */
+static int waits(const kf_node *t, size_t i, const char *done) {
+  size_t x;
+  for (x = 0; x < t->u.c.n; x++)
+    if (x != i && !done[x] && refers(t->u.c.v[i]->u.s.p, t->u.c.k[x])) return 1;
+  return 0;
+}
+
+/* A table of name = value in the order Kubernetes needs: it expands
+** $(NAME) only for a variable defined earlier in the list (FACTS §11.8),
+** so a table is held sorted (canonical) unless a value refers to a name
+** sorting after it; then it is the list of {name, value} in name order
+** with each variable after those it refers to (a cycle: in name order).
+** *out NULL: out of memory. */
+static kf_status env_table(const kf_node *s, kf_arena *A, const kf_node **out) {
+  kf_node *l;
+  char *done;
+  size_t i, placed = 0, x;
+  int late = 0;
+  for (i = 0; i < s->u.c.n && !late; i++)
+    for (x = i + 1; x < s->u.c.n && !late; x++)
+      late = refers(s->u.c.v[i]->u.s.p, s->u.c.k[x]);
+  *out = s;
+  if (!late) return KF_OK;
+  if ((l = kf_node_new(A, KF_NARR)) == NULL || (done = kf_arena_alloc(A, s->u.c.n)) == NULL)
+    return KF_ENOMEM;
+  memset(done, 0, s->u.c.n);
+  while (placed < s->u.c.n) {
+    kf_node *e;
+    for (i = 0; i < s->u.c.n && (done[i] || waits(s, i, done)); i++) {}
+    if (i == s->u.c.n)   /* a cycle: the first left */
+      for (i = 0; done[i]; i++) {}
+    if ((e = kf_node_new(A, KF_NOBJ)) == NULL || !kf_obj_strref(A, e, "name", s->u.c.k[i]) ||
+        !kf_node_push(A, e, "value", s->u.c.v[i]) || !kf_node_push(A, l, NULL, e))
+      return KF_ENOMEM;
+    done[i] = 1, placed++;
+  }
+  *out = l;
+  return KF_OK;
+}
 
 /* env: a list of EnvVars (the CRD's schema, then validateEnv) or a table
-** of name = value. */
+** of name = value (env_table's order). */
 static kf_status check_env(const kf_node *in, kf_arena *A, const kf_node **out,
                            const char *who, const char *path, kf_err *e) {
   char owner[200];
@@ -73,7 +125,10 @@ static kf_status check_env(const kf_node *in, kf_arena *A, const kf_node **out,
                          "(letters, digits, '_', '-' or '.', not starting with a digit)",
                          e)) != KF_OK)
       return st;
-    return (*out = sorted(in, A)) ? KF_OK : kf_nomem(e);
+    if ((*out = sorted(in, A)) == NULL || env_table(*out, A, out) != KF_OK)
+      return kf_nomem(e);
+    if ((*out)->t == KF_NOBJ) return KF_OK;
+    in = *out;
   }
   if (in->t != KF_NARR)
     return kf_fail(e, KF_EINVAL, "%s: %s: expected a list of {name =, value =} or "
