@@ -191,3 +191,101 @@ spec:
     assert.are.same({ A = "a", B = "$(A)" }, plain:spec().container.env)
   end)
 end)
+
+-- ---- class 2: heuristics that rewrote the user's pods --------------------
+
+-- A kubeflow.org/v1 manifest of `kind` with replica groups {role, replicas,
+-- container-yaml-lines, extra pod-spec lines, template metadata lines}.
+local function manifest(kind, specs, groups, top)
+  local out = { "apiVersion: kubeflow.org/v1", "kind: " .. kind, "metadata:", "  name: hw",
+                "spec:" }
+  if top then out[#out + 1] = top end
+  out[#out + 1] = "  " .. specs .. ":"
+  for _, g in ipairs(groups) do
+    out[#out + 1] = "    " .. g[1] .. ":"
+    out[#out + 1] = "      replicas: " .. g[2]
+    out[#out + 1] = "      restartPolicy: Never"
+    out[#out + 1] = "      template:"
+    if g.meta then out[#out + 1] = "        metadata:\n" .. g.meta end
+    out[#out + 1] = "        spec:"
+    if g.pod then out[#out + 1] = g.pod end
+    out[#out + 1] = "          containers:"
+    out[#out + 1] = g.containers
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+local EVICT = '          annotations:\n            cluster-autoscaler.kubernetes.io/safe-to-evict: "false"'
+
+describe("a Flyte-made look needs Flyte's whole shape", function()
+  -- Flyte's backend puts safe-to-evict "false" on every pod, gives the
+  -- task's container terminationMessagePolicy FallbackToLogsOnError when
+  -- the task has no pod template, Flyte 1 appends _F_WN (fieldRef
+  -- metadata.name) to a PyTorch worker's first container, Flyte 2 sets
+  -- enableServiceLinks: false (FACTS §3.2, §4; flyteplugins pod_helper.go,
+  -- pytorch.go).  A user's pod with part of it is the user's.
+  local PT_CT = [[
+          - name: pytorch
+            image: img:1
+            terminationMessagePolicy: FallbackToLogsOnError
+            env:
+            - name: _F_WN
+              value: worker-name
+            - name: A
+              value: "1"]]
+  local hand_pt = manifest("PyTorchJob", "pytorchReplicaSpecs", {
+    { "Master", 1, meta = EVICT, containers = PT_CT },
+    { "Worker", 2, meta = EVICT, containers = PT_CT } })
+
+  it("a PyTorchJob with the annotation, the policy and a _F_WN of its own is the user's", function()
+    local job, info = read(hand_pt)
+    assert.are.equal("operator", info.target)
+    local y = yaml_of(job)
+    local _, n1 = y:gsub("safe%-to%-evict: \"false\"", "")
+    local _, n2 = y:gsub("terminationMessagePolicy: FallbackToLogsOnError", "")
+    local _, n3 = y:gsub("name: _F_WN\n%s+value: worker%-name", "")
+    assert.are.same({ 2, 2, 2 }, { n1, n2, n3 }, y)
+  end)
+
+  it("kfjob convert --to operator keeps all of it", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.run_cli(hand_pt, "convert", "-", "--to", "operator")
+    assert.are.equal(0, code, err)
+    assert.is_truthy(out:find("safe-to-evict", 1, true), out)
+    assert.is_truthy(out:find("terminationMessagePolicy: FallbackToLogsOnError", 1, true), out)
+    assert.is_truthy(out:find("name: _F_WN", 1, true), out)
+  end)
+
+  it("a TFJob whose pods only carry the annotation is the user's", function()
+    local ct = "          - name: tensorflow\n            image: img:1"
+    local job, info = read(manifest("TFJob", "tfReplicaSpecs", {
+      { "Worker", 2, meta = EVICT, containers = ct } }))
+    assert.are.equal("operator", info.target)
+    assert.is_truthy(yaml_of(job):find("safe-to-evict", 1, true))
+  end)
+
+  it("a PyTorchJob without Flyte 1's _F_WN, or with another policy, is the user's", function()
+    local ct = "          - name: pytorch\n            image: img:1\n" ..
+               "            terminationMessagePolicy: FallbackToLogsOnError"
+    local _, info = read(manifest("PyTorchJob", "pytorchReplicaSpecs", {
+      { "Master", 1, meta = EVICT, containers = ct }, { "Worker", 2, meta = EVICT, containers = ct } }))
+    assert.are.equal("operator", info.target)
+    local file = "          - name: tensorflow\n            image: img:1\n" ..
+                 "            terminationMessagePolicy: File"
+    local job2, info2 = read(manifest("TFJob", "tfReplicaSpecs", {
+      { "Worker", 2, meta = EVICT, containers = file } }))
+    assert.are.equal("operator", info2.target)
+    assert.is_truthy(yaml_of(job2):find("terminationMessagePolicy: File", 1, true))
+  end)
+
+  it("a sidecar's terminationMessagePolicy stays on a Flyte-made pod", function()
+    local job = kfjob.PyTorchJob{ worker = { replicas = 2 }, pod_template = { spec = { containers = {
+      { name = "primary" },
+      { name = "side", image = "busybox:1.36", terminationMessagePolicy = "FallbackToLogsOnError" } } } } }
+    local y = job:manifest{ name = "x", image = "img:1", target = "flyte", format = "yaml" }
+    local back, info = read(y)
+    assert.are.equal("flyte", info.target)   -- kfjob's own Flyte shape reads as Flyte's
+    assert.are.equal("FallbackToLogsOnError", back:spec().pod_template.spec.containers[2].terminationMessagePolicy)
+    assert.are.equal(y, back:manifest{ name = "x", image = "img:1", target = "flyte", format = "yaml" })
+  end)
+end)

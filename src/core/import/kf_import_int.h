@@ -110,6 +110,12 @@ kf_status kfi_sched_policy(kfi *c, const char *path, const kf_node *sp);
 ** group's); left in the templates when they fit neither. */
 kf_status kfi_sched_group_topology(kfi *c);
 
+/* Flyte's whole shape of a kubeflow.org/v1 resource (kf_import_flyte.c):
+** KF_T_FLYTE, KF_T_FLYTE2, or -1 (not Flyte's: read as written); the
+** spec without Flyte's additions (NULL: out of memory). */
+int kfi_flyte_shape(const kfi *c, const kf_node *doc);
+const kf_node *kfi_plain_spec(kfi *c, const kf_node *spec);
+
 /* The writers' shapes, read (kf_import_spec.c). */
 kf_status kfi_replicas(kfi *c, const char *path, const kf_node *specs);
 kf_status kfi_run_policy(kfi *c, const char *path, const kf_node *rp);
