@@ -289,3 +289,60 @@ describe("a Flyte-made look needs Flyte's whole shape", function()
     assert.are.equal(y, back:manifest{ name = "x", image = "img:1", target = "flyte", format = "yaml" })
   end)
 end)
+
+describe("a volume named flyte-shared-memory", function()
+  -- kfjob's shared_memory is an emptyDir{medium: Memory} volume of that
+  -- name mounted at /dev/shm by the task's container (kube/
+  -- kf_pod_manifest.c); any other volume or mount of that name is the
+  -- user's and mounts what it says (Kubernetes VolumeMount, Volume)
+  local function pt(mount_path, volume, extra_mount)
+    local ct = "          - name: pytorch\n            image: img:1\n            volumeMounts:\n" ..
+               "            - name: flyte-shared-memory\n              mountPath: " .. mount_path ..
+               (extra_mount or "")
+    return manifest("PyTorchJob", "pytorchReplicaSpecs", {
+      { "Master", 1, containers = ct,
+        pod = "          volumes:\n          - name: flyte-shared-memory\n            " .. volume } })
+  end
+  local function mounts(job)
+    local y = yaml_of(job)
+    return y:match("volumeMounts:\n(.-)\n%s+restartPolicy") or y, y
+  end
+
+  it("a PVC of that name keeps its volume and its mount", function()
+    local job = read(pt("/data", "persistentVolumeClaim: {claimName: data}"))
+    assert.is_nil(job:spec().shared_memory)
+    local m, y = mounts(job)
+    assert.is_truthy(m:find("mountPath: /data", 1, true), y)
+    assert.is_truthy(y:find("claimName: data", 1, true), y)
+    assert.is_falsy(y:find("/dev/shm", 1, true), y)
+  end)
+
+  it("an emptyDir in memory mounted elsewhere stays mounted there", function()
+    local job = read(pt("/scratch", "emptyDir: {medium: Memory}"))
+    assert.is_nil(job:spec().shared_memory)
+    local _, y = mounts(job)
+    assert.is_truthy(y:find("mountPath: /scratch", 1, true), y)
+    assert.is_falsy(y:find("/dev/shm", 1, true), y)
+  end)
+
+  it("a mount of it with more fields (readOnly) is the user's", function()
+    local job = read(pt("/dev/shm", "emptyDir: {medium: Memory}", "\n              readOnly: true"))
+    assert.is_nil(job:spec().shared_memory)
+    assert.is_truthy(yaml_of(job):find("readOnly: true", 1, true))
+  end)
+
+  it("kfjob's own shape is shared_memory", function()
+    local job = read(pt("/dev/shm", "emptyDir: {medium: Memory, sizeLimit: 1Gi}"))
+    assert.are.equal("1Gi", job:spec().shared_memory)
+    assert.is_nil(job:spec().pod_template)
+  end)
+
+  it("kfjob convert -f lua keeps a PVC's mount", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.run_cli(pt("/data", "persistentVolumeClaim: {claimName: data}"),
+                                        "convert", "-", "-f", "lua")
+    assert.are.equal(0, code, err)
+    assert.is_truthy(out:find('mountPath = "/data"', 1, true), out)
+    assert.is_falsy(out:find("shared_memory", 1, true), out)
+  end)
+end)

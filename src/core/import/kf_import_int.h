@@ -71,6 +71,8 @@ typedef struct kfi_pod {
   kf_node *tmpl;                  /* the rest as a pod template, NULL: none */
   const kf_node *shm;             /* a string size, or true; NULL: none */
   kf_node *accel;                 /* {device=, partition_size=, ...} */
+  int shm_whole;                  /* the pod's shared memory is kfjob's
+                                     (its volume and /dev/shm mount) */
 } kfi_pod;
 /* `tmpl` is a replica's template at `path`; `primary` the name of the
 ** container kfjob's writer gave the task ("pytorch", or Trainer's "node"). */

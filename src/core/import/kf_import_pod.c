@@ -87,6 +87,55 @@ kf_status kfi_resources(kfi *c, const char *path, const kf_node *res, kfi_pod *o
   return drop_implied(c, out);
 }
 
+/* ---- kfjob's shared memory: only its whole shape ---------------------- */
+
+static int str_is(const kf_node *n, const char *s) {
+  const char *v = kfi_str(n);
+  return v && strcmp(v, s) == 0;
+}
+
+/* {name: flyte-shared-memory, emptyDir: {medium: Memory[, sizeLimit]}}, as
+** kf_pod_manifest.c writes it. */
+static int shm_volume(const kf_node *v) {
+  const kf_node *ed = kf_node_get(v, "emptyDir");
+  size_t i;
+  if (v == NULL || v->t != KF_NOBJ || v->u.c.n != 2 || !named(v, KF_SHM_VOLUME) ||
+      ed == NULL || ed->t != KF_NOBJ || !str_is(kf_node_get(ed, "medium"), "Memory"))
+    return 0;
+  for (i = 0; i < ed->u.c.n; i++)
+    if (strcmp(ed->u.c.k[i], "medium") != 0 && strcmp(ed->u.c.k[i], "sizeLimit") != 0)
+      return 0;
+  return 1;
+}
+
+/* {name: flyte-shared-memory, mountPath: /dev/shm}, as the writer mounts it. */
+static int shm_mount(const kf_node *m) {
+  return m && m->t == KF_NOBJ && m->u.c.n == 2 && named(m, KF_SHM_VOLUME) &&
+         str_is(kf_node_get(m, "mountPath"), KF_SHM_PATH);
+}
+
+/* Is the pod spec's shared memory kfjob's: one volume of that name in its
+** shape, mounted so by the primary (the container of the kind's name, else
+** the first) and by no other container?  Else it is the user's, as written. */
+static int shm_whole(const kf_node *spec, const char *pname) {
+  const kf_node *vs = kf_node_get(spec, "volumes"), *cs = kf_node_get(spec, "containers");
+  size_t i, x, vols = 0, at = 0, mounts = 0, mine = 0;
+  for (i = 0; vs && vs->t == KF_NARR && i < vs->u.c.n; i++)
+    if (named(vs->u.c.v[i], KF_SHM_VOLUME)) vols += shm_volume(vs->u.c.v[i]) ? 1 : 2;
+  if (vols != 1 || cs == NULL || cs->t != KF_NARR || cs->u.c.n == 0) return 0;
+  for (i = 0; i < cs->u.c.n; i++)
+    if (named(cs->u.c.v[i], pname)) { at = i; break; }
+  for (i = 0; i < cs->u.c.n; i++) {
+    const kf_node *ms = kf_node_get(cs->u.c.v[i], "volumeMounts");
+    for (x = 0; ms && ms->t == KF_NARR && x < ms->u.c.n; x++)
+      if (named(ms->u.c.v[x], KF_SHM_VOLUME)) {
+        mounts++;
+        mine += i == at && shm_mount(ms->u.c.v[x]);
+      }
+  }
+  return mounts == 1 && mine == 1;
+}
+
 /* ---- the primary container -------------------------------------------- */
 
 /* Every env entry is the task's, valueFrom too, in its order (the job's
@@ -129,7 +178,7 @@ static kf_status primary(kfi *c, const char *path, const kf_node *ct, kfi_pod *o
       size_t x;
       KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
       for (x = 0; x < v->u.c.n; x++)
-        if (!named(v->u.c.v[x], KF_SHM_VOLUME))
+        if (!(out->shm_whole && shm_mount(v->u.c.v[x])))
           KFI_OOM(c, kf_node_push(c->A, l, NULL, v->u.c.v[x]));
       if (l->u.c.n) KFI_OOM(c, kf_node_push(c->A, *rest, k, l));
       continue;
@@ -201,8 +250,7 @@ static kf_status volumes(kfi *c, const kf_node *vs, kfi_pod *out, kf_node *spec)
   KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
   for (i = 0; i < vs->u.c.n; i++) {
     const kf_node *v = vs->u.c.v[i], *ed = kf_node_get(v, "emptyDir");
-    const char *medium = kfi_str(kf_node_get(ed, "medium"));
-    if (named(v, KF_SHM_VOLUME) && medium && strcmp(medium, "Memory") == 0) {
+    if (out->shm_whole && shm_volume(v)) {
       const kf_node *size = kf_node_get(ed, "sizeLimit");
       kf_node *t;
       KFI_OOM(c, t = kf_node_new(c->A, KF_NBOOL));
@@ -409,6 +457,7 @@ kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
     kfi_path(p, sp, "containers");
     return kfi_fail(c, p, "required");
   }
+  out->shm_whole = shm_whole(s, pname);
   for (i = 0; i < s->u.c.n; i++) {
     kfi_path(p, sp, s->u.c.k[i]);
     if ((st = spec_key(c, p, s->u.c.k[i], s->u.c.v[i], pname, out, spec)) != KF_OK)
