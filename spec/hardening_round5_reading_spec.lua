@@ -346,3 +346,123 @@ describe("a volume named flyte-shared-memory", function()
     assert.is_falsy(out:find("shared_memory", 1, true), out)
   end)
 end)
+
+describe("accelerator node affinity and tolerations", function()
+  -- nodeSelectorTerms are ORed, matchExpressions within a term ANDed,
+  -- a toleration only lets a pod onto tainted nodes (Kubernetes
+  -- NodeAffinity, Taints and Tolerations); kfjob's accelerator is the
+  -- requirement it appends to every term and its NoSchedule toleration
+  local ACC = "k8s.amazonaws.com/accelerator"
+  local function pt(pod, gpu)
+    local ct = "          - name: pytorch\n            image: img:1" ..
+               (gpu == false and "" or "\n            resources:\n              limits:\n" ..
+                                       "                nvidia.com/gpu: 1")
+    return manifest("PyTorchJob", "pytorchReplicaSpecs", { { "Master", 1, containers = ct, pod = pod } })
+  end
+  local function terms(...)
+    local out = { "          affinity:", "            nodeAffinity:",
+                  "              requiredDuringSchedulingIgnoredDuringExecution:",
+                  "                nodeSelectorTerms:" }
+    for _, t in ipairs{ ... } do
+      out[#out + 1] = "                - matchExpressions:"
+      for _, r in ipairs(t) do
+        out[#out + 1] = "                  - key: " .. r[1]
+        out[#out + 1] = "                    operator: " .. r[2]
+        if r[3] then out[#out + 1] = "                    values: [" .. r[3] .. "]" end
+      end
+    end
+    return table.concat(out, "\n")
+  end
+  local function tol(key, op, value)
+    return "          - key: " .. key .. "\n            operator: " .. op ..
+           (value and "\n            value: " .. value or "") .. "\n            effect: NoSchedule"
+  end
+  local function affinity_of(job)
+    return job:spec().pod_template and job:spec().pod_template.spec
+  end
+
+  it("a100 OR v100 in two terms stays two terms", function()
+    local pod = terms({ { ACC, "In", "nvidia-tesla-a100" } }, { { ACC, "In", "nvidia-tesla-v100" } }) ..
+                "\n          tolerations:\n" .. tol(ACC, "Equal", "nvidia-tesla-v100")
+    local job = read(pt(pod))
+    assert.is_nil(job:spec().accelerator)
+    local s = affinity_of(job)
+    local ts = s.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
+    assert.are.equal(2, #ts)
+    assert.are.equal("nvidia-tesla-a100", ts[1].matchExpressions[1].values[1])
+    assert.are.equal("nvidia-tesla-v100", ts[2].matchExpressions[1].values[1])
+    assert.are.equal(1, #s.tolerations)
+    local y = yaml_of(job)
+    assert.is_truthy(y:find("nvidia-tesla-a100", 1, true), y)
+  end)
+
+  it("terms of their own with the device in only one are kept, not ANDed", function()
+    local pod = terms({ { "zone", "In", "a" } }, { { "zone", "In", "b" }, { ACC, "In", "nvidia-tesla-a100" } }) ..
+                "\n          tolerations:\n" .. tol(ACC, "Equal", "nvidia-tesla-a100")
+    local job = read(pt(pod))
+    assert.is_nil(job:spec().accelerator)
+    local ts = affinity_of(job).affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
+                 .nodeSelectorTerms
+    assert.are.equal(1, #ts[1].matchExpressions)
+    assert.are.equal(2, #ts[2].matchExpressions)
+  end)
+
+  it("an Exists toleration of the label and a device without a GPU limit are the user's", function()
+    local pod = terms({ { ACC, "In", "nvidia-tesla-a100" } }) ..
+                "\n          tolerations:\n" .. tol(ACC, "Exists")
+    local job = read(pt(pod))
+    assert.is_nil(job:spec().accelerator)
+    assert.are.equal("Exists", affinity_of(job).tolerations[1].operator)
+    local pod2 = terms({ { ACC, "In", "nvidia-tesla-a100" } }) ..
+                 "\n          tolerations:\n" .. tol(ACC, "Equal", "nvidia-tesla-a100")
+    local job2 = read(pt(pod2, false))
+    assert.is_nil(job2:spec().accelerator)
+    assert.is_truthy(yaml_of(job2):find("nvidia-tesla-a100", 1, true))
+  end)
+
+  it("groups asking for different devices keep theirs", function()
+    local function grp(dev)
+      return terms({ { ACC, "In", dev } }) .. "\n          tolerations:\n" .. tol(ACC, "Equal", dev)
+    end
+    local ct = "          - name: pytorch\n            image: img:1\n            resources:\n" ..
+               "              limits:\n                nvidia.com/gpu: 1"
+    local job = read(manifest("PyTorchJob", "pytorchReplicaSpecs", {
+      { "Master", 1, containers = ct, pod = grp("nvidia-tesla-a100") },
+      { "Worker", 2, containers = ct, pod = grp("nvidia-tesla-v100") } }))
+    assert.is_nil(job:spec().accelerator)
+    local y = yaml_of(job)
+    local _, na = y:gsub("nvidia%-tesla%-a100", "")
+    local _, nv = y:gsub("nvidia%-tesla%-v100", "")
+    assert.are.same({ 2, 2 }, { na, nv }, y)
+  end)
+
+  it("kfjob's own shape is the accelerator, its terms and tolerations kept", function()
+    local job = kfjob.PyTorchJob{ worker = { replicas = 2, limits = { gpu = 1 } },
+      accelerator = { device = "nvidia-tesla-a100", partition_size = "1g.5gb" },
+      pod_template = { spec = { tolerations = { { key = "team", operator = "Exists" } },
+        affinity = { nodeAffinity = { requiredDuringSchedulingIgnoredDuringExecution = {
+          nodeSelectorTerms = { { matchExpressions = { { key = "zone", operator = "In", values = { "a" } } } },
+                                { matchExpressions = { { key = "zone", operator = "In", values = { "b" } } } } } } } },
+        containers = { { name = "primary" } } } } }
+    local y = job:manifest{ name = "x", image = "img:1", target = "operator", format = "yaml" }
+    local back = read(y)
+    local a = back:spec().accelerator
+    assert.are.same({ "nvidia-tesla-a100", "1g.5gb" }, { a.device, a.partition_size })
+    assert.are.equal(y, back:manifest{ name = "x", image = "img:1", target = "operator", format = "yaml" })
+  end)
+end)
+
+describe("kfjob's shared memory in one group only", function()
+  it("stays that group's: the other pods get no /dev/shm", function()
+    local shm = "          - name: pytorch\n            image: img:1\n            volumeMounts:\n" ..
+                "            - name: flyte-shared-memory\n              mountPath: /dev/shm"
+    local vol = "          volumes:\n          - name: flyte-shared-memory\n            emptyDir: {medium: Memory}"
+    local job = read(manifest("PyTorchJob", "pytorchReplicaSpecs", {
+      { "Master", 1, containers = shm, pod = vol },
+      { "Worker", 2, containers = "          - name: pytorch\n            image: img:1" } }))
+    assert.is_nil(job:spec().shared_memory)
+    local y = yaml_of(job)
+    local _, n = y:gsub("mountPath: /dev/shm", "")
+    assert.are.equal(1, n, y)
+  end)
+end)

@@ -612,6 +612,7 @@ kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
       (st = kfi_keys(c, sp, specs, known, NULL, NULL)) != KF_OK)
     return st;
   if ((st = pod_copies(c, sp, specs)) != KF_OK) return st;
+  kfi_pod_shapes(c, specs, kf_kinds[c->kind].container);
   for (i = 0; i < k->nroles; i++) {
     const kf_node *rs = kf_node_get(specs, known[i]);
     kfi_path(p, sp, known[i]);

@@ -8,6 +8,7 @@
 */
 #include <string.h>
 
+#include "kf_pod.h"
 #include "kf_import_int.h"
 #include "kf_launcher.h"
 
@@ -157,6 +158,8 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
        (st = put_both(c, "args", (kf_node *)v, 1)) != KF_OK))
     return st;
   if ((v = kf_node_get(tr, "env")) && (st = env(c, v)) != KF_OK) return st;
+  c->pod_gpu = kf_node_get(kf_node_get(kf_node_get(tr, "resourcesPerNode"), "limits"),
+                           KF_GPU_RESOURCE) != NULL;
   if ((v = kf_node_get(tr, "resourcesPerNode")) &&
       (st = kfi_resources(c, "spec.trainer.resourcesPerNode", v, &res)) != KF_OK)
     return st;
