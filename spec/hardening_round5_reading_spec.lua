@@ -466,3 +466,49 @@ describe("kfjob's shared memory in one group only", function()
     assert.are.equal(1, n, y)
   end)
 end)
+
+describe("an MPI launcher line's numbers", function()
+  -- mpirun -np is the number of processes the launcher starts; kfjob
+  -- writes workers x slots (flytekitplugins-kfmpi's line); a line whose
+  -- numbers differ is the user's command, run as written
+  local MPIRUN = "mpirun, --allow-run-as-root, -bind-to, none, -map-by, slot, -x, LD_LIBRARY_PATH, " ..
+                 "-x, PATH, -x, NCCL_DEBUG=INFO, -mca, pml, ob1, -mca, btl, ^openib, -np, "
+  local function mpi(slots, line)
+    local l = "          - name: mpi\n            image: img:1\n            args: [" .. line .. "]"
+    local w = "          - name: mpi\n            image: img:1"
+    return manifest("MPIJob", "mpiReplicaSpecs", { { "Launcher", 1, containers = l },
+                                                   { "Worker", 2, containers = w } },
+                    "  slotsPerWorker: " .. slots)
+  end
+  local function np_of(y)
+    return y:match("Launcher:.-%- %-np\n%s+%- \"(%d+)\"")
+  end
+
+  it("mpirun -np 16 with 2 workers of 1 slot stays 16", function()
+    local job = read(mpi(1, MPIRUN .. "'16', python, t.py"))
+    assert.are.equal("16", np_of(yaml_of(job)))
+    assert.is_truthy(yaml_of(job):find("t.py", 1, true))
+  end)
+
+  it("kfjob's own line (2 workers x 2 slots = 4) is the task's args", function()
+    local job = read(mpi(2, MPIRUN .. "'4', python, t.py"))
+    assert.are.same({ "python", "t.py" }, job:spec().container.args)
+    assert.are.equal("4", np_of(yaml_of(job)))
+  end)
+
+  it("kfjob convert -f lua keeps -np 16", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.run_cli(mpi(1, MPIRUN .. "'16', python, t.py"), "convert", "-", "-f", "lua")
+    assert.are.equal(0, code, err)
+    assert.is_truthy(out:find('"-np",\n%s+"16"'), out)
+  end)
+
+  it("horovodrun's --max-np and --slots-per-host of the user's stay", function()
+    local line = "horovodrun, -np, '16', --log-level, INFO, --network-interface, eth0, --min-np, '16', " ..
+                 "--max-np, '16', --slots-per-host, '8', --host-discovery-script, " ..
+                 "/etc/mpi/discover_hosts.sh, --elastic-timeout, '1200', python, t.py"
+    local y = yaml_of((read(mpi(2, line))))
+    assert.is_truthy(y:find('%- %-%-max%-np\n%s+%- "16"'), y)
+    assert.is_truthy(y:find('%- %-%-slots%-per%-host\n%s+%- "8"'), y)
+  end)
+end)
