@@ -512,3 +512,65 @@ describe("an MPI launcher line's numbers", function()
     assert.is_truthy(y:find('%- %-%-slots%-per%-host\n%s+%- "8"'), y)
   end)
 end)
+
+describe("a TrainJob runtime patch's labels and annotations", function()
+  -- Trainer applies a runtime patch's metadata to the JobSet, the Job and
+  -- the pods it patches (trainer.kubeflow.org/v1alpha1 RuntimePatch,
+  -- TrainingRuntimeSpecPatch); the job holds only the pods'
+  local TJ = [[
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: tj
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    image: img:1
+    numNodes: 2
+  runtimePatches:
+  - manager: kfjob/manifest
+    trainingRuntimeSpec:
+      template:
+        metadata:
+          labels:
+            team: a
+        spec:
+          replicatedJobs:
+          - name: node
+            template:
+              metadata:
+                annotations:
+                  example.com/owner: ml
+              spec:
+                template:
+                  metadata:
+                    labels:
+                      pod: p
+                  spec:
+                    nodeSelector:
+                      pool: gpu
+]]
+  local P = "spec.runtimePatches[0].trainingRuntimeSpec.template."
+
+  it("on the JobSet or the Job are refused with their path", function()
+    local job, err = kfjob.from_manifest(TJ)
+    assert.is_nil(job)
+    assert.is_truthy(err:find(P .. "metadata", 1, true), err)
+  end)
+
+  it("lossy lists both, and the pods' stay in the pod template", function()
+    local job, info = read(TJ, { lossy = true })
+    local paths = {}
+    for _, u in ipairs(info.unmapped) do paths[#paths + 1] = u.path end
+    assert.are.same({ P .. "metadata", P .. "spec.replicatedJobs[0].template.metadata" }, paths)
+    assert.are.same({ pod = "p" }, job:spec().pod_template.metadata.labels)
+  end)
+
+  it("kfjob convert names the path and exits 1", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, _, err = util.run_cli(TJ, "convert", "-", "-f", "lua")
+    assert.are.equal(1, code)
+    assert.is_truthy(err:find(P .. "spec.replicatedJobs[0].template.metadata", 1, true), err)
+  end)
+end)
