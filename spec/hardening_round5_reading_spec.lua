@@ -256,6 +256,20 @@ describe("a Flyte-made look needs Flyte's whole shape", function()
     assert.is_truthy(out:find("name: _F_WN", 1, true), out)
   end)
 
+  it("kfjob convert --to operator of Flyte's whole shape says what it leaves out", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local y = kfjob.PyTorchJob{ worker = { replicas = 2 } }:manifest{ name = "x", image = "img:1",
+                                                                    target = "flyte", format = "yaml" }
+    local code, out, err = util.run_cli(y, "convert", "-", "--to", "operator")
+    assert.are.equal(0, code, err)
+    assert.is_falsy(out:find("safe-to-evict", 1, true))
+    assert.is_truthy(err:find("read as Flyte's (target flyte)", 1, true), err)
+    assert.is_truthy(err:find("safe-to-evict", 1, true), err)
+    local c2, _, e2 = util.run_cli(y, "convert", "-", "--to", "flyte2")
+    assert.are.equal(0, c2, e2)
+    assert.are.equal("", e2)
+  end)
+
   it("a TFJob whose pods only carry the annotation is the user's", function()
     local ct = "          - name: tensorflow\n            image: img:1"
     local job, info = read(manifest("TFJob", "tfReplicaSpecs", {

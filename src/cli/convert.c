@@ -263,6 +263,22 @@ static void dropped(const conv *c, const char *at, const kfjob_job *j) {
               j->warnings[i].message, c->a->to);
 }
 
+/* A manifest read as Flyte's (its whole shape) written for another
+** target: what Flyte's backend added to its pods is not the job's and is
+** not written; one stderr line says so, naming the fields. */
+static void flyte_left(const conv *c, const char *at, const kfjob_import_info *info) {
+  const char *to = c->a->to;
+  if (c->quiet || to == NULL || info->target == NULL ||
+      strncmp(info->target, "flyte", 5) != 0 || strncmp(to, "flyte", 5) == 0)
+    return;
+  fprintf(stderr, "kfjob: %s: read as Flyte's (target %s): what its backend adds to every "
+          "pod (template.metadata.annotations[cluster-autoscaler.kubernetes.io/safe-to-evict], "
+          "the task container's terminationMessagePolicy%s) is left out on target %s\n",
+          at, info->target, strcmp(info->target, "flyte2") == 0
+              ? ", template.spec.enableServiceLinks" : ", a PyTorch worker's _F_WN variable",
+          to);
+}
+
 static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info) {
   conv *c = (conv *)ud;
   size_t i;
@@ -270,6 +286,7 @@ static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info
   if (!j->error) {
     char *at = cli_xprintf("%s: document %zu", cli_config_label(c->a->file), info->document);
     dropped(c, at, j);
+    flyte_left(c, at, info);
     free(at);
   }
   for (i = 0; i < info->nunmapped && !c->quiet; i++, c->unmapped++)
