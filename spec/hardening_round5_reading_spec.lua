@@ -21,7 +21,7 @@ end
 -- The config script to_lua wrote, run: its one job.
 local function run_lua(src)
   local env = setmetatable({ require = require }, { __index = _G })
-  local chunk = assert((loadstring or load)(src, "=to_lua", "t", env))
+  local chunk = assert((rawget(_G, "loadstring") or load)(src, "=to_lua", "t", env))
   if setfenv then setfenv(chunk, env) end
   local t = chunk()
   local _, j = next(t)
