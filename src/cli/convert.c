@@ -385,12 +385,31 @@ static void dropped(const conv *c, const char *at, const kfjob_job *j) {
               j->warnings[i].message, c->a->to);
 }
 
+/* A manifest read as Flyte's (its whole shape) written for another
+** target: what Flyte's backend added to its pods is not the job's and is
+** not written; one stderr line says so, naming the fields. */
+static void flyte_left(const conv *c, const char *at, const kfjob_import_info *info) {
+  const char *to = c->a->to;
+  if (c->quiet || to == NULL || info->target == NULL ||
+      strncmp(info->target, "flyte", 5) != 0 || strncmp(to, "flyte", 5) == 0)
+    return;
+  fprintf(stderr, "kfjob: %s: read as Flyte's (target %s): what its backend adds to every "
+          "pod (template.metadata.annotations[cluster-autoscaler.kubernetes.io/safe-to-evict], "
+          "the task container's terminationMessagePolicy%s) is left out on target %s\n",
+          at, info->target, strcmp(info->target, "flyte2") == 0
+              ? ", template.spec.enableServiceLinks" : ", a PyTorch worker's _F_WN variable",
+          to);
+}
+
 static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info) {
   conv *c = (conv *)ud;
   size_t i;
   if (info->other) return on_other(c, j, info);
   char *at = doc_at(c, info);
-  if (!j->error) dropped(c, at, j);
+  if (!j->error) {
+    dropped(c, at, j);
+    flyte_left(c, at, info);
+  }
   for (i = 0; i < info->nunmapped && !c->quiet; i++, c->unmapped++)
     fprintf(stderr, "kfjob: %s: %s: %s (value %s)%s\n", at, info->unmapped[i].path,
             info->unmapped[i].reason ? info->unmapped[i].reason : "not read",

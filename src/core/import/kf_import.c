@@ -29,77 +29,6 @@ static int horovod_launcher(const kf_node *spec, const char *specs) {
   return 0;
 }
 
-/* Flyte's own shape of a kubeflow.org/v1 resource (what its backend adds
-** to every replica, kube/kf_manifest_flyte.c; flyteplugins pod_helper.go):
-** the safe-to-evict "false" annotation on every template (its containers
-** get terminationMessagePolicy FallbackToLogsOnError); Flyte 2 also sets
-** enableServiceLinks: false.  -1: not Flyte's, else the target. */
-static int flyte_shape(const kf_node *specs) {
-  size_t i;
-  int links_off = 1;
-  if (specs == NULL || specs->t != KF_NOBJ || specs->u.c.n == 0) return -1;
-  for (i = 0; i < specs->u.c.n; i++) {
-    const kf_node *t = kf_node_get(specs->u.c.v[i], "template");
-    const kf_node *an = kf_node_get(kf_node_get(t, "metadata"), "annotations");
-    const kf_node *ps = kf_node_get(t, "spec"), *cs = kf_node_get(ps, "containers");
-    const kf_node *esl = kf_node_get(ps, "enableServiceLinks");
-    const char *ev = kfi_str(kf_node_get(an, "cluster-autoscaler.kubernetes.io/safe-to-evict"));
-    if (ev == NULL || strcmp(ev, "false") != 0 || cs == NULL || cs->t != KF_NARR) return -1;
-    links_off &= esl && esl->t == KF_NBOOL && !esl->u.b;
-  }
-  return links_off ? KF_T_FLYTE2 : KF_T_FLYTE;
-}
-
-/* ---- Flyte's additions taken out (the flyte writers add them back) ---- */
-
-/* A copy of o with `key` replaced by v (left out when v is NULL or an
-** empty object or list); NULL with c->e set when memory ran out. */
-static kf_node *put(kfi *c, const kf_node *o, const char *key, const kf_node *v) {
-  kf_node *d = kf_node_new(c->A, KF_NOBJ);
-  size_t i;
-  int drop = v == NULL || ((v->t == KF_NOBJ || v->t == KF_NARR) && v->u.c.n == 0);
-  for (i = 0; d && o && i < o->u.c.n; i++) {
-    const kf_node *x = strcmp(o->u.c.k[i], key) == 0 ? v : o->u.c.v[i];
-    if ((x != v || !drop) && !kf_node_push(c->A, d, o->u.c.k[i], (kf_node *)x)) d = NULL;
-  }
-  if (d == NULL) kf_nomem(c->e);
-  return d;
-}
-
-/* A container without terminationMessagePolicy and the _F_WN variable. */
-static kf_node *plain_container(kfi *c, const kf_node *ct) {
-  const kf_node *env = kf_node_get(ct, "env");
-  kf_node *e2 = kf_node_new(c->A, KF_NARR), *d;
-  size_t i;
-  for (i = 0; e2 && env && env->t == KF_NARR && i < env->u.c.n; i++) {
-    const char *n = kfi_str(kf_node_get(env->u.c.v[i], "name"));
-    if (!(n && strcmp(n, "_F_WN") == 0) && !kf_node_push(c->A, e2, NULL, env->u.c.v[i])) e2 = NULL;
-  }
-  if (e2 == NULL || (d = put(c, ct, "terminationMessagePolicy", NULL)) == NULL) return NULL;
-  return env ? put(c, d, "env", e2) : d;
-}
-
-/* A replica template without what Flyte's backend adds to every pod. */
-static kf_node *plain_template(kfi *c, const kf_node *t, int flyte2) {
-  const kf_node *meta = kf_node_get(t, "metadata"), *ps = kf_node_get(t, "spec");
-  const kf_node *cs = kf_node_get(ps, "containers");
-  kf_node *an, *m, *cs2 = kf_node_new(c->A, KF_NARR), *ps2, *t2;
-  size_t i;
-  for (i = 0; cs2 && i < cs->u.c.n; i++) {
-    kf_node *x = plain_container(c, cs->u.c.v[i]);
-    if (x == NULL || !kf_node_push(c->A, cs2, NULL, x)) return NULL;
-  }
-  if (cs2 == NULL ||
-      (an = put(c, kf_node_get(meta, "annotations"),
-                "cluster-autoscaler.kubernetes.io/safe-to-evict", NULL)) == NULL ||
-      (m = put(c, meta, "annotations", an)) == NULL ||
-      (ps2 = put(c, ps, "containers", cs2)) == NULL ||
-      (flyte2 && (ps2 = put(c, ps2, "enableServiceLinks", NULL)) == NULL) ||
-      (t2 = put(c, t, "metadata", m)) == NULL)
-    return NULL;
-  return put(c, t2, "spec", ps2);
-}
-
 /* A TrainJob's kind by the runtime it names: JAX and XGBoost on theirs
 ** (kf_kinds' trainer_runtime), a PyTorchJob on any other. */
 static int trainer_kind(const kf_node *spec) {
@@ -110,21 +39,6 @@ static int trainer_kind(const kf_node *spec) {
         strcmp(kf_kinds[k].trainer_runtime, n) == 0)
       return k;
   return KF_PYTORCH;
-}
-
-/* The spec with every replica's template made plain (flyte_shape held). */
-static const kf_node *plain_spec(kfi *c, const kf_node *spec) {
-  const char *key = kf_kinds[c->kind].crd_specs;
-  const kf_node *specs = kf_node_get(spec, key);
-  kf_node *s2 = kf_node_new(c->A, KF_NOBJ);
-  size_t i;
-  for (i = 0; s2 && i < specs->u.c.n; i++) {
-    const kf_node *rs = specs->u.c.v[i];
-    kf_node *t = plain_template(c, kf_node_get(rs, "template"), c->target == KF_T_FLYTE2);
-    kf_node *rs2 = t ? put(c, rs, "template", t) : NULL;
-    if (rs2 == NULL || !kf_node_push(c->A, s2, specs->u.c.k[i], rs2)) return NULL;
-  }
-  return s2 ? put(c, spec, key, s2) : NULL;
 }
 
 static kf_status detect(kfi *c, const kf_node *doc, int want) {
@@ -157,8 +71,7 @@ static kf_status detect(kfi *c, const kf_node *doc, int want) {
                     "(supported: %s)", api, kind, kf_import_supported());
   }
   if (c->kind == KF_MPI && horovod_launcher(spec, "mpiReplicaSpecs")) c->kind = KF_HOROVOD;
-  if (c->target == KF_T_OPERATOR &&
-      (k = flyte_shape(kf_node_get(spec, kf_kinds[c->kind].crd_specs))) >= 0)
+  if (c->target == KF_T_OPERATOR && (k = kfi_flyte_shape(c, doc)) >= 0)
     c->target = (kf_target)k;
   /* mpi-operator and a v1 MPIJob run containers[0] whatever its name */
   c->any_name = c->target == KF_T_MPI_OPERATOR ||
@@ -535,7 +448,7 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
   if ((spec = kf_node_get(doc, "spec")) == NULL) return kfi_fail(&c, "spec", "required");
   if ((st = kfi_want(&c, "spec", spec, KF_NOBJ)) != KF_OK) return st;
   if ((c.target == KF_T_FLYTE || c.target == KF_T_FLYTE2) &&
-      (spec = plain_spec(&c, spec)) == NULL)
+      (spec = kfi_plain_spec(&c, spec)) == NULL)
     return kf_nomem(e);
   st = c.target == KF_T_TRAINER_23 ? kfi_trainer(&c, spec) : v1_spec(&c, spec);
   if (st != KF_OK || (st = kfi_sched_meta(&c)) != KF_OK || (st = whole_meta(&c)) != KF_OK ||

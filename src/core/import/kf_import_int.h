@@ -27,6 +27,12 @@ typedef struct kfi {
                                 the templates; elsewhere a template's stay */
   int any_name;              /* the system runs containers[0] whatever its
                                 name (mpi-operator, a v1 MPIJob) */
+  int shm_mixed, accel_mixed;  /* the groups' pods show kfjob's shared
+                                memory or accelerator unlike each other (the
+                                writer gives every pod the job's): each pod's
+                                stays its template's, as written */
+  int pod_gpu;               /* the pod's GPU limit is outside its spec (a
+                                TrainJob's spec.trainer.resourcesPerNode) */
   int pod_kueue;             /* (Flyte) a pod template repeats a Kueue label
                                 of the resource: the labels are the user's,
                                 not scheduling (Flyte 1 refuses it, R30) */
@@ -60,6 +66,24 @@ kf_status kfi_want(kfi *c, const char *path, const kf_node *v, kf_ntype t);
 int kfi_equal(const kf_node *a, const kf_node *b);   /* any key order */
 int kfi_among(const char *s, const char *const *list);   /* NULL-ended */
 
+/* kfjob's accelerator in a pod (kf_import_accel.c): device NULL: none. */
+typedef struct kfi_accel {
+  const char *device, *partition;
+  int unpartitioned;
+  size_t nreq, ntol;   /* requirements ending each term, tolerations ending the list */
+} kfi_accel;
+/* Does pod spec `spec` have kfjob's whole accelerator shape (a GPU limit,
+** in it or, `gpu`, elsewhere; every required term and the tolerations
+** ending alike)?  *a filled. */
+int kfi_accel_shape(const kf_node *spec, int gpu, kfi_accel *a);
+int kfi_accel_gpu(const kf_node *spec);   /* a container limits a GPU */
+int kfi_accel_same(const kfi_accel *a, const kfi_accel *b);
+/* The pod spec's key k (affinity, tolerations) without the accelerator's
+** part; *keep NULL when nothing is left. */
+kf_status kfi_accel_take(kfi *c, const char *k, const kf_node *v, const kfi_accel *a,
+                         kf_node **keep);
+kf_node *kfi_accel_node(kfi *c, const kfi_accel *a);   /* the job's accelerator */
+
 /* What one replica's pod gave (kf_import_pod.c). */
 #define KFI_GROUP_ROWS 16   /* >= kf_group_obj.n (kfi_container_row checks) */
 typedef struct kfi_pod {
@@ -74,6 +98,9 @@ typedef struct kfi_pod {
   kf_node *tmpl;                  /* the rest as a pod template, NULL: none */
   const kf_node *shm;             /* a string size, or true; NULL: none */
   kf_node *accel;                 /* {device=, partition_size=, ...} */
+  int shm_whole;                  /* the pod's shared memory is kfjob's
+                                     (its volume and /dev/shm mount) */
+  kfi_accel ash;                  /* kfjob's accelerator shape in it */
 } kfi_pod;
 /* `tmpl` is a replica's template at `path`; `primary` the name of the
 ** container kfjob's writer gave the task ("pytorch", or Trainer's "node"). */
@@ -90,6 +117,9 @@ kf_node *kfi_env_form(kfi *c, const kf_node *env, int *map);
 kf_status kfi_env_check(kfi *c, const char *path, const kf_node *env);
 /* A container's command or args at `path`: a list of strings. */
 kf_status kfi_strings(kfi *c, const char *path, const kf_node *l);
+/* Before the groups are read: do their pods agree on kfjob's shared
+** memory and accelerator (c->shm_mixed, c->accel_mixed)? */
+void kfi_pod_shapes(kfi *c, const kf_node *specs, const char *primary);
 kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
                        const char *primary, kfi_pod *out);
 /* Kubernetes resources {cpu, memory, nvidia.com/gpu, ...} -> a spec table. */
@@ -112,6 +142,12 @@ kf_status kfi_sched_policy(kfi *c, const char *path, const kf_node *sp);
 ** groups' topology (kf_manifest_sched.c writes the job's, then the
 ** group's); left in the templates when they fit neither. */
 kf_status kfi_sched_group_topology(kfi *c);
+
+/* Flyte's whole shape of a kubeflow.org/v1 resource (kf_import_flyte.c):
+** KF_T_FLYTE, KF_T_FLYTE2, or -1 (not Flyte's: read as written); the
+** spec without Flyte's additions (NULL: out of memory). */
+int kfi_flyte_shape(const kfi *c, const kf_node *doc);
+const kf_node *kfi_plain_spec(kfi *c, const kf_node *spec);
 
 /* The writers' shapes, read (kf_import_spec.c). */
 kf_status kfi_replicas(kfi *c, const char *path, const kf_node *specs);

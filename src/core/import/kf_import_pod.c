@@ -13,16 +13,6 @@
 #include "kf_qty.h"
 #include "kf_import_int.h"
 
-/* A shallow copy of object `o` without `key` (NULL: no memory). */
-static kf_node *without(kf_arena *A, const kf_node *o, const char *key) {
-  kf_node *d = kf_node_new(A, KF_NOBJ);
-  size_t i;
-  for (i = 0; d && o && i < o->u.c.n; i++)
-    if (strcmp(o->u.c.k[i], key) != 0 && !kf_node_push(A, d, o->u.c.k[i], o->u.c.v[i]))
-      return NULL;
-  return d;
-}
-
 static int named(const kf_node *o, const char *name) {
   const char *s = kfi_str(kf_node_get(o, "name"));
   return s && strcmp(s, name) == 0;
@@ -126,6 +116,89 @@ kf_status kfi_resources(kfi *c, const char *path, const kf_node *res, kfi_pod *o
   return drop_implied(c, out);
 }
 
+/* ---- kfjob's shared memory: only its whole shape ---------------------- */
+
+static int str_is(const kf_node *n, const char *s) {
+  const char *v = kfi_str(n);
+  return v && strcmp(v, s) == 0;
+}
+
+/* {name: flyte-shared-memory, emptyDir: {medium: Memory[, sizeLimit]}}, as
+** kf_pod_manifest.c writes it. */
+static int shm_volume(const kf_node *v) {
+  const kf_node *ed = kf_node_get(v, "emptyDir");
+  size_t i;
+  if (v == NULL || v->t != KF_NOBJ || v->u.c.n != 2 || !named(v, KF_SHM_VOLUME) ||
+      ed == NULL || ed->t != KF_NOBJ || !str_is(kf_node_get(ed, "medium"), "Memory"))
+    return 0;
+  for (i = 0; i < ed->u.c.n; i++)
+    if (strcmp(ed->u.c.k[i], "medium") != 0 && strcmp(ed->u.c.k[i], "sizeLimit") != 0)
+      return 0;
+  return 1;
+}
+
+/* {name: flyte-shared-memory, mountPath: /dev/shm}, as the writer mounts it. */
+static int shm_mount(const kf_node *m) {
+  return m && m->t == KF_NOBJ && m->u.c.n == 2 && named(m, KF_SHM_VOLUME) &&
+         str_is(kf_node_get(m, "mountPath"), KF_SHM_PATH);
+}
+
+/* Is the pod spec's shared memory kfjob's: one volume of that name in its
+** shape, mounted so by the primary (the container of the kind's name, else
+** the first) and by no other container?  Else it is the user's, as written. */
+static int shm_whole(const kf_node *spec, const char *pname) {
+  const kf_node *vs = kf_node_get(spec, "volumes"), *cs = kf_node_get(spec, "containers");
+  size_t i, x, vols = 0, at = 0, mounts = 0, mine = 0;
+  for (i = 0; vs && vs->t == KF_NARR && i < vs->u.c.n; i++)
+    if (named(vs->u.c.v[i], KF_SHM_VOLUME)) vols += shm_volume(vs->u.c.v[i]) ? 1 : 2;
+  if (vols != 1 || cs == NULL || cs->t != KF_NARR || cs->u.c.n == 0) return 0;
+  for (i = 0; i < cs->u.c.n; i++)
+    if (named(cs->u.c.v[i], pname)) { at = i; break; }
+  for (i = 0; i < cs->u.c.n; i++) {
+    const kf_node *ms = kf_node_get(cs->u.c.v[i], "volumeMounts");
+    for (x = 0; ms && ms->t == KF_NARR && x < ms->u.c.n; x++)
+      if (named(ms->u.c.v[x], KF_SHM_VOLUME)) {
+        mounts++;
+        mine += i == at && shm_mount(ms->u.c.v[x]);
+      }
+  }
+  return mounts == 1 && mine == 1;
+}
+
+/* kfjob's shared memory size in pod spec s (true: no sizeLimit), or NULL. */
+static const kf_node *shm_size(const kf_node *s, const char *pname) {
+  static const kf_node yes = {KF_NBOOL, NULL, {0}};
+  const kf_node *vs = kf_node_get(s, "volumes");
+  size_t i;
+  if (!shm_whole(s, pname)) return NULL;
+  for (i = 0; i < vs->u.c.n; i++)
+    if (shm_volume(vs->u.c.v[i])) {
+      const kf_node *z = kf_node_get(kf_node_get(vs->u.c.v[i], "emptyDir"), "sizeLimit");
+      return z ? z : &yes;
+    }
+  return NULL;
+}
+
+void kfi_pod_shapes(kfi *c, const kf_node *specs, const char *pname) {
+  const kf_node *shm0 = NULL;
+  kfi_accel a0, a;
+  size_t i;
+  int first = 1, sfirst = 1;
+  memset(&a0, 0, sizeof a0);
+  c->shm_mixed = c->accel_mixed = 0;
+  for (i = 0; specs && specs->t == KF_NOBJ && i < specs->u.c.n; i++) {
+    const kf_node *s = kf_node_get(kf_node_get(specs->u.c.v[i], "template"), "spec");
+    const kf_node *z = shm_size(s, pname);
+    int has = kfi_accel_shape(s, 0, &a);
+    if (sfirst) shm0 = z, sfirst = 0;
+    else if ((z == NULL) != (shm0 == NULL) || (z && !kfi_equal(z, shm0))) c->shm_mixed = 1;
+    if (first && (has || kfi_accel_gpu(s))) a0 = a, first = 0;
+    else if ((has || kfi_accel_gpu(s)) && (has != (a0.device != NULL) ||
+                                            (has && !kfi_accel_same(&a, &a0))))
+      c->accel_mixed = 1;
+  }
+}
+
 /* ---- the primary container -------------------------------------------- */
 
 /* Every env entry is the task's, valueFrom too, in its order (the job's
@@ -168,7 +241,7 @@ static kf_status primary(kfi *c, const char *path, const kf_node *ct, kfi_pod *o
       size_t x;
       KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
       for (x = 0; x < v->u.c.n; x++)
-        if (!named(v->u.c.v[x], KF_SHM_VOLUME))
+        if (!(out->shm_whole && shm_mount(v->u.c.v[x])))
           KFI_OOM(c, kf_node_push(c->A, l, NULL, v->u.c.v[x]));
       if (l->u.c.n) KFI_OOM(c, kf_node_push(c->A, *rest, k, l));
       continue;
@@ -240,8 +313,7 @@ static kf_status volumes(kfi *c, const kf_node *vs, kfi_pod *out, kf_node *spec)
   KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
   for (i = 0; i < vs->u.c.n; i++) {
     const kf_node *v = vs->u.c.v[i], *ed = kf_node_get(v, "emptyDir");
-    const char *medium = kfi_str(kf_node_get(ed, "medium"));
-    if (named(v, KF_SHM_VOLUME) && medium && strcmp(medium, "Memory") == 0) {
+    if (out->shm_whole && shm_volume(v)) {
       const kf_node *size = kf_node_get(ed, "sizeLimit");
       kf_node *t;
       KFI_OOM(c, t = kf_node_new(c->A, KF_NBOOL));
@@ -252,95 +324,6 @@ static kf_status volumes(kfi *c, const kf_node *vs, kfi_pod *out, kf_node *spec)
     KFI_OOM(c, kf_node_push(c->A, l, NULL, (kf_node *)v));
   }
   if (l->u.c.n) KFI_OOM(c, kf_node_push(c->A, spec, "volumes", l));
-  return KF_OK;
-}
-
-static int accel_key(const char *k) {
-  return k && (strcmp(k, KF_ACCEL_LABEL) == 0 || strcmp(k, KF_PARTITION_LABEL) == 0);
-}
-
-static kf_node *true_node(kf_arena *A) {
-  kf_node *t = kf_node_new(A, KF_NBOOL);
-  if (t) t->u.b = 1;
-  return t;
-}
-
-/* One node-selector term without the accelerator's requirements, which go
-** to out->accel; *keep NULL when nothing is left of it. */
-static kf_status term(kfi *c, const kf_node *t, kfi_pod *out, kf_node **keep) {
-  const kf_node *me = kf_node_get(t, "matchExpressions");
-  kf_node *l, *t2;
-  size_t x;
-  *keep = (kf_node *)t;   /* a term that is no object stays as it is */
-  if (t->t != KF_NOBJ) return KF_OK;
-  KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
-  for (x = 0; me && me->t == KF_NARR && x < me->u.c.n; x++) {
-    const kf_node *r = me->u.c.v[x], *vals = kf_node_get(r, "values");
-    const char *k = kfi_str(kf_node_get(r, "key")), *op = kfi_str(kf_node_get(r, "operator"));
-    const char *v0 = vals && vals->t == KF_NARR && vals->u.c.n == 1 ? kfi_str(vals->u.c.v[0]) : NULL;
-    int part = k && strcmp(k, KF_PARTITION_LABEL) == 0;
-    int in = op && strcmp(op, "In") == 0 && v0 && kf_node_get(r, "values") && r->u.c.n == 3;
-    int none = op && strcmp(op, "DoesNotExist") == 0 && r->u.c.n == 2;
-    if ((part || (k && strcmp(k, KF_ACCEL_LABEL) == 0)) && (in || (part && none))) {
-      if (in) KFI_OOM(c, kf_obj_strref(c->A, out->accel, part ? "partition_size" : "device", v0));
-      else KFI_OOM(c, kf_node_push(c->A, out->accel, "unpartitioned", true_node(c->A)));
-      continue;
-    }
-    KFI_OOM(c, kf_node_push(c->A, l, NULL, (kf_node *)r));
-  }
-  KFI_OOM(c, t2 = without(c->A, t, "matchExpressions"));
-  if (l->u.c.n) KFI_OOM(c, kf_node_push(c->A, t2, "matchExpressions", l));
-  *keep = t2->u.c.n ? t2 : NULL;
-  return KF_OK;
-}
-
-/* The affinity without the accelerator's requirements (AddNodeSelector-
-** Requirements added them to every required term); *keep NULL when nothing
-** is left. */
-static kf_status affinity(kfi *c, const kf_node *aff, kfi_pod *out, kf_node **keep) {
-  static const char *const path[3] = {
-      "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
-      "nodeSelectorTerms"};
-  const kf_node *lvl[3], *terms;
-  kf_node *nt, *cur, *t = NULL;
-  size_t i;
-  int d;
-  kf_status st;
-  lvl[0] = aff;
-  for (d = 1; d < 3; d++) lvl[d] = kf_node_get(lvl[d - 1], path[d - 1]);
-  terms = kf_node_get(lvl[2], path[2]);
-  *keep = (kf_node *)aff;
-  if (aff->t != KF_NOBJ || terms == NULL || terms->t != KF_NARR) return KF_OK;
-  KFI_OOM(c, nt = kf_node_new(c->A, KF_NARR));
-  for (i = 0; i < terms->u.c.n; i++) {
-    if ((st = term(c, terms->u.c.v[i], out, &t)) != KF_OK) return st;
-    if (t) KFI_OOM(c, kf_node_push(c->A, nt, NULL, t));
-  }
-  cur = nt->u.c.n ? nt : NULL;
-  for (d = 2; d >= 0; d--) {   /* the path again, without what became empty */
-    kf_node *o;
-    KFI_OOM(c, o = without(c->A, lvl[d], path[d]));
-    if (cur) KFI_OOM(c, kf_node_push(c->A, o, path[d], cur));
-    cur = o->u.c.n ? o : NULL;
-  }
-  *keep = cur;
-  return KF_OK;
-}
-
-/* The tolerations without the accelerator's NoSchedule ones. */
-static kf_status tolerations(kfi *c, const kf_node *ts, kf_node **keep) {
-  kf_node *l;
-  size_t i;
-  *keep = (kf_node *)ts;
-  if (ts->t != KF_NARR) return KF_OK;
-  KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
-  for (i = 0; i < ts->u.c.n; i++) {
-    const kf_node *t = ts->u.c.v[i];
-    const char *k = kfi_str(kf_node_get(t, "key")), *ef = kfi_str(kf_node_get(t, "effect"));
-    if (accel_key(k) && ef && strcmp(ef, "NoSchedule") == 0 && t->u.c.n == 4) continue;
-    KFI_OOM(c, kf_node_push(c->A, l, NULL, (kf_node *)t));
-  }
-  *keep = l->u.c.n ? l : NULL;
   return KF_OK;
 }
 
@@ -407,9 +390,7 @@ static kf_status spec_key(kfi *c, const char *path, const char *k, const kf_node
   if (strcmp(k, "volumes") == 0) return volumes(c, v, out, spec);
   if (strcmp(k, "restartPolicy") == 0 && kfi_str(v) && strcmp(kfi_str(v), "Never") == 0)
     return KF_OK;   /* the writer's when the template has none */
-  keep = (kf_node *)v;
-  if (strcmp(k, "affinity") == 0 && (st = affinity(c, v, out, &keep)) != KF_OK) return st;
-  if (strcmp(k, "tolerations") == 0 && (st = tolerations(c, v, &keep)) != KF_OK) return st;
+  if ((st = kfi_accel_take(c, k, v, &out->ash, &keep)) != KF_OK) return st;
   if (keep) KFI_OOM(c, kf_node_push(c->A, spec, k, keep));
   return KF_OK;
 }
@@ -431,7 +412,6 @@ kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
   size_t i;
   kf_status st;
   memset(out, 0, sizeof *out);
-  KFI_OOM(c, out->accel = kf_node_new(c->A, KF_NOBJ));
   KFI_OOM(c, out->tmpl = kf_node_new(c->A, KF_NOBJ));
   KFI_OOM(c, meta = kf_node_new(c->A, KF_NOBJ));
   KFI_OOM(c, spec = kf_node_new(c->A, KF_NOBJ));
@@ -448,6 +428,8 @@ kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
     kfi_path(p, sp, "containers");
     return kfi_fail(c, p, "required");
   }
+  out->shm_whole = !c->shm_mixed && shm_whole(s, pname);
+  if (!c->accel_mixed) kfi_accel_shape(s, c->pod_gpu, &out->ash);
   for (i = 0; i < s->u.c.n; i++) {
     kfi_path(p, sp, s->u.c.k[i]);
     if ((st = spec_key(c, p, s->u.c.k[i], s->u.c.v[i], pname, out, spec)) != KF_OK)
@@ -456,6 +438,6 @@ kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
   if (meta->u.c.n) KFI_OOM(c, kf_node_push(c->A, out->tmpl, "metadata", meta));
   KFI_OOM(c, kf_node_push(c->A, out->tmpl, "spec", spec));
   if (bare(out->tmpl)) out->tmpl = NULL;
-  if (out->accel->u.c.n == 0) out->accel = NULL;
+  if (out->ash.device) KFI_OOM(c, out->accel = kfi_accel_node(c, &out->ash));
   return KF_OK;
 }

@@ -267,6 +267,28 @@ static kf_status flyte_slots(kfi *c, groups *G, const char *np) {
   return KF_OK;
 }
 
+/* Is np the -np kfjob writes for the job read (kf_launcher.c: workers x
+** slots; on Flyte any multiple of the workers, the slots read from it)?
+** Else the line is the user's, kept as written. */
+static int mpirun_np_ok(const kfi *c, const groups *G, const char *np) {
+  const kf_node *s = kf_node_get(c->spec, "slots");
+  long long w = 0, slots = 1, v;
+  char *end;
+  int i;
+  if (np == NULL || *np < '0' || *np > '9') return 0;
+  v = strtoll(np, &end, 10);
+  if (*end || v < 0 || (v > 0 && *np == '0')) return 0;
+  for (i = 0; i < G->n; i++)
+    if (G->role[i] == KF_WORKER) {
+      const kf_node *r = kf_node_get(G->g[i], "replicas");
+      w = r == NULL ? 1 : r->t == KF_NINT ? (long long)r->u.i : -1;
+    }
+  if (w < 0) return 0;
+  if (c->target == KF_T_FLYTE || c->target == KF_T_FLYTE2) return w ? v % w == 0 && v : v == 0;
+  if (s) slots = s->t == KF_NINT ? (long long)s->u.i : -1;
+  return slots >= 1 && v == w * slots;
+}
+
 /* ---- Horovod's line ---------------------------------------------------- */
 
 /* The job values kfjob's horovodrun line carries (kf_launcher.c
@@ -401,7 +423,8 @@ static kf_status mpi_args(kfi *c, groups *G, kf_node *ct) {
       continue;
     }
     if (a && c->kind == KF_HOROVOD && (st = horovod_len(c, G, a, &h, &n)) != KF_OK) return st;
-    if (a && c->kind == KF_MPI) n = mpirun_len(a);
+    if (a && c->kind == KF_MPI && (n = mpirun_len(a)) && !mpirun_np_ok(c, G, arg(a, n - 1)))
+      n = 0;
     /* the writer gives every group without a command of its own the same
     ** line and args: another group's are that group's command */
     if (n && task && !same_tail(a, n, task)) n = 0;
@@ -630,6 +653,7 @@ kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
       (st = kfi_keys(c, sp, specs, known, NULL, NULL)) != KF_OK)
     return st;
   if ((st = pod_copies(c, sp, specs)) != KF_OK) return st;
+  kfi_pod_shapes(c, specs, kf_kinds[c->kind].container);
   for (i = 0; i < k->nroles; i++) {
     const kf_node *rs = kf_node_get(specs, known[i]);
     kfi_path(p, sp, known[i]);

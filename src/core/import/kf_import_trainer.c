@@ -8,6 +8,7 @@
 */
 #include <string.h>
 
+#include "kf_pod.h"
 #include "kf_import_int.h"
 #include "kf_launcher.h"
 
@@ -168,6 +169,8 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
        (st = put_both(c, "args", (kf_node *)v, 1)) != KF_OK))
     return st;
   if ((v = kf_node_get(tr, "env")) && (st = env(c, v)) != KF_OK) return st;
+  c->pod_gpu = kf_node_get(kf_node_get(kf_node_get(tr, "resourcesPerNode"), "limits"),
+                           KF_GPU_RESOURCE) != NULL;
   if ((v = kf_node_get(tr, "resourcesPerNode")) &&
       (st = kfi_resources(c, "spec.trainer.resourcesPerNode", v, &res)) != KF_OK)
     return st;
@@ -180,6 +183,37 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
   if (res.requests) KFI_OOM(c, kf_node_push(c->A, g, "requests", res.requests));
   if (res.limits) KFI_OOM(c, kf_node_push(c->A, g, "limits", res.limits));
   return nodes(c, tr, g, written);
+}
+
+/* Every level of kfjob's patch down to the node job's pod template holds
+** only the key on the way (kf_manifest_trainer.c runtime_patches); the
+** JobSet's and the Job's metadata (labels, annotations) and anything else
+** there would be lost in the job: refused (lossy: listed), by path. */
+static kf_status patch_levels(kfi *c, const kf_node *p) {
+  static const struct { const char *path, *key, *also; } lv[] = {
+      {"spec.runtimePatches[0]", "trainingRuntimeSpec", "manager"},
+      {"spec.runtimePatches[0].trainingRuntimeSpec", "template", NULL},
+      {"spec.runtimePatches[0].trainingRuntimeSpec.template", "spec", NULL},
+      {"spec.runtimePatches[0].trainingRuntimeSpec.template.spec", "replicatedJobs", NULL},
+      {"spec.runtimePatches[0].trainingRuntimeSpec.template.spec.replicatedJobs[0]",
+       "template", "name"},
+      {"spec.runtimePatches[0].trainingRuntimeSpec.template.spec.replicatedJobs[0].template",
+       "spec", NULL},
+      {"spec.runtimePatches[0].trainingRuntimeSpec.template.spec.replicatedJobs[0].template."
+       "spec", "template", NULL}};
+  static const char *const held_not[] = {"metadata", NULL};
+  size_t i;
+  kf_status st;
+  for (i = 0; p && i < sizeof lv / sizeof *lv; i++) {
+    const char *known[3];
+    known[0] = lv[i].key, known[1] = lv[i].also, known[2] = NULL;
+    if ((st = kfi_want(c, lv[i].path, p, KF_NOBJ)) != KF_OK ||
+        (st = kfi_keys(c, lv[i].path, p, known, held_not, NULL)) != KF_OK)
+      return st;
+    p = kf_node_get(p, lv[i].key);
+    if (p && p->t == KF_NARR) p = p->u.c.n ? p->u.c.v[0] : NULL;   /* replicatedJobs */
+  }
+  return KF_OK;
 }
 
 /* kfjob's one runtime patch: the `node` job's pod template. */
@@ -197,6 +231,7 @@ static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2])
       !t || !kfi_str(kf_node_get(t, "name")) || strcmp(kfi_str(kf_node_get(t, "name")), "node") != 0)
     return kfi_unmapped(c, "spec.runtimePatches", l, "kfjob reads one patch of its own "
                         "(manager kfjob/manifest) of the node job");
+  if ((st = patch_levels(c, p)) != KF_OK) return st;
   t = kf_node_get(kf_node_get(kf_node_get(t, "template"), "spec"), "template");
   if (t == NULL) return KF_OK;
   if ((st = kfi_pod_read(c, "spec.runtimePatches[0].trainingRuntimeSpec.template.spec."

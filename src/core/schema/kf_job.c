@@ -191,7 +191,11 @@ static int value_eq(const kf_field *f, const char *a, const char *b, int kind) {
   const char *x = a + f->off, *y = b + f->off;
   size_t i;
   switch (f->type) {
-    case KF_V_INT: return *AT(x, const int32_t) == *AT(y, const int32_t);
+    case KF_V_INT:   /* a row given as 0 is not the row unset (its zero bit) */
+      return *AT(x, const int32_t) == *AT(y, const int32_t) &&
+             (!(f->flags & KF_F_OMITZERO) ||
+              (*AT(a + f->off_n, const unsigned) & f->zbit) ==
+                  (*AT(b + f->off_n, const unsigned) & f->zbit));
     case KF_V_NPROC:   /* words are the choice's static strings */
       return *AT(x, const int32_t) == *AT(y, const int32_t) &&
              *AT(a + f->off_n, const char *const) == *AT(b + f->off_n, const char *const);

@@ -54,7 +54,9 @@ typedef struct kf_group {
 } kf_group;
 
 /* Run-policy fields given explicitly as 0: proto3 cannot send them, so
-** lint warns.  Kept through spec(), ignored by kf_job_equal. */
+** lint warns.  Kept through spec(), with() and to_lua; kf_job_equal tells
+** a field given as 0 from one unset (0 is no retries, unset the
+** operator's default). */
 #define KF_RPZ_TTL      1u
 #define KF_RPZ_DEADLINE 2u
 #define KF_RPZ_BACKOFF  4u
