@@ -84,3 +84,45 @@ describe("kfjob schema --target: a row's not_on leaves it out", function()
     assert.truthy(on_operator:find('"replicas"', 1, true))
   end)
 end)
+
+describe("a row's per-target values (values_on) drive R13 and the schema", function()
+  -- mpi-operator validation.go validateReplicaSpec: Never and OnFailure;
+  -- a TrainJob has no restart policy (trainjob_types.go): only never;
+  -- the plugin's RestartPolicy (flyteidl common.proto) has no ExitCode.
+  local want = {
+    ["mpi-operator"] = { never = true, on_failure = true },
+    ["trainer-2.2"] = { never = true }, ["trainer-2.3"] = { never = true },
+    ["trainer-2.4"] = { never = true },
+    flyte = { never = true, on_failure = true, always = true },
+    flyte2 = { never = true, on_failure = true, always = true },
+  }
+
+  it("kfjob.fields gives the restart policies each target carries", function()
+    local row = kfjob.fields("MPIJob").worker.fields.restart_policy
+    assert.are.same(want, row.values_on)
+  end)
+
+  it("R13 refuses exactly the values a target's row leaves out", function()
+    for t, keep in pairs(want) do
+      if t ~= "flyte" and t ~= "flyte2" then
+        for _, v in ipairs { "never", "on_failure", "always" } do
+          local job = kfjob.MPIJob { worker = { replicas = 1, restart_policy = v } }
+          local _, problems = job:check { target = t }
+          local r13
+          for _, p in ipairs(problems or {}) do
+            if p.rule == "R13" and p.path == "worker.restart_policy" then r13 = p end
+          end
+          assert.equal(not keep[v], r13 ~= nil, t .. " " .. v)
+        end
+      end
+    end
+  end)
+
+  it("kfjob schema's per-target enum is the row's values_on", function()
+    local schema = require "kfjob.schema"
+    local s = schema("MPIJob", "mpi-operator")
+    assert.truthy(s:find('"enum": ["never", "Never", "RESTART_POLICY_NEVER", "on_failure", '
+                         .. '"OnFailure", "RESTART_POLICY_ON_FAILURE", 0, 1]', 1, true))
+    assert.falsy(s:find('"Always"', 1, true))
+  end)
+end)

@@ -41,6 +41,25 @@ static void push_spellings(lua_State *L, const kf_enum *en) {
   lua_setfield(L, -2, "spellings");
 }
 
+/* The values each target's resources carry, for the targets that do not
+** carry every value: { [target] = { [value] = true } } (R13; kfjob schema
+** leaves the others out of the target's enum). */
+static void push_values_on(lua_State *L, const kf_field *f, const kf_enum *en) {
+  int t, v;
+  lua_newtable(L);
+  for (t = 0; t < KF_NTARGETS; t++) {
+    if (f->values_on[t] == 0) continue;
+    lua_newtable(L);
+    for (v = 0; v < en->n; v++) {
+      if (!kf_field_value_on(f, (kf_target)t, v)) continue;
+      lua_pushboolean(L, 1);
+      lua_setfield(L, -2, en->spell[v][0]);
+    }
+    lua_setfield(L, -2, kf_targets[t].name);
+  }
+  lua_setfield(L, -2, "values_on");
+}
+
 /* Where the row goes (kfjob explain): its v1 and v0 plugin message fields
 ** (under its sub-message) and its manifest key. */
 static void push_where(lua_State *L, const kf_field *f) {
@@ -120,6 +139,7 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
       }
       lua_setfield(L, -2, "values");
       push_spellings(L, en);
+      if (f->values_on) push_values_on(L, f, en);
       break;
     }
     case KF_V_CHOICE: {

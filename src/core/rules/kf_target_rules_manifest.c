@@ -44,24 +44,27 @@ static kf_status r12_accel(const kf_job *j, kf_target t, const kf_target_ctx *c,
   return KF_OK;
 }
 
-/* R13: restart policies each target's resource can carry. */
+/* R13: restart policies each target's resource can carry: the restart
+** policy row's values_on (kf_schema.c). */
 static kf_status r13_restart(const kf_job *j, kf_target t, const kf_target_ctx *c,
                              const kf_target_rule *r, kf_problems *out, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
+  const kf_field *f = kf_obj_row(&kf_group_obj, "restart_policy");
   int i;
   (void)c;
   for (i = 0; i < k->nroles; i++) {
     int role = k->roles[i].role, p = j->g[role].restart_policy;
     char path[48];
     if (j->g[role].replicas <= 0 || p == KF_RP_EXIT_CODE) continue;   /* its own row */
-    snprintf(path, sizeof path, "%s.restart_policy", kf_roles[role].key);
-    if (t == KF_T_MPI_OPERATOR && p == KF_RP_ALWAYS)
-      ADD(path, e, "'always' cannot be expressed: the mpi-operator accepts "
-          "only Never and OnFailure");
-    else if (trainer(t) && p != KF_RP_NEVER)
+    if (kf_field_value_on(f, t, p)) continue;
+    snprintf(path, sizeof path, "%s.%s", kf_roles[role].key, f->key);
+    if (trainer(t))
       ADD(path, e, "'%s' cannot be expressed: a TrainJob has no restart policy "
           "(the runtime's JobSet failurePolicy decides); leave it unset or never",
           kf_restart_policy_enum.spell[p][0]);
+    else
+      ADD(path, e, "'%s' cannot be expressed: the mpi-operator accepts "
+          "only Never and OnFailure", kf_restart_policy_enum.spell[p][0]);
   }
   return KF_OK;
 }

@@ -162,6 +162,7 @@ static const kf_field group_rows[] = {
   {.key = "restart_policy", .type = KF_V_ENUM, .off = G(restart_policy),
    .idef = KF_RP_NEVER, .info = &kf_restart_policy_enum,
    .pb = "restart_policy", .manifest = "restartPolicy", .place = KF_M_REPLICA,
+   .values_on = kf_restart_policy_on,
    .desc = "When this group's failed pods restart (never, on_failure, always, exit_code): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; exit_code (ExitCode: restart on an exit code >= 128) on the operator only; the mpi-operator takes never and on_failure, Trainer only never (R13)"},
   {.key = "command", .type = KF_V_STRLIST, .flags = KF_F_COMMAND,
    .off = G(command), .off_n = G(ncommand), .pb = "command",

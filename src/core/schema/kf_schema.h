@@ -129,6 +129,10 @@ typedef struct kf_field {
                              value is refused there (R34); Flyte's two
                              targets follow from pb NULL on a placed row */
   const char *not_on_why; /* R34's reason, with its upstream source */
+  const unsigned *values_on; /* KF_V_ENUM group rows: NULL, or by target
+                             (kf_target, KF_NTARGETS entries) the values
+                             its resources carry, bit (1u << value); 0: every
+                             value (R13; kfjob schema's per-target enums) */
   unsigned zbit;          /* KF_F_OMITZERO: bit in kf_run_policy.zero */
   const char *denied;     /* message when a context does not take it */
   const char *desc;       /* one line: what the field means and what it
@@ -249,5 +253,7 @@ static inline int kf_group_takes(const kf_field *f, int kind, int role) {
 ** KF_PATH_SPEC), or its proto path in JSON names under `parent_pb`. */
 void kf_row_path(const char *parent_key, const char *parent_pb,
                  const kf_field *f, int style, char *out, size_t cap);
+/* The row of `o` with spec key `key`, or NULL. */
+const kf_field *kf_obj_row(const kf_obj *o, const char *key);
 
 #endif

@@ -126,3 +126,29 @@ const char *kf_field_not_on(const kf_field *f, kf_target t) {
            "(flyteidl CommonReplicaSpec), which has no field for it";
   return NULL;
 }
+
+/* The restart policies each target's replica specs carry (R13): exit_code
+** (the training-operator's ExitCode) is the operator's alone (the
+** plugin's RestartPolicy has Never, OnFailure, Always); the mpi-operator
+** takes Never and OnFailure (validation.go validateReplicaSpec); a
+** TrainJob has no restart policy (trainjob_types.go), so only never. */
+#define RP(v) (1u << (v))
+#define RP_PLUGIN (RP(KF_RP_NEVER) | RP(KF_RP_ON_FAILURE) | RP(KF_RP_ALWAYS))
+const unsigned kf_restart_policy_on[KF_NTARGETS] = {
+  [KF_T_FLYTE] = RP_PLUGIN, [KF_T_FLYTE2] = RP_PLUGIN,
+  [KF_T_MPI_OPERATOR] = RP(KF_RP_NEVER) | RP(KF_RP_ON_FAILURE),
+  [KF_T_TRAINER_22] = RP(KF_RP_NEVER), [KF_T_TRAINER_23] = RP(KF_RP_NEVER),
+  [KF_T_TRAINER_24] = RP(KF_RP_NEVER)};
+#undef RP_PLUGIN
+#undef RP
+
+const kf_field *kf_obj_row(const kf_obj *o, const char *key) {
+  size_t i;
+  for (i = 0; i < o->n; i++)
+    if (strcmp(o->f[i].key, key) == 0) return &o->f[i];
+  return NULL;
+}
+
+int kf_field_value_on(const kf_field *f, kf_target t, int v) {
+  return f->values_on == NULL || f->values_on[t] == 0 || ((f->values_on[t] >> v) & 1u);
+}

@@ -134,5 +134,11 @@ kf_status kf_problems_push(const kf_problems *ps, kf_sev sev, kf_arena *A,
 /* Why target `t`'s resources have no place for group row `f` (R34), or
 ** NULL when they have. */
 const char *kf_field_not_on(const kf_field *f, kf_target t);
+/* The restart policies each target's replica specs carry, by target
+** (the restart_policy row's values_on). */
+extern const unsigned kf_restart_policy_on[KF_NTARGETS];
+/* Whether target `t`'s resources carry value `v` of enum row `f` (its
+** values_on). */
+int kf_field_value_on(const kf_field *f, kf_target t, int v);
 
 #endif
