@@ -287,6 +287,20 @@ int kf_dns_label(const char *s, size_t n, int dns1035) {
   return 1;
 }
 
+const char *kf_dns1123_subdomain_problem(const char *s) {
+  size_t n = strlen(s), i;
+  if (n > 253) return "longer than 253 characters";
+  for (i = 0; i < n; i++) {
+    int edge = i == 0 || s[i - 1] == '.' || i + 1 == n || s[i + 1] == '.';
+    if (lower_alnum(s[i]) || (!edge && (s[i] == '-' || s[i] == '.'))) continue;
+    return edge && (s[i] == '-' || s[i] == '.')
+               ? "each '.'-separated part must start and end with a lowercase "
+                 "letter or digit"
+               : "only lowercase letters, digits, '-' and '.' are allowed";
+  }
+  return NULL;
+}
+
 int kf_dns_subdomain(const char *s, size_t n) {
   size_t i, start = 0;
   if (n == 0 || n > 253) return 0;

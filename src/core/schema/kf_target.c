@@ -7,30 +7,28 @@
 
 #include "kf_target.h"
 
-#define K(k) (1u << (k))
-#define FLYTE_KINDS (K(KF_TFJOB) | K(KF_PYTORCH) | K(KF_ELASTIC) | K(KF_MPI) | K(KF_HOROVOD))
 #define FLYTE_EMITS (KF_E_ENCODE | KF_E_TEMPLATE | KF_E_TASKSPEC | KF_E_MANIFEST | KF_E_ENVIRONMENT)
 #define KUBE_EMITS (KF_E_MANIFEST | KF_E_ENVIRONMENT)
 
 const kf_target_info kf_targets[KF_NTARGETS] = {
   [KF_T_FLYTE] = {"flyte", "Flyte 1.x backend + training-operator",
-                  FLYTE_KINDS, FLYTE_EMITS},
+                  KF_FLYTE_KINDS, FLYTE_EMITS},
   [KF_T_FLYTE2] = {"flyte2", "Flyte 2 backend (flyteidl2) + training-operator",
-                   FLYTE_KINDS, FLYTE_EMITS},
+                   KF_FLYTE_KINDS, FLYTE_EMITS},
   /* every kind the training-operator v1.9 serves */
   [KF_T_OPERATOR] = {"operator", "training-operator v1.9 (kubeflow.org/v1)",
                      (1u << KF_NKINDS) - 1, KUBE_EMITS},
   [KF_T_MPI_OPERATOR] = {"mpi-operator", "mpi-operator v0.8 (MPIJob kubeflow.org/v2beta1)",
-                         K(KF_MPI) | K(KF_HOROVOD), KUBE_EMITS},
+                         KF_KIND_BIT(KF_MPI) | KF_KIND_BIT(KF_HOROVOD), KUBE_EMITS},
   [KF_T_TRAINER_22] = {"trainer-2.2", "Kubeflow Trainer v2.2 (TrainJob trainer.kubeflow.org/v1alpha1)",
-                       K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
+                       KF_KIND_BIT(KF_PYTORCH) | KF_KIND_BIT(KF_ELASTIC), KUBE_EMITS},
   [KF_T_TRAINER_23] = {"trainer-2.3", "Kubeflow Trainer v2.3 (TrainJob trainer.kubeflow.org/v1alpha1)",
-                       K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
+                       KF_KIND_BIT(KF_PYTORCH) | KF_KIND_BIT(KF_ELASTIC), KUBE_EMITS},
   [KF_T_CLUSTERED] = {"flyte2-clustered", "Flyte 2 clustered tasks (clustered-task, a JobSet jobset.x-k8s.io/v1alpha2)",
-                      K(KF_PYTORCH) | K(KF_ELASTIC), KF_E_ENCODE | KF_E_TEMPLATE | KF_E_TASKSPEC |
+                      KF_KIND_BIT(KF_PYTORCH) | KF_KIND_BIT(KF_ELASTIC), KF_E_ENCODE | KF_E_TEMPLATE | KF_E_TASKSPEC |
                       KF_E_MANIFEST | KF_E_ENVIRONMENT},
   [KF_T_TRAINER_24] = {"trainer-2.4", "Kubeflow Trainer v2.4 (TrainJob trainer.kubeflow.org/v1alpha1)",
-                       K(KF_PYTORCH) | K(KF_ELASTIC), KUBE_EMITS},
+                       KF_KIND_BIT(KF_PYTORCH) | KF_KIND_BIT(KF_ELASTIC), KUBE_EMITS},
 };
 
 const char *const kf_target_names[KF_NTARGETS + 1] = {
