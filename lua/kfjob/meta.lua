@@ -6,16 +6,17 @@
 -- Works on Lua 5.1-5.4 and LuaJIT.
 local kfjob = require "kfjob"
 
-local concat, insert, sort = table.concat, table.insert, table.sort
+local concat, insert = table.concat, table.insert
 
 local function pascal(s)
   return (s:gsub("^%l", string.upper):gsub("_(%w)", string.upper))
 end
 
-local sorted_keys = require("kfjob.textutil").sorted_keys
+local textutil = require "kfjob.textutil"
+local sorted_keys, json_string = textutil.sorted_keys, textutil.json_string
 
 local function quote(v)
-  if type(v) == "string" then return '"' .. v .. '"' end
+  if type(v) == "string" then return json_string(v) end
   return tostring(v)
 end
 
@@ -354,11 +355,9 @@ function Gen:module(o)
   end
   func_lines(o, "kfjob", "RunPolicy", { { "t?: " .. self.run_policy_class }, "table",
                                         "A standalone run policy." })
-  local names = {}
-  for k, v in pairs(kfjob) do
-    if type(v) == "function" and not self.ctor[k] then names[#names + 1] = k end
-  end
-  sort(names)
+  local names = sorted_keys(kfjob, nil, function(k, v)
+    return type(v) == "function" and not self.ctor[k]
+  end)
   for _, k in ipairs(names) do
     if module_funcs[k] then func_lines(o, "kfjob", k, module_funcs[k])
     else any_lines(o, "kfjob", k) end
@@ -367,11 +366,7 @@ function Gen:module(o)
   o[#o + 1] = "---@class kfjob.template"
   o[#o + 1] = "---@field MAX_NAME integer longest name a variant may have"
   o[#o + 1] = "kfjob.template = {}"
-  local tnames = {}
-  for k, v in pairs(kfjob.template) do
-    if type(v) == "function" then tnames[#tnames + 1] = k end
-  end
-  sort(tnames)
+  local tnames = sorted_keys(kfjob.template, nil, function(_, v) return type(v) == "function" end)
   for _, k in ipairs(tnames) do
     if template_funcs[k] then func_lines(o, "kfjob.template", k, template_funcs[k])
     else any_lines(o, "kfjob.template", k) end

@@ -10,7 +10,7 @@
 -- second argument is a table) leaves out the kinds the target does not run.
 local kfjob = require "kfjob"
 
-local concat, sort = table.concat, table.sort
+local concat = table.concat
 
 local INT32_MAX = 2147483647
 -- Kubernetes quantities as kfjob reads them (base/kf_qty.c kf_qty_parse,
@@ -132,13 +132,11 @@ local function tree_schema(row)
 end
 
 local function object_schema(rows, ctx)
-  local props, keys = {}, {}
-  for k, r in pairs(rows) do
-    -- a field the target's resources have no place for (its row's not_on,
-    -- R34) is not in that target's schema
-    if not (ctx.target and r.not_on and r.not_on[ctx.target]) then keys[#keys + 1] = k end
-  end
-  sort(keys)
+  -- a field the target's resources have no place for (its row's not_on,
+  -- R34) is not in that target's schema
+  local props, keys = {}, sorted_keys(rows, nil, function(_, r)
+    return not (ctx.target and r.not_on and r.not_on[ctx.target])
+  end)
   for _, k in ipairs(keys) do props[k] = node_of(k, rows[k], ctx) end
   return { type = "object", properties = props, additionalProperties = false }
 end
