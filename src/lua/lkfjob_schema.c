@@ -338,6 +338,32 @@ static int l_targets(lua_State *L) {
   return 1;
 }
 
+/* kfjob.options(): the job methods' options, row by row (kf_options.c):
+** { {name=, type=, methods={"encode", ...}, description=}, ... } */
+static int l_options(lua_State *L) {
+  unsigned i, m;
+  int n;
+  lua_createtable(L, (int)kf_noptions, 0);
+  for (i = 0; i < kf_noptions; i++) {
+    const kf_option *o = &kf_options[i];
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, o->name);
+    lua_setfield(L, -2, "name");
+    lua_pushstring(L, o->type);
+    lua_setfield(L, -2, "type");
+    lua_newtable(L);
+    for (m = 0, n = 0; m < KF_OPT_NMETHODS; m++)
+      if (o->methods & KF_OPT_BIT(m)) {
+        lua_pushstring(L, kf_opt_method_names[m]);
+        lua_rawseti(L, -2, ++n);
+      }
+    lua_setfield(L, -2, "methods");
+    push_desc(L, o->desc);
+    lua_rawseti(L, -2, (int)i + 1);
+  }
+  return 1;
+}
+
 /* kfjob.meta() and kfjob.schema(kind, opts): the generators of the
 ** embedded Lua layer (lua/kfjob/meta.lua, schema.lua), loaded on first use
 ** through require, called with the arguments given. */
@@ -358,4 +384,4 @@ static int l_schema(lua_State *L) { return call_generator(L, "kfjob.schema"); }
 
 const luaL_Reg lkf_schema_funcs[] = {
     {"fields", l_fields}, {"suggest", l_suggest}, {"targets", l_targets},
-    {"meta", l_meta}, {"schema", l_schema}, {NULL, NULL}};
+    {"meta", l_meta}, {"schema", l_schema}, {"options", l_options}, {NULL, NULL}};
