@@ -126,3 +126,24 @@ describe("a row's per-target values (values_on) drive R13 and the schema", funct
     assert.falsy(s:find('"Always"', 1, true))
   end)
 end)
+
+describe("a row names its validator (check)", function()
+  it("the namespace is a DNS-1123 label, Kueue's names DNS-1123 subdomains", function()
+    local f = kfjob.fields("PyTorchJob")
+    assert.equal("dns1123_label", f.namespace.check)
+    assert.equal("dns1123_subdomain", f.scheduling.fields.queue.check)
+    assert.equal("dns1123_subdomain", f.scheduling.fields.priority_class.check)
+    assert.is_nil(f.worker.fields.image.check)
+  end)
+
+  it("and the rules run it (apimachinery IsDNS1123Label, kueue ValidateQueueName)", function()
+    assert.has_error(function() kfjob.PyTorchJob { worker = { replicas = 1 }, namespace = "Team" } end,
+      "kfjob.PyTorchJob: namespace: 'Team' is not a DNS-1123 label (at most 63 lowercase "
+      .. "letters, digits and '-', starting and ending with a letter or digit)")
+    assert.has_error(function()
+      kfjob.PyTorchJob { worker = { replicas = 1 }, scheduling = { queue = "a..b" } }
+    end, "kfjob.PyTorchJob: scheduling.queue: 'a..b' is not a DNS-1123 subdomain (each "
+      .. "'.'-separated part must start and end with a lowercase letter or digit; Kueue's "
+      .. "webhook refuses it)")
+  end)
+end)

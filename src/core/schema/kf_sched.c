@@ -14,14 +14,6 @@
 #include "kf_sched.h"
 #include "kf_target.h"
 
-static kf_status name_rule(const char *v, const char *path, const char *who,
-                           kf_err *e) {
-  const char *why = v ? kf_dns1123_subdomain_problem(v) : NULL;
-  if (why == NULL) return KF_OK;
-  return kf_fail(e, KF_EINVAL, "%s: %s: '%.80s' is not a DNS-1123 subdomain "
-                 "(%s; Kueue's webhook refuses it)", who, path, v, why);
-}
-
 /* podset-group-name (kueue tas_validation.go): not a number, with
 ** required or preferred, without slice annotations. */
 static kf_status group_rule(const kf_topology *t, const char *path,
@@ -84,9 +76,12 @@ kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e) 
   int i;
   (void)style;   /* scheduling never travels in a plugin message */
   if (j->has_scheduling) {
-    if ((st = name_rule(j->sched.queue, "scheduling.queue", who, e)) != KF_OK ||
-        (st = name_rule(j->sched.priority_class, "scheduling.priority_class",
-                        who, e)) != KF_OK)
+    /* the rows' check: Kueue's names */
+    if ((st = kf_row_check(kf_obj_row(&kf_sched_obj, "queue"), j->sched.queue,
+                           "scheduling.queue", who, e)) != KF_OK ||
+        (st = kf_row_check(kf_obj_row(&kf_sched_obj, "priority_class"),
+                           j->sched.priority_class, "scheduling.priority_class",
+                           who, e)) != KF_OK)
       return st;
     if (j->sched.has_topology &&
         ((st = topology_rule(&j->sched.topology, "scheduling.topology", who, e)) != KF_OK ||

@@ -284,10 +284,10 @@ static const kf_obj gang_obj = {NULL, "a table of named fields", gang_rows,
 #define SC(f) offsetof(kf_sched, f)
 static const kf_field sched_rows[] = {
   {.key = "queue", .type = KF_V_TOKEN, .off = SC(queue),
-   .manifest = KF_KUEUE_QUEUE,
+   .manifest = KF_KUEUE_QUEUE, .check = KF_CHECK_KUEUE_NAME,
    .desc = "Kueue LocalQueue the job waits in: label kueue.x-k8s.io/queue-name on the resource (flyte2: on the PyTorchJob pod template); Flyte 1.x refuses it (R30)"},
   {.key = "priority_class", .type = KF_V_TOKEN, .off = SC(priority_class),
-   .manifest = KF_KUEUE_PRIORITY,
+   .manifest = KF_KUEUE_PRIORITY, .check = KF_CHECK_KUEUE_NAME,
    .desc = "Kueue WorkloadPriorityClass: label kueue.x-k8s.io/priority-class on the resource (flyte2: on the PyTorchJob pod template); Flyte 1.x refuses it (R30)"},
   {.key = "max_exec_time", .type = KF_V_INT, .flags = KF_F_OMITZERO,
    .off = SC(max_exec_time), .off_n = SC(zero), .zbit = 1u, .min = 1,
@@ -320,6 +320,7 @@ const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
    .off_n = J(has_container), .info = &kf_container_obj,                   \
    .desc = "What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field"}, \
   {.key = "namespace", .type = KF_V_TOKEN, .off = J(ns),                   \
+   .check = KF_CHECK_DNS_LABEL,                                            \
    .desc = "The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)"}, \
   {.key = "labels", .type = KF_V_TREE, .off = J(labels), .info = &kf_labels_tree, \
    .desc = "The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"}, \

@@ -140,11 +140,15 @@ const unsigned kf_restart_policy_on[KF_NTARGETS] = {
 #undef RP_PLUGIN
 #undef RP
 
-const kf_field *kf_obj_row(const kf_obj *o, const char *key) {
+const kf_field *kf_row_find(const kf_field *f, size_t n, const char *key) {
   size_t i;
-  for (i = 0; i < o->n; i++)
-    if (strcmp(o->f[i].key, key) == 0) return &o->f[i];
+  for (i = 0; i < n; i++)
+    if (f[i].key && strcmp(f[i].key, key) == 0) return &f[i];
   return NULL;
+}
+
+const kf_field *kf_obj_row(const kf_obj *o, const char *key) {
+  return kf_row_find(o->f, o->n, key);
 }
 
 int kf_field_value_on(const kf_field *f, kf_target t, int v) {
