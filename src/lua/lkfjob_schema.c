@@ -111,15 +111,19 @@ static void push_tree(lua_State *L, const kf_tree *t) {
   lua_setfield(L, -2, "what");
 }
 
+/* The validator the row names (kf_field.check), if any. */
+static void push_check(lua_State *L, const kf_field *f) {
+  if (f->check == KF_CHECK_NONE) return;
+  lua_pushstring(L, kf_check_names[f->check]);
+  lua_setfield(L, -2, "check");
+}
+
 /* One row: { type=, default=, min=, values=, alias=, v0=, fields=, check= } */
 static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
   lua_createtable(L, 0, 6);
   lua_pushstring(L, type_names[f->type]);
   lua_setfield(L, -2, "type");
-  if (f->check != KF_CHECK_NONE) {   /* the validator the row names */
-    lua_pushstring(L, kf_check_names[f->check]);
-    lua_setfield(L, -2, "check");
-  }
+  push_check(L, f);
   switch (f->type) {
     case KF_V_INT: case KF_V_NNODES: case KF_V_NPROC:
       lua_pushinteger(L, f->idef);
