@@ -64,4 +64,31 @@ describe("option rows", function()
     local m = kfjob.meta()
     assert.truthy(m:find("---@class (exact) kfjob.CheckOpts\n---@field target? kfjob.Target the system to check for", 1, true))
   end)
+
+  it("give a host run's entries their options (the run's format and indent left out)", function()
+    if not util.cli_ok then return end
+    local cfg = os.tmpname() .. ".lua"
+    local f = assert(io.open(cfg, "w"))
+    f:write('local kfjob = require "kfjob"\n'
+            .. 'return { job = kfjob.PyTorchJob { worker = { replicas = 1 }, container = { image = "i:1" } }, '
+            .. 'opts = { bogus = 1 } }\n')
+    f:close()
+    local tt = "version, replica_encoding, target, id, container, config, wrap_launcher"
+    local kube = "name, namespace, image, command, args, env, labels, annotations, "
+                 .. "copy_to_pods, service_account"
+    local want = {
+      json = "version, replica_encoding, target", template = tt,
+      taskspec = tt .. ", interface, metadata", manifest = kube .. ", target" }
+    for format, known in pairs(want) do
+      local code, _, err = util.kfjob("render", cfg, "-f", format)
+      assert.equal(1, code)
+      assert.truthy(err:find("opts.bogus: unknown option for -f " .. format .. " (known: "
+                             .. known .. ")", 1, true), err)
+    end
+    local code, out = util.kfjob("check", cfg)
+    assert.equal(1, code)
+    assert.truthy(out:find("unknown option for any output (known: " .. tt
+                           .. ", interface, metadata, " .. kube .. ")", 1, true), out)
+    os.remove(cfg)
+  end)
 end)

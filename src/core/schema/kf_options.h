@@ -30,6 +30,8 @@ typedef struct kf_option {
   const char *type;     /* as LuaCATS says it: '"flat"|"common"' */
   unsigned methods;     /* KF_OPT_BIT per method taking it */
   const char *desc;     /* one line */
+  int output;           /* the form of the result (format, indent): a CLI
+                           run's, never an entry's (kf_option_entry_names) */
 } kf_option;
 
 extern const kf_option kf_options[];
@@ -39,5 +41,15 @@ extern const char *const kf_opt_method_names[KF_OPT_NMETHODS];
 
 /* The option names method `m` takes, in table order, NULL-terminated. */
 const char *const *kf_option_names(kf_opt_method m);
+
+/* The options an entry of a host run ({ job =, opts = }) may give for an
+** output, as its method takes them without the run's output rows: encode;
+** a task template's (encode's, then its own); a task spec's (the
+** template's, then its own); a manifest's; any output's (kfjob check). */
+typedef enum kf_opt_entry {
+  KF_OPT_E_ENCODE, KF_OPT_E_TEMPLATE, KF_OPT_E_TASKSPEC, KF_OPT_E_MANIFEST,
+  KF_OPT_E_ANY, KF_OPT_NENTRY
+} kf_opt_entry;
+const char *const *kf_option_entry_names(kf_opt_entry x);
 
 #endif
