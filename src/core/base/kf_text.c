@@ -278,6 +278,12 @@ static int alnum(char ch) {
   return lower_alnum(ch) || (ch >= 'A' && ch <= 'Z');
 }
 
+int kf_str_listed(const char *const *v, const char *s) {
+  for (; v && *v; v++)
+    if (strcmp(*v, s) == 0) return 1;
+  return 0;
+}
+
 int kf_dns_label(const char *s, size_t n, int dns1035) {
   size_t i;
   if (n == 0 || !lower_alnum(s[0]) || !lower_alnum(s[n - 1])) return 0;

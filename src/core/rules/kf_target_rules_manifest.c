@@ -183,12 +183,6 @@ static kf_status r21_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
   return KF_OK;
 }
 
-static int listed(const char *const *v, const char *s) {
-  for (; *v; v++)
-    if (strcmp(*v, s) == 0) return 1;
-  return 0;
-}
-
 /* R23 on Trainer: the PodSpecPatch lists' maxItems in both releases'
 ** trainer.kubeflow.org_trainjobs.yaml (shared memory adds one volume). */
 static kf_status r23_limits(const kf_job *j, kf_target t, const kf_node *spec,
@@ -235,10 +229,10 @@ static kf_status r23_pod(const kf_job *j, kf_target t, const kf_target_ctx *c,
   }
   for (i = 0; i < spec->u.c.n; i++) {
     const char *k = spec->u.c.k[i];
-    if (listed(kfm_trainer_pod_patch[KF_T_TRAINER_TABLE(t)], k)) continue;
+    if (kf_str_listed(kfm_trainer_pod_patch[KF_T_TRAINER_TABLE(t)], k)) continue;
     snprintf(path, sizeof path, "pod_template.spec.%.100s", k);
     ADD(path, e, "cannot be expressed: a TrainJob's runtime patch (PodSpecPatch) "
-        "has no such field%s", listed(kfm_trainer_pod_patch[1], k)
+        "has no such field%s", kf_str_listed(kfm_trainer_pod_patch[1], k)
                                    ? " before Trainer v2.3" : "");
   }
   {
@@ -273,7 +267,7 @@ kf_status kf_trainer_containers_rule(const kf_node *tmpl, const char *at,
     }
     for (x = 0; ct->t == KF_NOBJ && x < ct->u.c.n; x++) {
       const char *k = ct->u.c.k[x];   /* env: the webhook refuses it on node */
-      if (strcmp(k, "env") != 0 && listed(kfm_trainer_container_patch[KF_T_TRAINER_TABLE(t)], k))
+      if (strcmp(k, "env") != 0 && kf_str_listed(kfm_trainer_container_patch[KF_T_TRAINER_TABLE(t)], k))
         continue;
       snprintf(path, sizeof path, "%s.spec.containers[%zu].%.60s", at, i + 1, k);
       ADD(path, e, "cannot be expressed: a runtime patch of the node container "

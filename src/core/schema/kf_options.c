@@ -5,8 +5,8 @@
 */
 #include <pthread.h>
 #include <stddef.h>
-#include <string.h>
 
+#include "kf_core.h"
 #include "kf_options.h"
 
 #define ENC KF_OPT_BIT(KF_OPT_ENCODE)
@@ -84,20 +84,13 @@ static const unsigned entry_methods[KF_OPT_NENTRY] = {
   [KF_OPT_E_TASKSPEC] = ENC | TT | TS, [KF_OPT_E_MANIFEST] = MAN,
   [KF_OPT_E_ANY] = ENC | TT | TS | MAN};
 
-static int listed(const char *const *list, unsigned n, const char *name) {
-  unsigned i;
-  for (i = 0; i < n; i++)
-    if (strcmp(list[i], name) == 0) return 1;
-  return 0;
-}
-
 /* Method m's names not yet in entry list x, appended (no output rows). */
 static void entry_add(unsigned x, unsigned m, unsigned *n) {
   unsigned i;
   for (i = 0; i < kf_noptions; i++) {
     const kf_option *o = &kf_options[i];
     if ((o->methods & KF_OPT_BIT(m)) && !o->output && *n < MAX_PER_METHOD &&
-        !listed(entry_names[x], *n, o->name))
+        !kf_str_listed(entry_names[x], o->name))
       entry_names[x][(*n)++] = o->name;
   }
 }
