@@ -630,9 +630,14 @@ function kfjob.is_job(v) end
 ---@return string|table
 function kfjob.manifests(items, opts) end
 
---- this LuaCATS definition file
+--- this LuaCATS definition file ("options": the Markdown table of the methods' options)
+---@param what? "options"
 ---@return string
-function kfjob.meta() end
+function kfjob.meta(what) end
+
+--- the options of the job methods, row by row
+---@return {name: string, type: string, methods: string[], description: string}[]
+function kfjob.options() end
 
 --- the one document of YAML or JSON text, by the strict reader manifests are read with
 ---@param text string

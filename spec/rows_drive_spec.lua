@@ -84,3 +84,66 @@ describe("kfjob schema --target: a row's not_on leaves it out", function()
     assert.truthy(on_operator:find('"replicas"', 1, true))
   end)
 end)
+
+describe("a row's per-target values (values_on) drive R13 and the schema", function()
+  -- mpi-operator validation.go validateReplicaSpec: Never and OnFailure;
+  -- a TrainJob has no restart policy (trainjob_types.go): only never;
+  -- the plugin's RestartPolicy (flyteidl common.proto) has no ExitCode.
+  local want = {
+    ["mpi-operator"] = { never = true, on_failure = true },
+    ["trainer-2.2"] = { never = true }, ["trainer-2.3"] = { never = true },
+    ["trainer-2.4"] = { never = true },
+    flyte = { never = true, on_failure = true, always = true },
+    flyte2 = { never = true, on_failure = true, always = true },
+  }
+
+  it("kfjob.fields gives the restart policies each target carries", function()
+    local row = kfjob.fields("MPIJob").worker.fields.restart_policy
+    assert.are.same(want, row.values_on)
+  end)
+
+  it("R13 refuses exactly the values a target's row leaves out", function()
+    for t, keep in pairs(want) do
+      if t ~= "flyte" and t ~= "flyte2" then
+        for _, v in ipairs { "never", "on_failure", "always" } do
+          local job = kfjob.MPIJob { worker = { replicas = 1, restart_policy = v } }
+          local _, problems = job:check { target = t }
+          local r13
+          for _, p in ipairs(problems or {}) do
+            if p.rule == "R13" and p.path == "worker.restart_policy" then r13 = p end
+          end
+          assert.equal(not keep[v], r13 ~= nil, t .. " " .. v)
+        end
+      end
+    end
+  end)
+
+  it("kfjob schema's per-target enum is the row's values_on", function()
+    local schema = require "kfjob.schema"
+    local s = schema("MPIJob", "mpi-operator")
+    assert.truthy(s:find('"enum": ["never", "Never", "RESTART_POLICY_NEVER", "on_failure", '
+                         .. '"OnFailure", "RESTART_POLICY_ON_FAILURE", 0, 1]', 1, true))
+    assert.falsy(s:find('"Always"', 1, true))
+  end)
+end)
+
+describe("a row names its validator (check)", function()
+  it("the namespace is a DNS-1123 label, Kueue's names DNS-1123 subdomains", function()
+    local f = kfjob.fields("PyTorchJob")
+    assert.equal("dns1123_label", f.namespace.check)
+    assert.equal("dns1123_subdomain", f.scheduling.fields.queue.check)
+    assert.equal("dns1123_subdomain", f.scheduling.fields.priority_class.check)
+    assert.is_nil(f.worker.fields.image.check)
+  end)
+
+  it("and the rules run it (apimachinery IsDNS1123Label, kueue ValidateQueueName)", function()
+    assert.has_error(function() kfjob.PyTorchJob { worker = { replicas = 1 }, namespace = "Team" } end,
+      "kfjob.PyTorchJob: namespace: 'Team' is not a DNS-1123 label (at most 63 lowercase "
+      .. "letters, digits and '-', starting and ending with a letter or digit)")
+    assert.has_error(function()
+      kfjob.PyTorchJob { worker = { replicas = 1 }, scheduling = { queue = "a..b" } }
+    end, "kfjob.PyTorchJob: scheduling.queue: 'a..b' is not a DNS-1123 subdomain (each "
+      .. "'.'-separated part must start and end with a lowercase letter or digit; Kueue's "
+      .. "webhook refuses it)")
+  end)
+end)

@@ -8,6 +8,7 @@
 -- output needs that no job field holds (a TaskSpec's id, interface and
 -- metadata).
 local kfjob = require "kfjob"
+local textutil = require "kfjob.textutil"
 
 local M = {}
 
@@ -60,6 +61,8 @@ local LEAD = setmetatable({}, { __index = function(t, n)
 end })
 
 local NONE = {}
+local rest_of
+
 -- Keys of t: those of `order` first, in that order, then the rest sorted.
 local function keys(t, order)
   local out, n = {}, 0
@@ -68,14 +71,7 @@ local function keys(t, order)
     local k = order[i]
     if t[k] ~= nil then n = n + 1; out[n] = k end
   end
-  local total = 0
-  for _ in pairs(t) do total = total + 1 end
-  if total == n then return out end
-  local seen, rest = {}, {}
-  for i = 1, n do seen[out[i]] = true end
-  for k in pairs(t) do if not seen[k] then rest[#rest + 1] = k end end
-  table.sort(rest, function(a, b) return tostring(a) < tostring(b) end)
-  for _, k in ipairs(rest) do n = n + 1; out[n] = k end
+  for _, k in ipairs(rest_of(t, order, n) or NONE) do n = n + 1; out[n] = k end
   return out
 end
 
@@ -89,15 +85,13 @@ end
 local write
 
 -- The keys of t not in `order` (counted `n` there), sorted.
-local function rest_of(t, order, n)
+function rest_of(t, order, n)
   local total = 0
   for _ in pairs(t) do total = total + 1 end
   if total == n then return nil end
-  local seen, rest = {}, {}
+  local seen = {}
   for i = 1, #order do seen[order[i]] = true end
-  for k in pairs(t) do if not seen[k] then rest[#rest + 1] = k end end
-  table.sort(rest, function(a, b) return tostring(a) < tostring(b) end)
-  return rest
+  return textutil.sorted_keys(t, textutil.by_text, function(k) return not seen[k] end)
 end
 
 -- The entries of table t at indent ind: those of `order` first, in that
@@ -206,7 +200,7 @@ M.to_config = core_config
 
 -- A data config table as JSON text (which YAML reads too): two-space
 -- indent, a job's keys in schema order (kind first), other keys sorted.
-local json_string = require("kfjob.textutil").json_string
+local json_string = textutil.json_string
 
 local function json(v, ind, order, o, out)
   if type(v) == "string" then out[#out + 1] = json_string(v); return end
@@ -402,9 +396,7 @@ end
 -- A data config has no place for an entry's opts: its job, or (unless
 -- `lossy`) nil and a message naming what would be left out.
 local function data_only(jobs, lossy)
-  local out, names = {}, {}
-  for name in pairs(jobs) do names[#names + 1] = name end
-  table.sort(names)
+  local out, names = {}, textutil.sorted_keys(jobs)
   for _, name in ipairs(names) do
     local e = jobs[name]
     if kfjob.is_job(e) or not e.opts or lossy then

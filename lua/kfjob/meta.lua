@@ -6,16 +6,17 @@
 -- Works on Lua 5.1-5.4 and LuaJIT.
 local kfjob = require "kfjob"
 
-local concat, insert, sort = table.concat, table.insert, table.sort
+local concat, insert = table.concat, table.insert
 
 local function pascal(s)
   return (s:gsub("^%l", string.upper):gsub("_(%w)", string.upper))
 end
 
-local sorted_keys = require("kfjob.textutil").sorted_keys
+local textutil = require "kfjob.textutil"
+local sorted_keys, json_string = textutil.sorted_keys, textutil.json_string
 
 local function quote(v)
-  if type(v) == "string" then return '"' .. v .. '"' end
+  if type(v) == "string" then return json_string(v) end
   return tostring(v)
 end
 
@@ -187,60 +188,31 @@ end
 
 -- ---- what is not a field: signatures, by hand --------------------------
 
--- Options of job methods (the keys the binding accepts).
-local method_opts = {
-  EncodeOpts = {
-    { "version", "0|1", "task_type_version (default 1)" },
-    { "replica_encoding", '"flat"|"common"', "how v1 replica specs are written" },
-    { "target", "kfjob.Target", "the system the job is for (default flyte)" } },
-  ToJsonOpts = {
-    { "version", "0|1", "task_type_version (default 1)" },
-    { "replica_encoding", '"flat"|"common"', "how v1 replica specs are written" },
-    { "indent", "integer", "pretty-print with this indent" },
-    { "target", "kfjob.Target", "the system the job is for (default flyte)" } },
-  TaskTemplateOpts = {
-    { "version", "0|1", "task_type_version (default 1)" },
-    { "replica_encoding", '"flat"|"common"', "how v1 replica specs are written" },
-    { "format", '"pb"|"json"', "bytes (default) or JSON" },
-    { "indent", "integer", "JSON indent" },
-    { "id", "table", "{project=, domain=, name=, version=}" },
-    { "container", "table", "{image=, command=, args=, env=}" },
-    { "config", "table<string, string>", "TaskTemplate config" },
-    { "wrap_launcher", "boolean", "MPI/Horovod args wrapped in the launcher command (default true)" },
-    { "target", "kfjob.Target", "the system the job is for (default flyte)" } },
-  ManifestOpts = {
-    { "name", "string", "resource name (required, DNS-1035)" },
-    { "namespace", "string", "resource namespace" },
-    { "image", "string", "container image (a group's own image wins)" },
-    { "command", "string[]", "container command" },
-    { "args", "string[]", "container args" },
-    { "env", "table<string, string>", "environment, emitted sorted" },
-    { "labels", "table<string, string>", "labels on the resource and its pods" },
-    { "annotations", "table<string, string>", "annotations on the resource and its pods" },
-    { "copy_to_pods", "boolean", "opts.labels and opts.annotations on every pod template too (default true, as Flyte; false is refused there)" },
-    { "service_account", "string", "pods' service account" },
-    { "target", "kfjob.Target", "the system the manifest is for (default operator)" },
-    { "format", '"table"|"json"|"yaml"', "the result's form (default table)" },
-    { "indent", "integer", "JSON indent, 0-16" } },
-  CheckOpts = {
-    { "target", "kfjob.Target", "the system to check for" },
-    { "name", "string", "the resource name, for the name rules" },
-    { "env", "table<string, string>", "the task environment, for the environment rules" } },
-  EnvironmentOpts = {
-    { "name", "string", "resource name (required)" },
-    { "namespace", "string", "resource namespace" },
-    { "env", "table<string, string>", "task environment" },
-    { "target", "kfjob.Target", "the system (default operator)" } },
-}
+-- Options of job methods (the keys the binding accepts): the option rows
+-- (kfjob.options, core kf_options.c), by the method's class.  A task
+-- spec's are a task template's, then its own.
+local OPTS_CLASS = { EncodeOpts = "encode", ToJsonOpts = "to_json", TaskTemplateOpts = "task_template",
+                     ManifestOpts = "manifest", CheckOpts = "check", EnvironmentOpts = "environment",
+                     LintOpts = "lint" }
+local method_opts = {}
+local function takes(o, method)
+  for _, m in ipairs(o.methods) do if m == method then return true end end
+  return false
+end
+for class, method in pairs(OPTS_CLASS) do
+  local list = {}
+  for _, o in ipairs(kfjob.options()) do
+    if takes(o, method) then list[#list + 1] = { o.name, o.type, o.description } end
+  end
+  method_opts[class] = list
+end
 method_opts.TaskSpecOpts = {}
 for _, f in ipairs(method_opts.TaskTemplateOpts) do insert(method_opts.TaskSpecOpts, f) end
-insert(method_opts.TaskSpecOpts, { "interface", "table", "the task's inputs and outputs" })
-insert(method_opts.TaskSpecOpts, { "metadata", "table", "TaskMetadata: retries, timeout, ..." })
-method_opts.LintOpts = {}
-for _, f in ipairs(method_opts.ManifestOpts) do
-  if f[1] ~= "format" and f[1] ~= "indent" then insert(method_opts.LintOpts, f) end
+for _, o in ipairs(kfjob.options()) do
+  if takes(o, "task_spec") and not takes(o, "task_template") then
+    insert(method_opts.TaskSpecOpts, { o.name, o.type, o.description })
+  end
 end
-insert(method_opts.LintOpts, { "version", "0|1", "task_type_version (default 1)" })
 
 local job_methods = {
   { "spec", "fun(self: kfjob.Job): table", "the constructor-shaped table" },
@@ -270,7 +242,8 @@ local module_funcs = {
   targets = { {}, "{name: string, runs: string, kinds: string[], emits: string[]}[]", "the systems a job can be emitted for" },
   suggest = { { "word: string", "candidates: string[]" }, "string|nil", "the closest candidate (did-you-mean)" },
   manifests = { { "items: (kfjob.Job|table)[]", "opts?: kfjob.ManifestOpts" }, "string|table", "several resources as one stream or list" },
-  meta = { {}, "string", "this LuaCATS definition file" },
+  meta = { { 'what?: "options"' }, "string", "this LuaCATS definition file (\"options\": the Markdown table of the methods' options)" },
+  options = { {}, "{name: string, type: string, methods: string[], description: string}[]", "the options of the job methods, row by row" },
   schema = { { "kind?: kfjob.Kind", "opts?: {target?: kfjob.Target}" }, "string", "the JSON Schema of a data config" },
   from_manifest = { { "doc: string|table", "opts?: {kind?: kfjob.Kind, lossy?: boolean}" }, "kfjob.Job|nil, table|string",
     "a training-operator, mpi-operator or Trainer manifest (YAML, JSON or a table) to a job and its info" },
@@ -354,11 +327,9 @@ function Gen:module(o)
   end
   func_lines(o, "kfjob", "RunPolicy", { { "t?: " .. self.run_policy_class }, "table",
                                         "A standalone run policy." })
-  local names = {}
-  for k, v in pairs(kfjob) do
-    if type(v) == "function" and not self.ctor[k] then names[#names + 1] = k end
-  end
-  sort(names)
+  local names = sorted_keys(kfjob, nil, function(k, v)
+    return type(v) == "function" and not self.ctor[k]
+  end)
   for _, k in ipairs(names) do
     if module_funcs[k] then func_lines(o, "kfjob", k, module_funcs[k])
     else any_lines(o, "kfjob", k) end
@@ -367,11 +338,7 @@ function Gen:module(o)
   o[#o + 1] = "---@class kfjob.template"
   o[#o + 1] = "---@field MAX_NAME integer longest name a variant may have"
   o[#o + 1] = "kfjob.template = {}"
-  local tnames = {}
-  for k, v in pairs(kfjob.template) do
-    if type(v) == "function" then tnames[#tnames + 1] = k end
-  end
-  sort(tnames)
+  local tnames = sorted_keys(kfjob.template, nil, function(_, v) return type(v) == "function" end)
   for _, k in ipairs(tnames) do
     if template_funcs[k] then func_lines(o, "kfjob.template", k, template_funcs[k])
     else any_lines(o, "kfjob.template", k) end
@@ -381,7 +348,21 @@ function Gen:module(o)
 end
 
 -- The whole file, as a string.
-local function generate()
+-- The Markdown table of the job methods' options (docs/OPTIONS.md).
+local function options_table()
+  local o = { "| option | type | methods | description |", "|---|---|---|---|" }
+  for _, r in ipairs(kfjob.options()) do
+    local ms = {}
+    for i, m in ipairs(r.methods) do ms[i] = "`" .. m .. "`" end
+    o[#o + 1] = ("| `%s` | `%s` | %s | %s |"):format(r.name, r.type:gsub("|", "\\|"),
+                                                   concat(ms, ", "), r.description)
+  end
+  return concat(o, "\n") .. "\n"
+end
+
+local function generate(what)
+  if what == "options" then return options_table() end
+  if what ~= nil then error("kfjob.meta: unknown output '" .. tostring(what) .. "' (expected \"options\")", 2) end
   local g = new_gen()
   g.role_class = {}
   local o = g.out

@@ -10,7 +10,7 @@
 -- second argument is a table) leaves out the kinds the target does not run.
 local kfjob = require "kfjob"
 
-local concat, sort = table.concat, table.sort
+local concat = table.concat
 
 local INT32_MAX = 2147483647
 -- Kubernetes quantities as kfjob reads them (base/kf_qty.c kf_qty_parse,
@@ -77,30 +77,16 @@ end
 
 -- ---- rows -> schemas ----------------------------------------------------
 
--- Values a target's resource cannot carry, by field key: the single-field
--- part of a target rule, so the schema for that target leaves them out
--- (the rule itself stays in core/rules: kf_target_rules_manifest.c r13_restart).
--- R13: mpi-operator validation.go validateReplicaSpec takes Never and
--- OnFailure; a TrainJob has no restart policy (trainjob_types.go).
-local TARGET_VALUES = {
-  restart_policy = {
-    -- exit_code (the training-operator's ExitCode) is the operator's alone
-    flyte = { never = true, on_failure = true, always = true },
-    flyte2 = { never = true, on_failure = true, always = true },
-    ["mpi-operator"] = { never = true, on_failure = true },
-    ["trainer-2.2"] = { never = true },
-    ["trainer-2.3"] = { never = true },
-    ["trainer-2.4"] = { never = true },
-  },
-}
-
 -- "OnFailure", "RESTART_POLICY_ON_FAILURE", "on_failure" -> "on_failure"
 local function canonical(v)
   return (v:gsub("^[%u_]+_POLICY_", ""):gsub("(%l)(%u)", "%1_%2"):lower())
 end
 
-local function enum_schema(key, row, ctx)
-  local keep = TARGET_VALUES[key] and ctx.target and TARGET_VALUES[key][ctx.target]
+-- A target's resource may carry only some of an enum's values: the row's
+-- values_on (the single-field part of a target rule, R13), so the schema
+-- for that target leaves the others out.
+local function enum_schema(row, ctx)
+  local keep = row.values_on and ctx.target and row.values_on[ctx.target]
   local vals = {}
   for _, v in ipairs(row.spellings or row.values) do
     if not keep or keep[canonical(v)] then vals[#vals + 1] = v end
@@ -146,13 +132,11 @@ local function tree_schema(row)
 end
 
 local function object_schema(rows, ctx)
-  local props, keys = {}, {}
-  for k, r in pairs(rows) do
-    -- a field the target's resources have no place for (its row's not_on,
-    -- R34) is not in that target's schema
-    if not (ctx.target and r.not_on and r.not_on[ctx.target]) then keys[#keys + 1] = k end
-  end
-  sort(keys)
+  -- a field the target's resources have no place for (its row's not_on,
+  -- R34) is not in that target's schema
+  local props, keys = {}, sorted_keys(rows, nil, function(_, r)
+    return not (ctx.target and r.not_on and r.not_on[ctx.target])
+  end)
   for _, k in ipairs(keys) do props[k] = node_of(k, rows[k], ctx) end
   return { type = "object", properties = props, additionalProperties = false }
 end
@@ -174,7 +158,7 @@ function node_of(key, row, ctx)
     s = { anyOf = array({ { type = "boolean" }, quantity_schema() }) }
   elseif t == "strings" then
     s = { type = "array", minItems = 1, items = { type = "string" } }
-  elseif t == "enum" then s = enum_schema(key, row, ctx)
+  elseif t == "enum" then s = enum_schema(row, ctx)
   elseif t == "tree" then s = tree_schema(row)
   elseif t == "table" then
     s = object_schema(row.fields, ctx)

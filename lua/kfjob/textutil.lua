@@ -5,14 +5,20 @@ local sort = table.sort
 
 local M = {}
 
--- The keys of `t`, sorted (by `cmp` when given), so output never depends
--- on the order pairs() happens to give.
-function M.sorted_keys(t, cmp)
+-- The keys of `t` (only those with keep(k, v) true, when `keep` is given),
+-- sorted (by `cmp` when given), so output never depends on the order
+-- pairs() happens to give.
+function M.sorted_keys(t, cmp, keep)
   local ks = {}
-  for k in pairs(t) do ks[#ks + 1] = k end
+  for k, v in pairs(t) do
+    if not keep or keep(k, v) then ks[#ks + 1] = k end
+  end
   sort(ks, cmp)
   return ks
 end
+
+-- A sort order for keys of mixed types: by their text.
+function M.by_text(a, b) return tostring(a) < tostring(b) end
 
 local ESCAPE = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
 

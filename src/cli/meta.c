@@ -60,13 +60,16 @@ int cli_generator_args(int argc, char **argv, const char *usage,
 }
 
 int cli_cmd_meta(int argc, char **argv) {
-  const char *const args[3] = {NULL, NULL, NULL};
+  const char *args[3] = {NULL, NULL, NULL};
   char *text = NULL;
   kfjob_status st;
-  int code = cli_generator_args(argc, argv, "kfjob meta   (the LuaCATS "
-                                "definition file library/kfjob.lua, on stdout)",
-                                NULL, NULL, NULL, NULL);
+  int options = 0;
+  int code = cli_generator_args(argc, argv, "kfjob meta [--options]   (the LuaCATS "
+                                "definition file library/kfjob.lua, on stdout; "
+                                "--options: the Markdown table of docs/OPTIONS.md)",
+                                "--options", NULL, NULL, &options);
   if (code >= 0) return code;
+  if (options) args[0] = "options";
   st = kfjob_generate("meta", args, &text);   /* before text is read */
   return cli_print_generated(st, text);
 }

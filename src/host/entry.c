@@ -19,23 +19,6 @@
 #include "lkf_binding.h"
 #include "host.h"
 
-/* The options each output takes from an entry, as its Lua method does
-** (job:encode, job:task_template, job:task_spec, job:manifest); the
-** presentation (format, indent) is the run's. */
-#define ENC_KEYS "version", "replica_encoding", "target"
-#define TEMPLATE_KEYS ENC_KEYS, "id", "container", "config", "wrap_launcher"
-#define MANIFEST_KEYS "name", "namespace", "image", "command", "args", "env", \
-                      "labels", "annotations", "copy_to_pods", "service_account", "target"
-static const char *const enc_keys[] = {ENC_KEYS, NULL};
-static const char *const template_keys[] = {TEMPLATE_KEYS, NULL};
-static const char *const spec_keys[] = {TEMPLATE_KEYS, "interface", "metadata", NULL};
-static const char *const manifest_keys[] = {MANIFEST_KEYS, NULL};
-/* kfjob check renders the job's own output: any output's options */
-static const char *const any_keys[] = {TEMPLATE_KEYS, "interface", "metadata",
-                                       "name", "namespace", "image", "command", "args",
-                                       "env", "labels", "annotations", "copy_to_pods",
-                                       "service_account", NULL};
-
 static const char *const format_names[] = {
     [KFJOB_FORMAT_PB] = "pb", [KFJOB_FORMAT_JSON] = "json", [KFJOB_FORMAT_YAML] = "yaml",
     [KFJOB_FORMAT_TEMPLATE] = "template", [KFJOB_FORMAT_TEMPLATE_JSON] = "template-json",
@@ -44,21 +27,23 @@ static const char *const format_names[] = {
     [KFJOB_FORMAT_TASKSPEC_JSON] = "taskspec-json",
     [KFJOB_FORMAT_ENVIRONMENT] = "environment"};
 
-/* The keys an entry may give with the run's format (the environment is
-** its manifest's pods': it takes the manifest's options). */
+/* The keys an entry may give with the run's format, as its Lua method
+** takes them without the presentation (format, indent: the run's), from
+** the option rows (kf_options.c); the environment is its manifest's
+** pods': it takes the manifest's options. */
 static const char *const *known_keys(kfjob_format f) {
   switch (f) {
     case KFJOB_FORMAT_PB: case KFJOB_FORMAT_JSON: case KFJOB_FORMAT_YAML:
-      return enc_keys;
+      return kf_option_entry_names(KF_OPT_E_ENCODE);
     case KFJOB_FORMAT_TEMPLATE: case KFJOB_FORMAT_TEMPLATE_JSON:
-      return template_keys;
+      return kf_option_entry_names(KF_OPT_E_TEMPLATE);
     case KFJOB_FORMAT_TASKSPEC: case KFJOB_FORMAT_TASKSPEC_JSON:
-      return spec_keys;
+      return kf_option_entry_names(KF_OPT_E_TASKSPEC);
     case KFJOB_FORMAT_MANIFEST: case KFJOB_FORMAT_MANIFEST_JSON:
     case KFJOB_FORMAT_ENVIRONMENT:
-      return manifest_keys;
-    default:
-      return any_keys;
+      return kf_option_entry_names(KF_OPT_E_MANIFEST);
+    default:   /* kfjob check renders the job's own output: any output's */
+      return kf_option_entry_names(KF_OPT_E_ANY);
   }
 }
 

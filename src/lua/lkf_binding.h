@@ -12,6 +12,7 @@
 #include "kf_pb.h"
 #include "kf_target.h"
 #include "kf_emit.h"
+#include "kf_options.h"   /* the methods' options as rows */
 
 #define CTX_NAME "kfjob.context"
 #define RUNPOLICY_NAME "kfjob.RunPolicy"

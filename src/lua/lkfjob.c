@@ -331,8 +331,6 @@ static int m_with(lua_State *L) {
   return 1;
 }
 
-static const char *const enc_keys[] = {"version", "replica_encoding", "target",
-                                       NULL};
 
 static int m_encode(lua_State *L) {
   const kf_job *j = lkf_checkjob(L, 1);
@@ -340,7 +338,7 @@ static int m_encode(lua_State *L) {
   kf_encopts o;
   kf_err e;
   kf_target t;
-  lkf_checkopts(L, 2, "kfjob.encode", enc_keys);
+  lkf_checkopts(L, 2, "kfjob.encode", kf_option_names(KF_OPT_ENCODE));
   if (kf_need_task_type(j->kind, "kfjob.encode", &e) != KF_OK) return lkf_raise(L, &e);
   lkf_encopts(L, 2, "kfjob.encode", &o, 1);
   o.ctor = lkf_job_mt[j->kind];

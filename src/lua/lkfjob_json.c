@@ -38,11 +38,10 @@ static ProtobufCMessage *job_msg(lua_State *L, lctx *X, const kf_job *j,
 }
 
 static int m_custom(lua_State *L) {
-  static const char *const keys[] = {"version", "replica_encoding", "target", NULL};
   const kf_job *j = lkf_checkjob(L, 1);
   lctx *X = lkf_ctx(L, 2);
   kf_node *n;
-  lkf_checkopts(L, 2, "kfjob.custom", keys);
+  lkf_checkopts(L, 2, "kfjob.custom", kf_option_names(KF_OPT_ENCODE));
   n = kf_msg_to_node(job_msg(L, X, j, 2, "kfjob.custom"), &X->A);
   if (n == NULL) return luaL_error(L, "not enough memory");
   lkf_pushnode(L, n);
@@ -50,8 +49,6 @@ static int m_custom(lua_State *L) {
 }
 
 static int m_to_json(lua_State *L) {
-  static const char *const keys[] = {"version", "replica_encoding", "indent",
-                                     "target", NULL};
   const kf_job *j = lkf_checkjob(L, 1);
   lctx *X = lkf_ctx(L, 2);
   kf_render_opts ro;
@@ -59,7 +56,7 @@ static int m_to_json(lua_State *L) {
   kf_render_opts_init(&ro);
   ro.format = KF_RENDER_JSON;
   ro.who = "kfjob.to_json";
-  lkf_checkopts(L, 2, "kfjob.to_json", keys);
+  lkf_checkopts(L, 2, "kfjob.to_json", kf_option_names(KF_OPT_TO_JSON));
   ro.indent = indent_opt(L, 2, "kfjob.to_json");
   lkf_encopts(L, 2, "kfjob.to_json", &ro.enc, 1);
   ro.enc.ctor = lkf_job_mt[j->kind];
@@ -73,12 +70,6 @@ static int m_to_json(lua_State *L) {
 /* job:task_template(opts) and job:task_spec(opts): the same options, the
 ** spec's with interface and metadata. */
 static int envelope(lua_State *L, int spec) {
-  static const char *const keys[] = {"version", "replica_encoding", "format", "indent",
-                                     "id", "container", "config", "wrap_launcher",
-                                     "target", NULL};
-  static const char *const spec_keys[] = {
-      "version", "replica_encoding", "format", "indent", "id", "container", "config",
-      "wrap_launcher", "interface", "metadata", "target", NULL};
   const kf_job *j = lkf_checkjob(L, 1);
   lctx *X = lkf_ctx(L, 2);
   const char *who = spec ? "kfjob.task_spec" : "kfjob.task_template";
@@ -87,7 +78,7 @@ static int envelope(lua_State *L, int spec) {
   kf_render_opts_init(&ro);
   ro.format = spec ? KF_RENDER_TASKSPEC : KF_RENDER_TEMPLATE;
   ro.who = who;
-  lkf_checkopts(L, 2, who, spec ? spec_keys : keys);
+  lkf_checkopts(L, 2, who, kf_option_names(spec ? KF_OPT_TASKSPEC : KF_OPT_TEMPLATE));
   lkf_encopts(L, 2, who, &ro.enc, 1);
   ro.enc.ctor = lkf_job_mt[j->kind];
   ro.target = lkf_opt_target(L, 2, who, KF_T_FLYTE);

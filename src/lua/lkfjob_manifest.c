@@ -11,13 +11,6 @@
 #include "kf_manifest.h"
 #include "kf_env.h"
 
-/* Options every manifest takes; the output options follow. */
-#define MANIFEST_KEYS "name", "namespace", "image", "command", "args", "env", \
-                      "labels", "annotations", "copy_to_pods", "service_account", "target"
-static const char *const manifest_keys[] = {MANIFEST_KEYS, "format", "indent", NULL};
-static const char *const item_keys[] = {MANIFEST_KEYS, "job", NULL};
-/* lint takes the manifest's options too, so one table serves both */
-static const char *const lint_keys[] = {MANIFEST_KEYS, "version", NULL};
 
 enum { F_TABLE, F_JSON, F_YAML };
 
@@ -116,7 +109,7 @@ static int m_manifest(lua_State *L) {
   int indent, format;
   opts_arg(L);  /* before lkf_ctx: it keeps its guard above the args */
   X = lkf_ctx(L, 2);
-  lkf_checkopts(L, 2, who, manifest_keys);
+  lkf_checkopts(L, 2, who, kf_option_names(KF_OPT_MANIFEST));
   format = out_format(L, 2, who, F_TABLE, &indent);
   if (kf_manifest_opts_parse(lkf_checknode(L, X, 2, who, &e), &o, &X->A, who, &e) ||
       kf_manifest(j, &o, &X->A, &doc, who, &e))
@@ -155,7 +148,7 @@ static int l_manifests(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   opts_arg(L);  /* before lkf_ctx: it keeps its guard above the args */
   X = lkf_ctx(L, 2);
-  lkf_checkopts(L, 2, who, manifest_keys);
+  lkf_checkopts(L, 2, who, kf_option_names(KF_OPT_MANIFEST));
   format = out_format(L, 2, who, F_YAML, &indent);
   shared = lkf_checknode(L, X, 2, who, &e);
   n = (lua_Integer)lua_rawlen(L, 1);
@@ -185,6 +178,7 @@ static int l_manifests(lua_State *L) {
         const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
         const char *s;
         lua_pop(L, 1);
+        const char *const *item_keys = kf_option_names(KF_OPT_ITEM);
         for (k = 0; key && item_keys[k]; k++)
           if (strcmp(item_keys[k], key) == 0) break;
         if (key == NULL) return luaL_error(L, "%s: keys must be strings", iwho);
@@ -236,7 +230,7 @@ static int m_lint(lua_State *L) {
   int t;
   opts_arg(L);  /* before lkf_ctx: it keeps its guard above the args */
   X = lkf_ctx(L, 2);
-  lkf_checkopts(L, 2, who, lint_keys);
+  lkf_checkopts(L, 2, who, kf_option_names(KF_OPT_LINT));
   memset(&o, 0, sizeof o);
   o.version = 1;
   o.who = who;
@@ -296,7 +290,6 @@ static int m_launcher_command(lua_State *L) {
 ** (default operator); SPEC §11. */
 static int m_environment(lua_State *L) {
   static const char who[] = "kfjob.environment";
-  static const char *const keys[] = {"name", "namespace", "env", "target", NULL};
   const kf_job *j = lkf_checkjob(L, 1);
   lctx *X;
   kf_manifest_opts o;
@@ -304,7 +297,7 @@ static int m_environment(lua_State *L) {
   kf_err e;
   opts_arg(L);  /* before lkf_ctx: it keeps its guard above the args */
   X = lkf_ctx(L, 2);
-  lkf_checkopts(L, 2, who, keys);
+  lkf_checkopts(L, 2, who, kf_option_names(KF_OPT_ENVIRONMENT));
   if (kf_manifest_opts_parse(lkf_checknode(L, X, 2, who, &e), &o, &X->A, who, &e) ||
       kf_environment(j, &o, &X->A, &out, who, &e))
     return lkf_raise(L, &e);

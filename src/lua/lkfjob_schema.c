@@ -41,6 +41,25 @@ static void push_spellings(lua_State *L, const kf_enum *en) {
   lua_setfield(L, -2, "spellings");
 }
 
+/* The values each target's resources carry, for the targets that do not
+** carry every value: { [target] = { [value] = true } } (R13; kfjob schema
+** leaves the others out of the target's enum). */
+static void push_values_on(lua_State *L, const kf_field *f, const kf_enum *en) {
+  int t, v;
+  lua_newtable(L);
+  for (t = 0; t < KF_NTARGETS; t++) {
+    if (f->values_on[t] == 0) continue;
+    lua_newtable(L);
+    for (v = 0; v < en->n; v++) {
+      if (!kf_field_value_on(f, (kf_target)t, v)) continue;
+      lua_pushboolean(L, 1);
+      lua_setfield(L, -2, en->spell[v][0]);
+    }
+    lua_setfield(L, -2, kf_targets[t].name);
+  }
+  lua_setfield(L, -2, "values_on");
+}
+
 /* Where the row goes (kfjob explain): its v1 and v0 plugin message fields
 ** (under its sub-message) and its manifest key. */
 static void push_where(lua_State *L, const kf_field *f) {
@@ -92,11 +111,19 @@ static void push_tree(lua_State *L, const kf_tree *t) {
   lua_setfield(L, -2, "what");
 }
 
-/* One row: { type=, default=, min=, values=, alias=, v0=, fields= } */
+/* The validator the row names (kf_field.check), if any. */
+static void push_check(lua_State *L, const kf_field *f) {
+  if (f->check == KF_CHECK_NONE) return;
+  lua_pushstring(L, kf_check_names[f->check]);
+  lua_setfield(L, -2, "check");
+}
+
+/* One row: { type=, default=, min=, values=, alias=, v0=, fields=, check= } */
 static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
   lua_createtable(L, 0, 6);
   lua_pushstring(L, type_names[f->type]);
   lua_setfield(L, -2, "type");
+  push_check(L, f);
   switch (f->type) {
     case KF_V_INT: case KF_V_NNODES: case KF_V_NPROC:
       lua_pushinteger(L, f->idef);
@@ -120,6 +147,7 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
       }
       lua_setfield(L, -2, "values");
       push_spellings(L, en);
+      if (f->values_on) push_values_on(L, f, en);
       break;
     }
     case KF_V_CHOICE: {
@@ -318,6 +346,32 @@ static int l_targets(lua_State *L) {
   return 1;
 }
 
+/* kfjob.options(): the job methods' options, row by row (kf_options.c):
+** { {name=, type=, methods={"encode", ...}, description=}, ... } */
+static int l_options(lua_State *L) {
+  unsigned i, m;
+  int n;
+  lua_createtable(L, (int)kf_noptions, 0);
+  for (i = 0; i < kf_noptions; i++) {
+    const kf_option *o = &kf_options[i];
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, o->name);
+    lua_setfield(L, -2, "name");
+    lua_pushstring(L, o->type);
+    lua_setfield(L, -2, "type");
+    lua_newtable(L);
+    for (m = 0, n = 0; m < KF_OPT_NMETHODS; m++)
+      if (o->methods & KF_OPT_BIT(m)) {
+        lua_pushstring(L, kf_opt_method_names[m]);
+        lua_rawseti(L, -2, ++n);
+      }
+    lua_setfield(L, -2, "methods");
+    push_desc(L, o->desc);
+    lua_rawseti(L, -2, (int)i + 1);
+  }
+  return 1;
+}
+
 /* kfjob.meta() and kfjob.schema(kind, opts): the generators of the
 ** embedded Lua layer (lua/kfjob/meta.lua, schema.lua), loaded on first use
 ** through require, called with the arguments given. */
@@ -338,4 +392,4 @@ static int l_schema(lua_State *L) { return call_generator(L, "kfjob.schema"); }
 
 const luaL_Reg lkf_schema_funcs[] = {
     {"fields", l_fields}, {"suggest", l_suggest}, {"targets", l_targets},
-    {"meta", l_meta}, {"schema", l_schema}, {NULL, NULL}};
+    {"meta", l_meta}, {"schema", l_schema}, {"options", l_options}, {NULL, NULL}};

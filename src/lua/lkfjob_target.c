@@ -37,7 +37,6 @@ int lkf_target_ctx_opts(lua_State *L, lctx *X, int idx, const char *who,
 ** opts.env let the name and environment rules (R16) see them. */
 static int m_check(lua_State *L) {
   static const char who[] = "kfjob.check";
-  static const char *const keys[] = {"target", "name", "env", NULL};
   const kf_job *j = lkf_checkjob(L, 1);
   lctx *X = lkf_ctx(L, 2);
   kf_target_ctx c;
@@ -45,7 +44,7 @@ static int m_check(lua_State *L) {
   kf_node *list;
   kf_err e;
   kf_target t;
-  lkf_checkopts(L, 2, who, keys);
+  lkf_checkopts(L, 2, who, kf_option_names(KF_OPT_CHECK));
   t = lkf_opt_target(L, 2, who, lkf_default_target(j));
   /* a kind the target does not run is R24, a problem like the others */
   if (lkf_target_ctx_opts(L, X, 2, who, &c, &e) != KF_OK)

@@ -36,6 +36,9 @@ kf_status kf_fail(kf_err *e, kf_status code, const char *fmt, ...)
 #endif
     ;
 kf_status kf_nomem(kf_err *e);
+/* In a routine returning kf_status whose context `c` has the error `e`:
+** return kf_nomem when the allocation `x` yields NULL (or 0). */
+#define KF_OOM(c, x) do { if (!(x)) return kf_nomem((c)->e); } while (0)
 
 /* Limits (documented in docs/LIMITS.md). */
 #define KF_MAX_DEPTH 64            /* nesting of tables / JSON */
@@ -162,6 +165,10 @@ kf_node *kf_node_get(const kf_node *obj, const char *key);
 /* Replaces key `k` of object `o`, or adds it; 0 when v is NULL or on
 ** allocation failure. */
 int kf_node_put(kf_arena *A, kf_node *o, const char *k, kf_node *v);
+/* A copy of object `o` (NULL: an empty one) with key `k` set to `v`, keys
+** kept sorted when `o`'s are; NULL when v is NULL or on allocation
+** failure. */
+kf_node *kf_node_put_sorted(kf_arena *A, const kf_node *o, const char *k, kf_node *v);
 /* Objects built by the core (manifests) use these shorthands. */
 kf_node *kf_obj_add(kf_arena *A, kf_node *obj, const char *key, kf_ntype t);
 int kf_obj_str(kf_arena *A, kf_node *obj, const char *key, const char *s);
@@ -212,7 +219,12 @@ typedef struct kf_kvs {       /* a string map, any order (sorted on output) */
 ** label and annotation keys). */
 int kf_dns_label(const char *s, size_t n, int dns1035);
 int kf_dns_subdomain(const char *s, size_t n);
+/* Why `s` is not a DNS-1123 subdomain (Kubernetes IsDNS1123Subdomain), or
+** NULL (the empty string too: callers that refuse it test it first). */
+const char *kf_dns1123_subdomain_problem(const char *s);
 int kf_label_name(const char *s, size_t n);
+/* Whether `s` is one of the NULL-ended list `v` (NULL: an empty list). */
+int kf_str_listed(const char *const *v, const char *s);
 int kf_qualified_name(const char *k);
 /* A container env name Kubernetes takes (validateEnv: letters, digits,
 ** '_', '-', '.', not starting with a digit). */

@@ -278,6 +278,12 @@ static int alnum(char ch) {
   return lower_alnum(ch) || (ch >= 'A' && ch <= 'Z');
 }
 
+int kf_str_listed(const char *const *v, const char *s) {
+  for (; v && *v; v++)
+    if (strcmp(*v, s) == 0) return 1;
+  return 0;
+}
+
 int kf_dns_label(const char *s, size_t n, int dns1035) {
   size_t i;
   if (n == 0 || !lower_alnum(s[0]) || !lower_alnum(s[n - 1])) return 0;
@@ -285,6 +291,20 @@ int kf_dns_label(const char *s, size_t n, int dns1035) {
   for (i = 0; i < n; i++)
     if (!lower_alnum(s[i]) && s[i] != '-') return 0;
   return 1;
+}
+
+const char *kf_dns1123_subdomain_problem(const char *s) {
+  size_t n = strlen(s), i;
+  if (n > 253) return "longer than 253 characters";
+  for (i = 0; i < n; i++) {
+    int edge = i == 0 || s[i - 1] == '.' || i + 1 == n || s[i + 1] == '.';
+    if (lower_alnum(s[i]) || (!edge && (s[i] == '-' || s[i] == '.'))) continue;
+    return edge && (s[i] == '-' || s[i] == '.')
+               ? "each '.'-separated part must start and end with a lowercase "
+                 "letter or digit"
+               : "only lowercase letters, digits, '-' and '.' are allowed";
+  }
+  return NULL;
 }
 
 int kf_dns_subdomain(const char *s, size_t n) {

@@ -100,3 +100,17 @@ const kf_node *kf_tree_lay(const kf_node *n, char *mem, size_t *off) {
   }
   return d;
 }
+
+kf_node *kf_node_put_sorted(kf_arena *A, const kf_node *o, const char *k, kf_node *v) {
+  kf_node *d = v ? kf_node_new(A, KF_NOBJ) : NULL;
+  size_t i;
+  int put = 0;
+  if (d == NULL) return NULL;
+  for (i = 0; o && o->t == KF_NOBJ && i < o->u.c.n; i++) {
+    int c = strcmp(o->u.c.k[i], k);
+    if (c > 0 && !put && !(put = kf_node_push(A, d, k, v))) return NULL;
+    if (c != 0 && !kf_node_push(A, d, o->u.c.k[i], o->u.c.v[i])) return NULL;
+  }
+  if (!put && !kf_node_push(A, d, k, v)) return NULL;
+  return d;
+}

@@ -47,7 +47,7 @@ kf_status kf_environment(const kf_job *j, const kf_manifest_opts *o,
   if (o->name == NULL)
     return kf_fail(e, KF_EINVAL, "%s: opts.name: required (the resource name, "
                    "a DNS-1035 label)", who);
-  if (!kfm_dns_label(o->name, strlen(o->name), 1))
+  if (!kf_dns_label(o->name, strlen(o->name), 1))
     return kf_fail(e, KF_EINVAL, "%s: opts.name: '%.100s' is not a DNS-1035 "
                    "label (%s)", who, o->name, kfm_dns1035_rule);
   if (strlen(o->name) > 63)
@@ -57,7 +57,7 @@ kf_status kf_environment(const kf_job *j, const kf_manifest_opts *o,
   if (t == KF_T_OPERATOR && (len = kfm_longest_pod(j, o->name, pod, sizeof pod)) > 63)
     return kf_fail(e, KF_EINVAL, "%s: opts.name: too long for this job: pod "
                    "name '%s' has %zu characters (at most 63)", who, pod, len);
-  if (o->ns && (strlen(o->ns) > 63 || !kfm_dns_label(o->ns, strlen(o->ns), 0)))
+  if (o->ns && (strlen(o->ns) > 63 || !kf_dns_label(o->ns, strlen(o->ns), 0)))
     return kf_fail(e, KF_EINVAL, "%s: opts.namespace: '%.100s' is not a "
                    "DNS-1123 label (at most 63 lowercase letters, digits and "
                    "'-', starting and ending with a letter or digit)", who, o->ns);

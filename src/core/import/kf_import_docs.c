@@ -130,7 +130,7 @@ int kf_import_classify(const kf_node *doc, char *why, size_t cap) {
   group_of(api, g, sizeof g);
   for (i = 0; i < sizeof groups / sizeof groups[0]; i++) {
     if (strcmp(g, groups[i].group) != 0) continue;
-    if (kfi_among(kind, groups[i].others)) return 0;   /* known, not a job */
+    if (kf_str_listed(groups[i].others, kind)) return 0;   /* known, not a job */
     break;
   }
   if (i == sizeof groups / sizeof groups[0] && near == NULL) return 0;   /* another group's */

@@ -41,10 +41,10 @@ static int plain(const kf_node *t) {
   if (ps == NULL || ps->t != KF_NOBJ || cs == NULL || cs->t != KF_NARR || cs->u.c.n != 1)
     return 0;
   for (i = 0; i < ps->u.c.n; i++)
-    if (!kfi_among(ps->u.c.k[i], pod_keys)) return 0;
+    if (!kf_str_listed(pod_keys, ps->u.c.k[i])) return 0;
   ct = cs->u.c.v[0];
   for (i = 0; ct->t == KF_NOBJ && i < ct->u.c.n; i++)
-    if (!kfi_among(ct->u.c.k[i], ct_keys)) return 0;
+    if (!kf_str_listed(ct_keys, ct->u.c.k[i])) return 0;
   return ct->t == KF_NOBJ;
 }
 

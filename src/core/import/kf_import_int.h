@@ -64,7 +64,6 @@ kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
                    const char *const *server);
 kf_status kfi_want(kfi *c, const char *path, const kf_node *v, kf_ntype t);
 int kfi_equal(const kf_node *a, const kf_node *b);   /* any key order */
-int kfi_among(const char *s, const char *const *list);   /* NULL-ended */
 
 /* kfjob's accelerator in a pod (kf_import_accel.c): device NULL: none. */
 typedef struct kfi_accel {

@@ -604,7 +604,7 @@ static const char *uncopied(const kfi *c, const kf_node *specs, const char **key
       for (i = 0; res[k] && res[k]->t == KF_NOBJ && i < res[k]->u.c.n; i++) {
         const char *mine = kfi_str(res[k]->u.c.v[i]);
         const char *s = kfi_str(kf_node_get(kf_node_get(m, keys[k]), res[k]->u.c.k[i]));
-        if (s == NULL && k == 0 && kfi_among(res[k]->u.c.k[i], kueue)) continue;
+        if (s == NULL && k == 0 && kf_str_listed(kueue, res[k]->u.c.k[i])) continue;
         if (k == 1 && strcmp(res[k]->u.c.k[i], SAFE_TO_EVICT) == 0) continue;
         if (mine == NULL || s == NULL || strcmp(mine, s) != 0) {
           *key = keys[k];

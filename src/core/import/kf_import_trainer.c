@@ -12,8 +12,6 @@
 #include "kf_import_int.h"
 #include "kf_launcher.h"
 
-#define TRAINER_GROUP "trainer.kubeflow.org"
-#define PATCH_MANAGER "kfjob/manifest"   /* kf_sched.h KF_TRAINER_PATCH_MANAGER */
 
 static kf_status runtime_ref(kfi *c, const kf_node *ref) {
   static const char *const known[] = {"apiGroup", "kind", "name", NULL};
@@ -24,7 +22,7 @@ static kf_status runtime_ref(kfi *c, const kf_node *ref) {
   if ((st = kfi_want(c, "spec.runtimeRef", ref, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, "spec.runtimeRef", ref, known, NULL, NULL)) != KF_OK)
     return st;
-  if ((g && strcmp(g, TRAINER_GROUP) != 0) ||
+  if ((g && strcmp(g, KF_TRAINER_GROUP) != 0) ||
       (k && strcmp(k, "ClusterTrainingRuntime") != 0) || !n)
     return kfi_unmapped(c, "spec.runtimeRef", ref, "kfjob reads TrainJobs on a "
                         "ClusterTrainingRuntime (apiGroup trainer.kubeflow.org)");
@@ -227,7 +225,7 @@ static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2])
                                            "template"), "spec"), "replicatedJobs");
   t = rj && rj->t == KF_NARR && rj->u.c.n == 1 ? rj->u.c.v[0] : NULL;
   if (!p || !kfi_str(kf_node_get(p, "manager")) ||
-      strcmp(kfi_str(kf_node_get(p, "manager")), PATCH_MANAGER) != 0 || p->u.c.n != 2 ||
+      strcmp(kfi_str(kf_node_get(p, "manager")), KF_TRAINER_PATCH_MANAGER) != 0 || p->u.c.n != 2 ||
       !t || !kfi_str(kf_node_get(t, "name")) || strcmp(kfi_str(kf_node_get(t, "name")), "node") != 0)
     return kfi_unmapped(c, "spec.runtimePatches", l, "kfjob reads one patch of its own "
                         "(manager kfjob/manifest) of the node job");

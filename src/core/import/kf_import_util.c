@@ -144,12 +144,6 @@ kf_status kfi_unmapped(kfi *c, const char *path, const kf_node *v,
   return KF_OK;
 }
 
-int kfi_among(const char *s, const char *const *v) {
-  for (; v && *v; v++)
-    if (strcmp(*v, s) == 0) return 1;
-  return 0;
-}
-
 /* `creationTimestamp: null` in any metadata (a template's too): what
 ** kubectl <= 1.33 prints for a zero ObjectMeta time (apimachinery
 ** meta/v1 time.go MarshalJSON); it means nothing and is never written. */
@@ -180,14 +174,14 @@ kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
   for (i = 0; i < obj->u.c.n; i++) {
     const char *k = obj->u.c.k[i], *sg;
     const char *fp = p;
-    if (kfi_among(k, known) || leftover(path, k, obj->u.c.v[i])) continue;
+    if (kf_str_listed(known, k) || leftover(path, k, obj->u.c.v[i])) continue;
     kfi_path(p, path, k);
     if (strlen(k) > 80 && (fp = path_whole(c, path, k)) == NULL) return kf_nomem(c->e);
-    if (kfi_among(k, server)) {
+    if (kf_str_listed(server, k)) {
       KFI_OOM(c, kf_node_push(c->A, c->ignored, NULL, kf_node_str(c->A, p, strlen(p))));
       continue;
     }
-    if (kfi_among(k, held_not)) {
+    if (kf_str_listed(held_not, k)) {
       st = kfi_unmapped(c, fp, obj->u.c.v[i], "kfjob cannot hold this field");
     } else {
       sg = known ? kf_suggest(k, known) : NULL;

@@ -69,7 +69,7 @@ static kf_status opt_list(mctx *c, const char *path, const kf_node *v,
     return kfm_failf(c, path, "expected a list of strings, got %s", type_name(v));
   if (v->u.c.n > KF_MAX_ITEMS)
     return kfm_failf(c, path, "list longer than the limit of %d items", KF_MAX_ITEMS);
-  OOM(c, items = (const char **)kf_arena_alloc(c->A, v->u.c.n * sizeof *items + 1));
+  KF_OOM(c, items = (const char **)kf_arena_alloc(c->A, v->u.c.n * sizeof *items + 1));
   for (i = 0; i < v->u.c.n; i++) {
     snprintf(p, sizeof p, "%s[%zu]", path, i + 1);
     if ((st = opt_str(c, p, v->u.c.v[i], &items[i])) != KF_OK) return st;
@@ -88,7 +88,7 @@ kf_status kfm_opt_map(mctx *c, const char *path, const kf_node *v,
   if (v->t != KF_NOBJ || v->tag)
     return kfm_failf(c, path, "expected a table of strings by name, got %s",
                  v->t == KF_NARR ? "a list" : type_name(v));
-  OOM(c, kv = (kf_kv *)kf_arena_alloc(c->A, v->u.c.n * sizeof *kv + 1));
+  KF_OOM(c, kv = (kf_kv *)kf_arena_alloc(c->A, v->u.c.n * sizeof *kv + 1));
   for (i = 0; i < v->u.c.n; i++) {
     kv[i].k = v->u.c.k[i];
     kfm_key_path(p, sizeof p, path, kv[i].k);
@@ -151,8 +151,6 @@ kf_status kf_manifest_opts_parse(const kf_node *n, kf_manifest_opts *o,
 
 /* ---- Kubernetes names (base/kf_text.c) -------------------------------- */
 
-int kfm_dns_label(const char *s, size_t n, int dns1035) { return kf_dns_label(s, n, dns1035); }
-
 /* What the API server accepts as an env var name (IsEnvVarName). */
 int kfm_env_name(const char *s) { return kf_env_name(s); }
 
@@ -174,7 +172,7 @@ kf_status kfm_sorted(mctx *c, const char *path, const kf_kvs *in,
                         kf_kv **out) {
   size_t i;
   char p[160];
-  OOM(c, *out = (kf_kv *)kf_arena_alloc(c->A, in->n * sizeof **out + 1));
+  KF_OOM(c, *out = (kf_kv *)kf_arena_alloc(c->A, in->n * sizeof **out + 1));
   if (in->n) memcpy(*out, in->v, in->n * sizeof **out);
   qsort(*out, in->n, sizeof **out, kv_cmp);
   for (i = 1; i < in->n; i++)
@@ -257,7 +255,7 @@ kf_status kfm_merged_map(mctx *c, const char *path, const kf_node *job,
   if ((st = kfm_sorted(c, path, opt, &s)) != KF_OK) return st;
   *out = s, *n = opt->n;
   if (nj == 0) return KF_OK;
-  OOM(c, m = (kf_kv *)kf_arena_alloc(c->A, (opt->n + nj) * sizeof *m + 1));
+  KF_OOM(c, m = (kf_kv *)kf_arena_alloc(c->A, (opt->n + nj) * sizeof *m + 1));
   if (opt->n) memcpy(m, s, opt->n * sizeof *m);
   for (i = 0; i < nj; i++)
     if (!bsearch(job->u.c.k[i], s, opt->n, sizeof *s, kv_find))
@@ -410,7 +408,7 @@ kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o) {
   kf_status st;
   if (o->name == NULL)
     return kfm_failf(c, "opts.name", "required (the resource name, a DNS-1035 label)");
-  if (!kfm_dns_label(o->name, strlen(o->name), 1))
+  if (!kf_dns_label(o->name, strlen(o->name), 1))
     return kfm_failf(c, "opts.name", "'%.100s' is not a DNS-1035 label (%s)",
                  o->name, kfm_dns1035_rule);
   if (o->target_set && KF_T_IS_TRAINER(o->target)) {
@@ -427,7 +425,7 @@ kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o) {
     return kfm_failf(c, "opts.copy_to_pods", "false cannot be expressed on %s: Flyte's "
                      "backend puts the execution's labels and annotations on every pod",
                      kf_target_names[o->target]);
-  if (o->ns && (strlen(o->ns) > 63 || !kfm_dns_label(o->ns, strlen(o->ns), 0)))
+  if (o->ns && (strlen(o->ns) > 63 || !kf_dns_label(o->ns, strlen(o->ns), 0)))
     return kfm_failf(c, "opts.namespace", "'%.100s' is not a DNS-1123 label (at "
                  "most 63 lowercase letters, digits and '-', starting and "
                  "ending with a letter or digit)", o->ns);
@@ -440,7 +438,7 @@ kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o) {
     return st;
   /* a TrainJob without an image runs its runtime's (trainjob_types.go
   ** Trainer.Image: optional; FACTS of Trainer v2.3 builder.go) */
-  for (i = 0; !kfm_task_image(j, o) && !(o->target_set && kf_target_trainer(o->target)) &&
+  for (i = 0; !kfm_task_image(j, o) && !(o->target_set && KF_T_IS_TRAINER(o->target)) &&
               i < (size_t)kf_kinds[j->kind].nroles; i++) {
     int role = kf_kinds[j->kind].roles[i].role;   /* in the kind's order */
     if (j->g[role].replicas > 0 && j->g[role].image == NULL)

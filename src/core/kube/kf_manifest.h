@@ -72,7 +72,6 @@ int kfm_env_name(const char *s);
 int kfm_gpu_limited(const kf_job *j);
 size_t kfm_longest_pod(const kf_job *j, const char *name, char *buf,
                        size_t cap);
-int kfm_dns_label(const char *s, size_t n, int dns1035);
 extern const char kfm_dns1035_rule[];   /* the rule, said in messages */
 
 /* A TrainJob runtime patch's PodSpecPatch and ContainerPatch property

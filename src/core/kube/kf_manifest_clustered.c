@@ -54,11 +54,11 @@ static kf_status plugin_env(mctx *c, const kf_job *j, int32_t replicas, kf_node 
   kf_node *env = (kf_node *)kf_node_get(ct, "env");
   char nn[16], np[16], mr[16];
   int c10d = elastic_of(j) && (!j->rdzv_backend || strcmp(j->rdzv_backend, "c10d") == 0);
-  if (env == NULL) OOM(c, env = kf_obj_add(A, ct, "env", KF_NARR));
+  if (env == NULL) KF_OOM(c, env = kf_obj_add(A, ct, "env", KF_NARR));
   snprintf(nn, sizeof nn, "%d", (int)replicas);
   snprintf(np, sizeof np, "%d", elastic_of(j) && !j->nproc_word ? (int)j->nproc_per_node : 1);
   snprintf(mr, sizeof mr, "%d", j->has_run_policy ? (int)j->rp.backoff_limit : 0);
-  OOM(c, add_var(A, env, "NNODES", nn, NULL) && add_var(A, env, "NPROC_PER_NODE", np, NULL) &&
+  KF_OOM(c, add_var(A, env, "NNODES", nn, NULL) && add_var(A, env, "NPROC_PER_NODE", np, NULL) &&
              add_var(A, env, "MASTER_PORT", "29500", NULL) &&
              add_var(A, env, "RDZV_BACKEND", c10d ? "c10d" : "static", NULL) &&
              add_var(A, env, "JOBSET_MAX_RESTARTS", mr, NULL) &&
@@ -78,15 +78,15 @@ static kf_status pod_template(mctx *c, const kf_job *j, const kfm_shared *sh,
   int role = elastic_of(j) ? KF_WORKER : KF_MASTER;
   kf_node *specs, *tmpl, *pod, *cs;
   kf_status st;
-  OOM(c, specs = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, specs = kf_node_new(c->A, KF_NOBJ));
   if ((st = kfm_replica_spec(c, j, role, sh, specs)) != KF_OK) return st;
   tmpl = (kf_node *)kf_node_get(specs->u.c.v[0], "template");
   pod = tmpl ? (kf_node *)kf_node_get(tmpl, "spec") : NULL;
   cs = pod ? (kf_node *)kf_node_get(pod, "containers") : NULL;
   if (cs == NULL || cs->t != KF_NARR || cs->u.c.n == 0) return kf_nomem(c->e);
   if ((st = plugin_env(c, j, replicas, cs->u.c.v[0])) != KF_OK) return st;
-  OOM(c, kf_node_put(c->A, pod, "restartPolicy", kf_node_str(c->A, "Never", 5)));
-  OOM(c, kf_node_put(c->A, pod, "subdomain", kf_node_str(c->A, sh->o->name,
+  KF_OOM(c, kf_node_put(c->A, pod, "restartPolicy", kf_node_str(c->A, "Never", 5)));
+  KF_OOM(c, kf_node_put(c->A, pod, "subdomain", kf_node_str(c->A, sh->o->name,
                                                           strlen(sh->o->name))));
   *out = tmpl;
   return KF_OK;
@@ -112,36 +112,36 @@ kf_status kfm_clustered(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   if ((st = kfm_prepare(c, j, o, "jobset.x-k8s.io/v1alpha2", "JobSet", &sh)) != KF_OK)
     return st;
   an = (kf_node *)kf_node_get(sh.meta, "annotations");
-  if (an == NULL) OOM(c, an = kf_obj_add(A, sh.meta, "annotations", KF_NOBJ));
-  OOM(c, kf_node_put(A, an, "flyte.org/task-type", kf_node_str(A, "clustered-task", 14)));
-  OOM(c, kf_node_put(A, an, "flyte.org/primary-container",
+  if (an == NULL) KF_OOM(c, an = kf_obj_add(A, sh.meta, "annotations", KF_NOBJ));
+  KF_OOM(c, kf_node_put(A, an, "flyte.org/task-type", kf_node_str(A, "clustered-task", 14)));
+  KF_OOM(c, kf_node_put(A, an, "flyte.org/primary-container",
                      kf_node_str(A, kf_kinds[j->kind].container, strlen(kf_kinds[j->kind].container))));
-  OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
-  OOM(c, rjs = kf_obj_add(A, spec, "replicatedJobs", KF_NARR));
-  OOM(c, rj = kf_node_new(A, KF_NOBJ));
-  OOM(c, kf_node_push(A, rjs, NULL, rj));
-  OOM(c, kf_obj_str(A, rj, "name", "workers") && kf_obj_int(A, rj, "replicas", 1));
-  OOM(c, job = kf_obj_add(A, rj, "template", KF_NOBJ));
-  OOM(c, jspec = kf_obj_add(A, job, "spec", KF_NOBJ));
-  OOM(c, kf_obj_int(A, jspec, "parallelism", replicas) &&
+  KF_OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
+  KF_OOM(c, rjs = kf_obj_add(A, spec, "replicatedJobs", KF_NARR));
+  KF_OOM(c, rj = kf_node_new(A, KF_NOBJ));
+  KF_OOM(c, kf_node_push(A, rjs, NULL, rj));
+  KF_OOM(c, kf_obj_str(A, rj, "name", "workers") && kf_obj_int(A, rj, "replicas", 1));
+  KF_OOM(c, job = kf_obj_add(A, rj, "template", KF_NOBJ));
+  KF_OOM(c, jspec = kf_obj_add(A, job, "spec", KF_NOBJ));
+  KF_OOM(c, kf_obj_int(A, jspec, "parallelism", replicas) &&
              kf_obj_int(A, jspec, "completions", replicas) &&
              kf_obj_str(A, jspec, "completionMode", "Indexed") &&
              kf_obj_int(A, jspec, "backoffLimit", 0));
   if ((st = pod_template(c, j, &sh, replicas, &tmpl)) != KF_OK) return st;
-  OOM(c, kf_node_push(A, jspec, "template", tmpl));
-  OOM(c, x = kf_obj_add(A, spec, "network", KF_NOBJ));
-  OOM(c, yes = kf_node_new(A, KF_NBOOL));
+  KF_OOM(c, kf_node_push(A, jspec, "template", tmpl));
+  KF_OOM(c, x = kf_obj_add(A, spec, "network", KF_NOBJ));
+  KF_OOM(c, yes = kf_node_new(A, KF_NBOOL));
   yes->u.b = 1;
-  OOM(c, kf_node_put(A, x, "enableDNSHostnames", yes));
-  OOM(c, x = kf_obj_add(A, spec, "successPolicy", KF_NOBJ));
-  OOM(c, kf_obj_str(A, x, "operator", "All"));
+  KF_OOM(c, kf_node_put(A, x, "enableDNSHostnames", yes));
+  KF_OOM(c, x = kf_obj_add(A, spec, "successPolicy", KF_NOBJ));
+  KF_OOM(c, kf_obj_str(A, x, "operator", "All"));
   if (j->has_run_policy && j->rp.backoff_limit > 0) {
-    OOM(c, x = kf_obj_add(A, spec, "failurePolicy", KF_NOBJ));
-    OOM(c, kf_obj_int(A, x, "maxRestarts", j->rp.backoff_limit));
+    KF_OOM(c, x = kf_obj_add(A, spec, "failurePolicy", KF_NOBJ));
+    KF_OOM(c, kf_obj_int(A, x, "maxRestarts", j->rp.backoff_limit));
   }
   if (j->has_run_policy &&
       (j->rp.ttl_seconds_after_finished > 0 || (j->rp.zero & KF_RPZ_TTL)))
-    OOM(c, kf_obj_int(A, spec, "ttlSecondsAfterFinished", j->rp.ttl_seconds_after_finished));
+    KF_OOM(c, kf_obj_int(A, spec, "ttlSecondsAfterFinished", j->rp.ttl_seconds_after_finished));
   *out = sh.root;
   return KF_OK;
 }

@@ -87,26 +87,26 @@ static kf_status put_row(mctx *c, const kf_field *f, const kf_group *g,
   const void *p = base + f->off;
   switch (f->type) {
     case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_SIZE: case KF_V_QTY:
-      if (*(const char *const *)p) OOM(c, kf_obj_str(c->A, into, f->manifest,
+      if (*(const char *const *)p) KF_OOM(c, kf_obj_str(c->A, into, f->manifest,
                                                      *(const char *const *)p));
       return KF_OK;
     case KF_V_INT:
-      OOM(c, kf_obj_int(c->A, into, f->manifest, *(const int32_t *)p));
+      KF_OOM(c, kf_obj_int(c->A, into, f->manifest, *(const int32_t *)p));
       return KF_OK;
     case KF_V_ENUM:
-      OOM(c, kf_obj_str(c->A, into, f->manifest,
+      KF_OOM(c, kf_obj_str(c->A, into, f->manifest,
                         ((const kf_enum *)f->info)->manifest[*(const int *)p]));
       return KF_OK;
     case KF_V_BOOL: {
       kf_node *b;
-      OOM(c, b = kf_node_new(c->A, KF_NBOOL));
+      KF_OOM(c, b = kf_node_new(c->A, KF_NBOOL));
       b->u.b = *(const int *)p != 0;
-      OOM(c, kf_node_push(c->A, into, f->manifest, b));
+      KF_OOM(c, kf_node_push(c->A, into, f->manifest, b));
       return KF_OK;
     }
     case KF_V_STRLIST: {
       size_t n = *(const size_t *)(const void *)(base + f->off_n);
-      if (n) OOM(c, kf_node_push(c->A, into, f->manifest,
+      if (n) KF_OOM(c, kf_node_push(c->A, into, f->manifest,
                                  kfm_str_list(c->A, *(const char *const *const *)p, n)));
       return KF_OK;
     }
@@ -200,7 +200,7 @@ kf_status kfm_role_args(mctx *c, const kf_job *j, int role, const kfm_shared *sh
   }
   if (sh->o->args.n || !gc || !gc->nargs) return KF_OK;
   from_group(from, cap, role);
-  OOM(c, *out = kfm_str_list(c->A, gc->args, gc->nargs));
+  KF_OOM(c, *out = kfm_str_list(c->A, gc->args, gc->nargs));
   return KF_OK;
 }
 
@@ -209,7 +209,7 @@ kf_status kfm_role_env(mctx *c, const kf_job *j, int role, const kfm_shared *sh,
   const kf_node *env = kfm_row_env(j, role, NULL);
   *out = sh->env;
   if (sh->env || env == NULL) return KF_OK;
-  OOM(c, *out = kfm_env_list(c->A, env));
+  KF_OOM(c, *out = kfm_env_list(c->A, env));
   if ((*out)->u.c.n == 0) *out = NULL;
   return KF_OK;
 }
@@ -231,8 +231,8 @@ kf_status kfm_container(mctx *c, const kf_job *j, int role,
   kf_strs cmd = kfm_role_command(j, role, o, from, sizeof from);
   kf_node *ct, *args, *env;
   kf_status st;
-  OOM(c, ct = kf_node_new(c->A, KF_NOBJ));
-  OOM(c, kf_obj_str(c->A, ct, "name", kfm_container_name(j, role)));
+  KF_OOM(c, ct = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, kf_obj_str(c->A, ct, "name", kfm_container_name(j, role)));
   if ((st = kfm_group_rows(c, g, KF_M_CONTAINER, kf_roles[role].key, ct, NULL)) != KF_OK ||
       (st = kfm_group_rows(c, g, KF_M_RESOURCES, kf_roles[role].key, ct,
                            "resources")) != KF_OK ||
@@ -240,13 +240,13 @@ kf_status kfm_container(mctx *c, const kf_job *j, int role,
       (st = kfm_role_env(c, j, role, sh, &env)) != KF_OK)
     return st;
   if (cmd.n && !bare)
-    OOM(c, kf_node_push(c->A, ct, "command", kfm_str_list(c->A, cmd.v, cmd.n)));
+    KF_OOM(c, kf_node_push(c->A, ct, "command", kfm_str_list(c->A, cmd.v, cmd.n)));
   /* MPI: a group command (a row) replaces the task's args */
   if (!g->ncommand && args && args->u.c.n && !bare)
-    OOM(c, kf_node_push(c->A, ct, "args", args));
-  if (env) OOM(c, kf_node_push(c->A, ct, "env", env));
-  OOM(c, ct = kf_pod_ordered(c->A, ct, kf_pod_container_order));
-  OOM(c, kf_node_push(c->A, containers, NULL, ct));
+    KF_OOM(c, kf_node_push(c->A, ct, "args", args));
+  if (env) KF_OOM(c, kf_node_push(c->A, ct, "env", env));
+  KF_OOM(c, ct = kf_pod_ordered(c->A, ct, kf_pod_container_order));
+  KF_OOM(c, kf_node_push(c->A, containers, NULL, ct));
   return KF_OK;
 }
 
@@ -263,7 +263,7 @@ kf_status kfm_resources(mctx *c, const kf_group *g, const char *path,
   int i;
   kf_status st;
   if ((st = kfm_group_resources(c, g, path, req, lim)) != KF_OK) return st;
-  OOM(c, res = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, res = kf_node_new(c->A, KF_NOBJ));
   for (f = 0; f < kf_group_obj.n; f++) {
     const kf_field *row = &kf_group_obj.f[f];
     const char **q = row->off == offsetof(kf_group, limits) ? lim : req;
@@ -272,12 +272,12 @@ kf_status kfm_resources(mctx *c, const kf_group *g, const char *path,
     for (i = 0; i < KF_NRES; i++) {
       int r = kfm_res_sorted[i];
       if (q[r] == NULL) continue;
-      if (m == NULL) OOM(c, m = kf_obj_add(c->A, res, row->manifest, KF_NOBJ));
-      OOM(c, kf_obj_str(c->A, m, kf_resources_obj.f[r].manifest, q[r]));
+      if (m == NULL) KF_OOM(c, m = kf_obj_add(c->A, res, row->manifest, KF_NOBJ));
+      KF_OOM(c, kf_obj_str(c->A, m, kf_resources_obj.f[r].manifest, q[r]));
     }
   }
-  OOM(c, res = kf_pod_ordered(c->A, res, resources_order));
-  OOM(c, kf_node_push(c->A, parent, key, res));
+  KF_OOM(c, res = kf_pod_ordered(c->A, res, resources_order));
+  KF_OOM(c, kf_node_push(c->A, parent, key, res));
   return KF_OK;
 }
 
@@ -291,30 +291,30 @@ kf_status kfm_replica_spec(mctx *c, const kf_job *j, int role,
                           const kfm_shared *sh, kf_node *specs) {
   kf_node *rs, *tmpl, *pod, *containers;
   kf_status st;
-  OOM(c, rs = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, rs = kf_node_new(c->A, KF_NOBJ));
   if ((st = kfm_group_rows(c, &j->g[role], KF_M_REPLICA, kf_roles[role].key,
                            rs, NULL)) != KF_OK)
     return st;
-  OOM(c, tmpl = kf_obj_add(c->A, rs, "template", KF_NOBJ));
-  if (sh->pod_meta) OOM(c, kf_node_push(c->A, tmpl, "metadata", sh->pod_meta));
-  OOM(c, containers = kf_node_new(c->A, KF_NARR));
+  KF_OOM(c, tmpl = kf_obj_add(c->A, rs, "template", KF_NOBJ));
+  if (sh->pod_meta) KF_OOM(c, kf_node_push(c->A, tmpl, "metadata", sh->pod_meta));
+  KF_OOM(c, containers = kf_node_new(c->A, KF_NARR));
   if ((st = kfm_container(c, j, role, sh, containers)) != KF_OK) return st;
   if (j->pod_template || j->shared_memory || j->has_accelerator) {
     /* the group's container, merged into the template's pod */
     if ((st = kf_pod_spec(c->A, j, containers->u.c.v[0], sh->o->service_account,
                           &pod, c->who, c->e)) != KF_OK)
       return st;
-    OOM(c, kf_node_push(c->A, tmpl, "spec", pod));
+    KF_OOM(c, kf_node_push(c->A, tmpl, "spec", pod));
   } else {
-    OOM(c, pod = kf_obj_add(c->A, tmpl, "spec", KF_NOBJ));
-    OOM(c, kf_node_push(c->A, pod, "containers", containers));
+    KF_OOM(c, pod = kf_obj_add(c->A, tmpl, "spec", KF_NOBJ));
+    KF_OOM(c, kf_node_push(c->A, pod, "containers", containers));
     /* the pod's own policy, as Flyte builds every pod */
-    OOM(c, kf_obj_str(c->A, pod, "restartPolicy", "Never"));
+    KF_OOM(c, kf_obj_str(c->A, pod, "restartPolicy", "Never"));
     if (sh->o->service_account)
-      OOM(c, kf_obj_str(c->A, pod, "serviceAccountName", sh->o->service_account));
+      KF_OOM(c, kf_obj_str(c->A, pod, "serviceAccountName", sh->o->service_account));
   }
-  OOM(c, rs = kf_pod_ordered(c->A, rs, replica_order));
-  OOM(c, kf_node_push(c->A, specs, kf_roles[role].name, rs));
+  KF_OOM(c, rs = kf_pod_ordered(c->A, rs, replica_order));
+  KF_OOM(c, kf_node_push(c->A, specs, kf_roles[role].name, rs));
   return KF_OK;
 }
 
@@ -391,9 +391,9 @@ static kf_status prepare_meta(mctx *c, const kf_job *j, const kf_manifest_opts *
   if (total > 256 * 1024)   /* each under the limit, not both together */
     return kfm_failf(c, "opts.annotations", "with the job's annotations, larger "
                      "than the 256 KiB Kubernetes allows");
-  if (nl) OOM(c, (l = kfm_str_map(A, labels, nl)) != NULL &&
+  if (nl) KF_OOM(c, (l = kfm_str_map(A, labels, nl)) != NULL &&
                  kf_node_push(A, sh->meta, "labels", l));
-  if (na) OOM(c, (an = kfm_str_map(A, annotations, na)) != NULL &&
+  if (na) KF_OOM(c, (an = kfm_str_map(A, annotations, na)) != NULL &&
                  kf_node_push(A, sh->meta, "annotations", an));
   if (!c->flyte) {   /* the pods: the call's alone */
     l = an = NULL;
@@ -401,14 +401,14 @@ static kf_status prepare_meta(mctx *c, const kf_job *j, const kf_manifest_opts *
         (st = kfm_sorted(c, "opts.annotations", &o->annotations, &pa)) != KF_OK)
       return st;
     npl = o->labels.n, npa = o->annotations.n;
-    if (npl) OOM(c, (l = kfm_str_map(A, pl, npl)) != NULL);
-    if (npa) OOM(c, (an = kfm_str_map(A, pa, npa)) != NULL);
+    if (npl) KF_OOM(c, (l = kfm_str_map(A, pl, npl)) != NULL);
+    if (npa) KF_OOM(c, (an = kfm_str_map(A, pa, npa)) != NULL);
   }
   if (o->no_pod_copy) l = an = NULL;   /* the resource's alone */
   if (l || an) {
-    OOM(c, sh->pod_meta = kf_node_new(A, KF_NOBJ));
-    if (l) OOM(c, kf_node_push(A, sh->pod_meta, "labels", l));
-    if (an) OOM(c, kf_node_push(A, sh->pod_meta, "annotations", an));
+    KF_OOM(c, sh->pod_meta = kf_node_new(A, KF_NOBJ));
+    if (l) KF_OOM(c, kf_node_push(A, sh->pod_meta, "labels", l));
+    if (an) KF_OOM(c, kf_node_push(A, sh->pod_meta, "annotations", an));
   }
   if (j->pod_template &&  /* the template's under the execution's */
       (st = kf_pod_meta(A, j->pod_template, l, an, &sh->pod_meta, c->e)) != KF_OK)
@@ -436,19 +436,19 @@ kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
       (st = kfm_check_pod(c, j)) != KF_OK)
     return st;
 
-  OOM(c, sh->root = kf_node_new(A, KF_NOBJ));
-  OOM(c, kf_obj_str(A, sh->root, "apiVersion", api_version));
-  OOM(c, kf_obj_str(A, sh->root, "kind", kind));
-  OOM(c, sh->meta = kf_obj_add(A, sh->root, "metadata", KF_NOBJ));
-  OOM(c, kf_obj_str(A, sh->meta, "name", o->name));
-  if (ns) OOM(c, kf_obj_str(A, sh->meta, "namespace", ns));
+  KF_OOM(c, sh->root = kf_node_new(A, KF_NOBJ));
+  KF_OOM(c, kf_obj_str(A, sh->root, "apiVersion", api_version));
+  KF_OOM(c, kf_obj_str(A, sh->root, "kind", kind));
+  KF_OOM(c, sh->meta = kf_obj_add(A, sh->root, "metadata", KF_NOBJ));
+  KF_OOM(c, kf_obj_str(A, sh->meta, "name", o->name));
+  if (ns) KF_OOM(c, kf_obj_str(A, sh->meta, "namespace", ns));
   if ((st = prepare_meta(c, j, o, sh)) != KF_OK) return st;
   if (o->env.n) {
-    OOM(c, sh->env = kf_node_new(A, KF_NARR));
+    KF_OOM(c, sh->env = kf_node_new(A, KF_NARR));
     for (i = 0; i < (int)o->env.n; i++) {
       kf_node *v;
-      OOM(c, v = kf_obj_add(A, sh->env, NULL, KF_NOBJ));
-      OOM(c, kf_obj_str(A, v, "name", env[i].k) && kf_obj_str(A, v, "value", env[i].v));
+      KF_OOM(c, v = kf_obj_add(A, sh->env, NULL, KF_NOBJ));
+      KF_OOM(c, kf_obj_str(A, v, "name", env[i].k) && kf_obj_str(A, v, "value", env[i].v));
     }
   }
   if (!args.n && j->has_container)   /* the job's, when the call gives none */
@@ -457,9 +457,9 @@ kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   ** flytekit sends them; groups without a command of their own keep them */
   if (kf_kinds[j->kind].flags & KF_K_COMMAND) {
     if ((st = kf_launcher_command(j, &args, c->A, &sh->args, c->who, c->e)) != KF_OK) return st;
-    if (args.n) OOM(c, sh->task_args = kfm_str_list(A, args.v, args.n));
+    if (args.n) KF_OOM(c, sh->task_args = kfm_str_list(A, args.v, args.n));
   } else if (args.n) {
-    OOM(c, sh->args = kfm_str_list(A, args.v, args.n));
+    KF_OOM(c, sh->args = kfm_str_list(A, args.v, args.n));
   }
   return KF_OK;
 }

@@ -66,13 +66,13 @@ static kf_status replica(mctx *c, const kf_job *j, kf_target t, int worker,
   kf_node *tmpl = kf_node_get(rs, "template"), *nt, *meta, *pod, *cs;
   const char *dname = kf_kinds[j->kind].container;
   size_t i;
-  OOM(c, meta = with_default_annotation(A, kf_node_get(tmpl, "metadata")));
-  OOM(c, pod = copy(A, kf_node_get(tmpl, "spec"), KF_NOBJ));
-  OOM(c, nt = kf_node_new(A, KF_NOBJ));
-  OOM(c, kf_node_push(A, nt, "metadata", meta) && kf_node_push(A, nt, "spec", pod));
+  KF_OOM(c, meta = with_default_annotation(A, kf_node_get(tmpl, "metadata")));
+  KF_OOM(c, pod = copy(A, kf_node_get(tmpl, "spec"), KF_NOBJ));
+  KF_OOM(c, nt = kf_node_new(A, KF_NOBJ));
+  KF_OOM(c, kf_node_push(A, nt, "metadata", meta) && kf_node_push(A, nt, "spec", pod));
   for (i = 0; i < rs->u.c.n; i++)
     if (strcmp(rs->u.c.k[i], "template") == 0) rs->u.c.v[i] = nt;
-  OOM(c, cs = copy(A, kf_node_get(pod, "containers"), KF_NARR));
+  KF_OOM(c, cs = copy(A, kf_node_get(pod, "containers"), KF_NARR));
   for (i = 0; i < pod->u.c.n; i++)
     if (strcmp(pod->u.c.k[i], "containers") == 0) pod->u.c.v[i] = cs;
   for (i = 0; i < cs->u.c.n; i++) {
@@ -82,41 +82,41 @@ static kf_status replica(mctx *c, const kf_job *j, kf_target t, int worker,
               (j->kind == KF_PYTORCH || j->kind == KF_ELASTIC);
     kf_node *ct;
     if (!(is_default && !j->pod_template && !j->shared_memory) && !fwn) continue;
-    OOM(c, ct = copy(A, cs->u.c.v[i], KF_NOBJ));
+    KF_OOM(c, ct = copy(A, cs->u.c.v[i], KF_NOBJ));
     cs->u.c.v[i] = ct;
     if (fwn) {   /* pytorch.go: the worker's pod name, for error aggregation */
       kf_node *env, *v, *vf, *fr;
       size_t x, at = ct->u.c.n;
-      OOM(c, env = copy(A, kf_node_get(ct, "env"), KF_NARR));
-      OOM(c, v = kf_obj_add(A, env, NULL, KF_NOBJ));
-      OOM(c, kf_obj_strref(A, v, "name", "_F_WN"));
-      OOM(c, vf = kf_obj_add(A, v, "valueFrom", KF_NOBJ));
-      OOM(c, fr = kf_obj_add(A, vf, "fieldRef", KF_NOBJ));
-      OOM(c, kf_obj_strref(A, fr, "fieldPath", "metadata.name"));
+      KF_OOM(c, env = copy(A, kf_node_get(ct, "env"), KF_NARR));
+      KF_OOM(c, v = kf_obj_add(A, env, NULL, KF_NOBJ));
+      KF_OOM(c, kf_obj_strref(A, v, "name", "_F_WN"));
+      KF_OOM(c, vf = kf_obj_add(A, v, "valueFrom", KF_NOBJ));
+      KF_OOM(c, fr = kf_obj_add(A, vf, "fieldRef", KF_NOBJ));
+      KF_OOM(c, kf_obj_strref(A, fr, "fieldPath", "metadata.name"));
       for (x = 0; x < ct->u.c.n; x++)
         if (strcmp(ct->u.c.k[x], "env") == 0) at = x;
       if (at < ct->u.c.n) {
         ct->u.c.v[at] = env;
       } else {   /* env goes before resources (Go order) */
         kf_node *d;
-        OOM(c, d = kf_node_new(A, KF_NOBJ));
+        KF_OOM(c, d = kf_node_new(A, KF_NOBJ));
         for (x = 0; x < ct->u.c.n; x++) {
           if (strcmp(ct->u.c.k[x], "resources") == 0)
-            OOM(c, kf_node_push(A, d, "env", env));
-          OOM(c, kf_node_push(A, d, ct->u.c.k[x], ct->u.c.v[x]));
+            KF_OOM(c, kf_node_push(A, d, "env", env));
+          KF_OOM(c, kf_node_push(A, d, ct->u.c.k[x], ct->u.c.v[x]));
         }
-        if (kf_node_get(d, "env") == NULL) OOM(c, kf_node_push(A, d, "env", env));
+        if (kf_node_get(d, "env") == NULL) KF_OOM(c, kf_node_push(A, d, "env", env));
         cs->u.c.v[i] = ct = d;
       }
     }
     if (is_default && !j->pod_template && !j->shared_memory)
-      OOM(c, kf_obj_strref(A, ct, "terminationMessagePolicy", "FallbackToLogsOnError"));
+      KF_OOM(c, kf_obj_strref(A, ct, "terminationMessagePolicy", "FallbackToLogsOnError"));
   }
   if (t == KF_T_FLYTE2) {
     kf_node *no;
-    OOM(c, no = kf_node_new(A, KF_NBOOL));
+    KF_OOM(c, no = kf_node_new(A, KF_NBOOL));
     no->u.b = 0;
-    OOM(c, kf_node_push(A, pod, "enableServiceLinks", no));
+    KF_OOM(c, kf_node_push(A, pod, "enableServiceLinks", no));
   }
   return KF_OK;
 }
@@ -152,7 +152,7 @@ kf_status kfm_flyte(mctx *c, const kf_job *j, const kf_manifest_opts *o,
       if (v == NULL) continue;
       for (y = 0; y < meta->u.c.n; y++)
         if (strcmp(meta->u.c.k[y], keys[x]) == 0) meta->u.c.v[y] = v, found = 1;
-      if (!found) OOM(c, kf_node_push(c->A, meta, keys[x], v));
+      if (!found) KF_OOM(c, kf_node_push(c->A, meta, keys[x], v));
     }
   }
   *out = root;

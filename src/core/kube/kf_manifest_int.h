@@ -18,8 +18,6 @@ typedef struct mctx {
                ** every pod too (the backend's pod_helper.go) */
 } mctx;
 
-#define OOM(c, x) do { if (!(x)) return kf_nomem((c)->e); } while (0)
-
 /* "<who>: <path>: <problem>" */
 kf_status kfm_failf(mctx *c, const char *path, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -26,12 +26,12 @@ static kf_status mpi_fields(mctx *c, const kf_job *j, kf_node *spec) {
     if (f->type == KF_V_BOOL) {
       kf_node *b;
       if (!*(const int *)(const void *)(base + f->off)) continue;
-      OOM(c, b = kf_obj_add(c->A, spec, f->manifest, KF_NBOOL));
+      KF_OOM(c, b = kf_obj_add(c->A, spec, f->manifest, KF_NBOOL));
       b->u.b = 1;
     } else {
       const char *v = *(const char *const *)(const void *)(base + f->off);
       if (v == NULL && strcmp(f->manifest, "mpiImplementation") == 0) v = "OpenMPI";
-      if (v) OOM(c, kf_obj_str(c->A, spec, f->manifest, v));
+      if (v) KF_OOM(c, kf_obj_str(c->A, spec, f->manifest, v));
     }
   }
   return KF_OK;
@@ -47,14 +47,14 @@ kf_status kfm_mpi_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   if ((st = kfm_prepare(c, j, o, "kubeflow.org/v2beta1", "MPIJob", &sh)) != KF_OK)
     return st;
   sh.bare_worker = 1;
-  OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
-  OOM(c, kf_obj_int(A, spec, "slotsPerWorker", j->slots));
+  KF_OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
+  KF_OOM(c, kf_obj_int(A, spec, "slotsPerWorker", j->slots));
   if (j->has_run_policy) {   /* as Flyte: cleanPodPolicy whenever given */
-    OOM(c, rp = kfm_run_policy(A, j, 1));
-    OOM(c, kf_node_push(A, spec, "runPolicy", rp));
+    KF_OOM(c, rp = kfm_run_policy(A, j, 1));
+    KF_OOM(c, kf_node_push(A, spec, "runPolicy", rp));
   }
   if ((st = mpi_fields(c, j, spec)) != KF_OK) return st;
-  OOM(c, specs = kf_obj_add(A, spec, "mpiReplicaSpecs", KF_NOBJ));
+  KF_OOM(c, specs = kf_obj_add(A, spec, "mpiReplicaSpecs", KF_NOBJ));
   n = kfm_present_roles(j, roles);
   for (i = 0; i < n; i++)
     if ((st = kfm_replica_spec(c, j, roles[i], &sh, specs)) != KF_OK) return st;

@@ -27,53 +27,53 @@ kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   kf_status st;
   if ((st = kfm_prepare(c, j, o, "kubeflow.org/v1", k->crd_kind, &sh)) != KF_OK)
     return st;
-  OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
-  OOM(c, rp = kfm_run_policy(A, j, !flyte_slots));
+  KF_OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
+  KF_OOM(c, rp = kfm_run_policy(A, j, !flyte_slots));
   if (k->flags & KF_K_SLOTS)
-    OOM(c, kf_obj_int(A, spec, "slotsPerWorker", flyte_slots ? 1 : j->slots));
+    KF_OOM(c, kf_obj_int(A, spec, "slotsPerWorker", flyte_slots ? 1 : j->slots));
   else
-    OOM(c, kf_node_push(A, spec, "runPolicy", rp));
+    KF_OOM(c, kf_node_push(A, spec, "runPolicy", rp));
   if (j->kind == KF_PYTORCH && (j->nproc_word || j->nproc_per_node > 0)) {
     char n[16];   /* a string in the CRD (pytorchjob_types.go NprocPerNode) */
     snprintf(n, sizeof n, "%d", (int)j->nproc_per_node);
-    OOM(c, kf_obj_str(A, spec, "nprocPerNode", j->nproc_word ? j->nproc_word : n));
+    KF_OOM(c, kf_obj_str(A, spec, "nprocPerNode", j->nproc_word ? j->nproc_word : n));
   }
   if (k->flags & KF_K_ELASTIC) {
     kf_node *ep;
-    OOM(c, ep = kf_obj_add(A, spec, "elasticPolicy", KF_NOBJ));
-    OOM(c, kf_obj_int(A, ep, "minReplicas", j->min_nodes) &&
+    KF_OOM(c, ep = kf_obj_add(A, spec, "elasticPolicy", KF_NOBJ));
+    KF_OOM(c, kf_obj_int(A, ep, "minReplicas", j->min_nodes) &&
                kf_obj_int(A, ep, "maxReplicas", j->max_nodes) &&
                kf_obj_str(A, ep, "rdzvBackend", j->rdzv_backend));
     /* Flyte's backends put an integer in the deprecated elasticPolicy
     ** field (lint warns, R10); the operator's own is spec.nprocPerNode,
     ** which also takes a word (pytorchjob_types.go) */
     if (j->nproc_word == NULL && flyte_slots)
-      OOM(c, kf_obj_int(A, ep, "nProcPerNode", j->nproc_per_node));
-    OOM(c, kf_obj_int(A, ep, "maxRestarts", j->max_restarts));
+      KF_OOM(c, kf_obj_int(A, ep, "nProcPerNode", j->nproc_per_node));
+    KF_OOM(c, kf_obj_int(A, ep, "maxRestarts", j->max_restarts));
     /* the operator's own (R43 keeps them off Flyte) */
-    if (j->rdzv_host) OOM(c, kf_obj_str(A, ep, "rdzvHost", j->rdzv_host));
-    if (j->rdzv_port) OOM(c, kf_obj_int(A, ep, "rdzvPort", j->rdzv_port));
-    if (j->rdzv_id) OOM(c, kf_obj_str(A, ep, "rdzvId", j->rdzv_id));
-    if (j->rdzv_conf) OOM(c, kf_node_push(A, ep, "rdzvConf", (kf_node *)j->rdzv_conf));
+    if (j->rdzv_host) KF_OOM(c, kf_obj_str(A, ep, "rdzvHost", j->rdzv_host));
+    if (j->rdzv_port) KF_OOM(c, kf_obj_int(A, ep, "rdzvPort", j->rdzv_port));
+    if (j->rdzv_id) KF_OOM(c, kf_obj_str(A, ep, "rdzvId", j->rdzv_id));
+    if (j->rdzv_conf) KF_OOM(c, kf_node_push(A, ep, "rdzvConf", (kf_node *)j->rdzv_conf));
     if (j->standalone) {
       kf_node *b;
-      OOM(c, b = kf_obj_add(A, ep, "standalone", KF_NBOOL));
+      KF_OOM(c, b = kf_obj_add(A, ep, "standalone", KF_NBOOL));
       b->u.b = 1;
     }
-    if (j->metrics) OOM(c, kf_node_push(A, ep, "metrics", (kf_node *)j->metrics));
+    if (j->metrics) KF_OOM(c, kf_node_push(A, ep, "metrics", (kf_node *)j->metrics));
     if (j->nproc_word != NULL)
-      OOM(c, kf_obj_strref(A, spec, "nprocPerNode", j->nproc_word));
+      KF_OOM(c, kf_obj_strref(A, spec, "nprocPerNode", j->nproc_word));
     else if (!flyte_slots) {
       char n[16];
       snprintf(n, sizeof n, "%d", (int)j->nproc_per_node);
-      OOM(c, kf_obj_str(A, spec, "nprocPerNode", n));
+      KF_OOM(c, kf_obj_str(A, spec, "nprocPerNode", n));
     }
   }
-  OOM(c, specs = kf_obj_add(A, spec, k->crd_specs, KF_NOBJ));
+  KF_OOM(c, specs = kf_obj_add(A, spec, k->crd_specs, KF_NOBJ));
   n = kfm_present_roles(j, roles);   /* elastic kinds have no master role */
   for (i = 0; i < n; i++)
     if ((st = kfm_replica_spec(c, j, roles[i], &sh, specs)) != KF_OK) return st;
-  if (k->flags & KF_K_SLOTS) OOM(c, kf_node_push(A, spec, "runPolicy", rp));
+  if (k->flags & KF_K_SLOTS) KF_OOM(c, kf_node_push(A, spec, "runPolicy", rp));
   *out = sh.root;
   return KF_OK;
 }

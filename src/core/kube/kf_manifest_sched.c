@@ -141,23 +141,6 @@ static const char *row_string(const kf_field *f, const char *base, char buf[KF_S
   return NULL;
 }
 
-/* map[key] = s, kept sorted (a copy of `map`; NULL map: a new one). */
-static kf_node *put_sorted(kf_arena *A, const kf_node *map, const char *key,
-                           const char *s) {
-  kf_node *d = kf_node_new(A, KF_NOBJ), *v = kf_node_str(A, s, strlen(s));
-  size_t i;
-  int put = 0;
-  if (d == NULL || v == NULL) return NULL;
-  for (i = 0; map && map->t == KF_NOBJ && i < map->u.c.n; i++) {
-    int c = strcmp(map->u.c.k[i], key);
-    if (c > 0 && !put && !(put = kf_node_push(A, d, key, v))) return NULL;
-    if (c == 0) continue;
-    if (!kf_node_push(A, d, map->u.c.k[i], map->u.c.v[i])) return NULL;
-  }
-  if (!put && !kf_node_push(A, d, key, v)) return NULL;
-  return d;
-}
-
 /* The rows of `o` at `base` with a manifest key as entries of the string
 ** map `*map` (first = 0: only rows below index `upto`). */
 static int put_rows(kf_arena *A, kf_node **map, const kf_obj *o, const char *base,
@@ -166,7 +149,8 @@ static int put_rows(kf_arena *A, kf_node **map, const kf_obj *o, const char *bas
   size_t i;
   for (i = 0; i < o->n && i < upto; i++) {
     const char *s = row_string(&o->f[i], base, buf);
-    if (s && (*map = put_sorted(A, *map, o->f[i].manifest, s)) == NULL) return 0;
+    if (s && (*map = kf_node_put_sorted(A, *map, o->f[i].manifest,
+                                             kf_node_str(A, s, strlen(s)))) == NULL) return 0;
   }
   return 1;
 }
@@ -245,24 +229,24 @@ kf_status kfm_sched_job(mctx *c, const kf_job *j, kf_target t, const kf_job **ou
   if (t == KF_T_OPERATOR || t == KF_T_MPI_OPERATOR) return KF_OK;
   if (!(j->has_scheduling && j->sched.has_topology) && !g && !flyte2_labels)
     return KF_OK;
-  OOM(c, eff = kf_arena_alloc(c->A, sizeof *eff));
+  KF_OOM(c, eff = kf_arena_alloc(c->A, sizeof *eff));
   *eff = *j;
-  OOM(c, tm = kf_node_copy_shallow(c->A, j->pod_template, KF_NOBJ));
+  KF_OOM(c, tm = kf_node_copy_shallow(c->A, j->pod_template, KF_NOBJ));
   if (g && g->pod_template) {
     const kf_node *gt = g->pod_template;
-    if (j->pod_template) OOM(c, gt = renamed(c->A, gt, kf_pod_primary_name(j->pod_template)));
-    OOM(c, tm = merge(c->A, tm, gt));
+    if (j->pod_template) KF_OOM(c, gt = renamed(c->A, gt, kf_pod_primary_name(j->pod_template)));
+    KF_OOM(c, tm = merge(c->A, tm, gt));
     if (!j->pod_template && kf_node_get(g->pod_template, "primary_container_name"))
-      OOM(c, kf_node_put(c->A, tm, "primary_container_name",
+      KF_OOM(c, kf_node_put(c->A, tm, "primary_container_name",
                         kf_node_get(g->pod_template, "primary_container_name")));
   }
-  OOM(c, topology_into(c->A, tm, j, g));
+  KF_OOM(c, topology_into(c->A, tm, j, g));
   if (flyte2_labels) {   /* Flyte 2 copies them onto the PyTorchJob (#7833) */
     kf_node *m, *l;
-    OOM(c, m = meta_of(c->A, tm));
+    KF_OOM(c, m = meta_of(c->A, tm));
     l = kf_node_get(m, "labels");
-    OOM(c, kueue_labels(c->A, j, &l));
-    if (l) OOM(c, kf_node_put(c->A, m, "labels", l));
+    KF_OOM(c, kueue_labels(c->A, j, &l));
+    if (l) KF_OOM(c, kf_node_put(c->A, m, "labels", l));
   }
   eff->pod_template = tm;
   *out = eff;
@@ -276,21 +260,21 @@ kf_status kfm_sched_job(mctx *c, const kf_job *j, kf_target t, const kf_job **ou
 static kf_status scheduling_policy(mctx *c, const kf_gang *g, kf_node *rp) {
   kf_node *sp, *mr;
   int i;
-  OOM(c, sp = kf_node_new(c->A, KF_NOBJ));
-  if (g->min_available > 0) OOM(c, kf_obj_int(c->A, sp, "minAvailable", g->min_available));
-  if (g->queue) OOM(c, kf_obj_str(c->A, sp, "queue", g->queue));
+  KF_OOM(c, sp = kf_node_new(c->A, KF_NOBJ));
+  if (g->min_available > 0) KF_OOM(c, kf_obj_int(c->A, sp, "minAvailable", g->min_available));
+  if (g->queue) KF_OOM(c, kf_obj_str(c->A, sp, "queue", g->queue));
   if (g->has_min_resources) {
-    OOM(c, mr = kf_obj_add(c->A, sp, "minResources", KF_NOBJ));
+    KF_OOM(c, mr = kf_obj_add(c->A, sp, "minResources", KF_NOBJ));
     for (i = 0; i < KF_NRES; i++) {
       int r = kfm_res_sorted[i];
       if (g->min_resources[r])
-        OOM(c, kf_obj_str(c->A, mr, kf_resources_obj.f[r].manifest, g->min_resources[r]));
+        KF_OOM(c, kf_obj_str(c->A, mr, kf_resources_obj.f[r].manifest, g->min_resources[r]));
     }
   }
-  if (g->priority_class) OOM(c, kf_obj_str(c->A, sp, "priorityClass", g->priority_class));
+  if (g->priority_class) KF_OOM(c, kf_obj_str(c->A, sp, "priorityClass", g->priority_class));
   if (g->schedule_timeout_seconds > 0)
-    OOM(c, kf_obj_int(c->A, sp, "scheduleTimeoutSeconds", g->schedule_timeout_seconds));
-  OOM(c, kf_node_put(c->A, rp, "schedulingPolicy", sp));
+    KF_OOM(c, kf_obj_int(c->A, sp, "scheduleTimeoutSeconds", g->schedule_timeout_seconds));
+  KF_OOM(c, kf_node_put(c->A, rp, "schedulingPolicy", sp));
   return KF_OK;
 }
 
@@ -301,20 +285,20 @@ static kf_status run_policy(mctx *c, const kf_job *j, kf_node *spec) {
   kf_node *rp;
   kf_node *yes;
   if (!s->suspend && !s->multikueue && !s->has_gang) return KF_OK;
-  OOM(c, rp = kf_node_copy_shallow(c->A, kf_node_get(spec, "runPolicy"), KF_NOBJ));
+  KF_OOM(c, rp = kf_node_copy_shallow(c->A, kf_node_get(spec, "runPolicy"), KF_NOBJ));
   if (s->suspend) {
-    OOM(c, yes = kf_node_new(c->A, KF_NBOOL));
+    KF_OOM(c, yes = kf_node_new(c->A, KF_NBOOL));
     yes->u.b = 1;
-    OOM(c, kf_node_put(c->A, rp, "suspend", yes));
+    KF_OOM(c, kf_node_put(c->A, rp, "suspend", yes));
   }
   if (s->multikueue)
-    OOM(c, kf_node_put(c->A, rp, "managedBy", kf_node_str(c->A, KF_KUEUE_MULTIKUEUE,
+    KF_OOM(c, kf_node_put(c->A, rp, "managedBy", kf_node_str(c->A, KF_KUEUE_MULTIKUEUE,
                                                           strlen(KF_KUEUE_MULTIKUEUE))));
   if (s->has_gang) {
     kf_status st = scheduling_policy(c, &s->gang, rp);
     if (st != KF_OK) return st;
   }
-  OOM(c, kf_node_put(c->A, spec, "runPolicy", rp));
+  KF_OOM(c, kf_node_put(c->A, spec, "runPolicy", rp));
   return KF_OK;
 }
 
@@ -327,18 +311,18 @@ static kf_status replicas(mctx *c, const kf_job *j, kf_node *specs) {
     const kf_group *g = &j->g[k->roles[i].role];
     kf_node *rs = kf_node_get(specs, kf_roles[k->roles[i].role].name), *tm;
     if (rs == NULL) continue;
-    OOM(c, rs = kf_node_copy_shallow(c->A, rs, KF_NOBJ));
-    OOM(c, tm = kf_node_copy_shallow(c->A, kf_node_get(rs, "template"), KF_NOBJ));
+    KF_OOM(c, rs = kf_node_copy_shallow(c->A, rs, KF_NOBJ));
+    KF_OOM(c, tm = kf_node_copy_shallow(c->A, kf_node_get(rs, "template"), KF_NOBJ));
     if (g->pod_template) {
       const kf_node *gt;
-      OOM(c, gt = renamed(c->A, g->pod_template,
+      KF_OOM(c, gt = renamed(c->A, g->pod_template,
                           kfm_container_name(j, k->roles[i].role)));
-      OOM(c, tm = merge(c->A, tm, gt));
-      OOM(c, tm = go_ordered(c->A, tm));
+      KF_OOM(c, tm = merge(c->A, tm, gt));
+      KF_OOM(c, tm = go_ordered(c->A, tm));
     }
-    OOM(c, topology_into(c->A, tm, j, g));
-    OOM(c, kf_node_put(c->A, rs, "template", tm));
-    OOM(c, kf_node_put(c->A, specs, kf_roles[k->roles[i].role].name, rs));
+    KF_OOM(c, topology_into(c->A, tm, j, g));
+    KF_OOM(c, kf_node_put(c->A, rs, "template", tm));
+    KF_OOM(c, kf_node_put(c->A, specs, kf_roles[k->roles[i].role].name, rs));
   }
   return KF_OK;
 }
@@ -368,30 +352,32 @@ kf_status kfm_sched_apply(mctx *c, const kf_job *j, kf_target t, kf_node *root) 
                    (j->has_scheduling && j->sched.has_topology))) {
     kf_node *specs = kf_node_get(spec, kf_kinds[j->kind].crd_specs);
     if (specs) {
-      OOM(c, specs = kf_node_copy_shallow(c->A, specs, KF_NOBJ));
-      OOM(c, kf_node_put(c->A, spec, kf_kinds[j->kind].crd_specs, specs));
+      KF_OOM(c, specs = kf_node_copy_shallow(c->A, specs, KF_NOBJ));
+      KF_OOM(c, kf_node_put(c->A, spec, kf_kinds[j->kind].crd_specs, specs));
     }
     if ((st = replicas(c, j, specs)) != KF_OK) return st;
   }
   if (!j->has_scheduling) return KF_OK;
-  OOM(c, meta = meta_of(c->A, root));
+  KF_OOM(c, meta = meta_of(c->A, root));
   l = kf_node_get(meta, "labels");
-  OOM(c, kueue_labels(c->A, j, &l));
-  if (l) OOM(c, put_labels(c->A, meta, l));
+  KF_OOM(c, kueue_labels(c->A, j, &l));
+  if (l) KF_OOM(c, put_labels(c->A, meta, l));
   if (!trainer) return run_policy(c, j, spec);
   if (j->sched.has_gang && j->sched.gang.queue) {   /* volcano plugin */
     kf_node *an = kf_node_get(meta, "annotations");
-    OOM(c, an = put_sorted(c->A, an, KF_VOLCANO_QUEUE, j->sched.gang.queue));
-    OOM(c, kf_node_put(c->A, meta, "annotations", an));
+    const char *q = j->sched.gang.queue;
+    KF_OOM(c, an = kf_node_put_sorted(c->A, an, KF_VOLCANO_QUEUE,
+                                      kf_node_str(c->A, q, strlen(q))));
+    KF_OOM(c, kf_node_put(c->A, meta, "annotations", an));
   }
   if (j->sched.suspend) {
     kf_node *yes;
-    OOM(c, yes = kf_node_new(c->A, KF_NBOOL));
+    KF_OOM(c, yes = kf_node_new(c->A, KF_NBOOL));
     yes->u.b = 1;
-    OOM(c, kf_node_put(c->A, spec, "suspend", yes));
+    KF_OOM(c, kf_node_put(c->A, spec, "suspend", yes));
   }
   if (j->sched.multikueue)
-    OOM(c, kf_node_put(c->A, spec, "managedBy", kf_node_str(c->A, KF_KUEUE_MULTIKUEUE,
+    KF_OOM(c, kf_node_put(c->A, spec, "managedBy", kf_node_str(c->A, KF_KUEUE_MULTIKUEUE,
                                                             strlen(KF_KUEUE_MULTIKUEUE))));
   return KF_OK;
 }

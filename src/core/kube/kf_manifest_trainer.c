@@ -22,10 +22,6 @@
 
 #include "kf_manifest_int.h"
 
-#define TRAINER_GROUP "trainer.kubeflow.org"
-#define NODE "node"
-#define PATCH_MANAGER KF_TRAINER_PATCH_MANAGER   /* kf_sched.h (R32) */
-
 /* The runtime patch's pod spec: what kf_pod_spec built for the group,
 ** reduced to PodSpecPatch; the primary container becomes `node` with its
 ** volume mounts and security context.  *out NULL: nothing to patch. */
@@ -37,12 +33,12 @@ static kf_status pod_patch(mctx *c, const kf_job *j, int role, kf_target t,
   int k;
   kf_status st;
   *out = NULL;
-  OOM(c, cts = kf_node_new(c->A, KF_NARR));
+  KF_OOM(c, cts = kf_node_new(c->A, KF_NARR));
   if ((st = kfm_container(c, j, role, sh, cts)) != KF_OK ||
       (st = kf_pod_spec(c->A, j, cts->u.c.v[0], sh->o->service_account, &pod,
                         c->who, c->e)) != KF_OK)
     return st;
-  OOM(c, patch = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, patch = kf_node_new(c->A, KF_NOBJ));
   for (k = 0; patch_keys[k]; k++) {
     kf_node *v = kf_node_get(pod, patch_keys[k]);
     if (v == NULL) continue;
@@ -56,23 +52,23 @@ static kf_status pod_patch(mctx *c, const kf_job *j, int role, kf_target t,
       for (i = 0; v->t == KF_NARR && i < v->u.c.n; i++) {
         const kf_node *ct = v->u.c.v[i], *nm = kf_node_get(ct, "name");
         if (!nm || nm->t != KF_NSTR || strcmp(nm->u.s.p, dname) != 0) continue;
-        OOM(c, node = kf_node_new(c->A, KF_NOBJ));
-        OOM(c, kf_obj_str(c->A, node, "name", NODE));
+        KF_OOM(c, node = kf_node_new(c->A, KF_NOBJ));
+        KF_OOM(c, kf_obj_str(c->A, node, "name", KF_TRAINER_NODE));
         for (x = 0; ct_keys[x]; x++) {
           kf_node *f = kf_node_get(ct, ct_keys[x]);
           if (f && strcmp(ct_keys[x], "name") != 0 && strcmp(ct_keys[x], "env") != 0)
-            OOM(c, kf_node_push(c->A, node, ct_keys[x], f));
+            KF_OOM(c, kf_node_push(c->A, node, ct_keys[x], f));
         }
         if (node->u.c.n > 1) {
-          OOM(c, list = kf_node_new(c->A, KF_NARR));
-          OOM(c, kf_node_push(c->A, list, NULL, node));
+          KF_OOM(c, list = kf_node_new(c->A, KF_NARR));
+          KF_OOM(c, kf_node_push(c->A, list, NULL, node));
         }
         break;
       }
-      if (list) OOM(c, kf_node_push(c->A, patch, "containers", list));
+      if (list) KF_OOM(c, kf_node_push(c->A, patch, "containers", list));
       continue;
     }
-    OOM(c, kf_node_push(c->A, patch, patch_keys[k], v));
+    KF_OOM(c, kf_node_push(c->A, patch, patch_keys[k], v));
   }
   if (patch->u.c.n) *out = patch;
   return KF_OK;
@@ -90,20 +86,20 @@ static kf_status runtime_patches(mctx *c, const kf_job *j, int role, kf_target t
       (st = kf_pod_meta(c->A, j->pod_template, NULL, NULL, &pm, c->e)) != KF_OK)
     return st;
   if (patch == NULL && pm == NULL) return KF_OK;
-  OOM(c, list = kf_obj_add(c->A, spec, "runtimePatches", KF_NARR));
-  OOM(c, p = kf_obj_add(c->A, list, NULL, KF_NOBJ));
-  OOM(c, kf_obj_str(c->A, p, "manager", PATCH_MANAGER));
-  OOM(c, x = kf_obj_add(c->A, p, "trainingRuntimeSpec", KF_NOBJ));
-  OOM(c, x = kf_obj_add(c->A, x, "template", KF_NOBJ));
-  OOM(c, x = kf_obj_add(c->A, x, "spec", KF_NOBJ));
-  OOM(c, jobs = kf_obj_add(c->A, x, "replicatedJobs", KF_NARR));
-  OOM(c, job = kf_obj_add(c->A, jobs, NULL, KF_NOBJ));
-  OOM(c, kf_obj_str(c->A, job, "name", NODE));
-  OOM(c, x = kf_obj_add(c->A, job, "template", KF_NOBJ));
-  OOM(c, x = kf_obj_add(c->A, x, "spec", KF_NOBJ));
-  OOM(c, tmpl = kf_obj_add(c->A, x, "template", KF_NOBJ));
-  if (pm) OOM(c, kf_node_push(c->A, tmpl, "metadata", pm));
-  if (patch) OOM(c, kf_node_push(c->A, tmpl, "spec", patch));
+  KF_OOM(c, list = kf_obj_add(c->A, spec, "runtimePatches", KF_NARR));
+  KF_OOM(c, p = kf_obj_add(c->A, list, NULL, KF_NOBJ));
+  KF_OOM(c, kf_obj_str(c->A, p, "manager", KF_TRAINER_PATCH_MANAGER));
+  KF_OOM(c, x = kf_obj_add(c->A, p, "trainingRuntimeSpec", KF_NOBJ));
+  KF_OOM(c, x = kf_obj_add(c->A, x, "template", KF_NOBJ));
+  KF_OOM(c, x = kf_obj_add(c->A, x, "spec", KF_NOBJ));
+  KF_OOM(c, jobs = kf_obj_add(c->A, x, "replicatedJobs", KF_NARR));
+  KF_OOM(c, job = kf_obj_add(c->A, jobs, NULL, KF_NOBJ));
+  KF_OOM(c, kf_obj_str(c->A, job, "name", KF_TRAINER_NODE));
+  KF_OOM(c, x = kf_obj_add(c->A, job, "template", KF_NOBJ));
+  KF_OOM(c, x = kf_obj_add(c->A, x, "spec", KF_NOBJ));
+  KF_OOM(c, tmpl = kf_obj_add(c->A, x, "template", KF_NOBJ));
+  if (pm) KF_OOM(c, kf_node_push(c->A, tmpl, "metadata", pm));
+  if (patch) KF_OOM(c, kf_node_push(c->A, tmpl, "spec", patch));
   return KF_OK;
 }
 
@@ -176,15 +172,15 @@ static kf_status trainer_run(mctx *c, const kf_job *j, int role, const kfm_share
     /* torchrun starts one process per numProcPerNode and sets RANK,
     ** WORLD_SIZE, MASTER_ADDR from the PET_* variables Trainer injects; a
     ** command that starts a launcher itself runs as written */
-    OOM(c, l = kf_obj_add(A, tr, "command", KF_NARR));
+    KF_OOM(c, l = kf_obj_add(A, tr, "command", KF_NARR));
     if (kf_trainer_wraps(j, cmd.v, cmd.n))
-      OOM(c, kf_node_push(A, l, NULL, kf_node_str(A, "torchrun", 8)) &&
+      KF_OOM(c, kf_node_push(A, l, NULL, kf_node_str(A, "torchrun", 8)) &&
                  kf_node_push(A, l, NULL, kf_node_str(A, "--no-python", 11)));
     for (i = 0; i < cmd.n; i++)
-      OOM(c, kf_node_push(A, l, NULL, kf_node_str(A, cmd.v[i], strlen(cmd.v[i]))));
+      KF_OOM(c, kf_node_push(A, l, NULL, kf_node_str(A, cmd.v[i], strlen(cmd.v[i]))));
   }
-  if (args) OOM(c, kf_node_push(A, tr, "args", args));
-  if (env) OOM(c, kf_node_push(A, tr, "env", env));
+  if (args) KF_OOM(c, kf_node_push(A, tr, "args", args));
+  if (env) KF_OOM(c, kf_node_push(A, tr, "env", env));
   kfm_row_env(j, role, &group);
   if (sh->env) snprintf(from[2], sizeof from[2], "opts");
   else if (group) snprintf(from[2], sizeof from[2], "%.20s.container", kf_roles[role].key);
@@ -207,34 +203,34 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   char from[3][48];
   const char *const fromp[3] = {from[0], from[1], from[2]};
   kf_status st;
-  if ((st = kfm_prepare(c, j, o, TRAINER_GROUP "/v1alpha1", "TrainJob", &sh)) != KF_OK)
+  if ((st = kfm_prepare(c, j, o, KF_TRAINER_GROUP "/v1alpha1", "TrainJob", &sh)) != KF_OK)
     return st;
-  OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
-  OOM(c, ref = kf_obj_add(A, spec, "runtimeRef", KF_NOBJ));
-  OOM(c, kf_obj_str(A, ref, "apiGroup", TRAINER_GROUP) &&
+  KF_OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
+  KF_OOM(c, ref = kf_obj_add(A, spec, "runtimeRef", KF_NOBJ));
+  KF_OOM(c, kf_obj_str(A, ref, "apiGroup", KF_TRAINER_GROUP) &&
              kf_obj_str(A, ref, "kind", "ClusterTrainingRuntime") &&
              kf_obj_str(A, ref, "name", j->runtime ? j->runtime
                                                     : kf_kinds[j->kind].trainer_runtime));
   if (j->has_run_policy && j->rp.active_deadline_seconds > 0)
-    OOM(c, kf_obj_int(A, spec, "activeDeadlineSeconds", j->rp.active_deadline_seconds));
-  OOM(c, tr = kf_obj_add(A, spec, "trainer", KF_NOBJ));
+    KF_OOM(c, kf_obj_int(A, spec, "activeDeadlineSeconds", j->rp.active_deadline_seconds));
+  KF_OOM(c, tr = kf_obj_add(A, spec, "trainer", KF_NOBJ));
   /* the group's container rows (image) as the Trainer's */
   if ((st = kfm_group_rows(c, g, KF_M_CONTAINER, kf_roles[role].key, tr, NULL)) != KF_OK)
     return st;
   if ((st = trainer_run(c, j, role, &sh, tr, from)) != KF_OK) return st;
   if (elastic) {
-    OOM(c, kf_obj_int(A, tr, "numNodes", j->max_nodes));
+    KF_OOM(c, kf_obj_int(A, tr, "numNodes", j->max_nodes));
     /* "auto" is Trainer's default when numProcPerNode is unset; "cpu" and
     ** "gpu" are refused by R10's row before we get here */
     if (j->nproc_word == NULL)
-      OOM(c, kf_obj_int(A, tr, "numProcPerNode", j->nproc_per_node));
+      KF_OOM(c, kf_obj_int(A, tr, "numProcPerNode", j->nproc_per_node));
   } else {
     kf_strs cmd = kfm_role_command(j, role, o, from[0], sizeof from[0]);
-    OOM(c, kf_obj_int(A, tr, "numNodes", kf_trainer_nodes(j)));
+    KF_OOM(c, kf_obj_int(A, tr, "numNodes", kf_trainer_nodes(j)));
     /* nproc_per_node, "auto" unset (R39); unset: one process a pod, but
     ** a launcher the command starts takes the runtime's (auto) */
     if (j->nproc_word == NULL && (j->nproc_per_node > 0 || kf_trainer_wraps(j, cmd.v, cmd.n)))
-      OOM(c, kf_obj_int(A, tr, "numProcPerNode",
+      KF_OOM(c, kf_obj_int(A, tr, "numProcPerNode",
                         j->nproc_per_node > 0 ? j->nproc_per_node : 1));
   }
   if ((st = kfm_group_rows(c, g, KF_M_RESOURCES, kf_roles[role].key, tr,

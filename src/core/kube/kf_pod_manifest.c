@@ -35,12 +35,6 @@ const char *const kf_pod_container_order[] = {
     "lifecycle", "terminationMessagePath", "terminationMessagePolicy",
     "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty", NULL};
 
-static int listed(const char *const *v, const char *s) {
-  for (; *v; v++)
-    if (strcmp(*v, s) == 0) return 1;
-  return 0;
-}
-
 kf_node *kf_pod_ordered(kf_arena *A, const kf_node *o, const char *const *order) {
   kf_node *d = kf_node_new(A, KF_NOBJ);
   size_t i;
@@ -50,7 +44,7 @@ kf_node *kf_pod_ordered(kf_arena *A, const kf_node *o, const char *const *order)
     if (v && !kf_node_push(A, d, order[k], v)) return NULL;
   }
   for (i = 0; d && i < o->u.c.n; i++)
-    if (!listed(order, o->u.c.k[i]) &&
+    if (!kf_str_listed(order, o->u.c.k[i]) &&
         !kf_node_push(A, d, o->u.c.k[i], o->u.c.v[i]))
       return NULL;
   return d;

@@ -18,8 +18,6 @@ typedef struct lctx {
   const char *who;
 } lctx;
 
-#define OOM(c, x) do { if (!(x)) return kf_nomem((c)->e); } while (0)
-
 static kf_status warn(lctx *c, kf_node *list, const char *path,
                       const char *fmt, ...)
 #if defined(__GNUC__)
@@ -34,8 +32,8 @@ static kf_status warn(lctx *c, kf_node *list, const char *path,
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  OOM(c, w = kf_obj_add(c->A, list, NULL, KF_NOBJ));
-  OOM(c, kf_obj_str(c->A, w, "path", path) && kf_obj_str(c->A, w, "message", msg));
+  KF_OOM(c, w = kf_obj_add(c->A, list, NULL, KF_NOBJ));
+  KF_OOM(c, kf_obj_str(c->A, w, "path", path) && kf_obj_str(c->A, w, "message", msg));
   return KF_OK;
 }
 
@@ -131,7 +129,7 @@ static kf_status lint_name(lctx *c, kf_node *list, const kf_job *j, const char *
   char pod[256];
   size_t len;
   kf_status st;
-  if (!kfm_dns_label(name, strlen(name), 1))
+  if (!kf_dns_label(name, strlen(name), 1))
     WARN("opts.name", "'%.100s' is not a DNS-1035 label (%s)", name,
          kfm_dns1035_rule);
   else if ((len = kfm_longest_pod(j, name, pod, sizeof pod)) > 63)
@@ -178,7 +176,7 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
   char p[96];
   int i;
   c->A = A, c->e = e, c->who = o->who;
-  OOM(c, list = kf_node_new(A, KF_NARR));
+  KF_OOM(c, list = kf_node_new(A, KF_NARR));
   for (i = 0; i < k->nroles; i++) {
     const kf_kind_role *kr = &k->roles[i];
     if (kr->deprecated_key && (j->deprecated & (1u << kr->role)))

@@ -8,7 +8,7 @@
 
 #include "kf_rules.h"
 
-#define K(k) (1u << (k))
+#define K(k) KF_KIND_BIT(k)
 #define ALL_KINDS ((1u << KF_NKINDS) - 1)
 #define NA KF_SEV_NA
 #define OK KF_SEV_OK
@@ -19,5 +19,8 @@
                       if (st_ != KF_OK) return st_; } while (0)
 /* a row's severity or source, the same for Trainer v2.2, v2.3 and v2.4 */
 #define TRAINERS(s) [KF_T_TRAINER_22] = s, [KF_T_TRAINER_23] = s, [KF_T_TRAINER_24] = s
+/* a row of the Trainer versions alone (n.a., 0, on the other targets) */
+#define TRAINER_ROW(id, kinds, sev, source, test) \
+  {id, kinds, {TRAINERS(sev)}, {TRAINERS(source)}, test, 0}
 
 #endif

@@ -115,7 +115,7 @@ static kf_status test_name(const kf_job *j, kf_target t,
   (void)j;
   if (c == NULL || c->name == NULL) return KF_OK;
   len = strlen(c->name);
-  if (!kfm_dns_label(c->name, len, 1))
+  if (!kf_dns_label(c->name, len, 1))
     return kf_problem_add(out, r, t, "opts.name", e, "'%.100s' is not a DNS-1035 "
                           "label (%s)", c->name, kfm_dns1035_rule);
   if (KF_T_IS_TRAINER(t) && len > 63)
@@ -134,7 +134,7 @@ static kf_status test_pod_names(const kf_job *j, kf_target t,
                                 kf_problems *out, kf_err *e) {
   char pod[256];
   size_t len;
-  if (c == NULL || c->name == NULL || !kfm_dns_label(c->name, strlen(c->name), 1))
+  if (c == NULL || c->name == NULL || !kf_dns_label(c->name, strlen(c->name), 1))
     return KF_OK;   /* R14's */
   if ((len = kfm_longest_pod(j, c->name, pod, sizeof pod)) <= 63) return KF_OK;
   return kf_problem_add(out, r, t, "opts.name", e, "too long for this job: pod "
@@ -247,10 +247,6 @@ static kf_status test_task_resources(const kf_job *j, kf_target t,
   return KF_OK;
 }
 
-static int trainer(kf_target t) {
-  return KF_T_IS_TRAINER(t);
-}
-
 static int same_strs(const char **a, size_t na, const char **b, size_t nb) {
   size_t i;
   if (na != nb) return 0;
@@ -291,7 +287,7 @@ static kf_status test_group_container(const kf_job *j, kf_target t,
   const char *key;
   int i;
   (void)c;
-  if (trainer(t)) {
+  if (KF_T_IS_TRAINER(t)) {
     if (j->g[KF_MASTER].replicas <= 0 || j->g[KF_WORKER].replicas <= 0 ||
         (key = container_differs(j)) == NULL)
       return KF_OK;

@@ -16,10 +16,6 @@
 #include "kf_rules_int.h"
 
 
-static int trainer(kf_target t) {
-  return KF_T_IS_TRAINER(t);
-}
-
 /* R11: Flyte's v1 payload loses slots (mpi.go never reads it). */
 static kf_status r11_slots(const kf_job *j, kf_target t, const kf_target_ctx *c,
                            const kf_target_rule *r, kf_problems *out, kf_err *e) {
@@ -38,30 +34,33 @@ static kf_status r12_accel(const kf_job *j, kf_target t, const kf_target_ctx *c,
   if (j->has_accelerator && !kfm_gpu_limited(j))
     ADD("accelerator", e, "no group limits GPUs: %s applies the accelerator's "
         "node affinity and toleration only to pods with a GPU limit, so '%.100s' "
-        "is dropped", trainer(t) ? "kfjob's runtime patch" :
+        "is dropped", KF_T_IS_TRAINER(t) ? "kfjob's runtime patch" :
         t == KF_T_FLYTE || t == KF_T_FLYTE2 ? "Flyte's backend" : "kfjob (as Flyte)",
         j->accel.device);
   return KF_OK;
 }
 
-/* R13: restart policies each target's resource can carry. */
+/* R13: restart policies each target's resource can carry: the restart
+** policy row's values_on (kf_schema.c). */
 static kf_status r13_restart(const kf_job *j, kf_target t, const kf_target_ctx *c,
                              const kf_target_rule *r, kf_problems *out, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
+  const kf_field *f = kf_obj_row(&kf_group_obj, "restart_policy");
   int i;
   (void)c;
   for (i = 0; i < k->nroles; i++) {
     int role = k->roles[i].role, p = j->g[role].restart_policy;
     char path[48];
     if (j->g[role].replicas <= 0 || p == KF_RP_EXIT_CODE) continue;   /* its own row */
-    snprintf(path, sizeof path, "%s.restart_policy", kf_roles[role].key);
-    if (t == KF_T_MPI_OPERATOR && p == KF_RP_ALWAYS)
-      ADD(path, e, "'always' cannot be expressed: the mpi-operator accepts "
-          "only Never and OnFailure");
-    else if (trainer(t) && p != KF_RP_NEVER)
+    if (kf_field_value_on(f, t, p)) continue;
+    snprintf(path, sizeof path, "%s.%s", kf_roles[role].key, f->key);
+    if (KF_T_IS_TRAINER(t))
       ADD(path, e, "'%s' cannot be expressed: a TrainJob has no restart policy "
           "(the runtime's JobSet failurePolicy decides); leave it unset or never",
           kf_restart_policy_enum.spell[p][0]);
+    else
+      ADD(path, e, "'%s' cannot be expressed: the mpi-operator accepts "
+          "only Never and OnFailure", kf_restart_policy_enum.spell[p][0]);
   }
   return KF_OK;
 }
@@ -85,7 +84,7 @@ static kf_status r13_exit_code(const kf_job *j, kf_target t, const kf_target_ctx
     else
       ADD(path, e, "'exit_code' cannot be expressed: %s", t == KF_T_MPI_OPERATOR
           ? "the mpi-operator accepts only Never and OnFailure"
-          : trainer(t) ? "a TrainJob has no restart policy"
+          : KF_T_IS_TRAINER(t) ? "a TrainJob has no restart policy"
                        : "the plugin's RestartPolicy has no ExitCode");
   }
   return KF_OK;
@@ -184,12 +183,6 @@ static kf_status r21_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
   return KF_OK;
 }
 
-static int listed(const char *const *v, const char *s) {
-  for (; *v; v++)
-    if (strcmp(*v, s) == 0) return 1;
-  return 0;
-}
-
 /* R23 on Trainer: the PodSpecPatch lists' maxItems in both releases'
 ** trainer.kubeflow.org_trainjobs.yaml (shared memory adds one volume). */
 static kf_status r23_limits(const kf_job *j, kf_target t, const kf_node *spec,
@@ -236,10 +229,10 @@ static kf_status r23_pod(const kf_job *j, kf_target t, const kf_target_ctx *c,
   }
   for (i = 0; i < spec->u.c.n; i++) {
     const char *k = spec->u.c.k[i];
-    if (listed(kfm_trainer_pod_patch[KF_T_TRAINER_TABLE(t)], k)) continue;
+    if (kf_str_listed(kfm_trainer_pod_patch[KF_T_TRAINER_TABLE(t)], k)) continue;
     snprintf(path, sizeof path, "pod_template.spec.%.100s", k);
     ADD(path, e, "cannot be expressed: a TrainJob's runtime patch (PodSpecPatch) "
-        "has no such field%s", listed(kfm_trainer_pod_patch[1], k)
+        "has no such field%s", kf_str_listed(kfm_trainer_pod_patch[1], k)
                                    ? " before Trainer v2.3" : "");
   }
   {
@@ -274,7 +267,7 @@ kf_status kf_trainer_containers_rule(const kf_node *tmpl, const char *at,
     }
     for (x = 0; ct->t == KF_NOBJ && x < ct->u.c.n; x++) {
       const char *k = ct->u.c.k[x];   /* env: the webhook refuses it on node */
-      if (strcmp(k, "env") != 0 && listed(kfm_trainer_container_patch[KF_T_TRAINER_TABLE(t)], k))
+      if (strcmp(k, "env") != 0 && kf_str_listed(kfm_trainer_container_patch[KF_T_TRAINER_TABLE(t)], k))
         continue;
       snprintf(path, sizeof path, "%s.spec.containers[%zu].%.60s", at, i + 1, k);
       ADD(path, e, "cannot be expressed: a runtime patch of the node container "
@@ -290,10 +283,10 @@ static kf_status r24_kind(const kf_job *j, kf_target t, const kf_target_ctx *c,
                           const kf_target_rule *r, kf_problems *out, kf_err *e) {
   (void)c;
   if (kf_targets[t].kinds & (1u << j->kind)) return KF_OK;
-  if (trainer(t) && j->kind == KF_TFJOB)
+  if (KF_T_IS_TRAINER(t) && j->kind == KF_TFJOB)
     ADD("kind", e, "a TFJob cannot be expressed: Trainer v2 has no TensorFlow "
         "runtime and does not generate TF_CONFIG");
-  else if (trainer(t))
+  else if (KF_T_IS_TRAINER(t))
     ADD("kind", e, "a %s cannot be expressed: no shipped runtime runs it (the "
         "MPI runtimes are DeepSpeed and MLX with their own images)",
         kf_kinds[j->kind].name);
@@ -325,10 +318,8 @@ static kf_status r34_rows(const kf_job *j, kf_target t, const kf_target_ctx *c,
 
 /* Severities in target order: flyte, flyte2, operator, mpi-operator,
 ** trainer-2.2, trainer-2.3, trainer-2.4.  The Trainer versions share a rule's severity
-** and source (TRAINERS); rows of theirs alone are n.a. (0) elsewhere. */
-#define TRAINER_ROW(id, kinds, sev, source, test) \
-  {id, kinds, {TRAINERS(sev)}, {TRAINERS(source)}, test, 0}
-
+** and source (TRAINERS); rows of theirs alone (TRAINER_ROW, kf_rules_int.h)
+** are n.a. (0) elsewhere. */
 /* R34's upstream source is the field's: its row's not_on_why cites it
 ** (Flyte's: the plugin message). */
 #define R34_SOURCE "the group field's row (kf_schema.c not_on, not_on_why)"

@@ -12,11 +12,6 @@
 #include "kf_sched.h"
 #include "kf_rules_int.h"
 
-#define FLYTE_KINDS (K(KF_TFJOB) | K(KF_PYTORCH) | K(KF_ELASTIC) | K(KF_MPI) | K(KF_HOROVOD))
-
-static int trainer(kf_target t) {
-  return KF_T_IS_TRAINER(t);
-}
 
 static const kf_gang *gang_of(const kf_job *j) {
   return j->has_scheduling && j->sched.has_gang ? &j->sched.gang : NULL;
@@ -29,7 +24,7 @@ static kf_status r28_gang(const kf_job *j, kf_target t, const kf_target_ctx *c,
   const kf_gang *g = gang_of(j);
   (void)c;
   if (g == NULL) return KF_OK;
-  if (trainer(t)) {
+  if (KF_T_IS_TRAINER(t)) {
     static const char *const why = "cannot be expressed: the runtime's "
         "podGroupPolicy decides it (a TrainJob and its v2.2/v2.3 runtime "
         "patches have no field for it)";
@@ -76,10 +71,10 @@ static kf_status r29_ignored(const kf_job *j, kf_target t, const kf_target_ctx *
     if (g->queue)
       ADD("scheduling.gang.queue", e, "ignored by scheduler-plugins (a Volcano "
           "queue)");
-    if (g->priority_class && !trainer(t))
+    if (g->priority_class && !KF_T_IS_TRAINER(t))
       ADD("scheduling.gang.priority_class", e, "ignored by scheduler-plugins "
           "(Volcano's PodGroup priority)");
-  } else if (g->schedule_timeout_seconds > 0 && !trainer(t)) {
+  } else if (g->schedule_timeout_seconds > 0 && !KF_T_IS_TRAINER(t)) {
     ADD("scheduling.gang.schedule_timeout_seconds", e, "ignored by Volcano "
         "(scheduler-plugins' PodGroup timeout)");
   }
@@ -149,7 +144,7 @@ static kf_status r31_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
     int role = k->roles[i].role;
     const kf_group *g = &j->g[role];
     const char *key = kf_roles[role].key;
-    if (!trainer(t)) {
+    if (!KF_T_IS_TRAINER(t)) {
       if (g->pod_template) {
         snprintf(path, sizeof path, "%s.pod_template", key);
         ADD(path, e, "cannot be expressed: the plugin's ReplicaSpec has no pod "
@@ -228,7 +223,7 @@ static kf_status r39_v1_queue(const kf_job *j, kf_target t, const kf_target_ctx 
 /* The pods of group `role` as one Kueue pod set on target t (0: none). */
 static int64_t podset_pods(const kf_job *j, kf_target t, int role) {
   int32_t n = j->g[role].replicas;
-  if (trainer(t)) return kf_sched_pod_count(j, t);
+  if (KF_T_IS_TRAINER(t)) return kf_sched_pod_count(j, t);
   if (kf_kinds[j->kind].flags & KF_K_ELASTIC) return j->max_nodes;
   return n > 0 ? n : 0;
 }
@@ -259,8 +254,8 @@ static kf_status r40_slice(const kf_job *j, kf_target t, const kf_target_ctx *c,
     else snprintf(path, sizeof path, "scheduling.topology.%s", key);
     ADD(path, e, "%d is above the %lld pod%s of %s's pod set: Kueue refuses a "
         "slice size greater than the pod set count", (int)sz, (long long)n,
-        n == 1 ? "" : "s", trainer(t) ? "the node job" : kf_roles[role].key);
-    if (trainer(t) || !own) break;   /* one message for the job's topology */
+        n == 1 ? "" : "s", KF_T_IS_TRAINER(t) ? "the node job" : kf_roles[role].key);
+    if (KF_T_IS_TRAINER(t) || !own) break;   /* one message for the job's topology */
   }
   return KF_OK;
 }
@@ -291,7 +286,7 @@ static kf_status r41_group(const kf_job *j, kf_target t, const kf_target_ctx *c,
       if (x < i) first = 0;
       sets++, single += n == 1;
     }
-    if (trainer(t)) sets = 1;   /* the node job is one pod set */
+    if (KF_T_IS_TRAINER(t)) sets = 1;   /* the node job is one pod set */
     if (!first || (sets == 2 && single >= 1)) continue;
     if (g->has_topology && g->topology.group)
       snprintf(path, sizeof path, "%s.topology.group", kf_roles[k->roles[i].role].key);
@@ -300,7 +295,7 @@ static kf_status r41_group(const kf_job *j, kf_target t, const kf_target_ctx *c,
     ADD(path, e, "'%s' names %d pod set%s%s: Kueue takes a pod set group of exactly "
         "two pod sets, one of them a single pod", name, sets, sets == 1 ? "" : "s",
         sets == 2 ? " of more than one pod each" : "");
-    if (trainer(t)) break;
+    if (KF_T_IS_TRAINER(t)) break;
   }
   return KF_OK;
 }
@@ -342,7 +337,7 @@ const kf_target_rule kf_target_rules_sched[] = {
     "mpi-operator podgroup.go (volcano, scheduler-plugins)",
     TRAINERS("trainer runtime/framework/plugins/volcano (queue annotation)")},
    r29_ignored, 0},
-  {"R30", FLYTE_KINDS, {ERR, ERR, NA, NA, NA, NA, NA},
+  {"R30", KF_FLYTE_KINDS, {ERR, ERR, NA, NA, NA, NA, NA},
    {"flyteplugins kfoperators (no schedulingPolicy, suspend, managedBy); flyte#5677, flytekit#2694",
     "flyte pytorch.go 11dbc43bed (pod template metadata onto a PyTorchJob only), #7833",
     NULL, NULL, NULL, NULL},

@@ -315,17 +315,6 @@ const kf_node *kf_pod_primary(const kf_node *t, size_t *index) {
   return NULL;
 }
 
-/* A DNS-1123 label, as container names are. */
-static int dns_label(const char *s, size_t n) {
-  size_t i;
-  if (n == 0 || n > 63 || s[0] == '-' || s[n - 1] == '-') return 0;
-  for (i = 0; i < n; i++)
-    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
-          s[i] == '-'))
-      return 0;
-  return 1;
-}
-
 static void drop_at(kf_node *o, size_t i) {
   memmove(&o->u.c.k[i], &o->u.c.k[i + 1], (o->u.c.n - i - 1) * sizeof(char *));
   memmove(&o->u.c.v[i], &o->u.c.v[i + 1], (o->u.c.n - i - 1) * sizeof(kf_node *));
@@ -399,7 +388,7 @@ static kf_status check_template(const kf_node *in, kf_arena *A,
     push(&c, "primary_container_name", 0);
     if (pcn->t != KF_NSTR)
       return fail(&c, "expected a string, got %s", tname(pcn), "");
-    if (!dns_label(pcn->u.s.p, pcn->u.s.n) || strlen(pcn->u.s.p) != pcn->u.s.n) {
+    if (pcn->u.s.n > 63 || !kf_dns_label(pcn->u.s.p, pcn->u.s.n, 0) || strlen(pcn->u.s.p) != pcn->u.s.n) {
       char q[80];
       snprintf(q, sizeof q, "'%.60s'", pcn->u.s.p);
       return fail(&c, "invalid container name %s (expected a DNS-1123 label: "

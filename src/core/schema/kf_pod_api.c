@@ -44,11 +44,8 @@ static const char *str(const kf_node *o, const char *k) {
 /* IsDNS1123Label (k8s.io/apimachinery pkg/util/validation): NULL, or its
 ** messages (the length, the pattern) joined with "; ". */
 static const char *dns_label_problem(const char *s) {
-  size_t n = strlen(s), i;
-  int chars = n > 0 && s[0] != '-' && s[n - 1] != '-';
-  for (i = 0; chars && i < n; i++)
-    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-      chars = 0;
+  size_t n = strlen(s);
+  int chars = kf_dns_label(s, n, 0);
   if (n > 63) return chars ? MAX63_MSG : MAX63_MSG "; " DNS1123_LABEL_MSG;
   return chars ? NULL : DNS1123_LABEL_MSG;
 }

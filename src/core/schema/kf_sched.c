@@ -15,32 +15,6 @@
 #include "kf_sched.h"
 #include "kf_target.h"
 
-static int alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-
-const char *kf_dns1123_subdomain_problem(const char *s) {
-  size_t n = strlen(s), i;
-  if (n > 253) return "longer than 253 characters";
-  for (i = 0; i < n; i++) {
-    int edge = i == 0 || s[i - 1] == '.' || i + 1 == n || s[i + 1] == '.';
-    if (alnum(s[i]) || (!edge && (s[i] == '-' || s[i] == '.'))) continue;
-    return edge && (s[i] == '-' || s[i] == '.')
-               ? "each '.'-separated part must start and end with a lowercase "
-                 "letter or digit"
-               : "only lowercase letters, digits, '-' and '.' are allowed";
-  }
-  return NULL;
-}
-
-static kf_status name_rule(const char *v, const char *path, const char *who,
-                           kf_err *e) {
-  const char *why = v ? kf_dns1123_subdomain_problem(v) : NULL;
-  if (why == NULL) return KF_OK;
-  return kf_fail(e, KF_EINVAL, "%s: %s: '%.80s' is not a DNS-1123 subdomain "
-                 "(%s; Kueue's webhook refuses it)", who, path, v, why);
-}
-
 /* podset-group-name (kueue tas_validation.go): not a number, with
 ** required or preferred, without slice annotations. */
 static kf_status group_rule(const kf_topology *t, const char *path,
@@ -103,9 +77,12 @@ kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e) 
   int i;
   (void)style;   /* scheduling never travels in a plugin message */
   if (j->has_scheduling) {
-    if ((st = name_rule(j->sched.queue, "scheduling.queue", who, e)) != KF_OK ||
-        (st = name_rule(j->sched.priority_class, "scheduling.priority_class",
-                        who, e)) != KF_OK)
+    /* the rows' check: Kueue's names */
+    if ((st = kf_row_check(kf_obj_row(&kf_sched_obj, "queue"), j->sched.queue,
+                           "scheduling.queue", who, e)) != KF_OK ||
+        (st = kf_row_check(kf_obj_row(&kf_sched_obj, "priority_class"),
+                           j->sched.priority_class, "scheduling.priority_class",
+                           who, e)) != KF_OK)
       return st;
     if (j->sched.has_topology &&
         ((st = topology_rule(&j->sched.topology, "scheduling.topology", who, e)) != KF_OK ||
@@ -166,28 +143,13 @@ static const char *const tas_keys[7] = {KF_TAS_REQUIRED, KF_TAS_PREFERRED,
                                         KF_TAS_UNCONSTRAINED, KF_TAS_SLICE_REQUIRED,
                                         KF_TAS_SLICE_SIZE, KF_TAS_GROUP, KF_TAS_SLICES};
 
-/* A copy of object `o` (NULL: an empty one) with key k set to v, keys
-** kept sorted when `o`'s are. */
-static kf_node *put_sorted(kf_arena *A, const kf_node *o, const char *k, kf_node *v) {
-  kf_node *d = kf_node_new(A, KF_NOBJ);
-  size_t i;
-  int put = 0;
-  for (i = 0; d && o && o->t == KF_NOBJ && i < o->u.c.n; i++) {
-    int c = strcmp(o->u.c.k[i], k);
-    if (c > 0 && !put && !(put = kf_node_push(A, d, k, v))) return NULL;
-    if (c != 0 && !kf_node_push(A, d, o->u.c.k[i], o->u.c.v[i])) return NULL;
-  }
-  if (d && !put && !kf_node_push(A, d, k, v)) return NULL;
-  return d;
-}
-
 /* *out: a copy of j whose pod template's metadata.<map> is m. */
 static kf_status with_meta_map(const kf_job *j, kf_arena *A, const char *map,
                                kf_node *m, const kf_job **out, kf_err *e) {
   kf_node *meta = (kf_node *)kf_node_get(j->pod_template, "metadata"), *tm;
   kf_job *eff;
-  if ((meta = put_sorted(A, meta, map, m)) == NULL ||
-      (tm = put_sorted(A, j->pod_template, "metadata", meta)) == NULL ||
+  if ((meta = kf_node_put_sorted(A, meta, map, m)) == NULL ||
+      (tm = kf_node_put_sorted(A, j->pod_template, "metadata", meta)) == NULL ||
       (eff = kf_arena_alloc(A, sizeof *eff)) == NULL)
     return kf_nomem(e);
   *eff = *j;
@@ -204,7 +166,7 @@ static kf_status put_meta(const kf_job *j, kf_arena *A, const char *map,
   kf_node *m = (kf_node *)kf_node_get(kf_node_get(j->pod_template, "metadata"), map);
   int i;
   for (i = 0; i < n; i++)
-    if (v[i] && (m = put_sorted(A, m, keys[i], kf_node_str(A, v[i], strlen(v[i])))) == NULL)
+    if (v[i] && (m = kf_node_put_sorted(A, m, keys[i], kf_node_str(A, v[i], strlen(v[i])))) == NULL)
       return kf_nomem(e);
   return with_meta_map(j, A, map, m, out, e);
 }
@@ -265,8 +227,8 @@ static kf_status strip_meta(kf_job *j, kf_arena *A, const char *map,
   kf_node *rest = (kf_node *)kf_node_get(meta, map), *m, *tm;
   int i, oom = 0;
   for (i = 0; i < n && rest; i++) rest = without(A, rest, keys[i], &oom);
-  m = rest ? put_sorted(A, meta, map, rest) : without(A, meta, map, &oom);
-  tm = m ? put_sorted(A, j->pod_template, "metadata", m)
+  m = rest ? kf_node_put_sorted(A, meta, map, rest) : without(A, meta, map, &oom);
+  tm = m ? kf_node_put_sorted(A, j->pod_template, "metadata", m)
          : without(A, j->pod_template, "metadata", &oom);
   if (oom || (rest && m == NULL)) return kf_nomem(e);
   j->pod_template = tm;

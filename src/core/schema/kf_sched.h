@@ -16,8 +16,6 @@
 #define KF_KUEUE_MAX_EXEC "kueue.x-k8s.io/max-exec-time-seconds"
 #define KF_KUEUE_MULTIKUEUE "kueue.x-k8s.io/multikueue"
 #define KF_KUEUE_MANAGER "kueue.x-k8s.io/manager"
-/* kfjob's own TrainJob runtime patch manager (<DNS-1123 subdomain>/<path>) */
-#define KF_TRAINER_PATCH_MANAGER "kfjob/manifest"
 /* kueue apis/kueue/v1beta1 topology annotations (TAS) */
 #define KF_TAS_REQUIRED "kueue.x-k8s.io/podset-required-topology"
 #define KF_TAS_PREFERRED "kueue.x-k8s.io/podset-preferred-topology"
@@ -42,10 +40,6 @@ const kf_node *kf_sched_slices_parse(kf_arena *A, const char *s);
 /* Queue and priority class names, topology modes: the checks that hold on
 ** every target (R27); listed in every kind's rules. */
 kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e);
-
-/* Why `s` is not a DNS-1123 subdomain (Kubernetes IsDNS1123Subdomain), or
-** NULL. */
-const char *kf_dns1123_subdomain_problem(const char *s);
 
 /* Whether the job or any of its groups sets a topology; whether a group
 ** of the job's kind has its own pod template or topology. */

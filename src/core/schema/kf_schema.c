@@ -162,6 +162,7 @@ static const kf_field group_rows[] = {
   {.key = "restart_policy", .type = KF_V_ENUM, .off = G(restart_policy),
    .idef = KF_RP_NEVER, .info = &kf_restart_policy_enum,
    .pb = "restart_policy", .manifest = "restartPolicy", .place = KF_M_REPLICA,
+   .values_on = kf_restart_policy_on,
    .desc = "When this group's failed pods restart (never, on_failure, always, exit_code): the replica spec's restart_policy in the v1 plugin message, the replica spec's restartPolicy in operator manifests; exit_code (ExitCode: restart on an exit code >= 128) on the operator only; the mpi-operator takes never and on_failure, Trainer only never (R13)"},
   {.key = "command", .type = KF_V_STRLIST, .flags = KF_F_COMMAND,
    .off = G(command), .off_n = G(ncommand), .pb = "command",
@@ -283,10 +284,10 @@ static const kf_obj gang_obj = {NULL, "a table of named fields", gang_rows,
 #define SC(f) offsetof(kf_sched, f)
 static const kf_field sched_rows[] = {
   {.key = "queue", .type = KF_V_TOKEN, .off = SC(queue),
-   .manifest = KF_KUEUE_QUEUE,
+   .manifest = KF_KUEUE_QUEUE, .check = KF_CHECK_KUEUE_NAME,
    .desc = "Kueue LocalQueue the job waits in: label kueue.x-k8s.io/queue-name on the resource (flyte2: on the PyTorchJob pod template); Flyte 1.x refuses it (R30)"},
   {.key = "priority_class", .type = KF_V_TOKEN, .off = SC(priority_class),
-   .manifest = KF_KUEUE_PRIORITY,
+   .manifest = KF_KUEUE_PRIORITY, .check = KF_CHECK_KUEUE_NAME,
    .desc = "Kueue WorkloadPriorityClass: label kueue.x-k8s.io/priority-class on the resource (flyte2: on the PyTorchJob pod template); Flyte 1.x refuses it (R30)"},
   {.key = "max_exec_time", .type = KF_V_INT, .flags = KF_F_OMITZERO,
    .off = SC(max_exec_time), .off_n = SC(zero), .zbit = 1u, .min = 1,
@@ -319,6 +320,7 @@ const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
    .off_n = J(has_container), .info = &kf_container_obj,                   \
    .desc = "What the pods run: image, command, args and env of the main container (TaskTemplate container, every manifest's main containers, each pod's environment); a call's options win, field by field"}, \
   {.key = "namespace", .type = KF_V_TOKEN, .off = J(ns),                   \
+   .check = KF_CHECK_DNS_LABEL,                                            \
    .desc = "The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)"}, \
   {.key = "labels", .type = KF_V_TREE, .off = J(labels), .info = &kf_labels_tree, \
    .desc = "The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"}, \
@@ -495,14 +497,14 @@ const kf_kind_info kf_kinds[KF_NKINDS] = {
    PT0, PT1, PT1R, ROWS(pytorch_rows), replicated, pytorch_bounds, "pytorchjob-port",
    23456,
    "A PyTorch distributed job (Master and Workers): Flyte task type pytorch, kubeflow.org/v1 PyTorchJob or a Trainer TrainJob",
-   "torch-distributed"},
+   KF_TRAINER_RUNTIME},
   [KF_ELASTIC] = {"Elastic", "pytorch", "pytorch", "PyTorchJob",
    "pytorchReplicaSpecs", KF_K_RUNPOLICY | KF_K_ELASTIC, 1,
    {{KF_WORKER, "worker_replicas", "workers", NULL}},
    PT0, PT1, PT1R, ROWS(elastic_rows), elastic, NULL, "pytorchjob-port",
    23456,
    "A torch-elastic (torchrun) PyTorch job: Flyte task type pytorch with an elastic_config, a PyTorchJob with elasticPolicy or a Trainer TrainJob",
-   "torch-distributed"},
+   KF_TRAINER_RUNTIME},
   [KF_MPI] = {"MPIJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
    KF_K_RUNPOLICY | KF_K_SLOTS | KF_K_COMMAND, 2,
    {{KF_WORKER, "worker_replicas", "num_workers", "num_workers"},

@@ -106,6 +106,17 @@ typedef struct kf_tree {
                                   "Env" (EnvVars or name = value), "StringMap" */
 } kf_tree;
 
+/* What a string row's value must be beyond its type: the validator the
+** row names (kf_field.check), run by the rule that owns the row's checks
+** (kf_row_check) and named in kfjob.fields (`check`). */
+enum kf_check {
+  KF_CHECK_NONE,
+  KF_CHECK_DNS_LABEL,      /* a DNS-1123 label, at most 63 (a namespace) */
+  KF_CHECK_KUEUE_NAME      /* a DNS-1123 subdomain, as Kueue's webhook
+                              takes queue and priority class names */
+};
+extern const char *const kf_check_names[];   /* "dns1123_label", ... */
+
 typedef struct kf_field {
   const char *key;        /* spec key */
   const char *alias;      /* another accepted key ("memory"), or NULL */
@@ -129,8 +140,13 @@ typedef struct kf_field {
                              value is refused there (R34); Flyte's two
                              targets follow from pb NULL on a placed row */
   const char *not_on_why; /* R34's reason, with its upstream source */
+  const unsigned *values_on; /* KF_V_ENUM group rows: NULL, or by target
+                             (kf_target, KF_NTARGETS entries) the values
+                             its resources carry, bit (1u << value); 0: every
+                             value (R13; kfjob schema's per-target enums) */
   unsigned zbit;          /* KF_F_OMITZERO: bit in kf_run_policy.zero */
   const char *denied;     /* message when a context does not take it */
+  unsigned char check;    /* KF_CHECK_*: the validator its value passes */
   const char *desc;       /* one line: what the field means and what it
                              becomes on each target (kfjob.fields, meta,
                              schema, explain) */
@@ -251,5 +267,12 @@ static inline int kf_group_takes(const kf_field *f, int kind, int role) {
 ** KF_PATH_SPEC), or its proto path in JSON names under `parent_pb`. */
 void kf_row_path(const char *parent_key, const char *parent_pb,
                  const kf_field *f, int style, char *out, size_t cap);
+/* The row of `o` (or of the n rows at f) with spec key `key`, or NULL. */
+const kf_field *kf_obj_row(const kf_obj *o, const char *key);
+const kf_field *kf_row_find(const kf_field *f, size_t n, const char *key);
+/* KF_OK when string `v` (NULL: unset) passes the validator row `f` names;
+** else "<who>: <path>: '<v>' is not a ...". */
+kf_status kf_row_check(const kf_field *f, const char *v, const char *path,
+                       const char *who, kf_err *e);
 
 #endif

@@ -7,29 +7,28 @@
 
 #include "kf_target.h"
 
-#define K(k) (1u << (k))
-#define FLYTE_KINDS (K(KF_TFJOB) | K(KF_PYTORCH) | K(KF_ELASTIC) | K(KF_MPI) | K(KF_HOROVOD))
 #define FLYTE_EMITS (KF_E_ENCODE | KF_E_TEMPLATE | KF_E_TASKSPEC | KF_E_MANIFEST | KF_E_ENVIRONMENT)
 #define KUBE_EMITS (KF_E_MANIFEST | KF_E_ENVIRONMENT)
 /* the kinds with a runtime Trainer ships (kf_kinds' trainer_runtime) */
-#define TRAINER_KINDS (K(KF_PYTORCH) | K(KF_ELASTIC) | K(KF_JAX) | K(KF_XGBOOST))
+#define TRAINER_KINDS (KF_KIND_BIT(KF_PYTORCH) | KF_KIND_BIT(KF_ELASTIC) | KF_KIND_BIT(KF_JAX) | \
+                       KF_KIND_BIT(KF_XGBOOST))
 
 const kf_target_info kf_targets[KF_NTARGETS] = {
   [KF_T_FLYTE] = {"flyte", "Flyte 1.x backend + training-operator",
-                  FLYTE_KINDS, FLYTE_EMITS},
+                  KF_FLYTE_KINDS, FLYTE_EMITS},
   [KF_T_FLYTE2] = {"flyte2", "Flyte 2 backend (flyteidl2) + training-operator",
-                   FLYTE_KINDS, FLYTE_EMITS},
+                   KF_FLYTE_KINDS, FLYTE_EMITS},
   /* every kind the training-operator v1.9 serves */
   [KF_T_OPERATOR] = {"operator", "training-operator v1.9 (kubeflow.org/v1)",
                      (1u << KF_NKINDS) - 1, KUBE_EMITS},
   [KF_T_MPI_OPERATOR] = {"mpi-operator", "mpi-operator v0.8 (MPIJob kubeflow.org/v2beta1)",
-                         K(KF_MPI) | K(KF_HOROVOD), KUBE_EMITS},
+                         KF_KIND_BIT(KF_MPI) | KF_KIND_BIT(KF_HOROVOD), KUBE_EMITS},
   [KF_T_TRAINER_22] = {"trainer-2.2", "Kubeflow Trainer v2.2 (TrainJob trainer.kubeflow.org/v1alpha1)",
                        TRAINER_KINDS, KUBE_EMITS},
   [KF_T_TRAINER_23] = {"trainer-2.3", "Kubeflow Trainer v2.3 (TrainJob trainer.kubeflow.org/v1alpha1)",
                        TRAINER_KINDS, KUBE_EMITS},
   [KF_T_CLUSTERED] = {"flyte2-clustered", "Flyte 2 clustered tasks (clustered-task, a JobSet jobset.x-k8s.io/v1alpha2)",
-                      K(KF_PYTORCH) | K(KF_ELASTIC), KF_E_ENCODE | KF_E_TEMPLATE | KF_E_TASKSPEC |
+                      KF_KIND_BIT(KF_PYTORCH) | KF_KIND_BIT(KF_ELASTIC), KF_E_ENCODE | KF_E_TEMPLATE | KF_E_TASKSPEC |
                       KF_E_MANIFEST | KF_E_ENVIRONMENT},
   [KF_T_TRAINER_24] = {"trainer-2.4", "Kubeflow Trainer v2.4 (TrainJob trainer.kubeflow.org/v1alpha1)",
                        TRAINER_KINDS, KUBE_EMITS},
@@ -127,4 +126,34 @@ const char *kf_field_not_on(const kf_field *f, kf_target t) {
     return "Flyte's backend builds each replica spec from the plugin message "
            "(flyteidl CommonReplicaSpec), which has no field for it";
   return NULL;
+}
+
+/* The restart policies each target's replica specs carry (R13): exit_code
+** (the training-operator's ExitCode) is the operator's alone (the
+** plugin's RestartPolicy has Never, OnFailure, Always); the mpi-operator
+** takes Never and OnFailure (validation.go validateReplicaSpec); a
+** TrainJob has no restart policy (trainjob_types.go), so only never. */
+#define RP(v) (1u << (v))
+#define RP_PLUGIN (RP(KF_RP_NEVER) | RP(KF_RP_ON_FAILURE) | RP(KF_RP_ALWAYS))
+const unsigned kf_restart_policy_on[KF_NTARGETS] = {
+  [KF_T_FLYTE] = RP_PLUGIN, [KF_T_FLYTE2] = RP_PLUGIN,
+  [KF_T_MPI_OPERATOR] = RP(KF_RP_NEVER) | RP(KF_RP_ON_FAILURE),
+  [KF_T_TRAINER_22] = RP(KF_RP_NEVER), [KF_T_TRAINER_23] = RP(KF_RP_NEVER),
+  [KF_T_TRAINER_24] = RP(KF_RP_NEVER)};
+#undef RP_PLUGIN
+#undef RP
+
+const kf_field *kf_row_find(const kf_field *f, size_t n, const char *key) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (f[i].key && strcmp(f[i].key, key) == 0) return &f[i];
+  return NULL;
+}
+
+const kf_field *kf_obj_row(const kf_obj *o, const char *key) {
+  return kf_row_find(o->f, o->n, key);
+}
+
+int kf_field_value_on(const kf_field *f, kf_target t, int v) {
+  return f->values_on == NULL || f->values_on[t] == 0 || ((f->values_on[t] >> v) & 1u);
 }

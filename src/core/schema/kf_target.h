@@ -24,13 +24,26 @@ typedef enum kf_target {
 #define KF_T_BIT(t) (1u << (t))
 #define KF_T_TRAINERS (KF_T_BIT(KF_T_TRAINER_22) | KF_T_BIT(KF_T_TRAINER_23) | \
                        KF_T_BIT(KF_T_TRAINER_24))
+/* Kind bits, as a target's kinds and a rule row's kinds take them; the
+** kinds with a Flyte task type (kf_kinds[].task_type). */
+#define KF_KIND_BIT(k) (1u << (k))
+#define KF_FLYTE_KINDS (KF_KIND_BIT(KF_TFJOB) | KF_KIND_BIT(KF_PYTORCH) | \
+                        KF_KIND_BIT(KF_ELASTIC) | KF_KIND_BIT(KF_MPI) | KF_KIND_BIT(KF_HOROVOD))
 /* Whether `t` is a Trainer target (a TrainJob). */
 #define KF_T_IS_TRAINER(t) ((KF_T_TRAINERS >> (unsigned)(t)) & 1u)
 /* Which Trainer patch table (schema/targets.json) a Trainer target reads:
 ** 0 for v2.2, 1 for v2.3 and later (v2.4's CRD is not vendored; FACTS 12.2). */
 #define KF_T_TRAINER_TABLE(t) ((t) != KF_T_TRAINER_22)
-/* A Kubeflow Trainer target (a TrainJob). */
-#define kf_target_trainer(t) (KF_T_IS_TRAINER(t) != 0)
+
+/* Kubeflow Trainer's TrainJob (trainer.kubeflow.org/v1alpha1): its API
+** group, the shipped runtime kfjob's TrainJobs run on by default, the
+** runtime's node job (the one kfjob's runtime patch names) and kfjob's own
+** runtime patch manager (<DNS-1123 subdomain>/<path>, R32).  The writer
+** (kube/kf_manifest_trainer.c) and the reader of TrainJobs share them. */
+#define KF_TRAINER_GROUP "trainer.kubeflow.org"
+#define KF_TRAINER_RUNTIME "torch-distributed"   /* PyTorch's: kf_kinds' trainer_runtime */
+#define KF_TRAINER_NODE "node"
+#define KF_TRAINER_PATCH_MANAGER "kfjob/manifest"
 
 /* What a target emits, as method bits. */
 #define KF_E_ENCODE        1u   /* encode, custom, to_json */
@@ -134,5 +147,11 @@ kf_status kf_problems_push(const kf_problems *ps, kf_sev sev, kf_arena *A,
 /* Why target `t`'s resources have no place for group row `f` (R34), or
 ** NULL when they have. */
 const char *kf_field_not_on(const kf_field *f, kf_target t);
+/* The restart policies each target's replica specs carry, by target
+** (the restart_policy row's values_on). */
+extern const unsigned kf_restart_policy_on[KF_NTARGETS];
+/* Whether target `t`'s resources carry value `v` of enum row `f` (its
+** values_on). */
+int kf_field_value_on(const kf_field *f, kf_target t, int v);
 
 #endif

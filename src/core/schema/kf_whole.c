@@ -230,16 +230,39 @@ const kf_tree kf_labels_tree = {"a table of label = value", check_labels, "Strin
 const kf_tree kf_annotations_tree = {"a table of annotation = value", check_annotations,
                                      "StringMap"};
 
-/* The namespace is a DNS-1123 label; an MPI group's command is its
-** container's args, so both cannot be given. */
+const char *const kf_check_names[] = {[KF_CHECK_NONE] = NULL,
+                                       [KF_CHECK_DNS_LABEL] = "dns1123_label",
+                                       [KF_CHECK_KUEUE_NAME] = "dns1123_subdomain"};
+
+kf_status kf_row_check(const kf_field *f, const char *v, const char *path,
+                       const char *who, kf_err *e) {
+  const char *why;
+  if (v == NULL || f == NULL) return KF_OK;
+  switch ((enum kf_check)f->check) {
+    case KF_CHECK_DNS_LABEL:
+      if (strlen(v) <= 63 && kf_dns_label(v, strlen(v), 0)) return KF_OK;
+      return kf_fail(e, KF_EINVAL, "%s: %s: '%.100s' is not a DNS-1123 label (at "
+                     "most 63 lowercase letters, digits and '-', starting and ending "
+                     "with a letter or digit)", who, path, v);
+    case KF_CHECK_KUEUE_NAME:   /* kueue jobframework/validation.go ValidateQueueName */
+      if ((why = kf_dns1123_subdomain_problem(v)) == NULL) return KF_OK;
+      return kf_fail(e, KF_EINVAL, "%s: %s: '%.80s' is not a DNS-1123 subdomain "
+                     "(%s; Kueue's webhook refuses it)", who, path, v, why);
+    case KF_CHECK_NONE: break;
+  }
+  return KF_OK;
+}
+
+/* The namespace is a DNS-1123 label (its row's check); an MPI group's
+** command is its container's args, so both cannot be given. */
 kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
+  kf_status st;
   int i;
   (void)style;
-  if (j->ns && (strlen(j->ns) > 63 || !kf_dns_label(j->ns, strlen(j->ns), 0)))
-    return kf_fail(e, KF_EINVAL, "%s: namespace: '%.100s' is not a DNS-1123 label (at "
-                   "most 63 lowercase letters, digits and '-', starting and ending with "
-                   "a letter or digit)", who, j->ns);
+  if (j->ns && (st = kf_row_check(kf_row_find(k->fields, k->nfields, "namespace"),
+                                  j->ns, "namespace", who, e)) != KF_OK)
+    return st;
   for (i = 0; i < k->nroles; i++) {
     const kf_group *g = &j->g[k->roles[i].role];
     if (g->ncommand && g->has_container && g->container.nargs)
