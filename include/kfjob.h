@@ -600,6 +600,9 @@ typedef struct kfjob_import_info {
                                  -o yaml` writes, or a typed list such as
                                  PyTorchJobList), whose items a stream
                                  reads as documents; 0: not a List's. */
+  const char *generate_name;  /**< metadata.generateName when the manifest
+                                 had no name (the job is named after it,
+                                 without its trailing '-'), else NULL. */
 } kfjob_import_info;
 
 /** Options of kfjob_host_import_manifests(); zero them for the defaults. */

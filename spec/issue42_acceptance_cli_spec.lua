@@ -1039,7 +1039,7 @@ describe("issue 42: messages in the user's words", function()
     local p = os.tmpname() .. ".yaml"
     local f = assert(io.open(p, "wb")); f:write(pytorch{}); f:close()
     for _, cmd in ipairs{ { "render", p, "-f", "manifest" }, { "check", p }, { "env", p } } do
-      local code, _, err = util.kfjob(table.unpack(cmd))
+      local code, _, err = util.kfjob((table.unpack or unpack)(cmd))
       assert.is_not.equal(0, code)
       assert.is_truthy(err:find("this is a Kubernetes manifest", 1, true), cmd[1] .. ": " .. err)
       assert.is_truthy(err:find("use kfjob convert", 1, true), cmd[1] .. ": " .. err)
@@ -1051,7 +1051,7 @@ describe("issue 42: messages in the user's words", function()
   it("the same for a manifest file whose name has no .yaml extension (it starts with apiVersion:)", function()
     local p = with_file(pytorch{})
     for _, cmd in ipairs{ { "render", p, "-f", "manifest" }, { "check", p }, { "env", p } } do
-      local code, _, err = util.kfjob(table.unpack(cmd))
+      local code, _, err = util.kfjob((table.unpack or unpack)(cmd))
       assert.is_not.equal(0, code)
       assert.is_truthy(err:find("this is a Kubernetes manifest", 1, true), cmd[1] .. ": " .. err)
       assert.is_truthy(err:find("use kfjob convert", 1, true), cmd[1] .. ": " .. err)

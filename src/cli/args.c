@@ -271,7 +271,7 @@ static int unknown_option(const char *a, int cmd) {
 }
 
 /* "64M", "1G", "65536" -> bytes (binary units); -1 if malformed. */
-static int parse_size(const char *s, unsigned long long *out, int binary) {
+int cli_parse_size(const char *s, unsigned long long *out, int binary) {
   char *end;
   unsigned long long v, mul = 1, unit = binary ? 1024 : 1000;
   if (!isdigit((unsigned char)s[0])) return -1;
@@ -421,7 +421,7 @@ static int set_option(opts *o, const optdef *d, const char *val) {
       if (strcmp(d->lng, "image") == 0) {
         o->image = val;
       } else {
-        if (parse_size(val, &n, 0) != 0)
+        if (cli_parse_size(val, &n, 0) != 0)
           return usage_error("--instruction-limit expects a count such as 2000M, "
                              "got '%s'", val);
         o->instruction_limit = n;
@@ -434,7 +434,7 @@ static int set_option(opts *o, const optdef *d, const char *val) {
       break;
     case '!': o->progress = 0; break;
     case 'm':
-      if (parse_size(val, &n, 1) != 0 || n > (unsigned long long)(size_t)-1)
+      if (cli_parse_size(val, &n, 1) != 0 || n > (unsigned long long)(size_t)-1)
         return usage_error("--memory-limit expects a size such as 256M, got '%s'", val);
       o->memory_limit = (size_t)n;
       break;

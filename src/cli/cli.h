@@ -57,6 +57,8 @@ int cli_parse_args(int argc, char **argv, opts *o);
 /* "500ms", "30s", "2m", "1h" -> milliseconds (a bare number: seconds);
 ** -1 when it is not one. */
 int cli_parse_duration(const char *s, unsigned long long *out);
+/* "64M", "1G", "65536" -> bytes (binary: 1024-based units); -1 if malformed. */
+int cli_parse_size(const char *s, unsigned long long *out, int binary);
 
 /* ---- generators from the schema rows (meta.c, schema.c, explain.c) -------- */
 

@@ -30,6 +30,7 @@
 static const char convert_usage[] =
     "usage: kfjob convert FILE|- [--to TARGET] [-f FORMAT] [--name N] [--kind K]\n"
     "                     [-o DIR] [--lossy] [--time-limit DURATION]\n"
+    "                     [--memory-limit SIZE]\n"
     "\n"
     "Read Kubernetes manifests (kubeflow.org/v1, kubeflow.org/v2beta1 MPIJob,\n"
     "trainer.kubeflow.org/v1alpha1 TrainJob, a Flyte 2 clustered task's JobSet;\n"
@@ -55,6 +56,9 @@ static const char convert_usage[] =
     "  --time-limit DURATION\n"
     "                  wall-clock limit, e.g. 30s, 500ms, 2m (default 60s, as\n"
     "                  render's; 0: none)\n"
+    "  --memory-limit SIZE\n"
+    "                  memory for reading, e.g. 256M (default 64M, or 48 bytes a\n"
+    "                  byte of input when more; 0: none)\n"
     "\n"
     "exit status: 0 ok, 1 input kfjob cannot read or a target refuses, or a\n"
     "field that does not carry over (without --lossy), 2 usage or I/O error.\n";
@@ -71,6 +75,8 @@ typedef struct cargs {
                            else NULL */
   int lossy;
   unsigned long time_limit_ms;   /* --time-limit (0: the default) */
+  size_t memory_limit;  /* --memory-limit (0: none); unset: by the input's size */
+  int memory_set;
   unsigned long long start_ms;   /* when the command started (monotonic) */
   int format_set;       /* -f given; else a JSON manifest writes JSON back */
 } cargs;
@@ -133,6 +139,15 @@ static int value_of(int argc, char **argv, int *i, const char **out) {
   return -1;
 }
 
+/* --memory-limit: render's (0: none). */
+static int memory_limit(const char *v, cargs *a) {
+  unsigned long long n;
+  if (cli_parse_size(v, &n, 1) != 0 || n > (unsigned long long)(size_t)-1)
+    return usage_err("--memory-limit expects a size such as 256M, got '%s'", v, NULL);
+  a->memory_limit = (size_t)n, a->memory_set = 1;
+  return -1;
+}
+
 /* --time-limit: render's (0: none; the run options' 0 is the default). */
 static int time_limit(const char *v, cargs *a) {
   unsigned long long n;
@@ -191,6 +206,7 @@ static int parse_one(int argc, char **argv, int *i, cargs *a) {
     else if (strcmp(s, "--image") == 0) a->image = v;
     else if (strcmp(s, "-o") == 0 || strcmp(s, "--output") == 0) a->outdir = v;
     else if (strcmp(s, "--time-limit") == 0) return time_limit(v, a);
+    else if (strcmp(s, "--memory-limit") == 0) return memory_limit(v, a);
     else return usage_err("unknown option '%s'", s, NULL);
     return -1;
   }
@@ -409,6 +425,10 @@ static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info
   if (!j->error) {
     dropped(c, at, j);
     flyte_left(c, at, info);
+    if (info->generate_name && !c->quiet && c->a->name == NULL)
+      fprintf(stderr, "kfjob: %s: metadata.generateName '%s' written as metadata.name '%s' "
+              "(the API server would add 5 random characters to each new job; --name gives "
+              "another)\n", at, info->generate_name, j->name);
   }
   for (i = 0; i < info->nunmapped && !c->quiet; i++, c->unmapped++)
     fprintf(stderr, "kfjob: %s: %s: %s (value %s)%s\n", at, info->unmapped[i].path,
@@ -896,12 +916,15 @@ int cli_cmd_convert(int argc, char **argv) {
                ? cli_errorf(EXIT_USAGE, "%s: input larger than the limit of 16 MiB (a "
                             "manifest stream's, as a data config's)", cli_config_label(a.file))
                : cli_errorf(EXIT_USAGE, "cannot read %s: %s", a.file, strerror(errno));
-  {   /* a stream's documents are read at once, about 12 bytes of trees a
-      ** byte of text (the reader's max_bytes bounds the text): the limit
-      ** is the default or 16 bytes a byte of input, whichever is larger */
+  {   /* a stream's documents are read at once and their jobs held until
+      ** all are converted, 20 to 35 bytes a byte of text (16 000 small
+      ** documents, 3.7 MB, need about 100 MB; the input is at most 16 MiB):
+      ** the limit is the default or 48 bytes a byte of input, whichever is
+      ** larger, unless --memory-limit says */
     kfjob_host_options ho;
     kfjob_host_options_init(&ho);
-    if (ho.memory_limit && n > ho.memory_limit / 16) ho.memory_limit = 16 * n;
+    if (ho.memory_limit && n > ho.memory_limit / 48) ho.memory_limit = 48 * n;
+    if (a.memory_set) ho.memory_limit = a.memory_limit;
     if (kfjob_host_new(&ho, &h) != KFJOB_OK) cli_die_oom();
   }
   memset(&c, 0, sizeof c);
@@ -927,10 +950,10 @@ int cli_cmd_convert(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", cli_config_label(a.file), s);
     code = not_input(s) ? EXIT_USAGE : EXIT_INVALID;
     free(s);
-  } else if (st != KFJOB_OK && (code = report(h, st, &a)) == EXIT_INVALID &&
-             not_input(kfjob_host_message(h)))
-    code = EXIT_USAGE;
-  else if (c.unmapped && !a.lossy)
+  } else if (st != KFJOB_OK) {
+    code = report(h, st, &a);
+    if (code == EXIT_INVALID && not_input(kfjob_host_message(h))) code = EXIT_USAGE;
+  } else if (c.unmapped && !a.lossy)
     code = cli_errorf(EXIT_INVALID, "%s: %zu field(s) do not carry over (--lossy leaves "
                       "them out)", cli_config_label(a.file), c.unmapped);
   else if (c.n == c.others)

@@ -99,6 +99,7 @@ static kf_status info_of(const kf_node *in, kf_arena *A, size_t doc,
   out->name = str_of(kf_node_get(in, "name"));
   if (out->name == NULL) out->name = "";
   out->namespace_ = str_of(kf_node_get(in, "namespace"));
+  out->generate_name = str_of(kf_node_get(in, "generate_name"));
   out->copy_to_pods = 1;   /* the job holds the resource's and the templates' own */
   for (i = 0; i < nu; i++) {
     const kf_node *x = un->u.c.v[i], *v = kf_node_get(x, "value");

@@ -295,7 +295,7 @@ static kf_status take_key(rd *r, frame *f, const kf_node *k, size_t line) {
                 k->t < KF_NSTR ? " (quote it)" : "");
   if (memchr(k->u.s.p, 0, k->u.s.n))
     return fail(r, KF_EINVAL, line, "a key contains a NUL character");
-  if (strcmp(k->u.s.p, "<<") == 0)   /* YAML 1.1 merge: not in 1.2 */
+  if (strcmp(k->u.s.p, "<<") == 0 && !r->v11)   /* YAML 1.1 merge: not in 1.2 */
     return fail(r, KF_EINVAL, line, "merge keys (<<) are not supported");
   f->key = k->u.s.p;
   f->keyline = line;
@@ -405,10 +405,59 @@ static kf_status check_dups(rd *r, const kf_node *m) {
               line_of(r, m->u.c.v[i]));
 }
 
+/* Appends the entries a merge key's value brings: a mapping, or a list of
+** mappings (go-yaml v2, as kubectl reads YAML 1.1). */
+static kf_status merge_from(rd *r, kf_node *out, const kf_node *v, size_t line) {
+  size_t i, k;
+  for (i = 0; i < (v->t == KF_NARR ? v->u.c.n : 1); i++) {
+    const kf_node *src = v->t == KF_NARR ? v->u.c.v[i] : v;
+    if (src->t != KF_NOBJ)
+      return fail(r, KF_EINVAL, line, "a merge key (<<) takes a mapping or a list of mappings");
+    for (k = 0; k < src->u.c.n; k++)
+      if (!kf_node_push(r->A, out, src->u.c.k[k], src->u.c.v[k])) return kf_nomem(r->e);
+  }
+  return KF_OK;
+}
+
+/* A YAML 1.1 mapping's merge keys resolved: its own keys, then the merged
+** ones it has not (the first given wins), the << entries gone. */
+static kf_status merge_keys(rd *r, kf_node *m, size_t line) {
+  kf_node *out;
+  const char ***ix;
+  unsigned char *drop;
+  size_t i, n, o;
+  kf_status st;
+  for (i = 0; i < m->u.c.n && strcmp(m->u.c.k[i], "<<") != 0; i++) {}
+  if (i == m->u.c.n) return KF_OK;
+  if ((out = kf_node_new(r->A, KF_NOBJ)) == NULL) return kf_nomem(r->e);
+  for (i = 0; i < m->u.c.n; i++)
+    if (strcmp(m->u.c.k[i], "<<") != 0 && !kf_node_push(r->A, out, m->u.c.k[i], m->u.c.v[i]))
+      return kf_nomem(r->e);
+  for (i = 0; i < m->u.c.n; i++)
+    if (strcmp(m->u.c.k[i], "<<") == 0 && (st = merge_from(r, out, m->u.c.v[i], line)) != KF_OK)
+      return st;
+  /* the first of each key stays: key_cmp orders equal keys by place */
+  n = out->u.c.n;
+  if ((ix = (const char ***)kf_arena_alloc_raw(r->A, (n + 1) * sizeof *ix)) == NULL ||
+      (drop = (unsigned char *)kf_arena_alloc(r->A, n + 1)) == NULL)
+    return kf_nomem(r->e);
+  for (i = 0; i < n; i++) ix[i] = &out->u.c.k[i];
+  qsort(ix, n, sizeof *ix, key_cmp);
+  for (i = 1; i < n; i++)
+    if (strcmp(*ix[i], *ix[i - 1]) == 0) drop[ix[i] - out->u.c.k] = 1;
+  for (i = 0, o = 0; i < n; i++)
+    if (!drop[i]) out->u.c.k[o] = out->u.c.k[i], out->u.c.v[o++] = out->u.c.v[i];
+  out->u.c.n = o;
+  m->u.c = out->u.c;
+  return KF_OK;
+}
+
 static kf_status on_close(rd *r) {
   frame f = r->st[r->depth - 1];
   kf_status st;
-  if (f.n->t == KF_NOBJ && (st = check_dups(r, f.n)) != KF_OK) return st;
+  if (f.n->t == KF_NOBJ && ((st = check_dups(r, f.n)) != KF_OK ||
+                            (r->v11 && (st = merge_keys(r, f.n, f.line)) != KF_OK)))
+    return st;
   r->depth--;
   if ((st = place(r, f.n, f.line, f.height)) != KF_OK) return st;
   if (f.anchor) return anchor_set(r, f.anchor, f.n, r->nodes - f.start, f.height);

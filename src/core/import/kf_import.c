@@ -418,6 +418,31 @@ static const kf_node *int_floats(kf_arena *A, const kf_node *n) {
   return copy ? copy : n;
 }
 
+/* The tree without the object members whose value is null (NULL: no
+** memory), shared where nothing changes: the API server prunes a null
+** field that is not nullable before defaulting (apiextensions-apiserver
+** structural schemas; no kubeflow CRD field is nullable), so `nodeSelector:
+** ~` or `runPolicy: null`, as Helm's toYaml writes them, mean unset. */
+static const kf_node *no_nulls(kf_arena *A, const kf_node *n) {
+  kf_node *copy = NULL;
+  size_t i, o = 0;
+  if (n == NULL || (n->t != KF_NOBJ && n->t != KF_NARR)) return n;
+  for (i = 0; i < n->u.c.n; i++) {
+    const kf_node *v = n->u.c.v[i];
+    const kf_node *w = v->t == KF_NNIL && n->t == KF_NOBJ ? NULL : no_nulls(A, v);
+    if (w == NULL && v->t != KF_NNIL) return NULL;
+    if (w != v && copy == NULL) {
+      if ((copy = kf_node_copy_shallow(A, n, n->t)) == NULL) return NULL;
+      o = i;
+    }
+    if (copy == NULL || w == NULL) continue;
+    if (n->t == KF_NOBJ) copy->u.c.k[o] = n->u.c.k[i];
+    copy->u.c.v[o++] = (kf_node *)w;
+  }
+  if (copy) copy->u.c.n = o;
+  return copy ? copy : n;
+}
+
 kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
                     kf_job *out, kf_node **info, kf_err *e) {
   static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", NULL};
@@ -429,7 +454,8 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
   int clustered = 0;
   const kf_node *orig;
   if ((st = start(&c, o, A, e)) != KF_OK) return st;
-  if ((doc = int_floats(A, doc)) == NULL) return kf_nomem(e);
+  if ((doc = no_nulls(A, doc)) == NULL || (doc = int_floats(A, doc)) == NULL)
+    return kf_nomem(e);
   orig = doc;
   if (doc == NULL || doc->t != KF_NOBJ)
     return kfi_fail(&c, "", "expected a manifest (an object with apiVersion and kind)");

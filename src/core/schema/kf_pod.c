@@ -120,7 +120,9 @@ static kf_status check_str(pctx *c, const kf_pschema *s, const kf_node *in) {
   if ((s->flags & KF_PSF_QTY) && !kf_quantity_ok(in->u.s.p, in->u.s.n))
     return fail(c, "invalid quantity %s (expected e.g. \"500m\", \"4Gi\", \"2\")",
                 q, "");
-  if (s->enm && !in_run(&kf_pschema_strs[s->enm], in->u.s.p)) {
+  /* "" is each enum's unset (core validation checks only a non-empty
+  ** effect; operator and imagePullPolicy are defaulted) */
+  if (s->enm && in->u.s.n > 0 && !in_run(&kf_pschema_strs[s->enm], in->u.s.p)) {
     join(&kf_pschema_strs[s->enm], list, sizeof list);
     return fail(c, "unknown value %s (expected %s)", q, list);
   }
