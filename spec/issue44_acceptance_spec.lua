@@ -769,10 +769,7 @@ describe("issue 44 acceptance: limits on reading", function()
     assert.are.equal(40000, n)   -- both groups
   end)
 
-  -- open (issue 44): libyaml reads JSON manifests; it limits a key to 1 024
-  -- characters and refuses \uffff / lone surrogates without a path (a JSON
-  -- reader for JSON manifests is what remains)
-  pending("a JSON manifest with an unknown key of 2 000 characters (valid JSON): its own line with the whole path, exit 1, within 5 s", function()
+  it("a JSON manifest with an unknown key of 2 000 characters (valid JSON): its own line with the whole path, exit 1, within 5 s", function()
     -- JSON (kubectl decodes it as JSON; YAML's 1024-character limit on implicit keys does not apply)
     local key = ("k"):rep(2000)
     local js = ([[{"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","metadata":{"name":"big"},"spec":{"%s":1,
@@ -1001,7 +998,8 @@ spec:
     assert.are.same({ "E", "F" }, { env[1].name, env[2].name })
     assert.are.equal("", env[1].value or "")
   end)
-  -- open (issue 44): libyaml reads JSON manifests (see above)
+  -- open (issue 44): convert -f lua re-reads its JSON as a YAML stream, where
+  -- libyaml refuses the noncharacter U+FFFF without a path
   pending("JSON \\uffff (a noncharacter, valid JSON and a valid Go string) in an annotation survives -f lua as it does -f manifest", function()
     local js = [[{"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","metadata":{"name":"u","annotations":{"n":"a\uffffb"}},
 "spec":{"pytorchReplicaSpecs":{"Worker":{"replicas":1,"restartPolicy":"OnFailure","template":{"spec":
@@ -1014,7 +1012,8 @@ spec:
     assert.are.equal("a\u{FFFF}b", doc1(render(out, ".lua")).metadata.annotations.n)
   end)
 
-  -- open (issue 44): libyaml reads JSON manifests (see above)
+  -- open (issue 44): libyaml and kfjob's JSON reader both refuse a lone
+  -- surrogate, without the path
   pending("JSON's lone surrogate \\ud800 (Go's encoding/json reads it as U+FFFD) is read so, or refused naming the path", function()
     local js = [[{"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","metadata":{"name":"u","annotations":{"n":"a\ud800b"}},
 "spec":{"pytorchReplicaSpecs":{"Worker":{"replicas":1,"restartPolicy":"OnFailure","template":{"spec":

@@ -11,6 +11,7 @@
 
 #include <yaml.h>
 
+#include "kf_json.h"
 #include "kf_yaml_read.h"
 #include "kf_yaml_scalar.h"
 
@@ -610,6 +611,22 @@ static kf_status nul_byte(rd *r, const char *text, const char *at, size_t bom) {
   return report(r, KF_EINVAL, line, 0, 0, what);
 }
 
+/* A JSON text libyaml refused (a key over its 1 024 characters, a
+** noncharacter such as \uffff) read as the one JSON document it is: 1 with
+** *docs set, else 0 (the reader's own error stands). */
+static int json_doc(rd *r, const char *text, size_t n) {
+  kf_node *root;
+  kf_err ignored;
+  size_t i = 0;
+  while (i < n && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) i++;
+  if (i == n || text[i] != '{' || kf_json_parse(text, n, r->A, &root, &ignored) != KF_OK)
+    return 0;
+  if ((r->docs = (kf_yaml_doc *)kf_arena_alloc(r->A, sizeof *r->docs)) == NULL) return 0;
+  r->docs->root = root, r->docs->line = 1, r->docs->index_base = r->lim.index_base;
+  r->ndocs = 1;
+  return 1;
+}
+
 kf_status kf_yaml_read(kf_arena *A, const char *text, size_t n,
                        const kf_yaml_limits *lim, kf_yaml_doc **docs,
                        size_t *ndocs, kf_yaml_where *where, kf_err *e) {
@@ -636,6 +653,10 @@ kf_status kf_yaml_read(kf_arena *A, const char *text, size_t n,
     r.ndocs = r.cdocs = r.nodes = 0, r.docs = NULL, r.depth = 0, r.bad_escape = 0;
     if (where) memset(where, 0, sizeof *where);
     st = parse(&r, joined, n);
+  }
+  if (st == KF_EINVAL && json_doc(&r, text, n)) {
+    st = KF_OK;
+    if (where) memset(where, 0, sizeof *where);
   }
   if (st != KF_OK) return st;
   *docs = r.docs;
