@@ -42,7 +42,7 @@ plant "a sideways include in angle brackets (kube -> import)" src/core/kube/kf_w
   '0,/#include "kf_env.h"/s//#include "kf_env.h"\n#include <kf_import.h>/' \
   'core/kube uses only core/base, core/schema, core/codec (not core/import)'
 plant "a declaration over several lines" src/core/codec/kf_yaml.h \
-  's|^#endif|int\nkfm_dns_label\n  (const char *s, size_t n, int dns1035);\n#endif|' \
+  's|^#endif|long double\nkfm_qty_value\n  (const char *s);\n#endif|' \
   'src/core/codec/kf_yaml.h:'
 plant "a function over 80 lines" src/core/base/kf_text.c \
   '$a int kf_selftest_long(void) {\n'"$(i=0; while [ $i -lt 80 ]; do printf '  (void)0;\\n'; i=$((i + 1)); done)"'  return 0;\n}' \
