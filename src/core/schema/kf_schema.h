@@ -64,15 +64,53 @@ typedef enum kf_vtype {
 #define KF_F_MPIOP    32u   /* a job row the mpi-operator's spec holds under its
                                manifest key (only that target, R41) */
 
-/* Where a group row's value goes in a manifest (kf_field.place); one
-** routine per place writes every row of it (kf_manifest_common.c). */
+/* Where a group row's value goes in a manifest (kf_field.place): every
+** place a field can be written or read is one row of KF_PLACES, and the
+** enum, the names kfjob.fields gives (`place`), the per-target paths
+** `kfjob explain` shows and the readers come from it.  Columns:
+**   id      KF_M_<id>
+**   name    kfjob.fields' `place` (NULL: none)
+**   v1      path under a kubeflow.org/v1 replica spec (flyte, flyte2,
+**           operator: spec.<replicaSpecs>.<Group><v1>)
+**   mpi     path under an MPIJob v2beta1 replica spec (mpi-operator)
+**   trainer path in a TrainJob (the three Trainer targets), NULL: none
+**   jobset  path in a Flyte 2 clustered task's JobSet, NULL: none
+**   rule    why a target with NULL has no such place (upstream source)
+**   reader  what reads the place back (import/)
+** One routine per place writes every row of it (kfm_group_rows,
+** kf_manifest_common.c). */
+#define KF_PLACES(X)                                                          \
+  X(NONE, NULL, NULL, NULL, NULL, NULL,                                       \
+    "written by a routine of its own (pod template, topology) or nowhere",    \
+    NULL)                                                                     \
+  X(REPLICA, "replica_spec", "", "", NULL, NULL,                              \
+    "a TrainJob has no replica spec (replicas: spec.trainer.numNodes, no "    \
+    "restart policy, trainjob_types.go); a JobSet's one replicated job "     \
+    "counts the pods in parallelism and completions",                        \
+    "kf_import_spec.c: each replica row under its key")                      \
+  X(CONTAINER, "container", ".template.spec.containers[0]",                   \
+    ".template.spec.containers[0]", "spec.trainer",                          \
+    "spec.replicatedJobs[0].template.spec.template.spec.containers[0]", NULL, \
+    "kf_import_util.c: each container row under its key")                    \
+  X(RESOURCES, "resources", ".template.spec.containers[0].resources",         \
+    ".template.spec.containers[0].resources", "spec.trainer.resourcesPerNode",\
+    "spec.replicatedJobs[0].template.spec.template.spec.containers[0]"       \
+    ".resources", NULL,                                                       \
+    "kf_import_pod.c: requests and limits, resource by resource")
+
 enum kf_mplace {
-  KF_M_NONE,       /* written by a routine of its own (pod template,
-                      topology) or nowhere */
-  KF_M_REPLICA,    /* the replica spec (replicas, restartPolicy) */
-  KF_M_CONTAINER,  /* the group's container (image, args) */
-  KF_M_RESOURCES   /* the container's resources (requests, limits) */
+#define KF_PLACE_ENUM(id, name, v1, mpi, trainer, jobset, rule, reader) KF_M_##id,
+  KF_PLACES(KF_PLACE_ENUM)
+#undef KF_PLACE_ENUM
+  KF_NPLACES
 };
+
+/* A place's row (KF_PLACES), by KF_M_* (kf_places[]; paths by target:
+** kf_place_path in kf_target.h). */
+typedef struct kf_place_info {
+  const char *name, *v1, *mpi, *trainer, *jobset, *rule, *reader;
+} kf_place_info;
+extern const kf_place_info kf_places[KF_NPLACES];
 
 typedef struct kf_enum {
   const char *what;            /* "restart policy" */

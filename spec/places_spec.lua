@@ -1,0 +1,90 @@
+-- Places as one table: every place a group row's value is written to or
+-- read from in a manifest is one row of the core's KF_PLACES
+-- (src/core/schema/kf_schema.h).  Its name is the rows' `place` in
+-- kfjob.fields, its path per target reaches kfjob.fields' second result
+-- (`places`) and `kfjob explain` builds the manifest path from it.
+local kfjob = require "kfjob"
+local explain = require "kfjob.explain"
+
+local TARGETS = {}
+for _, t in ipairs(kfjob.targets()) do TARGETS[#TARGETS + 1] = t.name end
+
+-- every placed row of every kind: { kind, group key, row key, place }
+local function placed_rows()
+  local out = {}
+  for _, kind in ipairs(kfjob.kinds) do
+    for gk, row in pairs((kfjob.fields(kind))) do
+      for fk, f in pairs(row.group and row.fields or {}) do
+        if f.place then out[#out + 1] = { kind, gk, fk, f.place } end
+      end
+    end
+  end
+  return out
+end
+
+describe("the places table (KF_PLACES) through kfjob.fields", function()
+  it("gives every kind the same places, each with a path or a rule per target", function()
+    local first
+    for _, kind in ipairs(kfjob.kinds) do
+      local _, info = kfjob.fields(kind)
+      assert.is_table(info.places, kind)
+      first = first or info.places
+      assert.are.same(first, info.places)
+    end
+    local n = 0
+    for name, p in pairs(first) do
+      n = n + 1
+      assert.is_string(p.reader, name)
+      for _, t in ipairs(TARGETS) do
+        assert.is_true(type(p.path[t]) == "string" or type(p.rule) == "string",
+                       name .. " on " .. t .. ": neither a path nor the rule why not")
+      end
+    end
+    assert.is_true(n >= 3)
+  end)
+
+  it("knows every place a row names, with a path on every kubeflow.org/v1 target", function()
+    local _, info = kfjob.fields("PyTorchJob")
+    local rows = placed_rows()
+    assert.is_true(#rows > 0)
+    for _, r in ipairs(rows) do
+      local p = info.places[r[4]]
+      assert.is_table(p, r[1] .. "." .. r[2] .. "." .. r[3] .. ": unknown place " .. r[4])
+      for _, t in ipairs({ "operator", "flyte", "flyte2", "mpi-operator" }) do
+        assert.is_string(p.path[t], r[4] .. " on " .. t)
+      end
+    end
+  end)
+
+  it("holds the places' paths as the resources define them", function()
+    local _, info = kfjob.fields("PyTorchJob")
+    local P = info.places
+    -- kubeflow common ReplicaSpec: replicas and restartPolicy on the spec,
+    -- the container in template (a PodTemplateSpec) spec.containers
+    assert.equal("", P.replica_spec.path.operator)
+    assert.equal(".template.spec.containers[0]", P.container.path.operator)
+    assert.equal(".template.spec.containers[0].resources", P.resources.path.flyte)
+    assert.equal(".template.spec.containers[0]", P.container.path["mpi-operator"])
+    -- Trainer (trainjob_types.go): Trainer.image, Trainer.resourcesPerNode;
+    -- no replica spec
+    assert.equal("spec.trainer", P.container.path["trainer-2.3"])
+    assert.equal("spec.trainer.resourcesPerNode", P.resources.path["trainer-2.4"])
+    assert.is_nil(P.replica_spec.path["trainer-2.2"])
+    assert.is_string(P.replica_spec.rule)
+  end)
+end)
+
+describe("kfjob explain: the manifest path from the places table", function()
+  it("puts every placed row of every kind at its place's path", function()
+    for _, r in ipairs(placed_rows()) do
+      local rows, info = kfjob.fields(r[1])
+      local path = "spec." .. info.replica_specs .. "." .. rows[r[2]].group
+                   .. info.places[r[4]].path.operator
+      local out = explain(r[1] .. "." .. r[2] .. "." .. r[3])
+      local line = out:match("\n  manifest[^\n]*: (" .. path:gsub("%p", "%%%0") .. "[^\n]*)")
+      if not rows[r[2]].fields[r[3]].not_on then
+        assert.is_string(line, r[1] .. "." .. r[2] .. "." .. r[3] .. ": no " .. path .. " in\n" .. out)
+      end
+    end
+  end)
+end)
