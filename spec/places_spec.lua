@@ -88,3 +88,39 @@ describe("kfjob explain: the manifest path from the places table", function()
     end
   end)
 end)
+
+describe("a job place: the elastic policy", function()
+  -- training-operator v1.9 pytorchjob_types.go ElasticPolicy's JSON keys
+  local UPSTREAM = { minReplicas = true, maxReplicas = true, rdzvBackend = true, rdzvPort = true,
+                     rdzvHost = true, rdzvId = true, rdzvConf = true, standalone = true,
+                     nProcPerNode = true, maxRestarts = true, metrics = true }
+
+  it("is a job place with the operator's path and none on the mpi-operator", function()
+    local _, info = kfjob.fields("Elastic")
+    local p = info.places.elastic_policy
+    assert.is_false(p.group)
+    assert.equal("spec.elasticPolicy", p.path.operator)
+    assert.is_nil(p.path["mpi-operator"])
+    assert.is_string(p.rule)
+  end)
+
+  it("writes each row placed there under its manifest key, from the rows", function()
+    local rows = kfjob.fields("Elastic")
+    local VALUES = { rdzv_host = "h", rdzv_port = 29400, rdzv_id = "x", standalone = true,
+                     max_restarts = 3, rdzv_backend = "etcd",
+                     rdzv_conf = { { key = "a", value = "b" } },
+                     metrics = { { type = "Pods" } } }
+    local n = 0
+    for key, row in pairs(rows) do
+      if row.place == "elastic_policy" then
+        n = n + 1
+        assert.is_true(UPSTREAM[row.manifest], key .. ": " .. tostring(row.manifest))
+        assert.is_not_nil(VALUES[key], key .. ": no probe value")
+        local job = kfjob.Elastic { nnodes = 2, [key] = VALUES[key] }
+        local m = job:manifest { name = "p", image = "i:1", target = "operator", format = "json" }
+        assert.truthy(m:find('"elasticPolicy":{[^}]*"' .. row.manifest .. '":'), key .. "\n" .. m)
+      end
+    end
+    assert.is_true(n >= 7)
+  end)
+end)

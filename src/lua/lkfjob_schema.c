@@ -212,8 +212,10 @@ static void push_obj(lua_State *L, const kf_obj *o, int kind, int role) {
   }
 }
 
-/* The places (KF_PLACES) by name: { path = { [target] = text }, rule =,
-** reader = }, a target without the place left out of `path`. */
+/* The places (KF_PLACES) by name: { path = { [target] = text }, group =,
+** rule =, reader = }, a target without the place left out of `path`;
+** group: a group row's place (its paths under the group's replica spec
+** on the kubeflow.org/v1 and MPIJob targets), else a job row's. */
 static void push_places(lua_State *L) {
   int p, t;
   lua_createtable(L, 0, KF_NPLACES);
@@ -228,6 +230,8 @@ static void push_places(lua_State *L) {
       lua_setfield(L, -2, kf_targets[t].name);
     }
     lua_setfield(L, -2, "path");
+    lua_pushboolean(L, kf_places[p].group);
+    lua_setfield(L, -2, "group");
     if (kf_places[p].rule) {
       lua_pushstring(L, kf_places[p].rule);
       lua_setfield(L, -2, "rule");

@@ -148,10 +148,11 @@ kf_status kf_problems_push(const kf_problems *ps, kf_sev sev, kf_arena *A,
 ** NULL when they have. */
 const char *kf_field_not_on(const kf_field *f, kf_target t);
 
-/* Place `p`'s (KF_M_*) path on target `t`, as text (kfjob explain): under
-** the group's replica spec on the kubeflow.org/v1 and MPIJob targets
-** ("" for the spec itself), in the resource on Trainer and the JobSet;
-** NULL: the target has no such place (kf_places[p].rule). */
+/* Place `p`'s (KF_M_*) path on target `t`, as text (kfjob explain): a
+** group place's under the group's replica spec on the kubeflow.org/v1 and
+** MPIJob targets ("" for the spec itself), in the resource on Trainer and
+** the JobSet; a job place's in the resource; NULL: the target has no such
+** place (kf_places[p].rule). */
 const char *kf_place_path(int p, kf_target t);
 
 /* The restart policies each target's replica specs carry, by target
