@@ -124,3 +124,43 @@ describe("a job place: the elastic policy", function()
     assert.is_true(n >= 7)
   end)
 end)
+
+describe("reading the elastic policy back by its place", function()
+  local function doc(extra)
+    return ([[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: job1}
+spec:
+  elasticPolicy: {minReplicas: 2, maxReplicas: 2, %s}
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template: {spec: {containers: [{name: pytorch, image: "i:1"}]}}
+]]):format(extra)
+  end
+
+  -- pytorchjob_types.go: ElasticPolicy has no requests, limits or runPolicy;
+  -- the API server drops such keys, so they ask nothing of the job
+  it("refuses a job key that is no elasticPolicy key (requests, limits, runPolicy)", function()
+    for key, extra in pairs({ requests = "requests: {cpu: '2'}", limits = "limits: {cpu: '2'}",
+                              runPolicy = "runPolicy: {backoff_limit: 3}" }) do
+      local job, err = kfjob.from_manifest(doc(extra))
+      assert.is_nil(job, key)
+      assert.matches("spec.elasticPolicy." .. key .. ": unknown field", err, 1, true)
+    end
+  end)
+
+  it("reads every key of its rows", function()
+    local job = assert(kfjob.from_manifest(doc(
+        "rdzvBackend: etcd, maxRestarts: 3, nProcPerNode: 2, rdzvHost: h, rdzvPort: 29400, rdzvId: x, standalone: true")))
+    local s = job:spec()
+    assert.equal("etcd", s.rdzv_backend)
+    assert.equal(3, s.max_restarts)
+    assert.equal(2, s.nproc_per_node)
+    assert.equal("h", s.rdzv_host)
+    assert.equal(29400, s.rdzv_port)
+    assert.equal("x", s.rdzv_id)
+    assert.is_true(s.standalone)
+  end)
+end)

@@ -690,8 +690,16 @@ static kf_status elastic_workers(kfi *c, const kf_node *spec, const kf_node *bou
   return KF_OK;
 }
 
-/* elasticPolicy by the Elastic rows' manifest keys; min and max replicas
-** are nnodes (an integer when they agree), spec.nprocPerNode a word. */
+/* Whether Elastic row `f` is read from elasticPolicy: the rows placed
+** there (KF_M_ELASTIC) and the deprecated nProcPerNode (its own routine's
+** on writing: Flyte's). */
+static int in_elastic_policy(const kf_field *f) {
+  return f->manifest && (f->place == KF_M_ELASTIC || f->type == KF_V_NPROC);
+}
+
+/* elasticPolicy by the keys of its rows (in_elastic_policy); min and max
+** replicas are nnodes (an integer when they agree), spec.nprocPerNode a
+** word. */
 kf_status kfi_elastic(kfi *c, const kf_node *spec) {
   const kf_kind_info *k = &kf_kinds[KF_ELASTIC];
   const kf_node *ep = kf_node_get(spec, "elasticPolicy"), *v, *mn, *mx;
@@ -700,7 +708,7 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
   kf_status st;
   known[n++] = "minReplicas", known[n++] = "maxReplicas";
   for (i = 0; i < k->nfields && n + 1 < sizeof known / sizeof *known; i++)
-    if (k->fields[i].manifest) known[n++] = k->fields[i].manifest;
+    if (in_elastic_policy(&k->fields[i])) known[n++] = k->fields[i].manifest;
   known[n] = NULL;
   static const char *const held_not[] = {NULL};
   if (ep == NULL)   /* asked for by opts.kind: the manifest is a plain PyTorchJob */
@@ -711,7 +719,7 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
     return st;
   for (i = 0; i < k->nfields; i++) {
     const kf_field *f = &k->fields[i];
-    if (f->manifest && (v = kf_node_get(ep, f->manifest)))
+    if (in_elastic_policy(f) && (v = kf_node_get(ep, f->manifest)))
       KFI_OOM(c, kf_node_push(c->A, c->spec, f->key, (kf_node *)v));
   }
   if ((v = kf_node_get(spec, "nprocPerNode")) != NULL) {
