@@ -164,3 +164,20 @@ spec:
     assert.is_true(s.standalone)
   end)
 end)
+
+describe("a job place: the run policy", function()
+  it("has kubeflow common's and the mpi-operator's path, none on Trainer", function()
+    local rows, info = kfjob.fields("PyTorchJob")
+    local p = info.places.run_policy
+    assert.is_false(p.group)
+    -- kubeflow common RunPolicy, json "runPolicy"; mpi-operator v2beta1 MPIJobSpec.RunPolicy
+    assert.equal("spec.runPolicy", p.path.operator)
+    assert.equal("spec.runPolicy", p.path["mpi-operator"])
+    assert.is_nil(p.path["trainer-2.3"])
+    for key, row in pairs(rows.run_policy.fields) do
+      assert.equal("run_policy", row.place, key)
+      assert.matches("\n  manifest[^\n]*: " .. p.path.operator:gsub("%p", "%%%0") .. "%." .. row.manifest .. "\n",
+                     explain("PyTorchJob.run_policy." .. key))
+    end
+  end)
+end)

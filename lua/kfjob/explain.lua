@@ -41,8 +41,8 @@ end
 local function manifest_path(info, path, row, grow)
   if not row.manifest then return nil end
   local top, specs = path[1], "spec." .. info.replica_specs
-  if top == "run_policy" then
-    return "spec.runPolicy" .. (#path > 1 and ("." .. row.manifest) or "")
+  if top == "run_policy" then   -- the run policy's place (the core's KF_PLACES)
+    return info.places.run_policy.path.operator .. (#path > 1 and ("." .. row.manifest) or "")
   end
   if top == "scheduling" then return nil end   -- labels/annotations: see description
   if #path == 1 and row.proto and row.proto:find("^elastic_config") then

@@ -21,11 +21,13 @@ kf_status kfi_run_policy(kfi *c, const char *path, const kf_node *rp) {
   const char *known[12];
   char p[KFI_PATH];
   kf_node *o;
-  size_t i;
+  size_t i, n = 0;
   kf_status st;
-  for (i = 0; i < kf_run_policy_obj.n; i++) known[i] = kf_run_policy_obj.f[i].manifest;
-  known[i++] = "schedulingPolicy", known[i++] = "suspend", known[i++] = "managedBy";
-  known[i] = NULL;
+  for (i = 0; i < kf_run_policy_obj.n; i++)   /* the rows placed in it */
+    if (kf_run_policy_obj.f[i].place == KF_M_RUN_POLICY)
+      known[n++] = kf_run_policy_obj.f[i].manifest;
+  known[n++] = "schedulingPolicy", known[n++] = "suspend", known[n++] = "managedBy";
+  known[n] = NULL;
   if ((st = kfi_want(c, path, rp, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, path, rp, known, NULL, NULL)) != KF_OK ||
       (st = kfi_sched_flags(c, path, rp)) != KF_OK)
@@ -36,8 +38,9 @@ kf_status kfi_run_policy(kfi *c, const char *path, const kf_node *rp) {
     return st;
   KFI_OOM(c, o = kf_node_new(c->A, KF_NOBJ));
   for (i = 0; i < kf_run_policy_obj.n; i++) {
-    const kf_node *v = kf_node_get(rp, known[i]);
-    if (v) KFI_OOM(c, kf_node_push(c->A, o, kf_run_policy_obj.f[i].key, (kf_node *)v));
+    const kf_field *f = &kf_run_policy_obj.f[i];
+    const kf_node *v = f->place == KF_M_RUN_POLICY ? kf_node_get(rp, f->manifest) : NULL;
+    if (v) KFI_OOM(c, kf_node_push(c->A, o, f->key, (kf_node *)v));
   }
   if (o->u.c.n) KFI_OOM(c, kf_node_push(c->A, c->spec, "run_policy", o));
   return KF_OK;

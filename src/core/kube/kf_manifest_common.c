@@ -379,6 +379,7 @@ kf_node *kfm_run_policy(kf_arena *A, const kf_job *j, int direct) {
   for (i = 0; i < kf_run_policy_obj.n; i++) {
     const kf_field *f = &kf_run_policy_obj.f[i];
     int32_t v = *(const int32_t *)(const void *)(rp + f->off);
+    if (f->place != KF_M_RUN_POLICY) continue;
     if (f->type == KF_V_ENUM) {
       if (!kf_obj_str(A, o, f->manifest, ((const kf_enum *)f->info)->manifest[v]))
         return NULL;

@@ -99,6 +99,12 @@ typedef enum kf_vtype {
     "spec.replicatedJobs[0].template.spec.template.spec.containers[0]"       \
     ".resources", NULL,                                                       \
     "kf_import_pod.c: requests and limits, resource by resource")          \
+  X(RUN_POLICY, "run_policy", 0, "spec.runPolicy", "spec.runPolicy", NULL,   \
+    NULL,                                                                     \
+    "a TrainJob has no run policy (trainjob_types.go: activeDeadlineSeconds " \
+    "is the spec's own, the rest dropped, R20); a JobSet's failurePolicy "   \
+    "takes backoff_limit as maxRestarts",                                     \
+    "kf_import_spec.c: kfi_run_policy, each run policy row under its key")   \
   X(ELASTIC, "elastic_policy", 0, "spec.elasticPolicy", NULL, NULL, NULL,    \
     "the training-operator's PyTorchJob alone has an elasticPolicy "         \
     "(pytorchjob_types.go); an MPIJob, a TrainJob (trainjob_types.go: "      \
