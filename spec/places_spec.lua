@@ -181,3 +181,39 @@ describe("a job place: the run policy", function()
     end
   end)
 end)
+
+describe("a job place: the mpi-operator's own spec fields", function()
+  -- mpi-operator v2beta1 mpi_job_types.go MPIJobSpec JSON keys
+  local UPSTREAM = { sshAuthMountPath = "/home/u/.ssh", mpiImplementation = "Intel",
+                     runLauncherAsWorker = true, launcherCreationPolicy = "WaitForWorkersReady" }
+
+  it("has a path on the mpi-operator alone and the rule elsewhere", function()
+    local _, info = kfjob.fields("MPIJob")
+    local p = info.places.mpi_job_spec
+    assert.equal("spec", p.path["mpi-operator"])
+    for _, t in ipairs(TARGETS) do
+      if t ~= "mpi-operator" then assert.is_nil(p.path[t], t) end
+    end
+    assert.matches("R52", p.rule)
+  end)
+
+  it("writes each row placed there under spec on the mpi-operator, from the rows", function()
+    local rows = kfjob.fields("MPIJob")
+    local n = 0
+    for key, row in pairs(rows) do
+      if row.place == "mpi_job_spec" then
+        n = n + 1
+        local v = UPSTREAM[row.manifest]
+        assert.is_not_nil(v, key .. ": " .. tostring(row.manifest))
+        local job = kfjob.MPIJob { worker = { replicas = 2 }, [key] = v }
+        local m = job:manifest { name = "p", image = "i:1", target = "mpi-operator", format = "json" }
+        assert.truthy(m:find('"spec":{.-"' .. row.manifest .. '":' .. (type(v) == "string" and '"' .. v .. '"' or tostring(v))),
+                      key .. "\n" .. m)
+        assert.has_error(function()
+          job:manifest { name = "p", image = "i:1", target = "operator" }
+        end)
+      end
+    end
+    assert.equal(4, n)
+  end)
+end)

@@ -342,18 +342,22 @@ static const char *const launcher_policy_v[] = {"AtStartup", "WaitForWorkersRead
 static const kf_choice launcher_policy_choice = {
     "launcher creation policy", "AtStartup or WaitForWorkersReady", launcher_policy_v};
 #define MPI_OPERATOR                                                       \
-  {.key = "ssh_auth_mount_path", .type = KF_V_TOKEN, .flags = KF_F_MPIOP, .off = J(ssh_auth_mount_path), \
-   .manifest = "sshAuthMountPath",                                         \
+  {.key = "ssh_auth_mount_path", .type = KF_V_TOKEN, .off = J(ssh_auth_mount_path), \
+   .manifest = "sshAuthMountPath", \
+   .place = KF_M_MPI_SPEC,                                                 \
    .desc = "Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R52): spec.sshAuthMountPath, /root/.ssh by default"}, \
-  {.key = "mpi_implementation", .type = KF_V_CHOICE, .flags = KF_F_MPIOP, .off = J(mpi_implementation), \
-   .info = &mpi_impl_choice, .manifest = "mpiImplementation",              \
+  {.key = "mpi_implementation", .type = KF_V_CHOICE, .off = J(mpi_implementation), \
+   .info = &mpi_impl_choice, .manifest = "mpiImplementation", \
+   .place = KF_M_MPI_SPEC,                                                 \
    .desc = "OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R52; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's)"}, \
-  {.key = "run_launcher_as_worker", .type = KF_V_BOOL, .flags = KF_F_OMITZERO | KF_F_MPIOP, \
-   .off = J(run_launcher_as_worker), .manifest = "runLauncherAsWorker",     \
+  {.key = "run_launcher_as_worker", .type = KF_V_BOOL, .flags = KF_F_OMITZERO, \
+   .off = J(run_launcher_as_worker), .manifest = "runLauncherAsWorker", \
+   .place = KF_M_MPI_SPEC,                                                 \
    .desc = "true: the launcher pod also runs a worker's processes (mpi-operator only, R52): spec.runLauncherAsWorker"}, \
-  {.key = "launcher_creation_policy", .type = KF_V_CHOICE, .flags = KF_F_MPIOP, \
+  {.key = "launcher_creation_policy", .type = KF_V_CHOICE, \
    .off = J(launcher_creation_policy),                                     \
-   .info = &launcher_policy_choice, .manifest = "launcherCreationPolicy",  \
+   .info = &launcher_policy_choice, .manifest = "launcherCreationPolicy", \
+   .place = KF_M_MPI_SPEC,                                                 \
    .desc = "AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R52): spec.launcherCreationPolicy"}
 
 /* Kubeflow Trainer's runtime (spec.runtimeRef.name of a TrainJob). */

@@ -61,8 +61,6 @@ typedef enum kf_vtype {
 #define KF_F_OMITZERO  4u   /* spec() leaves 0 out unless given as 0 (a
                                ** BOOL: false always) */
 #define KF_F_SHORT    16u   /* KF_V_OBJ: a string stands for its first row */
-#define KF_F_MPIOP    32u   /* a job row the mpi-operator's spec holds under its
-                               manifest key (only that target, R41) */
 
 /* Where a group row's value goes in a manifest (kf_field.place): every
 ** place a field can be written or read is one row of KF_PLACES, and the
@@ -105,6 +103,11 @@ typedef enum kf_vtype {
     "is the spec's own, the rest dropped, R20); a JobSet's failurePolicy "   \
     "takes backoff_limit as maxRestarts",                                     \
     "kf_import_spec.c: kfi_run_policy, each run policy row under its key")   \
+  X(MPI_SPEC, "mpi_job_spec", 0, NULL, "spec", NULL, NULL,                 \
+    "the mpi-operator's own MPIJob v2beta1 fields (mpi_job_types.go); the "  \
+    "training-operator's v1 MPIJob, Flyte's plugin message, a TrainJob and " \
+    "a JobSet have none (R52)",                                              \
+    "kf_import.c: v1_spec, each mpi-operator row under its key")             \
   X(ELASTIC, "elastic_policy", 0, "spec.elasticPolicy", NULL, NULL, NULL,    \
     "the training-operator's PyTorchJob alone has an elasticPolicy "         \
     "(pytorchjob_types.go); an MPIJob, a TrainJob (trainjob_types.go: "      \
