@@ -35,21 +35,14 @@ local function type_text(row)
   return t
 end
 
--- Where a group row's place (its row's `place`) is in a replica spec.
-local PLACE_PATH = {
-  replica_spec = "",
-  container = ".template.spec.containers[0]",
-  resources = ".template.spec.containers[0].resources",
-}
-
 -- Where the operator's manifest keeps a row (operator, flyte, flyte2 write
 -- the same kubeflow.org/v1 paths; the description names the others').
 -- `grow` is the group row on the path (its place), nil outside a group.
 local function manifest_path(info, path, row, grow)
   if not row.manifest then return nil end
   local top, specs = path[1], "spec." .. info.replica_specs
-  if top == "run_policy" then
-    return "spec.runPolicy" .. (#path > 1 and ("." .. row.manifest) or "")
+  if top == "run_policy" then   -- the run policy's place (the core's KF_PLACES)
+    return info.places.run_policy.path.operator .. (#path > 1 and ("." .. row.manifest) or "")
   end
   if top == "scheduling" then return nil end   -- labels/annotations: see description
   if #path == 1 and row.proto and row.proto:find("^elastic_config") then
@@ -57,7 +50,8 @@ local function manifest_path(info, path, row, grow)
   end
   if #path == 1 and row.manifest == "slotsPerWorker" then return "spec.slotsPerWorker" end
   if grow and grow.place then
-    local at = specs .. "." .. info.groups[top] .. PLACE_PATH[grow.place]
+    -- the place's path under the replica spec (the core's KF_PLACES)
+    local at = specs .. "." .. info.groups[top] .. info.places[grow.place].path.operator
     if grow.place == "resources" then   -- requests / limits, then the resource
       return at .. "." .. path[2] .. (path[3] and ("." .. row.manifest) or "")
     end

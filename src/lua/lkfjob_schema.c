@@ -83,12 +83,9 @@ static void push_where(lua_State *L, const kf_field *f) {
 ** or its resources) and the targets that have none for it: { [target] =
 ** reason } (R34). */
 static void push_place(lua_State *L, const kf_field *f) {
-  static const char *const places[] = {
-      [KF_M_REPLICA] = "replica_spec", [KF_M_CONTAINER] = "container",
-      [KF_M_RESOURCES] = "resources"};
   int t, any = 0;
-  if (f->place != KF_M_NONE) {
-    lua_pushstring(L, places[f->place]);
+  if (kf_places[f->place].name) {
+    lua_pushstring(L, kf_places[f->place].name);
     lua_setfield(L, -2, "place");
   }
   lua_newtable(L);
@@ -215,6 +212,36 @@ static void push_obj(lua_State *L, const kf_obj *o, int kind, int role) {
   }
 }
 
+/* The places (KF_PLACES) by name: { path = { [target] = text }, group =,
+** rule =, reader = }, a target without the place left out of `path`;
+** group: a group row's place (its paths under the group's replica spec
+** on the kubeflow.org/v1 and MPIJob targets), else a job row's. */
+static void push_places(lua_State *L) {
+  int p, t;
+  lua_createtable(L, 0, KF_NPLACES);
+  for (p = 0; p < KF_NPLACES; p++) {
+    if (kf_places[p].name == NULL) continue;
+    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, KF_NTARGETS);
+    for (t = 0; t < KF_NTARGETS; t++) {
+      const char *at = kf_place_path(p, (kf_target)t);
+      if (at == NULL) continue;
+      lua_pushstring(L, at);
+      lua_setfield(L, -2, kf_targets[t].name);
+    }
+    lua_setfield(L, -2, "path");
+    lua_pushboolean(L, kf_places[p].group);
+    lua_setfield(L, -2, "group");
+    if (kf_places[p].rule) {
+      lua_pushstring(L, kf_places[p].rule);
+      lua_setfield(L, -2, "rule");
+    }
+    lua_pushstring(L, kf_places[p].reader);
+    lua_setfield(L, -2, "reader");
+    lua_setfield(L, -2, kf_places[p].name);
+  }
+}
+
 /* The second result of kfjob.fields: what the rows say of the kind. */
 static void push_kind(lua_State *L, const kf_kind_info *k) {
   lua_createtable(L, 0, 4);
@@ -228,6 +255,8 @@ static void push_kind(lua_State *L, const kf_kind_info *k) {
   lua_setfield(L, -2, "crd_kind");
   lua_pushstring(L, k->crd_specs);
   lua_setfield(L, -2, "replica_specs");
+  push_places(L);
+  lua_setfield(L, -2, "places");
 }
 
 static int l_fields(lua_State *L) {

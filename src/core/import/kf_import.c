@@ -226,9 +226,9 @@ static kf_status v1_mpi_clean(kfi *c, const kf_node *spec, const kf_node **rp) {
   return KF_OK;
 }
 
-/* A job row of the mpi-operator's own spec fields (KF_F_MPIOP). */
+/* A job row of the mpi-operator's own spec fields (place KF_M_MPI_SPEC). */
 static int mpi_operator_row(const kf_field *f) {
-  return (f->flags & KF_F_MPIOP) != 0 && f->manifest != NULL;
+  return f->place == KF_M_MPI_SPEC && f->manifest != NULL;
 }
 
 static kf_status v1_spec(kfi *c, const kf_node *spec) {

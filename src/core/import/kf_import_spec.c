@@ -21,11 +21,13 @@ kf_status kfi_run_policy(kfi *c, const char *path, const kf_node *rp) {
   const char *known[12];
   char p[KFI_PATH];
   kf_node *o;
-  size_t i;
+  size_t i, n = 0;
   kf_status st;
-  for (i = 0; i < kf_run_policy_obj.n; i++) known[i] = kf_run_policy_obj.f[i].manifest;
-  known[i++] = "schedulingPolicy", known[i++] = "suspend", known[i++] = "managedBy";
-  known[i] = NULL;
+  for (i = 0; i < kf_run_policy_obj.n; i++)   /* the rows placed in it */
+    if (kf_run_policy_obj.f[i].place == KF_M_RUN_POLICY)
+      known[n++] = kf_run_policy_obj.f[i].manifest;
+  known[n++] = "schedulingPolicy", known[n++] = "suspend", known[n++] = "managedBy";
+  known[n] = NULL;
   if ((st = kfi_want(c, path, rp, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, path, rp, known, NULL, NULL)) != KF_OK ||
       (st = kfi_sched_flags(c, path, rp)) != KF_OK)
@@ -36,8 +38,9 @@ kf_status kfi_run_policy(kfi *c, const char *path, const kf_node *rp) {
     return st;
   KFI_OOM(c, o = kf_node_new(c->A, KF_NOBJ));
   for (i = 0; i < kf_run_policy_obj.n; i++) {
-    const kf_node *v = kf_node_get(rp, known[i]);
-    if (v) KFI_OOM(c, kf_node_push(c->A, o, kf_run_policy_obj.f[i].key, (kf_node *)v));
+    const kf_field *f = &kf_run_policy_obj.f[i];
+    const kf_node *v = f->place == KF_M_RUN_POLICY ? kf_node_get(rp, f->manifest) : NULL;
+    if (v) KFI_OOM(c, kf_node_push(c->A, o, f->key, (kf_node *)v));
   }
   if (o->u.c.n) KFI_OOM(c, kf_node_push(c->A, c->spec, "run_policy", o));
   return KF_OK;
@@ -690,8 +693,16 @@ static kf_status elastic_workers(kfi *c, const kf_node *spec, const kf_node *bou
   return KF_OK;
 }
 
-/* elasticPolicy by the Elastic rows' manifest keys; min and max replicas
-** are nnodes (an integer when they agree), spec.nprocPerNode a word. */
+/* Whether Elastic row `f` is read from elasticPolicy: the rows placed
+** there (KF_M_ELASTIC) and the deprecated nProcPerNode (its own routine's
+** on writing: Flyte's). */
+static int in_elastic_policy(const kf_field *f) {
+  return f->manifest && (f->place == KF_M_ELASTIC || f->type == KF_V_NPROC);
+}
+
+/* elasticPolicy by the keys of its rows (in_elastic_policy); min and max
+** replicas are nnodes (an integer when they agree), spec.nprocPerNode a
+** word. */
 kf_status kfi_elastic(kfi *c, const kf_node *spec) {
   const kf_kind_info *k = &kf_kinds[KF_ELASTIC];
   const kf_node *ep = kf_node_get(spec, "elasticPolicy"), *v, *mn, *mx;
@@ -700,7 +711,7 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
   kf_status st;
   known[n++] = "minReplicas", known[n++] = "maxReplicas";
   for (i = 0; i < k->nfields && n + 1 < sizeof known / sizeof *known; i++)
-    if (k->fields[i].manifest) known[n++] = k->fields[i].manifest;
+    if (in_elastic_policy(&k->fields[i])) known[n++] = k->fields[i].manifest;
   known[n] = NULL;
   static const char *const held_not[] = {NULL};
   if (ep == NULL)   /* asked for by opts.kind: the manifest is a plain PyTorchJob */
@@ -711,7 +722,7 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
     return st;
   for (i = 0; i < k->nfields; i++) {
     const kf_field *f = &k->fields[i];
-    if (f->manifest && (v = kf_node_get(ep, f->manifest)))
+    if (in_elastic_policy(f) && (v = kf_node_get(ep, f->manifest)))
       KFI_OOM(c, kf_node_push(c->A, c->spec, f->key, (kf_node *)v));
   }
   if ((v = kf_node_get(spec, "nprocPerNode")) != NULL) {

@@ -79,11 +79,12 @@ int kfm_row_given(const kf_field *f, const kf_group *g) {
   return row_given(f, (const char *)g);
 }
 
-/* One group row's value as into[f->manifest]: a number as is, an enum in
-** Kubernetes' spelling, a string or list when given. */
-static kf_status put_row(mctx *c, const kf_field *f, const kf_group *g,
+/* One row's value of the struct at `base` (a group, or the job) as
+** into[f->manifest]: a number as is (KF_F_OMITZERO: 0 left out), an enum
+** in Kubernetes' spelling, a string, list or tree when given, a boolean
+** (KF_F_OMITZERO: false left out). */
+static kf_status put_row(mctx *c, const kf_field *f, const char *base,
                          kf_node *into) {
-  const char *base = (const char *)g;
   const void *p = base + f->off;
   switch (f->type) {
     case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_SIZE: case KF_V_QTY:
@@ -91,7 +92,12 @@ static kf_status put_row(mctx *c, const kf_field *f, const kf_group *g,
                                                      *(const char *const *)p));
       return KF_OK;
     case KF_V_INT:
+      if ((f->flags & KF_F_OMITZERO) && *(const int32_t *)p == 0) return KF_OK;
       KF_OOM(c, kf_obj_int(c->A, into, f->manifest, *(const int32_t *)p));
+      return KF_OK;
+    case KF_V_TREE:
+      if (*(kf_node *const *)p)
+        KF_OOM(c, kf_node_push(c->A, into, f->manifest, *(kf_node *const *)p));
       return KF_OK;
     case KF_V_ENUM:
       KF_OOM(c, kf_obj_str(c->A, into, f->manifest,
@@ -99,6 +105,7 @@ static kf_status put_row(mctx *c, const kf_field *f, const kf_group *g,
       return KF_OK;
     case KF_V_BOOL: {
       kf_node *b;
+      if ((f->flags & KF_F_OMITZERO) && *(const int *)p == 0) return KF_OK;
       KF_OOM(c, b = kf_node_new(c->A, KF_NBOOL));
       b->u.b = *(const int *)p != 0;
       KF_OOM(c, kf_node_push(c->A, into, f->manifest, b));
@@ -110,7 +117,7 @@ static kf_status put_row(mctx *c, const kf_field *f, const kf_group *g,
                                  kfm_str_list(c->A, *(const char *const *const *)p, n)));
       return KF_OK;
     }
-    case KF_V_NPROC: case KF_V_OBJ: case KF_V_NNODES: case KF_V_TREE:
+    case KF_V_NPROC: case KF_V_OBJ: case KF_V_NNODES:
     case KF_V_GROUPS: case KF_V_DEPRECATED: break;
   }
   /* a row placed where no writer knows its type: a schema mistake */
@@ -128,7 +135,22 @@ kf_status kfm_group_rows(mctx *c, const kf_group *g, int place,
   if (place == KF_M_RESOURCES) return kfm_resources(c, g, path, into, res_key);
   for (i = 0; i < kf_group_obj.n; i++) {
     const kf_field *f = &kf_group_obj.f[i];
-    if (f->place == place && (st = put_row(c, f, g, into)) != KF_OK) return st;
+    if (f->place == place && (st = put_row(c, f, (const char *)g, into)) != KF_OK)
+      return st;
+  }
+  return KF_OK;
+}
+
+/* Every job row of the job's kind placed at `place` (KF_M_*, a job place:
+** the elastic policy) into `into` under its manifest key, in row order. */
+kf_status kfm_job_rows(mctx *c, const kf_job *j, int place, kf_node *into) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  size_t i;
+  kf_status st;
+  for (i = 0; i < k->nfields; i++) {
+    const kf_field *f = &k->fields[i];
+    if (f->place == place && (st = put_row(c, f, (const char *)j, into)) != KF_OK)
+      return st;
   }
   return KF_OK;
 }
@@ -357,6 +379,7 @@ kf_node *kfm_run_policy(kf_arena *A, const kf_job *j, int direct) {
   for (i = 0; i < kf_run_policy_obj.n; i++) {
     const kf_field *f = &kf_run_policy_obj.f[i];
     int32_t v = *(const int32_t *)(const void *)(rp + f->off);
+    if (f->place != KF_M_RUN_POLICY) continue;
     if (f->type == KF_V_ENUM) {
       if (!kf_obj_str(A, o, f->manifest, ((const kf_enum *)f->info)->manifest[v]))
         return NULL;

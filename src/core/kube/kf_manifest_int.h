@@ -66,6 +66,9 @@ kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
 ** fields, every target's containers and replica specs go through it. */
 kf_status kfm_group_rows(mctx *c, const kf_group *g, int place,
                          const char *path, kf_node *into, const char *res_key);
+/* Every job row of the job's kind placed at `place` (a job place: the
+** elastic policy) into `into` under its manifest key, in row order. */
+kf_status kfm_job_rows(mctx *c, const kf_job *j, int place, kf_node *into);
 kf_status kfm_container(mctx *c, const kf_job *j, int role,
                         const kfm_shared *sh, kf_node *containers);
 /* What group `role`'s main container runs, field by field: the call's

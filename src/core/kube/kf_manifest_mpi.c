@@ -13,7 +13,7 @@
 #include "kf_manifest.h"
 #include "kf_manifest_int.h"
 
-/* The job's rows of the mpi-operator's own fields (KF_F_MPIOP) under
+/* The job's rows of the mpi-operator's own fields (place KF_M_MPI_SPEC) under
 ** their keys where set; mpiImplementation always (OpenMPI unless set:
 ** flytekit's mpirun flags are OpenMPI's). */
 static kf_status mpi_fields(mctx *c, const kf_job *j, kf_node *spec) {
@@ -22,7 +22,7 @@ static kf_status mpi_fields(mctx *c, const kf_job *j, kf_node *spec) {
   size_t i;
   for (i = 0; i < k->nfields; i++) {
     const kf_field *f = &k->fields[i];
-    if (!(f->flags & KF_F_MPIOP)) continue;
+    if (f->place != KF_M_MPI_SPEC) continue;
     if (f->type == KF_V_BOOL) {
       kf_node *b;
       if (!*(const int *)(const void *)(base + f->off)) continue;

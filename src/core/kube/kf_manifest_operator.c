@@ -12,6 +12,12 @@
 
 #include "kf_manifest_int.h"
 
+/* The elasticPolicy's keys in the order kfjob writes them; a key of a row
+** newly placed in the elastic policy (KF_M_ELASTIC) follows, in row order. */
+static const char *const elastic_order[] = {
+    "minReplicas", "maxReplicas", "rdzvBackend", "nProcPerNode", "maxRestarts",
+    "rdzvHost", "rdzvPort", "rdzvId", "rdzvConf", "standalone", "metrics", NULL};
+
 /* training-operator v1.9: kubeflow.org/v1.  Flyte's backend builds the
 ** same resource but for `slots` (`flyte_slots`: slotsPerWorker 1, FACTS
 ** 3.8) and an elastic job's integer nproc_per_node (the deprecated
@@ -40,27 +46,20 @@ kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   }
   if (k->flags & KF_K_ELASTIC) {
     kf_node *ep;
-    KF_OOM(c, ep = kf_obj_add(A, spec, "elasticPolicy", KF_NOBJ));
+    KF_OOM(c, ep = kf_node_new(A, KF_NOBJ));
     KF_OOM(c, kf_obj_int(A, ep, "minReplicas", j->min_nodes) &&
-               kf_obj_int(A, ep, "maxReplicas", j->max_nodes) &&
-               kf_obj_str(A, ep, "rdzvBackend", j->rdzv_backend));
+               kf_obj_int(A, ep, "maxReplicas", j->max_nodes));
     /* Flyte's backends put an integer in the deprecated elasticPolicy
     ** field (lint warns, R10); the operator's own is spec.nprocPerNode,
     ** which also takes a word (pytorchjob_types.go) */
     if (j->nproc_word == NULL && flyte_slots)
       KF_OOM(c, kf_obj_int(A, ep, "nProcPerNode", j->nproc_per_node));
-    KF_OOM(c, kf_obj_int(A, ep, "maxRestarts", j->max_restarts));
-    /* the operator's own (R43 keeps them off Flyte) */
-    if (j->rdzv_host) KF_OOM(c, kf_obj_str(A, ep, "rdzvHost", j->rdzv_host));
-    if (j->rdzv_port) KF_OOM(c, kf_obj_int(A, ep, "rdzvPort", j->rdzv_port));
-    if (j->rdzv_id) KF_OOM(c, kf_obj_str(A, ep, "rdzvId", j->rdzv_id));
-    if (j->rdzv_conf) KF_OOM(c, kf_node_push(A, ep, "rdzvConf", (kf_node *)j->rdzv_conf));
-    if (j->standalone) {
-      kf_node *b;
-      KF_OOM(c, b = kf_obj_add(A, ep, "standalone", KF_NBOOL));
-      b->u.b = 1;
-    }
-    if (j->metrics) KF_OOM(c, kf_node_push(A, ep, "metrics", (kf_node *)j->metrics));
+    /* the rows placed in the elastic policy (rdzvBackend, maxRestarts; the
+    ** operator's own rendezvous rows, which R43 keeps off Flyte), then the
+    ** keys in their order */
+    if ((st = kfm_job_rows(c, j, KF_M_ELASTIC, ep)) != KF_OK) return st;
+    KF_OOM(c, ep = kf_pod_ordered(A, ep, elastic_order));
+    KF_OOM(c, kf_node_push(A, spec, "elasticPolicy", ep));
     if (j->nproc_word != NULL)
       KF_OOM(c, kf_obj_strref(A, spec, "nprocPerNode", j->nproc_word));
     else if (!flyte_slots) {

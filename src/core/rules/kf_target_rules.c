@@ -424,7 +424,7 @@ static kf_status test_container_name(const kf_job *j, kf_target t,
   return KF_OK;
 }
 
-/* R52: the mpi-operator's own fields (KF_F_MPIOP rows), set. */
+/* R52: the mpi-operator's own fields (rows placed in KF_M_MPI_SPEC), set. */
 static kf_status test_mpi_operator_fields(const kf_job *j, kf_target t,
                                           const kf_target_ctx *c, const kf_target_rule *r,
                                           kf_problems *out, kf_err *e) {
@@ -436,7 +436,7 @@ static kf_status test_mpi_operator_fields(const kf_job *j, kf_target t,
   for (i = 0; i < k->nfields; i++) {
     const kf_field *f = &k->fields[i];
     int set;
-    if (!(f->flags & KF_F_MPIOP)) continue;
+    if (f->place != KF_M_MPI_SPEC) continue;
     set = f->type == KF_V_BOOL ? *(const int *)(const void *)(base + f->off) != 0
           : *(const char *const *)(const void *)(base + f->off) != NULL;
     if (set && (st = kf_problem_add(out, r, t, f->key, e, "an mpi-operator (kubeflow.org/"

@@ -186,20 +186,24 @@ static const kf_field run_policy_rows[] = {
   {.key = "clean_pod_policy", .type = KF_V_ENUM, .off = RP(clean_pod_policy),
    .idef = KF_CP_NONE, .info = &kf_clean_pod_policy_enum,
    .pb = "clean_pod_policy", .manifest = "cleanPodPolicy",
+   .place = KF_M_RUN_POLICY,
    .desc = "Which pods are deleted when the job ends (none, running, all): run_policy.clean_pod_policy in the v1 plugin message, spec.runPolicy.cleanPodPolicy in operator manifests; dropped with a warning on Trainer (R20)"},
   {.key = "ttl_seconds_after_finished", .type = KF_V_INT,
    .flags = KF_F_OMITZERO, .off = RP(ttl_seconds_after_finished),
    .off_n = RP(zero), .zbit = KF_RPZ_TTL, .pb = "ttl_seconds_after_finished",
    .manifest = "ttlSecondsAfterFinished",
+   .place = KF_M_RUN_POLICY,
    .desc = "Seconds after the job ends before it is deleted: run_policy.ttl_seconds_after_finished in the v1 plugin message, spec.runPolicy.ttlSecondsAfterFinished in operator manifests; dropped on Trainer (R20)"},
   {.key = "active_deadline_seconds", .type = KF_V_INT,
    .flags = KF_F_OMITZERO, .off = RP(active_deadline_seconds),
    .off_n = RP(zero), .zbit = KF_RPZ_DEADLINE, .pb = "active_deadline_seconds",
    .manifest = "activeDeadlineSeconds",
+   .place = KF_M_RUN_POLICY,
    .desc = "Seconds the job may run before it is failed: run_policy.active_deadline_seconds in the v1 plugin message, spec.runPolicy.activeDeadlineSeconds in operator manifests, activeDeadlineSeconds on Trainer"},
   {.key = "backoff_limit", .type = KF_V_INT, .flags = KF_F_OMITZERO,
    .off = RP(backoff_limit), .off_n = RP(zero), .zbit = KF_RPZ_BACKOFF,
    .pb = "backoff_limit", .manifest = "backoffLimit",
+   .place = KF_M_RUN_POLICY,
    .desc = "Retries before the job is marked failed: run_policy.backoff_limit in the v1 plugin message, spec.runPolicy.backoffLimit in operator manifests; dropped with a warning on Trainer (R20)"},
 };
 const kf_obj kf_run_policy_obj = {"RunPolicy", "a kfjob.RunPolicy or a table",
@@ -338,18 +342,22 @@ static const char *const launcher_policy_v[] = {"AtStartup", "WaitForWorkersRead
 static const kf_choice launcher_policy_choice = {
     "launcher creation policy", "AtStartup or WaitForWorkersReady", launcher_policy_v};
 #define MPI_OPERATOR                                                       \
-  {.key = "ssh_auth_mount_path", .type = KF_V_TOKEN, .flags = KF_F_MPIOP, .off = J(ssh_auth_mount_path), \
-   .manifest = "sshAuthMountPath",                                         \
+  {.key = "ssh_auth_mount_path", .type = KF_V_TOKEN, .off = J(ssh_auth_mount_path), \
+   .manifest = "sshAuthMountPath", \
+   .place = KF_M_MPI_SPEC,                                                 \
    .desc = "Where the SSH keys are mounted in the launcher and workers (mpi-operator only, R52): spec.sshAuthMountPath, /root/.ssh by default"}, \
-  {.key = "mpi_implementation", .type = KF_V_CHOICE, .flags = KF_F_MPIOP, .off = J(mpi_implementation), \
-   .info = &mpi_impl_choice, .manifest = "mpiImplementation",              \
+  {.key = "mpi_implementation", .type = KF_V_CHOICE, .off = J(mpi_implementation), \
+   .info = &mpi_impl_choice, .manifest = "mpiImplementation", \
+   .place = KF_M_MPI_SPEC,                                                 \
    .desc = "OpenMPI, Intel or MPICH: spec.mpiImplementation (mpi-operator only, R52; the operator sets its hostfile variables; kfjob's generated mpirun flags are OpenMPI's)"}, \
-  {.key = "run_launcher_as_worker", .type = KF_V_BOOL, .flags = KF_F_OMITZERO | KF_F_MPIOP, \
-   .off = J(run_launcher_as_worker), .manifest = "runLauncherAsWorker",     \
+  {.key = "run_launcher_as_worker", .type = KF_V_BOOL, .flags = KF_F_OMITZERO, \
+   .off = J(run_launcher_as_worker), .manifest = "runLauncherAsWorker", \
+   .place = KF_M_MPI_SPEC,                                                 \
    .desc = "true: the launcher pod also runs a worker's processes (mpi-operator only, R52): spec.runLauncherAsWorker"}, \
-  {.key = "launcher_creation_policy", .type = KF_V_CHOICE, .flags = KF_F_MPIOP, \
+  {.key = "launcher_creation_policy", .type = KF_V_CHOICE, \
    .off = J(launcher_creation_policy),                                     \
-   .info = &launcher_policy_choice, .manifest = "launcherCreationPolicy",  \
+   .info = &launcher_policy_choice, .manifest = "launcherCreationPolicy", \
+   .place = KF_M_MPI_SPEC,                                                 \
    .desc = "AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R52): spec.launcherCreationPolicy"}
 
 /* Kubeflow Trainer's runtime (spec.runtimeRef.name of a TrainJob). */
@@ -393,27 +401,30 @@ static const kf_field elastic_rows[] = {
   {.key = "max_restarts", .type = KF_V_INT, .off = J(max_restarts), .min = 0,
    .pbmsg = "elastic_config", .pb = "max_restarts",
    .pb0 = "max_restarts",
-   .manifest = "maxRestarts",
+   .manifest = "maxRestarts", .place = KF_M_ELASTIC,
    .desc = "Times torchrun restarts the worker group on failure: elastic_config.max_restarts, elasticPolicy.maxRestarts in operator manifests; dropped with a warning on Trainer (R19)"},
   {.key = "rdzv_backend", .type = KF_V_CHOICE, .off = J(rdzv_backend),
    .sdef = "c10d", .info = &rdzv_choice, .pbmsg = "elastic_config",
    .pb = "rdzv_backend", .pb0 = "rdzv_backend", .manifest = "rdzvBackend",
+   .place = KF_M_ELASTIC,
    .desc = "torchrun rendezvous backend (c10d, etcd, etcd-v2, static): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17)"},
   {.key = "rdzv_host", .type = KF_V_TOKEN, .off = J(rdzv_host), .manifest = "rdzvHost",
+   .place = KF_M_ELASTIC,
    .desc = "Rendezvous host (operator only, R54): elasticPolicy.rdzvHost, PET_RDZV_ENDPOINT's host (default <name>-worker-0)"},
   {.key = "rdzv_port", .type = KF_V_INT, .flags = KF_F_OMITZERO, .off = J(rdzv_port),
-   .min = 1, .manifest = "rdzvPort",
+   .min = 1, .manifest = "rdzvPort", .place = KF_M_ELASTIC,
    .desc = "Rendezvous port, an integer >= 1 (operator only, R54): elasticPolicy.rdzvPort, PET_RDZV_ENDPOINT's port (default the pytorchjob-port)"},
   {.key = "rdzv_id", .type = KF_V_TOKEN, .off = J(rdzv_id), .manifest = "rdzvId",
+   .place = KF_M_ELASTIC,
    .desc = "Rendezvous id (operator only, R54): elasticPolicy.rdzvId, PET_RDZV_ID"},
   {.key = "standalone", .type = KF_V_BOOL, .flags = KF_F_OMITZERO, .off = J(standalone),
-   .manifest = "standalone",
+   .manifest = "standalone", .place = KF_M_ELASTIC,
    .desc = "true: torchrun --standalone, a local rendezvous (operator only, R54): elasticPolicy.standalone, PET_STANDALONE"},
   {.key = "rdzv_conf", .type = KF_V_TREE, .off = J(rdzv_conf), .info = &kf_rdzv_conf_tree,
-   .manifest = "rdzvConf",
+   .manifest = "rdzvConf", .place = KF_M_ELASTIC,
    .desc = "Rendezvous settings, a list of {key =, value =} in order (operator only, R54): elasticPolicy.rdzvConf, PET_RDZV_CONF"},
   {.key = "metrics", .type = KF_V_TREE, .off = J(metrics), .info = &kf_metrics_tree,
-   .manifest = "metrics",
+   .manifest = "metrics", .place = KF_M_ELASTIC,
    .desc = "The operator's HorizontalPodAutoscaler metrics, autoscaling/v2 MetricSpecs (operator only, R54): elasticPolicy.metrics"},
   GROUPS, RUN_POLICY, POD, SCHED, WHOLE, RUNTIME, CLUSTERED};
 static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED, POD,

@@ -61,18 +61,74 @@ typedef enum kf_vtype {
 #define KF_F_OMITZERO  4u   /* spec() leaves 0 out unless given as 0 (a
                                ** BOOL: false always) */
 #define KF_F_SHORT    16u   /* KF_V_OBJ: a string stands for its first row */
-#define KF_F_MPIOP    32u   /* a job row the mpi-operator's spec holds under its
-                               manifest key (only that target, R41) */
 
-/* Where a group row's value goes in a manifest (kf_field.place); one
-** routine per place writes every row of it (kf_manifest_common.c). */
+/* Where a group row's value goes in a manifest (kf_field.place): every
+** place a field can be written or read is one row of KF_PLACES, and the
+** enum, the names kfjob.fields gives (`place`), the per-target paths
+** `kfjob explain` shows and the readers come from it.  Columns:
+**   id      KF_M_<id>
+**   name    kfjob.fields' `place` (NULL: none)
+**   group   1: a group row's place, its paths under the group's replica
+**           spec on the next two columns; 0: a job row's, paths whole
+**   v1      path on the kubeflow.org/v1 targets (flyte, flyte2, operator;
+**           a group's: spec.<replicaSpecs>.<Group><v1>)
+**   mpi     path on the mpi-operator's MPIJob v2beta1
+**   trainer path in a TrainJob (the three Trainer targets), NULL: none
+**   jobset  path in a Flyte 2 clustered task's JobSet, NULL: none
+**   rule    why a target with NULL has no such place (upstream source)
+**   reader  what reads the place back (import/)
+** One routine per place writes every row of it (kfm_group_rows,
+** kfm_job_rows, kf_manifest_common.c). */
+#define KF_PLACES(X)                                                          \
+  X(NONE, NULL, 0, NULL, NULL, NULL, NULL,                                       \
+    "written by a routine of its own (pod template, topology) or nowhere",    \
+    NULL)                                                                     \
+  X(REPLICA, "replica_spec", 1, "", "", NULL, NULL,                              \
+    "a TrainJob has no replica spec (replicas: spec.trainer.numNodes, no "    \
+    "restart policy, trainjob_types.go); a JobSet's one replicated job "     \
+    "counts the pods in parallelism and completions",                        \
+    "kf_import_spec.c: each replica row under its key")                      \
+  X(CONTAINER, "container", 1, ".template.spec.containers[0]",                   \
+    ".template.spec.containers[0]", "spec.trainer",                          \
+    "spec.replicatedJobs[0].template.spec.template.spec.containers[0]", NULL, \
+    "kf_import_util.c: each container row under its key")                    \
+  X(RESOURCES, "resources", 1, ".template.spec.containers[0].resources",         \
+    ".template.spec.containers[0].resources", "spec.trainer.resourcesPerNode",\
+    "spec.replicatedJobs[0].template.spec.template.spec.containers[0]"       \
+    ".resources", NULL,                                                       \
+    "kf_import_pod.c: requests and limits, resource by resource")          \
+  X(RUN_POLICY, "run_policy", 0, "spec.runPolicy", "spec.runPolicy", NULL,   \
+    NULL,                                                                     \
+    "a TrainJob has no run policy (trainjob_types.go: activeDeadlineSeconds " \
+    "is the spec's own, the rest dropped, R20); a JobSet's failurePolicy "   \
+    "takes backoff_limit as maxRestarts",                                     \
+    "kf_import_spec.c: kfi_run_policy, each run policy row under its key")   \
+  X(MPI_SPEC, "mpi_job_spec", 0, NULL, "spec", NULL, NULL,                 \
+    "the mpi-operator's own MPIJob v2beta1 fields (mpi_job_types.go); the "  \
+    "training-operator's v1 MPIJob, Flyte's plugin message, a TrainJob and " \
+    "a JobSet have none (R52)",                                              \
+    "kf_import.c: v1_spec, each mpi-operator row under its key")             \
+  X(ELASTIC, "elastic_policy", 0, "spec.elasticPolicy", NULL, NULL, NULL,    \
+    "the training-operator's PyTorchJob alone has an elasticPolicy "         \
+    "(pytorchjob_types.go); an MPIJob, a TrainJob (trainjob_types.go: "      \
+    "numNodes, numProcPerNode) and a JobSet have none",                      \
+    "kf_import_spec.c: kfi_elastic, each Elastic row under its key")
+
 enum kf_mplace {
-  KF_M_NONE,       /* written by a routine of its own (pod template,
-                      topology) or nowhere */
-  KF_M_REPLICA,    /* the replica spec (replicas, restartPolicy) */
-  KF_M_CONTAINER,  /* the group's container (image, args) */
-  KF_M_RESOURCES   /* the container's resources (requests, limits) */
+#define KF_PLACE_ENUM(id, name, group, v1, mpi, trainer, jobset, rule, reader) KF_M_##id,
+  KF_PLACES(KF_PLACE_ENUM)
+#undef KF_PLACE_ENUM
+  KF_NPLACES
 };
+
+/* A place's row (KF_PLACES), by KF_M_* (kf_places[]; paths by target:
+** kf_place_path in kf_target.h). */
+typedef struct kf_place_info {
+  const char *name;
+  int group;
+  const char *v1, *mpi, *trainer, *jobset, *rule, *reader;
+} kf_place_info;
+extern const kf_place_info kf_places[KF_NPLACES];
 
 typedef struct kf_enum {
   const char *what;            /* "restart policy" */
@@ -133,8 +189,9 @@ typedef struct kf_field {
   const char *pb;         /* v1 proto field (in pbmsg when set) */
   const char *pb0;        /* v0 proto field; NULL: v0 cannot carry it */
   const char *manifest;   /* manifest key, or NULL */
-  unsigned char place;    /* group rows: KF_M_*, where every manifest
-                             writer puts the value under `manifest` */
+  unsigned char place;    /* KF_M_*, where every manifest writer puts
+                             the value under `manifest` (a group row's
+                             place, or a job row's: the elastic policy) */
   unsigned not_on;        /* group rows: bit per target (KF_T_BIT) whose
                              resources have no place for the value: a given
                              value is refused there (R34); Flyte's two

@@ -116,13 +116,34 @@ kf_status kf_problems_push(const kf_problems *ps, kf_sev sev, kf_arena *A,
   return KF_OK;
 }
 
+/* The places' rows, from KF_PLACES (kf_schema.h). */
+const kf_place_info kf_places[KF_NPLACES] = {
+#define KF_PLACE_ROW(id, name, group, v1, mpi, trainer, jobset, rule, reader) \
+  {name, group, v1, mpi, trainer, jobset, rule, reader},
+    KF_PLACES(KF_PLACE_ROW)
+#undef KF_PLACE_ROW
+};
+
+/* A place's path on target `t` (text, for explain): a group place's under
+** the group's replica spec on the kubeflow.org/v1 and MPIJob targets, in
+** the resource on the others, a job place's in the resource; NULL: the
+** target has none (kf_places[p].rule says why). */
+const char *kf_place_path(int p, kf_target t) {
+  const kf_place_info *pl = &kf_places[p];
+  if (pl->name == NULL) return NULL;
+  if (t == KF_T_MPI_OPERATOR) return pl->mpi;
+  if (KF_T_IS_TRAINER(t)) return pl->trainer;
+  if (t == KF_T_CLUSTERED) return pl->jobset;
+  return pl->v1;
+}
+
 /* The targets in the row's not_on (with its reason), and on Flyte's two
-** targets every placed row without a proto field, since Flyte's backend
+** targets every group row placed without a proto field, since Flyte's backend
 ** builds each replica spec from the plugin message (flyteidl
 ** plugins/common.proto CommonReplicaSpec). */
 const char *kf_field_not_on(const kf_field *f, kf_target t) {
   if (f->not_on & KF_T_BIT(t)) return f->not_on_why;
-  if (f->place != KF_M_NONE && f->pb == NULL && (t == KF_T_FLYTE || t == KF_T_FLYTE2))
+  if (kf_places[f->place].group && f->pb == NULL && (t == KF_T_FLYTE || t == KF_T_FLYTE2))
     return "Flyte's backend builds each replica spec from the plugin message "
            "(flyteidl CommonReplicaSpec), which has no field for it";
   return NULL;

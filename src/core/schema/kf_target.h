@@ -147,6 +147,14 @@ kf_status kf_problems_push(const kf_problems *ps, kf_sev sev, kf_arena *A,
 /* Why target `t`'s resources have no place for group row `f` (R34), or
 ** NULL when they have. */
 const char *kf_field_not_on(const kf_field *f, kf_target t);
+
+/* Place `p`'s (KF_M_*) path on target `t`, as text (kfjob explain): a
+** group place's under the group's replica spec on the kubeflow.org/v1 and
+** MPIJob targets ("" for the spec itself), in the resource on Trainer and
+** the JobSet; a job place's in the resource; NULL: the target has no such
+** place (kf_places[p].rule). */
+const char *kf_place_path(int p, kf_target t);
+
 /* The restart policies each target's replica specs carry, by target
 ** (the restart_policy row's values_on). */
 extern const unsigned kf_restart_policy_on[KF_NTARGETS];
