@@ -562,3 +562,30 @@ spec:
     end)
   end)
 end
+
+describe("an elastic job's rdzv_conf and metrics given as Lua tables", function()
+  -- a Lua table gives its keys in hash order, which differs from process to
+  -- process: the manifest's bytes must not
+  it("render the same bytes in every process", function()
+    if _VERSION ~= "Lua 5.4" or jit then return end   -- runs the module under lua5.4
+    local script = [[
+package.cpath = ]] .. ("%q"):format(package.cpath) .. [[ .. ";" .. package.cpath
+local kfjob = require "kfjob"
+local e = kfjob.Elastic{ nnodes = "1:2", container = { image = "i:1" },
+  rdzv_conf = { { key = "timeout", value = "900" }, { value = "1", key = "join" } },
+  metrics = { { type = "Resource", resource = { name = "cpu",
+    target = { type = "Utilization", averageUtilization = 80 } } } } }
+io.write(e:manifest{ name = "e", format = "json" })]]
+    local f = os.tmpname()
+    local h = assert(io.open(f, "w")); h:write(script); h:close()
+    local outs = {}
+    for i = 1, 6 do
+      local p = assert(io.popen("lua5.4 " .. f))
+      outs[i] = p:read("*a")
+      p:close()
+    end
+    os.remove(f)
+    assert.truthy(outs[1]:find('"rdzvConf"', 1, true), outs[1])
+    for i = 2, 6 do assert.are.equal(outs[1], outs[i]) end
+  end)
+end)

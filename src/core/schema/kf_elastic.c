@@ -6,14 +6,43 @@
 ** kept as written for the operator's HPA.
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kf_job.h"
 
-/* A list kept as given (its items are the caller's, in the arena). */
+/* One object member, for sorting by key. */
+typedef struct member { const char *k; kf_node *v; } member;
+
+static int member_cmp(const void *a, const void *b) {
+  return strcmp(((const member *)a)->k, ((const member *)b)->k);
+}
+
+/* A copy of n whose objects have their keys sorted (NULL: no memory): a
+** Lua table gives its keys in hash order, which differs from run to run,
+** and the manifest's bytes must not.  The list order is the user's. */
+static kf_node *keys_sorted(kf_arena *A, const kf_node *n) {
+  kf_node *d;
+  member *m;
+  size_t i;
+  if (n->t != KF_NOBJ && n->t != KF_NARR) return (kf_node *)n;
+  if ((d = kf_node_new(A, n->t)) == NULL ||
+      (m = (member *)kf_arena_alloc(A, (n->u.c.n + 1) * sizeof *m)) == NULL)
+    return NULL;
+  for (i = 0; i < n->u.c.n; i++) {
+    m[i].k = n->t == KF_NOBJ ? n->u.c.k[i] : NULL;
+    if ((m[i].v = keys_sorted(A, n->u.c.v[i])) == NULL) return NULL;
+  }
+  if (n->t == KF_NOBJ) qsort(m, n->u.c.n, sizeof *m, member_cmp);
+  for (i = 0; i < n->u.c.n; i++)
+    if (!kf_node_push(A, d, m[i].k, m[i].v)) return NULL;
+  return d;
+}
+
+/* The list as given, each item's keys sorted (in the arena). */
 static kf_status keep_list(const kf_node *in, kf_arena *A, const kf_node **out,
                            kf_err *e) {
-  kf_node *l = kf_node_copy_shallow(A, in, KF_NARR);
+  kf_node *l = keys_sorted(A, in);
   if (l == NULL) return kf_nomem(e);
   *out = l->u.c.n ? l : NULL;
   return KF_OK;
