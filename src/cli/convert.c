@@ -822,10 +822,9 @@ static int to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
     char *joined = NULL;
     size_t j, len = 0;
     k = c->a->outdir ? 1 : c2.n;
-    for (j = i; j < i + k; j++) {   /* each document on lines of its own */
+    for (j = i; j < i + k; j++) {   /* JSON Lines: each document on lines of its own */
       size_t sz = c2.v[j].job.size;
-      joined = (char *)cli_xrealloc(joined, len + sz + 7);
-      len += (size_t)sprintf(joined + len, "---\n");
+      joined = (char *)cli_xrealloc(joined, len + sz + 2);
       memcpy(joined + len, c2.v[j].job.data, sz + 1);
       len += sz;
       if (sz && joined[len - 1] != '\n') joined[len++] = '\n', joined[len] = '\0';

@@ -611,19 +611,35 @@ static kf_status nul_byte(rd *r, const char *text, const char *at, size_t bom) {
   return report(r, KF_EINVAL, line, 0, 0, what);
 }
 
-/* A JSON text libyaml refused (a key over its 1 024 characters, a
-** noncharacter such as \uffff) read as the one JSON document it is: 1 with
-** *docs set, else 0 (the reader's own error stands). */
-static int json_doc(rd *r, const char *text, size_t n) {
-  kf_node *root;
-  kf_err ignored;
+/* Whether the text is JSON (its first value an object or a list): kubectl
+** reads it with encoding/json (apimachinery YAMLOrJSONDecoder). */
+static int json_text(const char *t, size_t n) {
   size_t i = 0;
-  while (i < n && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) i++;
-  if (i == n || text[i] != '{' || kf_json_parse(text, n, r->A, &root, &ignored) != KF_OK)
+  while (i < n && json_space(t[i])) i++;
+  return i < n && (t[i] == '{' || t[i] == '[');
+}
+
+/* JSON text libyaml refused (a key over its 1 024 characters, a
+** noncharacter such as \uffff) read by kfjob's JSON reader instead, each
+** value (JSON Lines: a line each at least) a document, as kubectl reads
+** JSON (apimachinery's YAMLOrJSONDecoder uses encoding/json): 1 with
+** r->docs set, else 0 (the reader's own error stands). */
+static int json_docs(rd *r, const char *t, size_t n) {
+  size_t i = 0, j, from, k = 0, cnt = 1;
+  kf_err ignored;
+  while (i < n && json_space(t[i])) i++;
+  if (i == n || t[i] != '{') return 0;
+  for (j = i; (j = json_next(t, n, j)) != 0;) cnt++;
+  if (cnt > r->lim.max_docs ||
+      (r->docs = (kf_yaml_doc *)kf_arena_alloc(r->A, cnt * sizeof *r->docs)) == NULL)
     return 0;
-  if ((r->docs = (kf_yaml_doc *)kf_arena_alloc(r->A, sizeof *r->docs)) == NULL) return 0;
-  r->docs->root = root, r->docs->line = 1, r->docs->index_base = r->lim.index_base;
-  r->ndocs = 1;
+  for (from = i; k < cnt; k++, from = j) {
+    j = json_next(t, n, from);
+    if (kf_json_parse(t + from, (j ? j : n) - from, r->A, &r->docs[k].root, &ignored) != KF_OK)
+      return 0;
+    r->docs[k].line = 1, r->docs[k].index_base = r->lim.index_base;
+  }
+  r->ndocs = cnt;
   return 1;
 }
 
@@ -634,7 +650,8 @@ kf_status kf_yaml_read(kf_arena *A, const char *text, size_t n,
   kf_status st;
   const char *p;
   char *joined;
-  size_t bom = 0;
+  const char *orig;
+  size_t bom = 0, norig;
   memset(&r, 0, sizeof r);
   r.A = A, r.w = where, r.e = e;
   set_limits(&r.lim, lim);
@@ -645,16 +662,18 @@ kf_status kf_yaml_read(kf_arena *A, const char *text, size_t n,
     return report(&r, KF_ELIMIT, 0, 0, 0, "text larger than the limit");
   if (n >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) text += 3, n -= 3, bom = 3;
   if ((p = memchr(text, 0, n)) != NULL) return nul_byte(&r, text, p, bom);
+  orig = text, norig = n;
   if ((st = json_seq(&r, &text, &n)) != KF_OK) return st;
   for (r.text_lines = 1, p = text; n && (p = memchr(p, '\n', n - (size_t)(p - text))) != NULL; p++)
     r.text_lines++;
   st = parse(&r, text, n);
-  if (st == KF_EINVAL && r.bad_escape && (joined = kfy_join_surrogates(A, text, n, &n)) != NULL) {
+  if (st == KF_EINVAL && r.bad_escape &&
+      (joined = kfy_join_surrogates(A, text, n, &n, json_text(text, n))) != NULL) {
     r.ndocs = r.cdocs = r.nodes = 0, r.docs = NULL, r.depth = 0, r.bad_escape = 0;
     if (where) memset(where, 0, sizeof *where);
     st = parse(&r, joined, n);
   }
-  if (st == KF_EINVAL && json_doc(&r, text, n)) {
+  if (st == KF_EINVAL && json_docs(&r, orig, norig)) {
     st = KF_OK;
     if (where) memset(where, 0, sizeof *where);
   }

@@ -214,7 +214,7 @@ static int opens_quote(const char *t, size_t i) {
 /* JSON's (and Python json.dumps') escaped surrogate pair "\ud83d\ude00",
 ** which libyaml refuses, as YAML's "\U0001F600" in every double-quoted
 ** scalar; lines keep their numbers.  NULL when none is there. */
-char *kfy_join_surrogates(kf_arena *A, const char *t, size_t n, size_t *outn) {
+char *kfy_join_surrogates(kf_arena *A, const char *t, size_t n, size_t *outn, int json) {
   char *out = NULL;
   size_t i, k = 0;
   int q = 0, changed = 0;   /* q: 0 outside, '"' or '\'' inside */
@@ -235,6 +235,11 @@ char *kfy_join_surrogates(kf_arena *A, const char *t, size_t n, size_t *outn) {
              (lo = hex4(t + i + 8)) >= 0xDC00 && lo <= 0xDFFF) {
       k += (size_t)sprintf(out + k, "\\U%08lX", 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00));
       i += 11, changed = 1;
+      continue;
+    } else if (json && q == '"' && ch == '\\' && i + 6 <= n && t[i + 1] == 'u' &&
+               (hi = hex4(t + i + 2)) >= 0xD800 && hi <= 0xDFFF) {
+      memcpy(out + k, "\\uFFFD", 6);   /* Go's encoding/json reads a lone one so */
+      k += 6, i += 5, changed = 1;
       continue;
     } else if (q == '"' && ch == '\\' && i + 1 < n) {
       out[k++] = t[i++];

@@ -17,8 +17,9 @@ enum { R_ANY, R_STR, R_INT, R_FLOAT, R_BOOL, R_NULL, R_BAD };
 int kfy_resolve(kf_arena *A, const char *s, size_t n, int v11, kf_node *out, int *ok);
 
 /* t[0..n) with each escaped surrogate pair of a double-quoted scalar
-** ("\ud83d\ude00") as "\U0001F600", in A (*outn its length); NULL when
-** there is none (or no memory). */
-char *kfy_join_surrogates(kf_arena *A, const char *t, size_t n, size_t *outn);
+** ("\ud83d\ude00") as "\U0001F600" and, in a JSON text (`json`), a lone
+** one as "\uFFFD", in A (*outn its length); NULL when there is none (or no
+** memory). */
+char *kfy_join_surrogates(kf_arena *A, const char *t, size_t n, size_t *outn, int json);
 
 #endif
