@@ -218,6 +218,8 @@ static void fz_check_job(const kf_job *j) {
     jw.g[v].container.name = NULL;
     jw.g[v].has_container = fz_container_set(&jw.g[v].container) && jw.g[v].has_container;
   }
+  /* nor a run-policy value given as 0 (proto3 leaves 0 out: unset) */
+  jw.rp.zero = 0;
   /* the TaskTemplate carries the pod settings; the plugin message not */
   jt = jw;
   jw.pod_template = NULL;
