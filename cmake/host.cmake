@@ -96,6 +96,8 @@ add_executable(kfjob_cli
   ${CMAKE_SOURCE_DIR}/src/cli/writer.c     # render -o DIR: the writer thread
   ${CMAKE_SOURCE_DIR}/src/cli/check.c      # kfjob check
   ${CMAKE_SOURCE_DIR}/src/cli/convert.c    # kfjob convert: manifests back, for a target
+  ${CMAKE_SOURCE_DIR}/src/cli/convert_read.c  # convert: the input read, its jobs held
+  ${CMAKE_SOURCE_DIR}/src/cli/convert_gen.c   # convert -f lua|config: the generator
   ${CMAKE_SOURCE_DIR}/src/cli/names.c      # convert: distinct names for its jobs
   ${CMAKE_SOURCE_DIR}/src/cli/summary.c    # the resource table of check
   ${CMAKE_SOURCE_DIR}/src/cli/readback.c   # renders read back as documents

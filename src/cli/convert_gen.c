@@ -1,0 +1,146 @@
+/*
+** convert_gen.c - `kfjob convert -f lua|config|config-yaml`: the held
+** jobs written as a config by the generator (lua/kfjob/convert.lua), from
+** the manifests made again for the input's own target, a data config's
+** own text or a Flyte file's bytes.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert_int.h"
+
+/* The generator's config of held jobs [i, i + k) into c->v[i]: `joined`
+** the manifests of those (or the data config, or a Flyte file's hex
+** digits), `extra` what the generator's third argument says
+** (lua/kfjob/convert.lua).  With --lossy, what a data config cannot say
+** is listed (the strict run's refusal) and left out. */
+static int gen_config(conv *c, size_t i, const char *joined, const char *extra) {
+  const char *args[3];
+  const char *ext = strcmp(c->a->config, "lua") == 0 ? ".lua"
+                    : strcmp(c->a->config, "config-yaml") == 0 ? ".yaml" : ".json";
+  char *text = NULL, *strict = NULL, *p;
+  int code;
+  kfjob_status st;
+  args[0] = joined, args[1] = c->a->config, args[2] = extra;
+  st = kfjob_generate("convert", args, &text);
+  if (st == KFJOB_EARG && c->a->lossy && extra && extra[0] == '\1' &&
+      (strict = cli_xstrdup(extra)) != NULL && (p = strchr(strict, '\t')) != NULL) {
+    fprintf(stderr, "kfjob: %s: %s (left out: --lossy)\n", cli_config_label(c->a->file), text);
+    free(text);
+    p[1] = '1';   /* "\1<what>\t1...": lossy */
+    args[2] = strict;
+    st = kfjob_generate("convert", args, &text);
+  }
+  if (st != KFJOB_OK)
+    code = cli_errorf(EXIT_INVALID, "%s: %s", cli_config_label(c->a->file),
+                      text ? text : "out of memory");
+  else
+    code = convert_replace_held(&c->v[i], text, ext);
+  free(text);
+  free(strict);
+  return code;
+}
+
+/* The generator's extra for manifests or a Flyte file: "\1<what>\t0" and
+** for a Flyte file a tab and its job's name, then with --kind a tab and
+** the kind to read as (malloc'd). */
+static char *gen_extra(const char *what, const char *name, const char *kind) {
+  return cli_xprintf("\1%s\t0\t%s\t%s", what, kind ? kind : "", name ? name : "");
+}
+
+/* -f lua / config / config-yaml of a TaskTemplate or TaskSpec: the
+** generator decodes the file itself (as hex digits: the bytes may hold
+** NULs), so its job and the options no job field holds stay together. */
+static int flyte_config(conv *c, const char *data, size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  char *hex = (char *)cli_xmalloc(2 * n + 1), *extra;
+  size_t i;
+  int code;
+  for (i = 0; i < n; i++) {
+    hex[2 * i] = digits[(unsigned char)data[i] >> 4];
+    hex[2 * i + 1] = digits[(unsigned char)data[i] & 15];
+  }
+  hex[2 * n] = '\0';
+  extra = gen_extra("flyte", c->v[0].job.name, c->a->kind);
+  code = gen_config(c, 0, hex, extra);
+  free(extra);
+  free(hex);
+  return code;
+}
+
+/* -f lua / -f config of a data config: its text again, with its default
+** name and the names of the jobs to write (all, or one under -o). */
+static int data_config(conv *c, const char *data) {
+  size_t i, j, k;
+  int code = 0;
+  for (i = 0; i < c->n && code == 0; i += k) {
+    char *extra = cli_xstrdup(c->a->name ? c->a->name : c->name);
+    k = c->a->outdir ? 1 : c->n;
+    for (j = i; j < i + k; j++) {
+      char *x = cli_xprintf("%s\t%s", extra, c->v[j].job.name);
+      free(extra);
+      extra = x;
+    }
+    code = gen_config(c, i, data, extra);
+    free(extra);
+  }
+  return code;
+}
+
+/* -f lua / config / config-yaml: each job held (its manifest for the
+** target) made again as an operator manifest (with what its report
+** carries, as convert writes it), and the generator writes the config of
+** those (one config of every job to stdout, one file per job under -o).
+** A data config is its own text, a Flyte file its own bytes; a script's
+** jobs do not leave it. */
+int convert_to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
+  conv c2;
+  cargs a2 = *c->a;
+  char *extra;
+  size_t i, k;
+  int code = 0;
+  if (c->in == IN_DATA) return data_config(c, data);
+  if (c->in == IN_FLYTE) return flyte_config(c, data, n);
+  memset(&c2, 0, sizeof c2);
+  /* the input's own target (Law 1 reads it back); JSON: cheaper to write
+  ** than YAML, and read by the same strict reader */
+  a2.to = NULL, a2.format = KFJOB_FORMAT_MANIFEST_JSON;
+  c2.a = &a2, c2.quiet = 1, c2.in = c->in;
+  {
+    kfjob_status st = convert_run(h, &c2, data, n);
+    if (st != KFJOB_OK) {
+      convert_free(&c2);
+      return convert_report(h, st, c->a);
+    }
+  }
+  if (convert_time_left(c->a) == 1)   /* the generator has no limit of its own: not past it */
+    return cli_errorf(EXIT_INVALID, "%s: time limit exceeded (%lu ms) (raise it with "
+                      "--time-limit)", cli_config_label(c->a->file),
+                      c->a->time_limit_ms ? c->a->time_limit_ms : KFJOB_DEFAULT_TIME_LIMIT_MS);
+  extra = gen_extra("manifests", NULL, c->a->kind);
+  if (!c->a->outdir) {   /* one config of every job: their keys, distinct */
+    for (i = 0; i < c->n; i++) {
+      char *x = cli_xprintf("%s\t%s", extra, c->v[i].stem ? c->v[i].stem : c->v[i].job.name);
+      free(extra);
+      extra = x;
+    }
+  }
+  for (i = 0; i < c2.n && code == 0; i += k) {
+    char *joined = NULL;
+    size_t j, len = 0;
+    k = c->a->outdir ? 1 : c2.n;
+    for (j = i; j < i + k; j++) {   /* JSON Lines: each document on lines of its own */
+      size_t sz = c2.v[j].job.size;
+      joined = (char *)cli_xrealloc(joined, len + sz + 2);
+      memcpy(joined + len, c2.v[j].job.data, sz + 1);
+      len += sz;
+      if (sz && joined[len - 1] != '\n') joined[len++] = '\n', joined[len] = '\0';
+    }
+    code = gen_config(c, i, joined, extra);
+    free(joined);
+  }
+  free(extra);
+  convert_free(&c2);
+  return code;
+}
