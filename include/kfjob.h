@@ -669,6 +669,21 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
  */
 KFJOB_API const char *kfjob_host_message(const kfjob_host *h);
 
+/**
+ * Whether the last call on `h` failed because its input is not what kfjob
+ * reads at all, rather than a text it reads with a mistake in it: text
+ * holding a NUL byte (no YAML or JSON text; a manifest stream's or a data
+ * config's), or a manifest whose kind or apiVersion kfjob refuses (a
+ * near-miss of a job kind such as `PytorchJob`, another version of a job
+ * kind, a kind of kubeflow.org it does not read, a kind without its
+ * apiVersion or the reverse).  The status is the call's as documented
+ * (::KFJOB_EDATA, ::KFJOB_ESCRIPT for a data config); `kfjob convert` exits
+ * 2 for these, as for a misspelt option, and 1 for other invalid input.
+ * \param h the handle (NULL gives 0).
+ * \return 1 or 0 (0 after a success).
+ */
+KFJOB_API int kfjob_host_not_input(const kfjob_host *h);
+
 /** Figures about the last run of a handle. */
 typedef struct kfjob_usage {
   size_t memory_peak;              /**< Largest Lua memory in use, bytes. */

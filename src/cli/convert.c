@@ -208,18 +208,6 @@ static int write_out(conv *c) {
   return write_dir(c);
 }
 
-/* Is the failure that the file is not what convert reads at all (a NUL
-** byte: no text; a document's kind or apiVersion: a misspelt kind, another
-** version of a job kind), exit 2 as a misspelt --to is? */
-static int not_input(const char *msg) {
-  return msg && (strstr(msg, "a NUL byte at offset") ||
-                 strstr(msg, "not a kind kfjob reads (did you mean") ||
-                 strstr(msg, "not a kind kfjob reads of ") ||
-                 strstr(msg, "not an apiVersion kfjob reads it in") ||
-                 strstr(msg, "without an apiVersion (kfjob reads") ||
-                 strstr(msg, " without a kind"));
-}
-
 int cli_cmd_convert(int argc, char **argv) {
   cargs a;
   conv c;
@@ -266,11 +254,14 @@ int cli_cmd_convert(int argc, char **argv) {
   else if (st == KFJOB_EDATA) {   /* the input's own problem, in its words */
     char *s = convert_user_words(&c, kfjob_host_message(h));
     fprintf(stderr, "%s: %s\n", cli_config_label(a.file), s);
-    code = not_input(s) ? EXIT_USAGE : EXIT_INVALID;
+    /* the file is not what convert reads at all (a NUL byte: no text; a
+    ** document's kind or apiVersion: a misspelt kind, another version of a
+    ** job kind): exit 2, as a misspelt --to is */
+    code = kfjob_host_not_input(h) ? EXIT_USAGE : EXIT_INVALID;
     free(s);
   } else if (st != KFJOB_OK) {
     code = convert_report(h, st, &a);
-    if (code == EXIT_INVALID && not_input(kfjob_host_message(h))) code = EXIT_USAGE;
+    if (code == EXIT_INVALID && kfjob_host_not_input(h)) code = EXIT_USAGE;   /* as above */
   } else if (c.unmapped && !a.lossy)
     code = cli_errorf(EXIT_INVALID, "%s: %zu field(s) do not carry over (--lossy leaves "
                       "them out)", cli_config_label(a.file), c.unmapped);

@@ -106,6 +106,7 @@ static kfjob_status begin(kfjob_host *h, run *R, const kfjob_run_options *o,
     return KFJOB_EARG;
   }
   h->msg[0] = '\0';
+  h->not_input = 0;
   if (o) R->o = *o;
   else kfjob_run_options_init(&R->o);
   if ((st = check_opts(h, &R->o)) != KFJOB_OK) return st;
@@ -278,6 +279,10 @@ KFJOB_API void kfjob_host_free(kfjob_host *h) {
 KFJOB_API const char *kfjob_host_message(const kfjob_host *h) {
   if (h == NULL) return "no kfjob_host (NULL handle)";
   return h->msg;
+}
+
+KFJOB_API int kfjob_host_not_input(const kfjob_host *h) {
+  return h != NULL && h->not_input;
 }
 
 KFJOB_API void kfjob_host_usage(const kfjob_host *h, kfjob_usage *u) {

@@ -334,6 +334,7 @@ static const kf_yaml_doc *read_doc(lua_State *L, run *R, kf_arena *A) {
     return docs;
   }
   if (st != KF_OK) {
+    R->not_input = w.not_text;   /* no text at all: kfjob_host_not_input() */
     if (w.column) lua_pushfstring(L, "%s (column %d)", w.what, (int)w.column);
     else lua_pushstring(L, w.what);
     data_error(L, R, w.line ? w.line : 1, w.path, lua_tostring(L, -1));

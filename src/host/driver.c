@@ -615,6 +615,7 @@ kfjob_status kfh_do_run(kfjob_host *h, run *R) {
   set_deadline(R);
   memset(&h->usage, 0, sizeof h->usage);
   h->msg[0] = '\0';
+  h->not_input = 0;
   L = lua_newstate(kfh_alloc, R);
   if (L == NULL) {
     kfh_msg(h, "memory limit too small to create a Lua state");
@@ -642,6 +643,7 @@ kfjob_status kfh_do_run(kfjob_host *h, run *R) {
       }
     } else {
       st = R->st == KFJOB_OK ? KFJOB_ESCRIPT : R->st;
+      h->not_input = R->not_input;
     }
     if (msg) snprintf(h->msg, sizeof h->msg, "%s", msg);
   } else if (R->stopped) {

@@ -46,6 +46,7 @@ struct kfjob_host {
   int busy;                      /* inside a run: refuse re-entry */
   kfjob_usage usage;
   char msg[MSG_MAX];
+  int not_input;                 /* kfjob_host_not_input() */
 };
 
 enum { MODE_SCRIPT, MODE_DECODE };
@@ -72,6 +73,7 @@ typedef struct run {
   int mem_hit, limit_hit, time_hit, closing;
   /* outcome */
   kfjob_status st;               /* status of a failure in this phase */
+  int not_input;                 /* the failure: a data config with a NUL byte */
   int stopped;
   int selected;                  /* jobs that matched o.select */
   unsigned long emitted;         /* jobs the config produced, for max_jobs */

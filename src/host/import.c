@@ -418,16 +418,21 @@ static kfjob_status one_doc(imp *I, const kf_import_doc *d, size_t nd) {
   int cls;
   if (d->root->t == KF_NNIL) return KFJOB_OK;
   doc_where(d, nd, where, sizeof where);
-  if (I->stream && (cls = kf_import_classify(d->root, why, sizeof why)) <= 0) {
+  cls = kf_import_classify(d->root, why, sizeof why);
+  if (I->stream && cls <= 0) {
     if (cls == 0) return I->other ? other_doc(I, d) : KFJOB_OK;
     kfh_msg(I->h, "kfjob.from_manifests%s: %s", where, why);
+    I->h->not_input = 1;   /* a kind or apiVersion kfjob refuses: not its input */
     return KFJOB_EDATA;
   }
   snprintf(who, sizeof who, "%s%s", I->stream ? "kfjob.from_manifests" : "kfjob.from_manifest",
            I->stream ? where : "");
   I->io.who = who;
-  if (kf_import(d->root, &I->io, &I->A, &j, &info, &e) != KF_OK)
-    return fail(I, KFJOB_EDATA, &e);
+  if (kf_import(d->root, &I->io, &I->A, &j, &info, &e) != KF_OK) {
+    kfjob_status st = fail(I, KFJOB_EDATA, &e);
+    I->h->not_input = st == KFJOB_EDATA && cls < 0;   /* refused for its kind alone */
+    return st;
+  }
   I->read++;
   return emit(I, &j, info, d->doc, d->item);
 }
@@ -463,6 +468,7 @@ static kfjob_status read_docs(imp *I, const char *text, size_t len,
               w.path[0] ? ": " : "", w.path, w.what);
     else
       kfh_msg(I->h, "%s: %s", who, w.what[0] ? w.what : e.msg);
+    I->h->not_input = w.not_text;   /* a NUL byte: no text at all */
     return KFJOB_EDATA;
   }
   if (!I->stream && (*nd != 1 || (*docs)[0].root->t == KF_NNIL)) {
@@ -527,6 +533,7 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
   memset(&I, 0, sizeof I);
   I.h = h, I.cb = cb, I.ud = ud;
   h->msg[0] = '\0';
+  h->not_input = 0;
   if (o) I.o = *o;
   else kfjob_run_options_init(&I.o);
   if ((st = kfh_check_options(h, &I.o)) != KFJOB_OK) return st;

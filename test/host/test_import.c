@@ -276,6 +276,60 @@ static void lists_and_kinds(kfjob_host *h) {
   CHECK_HAS(kfjob_host_message(h), "kind TfJob: not a kind kfjob reads (did you mean 'TFJob'?)");
 }
 
+/* kfjob_host_not_input(): the class of a failure, whatever its words: a
+** NUL byte (a manifest's, a data config's) or a kind or apiVersion kfjob
+** refuses is 1; malformed YAML, another group's kind read alone, a data
+** config's unknown key, the memory limit and a success are 0. */
+static void not_input_class(kfjob_host *h) {
+  static const char nul[] = "apiVersion: kubeflow.org/v1\nkind: TFJob\0\n";
+  static const char dnul[] = "kind: TFJob\nworker: {replicas: 1}\0\n";
+  const char *typo = "apiVersion: kubeflow.org/v1\nkind: TfJob\nmetadata: {name: t}\n";
+  const char *v2 = "apiVersion: kubeflow.org/v2\nkind: TFJob\nmetadata: {name: t}\n";
+  const char *nokind = "apiVersion: kubeflow.org/v1\nmetadata: {name: t}\n";
+  const char *bad = "kind: TFJob\nworker: {replicas: 1}\nwrker: {}\n", *m = manifest("");
+  kfjob_import_options io;
+  kfjob_host_options ho;
+  kfjob_host *small;
+  memset(&io, 0, sizeof io);
+  io.stream = 1;
+  CHECK(kfjob_host_not_input(NULL) == 0);
+  CHECK_ST(h, kfjob_host_import_manifests(h, nul, sizeof nul - 1, &io, NULL, NULL, NULL),
+           KFJOB_EDATA);
+  CHECK(kfjob_host_not_input(h) == 1);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), &io, NULL, NULL, NULL), KFJOB_OK);
+  CHECK(kfjob_host_not_input(h) == 0);   /* a success clears it */
+  CHECK_ST(h, kfjob_host_import_manifests(h, typo, strlen(typo), &io, NULL, NULL, NULL),
+           KFJOB_EDATA);
+  CHECK(kfjob_host_not_input(h) == 1);
+  CHECK_ST(h, kfjob_host_import_manifests(h, v2, strlen(v2), &io, NULL, NULL, NULL), KFJOB_EDATA);
+  CHECK(kfjob_host_not_input(h) == 1);
+  CHECK_ST(h, kfjob_host_import_manifests(h, nokind, strlen(nokind), &io, NULL, NULL, NULL),
+           KFJOB_EDATA);
+  CHECK(kfjob_host_not_input(h) == 1);
+  CHECK_ST(h, kfjob_host_import_manifests(h, typo, strlen(typo), NULL, NULL, NULL, NULL),
+           KFJOB_EDATA);   /* one manifest, not a stream: the same class */
+  CHECK(kfjob_host_not_input(h) == 1);
+  CHECK_ST(h, kfjob_host_import_manifests(h, "a: [\n", 5, &io, NULL, NULL, NULL), KFJOB_EDATA);
+  CHECK(kfjob_host_not_input(h) == 0);
+  CHECK_ST(h, kfjob_host_import_manifests(h, "kind: Pod\n", 10, NULL, NULL, NULL, NULL),
+           KFJOB_EDATA);
+  CHECK(kfjob_host_not_input(h) == 0);
+  CHECK_ST(h, kfjob_host_run_string(h, dnul, sizeof dnul - 1, "d.yaml", NULL, NULL, NULL),
+           KFJOB_ESCRIPT);
+  CHECK_HAS(kfjob_host_message(h), "a NUL byte at offset");
+  CHECK(kfjob_host_not_input(h) == 1);
+  CHECK_ST(h, kfjob_host_run_string(h, bad, strlen(bad), "d.yaml", NULL, NULL, NULL),
+           KFJOB_ESCRIPT);
+  CHECK(kfjob_host_not_input(h) == 0);
+  kfjob_host_options_init(&ho);
+  ho.memory_limit = 4096;
+  CHECK(kfjob_host_new(&ho, &small) == KFJOB_OK);
+  CHECK_ST(small, kfjob_host_import_manifests(small, typo, strlen(typo), &io, NULL, NULL, NULL),
+           KFJOB_EMEMORY);
+  CHECK(kfjob_host_not_input(small) == 0);
+  kfjob_host_free(small);
+}
+
 int main(void) {
   kfjob_host *h;
   CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
@@ -285,6 +339,7 @@ int main(void) {
   bad_input(h);
   time_limit(h);
   lists_and_kinds(h);
+  not_input_class(h);
   kfjob_host_free(h);
   memory_limit();
   return harness_report();

@@ -608,6 +608,7 @@ static kf_status nul_byte(rd *r, const char *text, const char *at, size_t bom) {
   r->text_lines = line;
   snprintf(what, sizeof what, "a NUL byte at offset %zu (a YAML or JSON text has none)",
            (size_t)(at - text) + bom);
+  if (r->w) r->w->not_text = 1;
   return report(r, KF_EINVAL, line, 0, 0, what);
 }
 

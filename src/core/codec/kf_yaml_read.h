@@ -65,11 +65,14 @@ typedef struct kf_yaml_doc {
 ** and column (1-based; 0: unknown), the path inside the document ("" at
 ** its root), and the problem alone.  kf_err's message holds them all:
 ** "document D, line L, column C: PATH: problem" (parts that are unknown
-** left out; "document D" only in a stream of several). */
+** left out; "document D" only in a stream of several).  not_text: the
+** text holds a NUL byte, so it is no YAML or JSON text at all (a class of
+** its own, which callers tell from a malformed text without its words). */
 typedef struct kf_yaml_where {
   size_t doc, line, column;
   char path[256];
   char what[KF_ERRMAX];
+  int not_text;
 } kf_yaml_where;
 
 /* Reads text[0..n) into *docs (an array of *ndocs in the arena; an empty
