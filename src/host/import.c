@@ -180,30 +180,49 @@ static kf_status render_opts(imp *I, const kf_job *j, const kf_node *info,
   return KF_OK;
 }
 
+/* The target's problems with one document's job (its rule rows, for the
+** run's name and image), found on first use and shared by lossy_drop,
+** name_rule and import_warnings: the rows are walked once a document,
+** again only when lossy_drop changed the job. */
+typedef struct probs {
+  int state;          /* 0: not walked (or the job changed); 1: ps; -1: the walk failed */
+  kf_problems ps;
+} probs;
+
+/* The problems of `p` (walking the rows the first time), or NULL when the
+** walk failed (each user then goes on without them, as before). */
+static const kf_problems *problems_of(imp *I, const kf_job *j, const kf_render_opts *ro,
+                                      probs *p) {
+  kf_target_ctx c;
+  kf_err e;
+  if (p->state == 0) {
+    memset(&c, 0, sizeof c);
+    c.name = ro->manifest.name, c.image = ro->manifest.image;
+    p->state = kf_target_problems(j, ro->target, &c, &I->A, &p->ps, &e) == KF_OK ? 1 : -1;
+  }
+  return p->state == 1 ? &p->ps : NULL;
+}
+
 /* The refusals of the target, the kind's first (rendering checks it
 ** first): each error with its rule and the rule's upstream source, as
 ** job:check{target=} lists them; the first (a migration says what blocks
 ** it: R24 for a TFJob on Trainer) becomes the error `e`.  *out NULL, *n 0:
 ** the rows find none. */
-static void name_rule(imp *I, const kf_job *j, const kf_render_opts *ro, kf_err *e,
-                      const kfjob_problem **out, size_t *n) {
-  kf_target_ctx c;
-  kf_problems ps;
+static void name_rule(imp *I, const kf_job *j, const kf_render_opts *ro, probs *pr,
+                      kf_err *e, const kfjob_problem **out, size_t *n) {
+  const kf_problems *ps;
   kfjob_problem *v;
-  kf_err e2;
   size_t i, k;
   *out = NULL, *n = 0;
-  memset(&c, 0, sizeof c);
-  c.name = ro->manifest.name, c.image = ro->manifest.image;
-  if (kf_target_problems(j, ro->target, &c, &I->A, &ps, &e2) != KF_OK ||
-      (v = (kfjob_problem *)kf_arena_alloc(&I->A, (ps.n + 1) * sizeof *v)) == NULL)
+  if ((ps = problems_of(I, j, ro, pr)) == NULL ||
+      (v = (kfjob_problem *)kf_arena_alloc(&I->A, (ps->n + 1) * sizeof *v)) == NULL)
     return;
   for (k = 0; k < 2; k++)   /* the kind's, then the others in rule order */
-    for (i = 0; i < ps.n; i++) {
-      if (ps.v[i].sev != KF_SEV_ERROR || (strcmp(ps.v[i].path, "kind") == 0) != (k == 0))
+    for (i = 0; i < ps->n; i++) {
+      if (ps->v[i].sev != KF_SEV_ERROR || (strcmp(ps->v[i].path, "kind") == 0) != (k == 0))
         continue;
-      v[*n].path = ps.v[i].path, v[*n].message = ps.v[i].message;
-      v[*n].rule = ps.v[i].rule, v[*n].source = ps.v[i].source ? ps.v[i].source : "";
+      v[*n].path = ps->v[i].path, v[*n].message = ps->v[i].message;
+      v[*n].rule = ps->v[i].rule, v[*n].source = ps->v[i].source ? ps->v[i].source : "";
       v[*n].target = kf_targets[ro->target].name;
       (*n)++;
     }
@@ -247,65 +266,56 @@ static int droppable(const kf_problem *p) {
 ** TrainJob, Flyte or the mpi-operator has no place for (R13; the system's
 ** own policy applies), when nothing else is refused: then every refusal
 ** is reported as it is. */
-static kf_status lossy_drop(imp *I, kf_job *j, const kf_render_opts *ro,
+static kf_status lossy_drop(imp *I, kf_job *j, const kf_render_opts *ro, probs *pr,
                             kfjob_import_info *ii, kf_err *e) {
   static const char *const rp_json[] = {"\"Never\"", "\"OnFailure\"", "\"Always\"",
                                         "\"ExitCode\""};
-  kf_target_ctx c;
-  kf_problems ps;
+  const kf_problems *ps;
   kfjob_unmapped *u;
   size_t i, n = 0;
   int r;
-  memset(&c, 0, sizeof c);
-  c.name = ro->manifest.name, c.image = ro->manifest.image;
-  if (!I->io.lossy || !ro->target_set ||
-      kf_target_problems(j, ro->target, &c, &I->A, &ps, e) != KF_OK)
+  if (!I->io.lossy || !ro->target_set || (ps = problems_of(I, j, ro, pr)) == NULL)
     return KF_OK;
-  for (i = 0; i < ps.n; i++)   /* a refusal of another kind: every one reported */
-    if (ps.v[i].sev == KF_SEV_ERROR && !droppable(&ps.v[i])) return KF_OK;
-  if ((u = (kfjob_unmapped *)kf_arena_alloc(&I->A, (ii->nunmapped + ps.n + 1) * sizeof *u)) == NULL)
+  for (i = 0; i < ps->n; i++)   /* a refusal of another kind: every one reported */
+    if (ps->v[i].sev == KF_SEV_ERROR && !droppable(&ps->v[i])) return KF_OK;
+  if ((u = (kfjob_unmapped *)kf_arena_alloc(&I->A, (ii->nunmapped + ps->n + 1) * sizeof *u)) == NULL)
     return kf_nomem(e);
   if (ii->nunmapped) memcpy(u, ii->unmapped, ii->nunmapped * sizeof *u);
-  for (i = 0; i < ps.n; i++) {
-    const char *dot = strchr(ps.v[i].path, '.');
+  for (i = 0; i < ps->n; i++) {
+    const char *dot = strchr(ps->v[i].path, '.');
     char *why;
-    if (ps.v[i].sev != KF_SEV_ERROR) continue;
+    if (ps->v[i].sev != KF_SEV_ERROR) continue;
     for (r = 0; r < KF_NROLES; r++)
-      if (strncmp(kf_roles[r].key, ps.v[i].path, (size_t)(dot - ps.v[i].path)) == 0 &&
-          kf_roles[r].key[dot - ps.v[i].path] == '\0')
+      if (strncmp(kf_roles[r].key, ps->v[i].path, (size_t)(dot - ps->v[i].path)) == 0 &&
+          kf_roles[r].key[dot - ps->v[i].path] == '\0')
         break;
     if (r == KF_NROLES) continue;
-    why = kf_arena_alloc(&I->A, strlen(ps.v[i].message) + 64);
+    why = kf_arena_alloc(&I->A, strlen(ps->v[i].message) + 64);
     if (why == NULL) return kf_nomem(e);
-    sprintf(why, "%s (rule R13 on %s)", ps.v[i].message, kf_targets[ro->target].name);
-    u[ii->nunmapped + n].path = ps.v[i].path;
+    sprintf(why, "%s (rule R13 on %s)", ps->v[i].message, kf_targets[ro->target].name);
+    u[ii->nunmapped + n].path = ps->v[i].path;
     u[ii->nunmapped + n].value = rp_json[j->g[r].restart_policy];
     u[ii->nunmapped + n].reason = why;
     j->g[r].restart_policy = KF_RP_NEVER;
     j->emit_ok = 0;
     n++;
   }
-  if (n) ii->unmapped = u, ii->nunmapped += n;
+  if (n) ii->unmapped = u, ii->nunmapped += n, pr->state = 0;   /* the job changed */
   return KF_OK;
 }
 
 /* With kfjob_run_options::lint, the target's warnings for the job. */
-static void import_warnings(imp *I, const kf_job *j, const kf_render_opts *ro,
+static void import_warnings(imp *I, const kf_job *j, const kf_render_opts *ro, probs *pr,
                             kfjob_job *out) {
-  kf_target_ctx c;
-  kf_problems ps;
+  const kf_problems *ps;
   kfjob_warning *w;
-  kf_err e;
   size_t i;
-  memset(&c, 0, sizeof c);
-  c.name = ro->manifest.name, c.image = ro->manifest.image;
-  if (!I->o.lint || !ro->target_set ||
-      kf_target_problems(j, ro->target, &c, &I->A, &ps, &e) != KF_OK ||
-      (w = (kfjob_warning *)kf_arena_alloc(&I->A, (ps.n + 1) * sizeof *w)) == NULL)
+  if (!I->o.lint || !ro->target_set || (ps = problems_of(I, j, ro, pr)) == NULL ||
+      (w = (kfjob_warning *)kf_arena_alloc(&I->A, (ps->n + 1) * sizeof *w)) == NULL)
     return;
-  for (i = 0; i < ps.n; i++)
-    if (ps.v[i].sev == KF_SEV_WARN) {
-      w[out->nwarnings].path = ps.v[i].path, w[out->nwarnings].message = ps.v[i].message;
+  for (i = 0; i < ps->n; i++)
+    if (ps->v[i].sev == KF_SEV_WARN) {
+      w[out->nwarnings].path = ps->v[i].path, w[out->nwarnings].message = ps->v[i].message;
       out->nwarnings++;
     }
   out->warnings = w;
@@ -318,13 +328,14 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
   kf_render_opts ro;
   kfjob_import_info ii;
   kfjob_job out;
+  probs pr = {0};   /* the target's problems: walked once, when first needed */
   kf_buf b;
   kf_err e;
   kf_status st;
   if ((st = info_of(info, &I->A, doc, &ii, &e)) != KF_OK) return fail(I, KFJOB_EDATA, &e);
   ii.item = item;
   if ((st = render_opts(I, j, info, &ro, &e)) != KF_OK) return fail(I, KFJOB_EJOB, &e);
-  if ((st = lossy_drop(I, &jcopy, &ro, &ii, &e)) != KF_OK) return fail(I, KFJOB_EMEMORY, &e);
+  if ((st = lossy_drop(I, &jcopy, &ro, &pr, &ii, &e)) != KF_OK) return fail(I, KFJOB_EMEMORY, &e);
   kf_buf_init(&b, I->A.a);
   st = kf_render(j, &ro, &I->A, &b, &e);
   if (st == KF_OK && !kf_buf_addc(&b, '\0')) st = kf_nomem(&e);
@@ -332,7 +343,7 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
     const kfjob_problem *ps = NULL;
     size_t nps = 0;
     kf_buf_free(&b);
-    if (st == KF_EINVAL && ro.target_set) name_rule(I, j, &ro, &e, &ps, &nps);
+    if (st == KF_EINVAL && ro.target_set) name_rule(I, j, &ro, &pr, &e, &ps, &nps);
     if (st != KF_EINVAL || !I->o.keep_going) return fail(I, KFJOB_EJOB, &e);
     return failed(I, j, &ii, &e, ps, nps);
   }
@@ -345,7 +356,7 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
   out.data = I->o.format == KFJOB_FORMAT_NONE ? NULL : b.p;
   out.size = I->o.format == KFJOB_FORMAT_NONE ? 0 : b.n - 1;
   out.index = doc - 1;
-  import_warnings(I, j, &ro, &out);
+  import_warnings(I, j, &ro, &pr, &out);
   st = I->cb && I->cb(I->ud, &out, &ii) != 0 ? KF_EINVAL : KF_OK;
   kf_buf_free(&b);
   if (st != KF_OK) {
