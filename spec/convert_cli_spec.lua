@@ -16,23 +16,8 @@ local lyaml = require "lyaml"
 local kfjob_lib = require "kfjob"
 local run, quote = util.run_cli, util.quote
 
-local TMP = os.tmpname()
-os.remove(TMP)
-assert(os.execute("mkdir -p " .. quote(TMP)))
-local function put(name, text)
-  local p = TMP .. "/" .. name
-  local f = assert(io.open(p, "wb"))
-  f:write(text)
-  f:close()
-  return p
-end
-local function listdir(dir)
-  local t, p = {}, io.popen("ls -A " .. quote(dir) .. " 2>/dev/null")
-  for l in p:lines() do t[#t + 1] = l end
-  p:close()
-  table.sort(t)
-  return t
-end
+local TMP = util.tmpdir()
+local put, listdir = util.writer(TMP), util.listdir   -- a file in TMP; a directory's names
 
 -- A hand-written PyTorchJob: one master and three workers.
 local function pytorch(restart)

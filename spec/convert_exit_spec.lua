@@ -13,17 +13,8 @@ if not util.cli_ok then
   return
 end
 
-local TMP = os.tmpname()
-os.remove(TMP)
-assert(os.execute("mkdir -p " .. util.quote(TMP)))
-
-local function put(name, text)
-  local path = TMP .. "/" .. name
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
-  return path
-end
+local TMP = util.tmpdir()
+local put = util.writer(TMP)   -- put(name, text): a file in TMP, its path
 
 local PT = [[
 apiVersion: kubeflow.org/v1

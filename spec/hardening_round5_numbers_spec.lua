@@ -256,19 +256,9 @@ end)
 describe("round 5: the CLI", function()
   if not util.cli_ok then pending(util.cli_why()) return end
   local dir
-  setup(function()
-    dir = os.tmpname()
-    os.remove(dir)
-    assert(os.execute("mkdir -p " .. util.quote(dir)))
-  end)
+  setup(function() dir = util.tmpdir() end)
   teardown(function() os.execute("rm -rf " .. util.quote(dir)) end)
-  local function file(name, text)
-    local p = dir .. "/" .. name
-    local f = assert(io.open(p, "wb"))
-    f:write(text)
-    f:close()
-    return p
-  end
+  local function file(name, text) return util.write(dir .. "/" .. name, text) end
 
   it("a manifest with a BOM, or in flow style, converts as a manifest", function()
     local code, out, err = util.kfjob("convert", file("bom.yaml", "\239\187\191" .. pytorch("      replicas: 2\n")), "-f", "lua")

@@ -224,16 +224,8 @@ end)
 
 describe("Horovod read back: kfjob convert does not bake the line in", function()
   if not util.cli_ok then pending(util.cli_why()) return end
-  local TMP = os.tmpname()
-  os.remove(TMP)
-  assert(os.execute("mkdir -p " .. util.quote(TMP)))
-  local function put(name, text)
-    local p = TMP .. "/" .. name
-    local f = assert(io.open(p, "wb"))
-    f:write(text)
-    f:close()
-    return p
-  end
+  local TMP = util.tmpdir()
+  local put = util.writer(TMP)   -- put(name, text): a file in TMP, its path
 
   for _, T in ipairs(TARGETS) do
     for _, set in ipairs{ OPTION_SETS[1], OPTION_SETS[7] } do

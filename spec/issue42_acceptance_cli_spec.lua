@@ -14,31 +14,14 @@ local kfjob = require "kfjob"
 local q = util.quote
 local PY = "env -u LD_PRELOAD python3"
 
-local function tmp(text)
-  local p = os.tmpname()
-  local f = assert(io.open(p, "wb")); f:write(text); f:close()
-  return p
-end
-
-local function sh(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1"))
-  local out = p:read("a"); p:close()
-  return out
-end
+-- a temporary file of a text; a shell command's output; a python expression over the list of
+-- documents `d` in a YAML text, as JSON text (spec/util.lua)
+local tmp, sh, yqs = util.tmp, util.sh, util.yqs
 
 -- differences as data after defaults ("" = equal)
 local function ddiff(a, b)
   return sh(PY .. " tools/manifest-defaults --diff " .. q(a) .. " " .. q(b))
 end
-
--- evaluate a python expression over the list of documents `d` in the YAML file; JSON text
-local function yq(path, expr)
-  local prog = "import sys,yaml,json\n"
-    .. "d=[x for x in yaml.safe_load_all(open(sys.argv[1])) if x is not None]\n"
-    .. "print(json.dumps(" .. expr .. ", sort_keys=True))"
-  return (sh(PY .. " -c " .. q(prog) .. " " .. q(path)):gsub("%s+$", ""))
-end
-local function yqs(text, expr) return yq(tmp(text), expr) end
 
 -- kfjob convert FILE [args] -> code, out, err
 local function convert(path, ...) return util.kfjob("convert", path, ...) end
@@ -50,8 +33,7 @@ local function round_trip(path, target)
   assert.are.equal("", ddiff(path, tmp(out)), "convert differs from input")
   local c2, lua, e2 = convert(path, "-f", "lua")
   assert.are.equal(0, c2, "convert -f lua: " .. e2)
-  local cfg = os.tmpname() .. ".lua"
-  local f = assert(io.open(cfg, "wb")); f:write(lua); f:close()
+  local cfg = tmp(lua, ".lua")
   local c3, out3, e3 = util.kfjob("render", cfg, "-f", "manifest", "--target", target)
   assert.are.equal(0, c3, "render of the lua config: " .. e3)
   assert.are.equal("", ddiff(path, tmp(out3)), "render of -f lua differs from input")
@@ -61,8 +43,7 @@ end
 local function lua_config(path)
   local c, lua, e = convert(path, "-f", "lua")
   assert.are.equal(0, c, e)
-  local cfg = os.tmpname() .. ".lua"
-  local f = assert(io.open(cfg, "wb")); f:write(lua); f:close()
+  local cfg = tmp(lua, ".lua")
   return cfg, lua
 end
 

@@ -124,6 +124,92 @@ end
 -- Runs kfjob with the arguments and stdin from /dev/null (see run_cli).
 function M.kfjob(...) return M.run_cli(nil, ...) end
 
+-- `kfjob convert - ARGS...` with the text on stdin: code, stdout, stderr.
+function M.conv(text, ...) return M.run_cli(text, "convert", "-", ...) end
+
+-- Writes text to path (bytes as they are); returns the path.
+function M.write(path, text)
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+  return path
+end
+
+-- A new temporary file holding text, its name ending with ext when given;
+-- returns its path.
+function M.tmp(text, ext) return M.write(os.tmpname() .. (ext or ""), text) end
+
+-- A new empty temporary directory; returns its path.
+function M.tmpdir()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p " .. M.quote(dir)))
+  return dir
+end
+
+-- put(name, text): writes text to the file name in dir, returns its path.
+function M.writer(dir)
+  return function(name, text) return M.write(dir .. "/" .. name, text) end
+end
+
+-- The names in dir (ls -A), sorted; {} when it does not exist.
+function M.listdir(dir)
+  local t, p = {}, io.popen("ls -A " .. M.quote(dir) .. " 2>/dev/null")
+  for l in p:lines() do t[#t + 1] = l end
+  p:close()
+  table.sort(t)
+  return t
+end
+
+-- The output of a shell command, stdout and stderr together.
+function M.sh(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1"))
+  local out = p:read("*a")
+  p:close()
+  return out
+end
+
+-- The system's python3, for the independent readings (PyYAML) of the
+-- acceptance specs; without the ASan preload (python3 is no part of what
+-- is checked).
+M.PY = "env -u LD_PRELOAD /usr/bin/python3"
+
+-- A python expression over the list `d` of the documents of the YAML file
+-- at path (PyYAML's reading, independent of kfjob), as JSON text (sorted
+-- keys); yqs: of a text.
+function M.yq(path, expr)
+  local prog = "import sys,yaml,json\n"
+    .. "d=[x for x in yaml.safe_load_all(open(sys.argv[1])) if x is not None]\n"
+    .. "print(json.dumps(" .. expr .. ", sort_keys=True))"
+  return (M.sh(M.PY .. " -c " .. M.quote(prog) .. " " .. M.quote(path)):gsub("%s+$", ""))
+end
+function M.yqs(text, expr) return M.yq(M.tmp(text), expr) end
+
+-- Every YAML/JSON document of a text as PyYAML reads it (independent of
+-- kfjob), as Lua tables; doc1: the first.
+function M.docs(text)
+  local inp = M.tmp(text)
+  local p = assert(io.popen(M.PY .. [[ -c 'import sys,yaml,json
+print(json.dumps([d for d in yaml.safe_load_all(open(sys.argv[1], encoding="utf-8")) if d is not None]))' ]]
+    .. M.quote(inp) .. " 2>&1"))
+  local js = p:read("*a"); p:close(); os.remove(inp)
+  local t, err = require("kfjob").read_yaml(js)
+  assert(t, "could not parse kfjob's output: " .. tostring(err) .. "\n" .. js:sub(1, 400))
+  return t
+end
+function M.doc1(text) return M.docs(text)[1] end
+
+-- t.a.b[1].c with "a.b.1.c" (numbers are Lua list indices, 1-based); nil
+-- when a step is missing.
+function M.dig(t, path)
+  for k in path:gmatch("[^%.]+") do
+    if type(t) ~= "table" then return nil end
+    local n = tonumber(k)
+    t = t[n or k]
+  end
+  return t
+end
+
 -- The CLI is a Lua 5.4 program (build/kfjob links liblua5.4): its specs run
 -- in the Lua 5.4 suite, other versions report them pending.
 M.cli_ok = M.lua == "5.4"
@@ -147,7 +233,7 @@ end
 local root = (debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or ".") .. "/.."
 function M.validators()
   local out, why = {}, nil
-  local py = "env -u LD_PRELOAD /usr/bin/python3"
+  local py = M.PY
   if M.sh_ok(py .. " -c 'import yaml, jsonschema'") then
     out[1] = { name = "tools/validate-manifest", cmd = py .. " " .. M.quote(root .. "/tools/validate-manifest") }
   else

@@ -15,16 +15,8 @@ local json = require "dkjson"
 local kfjob_cli, quote = util.kfjob, util.quote
 local kfjob = require "kfjob"
 
-local TMP = os.tmpname()
-os.remove(TMP)
-assert(os.execute("mkdir -p " .. quote(TMP)))
-local function write(name, text)
-  local p = TMP .. "/" .. name
-  local f = assert(io.open(p, "wb"))
-  f:write(text)
-  f:close()
-  return p
-end
+local TMP = util.tmpdir()
+local write = util.writer(TMP)   -- write(name, text): a file in TMP, its path
 teardown(function() os.execute("rm -rf " .. quote(TMP)) end)
 
 local function explain(...)

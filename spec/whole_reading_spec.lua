@@ -395,16 +395,8 @@ end
 
 local quote, run = util.quote, util.run_cli
 local PY = "env -u LD_PRELOAD /usr/bin/python3"
-local TMP = os.tmpname()
-os.remove(TMP)
-assert(os.execute("mkdir -p " .. quote(TMP)))
-local function put(name, text)
-  local p = TMP .. "/" .. name
-  local f = assert(io.open(p, "wb"))
-  f:write(text)
-  f:close()
-  return p
-end
+local TMP = util.tmpdir()
+local put = util.writer(TMP)   -- put(name, text): a file in TMP, its path
 
 local lyaml = require "lyaml"
 

@@ -173,16 +173,9 @@ end
 
 local json = require "dkjson"
 local run = util.kfjob
-local DIR = os.tmpname()
-os.remove(DIR)
-assert(os.execute("mkdir -p " .. util.quote(DIR)))
-local function write(name, body)
-  local path = DIR .. "/" .. name
-  local f = assert(io.open(path, "wb"))
-  f:write('local kfjob = require "kfjob"\n' .. body)
-  f:close()
-  return path
-end
+local DIR = util.tmpdir()
+-- a config script in DIR: the body after kfjob's require
+local function write(name, body) return util.write(DIR .. "/" .. name, 'local kfjob = require "kfjob"\n' .. body) end
 local function lines(out)
   local docs = {}
   for l in out:gmatch("[^\n]+") do docs[#docs + 1] = assert(json.decode(l)) end
