@@ -12,38 +12,16 @@ if not util.cli_ok then describe("issue 44 acceptance", function() pending(util.
 
 local kfjob = require "kfjob"
 
-local PY = "env -u LD_PRELOAD /usr/bin/python3"
+-- a temporary file of a text; kfjob convert - ARGS... with the text on stdin; every YAML/JSON
+-- document of a text parsed by PyYAML (independent of kfjob) as Lua tables, and the first;
+-- t.a.b[1].c with "a.b.1.c" (spec/util.lua)
+local tmp, conv, docs, doc1, dig = util.tmp, util.conv, util.docs, util.doc1, util.dig
 
-local function tmp(text, ext)
-  local p = os.tmpname() .. (ext or "")
-  local f = assert(io.open(p, "wb")); f:write(text); f:close()
-  return p
-end
-
--- kfjob convert - ARGS... with the text on stdin
-local function conv(text, ...) return util.run_cli(text, "convert", "-", ...) end
-
--- every YAML/JSON document of a text, parsed by PyYAML (independent of kfjob), as Lua tables
-local function docs(text)
-  local inp = tmp(text)
-  local p = assert(io.popen(PY .. [[ -c 'import sys,yaml,json
-print(json.dumps([d for d in yaml.safe_load_all(open(sys.argv[1], encoding="utf-8")) if d is not None]))' ]]
-    .. util.quote(inp) .. " 2>&1"))
-  local js = p:read("a"); p:close(); os.remove(inp)
-  local t, err = kfjob.read_yaml(js)
-  assert(t, "could not parse kfjob's output: " .. tostring(err) .. "\n" .. js:sub(1, 400))
-  return t
-end
-local function doc1(text) return docs(text)[1] end
-
--- t.a.b[1].c with "a.b.1.c" (numbers are Lua list indices, 1-based)
-local function dig(t, path)
-  for k in path:gmatch("[^%.]+") do
-    if type(t) ~= "table" then return nil end
-    local n = tonumber(k)
-    t = t[n or k]
-  end
-  return t
+-- the files of a directory (convert -o DIR's), the directory then removed
+local function written(dir)
+  local files = util.listdir(dir)
+  os.execute("rm -rf " .. util.quote(dir))
+  return files
 end
 
 local function worker(m) return dig(m, "spec.pytorchReplicaSpecs.Worker") end
@@ -72,6 +50,20 @@ end
 local function names(err, pat)
   assert(err:find(pat, 1, true), ("stderr does not name %q:\n%s"):format(
     #pat > 120 and pat:sub(1, 60) .. "..." or pat, #err > 600 and err:sub(1, 300) .. " ... " .. err:sub(-300) or err))
+end
+
+-- kfjob convert - ARGS... of the text succeeds: its first document, as PyYAML reads it
+local function read_back(text, ...)
+  local code, out, err = conv(text, ...)
+  assert.are.equal(0, code, err)
+  return doc1(out)
+end
+
+-- kfjob convert - of the text fails, its stderr naming `pat`
+local function refused(text, pat)
+  local code, _, err = conv(text)
+  assert.are_not.equal(0, code)
+  names(err, pat)
 end
 
 -- a refusal at a limit that says so truthfully: names a limit, does not claim the input holds no
@@ -103,27 +95,23 @@ end
 describe("issue 44 acceptance: numbers and defaults read as kubectl and the API server do", function()
 
   it("activeDeadlineSeconds: 0x1C20 is 7200 (go-yaml v2 resolve: ParseInt(s, 0, 64))", function()
-    local code, out, err = conv(pt{ spec = "  runPolicy:\n    activeDeadlineSeconds: 0x1C20\n" })
-    assert.are.equal(0, code, err)
-    assert.are.equal(7200, dig(doc1(out), "spec.runPolicy.activeDeadlineSeconds"))
+    local doc = read_back(pt{ spec = "  runPolicy:\n    activeDeadlineSeconds: 0x1C20\n" })
+    assert.are.equal(7200, dig(doc, "spec.runPolicy.activeDeadlineSeconds"))
   end)
 
   it("ttlSecondsAfterFinished: 1_800 is 1800 (YAML 1.1 drops '_' in an int)", function()
-    local code, out, err = conv(pt{ spec = "  runPolicy:\n    ttlSecondsAfterFinished: 1_800\n" })
-    assert.are.equal(0, code, err)
-    assert.are.equal(1800, dig(doc1(out), "spec.runPolicy.ttlSecondsAfterFinished"))
+    local doc = read_back(pt{ spec = "  runPolicy:\n    ttlSecondsAfterFinished: 1_800\n" })
+    assert.are.equal(1800, dig(doc, "spec.runPolicy.ttlSecondsAfterFinished"))
   end)
 
   it("Worker replicas: 0b11 is 3 (YAML 1.1 binary int)", function()
-    local code, out, err = conv(pt{ wrep = "replicas: 0b11" })
-    assert.are.equal(0, code, err)
-    assert.are.equal(3, worker(doc1(out)).replicas)
+    local doc = read_back(pt{ wrep = "replicas: 0b11" })
+    assert.are.equal(3, worker(doc).replicas)
   end)
 
   it("Worker replicas: 1e1 is 10 (a YAML 1.1 float, sent by kubectl as JSON 10)", function()
-    local code, out, err = conv(pt{ wrep = "replicas: 1e1" })
-    assert.are.equal(0, code, err)
-    assert.are.equal(10, worker(doc1(out)).replicas)
+    local doc = read_back(pt{ wrep = "replicas: 1e1" })
+    assert.are.equal(10, worker(doc).replicas)
   end)
 
   it("JSON replicas: 3e0 is 3 (an integral number)", function()
@@ -132,52 +120,40 @@ describe("issue 44 acceptance: numbers and defaults read as kubectl and the API 
 {"containers":[{"name":"pytorch","image":"r/m:1","command":["python"]}]}}},
 "Worker":{"replicas":3e0,"restartPolicy":"OnFailure","template":{"spec":
 {"containers":[{"name":"pytorch","image":"r/m:1","command":["python"]}]}}}}}}]])
-    local code, out, err = conv(js, "-f", "manifest")
-    assert.are.equal(0, code, err)
-    assert.are.equal(3, worker(doc1(out)).replicas)
+    local doc = read_back(js, "-f", "manifest")
+    assert.are.equal(3, worker(doc).replicas)
   end)
 
   it("a pod template's runAsUser: 01750 is 1000 (YAML 1.1 octal), kept in the pod", function()
-    local code, out, err = conv(pt{ pod = "          securityContext:\n            runAsUser: 01750\n" })
-    assert.are.equal(0, code, err)
-    assert.are.equal(1000, dig(worker(doc1(out)), "template.spec.securityContext.runAsUser"))
+    local doc = read_back(pt{ pod = "          securityContext:\n            runAsUser: 01750\n" })
+    assert.are.equal(1000, dig(worker(doc), "template.spec.securityContext.runAsUser"))
   end)
 
   it("nvidia.com/gpu: 010 is 8 GPUs (YAML 1.1 octal int, a JSON number to the quantity)", function()
-    local code, out, err = conv(pt{ ctr = "            resources:\n              limits:\n                nvidia.com/gpu: 010\n" })
-    assert.are.equal(0, code, err)
-    local lim = dig(ctr(worker(doc1(out))), "resources.limits")
+    local doc = read_back(pt{ ctr = "            resources:\n              limits:\n                nvidia.com/gpu: 010\n" })
+    local lim = dig(ctr(worker(doc)), "resources.limits")
     assert.are.equal("8", tostring(lim["nvidia.com/gpu"]))
   end)
 
   it("runPolicy.suspend: on is true (YAML 1.1 boolean)", function()
-    local code, out, err = conv(pt{ spec = "  runPolicy:\n    suspend: on\n" })
-    assert.are.equal(0, code, err)
-    assert.are.equal(true, dig(doc1(out), "spec.runPolicy.suspend"))
+    local doc = read_back(pt{ spec = "  runPolicy:\n    suspend: on\n" })
+    assert.are.equal(true, dig(doc, "spec.runPolicy.suspend"))
   end)
 
   it("a plain env value 0123 (an int, 83, to kubectl) is refused naming the path, not read as a string", function()
-    local code, _, err = conv(pt{ ctr = "            env:\n            - name: ID\n              value: 0123\n" })
-    assert.are_not.equal(0, code)
-    names(err, "env[0].value")
+    refused(pt{ ctr = "            env:\n            - name: ID\n              value: 0123\n" }, "env[0].value")
   end)
 
   it("a label value off (a boolean to kubectl; labels are strings) is refused naming the path", function()
-    local code, _, err = conv(pt{ meta = "  labels:\n    gpu: off\n" })
-    assert.are_not.equal(0, code)
-    names(err, "metadata.labels")
+    refused(pt{ meta = "  labels:\n    gpu: off\n" }, "metadata.labels")
   end)
 
   it("Worker replicas: \"2\" (a JSON string in an int32 field) is refused naming the path", function()
-    local code, _, err = conv(pt{ wrep = 'replicas: "2"' })
-    assert.are_not.equal(0, code)
-    names(err, "Worker.replicas")
+    refused(pt{ wrep = 'replicas: "2"' }, "Worker.replicas")
   end)
 
   it("Worker replicas: 2147483648 (over int32) is refused naming the path", function()
-    local code, _, err = conv(pt{ wrep = "replicas: 2147483648" })
-    assert.are_not.equal(0, code)
-    names(err, "Worker.replicas")
+    refused(pt{ wrep = "replicas: 2147483648" }, "Worker.replicas")
   end)
 
   it("a PaddleJob without restartPolicy (default OnFailure, paddlepaddle_types.go) is not written Never", function()
@@ -196,9 +172,8 @@ spec:
             image: r/paddle:1
             command: [python, train.py]
 ]])
-    local code, out, err = conv(m, "--to", "operator")
-    assert.are.equal(0, code, err)
-    local rp = dig(doc1(out), "spec.paddleReplicaSpecs.Worker.restartPolicy")
+    local doc = read_back(m, "--to", "operator")
+    local rp = dig(doc, "spec.paddleReplicaSpecs.Worker.restartPolicy")
     assert(rp == nil or rp == "OnFailure", "restartPolicy written " .. tostring(rp))
   end)
 
@@ -229,9 +204,8 @@ spec:
             command: [/usr/sbin/sshd]
             args: [-De]
 ]]
-    local code, out, err = conv(m, "--to", "mpi-operator")
-    assert.are.equal(0, code, err)
-    assert.are.equal("Never", dig(doc1(out), "spec.mpiReplicaSpecs.Launcher.restartPolicy"))
+    local doc = read_back(m, "--to", "mpi-operator")
+    assert.are.equal("Never", dig(doc, "spec.mpiReplicaSpecs.Launcher.restartPolicy"))
   end)
 
   it("a v2beta1 Launcher without restartPolicy (default OnFailure, mpi-operator default.go) to operator says OnFailure", function()
@@ -261,9 +235,8 @@ spec:
             command: [/usr/sbin/sshd]
             args: [-De]
 ]]
-    local code, out, err = conv(m, "--to", "operator")
-    assert.are.equal(0, code, err)
-    assert.are.equal("OnFailure", dig(doc1(out), "spec.mpiReplicaSpecs.Launcher.restartPolicy"))
+    local doc = read_back(m, "--to", "operator")
+    assert.are.equal("OnFailure", dig(doc, "spec.mpiReplicaSpecs.Launcher.restartPolicy"))
   end)
 
   it("a PyTorchJob without restartPolicy (OnFailure) to trainer-2.3: exit 1 naming the restart policy (R13)", function()
@@ -283,39 +256,32 @@ spec:
     image: r/t:1
     command: [torchrun, train.py]
 ]]
-    local code, out, err = conv(m, "--to", "operator")
-    assert.are.equal(0, code, err)
+    local doc = read_back(m, "--to", "operator")
     local total = 0
-    for _, g in pairs(dig(doc1(out), "spec.pytorchReplicaSpecs")) do total = total + (g.replicas or 1) end
+    for _, g in pairs(dig(doc, "spec.pytorchReplicaSpecs")) do total = total + (g.replicas or 1) end
     assert.are.equal(1, total)
   end)
 
   it("Worker replicas: +2 is 2 and 1.5e3 in activeDeadlineSeconds is 1500 (YAML 1.1 int and integral float)", function()
-    local code, out, err = conv(pt{ wrep = "replicas: +2", spec = "  runPolicy:\n    activeDeadlineSeconds: 1.5e3\n" })
-    assert.are.equal(0, code, err)
-    local m = doc1(out)
+    local m = read_back(pt{ wrep = "replicas: +2", spec = "  runPolicy:\n    activeDeadlineSeconds: 1.5e3\n" })
     assert.are.equal(2, worker(m).replicas)
     assert.are.equal(1500, dig(m, "spec.runPolicy.activeDeadlineSeconds"))
   end)
 
   it("Worker replicas: 1:30 (a string to go-yaml v2, not sexagesimal 90) is refused naming the path", function()
-    local code, _, err = conv(pt{ wrep = "replicas: 1:30" })
-    assert.are_not.equal(0, code)
-    names(err, "Worker.replicas")
+    refused(pt{ wrep = "replicas: 1:30" }, "Worker.replicas")
   end)
 
   it("cpu: .5 is 500m and memory: 0x100 is 256 bytes (YAML 1.1 float and hex, JSON numbers to the quantity)", function()
-    local code, out, err = conv(pt{ ctr = "            resources:\n              limits: {cpu: .5, memory: 0x100}\n" })
-    assert.are.equal(0, code, err)
-    local lim = dig(ctr(worker(doc1(out))), "resources.limits")
+    local doc = read_back(pt{ ctr = "            resources:\n              limits: {cpu: .5, memory: 0x100}\n" })
+    local lim = dig(ctr(worker(doc)), "resources.limits")
     assert(tostring(lim.cpu) == "500m" or tostring(lim.cpu) == "0.5", "cpu " .. tostring(lim.cpu))
     assert.are.equal("256", tostring(lim.memory))
   end)
 
   it("an env value 2001-12-14 (a timestamp go-yaml v2 keeps as a string for interface{}) is that string", function()
-    local code, out, err = conv(pt{ ctr = "            env:\n            - {name: DAY, value: 2001-12-14}\n" })
-    assert.are.equal(0, code, err)
-    assert.are.equal("2001-12-14", ctr(worker(doc1(out))).env[1].value)
+    local doc = read_back(pt{ ctr = "            env:\n            - {name: DAY, value: 2001-12-14}\n" })
+    assert.are.equal("2001-12-14", ctr(worker(doc)).env[1].value)
   end)
 
   it("a label key on: (the boolean true to go-yaml v2, the label 'true' to kubectl) is read as 'true' or refused naming the path", function()
@@ -329,23 +295,21 @@ end)
 describe("issue 44 acceptance: kfjob's and Flyte's shapes only when whole", function()
 
   it("a flyte-shared-memory emptyDir on disk (no medium) at /dev/shm stays on disk", function()
-    local code, out, err = conv(pt{
+    local doc = read_back(pt{
       pod = "          volumes:\n          - name: flyte-shared-memory\n            emptyDir: {sizeLimit: 1Gi}\n",
       ctr = "            volumeMounts:\n            - {name: flyte-shared-memory, mountPath: /dev/shm}\n" })
-    assert.are.equal(0, code, err)
-    local v = dig(worker(doc1(out)), "template.spec.volumes.1")
+    local v = dig(worker(doc), "template.spec.volumes.1")
     assert.are.equal("flyte-shared-memory", v.name)
     assert.is_nil(v.emptyDir.medium)
   end)
 
   it("a flyte-shared-memory Memory volume mounted by a sidecar only: the task container gets no mount", function()
-    local code, out, err = conv(pt{
+    local doc = read_back(pt{
       pod = "          volumes:\n          - name: flyte-shared-memory\n            emptyDir: {medium: Memory}\n"
 ,
       ctr = "          - name: side\n            image: r/side:1\n"
         .. "            volumeMounts:\n            - {name: flyte-shared-memory, mountPath: /dev/shm}\n" })
-    assert.are.equal(0, code, err)
-    local w = worker(doc1(out))
+    local w = worker(doc)
     local task, side
     for _, c in ipairs(w.template.spec.containers) do
       if c.name == "pytorch" then task = c elseif c.name == "side" then side = c end
@@ -355,28 +319,26 @@ describe("issue 44 acceptance: kfjob's and Flyte's shapes only when whole", func
   end)
 
   it("an accelerator toleration with effect NoExecute stays as written", function()
-    local code, out, err = conv(pt{
+    local doc = read_back(pt{
       pod = "          tolerations:\n          - {key: k8s.amazonaws.com/accelerator, operator: Equal, value: nvidia-tesla-a100, effect: NoExecute}\n"
         .. "          affinity:\n            nodeAffinity:\n              requiredDuringSchedulingIgnoredDuringExecution:\n"
         .. "                nodeSelectorTerms:\n                - matchExpressions:\n"
         .. "                  - {key: k8s.amazonaws.com/accelerator, operator: In, values: [nvidia-tesla-a100]}\n",
       ctr = "            resources:\n              limits: {nvidia.com/gpu: 1}\n" })
-    assert.are.equal(0, code, err)
-    local spec = worker(doc1(out)).template.spec
+    local spec = worker(doc).template.spec
     assert.are.equal("NoExecute", dig(spec, "tolerations.1.effect"))
     assert.are.equal("nvidia-tesla-a100",
       dig(spec, "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.1.matchExpressions.1.values.1"))
   end)
 
   it("an accelerator asked for in preferred (not required) affinity stays preferred", function()
-    local code, out, err = conv(pt{
+    local doc = read_back(pt{
       pod = "          tolerations:\n          - {key: k8s.amazonaws.com/accelerator, operator: Equal, value: nvidia-tesla-v100, effect: NoSchedule}\n"
         .. "          affinity:\n            nodeAffinity:\n              preferredDuringSchedulingIgnoredDuringExecution:\n"
         .. "              - weight: 50\n                preference:\n                  matchExpressions:\n"
         .. "                  - {key: k8s.amazonaws.com/accelerator, operator: In, values: [nvidia-tesla-v100]}\n",
       ctr = "            resources:\n              limits: {nvidia.com/gpu: 1}\n" }, "--to", "operator")
-    assert.are.equal(0, code, err)
-    local na = dig(worker(doc1(out)), "template.spec.affinity.nodeAffinity")
+    local na = dig(worker(doc), "template.spec.affinity.nodeAffinity")
     assert.is_nil(na.requiredDuringSchedulingIgnoredDuringExecution)
     assert.are.equal(50, na.preferredDuringSchedulingIgnoredDuringExecution[1].weight)
   end)
@@ -425,9 +387,8 @@ spec:
           - name: logger
             image: r/log:1
 ]]
-    local code, out, err = conv(m, "--to", "operator")
-    assert.are.equal(0, code, err)
-    local w = dig(doc1(out), "spec.tfReplicaSpecs.Worker.template")
+    local doc = read_back(m, "--to", "operator")
+    local w = dig(doc, "spec.tfReplicaSpecs.Worker.template")
     assert.are.equal("false", dig(w, "metadata.annotations")["cluster-autoscaler.kubernetes.io/safe-to-evict"])
     assert.are.equal("FallbackToLogsOnError", w.spec.containers[1].terminationMessagePolicy)
   end)
@@ -445,17 +406,15 @@ spec:
   end)
 
   it("Volcano's queue annotation on a PyTorchJob (not a TrainJob) stays the resource's annotation", function()
-    local code, out, err = conv(pt{ meta = "  annotations:\n    scheduling.volcano.sh/queue-name: research\n" })
-    assert.are.equal(0, code, err)
-    assert.are.equal("research", dig(doc1(out), "metadata.annotations")["scheduling.volcano.sh/queue-name"])
+    local doc = read_back(pt{ meta = "  annotations:\n    scheduling.volcano.sh/queue-name: research\n" })
+    assert.are.equal("research", dig(doc, "metadata.annotations")["scheduling.volcano.sh/queue-name"])
   end)
 
   it("a flyte-shared-memory mount with mountPropagation stays the user's mount", function()
-    local code, out, err = conv(pt{
+    local doc = read_back(pt{
       pod = "          volumes:\n          - name: flyte-shared-memory\n            emptyDir: {medium: Memory}\n",
       ctr = "            volumeMounts:\n            - {name: flyte-shared-memory, mountPath: /dev/shm, mountPropagation: HostToContainer}\n" })
-    assert.are.equal(0, code, err)
-    assert.are.equal("HostToContainer", dig(ctr(worker(doc1(out))), "volumeMounts.1.mountPropagation"))
+    assert.are.equal("HostToContainer", dig(ctr(worker(doc)), "volumeMounts.1.mountPropagation"))
   end)
 
   describe("kfjob's own accelerator shape, changed in one place, is the user's", function()
@@ -649,11 +608,7 @@ spec:
     local dir = os.tmpname(); os.remove(dir)
     local s = pt{ name = "same", wrep = "replicas: 2" } .. "---\n" .. pt{ name = "same", wrep = "replicas: 5" }
     local code, _, err = conv(s, "-o", dir)
-    local p = io.popen("ls " .. util.quote(dir) .. " 2>/dev/null")
-    local files = {}
-    for l in p:lines() do files[#files + 1] = l end
-    p:close()
-    os.execute("rm -rf " .. util.quote(dir))
+    local files = written(dir)
     if code ~= 0 then assert.are.equal(0, #files) names(err, "document 2") return end
     assert.are.equal(2, #files, "files: " .. table.concat(files, " ") .. "\n" .. err)
   end)
@@ -696,11 +651,7 @@ spec:
     local s = a:format("j", "n1") .. "\n" .. a:format("j", "n2") .. "\n" .. a:format("k", "n1") .. "\n"
     local dir = os.tmpname(); os.remove(dir)
     local code, _, err = conv(s, "-o", dir)
-    local p = io.popen("ls " .. util.quote(dir) .. " 2>/dev/null")
-    local n = 0
-    for _ in p:lines() do n = n + 1 end
-    p:close()
-    os.execute("rm -rf " .. util.quote(dir))
+    local n = #written(dir)
     assert.are.equal(0, code, err)
     assert.are.equal(3, n)
   end)
@@ -720,11 +671,7 @@ spec:
     local s = pt{ name = "bert", ns = "a" } .. "---\n" .. tf .. "---\n" .. pt{ name = "bert", ns = "b" }
     local dir = os.tmpname(); os.remove(dir)
     local code, _, err = conv(s, "-o", dir)
-    local p = io.popen("ls " .. util.quote(dir) .. " 2>/dev/null")
-    local n = 0
-    for _ in p:lines() do n = n + 1 end
-    p:close()
-    os.execute("rm -rf " .. util.quote(dir))
+    local n = #written(dir)
     assert.are.equal(0, code, err)
     assert.are.equal(3, n)
   end)
@@ -824,9 +771,8 @@ describe("issue 44 acceptance: valid input read as kubectl reads it", function()
     local s = [[{"apiVersion":"kubeflow.org/v1","\u006bind":"PyTorchJob","metadata":{"name":"mnist"},
 "spec":{"pytorchReplicaSpecs":{"Worker":{"replicas":1,"restartPolicy":"OnFailure","template":{"spec":
 {"containers":[{"name":"pytorch","image":"r/m:1","command":["python"],"env":[{"name":"C","value":"caf\u00e9 \u0041"}]}]}}}}}}]]
-    local code, out, err = conv(s, "-f", "manifest")
-    assert.are.equal(0, code, err)
-    assert.are.equal("café A", ctr(worker(doc1(out))).env[1].value)
+    local doc = read_back(s, "-f", "manifest")
+    assert.are.equal("café A", ctr(worker(doc)).env[1].value)
   end)
 
   it("CRLF line endings read as LF (no \\r in any value)", function()
@@ -839,9 +785,8 @@ describe("issue 44 acceptance: valid input read as kubectl reads it", function()
 
   it("tabs after values and before comments", function()
     local s = pt{ wrep = "replicas: 3\t# three workers", ctr = "            args: [a,\tb]\t\n" }
-    local code, out, err = conv(s)
-    assert.are.equal(0, code, err)
-    local w = worker(doc1(out))
+    local doc = read_back(s)
+    local w = worker(doc)
     assert.are.equal(3, w.replicas)
     assert.are.same({ "a", "b" }, ctr(w).args)
   end)
@@ -864,9 +809,8 @@ spec:
       <<: *master
       replicas: 4
 ]]
-    local code, out, err = conv(s)
-    assert.are.equal(0, code, err)
-    local w = worker(doc1(out))
+    local doc = read_back(s)
+    local w = worker(doc)
     assert.are.equal(4, w.replicas)
     assert.are.equal("r/m:1", ctr(w).image)
   end)
@@ -874,9 +818,8 @@ spec:
   it("a literal block (|) in args and a folded block (>-) in an env value", function()
     local s = pt{ ctr = "            args:\n            - |\n              line one\n\n              line two\n"
       .. "            env:\n            - name: F\n              value: >-\n                folded\n                text\n" }
-    local code, out, err = conv(s)
-    assert.are.equal(0, code, err)
-    local c = ctr(worker(doc1(out)))
+    local doc = read_back(s)
+    local c = ctr(worker(doc))
     assert.are.equal("line one\n\nline two\n", c.args[1])
     assert.are.equal("folded text", c.env[1].value)
   end)
@@ -887,34 +830,30 @@ spec:
       .. "      restartPolicy: OnFailure\n      template:\n        spec:\n          containers:\n"
       .. "          - name: pytorch # the task\n            image: r/m:1\n"
       .. "            command: [python, # interpreter\n              train.py]\n# trailing comment"
-    local code, out, err = conv(s)
-    assert.are.equal(0, code, err)
-    local w = worker(doc1(out))
+    local doc = read_back(s)
+    local w = worker(doc)
     assert.are.equal(2, w.replicas)
     assert.are.same({ "python", "train.py" }, ctr(w).command)
   end)
 
   it("explicit tags: replicas: !!int \"3\" is 3, value: !!str 0123 is \"0123\"", function()
     local s = pt{ wrep = 'replicas: !!int "3"', ctr = "            env:\n            - {name: ID, value: !!str 0123}\n" }
-    local code, out, err = conv(s)
-    assert.are.equal(0, code, err)
-    local w = worker(doc1(out))
+    local doc = read_back(s)
+    local w = worker(doc)
     assert.are.equal(3, w.replicas)
     assert.are.equal("0123", ctr(w).env[1].value)
   end)
 
   it("an explicit key (? name : pytorch) reads as a plain one", function()
     local s = pt():gsub("%- name: pytorch\n", "- ? name\n            : pytorch\n")
-    local code, out, err = conv(s)
-    assert.are.equal(0, code, err)
-    assert.are.equal("pytorch", ctr(worker(doc1(out))).name)
+    local doc = read_back(s)
+    assert.are.equal("pytorch", ctr(worker(doc)).name)
   end)
 
   it("~ and null for optional fields are no value (nodeSelector: ~, args: null)", function()
     local s = pt{ pod = "          nodeSelector: ~\n", ctr = "            args: null\n" }
-    local code, out, err = conv(s)
-    assert.are.equal(0, code, err)
-    local w = worker(doc1(out))
+    local doc = read_back(s)
+    local w = worker(doc)
     assert.is_nil(w.template.spec.nodeSelector)
     assert.is_nil(ctr(w).args)
   end)
@@ -922,52 +861,45 @@ spec:
   it("double-quoted escapes (\\t, \\u00e9, \\x41) and a single-quoted '' in env values", function()
     local s = pt{ ctr = "            env:\n            - {name: D, value: \"a\\tb\\u00e9\\x41\"}\n"
       .. "            - {name: S, value: 'it''s'}\n" }
-    local code, out, err = conv(s)
-    assert.are.equal(0, code, err)
-    local env = ctr(worker(doc1(out))).env
+    local doc = read_back(s)
+    local env = ctr(worker(doc)).env
     assert.are.equal("a\tbéA", env[1].value)
     assert.are.equal("it's", env[2].value)
   end)
   it("an env entry with value: null is the variable set empty (EnvVar.value omitted), not refused", function()
-    local code, out, err = conv(pt{ ctr = "            env:\n            - {name: EMPTY_VAR, value: null}\n            - {name: M, value: x}\n" })
-    assert.are.equal(0, code, err)
-    local env = ctr(worker(doc1(out))).env
+    local doc = read_back(pt{ ctr = "            env:\n            - {name: EMPTY_VAR, value: null}\n            - {name: M, value: x}\n" })
+    local env = ctr(worker(doc)).env
     assert.are.equal("EMPTY_VAR", env[1].name)
     assert.are.equal("", env[1].value or "")
     assert.are.equal("M", env[2].name)
   end)
   it("null metadata.labels and annotations (CRD: null of a non-nullable field is pruned, i.e. unset) read as none", function()
-    local code, out, err = conv(pt{ meta = "  labels: ~\n  annotations: null\n" })
-    assert.are.equal(0, code, err)
-    assert.is_nil(doc1(out).metadata.labels)
+    local doc = read_back(pt{ meta = "  labels: ~\n  annotations: null\n" })
+    assert.is_nil(doc.metadata.labels)
   end)
 
   it("runPolicy: null and template metadata: ~ (pruned by the API server) read as unset", function()
-    local code, out, err = conv(pt{ spec = "  runPolicy: null\n", tmeta = "        metadata: ~\n" })
-    assert.are.equal(0, code, err)
-    assert.are.equal(2, worker(doc1(out)).replicas)
+    local doc = read_back(pt{ spec = "  runPolicy: null\n", tmeta = "        metadata: ~\n" })
+    assert.are.equal(2, worker(doc).replicas)
   end)
 
   it("tolerations: ~, volumes: null, affinity: ~ in a pod template (Helm's toYaml of an empty value) read as none", function()
-    local code, out, err = conv(pt{ pod = "          tolerations: ~\n          volumes: null\n          affinity: ~\n" })
-    assert.are.equal(0, code, err)
-    local spec = worker(doc1(out)).template.spec
+    local doc = read_back(pt{ pod = "          tolerations: ~\n          volumes: null\n          affinity: ~\n" })
+    local spec = worker(doc).template.spec
     assert.is_nil(spec.tolerations)
     assert.is_nil(spec.affinity)
   end)
 
   it("a container's resources: ~, securityContext: ~ and ports: ~ read as none", function()
-    local code, out, err = conv(pt{ ctr = "            resources: ~\n            securityContext: ~\n            ports: ~\n" })
-    assert.are.equal(0, code, err)
-    local c = ctr(worker(doc1(out)))
+    local doc = read_back(pt{ ctr = "            resources: ~\n            securityContext: ~\n            ports: ~\n" })
+    local c = ctr(worker(doc))
     assert.is_nil(c.securityContext)
     assert.is_nil(c.ports)
   end)
 
   it("Worker replicas: ~ is unset, so the operator's default 1", function()
-    local code, out, err = conv(pt{ wrep = "replicas: ~" })
-    assert.are.equal(0, code, err)
-    assert.are.equal(1, worker(doc1(out)).replicas or 1)
+    local doc = read_back(pt{ wrep = "replicas: ~" })
+    assert.are.equal(1, worker(doc).replicas or 1)
   end)
 
   it("every YAML 1.1 look-alike string, quoted in the input, comes back a string through convert, -f config-yaml and -f lua", function()
@@ -977,9 +909,8 @@ spec:
     local items = {}
     for i, w in ipairs(words) do items[i] = '"' .. w .. '"' end
     local text = pt{ ctr = "            args: [" .. table.concat(items, ", ") .. "]\n" }
-    local code, out, err = conv(text)
-    assert.are.equal(0, code, err)
-    assert.are.same(words, ctr(worker(doc1(out))).args)
+    local doc = read_back(text)
+    assert.are.same(words, ctr(worker(doc)).args)
     assert.are.same(words, ctr(worker(through("config-yaml", text))).args)
     assert.are.same(words, ctr(worker(through("lua", text))).args)
   end)
