@@ -321,6 +321,19 @@ static void import_warnings(imp *I, const kf_job *j, const kf_render_opts *ro, p
   out->warnings = w;
 }
 
+/* A document's job and report to the callback, then its rendering `b`
+** freed; the callback's nonzero return stops the import. */
+static kfjob_status hand_over(imp *I, const kfjob_job *out, const kfjob_import_info *ii,
+                              kf_buf *b) {
+  int stop = I->cb && I->cb(I->ud, out, ii) != 0;
+  kf_buf_free(b);
+  if (stop) {
+    kfh_msg(I->h, "stopped by the callback");
+    return KFJOB_ESTOPPED;
+  }
+  return KFJOB_OK;
+}
+
 static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t doc,
                          size_t item) {
   kf_job jcopy = *jin;
@@ -357,13 +370,7 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
   out.size = I->o.format == KFJOB_FORMAT_NONE ? 0 : b.n - 1;
   out.index = doc - 1;
   import_warnings(I, j, &ro, &pr, &out);
-  st = I->cb && I->cb(I->ud, &out, &ii) != 0 ? KF_EINVAL : KF_OK;
-  kf_buf_free(&b);
-  if (st != KF_OK) {
-    kfh_msg(I->h, "stopped by the callback");
-    return KFJOB_ESTOPPED;
-  }
-  return KFJOB_OK;
+  return hand_over(I, &out, &ii, &b);
 }
 
 /* A document of another kind, given as it is (kfjob_import_options::other):
@@ -398,13 +405,7 @@ static kfjob_status other_doc(imp *I, const kf_import_doc *d) {
   out.name = ii.name, out.kind = ii.kind ? ii.kind : "", out.task_type = "";
   out.format = json ? KFJOB_FORMAT_MANIFEST_JSON : KFJOB_FORMAT_MANIFEST;
   out.data = b.p, out.size = b.n - 1, out.index = d->doc - 1;
-  st = I->cb && I->cb(I->ud, &out, &ii) != 0 ? KF_EINVAL : KF_OK;
-  kf_buf_free(&b);
-  if (st != KF_OK) {
-    kfh_msg(I->h, "stopped by the callback");
-    return KFJOB_ESTOPPED;
-  }
-  return KFJOB_OK;
+  return hand_over(I, &out, &ii, &b);
 }
 
 /* How messages name a document of a stream of nd: "document D (line L)",
