@@ -38,15 +38,22 @@ void cli_docs_free(docs *d) {
   memset(d, 0, sizeof *d);
 }
 
-/* A job as the document `render -f json` prints for it. */
-static json_t *envelope(const kfjob_job *j, json_t *custom) {
+/* The document `render -f json` prints for a job of that name, kind,
+** task type and version, holding `custom` (its reference taken). */
+static json_t *envelope_of(const char *name, const char *kind, const char *type,
+                           json_int_t version, json_t *custom) {
   json_t *e = json_object();
-  json_object_set_new(e, "name", json_string(j->name));
-  json_object_set_new(e, "kind", json_string(j->kind));
-  json_object_set_new(e, "type", json_string(j->task_type));
-  json_object_set_new(e, "taskTypeVersion", json_integer(j->version));
+  json_object_set_new(e, "name", json_string(name));
+  json_object_set_new(e, "kind", json_string(kind));
+  json_object_set_new(e, "type", json_string(type));
+  json_object_set_new(e, "taskTypeVersion", json_integer(version));
   json_object_set_new(e, "custom", custom);
   return e;
+}
+
+/* A job as the document `render -f json` prints for it. */
+static json_t *envelope(const kfjob_job *j, json_t *custom) {
+  return envelope_of(j->name, j->kind, j->task_type, j->version, custom);
 }
 
 /* The name a document carries: an envelope's, a manifest's. */
@@ -456,13 +463,7 @@ static int load_file(kfjob_host *h, const opts *o, const char *path,
     json_incref(v);
     if (e && e->format && (strcmp(e->format, "json") == 0 || strcmp(e->format, "yaml") == 0)) {
       /* a file of `render -o`: the list knows what the stream form holds */
-      json_t *env = json_object();
-      json_object_set_new(env, "name", json_string(e->name));
-      json_object_set_new(env, "kind", json_string(e->kind));
-      json_object_set_new(env, "type", json_string(e->type));
-      json_object_set_new(env, "taskTypeVersion", json_integer(e->version));
-      json_object_set_new(env, "custom", v);
-      v = env;
+      v = envelope_of(e->name, e->kind, e->type, e->version, v);
       name = e->name;
     }
     if (name == NULL)
