@@ -235,6 +235,9 @@ void kf_key_path(char *out, size_t cap, const char *prefix, const char *k);
 
 /* Closest of `cands` (NULL-terminated) to `s`, or NULL if none is close. */
 const char *kf_suggest(const char *s, const char *const *cands);
+/* Levenshtein distance of a and b (ASCII case ignored when nocase);
+** (size_t)-1 for strings of 63 bytes or more (names and kinds are short). */
+size_t kf_edit_distance(const char *a, const char *b, int nocase);
 
 /* lowerCamelCase JSON name of a proto field name; returns its length and
 ** writes at most cap - 1 characters plus a NUL. */

@@ -2,6 +2,7 @@
 ** kf_text.c - lexical helpers shared by every layer: did-you-mean,
 ** Kubernetes quantities, number formatting, UTF-8, JSON names.
 */
+#include <ctype.h>
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
@@ -47,7 +48,7 @@ double kf_strtod(const char *s, char **end) {
 
 /* ---- did you mean ----------------------------------------------------- */
 
-static size_t edit_distance(const char *a, const char *b) {
+size_t kf_edit_distance(const char *a, const char *b, int nocase) {
   size_t la = strlen(a), lb = strlen(b), i, j;
   size_t row[64];
   if (la >= 63 || lb >= 63) return (size_t)-1;
@@ -56,7 +57,9 @@ static size_t edit_distance(const char *a, const char *b) {
     size_t prev = row[0], cur;
     row[0] = i;
     for (j = 1; j <= lb; j++) {
-      size_t best = prev + (a[i - 1] != b[j - 1]);
+      size_t best = prev + (nocase ? tolower((unsigned char)a[i - 1]) !=
+                                         tolower((unsigned char)b[j - 1])
+                                   : a[i - 1] != b[j - 1]);
       cur = row[j];
       if (row[j] + 1 < best) best = row[j] + 1;
       if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
@@ -71,7 +74,7 @@ const char *kf_suggest(const char *s, const char *const *cands) {
   const char *best = NULL;
   size_t bestd = (size_t)-1, len = strlen(s);
   for (; *cands != NULL; cands++) {
-    size_t d = edit_distance(s, *cands);
+    size_t d = kf_edit_distance(s, *cands, 0);
     if (d < bestd) bestd = d, best = *cands;
   }
   /* close enough: a couple of typos, or a third of the word */

@@ -9,7 +9,6 @@
 ** a job kind anywhere ("PytorchJob": the API server matches kinds exactly,
 ** so such a document would never reach the operator).
 */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,32 +56,11 @@ static const struct {
     {"flyte.org", (const char *const[]){NULL}},
 };
 
-/* Levenshtein distance of a and b, ASCII case ignored; (size_t)-1 for
-** long strings (kinds are short). */
-static size_t distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b), i, j, row[64];
-  if (la >= 63 || lb >= 63) return (size_t)-1;
-  for (j = 0; j <= lb; j++) row[j] = j;
-  for (i = 1; i <= la; i++) {
-    size_t prev = row[0], cur;
-    row[0] = i;
-    for (j = 1; j <= lb; j++) {
-      size_t best = prev + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-      cur = row[j];
-      if (row[j] + 1 < best) best = row[j] + 1;
-      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-      prev = cur;
-      row[j] = best;
-    }
-  }
-  return row[lb];
-}
-
 /* The job kind `kind` is one typo from (case ignored), or NULL. */
 static const char *near_job_kind(const char *kind) {
   size_t i;
   for (i = 0; job_kinds[i]; i++)
-    if (distance(kind, job_kinds[i]) <= 1 && strlen(kind) >= 5) return job_kinds[i];
+    if (kf_edit_distance(kind, job_kinds[i], 1) <= 1 && strlen(kind) >= 5) return job_kinds[i];
   return NULL;
 }
 
