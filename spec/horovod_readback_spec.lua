@@ -37,12 +37,7 @@ local function horovod(workers, slots, o, extra)
   return kfjob.HorovodJob(t)
 end
 
-local function copy(t)
-  if type(t) ~= "table" then return t end
-  local c = {}
-  for k, v in pairs(t) do c[k] = copy(v) end
-  return c
-end
+local copy = util.copy   -- a deep copy
 
 -- the emit options info gives back (the task's args; the image is the groups')
 local function reemit(j, info, fmt)

@@ -28,22 +28,9 @@ local LUA = "lua5.4"
 -- helpers
 ------------------------------------------------------------------------
 
-local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
-
-local function readfile(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
-
-local function writefile(path, text)
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
-  return path
-end
+-- a shell word; a file's contents (nil when it cannot be opened); text written to a path, the
+-- path returned (spec/util.lua)
+local q, readfile, writefile = util.quote, util.slurp, util.write
 
 local tmpdirs = {}
 local function tmpdir()
@@ -56,17 +43,7 @@ end
 
 -- runs a shell command; returns stdout, stderr and the exit status
 -- (128 + N when a signal N ended it)
-local function run(cmd)
-  local errf = os.tmpname()
-  local p = io.popen("( " .. cmd .. " ) 2>" .. q(errf) .. "; echo \"__RC=$?\"")
-  local out = p:read("*a")
-  p:close()
-  local rc = tonumber(out:match("__RC=(%d+)%s*$"))
-  out = out:gsub("__RC=%d+%s*$", "")
-  local err = readfile(errf) or ""
-  os.remove(errf)
-  return out, err, rc
-end
+local run = util.run_sh
 
 local function kf(args) return run(q(KF) .. " " .. args) end
 
@@ -173,7 +150,7 @@ local function enc(v)
   local o = {} for _, k in ipairs(ks) do o[#o + 1] = enc(k) .. ":" .. enc(v[k]) end
   return "{" .. table.concat(o, ",") .. "}"
 end
-local function copy(v) if type(v) ~= "table" then return v end local c = {} for k, x in pairs(v) do c[k] = copy(x) end return c end
+local copy = util.copy   -- a deep copy
 local function paths(v, pre, out)
   if type(v) ~= "table" then return out end
   for k, x in pairs(v) do

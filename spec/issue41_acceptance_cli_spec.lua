@@ -13,31 +13,11 @@ local has_module, kfjob = pcall(require, "kfjob")
 -- helpers
 ---------------------------------------------------------------------------------------------
 
-local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+-- a shell word; text written to a path (the path returned); a file's contents (nil when it
+-- cannot be opened); a shell command's stdout, stderr and exit code (spec/util.lua)
+local q, write, read, run = util.quote, util.write, util.slurp, util.run_sh
 
-local D = os.tmpname()
-os.remove(D)
-os.execute("mkdir -p " .. q(D))
-
-local function write(path, text)
-  local f = assert(io.open(path, "wb")); f:write(text); f:close()
-  return path
-end
-local function read(path)
-  local f = io.open(path, "rb"); if not f then return nil end
-  local s = f:read("a"); f:close(); return s
-end
-
--- run a shell command: stdout, stderr, exit code
-local function run(cmd)
-  local ef = os.tmpname()
-  local p = assert(io.popen("( " .. cmd .. " ) 2>" .. q(ef) .. "; echo \"__RC=$?\""))
-  local out = p:read("a"); p:close()
-  local rc = tonumber(out:match("__RC=(%d+)%s*$"))
-  out = out:gsub("__RC=%d+%s*$", "")
-  local err = read(ef) or ""; os.remove(ef)
-  return out, err, rc
-end
+local D = util.tmpdir()
 local function kf(args) return run(KF .. " " .. args) end
 
 local TOLUA = write(D .. "/tolua.py", [==[

@@ -6,6 +6,7 @@
 -- data config's job before its target rules (those, cross-field, are
 -- listed in the README as what only check knows).
 local kfjob = require "kfjob"
+local util = require "util"
 local unpack_ = table.unpack or unpack
 -- python3 and the programs it starts are not under test: a sanitizer
 -- preloaded for kfjob (the ASan stage) stays out of them
@@ -43,12 +44,7 @@ local function json(v)
   return "{" .. table.concat(parts, ",") .. "}"
 end
 
-local function copy(t)
-  if type(t) ~= "table" then return t end
-  local c = {}
-  for k, v in pairs(t) do c[k] = copy(v) end
-  return c
-end
+local copy = util.copy   -- a deep copy
 
 -- valid configs, one or more per kind (as a person writes them)
 local bases = {

@@ -161,6 +161,20 @@ function M.listdir(dir)
   return t
 end
 
+-- Runs a shell command: its stdout, stderr and exit status (128 + N when
+-- a signal N ended it).
+function M.run_sh(cmd)
+  local errf = os.tmpname()
+  local p = assert(io.popen("( " .. cmd .. " ) 2>" .. M.quote(errf) .. "; echo \"__RC=$?\""))
+  local out = p:read("*a")
+  p:close()
+  local rc = tonumber(out:match("__RC=(%d+)%s*$"))
+  out = out:gsub("__RC=%d+%s*$", "")
+  local err = M.slurp(errf) or ""
+  os.remove(errf)
+  return out, err, rc
+end
+
 -- The output of a shell command, stdout and stderr together.
 function M.sh(cmd)
   local p = assert(io.popen(cmd .. " 2>&1"))

@@ -2,8 +2,9 @@
 -- description, and the generators (kfjob.meta, kfjob.schema, kfjob
 -- explain) are made from the rows alone.
 local kfjob = require "kfjob"
+local util = require "util"
 -- the CLI the specs run: $KFJOB_CLI (the sanitizer builds' too), else build/kfjob
-local CLI = "'" .. require("util").KFJOB:gsub("'", "'\\''") .. "'"
+local CLI = util.quote(util.KFJOB)
 
 -- every row of a kind's field tree, as (dotted path, row)
 local function each_row(rows, prefix, out)
@@ -47,13 +48,7 @@ end)
 
 -- ---- library/kfjob.lua (kfjob meta) ------------------------------------
 
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
+local read = util.slurp   -- a file's contents, nil when it cannot be opened
 
 -- The ---@ annotations of a LuaCATS file: classes (name -> {exact=,
 -- fields = {key -> type}}), aliases (name -> list of values or a type),
