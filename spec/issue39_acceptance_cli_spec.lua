@@ -150,7 +150,7 @@ local function enc(v)
   local o = {} for _, k in ipairs(ks) do o[#o + 1] = enc(k) .. ":" .. enc(v[k]) end
   return "{" .. table.concat(o, ",") .. "}"
 end
-local copy = util.copy   -- a deep copy
+local function copy(v) if type(v) ~= "table" then return v end local c = {} for k, x in pairs(v) do c[k] = copy(x) end return c end
 local function paths(v, pre, out)
   if type(v) ~= "table" then return out end
   for k, x in pairs(v) do
