@@ -17,27 +17,27 @@ endif()
 add_executable(test_host ${CMAKE_SOURCE_DIR}/test/host/test_host.c)
 target_link_libraries(test_host PRIVATE kfjob::kfjob)
 add_test(NAME host_api COMMAND test_host)
-set_tests_properties(host_api PROPERTIES TIMEOUT 300 LABELS host)
+set_tests_properties(host_api PROPERTIES TIMEOUT ${KFJOB_TEST_TIMEOUT} LABELS host)
 # the default wall-clock limit stops a busy config (takes that limit, 60 s)
 add_test(NAME host_time_default COMMAND test_host time_default)
-set_tests_properties(host_time_default PROPERTIES TIMEOUT 200 LABELS host)
+set_tests_properties(host_time_default PROPERTIES TIMEOUT ${KFJOB_TEST_TIMEOUT} LABELS host)
 # the kinds without a Flyte task type (SPEC §12) through the host API
 add_executable(test_host_kinds ${CMAKE_SOURCE_DIR}/test/host/test_host_kinds.c)
 target_link_libraries(test_host_kinds PRIVATE kfjob::kfjob)
 add_test(NAME host_api_kinds COMMAND test_host_kinds)
-set_tests_properties(host_api_kinds PROPERTIES TIMEOUT 120 LABELS host)
+set_tests_properties(host_api_kinds PROPERTIES TIMEOUT ${KFJOB_TEST_TIMEOUT} LABELS host)
 
 # resources, failed variants, quantity sums (test/host/test_resources.c)
 add_executable(test_resources ${CMAKE_SOURCE_DIR}/test/host/test_resources.c)
 target_link_libraries(test_resources PRIVATE kfjob::kfjob)
 add_test(NAME host_resources COMMAND test_resources)
-set_tests_properties(host_resources PROPERTIES TIMEOUT 300 LABELS host)
+set_tests_properties(host_resources PROPERTIES TIMEOUT ${KFJOB_TEST_TIMEOUT} LABELS host)
 
 # manifests read back (test/host/test_import.c)
 add_executable(test_import ${CMAKE_SOURCE_DIR}/test/host/test_import.c)
 target_link_libraries(test_import PRIVATE kfjob::kfjob)
 add_test(NAME host_import COMMAND test_import)
-set_tests_properties(host_import PROPERTIES TIMEOUT 120 LABELS host)
+set_tests_properties(host_import PROPERTIES TIMEOUT ${KFJOB_TEST_TIMEOUT} LABELS host)
 
 find_program(VALGRIND_EXECUTABLE valgrind)
 if(VALGRIND_EXECUTABLE)
@@ -45,13 +45,13 @@ if(VALGRIND_EXECUTABLE)
            COMMAND ${VALGRIND_EXECUTABLE} --quiet --error-exitcode=99
                    --leak-check=full --show-leak-kinds=all
                    --errors-for-leak-kinds=all $<TARGET_FILE:test_import>)
-  set_tests_properties(host_import_valgrind PROPERTIES TIMEOUT 300
+  set_tests_properties(host_import_valgrind PROPERTIES TIMEOUT ${KFJOB_TEST_TIMEOUT_SLOW}
                        LABELS "host;valgrind")
   add_test(NAME host_resources_valgrind
            COMMAND ${VALGRIND_EXECUTABLE} --quiet --error-exitcode=99
                    --leak-check=full --show-leak-kinds=all
                    --errors-for-leak-kinds=all $<TARGET_FILE:test_resources>)
-  set_tests_properties(host_resources_valgrind PROPERTIES TIMEOUT 900
+  set_tests_properties(host_resources_valgrind PROPERTIES TIMEOUT ${KFJOB_TEST_TIMEOUT_SLOW}
                        LABELS "host;valgrind")
   add_test(NAME host_api_valgrind
            COMMAND ${VALGRIND_EXECUTABLE} --quiet --error-exitcode=99
@@ -59,7 +59,7 @@ if(VALGRIND_EXECUTABLE)
                    --errors-for-leak-kinds=all --track-origins=yes
                    $<TARGET_FILE:test_host>)
   # a smaller instruction budget keeps the looping scripts quick
-  set_tests_properties(host_api_valgrind PROPERTIES TIMEOUT 900
+  set_tests_properties(host_api_valgrind PROPERTIES TIMEOUT ${KFJOB_TEST_TIMEOUT_SLOW}
                        LABELS "host;valgrind" ENVIRONMENT KFJOB_TEST_BUDGET=200000)
 endif()
 
@@ -72,11 +72,11 @@ if(TARGET kfjob_shared)
 endif()
 add_test(NAME host_symbols
          COMMAND sh ${CMAKE_SOURCE_DIR}/test/host/check_symbols.sh ${_kf_libs})
-set_tests_properties(host_symbols PROPERTIES LABELS host)
+set_tests_properties(host_symbols PROPERTIES TIMEOUT ${KFJOB_TEST_TIMEOUT} LABELS host)
 
 add_test(NAME host_install
          COMMAND sh ${CMAKE_SOURCE_DIR}/test/host/install_test.sh
                  ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR} ${CMAKE_COMMAND}
                  ${CMAKE_C_COMPILER})
-set_tests_properties(host_install PROPERTIES TIMEOUT 600 LABELS host
+set_tests_properties(host_install PROPERTIES TIMEOUT ${KFJOB_TEST_TIMEOUT} LABELS host
                      RUN_SERIAL TRUE)

@@ -15,4 +15,4 @@ target_link_libraries(kfjob_allocfail PRIVATE ${LUA_LIBRARY} PkgConfig::PROTOBUF
                       PkgConfig::JANSSON PkgConfig::YAML m)
 add_test(NAME allocfail
          COMMAND kfjob_allocfail ${CMAKE_SOURCE_DIR}/test/alloc/scenarios.lua)
-set_tests_properties(allocfail PROPERTIES TIMEOUT 900 LABELS reliability)
+set_tests_properties(allocfail PROPERTIES TIMEOUT ${KFJOB_TEST_TIMEOUT_SLOW} LABELS reliability)

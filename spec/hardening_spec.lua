@@ -65,18 +65,31 @@ local j = kfjob.PyTorchJob{ worker = { replicas = 1 } }
 j:task_template{ config = cfg, container = { image = "x", env = env } }
 return j
 ]]
+    -- an hour's time limit: far above what the runs need even under ASan
+    -- on a busy machine (docs/RELIABILITY.md, "Time in tests")
     it("40 000 config entries fit in 64 MiB (quadratic: 6 GB)", function()
       if not ON_54 then return pending(CLI_ONLY) end
       local code, _, err = cli(CONFIG, "render", "CONFIG", "--memory-limit", "64M",
-                               "--set", "n=40000", "--set", "e=1")
+                               "--set", "n=40000", "--set", "e=1", "--time-limit", "1h")
       assert.equal(0, code, err)
     end)
 
+    -- the sort's cost in CPU seconds, which load does not lengthen: 0.3 s
+    -- here, about 1 s under ASan; the insertion sort took minutes
     it("150 000 env entries (an insertion sort took minutes)", function()
       if not ON_54 then return pending(CLI_ONLY) end
       local code, _, err = cli(CONFIG, "render", "CONFIG", "--memory-limit", "256M",
-                               "--set", "n=1", "--set", "e=150000")
+                               "--set", "n=1", "--set", "e=150000", "--time-limit", "1h")
       assert.equal(0, code, err)
+      local src = os.tmpname()
+      local f = assert(io.open(src, "wb"))
+      f:write(CONFIG)
+      f:close()
+      local s, c = util.cli_cpu("render", src, "--memory-limit", "256M", "--set", "n=1",
+                                "--set", "e=150000", "--time-limit", "1h")
+      os.remove(src)
+      assert.equal(0, c)
+      assert.is_true(s < 20, ("took %.1f s of CPU time"):format(s))
     end)
   end)
 
@@ -103,7 +116,7 @@ return j
 ]], "render", "CONFIG", "--memory-limit", "64M",
               -- the budget's charges for the 40 failing calls depend on the
               -- order pairs() walks cfg (seeded per state): not this test's point
-              "--instruction-limit", "20000000000")
+              "--instruction-limit", "20000000000", "--time-limit", "1h")
       assert.equal(0, code, err)
       assert.truthy(out:find('"kind":"PyTorchJob"', 1, true))
     end)

@@ -224,6 +224,24 @@ function M.dig(t, path)
   return t
 end
 
+-- Runs kfjob with the arguments (output discarded, stdin /dev/null);
+-- returns the CPU seconds it used (user + system) and its exit code.  CPU
+-- time is the work a run costs, which a busy machine does not lengthen as
+-- it does its wall-clock time: a spec bounds this, never the wall-clock
+-- time (docs/RELIABILITY.md, "Time in tests").  From bash's `times` (the
+-- shell's line, then its children's).
+function M.cli_cpu(...)
+  local args, parts = { ... }, { M.KFJOB }
+  for i = 1, #args do parts[#parts + 1] = M.quote(args[i]) end
+  local p = io.popen("LC_ALL=C bash -c " .. M.quote(table.concat(parts, " ") ..
+                     " >/dev/null 2>&1 </dev/null; c=$?; times; echo $c"))
+  local out = p:read("*a")
+  p:close()
+  local um, us, sm, ss, code = out:match("\n(%d+)m([%d.]+)s (%d+)m([%d.]+)s\n(%d+)")
+  assert(code, out)
+  return tonumber(um) * 60 + tonumber(us) + tonumber(sm) * 60 + tonumber(ss), tonumber(code)
+end
+
 -- The CLI is a Lua 5.4 program (build/kfjob links liblua5.4): its specs run
 -- in the Lua 5.4 suite, other versions report them pending.
 M.cli_ok = M.lua == "5.4"

@@ -30,7 +30,7 @@ lua_version_stage() {
   if ! check "Lua $v: build the module (-DKFJOB_LUA=$v)" lv_build; then return; fi
   busted --lua="$interp" --cpath="$ROOT/$dir/?.so" \
     -o utfTerminal spec >"$out" 2>&1
-  grep -aE '[0-9]+ successes? / ' "$out" | tail -1
+  grep -aE '[0-9]+ success(es)? / ' "$out" | tail -1
   count_busted "$out"
   [ "${KFJOB_QUICK:-0}" = 1 ] && return
   case $v in

@@ -81,7 +81,7 @@ HELPER
       --helper="$LOG/asan_helper.lua" -o utfTerminal spec >"$LOG/asan.out" 2>&1
     asan_rc=$?
     asan_collect >>"$LOG/asan.out"
-    grep -E '[0-9]+ successes? / ' "$LOG/asan.out" | tail -1
+    grep -E '[0-9]+ success(es)? / ' "$LOG/asan.out" | tail -1
     grep -aE -A6 '^(Failure|Error) →' "$LOG/asan.out" | head -60   # which, when any failed
     count_busted "$LOG/asan.out"
     asan_reports() {
@@ -138,7 +138,7 @@ HELPER
       --helper="$LOG/asan_helper_$asan_v.lua" -o utfTerminal spec >"$LOG/asan.out" 2>&1
     asan_rc=$?
     asan_collect >>"$LOG/asan.out"
-    grep -aE '[0-9]+ successes? / ' "$LOG/asan.out" | tail -1
+    grep -aE '[0-9]+ success(es)? / ' "$LOG/asan.out" | tail -1
     grep -aE -A6 '^(Failure|Error) →' "$LOG/asan.out" | head -60   # which, when any failed
     count_busted "$LOG/asan.out"
     check "asan ($asan_v): busted suite without sanitizer reports ($((SECONDS - asan_start))s)" asan_reports

@@ -76,7 +76,7 @@ HELPER
         { echo "--- $f (exit $rc)"; cat "$one"; } >>"$out"
         count_busted "$one"
       done
-      grep -aE '[0-9]+ successes? / ' "$out" | awk '{s+=$1; f+=$4; e+=$7} END {print s " successes / " f " failures / " e " errors (all files)"}'
+      grep -aE '[0-9]+ success(es)? / ' "$out" | awk '{s+=$1; f+=$4; e+=$7} END {print s " successes / " f " failures / " e " errors (all files)"}'
       vg_report() {
         if [ "$vg_rc" -eq 99 ] || grep -aqE '^==[0-9]+== +(Invalid|Conditional|Use of uninit|Mismatched|Source and destination|Syscall param|[0-9,]+ bytes in [0-9,]+ blocks are definitely)' "$out"; then
           grep -aE '^---|^==[0-9]+==' "$out" | grep -aB1 '^==' | head -60

@@ -1,8 +1,8 @@
 /*
 ** harness.h - the checks shared by the C tests of the host API
-** (test_host.c, test_host_kinds.c, test_resources.c).  A failed check
-** prints file:line and what it saw, and counts; the test's main ends with
-** `return harness_report();`.
+** (test_host.c, test_host_kinds.c, test_resources.c, test_import.c).  A
+** failed check prints file:line and what it saw, and counts; the test's main
+** ends with `return harness_report();`.
 */
 #ifndef KFJOB_TEST_HARNESS_H
 #define KFJOB_TEST_HARNESS_H
@@ -59,6 +59,20 @@ static int checks, failures;
               __LINE__, g_ ? g_ : "(null)", (want));                       \
     }                                                                      \
   } while (0)
+
+/* The wall-clock limit (kfjob_run_options::time_limit_ms) of every run
+** whose speed is not what a test checks: an hour, far above what any run
+** of these tests needs even under valgrind on a loaded machine (there,
+** beside two busy processes, one run took 87 s: past the 60 s default).  The tests of the
+** limit itself give a runaway config a small limit and check that it
+** stops, never how soon. */
+#define HARNESS_TIME_LIMIT_MS 3600000UL
+
+/* Run options at their defaults but for that limit. */
+static inline void harness_run_options(kfjob_run_options *o) {
+  kfjob_run_options_init(o);
+  o->time_limit_ms = HARNESS_TIME_LIMIT_MS;
+}
 
 /* Prints the totals; the exit status of the test (1 when a check failed). */
 static inline int harness_report(void) {

@@ -99,16 +99,23 @@ static kfjob_host *new_host(size_t mem, unsigned long long instr) {
   return h;
 }
 
+/* o NULL: the defaults but for the time limit (HARNESS_TIME_LIMIT_MS). */
 static kfjob_status run_src(kfjob_host *h, const char *src,
                             const kfjob_run_options *o, collect *c) {
+  kfjob_run_options d;
+  if (o == NULL) {
+    harness_run_options(&d);
+    o = &d;
+  }
   return kfjob_host_run_string(h, src, strlen(src), "cfg.lua", o, on_job, c);
 }
 
 /* A test's handle (memory limit mem, 0 for the default), its run options
-** reset (o may be NULL) and an empty collect. */
+** reset (o may be NULL; the time limit HARNESS_TIME_LIMIT_MS) and an empty
+** collect. */
 static kfjob_host *start(size_t mem, kfjob_run_options *o, collect *c) {
   memset(c, 0, sizeof *c);
-  if (o) kfjob_run_options_init(o);
+  if (o) harness_run_options(o);
   return new_host(mem, 0);
 }
 
@@ -261,7 +268,7 @@ static void test_formats(void) {
   }
 
   /* the environment on a target; a misspelt target is an argument error */
-  kfjob_run_options_init(&o);
+  harness_run_options(&o);
   o.name = "bert";
   o.format = KFJOB_FORMAT_ENVIRONMENT;
   o.target = "trainer-2.3";
@@ -277,7 +284,7 @@ static void test_formats(void) {
   ** and the files decode back */
   {
     static const char *const args[] = {"python", "train.py"};
-    kfjob_run_options_init(&o);
+    harness_run_options(&o);
     o.format = KFJOB_FORMAT_TASKSPEC_JSON;
     CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_EJOB);
     CHECK_HAS(kfjob_host_message(h), "missing registration fields: opts.id.project, "
@@ -319,7 +326,7 @@ static void test_formats(void) {
   }
 
   /* pretty JSON, version 0, common replica encoding */
-  kfjob_run_options_init(&o);
+  harness_run_options(&o);
   o.indent = 2;
   CHECK_ST(h, run_src(h, PYTORCH "return kfjob.PyTorchJob{ worker = { replicas = 3 } }",
                       &o, &c), KFJOB_OK);
@@ -374,12 +381,12 @@ static void test_target(void) {
   CHECK(kfjob_target_check("trainer2.3", why, sizeof why) == 0);
   CHECK_HAS(why, "unknown target 'trainer2.3' (did you mean 'trainer-2.3'?)");
   CHECK(kfjob_target_check(NULL, NULL, 0) == 0);
-  kfjob_run_options_init(&o);
+  harness_run_options(&o);
   o.target = "flyt";
   CHECK_ST(h, run_src(h, SOLO, &o, &c), KFJOB_EARG);
   CHECK_HAS(kfjob_host_message(h), "target: unknown target 'flyt' (did you mean 'flyte'?)");
   /* a master-only PyTorchJob: a warning on flyte (the default), an error on flyte2 */
-  kfjob_run_options_init(&o);
+  harness_run_options(&o);
   o.lint = 1;
   CHECK_ST(h, run_src(h, SOLO, &o, &c), KFJOB_OK);
   CHECK(c.n == 1 && c.jobs[0].nwarnings == 1);
@@ -527,7 +534,7 @@ static void test_params(void) {
   const char *params[] = {"replicas=4", "tag=1.5.0-rc1", "flag=true", "ratio=0.5",
                           "eq=a=b", "empty="};
   memset(&c, 0, sizeof c);
-  kfjob_run_options_init(&o);
+  harness_run_options(&o);
   o.params = params;
   o.nparams = 6;
   CHECK_ST(h, run_src(h, PYTORCH
@@ -627,7 +634,7 @@ static void test_job_errors(void) {
   collect_free(&c);
 
   /* the manifest checks the name too (other bad names: bad_configs) */
-  kfjob_run_options_init(&o);
+  harness_run_options(&o);
   o.format = KFJOB_FORMAT_MANIFEST;
   o.image = "img";
   CHECK_ST(h, run_src(h, PYTORCH "return { Bad_Name = job(1) }", &o, &c), KFJOB_EJOB);
@@ -665,7 +672,7 @@ static void test_memory_limit(void) {
   {
     kfjob_run_options o;
     int n, hit = 0;
-    kfjob_run_options_init(&o);
+    harness_run_options(&o);
     o.format = KFJOB_FORMAT_TASKSPEC;
     o.project = o.domain = o.task_version = "x";
     o.image = "img:1";
@@ -824,6 +831,7 @@ static void test_time_limit(void) {
   collect c;
   double t0;
   kfjob_host *h = start((size_t)256 << 20, &o, &c);
+  kfjob_run_options_init(&o);
   CHECK(o.time_limit_ms == 0);   /* the default, KFJOB_DEFAULT_TIME_LIMIT_MS */
   o.time_limit_ms = 300;
   t0 = now();
@@ -835,9 +843,10 @@ static void test_time_limit(void) {
   CHECK_ST(h, run_src(h, "while true do pcall(function() while true do end end) end",
                       &o, &c), KFJOB_ELIMIT);
   CHECK_HAS(kfjob_host_message(h), "time limit exceeded (300 ms)");
-  /* a run within the limit is not affected: a limit far above what the run
-  ** needs, even under valgrind on a loaded machine (300 ms was crossed there) */
-  o.time_limit_ms = 3600000;
+  /* a run within the limit is not affected (nothing of the stopped run is
+  ** left on the handle): a limit far above what the run needs, even under
+  ** valgrind on a loaded machine (300 ms was crossed there) */
+  o.time_limit_ms = HARNESS_TIME_LIMIT_MS;
   CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
   CHECK(c.n == 1);
   finish(h, &c);
@@ -1136,7 +1145,7 @@ static void test_template_name(void) {
   o.format = KFJOB_FORMAT_TEMPLATE;
   CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
   CHECK(c.n == 1);
-  kfjob_run_options_init(&o);
+  harness_run_options(&o);
   o.name = "fallback";
   CHECK_ST(h, kfjob_host_decode(h, NULL, 0, c.jobs[0].data, c.jobs[0].size, &o,
                                 keep_template, &d), KFJOB_OK);
@@ -1226,7 +1235,7 @@ static void test_max_jobs(void) {
   kfjob_run_options o;
   collect c;
   memset(&c, 0, sizeof c);
-  kfjob_run_options_init(&o);
+  harness_run_options(&o);
   o.format = KFJOB_FORMAT_NONE;
   o.max_jobs = 10;
   CHECK_ST(h, run_src(h, endless, &o, &c), KFJOB_ESCRIPT);

@@ -49,7 +49,7 @@ static const char *const CONTAINERS[3] = {"- name: jax\n", "- name: xgboost\n",
 
 static kfjob_status run(kfjob_host *h, kfjob_format f, int keep_going, seen *s) {
   kfjob_run_options o;
-  kfjob_run_options_init(&o);
+  harness_run_options(&o);
   o.format = f;
   o.image = "img:1";
   o.name = "op";

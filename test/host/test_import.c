@@ -85,7 +85,7 @@ static void reads_and_migrates(kfjob_host *h) {
   kfjob_run_options ro;
   seen s;
   const char *m = manifest("");
-  kfjob_run_options_init(&ro);
+  harness_run_options(&ro);
   ro.format = KFJOB_FORMAT_MANIFEST;
   memset(&s, 0, sizeof s);
   CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, &ro, on_job, &s), KFJOB_OK);
@@ -171,7 +171,7 @@ static void bad_input(kfjob_host *h) {
   CHECK(s.n == 0);
   /* a stream: the PyTorchJob is read, the TFJob refused by Trainer (R24) */
   io.stream = 1;
-  kfjob_run_options_init(&ro);
+  harness_run_options(&ro);
   ro.format = KFJOB_FORMAT_MANIFEST;
   ro.target = "trainer-2.3";
   CHECK_ST(h, kfjob_host_import_manifests(h, two, strlen(two), &io, &ro, on_job, &s), KFJOB_EJOB);
@@ -212,7 +212,7 @@ static void labels_stay_on_resource(kfjob_host *h) {
   const char *data;
   int n = 0;
   snprintf(m, sizeof m, "%.*s  labels: {team: ml}\n%s", (int)(at - m0), m0, at);
-  kfjob_run_options_init(&ro);
+  harness_run_options(&ro);
   ro.format = KFJOB_FORMAT_MANIFEST;
   memset(&s, 0, sizeof s);
   CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, &ro, on_job, &s), KFJOB_OK);

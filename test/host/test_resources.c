@@ -67,7 +67,7 @@ static void test_resources(void) {
   seen s;
   memset(&s, 0, sizeof s);
   if (kfjob_host_new(NULL, &h) != KFJOB_OK) exit(2);
-  kfjob_run_options_init(&ro);
+  harness_run_options(&ro);
   ro.format = KFJOB_FORMAT_NONE;
   ro.resources = 1;
   CHECK(kfjob_host_run_string(h, RES, strlen(RES), "cfg.lua", &ro, on_job, &s) == KFJOB_OK);
@@ -105,7 +105,7 @@ static void test_resources_memory(void) {
     kfjob_host_options_init(&ho);
     ho.memory_limit = lim;
     if (kfjob_host_new(&ho, &h) != KFJOB_OK) exit(2);
-    kfjob_run_options_init(&ro);
+    harness_run_options(&ro);
     ro.format = KFJOB_FORMAT_NONE;
     ro.resources = 1;
     st = kfjob_host_run_string(h, RES, strlen(RES), "cfg.lua", &ro, on_job, &s);
@@ -133,7 +133,7 @@ static void test_variants(void) {
   seen s;
   memset(&s, 0, sizeof s);
   if (kfjob_host_new(NULL, &h) != KFJOB_OK) exit(2);
-  kfjob_run_options_init(&ro);
+  harness_run_options(&ro);
   ro.keep_going = 1;
   st = kfjob_host_run_string(h, SWEEP, strlen(SWEEP), "cfg.lua", &ro, on_job, &s);
   CHECK(st == KFJOB_EJOB);
