@@ -279,8 +279,8 @@ static int alnum(char ch) {
 }
 
 int kf_str_listed(const char *const *v, const char *s) {
-  for (; v && *v; v++)
-    if (strcmp(*v, s) == 0) return 1;
+  for (; v && *v; v++)   /* the first byte before the call */
+    if (**v == *s && strcmp(*v, s) == 0) return 1;
   return 0;
 }
 
