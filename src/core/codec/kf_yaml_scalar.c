@@ -14,9 +14,13 @@
 /* ---- scalars: the YAML 1.2 core schema -------------------------------- */
 
 
+/* (Every word of the lists below has at most 5 bytes: a longer scalar is
+** none of them without a look.) */
 static int is_word(const char *s, size_t n, const char *const *words) {
-  for (; *words; words++)
-    if (strlen(*words) == n && memcmp(s, *words, n) == 0) return 1;
+  char c0 = n ? s[0] : '\0';
+  if (n > 5) return 0;
+  for (; *words; words++)   /* the first byte before the length */
+    if ((*words)[0] == c0 && strlen(*words) == n && memcmp(s, *words, n) == 0) return 1;
   return 0;
 }
 
