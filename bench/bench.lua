@@ -182,6 +182,11 @@ local function define()
       bench("W.floor.table_walk_encode", tbl, function(n)
         for _ = 1, n do kfb.walk(mk()); job:encode() end
       end)
+      -- under decode: protobuf-c's unpack of W's bytes alone (into a bump
+      -- allocator, as decode unpacks into its arena), which decode runs
+      if kfb.floor_unpack then
+        bench("W.floor.decode_unpack", tbl, function(n) kfb.floor_unpack(floor_kind, n) end, 20000)
+      end
     end
     bench(p .. ".kfjob.table_construct_encode", tbl, function(n)
       for _ = 1, n do ctor(mk()):encode() end
@@ -431,6 +436,10 @@ local function report(res, unit, sweeps, tm)
   end
   ir_line("to_json / protobuf-c pack", res["W.kfjob.to_json"], res["W.floor.pack"], "le", 1.3)
   ir_line("decode / Lua table", res["W.kfjob.decode"], tbl, "le", 1.5)
+  if res["W.floor.decode_unpack"] and tbl then
+    out("%-38s %-11s %8s %9.2f  %s", "  (protobuf-c unpack alone / table)", "(info)", "-",
+        res["W.floor.decode_unpack"] / tbl, "what decode runs before its own work; now 1.96")
+  end
   ir_line("from_json / Lua table", res["W.kfjob.from_json"], tbl, "le", 2.5)
   -- the time targets: this run's, or (--callgrind) the timed pass run.sh adds
   local tres = time and res or (tm and tm.res)

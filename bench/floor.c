@@ -233,6 +233,38 @@ static int l_floor_build_pack(lua_State *L) {
   return 0;
 }
 
+/* floor_unpack(kind, n): protobuf_c_message_unpack of the packed bytes n
+** times, into a bump allocator reset each time (as kfjob's decode unpacks
+** into its arena): what a decoder built on protobuf-c pays before its job */
+static unsigned char bump_mem[1 << 16];
+static size_t bump_at;
+static void *bump_alloc(void *d, size_t n) {
+  void *p;
+  (void)d;
+  n = (n + 15) & ~(size_t)15;
+  if (bump_at + n > sizeof bump_mem) return NULL;
+  p = bump_mem + bump_at;
+  bump_at += n;
+  return p;
+}
+static void bump_free(void *d, void *p) { (void)d; (void)p; }
+static int l_floor_unpack(lua_State *L) {
+  static Store s;
+  ProtobufCMessage *m = checkkind(L)(&s);
+  lua_Integer n = luaL_checkinteger(L, 2);
+  ProtobufCAllocator a = { bump_alloc, bump_free, NULL };
+  size_t len = protobuf_c_message_pack(m, out), t = 0;
+  for (lua_Integer i = 0; i < n; i++) {
+    ProtobufCMessage *u;
+    bump_at = 0;
+    u = protobuf_c_message_unpack(m->descriptor, &a, len, out);
+    if (u == NULL) return luaL_error(L, "unpack failed");
+    t += (size_t)u->descriptor->n_fields;
+  }
+  sink = t;
+  return 0;
+}
+
 static int l_floor_bytes(lua_State *L) {
   static Store s;
   ProtobufCMessage *m = checkkind(L)(&s);
@@ -289,7 +321,8 @@ static int l_cg_stop(lua_State *L) { kfbench_cg_stop(luaL_checkstring(L, 1)); re
 EXPORT int luaopen_kfbench(lua_State *L) {
   static const luaL_Reg f[] = {
     { "floor_pack", l_floor_pack }, { "floor_build_pack", l_floor_build_pack },
-    { "floor_bytes", l_floor_bytes }, { "now", l_now }, { "walk", l_walk },
+    { "floor_bytes", l_floor_bytes }, { "floor_unpack", l_floor_unpack },
+    { "now", l_now }, { "walk", l_walk },
     { "cg_start", l_cg_start }, { "cg_stop", l_cg_stop }, { NULL, NULL } };
   luaL_newlib(L, f);
   lua_pushboolean(L, RUNNING_ON_VALGRIND != 0);

@@ -49,6 +49,20 @@ static char *gen_extra(const char *what, const char *name, const char *kind) {
   return cli_xprintf("\1%s\t0\t%s\t%s", what, kind ? kind : "", name ? name : "");
 }
 
+/* A tab and `name` added to the end of *s (length *len, room *cap, grown
+** by doubling): a stream's names in linear time (a new string per name
+** was quadratic in the number of jobs). */
+static void add_name(char **s, size_t *len, size_t *cap, const char *name) {
+  size_t n = strlen(name);
+  if (*len + n + 2 > *cap) {
+    while (*len + n + 2 > *cap) *cap = *cap ? 2 * *cap : 64;
+    *s = (char *)cli_xrealloc(*s, *cap);
+  }
+  (*s)[(*len)++] = '\t';
+  memcpy(*s + *len, name, n + 1);
+  *len += n;
+}
+
 /* -f lua / config / config-yaml of a TaskTemplate or TaskSpec: the
 ** generator decodes the file itself (as hex digits: the bytes may hold
 ** NULs), so its job and the options no job field holds stay together. */
@@ -76,12 +90,9 @@ static int data_config(conv *c, const char *data) {
   int code = 0;
   for (i = 0; i < c->n && code == 0; i += k) {
     char *extra = cli_xstrdup(c->a->name ? c->a->name : c->name);
+    size_t len = strlen(extra), cap = len + 1;
     k = c->a->outdir ? 1 : c->n;
-    for (j = i; j < i + k; j++) {
-      char *x = cli_xprintf("%s\t%s", extra, c->v[j].job.name);
-      free(extra);
-      extra = x;
-    }
+    for (j = i; j < i + k; j++) add_name(&extra, &len, &cap, c->v[j].job.name);
     code = gen_config(c, i, data, extra);
     free(extra);
   }
@@ -120,19 +131,18 @@ int convert_to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
                       c->a->time_limit_ms ? c->a->time_limit_ms : KFJOB_DEFAULT_TIME_LIMIT_MS);
   extra = gen_extra("manifests", NULL, c->a->kind);
   if (!c->a->outdir) {   /* one config of every job: their keys, distinct */
-    for (i = 0; i < c->n; i++) {
-      char *x = cli_xprintf("%s\t%s", extra, c->v[i].stem ? c->v[i].stem : c->v[i].job.name);
-      free(extra);
-      extra = x;
-    }
+    size_t len = strlen(extra), cap = len + 1;
+    for (i = 0; i < c->n; i++)
+      add_name(&extra, &len, &cap, c->v[i].stem ? c->v[i].stem : c->v[i].job.name);
   }
   for (i = 0; i < c2.n && code == 0; i += k) {
-    char *joined = NULL;
-    size_t j, len = 0;
+    char *joined;
+    size_t j, len = 0, room = 1;
     k = c->a->outdir ? 1 : c2.n;
+    for (j = i; j < i + k; j++) room += c2.v[j].job.size + 1;
+    joined = (char *)cli_xmalloc(room);   /* one allocation: linear in the stream */
     for (j = i; j < i + k; j++) {   /* JSON Lines: each document on lines of its own */
       size_t sz = c2.v[j].job.size;
-      joined = (char *)cli_xrealloc(joined, len + sz + 2);
       memcpy(joined + len, c2.v[j].job.data, sz + 1);
       len += sz;
       if (sz && joined[len - 1] != '\n') joined[len++] = '\n', joined[len] = '\0';

@@ -242,8 +242,9 @@ int kf_node_push(kf_arena *A, kf_node *c, const char *key, kf_node *v) {
 kf_node *kf_node_get(const kf_node *obj, const char *key) {
   size_t i;
   if (obj == NULL || obj->t != KF_NOBJ) return NULL;
-  for (i = 0; i < obj->u.c.n; i++)
-    if (strcmp(obj->u.c.k[i], key) == 0) return obj->u.c.v[i];
+  for (i = 0; i < obj->u.c.n; i++)   /* the first byte before the call */
+    if (obj->u.c.k[i][0] == key[0] && strcmp(obj->u.c.k[i], key) == 0)
+      return obj->u.c.v[i];
   return NULL;
 }
 

@@ -232,6 +232,9 @@ int kf_env_name(const char *s);
 /* "<prefix>.key", or <prefix>["key"] when key is not an identifier: the
 ** path of a map entry in messages. */
 void kf_key_path(char *out, size_t cap, const char *prefix, const char *k);
+/* At most `n` bytes of `s` (to its NUL) appended at out[len], as snprintf
+** would (cut at cap - 1, out kept NUL-terminated; cap > 0): the new length. */
+size_t kf_put(char *out, size_t len, size_t cap, const char *s, size_t n);
 
 /* Closest of `cands` (NULL-terminated) to `s`, or NULL if none is close. */
 const char *kf_suggest(const char *s, const char *const *cands);

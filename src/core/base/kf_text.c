@@ -282,8 +282,8 @@ static int alnum(char ch) {
 }
 
 int kf_str_listed(const char *const *v, const char *s) {
-  for (; v && *v; v++)
-    if (strcmp(*v, s) == 0) return 1;
+  for (; v && *v; v++)   /* the first byte before the call */
+    if (**v == *s && strcmp(*v, s) == 0) return 1;
   return 0;
 }
 
@@ -338,11 +338,24 @@ int kf_env_name(const char *s) {
 
 void kf_key_path(char *out, size_t cap, const char *prefix, const char *k) {
   const char *p = k;
+  size_t n;
   int ident = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_';
   for (; ident && *p; p++)
     ident = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
             (*p >= '0' && *p <= '9') || *p == '_';
-  snprintf(out, cap, ident ? "%s.%.100s" : "%s[\"%.100s\"]", prefix, k);
+  n = kf_put(out, 0, cap, prefix, (size_t)-1);   /* as snprintf("%s.%.100s") */
+  n = kf_put(out, n, cap, ident ? "." : "[\"", (size_t)-1);
+  n = kf_put(out, n, cap, k, 100);
+  if (!ident) kf_put(out, n, cap, "\"]", 2);
+}
+
+size_t kf_put(char *out, size_t len, size_t cap, const char *s, size_t n) {
+  size_t k = 0;
+  while (k < n && s[k] != '\0') k++;
+  if (len + k > cap - 1) k = len < cap - 1 ? cap - 1 - len : 0;
+  memcpy(out + len, s, k);
+  out[len + k] = '\0';
+  return len + k;
 }
 
 int kf_qualified_name(const char *k) {

@@ -14,10 +14,28 @@
 /* ---- scalars: the YAML 1.2 core schema -------------------------------- */
 
 
+/* (Every word of the lists below has at most 5 bytes: a longer scalar is
+** none of them without a look.) */
 static int is_word(const char *s, size_t n, const char *const *words) {
-  for (; *words; words++)
-    if (strlen(*words) == n && memcmp(s, *words, n) == 0) return 1;
+  char c0 = n ? s[0] : '\0';
+  if (n > 5) return 0;
+  for (; *words; words++)   /* the first byte before the length */
+    if ((*words)[0] == c0 && strlen(*words) == n && memcmp(s, *words, n) == 0) return 1;
   return 0;
+}
+
+/* Could s be one of the words below (null, booleans, .inf, .nan, signed
+** or not)?  Each starts with one of these bytes, or is "". */
+static int maybe_word(const char *s, size_t n) {
+  if (n == 0) return 1;
+  if (n > 5) return 0;
+  switch (s[0]) {
+    case 'n': case 'N': case '~': case 't': case 'T': case 'f': case 'F': case 'y':
+    case 'Y': case 'o': case 'O': case '.': case '+': case '-':
+      return 1;
+    default:
+      return 0;
+  }
 }
 
 static int digits(const char *s, size_t n, const char *set) {
@@ -92,11 +110,13 @@ static int resolve_plain(const char *s, size_t n, kf_node *out, int *range_ok) {
   static const char *const yes[] = {"true", "True", "TRUE", NULL};
   static const char *const no[] = {"false", "False", "FALSE", NULL};
   *range_ok = 1;
-  if (is_word(s, n, nul)) { out->t = KF_NNIL; return R_NULL; }
-  if (is_word(s, n, yes) || is_word(s, n, no)) {
-    out->t = KF_NBOOL;
-    out->u.b = is_word(s, n, yes);
-    return R_BOOL;
+  if (maybe_word(s, n)) {   /* else none of the words: a number or a string */
+    if (is_word(s, n, nul)) { out->t = KF_NNIL; return R_NULL; }
+    if (is_word(s, n, yes) || is_word(s, n, no)) {
+      out->t = KF_NBOOL;
+      out->u.b = is_word(s, n, yes);
+      return R_BOOL;
+    }
   }
   if (int_value(s, n, &out->u.i, range_ok)) { out->t = KF_NINT; return R_INT; }
   if (float_value(s, n, &out->u.d)) { out->t = KF_NNUM; return R_FLOAT; }
@@ -166,13 +186,15 @@ static int resolve_plain11(kf_arena *A, const char *s, size_t n, kf_node *out, i
   int got;
   *ok = 1;
   out->t = KF_NSTR;
-  if (is_word(s, n, nul)) { out->t = KF_NNIL; return R_NULL; }
-  if (is_word(s, n, yes) || is_word(s, n, no)) {
-    out->t = KF_NBOOL;
-    out->u.b = is_word(s, n, yes);
-    return R_BOOL;
+  if (maybe_word(s, n)) {   /* else none of the words: a number or a string */
+    if (is_word(s, n, nul)) { out->t = KF_NNIL; return R_NULL; }
+    if (is_word(s, n, yes) || is_word(s, n, no)) {
+      out->t = KF_NBOOL;
+      out->u.b = is_word(s, n, yes);
+      return R_BOOL;
+    }
+    if (is_word(s, n, special) && float_value(s, n, &out->u.d)) { out->t = KF_NNUM; return R_FLOAT; }
   }
-  if (is_word(s, n, special) && float_value(s, n, &out->u.d)) { out->t = KF_NNUM; return R_FLOAT; }
   if (n && ((s[0] >= '0' && s[0] <= '9') || s[0] == '-' || s[0] == '+')) {
     if ((got = number11(A, s, n, out, ok)) != 0) return got;
   } else if (n && s[0] == '.' && float_syntax(s, n) && float_value(s, n, &out->u.d)) {

@@ -24,8 +24,7 @@ static int ident(const char *k) {
 ** them; the new length.  Paths are made for every value read, and
 ** snprintf cost ten times this. */
 static size_t put(char *out, size_t n, const char *s, size_t max) {
-  size_t k = 0;
-  while (k < max && s[k]) k++;
+  size_t k = strnlen(s, max);
   if (k > KFI_PATH - 1 - n) k = KFI_PATH - 1 - n;
   memmove(out + n, s, k);
   return n + k;
@@ -33,9 +32,10 @@ static size_t put(char *out, size_t n, const char *s, size_t max) {
 
 void kfi_path(char *out, const char *prefix, const char *key) {
   size_t n;
-  if (prefix[0] == '\0' && ident(key)) {
+  int id = ident(key);
+  if (prefix[0] == '\0' && id) {
     n = put(out, 0, key, 200);
-  } else if (ident(key)) {
+  } else if (id) {
     n = put(out, 0, prefix, 150);
     n = put(out, n, ".", 1);
     n = put(out, n, key, 100);

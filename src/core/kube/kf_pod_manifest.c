@@ -35,10 +35,46 @@ const char *const kf_pod_container_order[] = {
     "lifecycle", "terminationMessagePath", "terminationMessagePolicy",
     "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty", NULL};
 
+/* Each key of `o` placed once: pos[k] is the first key that is order[k]
+** (-1: none), and the keys no entry of `order` names keep their order
+** after them.  0 when there are more keys or entries than it holds. */
+#define ORD_MAX 64
+static int ordered_fast(kf_arena *A, kf_node *d, const kf_node *o,
+                        const char *const *order) {
+  int pos[ORD_MAX], listed[ORD_MAX];
+  size_t i, n = o->u.c.n;
+  int k, norder;
+  for (norder = 0; order[norder]; norder++)
+    if (norder == ORD_MAX - 1) return 0;
+  if (n > ORD_MAX) return 0;
+  for (k = 0; k < norder; k++) pos[k] = -1;
+  for (i = 0; i < n; i++) {   /* each key against the entries, once */
+    const char *key = o->u.c.k[i];
+    listed[i] = 0;
+    for (k = 0; k < norder; k++)
+      if (order[k][0] == key[0] && strcmp(order[k], key) == 0) {
+        if (pos[k] < 0) pos[k] = (int)i;
+        listed[i] = 1;
+        break;
+      }
+  }
+  for (k = 0; k < norder; k++)
+    if (pos[k] >= 0 && o->u.c.v[pos[k]] &&
+        !kf_node_push(A, d, order[k], o->u.c.v[pos[k]]))
+      return -1;
+  for (i = 0; i < n; i++)
+    if (!listed[i] && !kf_node_push(A, d, o->u.c.k[i], o->u.c.v[i])) return -1;
+  return 1;
+}
+
 kf_node *kf_pod_ordered(kf_arena *A, const kf_node *o, const char *const *order) {
   kf_node *d = kf_node_new(A, KF_NOBJ);
   size_t i;
   int k;
+  if (d && o->t == KF_NOBJ) {
+    int r = ordered_fast(A, d, o, order);
+    if (r != 0) return r > 0 ? d : NULL;
+  }
   for (k = 0; d && order[k]; k++) {
     kf_node *v = kf_node_get(o, order[k]);
     if (v && !kf_node_push(A, d, order[k], v)) return NULL;

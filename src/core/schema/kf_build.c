@@ -37,16 +37,21 @@ static size_t push_index(ctx *c, size_t i) {
 }
 static void pop(ctx *c, size_t n) { c->n = n; }
 
+/* The path as segments appended (kf_put: cut as snprintf cuts). */
 static void format_path(const ctx *c, char *out, size_t cap) {
-  size_t i, l;
-  snprintf(out, cap, "%s", c->prefix);
+  size_t i, l = kf_put(out, 0, cap, c->prefix, (size_t)-1);
   for (i = 0; i < c->n && i < KF_MAX_DEPTH; i++) {
-    l = strlen(out);
-    if (c->seg[i].key == NULL)
-      snprintf(out + l, cap - l, "[%zu]", c->seg[i].idx);
-    else
-      snprintf(out + l, cap - l, "%s%s", l ? "." : "",
-               c->seg[i].key[0] ? c->seg[i].key : "''");
+    if (c->seg[i].key == NULL) {   /* "[%zu]" */
+      char d[24];
+      size_t k = sizeof d, x = c->seg[i].idx;
+      d[--k] = ']';
+      do d[--k] = (char)('0' + x % 10); while ((x /= 10) != 0);
+      d[--k] = '[';
+      l = kf_put(out, l, cap, d + k, sizeof d - k);
+    } else {
+      if (l) l = kf_put(out, l, cap, ".", 1);
+      l = kf_put(out, l, cap, c->seg[i].key[0] ? c->seg[i].key : "''", (size_t)-1);
+    }
   }
 }
 
