@@ -263,6 +263,15 @@ struct kf_job;
 ** `style` is a kf_pathstyle. */
 typedef kf_status (*kf_rule)(const struct kf_job *j, int style,
                              const char *who, kf_err *e);
+/* The rules of kf_kinds.c the kind rows list: each role's replica bounds
+** that hold on every target (KF_R_*), at least one pod where no group is
+** required (a PaddleJob), every row's lower bound (decoded values). */
+kf_status kf_rule_replicas(const struct kf_job *j, int style, const char *who,
+                           kf_err *e);
+kf_status kf_rule_some_replicas(const struct kf_job *j, int style,
+                                const char *who, kf_err *e);
+kf_status kf_rule_bounds(const struct kf_job *j, int style, const char *who,
+                         kf_err *e);
 
 typedef struct kf_kind_info {
   const char *name;           /* "TFJob" */
