@@ -179,6 +179,9 @@ kf_node *kf_job_to_spec(const kf_job *j, kf_arena *A);
 kf_node *kf_group_to_spec(const kf_group *g, kf_arena *A);
 kf_node *kf_run_policy_to_spec(const kf_run_policy *rp, kf_arena *A);
 int kf_job_equal(const kf_job *a, const kf_job *b);
+/* Whether row `f` holds the same value in the structs at a and b (a
+** group's, the job's) of a job of `kind`. */
+int kf_row_equal(const kf_field *f, const void *a, const void *b, int kind);
 /* Only the integer 1 turns an elastic job into a plain python-task. */
 int kf_python_task(const kf_job *j);
 /* The task type flytekit gives the job ("python-task" or the kind's). */
