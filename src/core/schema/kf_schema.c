@@ -175,6 +175,7 @@ static const kf_field group_rows[] = {
   {.key = "container", .type = KF_V_OBJ, .off = G(container),
    .off_n = G(has_container), .info = &kf_group_container_obj,
    .desc = "What this group's pods run differently (command, args, env; a TFJob's PS, an MPI launcher): the group's main container in manifests, each key replacing the job's container's; not on Flyte (one task container), on Trainer only when every group has the same"},
+  KF_CANARY_GROUP_ROWS
 };
 const kf_obj kf_group_obj = {NULL, "a table of named fields", group_rows,
                              sizeof group_rows / sizeof *group_rows, "Group"};
@@ -203,6 +204,7 @@ static const kf_field run_policy_rows[] = {
    .pb = "backoff_limit", .manifest = "backoffLimit",
    .place = KF_M_RUN_POLICY,
    .desc = "Retries before the job is marked failed: run_policy.backoff_limit in the v1 plugin message, spec.runPolicy.backoffLimit in operator manifests; dropped with a warning on Trainer (R20)"},
+  KF_CANARY_RUN_POLICY_ROWS
 };
 const kf_obj kf_run_policy_obj = {"RunPolicy", "a kfjob.RunPolicy or a table",
                                   run_policy_rows,
@@ -328,7 +330,8 @@ const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
    .desc = "The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"}, \
   {.key = "annotations", .type = KF_V_TREE, .off = J(annotations),         \
    .info = &kf_annotations_tree,                                           \
-   .desc = "The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not copied to the pods (pod_template.metadata.annotations is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"}
+   .desc = "The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not copied to the pods (pod_template.metadata.annotations is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"} \
+  KF_CANARY_METADATA_ROWS
 
 /* The mpi-operator v2beta1's own fields (mpi_job_types.go); unset is the
 ** operator's default (SetDefaults_MPIJob: /root/.ssh, OpenMPI, AtStartup,
@@ -356,7 +359,8 @@ static const kf_choice launcher_policy_choice = {
    .off = J(launcher_creation_policy),                                     \
    .info = &launcher_policy_choice, .manifest = "launcherCreationPolicy", \
    .place = KF_M_MPI_SPEC,                                                 \
-   .desc = "AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R52): spec.launcherCreationPolicy"}
+   .desc = "AtStartup or WaitForWorkersReady: when the launcher starts (mpi-operator only, R52): spec.launcherCreationPolicy"} \
+  KF_CANARY_MPI_SPEC_ROWS
 
 /* Kubeflow Trainer's runtime (spec.runtimeRef.name of a TrainJob). */
 #define RUNTIME                                                            \
@@ -424,6 +428,7 @@ static const kf_field elastic_rows[] = {
   {.key = "metrics", .type = KF_V_TREE, .off = J(metrics), .info = &kf_metrics_tree,
    .manifest = "metrics", .place = KF_M_ELASTIC,
    .desc = "The operator's HorizontalPodAutoscaler metrics, autoscaling/v2 MetricSpecs (operator only, R54): elasticPolicy.metrics"},
+  KF_CANARY_ELASTIC_ROWS
   GROUPS, RUN_POLICY, POD, SCHED, WHOLE, RUNTIME, CLUSTERED};
 static const kf_field mpi_rows[] = {GROUPS, RUN_POLICY, SLOTS, DEPRECATED, POD,
                                    SCHED, WHOLE, MPI_OPERATOR};
