@@ -71,6 +71,17 @@ describe("the places table (KF_PLACES) through kfjob.fields", function()
     assert.equal("spec.trainer.resourcesPerNode", P.resources.path["trainer-2.4"])
     assert.is_nil(P.replica_spec.path["trainer-2.2"])
     assert.is_string(P.replica_spec.rule)
+    -- the pod spec: the replica's PodTemplateSpec spec; a TrainJob's
+    -- runtime patch of the node job's pod (trainjob_types.go RuntimePatch,
+    -- TrainingRuntimeSpecPatch); a JobSet's replicated job's Job template pod
+    assert.equal(".template.spec", P.pod_spec.path.operator)
+    assert.equal(".template.spec", P.pod_spec.path["mpi-operator"])
+    assert.equal("spec.runtimePatches[0].trainingRuntimeSpec.template.spec.replicatedJobs[0]"
+                 .. ".template.spec.template.spec", P.pod_spec.path["trainer-2.4"])
+    assert.equal("spec.replicatedJobs[0].template.spec.template.spec",
+                 P.pod_spec.path["flyte2-clustered"])
+    -- every resource's ObjectMeta
+    for _, t in ipairs(TARGETS) do assert.equal("metadata", P.metadata.path[t], t) end
   end)
 end)
 

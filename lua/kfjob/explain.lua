@@ -49,6 +49,9 @@ local function manifest_path(info, path, row, grow)
     return "spec.elasticPolicy." .. row.manifest
   end
   if #path == 1 and row.manifest == "slotsPerWorker" then return "spec.slotsPerWorker" end
+  -- a job row that goes only where its place is: the place's path (KF_PLACES)
+  local pl = #path == 1 and row.placed and info.places[row.place]
+  if pl and not pl.group and pl.path.operator then return pl.path.operator .. "." .. row.manifest end
   if grow and grow.place then
     -- the place's path under the replica spec (the core's KF_PLACES)
     local at = specs .. "." .. info.groups[top] .. info.places[grow.place].path.operator

@@ -88,6 +88,10 @@ static void push_place(lua_State *L, const kf_field *f) {
     lua_pushstring(L, kf_places[f->place].name);
     lua_setfield(L, -2, "place");
   }
+  if (f->flags & KF_F_PLACED) {   /* only where its place is (R34) */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "placed");
+  }
   lua_newtable(L);
   for (t = 0; t < KF_NTARGETS; t++) {
     const char *why = kf_field_not_on(f, (kf_target)t);

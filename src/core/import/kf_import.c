@@ -168,9 +168,31 @@ static kf_status meta_name(kfi *c, const kf_node *m) {
   return KF_OK;
 }
 
+/* The kind's job rows placed in the resource's metadata (KF_M_METADATA),
+** each under its key; `known` gets their keys after the first n. */
+static size_t meta_rows(const kfi *c, const char **known, size_t n, size_t cap) {
+  const kf_kind_info *k = &kf_kinds[c->kind];
+  size_t i;
+  for (i = 0; i < k->nfields && n + 1 < cap; i++)
+    if (k->fields[i].place == KF_M_METADATA && k->fields[i].manifest)
+      known[n++] = k->fields[i].manifest;
+  known[n] = NULL;
+  return n;
+}
+
+static kf_status meta_placed(kfi *c, const kf_node *m) {
+  const kf_kind_info *k = &kf_kinds[c->kind];
+  const kf_node *v;
+  size_t i;
+  for (i = 0; i < k->nfields; i++)
+    if (k->fields[i].place == KF_M_METADATA && k->fields[i].manifest &&
+        (v = kf_node_get(m, k->fields[i].manifest)) != NULL)
+      KFI_OOM(c, kf_node_push(c->A, c->spec, k->fields[i].key, (kf_node *)v));
+  return KF_OK;
+}
+
 static kf_status metadata(kfi *c, const kf_node *m) {
-  static const char *const known[] = {"name", "namespace", "labels", "annotations",
-                                      "generateName", NULL};
+  const char *known[16] = {"name", "namespace", "labels", "annotations", "generateName"};
   static const char *const held_not[] = {"finalizers", "ownerReferences", NULL};
   static const char *const server[] = {"uid", "resourceVersion", "creationTimestamp",
                                        "managedFields", "generation", "selfLink",
@@ -178,6 +200,7 @@ static kf_status metadata(kfi *c, const kf_node *m) {
                                        NULL};
   const kf_node *v;
   kf_status st;
+  meta_rows(c, known, 5, sizeof known / sizeof *known);
   if (m == NULL) return kfi_fail(c, "metadata", "required");
   if ((st = kfi_want(c, "metadata", m, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, "metadata", m, known, held_not, server)) != KF_OK)
@@ -199,7 +222,7 @@ static kf_status metadata(kfi *c, const kf_node *m) {
     if ((st = string_map(c, "metadata.annotations", v, 0)) != KF_OK) return st;
     KFI_OOM(c, kf_node_push(c->A, c->info, "annotations", (kf_node *)v));
   }
-  return KF_OK;
+  return meta_placed(c, m);
 }
 
 /* ---- the spec of kubeflow.org/v1 and v2beta1 ---------------------------- */

@@ -106,6 +106,9 @@ typedef struct kfi_pod {
 /* The group row placed in the container under manifest key k, other than
 ** args (the task's, and an MPI group's command), or -1. */
 int kfi_container_row(const char *k);
+/* The group row placed in the pod spec (KF_M_POD) under manifest key k,
+** or -1 (kf_import_pod.c). */
+int kfi_pod_row(const char *k);
 /* An env list read, as the job holds it: a table of name = value when
 ** every entry is a {name, value} pair and the names are sorted and unique
 ** (written back in the same order), else the list itself (its order,

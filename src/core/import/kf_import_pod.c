@@ -382,10 +382,24 @@ static kf_status meta_rest(kfi *c, const char *path, const kf_node *m, kf_node *
   return KF_OK;
 }
 
+int kfi_pod_row(const char *k) {
+  size_t i;
+  for (i = 0; i < kf_group_obj.n && i < KFI_GROUP_ROWS; i++) {
+    const kf_field *f = &kf_group_obj.f[i];
+    if (f->place == KF_M_POD && f->manifest && strcmp(f->manifest, k) == 0) return (int)i;
+  }
+  return -1;
+}
+
 static kf_status spec_key(kfi *c, const char *path, const char *k, const kf_node *v,
                           const char *pname, kfi_pod *out, kf_node *spec) {
   kf_node *keep;
   kf_status st;
+  int row = kfi_pod_row(k);
+  if (row >= 0) {   /* a group row placed in the pod spec: the group's */
+    out->own[row] = v;
+    return KF_OK;
+  }
   if (strcmp(k, "containers") == 0) return containers(c, path, v, pname, out, spec);
   if (strcmp(k, "volumes") == 0) return volumes(c, v, out, spec);
   if (strcmp(k, "restartPolicy") == 0 && kfi_str(v) && strcmp(kfi_str(v), "Never") == 0)

@@ -214,6 +214,23 @@ static kf_status patch_levels(kfi *c, const kf_node *p) {
   return KF_OK;
 }
 
+/* The patch's group rows placed in the pod spec (KF_M_POD): the node
+** job's, so every group's (as the spec.trainer rows, nodes()). */
+static kf_status pod_rows(kfi *c, const kfi_pod *pod) {
+  static const char *const groups[] = {"master", "worker"};
+  size_t r;
+  int i;
+  for (r = 0; r < kf_group_obj.n && r < KFI_GROUP_ROWS; r++) {
+    if (pod->own[r] == NULL || kf_group_obj.f[r].place != KF_M_POD) continue;
+    for (i = 0; i < 2; i++) {
+      kf_node *g = (kf_node *)kf_node_get(c->spec, groups[i]);
+      if (g && g->t == KF_NOBJ)
+        KFI_OOM(c, kf_node_push(c->A, g, kf_group_obj.f[r].key, (kf_node *)pod->own[r]));
+    }
+  }
+  return KF_OK;
+}
+
 /* kfjob's one runtime patch: the `node` job's pod template. */
 static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2]) {
   const kf_node *p, *rj, *t;
@@ -241,6 +258,7 @@ static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2])
                                     pod.env, "a runtime patch of the node container has no "
                                     "env: the task's env is spec.trainer.env")) != KF_OK)
     return st;
+  if ((st = pod_rows(c, &pod)) != KF_OK) return st;
   if (pod.tmpl) KFI_OOM(c, kf_node_push(c->A, c->spec, "pod_template", pod.tmpl));
   if (pod.shm) KFI_OOM(c, kf_node_push(c->A, c->spec, "shared_memory", (kf_node *)pod.shm));
   if (pod.accel) KFI_OOM(c, kf_node_push(c->A, c->spec, "accelerator", pod.accel));

@@ -58,6 +58,8 @@ const kf_node *kfm_row_env(const kf_job *j, int role, int *group);
 kf_node *kfm_env_list(kf_arena *A, const kf_node *env);
 /* Whether group row `f` holds a value other than its default (R34). */
 int kfm_row_given(const kf_field *f, const kf_group *g);
+/* The same of a row of any struct (the job, its run policy) at `base`. */
+int kfm_value_given(const kf_field *f, const void *base);
 long double kfm_qty_value(const char *s);
 int kfm_qty_cmp(const char *a, const char *b);
 const kf_group *kfm_task_resources(const kf_job *j, const kf_group *g,

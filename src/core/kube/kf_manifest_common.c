@@ -79,6 +79,10 @@ int kfm_row_given(const kf_field *f, const kf_group *g) {
   return row_given(f, (const char *)g);
 }
 
+int kfm_value_given(const kf_field *f, const void *base) {
+  return row_given(f, (const char *)base);
+}
+
 /* One row's value of the struct at `base` (a group, or the job) as
 ** into[f->manifest]: a number as is (KF_F_OMITZERO: 0 left out), an enum
 ** in Kubernetes' spelling, a string, list or tree when given, a boolean
@@ -153,6 +157,15 @@ kf_status kfm_job_rows(mctx *c, const kf_job *j, int place, kf_node *into) {
       return st;
   }
   return KF_OK;
+}
+
+/* Whether the group has a value in a row placed at `place` (KF_M_*). */
+int kfm_place_given(const kf_group *g, int place) {
+  size_t i;
+  for (i = 0; i < kf_group_obj.n; i++)
+    if (kf_group_obj.f[i].place == place && row_given(&kf_group_obj.f[i], (const char *)g))
+      return 1;
+  return 0;
 }
 
 /* ---- containers and replica specs ------------------------------------- */
@@ -335,6 +348,9 @@ kf_status kfm_replica_spec(mctx *c, const kf_job *j, int role,
     if (sh->o->service_account)
       KF_OOM(c, kf_obj_str(c->A, pod, "serviceAccountName", sh->o->service_account));
   }
+  if ((st = kfm_group_rows(c, &j->g[role], KF_M_POD, kf_roles[role].key, pod,
+                           NULL)) != KF_OK)
+    return st;
   KF_OOM(c, rs = kf_pod_ordered(c->A, rs, replica_order));
   KF_OOM(c, kf_node_push(c->A, specs, kf_roles[role].name, rs));
   return KF_OK;
@@ -465,7 +481,9 @@ kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   KF_OOM(c, sh->meta = kf_obj_add(A, sh->root, "metadata", KF_NOBJ));
   KF_OOM(c, kf_obj_str(A, sh->meta, "name", o->name));
   if (ns) KF_OOM(c, kf_obj_str(A, sh->meta, "namespace", ns));
-  if ((st = prepare_meta(c, j, o, sh)) != KF_OK) return st;
+  if ((st = prepare_meta(c, j, o, sh)) != KF_OK ||
+      (st = kfm_job_rows(c, j, KF_M_METADATA, sh->meta)) != KF_OK)
+    return st;
   if (o->env.n) {
     KF_OOM(c, sh->env = kf_node_new(A, KF_NARR));
     for (i = 0; i < (int)o->env.n; i++) {

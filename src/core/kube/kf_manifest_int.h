@@ -69,6 +69,8 @@ kf_status kfm_group_rows(mctx *c, const kf_group *g, int place,
 /* Every job row of the job's kind placed at `place` (a job place: the
 ** elastic policy) into `into` under its manifest key, in row order. */
 kf_status kfm_job_rows(mctx *c, const kf_job *j, int place, kf_node *into);
+/* Whether group g has a value in a row placed at `place` (KF_M_*). */
+int kfm_place_given(const kf_group *g, int place);
 kf_status kfm_container(mctx *c, const kf_job *j, int role,
                         const kfm_shared *sh, kf_node *containers);
 /* What group `role`'s main container runs, field by field: the call's

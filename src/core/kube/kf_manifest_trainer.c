@@ -70,6 +70,10 @@ static kf_status pod_patch(mctx *c, const kf_job *j, int role, kf_target t,
     }
     KF_OOM(c, kf_node_push(c->A, patch, patch_keys[k], v));
   }
+  /* the group rows placed in the pod spec (R21: every group's the same) */
+  if ((st = kfm_group_rows(c, &j->g[role], KF_M_POD, kf_roles[role].key, patch,
+                           NULL)) != KF_OK)
+    return st;
   if (patch->u.c.n) *out = patch;
   return KF_OK;
 }
@@ -79,7 +83,7 @@ static kf_status runtime_patches(mctx *c, const kf_job *j, int role, kf_target t
   kf_node *patch = NULL, *pm = NULL, *list, *p, *tmpl, *jobs, *job, *x;
   kf_status st;
   if ((j->pod_template || j->shared_memory || j->has_accelerator ||
-       sh->o->service_account) &&
+       sh->o->service_account || kfm_place_given(&j->g[role], KF_M_POD)) &&
       (st = pod_patch(c, j, role, t, sh, &patch)) != KF_OK)
     return st;
   if (j->pod_template &&

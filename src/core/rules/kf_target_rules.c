@@ -436,7 +436,8 @@ static kf_status test_mpi_operator_fields(const kf_job *j, kf_target t,
   for (i = 0; i < k->nfields; i++) {
     const kf_field *f = &k->fields[i];
     int set;
-    if (f->place != KF_M_MPI_SPEC) continue;
+    /* a KF_F_PLACED row is R34's, by its place */
+    if (f->place != KF_M_MPI_SPEC || (f->flags & KF_F_PLACED)) continue;
     set = f->type == KF_V_BOOL ? *(const int *)(const void *)(base + f->off) != 0
           : *(const char *const *)(const void *)(base + f->off) != NULL;
     if (set && (st = kf_problem_add(out, r, t, f->key, e, "an mpi-operator (kubeflow.org/"

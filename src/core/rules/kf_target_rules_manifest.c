@@ -296,13 +296,60 @@ static kf_status r24_kind(const kf_job *j, kf_target t, const kf_target_ctx *c,
   return KF_OK;
 }
 
-/* R34: a group field a target's resources have no place for, as its row
-** says (kf_field_not_on).  A value given is refused. */
+/* R34 of the job's rows (run policy's under run_policy): a value given
+** where the target has no place for it (kf_field_not_on). */
+static kf_status r34_job_rows(const kf_job *j, kf_target t, const kf_target_rule *r,
+                              kf_problems *out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  size_t x;
+  char path[64];
+  for (x = 0; x < k->nfields; x++) {
+    const kf_field *f = &k->fields[x];
+    const char *why = kf_field_not_on(f, t);
+    if (why && kfm_value_given(f, j)) ADD(f->key, e, "cannot be expressed: %s", why);
+  }
+  for (x = 0; j->has_run_policy && x < kf_run_policy_obj.n; x++) {
+    const kf_field *f = &kf_run_policy_obj.f[x];
+    const char *why = kf_field_not_on(f, t);
+    if (why == NULL || !kfm_value_given(f, &j->rp)) continue;
+    snprintf(path, sizeof path, "run_policy.%s", f->key);
+    ADD(path, e, "cannot be expressed: %s", why);
+  }
+  return KF_OK;
+}
+
+/* R34 of a group row that goes only where its place is (KF_F_PLACED),
+** on a target whose place is one for every group (its path not under a
+** replica spec: a TrainJob's node job, a JobSet's one replicated job):
+** every group present the first one's value. */
+static kf_status r34_shared(const kf_job *j, kf_target t, const kf_target_rule *r,
+                            kf_problems *out, kf_err *e) {
+  int roles[KF_NROLES], n = kfm_present_roles(j, roles), i;
+  size_t x;
+  char path[64];
+  for (x = 0; x < kf_group_obj.n; x++) {
+    const kf_field *f = &kf_group_obj.f[x];
+    const char *at = kf_place_path(f->place, t);
+    if (!(f->flags & KF_F_PLACED) || at == NULL || at[0] == '.') continue;
+    for (i = 1; i < n; i++) {
+      if (kf_row_equal(f, &j->g[roles[0]], &j->g[roles[i]], j->kind)) continue;
+      snprintf(path, sizeof path, "%s.%s", kf_roles[roles[i]].key, f->key);
+      ADD(path, e, "cannot be expressed: differs from %s's, and %s is one for "
+          "every group (give every group the same)", kf_roles[roles[0]].key, at);
+    }
+  }
+  return KF_OK;
+}
+
+/* R34: a field a target's resources have no place for, as its row says
+** (kf_field_not_on): a group's, then the job's.  A value given is
+** refused. */
 static kf_status r34_rows(const kf_job *j, kf_target t, const kf_target_ctx *c,
                           const kf_target_rule *r, kf_problems *out, kf_err *e) {
   int roles[KF_NROLES], n = kfm_present_roles(j, roles), i;
   size_t x;
   char path[64];
+  kf_status st;
   (void)c;
   for (x = 0; x < kf_group_obj.n; x++) {
     const kf_field *f = &kf_group_obj.f[x];
@@ -313,16 +360,18 @@ static kf_status r34_rows(const kf_job *j, kf_target t, const kf_target_ctx *c,
       ADD(path, e, "cannot be expressed: %s", why);
     }
   }
-  return KF_OK;
+  if ((st = r34_shared(j, t, r, out, e)) != KF_OK) return st;
+  return r34_job_rows(j, t, r, out, e);
 }
 
 /* Severities in target order: flyte, flyte2, operator, mpi-operator,
 ** trainer-2.2, trainer-2.3, trainer-2.4.  The Trainer versions share a rule's severity
 ** and source (TRAINERS); rows of theirs alone (TRAINER_ROW, kf_rules_int.h)
 ** are n.a. (0) elsewhere. */
-/* R34's upstream source is the field's: its row's not_on_why cites it
-** (Flyte's: the plugin message). */
-#define R34_SOURCE "the group field's row (kf_schema.c not_on, not_on_why)"
+/* R34's upstream source is the field's: its row's not_on_why cites it,
+** or its place's rule (KF_PLACES, a KF_F_PLACED row; Flyte's: the plugin
+** message). */
+#define R34_SOURCE "the field's row (kf_schema.c not_on, not_on_why) or its place's rule (KF_PLACES)"
 #define R34_FLYTE "flyteidl plugins/common.proto CommonReplicaSpec; the field's row"
 
 const kf_target_rule kf_target_rules_manifest[] = {
@@ -379,8 +428,9 @@ const kf_target_rule kf_target_rules_manifest[] = {
     [KF_T_CLUSTERED] = "flyte-sdk ClusteredTaskEnvironment (TorchRun: one replicated job "
                        "of one container)"},
    r24_kind, 0},
-  {"R34", ALL_KINDS, {ERR, ERR, ERR, ERR, ERR, ERR, ERR},
-   {R34_FLYTE, R34_FLYTE, R34_SOURCE, R34_SOURCE, TRAINERS(R34_SOURCE)},
+  {"R34", ALL_KINDS, {ERR, ERR, ERR, ERR, ERR, ERR, ERR, ERR},
+   {R34_FLYTE, R34_FLYTE, R34_SOURCE, R34_SOURCE, TRAINERS(R34_SOURCE),
+    [KF_T_CLUSTERED] = R34_SOURCE},
    r34_rows, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

@@ -257,6 +257,10 @@ static int rows_eq(const kf_field *f, size_t n, const char *a, const char *b,
   return 1;
 }
 
+int kf_row_equal(const kf_field *f, const void *a, const void *b, int kind) {
+  return value_eq(f, (const char *)a, (const char *)b, kind);
+}
+
 int kf_job_equal(const kf_job *a, const kf_job *b) {
   const kf_kind_info *k;
   if (a->kind != b->kind) return 0;

@@ -8,6 +8,7 @@
 
 #include "kf_core.h"
 #include "kf_schema.h"
+#include "kf_canary.h"   /* empty unless KFJOB_CANARY_FIELDS */
 
 /* ---- job model -------------------------------------------------------- */
 
@@ -51,6 +52,7 @@ typedef struct kf_group {
   kf_topology topology;
   int has_container;                 /* what this group runs differently */
   kf_container container;            /* (its image is the image row) */
+  KF_CANARY_GROUP_MEMBERS
 } kf_group;
 
 /* Run-policy fields given explicitly as 0: proto3 cannot send them, so
@@ -67,6 +69,7 @@ typedef struct kf_run_policy {
   int32_t active_deadline_seconds;
   int32_t backoff_limit;
   unsigned zero;                     /* KF_RPZ_* */
+  KF_CANARY_RUN_POLICY_MEMBERS
 } kf_run_policy;
 
 /* Gang scheduling (runPolicy.schedulingPolicy; SPEC §13). */
@@ -130,6 +133,7 @@ typedef struct kf_job {
   int verbose;
   const char *log_level, *discovery_script_path;
   int32_t elastic_timeout;
+  KF_CANARY_JOB_MEMBERS
   unsigned deprecated;               /* bit per role: set via num_* */
   /* pod settings (every kind; kf_pod.c) */
   const kf_node *pod_template;       /* checked, canonical; NULL: unset */
@@ -179,6 +183,9 @@ kf_node *kf_job_to_spec(const kf_job *j, kf_arena *A);
 kf_node *kf_group_to_spec(const kf_group *g, kf_arena *A);
 kf_node *kf_run_policy_to_spec(const kf_run_policy *rp, kf_arena *A);
 int kf_job_equal(const kf_job *a, const kf_job *b);
+/* Whether row `f` holds the same value in the structs at a and b (a
+** group's, the job's) of a job of `kind`. */
+int kf_row_equal(const kf_field *f, const void *a, const void *b, int kind);
 /* Only the integer 1 turns an elastic job into a plain python-task. */
 int kf_python_task(const kf_job *j);
 /* The task type flytekit gives the job ("python-task" or the kind's). */

@@ -61,6 +61,11 @@ typedef enum kf_vtype {
 #define KF_F_OMITZERO  4u   /* spec() leaves 0 out unless given as 0 (a
                                ** BOOL: false always) */
 #define KF_F_SHORT    16u   /* KF_V_OBJ: a string stands for its first row */
+#define KF_F_PLACED   32u   /* the value goes only where its place is: a
+                               ** target whose place path is NULL refuses it
+                               ** with the place's rule, Flyte's two targets
+                               ** (the plugin message) one without a proto
+                               ** field (R34, kf_field_not_on) */
 
 /* Where a group row's value goes in a manifest (kf_field.place): every
 ** place a field can be written or read is one row of KF_PLACES, and the
@@ -97,6 +102,14 @@ typedef enum kf_vtype {
     "spec.replicatedJobs[0].template.spec.template.spec.containers[0]"       \
     ".resources", NULL,                                                       \
     "kf_import_pod.c: requests and limits, resource by resource")          \
+  X(POD, "pod_spec", 1, ".template.spec", ".template.spec",                  \
+    "spec.runtimePatches[0].trainingRuntimeSpec.template.spec."             \
+    "replicatedJobs[0].template.spec.template.spec",                        \
+    "spec.replicatedJobs[0].template.spec.template.spec", NULL,              \
+    "kf_import_pod.c: spec_key, each pod spec row under its key (Trainer: "  \
+    "the runtime patch's, the node job's for every group)")                  \
+  X(METADATA, "metadata", 0, "metadata", "metadata", "metadata", "metadata",   \
+    NULL, "kf_import.c: metadata, each metadata row under its key")          \
   X(RUN_POLICY, "run_policy", 0, "spec.runPolicy", "spec.runPolicy", NULL,   \
     NULL,                                                                     \
     "a TrainJob has no run policy (trainjob_types.go: activeDeadlineSeconds " \
@@ -263,6 +276,15 @@ struct kf_job;
 ** `style` is a kf_pathstyle. */
 typedef kf_status (*kf_rule)(const struct kf_job *j, int style,
                              const char *who, kf_err *e);
+/* The rules of kf_kinds.c the kind rows list: each role's replica bounds
+** that hold on every target (KF_R_*), at least one pod where no group is
+** required (a PaddleJob), every row's lower bound (decoded values). */
+kf_status kf_rule_replicas(const struct kf_job *j, int style, const char *who,
+                           kf_err *e);
+kf_status kf_rule_some_replicas(const struct kf_job *j, int style,
+                                const char *who, kf_err *e);
+kf_status kf_rule_bounds(const struct kf_job *j, int style, const char *who,
+                         kf_err *e);
 
 typedef struct kf_kind_info {
   const char *name;           /* "TFJob" */

@@ -142,10 +142,17 @@ const char *kf_place_path(int p, kf_target t) {
 ** builds each replica spec from the plugin message (flyteidl
 ** plugins/common.proto CommonReplicaSpec). */
 const char *kf_field_not_on(const kf_field *f, kf_target t) {
+  const int flyte = t == KF_T_FLYTE || t == KF_T_FLYTE2;
   if (f->not_on & KF_T_BIT(t)) return f->not_on_why;
-  if (kf_places[f->place].group && f->pb == NULL && (t == KF_T_FLYTE || t == KF_T_FLYTE2))
+  if (kf_places[f->place].group && f->pb == NULL && flyte)
     return "Flyte's backend builds each replica spec from the plugin message "
            "(flyteidl CommonReplicaSpec), which has no field for it";
+  if (!(f->flags & KF_F_PLACED)) return NULL;
+  /* a row that goes only where its place is (KF_F_PLACED) */
+  if (kf_place_path(f->place, t) == NULL) return kf_places[f->place].rule;
+  if (f->pb == NULL && flyte)
+    return "Flyte's backend builds the resource from the plugin message "
+           "(flyteidl plugins), which has no field for it";
   return NULL;
 }
 
