@@ -586,6 +586,16 @@ local function field_head(path, row, values, out)
       out[#out + 1] = "          also " .. concat(also, ", ") .. " and " .. concat(nums, ", ")
     end
   end
+  -- its validators (kfjob.fields' check_info, key_check, value_check): what
+  -- the value (a string map's keys, its values) must be, and the Kubernetes
+  -- pattern `kfjob schema` gives
+  for _, c in ipairs({ { "FORMAT:   ", row.check_info }, { "KEYS:     ", row.key_check },
+                       { "VALUES:   ", row.value_check } }) do
+    if c[2] then
+      out[#out + 1] = c[1] .. c[2].what
+      out[#out + 1] = "          pattern " .. c[2].pattern
+    end
+  end
   if row.alias then out[#out + 1] = "ALIASES:  " .. row.alias end
   for k, r in pairs(row.fields or {}) do
     if r.alias == k then out[#out + 1] = "ALIASES:  " .. k end

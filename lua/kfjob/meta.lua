@@ -109,6 +109,10 @@ local function describe(row)
   if row.min ~= nil and (row.type == "integer" or row.type == "nnodes") then
     d = d .. " Minimum: " .. row.min .. "."
   end
+  -- its validators (kfjob.fields' check_info, key_check, value_check)
+  if row.check_info then d = d .. " Format: " .. row.check_info.name .. "." end
+  if row.key_check then d = d .. " Keys: " .. row.key_check.name .. "." end
+  if row.value_check then d = d .. " Values: " .. row.value_check.name .. "." end
   return (d:gsub("\n", " "))
 end
 

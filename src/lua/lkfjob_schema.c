@@ -100,19 +100,43 @@ static void push_place(lua_State *L, const kf_field *f) {
   else lua_pop(L, 1);
 }
 
-/* What a value tree holds, for the generators (schema, meta, explain). */
+/* Validator c as a table { name =, pattern =, max_length =, what = } at
+** field `key` of the table on top (nothing for KF_CHECK_NONE). */
+static void push_check_info(lua_State *L, unsigned c, const char *key) {
+  const kf_check_info *k = &kf_checks[c];
+  if (c == KF_CHECK_NONE) return;
+  lua_createtable(L, 0, 4);
+  lua_pushstring(L, k->name);
+  lua_setfield(L, -2, "name");
+  lua_pushstring(L, k->pattern);
+  lua_setfield(L, -2, "pattern");
+  if (k->max_len) {
+    lua_pushinteger(L, (lua_Integer)k->max_len);
+    lua_setfield(L, -2, "max_length");
+  }
+  lua_pushstring(L, k->what);
+  lua_setfield(L, -2, "what");
+  lua_setfield(L, -2, key);
+}
+
+/* What a value tree holds, for the generators (schema, meta, explain): a
+** string map's validators of its keys and values (key_check, value_check). */
 static void push_tree(lua_State *L, const kf_tree *t) {
   lua_pushstring(L, t->shape);
   lua_setfield(L, -2, "tree");
   lua_pushstring(L, t->what);
   lua_setfield(L, -2, "what");
+  push_check_info(L, t->key_check, "key_check");
+  push_check_info(L, t->value_check, "value_check");
 }
 
-/* The validator the row names (kf_field.check), if any. */
+/* The validator the row names (kf_field.check), if any: its name as
+** `check`, and the validator as `check_info`. */
 static void push_check(lua_State *L, const kf_field *f) {
   if (f->check == KF_CHECK_NONE) return;
-  lua_pushstring(L, kf_check_names[f->check]);
+  lua_pushstring(L, kf_checks[f->check].name);
   lua_setfield(L, -2, "check");
+  push_check_info(L, f->check, "check_info");
 }
 
 /* One row: { type=, default=, min=, values=, alias=, v0=, fields=, check= } */

@@ -428,7 +428,8 @@ static kf_status check_template(const kf_node *in, kf_arena *A,
   return KF_OK;
 }
 
-const kf_tree kf_pod_template_tree = {"a pod template", check_template, "PodTemplate"};
+const kf_tree kf_pod_template_tree = {"a pod template", check_template, "PodTemplate",
+                                      0, 0};
 
 /* The schema node of property `name` of object node si (0: none). */
 static unsigned kid(unsigned si, const char *name) {

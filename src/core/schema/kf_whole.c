@@ -185,7 +185,7 @@ static kf_status check_env(const kf_node *in, kf_arena *A, const kf_node **out,
   return kf_pod_api_env(*out, A, who, owner, e);
 }
 
-static int label_value(const char *v) { return !*v || kf_label_name(v, strlen(v)); }
+static int label_key(const char *k) { return kf_check_ok(kf_labels_tree.key_check, k); }
 
 static kf_status check_labels(const kf_node *in, kf_arena *A, const kf_node **out,
                               const char *who, const char *path, kf_err *e) {
@@ -196,9 +196,9 @@ static kf_status check_labels(const kf_node *in, kf_arena *A, const kf_node **ou
   size_t i;
   kf_status st;
   if (empty_table(in)) return *out = NULL, KF_OK;
-  if ((st = string_map(in, who, path, kf_qualified_name, key_rule, e)) != KF_OK) return st;
+  if ((st = string_map(in, who, path, label_key, key_rule, e)) != KF_OK) return st;
   for (i = 0; i < in->u.c.n; i++)
-    if (!label_value(in->u.c.v[i]->u.s.p)) {
+    if (!kf_check_ok(kf_labels_tree.value_check, in->u.c.v[i]->u.s.p)) {
       kf_key_path(p, sizeof p, path, in->u.c.k[i]);
       return kf_fail(e, KF_EINVAL, "%s: %s: invalid label value '%.100s' (empty, or at "
                      "most 63 letters, digits, '-', '_' or '.', starting and ending with "
@@ -225,29 +225,71 @@ static kf_status check_annotations(const kf_node *in, kf_arena *A, const kf_node
 }
 
 const kf_tree kf_env_tree = {"a list of EnvVars or a table of name = value", check_env,
-                             "Env"};
-const kf_tree kf_labels_tree = {"a table of label = value", check_labels, "StringMap"};
+                             "Env", 0, 0};
+const kf_tree kf_labels_tree = {"a table of label = value", check_labels, "StringMap",
+                                KF_CHECK_LABEL_KEY, KF_CHECK_LABEL_VALUE};
+/* (an annotation key is IsQualifiedName of the key lowered, so no pattern of
+** label keys; the values are any strings) */
 const kf_tree kf_annotations_tree = {"a table of annotation = value", check_annotations,
-                                     "StringMap"};
+                                     "StringMap", 0, 0};
 
-const char *const kf_check_names[] = {[KF_CHECK_NONE] = NULL,
-                                       [KF_CHECK_DNS_LABEL] = "dns1123_label",
-                                       [KF_CHECK_KUEUE_NAME] = "dns1123_subdomain"};
+/* The validators' Kubernetes regular expressions, as
+** k8s.io/apimachinery/pkg/util/validation/validation.go composes them
+** (dns1123LabelFmt, dns1123SubdomainFmt, qnameCharFmt, qnameExtCharFmt,
+** qualifiedNameFmt, labelValueFmt; IsQualifiedName's optional prefix is a
+** DNS-1123 subdomain and '/'), with their MaxLength constants. */
+#define DNS1123_LABEL_FMT "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+#define DNS1123_SUBDOMAIN_FMT DNS1123_LABEL_FMT "(\\." DNS1123_LABEL_FMT ")*"
+#define QNAME_CHAR_FMT "[A-Za-z0-9]"
+#define QNAME_EXT_CHAR_FMT "[-A-Za-z0-9_.]"
+#define QUALIFIED_NAME_FMT "(" QNAME_CHAR_FMT QNAME_EXT_CHAR_FMT "*)?" QNAME_CHAR_FMT
+#define LABEL_VALUE_FMT "(" QUALIFIED_NAME_FMT ")?"
+
+const kf_check_info kf_checks[] = {
+  [KF_CHECK_NONE] = {NULL, NULL, 0, NULL},
+  [KF_CHECK_DNS_LABEL] = {"dns1123_label", "^" DNS1123_LABEL_FMT "$", 63,
+                          "a DNS-1123 label: at most 63 lowercase letters, digits and "
+                          "'-', starting and ending with a letter or digit (IsDNS1123Label)"},
+  [KF_CHECK_KUEUE_NAME] = {"dns1123_subdomain", "^" DNS1123_SUBDOMAIN_FMT "$", 253,
+                           "a DNS-1123 subdomain: at most 253 characters, '.'-separated "
+                           "DNS-1123 labels (IsDNS1123Subdomain)"},
+  [KF_CHECK_LABEL_KEY] = {"label_key", "^(" DNS1123_SUBDOMAIN_FMT "/)?" QUALIFIED_NAME_FMT "$",
+                          0, "a label key: an optional DNS-1123 subdomain of at most 253 "
+                          "and '/', then at most 63 letters, digits, '-', '_' or '.', "
+                          "starting and ending with a letter or digit (IsQualifiedName)"},
+  [KF_CHECK_LABEL_VALUE] = {"label_value", "^" LABEL_VALUE_FMT "$", 63,
+                            "a label value: empty, or at most 63 letters, digits, '-', '_' "
+                            "or '.', starting and ending with a letter or digit "
+                            "(IsValidLabelValue)"},
+};
+
+int kf_check_ok(unsigned c, const char *s) {
+  size_t n = strlen(s);
+  switch ((enum kf_check)c) {
+    case KF_CHECK_DNS_LABEL: return n <= 63 && kf_dns_label(s, n, 0);
+    case KF_CHECK_KUEUE_NAME: return kf_dns1123_subdomain_problem(s) == NULL;
+    case KF_CHECK_LABEL_KEY: return kf_qualified_name(s);
+    case KF_CHECK_LABEL_VALUE: return n == 0 || kf_label_name(s, n);
+    case KF_CHECK_NONE: break;
+  }
+  return 1;
+}
 
 kf_status kf_row_check(const kf_field *f, const char *v, const char *path,
                        const char *who, kf_err *e) {
-  const char *why;
-  if (v == NULL || f == NULL) return KF_OK;
+  if (v == NULL || f == NULL || kf_check_ok(f->check, v)) return KF_OK;
   switch ((enum kf_check)f->check) {
     case KF_CHECK_DNS_LABEL:
-      if (strlen(v) <= 63 && kf_dns_label(v, strlen(v), 0)) return KF_OK;
       return kf_fail(e, KF_EINVAL, "%s: %s: '%.100s' is not a DNS-1123 label (at "
                      "most 63 lowercase letters, digits and '-', starting and ending "
                      "with a letter or digit)", who, path, v);
     case KF_CHECK_KUEUE_NAME:   /* kueue jobframework/validation.go ValidateQueueName */
-      if ((why = kf_dns1123_subdomain_problem(v)) == NULL) return KF_OK;
       return kf_fail(e, KF_EINVAL, "%s: %s: '%.80s' is not a DNS-1123 subdomain "
-                     "(%s; Kueue's webhook refuses it)", who, path, v, why);
+                     "(%s; Kueue's webhook refuses it)", who, path, v,
+                     kf_dns1123_subdomain_problem(v));
+    case KF_CHECK_LABEL_KEY: case KF_CHECK_LABEL_VALUE:
+      return kf_fail(e, KF_EINVAL, "%s: %s: '%.100s' is not %s", who, path, v,
+                     kf_checks[f->check].what);
     case KF_CHECK_NONE: break;
   }
   return KF_OK;

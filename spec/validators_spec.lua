@@ -1,0 +1,139 @@
+-- Issue 40: a row's validator is row data that reaches `kfjob schema`
+-- (the JSON Schema `pattern` and `maxLength` of Kubernetes' own rules),
+-- `kfjob explain` and `kfjob meta`.  The samples and what Kubernetes does
+-- with them come from k8s.io/apimachinery/pkg/util/validation/validation.go
+-- (IsDNS1123Label, IsDNS1123Subdomain, IsQualifiedName, IsValidLabelValue),
+-- not from kfjob's output: each is checked against the emitted pattern (by
+-- python3's `re`, anchored as ECMA-262 anchors `$`: at the very end) and
+-- against kfjob's own constructor, which must agree.
+local kfjob = require "kfjob"
+local explain = require "kfjob.explain"
+local json_string = require("kfjob.textutil").json_string
+local util = require "spec.util"
+
+local PY = "env -u LD_PRELOAD /usr/bin/python3"
+
+-- name, where in the PyTorchJob document, and { value, Kubernetes takes it }
+local CASES = {
+  { "dns1123_label (namespace)", { "properties", "namespace" }, {
+    { "a", true }, { "abc-1", true }, { "0abc", true }, { ("a"):rep(63), true },
+    { "", false }, { "A", false }, { "-a", false }, { "a-", false }, { "a.b", false },
+    { "a_b", false }, { ("a"):rep(64), false }, { "a\n", false }, { "a b", false } } },
+  { "dns1123_subdomain (scheduling.queue)", { "properties", "scheduling", "properties", "queue" }, {
+    { "a", true }, { "a.b", true }, { "a-b.c-d", true }, { "0.1", true },
+    { ("a"):rep(63) .. "." .. ("b"):rep(63) .. "." .. ("c"):rep(63) .. "." .. ("d"):rep(61), true },
+    { "", false }, { "a..b", false }, { ".a", false }, { "a.", false }, { "a.-b", false },
+    { "A.b", false }, { "a_b", false }, { ("a"):rep(254), false }, { "a.b\n", false } } },
+  { "label key (labels' keys)", { "properties", "labels", "propertyNames" }, {
+    -- (lengths: the prefix's 253 and the name's 63 are no single maxLength,
+    -- so only the shapes are the pattern's)
+    { "app", true }, { "A", true }, { "example.com/app", true }, { "a/B_c.d-e", true },
+    { "kueue.x-k8s.io/queue-name", true }, { "x/" .. ("n"):rep(63), true },
+    { "", false }, { "/a", false }, { "a/", false }, { "-a", false }, { "a_", false },
+    { "a..b/c", false }, { "Example.com/a", false }, { "a/b/c", false }, { "a b", false },
+    { "a\n", false } } },
+  { "label value (labels' values)", { "properties", "labels", "additionalProperties" }, {
+    { "", true }, { "a", true }, { "A-b_c.d", true }, { ("v"):rep(63), true },
+    { "-a", false }, { "a-", false }, { "a/b", false }, { ("v"):rep(64), false },
+    { "a b", false }, { "a\n", false } } },
+}
+
+-- What the emitted schema node says of each value: "1" (takes it) or "0".
+local function schema_says(node_path, values)
+  local f = os.tmpname()
+  local h = assert(io.open(f, "w"))
+  h:write(kfjob.schema("PyTorchJob"))
+  h:close()
+  local keys, vals = {}, {}
+  for _, k in ipairs(node_path) do keys[#keys + 1] = json_string(k) end
+  for _, v in ipairs(values) do vals[#vals + 1] = json_string(v) end
+  local script = ([[
+import json, re, sys
+doc = json.load(open(%s))
+node = doc["$defs"]["PyTorchJob"]
+for k in [%s]:
+    node = node[k]
+pat = node["pattern"]
+assert pat.startswith("^") and pat.endswith("$"), pat
+rx = re.compile(pat[:-1] + r"\Z")   # ECMA-262's $ (no multiline): the end alone
+out = []
+for v in [%s]:
+    ok = rx.search(v) is not None and len(v) <= node.get("maxLength", len(v))
+    out.append("1" if ok else "0")
+print("".join(out))
+]]):format(json_string(f), table.concat(keys, ", "), table.concat(vals, ", "))
+  local s = os.tmpname()
+  h = assert(io.open(s, "w"))
+  h:write(script)
+  h:close()
+  local p = io.popen(PY .. " " .. util.quote(s) .. " 2>&1")
+  local out = p:read("*a")
+  p:close()
+  os.remove(f)
+  os.remove(s)
+  return (out:gsub("%s+$", ""))
+end
+
+-- What kfjob's constructor does with the value in the same place.
+local function kfjob_takes(name, v)
+  local spec = { master = { replicas = 1 }, worker = { replicas = 1 } }
+  if name:find("^dns1123_label") then spec.namespace = v
+  elseif name:find("^dns1123_subdomain") then spec.scheduling = { queue = v }
+  elseif name:find("^label key") then spec.labels = { [v] = "x" }
+  else spec.labels = { app = v } end
+  return (pcall(kfjob.PyTorchJob, spec))
+end
+
+describe("a row's validator in kfjob schema (Kubernetes' patterns)", function()
+  local have_py = util.sh_ok(PY .. " -c 'import re, json'")
+  for _, case in ipairs(CASES) do
+    it(case[1] .. ": the pattern takes what Kubernetes takes and refuses the rest", function()
+      if not have_py then return pending("no python3") end
+      local values, want = {}, {}
+      for i, c in ipairs(case[3]) do
+        values[i] = c[1]
+        want[i] = c[2] and "1" or "0"
+      end
+      assert.equal(table.concat(want), schema_says(case[2], values))
+    end)
+    it(case[1] .. ": kfjob's own check agrees", function()
+      for _, c in ipairs(case[3]) do
+        local long_key = case[1]:find("^label key") and #c[1] > 63
+        if not long_key then
+          assert.equal(c[2], kfjob_takes(case[1], c[1]), ("%q"):format(c[1]))
+        end
+      end
+    end)
+  end
+  it("kfjob.fields names each validator with its pattern and Kubernetes' largest length", function()
+    local rows = kfjob.fields("PyTorchJob")
+    assert.same({ name = "dns1123_label", pattern = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+                  max_length = 63, what = rows.namespace.check_info.what }, rows.namespace.check_info)
+    assert.equal("dns1123_label", rows.namespace.check)
+    assert.equal(253, rows.scheduling.fields.queue.check_info.max_length)
+    assert.equal("label_key", rows.labels.key_check.name)
+    assert.is_nil(rows.labels.key_check.max_length)   -- prefix 253 and name 63: no one number
+    assert.equal(63, rows.labels.value_check.max_length)
+    assert.is_nil(rows.annotations.key_check)   -- IsQualifiedName of the key lowered
+  end)
+end)
+
+describe("a row's validator in explain and meta", function()
+  it("explain gives the format and its pattern", function()
+    local out = explain("PyTorchJob.namespace")
+    assert.matches("FORMAT:   a DNS-1123 label", out, 1, true)
+    assert.matches("pattern ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", out, 1, true)
+    out = explain("PyTorchJob.labels")
+    assert.matches("KEYS:     a label key", out, 1, true)
+    assert.matches("VALUES:   a label value", out, 1, true)
+  end)
+  it("meta names it in the field's line", function()
+    local m = kfjob.meta()
+    local function line(start)
+      return m:match("\n(" .. start:gsub("%p", "%%%0") .. "[^\n]*)")
+    end
+    assert.matches(" Format: dns1123_label.", line("---@field namespace? string "), 1, true)
+    assert.matches(" Format: dns1123_subdomain.", line("---@field queue? string Kueue "), 1, true)
+    assert.matches(" Keys: label_key. Values: label_value.", line("---@field labels? table<string, string> The resource's"), 1, true)
+  end)
+end)
