@@ -358,7 +358,7 @@ static int l_suggest(lua_State *L) {
   return 1;
 }
 
-/* kfjob.targets(): { {name=, runs=, kinds={...}, emits={...}}, ... } in
+/* kfjob.targets(): { {name=, runs=, resource=, kinds={...}, emits={...}}, ... } in
 ** the order of SPEC §11's table. */
 static int l_targets(lua_State *L) {
   static const char *const m_enc[] = {"encode", "custom", "to_json", NULL};
@@ -379,6 +379,8 @@ static int l_targets(lua_State *L) {
     lua_setfield(L, -2, "name");
     lua_pushstring(L, ti->runs);
     lua_setfield(L, -2, "runs");
+    lua_pushstring(L, kf_target_resource((kf_target)t));
+    lua_setfield(L, -2, "resource");
     lua_newtable(L);
     for (k = 0, n = 0; k < KF_NKINDS; k++)
       if (ti->kinds & (1u << k)) {

@@ -154,6 +154,11 @@ const char *kf_field_not_on(const kf_field *f, kf_target t);
 ** the JobSet; a job place's in the resource; NULL: the target has no such
 ** place (kf_places[p].rule). */
 const char *kf_place_path(int p, kf_target t);
+/* The resource family target t writes, the places table's column it reads:
+** "kubeflow.org/v1" (operator, flyte, flyte2), "MPIJob" (mpi-operator),
+** "TrainJob" (the Trainers), "JobSet" (flyte2-clustered); kfjob.targets()
+** gives it as `resource`. */
+const char *kf_target_resource(kf_target t);
 
 /* The restart policies each target's replica specs carry, by target
 ** (the restart_policy row's values_on). */
