@@ -144,15 +144,15 @@ static kf_status meta_name(kfi *c, const kf_node *m) {
     while (n && g->u.s.p[n - 1] == '-') n--;
     if (n == 0) return kfi_fail(c, "metadata.generateName", "'%.100s': no name before "
                                 "the generated suffix (set metadata.name)", g->u.s.p);
-    KFI_OOM(c, kf_node_push(c->A, c->info, "generate_name", (kf_node *)g));
-    KFI_OOM(c, v = kf_node_str(c->A, g->u.s.p, n));
+    KF_OOM(c, kf_node_push(c->A, c->info, "generate_name", (kf_node *)g));
+    KF_OOM(c, v = kf_node_str(c->A, g->u.s.p, n));
   } else if (g) {   /* the API server ignores it when a name is set */
-    KFI_OOM(c, kf_node_push(c->A, c->ignored, NULL,
+    KF_OOM(c, kf_node_push(c->A, c->ignored, NULL,
                             kf_node_str(c->A, "metadata.generateName", 21)));
   }
   if (v == NULL) return kfi_fail(c, "metadata.name", "required (or generateName)");
   if ((st = kfi_want(c, "metadata.name", v, KF_NSTR)) != KF_OK) return st;
-  KFI_OOM(c, kf_node_push(c->A, c->info, "name", (kf_node *)v));
+  KF_OOM(c, kf_node_push(c->A, c->info, "name", (kf_node *)v));
   return KF_OK;
 }
 
@@ -177,15 +177,15 @@ static kf_status metadata(kfi *c, const kf_node *m) {
       return kfi_fail(c, "metadata.namespace", "'%.100s' is not a DNS-1123 label (at most "
                       "63 lowercase letters, digits and '-', starting and ending with a "
                       "letter or digit)", v->u.s.p);
-    KFI_OOM(c, kf_node_push(c->A, c->info, "namespace", (kf_node *)v));
+    KF_OOM(c, kf_node_push(c->A, c->info, "namespace", (kf_node *)v));
   }
   if ((v = c->labels = kf_node_get(m, "labels")) != NULL) {
     if ((st = string_map(c, "metadata.labels", v, 1)) != KF_OK) return st;
-    KFI_OOM(c, kf_node_push(c->A, c->info, "labels", (kf_node *)v));
+    KF_OOM(c, kf_node_push(c->A, c->info, "labels", (kf_node *)v));
   }
   if ((v = c->annotations = kf_node_get(m, "annotations")) != NULL) {
     if ((st = string_map(c, "metadata.annotations", v, 0)) != KF_OK) return st;
-    KFI_OOM(c, kf_node_push(c->A, c->info, "annotations", (kf_node *)v));
+    KF_OOM(c, kf_node_push(c->A, c->info, "annotations", (kf_node *)v));
   }
   return KF_OK;
 }
@@ -220,8 +220,8 @@ static kf_status v1_mpi_clean(kfi *c, const kf_node *spec, const kf_node **rp) {
   kf_node *d;
   *rp = kf_node_get(spec, "runPolicy");
   if (old == NULL || (*rp && (*rp)->t != KF_NOBJ) || kf_node_get(*rp, "cleanPodPolicy")) return KF_OK;
-  KFI_OOM(c, d = kf_node_copy_shallow(c->A, *rp, KF_NOBJ));
-  KFI_OOM(c, kf_node_put(c->A, d, "cleanPodPolicy", (kf_node *)old));
+  KF_OOM(c, d = kf_node_copy_shallow(c->A, *rp, KF_NOBJ));
+  KF_OOM(c, kf_node_put(c->A, d, "cleanPodPolicy", (kf_node *)old));
   *rp = d;
   return KF_OK;
 }
@@ -262,13 +262,13 @@ static kf_status v1_spec(kfi *c, const kf_node *spec) {
     size_t i;
     for (i = 0; i < k->nfields; i++)
       if (mpi_operator_row(&k->fields[i]) && (v = kf_node_get(spec, k->fields[i].manifest)))
-        KFI_OOM(c, kf_node_push(c->A, c->spec, k->fields[i].key, (kf_node *)v));
+        KF_OOM(c, kf_node_push(c->A, c->spec, k->fields[i].key, (kf_node *)v));
   }
   if (c->kind == KF_PYTORCH && (v = kf_node_get(spec, "nprocPerNode")) != NULL &&
       (st = kfi_nproc(c, "spec.nprocPerNode", v)) != KF_OK)
     return st;
   if ((v = kf_node_get(spec, "slotsPerWorker")) != NULL)
-    KFI_OOM(c, kf_node_push(c->A, c->spec, "slots", (kf_node *)v));
+    KF_OOM(c, kf_node_push(c->A, c->spec, "slots", (kf_node *)v));
   if ((k->flags & KF_K_ELASTIC) && (st = kfi_elastic(c, spec)) != KF_OK) return st;
   if ((st = v1_mpi_clean(c, spec, &v)) != KF_OK ||
       (v && (st = kfi_run_policy(c, "spec.runPolicy", v)) != KF_OK))
@@ -292,7 +292,7 @@ static kf_status whole_meta(kfi *c) {
   int i;
   for (i = 0; keys[i]; i++)
     if ((v = kf_node_get(c->info, keys[i])) != NULL)
-      KFI_OOM(c, kf_node_push(c->A, c->spec, keys[i], (kf_node *)v));
+      KF_OOM(c, kf_node_push(c->A, c->spec, keys[i], (kf_node *)v));
   return KF_OK;
 }
 
@@ -300,23 +300,23 @@ static kf_status start(kfi *c, const kf_import_opts *o, kf_arena *A, kf_err *e) 
   memset(c, 0, sizeof *c);
   c->A = A, c->e = e, c->who = o && o->who ? o->who : "kfjob.from_manifest";
   c->lossy = o && o->lossy;
-  KFI_OOM(c, c->spec = kf_node_new(A, KF_NOBJ));
-  KFI_OOM(c, c->info = kf_node_new(A, KF_NOBJ));
-  KFI_OOM(c, c->ct = kf_node_new(A, KF_NOBJ));
-  KFI_OOM(c, c->unmapped = kf_node_new(A, KF_NARR));
-  KFI_OOM(c, c->ignored = kf_node_new(A, KF_NARR));
+  KF_OOM(c, c->spec = kf_node_new(A, KF_NOBJ));
+  KF_OOM(c, c->info = kf_node_new(A, KF_NOBJ));
+  KF_OOM(c, c->ct = kf_node_new(A, KF_NOBJ));
+  KF_OOM(c, c->unmapped = kf_node_new(A, KF_NARR));
+  KF_OOM(c, c->ignored = kf_node_new(A, KF_NARR));
   return KF_OK;
 }
 
 static kf_status finish_info(kfi *c, const kf_node *doc) {
   kf_node *i = c->info;
   /* the manifest's kind beside its apiVersion; the job's is job.kind */
-  KFI_OOM(c, kf_node_push(c->A, i, "kind", kf_node_get(doc, "kind")));
-  KFI_OOM(c, kf_node_push(c->A, i, "api_version", kf_node_get(doc, "apiVersion")));
-  KFI_OOM(c, kf_obj_strref(c->A, i, "target", kf_target_names[c->target]));
-  KFI_OOM(c, kf_node_push(c->A, i, "container", c->ct));
-  KFI_OOM(c, kf_node_push(c->A, i, "unmapped", c->unmapped));
-  KFI_OOM(c, kf_node_push(c->A, i, "ignored", c->ignored));
+  KF_OOM(c, kf_node_push(c->A, i, "kind", kf_node_get(doc, "kind")));
+  KF_OOM(c, kf_node_push(c->A, i, "api_version", kf_node_get(doc, "apiVersion")));
+  KF_OOM(c, kf_obj_strref(c->A, i, "target", kf_target_names[c->target]));
+  KF_OOM(c, kf_node_push(c->A, i, "container", c->ct));
+  KF_OOM(c, kf_node_push(c->A, i, "unmapped", c->unmapped));
+  KF_OOM(c, kf_node_push(c->A, i, "ignored", c->ignored));
   return KF_OK;
 }
 

@@ -39,7 +39,6 @@ typedef struct kfi {
 } kfi;
 
 #define KFI_PATH 256
-#define KFI_OOM(c, x) do { if (!(x)) return kf_nomem((c)->e); } while (0)
 
 /* prefix.key, or prefix["key"] when the key is not an identifier. */
 void kfi_path(char *out, const char *prefix, const char *key);

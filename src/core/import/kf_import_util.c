@@ -134,13 +134,13 @@ kf_status kfi_unmapped(kfi *c, const char *path, const kf_node *v,
   int seen;
   if (!c->lossy)
     return kfi_fail(c, path, "%s (opts.lossy lists it instead)", reason);
-  KFI_OOM(c, p = kf_arena_strndup(c->A, path, strlen(path)));
-  KFI_OOM(c, (seen = seen_path(c, p)) >= 0);
+  KF_OOM(c, p = kf_arena_strndup(c->A, path, strlen(path)));
+  KF_OOM(c, (seen = seen_path(c, p)) >= 0);
   if (seen) return KF_OK;   /* a path is listed once, with its first reason */
-  KFI_OOM(c, row = kf_obj_add(c->A, c->unmapped, NULL, KF_NOBJ));
-  KFI_OOM(c, kf_obj_strref(c->A, row, "path", p));
-  if (v) KFI_OOM(c, kf_node_push(c->A, row, "value", (kf_node *)v));
-  KFI_OOM(c, kf_obj_str(c->A, row, "reason", reason));
+  KF_OOM(c, row = kf_obj_add(c->A, c->unmapped, NULL, KF_NOBJ));
+  KF_OOM(c, kf_obj_strref(c->A, row, "path", p));
+  if (v) KF_OOM(c, kf_node_push(c->A, row, "value", (kf_node *)v));
+  KF_OOM(c, kf_obj_str(c->A, row, "reason", reason));
   return KF_OK;
 }
 
@@ -178,7 +178,7 @@ kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
     kfi_path(p, path, k);
     if (strlen(k) > 80 && (fp = path_whole(c, path, k)) == NULL) return kf_nomem(c->e);
     if (kf_str_listed(server, k)) {
-      KFI_OOM(c, kf_node_push(c->A, c->ignored, NULL, kf_node_str(c->A, p, strlen(p))));
+      KF_OOM(c, kf_node_push(c->A, c->ignored, NULL, kf_node_str(c->A, p, strlen(p))));
       continue;
     }
     if (kf_str_listed(held_not, k)) {
@@ -313,10 +313,10 @@ kf_status kfi_nproc(kfi *c, const char *path, const kf_node *v) {
   n = strtol(s, &end, 10);
   if (*s >= '0' && *s <= '9' && *end == '\0') {
     if (n < 1 || n > INT32_MAX) return kfi_fail(c, path, "'%.40s': expected an integer >= 1", s);
-    KFI_OOM(c, x = kf_node_new(c->A, KF_NINT));
+    KF_OOM(c, x = kf_node_new(c->A, KF_NINT));
     x->u.i = n;
     v = x;
   }
-  KFI_OOM(c, kf_node_put(c->A, c->spec, "nproc_per_node", (kf_node *)v));
+  KF_OOM(c, kf_node_put(c->A, c->spec, "nproc_per_node", (kf_node *)v));
   return KF_OK;
 }
