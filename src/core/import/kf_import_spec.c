@@ -48,23 +48,17 @@ kf_status kfi_run_policy(kfi *c, const char *path, const kf_node *rp) {
 
 /* ---- the launcher command (kube/kf_manifest.c kfm_launcher_command) --- */
 
-/* flytekit's mpirun flags (flytekitplugins-kfmpi), up to -np */
-static const char *const mpirun[] = {
-    "mpirun", "--allow-run-as-root", "-bind-to", "none", "-map-by", "slot",
-    "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "NCCL_DEBUG=INFO",
-    "-mca", "pml", "ob1", "-mca", "btl", "^openib", "-np", NULL};
-
 static const char *arg(const kf_node *a, size_t i) {
   return a && a->t == KF_NARR && i < a->u.c.n ? kfi_str(a->u.c.v[i]) : NULL;
 }
 
-/* How many leading items of `a` are mpirun's line and its -np value (0:
-** not one). */
+/* How many leading items of `a` are mpirun's line (the writer's flags,
+** kf_mpirun_flags) and its -np value (0: not one). */
 static size_t mpirun_len(const kf_node *a) {
   size_t i;
-  for (i = 0; mpirun[i]; i++) {
+  for (i = 0; kf_mpirun_flags[i]; i++) {
     const char *s = arg(a, i);
-    if (s == NULL || strcmp(s, mpirun[i]) != 0) return 0;
+    if (s == NULL || strcmp(s, kf_mpirun_flags[i]) != 0) return 0;
   }
   return arg(a, i) ? i + 1 : 0;   /* the -np value */
 }
