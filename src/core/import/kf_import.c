@@ -57,8 +57,8 @@ static kf_status detect(kfi *c, const kf_node *doc, int want) {
     if (c->kind == KF_PYTORCH && kf_node_get(spec, "elasticPolicy")) c->kind = KF_ELASTIC;
   } else if (strcmp(api, "kubeflow.org/v2beta1") == 0 && strcmp(kind, "MPIJob") == 0) {
     c->target = KF_T_MPI_OPERATOR, c->kind = KF_MPI;
-  } else if (strcmp(api, "trainer.kubeflow.org/v1alpha1") == 0 &&
-             strcmp(kind, "TrainJob") == 0) {
+  } else if (strcmp(api, KF_TRAINER_API) == 0 &&
+             strcmp(kind, KF_TRAINER_KIND) == 0) {
     c->target = KF_T_TRAINER_23, c->kind = trainer_kind(spec);
   } else if (strcmp(api, "jobset.x-k8s.io/v1alpha2") == 0 && strcmp(kind, "JobSet") == 0) {
     /* a Flyte 2 clustered task: Elastic unless opts.kind says PyTorchJob */
@@ -327,7 +327,7 @@ static kf_status replica_row_path(kfi *c, const kf_node *specs, const char *at) 
   const kf_kind_info *k = &kf_kinds[c->kind];
   size_t len, r, n;
   int i;
-  if (c->target == KF_T_TRAINER_23) return c->e->code;
+  if (KF_T_IS_TRAINER(c->target)) return c->e->code;
   for (i = 0; i < k->nroles; i++) {
     const kf_role_info *ro = &kf_roles[k->roles[i].role];
     len = strlen(ro->key);
@@ -372,7 +372,7 @@ static kf_status template_path(kfi *c, const kf_node *spec, const char *ctor) {
   if (rest == NULL) return replica_row_path(c, specs, at);
   if ((end = strstr(rest, ": ")) == NULL) return c->e->code;
   *end = '\0';
-  if (c->target == KF_T_TRAINER_23)
+  if (KF_T_IS_TRAINER(c->target))
     len = (size_t)snprintf(path, sizeof path, "spec.runtimePatches[0].trainingRuntimeSpec."
                            "template.spec.replicatedJobs[0].template.spec.template.");
   else
@@ -476,9 +476,9 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
   if ((c.target == KF_T_FLYTE || c.target == KF_T_FLYTE2) &&
       (spec = kfi_plain_spec(&c, spec)) == NULL)
     return kf_nomem(e);
-  st = c.target == KF_T_TRAINER_23 ? kfi_trainer(&c, spec) : v1_spec(&c, spec);
+  st = KF_T_IS_TRAINER(c.target) ? kfi_trainer(&c, spec) : v1_spec(&c, spec);
   if (st != KF_OK || (st = kfi_sched_meta(&c)) != KF_OK || (st = whole_meta(&c)) != KF_OK ||
-      (c.target != KF_T_TRAINER_23 && (st = kfi_sched_group_topology(&c)) != KF_OK) ||
+      (!KF_T_IS_TRAINER(c.target) && (st = kfi_sched_group_topology(&c)) != KF_OK) ||
       (clustered && (st = kfi_jobset_finish(&c)) != KF_OK))
     return st;
   if (clustered) c.target = KF_T_CLUSTERED, doc = orig;   /* info: the JobSet's */

@@ -269,12 +269,12 @@ static kf_status primary_at(kfi *c, const char *path, const kf_node *cs, const c
   if (!c->lossy || cs->u.c.n == 0 || cs->u.c.v[0]->t != KF_NOBJ)
     return kfi_fail(c, path, "no container named '%s': the %s requires one (rename the "
                     "main container to '%s')", pname,
-                    strcmp(pname, "node") == 0 ? "TrainJob's runtime" : "training-operator's webhook",
+                    strcmp(pname, KF_TRAINER_NODE) == 0 ? "TrainJob's runtime" : "training-operator's webhook",
                     pname);
   kfi_index(p, path, 0);
   kfi_path(n, p, "name");
   snprintf(why, sizeof why, "the %s needs a container named '%s': rename the main "
-           "container to '%s'", strcmp(pname, "node") == 0 ? "TrainJob's runtime"
+           "container to '%s'", strcmp(pname, KF_TRAINER_NODE) == 0 ? "TrainJob's runtime"
            : "training-operator's webhook", pname, pname);
   return kfi_unmapped(c, n, kf_node_get(cs->u.c.v[0], "name"), why);
 }
@@ -424,7 +424,7 @@ kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
   kfi_path(sp, path, "spec");
   if ((s = kf_node_get(tmpl, "spec")) == NULL) return kfi_fail(c, sp, "required");
   if ((st = kfi_want(c, sp, s, KF_NOBJ)) != KF_OK) return st;
-  if (kf_node_get(s, "containers") == NULL && strcmp(pname, "node") != 0) {
+  if (kf_node_get(s, "containers") == NULL && strcmp(pname, KF_TRAINER_NODE) != 0) {
     kfi_path(p, sp, "containers");
     return kfi_fail(c, p, "required");
   }

@@ -101,7 +101,7 @@ static kf_status volcano(kfi *c) {
 
 kf_status kfi_sched_meta(kfi *c) {
   kf_status st = labels(c);
-  if (st == KF_OK && c->target == KF_T_TRAINER_23) st = volcano(c);
+  if (st == KF_OK && KF_T_IS_TRAINER(c->target)) st = volcano(c);
   return st;
 }
 

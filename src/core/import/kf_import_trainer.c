@@ -226,14 +226,14 @@ static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2])
   t = rj && rj->t == KF_NARR && rj->u.c.n == 1 ? rj->u.c.v[0] : NULL;
   if (!p || !kfi_str(kf_node_get(p, "manager")) ||
       strcmp(kfi_str(kf_node_get(p, "manager")), KF_TRAINER_PATCH_MANAGER) != 0 || p->u.c.n != 2 ||
-      !t || !kfi_str(kf_node_get(t, "name")) || strcmp(kfi_str(kf_node_get(t, "name")), "node") != 0)
+      !t || !kfi_str(kf_node_get(t, "name")) || strcmp(kfi_str(kf_node_get(t, "name")), KF_TRAINER_NODE) != 0)
     return kfi_unmapped(c, "spec.runtimePatches", l, "kfjob reads one patch of its own "
                         "(manager kfjob/manifest) of the node job");
   if ((st = patch_levels(c, p)) != KF_OK) return st;
   t = kf_node_get(kf_node_get(kf_node_get(t, "template"), "spec"), "template");
   if (t == NULL) return KF_OK;
   if ((st = kfi_pod_read(c, "spec.runtimePatches[0].trainingRuntimeSpec.template.spec."
-                         "replicatedJobs[0].template.spec.template", t, "node", &pod)) != KF_OK)
+                         "replicatedJobs[0].template.spec.template", t, KF_TRAINER_NODE, &pod)) != KF_OK)
     return st;
   /* the patch's node container takes no env (Trainer's ContainerPatch) */
   if (pod.env && (st = kfi_unmapped(c, "spec.runtimePatches[0].trainingRuntimeSpec.template.spec."

@@ -41,6 +41,8 @@ typedef enum kf_target {
 ** runtime patch manager (<DNS-1123 subdomain>/<path>, R32).  The writer
 ** (kube/kf_manifest_trainer.c) and the reader of TrainJobs share them. */
 #define KF_TRAINER_GROUP "trainer.kubeflow.org"
+#define KF_TRAINER_API KF_TRAINER_GROUP "/v1alpha1"   /* a TrainJob's apiVersion */
+#define KF_TRAINER_KIND "TrainJob"
 #define KF_TRAINER_RUNTIME "torch-distributed"   /* PyTorch's: kf_kinds' trainer_runtime */
 #define KF_TRAINER_NODE "node"
 #define KF_TRAINER_PATCH_MANAGER "kfjob/manifest"
