@@ -137,3 +137,29 @@ describe("a row's validator in explain and meta", function()
     assert.matches(" Keys: label_key. Values: label_value.", line("---@field labels? table<string, string> The resource's"), 1, true)
   end)
 end)
+
+describe("one label-key checker: a pod template's keys as the API server checks them", function()
+  -- validateTolerations (ValidateLabelName) and the nodeSelector
+  -- (ValidateLabels) take IsQualifiedName keys, whose prefix is a DNS-1123
+  -- subdomain: "a..b" and "a.-b" are not (an empty label, a label ending in '-')
+  local function with_template(spec)
+    return pcall(kfjob.PyTorchJob, { master = { replicas = 1 },
+                                     worker = { replicas = 1, pod_template = { spec = spec } } })
+  end
+  it("refuses a prefix that is no DNS-1123 subdomain", function()
+    for _, k in ipairs({ "a..b/key", "a.-b/key", "-a.b/key" }) do
+      local ok, err = with_template({ tolerations = { { key = k, operator = "Exists" } } })
+      assert.is_false(ok, k)
+      assert.matches("tolerations[1].key", err, 1, true)
+      ok, err = with_template({ nodeSelector = { [k] = "v" } })
+      assert.is_false(ok, k)
+      assert.matches("nodeSelector", err, 1, true)
+    end
+  end)
+  it("takes what Kubernetes takes", function()
+    for _, k in ipairs({ "example.com/key", "a.b-c.d/Key_1", "key" }) do
+      assert.is_true((with_template({ tolerations = { { key = k, operator = "Exists" } } })), k)
+      assert.is_true((with_template({ nodeSelector = { [k] = "v" } })), k)
+    end
+  end)
+end)

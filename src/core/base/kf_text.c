@@ -318,12 +318,29 @@ int kf_dns_subdomain(const char *s, size_t n) {
   return 1;
 }
 
-int kf_label_name(const char *s, size_t n) {
+/* [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])? (empty too), length unchecked */
+static int label_chars(const char *s, size_t n) {
   size_t i;
-  if (n == 0 || n > 63 || !alnum(s[0]) || !alnum(s[n - 1])) return 0;
+  if (n && (!alnum(s[0]) || !alnum(s[n - 1]))) return 0;
   for (i = 0; i < n; i++)
     if (!alnum(s[i]) && !strchr("-_.", s[i])) return 0;
   return 1;
+}
+
+int kf_label_name(const char *s, size_t n) {
+  return n > 0 && n <= 63 && label_chars(s, n);
+}
+
+#define MAX63_MSG "must be no more than 63 characters"
+#define LABEL_VALUE_MSG "a valid label must be an empty string or consist of " \
+  "alphanumeric characters, '-', '_' or '.', and must start and end with an " \
+  "alphanumeric character"
+
+const char *kf_label_value_problem(const char *s) {
+  size_t n = strlen(s);
+  int chars = label_chars(s, n);
+  if (n > 63) return chars ? MAX63_MSG : MAX63_MSG "; " LABEL_VALUE_MSG;
+  return chars ? NULL : LABEL_VALUE_MSG;
 }
 
 int kf_env_name(const char *s) {

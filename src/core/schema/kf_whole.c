@@ -269,7 +269,7 @@ int kf_check_ok(unsigned c, const char *s) {
     case KF_CHECK_DNS_LABEL: return n <= 63 && kf_dns_label(s, n, 0);
     case KF_CHECK_KUEUE_NAME: return kf_dns1123_subdomain_problem(s) == NULL;
     case KF_CHECK_LABEL_KEY: return kf_qualified_name(s);
-    case KF_CHECK_LABEL_VALUE: return n == 0 || kf_label_name(s, n);
+    case KF_CHECK_LABEL_VALUE: return kf_label_value_problem(s) == NULL;
     case KF_CHECK_NONE: break;
   }
   return 1;
