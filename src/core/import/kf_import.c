@@ -173,7 +173,7 @@ static kf_status metadata(kfi *c, const kf_node *m) {
   if ((st = meta_name(c, m)) != KF_OK) return st;
   if ((v = kf_node_get(m, "namespace")) != NULL) {
     if ((st = kfi_want(c, "metadata.namespace", v, KF_NSTR)) != KF_OK) return st;
-    if (v->u.s.n > 63 || !kf_dns_label(v->u.s.p, v->u.s.n, 0))
+    if (strlen(v->u.s.p) != v->u.s.n || !kf_check_ok(KF_CHECK_DNS_LABEL, v->u.s.p))
       return kfi_fail(c, "metadata.namespace", "'%.100s' is not a DNS-1123 label (at most "
                       "63 lowercase letters, digits and '-', starting and ending with a "
                       "letter or digit)", v->u.s.p);

@@ -189,6 +189,10 @@ typedef struct kf_check_info {
 extern const kf_check_info kf_checks[];   /* by enum kf_check */
 /* Whether s passes validator c (KF_CHECK_NONE: always). */
 int kf_check_ok(unsigned c, const char *s);
+/* KF_OK when v (NULL: none) passes validator `check`, else the error
+** "<who>: <path>: '<v>' is not ..." (kf_row_check's, by the row's check). */
+kf_status kf_check_value(unsigned check, const char *v, const char *path,
+                         const char *who, kf_err *e);
 
 typedef struct kf_field {
   const char *key;        /* spec key */

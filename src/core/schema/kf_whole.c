@@ -277,8 +277,13 @@ int kf_check_ok(unsigned c, const char *s) {
 
 kf_status kf_row_check(const kf_field *f, const char *v, const char *path,
                        const char *who, kf_err *e) {
-  if (v == NULL || f == NULL || kf_check_ok(f->check, v)) return KF_OK;
-  switch ((enum kf_check)f->check) {
+  return f ? kf_check_value(f->check, v, path, who, e) : KF_OK;
+}
+
+kf_status kf_check_value(unsigned check, const char *v, const char *path,
+                         const char *who, kf_err *e) {
+  if (v == NULL || kf_check_ok(check, v)) return KF_OK;
+  switch ((enum kf_check)check) {
     case KF_CHECK_DNS_LABEL:
       return kf_fail(e, KF_EINVAL, "%s: %s: '%.100s' is not a DNS-1123 label (at "
                      "most 63 lowercase letters, digits and '-', starting and ending "
@@ -289,7 +294,7 @@ kf_status kf_row_check(const kf_field *f, const char *v, const char *path,
                      kf_dns1123_subdomain_problem(v));
     case KF_CHECK_LABEL_KEY: case KF_CHECK_LABEL_VALUE:
       return kf_fail(e, KF_EINVAL, "%s: %s: '%.100s' is not %s", who, path, v,
-                     kf_checks[f->check].what);
+                     kf_checks[check].what);
     case KF_CHECK_NONE: break;
   }
   return KF_OK;
