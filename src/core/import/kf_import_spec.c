@@ -177,7 +177,7 @@ static const kf_node *pod_value(const groups *G, int i, size_t off) {
 ** mpi-operator's writer leaves a worker bare (sshd runs there). */
 static int bare_worker(const kfi *c, const groups *G, int i, size_t off) {
   return pod_value(G, i, off) == NULL && off == offsetof(kfi_pod, command) &&
-         G->role[i] == KF_WORKER && c->target == KF_T_MPI_OPERATOR;
+         G->role[i] == kf_target_bare_role(c->target);
 }
 
 /* Whether every group's container has the same value at `off` (NULL in

@@ -151,6 +151,10 @@ const char *kf_target_resource(kf_target t) {
   return names[place_column(t)];
 }
 
+int kf_target_bare_role(kf_target t) {
+  return t == KF_T_MPI_OPERATOR ? KF_WORKER : -1;
+}
+
 /* The targets in the row's not_on (with its reason), and on Flyte's two
 ** targets every group row placed without a proto field, since Flyte's backend
 ** builds each replica spec from the plugin message (flyteidl

@@ -161,6 +161,11 @@ const char *kf_place_path(int p, kf_target t);
 ** "TrainJob" (the Trainers), "JobSet" (flyte2-clustered); kfjob.targets()
 ** gives it as `resource`. */
 const char *kf_target_resource(kf_target t);
+/* The role whose pods, given no command of their own, run what the
+** target's controller gives them, so the writer gives them none and the
+** import reads none: the mpi-operator's workers run sshd (mpi-operator
+** v0.8.0 mpi_job_controller.go newWorker); -1: no such role. */
+int kf_target_bare_role(kf_target t);
 
 /* The restart policies each target's replica specs carry, by target
 ** (the restart_policy row's values_on). */
