@@ -163,3 +163,16 @@ describe("one label-key checker: a pod template's keys as the API server checks 
     end
   end)
 end)
+
+describe("per-target values in meta", function()
+  -- flyteidl plugins/common.proto RestartPolicy: Never, OnFailure, Always;
+  -- mpi-operator validation.go validateReplicaSpec: Never, OnFailure;
+  -- trainer trainjob_types.go has no restart policy (never)
+  it("a group's restart_policy line gives each target's values", function()
+    local m = kfjob.meta()
+    local l = m:match("\n(%-%-%-@field restart_policy%? [^\n]*)")
+    assert.matches(" Values by target (R13): flyte, flyte2: never, on_failure, always; "
+                   .. "mpi-operator: never, on_failure; trainer-2.2, trainer-2.3, trainer-2.4: never; "
+                   .. "elsewhere every value.", l, 1, true)
+  end)
+end)
