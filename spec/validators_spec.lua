@@ -114,7 +114,9 @@ describe("a row's validator in kfjob schema (Kubernetes' patterns)", function()
     assert.equal("label_key", rows.labels.key_check.name)
     assert.is_nil(rows.labels.key_check.max_length)   -- prefix 253 and name 63: no one number
     assert.equal(63, rows.labels.value_check.max_length)
-    assert.is_nil(rows.annotations.key_check)   -- IsQualifiedName of the key lowered
+    -- IsQualifiedName of the key lowered: no expression of Kubernetes' own
+    assert.equal("annotation_key", rows.annotations.key_check.name)
+    assert.is_nil(rows.annotations.key_check.pattern)
   end)
 end)
 
@@ -174,5 +176,48 @@ describe("per-target values in meta", function()
     assert.matches(" Values by target (R13): flyte, flyte2: never, on_failure, always; "
                    .. "mpi-operator: never, on_failure; trainer-2.2, trainer-2.3, trainer-2.4: never; "
                    .. "elsewhere every value.", l, 1, true)
+  end)
+end)
+
+describe("annotation keys as ValidateAnnotations takes them", function()
+  -- apimachinery pkg/api/validation/objectmeta.go ValidateAnnotations:
+  -- IsQualifiedName(strings.ToLower(k)), so a prefix may have capitals
+  local MAN = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: x
+  annotations:
+    Example.COM/Key: "1"
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: Never
+      template:
+        metadata:
+          annotations:
+            Team.Example/Owner: me
+        spec:
+          containers:
+          - name: pytorch
+            image: i:1
+]]
+  it("a job's, a call's and a pod template's take a prefix with capitals", function()
+    local j = kfjob.PyTorchJob{ master = { replicas = 1, pod_template = {
+      metadata = { annotations = { ["Team.Example/Owner"] = "me" } } } },
+      annotations = { ["Example.COM/Key"] = "1" } }
+    local m = j:manifest{ name = "x", image = "i:1", annotations = { ["A.B/c"] = "y" } }
+    assert.equal("1", m.metadata.annotations["Example.COM/Key"])
+    assert.equal("y", m.metadata.annotations["A.B/c"])
+  end)
+  it("a manifest's read back", function()
+    local j = assert(kfjob.from_manifest(MAN))
+    assert.equal("1", j.annotations["Example.COM/Key"])
+  end)
+  it("still refuses what no casing makes a qualified name", function()
+    for _, k in ipairs({ "Example..COM/Key", "-A.b/c", "A.b/", "a/b/c" }) do
+      assert.is_false((pcall(kfjob.PyTorchJob, { master = { replicas = 1 }, annotations = { [k] = "1" } })), k)
+    end
   end)
 end)

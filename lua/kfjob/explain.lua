@@ -597,7 +597,7 @@ local function field_head(path, row, values, out)
                        { "VALUES:   ", row.value_check } }) do
     if c[2] then
       out[#out + 1] = c[1] .. c[2].what
-      out[#out + 1] = "          pattern " .. c[2].pattern
+      if c[2].pattern then out[#out + 1] = "          pattern " .. c[2].pattern end
     end
   end
   if row.alias then out[#out + 1] = "ALIASES:  " .. row.alias end

@@ -126,9 +126,12 @@ local function tree_schema(row)
   local strings = { type = "object", additionalProperties = { type = "string" } }
   if row.tree == "StringMap" then
     -- its keys and values as its validators say (labels: label keys and values)
-    if row.key_check then strings.propertyNames = checked_string(row.key_check) end
+    -- (a validator without a Kubernetes expression, annotation keys, says none)
+    if row.key_check and row.key_check.pattern then
+      strings.propertyNames = checked_string(row.key_check)
+      strings.propertyNames.type = nil
+    end
     if row.value_check then strings.additionalProperties = checked_string(row.value_check) end
-    if strings.propertyNames then strings.propertyNames.type = nil end
     return strings
   end
   if row.tree == "List" then return { type = "array", items = { type = "object" } } end

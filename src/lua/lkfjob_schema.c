@@ -108,8 +108,10 @@ static void push_check_info(lua_State *L, unsigned c, const char *key) {
   lua_createtable(L, 0, 4);
   lua_pushstring(L, k->name);
   lua_setfield(L, -2, "name");
-  lua_pushstring(L, k->pattern);
-  lua_setfield(L, -2, "pattern");
+  if (k->pattern) {
+    lua_pushstring(L, k->pattern);
+    lua_setfield(L, -2, "pattern");
+  }
   if (k->max_len) {
     lua_pushinteger(L, (lua_Integer)k->max_len);
     lua_setfield(L, -2, "max_length");

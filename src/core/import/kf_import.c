@@ -119,14 +119,7 @@ static kf_status string_map(kfi *c, const char *path, const kf_node *m, int labe
     const char *v = kfi_str(m->u.c.v[i]);
     kfi_path(p, path, m->u.c.k[i]);
     if ((st = kfi_want(c, p, m->u.c.v[i], KF_NSTR)) != KF_OK) return st;
-    if (!kf_qualified_name(m->u.c.k[i]))
-      return kfi_fail(c, p, "invalid %s key (an optional DNS subdomain prefix and '/', "
-                      "then at most 63 letters, digits, '-', '_' or '.', starting and "
-                      "ending with a letter or digit)", label ? "label" : "annotation");
-    if (label && *v && !kf_label_name(v, strlen(v)))
-      return kfi_fail(c, p, "invalid label value '%.100s' (empty, or at most 63 letters, "
-                      "digits, '-', '_' or '.', starting and ending with a letter or "
-                      "digit)", v);
+    if ((st = kfi_meta_entry(c, p, label, m->u.c.k[i], v)) != KF_OK) return st;
   }
   return KF_OK;
 }

@@ -329,19 +329,11 @@ static kf_status volumes(kfi *c, const kf_node *vs, kfi_pod *out, kf_node *spec)
 
 /* ---- the pod ---------------------------------------------------------- */
 
-/* A template's label or annotation the API server takes (apimachinery
-** IsQualifiedName, IsValidLabelValue), as the writer checks them. */
+/* A template's label or annotation the API server takes (kfi_meta_entry). */
 static kf_status meta_entry(kfi *c, const char *path, int label, const char *k, const char *v) {
   char p[KFI_PATH];
   kfi_path(p, path, k);
-  if (!kf_qualified_name(k))
-    return kfi_fail(c, p, "invalid %s key (an optional DNS subdomain prefix and '/', then "
-                    "at most 63 letters, digits, '-', '_' or '.', starting and ending with a "
-                    "letter or digit)", label ? "label" : "annotation");
-  if (label && v && *v && !kf_label_name(v, strlen(v)))
-    return kfi_fail(c, p, "invalid label value '%.100s' (empty, or at most 63 letters, "
-                    "digits, '-', '_' or '.', starting and ending with a letter or digit)", v);
-  return KF_OK;
+  return kfi_meta_entry(c, p, label, k, v);
 }
 
 /* A template's labels and annotations: all of them, but on Flyte's

@@ -94,6 +94,19 @@ kf_status kfi_fail(kfi *c, const char *path, const char *fmt, ...) {
   return kf_fail(c->e, KF_EINVAL, "%s: %s: %s", c->who, path, msg);
 }
 
+kf_status kfi_meta_entry(kfi *c, const char *path, int label, const char *k,
+                         const char *v) {
+  if (!kf_check_ok(label ? KF_CHECK_LABEL_KEY : KF_CHECK_ANNOTATION_KEY, k))
+    return kfi_fail(c, path, "invalid %s key (an optional DNS subdomain prefix and '/', "
+                    "then at most 63 letters, digits, '-', '_' or '.', starting and "
+                    "ending with a letter or digit)", label ? "label" : "annotation");
+  if (label && v && !kf_check_ok(KF_CHECK_LABEL_VALUE, v))
+    return kfi_fail(c, path, "invalid label value '%.100s' (empty, or at most 63 "
+                    "letters, digits, '-', '_' or '.', starting and ending with a letter "
+                    "or digit)", v);
+  return KF_OK;
+}
+
 static size_t path_hash(const char *s) {
   size_t h = (size_t)14695981039346656037ULL;
   for (; *s; s++) h = (h ^ (unsigned char)*s) * (size_t)1099511628211ULL;

@@ -460,7 +460,8 @@ kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o) {
   return KF_OK;
 }
 
-/* Labels and annotations the API server takes (prefix: where they are). */
+/* Labels and annotations the API server takes (prefix: where they are), by
+** the validators (ValidateLabels, ValidateAnnotations). */
 static kf_status check_meta(mctx *c, const char *prefix, const kf_kvs *labels,
                             const kf_kvs *annotations) {
   char p[160], at[64];
@@ -468,11 +469,11 @@ static kf_status check_meta(mctx *c, const char *prefix, const kf_kvs *labels,
   snprintf(at, sizeof at, "%s.labels", prefix);
   for (i = 0; i < labels->n; i++) {
     kfm_key_path(p, sizeof p, at, labels->v[i].k);
-    if (!kf_qualified_name(labels->v[i].k))
+    if (!kf_check_ok(KF_CHECK_LABEL_KEY, labels->v[i].k))
       return kfm_failf(c, p, "invalid label key (an optional DNS subdomain prefix "
                    "and '/', then at most 63 letters, digits, '-', '_' or '.', "
                    "starting and ending with a letter or digit)");
-    if (*labels->v[i].v && !kf_label_name(labels->v[i].v, strlen(labels->v[i].v)))
+    if (!kf_check_ok(KF_CHECK_LABEL_VALUE, labels->v[i].v))
       return kfm_failf(c, p, "invalid label value '%.100s' (empty, or at most 63 "
                    "letters, digits, '-', '_' or '.', starting and ending "
                    "with a letter or digit)", labels->v[i].v);
@@ -480,7 +481,7 @@ static kf_status check_meta(mctx *c, const char *prefix, const kf_kvs *labels,
   snprintf(at, sizeof at, "%s.annotations", prefix);
   for (i = 0; i < annotations->n; i++) {
     kfm_key_path(p, sizeof p, at, annotations->v[i].k);
-    if (!kf_qualified_name(annotations->v[i].k))
+    if (!kf_check_ok(KF_CHECK_ANNOTATION_KEY, annotations->v[i].k))
       return kfm_failf(c, p, "invalid annotation key (an optional DNS subdomain "
                    "prefix and '/', then at most 63 letters, digits, '-', "
                    "'_' or '.', starting and ending with a letter or digit)");

@@ -174,12 +174,14 @@ enum kf_check {
   KF_CHECK_KUEUE_NAME,     /* a DNS-1123 subdomain, as Kueue's webhook
                               takes queue and priority class names */
   KF_CHECK_LABEL_KEY,      /* a label key (IsQualifiedName) */
-  KF_CHECK_LABEL_VALUE     /* a label value (IsValidLabelValue), may be empty */
+  KF_CHECK_LABEL_VALUE,    /* a label value (IsValidLabelValue), may be empty */
+  KF_CHECK_ANNOTATION_KEY  /* an annotation key (IsQualifiedName of the key
+                              lowered: ValidateAnnotations) */
 };
 /* A validator as the generators give it: its name in kfjob.fields, the
 ** Kubernetes regular expression the value matches (anchored, as JSON
-** Schema's `pattern`), its largest length (0: none that one number says)
-** and what it is, in words. */
+** Schema's `pattern`; NULL: Kubernetes checks no one expression), its
+** largest length (0: none that one number says) and what it is, in words. */
 typedef struct kf_check_info {
   const char *name;       /* "dns1123_label" */
   const char *pattern;    /* "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" */

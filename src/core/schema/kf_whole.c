@@ -186,6 +186,9 @@ static kf_status check_env(const kf_node *in, kf_arena *A, const kf_node **out,
 }
 
 static int label_key(const char *k) { return kf_check_ok(kf_labels_tree.key_check, k); }
+static int annotation_key_ok(const char *k) {
+  return kf_check_ok(kf_annotations_tree.key_check, k);
+}
 
 static kf_status check_labels(const kf_node *in, kf_arena *A, const kf_node **out,
                               const char *who, const char *path, kf_err *e) {
@@ -215,7 +218,7 @@ static kf_status check_annotations(const kf_node *in, kf_arena *A, const kf_node
   size_t i, total = 0;
   kf_status st;
   if (empty_table(in)) return *out = NULL, KF_OK;
-  if ((st = string_map(in, who, path, kf_qualified_name, key_rule, e)) != KF_OK) return st;
+  if ((st = string_map(in, who, path, annotation_key_ok, key_rule, e)) != KF_OK) return st;
   for (i = 0; i < in->u.c.n; i++)
     total += strlen(in->u.c.k[i]) + in->u.c.v[i]->u.s.n;
   if (total > 256 * 1024)   /* ValidateAnnotations: TotalAnnotationSizeLimitB */
@@ -228,10 +231,9 @@ const kf_tree kf_env_tree = {"a list of EnvVars or a table of name = value", che
                              "Env", 0, 0};
 const kf_tree kf_labels_tree = {"a table of label = value", check_labels, "StringMap",
                                 KF_CHECK_LABEL_KEY, KF_CHECK_LABEL_VALUE};
-/* (an annotation key is IsQualifiedName of the key lowered, so no pattern of
-** label keys; the values are any strings) */
+/* (the values are any strings) */
 const kf_tree kf_annotations_tree = {"a table of annotation = value", check_annotations,
-                                     "StringMap", 0, 0};
+                                     "StringMap", KF_CHECK_ANNOTATION_KEY, 0};
 
 /* The validators' Kubernetes regular expressions, as
 ** k8s.io/apimachinery/pkg/util/validation/validation.go composes them
@@ -261,7 +263,23 @@ const kf_check_info kf_checks[] = {
                             "a label value: empty, or at most 63 letters, digits, '-', '_' "
                             "or '.', starting and ending with a letter or digit "
                             "(IsValidLabelValue)"},
+  /* ValidateAnnotations (apimachinery pkg/api/validation/objectmeta.go):
+  ** IsQualifiedName(strings.ToLower(k)), a label key's rule with either case
+  ** in the prefix; no expression of Kubernetes' own says it */
+  [KF_CHECK_ANNOTATION_KEY] = {"annotation_key", NULL, 0,
+                               "an annotation key: a label key whose DNS-1123 subdomain "
+                               "prefix may have uppercase letters (IsQualifiedName of the "
+                               "key lowered)"},
 };
+
+/* IsQualifiedName(strings.ToLower(k)) */
+static int annotation_key(const char *k) {
+  char low[320];
+  size_t i, n = strlen(k);
+  if (n >= sizeof low) return 0;   /* longer than 253 + '/' + 63: none is one */
+  for (i = 0; i <= n; i++) low[i] = (k[i] >= 'A' && k[i] <= 'Z') ? (char)(k[i] + 32) : k[i];
+  return kf_qualified_name(low);
+}
 
 int kf_check_ok(unsigned c, const char *s) {
   size_t n = strlen(s);
@@ -270,6 +288,7 @@ int kf_check_ok(unsigned c, const char *s) {
     case KF_CHECK_KUEUE_NAME: return kf_dns1123_subdomain_problem(s) == NULL;
     case KF_CHECK_LABEL_KEY: return kf_qualified_name(s);
     case KF_CHECK_LABEL_VALUE: return kf_label_value_problem(s) == NULL;
+    case KF_CHECK_ANNOTATION_KEY: return annotation_key(s);
     case KF_CHECK_NONE: break;
   }
   return 1;
@@ -292,7 +311,7 @@ kf_status kf_check_value(unsigned check, const char *v, const char *path,
       return kf_fail(e, KF_EINVAL, "%s: %s: '%.80s' is not a DNS-1123 subdomain "
                      "(%s; Kueue's webhook refuses it)", who, path, v,
                      kf_dns1123_subdomain_problem(v));
-    case KF_CHECK_LABEL_KEY: case KF_CHECK_LABEL_VALUE:
+    case KF_CHECK_LABEL_KEY: case KF_CHECK_LABEL_VALUE: case KF_CHECK_ANNOTATION_KEY:
       return kf_fail(e, KF_EINVAL, "%s: %s: '%.100s' is not %s", who, path, v,
                      kf_checks[check].what);
     case KF_CHECK_NONE: break;
