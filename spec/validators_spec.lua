@@ -221,3 +221,26 @@ spec:
     end
   end)
 end)
+
+describe("one reader of Kueue's labels (TaskTemplates and manifests)", function()
+  -- kueue jobframework reads kueue.x-k8s.io/max-exec-time-seconds with Go's
+  -- strconv, which takes no leading space: " 5" is no time limit to Kueue
+  local function flyte2_template(max)
+    local j = kfjob.PyTorchJob{ master = { replicas = 1 }, worker = { replicas = 1 },
+                                scheduling = { queue = "q", max_exec_time = 5 } }
+    local tt = j:task_template{ target = "flyte2", format = "json" }
+    local out = tt:gsub('("kueue.x%-k8s.io/max%-exec%-time%-seconds":%s*)"5"', '%1"' .. max .. '"')
+    return out
+  end
+  it("a decoded TaskTemplate's max-exec-time with a leading space stays a label", function()
+    local j = assert(kfjob.decode_task_template(flyte2_template(" 5")))
+    local s = j:spec()
+    assert.is_nil(s.scheduling)
+    assert.equal(" 5", s.pod_template.metadata.labels["kueue.x-k8s.io/max-exec-time-seconds"])
+  end)
+  it("kfjob's own writing reads back", function()
+    local j = assert(kfjob.decode_task_template(flyte2_template("5")))
+    assert.equal(5, j:spec().scheduling.max_exec_time)
+    assert.equal("q", j:spec().scheduling.queue)
+  end)
+end)

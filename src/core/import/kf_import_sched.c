@@ -48,21 +48,6 @@ static kf_node *without(kfi *c, const kf_node *m, const char *const *drop,
   return d;
 }
 
-/* A label value scheduling holds: a Kueue name (R27), or for max exec time
-** a decimal integer > 0 as kfjob writes it; else it stays a label. */
-static int label_value(int i, const char *s, int64_t *secs) {
-  int64_t n = 0;
-  if (s == NULL) return 0;
-  if (i < 2) return s[0] != '\0' && kf_dns1123_subdomain_problem(s) == NULL;
-  if (s[0] < '1' || s[0] > '9') return 0;
-  for (; *s; s++) {
-    if (*s < '0' || *s > '9' || n > 214748364) return 0;
-    n = n * 10 + (*s - '0');
-  }
-  *secs = n;
-  return n <= 0x7fffffff;
-}
-
 /* Kueue's labels of the resource -> scheduling; the others stay labels. */
 static kf_status labels(kfi *c) {
   static const char *const keys[3] = {KF_KUEUE_QUEUE, KF_KUEUE_PRIORITY, KF_KUEUE_MAX_EXEC};
@@ -72,8 +57,8 @@ static kf_status labels(kfi *c) {
   if (c->labels == NULL || c->labels->t != KF_NOBJ || c->pod_kueue) return KF_OK;
   for (i = 0; i < 3; i++) {
     const char *v = kfi_str(kf_node_get(c->labels, keys[i]));
-    int64_t secs = 0;
-    if (!label_value(i, v, &secs)) continue;
+    int32_t secs = 0;
+    if (!kf_sched_label_value(i, v, &secs)) continue;
     KF_OOM(c, s = sched(c));
     KF_OOM(c, i < 2 ? kf_obj_strref(c->A, s, rows[i], v) : kf_obj_int(c->A, s, rows[i], secs));
     taken[i] = any = 1;
@@ -180,14 +165,14 @@ static kf_node *drop_key(kfi *c, const kf_node *o, const char *k, int *oom) {
 
 /* An annotation as the row's value, or NULL when kfjob would not write it. */
 static kf_node *tas_value(kfi *c, const kf_field *f, const char *s) {
-  int64_t n = 0;
+  int32_t n = 0;
   kf_node *b;
   if (f->type == KF_V_BOOL) {
     if (strcmp(s, "true") != 0 || (b = kf_node_new(c->A, KF_NBOOL)) == NULL) return NULL;
     b->u.b = 1;
     return b;
   }
-  if (f->type == KF_V_INT) return label_value(2, s, &n) ? kf_node_int(c->A, n) : NULL;
+  if (f->type == KF_V_INT) return kf_sched_label_value(2, s, &n) ? kf_node_int(c->A, n) : NULL;
   if (f->type == KF_V_TREE)   /* topology.slices' JSON; the constructor checks it */
     return (kf_node *)kf_sched_slices_parse(c->A, s);
   return s[0] && !strpbrk(s, " \t\r\n") ? kf_node_str(c->A, s, strlen(s)) : NULL;
