@@ -293,8 +293,9 @@ int kf_dns_label(const char *s, size_t n, int dns1035) {
   return 1;
 }
 
-const char *kf_dns1123_subdomain_problem(const char *s) {
-  size_t n = strlen(s), i;
+/* Why the n bytes at s are not a DNS-1123 subdomain, or NULL (empty too). */
+static const char *subdomain_problem(const char *s, size_t n) {
+  size_t i;
   if (n > 253) return "longer than 253 characters";
   for (i = 0; i < n; i++) {
     int edge = i == 0 || s[i - 1] == '.' || i + 1 == n || s[i + 1] == '.';
@@ -307,15 +308,12 @@ const char *kf_dns1123_subdomain_problem(const char *s) {
   return NULL;
 }
 
+const char *kf_dns1123_subdomain_problem(const char *s) {
+  return subdomain_problem(s, strlen(s));
+}
+
 int kf_dns_subdomain(const char *s, size_t n) {
-  size_t i, start = 0;
-  if (n == 0 || n > 253) return 0;
-  for (i = 0; i <= n; i++)
-    if (i == n || s[i] == '.') {
-      if (!kf_dns_label(s + start, i - start, 0)) return 0;
-      start = i + 1;
-    }
-  return 1;
+  return n > 0 && subdomain_problem(s, n) == NULL;
 }
 
 /* [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])? (empty too), length unchecked */
