@@ -228,3 +228,39 @@ describe("a job place: the mpi-operator's own spec fields", function()
     assert.equal(4, n)
   end)
 end)
+
+describe("the targets' resources: the places table's column each reads", function()
+  -- what each target's controller takes: training-operator kinds
+  -- (kubeflow.org/v1, also on Flyte's two backends), mpi-operator's MPIJob
+  -- (kubeflow.org/v2beta1), Trainer's TrainJob, the clustered task's JobSet
+  it("kfjob.targets() names it, as the manifests' apiVersion and kind say", function()
+    for _, t in ipairs(kfjob.targets()) do
+      local kind = "MPIJob"
+      for _, k in ipairs(t.kinds) do if k == "PyTorchJob" then kind = k end end
+      local spec = kind == "MPIJob" and { launcher = { replicas = 1 }, worker = { replicas = 1 } }
+                   or { master = { replicas = 1 }, worker = { replicas = 1 } }
+      local m = kfjob[kind](spec):manifest{ name = "x", image = "i:1", target = t.name }
+      local want = m.apiVersion == "kubeflow.org/v1" and "kubeflow.org/v1" or m.kind
+      assert.equal(want, t.resource, t.name)
+    end
+  end)
+  it("lua/kfjob keeps no per-target table: no source line lists two targets", function()
+    local dir = debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or "."
+    local p = io.popen("ls " .. dir .. "/lua/kfjob/*.lua " .. dir .. "/lua/kfjob/*/*.lua 2>/dev/null")
+    local n = 0
+    for f in p:lines() do
+      n = n + 1
+      local ln = 0
+      for l in io.lines(f) do
+        ln = ln + 1
+        local seen = 0
+        for _, t in ipairs(TARGETS) do
+          if l:find('"' .. t .. '"', 1, true) then seen = seen + 1 end
+        end
+        assert(seen < 2, f .. ":" .. ln .. ": names " .. seen .. " targets: " .. l)
+      end
+    end
+    p:close()
+    assert.is_true(n > 3)
+  end)
+end)

@@ -28,7 +28,7 @@ local function key_of(k)
 end
 
 local function scalar(v)
-  if type(v) == "string" then return (("%q"):format(v):gsub("\\\n", "\\n")) end
+  if type(v) == "string" then return textutil.lua_string(v) end
   if math.type and math.type(v) == "integer" then return tostring(v) end
   if type(v) == "number" then
     if v == math.floor(v) and v > -2^53 and v < 2^53 then return ("%d"):format(v) end

@@ -8,7 +8,7 @@
 -- and made into the target's manifest (the writers).  Lua 5.1-5.4.
 local kfjob = require "kfjob"
 
-local concat, sort = table.concat, table.sort
+local concat, sort, insert = table.concat, table.sort, table.insert
 
 local keys_of = require("kfjob.textutil").sorted_keys
 
@@ -95,10 +95,14 @@ local function where_lines(kind, info, path, row, grow, target, out)
   -- a field's own target is asked (ON TARGET); a table's path is its row's
   local mp = (not target or row.fields) and manifest_path(info, path, row, grow)
   if mp then
-    -- the kubeflow.org/v1 targets, less those with no place for the row (R34)
+    -- the kubeflow.org/v1 targets (kfjob.targets' resource), the operator's
+    -- first (the path is its), less those with no place for the row (R34)
     local not_on, on = (grow or row).not_on or {}, {}
-    for _, t in ipairs({ "operator", "flyte", "flyte2" }) do
-      if not not_on[t] and (not target or t == target) then on[#on + 1] = t end
+    for _, ti in ipairs(kfjob.targets()) do
+      local t = ti.name
+      if ti.resource == "kubeflow.org/v1" and not not_on[t] and (not target or t == target) then
+        insert(on, t == "operator" and 1 or #on + 1, t)
+      end
     end
     if #on > 0 then out[#out + 1] = "  manifest (" .. concat(on, ", ") .. "): " .. mp end
   elseif not target and row.manifest then
@@ -587,6 +591,16 @@ local function field_head(path, row, values, out)
         end
       end
       out[#out + 1] = "          also " .. concat(also, ", ") .. " and " .. concat(nums, ", ")
+    end
+  end
+  -- its validators (kfjob.fields' check_info, key_check, value_check): what
+  -- the value (a string map's keys, its values) must be, and the Kubernetes
+  -- pattern `kfjob schema` gives
+  for _, c in ipairs({ { "FORMAT:   ", row.check_info }, { "KEYS:     ", row.key_check },
+                       { "VALUES:   ", row.value_check } }) do
+    if c[2] then
+      out[#out + 1] = c[1] .. c[2].what
+      if c[2].pattern then out[#out + 1] = "          pattern " .. c[2].pattern end
     end
   end
   if row.alias then out[#out + 1] = "ALIASES:  " .. row.alias end

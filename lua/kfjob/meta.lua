@@ -99,6 +99,30 @@ function Gen:type_of(key, row, ctx)
         .. tostring(t) .. "'")
 end
 
+-- An enum row's values_on (R13's part in the row) in words: the values of
+-- each target that takes only some, targets with the same values together.
+local TARGET_NAMES = {}
+for _, t in ipairs(kfjob.targets()) do TARGET_NAMES[#TARGET_NAMES + 1] = t.name end
+local function values_by_target(row)
+  local groups, by_set = {}, {}
+  for _, t in ipairs(TARGET_NAMES) do
+    local keep = row.values_on[t]
+    if keep then
+      local vals = {}
+      for _, v in ipairs(row.values) do if keep[v] then vals[#vals + 1] = v end end
+      local set = concat(vals, ", ")
+      if not by_set[set] then
+        by_set[set] = { targets = {}, set = set }
+        groups[#groups + 1] = by_set[set]
+      end
+      insert(by_set[set].targets, t)
+    end
+  end
+  local parts = {}
+  for _, g in ipairs(groups) do parts[#parts + 1] = concat(g.targets, ", ") .. ": " .. g.set end
+  return " Values by target (R13): " .. concat(parts, "; ") .. "; elsewhere every value."
+end
+
 -- One line of description: the row's, and its default and range.
 local function describe(row)
   local d = row.description or ""
@@ -109,6 +133,11 @@ local function describe(row)
   if row.min ~= nil and (row.type == "integer" or row.type == "nnodes") then
     d = d .. " Minimum: " .. row.min .. "."
   end
+  -- its validators (kfjob.fields' check_info, key_check, value_check)
+  if row.values_on then d = d .. values_by_target(row) end
+  if row.check_info then d = d .. " Format: " .. row.check_info.name .. "." end
+  if row.key_check then d = d .. " Keys: " .. row.key_check.name .. "." end
+  if row.value_check then d = d .. " Values: " .. row.value_check.name .. "." end
   return (d:gsub("\n", " "))
 end
 

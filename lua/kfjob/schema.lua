@@ -23,9 +23,9 @@ local TOKEN = "^[^\\s\\u0000-\\u001f\\u007f-\\u009f]+$"
 -- ---- JSON text with a fixed key order ----------------------------------
 
 local ORDER = { "$schema", "$id", "title", "description", "$ref", "type", "const",
-                "enum", "minimum", "maximum", "minLength", "pattern", "minItems", "maxItems",
+                "enum", "minimum", "maximum", "minLength", "maxLength", "pattern", "minItems", "maxItems",
                 "items", "default", "anyOf", "oneOf", "allOf", "if", "then", "else",
-                "required", "properties", "additionalProperties", "$defs" }
+                "required", "properties", "propertyNames", "additionalProperties", "$defs" }
 local RANK = {}
 for i, k in ipairs(ORDER) do RANK[k] = i end
 
@@ -109,12 +109,31 @@ local function quantity_schema()
   return { ["$ref"] = "#/$defs/quantity" }
 end
 
+-- A string that passes a row's validator (kfjob.fields' check_info): the
+-- Kubernetes regular expression the core gives it (kf_whole.c kf_checks,
+-- from k8s.io/apimachinery/pkg/util/validation/validation.go) and its
+-- largest length where Kubernetes has one.
+local function checked_string(check)
+  local s = { type = "string" }
+  if check then s.pattern, s.maxLength = check.pattern, check.max_length end
+  return s
+end
+
 -- The value trees a row holds: a pod template (kfjob checks it against the
 -- CRD's PodTemplateSpec, see kfjob check), a container's env (Kubernetes
 -- EnvVars in order, or name = value) or a string map (labels, annotations).
 local function tree_schema(row)
   local strings = { type = "object", additionalProperties = { type = "string" } }
-  if row.tree == "StringMap" then return strings end
+  if row.tree == "StringMap" then
+    -- its keys and values as its validators say (labels: label keys and values)
+    -- (a validator without a Kubernetes expression, annotation keys, says none)
+    if row.key_check and row.key_check.pattern then
+      strings.propertyNames = checked_string(row.key_check)
+      strings.propertyNames.type = nil
+    end
+    if row.value_check then strings.additionalProperties = checked_string(row.value_check) end
+    return strings
+  end
   if row.tree == "List" then return { type = "array", items = { type = "object" } } end
   if row.tree == "Slices" then   -- Kueue's multi-layer slice constraints
     return { type = "array", minItems = 1, maxItems = 3,
@@ -151,7 +170,9 @@ function node_of(key, row, ctx)
     s = { anyOf = array({ int_schema(row),
                           { type = "string", pattern = "^[0-9]+:[0-9]+$" } }) }
   elseif t == "string" then
-    s = row.token and { type = "string", pattern = TOKEN } or { type = "string" }
+    -- (a validator's pattern says more than a token's)
+    s = row.check_info and checked_string(row.check_info)
+        or row.token and { type = "string", pattern = TOKEN } or { type = "string" }
   elseif t == "boolean" then s = { type = "boolean" }
   elseif t == "quantity" then s = quantity_schema()
   elseif t == "size" then

@@ -1,6 +1,7 @@
 -- kfjob.textutil: what the generators from the rows (meta.lua, schema.lua,
--- explain.lua, convert.lua) share to write text: a table's keys in a
--- stable order, and a string as a JSON string.  Lua 5.1-5.4.
+-- explain.lua, convert.lua) and the template layer share to write text: a
+-- table's keys in a stable order, a string as a JSON string or a Lua
+-- literal.  Lua 5.1-5.4.
 local sort = table.sort
 
 local M = {}
@@ -19,6 +20,20 @@ end
 
 -- A sort order for keys of mixed types: by their text.
 function M.by_text(a, b) return tostring(a) < tostring(b) end
+
+-- A sort order for keys of mixed types: by type name, then strings and
+-- numbers by value, others by their text.
+function M.by_type(a, b)
+  local ta, tb = type(a), type(b)
+  if ta ~= tb then return ta < tb end
+  if ta == "string" or ta == "number" then return a < b end
+  return tostring(a) < tostring(b)
+end
+
+-- `s` as a Lua string literal: %q, its escaped newline written \n.
+function M.lua_string(s)
+  return (("%q"):format(s):gsub("\\\n", "\\n"))
+end
 
 local ESCAPE = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
 

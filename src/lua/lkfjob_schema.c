@@ -104,19 +104,45 @@ static void push_place(lua_State *L, const kf_field *f) {
   else lua_pop(L, 1);
 }
 
-/* What a value tree holds, for the generators (schema, meta, explain). */
+/* Validator c as a table { name =, pattern =, max_length =, what = } at
+** field `key` of the table on top (nothing for KF_CHECK_NONE). */
+static void push_check_info(lua_State *L, unsigned c, const char *key) {
+  const kf_check_info *k = &kf_checks[c];
+  if (c == KF_CHECK_NONE) return;
+  lua_createtable(L, 0, 4);
+  lua_pushstring(L, k->name);
+  lua_setfield(L, -2, "name");
+  if (k->pattern) {
+    lua_pushstring(L, k->pattern);
+    lua_setfield(L, -2, "pattern");
+  }
+  if (k->max_len) {
+    lua_pushinteger(L, (lua_Integer)k->max_len);
+    lua_setfield(L, -2, "max_length");
+  }
+  lua_pushstring(L, k->what);
+  lua_setfield(L, -2, "what");
+  lua_setfield(L, -2, key);
+}
+
+/* What a value tree holds, for the generators (schema, meta, explain): a
+** string map's validators of its keys and values (key_check, value_check). */
 static void push_tree(lua_State *L, const kf_tree *t) {
   lua_pushstring(L, t->shape);
   lua_setfield(L, -2, "tree");
   lua_pushstring(L, t->what);
   lua_setfield(L, -2, "what");
+  push_check_info(L, t->key_check, "key_check");
+  push_check_info(L, t->value_check, "value_check");
 }
 
-/* The validator the row names (kf_field.check), if any. */
+/* The validator the row names (kf_field.check), if any: its name as
+** `check`, and the validator as `check_info`. */
 static void push_check(lua_State *L, const kf_field *f) {
   if (f->check == KF_CHECK_NONE) return;
-  lua_pushstring(L, kf_check_names[f->check]);
+  lua_pushstring(L, kf_checks[f->check].name);
   lua_setfield(L, -2, "check");
+  push_check_info(L, f->check, "check_info");
 }
 
 /* One row: { type=, default=, min=, values=, alias=, v0=, fields=, check= } */
@@ -338,7 +364,7 @@ static int l_suggest(lua_State *L) {
   return 1;
 }
 
-/* kfjob.targets(): { {name=, runs=, kinds={...}, emits={...}}, ... } in
+/* kfjob.targets(): { {name=, runs=, resource=, kinds={...}, emits={...}}, ... } in
 ** the order of SPEC §11's table. */
 static int l_targets(lua_State *L) {
   static const char *const m_enc[] = {"encode", "custom", "to_json", NULL};
@@ -359,6 +385,8 @@ static int l_targets(lua_State *L) {
     lua_setfield(L, -2, "name");
     lua_pushstring(L, ti->runs);
     lua_setfield(L, -2, "runs");
+    lua_pushstring(L, kf_target_resource((kf_target)t));
+    lua_setfield(L, -2, "resource");
     lua_newtable(L);
     for (k = 0, n = 0; k < KF_NKINDS; k++)
       if (ti->kinds & (1u << k)) {

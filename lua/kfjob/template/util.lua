@@ -3,12 +3,12 @@
 -- `merge`.  Internal: `require "kfjob.template"` is the public module, and
 -- the functions of `api` are re-exported there.
 
-local type, pairs, ipairs, next, tostring, tonumber, error, pcall, require =
-      type, pairs, ipairs, next, tostring, tonumber, error, pcall, require
+local type, ipairs, next, tostring, tonumber, error, pcall, require =
+      type, ipairs, next, tostring, tonumber, error, pcall, require
 local rawequal, setmetatable = rawequal, setmetatable
 local sfind, ssub, sformat, sgsub =
       string.find, string.sub, string.format, string.gsub
-local tsort, tconcat = table.sort, table.concat
+local tconcat = table.concat
 local floor, huge = math.floor, math.huge
 -- Lua 5.1, 5.2 and LuaJIT lack some of these: see "Versions" below.
 local rawlen, mtype, mtointeger, setfenv = rawlen, math.type, math.tointeger, setfenv
@@ -60,6 +60,9 @@ local function int_string(i)
 end
 
 -- No global access past this point; luacheck checks it with `std none`.
+local textutil = require "kfjob.textutil"
+local keys_sorted, by_type, lua_string = textutil.sorted_keys, textutil.by_type, textutil.lua_string
+
 local _ENV = nil -- luacheck: ignore 211/_ENV
 -- luacheck: std none
 seal()
@@ -71,17 +74,7 @@ local api = U.api
 -- can read `MAX_NAME` from it at call time (a caller may change it).
 U.module = {}
 
-local function sorted_keys(t)
-  local ks = {}
-  for k in pairs(t) do ks[#ks + 1] = k end
-  tsort(ks, function(a, b)
-    local ta, tb = type(a), type(b)
-    if ta ~= tb then return ta < tb end
-    if ta == "string" or ta == "number" then return a < b end
-    return tostring(a) < tostring(b)
-  end)
-  return ks
-end
+local function sorted_keys(t) return keys_sorted(t, by_type) end
 
 ---------------------------------------------------------------------------
 -- Small helpers
@@ -113,7 +106,7 @@ end
 local function describe(v, depth)
   local tv = type(v)
   if tv == "string" then
-    return (sgsub(sformat("%q", v), "\\\n", "\\n"))
+    return lua_string(v)
   elseif tv == "number" then
     return fmt_number(v)
   elseif tv == "table" then

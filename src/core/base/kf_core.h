@@ -223,6 +223,9 @@ int kf_dns_subdomain(const char *s, size_t n);
 ** NULL (the empty string too: callers that refuse it test it first). */
 const char *kf_dns1123_subdomain_problem(const char *s);
 int kf_label_name(const char *s, size_t n);
+/* Why `s` is not a label value (Kubernetes IsValidLabelValue: empty, or a
+** label name), in the API server's words joined with "; ", or NULL. */
+const char *kf_label_value_problem(const char *s);
 /* Whether `s` is one of the NULL-ended list `v` (NULL: an empty list). */
 int kf_str_listed(const char *const *v, const char *s);
 int kf_qualified_name(const char *k);

@@ -296,8 +296,9 @@ int kf_dns_label(const char *s, size_t n, int dns1035) {
   return 1;
 }
 
-const char *kf_dns1123_subdomain_problem(const char *s) {
-  size_t n = strlen(s), i;
+/* Why the n bytes at s are not a DNS-1123 subdomain, or NULL (empty too). */
+static const char *subdomain_problem(const char *s, size_t n) {
+  size_t i;
   if (n > 253) return "longer than 253 characters";
   for (i = 0; i < n; i++) {
     int edge = i == 0 || s[i - 1] == '.' || i + 1 == n || s[i + 1] == '.';
@@ -310,23 +311,37 @@ const char *kf_dns1123_subdomain_problem(const char *s) {
   return NULL;
 }
 
+const char *kf_dns1123_subdomain_problem(const char *s) {
+  return subdomain_problem(s, strlen(s));
+}
+
 int kf_dns_subdomain(const char *s, size_t n) {
-  size_t i, start = 0;
-  if (n == 0 || n > 253) return 0;
-  for (i = 0; i <= n; i++)
-    if (i == n || s[i] == '.') {
-      if (!kf_dns_label(s + start, i - start, 0)) return 0;
-      start = i + 1;
-    }
+  return n > 0 && subdomain_problem(s, n) == NULL;
+}
+
+/* [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])? (empty too), length unchecked */
+static int label_chars(const char *s, size_t n) {
+  size_t i;
+  if (n && (!alnum(s[0]) || !alnum(s[n - 1]))) return 0;
+  for (i = 0; i < n; i++)
+    if (!alnum(s[i]) && !strchr("-_.", s[i])) return 0;
   return 1;
 }
 
 int kf_label_name(const char *s, size_t n) {
-  size_t i;
-  if (n == 0 || n > 63 || !alnum(s[0]) || !alnum(s[n - 1])) return 0;
-  for (i = 0; i < n; i++)
-    if (!alnum(s[i]) && !strchr("-_.", s[i])) return 0;
-  return 1;
+  return n > 0 && n <= 63 && label_chars(s, n);
+}
+
+#define MAX63_MSG "must be no more than 63 characters"
+#define LABEL_VALUE_MSG "a valid label must be an empty string or consist of " \
+  "alphanumeric characters, '-', '_' or '.', and must start and end with an " \
+  "alphanumeric character"
+
+const char *kf_label_value_problem(const char *s) {
+  size_t n = strlen(s);
+  int chars = label_chars(s, n);
+  if (n > 63) return chars ? MAX63_MSG : MAX63_MSG "; " LABEL_VALUE_MSG;
+  return chars ? NULL : LABEL_VALUE_MSG;
 }
 
 int kf_env_name(const char *s) {

@@ -57,10 +57,8 @@ kf_status kf_environment(const kf_job *j, const kf_manifest_opts *o,
   if (t == KF_T_OPERATOR && (len = kfm_longest_pod(j, o->name, pod, sizeof pod)) > 63)
     return kf_fail(e, KF_EINVAL, "%s: opts.name: too long for this job: pod "
                    "name '%s' has %zu characters (at most 63)", who, pod, len);
-  if (o->ns && (strlen(o->ns) > 63 || !kf_dns_label(o->ns, strlen(o->ns), 0)))
-    return kf_fail(e, KF_EINVAL, "%s: opts.namespace: '%.100s' is not a "
-                   "DNS-1123 label (at most 63 lowercase letters, digits and "
-                   "'-', starting and ending with a letter or digit)", who, o->ns);
+  if ((st = kf_check_value(KF_CHECK_DNS_LABEL, o->ns, "opts.namespace", who, e)) != KF_OK)
+    return st;
   if ((st = require_rules(j, t, o, NULL, &env, A, who, e)) != KF_OK) return st;
   return kf_environment_write(j, t, o, &env, A, out, who, e);
 }

@@ -57,8 +57,8 @@ static kf_status detect(kfi *c, const kf_node *doc, int want) {
     if (c->kind == KF_PYTORCH && kf_node_get(spec, "elasticPolicy")) c->kind = KF_ELASTIC;
   } else if (strcmp(api, "kubeflow.org/v2beta1") == 0 && strcmp(kind, "MPIJob") == 0) {
     c->target = KF_T_MPI_OPERATOR, c->kind = KF_MPI;
-  } else if (strcmp(api, "trainer.kubeflow.org/v1alpha1") == 0 &&
-             strcmp(kind, "TrainJob") == 0) {
+  } else if (strcmp(api, KF_TRAINER_API) == 0 &&
+             strcmp(kind, KF_TRAINER_KIND) == 0) {
     c->target = KF_T_TRAINER_23, c->kind = trainer_kind(spec);
   } else if (strcmp(api, "jobset.x-k8s.io/v1alpha2") == 0 && strcmp(kind, "JobSet") == 0) {
     /* a Flyte 2 clustered task: Elastic unless opts.kind says PyTorchJob */
@@ -131,14 +131,7 @@ static kf_status string_map(kfi *c, const char *path, const kf_node *m, int labe
     const char *v = kfi_str(m->u.c.v[i]);
     kfi_path(p, path, m->u.c.k[i]);
     if ((st = kfi_want(c, p, m->u.c.v[i], KF_NSTR)) != KF_OK) return st;
-    if (!kf_qualified_name(m->u.c.k[i]))
-      return kfi_fail(c, p, "invalid %s key (an optional DNS subdomain prefix and '/', "
-                      "then at most 63 letters, digits, '-', '_' or '.', starting and "
-                      "ending with a letter or digit)", label ? "label" : "annotation");
-    if (label && *v && !kf_label_name(v, strlen(v)))
-      return kfi_fail(c, p, "invalid label value '%.100s' (empty, or at most 63 letters, "
-                      "digits, '-', '_' or '.', starting and ending with a letter or "
-                      "digit)", v);
+    if ((st = kfi_meta_entry(c, p, label, m->u.c.k[i], v)) != KF_OK) return st;
   }
   return KF_OK;
 }
@@ -156,15 +149,15 @@ static kf_status meta_name(kfi *c, const kf_node *m) {
     while (n && g->u.s.p[n - 1] == '-') n--;
     if (n == 0) return kfi_fail(c, "metadata.generateName", "'%.100s': no name before "
                                 "the generated suffix (set metadata.name)", g->u.s.p);
-    KFI_OOM(c, kf_node_push(c->A, c->info, "generate_name", (kf_node *)g));
-    KFI_OOM(c, v = kf_node_str(c->A, g->u.s.p, n));
+    KF_OOM(c, kf_node_push(c->A, c->info, "generate_name", (kf_node *)g));
+    KF_OOM(c, v = kf_node_str(c->A, g->u.s.p, n));
   } else if (g) {   /* the API server ignores it when a name is set */
-    KFI_OOM(c, kf_node_push(c->A, c->ignored, NULL,
+    KF_OOM(c, kf_node_push(c->A, c->ignored, NULL,
                             kf_node_str(c->A, "metadata.generateName", 21)));
   }
   if (v == NULL) return kfi_fail(c, "metadata.name", "required (or generateName)");
   if ((st = kfi_want(c, "metadata.name", v, KF_NSTR)) != KF_OK) return st;
-  KFI_OOM(c, kf_node_push(c->A, c->info, "name", (kf_node *)v));
+  KF_OOM(c, kf_node_push(c->A, c->info, "name", (kf_node *)v));
   return KF_OK;
 }
 
@@ -187,7 +180,7 @@ static kf_status meta_placed(kfi *c, const kf_node *m) {
   for (i = 0; i < k->nfields; i++)
     if (k->fields[i].place == KF_M_METADATA && k->fields[i].manifest &&
         (v = kf_node_get(m, k->fields[i].manifest)) != NULL)
-      KFI_OOM(c, kf_node_push(c->A, c->spec, k->fields[i].key, (kf_node *)v));
+      KF_OOM(c, kf_node_push(c->A, c->spec, k->fields[i].key, (kf_node *)v));
   return KF_OK;
 }
 
@@ -208,19 +201,19 @@ static kf_status metadata(kfi *c, const kf_node *m) {
   if ((st = meta_name(c, m)) != KF_OK) return st;
   if ((v = kf_node_get(m, "namespace")) != NULL) {
     if ((st = kfi_want(c, "metadata.namespace", v, KF_NSTR)) != KF_OK) return st;
-    if (v->u.s.n > 63 || !kf_dns_label(v->u.s.p, v->u.s.n, 0))
+    if (strlen(v->u.s.p) != v->u.s.n || !kf_check_ok(KF_CHECK_DNS_LABEL, v->u.s.p))
       return kfi_fail(c, "metadata.namespace", "'%.100s' is not a DNS-1123 label (at most "
                       "63 lowercase letters, digits and '-', starting and ending with a "
                       "letter or digit)", v->u.s.p);
-    KFI_OOM(c, kf_node_push(c->A, c->info, "namespace", (kf_node *)v));
+    KF_OOM(c, kf_node_push(c->A, c->info, "namespace", (kf_node *)v));
   }
   if ((v = c->labels = kf_node_get(m, "labels")) != NULL) {
     if ((st = string_map(c, "metadata.labels", v, 1)) != KF_OK) return st;
-    KFI_OOM(c, kf_node_push(c->A, c->info, "labels", (kf_node *)v));
+    KF_OOM(c, kf_node_push(c->A, c->info, "labels", (kf_node *)v));
   }
   if ((v = c->annotations = kf_node_get(m, "annotations")) != NULL) {
     if ((st = string_map(c, "metadata.annotations", v, 0)) != KF_OK) return st;
-    KFI_OOM(c, kf_node_push(c->A, c->info, "annotations", (kf_node *)v));
+    KF_OOM(c, kf_node_push(c->A, c->info, "annotations", (kf_node *)v));
   }
   return meta_placed(c, m);
 }
@@ -255,8 +248,8 @@ static kf_status v1_mpi_clean(kfi *c, const kf_node *spec, const kf_node **rp) {
   kf_node *d;
   *rp = kf_node_get(spec, "runPolicy");
   if (old == NULL || (*rp && (*rp)->t != KF_NOBJ) || kf_node_get(*rp, "cleanPodPolicy")) return KF_OK;
-  KFI_OOM(c, d = kf_node_copy_shallow(c->A, *rp, KF_NOBJ));
-  KFI_OOM(c, kf_node_put(c->A, d, "cleanPodPolicy", (kf_node *)old));
+  KF_OOM(c, d = kf_node_copy_shallow(c->A, *rp, KF_NOBJ));
+  KF_OOM(c, kf_node_put(c->A, d, "cleanPodPolicy", (kf_node *)old));
   *rp = d;
   return KF_OK;
 }
@@ -297,13 +290,13 @@ static kf_status v1_spec(kfi *c, const kf_node *spec) {
     size_t i;
     for (i = 0; i < k->nfields; i++)
       if (mpi_operator_row(&k->fields[i]) && (v = kf_node_get(spec, k->fields[i].manifest)))
-        KFI_OOM(c, kf_node_push(c->A, c->spec, k->fields[i].key, (kf_node *)v));
+        KF_OOM(c, kf_node_push(c->A, c->spec, k->fields[i].key, (kf_node *)v));
   }
   if (c->kind == KF_PYTORCH && (v = kf_node_get(spec, "nprocPerNode")) != NULL &&
       (st = kfi_nproc(c, "spec.nprocPerNode", v)) != KF_OK)
     return st;
   if ((v = kf_node_get(spec, "slotsPerWorker")) != NULL)
-    KFI_OOM(c, kf_node_push(c->A, c->spec, "slots", (kf_node *)v));
+    KF_OOM(c, kf_node_push(c->A, c->spec, "slots", (kf_node *)v));
   if ((k->flags & KF_K_ELASTIC) && (st = kfi_elastic(c, spec)) != KF_OK) return st;
   if ((st = v1_mpi_clean(c, spec, &v)) != KF_OK ||
       (v && (st = kfi_run_policy(c, "spec.runPolicy", v)) != KF_OK))
@@ -327,7 +320,7 @@ static kf_status whole_meta(kfi *c) {
   int i;
   for (i = 0; keys[i]; i++)
     if ((v = kf_node_get(c->info, keys[i])) != NULL)
-      KFI_OOM(c, kf_node_push(c->A, c->spec, keys[i], (kf_node *)v));
+      KF_OOM(c, kf_node_push(c->A, c->spec, keys[i], (kf_node *)v));
   return KF_OK;
 }
 
@@ -335,23 +328,23 @@ static kf_status start(kfi *c, const kf_import_opts *o, kf_arena *A, kf_err *e) 
   memset(c, 0, sizeof *c);
   c->A = A, c->e = e, c->who = o && o->who ? o->who : "kfjob.from_manifest";
   c->lossy = o && o->lossy;
-  KFI_OOM(c, c->spec = kf_node_new(A, KF_NOBJ));
-  KFI_OOM(c, c->info = kf_node_new(A, KF_NOBJ));
-  KFI_OOM(c, c->ct = kf_node_new(A, KF_NOBJ));
-  KFI_OOM(c, c->unmapped = kf_node_new(A, KF_NARR));
-  KFI_OOM(c, c->ignored = kf_node_new(A, KF_NARR));
+  KF_OOM(c, c->spec = kf_node_new(A, KF_NOBJ));
+  KF_OOM(c, c->info = kf_node_new(A, KF_NOBJ));
+  KF_OOM(c, c->ct = kf_node_new(A, KF_NOBJ));
+  KF_OOM(c, c->unmapped = kf_node_new(A, KF_NARR));
+  KF_OOM(c, c->ignored = kf_node_new(A, KF_NARR));
   return KF_OK;
 }
 
 static kf_status finish_info(kfi *c, const kf_node *doc) {
   kf_node *i = c->info;
   /* the manifest's kind beside its apiVersion; the job's is job.kind */
-  KFI_OOM(c, kf_node_push(c->A, i, "kind", kf_node_get(doc, "kind")));
-  KFI_OOM(c, kf_node_push(c->A, i, "api_version", kf_node_get(doc, "apiVersion")));
-  KFI_OOM(c, kf_obj_strref(c->A, i, "target", kf_target_names[c->target]));
-  KFI_OOM(c, kf_node_push(c->A, i, "container", c->ct));
-  KFI_OOM(c, kf_node_push(c->A, i, "unmapped", c->unmapped));
-  KFI_OOM(c, kf_node_push(c->A, i, "ignored", c->ignored));
+  KF_OOM(c, kf_node_push(c->A, i, "kind", kf_node_get(doc, "kind")));
+  KF_OOM(c, kf_node_push(c->A, i, "api_version", kf_node_get(doc, "apiVersion")));
+  KF_OOM(c, kf_obj_strref(c->A, i, "target", kf_target_names[c->target]));
+  KF_OOM(c, kf_node_push(c->A, i, "container", c->ct));
+  KF_OOM(c, kf_node_push(c->A, i, "unmapped", c->unmapped));
+  KF_OOM(c, kf_node_push(c->A, i, "ignored", c->ignored));
   return KF_OK;
 }
 
@@ -362,7 +355,7 @@ static kf_status replica_row_path(kfi *c, const kf_node *specs, const char *at) 
   const kf_kind_info *k = &kf_kinds[c->kind];
   size_t len, r, n;
   int i;
-  if (c->target == KF_T_TRAINER_23) return c->e->code;
+  if (KF_T_IS_TRAINER(c->target)) return c->e->code;
   for (i = 0; i < k->nroles; i++) {
     const kf_role_info *ro = &kf_roles[k->roles[i].role];
     len = strlen(ro->key);
@@ -407,7 +400,7 @@ static kf_status template_path(kfi *c, const kf_node *spec, const char *ctor) {
   if (rest == NULL) return replica_row_path(c, specs, at);
   if ((end = strstr(rest, ": ")) == NULL) return c->e->code;
   *end = '\0';
-  if (c->target == KF_T_TRAINER_23)
+  if (KF_T_IS_TRAINER(c->target))
     len = (size_t)snprintf(path, sizeof path, "spec.runtimePatches[0].trainingRuntimeSpec."
                            "template.spec.replicatedJobs[0].template.spec.template.");
   else
@@ -511,9 +504,9 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
   if ((c.target == KF_T_FLYTE || c.target == KF_T_FLYTE2) &&
       (spec = kfi_plain_spec(&c, spec)) == NULL)
     return kf_nomem(e);
-  st = c.target == KF_T_TRAINER_23 ? kfi_trainer(&c, spec) : v1_spec(&c, spec);
+  st = KF_T_IS_TRAINER(c.target) ? kfi_trainer(&c, spec) : v1_spec(&c, spec);
   if (st != KF_OK || (st = kfi_sched_meta(&c)) != KF_OK || (st = whole_meta(&c)) != KF_OK ||
-      (c.target != KF_T_TRAINER_23 && (st = kfi_sched_group_topology(&c)) != KF_OK) ||
+      (!KF_T_IS_TRAINER(c.target) && (st = kfi_sched_group_topology(&c)) != KF_OK) ||
       (clustered && (st = kfi_jobset_finish(&c)) != KF_OK))
     return st;
   if (clustered) c.target = KF_T_CLUSTERED, doc = orig;   /* info: the JobSet's */

@@ -132,19 +132,19 @@ static kf_status affinity(kfi *c, const kf_node *aff, const kfi_accel *a, kf_nod
   lvl[0] = aff;
   for (d = 1; d < 3; d++) lvl[d] = kf_node_get(lvl[d - 1], aff_path[d - 1]);
   terms = kf_node_get(lvl[2], aff_path[2]);
-  KFI_OOM(c, nt = kf_node_new(c->A, KF_NARR));
+  KF_OOM(c, nt = kf_node_new(c->A, KF_NARR));
   for (i = 0; i < terms->u.c.n; i++) {
     const kf_node *t = terms->u.c.v[i];
     kf_node *me = drop_last(c->A, kf_node_get(t, "matchExpressions"), a->nreq, &oom), *t2;
-    KFI_OOM(c, !oom && (t2 = without(c->A, t, "matchExpressions")));
-    if (me) KFI_OOM(c, kf_node_push(c->A, t2, "matchExpressions", me));
-    if (t2->u.c.n) KFI_OOM(c, kf_node_push(c->A, nt, NULL, t2));
+    KF_OOM(c, !oom && (t2 = without(c->A, t, "matchExpressions")));
+    if (me) KF_OOM(c, kf_node_push(c->A, t2, "matchExpressions", me));
+    if (t2->u.c.n) KF_OOM(c, kf_node_push(c->A, nt, NULL, t2));
   }
   cur = nt->u.c.n ? nt : NULL;
   for (d = 2; d >= 0; d--) {   /* the path again, without what became empty */
     kf_node *o;
-    KFI_OOM(c, o = without(c->A, lvl[d], aff_path[d]));
-    if (cur) KFI_OOM(c, kf_node_push(c->A, o, aff_path[d], cur));
+    KF_OOM(c, o = without(c->A, lvl[d], aff_path[d]));
+    if (cur) KF_OOM(c, kf_node_push(c->A, o, aff_path[d], cur));
     cur = o->u.c.n ? o : NULL;
   }
   *keep = cur;

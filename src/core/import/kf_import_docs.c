@@ -31,7 +31,7 @@ int kf_import_reads(const kf_node *doc) {
     return 0;
   }
   return (strcmp(api, "kubeflow.org/v2beta1") == 0 && strcmp(kind, "MPIJob") == 0) ||
-         (strcmp(api, "trainer.kubeflow.org/v1alpha1") == 0 && strcmp(kind, "TrainJob") == 0) ||
+         (strcmp(api, KF_TRAINER_API) == 0 && strcmp(kind, KF_TRAINER_KIND) == 0) ||
          (strcmp(api, "jobset.x-k8s.io/v1alpha2") == 0 && strcmp(kind, "JobSet") == 0);
 }
 
@@ -75,7 +75,7 @@ static void group_of(const char *api, char *g, size_t cap) {
 
 /* The apiVersion kfjob reads `kind` (a job kind) in. */
 static const char *api_of(const char *kind) {
-  if (strcmp(kind, "TrainJob") == 0) return "trainer.kubeflow.org/v1alpha1";
+  if (strcmp(kind, KF_TRAINER_KIND) == 0) return KF_TRAINER_API;
   if (strcmp(kind, "JobSet") == 0) return "jobset.x-k8s.io/v1alpha2";
   if (strcmp(kind, "MPIJob") == 0) return "kubeflow.org/v1 or kubeflow.org/v2beta1";
   return "kubeflow.org/v1";

@@ -39,7 +39,6 @@ typedef struct kfi {
 } kfi;
 
 #define KFI_PATH 256
-#define KFI_OOM(c, x) do { if (!(x)) return kf_nomem((c)->e); } while (0)
 
 /* prefix.key, or prefix["key"] when the key is not an identifier. */
 void kfi_path(char *out, const char *prefix, const char *key);
@@ -48,6 +47,11 @@ const char *kfi_str(const kf_node *n);      /* NULL: not a string */
 /* `problem` (a constructor's, checked with 1-based list paths) for a
 ** manifest path: "(the same as item [N])" counted from 0. */
 void kfi_problem0(char *out, size_t cap, const char *problem);
+/* A label (label 1) or annotation of a resource or pod template as the API
+** server takes it (the validators KF_CHECK_LABEL_KEY, _LABEL_VALUE,
+** _ANNOTATION_KEY: ValidateLabels, ValidateAnnotations); errors at path. */
+kf_status kfi_meta_entry(kfi *c, const char *path, int label, const char *k,
+                         const char *v);
 kf_status kfi_fail(kfi *c, const char *path, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -45,15 +45,15 @@ static kf_status split_env(kfi *c, kf_node *ct, kf_node *vars) {
   size_t i;
   if (env == NULL) return KF_OK;
   if (env->t != KF_NARR) return kfi_want(c, JS_POD ".spec.containers[0].env", env, KF_NARR);
-  KFI_OOM(c, mine = kf_node_new(c->A, KF_NARR));
+  KF_OOM(c, mine = kf_node_new(c->A, KF_NARR));
   for (i = 0; i < env->u.c.n; i++) {
     const char *n = kfi_str(kf_node_get(env->u.c.v[i], "name"));
     if (n && plugin_var(n)) {
       const kf_node *v = kf_node_get(env->u.c.v[i], "value");
-      if (v) KFI_OOM(c, kf_node_push(c->A, vars, n, (kf_node *)v));
+      if (v) KF_OOM(c, kf_node_push(c->A, vars, n, (kf_node *)v));
       continue;
     }
-    KFI_OOM(c, kf_node_push(c->A, mine, NULL, env->u.c.v[i]));
+    KF_OOM(c, kf_node_push(c->A, mine, NULL, env->u.c.v[i]));
   }
   if (mine->u.c.n) return kf_node_put(c->A, ct, "env", mine) ? KF_OK : kf_nomem(c->e);
   ct->u.c.n = 0;   /* rebuilt below without env */
@@ -124,56 +124,56 @@ kf_status kfi_jobset_doc(kfi *c, const kf_node *doc, kf_node **out) {
   cs = (kf_node *)kf_node_get(kf_node_get(tmpl, "spec"), "containers");
   if (cs == NULL || cs->t != KF_NARR || cs->u.c.n == 0)
     return kfi_fail(c, JS_POD ".spec.containers", "required: the task's container");
-  KFI_OOM(c, vars = kf_node_new(c->A, KF_NOBJ));
-  KFI_OOM(c, ct = kf_node_copy_shallow(c->A, cs->u.c.v[0], KF_NOBJ));
+  KF_OOM(c, vars = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, ct = kf_node_copy_shallow(c->A, cs->u.c.v[0], KF_NOBJ));
   if ((st = split_env(c, ct, vars)) != KF_OK) return st;
   if (ct->u.c.n == 0) {
     static const char *const env_drop[] = {"env", NULL};
-    KFI_OOM(c, ct = without(c->A, cs->u.c.v[0], env_drop));
+    KF_OOM(c, ct = without(c->A, cs->u.c.v[0], env_drop));
   }
   if ((st = plugin_vars(c, vars, &nproc, &rdzv)) != KF_OK) return st;
   /* the pod, without the backend's subdomain */
-  KFI_OOM(c, ps = without(c->A, kf_node_get(tmpl, "spec"), pod_drop));
-  KFI_OOM(c, cs = kf_node_copy_shallow(c->A, cs, KF_NARR));
+  KF_OOM(c, ps = without(c->A, kf_node_get(tmpl, "spec"), pod_drop));
+  KF_OOM(c, cs = kf_node_copy_shallow(c->A, cs, KF_NARR));
   cs->u.c.v[0] = ct;
-  KFI_OOM(c, kf_node_put(c->A, ps, "containers", cs));
-  KFI_OOM(c, pod = kf_node_copy_shallow(c->A, tmpl, KF_NOBJ));
-  KFI_OOM(c, kf_node_put(c->A, pod, "spec", ps));
+  KF_OOM(c, kf_node_put(c->A, ps, "containers", cs));
+  KF_OOM(c, pod = kf_node_copy_shallow(c->A, tmpl, KF_NOBJ));
+  KF_OOM(c, kf_node_put(c->A, pod, "spec", ps));
   /* the resource */
-  KFI_OOM(c, d = kf_node_new(c->A, KF_NOBJ));
-  KFI_OOM(c, kf_obj_str(c->A, d, "apiVersion", "kubeflow.org/v1") &&
+  KF_OOM(c, d = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, kf_obj_str(c->A, d, "apiVersion", "kubeflow.org/v1") &&
                  kf_obj_str(c->A, d, "kind", "PyTorchJob"));
-  KFI_OOM(c, m = without(c->A, meta, meta_drop));
+  KF_OOM(c, m = without(c->A, meta, meta_drop));
   if ((an = kf_node_get(meta, "annotations")) != NULL) {
     kf_node *a2 = without(c->A, an, an_drop);
-    KFI_OOM(c, a2);
-    if (a2->u.c.n) KFI_OOM(c, kf_node_push(c->A, m, "annotations", a2));
+    KF_OOM(c, a2);
+    if (a2->u.c.n) KF_OOM(c, kf_node_push(c->A, m, "annotations", a2));
   }
-  KFI_OOM(c, kf_node_push(c->A, d, "metadata", m));
-  KFI_OOM(c, s = kf_obj_add(c->A, d, "spec", KF_NOBJ));
+  KF_OOM(c, kf_node_push(c->A, d, "metadata", m));
+  KF_OOM(c, s = kf_obj_add(c->A, d, "spec", KF_NOBJ));
   if ((fp && int_of(kf_node_get(fp, "maxRestarts"), 0) > 0) ||
       (ttl = kf_node_get(spec, "ttlSecondsAfterFinished")) != NULL) {
-    KFI_OOM(c, rp = kf_obj_add(c->A, s, "runPolicy", KF_NOBJ));
+    KF_OOM(c, rp = kf_obj_add(c->A, s, "runPolicy", KF_NOBJ));
     if (fp && int_of(kf_node_get(fp, "maxRestarts"), 0) > 0)
-      KFI_OOM(c, kf_obj_int(c->A, rp, "backoffLimit", int_of(kf_node_get(fp, "maxRestarts"), 0)));
+      KF_OOM(c, kf_obj_int(c->A, rp, "backoffLimit", int_of(kf_node_get(fp, "maxRestarts"), 0)));
     if ((ttl = kf_node_get(spec, "ttlSecondsAfterFinished")) != NULL)
-      KFI_OOM(c, kf_node_push(c->A, rp, "ttlSecondsAfterFinished", (kf_node *)ttl));
+      KF_OOM(c, kf_node_push(c->A, rp, "ttlSecondsAfterFinished", (kf_node *)ttl));
   }
   if (c->kind == KF_ELASTIC) {
-    KFI_OOM(c, ep = kf_obj_add(c->A, s, "elasticPolicy", KF_NOBJ));
-    KFI_OOM(c, kf_obj_str(c->A, ep, "rdzvBackend", rdzv && !strcmp(rdzv, "c10d") ? "c10d" : "static") &&
+    KF_OOM(c, ep = kf_obj_add(c->A, s, "elasticPolicy", KF_NOBJ));
+    KF_OOM(c, kf_obj_str(c->A, ep, "rdzvBackend", rdzv && !strcmp(rdzv, "c10d") ? "c10d" : "static") &&
                    kf_obj_int(c->A, ep, "minReplicas", n) && kf_obj_int(c->A, ep, "maxReplicas", n) &&
                    kf_obj_int(c->A, ep, "nProcPerNode", nproc));
   }
-  KFI_OOM(c, specs = kf_obj_add(c->A, s, "pytorchReplicaSpecs", KF_NOBJ));
+  KF_OOM(c, specs = kf_obj_add(c->A, s, "pytorchReplicaSpecs", KF_NOBJ));
   if (c->kind != KF_ELASTIC) {
-    KFI_OOM(c, rs = kf_obj_add(c->A, specs, "Master", KF_NOBJ));
-    KFI_OOM(c, kf_obj_int(c->A, rs, "replicas", 1) && kf_obj_str(c->A, rs, "restartPolicy", "Never") &&
+    KF_OOM(c, rs = kf_obj_add(c->A, specs, "Master", KF_NOBJ));
+    KF_OOM(c, kf_obj_int(c->A, rs, "replicas", 1) && kf_obj_str(c->A, rs, "restartPolicy", "Never") &&
                    kf_node_push(c->A, rs, "template", pod));
   }
   if (c->kind == KF_ELASTIC || n > 1) {
-    KFI_OOM(c, rs = kf_obj_add(c->A, specs, "Worker", KF_NOBJ));
-    KFI_OOM(c, kf_obj_int(c->A, rs, "replicas", c->kind == KF_ELASTIC ? n : n - 1) &&
+    KF_OOM(c, rs = kf_obj_add(c->A, specs, "Worker", KF_NOBJ));
+    KF_OOM(c, kf_obj_int(c->A, rs, "replicas", c->kind == KF_ELASTIC ? n : n - 1) &&
                    kf_obj_str(c->A, rs, "restartPolicy", "Never") &&
                    kf_node_push(c->A, rs, "template", pod));
   }
@@ -196,10 +196,10 @@ kf_status kfi_jobset_finish(kfi *c) {
       if (v == NULL) continue;
       if (k == 2) {   /* the job's container.image */
         kf_node *ct = (kf_node *)kf_node_get(c->spec, "container");
-        if (ct == NULL) KFI_OOM(c, ct = kf_obj_add(c->A, c->spec, "container", KF_NOBJ));
-        if (!kf_node_get(ct, "image")) KFI_OOM(c, kf_node_put(c->A, ct, "image", (kf_node *)v));
+        if (ct == NULL) KF_OOM(c, ct = kf_obj_add(c->A, c->spec, "container", KF_NOBJ));
+        if (!kf_node_get(ct, "image")) KF_OOM(c, kf_node_put(c->A, ct, "image", (kf_node *)v));
       } else if (!kf_node_get(c->spec, keys[k])) {
-        KFI_OOM(c, kf_node_put(c->A, c->spec, keys[k], (kf_node *)v));
+        KF_OOM(c, kf_node_put(c->A, c->spec, keys[k], (kf_node *)v));
       }
       for (i = 0; i < g->u.c.n; i++)
         if (strcmp(g->u.c.k[i], keys[k]) != 0) g->u.c.k[o] = g->u.c.k[i], g->u.c.v[o++] = g->u.c.v[i];

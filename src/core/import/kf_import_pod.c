@@ -30,14 +30,14 @@ kf_status kfi_res_side(kfi *c, const char *path, const kf_node *m, kf_node **out
   if ((st = kfi_want(c, path, m, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, path, m, known, NULL, NULL)) != KF_OK)
     return st;
-  KFI_OOM(c, *out = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, *out = kf_node_new(c->A, KF_NOBJ));
   for (r = 0; r < KF_NRES; r++) {    /* in the rows' order */
     const kf_node *v = kf_node_get(m, known[r]);
     if (v == NULL) continue;
     kfi_path(p, path, known[r]);
     if (v->t != KF_NSTR && v->t != KF_NINT && v->t != KF_NNUM)
       return kfi_fail(c, p, "expected a quantity");
-    KFI_OOM(c, kf_node_push(c->A, *out, kf_resources_obj.f[r].key, (kf_node *)v));
+    KF_OOM(c, kf_node_push(c->A, *out, kf_resources_obj.f[r].key, (kf_node *)v));
   }
   if ((*out)->u.c.n == 0) *out = NULL;
   return KF_OK;
@@ -50,11 +50,11 @@ static kf_status drop_implied(kfi *c, kfi_pod *out) {
   kf_node *r = out->requests, *keep;
   size_t i;
   if (r == NULL || out->limits == NULL) return KF_OK;
-  KFI_OOM(c, keep = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, keep = kf_node_new(c->A, KF_NOBJ));
   for (i = 0; i < r->u.c.n; i++) {
     const kf_node *l = kf_node_get(out->limits, r->u.c.k[i]);
     if (l && kfi_equal(l, r->u.c.v[i])) continue;
-    KFI_OOM(c, kf_node_push(c->A, keep, r->u.c.k[i], r->u.c.v[i]));
+    KF_OOM(c, kf_node_push(c->A, keep, r->u.c.k[i], r->u.c.v[i]));
   }
   out->requests = keep->u.c.n ? keep : NULL;
   return KF_OK;
@@ -78,11 +78,11 @@ static kf_status zero_requests(kfi *c, const char *path, kfi_pod *out) {
   int k;
   kf_status st;
   if (r == NULL || out->limits == NULL) return KF_OK;
-  KFI_OOM(c, keep = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, keep = kf_node_new(c->A, KF_NOBJ));
   for (i = 0; i < r->u.c.n; i++) {
     const kf_node *l = kf_node_get(out->limits, r->u.c.k[i]);
     if (l == NULL || !zero_qty(r->u.c.v[i]) || zero_qty(l)) {
-      KFI_OOM(c, kf_node_push(c->A, keep, r->u.c.k[i], r->u.c.v[i]));
+      KF_OOM(c, kf_node_push(c->A, keep, r->u.c.k[i], r->u.c.v[i]));
       continue;
     }
     for (k = 0; k < KF_NRES && strcmp(kf_resources_obj.f[k].key, r->u.c.k[i]) != 0; k++) {}
@@ -217,8 +217,8 @@ static kf_status primary(kfi *c, const char *path, const kf_node *ct, kfi_pod *o
   char p[KFI_PATH];
   size_t i;
   kf_status st;
-  KFI_OOM(c, *rest = kf_node_new(c->A, KF_NOBJ));
-  KFI_OOM(c, kf_obj_strref(c->A, *rest, "name", KF_PRIMARY_DEFAULT));
+  KF_OOM(c, *rest = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, kf_obj_strref(c->A, *rest, "name", KF_PRIMARY_DEFAULT));
   for (i = 0; i < ct->u.c.n; i++) {
     const char *k = ct->u.c.k[i];
     const kf_node *v = ct->u.c.v[i];
@@ -239,13 +239,13 @@ static kf_status primary(kfi *c, const char *path, const kf_node *ct, kfi_pod *o
     else if (strcmp(k, "volumeMounts") == 0 && v->t == KF_NARR) {
       kf_node *l;
       size_t x;
-      KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
+      KF_OOM(c, l = kf_node_new(c->A, KF_NARR));
       for (x = 0; x < v->u.c.n; x++)
         if (!(out->shm_whole && shm_mount(v->u.c.v[x])))
-          KFI_OOM(c, kf_node_push(c->A, l, NULL, v->u.c.v[x]));
-      if (l->u.c.n) KFI_OOM(c, kf_node_push(c->A, *rest, k, l));
+          KF_OOM(c, kf_node_push(c->A, l, NULL, v->u.c.v[x]));
+      if (l->u.c.n) KF_OOM(c, kf_node_push(c->A, *rest, k, l));
       continue;
-    } else KFI_OOM(c, kf_node_push(c->A, *rest, k, (kf_node *)v));
+    } else KF_OOM(c, kf_node_push(c->A, *rest, k, (kf_node *)v));
     if ((strcmp(k, "env") == 0 || strcmp(k, "resources") == 0) && st != KF_OK) return st;
   }
   return KF_OK;
@@ -269,12 +269,12 @@ static kf_status primary_at(kfi *c, const char *path, const kf_node *cs, const c
   if (!c->lossy || cs->u.c.n == 0 || cs->u.c.v[0]->t != KF_NOBJ)
     return kfi_fail(c, path, "no container named '%s': the %s requires one (rename the "
                     "main container to '%s')", pname,
-                    strcmp(pname, "node") == 0 ? "TrainJob's runtime" : "training-operator's webhook",
+                    strcmp(pname, KF_TRAINER_NODE) == 0 ? "TrainJob's runtime" : "training-operator's webhook",
                     pname);
   kfi_index(p, path, 0);
   kfi_path(n, p, "name");
   snprintf(why, sizeof why, "the %s needs a container named '%s': rename the main "
-           "container to '%s'", strcmp(pname, "node") == 0 ? "TrainJob's runtime"
+           "container to '%s'", strcmp(pname, KF_TRAINER_NODE) == 0 ? "TrainJob's runtime"
            : "training-operator's webhook", pname, pname);
   return kfi_unmapped(c, n, kf_node_get(cs->u.c.v[0], "name"), why);
 }
@@ -288,7 +288,7 @@ static kf_status containers(kfi *c, const char *path, const kf_node *cs,
   if ((st = kfi_want(c, path, cs, KF_NARR)) != KF_OK ||
       (st = primary_at(c, path, cs, pname, &at, out)) != KF_OK)
     return st;
-  KFI_OOM(c, list = kf_node_new(c->A, KF_NARR));
+  KF_OOM(c, list = kf_node_new(c->A, KF_NARR));
   for (i = 0; i < cs->u.c.n; i++) {
     const kf_node *ct = cs->u.c.v[i];
     kfi_index(p, path, i);
@@ -296,9 +296,9 @@ static kf_status containers(kfi *c, const char *path, const kf_node *cs,
     if (i == at) {
       out->index = i;
       if ((st = primary(c, p, ct, out, &rest)) != KF_OK) return st;
-      KFI_OOM(c, kf_node_push(c->A, list, NULL, rest));
+      KF_OOM(c, kf_node_push(c->A, list, NULL, rest));
     } else {
-      KFI_OOM(c, kf_node_push(c->A, list, NULL, (kf_node *)ct));
+      KF_OOM(c, kf_node_push(c->A, list, NULL, (kf_node *)ct));
     }
   }
   return kf_node_push(c->A, spec, "containers", list) ? KF_OK : kf_nomem(c->e);
@@ -310,38 +310,30 @@ static kf_status volumes(kfi *c, const kf_node *vs, kfi_pod *out, kf_node *spec)
   kf_node *l;
   size_t i;
   if (vs->t != KF_NARR) return kf_node_push(c->A, spec, "volumes", (kf_node *)vs) ? KF_OK : kf_nomem(c->e);
-  KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
+  KF_OOM(c, l = kf_node_new(c->A, KF_NARR));
   for (i = 0; i < vs->u.c.n; i++) {
     const kf_node *v = vs->u.c.v[i], *ed = kf_node_get(v, "emptyDir");
     if (out->shm_whole && shm_volume(v)) {
       const kf_node *size = kf_node_get(ed, "sizeLimit");
       kf_node *t;
-      KFI_OOM(c, t = kf_node_new(c->A, KF_NBOOL));
+      KF_OOM(c, t = kf_node_new(c->A, KF_NBOOL));
       t->u.b = 1;
       out->shm = size ? size : t;
       continue;
     }
-    KFI_OOM(c, kf_node_push(c->A, l, NULL, (kf_node *)v));
+    KF_OOM(c, kf_node_push(c->A, l, NULL, (kf_node *)v));
   }
-  if (l->u.c.n) KFI_OOM(c, kf_node_push(c->A, spec, "volumes", l));
+  if (l->u.c.n) KF_OOM(c, kf_node_push(c->A, spec, "volumes", l));
   return KF_OK;
 }
 
 /* ---- the pod ---------------------------------------------------------- */
 
-/* A template's label or annotation the API server takes (apimachinery
-** IsQualifiedName, IsValidLabelValue), as the writer checks them. */
+/* A template's label or annotation the API server takes (kfi_meta_entry). */
 static kf_status meta_entry(kfi *c, const char *path, int label, const char *k, const char *v) {
   char p[KFI_PATH];
   kfi_path(p, path, k);
-  if (!kf_qualified_name(k))
-    return kfi_fail(c, p, "invalid %s key (an optional DNS subdomain prefix and '/', then "
-                    "at most 63 letters, digits, '-', '_' or '.', starting and ending with a "
-                    "letter or digit)", label ? "label" : "annotation");
-  if (label && v && *v && !kf_label_name(v, strlen(v)))
-    return kfi_fail(c, p, "invalid label value '%.100s' (empty, or at most 63 letters, "
-                    "digits, '-', '_' or '.', starting and ending with a letter or digit)", v);
-  return KF_OK;
+  return kfi_meta_entry(c, p, label, k, v);
 }
 
 /* A template's labels and annotations: all of them, but on Flyte's
@@ -363,7 +355,7 @@ static kf_status meta_rest(kfi *c, const char *path, const kf_node *m, kf_node *
     char p[KFI_PATH];
     if (v == NULL || v->t != KF_NOBJ) continue;
     kfi_path(p, path, known[k]);
-    KFI_OOM(c, l = kf_node_new(c->A, KF_NOBJ));
+    KF_OOM(c, l = kf_node_new(c->A, KF_NOBJ));
     for (i = 0; i < v->u.c.n; i++) {
       const char *mine = kfi_str(kf_node_get(res[k], v->u.c.k[i]));
       const char *s = kfi_str(v->u.c.v[i]);
@@ -375,9 +367,9 @@ static kf_status meta_rest(kfi *c, const char *path, const kf_node *m, kf_node *
         continue;
       }
       if ((st = meta_entry(c, p, k == 0, v->u.c.k[i], s)) != KF_OK) return st;
-      KFI_OOM(c, kf_node_push(c->A, l, v->u.c.k[i], v->u.c.v[i]));
+      KF_OOM(c, kf_node_push(c->A, l, v->u.c.k[i], v->u.c.v[i]));
     }
-    if (l->u.c.n) KFI_OOM(c, kf_node_push(c->A, out, known[k], l));
+    if (l->u.c.n) KF_OOM(c, kf_node_push(c->A, out, known[k], l));
   }
   return KF_OK;
 }
@@ -405,7 +397,7 @@ static kf_status spec_key(kfi *c, const char *path, const char *k, const kf_node
   if (strcmp(k, "restartPolicy") == 0 && kfi_str(v) && strcmp(kfi_str(v), "Never") == 0)
     return KF_OK;   /* the writer's when the template has none */
   if ((st = kfi_accel_take(c, k, v, &out->ash, &keep)) != KF_OK) return st;
-  if (keep) KFI_OOM(c, kf_node_push(c->A, spec, k, keep));
+  if (keep) KF_OOM(c, kf_node_push(c->A, spec, k, keep));
   return KF_OK;
 }
 
@@ -426,9 +418,9 @@ kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
   size_t i;
   kf_status st;
   memset(out, 0, sizeof *out);
-  KFI_OOM(c, out->tmpl = kf_node_new(c->A, KF_NOBJ));
-  KFI_OOM(c, meta = kf_node_new(c->A, KF_NOBJ));
-  KFI_OOM(c, spec = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, out->tmpl = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, meta = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, spec = kf_node_new(c->A, KF_NOBJ));
   if ((st = kfi_want(c, path, tmpl, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, path, tmpl, known, NULL, NULL)) != KF_OK)
     return st;
@@ -438,7 +430,7 @@ kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
   kfi_path(sp, path, "spec");
   if ((s = kf_node_get(tmpl, "spec")) == NULL) return kfi_fail(c, sp, "required");
   if ((st = kfi_want(c, sp, s, KF_NOBJ)) != KF_OK) return st;
-  if (kf_node_get(s, "containers") == NULL && strcmp(pname, "node") != 0) {
+  if (kf_node_get(s, "containers") == NULL && strcmp(pname, KF_TRAINER_NODE) != 0) {
     kfi_path(p, sp, "containers");
     return kfi_fail(c, p, "required");
   }
@@ -449,9 +441,9 @@ kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
     if ((st = spec_key(c, p, s->u.c.k[i], s->u.c.v[i], pname, out, spec)) != KF_OK)
       return st;
   }
-  if (meta->u.c.n) KFI_OOM(c, kf_node_push(c->A, out->tmpl, "metadata", meta));
-  KFI_OOM(c, kf_node_push(c->A, out->tmpl, "spec", spec));
+  if (meta->u.c.n) KF_OOM(c, kf_node_push(c->A, out->tmpl, "metadata", meta));
+  KF_OOM(c, kf_node_push(c->A, out->tmpl, "spec", spec));
   if (bare(out->tmpl)) out->tmpl = NULL;
-  if (out->ash.device) KFI_OOM(c, out->accel = kfi_accel_node(c, &out->ash));
+  if (out->ash.device) KF_OOM(c, out->accel = kfi_accel_node(c, &out->ash));
   return KF_OK;
 }

@@ -48,21 +48,6 @@ static kf_node *without(kfi *c, const kf_node *m, const char *const *drop,
   return d;
 }
 
-/* A label value scheduling holds: a Kueue name (R27), or for max exec time
-** a decimal integer > 0 as kfjob writes it; else it stays a label. */
-static int label_value(int i, const char *s, int64_t *secs) {
-  int64_t n = 0;
-  if (s == NULL) return 0;
-  if (i < 2) return s[0] != '\0' && kf_dns1123_subdomain_problem(s) == NULL;
-  if (s[0] < '1' || s[0] > '9') return 0;
-  for (; *s; s++) {
-    if (*s < '0' || *s > '9' || n > 214748364) return 0;
-    n = n * 10 + (*s - '0');
-  }
-  *secs = n;
-  return n <= 0x7fffffff;
-}
-
 /* Kueue's labels of the resource -> scheduling; the others stay labels. */
 static kf_status labels(kfi *c) {
   static const char *const keys[3] = {KF_KUEUE_QUEUE, KF_KUEUE_PRIORITY, KF_KUEUE_MAX_EXEC};
@@ -72,14 +57,14 @@ static kf_status labels(kfi *c) {
   if (c->labels == NULL || c->labels->t != KF_NOBJ || c->pod_kueue) return KF_OK;
   for (i = 0; i < 3; i++) {
     const char *v = kfi_str(kf_node_get(c->labels, keys[i]));
-    int64_t secs = 0;
-    if (!label_value(i, v, &secs)) continue;
-    KFI_OOM(c, s = sched(c));
-    KFI_OOM(c, i < 2 ? kf_obj_strref(c->A, s, rows[i], v) : kf_obj_int(c->A, s, rows[i], secs));
+    int32_t secs = 0;
+    if (!kf_sched_label_value(i, v, &secs)) continue;
+    KF_OOM(c, s = sched(c));
+    KF_OOM(c, i < 2 ? kf_obj_strref(c->A, s, rows[i], v) : kf_obj_int(c->A, s, rows[i], secs));
     taken[i] = any = 1;
   }
   if (!any) return KF_OK;
-  KFI_OOM(c, rest = without(c, c->labels, keys, taken, 3));
+  KF_OOM(c, rest = without(c, c->labels, keys, taken, 3));
   info_set(c, "labels", rest->u.c.n ? rest : NULL);
   return KF_OK;
 }
@@ -91,17 +76,17 @@ static kf_status volcano(kfi *c) {
   int taken[1] = {1};
   kf_node *s, *g, *rest;
   if (v == NULL) return KF_OK;
-  KFI_OOM(c, s = sched(c));
-  KFI_OOM(c, g = kf_obj_add(c->A, s, "gang", KF_NOBJ));
-  KFI_OOM(c, kf_obj_strref(c->A, g, "queue", v));
-  KFI_OOM(c, rest = without(c, c->annotations, keys, taken, 1));
+  KF_OOM(c, s = sched(c));
+  KF_OOM(c, g = kf_obj_add(c->A, s, "gang", KF_NOBJ));
+  KF_OOM(c, kf_obj_strref(c->A, g, "queue", v));
+  KF_OOM(c, rest = without(c, c->annotations, keys, taken, 1));
   info_set(c, "annotations", rest->u.c.n ? rest : NULL);
   return KF_OK;
 }
 
 kf_status kfi_sched_meta(kfi *c) {
   kf_status st = labels(c);
-  if (st == KF_OK && c->target == KF_T_TRAINER_23) st = volcano(c);
+  if (st == KF_OK && KF_T_IS_TRAINER(c->target)) st = volcano(c);
   return st;
 }
 
@@ -121,7 +106,7 @@ kf_status kfi_sched_flags(kfi *c, const char *path, const kf_node *holder) {
     kfi_path(p, path, "suspend");
     if ((st = kfi_want(c, p, v, KF_NBOOL)) != KF_OK) return st;
     if (v->u.b) {
-      KFI_OOM(c, (s = sched(c)) && (yes = kf_obj_add(c->A, s, "suspend", KF_NBOOL)));
+      KF_OOM(c, (s = sched(c)) && (yes = kf_obj_add(c->A, s, "suspend", KF_NBOOL)));
       yes->u.b = 1;
     }
   }
@@ -129,7 +114,7 @@ kf_status kfi_sched_flags(kfi *c, const char *path, const kf_node *holder) {
   kfi_path(p, path, "managedBy");
   if ((st = kfi_want(c, p, v, KF_NSTR)) != KF_OK) return st;
   if (strcmp(v->u.s.p, KF_KUEUE_MULTIKUEUE) == 0) {
-    KFI_OOM(c, (s = sched(c)) && (yes = kf_obj_add(c->A, s, "multikueue", KF_NBOOL)));
+    KF_OOM(c, (s = sched(c)) && (yes = kf_obj_add(c->A, s, "multikueue", KF_NBOOL)));
     yes->u.b = 1;
   } else if (!default_manager(v->u.s.p)) {
     return kfi_unmapped(c, p, v, "kfjob sets managedBy only for MultiKueue ("
@@ -150,17 +135,17 @@ kf_status kfi_sched_policy(kfi *c, const char *path, const kf_node *sp) {
   if ((st = kfi_want(c, path, sp, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, path, sp, known, NULL, NULL)) != KF_OK)
     return st;
-  KFI_OOM(c, (s = sched(c)) && (g = kf_obj_add(c->A, s, "gang", KF_NOBJ)));
+  KF_OOM(c, (s = sched(c)) && (g = kf_obj_add(c->A, s, "gang", KF_NOBJ)));
   for (i = 0; known[i]; i++) {
     const kf_node *v = kf_node_get(sp, known[i]);
     if (v == NULL) continue;
     if (i != 2) {
-      KFI_OOM(c, kf_node_push(c->A, g, rows[i], (kf_node *)v));
+      KF_OOM(c, kf_node_push(c->A, g, rows[i], (kf_node *)v));
       continue;
     }
     kfi_path(p, path, known[i]);
     if ((st = kfi_res_side(c, p, v, &mr)) != KF_OK) return st;
-    if (mr) KFI_OOM(c, kf_node_push(c->A, g, rows[i], mr));
+    if (mr) KF_OOM(c, kf_node_push(c->A, g, rows[i], mr));
   }
   return KF_OK;
 }
@@ -180,14 +165,14 @@ static kf_node *drop_key(kfi *c, const kf_node *o, const char *k, int *oom) {
 
 /* An annotation as the row's value, or NULL when kfjob would not write it. */
 static kf_node *tas_value(kfi *c, const kf_field *f, const char *s) {
-  int64_t n = 0;
+  int32_t n = 0;
   kf_node *b;
   if (f->type == KF_V_BOOL) {
     if (strcmp(s, "true") != 0 || (b = kf_node_new(c->A, KF_NBOOL)) == NULL) return NULL;
     b->u.b = 1;
     return b;
   }
-  if (f->type == KF_V_INT) return label_value(2, s, &n) ? kf_node_int(c->A, n) : NULL;
+  if (f->type == KF_V_INT) return kf_sched_label_value(2, s, &n) ? kf_node_int(c->A, n) : NULL;
   if (f->type == KF_V_TREE)   /* topology.slices' JSON; the constructor checks it */
     return (kf_node *)kf_sched_slices_parse(c->A, s);
   return s[0] && !strpbrk(s, " \t\r\n") ? kf_node_str(c->A, s, strlen(s)) : NULL;
@@ -210,13 +195,13 @@ static kf_status strip_tas(kfi *c, kf_node *g) {
     an = drop_key(c, an, kf_topology_obj.f[i].manifest, &oom);
   m2 = an ? (kf_node *)m : drop_key(c, m, "annotations", &oom);
   if (an && m2 && (m2 = drop_key(c, m2, "annotations", &oom)) != NULL)
-    KFI_OOM(c, kf_node_push(c->A, m2, "annotations", an));
+    KF_OOM(c, kf_node_push(c->A, m2, "annotations", an));
   else if (an && !oom && (m2 = kf_node_new(c->A, KF_NOBJ)) != NULL)
-    KFI_OOM(c, kf_node_push(c->A, m2, "annotations", an));
+    KF_OOM(c, kf_node_push(c->A, m2, "annotations", an));
   t2 = drop_key(c, t, "metadata", &oom);
   if (m2 && !oom) {
-    if (t2 == NULL) KFI_OOM(c, t2 = kf_node_new(c->A, KF_NOBJ));
-    KFI_OOM(c, kf_node_push(c->A, t2, "metadata", m2));
+    if (t2 == NULL) KF_OOM(c, t2 = kf_node_new(c->A, KF_NOBJ));
+    KF_OOM(c, kf_node_push(c->A, t2, "metadata", m2));
   }
   if (oom) return kf_nomem(c->e);
   for (i = 0; i < g->u.c.n; i++)
@@ -260,10 +245,10 @@ kf_status kfi_sched_group_topology(kfi *c) {
     const kf_node *r = kf_node_get(g, "replicas");
     if (g == NULL || (r && r->t == KF_NINT && r->u.i == 0)) continue;
     an[n] = kf_node_get(kf_node_get(kf_node_get(g, "pod_template"), "metadata"), "annotations");
-    KFI_OOM(c, gt[n] = kf_node_new(c->A, KF_NOBJ));
+    KF_OOM(c, gt[n] = kf_node_new(c->A, KF_NOBJ));
     grp[n++] = g;
   }
-  KFI_OOM(c, job = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, job = kf_node_new(c->A, KF_NOBJ));
   if (n == 0 || !split_tas(c, an, n, job, gt) || !one_mode(job)) return KF_OK;
   for (i = 0; i < n; i++) {
     if (!one_mode(gt[i])) return KF_OK;
@@ -273,8 +258,8 @@ kf_status kfi_sched_group_topology(kfi *c) {
   for (i = 0; i < n; i++) {
     kf_status st = an[i] ? strip_tas(c, grp[i]) : KF_OK;
     if (st != KF_OK) return st;
-    if (gt[i]->u.c.n) KFI_OOM(c, kf_node_push(c->A, grp[i], "topology", gt[i]));
+    if (gt[i]->u.c.n) KF_OOM(c, kf_node_push(c->A, grp[i], "topology", gt[i]));
   }
-  if (job->u.c.n) KFI_OOM(c, (s = sched(c)) && kf_node_push(c->A, s, "topology", job));
+  if (job->u.c.n) KF_OOM(c, (s = sched(c)) && kf_node_push(c->A, s, "topology", job));
   return KF_OK;
 }

@@ -36,35 +36,29 @@ kf_status kfi_run_policy(kfi *c, const char *path, const kf_node *rp) {
   if (kf_node_get(rp, "schedulingPolicy") &&
       (st = kfi_sched_policy(c, p, kf_node_get(rp, "schedulingPolicy"))) != KF_OK)
     return st;
-  KFI_OOM(c, o = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, o = kf_node_new(c->A, KF_NOBJ));
   for (i = 0; i < kf_run_policy_obj.n; i++) {
     const kf_field *f = &kf_run_policy_obj.f[i];
     const kf_node *v = f->place == KF_M_RUN_POLICY ? kf_node_get(rp, f->manifest) : NULL;
-    if (v) KFI_OOM(c, kf_node_push(c->A, o, f->key, (kf_node *)v));
+    if (v) KF_OOM(c, kf_node_push(c->A, o, f->key, (kf_node *)v));
   }
-  if (o->u.c.n) KFI_OOM(c, kf_node_push(c->A, c->spec, "run_policy", o));
+  if (o->u.c.n) KF_OOM(c, kf_node_push(c->A, c->spec, "run_policy", o));
   return KF_OK;
 }
 
 /* ---- the launcher command (kube/kf_manifest.c kfm_launcher_command) --- */
 
-/* flytekit's mpirun flags (flytekitplugins-kfmpi), up to -np */
-static const char *const mpirun[] = {
-    "mpirun", "--allow-run-as-root", "-bind-to", "none", "-map-by", "slot",
-    "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "NCCL_DEBUG=INFO",
-    "-mca", "pml", "ob1", "-mca", "btl", "^openib", "-np", NULL};
-
 static const char *arg(const kf_node *a, size_t i) {
   return a && a->t == KF_NARR && i < a->u.c.n ? kfi_str(a->u.c.v[i]) : NULL;
 }
 
-/* How many leading items of `a` are mpirun's line and its -np value (0:
-** not one). */
+/* How many leading items of `a` are mpirun's line (the writer's flags,
+** kf_mpirun_flags) and its -np value (0: not one). */
 static size_t mpirun_len(const kf_node *a) {
   size_t i;
-  for (i = 0; mpirun[i]; i++) {
+  for (i = 0; kf_mpirun_flags[i]; i++) {
     const char *s = arg(a, i);
-    if (s == NULL || strcmp(s, mpirun[i]) != 0) return 0;
+    if (s == NULL || strcmp(s, kf_mpirun_flags[i]) != 0) return 0;
   }
   return arg(a, i) ? i + 1 : 0;   /* the -np value */
 }
@@ -103,7 +97,7 @@ static kf_status replica_value(kfi *c, const char *path, const kf_field *f,
     return kfi_unmapped(c, p, v, c->target == KF_T_OPERATOR
                         ? "restart policies are Never, OnFailure, Always and ExitCode"
                         : "restart policies are Never, OnFailure and Always here");
-  KFI_OOM(c, kf_node_push(c->A, g, f->key, (kf_node *)v));
+  KF_OOM(c, kf_node_push(c->A, g, f->key, (kf_node *)v));
   return KF_OK;
 }
 
@@ -131,7 +125,7 @@ static kf_status default_replicas(kfi *c, const char *path, int role, kf_node *g
   if (c->target == KF_T_MPI_OPERATOR && role == KF_WORKER)
     return kfi_fail(c, p, "missing: mpi-operator defaults it to 0, which its validation "
                     "refuses (a Worker needs replicas >= 1)");
-  KFI_OOM(c, kf_obj_int(c->A, g, "replicas", 1));
+  KF_OOM(c, kf_obj_int(c->A, g, "replicas", 1));
   return KF_OK;
 }
 
@@ -153,7 +147,7 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
   if ((st = kfi_want(c, path, rs, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, path, rs, known, NULL, NULL)) != KF_OK)
     return st;
-  KFI_OOM(c, g = G->g[at] = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, g = G->g[at] = kf_node_new(c->A, KF_NOBJ));
   G->role[at] = role;
   for (r = 0; r < kf_group_obj.n && r < KFI_GROUP_ROWS; r++) {
     const kf_field *f = &kf_group_obj.f[r];
@@ -164,7 +158,7 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
   if (kf_node_get(rs, "replicas") == NULL && (st = default_replicas(c, path, role, g)) != KF_OK)
     return st;
   if (kf_node_get(rs, "restartPolicy") == NULL && operator_restart(c, role))
-    KFI_OOM(c, kf_obj_strref(c->A, g, "restart_policy", operator_restart(c, role)));
+    KF_OOM(c, kf_obj_strref(c->A, g, "restart_policy", operator_restart(c, role)));
   kfi_path(p, path, "template");
   if ((v = kf_node_get(rs, "template")) == NULL) return kfi_fail(c, p, "required");
   if ((st = kfi_pod_read(c, p, v, kf_kinds[c->kind].container, &G->pod[at])) != KF_OK)
@@ -183,7 +177,7 @@ static const kf_node *pod_value(const groups *G, int i, size_t off) {
 ** mpi-operator's writer leaves a worker bare (sshd runs there). */
 static int bare_worker(const kfi *c, const groups *G, int i, size_t off) {
   return pod_value(G, i, off) == NULL && off == offsetof(kfi_pod, command) &&
-         G->role[i] == KF_WORKER && c->target == KF_T_MPI_OPERATOR;
+         G->role[i] == kf_target_bare_role(c->target);
 }
 
 /* Whether every group's container has the same value at `off` (NULL in
@@ -221,9 +215,9 @@ static kf_status one_container(kfi *c, const groups *G, int i, size_t off, const
 static kf_status put_value(kfi *c, const char *key, const kf_node *v, kf_node *into, int info) {
   int map = 1;
   kf_node *x = (kf_node *)v;
-  if (strcmp(key, "env") == 0) KFI_OOM(c, x = kfi_env_form(c, v, &map));
-  KFI_OOM(c, kf_node_push(c->A, into, key, x));
-  if (info && map) KFI_OOM(c, kf_node_push(c->A, c->ct, key, x));
+  if (strcmp(key, "env") == 0) KF_OOM(c, x = kfi_env_form(c, v, &map));
+  KF_OOM(c, kf_node_push(c->A, into, key, x));
+  if (info && map) KF_OOM(c, kf_node_push(c->A, c->ct, key, x));
   return KF_OK;
 }
 
@@ -243,7 +237,7 @@ static kf_status place(kfi *c, const groups *G, size_t off, const char *key, kf_
       for (i = 0; i < G->n; i++) {
         const kf_node *x = pod_value(G, i, off);
         if (x == NULL) continue;
-        if (gct[i] == NULL) KFI_OOM(c, gct[i] = kf_node_new(c->A, KF_NOBJ));
+        if (gct[i] == NULL) KF_OOM(c, gct[i] = kf_node_new(c->A, KF_NOBJ));
         if ((st = put_value(c, key, x, gct[i], 0)) != KF_OK) return st;
       }
       return KF_OK;
@@ -266,7 +260,7 @@ static kf_status flyte_slots(kfi *c, groups *G, const char *np) {
     if (G->role[i] == KF_WORKER && r && r->t == KF_NINT) w = (long)r->u.i;
   }
   if (w > 0 && n % w == 0 && n / w > 1)
-    KFI_OOM(c, kf_node_put(c->A, c->spec, "slots", kf_node_int(c->A, n / w)));
+    KF_OOM(c, kf_node_put(c->A, c->spec, "slots", kf_node_int(c->A, n / w)));
   return KF_OK;
 }
 
@@ -381,17 +375,17 @@ static kf_status horovod_len(kfi *c, const groups *G, const kf_node *a, hvd_line
   *n = l->u.c.n;
   if (h->known) return KF_OK;
   *h = t, h->known = 1;
-  KFI_OOM(c, kf_obj_strref(c->A, c->spec, "log_level", t.level));
-  KFI_OOM(c, kf_obj_strref(c->A, c->spec, "discovery_script_path", t.script));
-  KFI_OOM(c, kf_obj_int(c->A, c->spec, "elastic_timeout", t.timeout));
+  KF_OOM(c, kf_obj_strref(c->A, c->spec, "log_level", t.level));
+  KF_OOM(c, kf_obj_strref(c->A, c->spec, "discovery_script_path", t.script));
+  KF_OOM(c, kf_obj_int(c->A, c->spec, "elastic_timeout", t.timeout));
   if (t.verbose) {
     kf_node *b;
-    KFI_OOM(c, b = kf_node_new(c->A, KF_NBOOL));
+    KF_OOM(c, b = kf_node_new(c->A, KF_NBOOL));
     b->u.b = 1;
-    KFI_OOM(c, kf_node_push(c->A, c->spec, "verbose", b));
+    KF_OOM(c, kf_node_push(c->A, c->spec, "verbose", b));
   }
   if (c->target == KF_T_FLYTE || c->target == KF_T_FLYTE2)
-    KFI_OOM(c, kf_node_put(c->A, c->spec, "slots", kf_node_int(c->A, t.slots)));
+    KF_OOM(c, kf_node_put(c->A, c->spec, "slots", kf_node_int(c->A, t.slots)));
   return KF_OK;
 }
 
@@ -432,12 +426,12 @@ static kf_status mpi_args(kfi *c, groups *G, kf_node *ct) {
     ** line and args: another group's are that group's command */
     if (n && task && !same_tail(a, n, task)) n = 0;
     if (n == 0) {
-      if (a) KFI_OOM(c, kf_node_push(c->A, G->g[i], "command", (kf_node *)a));
+      if (a) KF_OOM(c, kf_node_push(c->A, G->g[i], "command", (kf_node *)a));
       continue;
     }
     if (task == NULL && c->kind == KF_MPI && (st = flyte_slots(c, G, arg(a, n - 1))) != KF_OK)
       return st;
-    if (task == NULL) KFI_OOM(c, task = tail(c->A, a, n));
+    if (task == NULL) KF_OOM(c, task = tail(c->A, a, n));
   }
   return task && task->u.c.n ? put_value(c, "args", task, ct, 1) : KF_OK;
 }
@@ -452,11 +446,11 @@ static kf_status container(kfi *c, groups *G) {
   size_t r;
   kf_status st;
   memset(gct, 0, sizeof gct);
-  KFI_OOM(c, ct = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, ct = kf_node_new(c->A, KF_NOBJ));
   for (i = 0; i < G->n; i++)
     for (r = 0; r < kf_group_obj.n && r < KFI_GROUP_ROWS; r++)
       if (G->pod[i].own[r])
-        KFI_OOM(c, kf_node_push(c->A, G->g[i], kf_group_obj.f[r].key, (kf_node *)G->pod[i].own[r]));
+        KF_OOM(c, kf_node_push(c->A, G->g[i], kf_group_obj.f[r].key, (kf_node *)G->pod[i].own[r]));
   if ((st = place(c, G, offsetof(kfi_pod, command), "command", ct, gct)) != KF_OK ||
       (st = (kf_kinds[c->kind].flags & KF_K_COMMAND) ? mpi_args(c, G, ct)
             : place(c, G, offsetof(kfi_pod, args), "args", ct, gct)) != KF_OK ||
@@ -464,8 +458,8 @@ static kf_status container(kfi *c, groups *G) {
       (st = place(c, G, offsetof(kfi_pod, name), "name", ct, gct)) != KF_OK)
     return st;
   for (i = 0; i < G->n; i++)
-    if (gct[i]) KFI_OOM(c, kf_node_push(c->A, G->g[i], "container", gct[i]));
-  if (ct->u.c.n) KFI_OOM(c, kf_node_push(c->A, c->spec, "container", ct));
+    if (gct[i]) KF_OOM(c, kf_node_push(c->A, G->g[i], "container", gct[i]));
+  if (ct->u.c.n) KF_OOM(c, kf_node_push(c->A, c->spec, "container", ct));
   return KF_OK;
 }
 
@@ -501,14 +495,14 @@ static kf_status hoisted(kfi *c, const groups *G, kf_node **out) {
   for (i = 0; i < G->n; i++)
     if (G->pod[i].tmpl == NULL) return KF_OK;
   if (G->n < 2 || (s0 = kf_node_get(G->pod[0].tmpl, "spec")) == NULL) return KF_OK;
-  KFI_OOM(c, job = kf_node_new(c->A, KF_NOBJ));
-  KFI_OOM(c, spec = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, job = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, spec = kf_node_new(c->A, KF_NOBJ));
   if (shared_key(G, NULL, "metadata"))
-    KFI_OOM(c, kf_node_push(c->A, job, "metadata", kf_node_get(G->pod[0].tmpl, "metadata")));
+    KF_OOM(c, kf_node_push(c->A, job, "metadata", kf_node_get(G->pod[0].tmpl, "metadata")));
   for (k = 0; k < s0->u.c.n; k++)
     if (shared_key(G, "spec", s0->u.c.k[k]))
-      KFI_OOM(c, kf_node_push(c->A, spec, s0->u.c.k[k], s0->u.c.v[k]));
-  KFI_OOM(c, kf_node_push(c->A, job, "spec", spec));
+      KF_OOM(c, kf_node_push(c->A, spec, s0->u.c.k[k], s0->u.c.v[k]));
+  KF_OOM(c, kf_node_push(c->A, job, "spec", spec));
   if (kf_node_get(job, "metadata") || spec->u.c.n > 1 ||
       (spec->u.c.n == 1 && !bare_primary(kf_node_get(spec, "containers"))))
     *out = job;
@@ -544,30 +538,30 @@ static kf_status pod_settings(kfi *c, groups *G) {
     if (i && !((p->tmpl == NULL && G->pod[0].tmpl == NULL) ||
                (p->tmpl && G->pod[0].tmpl && kfi_equal(p->tmpl, G->pod[0].tmpl))))
       same = 0;
-    if (p->requests) KFI_OOM(c, kf_node_push(c->A, G->g[i], "requests", p->requests));
-    if (p->limits) KFI_OOM(c, kf_node_push(c->A, G->g[i], "limits", p->limits));
+    if (p->requests) KF_OOM(c, kf_node_push(c->A, G->g[i], "requests", p->requests));
+    if (p->limits) KF_OOM(c, kf_node_push(c->A, G->g[i], "limits", p->limits));
     if (p->shm && !kf_node_get(c->spec, "shared_memory"))
-      KFI_OOM(c, kf_node_push(c->A, c->spec, "shared_memory", (kf_node *)p->shm));
+      KF_OOM(c, kf_node_push(c->A, c->spec, "shared_memory", (kf_node *)p->shm));
     if (p->accel && !kf_node_get(c->spec, "accelerator"))
-      KFI_OOM(c, kf_node_push(c->A, c->spec, "accelerator", p->accel));
+      KF_OOM(c, kf_node_push(c->A, c->spec, "accelerator", p->accel));
   }
   if (!same && (st = hoisted(c, G, &job)) != KF_OK) return st;
   if (!same && job) {
-    KFI_OOM(c, kf_node_push(c->A, c->spec, "pod_template", job));
+    KF_OOM(c, kf_node_push(c->A, c->spec, "pod_template", job));
     for (i = 0; i < G->n; i++) {
       kf_node *rest;
-      KFI_OOM(c, rest = unshared(c, G->pod[i].tmpl, job));
-      if (rest->u.c.n) KFI_OOM(c, kf_node_push(c->A, G->g[i], "pod_template", rest));
+      KF_OOM(c, rest = unshared(c, G->pod[i].tmpl, job));
+      if (rest->u.c.n) KF_OOM(c, kf_node_push(c->A, G->g[i], "pod_template", rest));
     }
     return KF_OK;
   }
   for (i = 0; i < G->n; i++) {
     if (G->pod[i].tmpl == NULL) continue;
     if (same) {
-      KFI_OOM(c, kf_node_push(c->A, c->spec, "pod_template", G->pod[i].tmpl));
+      KF_OOM(c, kf_node_push(c->A, c->spec, "pod_template", G->pod[i].tmpl));
       break;
     }
-    KFI_OOM(c, kf_node_push(c->A, G->g[i], "pod_template", G->pod[i].tmpl));
+    KF_OOM(c, kf_node_push(c->A, G->g[i], "pod_template", G->pod[i].tmpl));
   }
   return KF_OK;
 }
@@ -582,8 +576,8 @@ static kf_status absent(kfi *c, const char *path, int role) {
   if (b.flags & KF_R_FIXED1)
     return kfi_unmapped(c, path, NULL, "required: kfjob's job of this kind always "
                         "has exactly one");
-  KFI_OOM(c, g = kf_obj_add(c->A, c->spec, kf_roles[role].key, KF_NOBJ));
-  KFI_OOM(c, kf_obj_int(c->A, g, "replicas", 0));
+  KF_OOM(c, g = kf_obj_add(c->A, c->spec, kf_roles[role].key, KF_NOBJ));
+  KF_OOM(c, kf_obj_int(c->A, g, "replicas", 0));
   return KF_OK;
 }
 
@@ -665,7 +659,7 @@ kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
   }
   if ((st = container(c, &G)) != KF_OK || (st = pod_settings(c, &G)) != KF_OK) return st;
   for (i = 0; i < G.n; i++)
-    KFI_OOM(c, kf_node_push(c->A, c->spec, kf_roles[G.role[i]].key, G.g[i]));
+    KF_OOM(c, kf_node_push(c->A, c->spec, kf_roles[G.role[i]].key, G.g[i]));
   return KF_OK;
 }
 
@@ -681,9 +675,9 @@ static kf_status elastic_workers(kfi *c, const kf_node *spec, const kf_node *bou
   kf_status st;
   if (w && (st = kfi_want(c, path, w, KF_NINT)) != KF_OK) return st;
   if (w == NULL)   /* the operator's default (pytorch_defaults.go setDefaultReplicas) */
-    KFI_OOM(c, w = kf_node_int(c->A, 1));
+    KF_OOM(c, w = kf_node_int(c->A, 1));
   if (bound == NULL) {
-    KFI_OOM(c, kf_node_put(c->A, c->spec, "nnodes", (kf_node *)w));
+    KF_OOM(c, kf_node_put(c->A, c->spec, "nnodes", (kf_node *)w));
     return KF_OK;
   }
   if (bound->t == KF_NINT && bound->u.i != w->u.i)
@@ -723,12 +717,12 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
   for (i = 0; i < k->nfields; i++) {
     const kf_field *f = &k->fields[i];
     if (in_elastic_policy(f) && (v = kf_node_get(ep, f->manifest)))
-      KFI_OOM(c, kf_node_push(c->A, c->spec, f->key, (kf_node *)v));
+      KF_OOM(c, kf_node_push(c->A, c->spec, f->key, (kf_node *)v));
   }
   if ((v = kf_node_get(spec, "nprocPerNode")) != NULL) {
     if ((st = kfi_nproc(c, "spec.nprocPerNode", v)) != KF_OK) return st;
   } else if (kf_node_get(ep, "nProcPerNode") == NULL)   /* pytorch_defaults.go */
-    KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
+    KF_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
   mn = kf_node_get(ep, "minReplicas"), mx = kf_node_get(ep, "maxReplicas");
   if ((mn && (st = kfi_want(c, "spec.elasticPolicy.minReplicas", mn, KF_NINT)) != KF_OK) ||
       (mx && (st = kfi_want(c, "spec.elasticPolicy.maxReplicas", mx, KF_NINT)) != KF_OK))
@@ -736,9 +730,9 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
   if (mn && mx && mn->t == KF_NINT && mx->t == KF_NINT && mn->u.i != mx->u.i) {
     char s[48];
     snprintf(s, sizeof s, "%lld:%lld", (long long)mn->u.i, (long long)mx->u.i);
-    KFI_OOM(c, kf_obj_str(c->A, c->spec, "nnodes", s));
+    KF_OOM(c, kf_obj_str(c->A, c->spec, "nnodes", s));
   } else if (mn || mx) {
-    KFI_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)(mx ? mx : mn)));
+    KF_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)(mx ? mx : mn)));
   }
   return elastic_workers(c, spec, mx ? mx : mn);
 }

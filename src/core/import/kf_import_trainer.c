@@ -28,7 +28,7 @@ static kf_status runtime_ref(kfi *c, const kf_node *ref) {
                         "ClusterTrainingRuntime (apiGroup trainer.kubeflow.org)");
   /* the job's runtime; unset: the one Trainer ships for the kind */
   if (strcmp(n, kf_kinds[c->kind].trainer_runtime) != 0)
-    KFI_OOM(c, kf_node_push(c->A, c->spec, "runtime", kf_node_get(ref, "name")));
+    KF_OOM(c, kf_node_push(c->A, c->spec, "runtime", kf_node_get(ref, "name")));
   return KF_OK;
 }
 
@@ -49,7 +49,7 @@ static kf_status as_written(kfi *c, const kf_node *tr, int *out) {
             strcmp(v[1], "--no-python") == 0;
   *out = n ? !wrapped && !kf_starts_launcher(v, n < 3 ? n : 3)
            : args && args->t == KF_NARR && args->u.c.n > 0;
-  if (*out) KFI_OOM(c, kf_obj_strref(c->A, c->spec, "runtime", kf_kinds[c->kind].trainer_runtime));
+  if (*out) KF_OOM(c, kf_obj_strref(c->A, c->spec, "runtime", kf_kinds[c->kind].trainer_runtime));
   else *out = n > 0 && !wrapped;   /* a launcher: as written too */
   return KF_OK;
 }
@@ -63,9 +63,9 @@ static kf_node *job_container(kfi *c) {
 /* key = v in the job's container and in info's (`info`). */
 static kf_status put_both(kfi *c, const char *key, kf_node *v, int info) {
   kf_node *ct;
-  KFI_OOM(c, ct = job_container(c));
-  KFI_OOM(c, kf_node_push(c->A, ct, key, v));
-  if (info) KFI_OOM(c, kf_node_push(c->A, c->ct, key, v));
+  KF_OOM(c, ct = job_container(c));
+  KF_OOM(c, kf_node_push(c->A, ct, key, v));
+  if (info) KF_OOM(c, kf_node_push(c->A, c->ct, key, v));
   return KF_OK;
 }
 
@@ -78,8 +78,8 @@ static kf_status command(kfi *c, const kf_node *cmd, int written) {
   if (st != KF_OK) return st;
   if (written) return cmd->u.c.n ? put_both(c, "command", (kf_node *)cmd, 1) : KF_OK;
   if (cmd->u.c.n == 2) return KF_OK;
-  KFI_OOM(c, l = kf_node_new(c->A, KF_NARR));
-  for (i = 2; i < cmd->u.c.n; i++) KFI_OOM(c, kf_node_push(c->A, l, NULL, cmd->u.c.v[i]));
+  KF_OOM(c, l = kf_node_new(c->A, KF_NARR));
+  for (i = 2; i < cmd->u.c.n; i++) KF_OOM(c, kf_node_push(c->A, l, NULL, cmd->u.c.v[i]));
   return put_both(c, "command", l, 1);
 }
 
@@ -93,7 +93,7 @@ static kf_status env(kfi *c, const kf_node *env) {
       (st = kfi_env_check(c, "spec.trainer.env", env)) != KF_OK)
     return st;
   if (env->u.c.n == 0) return KF_OK;
-  KFI_OOM(c, v = kfi_env_form(c, env, &map));
+  KF_OOM(c, v = kfi_env_form(c, env, &map));
   return put_both(c, "env", v, map);
 }
 
@@ -107,29 +107,29 @@ static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
   if (nn && (nn->t != KF_NINT || nn->u.i < 1))
     return kfi_fail(c, "spec.trainer.numNodes", "expected an integer >= 1");
   if (c->kind == KF_ELASTIC) {
-    if (nn) KFI_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)nn));
-    if (np) KFI_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
-    else KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
+    if (nn) KF_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)nn));
+    if (np) KF_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
+    else KF_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
     return kf_node_push(c->A, c->spec, "worker", g) ? KF_OK : kf_nomem(c->e);
   }
   if (np && !kf_trainer_wraps_kind(c->kind))
     return kfi_unmapped(c, "spec.trainer.numProcPerNode", np, "kfjob's JAXJob and "
                         "XGBoostJob have no processes per node");
   if (c->kind == KF_JAX) {   /* workers only */
-    KFI_OOM(c, kf_obj_int(c->A, g, "replicas", nn ? nn->u.i : 1));
+    KF_OOM(c, kf_obj_int(c->A, g, "replicas", nn ? nn->u.i : 1));
     return kf_node_push(c->A, c->spec, "worker", g) ? KF_OK : kf_nomem(c->e);
   }
   if (kf_trainer_wraps_kind(c->kind)) {
     if (np && (written || !(np->t == KF_NINT && np->u.i == 1)))
-      KFI_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
+      KF_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
     else if (np == NULL && !written)
-      KFI_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
+      KF_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
   }
-  KFI_OOM(c, m = kf_node_copy_shallow(c->A, g, KF_NOBJ));
-  KFI_OOM(c, kf_node_push(c->A, c->spec, "master", m));
+  KF_OOM(c, m = kf_node_copy_shallow(c->A, g, KF_NOBJ));
+  KF_OOM(c, kf_node_push(c->A, c->spec, "master", m));
   if (nn && nn->u.i > 1) {
-    KFI_OOM(c, kf_obj_int(c->A, g, "replicas", nn->u.i - 1));
-    KFI_OOM(c, kf_node_push(c->A, c->spec, "worker", g));
+    KF_OOM(c, kf_obj_int(c->A, g, "replicas", nn->u.i - 1));
+    KF_OOM(c, kf_node_push(c->A, c->spec, "worker", g));
   }
   return KF_OK;
 }
@@ -172,14 +172,14 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
   if ((v = kf_node_get(tr, "resourcesPerNode")) &&
       (st = kfi_resources(c, "spec.trainer.resourcesPerNode", v, &res)) != KF_OK)
     return st;
-  KFI_OOM(c, g = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, g = kf_node_new(c->A, KF_NOBJ));
   /* the node job's image (...): every group's (job fields, as the v1 readers') */
   for (r = 0; r < kf_group_obj.n; r++)
     if (kf_group_obj.f[r].manifest && kfi_container_row(kf_group_obj.f[r].manifest) == (int)r &&
         (v = kf_node_get(tr, kf_group_obj.f[r].manifest)))
-      KFI_OOM(c, kf_node_push(c->A, g, kf_group_obj.f[r].key, (kf_node *)v));
-  if (res.requests) KFI_OOM(c, kf_node_push(c->A, g, "requests", res.requests));
-  if (res.limits) KFI_OOM(c, kf_node_push(c->A, g, "limits", res.limits));
+      KF_OOM(c, kf_node_push(c->A, g, kf_group_obj.f[r].key, (kf_node *)v));
+  if (res.requests) KF_OOM(c, kf_node_push(c->A, g, "requests", res.requests));
+  if (res.limits) KF_OOM(c, kf_node_push(c->A, g, "limits", res.limits));
   return nodes(c, tr, g, written);
 }
 
@@ -225,7 +225,7 @@ static kf_status pod_rows(kfi *c, const kfi_pod *pod) {
     for (i = 0; i < 2; i++) {
       kf_node *g = (kf_node *)kf_node_get(c->spec, groups[i]);
       if (g && g->t == KF_NOBJ)
-        KFI_OOM(c, kf_node_push(c->A, g, kf_group_obj.f[r].key, (kf_node *)pod->own[r]));
+        KF_OOM(c, kf_node_push(c->A, g, kf_group_obj.f[r].key, (kf_node *)pod->own[r]));
     }
   }
   return KF_OK;
@@ -243,14 +243,14 @@ static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2])
   t = rj && rj->t == KF_NARR && rj->u.c.n == 1 ? rj->u.c.v[0] : NULL;
   if (!p || !kfi_str(kf_node_get(p, "manager")) ||
       strcmp(kfi_str(kf_node_get(p, "manager")), KF_TRAINER_PATCH_MANAGER) != 0 || p->u.c.n != 2 ||
-      !t || !kfi_str(kf_node_get(t, "name")) || strcmp(kfi_str(kf_node_get(t, "name")), "node") != 0)
+      !t || !kfi_str(kf_node_get(t, "name")) || strcmp(kfi_str(kf_node_get(t, "name")), KF_TRAINER_NODE) != 0)
     return kfi_unmapped(c, "spec.runtimePatches", l, "kfjob reads one patch of its own "
                         "(manager kfjob/manifest) of the node job");
   if ((st = patch_levels(c, p)) != KF_OK) return st;
   t = kf_node_get(kf_node_get(kf_node_get(t, "template"), "spec"), "template");
   if (t == NULL) return KF_OK;
   if ((st = kfi_pod_read(c, "spec.runtimePatches[0].trainingRuntimeSpec.template.spec."
-                         "replicatedJobs[0].template.spec.template", t, "node", &pod)) != KF_OK)
+                         "replicatedJobs[0].template.spec.template", t, KF_TRAINER_NODE, &pod)) != KF_OK)
     return st;
   /* the patch's node container takes no env (Trainer's ContainerPatch) */
   if (pod.env && (st = kfi_unmapped(c, "spec.runtimePatches[0].trainingRuntimeSpec.template.spec."
@@ -259,9 +259,9 @@ static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2])
                                     "env: the task's env is spec.trainer.env")) != KF_OK)
     return st;
   if ((st = pod_rows(c, &pod)) != KF_OK) return st;
-  if (pod.tmpl) KFI_OOM(c, kf_node_push(c->A, c->spec, "pod_template", pod.tmpl));
-  if (pod.shm) KFI_OOM(c, kf_node_push(c->A, c->spec, "shared_memory", (kf_node *)pod.shm));
-  if (pod.accel) KFI_OOM(c, kf_node_push(c->A, c->spec, "accelerator", pod.accel));
+  if (pod.tmpl) KF_OOM(c, kf_node_push(c->A, c->spec, "pod_template", pod.tmpl));
+  if (pod.shm) KF_OOM(c, kf_node_push(c->A, c->spec, "shared_memory", (kf_node *)pod.shm));
+  if (pod.accel) KF_OOM(c, kf_node_push(c->A, c->spec, "accelerator", pod.accel));
   (void)master_or_worker;
   return KF_OK;
 }
@@ -282,8 +282,8 @@ kf_status kfi_trainer(kfi *c, const kf_node *spec) {
   if ((st = runtime_ref(c, v)) != KF_OK) return st;
   if ((v = kf_node_get(spec, "activeDeadlineSeconds"))) {
     kf_node *rp;
-    KFI_OOM(c, rp = kf_obj_add(c->A, c->spec, "run_policy", KF_NOBJ));
-    KFI_OOM(c, kf_node_push(c->A, rp, "active_deadline_seconds", (kf_node *)v));
+    KF_OOM(c, rp = kf_obj_add(c->A, c->spec, "run_policy", KF_NOBJ));
+    KF_OOM(c, kf_node_push(c->A, rp, "active_deadline_seconds", (kf_node *)v));
   }
   if ((v = kf_node_get(spec, "trainer")) == NULL)
     return kfi_fail(c, "spec.trainer", "required");

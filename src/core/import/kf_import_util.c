@@ -94,6 +94,19 @@ kf_status kfi_fail(kfi *c, const char *path, const char *fmt, ...) {
   return kf_fail(c->e, KF_EINVAL, "%s: %s: %s", c->who, path, msg);
 }
 
+kf_status kfi_meta_entry(kfi *c, const char *path, int label, const char *k,
+                         const char *v) {
+  if (!kf_check_ok(label ? KF_CHECK_LABEL_KEY : KF_CHECK_ANNOTATION_KEY, k))
+    return kfi_fail(c, path, "invalid %s key (an optional DNS subdomain prefix and '/', "
+                    "then at most 63 letters, digits, '-', '_' or '.', starting and "
+                    "ending with a letter or digit)", label ? "label" : "annotation");
+  if (label && v && !kf_check_ok(KF_CHECK_LABEL_VALUE, v))
+    return kfi_fail(c, path, "invalid label value '%.100s' (empty, or at most 63 "
+                    "letters, digits, '-', '_' or '.', starting and ending with a letter "
+                    "or digit)", v);
+  return KF_OK;
+}
+
 static size_t path_hash(const char *s) {
   size_t h = (size_t)14695981039346656037ULL;
   for (; *s; s++) h = (h ^ (unsigned char)*s) * (size_t)1099511628211ULL;
@@ -134,13 +147,13 @@ kf_status kfi_unmapped(kfi *c, const char *path, const kf_node *v,
   int seen;
   if (!c->lossy)
     return kfi_fail(c, path, "%s (opts.lossy lists it instead)", reason);
-  KFI_OOM(c, p = kf_arena_strndup(c->A, path, strlen(path)));
-  KFI_OOM(c, (seen = seen_path(c, p)) >= 0);
+  KF_OOM(c, p = kf_arena_strndup(c->A, path, strlen(path)));
+  KF_OOM(c, (seen = seen_path(c, p)) >= 0);
   if (seen) return KF_OK;   /* a path is listed once, with its first reason */
-  KFI_OOM(c, row = kf_obj_add(c->A, c->unmapped, NULL, KF_NOBJ));
-  KFI_OOM(c, kf_obj_strref(c->A, row, "path", p));
-  if (v) KFI_OOM(c, kf_node_push(c->A, row, "value", (kf_node *)v));
-  KFI_OOM(c, kf_obj_str(c->A, row, "reason", reason));
+  KF_OOM(c, row = kf_obj_add(c->A, c->unmapped, NULL, KF_NOBJ));
+  KF_OOM(c, kf_obj_strref(c->A, row, "path", p));
+  if (v) KF_OOM(c, kf_node_push(c->A, row, "value", (kf_node *)v));
+  KF_OOM(c, kf_obj_str(c->A, row, "reason", reason));
   return KF_OK;
 }
 
@@ -178,7 +191,7 @@ kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
     kfi_path(p, path, k);
     if (strlen(k) > 80 && (fp = path_whole(c, path, k)) == NULL) return kf_nomem(c->e);
     if (kf_str_listed(server, k)) {
-      KFI_OOM(c, kf_node_push(c->A, c->ignored, NULL, kf_node_str(c->A, p, strlen(p))));
+      KF_OOM(c, kf_node_push(c->A, c->ignored, NULL, kf_node_str(c->A, p, strlen(p))));
       continue;
     }
     if (kf_str_listed(held_not, k)) {
@@ -313,10 +326,10 @@ kf_status kfi_nproc(kfi *c, const char *path, const kf_node *v) {
   n = strtol(s, &end, 10);
   if (*s >= '0' && *s <= '9' && *end == '\0') {
     if (n < 1 || n > INT32_MAX) return kfi_fail(c, path, "'%.40s': expected an integer >= 1", s);
-    KFI_OOM(c, x = kf_node_new(c->A, KF_NINT));
+    KF_OOM(c, x = kf_node_new(c->A, KF_NINT));
     x->u.i = n;
     v = x;
   }
-  KFI_OOM(c, kf_node_put(c->A, c->spec, "nproc_per_node", (kf_node *)v));
+  KF_OOM(c, kf_node_put(c->A, c->spec, "nproc_per_node", (kf_node *)v));
   return KF_OK;
 }

@@ -107,6 +107,30 @@ kf_status kf_strs_from_node(const kf_node *n, kf_strs *out, kf_arena *A,
   return opt_list(&c, path, n, out);
 }
 
+/* One option into its row's slot of o (no row: an option o does not hold). */
+static kf_status opt_slot(mctx *c, const kf_option *r, const char *path,
+                          const kf_node *v, kf_manifest_opts *o) {
+  char *at = r ? (char *)o + r->off : NULL;
+  kf_status st;
+  const char *t = NULL;  /* set when opt_str succeeds; NULL quiets -O3's flow analysis */
+  switch (r ? r->slot : KF_OS_NONE) {
+    case KF_OS_STR: return opt_str(c, path, v, (const char **)(void *)at);
+    case KF_OS_STRS: return opt_list(c, path, v, (kf_strs *)(void *)at);
+    case KF_OS_MAP: return kfm_opt_map(c, path, v, (kf_kvs *)(void *)at);
+    case KF_OS_NOT_BOOL:
+      if (v->t != KF_NBOOL) return kfm_failf(c, path, "expected a boolean, got %s", type_name(v));
+      *(int *)(void *)at = !v->u.b;
+      return KF_OK;
+    case KF_OS_TARGET:
+      if ((st = opt_str(c, path, v, &t)) == KF_OK &&
+          (st = kf_target_parse(t, (kf_target *)(void *)at, c->who, path, c->e)) == KF_OK)
+        o->target_set = 1;
+      return st;
+    case KF_OS_NONE: break;
+  }
+  return KF_OK;
+}
+
 kf_status kf_manifest_opts_parse(const kf_node *n, kf_manifest_opts *o,
                                  kf_arena *A, const char *who, kf_err *e) {
   mctx c0, *c = &c0;
@@ -121,30 +145,9 @@ kf_status kf_manifest_opts_parse(const kf_node *n, kf_manifest_opts *o,
     const char *k = n->u.c.k[i];
     const kf_node *v = n->u.c.v[i];
     char path[64];
-    kf_status st = KF_OK;
+    kf_status st;
     snprintf(path, sizeof path, "opts.%.40s", k);
-    if (strcmp(k, "name") == 0) st = opt_str(c, path, v, &o->name);
-    else if (strcmp(k, "namespace") == 0) st = opt_str(c, path, v, &o->ns);
-    else if (strcmp(k, "image") == 0) st = opt_str(c, path, v, &o->image);
-    else if (strcmp(k, "service_account") == 0)
-      st = opt_str(c, path, v, &o->service_account);
-    else if (strcmp(k, "command") == 0) st = opt_list(c, path, v, &o->command);
-    else if (strcmp(k, "args") == 0) st = opt_list(c, path, v, &o->args);
-    else if (strcmp(k, "env") == 0) st = kfm_opt_map(c, path, v, &o->env);
-    else if (strcmp(k, "labels") == 0) st = kfm_opt_map(c, path, v, &o->labels);
-    else if (strcmp(k, "annotations") == 0)
-      st = kfm_opt_map(c, path, v, &o->annotations);
-    else if (strcmp(k, "copy_to_pods") == 0) {
-      if (v->t != KF_NBOOL) st = kfm_failf(c, path, "expected a boolean, got %s", type_name(v));
-      else o->no_pod_copy = !v->u.b;
-    }
-    else if (strcmp(k, "target") == 0) {
-      const char *t = NULL;  /* set when opt_str succeeds; NULL quiets -O3's flow analysis */
-      if ((st = opt_str(c, path, v, &t)) == KF_OK &&
-          (st = kf_target_parse(t, &o->target, who, path, e)) == KF_OK)
-        o->target_set = 1;
-    }
-    if (st != KF_OK) return st;
+    if ((st = opt_slot(c, kf_option_slot(k), path, v, o)) != KF_OK) return st;
   }
   return KF_OK;
 }
@@ -457,7 +460,8 @@ kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o) {
   return KF_OK;
 }
 
-/* Labels and annotations the API server takes (prefix: where they are). */
+/* Labels and annotations the API server takes (prefix: where they are), by
+** the validators (ValidateLabels, ValidateAnnotations). */
 static kf_status check_meta(mctx *c, const char *prefix, const kf_kvs *labels,
                             const kf_kvs *annotations) {
   char p[160], at[64];
@@ -465,11 +469,11 @@ static kf_status check_meta(mctx *c, const char *prefix, const kf_kvs *labels,
   snprintf(at, sizeof at, "%s.labels", prefix);
   for (i = 0; i < labels->n; i++) {
     kfm_key_path(p, sizeof p, at, labels->v[i].k);
-    if (!kf_qualified_name(labels->v[i].k))
+    if (!kf_check_ok(KF_CHECK_LABEL_KEY, labels->v[i].k))
       return kfm_failf(c, p, "invalid label key (an optional DNS subdomain prefix "
                    "and '/', then at most 63 letters, digits, '-', '_' or '.', "
                    "starting and ending with a letter or digit)");
-    if (*labels->v[i].v && !kf_label_name(labels->v[i].v, strlen(labels->v[i].v)))
+    if (!kf_check_ok(KF_CHECK_LABEL_VALUE, labels->v[i].v))
       return kfm_failf(c, p, "invalid label value '%.100s' (empty, or at most 63 "
                    "letters, digits, '-', '_' or '.', starting and ending "
                    "with a letter or digit)", labels->v[i].v);
@@ -477,7 +481,7 @@ static kf_status check_meta(mctx *c, const char *prefix, const kf_kvs *labels,
   snprintf(at, sizeof at, "%s.annotations", prefix);
   for (i = 0; i < annotations->n; i++) {
     kfm_key_path(p, sizeof p, at, annotations->v[i].k);
-    if (!kf_qualified_name(annotations->v[i].k))
+    if (!kf_check_ok(KF_CHECK_ANNOTATION_KEY, annotations->v[i].k))
       return kfm_failf(c, p, "invalid annotation key (an optional DNS subdomain "
                    "prefix and '/', then at most 63 letters, digits, '-', "
                    "'_' or '.', starting and ending with a letter or digit)");

@@ -12,23 +12,14 @@
 #include "kf_target.h"
 #include "kf_qty.h"
 #include "kf_launcher.h"
+#include "kf_options.h"
 
-/* Inputs a task gives beyond the job: metadata and the task container. */
-typedef struct kf_manifest_opts {
-  const char *name;             /* required: DNS-1035 label */
-  const char *ns;               /* namespace, NULL: none */
-  const char *image;            /* task image; a group's image wins */
-  const char *service_account;
-  kf_strs command, args;        /* task container; n == 0: none */
-  kf_kvs env, labels, annotations;
-  int no_pod_copy;              /* opts.copy_to_pods = false: labels and
-                                   annotations on the resource alone */
-  int target_set;               /* 0: the default target, operator */
-  kf_target target;
-} kf_manifest_opts;
+/* kf_manifest_opts (the call's options) is kf_options.h's: its rows name
+** the slots. */
 
-/* Options node (string-keyed object) -> opts: types and shapes only, keys
-** the caller does not know are skipped (the binding rejects them first).
+/* Options node (string-keyed object) -> opts by the option rows' slots
+** (kf_options.c): types and shapes only, keys without a slot are skipped
+** (the binding rejects unknown ones first).
 ** Strings point into the node.  Errors "<who>: opts.<path>: <problem>". */
 kf_status kf_manifest_opts_parse(const kf_node *n, kf_manifest_opts *o,
                                  kf_arena *A, const char *who, kf_err *e);

@@ -260,7 +260,7 @@ kf_status kfm_container(mctx *c, const kf_job *j, int role,
   const kf_group *g = kfm_pod_group(j, role, o, &tmp);
   const kf_container *gc = group_ct(j, role);
   /* mpi-operator: a worker that runs nothing of its own runs sshd */
-  const int bare = sh->bare_worker && role == KF_WORKER && !g->ncommand &&
+  const int bare = role == sh->bare_role && !g->ncommand &&
                    !(gc && (gc->ncommand || gc->nargs));
   char from[48];
   kf_strs cmd = kfm_role_command(j, role, o, from, sizeof from);
@@ -469,7 +469,7 @@ kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   int i;
   kf_status st;
   memset(sh, 0, sizeof *sh);
-  sh->o = o;
+  sh->o = o, sh->bare_role = -1;
   if ((st = kfm_check_opts(c, j, o)) != KF_OK ||
       (st = kfm_sorted(c, "opts.env", &o->env, &env)) != KF_OK ||
       (st = kfm_check_pod(c, j)) != KF_OK)

@@ -55,8 +55,9 @@ typedef struct kfm_shared {   /* parts every replica spec uses */
                               ** the launcher line), NULL: none */
   kf_node *task_args;         /* MPI: the same not wrapped (a group whose
                               ** command starts a launcher itself) */
-  int bare_worker;            /* a worker without a command of its own gets
-                              ** no command or args (mpi-operator: sshd) */
+  int bare_role;              /* the role whose pods, without a command of
+                              ** their own, get no command or args
+                              ** (kf_target_bare_role; -1: none) */
 } kfm_shared;
 kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                       const char *api_version, const char *kind,

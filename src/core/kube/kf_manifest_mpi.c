@@ -46,7 +46,7 @@ kf_status kfm_mpi_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   kf_status st;
   if ((st = kfm_prepare(c, j, o, "kubeflow.org/v2beta1", "MPIJob", &sh)) != KF_OK)
     return st;
-  sh.bare_worker = 1;
+  sh.bare_role = kf_target_bare_role(KF_T_MPI_OPERATOR);
   KF_OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
   KF_OOM(c, kf_obj_int(A, spec, "slotsPerWorker", j->slots));
   if (j->has_run_policy) {   /* as Flyte: cleanPodPolicy whenever given */

@@ -207,7 +207,7 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   char from[3][48];
   const char *const fromp[3] = {from[0], from[1], from[2]};
   kf_status st;
-  if ((st = kfm_prepare(c, j, o, KF_TRAINER_GROUP "/v1alpha1", "TrainJob", &sh)) != KF_OK)
+  if ((st = kfm_prepare(c, j, o, KF_TRAINER_API, KF_TRAINER_KIND, &sh)) != KF_OK)
     return st;
   KF_OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
   KF_OOM(c, ref = kf_obj_add(A, spec, "runtimeRef", KF_NOBJ));

@@ -89,6 +89,7 @@ static kf_status check_metrics(const kf_node *in, kf_arena *A, const kf_node **o
   return keep_list(in, A, out, e);
 }
 
-const kf_tree kf_rdzv_conf_tree = {"a list of {key =, value =}", check_rdzv_conf, "List"};
+const kf_tree kf_rdzv_conf_tree = {"a list of {key =, value =}", check_rdzv_conf, "List",
+                                   0, 0};
 const kf_tree kf_metrics_tree = {"a list of autoscaling/v2 MetricSpecs", check_metrics,
-                                 "List"};
+                                 "List", 0, 0};

@@ -24,6 +24,11 @@ static void decimal(int64_t v, char out[24]) {
   snprintf(out, 24, "%lld", (long long)v);
 }
 
+const char *const kf_mpirun_flags[] = {
+    "mpirun", "--allow-run-as-root", "-bind-to", "none", "-map-by", "slot",
+    "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "NCCL_DEBUG=INFO",
+    "-mca", "pml", "ob1", "-mca", "btl", "^openib", "-np", NULL};
+
 /* The launcher's own words, before the user's args. */
 static int push_launcher(kf_arena *A, kf_node *a, const kf_job *j) {
   char np[24], slots[24], timeout[24];
@@ -32,11 +37,7 @@ static int push_launcher(kf_arena *A, kf_node *a, const kf_job *j) {
   decimal(j->slots, slots);
   decimal(j->elastic_timeout, timeout);
   if (j->kind == KF_MPI) {
-    const char *const mpirun[] = {
-        "mpirun", "--allow-run-as-root", "-bind-to", "none", "-map-by", "slot",
-        "-x", "LD_LIBRARY_PATH", "-x", "PATH", "-x", "NCCL_DEBUG=INFO",
-        "-mca", "pml", "ob1", "-mca", "btl", "^openib", "-np", np, NULL};
-    return push_all(A, a, mpirun);
+    return push_all(A, a, kf_mpirun_flags) && push_str(A, a, np);
   } else {
     const char *const horovodrun[] = {
         "horovodrun", "-np", np, "--log-level", j->log_level,

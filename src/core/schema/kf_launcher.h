@@ -12,6 +12,12 @@ kf_status kf_launcher_command(const kf_job *j, const kf_strs *args,
                               kf_arena *A, kf_node **out, const char *who,
                               kf_err *e);
 
+/* An MPIJob launcher's mpirun line as flytekit writes it
+** (flytekitplugins-kfmpi _get_mpi_launcher_command), up to and including
+** -np (its value, workers x slots, follows), NULL-ended: the writer's
+** (kf_launcher_command) and the import's, which recognises the line. */
+extern const char *const kf_mpirun_flags[];
+
 /* The command starts a launcher of its own (torchrun, python -m
 ** torch.distributed.run): Trainer runs it as written, not wrapped in
 ** `torchrun --no-python` (Trainer v2.3 examples/yaml/01-multi-node.yaml). */

@@ -5,6 +5,7 @@
 */
 #include <pthread.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "kf_core.h"
 #include "kf_options.h"
@@ -18,6 +19,9 @@
 #define LINT KF_OPT_BIT(KF_OPT_LINT)
 #define ENV KF_OPT_BIT(KF_OPT_ENVIRONMENT)
 #define CHECK KF_OPT_BIT(KF_OPT_CHECK)
+/* a manifest option's slot: how kf_manifest_opts_parse reads it, where */
+#define NOSLOT KF_OS_NONE, 0
+#define SLOT(how, member) KF_OS_##how, offsetof(kf_manifest_opts, member)
 /* what every manifest takes (manifest, an entry of manifests, lint) */
 #define KUBE (MAN | ITEM | LINT)
 
@@ -29,47 +33,51 @@ const char *const kf_opt_method_names[KF_OPT_NMETHODS] = {
   [KF_OPT_CHECK] = "check"};
 
 const kf_option kf_options[] = {
-  {"version", "0|1", ENC | JSON | TT | TS, "task_type_version (default 1)", 0},
+  {"version", "0|1", ENC | JSON | TT | TS, "task_type_version (default 1)", 0, NOSLOT},
   {"replica_encoding", "\"flat\"|\"common\"", ENC | JSON | TT | TS,
-   "how v1 replica specs are written", 0},
-  {"indent", "integer", JSON, "pretty-print with this indent", 1},
-  {"format", "\"pb\"|\"json\"", TT | TS, "bytes (default) or JSON", 1},
-  {"indent", "integer", TT | TS, "JSON indent", 1},
-  {"id", "table", TT | TS, "{project=, domain=, name=, version=}", 0},
-  {"container", "table", TT | TS, "{image=, command=, args=, env=}", 0},
-  {"config", "table<string, string>", TT | TS, "TaskTemplate config", 0},
+   "how v1 replica specs are written", 0, NOSLOT},
+  {"indent", "integer", JSON, "pretty-print with this indent", 1, NOSLOT},
+  {"format", "\"pb\"|\"json\"", TT | TS, "bytes (default) or JSON", 1, NOSLOT},
+  {"indent", "integer", TT | TS, "JSON indent", 1, NOSLOT},
+  {"id", "table", TT | TS, "{project=, domain=, name=, version=}", 0, NOSLOT},
+  {"container", "table", TT | TS, "{image=, command=, args=, env=}", 0, NOSLOT},
+  {"config", "table<string, string>", TT | TS, "TaskTemplate config", 0, NOSLOT},
   {"wrap_launcher", "boolean", TT | TS,
-   "MPI/Horovod args wrapped in the launcher command (default true)", 0},
-  {"interface", "table", TS, "the task's inputs and outputs", 0},
-  {"metadata", "table", TS, "TaskMetadata: retries, timeout, ...", 0},
+   "MPI/Horovod args wrapped in the launcher command (default true)", 0, NOSLOT},
+  {"interface", "table", TS, "the task's inputs and outputs", 0, NOSLOT},
+  {"metadata", "table", TS, "TaskMetadata: retries, timeout, ...", 0, NOSLOT},
   {"target", "kfjob.Target", ENC | JSON | TT | TS,
-   "the system the job is for (default flyte)", 0},
-  {"target", "kfjob.Target", CHECK, "the system to check for", 0},
-  {"name", "string", CHECK, "the resource name, for the name rules", 0},
+   "the system the job is for (default flyte)", 0, NOSLOT},
+  {"target", "kfjob.Target", CHECK, "the system to check for", 0, NOSLOT},
+  {"name", "string", CHECK, "the resource name, for the name rules", 0, NOSLOT},
   {"env", "table<string, string>", CHECK,
-   "the task environment, for the environment rules", 0},
-  {"name", "string", KUBE, "resource name (required, DNS-1035)", 0},
-  {"name", "string", ENV, "resource name (required)", 0},
-  {"namespace", "string", KUBE | ENV, "resource namespace", 0},
-  {"image", "string", KUBE, "container image (a group's own image wins)", 0},
-  {"command", "string[]", KUBE, "container command", 0},
-  {"args", "string[]", KUBE, "container args", 0},
-  {"env", "table<string, string>", KUBE, "environment, emitted sorted", 0},
-  {"env", "table<string, string>", ENV, "task environment", 0},
-  {"labels", "table<string, string>", KUBE, "labels on the resource and its pods", 0},
+   "the task environment, for the environment rules", 0, NOSLOT},
+  {"name", "string", KUBE, "resource name (required, DNS-1035)", 0, SLOT(STR, name)},
+  {"name", "string", ENV, "resource name (required)", 0, NOSLOT},
+  {"namespace", "string", KUBE | ENV, "resource namespace", 0, SLOT(STR, ns)},
+  {"image", "string", KUBE, "container image (a group's own image wins)", 0,
+   SLOT(STR, image)},
+  {"command", "string[]", KUBE, "container command", 0, SLOT(STRS, command)},
+  {"args", "string[]", KUBE, "container args", 0, SLOT(STRS, args)},
+  {"env", "table<string, string>", KUBE, "environment, emitted sorted", 0,
+   SLOT(MAP, env)},
+  {"env", "table<string, string>", ENV, "task environment", 0, NOSLOT},
+  {"labels", "table<string, string>", KUBE, "labels on the resource and its pods", 0,
+   SLOT(MAP, labels)},
   {"annotations", "table<string, string>", KUBE,
-   "annotations on the resource and its pods", 0},
+   "annotations on the resource and its pods", 0, SLOT(MAP, annotations)},
   {"copy_to_pods", "boolean", KUBE,
    "opts.labels and opts.annotations on every pod template too (default true, "
-   "as Flyte; false is refused there)", 0},
-  {"service_account", "string", KUBE, "pods' service account", 0},
+   "as Flyte; false is refused there)", 0, SLOT(NOT_BOOL, no_pod_copy)},
+  {"service_account", "string", KUBE, "pods' service account", 0,
+   SLOT(STR, service_account)},
   {"target", "kfjob.Target", KUBE,
-   "the system the manifest is for (default operator)", 0},
-  {"target", "kfjob.Target", ENV, "the system (default operator)", 0},
-  {"format", "\"table\"|\"json\"|\"yaml\"", MAN, "the result's form (default table)", 1},
-  {"indent", "integer", MAN, "JSON indent, 0-16", 1},
-  {"job", "kfjob.Job", ITEM, "the entry's job", 0},
-  {"version", "0|1", LINT, "task_type_version (default 1)", 0},
+   "the system the manifest is for (default operator)", 0, SLOT(TARGET, target)},
+  {"target", "kfjob.Target", ENV, "the system (default operator)", 0, NOSLOT},
+  {"format", "\"table\"|\"json\"|\"yaml\"", MAN, "the result's form (default table)", 1, NOSLOT},
+  {"indent", "integer", MAN, "JSON indent, 0-16", 1, NOSLOT},
+  {"job", "kfjob.Job", ITEM, "the entry's job", 0, NOSLOT},
+  {"version", "0|1", LINT, "task_type_version (default 1)", 0, NOSLOT},
 };
 const unsigned kf_noptions = sizeof kf_options / sizeof kf_options[0];
 
@@ -116,4 +124,12 @@ const char *const *kf_option_names(kf_opt_method m) {
 const char *const *kf_option_entry_names(kf_opt_entry x) {
   pthread_once(&names_once, names_init);
   return entry_names[x];
+}
+
+const kf_option *kf_option_slot(const char *name) {
+  unsigned i;
+  for (i = 0; i < kf_noptions; i++)
+    if (kf_options[i].slot != KF_OS_NONE && strcmp(kf_options[i].name, name) == 0)
+      return &kf_options[i];
+  return NULL;
 }

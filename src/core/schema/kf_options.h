@@ -10,6 +10,11 @@
 #ifndef KF_OPTIONS_H
 #define KF_OPTIONS_H
 
+#include <stddef.h>
+
+#include "kf_core.h"
+#include "kf_target.h"
+
 /* The methods (and groups of methods taking the same options). */
 typedef enum kf_opt_method {
   KF_OPT_ENCODE,        /* job:encode, job:custom */
@@ -25,6 +30,33 @@ typedef enum kf_opt_method {
 } kf_opt_method;
 #define KF_OPT_BIT(m) (1u << (m))
 
+/* Inputs a task gives beyond the job: metadata and the task container
+** (the options of manifest, a manifests entry, lint, environment and
+** check, as kf_manifest_opts_parse reads them by the rows' slots). */
+typedef struct kf_manifest_opts {
+  const char *name;             /* required: DNS-1035 label */
+  const char *ns;               /* namespace, NULL: none */
+  const char *image;            /* task image; a group's image wins */
+  const char *service_account;
+  kf_strs command, args;        /* task container; n == 0: none */
+  kf_kvs env, labels, annotations;
+  int no_pod_copy;              /* opts.copy_to_pods = false: labels and
+                                   annotations on the resource alone */
+  int target_set;               /* 0: the default target, operator */
+  kf_target target;
+} kf_manifest_opts;
+
+/* How an option's value lands in kf_manifest_opts (its row's `off`). */
+typedef enum kf_opt_slot {
+  KF_OS_NONE,           /* not a manifest option (or another row of the
+                           name carries the slot) */
+  KF_OS_STR,            /* const char *, a string without NUL */
+  KF_OS_STRS,           /* kf_strs, a list of strings */
+  KF_OS_MAP,            /* kf_kvs, a table of strings by name */
+  KF_OS_NOT_BOOL,       /* int, set to the negation of a boolean */
+  KF_OS_TARGET          /* kf_target, with target_set */
+} kf_opt_slot;
+
 typedef struct kf_option {
   const char *name;     /* "replica_encoding" */
   const char *type;     /* as LuaCATS says it: '"flat"|"common"' */
@@ -32,6 +64,8 @@ typedef struct kf_option {
   const char *desc;     /* one line */
   int output;           /* the form of the result (format, indent): a CLI
                            run's, never an entry's (kf_option_entry_names) */
+  kf_opt_slot slot;     /* how kf_manifest_opts_parse reads it ... */
+  size_t off;           /* ... into kf_manifest_opts at this offset */
 } kf_option;
 
 extern const kf_option kf_options[];
@@ -51,5 +85,9 @@ typedef enum kf_opt_entry {
   KF_OPT_E_ANY, KF_OPT_NENTRY
 } kf_opt_entry;
 const char *const *kf_option_entry_names(kf_opt_entry x);
+
+/* The row giving option `name` its kf_manifest_opts slot, or NULL: an
+** option the manifest options do not hold (the caller skips it). */
+const kf_option *kf_option_slot(const char *name);
 
 #endif

@@ -390,7 +390,7 @@ static kf_status check_template(const kf_node *in, kf_arena *A,
     push(&c, "primary_container_name", 0);
     if (pcn->t != KF_NSTR)
       return fail(&c, "expected a string, got %s", tname(pcn), "");
-    if (pcn->u.s.n > 63 || !kf_dns_label(pcn->u.s.p, pcn->u.s.n, 0) || strlen(pcn->u.s.p) != pcn->u.s.n) {
+    if (strlen(pcn->u.s.p) != pcn->u.s.n || !kf_check_ok(KF_CHECK_DNS_LABEL, pcn->u.s.p)) {
       char q[80];
       snprintf(q, sizeof q, "'%.60s'", pcn->u.s.p);
       return fail(&c, "invalid container name %s (expected a DNS-1123 label: "
@@ -428,7 +428,8 @@ static kf_status check_template(const kf_node *in, kf_arena *A,
   return KF_OK;
 }
 
-const kf_tree kf_pod_template_tree = {"a pod template", check_template, "PodTemplate"};
+const kf_tree kf_pod_template_tree = {"a pod template", check_template, "PodTemplate",
+                                      0, 0};
 
 /* The schema node of property `name` of object node si (0: none). */
 static unsigned kid(unsigned si, const char *name) {

@@ -322,40 +322,8 @@ static kf_status check_names_across(actx *c, const kf_node *spec) {
   return KF_OK;
 }
 
-static int alnum(char ch) {
-  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
-}
-
-#define LABEL_VALUE_MSG "a valid label must be an empty string or consist of " \
-  "alphanumeric characters, '-', '_' or '.', and must start and end with an " \
-  "alphanumeric character"
-
-/* IsValidLabelValue (empty allowed; also the name part of IsQualifiedName):
-** NULL, or its messages (the length, the pattern) joined with "; ". */
-static const char *label_value_problem(const char *s) {
-  size_t n = strlen(s), i;
-  int chars = n == 0 || (alnum(s[0]) && alnum(s[n - 1]));
-  for (i = 0; chars && i < n; i++)
-    if (!alnum(s[i]) && !strchr("-_.", s[i])) chars = 0;
-  if (n > 63) return chars ? MAX63_MSG : MAX63_MSG "; " LABEL_VALUE_MSG;
-  return chars ? NULL : LABEL_VALUE_MSG;
-}
-
-static int label_value_ok(const char *s) { return label_value_problem(s) == NULL; }
-
-/* IsQualifiedName: [DNS-1123 subdomain prefix '/'] name part. */
-static int qualified_name_ok(const char *k) {
-  const char *slash = strchr(k, '/');
-  size_t i;
-  if (slash == NULL) return k[0] != '\0' && label_value_ok(k);
-  if (slash == k || slash - k > 253 || !label_value_ok(slash + 1) || slash[1] == '\0')
-    return 0;
-  for (i = 0; k + i < slash; i++)
-    if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= '0' && k[i] <= '9') ||
-          k[i] == '-' || k[i] == '.'))
-      return 0;
-  return alnum(k[0]) && alnum(slash[-1]);
-}
+/* IsValidLabelValue and IsQualifiedName are base's (kf_text.c). */
+static int label_value_ok(const char *s) { return kf_label_value_problem(s) == NULL; }
 
 #define QNAME_MSG "name part must consist of alphanumeric characters, '-', '_' or " \
   "'.', and must start and end with an alphanumeric character, with an optional " \
@@ -374,7 +342,7 @@ static kf_status check_tolerations(actx *c, const kf_node *spec) {
     const char *eff = str(t, "effect");
     int exists = op && strcmp(op, "Exists") == 0;
     snprintf(p, sizeof p, "spec.tolerations[%zu].key", i + 1);
-    if (key && key[0] && !qualified_name_ok(key)) return invalid_str(c, p, key, QNAME_MSG);
+    if (key && key[0] && !kf_qualified_name(key)) return invalid_str(c, p, key, QNAME_MSG);
     snprintf(p, sizeof p, "spec.tolerations[%zu].operator", i + 1);
     if ((key == NULL || key[0] == '\0') && !exists)
       return invalid_str(c, p, op ? op : "", "operator must be Exists when `key` "
@@ -387,7 +355,7 @@ static kf_status check_tolerations(actx *c, const kf_node *spec) {
     if (exists && val && val[0])
       return invalid_str(c, p, val, "value must be empty when `operator` is 'Exists'");
     if (!exists && val && !label_value_ok(val))
-      return invalid_str(c, p, val, label_value_problem(val));
+      return invalid_str(c, p, val, kf_label_value_problem(val));
   }
   return KF_OK;
 }
@@ -403,9 +371,9 @@ static kf_status check_pod_fields(actx *c, const kf_node *spec) {
   for (i = 0; ns && ns->t == KF_NOBJ && i < ns->u.c.n; i++) {
     const char *k = ns->u.c.k[i], *v = ns->u.c.v[i]->u.s.p;
     snprintf(p, sizeof p, "spec.nodeSelector.%.100s", k);
-    if (!qualified_name_ok(k)) return invalid_str(c, p, k, QNAME_MSG);
+    if (!kf_qualified_name(k)) return invalid_str(c, p, k, QNAME_MSG);
     if (ns->u.c.v[i]->t == KF_NSTR && !label_value_ok(v))
-      return invalid_str(c, p, v, label_value_problem(v));
+      return invalid_str(c, p, v, kf_label_value_problem(v));
   }
   for (i = 0; i < 2; i++) {   /* hostname, subdomain: DNS-1123 labels */
     const char *h = str(spec, i ? "subdomain" : "hostname");
@@ -564,5 +532,5 @@ kf_status kf_pod_api_accel(const char *field, const char *value, const char *who
                            kf_err *e) {
   if (value == NULL || label_value_ok(value)) return KF_OK;
   return kf_fail(e, KF_EINVAL, "%s: accelerator.%s: Invalid value: \"%.80s\": %s",
-                 who, field, value, label_value_problem(value));
+                 who, field, value, kf_label_value_problem(value));
 }

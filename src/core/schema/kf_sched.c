@@ -277,14 +277,15 @@ static kf_status topology_out(kf_job *j, kf_arena *A, kf_err *e) {
   return KF_OK;
 }
 
-/* A label value scheduling would hold: a Kueue name (R27), or for
-** max-exec-time a decimal integer > 0 as kfjob writes it. */
-static int label_ok(int i, const char *s, int32_t *secs) {
-  char *end;
-  long n;
+int kf_sched_label_value(int i, const char *s, int32_t *secs) {
+  int64_t n = 0;
+  if (s == NULL) return 0;
   if (i < 2) return s[0] != '\0' && kf_dns1123_subdomain_problem(s) == NULL;
-  n = strtol(s, &end, 10);
-  if (*end || n < 1 || n > INT32_MAX || s[0] == '0' || s[0] == '+') return 0;
+  if (s[0] < '1' || s[0] > '9') return 0;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9') return 0;
+    if ((n = n * 10 + (*s - '0')) > INT32_MAX) return 0;
+  }
   *secs = (int32_t)n;
   return 1;
 }
@@ -301,7 +302,7 @@ static kf_status labels_out(kf_job *j, kf_arena *A, kf_err *e) {
   for (i = 0; i < 3; i++) {
     const kf_node *n = kf_node_get(lb, kueue_keys[i]);
     if (n == NULL) continue;
-    if (n->t != KF_NSTR || !label_ok(i, n->u.s.p, &secs)) return KF_OK;
+    if (n->t != KF_NSTR || !kf_sched_label_value(i, n->u.s.p, &secs)) return KF_OK;
     v[i] = n->u.s.p;
   }
   if (!v[0] && !v[1] && !v[2]) return KF_OK;

@@ -55,6 +55,13 @@ int kf_sched_elastic(const kf_job *j);
 ** target's default (the pod count); *set says which. */
 int64_t kf_sched_gang_size(const kf_job *j, int target, int *set);
 
+/* A Kueue label's value as scheduling holds it, i: 0 the queue, 1 the
+** priority class (a non-empty DNS-1123 subdomain, R27), 2 max-exec-time (a
+** decimal integer 1..2^31-1 without sign or leading zero, as kfjob writes
+** it; *secs its value); else it stays a label.  The decoders of TaskTemplates
+** and manifests both read Kueue's labels by it. */
+int kf_sched_label_value(int i, const char *s, int32_t *secs);
+
 /* TaskTemplate (flyte, flyte2): the job with its topology as annotations
 ** of its pod template (*out: j itself without one); on flyte2 a
 ** PyTorchJob's (an Elastic job's) Kueue labels as its pod template's

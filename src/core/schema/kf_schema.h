@@ -173,6 +173,9 @@ typedef struct kf_tree {
                      const char *path, kf_err *e);
   const char *shape;           /* what the generators say of it: "PodTemplate",
                                   "Env" (EnvVars or name = value), "StringMap" */
+  unsigned char key_check;     /* "StringMap": the validator (KF_CHECK_*) of its
+                                  keys and of its values (0: none) */
+  unsigned char value_check;
 } kf_tree;
 
 /* What a string row's value must be beyond its type: the validator the
@@ -181,10 +184,30 @@ typedef struct kf_tree {
 enum kf_check {
   KF_CHECK_NONE,
   KF_CHECK_DNS_LABEL,      /* a DNS-1123 label, at most 63 (a namespace) */
-  KF_CHECK_KUEUE_NAME      /* a DNS-1123 subdomain, as Kueue's webhook
+  KF_CHECK_KUEUE_NAME,     /* a DNS-1123 subdomain, as Kueue's webhook
                               takes queue and priority class names */
+  KF_CHECK_LABEL_KEY,      /* a label key (IsQualifiedName) */
+  KF_CHECK_LABEL_VALUE,    /* a label value (IsValidLabelValue), may be empty */
+  KF_CHECK_ANNOTATION_KEY  /* an annotation key (IsQualifiedName of the key
+                              lowered: ValidateAnnotations) */
 };
-extern const char *const kf_check_names[];   /* "dns1123_label", ... */
+/* A validator as the generators give it: its name in kfjob.fields, the
+** Kubernetes regular expression the value matches (anchored, as JSON
+** Schema's `pattern`; NULL: Kubernetes checks no one expression), its
+** largest length (0: none that one number says) and what it is, in words. */
+typedef struct kf_check_info {
+  const char *name;       /* "dns1123_label" */
+  const char *pattern;    /* "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" */
+  unsigned max_len;       /* 63 */
+  const char *what;       /* "a DNS-1123 label (...)" */
+} kf_check_info;
+extern const kf_check_info kf_checks[];   /* by enum kf_check */
+/* Whether s passes validator c (KF_CHECK_NONE: always). */
+int kf_check_ok(unsigned c, const char *s);
+/* KF_OK when v (NULL: none) passes validator `check`, else the error
+** "<who>: <path>: '<v>' is not ..." (kf_row_check's, by the row's check). */
+kf_status kf_check_value(unsigned check, const char *v, const char *path,
+                         const char *who, kf_err *e);
 
 typedef struct kf_field {
   const char *key;        /* spec key */

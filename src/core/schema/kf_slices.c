@@ -70,7 +70,7 @@ static kf_status check_slices(const kf_node *in, kf_arena *A, const kf_node **ou
 }
 
 const kf_tree kf_slices_tree = {"a list of 1 to 3 { level =, size = }", check_slices,
-                                "Slices"};
+                                "Slices", 0, 0};
 
 int kf_sched_slices_json(const kf_node *l, char *buf, size_t cap) {
   size_t i, n = 0;

@@ -128,13 +128,31 @@ const kf_place_info kf_places[KF_NPLACES] = {
 ** the group's replica spec on the kubeflow.org/v1 and MPIJob targets, in
 ** the resource on the others, a job place's in the resource; NULL: the
 ** target has none (kf_places[p].rule says why). */
+enum { COL_V1, COL_MPI, COL_TRAINER, COL_JOBSET };
+/* The places table's column target t reads: its resource's family. */
+static int place_column(kf_target t) {
+  if (t == KF_T_MPI_OPERATOR) return COL_MPI;
+  if (KF_T_IS_TRAINER(t)) return COL_TRAINER;
+  if (t == KF_T_CLUSTERED) return COL_JOBSET;
+  return COL_V1;
+}
+
 const char *kf_place_path(int p, kf_target t) {
   const kf_place_info *pl = &kf_places[p];
+  const char *const by_column[] = {[COL_V1] = pl->v1, [COL_MPI] = pl->mpi,
+                                   [COL_TRAINER] = pl->trainer, [COL_JOBSET] = pl->jobset};
   if (pl->name == NULL) return NULL;
-  if (t == KF_T_MPI_OPERATOR) return pl->mpi;
-  if (KF_T_IS_TRAINER(t)) return pl->trainer;
-  if (t == KF_T_CLUSTERED) return pl->jobset;
-  return pl->v1;
+  return by_column[place_column(t)];
+}
+
+const char *kf_target_resource(kf_target t) {
+  static const char *const names[] = {[COL_V1] = "kubeflow.org/v1", [COL_MPI] = "MPIJob",
+                                      [COL_TRAINER] = "TrainJob", [COL_JOBSET] = "JobSet"};
+  return names[place_column(t)];
+}
+
+int kf_target_bare_role(kf_target t) {
+  return t == KF_T_MPI_OPERATOR ? KF_WORKER : -1;
 }
 
 /* The targets in the row's not_on (with its reason), and on Flyte's two

@@ -41,6 +41,8 @@ typedef enum kf_target {
 ** runtime patch manager (<DNS-1123 subdomain>/<path>, R32).  The writer
 ** (kube/kf_manifest_trainer.c) and the reader of TrainJobs share them. */
 #define KF_TRAINER_GROUP "trainer.kubeflow.org"
+#define KF_TRAINER_API KF_TRAINER_GROUP "/v1alpha1"   /* a TrainJob's apiVersion */
+#define KF_TRAINER_KIND "TrainJob"
 #define KF_TRAINER_RUNTIME "torch-distributed"   /* PyTorch's: kf_kinds' trainer_runtime */
 #define KF_TRAINER_NODE "node"
 #define KF_TRAINER_PATCH_MANAGER "kfjob/manifest"
@@ -154,6 +156,16 @@ const char *kf_field_not_on(const kf_field *f, kf_target t);
 ** the JobSet; a job place's in the resource; NULL: the target has no such
 ** place (kf_places[p].rule). */
 const char *kf_place_path(int p, kf_target t);
+/* The resource family target t writes, the places table's column it reads:
+** "kubeflow.org/v1" (operator, flyte, flyte2), "MPIJob" (mpi-operator),
+** "TrainJob" (the Trainers), "JobSet" (flyte2-clustered); kfjob.targets()
+** gives it as `resource`. */
+const char *kf_target_resource(kf_target t);
+/* The role whose pods, given no command of their own, run what the
+** target's controller gives them, so the writer gives them none and the
+** import reads none: the mpi-operator's workers run sshd (mpi-operator
+** v0.8.0 mpi_job_controller.go newWorker); -1: no such role. */
+int kf_target_bare_role(kf_target t);
 
 /* The restart policies each target's replica specs carry, by target
 ** (the restart_policy row's values_on). */

@@ -185,7 +185,10 @@ static kf_status check_env(const kf_node *in, kf_arena *A, const kf_node **out,
   return kf_pod_api_env(*out, A, who, owner, e);
 }
 
-static int label_value(const char *v) { return !*v || kf_label_name(v, strlen(v)); }
+static int label_key(const char *k) { return kf_check_ok(kf_labels_tree.key_check, k); }
+static int annotation_key_ok(const char *k) {
+  return kf_check_ok(kf_annotations_tree.key_check, k);
+}
 
 static kf_status check_labels(const kf_node *in, kf_arena *A, const kf_node **out,
                               const char *who, const char *path, kf_err *e) {
@@ -196,9 +199,9 @@ static kf_status check_labels(const kf_node *in, kf_arena *A, const kf_node **ou
   size_t i;
   kf_status st;
   if (empty_table(in)) return *out = NULL, KF_OK;
-  if ((st = string_map(in, who, path, kf_qualified_name, key_rule, e)) != KF_OK) return st;
+  if ((st = string_map(in, who, path, label_key, key_rule, e)) != KF_OK) return st;
   for (i = 0; i < in->u.c.n; i++)
-    if (!label_value(in->u.c.v[i]->u.s.p)) {
+    if (!kf_check_ok(kf_labels_tree.value_check, in->u.c.v[i]->u.s.p)) {
       kf_key_path(p, sizeof p, path, in->u.c.k[i]);
       return kf_fail(e, KF_EINVAL, "%s: %s: invalid label value '%.100s' (empty, or at "
                      "most 63 letters, digits, '-', '_' or '.', starting and ending with "
@@ -215,7 +218,7 @@ static kf_status check_annotations(const kf_node *in, kf_arena *A, const kf_node
   size_t i, total = 0;
   kf_status st;
   if (empty_table(in)) return *out = NULL, KF_OK;
-  if ((st = string_map(in, who, path, kf_qualified_name, key_rule, e)) != KF_OK) return st;
+  if ((st = string_map(in, who, path, annotation_key_ok, key_rule, e)) != KF_OK) return st;
   for (i = 0; i < in->u.c.n; i++)
     total += strlen(in->u.c.k[i]) + in->u.c.v[i]->u.s.n;
   if (total > 256 * 1024)   /* ValidateAnnotations: TotalAnnotationSizeLimitB */
@@ -225,33 +228,12 @@ static kf_status check_annotations(const kf_node *in, kf_arena *A, const kf_node
 }
 
 const kf_tree kf_env_tree = {"a list of EnvVars or a table of name = value", check_env,
-                             "Env"};
-const kf_tree kf_labels_tree = {"a table of label = value", check_labels, "StringMap"};
+                             "Env", 0, 0};
+const kf_tree kf_labels_tree = {"a table of label = value", check_labels, "StringMap",
+                                KF_CHECK_LABEL_KEY, KF_CHECK_LABEL_VALUE};
+/* (the values are any strings) */
 const kf_tree kf_annotations_tree = {"a table of annotation = value", check_annotations,
-                                     "StringMap"};
-
-const char *const kf_check_names[] = {[KF_CHECK_NONE] = NULL,
-                                       [KF_CHECK_DNS_LABEL] = "dns1123_label",
-                                       [KF_CHECK_KUEUE_NAME] = "dns1123_subdomain"};
-
-kf_status kf_row_check(const kf_field *f, const char *v, const char *path,
-                       const char *who, kf_err *e) {
-  const char *why;
-  if (v == NULL || f == NULL) return KF_OK;
-  switch ((enum kf_check)f->check) {
-    case KF_CHECK_DNS_LABEL:
-      if (strlen(v) <= 63 && kf_dns_label(v, strlen(v), 0)) return KF_OK;
-      return kf_fail(e, KF_EINVAL, "%s: %s: '%.100s' is not a DNS-1123 label (at "
-                     "most 63 lowercase letters, digits and '-', starting and ending "
-                     "with a letter or digit)", who, path, v);
-    case KF_CHECK_KUEUE_NAME:   /* kueue jobframework/validation.go ValidateQueueName */
-      if ((why = kf_dns1123_subdomain_problem(v)) == NULL) return KF_OK;
-      return kf_fail(e, KF_EINVAL, "%s: %s: '%.80s' is not a DNS-1123 subdomain "
-                     "(%s; Kueue's webhook refuses it)", who, path, v, why);
-    case KF_CHECK_NONE: break;
-  }
-  return KF_OK;
-}
+                                     "StringMap", KF_CHECK_ANNOTATION_KEY, 0};
 
 /* The namespace is a DNS-1123 label (its row's check); an MPI group's
 ** command is its container's args, so both cannot be given. */
