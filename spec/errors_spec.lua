@@ -769,6 +769,10 @@ raising["scheduling"] = {
   { "priority class not a DNS-1123 subdomain", sched({ priority_class = "-high" }),
     "kfjob.PyTorchJob: scheduling.priority_class: '-high' is not a DNS-1123 subdomain (each '.'-separated part "
       .. "must start and end with a lowercase letter or digit; Kueue's webhook refuses it)" },
+  -- a subdomain, but the label value it is written to caps it at 63
+  { "queue over 63 characters", sched({ queue = ("q"):rep(64) }),
+    "kfjob.PyTorchJob: scheduling.queue: '" .. ("q"):rep(64) .. "' is 64 characters: Kueue reads it from "
+      .. "a label value, which the API server caps at 63 (IsValidLabelValue)" },
   { "max_exec_time 0", sched({ max_exec_time = 0 }),
     "kfjob.PyTorchJob: scheduling.max_exec_time: must be >= 1 (got 0)" },
   { "max_exec_time negative", sched({ max_exec_time = -5 }),

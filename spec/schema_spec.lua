@@ -123,7 +123,8 @@ local function biggest(kind)
   t.accelerator.device = string.rep("s", 63)
   t.accelerator.partition_size = string.rep("s", 63)   -- likewise (a node-selector value)
   -- SPEC §13: Kueue's names are DNS-1123 subdomains, a topology has one mode
-  t.scheduling.queue, t.scheduling.priority_class = string.rep("q", 253), string.rep("p", 253)
+  -- (written as label values: at most 63, IsValidLabelValue)
+  t.scheduling.queue, t.scheduling.priority_class = string.rep("q", 63), string.rep("p", 63)
   t.namespace = string.rep("n", 63)   -- a DNS-1123 label
   -- SPEC §18: a clustered task's own fields are refused on the plugin's targets (R42)
   t.interconnect, t.restart_on_host_maintenance = nil, nil

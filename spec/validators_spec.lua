@@ -21,7 +21,9 @@ local CASES = {
     { "a_b", false }, { ("a"):rep(64), false }, { "a\n", false }, { "a b", false } } },
   { "dns1123_subdomain (scheduling.queue)", { "properties", "scheduling", "properties", "queue" }, {
     { "a", true }, { "a.b", true }, { "a-b.c-d", true }, { "0.1", true },
-    { ("a"):rep(63) .. "." .. ("b"):rep(63) .. "." .. ("c"):rep(63) .. "." .. ("d"):rep(61), true },
+    -- a subdomain, but Kueue reads it from a label value (IsValidLabelValue: 63)
+    { ("a"):rep(31) .. "." .. ("b"):rep(31), true }, { ("a"):rep(32) .. "." .. ("b"):rep(31), false },
+    { ("a"):rep(63) .. "." .. ("b"):rep(63) .. "." .. ("c"):rep(63) .. "." .. ("d"):rep(61), false },
     { "", false }, { "a..b", false }, { ".a", false }, { "a.", false }, { "a.-b", false },
     { "A.b", false }, { "a_b", false }, { ("a"):rep(254), false }, { "a.b\n", false } } },
   { "label key (labels' keys)", { "properties", "labels", "propertyNames" }, {
@@ -110,7 +112,7 @@ describe("a row's validator in kfjob schema (Kubernetes' patterns)", function()
     assert.same({ name = "dns1123_label", pattern = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
                   max_length = 63, what = rows.namespace.check_info.what }, rows.namespace.check_info)
     assert.equal("dns1123_label", rows.namespace.check)
-    assert.equal(253, rows.scheduling.fields.queue.check_info.max_length)
+    assert.equal(63, rows.scheduling.fields.queue.check_info.max_length)   -- a label value
     assert.equal("label_key", rows.labels.key_check.name)
     assert.is_nil(rows.labels.key_check.max_length)   -- prefix 253 and name 63: no one number
     assert.equal(63, rows.labels.value_check.max_length)

@@ -28,9 +28,12 @@ const kf_check_info kf_checks[] = {
   [KF_CHECK_DNS_LABEL] = {"dns1123_label", "^" DNS1123_LABEL_FMT "$", 63,
                           "a DNS-1123 label: at most 63 lowercase letters, digits and "
                           "'-', starting and ending with a letter or digit (IsDNS1123Label)"},
-  [KF_CHECK_KUEUE_NAME] = {"dns1123_subdomain", "^" DNS1123_SUBDOMAIN_FMT "$", 253,
-                           "a DNS-1123 subdomain: at most 253 characters, '.'-separated "
-                           "DNS-1123 labels (IsDNS1123Subdomain)"},
+  /* Kueue's webhook takes a DNS-1123 subdomain (ValidateQueueName), but the
+  ** name is a label's value, which the API server caps at 63 first */
+  [KF_CHECK_KUEUE_NAME] = {"dns1123_subdomain", "^" DNS1123_SUBDOMAIN_FMT "$", 63,
+                           "a DNS-1123 subdomain of at most 63 characters: '.'-separated "
+                           "DNS-1123 labels (IsDNS1123Subdomain), in a label value "
+                           "(IsValidLabelValue: at most 63)"},
   [KF_CHECK_LABEL_KEY] = {"label_key", "^(" DNS1123_SUBDOMAIN_FMT "/)?" QUALIFIED_NAME_FMT "$",
                           0, "a label key: an optional DNS-1123 subdomain of at most 253 "
                           "and '/', then at most 63 letters, digits, '-', '_' or '.', "
@@ -61,7 +64,7 @@ int kf_check_ok(unsigned c, const char *s) {
   size_t n = strlen(s);
   switch ((enum kf_check)c) {
     case KF_CHECK_DNS_LABEL: return n <= 63 && kf_dns_label(s, n, 0);
-    case KF_CHECK_KUEUE_NAME: return kf_dns1123_subdomain_problem(s) == NULL;
+    case KF_CHECK_KUEUE_NAME: return n <= 63 && kf_dns1123_subdomain_problem(s) == NULL;
     case KF_CHECK_LABEL_KEY: return kf_qualified_name(s);
     case KF_CHECK_LABEL_VALUE: return kf_label_value_problem(s) == NULL;
     case KF_CHECK_ANNOTATION_KEY: return annotation_key(s);
@@ -84,6 +87,10 @@ kf_status kf_check_value(unsigned check, const char *v, const char *path,
                      "most 63 lowercase letters, digits and '-', starting and ending "
                      "with a letter or digit)", who, path, v);
     case KF_CHECK_KUEUE_NAME:   /* kueue jobframework/validation.go ValidateQueueName */
+      if (kf_dns1123_subdomain_problem(v) == NULL)   /* a subdomain, over 63 */
+        return kf_fail(e, KF_EINVAL, "%s: %s: '%.80s' is %zu characters: Kueue reads it "
+                       "from a label value, which the API server caps at 63 "
+                       "(IsValidLabelValue)", who, path, v, strlen(v));
       return kf_fail(e, KF_EINVAL, "%s: %s: '%.80s' is not a DNS-1123 subdomain "
                      "(%s; Kueue's webhook refuses it)", who, path, v,
                      kf_dns1123_subdomain_problem(v));
