@@ -11,8 +11,13 @@ FAILED=0
 SKIPPED=0
 STAGE=""
 : >"$LOG/failed"
+: >"$LOG/failed_stages"
 stage() { STAGE=$*; echo; echo "=== $* ==="; }
-note_failed() { echo "FAILED: $STAGE: $1" >>"$LOG/failed"; }
+# Keeps a failure's name, and its stage (once) in failed_stages.
+note_failed() {
+  echo "FAILED: $STAGE: $1" >>"$LOG/failed"
+  grep -qxF -- "$STAGE" "$LOG/failed_stages" || echo "$STAGE" >>"$LOG/failed_stages"
+}
 note_where() { echo "    $1" >>"$LOG/failed"; }
 # Counts one failure and keeps its name.
 fail_named() { FAILED=$((FAILED + 1)); note_failed "$1"; }
@@ -79,17 +84,26 @@ check() {
     return 1
   fi
 }
-# The run's last lines: what failed (at most 40 lines), then the counts.
+# The run's last lines: what failed (at most 40 lines, plus the first
+# failure of each stage whose failures all fall past them, so a flood in one
+# stage does not hide another), then the counts.
 report_end() {
-  local n
+  local n total s extra=0
   echo
   if [ "$FAILED" -ne 0 ]; then
     n=$(grep -c '^FAILED: ' "$LOG/failed")
     echo "$FAILED failed ($n named):"
     if [ "$n" -eq 0 ]; then echo "FAILED: (no names recorded)"
     else
-      head -40 "$LOG/failed"
-      [ "$(wc -l <"$LOG/failed")" -le 40 ] || echo "  ... $(($(wc -l <"$LOG/failed") - 40)) more lines"
+      head -40 "$LOG/failed" | tee "$LOG/failed_shown"
+      total=$(wc -l <"$LOG/failed")
+      if [ "$total" -gt 40 ]; then
+        while IFS= read -r s; do
+          grep -qF -- "FAILED: $s: " "$LOG/failed_shown" && continue
+          grep -m1 -F -- "FAILED: $s: " "$LOG/failed"; extra=$((extra + 1))
+        done <"$LOG/failed_stages"
+        echo "  ... $((total - 40 - extra)) more lines"
+      fi
     fi
   fi
   echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"

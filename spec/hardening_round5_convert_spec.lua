@@ -247,16 +247,21 @@ describe("convert has render's time limit", function()
     return table.concat(t, "---\n")
   end
 
+  -- The stream ends on its own (16 MiB and 16 384 documents at most), so
+  -- the limits are far below what the whole run needs on a fast quiet
+  -- machine (0.3 s, and 0.9 s with -f lua, of CPU here): a busy machine
+  -- only stops it sooner.  With the 100 ms and 300 ms they had, a machine
+  -- about three times as fast as this one would finish within them.
   it("--time-limit stops a long stream (the host import honours time_limit_ms)", function()
     local p = put("stream.yaml", stream(12000))
-    local code, out, err = run(nil, "convert", p, "--time-limit", "100ms")
+    local code, out, err = run(nil, "convert", p, "--time-limit", "10ms")
     assert.equal(1, code)
     assert.equal("", out)
-    assert.matches("stream.yaml: time limit exceeded (100 ms) (raise it with --time-limit)", err, 1, true)
-    code, out, err = run(nil, "convert", p, "-f", "lua", "--time-limit", "300ms")   -- one limit for all passes
+    assert.matches("stream.yaml: time limit exceeded (10 ms) (raise it with --time-limit)", err, 1, true)
+    code, out, err = run(nil, "convert", p, "-f", "lua", "--time-limit", "30ms")   -- one limit for all passes
     assert.equal(1, code)
     assert.equal("", out)
-    assert.matches("time limit exceeded (300 ms)", err, 1, true)
+    assert.matches("time limit exceeded (30 ms)", err, 1, true)
     code = run(nil, "convert", p, "--time-limit", "0")   -- 0: none, as render's
     assert.equal(0, code)
     local c3, _, e3 = run(nil, "convert", p, "--time-limit", "soon")
@@ -278,17 +283,22 @@ return r[1].job
 ]])
     -- the work each run does, in CPU seconds: on a busy machine the cut run
     -- gets less CPU time before its wall-clock limit, never more, and the
-    -- whole run (an hour's limit, far above what it needs) the same
+    -- whole run (an hour's limit, far above what it needs) the same.  A
+    -- faster machine shrinks the whole run, not the limit: 100 ms is a
+    -- tenth of what the whole run needs even on a machine twice as fast as
+    -- this one (1.8 s of CPU here; the cut run took 0.4 s with 100 ms or
+    -- 300 ms: its first check comes that late).  With 300 ms, a machine
+    -- about three times as fast would fail it.
     local whole, code = cpu_timed("render", cfg, "-f", "manifest", "--memory-limit", "2G",
                                   "--time-limit", "1h")
     assert.equal(0, code)
     local cut
-    cut, code = cpu_timed("render", cfg, "-f", "manifest", "--memory-limit", "2G", "--time-limit", "300ms")
+    cut, code = cpu_timed("render", cfg, "-f", "manifest", "--memory-limit", "2G", "--time-limit", "100ms")
     assert.equal(1, code)
     assert.is_true(cut < whole / 2, ("%.2f s of %.2f s of CPU time"):format(cut, whole))
     local _, _, err = run(nil, "render", cfg, "-f", "manifest", "--memory-limit", "2G",
-                          "--time-limit", "300ms")
-    assert.matches("slow.lua:%d+: time limit exceeded %(300 ms%)", err)
+                          "--time-limit", "100ms")
+    assert.matches("slow.lua:%d+: time limit exceeded %(100 ms%)", err)
   end)
 end)
 

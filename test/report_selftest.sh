@@ -94,5 +94,29 @@ want "check returns 1 on a failure, 0 on a pass" '[ "$rc_bad" = 1 ] && [ "$rc_ok
 want "the names come right before the counts" \
   '[ "$(grep -n "^FAILED: " "$LOG/end.out" | tail -1 | cut -d: -f1)" -ge $(($(wc -l <"$LOG/end.out") - 3)) ]'
 [ "$failed" -eq 0 ] || cat "$LOG/end.out"
+
+# A flood of failures in one stage (more than the 40 lines shown) does not
+# hide a later stage's failure: each failing stage is named.
+TOP=$LOG
+LOG=$TOP/flood; mkdir -p "$LOG"
+# shellcheck source=/dev/null
+. scripts/test_report.sh
+stage "busted specs (Lua 5.4)" >/dev/null
+{ echo "0 successes / 45 failures / 0 errors / 0 pending : 0.1 seconds"; echo
+  for i in $(seq 1 45); do printf 'Failure → spec/flood_spec.lua @ %d\nflood %d\n\n' "$i" "$i"; done
+} >"$LOG/busted.out"
+count_busted "$LOG/busted.out"
+stage "C tests (ctest)" >/dev/null
+count_ctest "$TOP/ctest.out"
+report_end >"$LOG/end.out"
+want "a flood: the counts stay last" '[ "$(tail -1 "$LOG/end.out")" = "2 passed, 46 failed, 0 skipped" ]'
+want "a flood: the first 40 lines are shown" \
+  'grep -qxF "FAILED: busted specs (Lua 5.4): spec/flood_spec.lua @ 40: flood 40" "$LOG/end.out" &&
+   ! grep -qF "@ 41: flood 41" "$LOG/end.out"'
+want "a flood: a later stage's failure is still named" \
+  'grep -qxF "FAILED: C tests (ctest): ctest host_api (Failed)" "$LOG/end.out"'
+want "a flood: what is left out is counted" 'grep -qxF "  ... 7 more lines" "$LOG/end.out"'
+[ "$failed" -eq 0 ] || cat "$LOG/end.out"
+LOG=$TOP
 echo "$pass passed, $failed failed"
 [ "$failed" -eq 0 ]
