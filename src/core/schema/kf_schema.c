@@ -488,6 +488,14 @@ static const kf_replica_bounds paddle_bounds[KF_NROLES] = {
 
 /* Role order inside a kind is the order of the constructor's groups and of
 ** spec() output. */
+/* kf_kind_info.operator_restart: the training-operator's defaulters give
+** every replica spec of a PyTorchJob and a PaddleJob without a restart
+** policy OnFailure (v1.9.3 pytorch_types.go, paddlepaddle_types.go), the
+** mpi-operator the Launcher's (v0.8.0 v2beta1/default.go). */
+#define NO_RESTART {KF_RP_NEVER, 0, 0}
+#define V1_ON_FAILURE {KF_RP_ON_FAILURE, ~0u, 0}
+#define MPI_LAUNCHER_ON_FAILURE {KF_RP_ON_FAILURE, 0, 1u << KF_LAUNCHER}
+
 const kf_kind_info kf_kinds[KF_NKINDS] = {
   [KF_TFJOB] = {"TFJob", "tensorflow", "tensorflow", "TFJob", "tfReplicaSpecs",
    KF_K_RUNPOLICY, 4,
@@ -497,7 +505,7 @@ const kf_kind_info kf_kinds[KF_NKINDS] = {
     {KF_EVALUATOR, "evaluator_replicas", "evaluator_replicas",
      "num_evaluator_replicas"}},
    TF0, TF1, TF1R, ROWS(tf_rows), replicated, NULL, "tfjob-port", 2222,
-   "A TensorFlow distributed job (Worker, PS, Chief, Evaluator): Flyte task type tensorflow, kubeflow.org/v1 TFJob", NULL},
+   "A TensorFlow distributed job (Worker, PS, Chief, Evaluator): Flyte task type tensorflow, kubeflow.org/v1 TFJob", NULL, NO_RESTART},
   [KF_PYTORCH] = {"PyTorchJob", "pytorch", "pytorch", "PyTorchJob",
    "pytorchReplicaSpecs", KF_K_RUNPOLICY, 2,
    {{KF_WORKER, "worker_replicas", "workers", "num_workers"},
@@ -505,45 +513,47 @@ const kf_kind_info kf_kinds[KF_NKINDS] = {
    PT0, PT1, PT1R, ROWS(pytorch_rows), replicated, pytorch_bounds, "pytorchjob-port",
    23456,
    "A PyTorch distributed job (Master and Workers): Flyte task type pytorch, kubeflow.org/v1 PyTorchJob or a Trainer TrainJob",
-   KF_TRAINER_RUNTIME},
+   KF_TRAINER_RUNTIME, V1_ON_FAILURE},
   [KF_ELASTIC] = {"Elastic", "pytorch", "pytorch", "PyTorchJob",
    "pytorchReplicaSpecs", KF_K_RUNPOLICY | KF_K_ELASTIC, 1,
    {{KF_WORKER, "worker_replicas", "workers", NULL}},
    PT0, PT1, PT1R, ROWS(elastic_rows), elastic, NULL, "pytorchjob-port",
    23456,
    "A torch-elastic (torchrun) PyTorch job: Flyte task type pytorch with an elastic_config, a PyTorchJob with elasticPolicy or a Trainer TrainJob",
-   KF_TRAINER_RUNTIME},
+   KF_TRAINER_RUNTIME, V1_ON_FAILURE},
   [KF_MPI] = {"MPIJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
    KF_K_RUNPOLICY | KF_K_SLOTS | KF_K_COMMAND, 2,
    {{KF_WORKER, "worker_replicas", "num_workers", "num_workers"},
     {KF_LAUNCHER, "launcher_replicas", "num_launcher_replicas",
      "num_launcher_replicas"}},
    MPI0, MPI1, MPI1R, ROWS(mpi_rows), replicated, NULL, NULL, 0,
-   "An MPI job (Launcher and Workers, mpirun): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob", NULL},
+   "An MPI job (Launcher and Workers, mpirun): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob", NULL,
+   MPI_LAUNCHER_ON_FAILURE},
   [KF_HOROVOD] = {"HorovodJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
    KF_K_RUNPOLICY | KF_K_SLOTS | KF_K_COMMAND | KF_K_HOROVOD, 2,
    {{KF_WORKER, "worker_replicas", "num_workers", "num_workers"},
     {KF_LAUNCHER, "launcher_replicas", "num_launcher_replicas",
      "num_launcher_replicas"}},
    MPI0, MPI1, MPI1R, ROWS(horovod_rows), replicated, NULL, NULL, 0,
-   "A Horovod job (horovodrun on the launcher): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob", NULL},
+   "A Horovod job (horovodrun on the launcher): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob", NULL,
+   MPI_LAUNCHER_ON_FAILURE},
   [KF_JAX] = {"JAXJob", NULL, "jax", "JAXJob", "jaxReplicaSpecs",
    KF_K_RUNPOLICY, 1, {{KF_WORKER, NULL, NULL, NULL}},
    NULL, NULL, NULL, ROWS(operator_rows), replicated, jax_bounds,
    "jaxjob-port", 6666,
    "A JAX distributed job (Workers): no Flyte task type; training-operator kubeflow.org/v1 JAXJob or a Trainer TrainJob (jax-distributed)",
-   "jax-distributed"},
+   "jax-distributed", NO_RESTART},
   [KF_XGBOOST] = {"XGBoostJob", NULL, "xgboost", "XGBoostJob", "xgbReplicaSpecs",
    KF_K_RUNPOLICY, 2,
    {{KF_WORKER, NULL, NULL, NULL}, {KF_MASTER, NULL, NULL, NULL}},
    NULL, NULL, NULL, ROWS(operator_rows), replicated, xgb_bounds,
    "xgboostjob-port", 9999,
    "An XGBoost job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 XGBoostJob or a Trainer TrainJob (xgboost-distributed)",
-   "xgboost-distributed"},
+   "xgboost-distributed", NO_RESTART},
   [KF_PADDLE] = {"PaddleJob", NULL, "paddle", "PaddleJob", "paddleReplicaSpecs",
    KF_K_RUNPOLICY, 2,
    {{KF_WORKER, NULL, NULL, NULL}, {KF_MASTER, NULL, NULL, NULL}},
    NULL, NULL, NULL, ROWS(operator_rows), some_replicas, paddle_bounds,
    "master", 36543,
-   "A PaddlePaddle job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 PaddleJob", NULL},
+   "A PaddlePaddle job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 PaddleJob", NULL, V1_ON_FAILURE},
 };

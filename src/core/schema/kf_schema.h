@@ -281,6 +281,17 @@ typedef struct kf_role_info {
 #define KF_K_HOROVOD   8u
 #define KF_K_COMMAND   16u  /* groups may carry a command (MPI) */
 
+/* The restart policy an operator's defaulter gives a replica spec of the
+** kind that has none, where it is not kfjob's default (never): `policy`
+** (KF_RP_*) and the roles (bit per kf_role) it gives it to on the
+** training-operator (`v1`: v1.9.3 pytorch_types.go, paddlepaddle_types.go)
+** and on the mpi-operator (`mpi`: v0.8.0 v2beta1/default.go, the
+** Launcher's).  Reading a manifest back (kf_import_spec.c) fills it in. */
+typedef struct kf_operator_restart {
+  int policy;
+  unsigned v1, mpi;
+} kf_operator_restart;
+
 /* A role's replica bounds: its default count and KF_R_* rules. */
 typedef struct kf_replica_bounds {
   int default_replicas;
@@ -333,6 +344,7 @@ typedef struct kf_kind_info {
   const char *desc;           /* one line: the kind (meta, schema, explain) */
   const char *trainer_runtime;  /* the ClusterTrainingRuntime Trainer runs it
                                  ** on (NULL: Trainer does not run it) */
+  kf_operator_restart operator_restart; /* {0}: the operators give never */
 } kf_kind_info;
 
 extern const kf_kind_info kf_kinds[KF_NKINDS];
