@@ -296,8 +296,9 @@ static kf_status r24_kind(const kf_job *j, kf_target t, const kf_target_ctx *c,
   return KF_OK;
 }
 
-/* R34 of the job's rows (run policy's under run_policy): a value given
-** where the target has no place for it (kf_field_not_on). */
+/* R34 of the job's rows (the run policy's under run_policy, the
+** container's under container): a value given where the target has no
+** place for it (kf_field_not_on). */
 static kf_status r34_job_rows(const kf_job *j, kf_target t, const kf_target_rule *r,
                               kf_problems *out, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
@@ -313,6 +314,13 @@ static kf_status r34_job_rows(const kf_job *j, kf_target t, const kf_target_rule
     const char *why = kf_field_not_on(f, t);
     if (why == NULL || !kfm_value_given(f, &j->rp)) continue;
     snprintf(path, sizeof path, "run_policy.%s", f->key);
+    ADD(path, e, "cannot be expressed: %s", why);
+  }
+  for (x = 0; j->has_container && x < kf_container_obj.n; x++) {
+    const kf_field *f = &kf_container_obj.f[x];
+    const char *why = kf_field_not_on(f, t);
+    if (why == NULL || !kfm_value_given(f, &j->container)) continue;
+    snprintf(path, sizeof path, "container.%s", f->key);
     ADD(path, e, "cannot be expressed: %s", why);
   }
   return KF_OK;

@@ -119,24 +119,34 @@ const kf_obj kf_topology_obj = {NULL, "a table of named fields", topology_rows,
                                 sizeof topology_rows / sizeof *topology_rows, "Topology"};
 
 /* What the pods run (the whole job): a job's container, or what one group
-** runs differently (the same rows but the image, which is the group's). */
+** runs differently (the same rows but the image, which is the group's).
+** The job's rows but the name are also the TaskTemplate container's
+** (place KF_M_TASK_CONTAINER: core.Container's fields of their keys); a
+** group's container is not in the TaskTemplate (P: KF_M_NONE). */
 #define CT(f) offsetof(kf_container, f)
+#define CONTAINER_ROWS(P)                                                     \
+  {.key = "command", .type = KF_V_STRLIST, .off = CT(command), .off_n = CT(ncommand), \
+   .place = P,                                                                \
+   .desc = "The main container's command (a list of strings): the TaskTemplate container's command, each pod's main container command in manifests (a call's opts.command wins)"}, \
+  {.key = "args", .type = KF_V_STRLIST, .off = CT(args), .off_n = CT(nargs),  \
+   .place = P,                                                                \
+   .desc = "The main container's args (a list of strings): the TaskTemplate container's args (MPI and Horovod: wrapped in the launcher line), each pod's main container args in manifests (a call's opts.args wins)"}, \
+  {.key = "name", .type = KF_V_TOKEN, .off = CT(name),                        \
+   .desc = "The main container's name (mpi-operator and a v1 MPIJob run containers[0] whatever its name; the training-operator's webhooks require the kind's name, R51): the kind's (pytorch, mpi, ...) when unset"}, \
+  {.key = "env", .type = KF_V_TREE, .off = CT(env), .info = &kf_env_tree,    \
+   .place = P,                                                                \
+   .desc = "The main container's environment: a list of Kubernetes EnvVars ({name =, value =} or {name =, valueFrom =}) kept in order, or a table of name = value emitted sorted; TaskTemplate container env (name/value only on Flyte), each pod's main container env in manifests"}
 static const kf_field container_rows[] = {
-  {.key = "image", .type = KF_V_TOKEN, .off = CT(image),
+  {.key = "image", .type = KF_V_TOKEN, .off = CT(image), .place = KF_M_TASK_CONTAINER,
    .desc = "The task image: the TaskTemplate container's image and the image of every group without its own, in every manifest (a call's opts.image wins)"},
-  {.key = "command", .type = KF_V_STRLIST, .off = CT(command), .off_n = CT(ncommand),
-   .desc = "The main container's command (a list of strings): the TaskTemplate container's command, each pod's main container command in manifests (a call's opts.command wins)"},
-  {.key = "args", .type = KF_V_STRLIST, .off = CT(args), .off_n = CT(nargs),
-   .desc = "The main container's args (a list of strings): the TaskTemplate container's args (MPI and Horovod: wrapped in the launcher line), each pod's main container args in manifests (a call's opts.args wins)"},
-  {.key = "name", .type = KF_V_TOKEN, .off = CT(name),
-   .desc = "The main container's name (mpi-operator and a v1 MPIJob run containers[0] whatever its name; the training-operator's webhooks require the kind's name, R51): the kind's (pytorch, mpi, ...) when unset"},
-  {.key = "env", .type = KF_V_TREE, .off = CT(env), .info = &kf_env_tree,
-   .desc = "The main container's environment: a list of Kubernetes EnvVars ({name =, value =} or {name =, valueFrom =}) kept in order, or a table of name = value emitted sorted; TaskTemplate container env (name/value only on Flyte), each pod's main container env in manifests"},
+  CONTAINER_ROWS(KF_M_TASK_CONTAINER)
+  KF_CANARY_TASK_CONTAINER_ROWS
 };
+static const kf_field group_container_rows[] = {CONTAINER_ROWS(KF_M_NONE)};
 const kf_obj kf_container_obj = {NULL, "a table of named fields", container_rows,
                                  sizeof container_rows / sizeof *container_rows, "Container"};
-const kf_obj kf_group_container_obj = {NULL, "a table of named fields", container_rows + 1,
-                                       sizeof container_rows / sizeof *container_rows - 1,
+const kf_obj kf_group_container_obj = {NULL, "a table of named fields", group_container_rows,
+                                       sizeof group_container_rows / sizeof *group_container_rows,
                                        "GroupContainer"};
 
 #define G(f) offsetof(kf_group, f)
