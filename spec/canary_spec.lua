@@ -81,6 +81,17 @@ local CANARIES = {
     -- mpi_job_types.go: MPIJobSpec, beside sshAuthMountPath
     path = { ["mpi-operator"] = "spec.canaryMpiSpec" },
     refused = { operator = "place", flyte = "place", flyte2 = "place" } },
+  -- the TaskTemplate's container: flyteidl core.Container (tasks.proto), a
+  -- fixed message, so no new row can have a field in it; a manifest has no
+  -- task container.  The canary, no field of core.Container, is refused
+  -- with the place's rule everywhere, where the place is (Flyte's targets,
+  -- `message`) and where it is not.
+  { key = "canary_task_container", under = "container", place = "task_container", value = "t1",
+    message = { flyte = "container", flyte2 = "container" },
+    path = {},
+    refused = { operator = "place", flyte = "place", flyte2 = "place", ["mpi-operator"] = "place",
+                ["trainer-2.2"] = "place", ["trainer-2.3"] = "place", ["trainer-2.4"] = "place",
+                ["flyte2-clustered"] = "place" } },
 }
 
 -- The canary's kind on target t.
@@ -116,7 +127,8 @@ local function job_of(c, kind, t, value)
     if c.group then
       for _, gs in pairs(spec) do if type(gs) == "table" and gs ~= spec.container then gs[c.key] = value end end
     elseif c.under then
-      spec[c.under] = { [c.key] = value }
+      spec[c.under] = spec[c.under] or {}
+      spec[c.under][c.key] = value
     else
       spec[c.key] = value
     end
@@ -201,6 +213,9 @@ describe("canary fields (issue 40, -DKFJOB_CANARY_FIELDS=ON)", function()
           assert.equal(want, got .. "." .. want:match("[^.]+$"), c.key .. " on " .. t)
         elseif c.path[t] then
           assert.equal(c.path[t], p.path[t] .. "." .. c.path[t]:match("[^.]+$"), c.key .. " on " .. t)
+        elseif c.message and c.message[t] then
+          -- a fixed message's place: there, but without a field for the canary
+          assert.equal(c.message[t], p.path[t], c.key .. " on " .. t)
         else
           assert.is_truthy(p.path[t] == nil or c.refused[t] == "flyte", c.key .. " on " .. t)
         end
@@ -246,6 +261,18 @@ describe("canary fields (issue 40, -DKFJOB_CANARY_FIELDS=ON)", function()
       n = n + 1
     end)
     assert.is_true(n >= 20)
+  end)
+
+  it("refuses the TaskTemplate container's canary in task_template, with the place's rule", function()
+    local _, info = kfjob.fields("PyTorchJob")
+    local j = kfjob.PyTorchJob{ worker = { replicas = 2 }, container = { image = "img:1", canary_task_container = "t1" } }
+    local err = util.error_of(j.task_template, j)
+    assert.is_string(err, "task_template took canary_task_container")
+    assert.truthy(err:find("container.canary_task_container", 1, true), err)
+    assert.truthy(err:find(info.places.task_container.rule, 1, true), err)
+    -- the rows the place has are core.Container's fields: image, command, args, env
+    local plain = kfjob.PyTorchJob{ worker = { replicas = 2 }, container = { image = "img:1" } }
+    assert.is_string(plain:task_template())
   end)
 
   it("keeps a canary of a place every group shares the same on every group", function()

@@ -86,14 +86,20 @@ static kf_status wrap_launcher(const kf_job *j, kf_arena *A,
   return KF_OK;
 }
 
+/* A repeated KeyValuePair field of a message: its array and its count. */
+typedef struct kv_field {
+  Flyteidl__Core__KeyValuePair ***env;
+  size_t *n_env;
+} kv_field;
+
 /* A name = value table's entries as the container's env, sorted by name
 ** (Lua tables have no order); errors name <path>.NAME. */
 static kf_status env_table(kf_arena *A, const kf_node *env, const char *path,
-                           Flyteidl__Core__Container *c, const char *who, kf_err *e) {
+                           kv_field c, const char *who, kf_err *e) {
   Flyteidl__Core__KeyValuePair *kv = kf_arena_alloc(A, env->u.c.n * sizeof *kv);
   size_t n = env->u.c.n, i;
-  c->env = kf_arena_alloc(A, n * sizeof *c->env);
-  if (kv == NULL || c->env == NULL) return kf_nomem(e);
+  *c.env = kf_arena_alloc(A, n * sizeof **c.env);
+  if (kv == NULL || *c.env == NULL) return kf_nomem(e);
   for (i = 0; i < n; i++) {
     if (env->u.c.v[i]->t != KF_NSTR)
       return kf_fail(e, KF_EINVAL, "%s: %s.%s: expected a string", who, path, env->u.c.k[i]);
@@ -103,55 +109,107 @@ static kf_status env_table(kf_arena *A, const kf_node *env, const char *path,
     flyteidl__core__key_value_pair__init(&kv[i]);
     kv[i].key = (char *)env->u.c.k[i];
     kv[i].value = (char *)env->u.c.v[i]->u.s.p;
-    c->env[i] = &kv[i];
+    (*c.env)[i] = &kv[i];
   }
   /* qsort: n log n, where an insertion sort made 150 000 entries take
   ** minutes in one call */
-  qsort(c->env, n, sizeof *c->env, env_cmp);
-  c->n_env = n;
+  qsort(*c.env, n, sizeof **c.env, env_cmp);
+  *c.n_env = n;
   return KF_OK;
 }
 
 /* The job's container.env list (checked EnvVars) as the container's
 ** name/value pairs, in order; a valueFrom cannot be one (the target's rules
 ** refuse it first). */
-static kf_status env_list(kf_arena *A, const kf_node *env, Flyteidl__Core__Container *c,
-                          const char *who, kf_err *e) {
+static kf_status env_list(kf_arena *A, const kf_node *env, const char *path,
+                          kv_field c, const char *who, kf_err *e) {
   Flyteidl__Core__KeyValuePair *kv;
   size_t n = env->u.c.n, i;
   kv = kf_arena_alloc(A, n * sizeof *kv + 1);
-  if (kv == NULL || (c->env = kf_arena_alloc(A, n * sizeof *c->env + 1)) == NULL)
+  if (kv == NULL || (*c.env = kf_arena_alloc(A, n * sizeof **c.env + 1)) == NULL)
     return kf_nomem(e);
   for (i = 0; i < n; i++) {
     const kf_node *nm = kf_node_get(env->u.c.v[i], "name");
     const kf_node *v = kf_node_get(env->u.c.v[i], "value");
     if (kf_node_get(env->u.c.v[i], "valueFrom"))
-      return kf_fail(e, KF_EINVAL, "%s: container.env[%zu].valueFrom: the TaskTemplate "
+      return kf_fail(e, KF_EINVAL, "%s: %s[%zu].valueFrom: the TaskTemplate "
                      "container's env is name/value pairs (flyteidl KeyValuePair)",
-                     who, i + 1);
+                     who, path, i + 1);
     flyteidl__core__key_value_pair__init(&kv[i]);
     kv[i].key = (char *)nm->u.s.p;
     kv[i].value = v ? (char *)v->u.s.p : (char *)"";
-    c->env[i] = &kv[i];
+    (*c.env)[i] = &kv[i];
   }
-  c->n_env = n;
+  *c.n_env = n;
   return KF_OK;
 }
 
-/* What the job's container gives where the options do not: image,
-** command, args, env, field by field. */
-static kf_status job_container(const kf_job *j, kf_arena *A, const kf_node *o,
+/* The task container's place (KF_M_TASK_CONTAINER): the job's container
+** rows placed there, each the core.Container field of its key. */
+#define TASK_MSG (kf_places[KF_M_TASK_CONTAINER].msg)
+
+/* Whether row f of the container at `base` has a value (the place's rows
+** are strings, string lists and trees). */
+static int row_set(const kf_field *f, const char *base) {
+  if (f->type == KF_V_STRLIST) return *(const size_t *)(const void *)(base + f->off_n) != 0;
+  return *(const void *const *)(const void *)(base + f->off) != NULL;
+}
+
+/* Row f of the job's container `jc` as its core.Container field of c, where
+** the options left that field empty: a string, a repeated string, or name
+** = value pairs (repeated KeyValuePair) from an env tree.  A row without a
+** field of core.Container is refused with the place's rule (R34 says it
+** first on Flyte's targets). */
+static kf_status put_field(const kf_field *f, const kf_container *jc, kf_arena *A,
+                           Flyteidl__Core__Container *c, const char *who, kf_err *e) {
+  const ProtobufCFieldDescriptor *fd =
+      protobuf_c_message_descriptor_get_field_by_name(TASK_MSG, f->key);
+  const char *at = (const char *)jc + f->off;
+  char *m = (char *)c, path[64];
+  int rep;
+  if (!row_set(f, (const char *)jc)) return KF_OK;
+  if (fd == NULL)
+    return kf_fail(e, KF_EINVAL, "%s: container.%s: cannot be expressed: %s", who,
+                   f->key, kf_places[KF_M_TASK_CONTAINER].rule);
+  rep = fd->label == PROTOBUF_C_LABEL_REPEATED;
+  if (rep ? *(const size_t *)(const void *)(m + fd->quantifier_offset) != 0
+          : (*(char **)(void *)(m + fd->offset) != NULL &&   /* init: the empty */
+             *(char **)(void *)(m + fd->offset) != protobuf_c_empty_string))
+    return KF_OK;   /* the call's */
+  if (fd->type == PROTOBUF_C_TYPE_STRING && !rep && KF_V_ISSTR(f->type)) {
+    *(char **)(void *)(m + fd->offset) = (char *)*(const char *const *)(const void *)at;
+  } else if (fd->type == PROTOBUF_C_TYPE_STRING && f->type == KF_V_STRLIST) {
+    *(size_t *)(void *)(m + fd->quantifier_offset) =
+        *(const size_t *)(const void *)((const char *)jc + f->off_n);
+    *(char ***)(void *)(m + fd->offset) = (char **)*(const char *const *const *)(const void *)at;
+  } else if (rep && fd->descriptor == &flyteidl__core__key_value_pair__descriptor &&
+             f->type == KF_V_TREE) {
+    const kf_node *env = *(const kf_node *const *)(const void *)at;
+    kv_field kv;
+    kv.env = (Flyteidl__Core__KeyValuePair ***)(void *)(m + fd->offset);
+    kv.n_env = (size_t *)(void *)(m + fd->quantifier_offset);
+    snprintf(path, sizeof path, "container.%s", f->key);
+    return env->t == KF_NOBJ ? env_table(A, env, path, kv, who, e)
+                             : env_list(A, env, path, kv, who, e);
+  } else {   /* a schema mistake */
+    return kf_fail(e, KF_EINVAL, "%s: container.%s: no TaskTemplate writer for "
+                   "this row's type", who, f->key);
+  }
+  return KF_OK;
+}
+
+/* What the job's container gives where the options do not: the rows of
+** the task container's place, field by field. */
+static kf_status job_container(const kf_job *j, kf_arena *A,
                                Flyteidl__Core__Container *c, const char *who, kf_err *e) {
-  const kf_container *jc = &j->container;
-  const kf_node *env = kf_node_get(o, "env");
+  size_t i;
+  kf_status st;
   if (!j->has_container) return KF_OK;
-  if (jc->image && kf_node_get(o, "image") == NULL) c->image = (char *)jc->image;
-  if (c->n_command == 0 && jc->ncommand)
-    c->command = (char **)jc->command, c->n_command = jc->ncommand;
-  if (c->n_args == 0 && jc->nargs) c->args = (char **)jc->args, c->n_args = jc->nargs;
-  if (jc->env == NULL || (env && env->t == KF_NOBJ && env->u.c.n > 0)) return KF_OK;
-  if (jc->env->t == KF_NOBJ) return env_table(A, jc->env, "container.env", c, who, e);
-  return env_list(A, jc->env, c, who, e);
+  for (i = 0; i < kf_container_obj.n; i++)
+    if (kf_container_obj.f[i].place == KF_M_TASK_CONTAINER &&
+        (st = put_field(&kf_container_obj.f[i], &j->container, A, c, who, e)) != KF_OK)
+      return st;
+  return KF_OK;
 }
 
 /* The task container: opts.container's fields, else the job's container's. */
@@ -170,12 +228,14 @@ static kf_status build_container(const kf_job *j, int wrap, kf_arena *A,
       (st = opt_list(A, o, "args", &c->args, &c->n_args, who, e)))
     return st;
   if (env != NULL && env->t == KF_NOBJ && env->u.c.n > 0) {
-    if ((st = env_table(A, env, "opts.container.env", c, who, e))) return st;
+    kv_field kv;
+    kv.env = &c->env, kv.n_env = &c->n_env;
+    if ((st = env_table(A, env, "opts.container.env", kv, who, e))) return st;
   } else if (env != NULL && !(env->t == KF_NOBJ || (env->t == KF_NARR && env->u.c.n == 0))) {
     return kf_fail(e, KF_EINVAL, "%s: opts.container.env: expected a table of name = value",
                    who);
   }
-  if ((st = job_container(j, A, o, c, who, e))) return st;
+  if ((st = job_container(j, A, c, who, e))) return st;
   if (wrap && (kf_kinds[j->kind].flags & KF_K_COMMAND) &&
       (st = wrap_launcher(j, A, c, who, e)))
     return st;
@@ -184,10 +244,15 @@ static kf_status build_container(const kf_job *j, int wrap, kf_arena *A,
   return KF_OK;
 }
 
-/* Whether the job's container gives the task container anything. */
+/* Whether the job's container gives the task container anything: a row
+** of its place. */
 static int has_job_container(const kf_job *j) {
-  const kf_container *c = &j->container;
-  return j->has_container && (c->image || c->ncommand || c->nargs || c->env);
+  size_t i;
+  for (i = 0; j->has_container && i < kf_container_obj.n; i++)
+    if (kf_container_obj.f[i].place == KF_M_TASK_CONTAINER &&
+        row_set(&kf_container_obj.f[i], (const char *)&j->container))
+      return 1;
+  return 0;
 }
 
 /* The config array is sized once for every entry it can get (the opts

@@ -101,16 +101,14 @@ static kf_status replica_value(kfi *c, const char *path, const kf_field *f,
   return KF_OK;
 }
 
-/* The restart policy the operator gives a replica spec without one, where
-** it is not kfjob's default (never): training-operator v1.9.3
-** pytorch_types.go, paddlepaddle_types.go (OnFailure); mpi-operator
-** v0.8.0 v2beta1/default.go (the Launcher's OnFailure). */
+/* The restart policy the manifest's operator gives a replica spec without
+** one, where it is not kfjob's default (never): the kind row's
+** operator_restart. */
 static const char *operator_restart(const kfi *c, int role) {
-  if (c->target == KF_T_MPI_OPERATOR) return role == KF_LAUNCHER ? "on_failure" : NULL;
-  if (c->target == KF_T_OPERATOR &&
-      (c->kind == KF_PYTORCH || c->kind == KF_ELASTIC || c->kind == KF_PADDLE))
-    return "on_failure";
-  return NULL;
+  const kf_operator_restart *r = &kf_kinds[c->kind].operator_restart;
+  unsigned roles = c->target == KF_T_MPI_OPERATOR ? r->mpi
+                   : c->target == KF_T_OPERATOR ? r->v1 : 0;
+  return roles >> role & 1u ? kf_restart_policy_enum.spell[r->policy][0] : NULL;
 }
 
 /* A replica spec without replicas: the operator's default, 1

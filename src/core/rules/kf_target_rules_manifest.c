@@ -8,6 +8,7 @@
 ** (runtimePatches manager) cannot be violated by a kfjob job: its pod
 ** settings are job-wide and it sets neither field.
 */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -296,23 +297,83 @@ static kf_status r24_kind(const kf_job *j, kf_target t, const kf_target_ctx *c,
   return KF_OK;
 }
 
-/* R34 of the job's rows (run policy's under run_policy): a value given
-** where the target has no place for it (kf_field_not_on). */
+/* The rows R34 looks at on each target, made once from the rows: those a
+** target refuses (kf_field_not_on), and the placed group rows whose place
+** is one for every group there (r34_shared).  R34 runs on every encode
+** (Flyte's target), so it walks these few rows, not every row: a row a
+** target carries costs its check nothing (issue 40's "no cost"). */
+#define R34_CAP 64
+typedef struct r34_list {
+  unsigned char n, all;      /* all: more than R34_CAP, walk every row */
+  unsigned char at[R34_CAP]; /* row indexes, in row order */
+} r34_list;
+enum { R34_GROUP, R34_SHARED, R34_RUN_POLICY, R34_CONTAINER, R34_NLISTS };
+static r34_list r34_obj[KF_NTARGETS][R34_NLISTS], r34_kind[KF_NTARGETS][KF_NKINDS];
+static pthread_once_t r34_once = PTHREAD_ONCE_INIT;
+
+static int r34_shared_row(const kf_field *f, kf_target t) {
+  const char *at = kf_place_path(f->place, t);
+  return (f->flags & KF_F_PLACED) && at != NULL && at[0] != '.';
+}
+
+static void r34_add(r34_list *l, size_t i) {
+  if (l->n == R34_CAP || i > 255) l->all = 1;
+  else l->at[l->n++] = (unsigned char)i;
+}
+
+static void r34_refused(r34_list *l, const kf_field *f, size_t n, kf_target t) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (kf_field_not_on(&f[i], t) != NULL) r34_add(l, i);
+}
+
+static void r34_init(void) {
+  int t, k;
+  size_t i;
+  for (t = 0; t < KF_NTARGETS; t++) {
+    r34_list *L = r34_obj[t];
+    r34_refused(&L[R34_GROUP], kf_group_obj.f, kf_group_obj.n, (kf_target)t);
+    r34_refused(&L[R34_RUN_POLICY], kf_run_policy_obj.f, kf_run_policy_obj.n, (kf_target)t);
+    r34_refused(&L[R34_CONTAINER], kf_container_obj.f, kf_container_obj.n, (kf_target)t);
+    for (i = 0; i < kf_group_obj.n; i++)
+      if (r34_shared_row(&kf_group_obj.f[i], (kf_target)t)) r34_add(&L[R34_SHARED], i);
+    for (k = 0; k < KF_NKINDS; k++)
+      r34_refused(&r34_kind[t][k], kf_kinds[k].fields, kf_kinds[k].nfields, (kf_target)t);
+  }
+}
+
+/* The rows of list l: how many, and the x-th (of the n rows at f). */
+static size_t r34_n(const r34_list *l, size_t n) { return l->all ? n : l->n; }
+static const kf_field *r34_row(const r34_list *l, const kf_field *f, size_t x) {
+  return l->all ? &f[x] : &f[l->at[x]];
+}
+
+/* R34 of the job's rows (the run policy's under run_policy, the
+** container's under container): a value given where the target has no
+** place for it (kf_field_not_on). */
 static kf_status r34_job_rows(const kf_job *j, kf_target t, const kf_target_rule *r,
                               kf_problems *out, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
+  const r34_list *kl = &r34_kind[t][j->kind], *L = r34_obj[t];
   size_t x;
   char path[64];
-  for (x = 0; x < k->nfields; x++) {
-    const kf_field *f = &k->fields[x];
+  for (x = 0; x < r34_n(kl, k->nfields); x++) {
+    const kf_field *f = r34_row(kl, k->fields, x);
     const char *why = kf_field_not_on(f, t);
     if (why && kfm_value_given(f, j)) ADD(f->key, e, "cannot be expressed: %s", why);
   }
-  for (x = 0; j->has_run_policy && x < kf_run_policy_obj.n; x++) {
-    const kf_field *f = &kf_run_policy_obj.f[x];
+  for (x = 0; j->has_run_policy && x < r34_n(&L[R34_RUN_POLICY], kf_run_policy_obj.n); x++) {
+    const kf_field *f = r34_row(&L[R34_RUN_POLICY], kf_run_policy_obj.f, x);
     const char *why = kf_field_not_on(f, t);
     if (why == NULL || !kfm_value_given(f, &j->rp)) continue;
     snprintf(path, sizeof path, "run_policy.%s", f->key);
+    ADD(path, e, "cannot be expressed: %s", why);
+  }
+  for (x = 0; j->has_container && x < r34_n(&L[R34_CONTAINER], kf_container_obj.n); x++) {
+    const kf_field *f = r34_row(&L[R34_CONTAINER], kf_container_obj.f, x);
+    const char *why = kf_field_not_on(f, t);
+    if (why == NULL || !kfm_value_given(f, &j->container)) continue;
+    snprintf(path, sizeof path, "container.%s", f->key);
     ADD(path, e, "cannot be expressed: %s", why);
   }
   return KF_OK;
@@ -324,13 +385,14 @@ static kf_status r34_job_rows(const kf_job *j, kf_target t, const kf_target_rule
 ** every group present the first one's value. */
 static kf_status r34_shared(const kf_job *j, kf_target t, const kf_target_rule *r,
                             kf_problems *out, kf_err *e) {
+  const r34_list *l = &r34_obj[t][R34_SHARED];
   int roles[KF_NROLES], n = kfm_present_roles(j, roles), i;
   size_t x;
   char path[64];
-  for (x = 0; x < kf_group_obj.n; x++) {
-    const kf_field *f = &kf_group_obj.f[x];
+  for (x = 0; x < r34_n(l, kf_group_obj.n); x++) {
+    const kf_field *f = r34_row(l, kf_group_obj.f, x);
     const char *at = kf_place_path(f->place, t);
-    if (!(f->flags & KF_F_PLACED) || at == NULL || at[0] == '.') continue;
+    if (!r34_shared_row(f, t)) continue;
     for (i = 1; i < n; i++) {
       if (kf_row_equal(f, &j->g[roles[0]], &j->g[roles[i]], j->kind)) continue;
       snprintf(path, sizeof path, "%s.%s", kf_roles[roles[i]].key, f->key);
@@ -346,13 +408,15 @@ static kf_status r34_shared(const kf_job *j, kf_target t, const kf_target_rule *
 ** refused. */
 static kf_status r34_rows(const kf_job *j, kf_target t, const kf_target_ctx *c,
                           const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const r34_list *l = &r34_obj[t][R34_GROUP];
   int roles[KF_NROLES], n = kfm_present_roles(j, roles), i;
   size_t x;
   char path[64];
   kf_status st;
   (void)c;
-  for (x = 0; x < kf_group_obj.n; x++) {
-    const kf_field *f = &kf_group_obj.f[x];
+  pthread_once(&r34_once, r34_init);
+  for (x = 0; x < r34_n(l, kf_group_obj.n); x++) {
+    const kf_field *f = r34_row(l, kf_group_obj.f, x);
     const char *why = kf_field_not_on(f, t);
     for (i = 0; why && i < n; i++) {
       if (!kfm_row_given(f, &j->g[roles[i]])) continue;

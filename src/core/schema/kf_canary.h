@@ -19,6 +19,8 @@
 #define KF_CANARY_RUN_POLICY_MEMBERS int32_t canary_run_policy;
 #define KF_CANARY_JOB_MEMBERS \
   const char *canary_mpi_spec, *canary_elastic, *canary_metadata;
+/* of kf_container (the job's: the TaskTemplate container's place) */
+#define KF_CANARY_CONTAINER_MEMBERS const char *canary_task_container;
 /* the run policy's zero bit of canary_run_policy (after KF_RPZ_*) */
 #define KF_CANARY_RPZ 8u
 
@@ -58,6 +60,15 @@
    .off = J(canary_elastic), .manifest = "canaryElastic",                    \
    .place = KF_M_ELASTIC,                                                    \
    .desc = "Canary of the elastic policy (a canary build only)"},
+/* in the job's container rows (CT: kf_schema.c's offsets): the TaskTemplate
+** container is flyteidl core.Container, a fixed message, so the canary,
+** no field of it, is refused there with the place's rule, as on every
+** target without the place */
+#define KF_CANARY_TASK_CONTAINER_ROWS                                         \
+  , {.key = "canary_task_container", .type = KF_V_TOKEN,                     \
+     .flags = KF_F_PLACED, .off = CT(canary_task_container),                 \
+     .place = KF_M_TASK_CONTAINER,                                           \
+     .desc = "Canary of the TaskTemplate container (a canary build only)"}
 
 #else
 
@@ -69,6 +80,8 @@
 #define KF_CANARY_MPI_SPEC_ROWS
 #define KF_CANARY_METADATA_ROWS
 #define KF_CANARY_ELASTIC_ROWS
+#define KF_CANARY_CONTAINER_MEMBERS
+#define KF_CANARY_TASK_CONTAINER_ROWS
 
 #endif
 #endif

@@ -36,6 +36,7 @@ typedef struct kf_container {
   const kf_node *env;                /* checked: a list of EnvVars (kept in
                                         order) or a name -> value table
                                         (emitted sorted); NULL: unset */
+  KF_CANARY_CONTAINER_MEMBERS
 } kf_container;
 
 typedef struct kf_group {

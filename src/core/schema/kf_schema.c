@@ -119,24 +119,34 @@ const kf_obj kf_topology_obj = {NULL, "a table of named fields", topology_rows,
                                 sizeof topology_rows / sizeof *topology_rows, "Topology"};
 
 /* What the pods run (the whole job): a job's container, or what one group
-** runs differently (the same rows but the image, which is the group's). */
+** runs differently (the same rows but the image, which is the group's).
+** The job's rows but the name are also the TaskTemplate container's
+** (place KF_M_TASK_CONTAINER: core.Container's fields of their keys); a
+** group's container is not in the TaskTemplate (P: KF_M_NONE). */
 #define CT(f) offsetof(kf_container, f)
+#define CONTAINER_ROWS(P)                                                     \
+  {.key = "command", .type = KF_V_STRLIST, .off = CT(command), .off_n = CT(ncommand), \
+   .place = P,                                                                \
+   .desc = "The main container's command (a list of strings): the TaskTemplate container's command, each pod's main container command in manifests (a call's opts.command wins)"}, \
+  {.key = "args", .type = KF_V_STRLIST, .off = CT(args), .off_n = CT(nargs),  \
+   .place = P,                                                                \
+   .desc = "The main container's args (a list of strings): the TaskTemplate container's args (MPI and Horovod: wrapped in the launcher line), each pod's main container args in manifests (a call's opts.args wins)"}, \
+  {.key = "name", .type = KF_V_TOKEN, .off = CT(name),                        \
+   .desc = "The main container's name (mpi-operator and a v1 MPIJob run containers[0] whatever its name; the training-operator's webhooks require the kind's name, R51): the kind's (pytorch, mpi, ...) when unset"}, \
+  {.key = "env", .type = KF_V_TREE, .off = CT(env), .info = &kf_env_tree,    \
+   .place = P,                                                                \
+   .desc = "The main container's environment: a list of Kubernetes EnvVars ({name =, value =} or {name =, valueFrom =}) kept in order, or a table of name = value emitted sorted; TaskTemplate container env (name/value only on Flyte), each pod's main container env in manifests"}
 static const kf_field container_rows[] = {
-  {.key = "image", .type = KF_V_TOKEN, .off = CT(image),
+  {.key = "image", .type = KF_V_TOKEN, .off = CT(image), .place = KF_M_TASK_CONTAINER,
    .desc = "The task image: the TaskTemplate container's image and the image of every group without its own, in every manifest (a call's opts.image wins)"},
-  {.key = "command", .type = KF_V_STRLIST, .off = CT(command), .off_n = CT(ncommand),
-   .desc = "The main container's command (a list of strings): the TaskTemplate container's command, each pod's main container command in manifests (a call's opts.command wins)"},
-  {.key = "args", .type = KF_V_STRLIST, .off = CT(args), .off_n = CT(nargs),
-   .desc = "The main container's args (a list of strings): the TaskTemplate container's args (MPI and Horovod: wrapped in the launcher line), each pod's main container args in manifests (a call's opts.args wins)"},
-  {.key = "name", .type = KF_V_TOKEN, .off = CT(name),
-   .desc = "The main container's name (mpi-operator and a v1 MPIJob run containers[0] whatever its name; the training-operator's webhooks require the kind's name, R51): the kind's (pytorch, mpi, ...) when unset"},
-  {.key = "env", .type = KF_V_TREE, .off = CT(env), .info = &kf_env_tree,
-   .desc = "The main container's environment: a list of Kubernetes EnvVars ({name =, value =} or {name =, valueFrom =}) kept in order, or a table of name = value emitted sorted; TaskTemplate container env (name/value only on Flyte), each pod's main container env in manifests"},
+  CONTAINER_ROWS(KF_M_TASK_CONTAINER)
+  KF_CANARY_TASK_CONTAINER_ROWS
 };
+static const kf_field group_container_rows[] = {CONTAINER_ROWS(KF_M_NONE)};
 const kf_obj kf_container_obj = {NULL, "a table of named fields", container_rows,
                                  sizeof container_rows / sizeof *container_rows, "Container"};
-const kf_obj kf_group_container_obj = {NULL, "a table of named fields", container_rows + 1,
-                                       sizeof container_rows / sizeof *container_rows - 1,
+const kf_obj kf_group_container_obj = {NULL, "a table of named fields", group_container_rows,
+                                       sizeof group_container_rows / sizeof *group_container_rows,
                                        "GroupContainer"};
 
 #define G(f) offsetof(kf_group, f)
@@ -488,6 +498,14 @@ static const kf_replica_bounds paddle_bounds[KF_NROLES] = {
 
 /* Role order inside a kind is the order of the constructor's groups and of
 ** spec() output. */
+/* kf_kind_info.operator_restart: the training-operator's defaulters give
+** every replica spec of a PyTorchJob and a PaddleJob without a restart
+** policy OnFailure (v1.9.3 pytorch_types.go, paddlepaddle_types.go), the
+** mpi-operator the Launcher's (v0.8.0 v2beta1/default.go). */
+#define NO_RESTART {KF_RP_NEVER, 0, 0}
+#define V1_ON_FAILURE {KF_RP_ON_FAILURE, ~0u, 0}
+#define MPI_LAUNCHER_ON_FAILURE {KF_RP_ON_FAILURE, 0, 1u << KF_LAUNCHER}
+
 const kf_kind_info kf_kinds[KF_NKINDS] = {
   [KF_TFJOB] = {"TFJob", "tensorflow", "tensorflow", "TFJob", "tfReplicaSpecs",
    KF_K_RUNPOLICY, 4,
@@ -497,7 +515,7 @@ const kf_kind_info kf_kinds[KF_NKINDS] = {
     {KF_EVALUATOR, "evaluator_replicas", "evaluator_replicas",
      "num_evaluator_replicas"}},
    TF0, TF1, TF1R, ROWS(tf_rows), replicated, NULL, "tfjob-port", 2222,
-   "A TensorFlow distributed job (Worker, PS, Chief, Evaluator): Flyte task type tensorflow, kubeflow.org/v1 TFJob", NULL},
+   "A TensorFlow distributed job (Worker, PS, Chief, Evaluator): Flyte task type tensorflow, kubeflow.org/v1 TFJob", NULL, NO_RESTART},
   [KF_PYTORCH] = {"PyTorchJob", "pytorch", "pytorch", "PyTorchJob",
    "pytorchReplicaSpecs", KF_K_RUNPOLICY, 2,
    {{KF_WORKER, "worker_replicas", "workers", "num_workers"},
@@ -505,45 +523,47 @@ const kf_kind_info kf_kinds[KF_NKINDS] = {
    PT0, PT1, PT1R, ROWS(pytorch_rows), replicated, pytorch_bounds, "pytorchjob-port",
    23456,
    "A PyTorch distributed job (Master and Workers): Flyte task type pytorch, kubeflow.org/v1 PyTorchJob or a Trainer TrainJob",
-   KF_TRAINER_RUNTIME},
+   KF_TRAINER_RUNTIME, V1_ON_FAILURE},
   [KF_ELASTIC] = {"Elastic", "pytorch", "pytorch", "PyTorchJob",
    "pytorchReplicaSpecs", KF_K_RUNPOLICY | KF_K_ELASTIC, 1,
    {{KF_WORKER, "worker_replicas", "workers", NULL}},
    PT0, PT1, PT1R, ROWS(elastic_rows), elastic, NULL, "pytorchjob-port",
    23456,
    "A torch-elastic (torchrun) PyTorch job: Flyte task type pytorch with an elastic_config, a PyTorchJob with elasticPolicy or a Trainer TrainJob",
-   KF_TRAINER_RUNTIME},
+   KF_TRAINER_RUNTIME, V1_ON_FAILURE},
   [KF_MPI] = {"MPIJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
    KF_K_RUNPOLICY | KF_K_SLOTS | KF_K_COMMAND, 2,
    {{KF_WORKER, "worker_replicas", "num_workers", "num_workers"},
     {KF_LAUNCHER, "launcher_replicas", "num_launcher_replicas",
      "num_launcher_replicas"}},
    MPI0, MPI1, MPI1R, ROWS(mpi_rows), replicated, NULL, NULL, 0,
-   "An MPI job (Launcher and Workers, mpirun): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob", NULL},
+   "An MPI job (Launcher and Workers, mpirun): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob", NULL,
+   MPI_LAUNCHER_ON_FAILURE},
   [KF_HOROVOD] = {"HorovodJob", "mpi", "mpi", "MPIJob", "mpiReplicaSpecs",
    KF_K_RUNPOLICY | KF_K_SLOTS | KF_K_COMMAND | KF_K_HOROVOD, 2,
    {{KF_WORKER, "worker_replicas", "num_workers", "num_workers"},
     {KF_LAUNCHER, "launcher_replicas", "num_launcher_replicas",
      "num_launcher_replicas"}},
    MPI0, MPI1, MPI1R, ROWS(horovod_rows), replicated, NULL, NULL, 0,
-   "A Horovod job (horovodrun on the launcher): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob", NULL},
+   "A Horovod job (horovodrun on the launcher): Flyte task type mpi, kubeflow.org/v1 MPIJob or mpi-operator v2beta1 MPIJob", NULL,
+   MPI_LAUNCHER_ON_FAILURE},
   [KF_JAX] = {"JAXJob", NULL, "jax", "JAXJob", "jaxReplicaSpecs",
    KF_K_RUNPOLICY, 1, {{KF_WORKER, NULL, NULL, NULL}},
    NULL, NULL, NULL, ROWS(operator_rows), replicated, jax_bounds,
    "jaxjob-port", 6666,
    "A JAX distributed job (Workers): no Flyte task type; training-operator kubeflow.org/v1 JAXJob or a Trainer TrainJob (jax-distributed)",
-   "jax-distributed"},
+   "jax-distributed", NO_RESTART},
   [KF_XGBOOST] = {"XGBoostJob", NULL, "xgboost", "XGBoostJob", "xgbReplicaSpecs",
    KF_K_RUNPOLICY, 2,
    {{KF_WORKER, NULL, NULL, NULL}, {KF_MASTER, NULL, NULL, NULL}},
    NULL, NULL, NULL, ROWS(operator_rows), replicated, xgb_bounds,
    "xgboostjob-port", 9999,
    "An XGBoost job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 XGBoostJob or a Trainer TrainJob (xgboost-distributed)",
-   "xgboost-distributed"},
+   "xgboost-distributed", NO_RESTART},
   [KF_PADDLE] = {"PaddleJob", NULL, "paddle", "PaddleJob", "paddleReplicaSpecs",
    KF_K_RUNPOLICY, 2,
    {{KF_WORKER, NULL, NULL, NULL}, {KF_MASTER, NULL, NULL, NULL}},
    NULL, NULL, NULL, ROWS(operator_rows), some_replicas, paddle_bounds,
    "master", 36543,
-   "A PaddlePaddle job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 PaddleJob", NULL},
+   "A PaddlePaddle job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 PaddleJob", NULL, V1_ON_FAILURE},
 };

@@ -80,55 +80,72 @@ typedef enum kf_vtype {
 **   mpi     path on the mpi-operator's MPIJob v2beta1
 **   trainer path in a TrainJob (the three Trainer targets), NULL: none
 **   jobset  path in a Flyte 2 clustered task's JobSet, NULL: none
+**   flyte   path in Flyte's TaskTemplate (flyte, flyte2) of a place only
+**           the TaskTemplate has, NULL: the v1 column's
+**   msg     the fixed protobuf message at `flyte` (NULL: none): a row of
+**           the place is written there as the message's field of the
+**           row's key; a KF_F_PLACED row without one is refused there
+**           with `rule`
 **   rule    why a target with NULL has no such place (upstream source)
 **   reader  what reads the place back (import/)
 ** One routine per place writes every row of it (kfm_group_rows,
 ** kfm_job_rows, kf_manifest_common.c). */
 #define KF_PLACES(X)                                                          \
-  X(NONE, NULL, 0, NULL, NULL, NULL, NULL,                                       \
+  X(NONE, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL,                           \
     "written by a routine of its own (pod template, topology) or nowhere",    \
     NULL)                                                                     \
-  X(REPLICA, "replica_spec", 1, "", "", NULL, NULL,                              \
+  X(REPLICA, "replica_spec", 1, "", "", NULL, NULL, NULL, NULL,                  \
     "a TrainJob has no replica spec (replicas: spec.trainer.numNodes, no "    \
     "restart policy, trainjob_types.go); a JobSet's one replicated job "     \
     "counts the pods in parallelism and completions",                        \
     "kf_import_spec.c: each replica row under its key")                      \
   X(CONTAINER, "container", 1, ".template.spec.containers[0]",                   \
     ".template.spec.containers[0]", "spec.trainer",                          \
-    "spec.replicatedJobs[0].template.spec.template.spec.containers[0]", NULL, \
+    "spec.replicatedJobs[0].template.spec.template.spec.containers[0]",      \
+    NULL, NULL, NULL,                                                         \
     "kf_import_util.c: each container row under its key")                    \
   X(RESOURCES, "resources", 1, ".template.spec.containers[0].resources",         \
     ".template.spec.containers[0].resources", "spec.trainer.resourcesPerNode",\
     "spec.replicatedJobs[0].template.spec.template.spec.containers[0]"       \
-    ".resources", NULL,                                                       \
+    ".resources", NULL, NULL, NULL,                                           \
     "kf_import_pod.c: requests and limits, resource by resource")          \
   X(POD, "pod_spec", 1, ".template.spec", ".template.spec",                  \
     "spec.runtimePatches[0].trainingRuntimeSpec.template.spec."             \
     "replicatedJobs[0].template.spec.template.spec",                        \
-    "spec.replicatedJobs[0].template.spec.template.spec", NULL,              \
+    "spec.replicatedJobs[0].template.spec.template.spec", NULL, NULL, NULL,  \
     "kf_import_pod.c: spec_key, each pod spec row under its key (Trainer: "  \
     "the runtime patch's, the node job's for every group)")                  \
   X(METADATA, "metadata", 0, "metadata", "metadata", "metadata", "metadata",   \
-    NULL, "kf_import.c: metadata, each metadata row under its key")          \
+    NULL, NULL, NULL, "kf_import.c: metadata, each metadata row under its key")          \
   X(RUN_POLICY, "run_policy", 0, "spec.runPolicy", "spec.runPolicy", NULL,   \
-    NULL,                                                                     \
+    NULL, NULL, NULL,                                                         \
     "a TrainJob has no run policy (trainjob_types.go: activeDeadlineSeconds " \
     "is the spec's own, the rest dropped, R20); a JobSet's failurePolicy "   \
     "takes backoff_limit as maxRestarts",                                     \
     "kf_import_spec.c: kfi_run_policy, each run policy row under its key")   \
-  X(MPI_SPEC, "mpi_job_spec", 0, NULL, "spec", NULL, NULL,                 \
+  X(MPI_SPEC, "mpi_job_spec", 0, NULL, "spec", NULL, NULL, NULL, NULL,     \
     "the mpi-operator's own MPIJob v2beta1 fields (mpi_job_types.go); the "  \
     "training-operator's v1 MPIJob, Flyte's plugin message, a TrainJob and " \
     "a JobSet have none (R52)",                                              \
     "kf_import.c: v1_spec, each mpi-operator row under its key")             \
   X(ELASTIC, "elastic_policy", 0, "spec.elasticPolicy", NULL, NULL, NULL,    \
+    NULL, NULL,                                                               \
     "the training-operator's PyTorchJob alone has an elasticPolicy "         \
     "(pytorchjob_types.go); an MPIJob, a TrainJob (trainjob_types.go: "      \
     "numNodes, numProcPerNode) and a JobSet have none",                      \
-    "kf_import_spec.c: kfi_elastic, each Elastic row under its key")
+    "kf_import_spec.c: kfi_elastic, each Elastic row under its key")          \
+  X(TASK_CONTAINER, "task_container", 0, NULL, NULL, NULL, NULL, "container", \
+    &flyteidl__core__container__descriptor,                                   \
+    "the TaskTemplate's container is flyteidl core.Container (tasks.proto), " \
+    "a fixed message (image, command, args, env, ...): a field that is none " \
+    "of its fields has no place in it, and a manifest has no task container " \
+    "(its pods' main containers are the container place's)",                 \
+    "kf_template_decode.c: read_container, the job's container from the "    \
+    "TaskTemplate's")
 
 enum kf_mplace {
-#define KF_PLACE_ENUM(id, name, group, v1, mpi, trainer, jobset, rule, reader) KF_M_##id,
+#define KF_PLACE_ENUM(id, name, group, v1, mpi, trainer, jobset, flyte, msg, rule, \
+                      reader) KF_M_##id,
   KF_PLACES(KF_PLACE_ENUM)
 #undef KF_PLACE_ENUM
   KF_NPLACES
@@ -139,7 +156,9 @@ enum kf_mplace {
 typedef struct kf_place_info {
   const char *name;
   int group;
-  const char *v1, *mpi, *trainer, *jobset, *rule, *reader;
+  const char *v1, *mpi, *trainer, *jobset, *flyte;
+  const ProtobufCMessageDescriptor *msg;
+  const char *rule, *reader;
 } kf_place_info;
 extern const kf_place_info kf_places[KF_NPLACES];
 
@@ -281,6 +300,17 @@ typedef struct kf_role_info {
 #define KF_K_HOROVOD   8u
 #define KF_K_COMMAND   16u  /* groups may carry a command (MPI) */
 
+/* The restart policy an operator's defaulter gives a replica spec of the
+** kind that has none, where it is not kfjob's default (never): `policy`
+** (KF_RP_*) and the roles (bit per kf_role) it gives it to on the
+** training-operator (`v1`: v1.9.3 pytorch_types.go, paddlepaddle_types.go)
+** and on the mpi-operator (`mpi`: v0.8.0 v2beta1/default.go, the
+** Launcher's).  Reading a manifest back (kf_import_spec.c) fills it in. */
+typedef struct kf_operator_restart {
+  int policy;
+  unsigned v1, mpi;
+} kf_operator_restart;
+
 /* A role's replica bounds: its default count and KF_R_* rules. */
 typedef struct kf_replica_bounds {
   int default_replicas;
@@ -333,6 +363,7 @@ typedef struct kf_kind_info {
   const char *desc;           /* one line: the kind (meta, schema, explain) */
   const char *trainer_runtime;  /* the ClusterTrainingRuntime Trainer runs it
                                  ** on (NULL: Trainer does not run it) */
+  kf_operator_restart operator_restart; /* {0}: the operators give never */
 } kf_kind_info;
 
 extern const kf_kind_info kf_kinds[KF_NKINDS];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kf_target.h"
+#include "flyteidl/core/tasks.pb-c.h"   /* the task container's message */
 
 #define FLYTE_EMITS (KF_E_ENCODE | KF_E_TEMPLATE | KF_E_TASKSPEC | KF_E_MANIFEST | KF_E_ENVIRONMENT)
 #define KUBE_EMITS (KF_E_MANIFEST | KF_E_ENVIRONMENT)
@@ -118,8 +119,9 @@ kf_status kf_problems_push(const kf_problems *ps, kf_sev sev, kf_arena *A,
 
 /* The places' rows, from KF_PLACES (kf_schema.h). */
 const kf_place_info kf_places[KF_NPLACES] = {
-#define KF_PLACE_ROW(id, name, group, v1, mpi, trainer, jobset, rule, reader) \
-  {name, group, v1, mpi, trainer, jobset, rule, reader},
+#define KF_PLACE_ROW(id, name, group, v1, mpi, trainer, jobset, flyte, msg, \
+                     rule, reader)                                         \
+  {name, group, v1, mpi, trainer, jobset, flyte, msg, rule, reader},
     KF_PLACES(KF_PLACE_ROW)
 #undef KF_PLACE_ROW
 };
@@ -142,6 +144,7 @@ const char *kf_place_path(int p, kf_target t) {
   const char *const by_column[] = {[COL_V1] = pl->v1, [COL_MPI] = pl->mpi,
                                    [COL_TRAINER] = pl->trainer, [COL_JOBSET] = pl->jobset};
   if (pl->name == NULL) return NULL;
+  if (pl->flyte && (t == KF_T_FLYTE || t == KF_T_FLYTE2)) return pl->flyte;
   return by_column[place_column(t)];
 }
 
@@ -168,6 +171,11 @@ const char *kf_field_not_on(const kf_field *f, kf_target t) {
   if (!(f->flags & KF_F_PLACED)) return NULL;
   /* a row that goes only where its place is (KF_F_PLACED) */
   if (kf_place_path(f->place, t) == NULL) return kf_places[f->place].rule;
+  /* a place of a fixed message (the TaskTemplate's container): its fields */
+  if (kf_places[f->place].msg)
+    return flyte && protobuf_c_message_descriptor_get_field_by_name(
+                        kf_places[f->place].msg, f->key) == NULL
+               ? kf_places[f->place].rule : NULL;
   if (f->pb == NULL && flyte)
     return "Flyte's backend builds the resource from the plugin message "
            "(flyteidl plugins), which has no field for it";

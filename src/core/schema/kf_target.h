@@ -153,8 +153,9 @@ const char *kf_field_not_on(const kf_field *f, kf_target t);
 /* Place `p`'s (KF_M_*) path on target `t`, as text (kfjob explain): a
 ** group place's under the group's replica spec on the kubeflow.org/v1 and
 ** MPIJob targets ("" for the spec itself), in the resource on Trainer and
-** the JobSet; a job place's in the resource; NULL: the target has no such
-** place (kf_places[p].rule). */
+** the JobSet; a job place's in the resource; on flyte and flyte2 the
+** place's TaskTemplate path where it has one (kf_places[p].flyte); NULL:
+** the target has no such place (kf_places[p].rule). */
 const char *kf_place_path(int p, kf_target t);
 /* The resource family target t writes, the places table's column it reads:
 ** "kubeflow.org/v1" (operator, flyte, flyte2), "MPIJob" (mpi-operator),
