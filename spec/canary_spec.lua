@@ -287,6 +287,26 @@ describe("canary fields (issue 40, -DKFJOB_CANARY_FIELDS=ON)", function()
     end
   end)
 
+  it("writes a group canary given to one group where its place is per group", function()
+    -- a group place under the replica spec (its v1/MPIJob path "" or
+    -- starting ".") holds each group's own value: the replica spec itself
+    -- (path "") included, not refused as one for every group
+    for _, c in ipairs(CANARIES) do
+      if c.group then
+        for _, t in ipairs(ALL) do
+          local kind = kind_of(c, t)
+          local p = runs(kind, t) and path_on(c, t, kind)
+          if p and t ~= "flyte2-clustered" and not t:find("^trainer") then
+            local j = job_of(c, kind, t, nil):with{ ["worker." .. c.key] = c.value }
+            local m = j:manifest{ name = "canary", target = t }
+            assert.equal(c.value, at(m, p), c.key .. " of worker alone on " .. t)
+            assert.is_true(kfjob.from_manifest(m) == j, c.key .. " of worker alone from " .. t)
+          end
+        end
+      end
+    end
+  end)
+
   it("reads each canary back from every manifest that has its place", function()
     each(function(c, t, kind)
       if not path_on(c, t, kind) then return end

@@ -311,9 +311,11 @@ enum { R34_GROUP, R34_SHARED, R34_RUN_POLICY, R34_CONTAINER, R34_NLISTS };
 static r34_list r34_obj[KF_NTARGETS][R34_NLISTS], r34_kind[KF_NTARGETS][KF_NKINDS];
 static pthread_once_t r34_once = PTHREAD_ONCE_INIT;
 
+/* A group place's path under the replica spec starts with '.' or is empty
+** (the replica spec itself, KF_M_REPLICA): one value per group there. */
 static int r34_shared_row(const kf_field *f, kf_target t) {
   const char *at = kf_place_path(f->place, t);
-  return (f->flags & KF_F_PLACED) && at != NULL && at[0] != '.';
+  return (f->flags & KF_F_PLACED) && at != NULL && at[0] != '.' && at[0] != '\0';
 }
 
 static void r34_add(r34_list *l, size_t i) {
