@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kf_job.h"
+#include "kf_options.h"
 #include "kf_pb.h"
 #include "kf_json.h"
 #include "kf_template.h"
@@ -405,12 +406,8 @@ static kf_status build_template_of(const kf_job *j, const kf_encopts *o,
                                 kf_node **custom_out, int no_custom,
                                 const char **description, const char *who,
                                 kf_err *e) {
-  static const char *const known[] = {"version", "replica_encoding", "format", "indent",
-                                      "id", "container", "config", "wrap_launcher",
-                                      "target", NULL};
-  static const char *const known_spec[] = {
-      "version", "replica_encoding", "format", "indent", "id", "container", "config",
-      "wrap_launcher", "interface", "metadata", "target", NULL};
+  /* the option rows of task_template / task_spec (kf_options.c) */
+  const char *const *known = kf_option_names(spec ? KF_OPT_TASKSPEC : KF_OPT_TEMPLATE);
   Flyteidl__Core__TaskTemplate *t = kf_arena_alloc(A, sizeof *t);
   const kf_node *v;
   kf_status st;
@@ -419,7 +416,7 @@ static kf_status build_template_of(const kf_job *j, const kf_encopts *o,
   if ((st = kf_need_task_type(j->kind, who, e)) != KF_OK) return st;
   if (t == NULL) return kf_nomem(e);
   flyteidl__core__task_template__init(t);
-  if (opts != NULL && (st = kf_opt_check_known(opts, "", spec ? known_spec : known, who, e))) {
+  if (opts != NULL && (st = kf_opt_check_known(opts, "", known, who, e))) {
     /* "opts..x" -> "opts.x" for top-level keys */
     char *p = strstr(e->msg, "opts..");
     if (p) memmove(p + 5, p + 6, strlen(p + 6) + 1);
