@@ -14,7 +14,8 @@
 ** Every output is held until all jobs converted, so a failure writes
 ** nothing (-o DIR files go through a temporary name and a rename).  Each
 ** path kfjob could not read is one stderr line; any makes the exit 1
-** unless --lossy.  Exit 2: usage or I/O errors.
+** unless --lossy.  Exit 2: usage or I/O errors, and input that is not
+** what convert reads (kfjob_host_not_input).
 */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,7 +61,9 @@ static const char convert_usage[] =
     "                  byte of input when more; 0: none)\n"
     "\n"
     "exit status: 0 ok, 1 input kfjob cannot read or a target refuses, or a\n"
-    "field that does not carry over (without --lossy), 2 usage or I/O error.\n";
+    "field that does not carry over (without --lossy), 2 usage or I/O error,\n"
+    "or input that is not what convert reads (a kind or apiVersion kfjob\n"
+    "does not read, text with a NUL byte).\n";
 
 static const char *const convert_formats[] = {
     "manifest", "manifest-json", "yaml", "json", "template", "template-json",
