@@ -240,6 +240,7 @@ int cli_cmd_convert(int argc, char **argv) {
   c.a = &a;
   c.in = convert_input_of(a.file, data, n);
   c.check_only = a.config != NULL;
+  c.reuse = c.check_only && c.in == IN_MANIFEST && a.to == NULL;
   if (c.in == IN_MANIFEST && !a.format_set && !a.to && convert_json_input(data, n) == IN_MANIFEST)
     a.format = KFJOB_FORMAT_MANIFEST_JSON;   /* its own target: the input's form back */
   c.name = cli_default_name(a.file);

@@ -118,8 +118,9 @@ int convert_to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
   ** than YAML, and read by the same strict reader */
   a2.to = NULL, a2.format = KFJOB_FORMAT_MANIFEST_JSON;
   c2.a = &a2, c2.quiet = 1, c2.in = c->in;
-  {
-    kfjob_status st = convert_run(h, &c2, data, n);
+  {   /* the first pass's own JSON when it made the same jobs */
+    kfjob_status st = c->reuse && c->others == 0 ? KFJOB_OK : convert_run(h, &c2, data, n);
+    if (c->reuse && c->others == 0) c2.v = c->v, c2.n = c->n;
     if (st != KFJOB_OK) {
       convert_free(&c2);
       return convert_report(h, st, c->a);
@@ -151,6 +152,6 @@ int convert_to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
     free(joined);
   }
   free(extra);
-  convert_free(&c2);
+  if (c2.v != c->v) convert_free(&c2);
   return code;
 }

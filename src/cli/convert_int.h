@@ -56,6 +56,9 @@ typedef struct conv {
   int check_only;       /* the first pass of -f lua/config of manifests: the
                            target's checks, no manifest kept (the second
                            pass makes what the config is written from) */
+  int reuse;            /* ... except without --to: the first pass keeps the
+                           input's own target's JSON, and with no document
+                           of another kind the second pass is not run */
 } conv;
 
 

@@ -470,7 +470,8 @@ kfjob_status convert_run(kfjob_host *h, conv *c, const char *data, size_t n) {
   if (c->in == IN_DATA && a->config && !a->to) return run_untargeted(h, c, data, n);
   if (c->in == IN_DATA || c->in == IN_SCRIPT) return run_config(h, c, data, n);
   kfjob_run_options_init(&ro);
-  ro.format = c->check_only && c->in == IN_MANIFEST ? KFJOB_FORMAT_NONE : a->format;
+  ro.format = !(c->check_only && c->in == IN_MANIFEST) ? a->format
+              : c->reuse ? KFJOB_FORMAT_MANIFEST_JSON : KFJOB_FORMAT_NONE;
   ro.target = a->to;
   ro.name = a->name;
   ro.keep_going = 1;   /* every document's report, then the first refusal */
