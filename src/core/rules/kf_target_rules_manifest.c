@@ -350,6 +350,23 @@ static const kf_field *r34_row(const r34_list *l, const kf_field *f, size_t x) {
   return l->all ? &f[x] : &f[l->at[x]];
 }
 
+/* R34 of one object of the job (at base, its rows o, the refused ones in
+** l): each given value the target has no place for, under prefix. */
+static kf_status r34_object(const r34_list *l, const kf_obj *o, const void *base,
+                            const char *prefix, kf_target t, const kf_target_rule *r,
+                            kf_problems *out, kf_err *e) {
+  size_t x;
+  char path[64];
+  for (x = 0; x < r34_n(l, o->n); x++) {
+    const kf_field *f = r34_row(l, o->f, x);
+    const char *why = kf_field_not_on(f, t);
+    if (why == NULL || !kfm_value_given(f, base)) continue;
+    snprintf(path, sizeof path, "%s.%s", prefix, f->key);
+    ADD(path, e, "cannot be expressed: %s", why);
+  }
+  return KF_OK;
+}
+
 /* R34 of the job's rows (the run policy's under run_policy, the
 ** container's under container): a value given where the target has no
 ** place for it (kf_field_not_on). */
@@ -357,27 +374,21 @@ static kf_status r34_job_rows(const kf_job *j, kf_target t, const kf_target_rule
                               kf_problems *out, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
   const r34_list *kl = &r34_kind[t][j->kind], *L = r34_obj[t];
+  kf_status st;
   size_t x;
-  char path[64];
   for (x = 0; x < r34_n(kl, k->nfields); x++) {
     const kf_field *f = r34_row(kl, k->fields, x);
     const char *why = kf_field_not_on(f, t);
     if (why && kfm_value_given(f, j)) ADD(f->key, e, "cannot be expressed: %s", why);
   }
-  for (x = 0; j->has_run_policy && x < r34_n(&L[R34_RUN_POLICY], kf_run_policy_obj.n); x++) {
-    const kf_field *f = r34_row(&L[R34_RUN_POLICY], kf_run_policy_obj.f, x);
-    const char *why = kf_field_not_on(f, t);
-    if (why == NULL || !kfm_value_given(f, &j->rp)) continue;
-    snprintf(path, sizeof path, "run_policy.%s", f->key);
-    ADD(path, e, "cannot be expressed: %s", why);
-  }
-  for (x = 0; j->has_container && x < r34_n(&L[R34_CONTAINER], kf_container_obj.n); x++) {
-    const kf_field *f = r34_row(&L[R34_CONTAINER], kf_container_obj.f, x);
-    const char *why = kf_field_not_on(f, t);
-    if (why == NULL || !kfm_value_given(f, &j->container)) continue;
-    snprintf(path, sizeof path, "container.%s", f->key);
-    ADD(path, e, "cannot be expressed: %s", why);
-  }
+  if (j->has_run_policy &&
+      (st = r34_object(&L[R34_RUN_POLICY], &kf_run_policy_obj, &j->rp, "run_policy", t, r,
+                       out, e)) != KF_OK)
+    return st;
+  if (j->has_container &&
+      (st = r34_object(&L[R34_CONTAINER], &kf_container_obj, &j->container, "container", t, r,
+                       out, e)) != KF_OK)
+    return st;
   return KF_OK;
 }
 
