@@ -130,7 +130,7 @@ static int fz_container_set(const kf_container *c) {
 static int fz_has_exit_code(const kf_job *j) {
   int r;
   for (r = 0; r < KF_NROLES; r++)
-    if (j->g[r].replicas > 0 && j->g[r].restart_policy == KF_RP_EXIT_CODE) return 1;
+    if (j->g[r].restart_policy == KF_RP_EXIT_CODE) return 1;   /* replicas 0 too */
   return 0;
 }
 

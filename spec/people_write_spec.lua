@@ -386,6 +386,20 @@ spec:
     for _, x in ipairs(w) do if x.path == "worker.restart_policy" then found = true end end
     assert.is_true(found)
   end)
+
+  it("is an error on Flyte for a group of 0 replicas too: the plugin message carries it", function()
+    -- found by the spec fuzzer: encode wrote workerReplicas.restartPolicy = 3,
+    -- a value flyteidl's RestartPolicy does not have
+    local pt = kfjob.PyTorchJob{ worker = { restart_policy = "exit_code" },
+      master = { replicas = 1 } }
+    assert.same({ "R13 worker.restart_policy" }, rules(pt, "flyte"))
+    assert.same({ "R1 worker.replicas", "R13 worker.restart_policy" }, rules(pt, "flyte2"))
+    local ok, err = pcall(pt.encode, pt)
+    assert.is_false(ok)
+    assert.matches("worker.restart_policy: 'exit_code' cannot be expressed", err, 1, true)
+    -- a manifest writes only the groups that run
+    assert.same({}, rules(pt, "operator"))
+  end)
 end)
 
 describe("the mpi-operator's fields and container names", function()

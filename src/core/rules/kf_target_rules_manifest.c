@@ -77,7 +77,11 @@ static kf_status r13_exit_code(const kf_job *j, kf_target t, const kf_target_ctx
   for (i = 0; i < k->nroles; i++) {
     int role = k->roles[i].role;
     char path[48];
-    if (j->g[role].replicas <= 0 || j->g[role].restart_policy != KF_RP_EXIT_CODE) continue;
+    if (j->g[role].restart_policy != KF_RP_EXIT_CODE) continue;
+    /* the plugin message carries each of the kind's groups, a group of 0
+    ** replicas too (its policy would go out as value 3); a manifest writes
+    ** only the groups that run */
+    if (j->g[role].replicas <= 0 && t != KF_T_FLYTE && t != KF_T_FLYTE2) continue;
     snprintf(path, sizeof path, "%s.restart_policy", kf_roles[role].key);
     if (t == KF_T_OPERATOR)   /* only MPIJob's row warns there */
       ADD(path, e, "'exit_code': a v1 MPIJob's controller never acts on it (the pod "
