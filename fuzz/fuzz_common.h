@@ -220,6 +220,10 @@ static void fz_check_job(const kf_job *j) {
   }
   /* nor a run-policy value given as 0 (proto3 leaves 0 out: unset) */
   jw.rp.zero = 0;
+  /* nor where the resource lives: Flyte sets namespace, labels and
+  ** annotations from the execution (the TaskTemplate has none either) */
+  jw.ns = NULL;
+  jw.labels = jw.annotations = NULL;
   /* the TaskTemplate carries the pod settings; the plugin message not */
   jt = jw;
   jw.pod_template = NULL;
@@ -231,8 +235,6 @@ static void fz_check_job(const kf_job *j) {
   /* nor what the pods run or where (the whole job) */
   jw.has_container = 0;
   memset(&jw.container, 0, sizeof jw.container);
-  jw.ns = NULL;
-  jw.labels = jw.annotations = NULL;
   for (v = 0; v < KF_NROLES; v++) {
     jw.g[v].has_container = 0;
     memset(&jw.g[v].container, 0, sizeof jw.g[v].container);
