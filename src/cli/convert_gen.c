@@ -119,8 +119,9 @@ int convert_to_config(kfjob_host *h, conv *c, const char *data, size_t n) {
   a2.to = NULL, a2.format = KFJOB_FORMAT_MANIFEST_JSON;
   c2.a = &a2, c2.quiet = 1, c2.in = c->in;
   {   /* the first pass's own JSON when it made the same jobs */
-    kfjob_status st = c->reuse && c->others == 0 ? KFJOB_OK : convert_run(h, &c2, data, n);
-    if (c->reuse && c->others == 0) c2.v = c->v, c2.n = c->n;
+    int kept = c->reuse && c->others == 0;
+    kfjob_status st = kept ? KFJOB_OK : convert_run(h, &c2, data, n);
+    if (kept) c2.v = c->v, c2.n = c->n;
     if (st != KFJOB_OK) {
       convert_free(&c2);
       return convert_report(h, st, c->a);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "kf_job.h"
+#include "kf_options.h"
 #include "kf_qty.h"
 #include "host.h"
 #include "kf_target.h"
@@ -36,8 +37,7 @@ static kfjob_status check_opts(kfjob_host *h, const kfjob_run_options *o) {
     kfh_msg(h, "unsupported task_type_version (expected 0 or 1)");
     return KFJOB_EARG;
   }
-  if (o->replica_encoding && strcmp(o->replica_encoding, "flat") != 0 &&
-      strcmp(o->replica_encoding, "common") != 0) {
+  if (o->replica_encoding && kf_replica_encoding(o->replica_encoding) < 0) {
     kfh_msg(h, "replica_encoding: expected \"flat\" or \"common\", got \"%s\"",
             o->replica_encoding);
     return KFJOB_EARG;

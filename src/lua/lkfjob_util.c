@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kf_job.h"
+#include "kf_options.h"
 #include "kf_pb.h"
 #include "lkf_binding.h"
 
@@ -639,9 +640,7 @@ int lkf_encopts(lua_State *L, int idx, const char *who, kf_encopts *o,
       if (raise_errors) lua_error(L);
       return 1;
     }
-    if (t == LUA_TSTRING && strcmp(s, "common") == 0) {
-      o->common = 1;
-    } else if (t != LUA_TSTRING || strcmp(s, "flat") != 0) {
+    if (t != LUA_TSTRING || (o->common = kf_replica_encoding(s)) < 0) {
       lua_pushfstring(L, "%s: opts.replica_encoding: expected \"flat\" or "
                          "\"common\", got %s", who, luaL_tolstring(L, -1, NULL));
       if (raise_errors) lua_error(L);

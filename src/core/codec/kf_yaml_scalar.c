@@ -104,20 +104,29 @@ static int float_value(const char *s, size_t n, double *out) {
   return end == s + n;
 }
 
+/* Null and the booleans, the same test in both YAML versions with their
+** own word lists: R_NULL or R_BOOL with *out filled, else 0. */
+static const char *const null_words[] = {"null", "Null", "NULL", "~", "", NULL};
+
+static int null_or_bool(const char *s, size_t n, const char *const *yes,
+                        const char *const *no, kf_node *out) {
+  if (is_word(s, n, null_words)) { out->t = KF_NNIL; return R_NULL; }
+  if (is_word(s, n, yes) || is_word(s, n, no)) {
+    out->t = KF_NBOOL;
+    out->u.b = is_word(s, n, yes);
+    return R_BOOL;
+  }
+  return 0;
+}
+
 /* What a plain scalar is; fills *out (its strings still libyaml's). */
 static int resolve_plain(const char *s, size_t n, kf_node *out, int *range_ok) {
-  static const char *const nul[] = {"null", "Null", "NULL", "~", "", NULL};
   static const char *const yes[] = {"true", "True", "TRUE", NULL};
   static const char *const no[] = {"false", "False", "FALSE", NULL};
+  int got;
   *range_ok = 1;
-  if (maybe_word(s, n)) {   /* else none of the words: a number or a string */
-    if (is_word(s, n, nul)) { out->t = KF_NNIL; return R_NULL; }
-    if (is_word(s, n, yes) || is_word(s, n, no)) {
-      out->t = KF_NBOOL;
-      out->u.b = is_word(s, n, yes);
-      return R_BOOL;
-    }
-  }
+  /* (maybe_word: else none of the words, a number or a string) */
+  if (maybe_word(s, n) && (got = null_or_bool(s, n, yes, no, out)) != 0) return got;
   if (int_value(s, n, &out->u.i, range_ok)) { out->t = KF_NINT; return R_INT; }
   if (float_value(s, n, &out->u.d)) { out->t = KF_NNUM; return R_FLOAT; }
   out->t = KF_NSTR;
@@ -175,7 +184,6 @@ static int number11(kf_arena *A, const char *s, size_t n, kf_node *out, int *ok)
 /* What a plain scalar is under YAML 1.1 (go-yaml v2 resolve.go); -1: no
 ** memory. */
 static int resolve_plain11(kf_arena *A, const char *s, size_t n, kf_node *out, int *ok) {
-  static const char *const nul[] = {"null", "Null", "NULL", "~", "", NULL};
   static const char *const yes[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE",
                                     "on", "On", "ON", NULL};
   static const char *const no[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE",
@@ -187,12 +195,7 @@ static int resolve_plain11(kf_arena *A, const char *s, size_t n, kf_node *out, i
   *ok = 1;
   out->t = KF_NSTR;
   if (maybe_word(s, n)) {   /* else none of the words: a number or a string */
-    if (is_word(s, n, nul)) { out->t = KF_NNIL; return R_NULL; }
-    if (is_word(s, n, yes) || is_word(s, n, no)) {
-      out->t = KF_NBOOL;
-      out->u.b = is_word(s, n, yes);
-      return R_BOOL;
-    }
+    if ((got = null_or_bool(s, n, yes, no, out)) != 0) return got;
     if (is_word(s, n, special) && float_value(s, n, &out->u.d)) { out->t = KF_NNUM; return R_FLOAT; }
   }
   if (n && ((s[0] >= '0' && s[0] <= '9') || s[0] == '-' || s[0] == '+')) {

@@ -133,3 +133,7 @@ const kf_option *kf_option_slot(const char *name) {
       return &kf_options[i];
   return NULL;
 }
+
+int kf_replica_encoding(const char *s) {
+  return strcmp(s, "common") == 0 ? 1 : strcmp(s, "flat") == 0 ? 0 : -1;
+}

@@ -86,6 +86,10 @@ typedef enum kf_opt_entry {
 } kf_opt_entry;
 const char *const *kf_option_entry_names(kf_opt_entry x);
 
+/* opts.replica_encoding's value: 0 "flat", 1 "common", -1 any other (the
+** binding and the host API both check it here). */
+int kf_replica_encoding(const char *s);
+
 /* The row giving option `name` its kf_manifest_opts slot, or NULL: an
 ** option the manifest options do not hold (the caller skips it). */
 const kf_option *kf_option_slot(const char *name);
