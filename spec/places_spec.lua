@@ -123,7 +123,8 @@ describe("a job place: the elastic policy", function()
                      metrics = { { type = "Pods" } } }
     local n = 0
     for key, row in pairs(rows) do
-      if row.place == "elastic_policy" then
+      -- (a canary build's canary rows are canary_spec's: not upstream keys)
+      if row.place == "elastic_policy" and not key:find("^canary_") then
         n = n + 1
         assert.is_true(UPSTREAM[row.manifest], key .. ": " .. tostring(row.manifest))
         assert.is_not_nil(VALUES[key], key .. ": no probe value")
@@ -212,7 +213,7 @@ describe("a job place: the mpi-operator's own spec fields", function()
     local rows = kfjob.fields("MPIJob")
     local n = 0
     for key, row in pairs(rows) do
-      if row.place == "mpi_job_spec" then
+      if row.place == "mpi_job_spec" and not key:find("^canary_") then
         n = n + 1
         local v = UPSTREAM[row.manifest]
         assert.is_not_nil(v, key .. ": " .. tostring(row.manifest))
