@@ -182,6 +182,23 @@ local function define()
       bench("W.floor.table_walk_encode", tbl, function(n)
         for _ = 1, n do kfb.walk(mk()); job:encode() end
       end)
+      -- ... and with the object a constructor returns: a userdata of the
+      -- job's block (sizeof(kf_job) and W's strings) and of 64 bytes
+      if kfb.walk_object then
+        -- (the job's block: what constructing W adds to the Lua heap)
+        collectgarbage("stop")
+        local kb = collectgarbage("count")
+        local held = ctor(t0)
+        local ud = math.floor((collectgarbage("count") - kb) * 1024)
+        collectgarbage("restart")
+        assert(held and ud > 0)
+        bench("W.floor.table_walk_object_encode", tbl, function(n)
+          for _ = 1, n do kfb.walk_object(mk(), ud); job:encode() end
+        end)
+        bench("W.floor.table_walk_small_object_encode", tbl, function(n)
+          for _ = 1, n do kfb.walk_object(mk(), 64); job:encode() end
+        end)
+      end
       -- under decode: protobuf-c's unpack of W's bytes alone (into a bump
       -- allocator, as decode unpacks into its arena), which decode runs
       if kfb.floor_unpack then
@@ -422,6 +439,12 @@ local function report(res, unit, sweeps, tm)
   if res["W.floor.table_walk_encode"] and tbl then
     out("%-38s %-11s %8s %9.2f  %s", "  (floor: table+walk+encode / table)", "(info)", "-",
         res["W.floor.table_walk_encode"] / tbl, "now 3.29; no constructor goes below the floor")
+  end
+  if res["W.floor.table_walk_object_encode"] and tbl then
+    out("%-38s %-11s %8s %9.2f  %s", "  (+ an object of the job's size)", "(info)", "-",
+        res["W.floor.table_walk_object_encode"] / tbl, "the walk, a userdata of W's job block, encode")
+    out("%-38s %-11s %8s %9.2f  %s", "  (+ a 64-byte object)", "(info)", "-",
+        res["W.floor.table_walk_small_object_encode"] / tbl, "the same with the smallest object")
   end
   local named = by_name["W.sweep.named.100k"]
   ir_line("named sweep per variant / Lua table", named and named.per, tbl, "le", 1.5)

@@ -315,6 +315,18 @@ static int l_walk(lua_State *L) {
   return 0;
 }
 
+/* walk_object(t, size): walk t, then return a new userdata of size bytes
+** (with a metatable-less __gc-free block): the least a constructor that
+** returns an object adds to the walk, the allocation and the collector's
+** share of it. */
+static int l_walk_object(lua_State *L) {
+  lua_Integer size = luaL_checkinteger(L, 2);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  sink = walk(L, 1);
+  memset(lua_newuserdatauv(L, (size_t)size, 0), 0, (size_t)size);
+  return 1;
+}
+
 static int l_cg_start(lua_State *L) { (void)L; kfbench_cg_start(); return 0; }
 static int l_cg_stop(lua_State *L) { kfbench_cg_stop(luaL_checkstring(L, 1)); return 0; }
 
@@ -322,7 +334,7 @@ EXPORT int luaopen_kfbench(lua_State *L) {
   static const luaL_Reg f[] = {
     { "floor_pack", l_floor_pack }, { "floor_build_pack", l_floor_build_pack },
     { "floor_bytes", l_floor_bytes }, { "floor_unpack", l_floor_unpack },
-    { "now", l_now }, { "walk", l_walk },
+    { "now", l_now }, { "walk", l_walk }, { "walk_object", l_walk_object },
     { "cg_start", l_cg_start }, { "cg_stop", l_cg_stop }, { NULL, NULL } };
   luaL_newlib(L, f);
   lua_pushboolean(L, RUNNING_ON_VALGRIND != 0);
