@@ -17,6 +17,7 @@
 ** words every error and warning as before.  fuzz_from_json runs both paths
 ** on every input and checks they agree wherever this one answers.
 */
+#include <pthread.h>
 #include <string.h>
 
 #include "kf_json_int.h"
@@ -31,8 +32,83 @@ typedef struct fast {
   kf_arena *A;
 } fast;
 
-static int fast_msg(fast *f, const ProtobufCMessageDescriptor *d,
-                    ProtobufCMessage **out, int depth);
+/* ---- each message's keys, spelled once --------------------------------- */
+
+/* The messages from_json reads (every kind's v0 and v1 message and the
+** messages inside them), their fields' JSON names (protoc's ToJsonName, as
+** kf_json_read.c's json_name_eq spells it) and lengths: a key is then a
+** length test and a compare, not a spelling per field tried.  Made once;
+** a message that does not fit (too many fields or messages, a well-known
+** type, deeper than the reader goes) has no entry and is the full
+** path's. */
+#define FAST_DESCS 48
+#define FAST_FIELDS 16
+typedef struct fkeys {
+  const ProtobufCMessageDescriptor *d;
+  const char *json[FAST_FIELDS];
+  uint8_t jlen[FAST_FIELDS], nlen[FAST_FIELDS];
+  int8_t sub[FAST_FIELDS];     /* a message field's entry; -1: none */
+  int ok;                      /* every field spelled, every sub-message has one */
+} fkeys;
+static fkeys keys[FAST_DESCS];
+static int nkeys;
+static char pool[4096];
+static size_t npool;
+static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
+
+/* The JSON name of a field name into the pool (NULL: no room). */
+static const char *json_spell(const char *nm, uint8_t *len) {
+  char *o = pool + npool, *w = o;
+  int up = 0;
+  if (strlen(nm) >= FAST_KEY_MAX || npool + FAST_KEY_MAX > sizeof pool) return NULL;
+  for (; *nm; nm++) {
+    if (*nm == '_') { up = 1; continue; }
+    *w++ = (char)(up && *nm >= 'a' && *nm <= 'z' ? *nm - 32 : *nm);
+    up = 0;
+  }
+  *w++ = '\0';
+  npool += (size_t)(w - o);
+  *len = (uint8_t)(w - o - 1);
+  return o;
+}
+
+/* d's entry (made first, so a message that holds itself finds it), -1 when
+** d cannot have one. */
+static int keys_add(const ProtobufCMessageDescriptor *d, int depth) {
+  fkeys *K;
+  unsigned fi;
+  int i;
+  for (i = 0; i < nkeys; i++)
+    if (keys[i].d == d) return i;
+  if (nkeys == FAST_DESCS || depth > FAST_MAX_DEPTH || d->n_fields > FAST_FIELDS ||
+      wkt(d) != W_NONE)
+    return -1;
+  i = nkeys++;
+  K = &keys[i];
+  K->d = d;
+  K->ok = 1;
+  for (fi = 0; fi < d->n_fields; fi++) {
+    const ProtobufCFieldDescriptor *fd = &d->fields[fi];
+    if ((K->json[fi] = json_spell(fd->name, &K->jlen[fi])) == NULL) K->ok = 0;
+    K->nlen[fi] = (uint8_t)strlen(fd->name);
+    K->sub[fi] = -1;
+    if (fd->type == PBC(TYPE_MESSAGE) &&
+        (K->sub[fi] = (int8_t)keys_add((const ProtobufCMessageDescriptor *)fd->descriptor,
+                                       depth + 1)) < 0)
+      K->ok = 0;
+  }
+  return i;
+}
+
+static void keys_init(void) {
+  int k;
+  for (k = 0; k < KF_NKINDS; k++) {
+    if (kf_kinds[k].v0 != NULL) keys_add(kf_kinds[k].v0, 1);
+    if (kf_kinds[k].v1 != NULL) keys_add(kf_kinds[k].v1, 1);
+  }
+}
+
+static int fast_msg(fast *f, const fkeys *K, ProtobufCMessage **out, int depth);
 
 static void ws_more(fast *f) {
   while (f->p < f->end &&
@@ -136,13 +212,13 @@ static int int_value(fast *f, ProtobufCType t, void *p) {
   }
 }
 
-/* One value of field fd (never null: null is the full path's) into p. */
-static int fast_value(fast *f, const ProtobufCFieldDescriptor *fd, void *p,
+/* One value of field fd (never null: null is the full path's) into p;
+** sub: a message field's entry. */
+static int fast_value(fast *f, const ProtobufCFieldDescriptor *fd, int sub, void *p,
                       int depth) {
   switch (fd->type) {
     case PBC(TYPE_MESSAGE):
-      return fast_msg(f, (const ProtobufCMessageDescriptor *)fd->descriptor,
-                      (ProtobufCMessage **)p, depth);
+      return sub >= 0 && fast_msg(f, &keys[sub], (ProtobufCMessage **)p, depth);
     case PBC(TYPE_ENUM): {   /* by name only; numbers are the full path's */
       char name[FAST_KEY_MAX];
       const ProtobufCEnumValue *ev;
@@ -181,7 +257,7 @@ static int fast_value(fast *f, const ProtobufCFieldDescriptor *fd, void *p,
 /* A repeated (not map) field: '[' values ']'.  The array grows by
 ** doubling in the arena; the full path's exact array holds the same
 ** values. */
-static int fast_array(fast *f, const ProtobufCFieldDescriptor *fd, void *m,
+static int fast_array(fast *f, const ProtobufCFieldDescriptor *fd, int sub, void *m,
                       int depth) {
   size_t sz = kf_field_elem_size(fd->type), n = 0, cap = 0;
   char *arr = NULL;
@@ -197,7 +273,7 @@ static int fast_array(fast *f, const ProtobufCFieldDescriptor *fd, void *m,
         if (n) memcpy(na, arr, n * sz);
         arr = na;
       }
-      if (!fast_value(f, fd, arr + n * sz, depth + 1)) return 0;
+      if (!fast_value(f, fd, sub, arr + n * sz, depth + 1)) return 0;
       n++;
       ws(f);
       if (eat(f, ']')) break;
@@ -210,79 +286,73 @@ static int fast_array(fast *f, const ProtobufCFieldDescriptor *fd, void *m,
   return 1;
 }
 
-/* field_key_eq (kf_json_read.c) on the key's n bytes (a plain key has no
-** NUL, so the two agree): the name itself, or its JSON spelling when no
-** '_' came before the first difference. */
-static int key_is(const char *nm, const char *k, size_t n) {
-  size_t i = 0, j;
-  int us = 0, up = 0;
-  while (nm[i] != '\0' && i < n && nm[i] == k[i]) us |= nm[i] == '_', i++;
-  if (nm[i] == '\0' && i == n) return 1;
-  if (us) return 0;
-  for (j = i; nm[i] != '\0'; i++) {
-    char c;
-    if (nm[i] == '_') { up = 1; continue; }
-    c = (char)(up && nm[i] >= 'a' && nm[i] <= 'z' ? nm[i] - 32 : nm[i]);
-    if (j >= n || k[j++] != c) return 0;
-    up = 0;
-  }
-  return j == n;
-}
-
-/* The field named by the key (JSON or proto name); NULL for an unknown key
-** or one that is not plain.  At most one field matches a key (protoc
-** refuses fields whose JSON names collide, and a JSON name has no '_'),
-** so the field after the last one (*fi on entry: to_json writes fields in
-** order) is tried first, then all in order as p_msg does. */
-static const ProtobufCFieldDescriptor *fast_key(fast *f,
-                                                const ProtobufCMessageDescriptor *d,
-                                                unsigned *fi) {
-  const char *k;
-  size_t n;
-  unsigned i;
-  if (!plain_str(f, &k, &n) || n == 0) return NULL;
-  if (*fi < d->n_fields && key_is(d->fields[*fi].name, k, n))
-    return &d->fields[*fi];
-  for (i = 0; i < d->n_fields; i++) {
-    const char *nm = d->fields[i].name;
-    if (nm[0] != k[0] && nm[0] != '_') continue;
-    if (key_is(nm, k, n)) {
-      *fi = i;
-      return &d->fields[i];
+/* Is the key at q (after its opening quote; room bytes to the end) field
+** i's JSON or proto name?  Then step over it.  These names are
+** identifiers, so text equal to one up to a quote is a plain key equal to
+** it; an escaped spelling does not match and is the full path's. */
+static int key_at(fast *f, const fkeys *K, unsigned i, const unsigned char *q,
+                  size_t room) {
+  const char *nm[2];
+  size_t len[2], j;
+  int w;
+  nm[0] = K->json[i], len[0] = K->jlen[i];
+  nm[1] = K->d->fields[i].name, len[1] = K->nlen[i];
+  for (w = 0; w < 2; w++) {
+    if (room <= len[w] || q[len[w]] != '"') continue;
+    for (j = 0; j < len[w] && q[j] == (unsigned char)nm[w][j]; j++) {}
+    if (j == len[w]) {
+      f->p = q + len[w] + 1;
+      return 1;
     }
   }
-  return NULL;
+  return 0;
+}
+
+/* The field the key at f->p names (its JSON or proto name, field_key_eq
+** in kf_json_read.c); 0 for an unknown key or one that is not plain.  At
+** most one field matches a key (protoc refuses fields whose JSON names
+** collide, and a JSON name has no '_'), so the field after the last one
+** (*fi on entry: to_json writes fields in order) is tried first. */
+static int fast_key(fast *f, const fkeys *K, unsigned *fi) {
+  const unsigned char *q = f->p + 1;
+  size_t room;
+  unsigned i, n = K->d->n_fields;
+  if (f->p >= f->end || *f->p != '"') return 0;
+  room = (size_t)(f->end - q);
+  if (*fi < n && key_at(f, K, *fi, q, room)) return 1;
+  for (i = 0; i < n; i++)
+    if (key_at(f, K, i, q, room)) {
+      *fi = i;
+      return 1;
+    }
+  return 0;
 }
 
 /* One member's value into m, with its presence as p_msg sets it. */
-static int fast_member(fast *f, const ProtobufCFieldDescriptor *fd,
-                       ProtobufCMessage *m, int depth) {
+static int fast_member(fast *f, const fkeys *K, unsigned fi, ProtobufCMessage *m,
+                       int depth) {
+  const ProtobufCFieldDescriptor *fd = &K->d->fields[fi];
   if (f->p < f->end && *f->p == 'n') return 0;     /* null: the full path's */
   if (fd->flags & PBC(FIELD_FLAG_ONEOF)) {
     if (*(const uint32_t *)AT(m, fd->quantifier_offset) != 0) return 0;
     *(uint32_t *)AT(m, fd->quantifier_offset) = fd->id;
   }
   if (fd->label == PBC(LABEL_REPEATED))
-    return !kf_field_is_map(fd) && fast_array(f, fd, m, depth);
-  if (!fast_value(f, fd, AT(m, fd->offset), depth)) return 0;
+    return !kf_field_is_map(fd) && fast_array(f, fd, K->sub[fi], m, depth);
+  if (!fast_value(f, fd, K->sub[fi], AT(m, fd->offset), depth)) return 0;
   if (!(fd->flags & PBC(FIELD_FLAG_ONEOF)) && fd->label == PBC(LABEL_OPTIONAL) &&
       fd->type != PBC(TYPE_MESSAGE) && fd->type != PBC(TYPE_STRING))
     *(protobuf_c_boolean *)AT(m, fd->quantifier_offset) = 1;
   return 1;
 }
 
-/* An object at f->p into a new message of d.  Well-known types (their own
-** JSON shapes) and messages of more than 64 fields (the seen mask) are the
-** full path's. */
-static int fast_msg(fast *f, const ProtobufCMessageDescriptor *d,
-                    ProtobufCMessage **out, int depth) {
+/* An object at f->p into a new message of K's descriptor. */
+static int fast_msg(fast *f, const fkeys *K, ProtobufCMessage **out, int depth) {
+  const ProtobufCMessageDescriptor *d = K->d;
   ProtobufCMessage *m;
-  uint64_t seen = 0;
+  uint32_t seen = 0;   /* fields given: a second time is the full path's */
   unsigned fi;
-  /* every well-known type's name starts with 'g' (google.protobuf.) */
-  if (++depth > FAST_MAX_DEPTH || d->n_fields > 64 ||
-      (d->name[0] == 'g' && wkt(d) != W_NONE) || !eat(f, '{'))
-    return 0;
+  if (!K->ok || ++depth > FAST_MAX_DEPTH || !eat(f, '{')) return 0;
   if ((m = (ProtobufCMessage *)kf_arena_alloc(f->A, d->sizeof_message)) == NULL)
     return 0;
   protobuf_c_message_init(d, m);
@@ -290,13 +360,12 @@ static int fast_msg(fast *f, const ProtobufCMessageDescriptor *d,
   ws(f);
   if (eat(f, '}')) return 1;
   for (fi = 0;; fi++) {
-    const ProtobufCFieldDescriptor *fd;
-    if ((fd = fast_key(f, d, &fi)) == NULL || (seen >> fi & 1)) return 0;
-    seen |= (uint64_t)1 << fi;
+    if (!fast_key(f, K, &fi) || (seen >> fi & 1)) return 0;
+    seen |= (uint32_t)1 << fi;
     ws(f);
     if (!eat(f, ':')) return 0;
     ws(f);
-    if (!fast_member(f, fd, m, depth)) return 0;
+    if (!fast_member(f, K, fi, m, depth)) return 0;
     ws(f);
     if (eat(f, '}')) return 1;
     if (!eat(f, ',')) return 0;
@@ -308,12 +377,16 @@ int kf_json_fast_msg(const char *s, size_t n, const ProtobufCMessageDescriptor *
                      kf_arena *A, ProtobufCMessage **out) {
   fast f;
   kf_arena_pos pos = kf_arena_mark(A);
+  int i;
+  *out = NULL;
+  pthread_once(&keys_once, keys_init);
+  for (i = 0; i < nkeys && keys[i].d != d; i++) {}
+  if (i == nkeys) return 0;       /* not a message from_json reads */
   f.p = (const unsigned char *)s;
   f.end = f.p + n;
   f.A = A;
-  *out = NULL;
   ws(&f);
-  if (fast_msg(&f, d, out, 0)) {
+  if (fast_msg(&f, &keys[i], out, 0)) {
     ws(&f);
     if (f.p == f.end) return 1;
   }
