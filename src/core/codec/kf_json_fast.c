@@ -1,10 +1,10 @@
 /*
 ** kf_json_fast.c - proto3 JSON text straight into a protobuf-c message, in
 ** one pass and without the kf_node tree, for the shape kfjob's own to_json
-** (and flytekit's MessageToJson) writes: the fast path of
-** kfjob.from_json (issue 45, round 4).
+** writes: the fast path of kfjob.from_json (issue 45, round 4).
 **
-** Driven by the descriptors alone, as kf_node_to_msg is.  It reads only
+** Driven by the descriptors, as kf_node_to_msg is (their keys spelled once,
+** below).  It reads only
 ** what it can read exactly as kf_json_parse + kf_node_to_msg would, and
 ** builds the same message: objects whose keys are a field's JSON or proto
 ** name, met once; strings of printable ASCII without escapes; enum names;
@@ -13,8 +13,8 @@
 ** null, escapes, non-ASCII, reals, numbers as strings, enum numbers, an
 ** unknown or repeated key, a oneof given twice, maps, bytes, floats,
 ** well-known types, any syntax error or limit - is not judged here: it
-** answers 0 and the caller rewinds the arena and runs the full path, which
-** words every error and warning as before.  fuzz_from_json runs both paths
+** answers 0 with the arena rewound, and the caller runs the full path,
+** which words every error and warning as before.  fuzz_from_json runs both paths
 ** on every input and checks they agree wherever this one answers.
 */
 #include <pthread.h>
