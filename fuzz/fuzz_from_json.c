@@ -9,6 +9,11 @@
 ** kf_json_parse reads with kf_json_scan and falls back to jansson for
 ** what the scanner leaves; wherever the scanner answers, jansson's reader
 ** must accept the same text and build the same tree (doubles bit for bit).
+** kfjob.from_json reads the plain shape to_json writes in one pass
+** (kf_json_fast_msg, through kf_from_json_text); wherever that path
+** answers, the full path (kf_json_parse, kf_node_to_msg, kf_from_json)
+** must build the same message (packed bytes) and end the same (status,
+** message, job); where it gives up, the arena must be as it was.
 */
 #include <math.h>
 
@@ -30,6 +35,58 @@ static void check_readers(const char *s, size_t n) {
   kf_arena_free(&A);
 }
 
+/* The message the fast path built against the full path's, packed. */
+static void same_msg(const ProtobufCMessage *a, const ProtobufCMessage *b) {
+  size_t na = protobuf_c_message_get_packed_size(a);
+  size_t nb = protobuf_c_message_get_packed_size(b);
+  uint8_t *pa, *pb;
+  if (na != nb) FZ_FAIL("fast path: message of %zu bytes, full path %zu", na, nb);
+  if ((pa = malloc(na + 1)) == NULL || (pb = malloc(nb + 1)) == NULL) abort();
+  protobuf_c_message_pack(a, pa);
+  protobuf_c_message_pack(b, pb);
+  if (memcmp(pa, pb, na) != 0) FZ_FAIL("fast path and full path build different messages");
+  free(pa);
+  free(pb);
+}
+
+/* The fast path's message and result against the full path's. */
+static void check_fast(const char *s, size_t n, const char *tt, int kind, int version,
+                       int allow) {
+  const ProtobufCMessageDescriptor *d = kf_msg_desc(tt, version);
+  ProtobufCMessage *fm, *sm;
+  kf_arena A;
+  kf_node *root;
+  kf_err e1, e2;
+  kf_job j1, j2;
+  kf_status st1, st2;
+  int done;
+  if (d == NULL) return;
+  kf_arena_init(&A, FZ_ALLOC);
+  if (!kf_json_fast_msg(s, n, d, &A, &fm)) {
+    if (kf_arena_used(&A) != 0 || A.total != 0 || fm != NULL)
+      FZ_FAIL("the fast path gave up but left %zu bytes in the arena", kf_arena_used(&A));
+    kf_arena_free(&A);
+    return;
+  }
+  fz_note("fast_path", KF_OK, NULL);
+  st2 = kf_json_parse(s, n, &A, &root, &e2);
+  if (st2 == KF_OK) st2 = kf_node_to_msg(root, d, allow, &A, &sm, "w", &e2);
+  if (st2 != KF_OK && st2 != KF_ENOMEM)
+    FZ_FAIL("the fast path accepts what the full path refuses: %s", e2.msg);
+  if (st2 == KF_OK) {
+    same_msg(fm, sm);
+    st1 = kf_from_json_text(tt, kind, version, s, n, &A, &j1, &done, "w", &e1);
+    if (!done) FZ_FAIL("kf_from_json_text gave up on text kf_json_fast_msg reads");
+    st2 = kf_from_json(tt, kind, version, root, allow, &A, &j2, "w", &e2);
+    if (st1 != st2 || (st1 != KF_OK && strcmp(e1.msg, e2.msg) != 0))
+      FZ_FAIL("fast path: %d '%s', full path: %d '%s'", (int)st1, st1 ? e1.msg : "",
+              (int)st2, st2 ? e2.msg : "");
+    if (st1 == KF_OK && !kf_job_equal(&j1, &j2))
+      FZ_FAIL("the fast path and the full path make different jobs");
+  }
+  kf_arena_free(&A);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const char *const types[4] = {"tensorflow", "pytorch", "mpi", "mpi"};
   kf_arena A;
@@ -47,6 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   kf_arena_init(&A, FZ_ALLOC);
   kf_buf_init(&b, FZ_ALLOC);
   check_readers((const char *)data + 1, size - 1);
+  check_fast((const char *)data + 1, size - 1, types[sel / 2], kind, sel % 2, allow);
   st = kf_json_parse((const char *)data + 1, size - 1, &A, &root, &e);
   if (st != KF_OK) {
     fz_note("json_parse", st, &e);

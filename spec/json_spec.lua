@@ -290,6 +290,75 @@ describe("from_json accepts what the Flyte backend accepts", function()
   end)
 end)
 
+-- from_json reads text in to_json's plain shape in one pass, straight into
+-- the message (issue 45), and parses anything else into a tree first, as a
+-- table argument always is.  The two must answer alike: the same job, the
+-- same message, whichever reads the text.
+describe("from_json: text read in one pass answers as the table does", function()
+  local IMG = "ghcr.io/acme/trainer:2024.11-cuda12"
+  local function both(tt, json, tbl, opts)
+    local a = pack(kfjob.from_json(tt, json, opts))
+    local b = pack(kfjob.from_json(tt, tbl, opts))
+    assert.same(b, a)
+    return a
+  end
+
+  it("plain text, proto names, whitespace, escapes and long lists make the table's job", function()
+    local cmd = {}
+    for i = 1, 20 do cmd[i] = "arg" .. i end
+    local want = kfjob.MPIJob { worker = { replicas = 2, image = IMG, command = cmd,
+      requests = { cpu = 2, mem = "4Gi" } }, slots = 8 }
+    local text = want:to_json()
+    local tbl = want:custom()
+    assert.equal(want, both("mpi", text, tbl)[1])
+    assert.equal(want, both("mpi", text:gsub("workerReplicas", "worker_replicas"), tbl)[1])
+    assert.equal(want, both("mpi", want:to_json { indent = 3 }, tbl)[1])
+    assert.equal(want, both("mpi", "\r\n\t " .. (text:gsub('",', '" ,\t')) .. " \n", tbl)[1])
+    -- an escape, non-ASCII: read by the full path, the same job
+    assert.equal(want, both("mpi", (text:gsub('"arg1"', '"\\u0061rg1"')), tbl)[1])
+    local w2 = want:with { ["worker.image"] = "r\u{e9}g/img:1" }
+    assert.equal(w2, both("mpi", w2:to_json(), w2:custom())[1])
+  end)
+
+  it("values next to the plain shape fail with the table's message", function()
+    local function W(f) return '{"workerReplicas":{"replicas":2' .. f .. '}}' end
+    local rows = {
+      { W(',"image":"a"'), { workerReplicas = { replicas = 2, image = "a" } } },
+      { '{"workerReplicas":{"replicas":2147483648}}', { workerReplicas = { replicas = 2147483648 } },
+        "workerReplicas.replicas: integer out of int32 range (2147483648)" },
+      { '{"workerReplicas":{"replicas":-3}}', { workerReplicas = { replicas = -3 } },
+        "workerReplicas.replicas: must be >= 0 (got -3)" },
+      { W(',"restartPolicy":"ON_FAILURE"'), { workerReplicas = { replicas = 2, restartPolicy = "ON_FAILURE" } },
+        "workerReplicas.restartPolicy: unknown enum value 'ON_FAILURE' (expected one of "
+          .. "RESTART_POLICY_NEVER, RESTART_POLICY_ON_FAILURE, RESTART_POLICY_ALWAYS)" },
+      { W(',"image":7'), { workerReplicas = { replicas = 2, image = 7 } },
+        "workerReplicas.image: expected a string, got number" },
+      { W(',"imagee":"a"'), { workerReplicas = { replicas = 2, imagee = "a" } },
+        "workerReplicas.imagee: unknown field (did you mean 'image'?)" },
+    }
+    for _, r in ipairs(rows) do
+      local got = both("tensorflow", r[1], r[2])
+      if r[3] then assert.same(fails("kfjob.from_json: " .. r[3]), got) else assert(got[1]) end
+    end
+  end)
+
+  it("what only text can say keeps the parser's and the reader's messages", function()
+    local function tf(s) return pack(kfjob.from_json("tensorflow", s)) end
+    assert.same(fails("kfjob.from_json: line 1, column 42: duplicate object key near '\"replicas\"'"),
+      tf('{"workerReplicas":{"replicas":2,"replicas":3}}'))
+    assert.same(fails("kfjob.from_json: ps_replicas: duplicate field (also given as 'psReplicas')"),
+      tf('{"workerReplicas":{"replicas":2},"psReplicas":{"replicas":1},"ps_replicas":{}}'))
+    assert.same(fails("kfjob.from_json: line 1, column 35: end of file expected near 'x'"),
+      tf('{"workerReplicas":{"replicas":2}} x'))
+    assert.same(fails("kfjob.from_json: line 1, column 33: string or '}' expected near '}'"),
+      tf('{"workerReplicas":{"replicas":2,}}'))
+    assert.same(fails("kfjob.from_json: line 1, column 31: invalid token near '0'"),
+      tf('{"workerReplicas":{"replicas":02}}'))
+    assert.same(fails("kfjob.from_json: workerReplicas.image: string contains a NUL byte"),
+      tf('{"workerReplicas":{"replicas":2,"image":"a\\u0000b"}}'))
+  end)
+end)
+
 -- ---- bad input: from_json returns nil, message ---------------------------------
 
 local TF = "tensorflow"

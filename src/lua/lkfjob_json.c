@@ -145,6 +145,15 @@ static int l_from_json(lua_State *L) {
   if (lua_type(L, 2) == LUA_TSTRING) {
     size_t n;
     const char *s = lua_tolstring(L, 2, &n);
+    int done;
+    /* the plain shape to_json writes, in one pass (issue 45); anything
+    ** else is parsed into a tree below, as before */
+    kf_status st = kf_from_json_text(tt, kind, o.version, s, n, &X->A, &j, &done, who, &e);
+    if (done) {
+      if (st != KF_OK) return lkf_fail(L, &e);
+      lkf_pushjob(L, &j);
+      return 1;
+    }
     if (kf_json_parse(s, n, &X->A, &root, &e) != KF_OK) {
       if (e.code != KF_ENOMEM) {
         luaL_pushfail(L);

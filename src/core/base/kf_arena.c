@@ -119,6 +119,27 @@ size_t kf_arena_used(const kf_arena *A) {
   return n;
 }
 
+kf_arena_pos kf_arena_mark(const kf_arena *A) {
+  kf_arena_pos pos;
+  pos.head = A->head;
+  pos.used = A->head != NULL ? A->head->used : 0;
+  pos.failed = A->failed;
+  return pos;
+}
+
+/* New chunks go in front of the list, so the ones made since the mark are
+** those before pos.head. */
+void kf_arena_rewind(kf_arena *A, kf_arena_pos pos) {
+  while (A->head != pos.head && A->head != NULL) {
+    kf_chunk *c = A->head;
+    A->head = c->next;
+    A->total -= sizeof(kf_chunk) + c->size;
+    A->a.f(A->a.ud, c, sizeof(kf_chunk) + c->size, 0);
+  }
+  if (A->head != NULL) A->head->used = pos.used;
+  A->failed = pos.failed;
+}
+
 void kf_arena_free(kf_arena *A) {
   free_chunks(A, A->head);
   A->head = NULL;

@@ -96,6 +96,17 @@ char *kf_arena_strndup(kf_arena *A, const char *s, size_t n);
 void kf_arena_reset(kf_arena *A);              /* keep one chunk */
 void kf_arena_trim(kf_arena *A, size_t keep);  /* free chunks > keep bytes */
 size_t kf_arena_used(const kf_arena *A);       /* bytes handed out since reset */
+/* A point to come back to: kf_arena_rewind frees what was allocated
+** since kf_arena_mark (chunks and bytes) and leaves the arena as it was, so
+** a reader that gives up (kf_json_fast.c) leaves no trace for the one that
+** runs instead: the same chunk sizes, the same memory limit. */
+typedef struct kf_arena_pos {
+  kf_chunk *head;
+  size_t used;
+  int failed;
+} kf_arena_pos;
+kf_arena_pos kf_arena_mark(const kf_arena *A);
+void kf_arena_rewind(kf_arena *A, kf_arena_pos pos);
 
 /* A work meter, set by the host sandbox in the Lua registry under
 ** KF_METER_KEY (a light userdata): the binding adds the work of its own C

@@ -61,6 +61,13 @@ kf_status kf_node_to_msg(const kf_node *n, const ProtobufCMessageDescriptor *d,
                          int allow_unknown, kf_arena *A,
                          ProtobufCMessage **out, const char *who, kf_err *e);
 
+/* kf_json_fast.c: the JSON text straight into a message of descriptor d
+** when it is in the plain shape to_json writes (see there): 1 and *out
+** the message kf_json_parse + kf_node_to_msg would build.  0 for anything
+** else, with the arena as it was: that path then reads the text. */
+int kf_json_fast_msg(const char *s, size_t n, const ProtobufCMessageDescriptor *d,
+                     kf_arena *A, ProtobufCMessage **out);
+
 /* kf_node object <-> google.protobuf.Struct (numbers as doubles; entries
 ** sorted by key so packing is deterministic). */
 kf_status kf_node_to_struct(const kf_node *n, kf_arena *A,

@@ -111,5 +111,12 @@ kf_status kf_pod_from_template(Flyteidl__Core__TaskTemplate *t, kf_arena *A,
 kf_status kf_from_json(const char *task_type, int kind, int version,
                        const kf_node *root, int allow_unknown, kf_arena *A,
                        kf_job *j, const char *who, kf_err *e);
+/* The same from the text, when kf_json_fast_msg reads it (the plain shape
+** to_json writes): *done = 1 and the status of kf_from_json on the parsed
+** text.  *done = 0 (and the arena as it was): parse the text and call
+** kf_from_json, which words every error and warning. */
+kf_status kf_from_json_text(const char *task_type, int kind, int version,
+                            const char *s, size_t n, kf_arena *A, kf_job *j,
+                            int *done, const char *who, kf_err *e);
 
 #endif

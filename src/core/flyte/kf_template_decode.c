@@ -326,3 +326,16 @@ kf_status kf_from_json(const char *task_type, int kind, int version,
     return st;
   return kf_job_from_msg(who, kind, m, version, A, j, e);
 }
+
+kf_status kf_from_json_text(const char *task_type, int kind, int version,
+                            const char *s, size_t n, kf_arena *A, kf_job *j,
+                            int *done, const char *who, kf_err *e) {
+  const ProtobufCMessageDescriptor *d = kf_msg_desc(task_type, version);
+  ProtobufCMessage *m;
+  *done = 0;
+  /* an unknown task type is reported after the text's own errors */
+  if (d == NULL || !kf_json_fast_msg(s, n, d, A, &m)) return KF_OK;
+  *done = 1;
+  if (kind < 0) kind = kf_kind_for_task_type(task_type);
+  return kf_job_from_msg(who, kind, m, version, A, j, e);
+}
