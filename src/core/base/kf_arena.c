@@ -119,6 +119,17 @@ size_t kf_arena_used(const kf_arena *A) {
   return n;
 }
 
+void kf_arena_rewind(kf_arena *A, const kf_arena_mark *m) {
+  while (A->head != m->head && A->head != NULL) {   /* newer chunks: at the head */
+    kf_chunk *c = A->head;
+    A->head = c->next;
+    A->total -= sizeof(kf_chunk) + c->size;
+    A->a.f(A->a.ud, c, sizeof(kf_chunk) + c->size, 0);
+  }
+  if (A->head != NULL) A->head->used = m->used;
+  A->failed = m->failed;
+}
+
 void kf_arena_free(kf_arena *A) {
   free_chunks(A, A->head);
   A->head = NULL;

@@ -96,6 +96,22 @@ char *kf_arena_strndup(kf_arena *A, const char *s, size_t n);
 void kf_arena_reset(kf_arena *A);              /* keep one chunk */
 void kf_arena_trim(kf_arena *A, size_t keep);  /* free chunks > keep bytes */
 size_t kf_arena_used(const kf_arena *A);       /* bytes handed out since reset */
+/* A point to go back to: what a fast path that gives up allocated is
+** handed back (newer chunks freed), and its failed flag forgotten, so the
+** path run instead sees the arena as it was. */
+typedef struct kf_arena_mark {
+  kf_chunk *head;
+  size_t used;
+  int failed;
+} kf_arena_mark;
+static inline kf_arena_mark kf_arena_mark_of(const kf_arena *A) {
+  kf_arena_mark m;
+  m.head = A->head;
+  m.used = A->head ? A->head->used : 0;
+  m.failed = A->failed;
+  return m;
+}
+void kf_arena_rewind(kf_arena *A, const kf_arena_mark *m);
 
 /* A work meter, set by the host sandbox in the Lua registry under
 ** KF_METER_KEY (a light userdata): the binding adds the work of its own C
