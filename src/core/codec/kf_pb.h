@@ -64,6 +64,12 @@ kf_status kf_encode_block(const kf_job *j, size_t block, const kf_encopts *o,
 kf_status kf_decode(const char *task_type, int kind, int version,
                     const uint8_t *p, size_t n, kf_arena *A, kf_job *out,
                     const char *who, kf_err *e);
+/* kf_decode by protobuf-c's unpack and kf_job_from_msg alone, the path
+** kf_decode runs when its reader gives up (the decode fuzzer compares the
+** two). */
+kf_status kf_decode_msg(const char *task_type, int kind, int version,
+                        const uint8_t *p, size_t n, kf_arena *A, kf_job *out,
+                        const char *who, kf_err *e);
 
 /* ---- Flyte 2 clustered tasks (kf_clustered.c) ------------------------- */
 
