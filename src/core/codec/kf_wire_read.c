@@ -29,6 +29,11 @@ typedef struct rd {
 static int get_v5(const uint8_t **p, const uint8_t *end, uint32_t *v) {
   const uint8_t *q = *p;
   uint64_t x;
+  if (q < end && *q < 0x80) {   /* most tags, lengths and values: one byte */
+    *v = *q;
+    *p = q + 1;
+    return 1;
+  }
   if (!kf_varint_get(&q, end, &x) || q - *p > 5 || x > 0xFFFFFFFFu) return 0;
   *p = q;
   *v = (uint32_t)x;
@@ -46,9 +51,10 @@ static const wfield *field_of(const wplan *p, uint32_t id, int *idx) {
 ** (the message path names the field of any other). */
 static const char *take_str(rd *r, const uint8_t *p, uint32_t n) {
   uint32_t i;
-  if (n > KF_MAX_STRING || memchr(p, 0, n) != NULL) return NULL;
-  for (i = 0; i < n && p[i] < 0x80; i++) {}
-  if (i < n && !kf_utf8_ok((const char *)p + i, n - i)) return NULL;
+  if (n > KF_MAX_STRING) return NULL;
+  for (i = 0; i < n && (unsigned)(p[i] - 1) < 0x7Fu; i++) {}   /* ASCII, no NUL */
+  if (i < n && (memchr(p + i, 0, n - i) != NULL || !kf_utf8_ok((const char *)p + i, n - i)))
+    return NULL;
   return kf_arena_strndup(r->A, (const char *)p, n);
 }
 
