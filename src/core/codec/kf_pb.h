@@ -54,7 +54,8 @@ kf_status kf_unpack(const ProtobufCMessageDescriptor *d, const uint8_t *p,
                     size_t n, const char *who, kf_arena *A,
                     ProtobufCMessage **out, kf_err *e);
 /* encode: into a buffer; decode: bytes -> job, `who` prefixing errors
-** ("kfjob.decode"). */
+** ("kfjob.decode"): read straight into the job by kf_wire_read_job when it
+** takes the bytes, else (every error among them) by kf_decode_msg. */
 kf_status kf_encode(const kf_job *j, const kf_encopts *o, kf_arena *A,
                     kf_buf *out, kf_err *e);
 /* kf_encode of a job kf_job_pack_into packed into `block` bytes (which
