@@ -200,7 +200,9 @@ local function define()
         end)
       end
       -- under decode: protobuf-c's unpack of W's bytes alone (into a bump
-      -- allocator, as decode unpacks into its arena), which decode runs
+      -- allocator, as the message path unpacks into its arena), which decode
+      -- ran before its reader (round 4) and runs now only for the bytes the
+      -- reader gives up on
       if kfb.floor_unpack then
         bench("W.floor.decode_unpack", tbl, function(n) kfb.floor_unpack(floor_kind, n) end, 20000)
       end
@@ -461,7 +463,7 @@ local function report(res, unit, sweeps, tm)
   ir_line("decode / Lua table", res["W.kfjob.decode"], tbl, "le", 1.5)
   if res["W.floor.decode_unpack"] and tbl then
     out("%-38s %-11s %8s %9.2f  %s", "  (protobuf-c unpack alone / table)", "(info)", "-",
-        res["W.floor.decode_unpack"] / tbl, "what decode runs before its own work; now 1.96")
+        res["W.floor.decode_unpack"] / tbl, "the message path's unpack, which decode's reader skips")
   end
   ir_line("from_json / Lua table", res["W.kfjob.from_json"], tbl, "le", 2.5)
   -- the time targets: this run's, or (--callgrind) the timed pass run.sh adds

@@ -892,6 +892,31 @@ describe("kfjob.decode", function()
     assert.equal(kfjob.TFJob { worker = { replicas = 1 } }, kfjob.decode("tensorflow", msg(1, int(1, 1)) .. int(15, 1)))
   end)
 
+  -- protobuf's parsing rules (encoding.md, "Last One Wins"; an embedded
+  -- message given twice is merged: its lists joined), whichever of
+  -- decode's two paths reads the bytes.  (protobuf-c's merge also takes the
+  -- later message's proto3 zeros, so these give each scalar in both.)
+  it("reads a field given twice as protobuf does: the last scalar, messages merged, lists joined", function()
+    local entry = function(list, v) return msg(3, msg(list, int(1, 1), msg(2, v))) end   -- CPU
+    assert.equal(kfjob.TFJob { worker = { replicas = 3 } },
+      kfjob.decode("tensorflow", msg(1, int(1, 1), int(1, 3))))
+    assert.equal(kfjob.TFJob { worker = { replicas = 1, requests = { cpu = "1" }, limits = { cpu = "2" } } },
+      kfjob.decode("tensorflow", msg(1, int(1, 1), entry(1, "1")) .. msg(1, int(1, 1), entry(2, "2"))))
+    assert.equal(kfjob.TFJob { worker = { replicas = 1 }, run_policy = { clean_pod_policy = "all", backoff_limit = 3 } },
+      kfjob.decode("tensorflow", msg(1, int(1, 1)) .. msg(4, int(1, 2), int(4, 1)) .. msg(4, int(1, 2), int(4, 3))))
+    assert.equal(kfjob.MPIJob { worker = { replicas = 1, command = { "a", "b", "c" } } },
+      kfjob.decode("mpi", msg(1, int(1, 1), msg(5, "a")) .. int(4, 1) .. msg(1, int(1, 1), msg(5, "b"), msg(5, "c"))))
+  end)
+
+  it("reads an empty string as unset and common over the flat fields beside it, in any order", function()
+    assert.equal(kfjob.TFJob { worker = { replicas = 1 } },
+      kfjob.decode("tensorflow", msg(1, int(1, 1), msg(2, ""))))
+    assert.equal(kfjob.TFJob { worker = { replicas = 2 } },
+      kfjob.decode("tensorflow", msg(1, msg(5, int(1, 2)), int(1, 1), msg(2, "flat:1"))))
+    assert.equal(kfjob.MPIJob { worker = { replicas = 2, command = { "x" } } },
+      kfjob.decode("mpi", msg(1, msg(6, int(1, 2)), msg(5, "x")) .. int(4, 1)))
+  end)
+
   describe("returns nil and a message for bad input", function()
     local WORKER1 = msg(1, int(1, 1))
     local cases = {

@@ -98,7 +98,7 @@ void kf_arena_trim(kf_arena *A, size_t keep);  /* free chunks > keep bytes */
 size_t kf_arena_used(const kf_arena *A);       /* bytes handed out since reset */
 /* A point to come back to: kf_arena_rewind frees what was allocated
 ** since kf_arena_mark (chunks and bytes) and leaves the arena as it was, so
-** a reader that gives up (kf_json_fast.c) leaves no trace for the one that
+** a reader that gives up (kf_json_fast.c, kf_wire_read.c) leaves no trace for the one that
 ** runs instead: the same chunk sizes, the same memory limit. */
 typedef struct kf_arena_pos {
   kf_chunk *head;

@@ -54,7 +54,8 @@ kf_status kf_unpack(const ProtobufCMessageDescriptor *d, const uint8_t *p,
                     size_t n, const char *who, kf_arena *A,
                     ProtobufCMessage **out, kf_err *e);
 /* encode: into a buffer; decode: bytes -> job, `who` prefixing errors
-** ("kfjob.decode"). */
+** ("kfjob.decode"): read straight into the job by kf_wire_read_job when it
+** takes the bytes, else (every error among them) by kf_decode_msg. */
 kf_status kf_encode(const kf_job *j, const kf_encopts *o, kf_arena *A,
                     kf_buf *out, kf_err *e);
 /* kf_encode of a job kf_job_pack_into packed into `block` bytes (which
@@ -64,6 +65,12 @@ kf_status kf_encode_block(const kf_job *j, size_t block, const kf_encopts *o,
 kf_status kf_decode(const char *task_type, int kind, int version,
                     const uint8_t *p, size_t n, kf_arena *A, kf_job *out,
                     const char *who, kf_err *e);
+/* kf_decode by protobuf-c's unpack and kf_job_from_msg alone, the path
+** kf_decode runs when its reader gives up (the decode fuzzer compares the
+** two). */
+kf_status kf_decode_msg(const char *task_type, int kind, int version,
+                        const uint8_t *p, size_t n, kf_arena *A, kf_job *out,
+                        const char *who, kf_err *e);
 
 /* ---- Flyte 2 clustered tasks (kf_clustered.c) ------------------------- */
 

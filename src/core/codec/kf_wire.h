@@ -179,4 +179,16 @@ int kf_wire_job_json(const kf_job *j, int common, kf_buf *out);
 ** there is a plan. */
 int kf_wire_job_struct(const kf_job *j, int common, unsigned field, kf_buf *out);
 
+/* ---- a job straight from bytes (kf_wire_read.c) ----------------------- */
+
+/* The plugin message `p`, `n` of descriptor `d` (the task type's, of
+** `version`) read into `out` by the plans of `kind` (the task type's kind
+** or a refinement; PyTorchJob with an elastic config becomes Elastic):
+** the job kf_job_from_msg makes of it, before kf_job_check.  1 read; 0
+** for bytes it does not fully take (every error among them): then `out`
+** is left half-written, the arena as it was, and the caller runs the
+** message path (kf_decode_msg), which gives every error. */
+int kf_wire_read_job(const ProtobufCMessageDescriptor *d, int kind, int version,
+                     const uint8_t *p, size_t n, kf_arena *A, kf_job *out);
+
 #endif

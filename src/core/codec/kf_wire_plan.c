@@ -19,7 +19,7 @@
 static size_t st_fixed(const wplan *p, wplan *top);
 
 /* The plans: [kind][common] top messages, and a pool of sub-messages. */
-static wplan *tops[KF_NKINDS][2];
+static wplan *tops[KF_NKINDS][2], *tops0[KF_NKINDS];
 static wplan pool[W_MAX_PLANS];
 static int npool;
 static int nenum_q;
@@ -148,9 +148,11 @@ static int plan_group(wplan *spec, int kind, size_t base, int common) {
     if (KF_V_ISSTR(f->type)) {
       if ((w = plan_add(m, d, W_STR)) == NULL) return 0;
       w->off = base + f->off;
+      w->row = f;
     } else if (f->type == KF_V_INT || f->type == KF_V_ENUM || f->type == KF_V_NPROC) {
       if ((w = plan_add(m, d, W_INT)) == NULL) return 0;
       w->off = base + f->off;
+      w->row = f;
     } else if (f->type == KF_V_OBJ) {
       wfield *r = plan_msg(m, d, elastic ? P_ANY : P_ALWAYS);
       const ProtobufCFieldDescriptor *list;
@@ -158,9 +160,11 @@ static int plan_group(wplan *spec, int kind, size_t base, int common) {
       list = field_named(r->sub->d, f->pb);
       if ((w = plan_add((wplan *)r->sub, list, W_RES)) == NULL) return 0;
       w->off = base + f->off;
+      w->row = f;
     } else if (f->type == KF_V_STRLIST) {
       if ((w = plan_add(m, d, W_STRLIST)) == NULL) return 0;
       w->off = base + f->off;
+      w->row = f;
       w->off_n = base + f->off_n;
     }
     /* other rows do not travel in the replica spec */
@@ -168,13 +172,15 @@ static int plan_group(wplan *spec, int kind, size_t base, int common) {
   return 1;
 }
 
-/* The job-level rows into p (v1 names), as put_rows does. */
-static int plan_rows(wplan *p, const kf_field *f, size_t n, size_t base) {
+/* The job-level rows into p (the names of `version`; a sub-message's rows
+** always v1's), as put_rows does. */
+static int plan_rows(wplan *p, const kf_field *f, size_t n, size_t base, int version) {
   size_t i;
   for (i = 0; i < n; i++, f++) {
+    const char *name = version ? f->pb : f->pb0;
     wplan *t = p;
     wfield *w;
-    if (f->pb == NULL) continue;
+    if (name == NULL) continue;
     if (f->pbmsg != NULL) {   /* built before the value is looked at */
       wfield *c = plan_msg(p, field_named(p->d, f->pbmsg), P_ALWAYS);
       if (c == NULL) return 0;
@@ -183,25 +189,30 @@ static int plan_rows(wplan *p, const kf_field *f, size_t n, size_t base) {
     switch (f->type) {
       /* an nproc word never gets here: R10 refuses it for the Flyte targets */
       case KF_V_INT: case KF_V_ENUM: case KF_V_NPROC:
-        if ((w = plan_add(t, field_named(t->d, f->pb), W_INT)) == NULL) return 0;
+        if ((w = plan_add(t, field_named(t->d, name), W_INT)) == NULL) return 0;
         w->off = base + f->off;
+        w->row = f;
         break;
       case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE:
-        if ((w = plan_add(t, field_named(t->d, f->pb), W_STR)) == NULL) return 0;
+        if ((w = plan_add(t, field_named(t->d, name), W_STR)) == NULL) return 0;
         w->off = base + f->off;
+        w->row = f;
         break;
       case KF_V_NNODES:
-        if ((w = plan_add(t, field_named(t->d, f->pb), W_INT)) == NULL) return 0;
+        if ((w = plan_add(t, field_named(t->d, name), W_INT)) == NULL) return 0;
         w->off = offsetof(kf_job, min_nodes);
+        w->row = f;
         if ((w = plan_add(t, field_named(t->d, "max_replicas"), W_INT)) == NULL) return 0;
         w->off = offsetof(kf_job, max_nodes);
+        w->row = f;
         break;
       case KF_V_OBJ: {
         const kf_obj *o = (const kf_obj *)f->info;
-        wfield *c = plan_msg(t, field_named(t->d, f->pb), f->off_n ? P_FLAG : P_ALWAYS);
+        wfield *c = plan_msg(t, field_named(t->d, name), f->off_n ? P_FLAG : P_ALWAYS);
         if (c == NULL) return 0;
         c->flag = base + f->off_n;
-        if (!plan_rows((wplan *)c->sub, o->f, o->n, base + f->off)) return 0;
+        c->row = f;
+        if (!plan_rows((wplan *)c->sub, o->f, o->n, base + f->off, 1)) return 0;
         break;
       }
       /* no writer for these: a kind with such a row in its v1 message gets
@@ -226,7 +237,26 @@ static wplan *plan_kind(int kind, int common) {
                     offsetof(kf_job, g) + (size_t)k->roles[i].role * sizeof(kf_group), common))
       return NULL;
   }
-  if (!plan_rows(top, k->fields, k->nfields, 0)) return NULL;
+  if (!plan_rows(top, k->fields, k->nfields, 0, 1)) return NULL;
+  return top;
+}
+
+/* A kind's v0 message, as kf_job_from_msg reads it: each role's count
+** field, then the rows with a v0 name.  Only kf_wire_read.c reads it. */
+static wplan *plan_kind0(int kind) {
+  const kf_kind_info *k = &kf_kinds[kind];
+  wplan *top = plan_new(k->v0);
+  int i;
+  if (top == NULL) return NULL;
+  for (i = 0; i < k->nroles; i++) {
+    wfield *w;
+    if (k->roles[i].v0_field == NULL) continue;
+    w = plan_add(top, field_named(k->v0, k->roles[i].v0_field), W_INT);
+    if (w == NULL) return NULL;
+    w->off = offsetof(kf_job, g) + (size_t)k->roles[i].role * sizeof(kf_group) +
+             offsetof(kf_group, replicas);
+  }
+  if (!plan_rows(top, k->fields, k->nfields, 0, 0)) return NULL;
   return top;
 }
 
@@ -268,6 +298,7 @@ static void plans_init(void) {
   }
   for (k = 0; k < KF_NKINDS; k++)
     for (c = 0; c < 2; c++) tops[k][c] = plan_kind(k, c);
+  for (k = 0; k < KF_NKINDS; k++) tops0[k] = plan_kind0(k);
   kf_wtables.json_ok = 1;
   for (k = 0; k < npool; k++) {   /* the Struct order: by key, bytewise */
     wplan *p = &pool[k];
@@ -309,6 +340,11 @@ static void plans_init(void) {
 const wplan *kf_wplan(int kind, int common) {
   pthread_once(&plans_once, plans_init);
   return tops[kind][common ? 1 : 0];
+}
+
+const wplan *kf_wplan_v0(int kind) {
+  pthread_once(&plans_once, plans_init);
+  return tops0[kind];
 }
 
 /* ---- what writing needs of the plans ------------------------------------- */

@@ -31,7 +31,7 @@ typedef enum wwhen {
 } wwhen;
 
 #define W_MAX_FIELDS 16
-#define W_MAX_PLANS 64
+#define W_MAX_PLANS 128   /* v1 plans of both encodings, and v0's */
 #define W_MAX_STRS 48
 
 typedef struct wplan wplan;
@@ -46,6 +46,8 @@ typedef struct wfield {   /* what encoding reads first, the keys last */
   size_t off, off_n, flag;   /* from the job's start */
   const wplan *sub;
   const ProtobufCFieldDescriptor *fd;
+  const kf_field *row;       /* the schema row (reading checks by it); NULL:
+                                a v0 replica count */
   char key[48];              /* JSON: "camelCase": (nkey 0: no JSON plan) */
   uint8_t skey[48];          /* Struct: the map entry's key field, 0a len camelCase */
 } wfield;
@@ -82,6 +84,10 @@ extern wtables kf_wtables;
 const wplan *kf_wplan(int kind, int common);
 
 #define AT(base, off, T) (*(T const *)(const void *)((const char *)(base) + (off)))
+
+/* The top plan of `kind`'s v0 message (the replica counts and the rows
+** with a v0 field), for reading only; NULL when the kind has none. */
+const wplan *kf_wplan_v0(int kind);
 
 /* Whether sub-message field w is there: always, by its flag, or (an
 ** elastic group's resources) when it has something. */
