@@ -131,16 +131,8 @@ static int eat(fast *f, unsigned char c) {
 
 /* The bytes a plain string holds: printable ASCII and DEL, not '"' or
 ** '\\' (controls are a syntax error, escapes and non-ASCII the full
-** path's to decode and check). */
-#define R16(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
-static const unsigned char plain[256] = {
-    R16(0), R16(0),                                  /* 0x00-0x1f */
-    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,  /* 0x20-0x2f: '"' */
-    R16(1), R16(1),                                  /* 0x30-0x4f */
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,  /* 0x50-0x5f: '\\' */
-    R16(1), R16(1),                                  /* 0x60-0x7f */
-    R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0)};
-#undef R16
+** path's to decode and check): those kf_json_special leaves 0. */
+#define plain(c) (!kf_json_special[c])
 
 /* A plain string at f->p (its opening quote): start and length, the
 ** quotes stepped over.  0 for anything else or no closing quote. */
@@ -149,9 +141,10 @@ static int plain_str(fast *f, const char **s, size_t *n) {
   if (!eat(f, '"')) return 0;
   b = q = f->p;
   /* four bytes a step: image names and values are most of the text */
-  while (f->end - q >= 4 && (plain[q[0]] & plain[q[1]] & plain[q[2]] & plain[q[3]]))
+  while (f->end - q >= 4 && !(kf_json_special[q[0]] | kf_json_special[q[1]] |
+                                 kf_json_special[q[2]] | kf_json_special[q[3]]))
     q += 4;
-  while (q < f->end && plain[*q]) q++;
+  while (q < f->end && plain(*q)) q++;
   if (q >= f->end || *q != '"') return 0;
   *s = (const char *)b;
   *n = (size_t)(q - b);

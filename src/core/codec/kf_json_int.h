@@ -42,6 +42,10 @@ static inline kf_node mk_str(const char *p) {
   return v;
 }
 
+/* 1 for the bytes a JSON string cannot simply pass through: '"', '\\',
+** controls, non-ASCII (kf_json_scan.c; both one-pass readers use it). */
+extern const unsigned char kf_json_special[256];
+
 /* kf_json_scan.c: the fast reader.  BAIL: not handled here (any syntax
 ** error among others); jansson's reader decides and words the error. */
 typedef enum { KF_SCAN_OK, KF_SCAN_BAIL, KF_SCAN_NOMEM } kf_scan_result;

@@ -83,9 +83,9 @@ static int hex4(const unsigned char *p, unsigned *out) {
   return 1;
 }
 
-/* Bytes a string cannot simply pass through: '"', '\\', controls, non-ASCII. */
+/* (kf_json_int.h) */
 #define R16(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
-static const unsigned char special[256] = {
+const unsigned char kf_json_special[256] = {
     R16(1), R16(1),                                  /* 0x00-0x1f */
     0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  /* 0x20-0x2f: '"' */
     R16(0), R16(0),                                  /* 0x30-0x4f */
@@ -101,7 +101,8 @@ static char *str(scan *s, size_t *len) {
   unsigned char *o, *w;
   int esc = 0;
   /* plain ASCII four bytes at a time: most strings are nothing else */
-  while (s->end - q >= 4 && !(special[q[0]] | special[q[1]] | special[q[2]] | special[q[3]]))
+  while (s->end - q >= 4 && !(kf_json_special[q[0]] | kf_json_special[q[1]] |
+                                   kf_json_special[q[2]] | kf_json_special[q[3]]))
     q += 4;
   for (;;) {                               /* find the end, check the bytes */
     unsigned c;
