@@ -343,19 +343,19 @@ describe("from_json: text read in one pass answers as the table does", function(
   end)
 
   it("what only text can say keeps the parser's and the reader's messages", function()
-    local function tf(s) return pack(kfjob.from_json("tensorflow", s)) end
-    assert.same(fails("kfjob.from_json: line 1, column 42: duplicate object key near '\"replicas\"'"),
-      tf('{"workerReplicas":{"replicas":2,"replicas":3}}'))
-    assert.same(fails("kfjob.from_json: ps_replicas: duplicate field (also given as 'psReplicas')"),
-      tf('{"workerReplicas":{"replicas":2},"psReplicas":{"replicas":1},"ps_replicas":{}}'))
-    assert.same(fails("kfjob.from_json: line 1, column 35: end of file expected near 'x'"),
-      tf('{"workerReplicas":{"replicas":2}} x'))
-    assert.same(fails("kfjob.from_json: line 1, column 33: string or '}' expected near '}'"),
-      tf('{"workerReplicas":{"replicas":2,}}'))
-    assert.same(fails("kfjob.from_json: line 1, column 31: invalid token near '0'"),
-      tf('{"workerReplicas":{"replicas":02}}'))
-    assert.same(fails("kfjob.from_json: workerReplicas.image: string contains a NUL byte"),
-      tf('{"workerReplicas":{"replicas":2,"image":"a\\u0000b"}}'))
+    for _, c in ipairs {
+      { '{"workerReplicas":{"replicas":2,"replicas":3}}',
+        "line 1, column 42: duplicate object key near '\"replicas\"'" },
+      { '{"workerReplicas":{"replicas":2},"psReplicas":{"replicas":1},"ps_replicas":{}}',
+        "ps_replicas: duplicate field (also given as 'psReplicas')" },
+      { '{"workerReplicas":{"replicas":2}} x', "line 1, column 35: end of file expected near 'x'" },
+      { '{"workerReplicas":{"replicas":2,}}', "line 1, column 33: string or '}' expected near '}'" },
+      { '{"workerReplicas":{"replicas":02}}', "line 1, column 31: invalid token near '0'" },
+      { '{"workerReplicas":{"replicas":2,"image":"a\\u0000b"}}',
+        "workerReplicas.image: string contains a NUL byte" },
+    } do
+      assert.same(fails("kfjob.from_json: " .. c[2]), pack(kfjob.from_json("tensorflow", c[1])))
+    end
   end)
 end)
 
