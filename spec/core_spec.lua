@@ -142,6 +142,25 @@ describe("resources", function()
       requests { cpu = ".5", mem = "5.", gpu = "2E-1", ephemeral_storage = "1Ki" })
   end)
 
+  -- apimachinery resource/suffix.go: "n" (10^-9) and "u" (10^-6) are decimal
+  -- suffixes too, though quantity.go's grammar comment starts decimalSI at "m"
+  -- (found by a black-box test against Kubernetes' grammar)
+  it("takes the nano and micro suffixes, as Kubernetes parses them", function()
+    assert.same({ cpu = "10n", mem = "5u" }, requests { cpu = "10n", mem = "5u" })
+    local j = kfjob.TFJob { worker = { replicas = 1, requests = { cpu = "10n" }, limits = { cpu = "1u" } } }
+    assert.equal(j, kfjob.decode("tensorflow", j:encode()))
+    -- 10n <= 1u = 1000n: no "request over limit" warning
+    for _, w in ipairs(j:lint { target = "operator", name = "x", image = "i" }) do
+      assert.not_equal("worker.requests.cpu", w.path)
+    end
+    local over = kfjob.TFJob { worker = { replicas = 1, requests = { cpu = "2u" }, limits = { cpu = "1500n" } } }
+    local found = false
+    for _, w in ipairs(over:lint { target = "operator", name = "x", image = "i" }) do
+      if w.path:find("requests.cpu", 1, true) or w.path:find("limits.cpu", 1, true) then found = true end
+    end
+    assert.is_true(found, "2u over 1500n is a request over its limit")
+  end)
+
   -- BUG: -0.0 passes the "not negative" check and is formatted "-0" (kf_spec.c get_quantity).
   it("turns -0.0 into \"0\", a valid quantity", function()
     assert.same({ cpu = "0" }, requests { cpu = -0.0 })

@@ -87,7 +87,9 @@ const char *kf_suggest(const char *s, const char *const *cands) {
 
 /* Kubernetes resource.Quantity without a sign (we take no negatives):
 **   digits [ "." digits ] | "." digits, then an optional suffix:
-**   Ki Mi Gi Ti Pi Ei | m k M G T P E | (e|E) [+-] digits */
+**   Ki Mi Gi Ti Pi Ei | n u m k M G T P E | (e|E) [+-] digits
+** (apimachinery suffix.go: n and u are 10^-9 and 10^-6, though
+** quantity.go's grammar comment lists decimalSI from m) */
 int kf_quantity_ok(const char *s, size_t n) {
   size_t i = 0, d = 0, rest;
   while (i < n && s[i] >= '0' && s[i] <= '9') i++, d++;
@@ -100,7 +102,7 @@ int kf_quantity_ok(const char *s, size_t n) {
   s += i;
   if (rest == 0) return 1;
   if (rest == 2 && s[1] == 'i' && strchr("KMGTPE", s[0]) != NULL) return 1;
-  if (rest == 1 && strchr("mkMGTPE", s[0]) != NULL) return 1;
+  if (rest == 1 && strchr("numkMGTPE", s[0]) != NULL) return 1;
   if (s[0] == 'e' || s[0] == 'E') {
     size_t k = 1;
     if (k < rest && (s[k] == '+' || s[k] == '-')) k++;

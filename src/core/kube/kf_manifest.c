@@ -332,6 +332,8 @@ long double kfm_qty_value(const char *s) {
     return p ? v * powl(1024.0L, (long double)(p - "KMGTPE" + 1)) : v;
   }
   switch (s[0]) {
+    case 'n': return v / 1e9L;
+    case 'u': return v / 1e6L;
     case 'm': return v / 1000;
     case 'k': return v * 1e3L;
     case 'M': return v * 1e6L;
