@@ -87,3 +87,51 @@ describe("kfjob.decode merges a sub-message given twice as protobuf does", funct
       kfjob.decode("pytorch", msg(1, int(1, 3)) .. msg(4, msg(1, "c10d"), int(2, 2)) .. msg(4, int(3, 3), int(4, 4))))
   end)
 end)
+
+-- The same in the TaskTemplate / TaskSpec envelopes and in the custom
+-- Struct inside them (google.protobuf.Struct: a map of Values, Value a
+-- oneof).  Expected values again python3-protobuf's (json_format of the
+-- custom Struct quoted).
+describe("decode_task_template / decode_task_spec merge a sub-message given twice", function()
+  local DOUBLE = { [2] = "\0\0\0\0\0\0\0@", [3] = "\0\0\0\0\0\0\8@", [4] = "\0\0\0\0\0\0\16@" }
+  local function num(v) return "\17" .. DOUBLE[v] end                          -- Value.number_value
+  local function entry(k, ...)                                                  -- Struct.fields entry,
+    local vals = {}                                                             -- its Value given once
+    for i, v in ipairs({ ... }) do vals[i] = msg(2, v) end                      -- per argument
+    return msg(1, msg(1, k), table.unpack(vals))
+  end
+  local function sv(...) return msg(5, ...) end                                 -- Value.struct_value
+  local BASE = msg(2, "tensorflow") .. int(7, 1)                                -- type, task_type_version 1
+
+  it("a Value given twice in one map entry (struct_value both times): merged", function()
+    -- ...2a410a3f0a0e776f726b65725265706c69636173... -> {"workerReplicas": {"replicas": 2.0, "image": "x:1"}}
+    local j = assert(kfjob.decode_task_template(BASE .. msg(5, entry("workerReplicas",
+      sv(entry("replicas", num(2))), sv(entry("image", msg(3, "x:1")))))))
+    assert.same({ 2, "x:1" }, { j.worker.replicas, j.worker.image })
+  end)
+
+  it("a oneof member given again after another member: merged only from there", function()
+    -- struct_value{replicas 2}, string_value "s", struct_value{image}, struct_value{replicas 4}
+    -- -> {"workerReplicas": {"replicas": 4.0, "image": "x:1"}}
+    local j = assert(kfjob.decode_task_template(BASE .. msg(5, entry("workerReplicas",
+      sv(entry("replicas", num(2))), msg(3, "s"), sv(entry("image", msg(3, "x:1"))),
+      sv(entry("replicas", num(4)))))))
+    assert.same({ 4, "x:1" }, { j.worker.replicas, j.worker.image })
+  end)
+
+  it("custom twice with the same key: the last map entry wins (not merged)", function()
+    -- -> {"workerReplicas": {"replicas": 3.0}}
+    local first = msg(5, entry("workerReplicas", sv(entry("replicas", num(2)), entry("image", msg(3, "x:1")))))
+    local second = msg(5, entry("workerReplicas", sv(entry("replicas", num(3)))))
+    local j = assert(kfjob.decode_task_template(BASE .. first .. second))
+    assert.same({ 3 }, { j.worker.replicas, j.worker.image })
+  end)
+
+  it("a TaskSpec's template given twice", function()
+    -- 0a0e120a74656e736f72666c6f7738010a2f2a2d... -> template { type: "tensorflow"
+    --   task_type_version: 1 custom {"workerReplicas": {"replicas": 2.0}} }
+    local j = assert(kfjob.decode_task_spec(msg(1, BASE)
+      .. msg(1, msg(5, entry("workerReplicas", sv(entry("replicas", num(2))))))))
+    assert.equal(2, j.worker.replicas)
+  end)
+end)
