@@ -111,9 +111,15 @@ describe("decode_task_template / decode_task_spec merge a sub-message given twic
   end)
 
   it("a oneof member given again after another member: merged only from there", function()
-    -- struct_value{replicas 2}, string_value "s", struct_value{image}, struct_value{replicas 4}
-    -- -> {"workerReplicas": {"replicas": 4.0, "image": "x:1"}}
+    -- struct_value{image "x:1"}, string_value "s", struct_value{replicas 2}, struct_value{replicas 4}
+    -- -> {"workerReplicas": {"replicas": 4.0}} (the first struct_value cleared by string_value)
     local j = assert(kfjob.decode_task_template(BASE .. msg(5, entry("workerReplicas",
+      sv(entry("image", msg(3, "x:1"))), msg(3, "s"), sv(entry("replicas", num(2))),
+      sv(entry("replicas", num(4)))))))
+    assert.same({ 4 }, { j.worker.replicas, j.worker.image })
+    -- struct_value{replicas 2}, string_value "s", struct_value{image "x:1"}, struct_value{replicas 4}
+    -- -> {"workerReplicas": {"replicas": 4.0, "image": "x:1"}}
+    j = assert(kfjob.decode_task_template(BASE .. msg(5, entry("workerReplicas",
       sv(entry("replicas", num(2))), msg(3, "s"), sv(entry("image", msg(3, "x:1"))),
       sv(entry("replicas", num(4)))))))
     assert.same({ 4, "x:1" }, { j.worker.replicas, j.worker.image })

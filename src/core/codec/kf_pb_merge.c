@@ -16,7 +16,8 @@ typedef struct seg { const uint8_t *p, *end; } seg;
 
 typedef struct ent {
   const uint8_t *at, *v, *end;        /* key, value, past the value */
-  const ProtobufCFieldDescriptor *f;  /* a message field on wire type 2, else NULL */
+  const ProtobufCFieldDescriptor *f;  /* the field, NULL when unknown */
+  int msg;                            /* a message field on wire type 2 */
   int mark;                           /* 1: merged into a later one; 2: the merged one */
 } ent;
 
@@ -51,12 +52,13 @@ static long scan(const ProtobufCMessageDescriptor *d, const seg *s, size_t ns,
       }
       if (out != NULL) {
         const ProtobufCFieldDescriptor *f = NULL;
-        if ((key & 7) == 2 && (key >> 3) <= 0x1fffffffu)
+        if ((key >> 3) <= 0x1fffffffu)
           f = protobuf_c_message_descriptor_get_field(d, (unsigned)(key >> 3));
         out[n].at = at;
         out[n].v = v;
         out[n].end = p;
-        out[n].f = f != NULL && f->type == PROTOBUF_C_TYPE_MESSAGE ? f : NULL;
+        out[n].f = f;
+        out[n].msg = f != NULL && f->type == PROTOBUF_C_TYPE_MESSAGE && (key & 7) == 2;
         out[n].mark = 0;
       }
       n++;
@@ -66,27 +68,42 @@ static long scan(const ProtobufCMessageDescriptor *d, const seg *s, size_t ns,
 }
 
 /* Marks the occurrences to merge: of a non-repeated message field, those
-** after the last occurrence of another member of its oneof (protobuf-c
-** clears a oneof's member when another one is set, as protobuf does). */
+** after the last occurrence of another member of its oneof, a scalar one
+** too (protobuf-c clears a oneof's member when another one is set, as
+** protobuf does). */
+/* Closes the members of f's oneof (f too when `self`): earlier
+** occurrences are cleared by a later member. */
+static void oneof_close(const ProtobufCMessageDescriptor *d,
+                        const ProtobufCFieldDescriptor *f, unsigned char *st, int self) {
+  unsigned j;
+  for (j = 0; j < d->n_fields; j++)
+    if ((self || &d->fields[j] != f) && (d->fields[j].flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
+        d->fields[j].quantifier_offset == f->quantifier_offset)
+      st[j] = 2;
+}
+
 static int plan(const ProtobufCMessageDescriptor *d, ent *e, long n, kf_arena *A) {
   /* per field: seen (1), closed by a later other member of its oneof (2) */
   unsigned char *st = kf_arena_alloc(A, d->n_fields + 1);
-  long i, j;
+  long i;
   if (st == NULL) return -1;
   for (i = n - 1; i >= 0; i--) {
     const ProtobufCFieldDescriptor *f = e[i].f;
     size_t k;
     if (f == NULL || f->label == PROTOBUF_C_LABEL_REPEATED) continue;
     k = (size_t)(f - d->fields);
+    if (st[k] == 2 && (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF))
+      oneof_close(d, f, st, 1);   /* another member: the winner's earlier ones too */
     if (st[k] == 2) continue;
-    e[i].mark = st[k] ? 1 : 2;
+    if (!e[i].msg && f->type == PROTOBUF_C_TYPE_MESSAGE) {   /* a wrong wire type: */
+      st[k] = 2;                                             /* unpack refuses it */
+      continue;
+    }
+    if (e[i].msg) e[i].mark = st[k] ? 1 : 2;
     if (st[k]) continue;
     st[k] = 1;
     if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF)   /* the oneof's others close */
-      for (j = 0; j < (long)d->n_fields; j++)
-        if (&d->fields[j] != f && (d->fields[j].flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
-            d->fields[j].quantifier_offset == f->quantifier_offset)
-          st[j] = 2;
+      oneof_close(d, f, st, 0);
   }
   return 0;
 }
@@ -123,7 +140,7 @@ static int merged(const ent *e, long i, mz *z, int depth) {
   seg *s;
   const uint8_t *kend = e[i].v;
   uint64_t len;
-  for (j = 0; j <= i; j++) k += e[j].f == e[i].f && e[j].mark;
+  for (j = 0; j <= i; j++) k += e[j].f == e[i].f && e[j].mark;   /* marked: msg */
   if ((s = kf_arena_alloc(z->A, (size_t)k * sizeof *s)) == NULL) return z->oom = 1, -1;
   for (j = 0, k = 0; j <= i; j++)
     if (e[j].f == e[i].f && e[j].mark) {
@@ -150,7 +167,7 @@ static int msg(const ProtobufCMessageDescriptor *d, const seg *s, size_t ns,
     if (e[i].mark == 1) continue;
     if (e[i].mark == 2) {
       if (merged(e, i, z, depth)) return -1;
-    } else if (e[i].f != NULL) {   /* one message: canonical inside */
+    } else if (e[i].msg) {   /* one message: canonical inside */
       seg one;
       uint64_t len;
       one.p = e[i].v;
