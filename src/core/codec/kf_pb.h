@@ -47,7 +47,8 @@ unsigned kf_job_versions(const kf_job *j);
 kf_status kf_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p,
                         size_t n, const char *who, kf_err *e);
 /* protobuf-c's unpack of `d` from `p`, `n` into `A`, guarded: the nesting
-** depth is checked before unpack recurses, then the strings.  KF_EINVAL
+** depth is checked before unpack recurses, then the strings; a sub-message
+** given twice is merged first (kf_pb_merge).  KF_EINVAL
 ** with *out = NULL and no message set means malformed framing (the caller
 ** names the message); other errors are set in `e`. */
 kf_status kf_unpack(const ProtobufCMessageDescriptor *d, const uint8_t *p,

@@ -67,10 +67,6 @@ static long scan(const ProtobufCMessageDescriptor *d, const seg *s, size_t ns,
   return n;
 }
 
-/* Marks the occurrences to merge: of a non-repeated message field, those
-** after the last occurrence of another member of its oneof, a scalar one
-** too (protobuf-c clears a oneof's member when another one is set, as
-** protobuf does). */
 /* Closes the members of f's oneof (f too when `self`): earlier
 ** occurrences are cleared by a later member. */
 static void oneof_close(const ProtobufCMessageDescriptor *d,
@@ -82,6 +78,10 @@ static void oneof_close(const ProtobufCMessageDescriptor *d,
       st[j] = 2;
 }
 
+/* Marks the occurrences to merge: of a non-repeated message field, those
+** after the last occurrence of another member of its oneof, a scalar one
+** too (protobuf-c clears a oneof's member when another one is set, as
+** protobuf does). */
 static int plan(const ProtobufCMessageDescriptor *d, ent *e, long n, kf_arena *A) {
   /* per field: seen (1), closed by a later other member of its oneof (2) */
   unsigned char *st = kf_arena_alloc(A, d->n_fields + 1);
