@@ -913,8 +913,8 @@ describe("kfjob.decode", function()
 
   -- protobuf's parsing rules (encoding.md, "Last One Wins"; an embedded
   -- message given twice is merged: its lists joined), whichever of
-  -- decode's two paths reads the bytes.  (protobuf-c's merge also takes the
-  -- later message's proto3 zeros, so these give each scalar in both.)
+  -- decode's two paths reads the bytes.  (Scalars set in only one of the
+  -- occurrences: spec/pb_merge_spec.lua.)
   it("reads a field given twice as protobuf does: the last scalar, messages merged, lists joined", function()
     local entry = function(list, v) return msg(3, msg(list, int(1, 1), msg(2, v))) end   -- CPU
     assert.equal(kfjob.TFJob { worker = { replicas = 3 } },

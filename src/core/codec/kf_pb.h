@@ -47,12 +47,20 @@ unsigned kf_job_versions(const kf_job *j);
 kf_status kf_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p,
                         size_t n, const char *who, kf_err *e);
 /* protobuf-c's unpack of `d` from `p`, `n` into `A`, guarded: the nesting
-** depth is checked before unpack recurses, then the strings.  KF_EINVAL
+** depth is checked before unpack recurses, then the strings; a sub-message
+** given twice is merged first (kf_pb_merge).  KF_EINVAL
 ** with *out = NULL and no message set means malformed framing (the caller
 ** names the message); other errors are set in `e`. */
 kf_status kf_unpack(const ProtobufCMessageDescriptor *d, const uint8_t *p,
                     size_t n, const char *who, kf_arena *A,
                     ProtobufCMessage **out, kf_err *e);
+/* The bytes of `d` with every non-repeated message field given more than
+** once in a message (recursively) given once, its payload the payloads
+** concatenated (protobuf's merge of the occurrences), at the place of the
+** last one that counts (kf_pb_merge.c).  1: *out, *outn hold them (in A);
+** 0: bytes that do not frame, left as they are; -1: out of memory. */
+int kf_pb_merge(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n,
+                kf_arena *A, const uint8_t **out, size_t *outn);
 /* encode: into a buffer; decode: bytes -> job, `who` prefixing errors
 ** ("kfjob.decode"): read straight into the job by kf_wire_read_job when it
 ** takes the bytes, else (every error among them) by kf_decode_msg. */

@@ -24,6 +24,7 @@
 ** framing of a message before it parses its members. */
 typedef struct wpath {
   int n;
+  int dup;   /* a non-repeated message field given twice in a message */
   /* the field, and its message's bytes up to the field's key: a repeated
   ** field's index is counted there when a path is printed */
   struct { const ProtobufCFieldDescriptor *f; const uint8_t *start, *at; } seg[KF_MAX_WIRE_DEPTH];
@@ -100,6 +101,7 @@ static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
                               const uint8_t *p, const uint8_t *end,
                               const char *who, wpath *w, kf_err *e) {
   const uint8_t *start = p;
+  uint64_t seen = 0;   /* non-repeated message fields met, by index */
   while (p < end) {
     uint64_t key, len;
     const ProtobufCFieldDescriptor *f;
@@ -120,6 +122,12 @@ static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
       w->seg[w->n].start = start;
       w->seg[w->n].at = at;
       w->n++;
+      if (f->type == PROTOBUF_C_TYPE_MESSAGE && f->label != PROTOBUF_C_LABEL_REPEATED) {
+        size_t k = (size_t)(f - d->fields);
+        uint64_t bit = k < 64 ? (uint64_t)1 << k : 0;
+        if (bit == 0 || (seen & bit)) w->dup = 1;
+        seen |= bit;
+      }
       if (f->type == PROTOBUF_C_TYPE_STRING) {
         size_t i = 0;
         if (len <= KF_MAX_STRING)   /* ASCII without NUL: valid, in one pass */
@@ -150,6 +158,7 @@ kf_status kf_wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p,
                         size_t n, const char *who, kf_err *e) {
   wpath w;
   w.n = 0;
+  w.dup = 0;
   return wire_strings(d, p, p + n, who, &w, e);
 }
 
@@ -157,9 +166,16 @@ kf_status kf_unpack(const ProtobufCMessageDescriptor *d, const uint8_t *p,
                     size_t n, const char *who, kf_arena *A,
                     ProtobufCMessage **out, kf_err *e) {
   ProtobufCAllocator pa;
-  kf_status wire = kf_wire_check(d, p, n, who, e);
+  wpath w;
+  kf_status wire;
+  w.n = 0;
+  w.dup = 0;
+  wire = wire_strings(d, p, p + n, who, &w, e);
   *out = NULL;
   if (wire == KF_ELIMIT) return wire;   /* before unpack recurses */
+  /* a sub-message given twice: merged as protobuf merges it, which
+  ** protobuf-c's unpack does not (drops the first one's proto3 scalars) */
+  if (wire == KF_OK && w.dup && kf_pb_merge(d, p, n, A, &p, &n) < 0) return kf_nomem(e);
   kf_arena_pballoc(A, &pa);
   *out = protobuf_c_message_unpack(d, &pa, n, p);
   if (*out == NULL && A->failed) return kf_nomem(e);
