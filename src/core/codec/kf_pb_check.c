@@ -38,18 +38,11 @@ static unsigned occurrence(const ProtobufCFieldDescriptor *f, const uint8_t *p,
   unsigned n = 0;
   if (f->id >= 16) return 0;
   while (p <= at) {
-    uint64_t key, len;
-    const uint8_t *here = p;
+    uint64_t key;
+    const uint8_t *here = p, *body;
     if (!kf_varint_get(&p, at + 16, &key)) break;
     if ((key >> 3) == f->id && (key & 7) == 2) n++;   /* as the walk counts them */
-    if (here == at) break;
-    switch (key & 7) {
-      case 0: if (!kf_varint_get(&p, at, &len)) return n; break;
-      case 1: p += 8; break;
-      case 5: p += 4; break;
-      case 2: if (!kf_varint_get(&p, at, &len)) return n; p += len; break;
-      default: return n;
-    }
+    if (here == at || !kf_wire_skip(&p, at, key, &body)) break;
   }
   return n;
 }
@@ -105,16 +98,12 @@ static kf_status wire_strings(const ProtobufCMessageDescriptor *d,
   while (p < end) {
     uint64_t key, len;
     const ProtobufCFieldDescriptor *f;
-    const uint8_t *at = p;
-    if (!kf_varint_get(&p, end, &key)) return KF_OK;
-    switch (key & 7) {
-      case 0: if (!kf_varint_get(&p, end, &len)) return KF_OK; continue;
-      case 1: if (end - p < 8) return KF_OK; p += 8; continue;
-      case 5: if (end - p < 4) return KF_OK; p += 4; continue;
-      case 2: break;
-      default: return KF_OK;
-    }
-    if (!kf_varint_get(&p, end, &len) || len > (uint64_t)(end - p)) return KF_OK;
+    const uint8_t *at = p, *body;
+    /* what does not frame is unpack's to refuse */
+    if (!kf_varint_get(&p, end, &key) || !kf_wire_skip(&p, end, key, &body)) return KF_OK;
+    if ((key & 7) != 2) continue;
+    len = (uint64_t)(p - body);
+    p = body;
     f = field_of(d, key >> 3);
     if (f != NULL) {
       kf_status st = KF_OK;

@@ -36,20 +36,11 @@ static long scan(const ProtobufCMessageDescriptor *d, const seg *s, size_t ns,
   for (i = 0; i < ns; i++) {
     const uint8_t *p = s[i].p, *end = s[i].end;
     while (p < end) {
-      uint64_t key, len;
-      const uint8_t *at = p, *v;
+      uint64_t key;
+      const uint8_t *at = p, *v, *body;
       if (!kf_varint_get(&p, end, &key)) return -1;
       v = p;
-      switch (key & 7) {
-        case 0: if (!kf_varint_get(&p, end, &len)) return -1; break;
-        case 1: if (end - p < 8) return -1; p += 8; break;
-        case 5: if (end - p < 4) return -1; p += 4; break;
-        case 2:
-          if (!kf_varint_get(&p, end, &len) || len > (uint64_t)(end - p)) return -1;
-          p += len;
-          break;
-        default: return -1;
-      }
+      if (!kf_wire_skip(&p, end, key, &body)) return -1;
       if (out != NULL) {
         const ProtobufCFieldDescriptor *f = NULL;
         if ((key >> 3) <= 0x1fffffffu)

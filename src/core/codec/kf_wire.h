@@ -45,6 +45,27 @@ static inline int kf_varint_get(const uint8_t **p, const uint8_t *end,
   return 0;
 }
 
+/* Steps *p over the value of a field whose key was read, not past end;
+** *body is where the value's own bytes start (after a length).  0 when
+** the value does not frame: cut short, a group, or a wire type protobuf
+** does not have.  The one framing of the wire walks (the string check,
+** the occurrence count of its paths, the merge's scan). */
+static inline int kf_wire_skip(const uint8_t **p, const uint8_t *end,
+                               uint64_t key, const uint8_t **body) {
+  uint64_t len;
+  switch (key & 7) {
+    case 0: *body = *p; return kf_varint_get(p, end, &len);
+    case 1: len = 8; break;
+    case 5: len = 4; break;
+    case 2: if (!kf_varint_get(p, end, &len)) return 0; break;
+    default: return 0;
+  }
+  if (len > (uint64_t)(end - *p)) return 0;
+  *body = *p;
+  *p += len;
+  return 1;
+}
+
 /* ---- protobuf-c message layout ---------------------------------------- */
 
 /* Size of one element of a repeated field of type t. */
