@@ -12,6 +12,7 @@
 ** Key order follows the Go structs the operator serializes.
 */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,18 +273,30 @@ kf_status kfm_merged_map(mctx *c, const char *path, const kf_node *job,
 
 /* Roles present in the resource, sorted by replica type as Go sorts map
 ** keys; returns how many. */
-int kfm_present_roles(const kf_job *j, int out[KF_NROLES]) {
-  const kf_kind_info *k = &kf_kinds[j->kind];
-  int i, n = 0, a, b;
-  for (i = 0; i < k->nroles; i++)
-    if (j->g[k->roles[i].role].replicas > 0) out[n++] = k->roles[i].role;
-  for (a = 1; a < n; a++)   /* at most four: insertion sort */
-    for (b = a; b > 0 && strcmp(kf_roles[out[b - 1]].name,
-                                kf_roles[out[b]].name) > 0; b--) {
-      int t = out[b];
-      out[b] = out[b - 1];
-      out[b - 1] = t;
+/* Each kind's roles in name order, sorted once (the rules ask for the
+** present ones several times per job). */
+static int by_name[KF_NKINDS][KF_NROLES];
+static pthread_once_t by_name_once = PTHREAD_ONCE_INIT;
+
+static void by_name_init(void) {
+  int k, i, b;
+  for (k = 0; k < KF_NKINDS; k++) {
+    const kf_kind_info *ki = &kf_kinds[k];
+    for (i = 0; i < ki->nroles; i++) {   /* at most four: insertion sort */
+      int role = ki->roles[i].role;
+      for (b = i; b > 0 && strcmp(kf_roles[by_name[k][b - 1]].name, kf_roles[role].name) > 0; b--)
+        by_name[k][b] = by_name[k][b - 1];
+      by_name[k][b] = role;
     }
+  }
+}
+
+int kfm_present_roles(const kf_job *j, int out[KF_NROLES]) {
+  const int *order = by_name[j->kind];
+  int i, n = 0;
+  pthread_once(&by_name_once, by_name_init);
+  for (i = 0; i < kf_kinds[j->kind].nroles; i++)
+    if (j->g[order[i]].replicas > 0) out[n++] = order[i];
   return n;
 }
 

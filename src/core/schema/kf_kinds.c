@@ -115,7 +115,7 @@ const char *kf_task_type(const kf_job *j) {
   return kf_python_task(j) ? "python-task" : kf_kinds[j->kind].task_type;
 }
 
-void kf_job_defaults(kf_job *j, int kind) {
+static void defaults_of(kf_job *j, int kind) {
   const kf_kind_info *k = &kf_kinds[kind];
   size_t i;
   int r;
@@ -143,6 +143,21 @@ void kf_job_defaults(kf_job *j, int kind) {
       default: break;
     }
   }
+}
+
+/* Each kind's defaults, written once: every constructor starts from a
+** copy (one block copy, not a pass over the kind's rows per job). */
+static kf_job defaults[KF_NKINDS];
+static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
+
+static void defaults_init(void) {
+  int k;
+  for (k = 0; k < KF_NKINDS; k++) defaults_of(&defaults[k], k);
+}
+
+void kf_job_defaults(kf_job *j, int kind) {
+  pthread_once(&defaults_once, defaults_init);
+  *j = defaults[kind];
 }
 
 /* ---- rules ------------------------------------------------------------ */
