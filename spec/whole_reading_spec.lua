@@ -558,6 +558,49 @@ describe("Law 3: the Lua config of a TaskTemplate or TaskSpec renders its bytes"
                 lyaml.load(out).jobs["train.fit"])
   end)
 
+  -- a template of a target of its own: the config says the target, so
+  -- `render` with no flag makes the same bytes (a black-box tester found
+  -- both rendered for flyte: a pytorch TaskTemplate, or R30's refusal)
+  local own = {
+    { "a clustered task (PyTorchJob)", "flyte2-clustered", function()
+        return kfjob.PyTorchJob{ master = {}, worker = { replicas = 3 }, requests = { cpu = 4 },
+                                 run_policy = { ttl_seconds_after_finished = 600 },
+                                 container = { image = "bert:1", command = { "python" }, args = { "t.py" } } }
+      end },
+    { "a clustered task with interconnect and host maintenance", "flyte2-clustered", function()
+        return kfjob.Elastic{ nnodes = 2, nproc_per_node = 4, interconnect = "infiniband",
+                              restart_on_host_maintenance = true,
+                              container = { image = "bert:1", args = { "t.py" } } }
+      end },
+    { "a Flyte 2 PyTorchJob with Kueue's labels", "flyte2", function()
+        return kfjob.PyTorchJob{ master = {}, worker = { replicas = 2, limits = { gpu = 1 } },
+                                 shared_memory = true,
+                                 scheduling = { queue = "team-a", priority_class = "high",
+                                                topology = { preferred = "cloud.google.com/gce-topology-block" } },
+                                 container = { image = "bert:1", command = { "pyflyte-execute" } } }
+      end },
+  }
+  for _, c in ipairs(own) do
+    for _, fmt in ipairs({ "template", "taskspec" }) do
+      it(c[1] .. ": -f " .. fmt .. " again from its Lua config (target " .. c[2] .. ")", function()
+        local j = c[3]()
+        local bytes = fmt == "template" and j:task_template{ target = c[2] }
+          or j:task_spec{ target = c[2], id = { project = "p", domain = "d", name = "n", version = "v" } }
+        local _, info = (fmt == "template" and kfjob.decode_task_template or kfjob.decode_task_spec)(bytes)
+        assert.equal(c[2], info.target)
+        local code, out, err = run(nil, "convert", put("own.pb", bytes), "-f", "lua")
+        assert.equal(0, code, err)
+        assert.matches('target = "' .. c[2] .. '"', out, 1, true)
+        code, out, err = run(nil, "render", put("own.lua", out), "-f", fmt)
+        assert.equal(0, code, err)
+        assert.equal(bytes, out)
+        code, out, err = run(nil, "decode", put("own.pb", bytes))   -- read as its target's
+        assert.equal(0, code, err)
+        assert.matches('"type":"' .. (c[2] == "flyte2" and "pytorch" or "clustered-task") .. '"', out, 1, true)
+      end)
+    end
+  end
+
   it("a Horovod TaskSpec reads as a HorovodJob (its args start horovodrun)", function()
     local h = kfjob.HorovodJob{ worker = { replicas = 2 }, slots = 2 }
     local o = { id = { project = "p", domain = "d", name = "hvd", version = "1" },

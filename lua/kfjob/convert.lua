@@ -342,7 +342,10 @@ local function flyte_entry(data, kind)
     local hj, hinfo = decode(data, { kind = "HorovodJob" })   -- flytekit's HorovodJob
     if hj then job, info = hj, hinfo end
   end
-  local o = { id = info.id, wrap_launcher = info.wrap_launcher, replica_encoding = info.replica_encoding }
+  -- a target of its own (a clustered task, Flyte 2's Kueue labels): the
+  -- config renders for it with no flag
+  local o = { id = info.id, wrap_launcher = info.wrap_launcher,
+              replica_encoding = info.replica_encoding, target = info.target }
   if spec then
     o.interface = next(info.interface or {}) and info.interface or nil
     o.metadata = next(info.metadata or {}) and info.metadata or nil

@@ -36,12 +36,19 @@ static long launcher_prefix(const kf_job *j, const Flyteidl__Core__Container *c,
   return (long)l->u.c.n;
 }
 
+/* Kueue's labels read from the pod's metadata: they reach the job from
+** the task on Flyte 2 alone (R30), so the template is Flyte 2's. */
+static int flyte2_labels(const kf_job *j) {
+  return j->has_scheduling &&
+         (j->sched.queue || j->sched.priority_class || j->sched.max_exec_time);
+}
+
 /* info.config: the template's config, but for primary_container_name when
-** the job has a pod template (task_spec and task_template write it from
-** there again), so info fed back gives the same bytes. */
+** the job writes a pod again (a pod template, Flyte 2's labels: task_spec
+** and task_template write it there), so info fed back gives the same bytes. */
 static int info_config(const Flyteidl__Core__TaskTemplate *t, const kf_job *j,
                        kf_node *info, kf_arena *A) {
-  int pod = j->pod_template != NULL;
+  int pod = j->pod_template != NULL || flyte2_labels(j);
   kf_node *x = NULL;
   size_t i;
   for (i = 0; i < t->n_config; i++) {
@@ -307,6 +314,8 @@ kf_status kf_template_to_job(Flyteidl__Core__TaskTemplate *t, int opt_kind,
       (st = kf_sched_template_out(j, A, e)))            /* topology (SPEC §13) */
     return st;
   if ((*info = info_node(t, j, A)) == NULL) return kf_nomem(e);
+  if (flyte2_labels(j) && !kf_obj_strref(A, *info, "target", "flyte2"))   /* renders for it */
+    return kf_nomem(e);
   if (version == 1 && common_encoding(custom) &&
       !kf_obj_strref(A, *info, "replica_encoding", "common"))
     return kf_nomem(e);
