@@ -81,7 +81,12 @@ kf_status kf_job_resources(const kf_job *j, kf_arena *A, kf_job_res *out,
   memset(&mo, 0, sizeof mo);
   mo.name = "r";            /* placeholders: the resource needs a name and */
   mo.image = "image";       /* an image for groups without one */
-  if ((st = kf_manifest(j, &mo, A, &root, "kfjob.resources", e)) != KF_OK) return st;
+  st = kf_manifest(j, &mo, A, &root, "kfjob.resources", e);
+  /* a field the operator has no place for (a Trainer runtime, the
+  ** mpi-operator's, a clustered task's): its pods and their resources
+  ** are the same on every target, so the operator's writer counts them */
+  if (st == KF_EINVAL) st = kf_manifest_write(j, KF_T_OPERATOR, &mo, A, &root, "kfjob.resources", e);
+  if (st != KF_OK) return st;
   specs = kf_node_get(kf_node_get(root, "spec"), kf_kinds[j->kind].crd_specs);
   for (i = 0; specs && i < specs->u.c.n && out->ngroups < KF_NROLES; i++) {
     const kf_node *rs = specs->u.c.v[i], *n = kf_node_get(rs, "replicas");
