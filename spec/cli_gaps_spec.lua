@@ -186,6 +186,28 @@ describe("kfjob explain --target: each target's values, path and default", funct
     assert.matches("(R20: ", out, 1, true)
   end)
 
+  -- a black-box tester found the pytorch plugin's fields shown for a clustered
+  -- task, "not carried" for its own fields and the NNODES entry by index
+  it("flyte2-clustered: the ClusteredTaskSpec's place of each field, env entries by name, R43", function()
+    local places = {
+      interconnect = "interconnect", restart_on_host_maintenance = "failurePolicy.restartOnHostMaintenance",
+      nnodes = "replicas", nproc_per_node = "nprocPerNode", rdzv_backend = "runtime.torchrun.rdzvBackend",
+      max_restarts = "runtime.torchrun.maxRestarts", ["run_policy.backoff_limit"] = "failurePolicy.maxRestarts",
+      ["run_policy.ttl_seconds_after_finished"] = "ttlSecondsAfterFinished",
+    }
+    for field, at in pairs(places) do
+      local out = explain("Elastic." .. field, "--target", "flyte2-clustered")
+      assert.matches("\n  payload:  " .. at .. "\n", out, 1, true)
+      assert.is_nil(out:find("field elastic_config", 1, true), field)
+      assert.matches("  plugin message: flyte2-clustered's own", out, 1, true)
+    end
+    local out = explain("Elastic.nnodes", "--target", "flyte2-clustered")
+    assert.matches("containers[0].env[name=NNODES].value", out, 1, true)
+    assert.matches("RULES:    R9, R43 ", out, 1, true)
+    -- the pytorch plugin's place stays on flyte
+    assert.matches("field elastic_config.min_replicas", explain("Elastic.nnodes", "--target", "flyte"), 1, true)
+  end)
+
   it("Trainer puts a group's image and the node count in spec.trainer", function()
     local out = explain("PyTorchJob.worker.image", "--target", "trainer-2.3")
     assert.matches("  manifest: spec.trainer.image (the same value on every group)\n", out, 1, true)

@@ -67,6 +67,8 @@ local function where_lines(kind, info, path, row, grow, target, out)
   local p = concat(path, ".")
   if target and not info.payload[target] then
     out[#out + 1] = "  plugin message: none (" .. target .. " takes manifests)"
+  elseif target and info.own_payload[target] then   -- probed: ON TARGET's payload line
+    out[#out + 1] = "  plugin message: " .. target .. "'s own (its payload: ON TARGET)"
   elseif info.task_type and row.proto then
     local proto = row.proto
     if proto:match("^%u+$") then   -- a ResourceName entry of a resources list
@@ -238,6 +240,13 @@ local function with_value(ctx, target, v)
   return job, errs
 end
 
+-- The payload's proto3 JSON of a target with a message of its own (a
+-- clustered task's ClusteredTaskSpec).
+local function payload_of(job, target)
+  local ok, c = pcall(job.custom, job, { target = target })
+  return ok and c or nil
+end
+
 local function manifest_of(job, target)
   local ok, m = pcall(job.manifest, job, { name = PROBE.name, image = PROBE.image, target = target })
   return ok and m or nil
@@ -278,8 +287,14 @@ local function diff(a, b, at, out)
     end
   end
   sort(keys, key_order)
+  -- an env entry both hold by its name (the user's come first: an index
+  -- says nothing); one added stays an index (a tree's FOLD takes it)
+  local named = at:match("%.env$") or at == "env"
   for _, k in ipairs(keys) do
-    local sub = type(k) == "number" and ("%s[%d]"):format(at, k - 1)
+    local e = named and type(k) == "number" and (a or {})[k]
+    if type(e) == "table" and type((b or {})[k]) == "table" and e.name ~= b[k].name then e = nil end
+    local sub = type(e) == "table" and type(e.name) == "string" and ("%s[name=%s]"):format(at, e.name)
+                or type(k) == "number" and ("%s[%d]"):format(at, k - 1)
                 or (at == "" and k or at .. "." .. k)
     diff((a or {})[k], (b or {})[k], sub, out)
   end
@@ -434,6 +449,24 @@ local function folded(ctx, d, m0, m)
   return out
 end
 
+-- Where the payload of a target with its own puts the field: the places
+-- the picked value changes, else the first value the target takes that
+-- changes any (a proto3 default, as TCP, is not written).
+local function payload_line(ctx, target, job, ok)
+  local p0 = payload_of(ctx.base, target)
+  local function places_of(j)
+    local p = j and payload_of(j, target)
+    return p0 and p and diff(p0, p, "", {}) or {}
+  end
+  local pd = places_of(job)
+  for _, v in ipairs(#pd == 0 and (ok or probe_values(ctx.row)) or {}) do
+    local j2, errs = with_value(ctx, target, v)
+    if j2 and #errs == 0 then pd = places_of(j2) end
+    if #pd > 0 then break end
+  end
+  return "payload:  " .. (#pd > 0 and places(pd) or "not carried")
+end
+
 -- What target t does with the field: its values, where its manifest puts
 -- it, what it writes unset (and given as 0 for an optional row).
 local function target_lines(ctx, target)
@@ -447,6 +480,7 @@ local function target_lines(ctx, target)
     forms_lines(ctx, target, lines)
     return lines
   end
+  if ctx.info.own_payload[target] then lines[#lines + 1] = payload_line(ctx, target, job, ok) end
   local m = manifest_of(job, target)
   local d = folded(ctx, diff(m0, m, "", {}), m0, m)
   lines[#lines + 1] = "manifest: " .. (#d > 0 and places(d) or "nothing written")
@@ -627,10 +661,12 @@ local function generate(spec, target, recursive)
   local kind, rest = tostring(spec or ""):match("^([^.]+)%.?(.*)$")
   check_args(kind, target)
   local rows, info = kfjob.fields(kind)
-  info.rows, info.groups, info.payload = rows, {}, {}
+  info.rows, info.groups, info.payload, info.own_payload = rows, {}, {}, {}
   for k, r in pairs(rows) do if r.group then info.groups[k] = r.group end end
   for _, t in ipairs(kfjob.targets()) do
     for _, e in ipairs(t.emits) do info.payload[t.name] = info.payload[t.name] or e == "encode" end
+    -- a payload that is not the kind's plugin message (a clustered task's)
+    info.own_payload[t.name] = info.payload[t.name] and t.resource ~= "kubeflow.org/v1"
   end
   local path, row, grow = find_row(kind, rows, info, rest)
   local out = { "KIND:     " .. kind }

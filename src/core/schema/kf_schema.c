@@ -404,7 +404,7 @@ static const kf_field elastic_rows[] = {
   {.key = "nnodes", .type = KF_V_NNODES, .off = J(min_nodes), .min = 1,
    .idef = 1, .pbmsg = "elastic_config", .pb = "min_replicas",
    .pb0 = "min_replicas",
-   .desc = "Worker nodes, N or a \"min:max\" range such as \"2:4\" (torchrun --nnodes): elastic_config min/max_replicas in the plugin message, elasticPolicy.minReplicas/maxReplicas and the worker count in operator manifests, numNodes on Trainer (fixed only, R9)"},
+   .desc = "Worker nodes, N or a \"min:max\" range such as \"2:4\" (torchrun --nnodes): elastic_config min/max_replicas in the plugin message, elasticPolicy.minReplicas/maxReplicas and the worker count in operator manifests, numNodes on Trainer (fixed only, R9), a clustered task's replicas (fixed only, R43)"},
   {.key = "nproc_per_node", .type = KF_V_NPROC, .off = J(nproc_per_node),
    .off_n = J(nproc_word), .min = 1, .idef = 1, .info = &nproc_choice,
    .pbmsg = "elastic_config",
