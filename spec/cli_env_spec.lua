@@ -22,6 +22,12 @@ local CONFIGS = {
                .. "  pod_template = { spec = { containers = { { name = 'primary', env = {\n"
                .. "    { name = 'CERT', value = 'a\\nb' }, { name = 'X', value = '1' } } } } } } }\n",
   ["tf.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.TFJob{ worker = { replicas = 2 } }\n",
+  -- the black-box tester's v06 (Intel)
+  ["v06.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.MPIJob{\n"
+             .. "  container = { image = 'ghcr.io/acme/hpc:3', args = { 'python', 'allreduce.py' },\n"
+             .. "    env = { { name = 'NCCL_DEBUG', value = 'WARN' } } },\n"
+             .. "  namespace = 'hpc', worker = { replicas = 2, limits = { gpu = 1 } }, slots = 2,\n"
+             .. "  mpi_implementation = 'Intel', ssh_auth_mount_path = '/home/mpiuser/.ssh' }\n",
   ["set.lua"] = "local kfjob = require 'kfjob'\nreturn { a = kfjob.PyTorchJob{ worker = { replicas = 1 } },\n"
              .. "  b = kfjob.TFJob{ worker = { replicas = 1 } } }\n",
 }
@@ -114,6 +120,23 @@ describe("kfjob env", function()
     assert.are.equal(0, code)
     assert.are.equal("m-worker-0.m.ns.svc slots=2\nm-worker-1.m.ns.svc slots=2\n",
                      json.decode(out)["launcher-0"].files["/etc/mpi/hostfile"])
+  end)
+
+  -- FACTS §8.2.4 table (launcher env by mpiImplementation; Intel and MPICH
+  -- hostfile lines <host>:<s>)
+  it("gives an Intel MPI launcher on mpi-operator the I_MPI_* variables", function()
+    local code, out, err = kfjob("env", path("v06.lua"), "--name", "v", "--target", "mpi-operator",
+                                 "--pod", "launcher-0")
+    assert.are.equal(0, code, err)
+    assert.are.equal(table.concat({
+      "# v launcher-0", "NCCL_DEBUG=WARN", "K_MPI_JOB_ROLE=launcher",
+      "I_MPI_HYDRA_HOST_FILE=/etc/mpi/hostfile",
+      "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS=-o ConnectionAttempts=10", "I_MPI_PERHOST=2",
+      "NVIDIA_VISIBLE_DEVICES=", "NVIDIA_DRIVER_CAPABILITIES=",
+      "# file /etc/mpi/hostfile:", "#   v-worker-0.v.hpc.svc:2", "#   v-worker-1.v.hpc.svc:2",
+      "# file /etc/mpi/discover_hosts.sh:", "#   #!/bin/sh", "#   echo v-worker-0.v.hpc.svc",
+      "#   echo v-worker-1.v.hpc.svc", "",
+    }, "\n"), (out:gsub("^# v: gang [^\n]*\n", "")))   -- the gang line is not this test's
   end)
 
   it("prints every job of a named set (one JSON document each)", function()
