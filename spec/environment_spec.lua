@@ -361,6 +361,39 @@ describe("job:environment, mpi-operator MPIJob v2beta1 (FACTS §8.2.4, §8.3.3)"
     assert.are.same(job:environment{ name = "mpi-example", target = "mpi-operator" },
                     o:environment{ name = "mpi-example", target = "mpi-operator" })
   end)
+
+  -- FACTS §8.2.4 table: runLauncherAsWorker puts the launcher first in
+  -- both files and keeps its GPUs (no NVIDIA_* blanking)
+  it("lists the launcher as a host and keeps its GPUs with run_launcher_as_worker", function()
+    local env = kfjob.HorovodJob{ worker = { replicas = 2 }, slots = 2, run_launcher_as_worker = true }
+      :environment{ name = "hv", namespace = "team", target = "mpi-operator" }
+    assert.are.same({ "launcher-0", "worker-0", "worker-1" }, keys(env))
+    assert.are.same({
+      "K_MPI_JOB_ROLE=launcher", "OMPI_MCA_orte_keep_fqdn_hostnames=true",
+      "OMPI_MCA_orte_default_hostfile=/etc/mpi/hostfile", "OMPI_MCA_plm_rsh_args=-o ConnectionAttempts=10",
+      "OMPI_MCA_orte_set_default_slots=2",
+    }, lines(env["launcher-0"]))
+    assert.are.same({
+      ["/etc/mpi/hostfile"] = "hv-launcher.hv.team.svc slots=2\nhv-worker-0.hv.team.svc slots=2\n" ..
+                              "hv-worker-1.hv.team.svc slots=2\n",
+      ["/etc/mpi/discover_hosts.sh"] = "#!/bin/sh\necho hv-launcher.hv.team.svc\n" ..
+                                       "echo hv-worker-0.hv.team.svc\necho hv-worker-1.hv.team.svc\n",
+    }, env["launcher-0"].files)
+    assert.are.same({ "K_MPI_JOB_ROLE=worker" }, lines(env["worker-0"]))
+  end)
+
+  it("combines run_launcher_as_worker with MPICH: <host>:<s> launcher line, no NVIDIA_*", function()
+    local env = kfjob.MPIJob{ worker = { replicas = 1 }, run_launcher_as_worker = true, mpi_implementation = "MPICH" }
+      :environment{ name = "lw", namespace = "mpi", target = "mpi-operator" }
+    assert.are.same({
+      "K_MPI_JOB_ROLE=launcher", "HYDRA_HOST_FILE=/etc/mpi/hostfile",
+      "HYDRA_LAUNCH_EXTRA_ARGS=-o ConnectionAttempts=10",
+    }, lines(env["launcher-0"]))
+    assert.are.same({
+      ["/etc/mpi/hostfile"] = "lw-launcher.lw.mpi.svc:1\nlw-worker-0.lw.mpi.svc:1\n",
+      ["/etc/mpi/discover_hosts.sh"] = "#!/bin/sh\necho lw-launcher.lw.mpi.svc\necho lw-worker-0.lw.mpi.svc\n",
+    }, env["launcher-0"].files)
+  end)
 end)
 
 describe("job:environment, Trainer TrainJob torch (FACTS §8.2.5, §8.4.4)", function()

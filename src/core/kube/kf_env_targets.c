@@ -11,7 +11,7 @@
 /* ---- mpi-operator v0.8, MPIJob v2beta1 (FACTS §8.2.4) ----------------- */
 
 /* The ConfigMap's texts (newConfigMap, updateDiscoverHostsInConfigMap):
-** runLauncherAsWorker off; hostfile lines are
+** with runLauncherAsWorker the launcher first; hostfile lines are
 ** "<host> slots=<s>" for OpenMPI, "<host>:<s>" for Intel and MPICH;
 ** discover_hosts.sh lists every worker sorted by name, without slots. */
 static kf_status mpi_v2_files(ectx *c, int openmpi, const char **hostfile,
@@ -24,6 +24,7 @@ static kf_status mpi_v2_files(ectx *c, int openmpi, const char **hostfile,
   kf_buf b;
   NOMEM(c, hosts);
   kf_buf_init(&b, c->A->a);
+  if (j->run_launcher_as_worker) kfe_addf(c, &b, line, c->name, "launcher", svc, (int)s);
   for (i = 0; i < n; i++) {
     const char *w = kfe_fmt(c, "worker-%d", (int)i);
     if (w == NULL) b.oom = 1;
@@ -32,14 +33,15 @@ static kf_status mpi_v2_files(ectx *c, int openmpi, const char **hostfile,
   NOMEM(c, *hostfile = kfe_text_end(c, &b));
   kf_buf_init(&b, c->A->a);
   kf_buf_adds(&b, "#!/bin/sh\n");
+  if (j->run_launcher_as_worker) kfe_addf(c, &b, "echo %s-launcher%s\n", c->name, svc);
   for (i = 0; i < n; i++) kfe_addf(c, &b, "echo %s\n", hosts[i]);
   NOMEM(c, *discover = kfe_text_end(c, &b));
   return KF_OK;
 }
 
 /* newLauncherPodTemplate: K_MPI_JOB_ROLE, the implementation's variables
-** (mpiImplementation, OpenMPI when unset), then the NVIDIA_* blanking
-** (runLauncherAsWorker off); newWorker:
+** (mpiImplementation, OpenMPI when unset), then, unless the launcher also
+** runs a worker (runLauncherAsWorker), the NVIDIA_* blanking; newWorker:
 ** K_MPI_JOB_ROLE on every worker. */
 kf_status kfe_mpi_v2_env(ectx *c) {
   const kf_job *j = c->j;
@@ -65,8 +67,10 @@ kf_status kfe_mpi_v2_env(ectx *c) {
     NOMEM(c, OP(c, p, "HYDRA_HOST_FILE", "/etc/mpi/hostfile"));
     NOMEM(c, OP(c, p, "HYDRA_LAUNCH_EXTRA_ARGS", "-o ConnectionAttempts=10"));
   }
-  NOMEM(c, OP(c, p, "NVIDIA_VISIBLE_DEVICES", ""));
-  NOMEM(c, OP(c, p, "NVIDIA_DRIVER_CAPABILITIES", ""));
+  if (!j->run_launcher_as_worker) {
+    NOMEM(c, OP(c, p, "NVIDIA_VISIBLE_DEVICES", ""));
+    NOMEM(c, OP(c, p, "NVIDIA_DRIVER_CAPABILITIES", ""));
+  }
   NOMEM(c, kfe_file_add(p, "/etc/mpi/hostfile", hostfile));
   NOMEM(c, kfe_file_add(p, "/etc/mpi/discover_hosts.sh", discover));
   for (i = 0; i < n; i++) {
