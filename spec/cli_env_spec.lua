@@ -37,6 +37,11 @@ local CONFIGS = {
              .. "  namespace = 'hvd', worker = { replicas = 2, limits = { gpu = 1 } },\n"
              .. "  launcher = { container = { env = { ROLE = 'launcher' } } },\n"
              .. "  slots = 1, run_launcher_as_worker = true }\n",
+  -- the black-box tester's v39: a job with its own opts.name
+  ["v39.lua"] = "local kfjob = require 'kfjob'\n"
+             .. "local job = kfjob.TFJob{ container = { image = 'i:1', env = { A = 'job' } },\n"
+             .. "  namespace = 'job-ns', worker = { replicas = 2 } }\n"
+             .. "return { job = job, opts = { name = 'tfo', namespace = 'opt-ns', env = { B = 'opt' } } }\n",
   ["set.lua"] = "local kfjob = require 'kfjob'\nreturn { a = kfjob.PyTorchJob{ worker = { replicas = 1 } },\n"
              .. "  b = kfjob.TFJob{ worker = { replicas = 1 } } }\n",
 }
@@ -181,6 +186,22 @@ describe("kfjob env", function()
       "# file /etc/mpi/discover_hosts.sh:", "#   #!/bin/sh", "#   echo h-launcher.h.hvd.svc",
       "#   echo h-worker-0.h.hvd.svc", "#   echo h-worker-1.h.hvd.svc", "",
     }, "\n"), (out:gsub("^# h: gang [^\n]*\n", "")))
+  end)
+
+  -- the headers name the resources the values describe: FACTS §8.2.1's
+  -- TF_CONFIG hosts are <name>-worker-<i>.<ns>.svc, <name> = opts.name
+  it("names the job in its headers by its opts.name, as its values do", function()
+    local code, out, err = kfjob("env", path("v39.lua"), "--pod", "worker-1")
+    assert.are.equal(0, code, err)
+    assert.are.equal(table.concat({
+      "# tfo: gang 2 (default)", "# tfo worker-1", "B=opt",
+      'TF_CONFIG={"cluster":{"worker":["tfo-worker-0.opt-ns.svc:2222","tfo-worker-1.opt-ns.svc:2222"]},'
+        .. '"task":{"type":"worker","index":1},"environment":"cloud"}', "",
+    }, "\n"), out)
+    -- opts.name wins over --name too (docs/CLI.md: a job's opts win over the flags)
+    local code2, out2 = kfjob("env", path("v39.lua"), "--name", "flag", "--pod", "worker-0")
+    assert.are.equal(0, code2)
+    assert.are.equal("# tfo: gang 2 (default)\n# tfo worker-0\n", out2:match("^# [^\n]*\n# [^\n]*\n"))
   end)
 
   it("prints every job of a named set (one JSON document each)", function()
