@@ -344,6 +344,14 @@ typedef struct kfjob_job {
                                them (the first is #error's); NULL when the
                                job failed for another reason. */
   size_t nproblems;       /**< Number of #problems. */
+  const char *resource_name;  /**< ::KFJOB_FORMAT_MANIFEST,
+                               ::KFJOB_FORMAT_MANIFEST_JSON and
+                               ::KFJOB_FORMAT_ENVIRONMENT: the name the
+                               job's resources get (`metadata.name`, the
+                               stem of the pods' names): a `{job =, opts =
+                               {name = ...}}` entry's `opts.name`, else
+                               #name.  NULL for other formats and failed
+                               jobs. */
 } kfjob_job;
 
 /**

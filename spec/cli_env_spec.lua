@@ -22,6 +22,26 @@ local CONFIGS = {
                .. "  pod_template = { spec = { containers = { { name = 'primary', env = {\n"
                .. "    { name = 'CERT', value = 'a\\nb' }, { name = 'X', value = '1' } } } } } } }\n",
   ["tf.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.TFJob{ worker = { replicas = 2 } }\n",
+  -- the black-box tester's v06 (Intel) and v32 (MPICH, runLauncherAsWorker)
+  ["v06.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.MPIJob{\n"
+             .. "  container = { image = 'ghcr.io/acme/hpc:3', args = { 'python', 'allreduce.py' },\n"
+             .. "    env = { { name = 'NCCL_DEBUG', value = 'WARN' } } },\n"
+             .. "  namespace = 'hpc', worker = { replicas = 2, limits = { gpu = 1 } }, slots = 2,\n"
+             .. "  mpi_implementation = 'Intel', ssh_auth_mount_path = '/home/mpiuser/.ssh' }\n",
+  ["v32.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.MPIJob{\n"
+             .. "  container = { image = 'ghcr.io/acme/hpc:3', args = { 'python', 'pi.py' } },\n"
+             .. "  worker = { replicas = 2 }, run_launcher_as_worker = true, mpi_implementation = 'MPICH',\n"
+             .. "  namespace = 'mpi' }\n",
+  ["v08.lua"] = "local kfjob = require 'kfjob'\nreturn kfjob.HorovodJob{\n"
+             .. "  container = { image = 'ghcr.io/acme/hvd:0.28', args = { 'python', 'hvd_train.py' } },\n"
+             .. "  namespace = 'hvd', worker = { replicas = 2, limits = { gpu = 1 } },\n"
+             .. "  launcher = { container = { env = { ROLE = 'launcher' } } },\n"
+             .. "  slots = 1, run_launcher_as_worker = true }\n",
+  -- the black-box tester's v39: a job with its own opts.name
+  ["v39.lua"] = "local kfjob = require 'kfjob'\n"
+             .. "local job = kfjob.TFJob{ container = { image = 'i:1', env = { A = 'job' } },\n"
+             .. "  namespace = 'job-ns', worker = { replicas = 2 } }\n"
+             .. "return { job = job, opts = { name = 'tfo', namespace = 'opt-ns', env = { B = 'opt' } } }\n",
   ["set.lua"] = "local kfjob = require 'kfjob'\nreturn { a = kfjob.PyTorchJob{ worker = { replicas = 1 } },\n"
              .. "  b = kfjob.TFJob{ worker = { replicas = 1 } } }\n",
 }
@@ -114,6 +134,74 @@ describe("kfjob env", function()
     assert.are.equal(0, code)
     assert.are.equal("m-worker-0.m.ns.svc slots=2\nm-worker-1.m.ns.svc slots=2\n",
                      json.decode(out)["launcher-0"].files["/etc/mpi/hostfile"])
+  end)
+
+  -- FACTS §8.2.4 table (launcher env by mpiImplementation; Intel and MPICH
+  -- hostfile lines <host>:<s>)
+  it("gives an Intel MPI launcher on mpi-operator the I_MPI_* variables", function()
+    local code, out, err = kfjob("env", path("v06.lua"), "--name", "v", "--target", "mpi-operator",
+                                 "--pod", "launcher-0")
+    assert.are.equal(0, code, err)
+    assert.are.equal(table.concat({
+      "# v launcher-0", "NCCL_DEBUG=WARN", "K_MPI_JOB_ROLE=launcher",
+      "I_MPI_HYDRA_HOST_FILE=/etc/mpi/hostfile",
+      "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS=-o ConnectionAttempts=10", "I_MPI_PERHOST=2",
+      "NVIDIA_VISIBLE_DEVICES=", "NVIDIA_DRIVER_CAPABILITIES=",
+      "# file /etc/mpi/hostfile:", "#   v-worker-0.v.hpc.svc:2", "#   v-worker-1.v.hpc.svc:2",
+      "# file /etc/mpi/discover_hosts.sh:", "#   #!/bin/sh", "#   echo v-worker-0.v.hpc.svc",
+      "#   echo v-worker-1.v.hpc.svc", "",
+    }, "\n"), (out:gsub("^# v: gang [^\n]*\n", "")))   -- the gang line is not this test's
+  end)
+
+  -- FACTS §8.2.4 table: runLauncherAsWorker lists the launcher first in
+  -- hostfile and discover_hosts.sh and leaves NVIDIA_* unset
+  it("lists an MPICH launcher-as-worker first, without NVIDIA_* (mpi-operator)", function()
+    local code, out, err = kfjob("env", path("v32.lua"), "--name", "w", "--target", "mpi-operator",
+                                 "-f", "json", "--pod", "launcher-0")
+    assert.are.equal(0, code, err)
+    assert.are.same({
+      env = {
+        { name = "K_MPI_JOB_ROLE", value = "launcher" },
+        { name = "HYDRA_HOST_FILE", value = "/etc/mpi/hostfile" },
+        { name = "HYDRA_LAUNCH_EXTRA_ARGS", value = "-o ConnectionAttempts=10" },
+      },
+      files = {
+        ["/etc/mpi/hostfile"] = "w-launcher.w.mpi.svc:1\nw-worker-0.w.mpi.svc:1\nw-worker-1.w.mpi.svc:1\n",
+        ["/etc/mpi/discover_hosts.sh"] = "#!/bin/sh\necho w-launcher.w.mpi.svc\necho w-worker-0.w.mpi.svc\n" ..
+                                         "echo w-worker-1.w.mpi.svc\n",
+      },
+    }, json.decode(out)["launcher-0"])
+  end)
+
+  it("keeps a HorovodJob launcher-as-worker's GPUs and lists it with its slots", function()
+    local code, out, err = kfjob("env", path("v08.lua"), "--name", "h", "--target", "mpi-operator",
+                                 "--pod", "launcher-0")
+    assert.are.equal(0, code, err)
+    assert.are.equal(table.concat({
+      "# h launcher-0", "ROLE=launcher", "K_MPI_JOB_ROLE=launcher",
+      "OMPI_MCA_orte_keep_fqdn_hostnames=true", "OMPI_MCA_orte_default_hostfile=/etc/mpi/hostfile",
+      "OMPI_MCA_plm_rsh_args=-o ConnectionAttempts=10", "OMPI_MCA_orte_set_default_slots=1",
+      "# file /etc/mpi/hostfile:", "#   h-launcher.h.hvd.svc slots=1", "#   h-worker-0.h.hvd.svc slots=1",
+      "#   h-worker-1.h.hvd.svc slots=1",
+      "# file /etc/mpi/discover_hosts.sh:", "#   #!/bin/sh", "#   echo h-launcher.h.hvd.svc",
+      "#   echo h-worker-0.h.hvd.svc", "#   echo h-worker-1.h.hvd.svc", "",
+    }, "\n"), (out:gsub("^# h: gang [^\n]*\n", "")))
+  end)
+
+  -- the headers name the resources the values describe: FACTS §8.2.1's
+  -- TF_CONFIG hosts are <name>-worker-<i>.<ns>.svc, <name> = opts.name
+  it("names the job in its headers by its opts.name, as its values do", function()
+    local code, out, err = kfjob("env", path("v39.lua"), "--pod", "worker-1")
+    assert.are.equal(0, code, err)
+    assert.are.equal(table.concat({
+      "# tfo: gang 2 (default)", "# tfo worker-1", "B=opt",
+      'TF_CONFIG={"cluster":{"worker":["tfo-worker-0.opt-ns.svc:2222","tfo-worker-1.opt-ns.svc:2222"]},'
+        .. '"task":{"type":"worker","index":1},"environment":"cloud"}', "",
+    }, "\n"), out)
+    -- opts.name wins over --name too (docs/CLI.md: a job's opts win over the flags)
+    local code2, out2 = kfjob("env", path("v39.lua"), "--name", "flag", "--pod", "worker-0")
+    assert.are.equal(0, code2)
+    assert.are.equal("# tfo: gang 2 (default)\n# tfo worker-0\n", out2:match("^# [^\n]*\n# [^\n]*\n"))
   end)
 
   it("prints every job of a named set (one JSON document each)", function()

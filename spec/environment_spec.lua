@@ -328,6 +328,72 @@ describe("job:environment, mpi-operator MPIJob v2beta1 (FACTS §8.2.4, §8.3.3)"
     assert.are.same({ "K_MPI_JOB_ROLE=x", "K_MPI_JOB_ROLE=worker" }, lines(env["worker-0"]))
     assert.are.equal("h-worker-0.h.team.svc slots=1\n", env["launcher-0"].files["/etc/mpi/hostfile"])
   end)
+
+  -- FACTS §8.2.4 table: launcher env and hostfile by spec.mpiImplementation
+  it("gives an Intel MPI launcher the I_MPI_* variables and <host>:<s> hostfile lines", function()
+    local env = kfjob.MPIJob{ worker = { replicas = 2 }, slots = 2, mpi_implementation = "Intel" }
+      :environment{ name = "im", namespace = "hpc", target = "mpi-operator" }
+    assert.are.same({
+      "K_MPI_JOB_ROLE=launcher", "I_MPI_HYDRA_HOST_FILE=/etc/mpi/hostfile",
+      "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS=-o ConnectionAttempts=10", "I_MPI_PERHOST=2",
+      "NVIDIA_VISIBLE_DEVICES=", "NVIDIA_DRIVER_CAPABILITIES=",
+    }, lines(env["launcher-0"]))
+    assert.are.same({
+      ["/etc/mpi/hostfile"] = "im-worker-0.im.hpc.svc:2\nim-worker-1.im.hpc.svc:2\n",
+      ["/etc/mpi/discover_hosts.sh"] = "#!/bin/sh\necho im-worker-0.im.hpc.svc\necho im-worker-1.im.hpc.svc\n",
+    }, env["launcher-0"].files)
+    assert.are.same({ "K_MPI_JOB_ROLE=worker" }, lines(env["worker-1"]))
+  end)
+
+  it("gives an MPICH launcher the HYDRA_* variables (no slot variable) and <host>:<s> lines", function()
+    local env = kfjob.MPIJob{ worker = { replicas = 1 }, slots = 3, mpi_implementation = "MPICH" }
+      :environment{ name = "mc", target = "mpi-operator" }
+    assert.are.same({
+      "K_MPI_JOB_ROLE=launcher", "HYDRA_HOST_FILE=/etc/mpi/hostfile",
+      "HYDRA_LAUNCH_EXTRA_ARGS=-o ConnectionAttempts=10",
+      "NVIDIA_VISIBLE_DEVICES=", "NVIDIA_DRIVER_CAPABILITIES=",
+    }, lines(env["launcher-0"]))
+    assert.are.equal("mc-worker-0.mc.default.svc:3\n", env["launcher-0"].files["/etc/mpi/hostfile"])
+  end)
+
+  it("gives an explicit OpenMPI the same as the default", function()
+    local o = kfjob.MPIJob{ worker = { replicas = 2 }, slots = 2, mpi_implementation = "OpenMPI" }
+    assert.are.same(job:environment{ name = "mpi-example", target = "mpi-operator" },
+                    o:environment{ name = "mpi-example", target = "mpi-operator" })
+  end)
+
+  -- FACTS §8.2.4 table: runLauncherAsWorker puts the launcher first in
+  -- both files and keeps its GPUs (no NVIDIA_* blanking)
+  it("lists the launcher as a host and keeps its GPUs with run_launcher_as_worker", function()
+    local env = kfjob.HorovodJob{ worker = { replicas = 2 }, slots = 2, run_launcher_as_worker = true }
+      :environment{ name = "hv", namespace = "team", target = "mpi-operator" }
+    assert.are.same({ "launcher-0", "worker-0", "worker-1" }, keys(env))
+    assert.are.same({
+      "K_MPI_JOB_ROLE=launcher", "OMPI_MCA_orte_keep_fqdn_hostnames=true",
+      "OMPI_MCA_orte_default_hostfile=/etc/mpi/hostfile", "OMPI_MCA_plm_rsh_args=-o ConnectionAttempts=10",
+      "OMPI_MCA_orte_set_default_slots=2",
+    }, lines(env["launcher-0"]))
+    assert.are.same({
+      ["/etc/mpi/hostfile"] = "hv-launcher.hv.team.svc slots=2\nhv-worker-0.hv.team.svc slots=2\n" ..
+                              "hv-worker-1.hv.team.svc slots=2\n",
+      ["/etc/mpi/discover_hosts.sh"] = "#!/bin/sh\necho hv-launcher.hv.team.svc\n" ..
+                                       "echo hv-worker-0.hv.team.svc\necho hv-worker-1.hv.team.svc\n",
+    }, env["launcher-0"].files)
+    assert.are.same({ "K_MPI_JOB_ROLE=worker" }, lines(env["worker-0"]))
+  end)
+
+  it("combines run_launcher_as_worker with MPICH: <host>:<s> launcher line, no NVIDIA_*", function()
+    local env = kfjob.MPIJob{ worker = { replicas = 1 }, run_launcher_as_worker = true, mpi_implementation = "MPICH" }
+      :environment{ name = "lw", namespace = "mpi", target = "mpi-operator" }
+    assert.are.same({
+      "K_MPI_JOB_ROLE=launcher", "HYDRA_HOST_FILE=/etc/mpi/hostfile",
+      "HYDRA_LAUNCH_EXTRA_ARGS=-o ConnectionAttempts=10",
+    }, lines(env["launcher-0"]))
+    assert.are.same({
+      ["/etc/mpi/hostfile"] = "lw-launcher.lw.mpi.svc:1\nlw-worker-0.lw.mpi.svc:1\n",
+      ["/etc/mpi/discover_hosts.sh"] = "#!/bin/sh\necho lw-launcher.lw.mpi.svc\necho lw-worker-0.lw.mpi.svc\n",
+    }, env["launcher-0"].files)
+  end)
 end)
 
 describe("job:environment, Trainer TrainJob torch (FACTS §8.2.5, §8.4.4)", function()

@@ -3,7 +3,8 @@
 ** target (job:environment through the host's "environment" format),
 ** printed as NAME=value lines per pod (-f env) or as the environment
 ** table in JSON (-f json), optionally for one pod.  -f env starts each
-** job with a "# NAME: gang N" line: the pods its target gang-schedules
+** job with a "# NAME: gang N" line (NAME the resource name the values
+** use: an entry's opts.name, else the job's): the pods its target gang-schedules
 ** (scheduling.gang.min_available, or "(default)": the target's own).
 **
 ** -f env keeps the output a valid env file: everything that is not a plain
@@ -144,11 +145,10 @@ static void print_pod(const char *job, const char *pod, json_t *v) {
 ** on the training-operator, pkg/controller.v1/common/job.go; workers + 1
 ** on the mpi-operator, calculateMinAvailable; every pod on Trainer): a
 ** comment, so the output stays an env file. */
-static void print_gang(const kfjob_job *j) {
-  const kfjob_resources *r = j->resources;
+static void print_gang(const char *job, const kfjob_resources *r) {
   if (r == NULL) return;
   printf("# ");
-  put_comment_text(j->name, strlen(j->name));
+  put_comment_text(job, strlen(job));
   printf(": gang %lld%s\n", r->gang, r->gang_set ? "" : " (default)");
 }
 
@@ -157,6 +157,8 @@ static int on_env(void *ud, const kfjob_job *j) {
   json_error_t err;
   json_t *doc, *v;
   const char *pod;
+  /* the headers name the job as its pods' values do: opts.name wins */
+  const char *name = j->resource_name ? j->resource_name : j->name;
   if (j->error) return 0;   /* not with keep_going: the run stops */
   doc = json_loadb(j->data, j->size, 0, &err);
   if (doc == NULL) {
@@ -182,9 +184,9 @@ static int on_env(void *ud, const kfjob_job *j) {
     free(s);
     c->found += json_object_size(doc);
   } else {
-    if (json_object_size(doc)) print_gang(j);
+    if (json_object_size(doc)) print_gang(name, j->resources);
     json_object_foreach(doc, pod, v) {
-      print_pod(j->name, pod, v);
+      print_pod(name, pod, v);
       c->found++;
     }
   }

@@ -369,6 +369,9 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
   out.data = I->o.format == KFJOB_FORMAT_NONE ? NULL : b.p;
   out.size = I->o.format == KFJOB_FORMAT_NONE ? 0 : b.n - 1;
   out.index = doc - 1;
+  if (I->o.format == KFJOB_FORMAT_MANIFEST || I->o.format == KFJOB_FORMAT_MANIFEST_JSON ||
+      I->o.format == KFJOB_FORMAT_ENVIRONMENT)
+    out.resource_name = out.name;
   import_warnings(I, j, &ro, &pr, &out);
   return hand_over(I, &out, &ii, &b);
 }

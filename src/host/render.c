@@ -149,6 +149,9 @@ static kf_status render(lua_State *L, int jobopts, const kf_job *kj, const run *
     j->task_type = KF_CLUSTERED_TASK_TYPE;
   if ((st = kf_render(kj, &ro, A, out, e)) != KF_OK) return st;
   if (!kf_buf_addc(out, '\0')) return kf_nomem(e);
+  if (R->o.format == KFJOB_FORMAT_MANIFEST || R->o.format == KFJOB_FORMAT_MANIFEST_JSON ||
+      R->o.format == KFJOB_FORMAT_ENVIRONMENT)
+    j->resource_name = ro.manifest.name;
   if (R->o.format != KFJOB_FORMAT_NONE) {
     j->data = out->p;
     j->size = out->n - 1;

@@ -17,6 +17,7 @@
 #define MAXJOBS 64
 typedef struct got_job {
   char name[128], kind[32], task_type[32];
+  char resource_name[128];  /* "" when NULL */
   int version;
   kfjob_format format;
   char *data;             /* copy, NUL-terminated */
@@ -45,6 +46,7 @@ static int on_job(void *ud, const kfjob_job *j) {
     g = &c->jobs[c->n];
     memset(g, 0, sizeof *g);
     copy_str(g->name, sizeof g->name, j->name);
+    copy_str(g->resource_name, sizeof g->resource_name, j->resource_name);
     copy_str(g->kind, sizeof g->kind, j->kind);
     copy_str(g->task_type, sizeof g->task_type, j->task_type);
     g->version = j->version;
@@ -276,6 +278,31 @@ static void test_formats(void) {
   CHECK_HAS(data, "\"node-0-2\":{\"env\":[{\"name\":\"PET_NNODES\",\"value\":\"3\"}");
   CHECK_HAS(data, "{\"name\":\"PET_MASTER_ADDR\",\"value\":\"bert-node-0-0.bert\"}");
   collect_free(&c);
+  /* resource_name: a {job =, opts = {name =}} entry's opts.name, the name
+  ** the pods' values use (the job keeps the run's name); NULL for the
+  ** Flyte formats */
+  {
+    static const char *const jobopts = PYTORCH
+        "return { job = job(1), opts = { name = 'tfo', target = 'operator' } }\n";
+    o.target = NULL;
+    data = run_one(h, jobopts, &o, &c);
+    CHECK_HAS(data, "{\"name\":\"MASTER_ADDR\",\"value\":\"tfo-master-0\"}");
+    CHECK(c.n == 1 && strcmp(c.jobs[0].name, "bert") == 0 &&
+          strcmp(c.jobs[0].resource_name, "tfo") == 0);
+    collect_free(&c);
+    run_one(h, SINGLE, &o, &c);
+    CHECK(c.n == 1 && strcmp(c.jobs[0].resource_name, "bert") == 0);
+    collect_free(&c);
+    o.format = KFJOB_FORMAT_MANIFEST;
+    run_one(h, jobopts, &o, &c);
+    CHECK(c.n == 1 && strcmp(c.jobs[0].resource_name, "tfo") == 0);
+    collect_free(&c);
+    o.format = KFJOB_FORMAT_JSON;
+    run_one(h, SINGLE, &o, &c);
+    CHECK(c.n == 1 && c.jobs[0].resource_name[0] == '\0');
+    collect_free(&c);
+    o.format = KFJOB_FORMAT_ENVIRONMENT;
+  }
   o.target = "trainer-23";
   CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_EARG);
   CHECK_HAS(kfjob_host_message(h), "unknown target 'trainer-23' (did you mean 'trainer-2.3'?)");

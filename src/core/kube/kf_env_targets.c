@@ -10,33 +10,67 @@
 
 /* ---- mpi-operator v0.8, MPIJob v2beta1 (FACTS §8.2.4) ----------------- */
 
-/* mpiImplementation OpenMPI (what kfjob writes), runLauncherAsWorker off. */
-kf_status kfe_mpi_v2_env(ectx *c) {
+/* The ConfigMap's texts (newConfigMap, updateDiscoverHostsInConfigMap):
+** with runLauncherAsWorker the launcher first; hostfile lines are
+** "<host> slots=<s>" for OpenMPI, "<host>:<s>" for Intel and MPICH;
+** discover_hosts.sh lists every worker sorted by name, without slots. */
+static kf_status mpi_v2_files(ectx *c, int openmpi, const char **hostfile,
+                              const char **discover) {
   const kf_job *j = c->j;
   int32_t s = j->slots, i, n = j->g[KF_WORKER].replicas;
   const char *svc = kfe_fmt(c, ".%s.%s.svc", c->name, c->ns);
   const char **hosts = svc ? kfe_sorted_workers(c, svc) : NULL;
-  const char *hostfile, *discover;
-  kf_env_pod *p;
+  const char *line = openmpi ? "%s-%s%s slots=%d\n" : "%s-%s%s:%d\n";
   kf_buf b;
   NOMEM(c, hosts);
   kf_buf_init(&b, c->A->a);
-  for (i = 0; i < n; i++)
-    kfe_addf(c, &b, "%s-worker-%d%s slots=%d\n", c->name, (int)i, svc, (int)s);
-  NOMEM(c, hostfile = kfe_text_end(c, &b));
+  if (j->run_launcher_as_worker) kfe_addf(c, &b, line, c->name, "launcher", svc, (int)s);
+  for (i = 0; i < n; i++) {
+    const char *w = kfe_fmt(c, "worker-%d", (int)i);
+    if (w == NULL) b.oom = 1;
+    else kfe_addf(c, &b, line, c->name, w, svc, (int)s);
+  }
+  NOMEM(c, *hostfile = kfe_text_end(c, &b));
   kf_buf_init(&b, c->A->a);
   kf_buf_adds(&b, "#!/bin/sh\n");
+  if (j->run_launcher_as_worker) kfe_addf(c, &b, "echo %s-launcher%s\n", c->name, svc);
   for (i = 0; i < n; i++) kfe_addf(c, &b, "echo %s\n", hosts[i]);
-  NOMEM(c, discover = kfe_text_end(c, &b));
+  NOMEM(c, *discover = kfe_text_end(c, &b));
+  return KF_OK;
+}
 
+/* newLauncherPodTemplate: K_MPI_JOB_ROLE, the implementation's variables
+** (mpiImplementation, OpenMPI when unset), then, unless the launcher also
+** runs a worker (runLauncherAsWorker), the NVIDIA_* blanking; newWorker:
+** K_MPI_JOB_ROLE on every worker. */
+kf_status kfe_mpi_v2_env(ectx *c) {
+  const kf_job *j = c->j;
+  const char *impl = j->mpi_implementation ? j->mpi_implementation : "OpenMPI";
+  const int openmpi = strcmp(impl, "OpenMPI") == 0, intel = strcmp(impl, "Intel") == 0;
+  int32_t s = j->slots, i, n = j->g[KF_WORKER].replicas;
+  const char *hostfile = NULL, *discover = NULL;
+  kf_env_pod *p;
+  kf_status st;
+  if ((st = mpi_v2_files(c, openmpi, &hostfile, &discover)) != KF_OK) return st;
   NOMEM(c, p = kfe_user_pod(c, "launcher-0", KF_LAUNCHER));
   NOMEM(c, OP(c, p, "K_MPI_JOB_ROLE", "launcher"));
-  NOMEM(c, OP(c, p, "OMPI_MCA_orte_keep_fqdn_hostnames", "true"));
-  NOMEM(c, OP(c, p, "OMPI_MCA_orte_default_hostfile", "/etc/mpi/hostfile"));
-  NOMEM(c, OP(c, p, "OMPI_MCA_plm_rsh_args", "-o ConnectionAttempts=10"));
-  NOMEM(c, kfe_var_int(c, p, "OMPI_MCA_orte_set_default_slots", s));
-  NOMEM(c, OP(c, p, "NVIDIA_VISIBLE_DEVICES", ""));
-  NOMEM(c, OP(c, p, "NVIDIA_DRIVER_CAPABILITIES", ""));
+  if (openmpi) {
+    NOMEM(c, OP(c, p, "OMPI_MCA_orte_keep_fqdn_hostnames", "true"));
+    NOMEM(c, OP(c, p, "OMPI_MCA_orte_default_hostfile", "/etc/mpi/hostfile"));
+    NOMEM(c, OP(c, p, "OMPI_MCA_plm_rsh_args", "-o ConnectionAttempts=10"));
+    NOMEM(c, kfe_var_int(c, p, "OMPI_MCA_orte_set_default_slots", s));
+  } else if (intel) {
+    NOMEM(c, OP(c, p, "I_MPI_HYDRA_HOST_FILE", "/etc/mpi/hostfile"));
+    NOMEM(c, OP(c, p, "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", "-o ConnectionAttempts=10"));
+    NOMEM(c, kfe_var_int(c, p, "I_MPI_PERHOST", s));
+  } else {   /* MPICH: no slot variable */
+    NOMEM(c, OP(c, p, "HYDRA_HOST_FILE", "/etc/mpi/hostfile"));
+    NOMEM(c, OP(c, p, "HYDRA_LAUNCH_EXTRA_ARGS", "-o ConnectionAttempts=10"));
+  }
+  if (!j->run_launcher_as_worker) {
+    NOMEM(c, OP(c, p, "NVIDIA_VISIBLE_DEVICES", ""));
+    NOMEM(c, OP(c, p, "NVIDIA_DRIVER_CAPABILITIES", ""));
+  }
   NOMEM(c, kfe_file_add(p, "/etc/mpi/hostfile", hostfile));
   NOMEM(c, kfe_file_add(p, "/etc/mpi/discover_hosts.sh", discover));
   for (i = 0; i < n; i++) {
