@@ -3,6 +3,7 @@
 ** Kubernetes quantities, number formatting, UTF-8, JSON names.
 */
 #include <ctype.h>
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
@@ -135,7 +136,11 @@ void kf_format_number(double d, char out[32]) {
     kf_format_int((int64_t)d, out);
     return;
   }
-  for (prec = 15; prec <= 17; prec++) {
+  /* Python's repr: the shortest digits that read back.  A normal double
+  ** has it at 15 digits when it has it within them (15 digits always
+  ** read back, so the nearest 15 are the shortest padded with zeros); a
+  ** subnormal has fewer bits, and its shortest can be 1 digit (1e-310) */
+  for (prec = fabs(d) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
     locale_t old = kf_c_numeric_begin();
     snprintf(out, 32, "%.*g", prec, d);
     kf_c_numeric_end(old);
