@@ -457,6 +457,16 @@ describe("kfjob.template", function()
       assert.equal(1, job.worker.replicas)          -- the base is untouched
     end)
 
+    -- docs/API.md: opts.name reads "the variant's resolved fields such as
+    -- ${worker.replicas}"; an Elastic job reads its worker count from nnodes
+    -- (its spec has no worker.replicas: a black-box tester found it missing)
+    it("names an Elastic job by the worker count its nnodes gives", function()
+      local vs = all_variants(kfjob.Elastic{ nnodes = 2 }, { nnodes = { 2, "2:4" }, max_restarts = { 1 } },
+                              { name = "el-w${worker.replicas}-r${max_restarts}" })
+      assert.same({ "el-w2-r1", "el-w4-r1" }, names_of(vs))
+      assert.equal(4, vs[2].job.worker.replicas)
+    end)
+
     it("builds a constructor table with template variables", function()
       local vs = all_variants(base_table, {
         ["worker.replicas"] = { 2, 4 },

@@ -6,8 +6,8 @@
 local type, pairs, ipairs, next, tostring, tonumber, error, pcall, require =
       type, pairs, ipairs, next, tostring, tonumber, error, pcall, require
 local setmetatable = setmetatable
-local sfind, ssub, sformat, slower, smatch =
-      string.find, string.sub, string.format, string.lower, string.match
+local sfind, ssub, sformat, slower, smatch, sgmatch =
+      string.find, string.sub, string.format, string.lower, string.match, string.gmatch
 local tsort, tconcat = table.sort, table.concat
 
 local U = require "kfjob.template.util"
@@ -32,6 +32,24 @@ local count_norm, matrices = X.count_norm, X.made
 local _ENV = nil -- luacheck: ignore 211/_ENV
 -- luacheck: std none
 seal()
+
+local function get(o, k) return o[k] end
+
+-- A field the job reads that its spec() does not hold (an Elastic job's
+-- worker.replicas, made from nnodes), through the job's own field access;
+-- nil unless it is a plain value.
+local function field_of(job, name)
+  local v = job
+  for seg in sgmatch(name, "[^.]+") do
+    local ok
+    if type(v) ~= "userdata" then return nil end
+    ok, v = pcall(get, v, seg)
+    if not ok then return nil end
+  end
+  local t = type(v)
+  if t == "string" or t == "number" or t == "boolean" then return v end
+  return nil
+end
 
 local V = { api = {} }
 local api = V.api
@@ -285,8 +303,9 @@ local OPTIONS = { kind = true, name = true, unique = true, max_name = true,
 -- validates every variant; nothing is validated here.
 --
 -- Names come from `opts.name`, a template over the parameters, then
--- `opts.vars`, then the variant's resolved `job:spec()`
--- (`"bert-w${worker.replicas}-${tag}"`), or a function
+-- `opts.vars`, then the variant's resolved `job:spec()`, then the job's
+-- own fields (`"bert-w${worker.replicas}-${tag}"`; an Elastic job's
+-- `worker.replicas` is read from its nnodes), or a function
 -- `(params, job) -> string`; without it, the kind and the parameter values
 -- in key order (`pytorchjob-2-1-4`).  Names are made DNS-1035 labels with
 -- `dns_name` (at most `opts.max_name` characters).  With `opts.unique`
@@ -527,6 +546,7 @@ function api.variants(base, matrix, opts)
           spec = spec or job:spec()
           v = resolve(spec, n)
         end
+        if v == nil then v = field_of(job, n) end
         return v
       end
       ok, raw = pcall(eval, name_tpl, name_lookup)
