@@ -470,7 +470,10 @@ local raising = {
       "kfjob.manifest: target 'mpi-operator' does not run a XGBoostJob (it runs mpi-operator v0.8 "
         .. "(MPIJob kubeflow.org/v2beta1))" },
     { "decode opts.kind", function() return kfjob.decode("mpi", "", { kind = "XGBoostJob" }) end,
-      "kfjob.decode: opts.kind: 'XGBoostJob' is not a kind of task type 'mpi'" },
+      -- as from_json and decode_task_template say it (docs/API.md: refused the same way)
+      "kfjob.decode: opts.kind: XGBoostJob has no Flyte task type, so no plugin message, TaskTemplate "
+        .. "or TaskSpec (kinds with one: TFJob, PyTorchJob, Elastic, MPIJob or HorovodJob); the "
+        .. "training-operator runs it from manifest()" },
   },
   ["PaddleJob"] = {
     { "no pod at all", new("PaddleJob", { master = { replicas = 0 } }),

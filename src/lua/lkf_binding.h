@@ -70,6 +70,9 @@ lgroup *lkf_testgroup(lua_State *L, int idx);       /* NULL: not a group */
 int lkf_ctx_close(lua_State *L);
 int lkf_ctx_gc(lua_State *L);
 const kf_job *lkf_checkjob(lua_State *L, int idx);
+/* opts.kind at idx of a decoder: a kind with a task type, or -1 (raises
+** for another name, as for a kind no decoder makes). */
+int lkf_kind_opt(lua_State *L, int idx, const char *who);
 /* Light userdata key of a job metatable: its kind, an integer ("__kind"
 ** holds the same; the shared methods table is "methods" and job_index's
 ** upvalue). */

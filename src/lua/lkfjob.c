@@ -379,13 +379,12 @@ static int l_decode(lua_State *L) {
     lua_insert(L, -2);
     return 2;
   }
-  if (lkf_optfield(L, 3, "kind") == LUA_TSTRING) {
-    int k = (lkf_opt_nul(L, "kfjob.decode", "kind"), kf_kind_by_name(lua_tostring(L, -1)));
-    if (k < 0 || kind < 0 || kf_kinds[k].task_type == NULL ||
-        strcmp(kf_kinds[k].task_type, tt) != 0)
+  {   /* as from_json and decode_task_template check it */
+    int k = lkf_kind_opt(L, 3, "kfjob.decode");
+    if (k >= 0 && (kind < 0 || strcmp(kf_kinds[k].task_type, tt) != 0))
       return luaL_error(L, "kfjob.decode: opts.kind: '%s' is not a kind of task type '%s'",
-                        lua_tostring(L, -1), tt);
-    kind = k;
+                        kf_kinds[k].name, tt);
+    if (k >= 0) kind = k;
   }
   if (kf_decode(tt, kind, o.version, (const uint8_t *)p, n, &X->A, &j,
                 "kfjob.decode", &e) != KF_OK)

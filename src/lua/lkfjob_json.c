@@ -102,24 +102,6 @@ static int envelope(lua_State *L, int spec) {
 static int m_task_template(lua_State *L) { return envelope(L, 0); }
 static int m_task_spec(lua_State *L) { return envelope(L, 1); }
 
-/* opts.kind: a kind name refining the task type (HorovodJob for "mpi");
-** only kinds with a task type can come out of a decoder. */
-static int kind_opt(lua_State *L, int idx, const char *who) {
-  int k = -1;
-  if (lkf_optfield(L, idx, "kind") != LUA_TNIL) {
-    const char *s = (lkf_opt_nul(L, who, "kind"), lua_tostring(L, -1));
-    kf_err e;
-    if (s == NULL || (k = kf_kind_by_name(s)) < 0)
-      luaL_error(L, "%s: opts.kind: unknown job kind %s (expected %s)", who,
-                 s ? lua_pushfstring(L, "'%s'", s) : luaL_typename(L, -1),
-                 kf_flyte_kind_names());
-    if (kf_need_task_type(k, who, &e) != KF_OK)
-      luaL_error(L, "%s: opts.kind: %s", who, e.msg + strlen(who) + 2);
-  }
-  lua_pop(L, 1);
-  return k;
-}
-
 static int l_from_json(lua_State *L) {
   static const char *const keys[] = {"version", "allow_unknown", "kind", NULL};
   const char *who = "kfjob.from_json";
@@ -136,7 +118,7 @@ static int l_from_json(lua_State *L) {
     lua_insert(L, -2);
     return 2;
   }
-  kind = kind_opt(L, 3, who);
+  kind = lkf_kind_opt(L, 3, who);
   if (kind >= 0 && (kf_kinds[kind].task_type == NULL ||
                     strcmp(kf_kinds[kind].task_type, tt) != 0))
     return luaL_error(L, "%s: opts.kind: '%s' is not a kind of task type '%s'", who,
@@ -183,7 +165,7 @@ static int decode_envelope(lua_State *L, int spec) {
   kf_job j;
   int kind;
   lkf_checkopts(L, 2, who, keys);
-  kind = kind_opt(L, 2, who);
+  kind = lkf_kind_opt(L, 2, who);
   if ((spec ? kf_decode_task_spec : kf_decode_task_template)(p, n, kind, &X->A, &j,
                                                             &info, who, &e) != KF_OK)
     return lkf_fail(L, &e);

@@ -571,6 +571,25 @@ const kf_job *lkf_checkjob(lua_State *L, int idx) {
 
 /* ---- options ---------------------------------------------------------- */
 
+/* opts.kind: a kind name refining the task type (HorovodJob for "mpi");
+** only kinds with a task type can come out of a decoder. */
+int lkf_kind_opt(lua_State *L, int idx, const char *who) {
+  int k = -1;
+  if (lkf_optfield(L, idx, "kind") != LUA_TNIL) {
+    const char *s = (lkf_opt_nul(L, who, "kind"), lua_tostring(L, -1));
+    kf_err e;
+    if (s == NULL || (k = kf_kind_by_name(s)) < 0)
+      luaL_error(L, "%s: opts.kind: unknown job kind %s (expected %s)", who,
+                 s ? lua_pushfstring(L, "'%s'", s) : luaL_typename(L, -1),
+                 kf_flyte_kind_names());
+    if (kf_need_task_type(k, who, &e) != KF_OK)
+      luaL_error(L, "%s: opts.kind: %s", who, e.msg + strlen(who) + 2);
+  }
+  lua_pop(L, 1);
+  return k;
+}
+
+
 /* Reject option keys a method does not know. */
 void lkf_checkopts(lua_State *L, int idx, const char *who,
                        const char *const *known) {
