@@ -412,6 +412,12 @@ local raising = {
       "kfjob.TFJob: num_workers: cannot be combined with worker.replicas (num_workers is deprecated)" },
     { "a dotted key with an empty part", call("with", JOB, { ["worker."] = 1 }),
       "kfjob.TFJob: 'worker.': empty field name in a dotted key" },
+    -- inside a nested table a key is a key: the path shows it as one, not as
+    -- the valid worker.requests.cpu (a black-box tester could not tell them apart)
+    { "a dotted key inside a nested table", call("with", JOB, { worker = { ["requests.cpu"] = 2 } }),
+      'kfjob.TFJob: worker["requests.cpu"]: unknown field (did you mean \'requests\'?)' },
+    { "a dotted key in a constructor", function() return kfjob.TFJob{ ["worker.replicas"] = 2 } end,
+      'kfjob.TFJob: ["worker.replicas"]: unknown field' },
   },
 
   -- SPEC §12: the operator-only kinds; their replica rules are the

@@ -48,6 +48,10 @@ static void format_path(const ctx *c, char *out, size_t cap) {
       do d[--k] = (char)('0' + x % 10); while ((x /= 10) != 0);
       d[--k] = '[';
       l = kf_put(out, l, cap, d + k, sizeof d - k);
+    } else if (strchr(c->seg[i].key, '.') != NULL) {   /* ["a.b"]: a key, not a path */
+      l = kf_put(out, l, cap, "[\"", 2);
+      l = kf_put(out, l, cap, c->seg[i].key, (size_t)-1);
+      l = kf_put(out, l, cap, "\"]", 2);
     } else {
       if (l) l = kf_put(out, l, cap, ".", 1);
       l = kf_put(out, l, cap, c->seg[i].key[0] ? c->seg[i].key : "''", (size_t)-1);
