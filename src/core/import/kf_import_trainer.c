@@ -104,6 +104,7 @@ static kf_status env(kfi *c, const kf_node *env) {
 static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
   const kf_node *nn = kf_node_get(tr, "numNodes"), *np = kf_node_get(tr, "numProcPerNode");
   kf_node *m;
+  kf_status st;
   if (nn && (nn->t != KF_NINT || nn->u.i < 1))
     return kfi_fail(c, "spec.trainer.numNodes", "expected an integer >= 1");
   if (c->kind == KF_ELASTIC) {
@@ -112,9 +113,11 @@ static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
     else KF_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
     return kf_node_push(c->A, c->spec, "worker", g) ? KF_OK : kf_nomem(c->e);
   }
-  if (np && !kf_trainer_wraps_kind(c->kind))
-    return kfi_unmapped(c, "spec.trainer.numProcPerNode", np, "kfjob's JAXJob and "
-                        "XGBoostJob have no processes per node");
+  /* lossy: left out and listed; the nodes, image, ... still read */
+  if (np && !kf_trainer_wraps_kind(c->kind) &&
+      (st = kfi_unmapped(c, "spec.trainer.numProcPerNode", np, "kfjob's JAXJob and "
+                         "XGBoostJob have no processes per node")) != KF_OK)
+    return st;
   if (c->kind == KF_JAX) {   /* workers only */
     KF_OOM(c, kf_obj_int(c->A, g, "replicas", nn ? nn->u.i : 1));
     return kf_node_push(c->A, c->spec, "worker", g) ? KF_OK : kf_nomem(c->e);

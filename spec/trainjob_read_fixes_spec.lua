@@ -1,0 +1,133 @@
+-- Reading Kubeflow Trainer v2 TrainJobs and migrating to and from them:
+-- faults black-box testers found.  Expected values from Trainer's API and
+-- runtimes (trainjob_types.go: Trainer.NumNodes and NumProcPerNode *int32,
+-- RuntimeRef.Name, PodTemplatePatch with an optional spec; the jax and
+-- xgboost plugins, whose numNodes is the node Job's pod count), the
+-- training-operator's PyTorchJob (it runs the container's command as
+-- written), and kfjob's --lossy contract (what the target cannot express
+-- and runs without is left out and listed; the rest still reads).
+local util = require "util"
+local kfjob = require "kfjob"
+local json = require "dkjson"
+
+local function read(text, opts)
+  return kfjob.from_manifest(text, opts)
+end
+
+local function paths(info)
+  local t = {}
+  for _, u in ipairs(info.unmapped or {}) do t[#t + 1] = u.path end
+  table.sort(t)
+  return t
+end
+
+-- An XGBoost TrainJob of three nodes with a numProcPerNode kfjob's
+-- XGBoostJob has no field for.
+local XGB = [[
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: xgb-iris
+spec:
+  runtimeRef:
+    name: xgboost-distributed
+  trainer:
+    image: ghcr.io/kubeflow/trainer/xgboost-runtime:v2.3.0
+    numNodes: 3
+    numProcPerNode: 2
+    command: [python, train.py]
+]]
+
+local JAX = [[
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: jax-nproc
+spec:
+  runtimeRef:
+    name: jax-distributed
+  trainer:
+    image: x/jax:1
+    numNodes: 2
+    numProcPerNode: 4
+    command: [python3, t.py]
+]]
+
+describe("a JAX or XGBoost TrainJob's numProcPerNode under lossy", function()
+  it("XGBoost: only numProcPerNode is left out; the image and the three nodes read", function()
+    local job, info = read(XGB, { lossy = true })
+    assert.is_not_nil(job, info)
+    assert.are.equal("XGBoostJob", job.kind)
+    assert.are.same({ "spec.trainer.numProcPerNode" }, paths(info))
+    assert.are.equal(2, info.unmapped[1].value)
+    -- numNodes is the node Job's pod count: a master and two workers
+    local s = job:spec()
+    assert.are.equal(2, s.worker.replicas)
+    local m = job:manifest{ name = "xgb-iris", target = "trainer-2.3" }
+    assert.are.equal(3, m.spec.trainer.numNodes)
+    assert.are.equal("ghcr.io/kubeflow/trainer/xgboost-runtime:v2.3.0", m.spec.trainer.image)
+    assert.are.same({ "python", "train.py" }, m.spec.trainer.command)
+    assert.is_nil(m.spec.trainer.numProcPerNode)
+  end)
+
+  it("JAX: the two workers and the image read", function()
+    local job, info = read(JAX, { lossy = true })
+    assert.is_not_nil(job, info)
+    assert.are.equal("JAXJob", job.kind)
+    assert.are.same({ "spec.trainer.numProcPerNode" }, paths(info))
+    assert.are.equal(2, job:spec().worker.replicas)
+    local m = job:manifest{ name = "jax-nproc", target = "trainer-2.3" }
+    assert.are.equal(2, m.spec.trainer.numNodes)
+    assert.are.equal("x/jax:1", m.spec.trainer.image)
+  end)
+
+  it("without lossy the error names the path", function()
+    local job, err = read(JAX)
+    assert.is_nil(job)
+    assert.matches("spec.trainer.numProcPerNode", err, 1, true)
+  end)
+end)
+
+if not util.cli_ok then
+  describe("kfjob convert of TrainJobs", function() pending(util.cli_why()) end)
+  return
+end
+
+local run = util.run_cli
+
+local function docs_of(out)
+  local t = {}
+  for l in out:gmatch("[^\n]+") do t[#t + 1] = assert(json.decode(l)) end
+  return t
+end
+
+describe("kfjob convert of TrainJobs", function()
+  it("--lossy leaves out only an XGBoost numProcPerNode, and lists it", function()
+    local code, out, err = run(XGB, "convert", "-", "--lossy", "-f", "manifest-json")
+    assert.are.equal(0, code, err)
+    local m = docs_of(out)[1]
+    assert.are.equal(3, m.spec.trainer.numNodes)
+    assert.are.equal("ghcr.io/kubeflow/trainer/xgboost-runtime:v2.3.0", m.spec.trainer.image)
+    assert.is_nil(m.spec.trainer.numProcPerNode)
+    assert.matches("spec.trainer.numProcPerNode", err, 1, true)
+    assert.matches("left out", err, 1, true)
+  end)
+
+  it("--lossy reads a JAX TrainJob's two workers", function()
+    local code, out, err = run(JAX, "convert", "-", "--lossy", "-f", "manifest-json")
+    assert.are.equal(0, code, err)
+    assert.are.equal(2, docs_of(out)[1].spec.trainer.numNodes)
+  end)
+
+  it("without --lossy the CLI names numProcPerNode as the API does", function()
+    local _, lua_err = read(JAX)
+    local code, out, err = run(JAX, "convert", "-")
+    assert.are.equal(1, code)
+    assert.are.equal("", out)
+    assert.matches("spec.trainer.numProcPerNode", err, 1, true)
+    assert.matches("no processes per node", lua_err, 1, true)
+    assert.matches("no processes per node", err, 1, true)
+    assert.is_nil(err:find("worker.replicas", 1, true), err)
+  end)
+
+end)
