@@ -88,6 +88,41 @@ describe("a JAX or XGBoost TrainJob's numProcPerNode under lossy", function()
   end)
 end)
 
+-- The numProcPerNode of Trainer v2.2 and later: `type: integer, format:
+-- int32` in the TrainJob CRD (v2.0/v2.1's IntOrString took "auto").
+local TORCH_NPROC = [[
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: tj-nproc
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    image: x/y:1
+    numProcPerNode: NPROC
+    command: [torchrun, t.py]
+]]
+
+describe("a TrainJob's numProcPerNode is an int32", function()
+  local function doc(v) return (TORCH_NPROC:gsub("NPROC", v)) end
+
+  for _, v in ipairs { "auto", "gpu", '"4"', "0", "-1", "2.5", "true", "3000000000" } do
+    it(v .. " is an error naming spec.trainer.numProcPerNode, lossy or not", function()
+      for _, lossy in ipairs { false, true } do
+        local job, err = read(doc(v), { lossy = lossy })
+        assert.is_nil(job)
+        assert.matches("spec.trainer.numProcPerNode", err, 1, true)
+      end
+    end)
+  end
+
+  it("an integer reads and writes back", function()
+    local job = assert(read(doc("4")))
+    assert.are.equal(4, job:manifest{ name = "tj-nproc", target = "trainer-2.3" }.spec.trainer.numProcPerNode)
+  end)
+end)
+
 if not util.cli_ok then
   describe("kfjob convert of TrainJobs", function() pending(util.cli_why()) end)
   return
@@ -128,6 +163,13 @@ describe("kfjob convert of TrainJobs", function()
     assert.matches("no processes per node", lua_err, 1, true)
     assert.matches("no processes per node", err, 1, true)
     assert.is_nil(err:find("worker.replicas", 1, true), err)
+  end)
+
+  it("numProcPerNode: auto is an error naming its path", function()
+    local code, out, err = run((TORCH_NPROC:gsub("NPROC", "auto")), "convert", "-")
+    assert.are.equal(1, code)
+    assert.are.equal("", out)
+    assert.matches("spec.trainer.numProcPerNode", err, 1, true)
   end)
 
 end)
