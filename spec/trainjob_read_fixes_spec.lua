@@ -123,6 +123,42 @@ describe("a TrainJob's numProcPerNode is an int32", function()
   end)
 end)
 
+describe("a TrainJob kfjob wrote reads back (Law 3)", function()
+  -- job-level scheduling alone: the runtime patch's pod template has only
+  -- metadata (a PodTemplatePatch whose spec is optional)
+  local function jobs()
+    return {
+      kfjob.PyTorchJob{ container = { image = "i:1" }, master = {}, worker = { replicas = 1 },
+        scheduling = { topology = { required = "kubernetes.io/hostname" } } },
+      kfjob.PyTorchJob{
+        container = { image = "ghcr.io/acme/bert:1.4", command = { "python", "train.py" },
+                      args = { "--epochs", "3" },
+                      env = { { name = "HF_HOME", value = "/cache" } } },
+        namespace = "research", labels = { team = "nlp" },
+        master = { limits = { cpu = 8, mem = "32Gi", gpu = 2 } },
+        worker = { replicas = 3, limits = { cpu = 8, mem = "32Gi", gpu = 2 } },
+        run_policy = { active_deadline_seconds = 3600 },
+        runtime = "torch-distributed-custom",
+        scheduling = { queue = "team-a", priority_class = "high", suspend = true, multikueue = true,
+                       topology = { required = "kubernetes.io/hostname" }, gang = { queue = "volq" } } },
+    }
+  end
+
+  for _, t in ipairs { "trainer-2.3", "trainer-2.4" } do
+    it(t .. ": a patch of pod metadata only reads back to an equal manifest", function()
+      for i, j in ipairs(jobs()) do
+        local text = j:manifest{ name = "tj" .. i, target = t, format = "yaml" }
+        local m = j:manifest{ name = "tj" .. i, target = t }
+        local tmpl = m.spec.runtimePatches[1].trainingRuntimeSpec.template.spec.replicatedJobs[1].template.spec.template
+        assert.is_nil(tmpl.spec)
+        local back, err = read(text)
+        assert.is_not_nil(back, err)
+        assert.are.equal(text, back:manifest{ name = "tj" .. i, target = t, format = "yaml" })
+      end
+    end)
+  end
+end)
+
 if not util.cli_ok then
   describe("kfjob convert of TrainJobs", function() pending(util.cli_why()) end)
   return
@@ -170,6 +206,17 @@ describe("kfjob convert of TrainJobs", function()
     assert.are.equal(1, code)
     assert.are.equal("", out)
     assert.matches("spec.trainer.numProcPerNode", err, 1, true)
+  end)
+
+  it("a TrainJob of job-level topology alone converts back to itself", function()
+    local j = kfjob.PyTorchJob{ container = { image = "i:1" }, master = {}, worker = { replicas = 1 },
+      scheduling = { topology = { required = "kubernetes.io/hostname" } } }
+    for _, t in ipairs { "trainer-2.3", "trainer-2.4" } do
+      local text = j:manifest{ name = "topo", target = t, format = "yaml" }
+      local code, out, err = run(text, "convert", "-", "--to", t)
+      assert.are.equal(0, code, err)
+      assert.are.equal(text, out)
+    end
   end)
 
 end)
