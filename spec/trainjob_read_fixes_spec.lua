@@ -219,4 +219,70 @@ describe("kfjob convert of TrainJobs", function()
     end
   end)
 
+  -- a PyTorchJob with ExitCode and a Volcano schedulingPolicy: a TrainJob
+  -- has no restart policy and no gang field but the Volcano queue
+  -- annotation (the runtime's podGroupPolicy sizes the gang)
+  local GANG = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: pt-gang
+spec:
+  runPolicy:
+    schedulingPolicy:
+      minAvailable: 3
+      queue: default
+      priorityClass: high
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: ExitCode
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: registry.example/train:2
+            args: [python, train.py]
+    Worker:
+      replicas: 2
+      restartPolicy: ExitCode
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: registry.example/train:2
+            args: [python, train.py]
+]]
+
+  it("--to trainer-2.3 --lossy leaves out the gang fields a TrainJob has none for, and lists them", function()
+    local code, out, err = run(GANG, "convert", "-", "--to", "trainer-2.3", "--lossy", "-f", "manifest-json")
+    assert.are.equal(0, code, err)
+    local m = docs_of(out)[1]
+    assert.are.equal("TrainJob", m.kind)
+    assert.are.equal(3, m.spec.trainer.numNodes)
+    assert.are.equal("default", m.metadata.annotations["scheduling.volcano.sh/queue-name"])
+    for _, p in ipairs { "scheduling.gang.min_available", "scheduling.gang.priority_class",
+                         "master.restart_policy", "worker.restart_policy" } do
+      assert.matches(p .. ": [^\n]*left out: %-%-lossy", err)
+    end
+    assert.matches("R28", err, 1, true)
+  end)
+
+  it("without --lossy the gang fields stay R28 errors", function()
+    local code, _, err = run(GANG, "convert", "-", "--to", "trainer-2.3")
+    assert.are.equal(1, code)
+    assert.matches("scheduling.gang.min_available", err, 1, true)
+  end)
+
+  it("--lossy lists a schedule timeout and min resources with their values", function()
+    local doc = GANG:gsub("      minAvailable: 3\n      queue: default\n      priorityClass: high\n",
+                          "      scheduleTimeoutSeconds: 120\n      minResources:\n        cpu: \"4\"\n"
+                          .. "        nvidia.com/gpu: \"2\"\n")
+    local code, out, err = run(doc, "convert", "-", "--to", "trainer-2.4", "--lossy", "-f", "manifest-json")
+    assert.are.equal(0, code, err)
+    assert.are.equal("TrainJob", docs_of(out)[1].kind)
+    assert.matches("scheduling.gang.schedule_timeout_seconds: [^\n]*%(value 120%)", err)
+    assert.matches('scheduling.gang.min_resources: [^\n]*%(value {"cpu":"4","gpu":"2"}%)', err)
+  end)
+
 end)
