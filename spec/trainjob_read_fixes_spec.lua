@@ -159,6 +159,55 @@ describe("a TrainJob kfjob wrote reads back (Law 3)", function()
   end
 end)
 
+describe("a TrainJob on the kind's default runtime", function()
+  local PLAIN = [[
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: tj-plain
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    image: x/t:1
+    numNodes: 2
+    command: [python, train.py]
+]]
+
+  it("runs on the operator as a PyTorchJob with the command as written", function()
+    local job = assert(read(PLAIN))
+    assert.is_true((job:check{ target = "operator", name = "tj-plain" }))
+    local m = job:manifest{ name = "tj-plain", target = "operator" }
+    local s = m.spec.pytorchReplicaSpecs
+    assert.are.equal(1, s.Master.replicas)
+    assert.are.equal(1, s.Worker.replicas)
+    for _, g in ipairs { s.Master, s.Worker } do
+      assert.are.same({ "python", "train.py" }, g.template.spec.containers[1].command)
+      assert.are.equal("x/t:1", g.template.spec.containers[1].image)
+    end
+    -- and still writes back to Trainer as read (not wrapped in torchrun)
+    local tm = job:manifest{ name = "tj-plain", target = "trainer-2.3" }
+    assert.are.same({ "python", "train.py" }, tm.spec.trainer.command)
+  end)
+
+  it("stays R49 on flyte2-clustered, which starts the command under torchrun", function()
+    local job = assert(read(PLAIN))
+    local _, ps = job:check{ target = "flyte2-clustered", name = "tj-plain" }
+    local rules = {}
+    for _, p in ipairs(ps or {}) do rules[p.rule] = p.message end
+    assert.is_not_nil(rules.R49)
+    assert.matches("torchrun", rules.R49, 1, true)
+  end)
+
+  it("another runtime stays R49 on the operator, saying why", function()
+    local job = assert(read((PLAIN:gsub("torch%-distributed", "my-torch"))))
+    local ok, ps = job:check{ target = "operator", name = "tj-plain" }
+    assert.is_nil(ok)
+    assert.are.equal("R49", ps[1].rule)
+    assert.matches("image, command or env", ps[1].message, 1, true)
+  end)
+end)
+
 if not util.cli_ok then
   describe("kfjob convert of TrainJobs", function() pending(util.cli_why()) end)
   return
@@ -285,4 +334,24 @@ spec:
     assert.matches('scheduling.gang.min_resources: [^\n]*%(value {"cpu":"4","gpu":"2"}%)', err)
   end)
 
+  it("a TrainJob running python train.py on torch-distributed converts to the operator", function()
+    local code, out, err = run([[
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: tj-plain
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    image: x/t:1
+    numNodes: 2
+    command: [python, train.py]
+]], "convert", "-", "--to", "operator", "-f", "manifest-json")
+    assert.are.equal(0, code, err)
+    local m = docs_of(out)[1]
+    assert.are.equal("PyTorchJob", m.kind)
+    assert.are.same({ "python", "train.py" },
+                    m.spec.pytorchReplicaSpecs.Worker.template.spec.containers[1].command)
+  end)
 end)
