@@ -254,49 +254,94 @@ static kfjob_status failed(imp *I, const kf_job *j, const kfjob_import_info *ii,
   return KFJOB_OK;
 }
 
-/* Render one job read and hand it, with its report, to the callback. */
-/* A refusal lossy may leave out: a group's restart policy (R13). */
-static int droppable(const kf_problem *p) {
+/* A refusal lossy may leave out, what the target cannot express and runs
+** without: a group's restart policy (R13; the system's own applies) and,
+** on Trainer, a gang field of the run policy's schedulingPolicy (R28: a
+** TrainJob has none; the runtime's podGroupPolicy applies). */
+static int droppable(const kf_problem *p, kf_target t) {
   const char *dot = strchr(p->path, '.');
-  return strcmp(p->rule, "R13") == 0 && dot != NULL && strcmp(dot, ".restart_policy") == 0;
+  if (strcmp(p->rule, "R13") == 0) return dot != NULL && strcmp(dot, ".restart_policy") == 0;
+  return KF_T_IS_TRAINER(t) && strcmp(p->rule, "R28") == 0 &&
+         strncmp(p->path, "scheduling.gang.", 16) == 0;
 }
 
-/* With lossy, what the target cannot express and runs without is left
-** out of a copy of the job and listed in the report: a restart policy a
-** TrainJob, Flyte or the mpi-operator has no place for (R13; the system's
-** own policy applies), when nothing else is refused: then every refusal
-** is reported as it is. */
-static kf_status lossy_drop(imp *I, kf_job *j, const kf_render_opts *ro, probs *pr,
-                            kfjob_import_info *ii, kf_err *e) {
+/* Gang field `key` of j as compact JSON (an arena string), taken out of
+** the job; NULL: not a field R28 names, or (*oom) no memory. */
+static const char *drop_gang(imp *I, kf_job *j, const char *key, int *oom) {
+  kf_gang *g = &j->sched.gang;
+  char *v = kf_arena_alloc(&I->A, 64 + KF_NRES * 96 + (g->priority_class ? strlen(g->priority_class) : 0));
+  size_t r, n = 0;
+  if (v == NULL) return *oom = 1, NULL;
+  if (strcmp(key, "min_available") == 0) {
+    sprintf(v, "%ld", (long)g->min_available), g->min_available = 0;
+  } else if (strcmp(key, "schedule_timeout_seconds") == 0) {
+    sprintf(v, "%ld", (long)g->schedule_timeout_seconds), g->schedule_timeout_seconds = 0;
+  } else if (strcmp(key, "priority_class") == 0 && g->priority_class) {
+    sprintf(v, "\"%s\"", g->priority_class), g->priority_class = NULL;   /* a DNS subdomain */
+  } else if (strcmp(key, "min_resources") == 0) {
+    v[n++] = '{';
+    for (r = 0; r < KF_NRES; r++)   /* quantities (checked): no quote to escape */
+      if (g->min_resources[r])
+        n += (size_t)sprintf(v + n, "%s\"%s\":\"%.80s\"", n > 1 ? "," : "",
+                             kf_resources_obj.f[r].key, g->min_resources[r]),
+        g->min_resources[r] = NULL;
+    v[n++] = '}', v[n] = '\0';
+    g->has_min_resources = 0;
+  } else {
+    return NULL;
+  }
+  return v;
+}
+
+/* Problem p's field taken out of j: its value as compact JSON, NULL when
+** it names none (or no memory: *oom). */
+static const char *drop_one(imp *I, kf_job *j, const kf_problem *p, int *oom) {
   static const char *const rp_json[] = {"\"Never\"", "\"OnFailure\"", "\"Always\"",
                                         "\"ExitCode\""};
+  const char *dot = strchr(p->path, '.'), *v;
+  int r;
+  if (strcmp(p->rule, "R28") == 0) return drop_gang(I, j, p->path + 16, oom);
+  for (r = 0; r < KF_NROLES; r++)
+    if (strncmp(kf_roles[r].key, p->path, (size_t)(dot - p->path)) == 0 &&
+        kf_roles[r].key[dot - p->path] == '\0')
+      break;
+  if (r == KF_NROLES) return NULL;
+  v = rp_json[j->g[r].restart_policy];
+  j->g[r].restart_policy = KF_RP_NEVER;
+  return v;
+}
+
+/* With lossy, what the target cannot express and runs without (droppable)
+** is left out of a copy of the job and listed in the report, when nothing
+** else is refused: then every refusal is reported as it is. */
+static kf_status lossy_drop(imp *I, kf_job *j, const kf_render_opts *ro, probs *pr,
+                            kfjob_import_info *ii, kf_err *e) {
   const kf_problems *ps;
   kfjob_unmapped *u;
   size_t i, n = 0;
-  int r;
+  int oom = 0;
   if (!I->io.lossy || !ro->target_set || (ps = problems_of(I, j, ro, pr)) == NULL)
     return KF_OK;
   for (i = 0; i < ps->n; i++)   /* a refusal of another kind: every one reported */
-    if (ps->v[i].sev == KF_SEV_ERROR && !droppable(&ps->v[i])) return KF_OK;
+    if (ps->v[i].sev == KF_SEV_ERROR && !droppable(&ps->v[i], ro->target)) return KF_OK;
   if ((u = (kfjob_unmapped *)kf_arena_alloc(&I->A, (ii->nunmapped + ps->n + 1) * sizeof *u)) == NULL)
     return kf_nomem(e);
   if (ii->nunmapped) memcpy(u, ii->unmapped, ii->nunmapped * sizeof *u);
   for (i = 0; i < ps->n; i++) {
-    const char *dot = strchr(ps->v[i].path, '.');
+    const char *v;
     char *why;
     if (ps->v[i].sev != KF_SEV_ERROR) continue;
-    for (r = 0; r < KF_NROLES; r++)
-      if (strncmp(kf_roles[r].key, ps->v[i].path, (size_t)(dot - ps->v[i].path)) == 0 &&
-          kf_roles[r].key[dot - ps->v[i].path] == '\0')
-        break;
-    if (r == KF_NROLES) continue;
+    if ((v = drop_one(I, j, &ps->v[i], &oom)) == NULL) {
+      if (oom) return kf_nomem(e);
+      continue;
+    }
     why = kf_arena_alloc(&I->A, strlen(ps->v[i].message) + 64);
     if (why == NULL) return kf_nomem(e);
-    sprintf(why, "%s (rule R13 on %s)", ps->v[i].message, kf_targets[ro->target].name);
+    sprintf(why, "%s (rule %.8s on %s)", ps->v[i].message, ps->v[i].rule,
+            kf_targets[ro->target].name);
     u[ii->nunmapped + n].path = ps->v[i].path;
-    u[ii->nunmapped + n].value = rp_json[j->g[r].restart_policy];
+    u[ii->nunmapped + n].value = v;
     u[ii->nunmapped + n].reason = why;
-    j->g[r].restart_policy = KF_RP_NEVER;
     j->emit_ok = 0;
     n++;
   }
@@ -334,6 +379,7 @@ static kfjob_status hand_over(imp *I, const kfjob_job *out, const kfjob_import_i
   return KFJOB_OK;
 }
 
+/* Render one job read and hand it, with its report, to the callback. */
 static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t doc,
                          size_t item) {
   kf_job jcopy = *jin;

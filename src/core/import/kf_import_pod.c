@@ -428,7 +428,12 @@ kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
   if ((m = kf_node_get(tmpl, "metadata")) && (st = meta_rest(c, p, m, meta)) != KF_OK)
     return st;
   kfi_path(sp, path, "spec");
-  if ((s = kf_node_get(tmpl, "spec")) == NULL) return kfi_fail(c, sp, "required");
+  /* a Trainer runtime patch's pod template may patch only metadata
+  ** (PodTemplatePatch.spec is optional; kfjob writes none for a pod of
+  ** job-level scheduling annotations alone) */
+  if ((s = kf_node_get(tmpl, "spec")) == NULL && strcmp(pname, KF_TRAINER_NODE) == 0)
+    KF_OOM(c, s = kf_node_new(c->A, KF_NOBJ));
+  if (s == NULL) return kfi_fail(c, sp, "required");
   if ((st = kfi_want(c, sp, s, KF_NOBJ)) != KF_OK) return st;
   if (kf_node_get(s, "containers") == NULL && strcmp(pname, KF_TRAINER_NODE) != 0) {
     kfi_path(p, sp, "containers");

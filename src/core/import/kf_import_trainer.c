@@ -6,6 +6,7 @@
 ** command is what follows `torchrun --no-python`; kfjob's runtime patch of
 ** the `node` job is the pod template.
 */
+#include <stdint.h>
 #include <string.h>
 
 #include "kf_pod.h"
@@ -97,6 +98,20 @@ static kf_status env(kfi *c, const kf_node *env) {
   return put_both(c, "env", v, map);
 }
 
+/* numProcPerNode is an int32 in the TrainJob CRD since Trainer v2.2
+** (Trainer.NumProcPerNode *int32; v2.0/v2.1 took `auto`, `cpu`, `gpu`), and
+** processes per node are at least 1 (v2.4's CEL `self >= 1`). */
+static kf_status nproc_check(kfi *c, const kf_node *np) {
+  const char *s = kfi_str(np);
+  if (np == NULL || (np->t == KF_NINT && np->u.i >= 1 && np->u.i <= INT32_MAX)) return KF_OK;
+  if (s)
+    return kfi_fail(c, "spec.trainer.numProcPerNode", "expected an integer >= 1, got '%.40s' "
+                    "(an int32 in the TrainJob CRD since Trainer v2.2; leave the field out "
+                    "for the runtime's auto)", s);
+  return kfi_fail(c, "spec.trainer.numProcPerNode", "expected an integer >= 1 "
+                  "(an int32 in the TrainJob CRD)");
+}
+
 /* Nodes and processes: master + workers (JAX: workers), or Elastic's
 ** fixed count.  A PyTorchJob's numProcPerNode: 1 is kfjob's one process a
 ** pod for a command it wraps; unset there is the runtime's auto (nproc_per_node
@@ -104,17 +119,21 @@ static kf_status env(kfi *c, const kf_node *env) {
 static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
   const kf_node *nn = kf_node_get(tr, "numNodes"), *np = kf_node_get(tr, "numProcPerNode");
   kf_node *m;
+  kf_status st;
   if (nn && (nn->t != KF_NINT || nn->u.i < 1))
     return kfi_fail(c, "spec.trainer.numNodes", "expected an integer >= 1");
+  if ((st = nproc_check(c, np)) != KF_OK) return st;
   if (c->kind == KF_ELASTIC) {
     if (nn) KF_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)nn));
     if (np) KF_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
     else KF_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
     return kf_node_push(c->A, c->spec, "worker", g) ? KF_OK : kf_nomem(c->e);
   }
-  if (np && !kf_trainer_wraps_kind(c->kind))
-    return kfi_unmapped(c, "spec.trainer.numProcPerNode", np, "kfjob's JAXJob and "
-                        "XGBoostJob have no processes per node");
+  /* lossy: left out and listed; the nodes, image, ... still read */
+  if (np && !kf_trainer_wraps_kind(c->kind) &&
+      (st = kfi_unmapped(c, "spec.trainer.numProcPerNode", np, "kfjob's JAXJob and "
+                         "XGBoostJob have no processes per node")) != KF_OK)
+    return st;
   if (c->kind == KF_JAX) {   /* workers only */
     KF_OOM(c, kf_obj_int(c->A, g, "replicas", nn ? nn->u.i : 1));
     return kf_node_push(c->A, c->spec, "worker", g) ? KF_OK : kf_nomem(c->e);

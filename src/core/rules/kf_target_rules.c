@@ -368,15 +368,25 @@ static kf_status test_where(const kf_job *j, kf_target t,
   return KF_OK;
 }
 
-/* R49: a Trainer runtime means nothing to the other targets. */
+/* R49: a Trainer runtime means nothing to the other targets.  The one
+** Trainer ships for the kind (torch-distributed, what the kind means
+** there; a TrainJob read back names it to keep its command as written)
+** carries nothing the training-operator's PyTorchJob lacks: it runs the
+** command as written too.  Flyte 2's clustered task starts it under
+** torchrun, so there it stays an error. */
 static kf_status test_runtime(const kf_job *j, kf_target t,
                               const kf_target_ctx *c, const kf_target_rule *r,
                               kf_problems *out, kf_err *e) {
   (void)c;
   if (j->runtime == NULL) return KF_OK;
+  if (t != KF_T_CLUSTERED && kf_kinds[j->kind].trainer_runtime &&
+      strcmp(j->runtime, kf_kinds[j->kind].trainer_runtime) == 0)
+    return KF_OK;
   return kf_problem_add(out, r, t, "runtime", e, "'%.100s' is a Kubeflow Trainer "
-                        "runtime: only a TrainJob (--target trainer-2.3) runs on one",
-                        j->runtime);
+                        "runtime: only a TrainJob (--target trainer-2.3) runs on one (%s)",
+                        j->runtime, t == KF_T_CLUSTERED ? "a clustered task starts the "
+                        "command under torchrun" : "it may set an image, command or env the "
+                        "job does not show; a job on the kind's runtime, or none, runs here");
 }
 
 /* R50: a PyTorchJob's processes per pod: no field in Flyte's plugin
