@@ -396,10 +396,37 @@ static int same_tail(const kf_node *a, size_t n, const kf_node *task) {
   return 1;
 }
 
+/* Whether the launcher runs a command of its own (its container's, or args
+** read as its command). */
+static int launcher_own(const groups *G) {
+  int i;
+  for (i = 0; i < G->n; i++)
+    if (G->role[i] == KF_LAUNCHER)
+      return G->pod[i].command != NULL || kf_node_get(G->g[i], "command") != NULL;
+  return 0;
+}
+
+/* The operator's writer leaves a v1 worker without a command bare when the
+** launcher runs its own and there is no task line (kf_manifest_operator.c
+** v1_bare_worker): a worker whose args are kfjob's line alone, with no
+** command, keeps them as its own then (the v1 operator runs `sleep 365d`
+** there either way, mpijob_controller.go newWorker). */
+static kf_status v1_worker_line(kfi *c, groups *G, const kf_node **task, const int *line) {
+  int i;
+  if (c->target != KF_T_OPERATOR || *task == NULL || (*task)->u.c.n || !launcher_own(G))
+    return KF_OK;
+  for (i = 0; i < G->n; i++)
+    if (line[i] && G->role[i] == KF_WORKER && G->pod[i].command == NULL) {
+      KF_OOM(c, kf_node_push(c->A, G->g[i], "command", (kf_node *)G->pod[i].args));
+      *task = NULL;
+    }
+  return KF_OK;
+}
+
 static kf_status mpi_args(kfi *c, groups *G, kf_node *ct) {
   const kf_node *task = NULL;
   hvd_line h;
-  int i;
+  int i, line[KF_NROLES] = {0};
   kf_status st;
   memset(&h, 0, sizeof h);
   for (i = 0; i < G->n; i++) {
@@ -430,7 +457,9 @@ static kf_status mpi_args(kfi *c, groups *G, kf_node *ct) {
     if (task == NULL && c->kind == KF_MPI && (st = flyte_slots(c, G, arg(a, n - 1))) != KF_OK)
       return st;
     if (task == NULL) KF_OOM(c, task = tail(c->A, a, n));
+    line[i] = 1;
   }
+  if ((st = v1_worker_line(c, G, &task, line)) != KF_OK) return st;
   return task && task->u.c.n ? put_value(c, "args", task, ct, 1) : KF_OK;
 }
 

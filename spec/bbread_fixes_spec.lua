@@ -1,0 +1,78 @@
+-- Black-box reading round: hand-written training-operator / mpi-operator
+-- manifests that kfjob read wrong.  Expected values are the operators'
+-- meaning of what is written (training-operator v1.9 webhooks and
+-- controllers, mpi-operator v0.8, Kubernetes), never kfjob's own output.
+local kfjob = require "kfjob"
+local util = require "util"
+
+local function read(text, opts)
+  local job, info = kfjob.from_manifest(text, opts)
+  assert.is_truthy(job, info)
+  return job, info
+end
+
+local function emit(job, info, target)
+  return job:manifest{ name = info.name, target = target or "operator", format = "yaml" }
+end
+
+-- The worker of a v1 MPIJob with neither command nor args: the operator runs
+-- `sleep 365d` there (mpijob_controller.go newWorker); Law 3 keeps the
+-- container as written.
+local MPI_V1 = [[
+apiVersion: kubeflow.org/v1
+kind: MPIJob
+metadata:
+  name: tensorflow-mnist
+spec:
+  slotsPerWorker: 1
+  runPolicy:
+    cleanPodPolicy: Running
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - image: docker.io/kubeflow/mpi-horovod-mnist
+            name: mpi-launcher
+            command: [mpirun]
+            args: [-np, "2", --allow-run-as-root, python, /examples/tensorflow_mnist.py]
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - image: docker.io/kubeflow/mpi-horovod-mnist
+            name: mpi-worker
+]]
+
+describe("a v1 MPIJob worker without command or args", function()
+  it("is written back without either (API)", function()
+    local job, info = read(MPI_V1)
+    local d = util.doc1(emit(job, info))
+    local w = d.spec.mpiReplicaSpecs.Worker.template.spec.containers[1]
+    assert.is_nil(w.args)
+    assert.is_nil(w.command)
+    local l = d.spec.mpiReplicaSpecs.Launcher.template.spec.containers[1]
+    assert.are.same({ "mpirun" }, l.command)
+    assert.are.same({ "-np", "2", "--allow-run-as-root", "python", "/examples/tensorflow_mnist.py" },
+                    l.args)
+  end)
+
+  it("is written back without either by convert, also through a config", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.conv(MPI_V1)
+    assert.are.equal(0, code, err)
+    local w = util.doc1(out).spec.mpiReplicaSpecs.Worker.template.spec.containers[1]
+    assert.is_nil(w.args)
+    for _, f in ipairs{ { "lua", ".lua" }, { "config", ".json" } } do
+      local c2, cfg, e2 = util.conv(MPI_V1, "-f", f[1])
+      assert.are.equal(0, c2, e2)
+      local c3, out3, e3 = util.kfjob("render", util.tmp(cfg, f[2]), "-f", "manifest",
+                                      "--target", "operator")
+      assert.are.equal(0, c3, e3)
+      w = util.doc1(out3).spec.mpiReplicaSpecs.Worker.template.spec.containers[1]
+      assert.is_nil(w.args, f[1])
+    end
+  end)
+end)
