@@ -76,3 +76,47 @@ describe("a v1 MPIJob worker without command or args", function()
     end
   end)
 end)
+
+-- training-operator v1.9 pytorchjob_webhook.go validatePyTorchReplicaSpecs:
+-- a Master must have replicas set and equal to 1 (Forbidden ...[Master].replicas).
+local MASTER_ZERO = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: master-zero
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 0
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: x/y:1
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: x/y:1
+]]
+
+describe("a PyTorchJob Master with replicas 0", function()
+  it("is an error naming its path (API)", function()
+    local job, msg = kfjob.from_manifest(MASTER_ZERO)
+    assert.is_nil(job)
+    assert.is_truthy(msg:find("spec.pytorchReplicaSpecs.Master.replicas", 1, true), msg)
+    job, msg = kfjob.from_manifest(MASTER_ZERO, { lossy = true })
+    assert.is_nil(job)
+    assert.is_truthy(msg:find("spec.pytorchReplicaSpecs.Master.replicas", 1, true), msg)
+  end)
+
+  it("is an error naming its path (CLI), with no output", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.conv(MASTER_ZERO)
+    assert.are_not.equal(0, code)
+    assert.are.equal("", out)
+    assert.is_truthy(err:find("spec.pytorchReplicaSpecs.Master.replicas", 1, true), err)
+  end)
+end)

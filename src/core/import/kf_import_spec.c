@@ -155,6 +155,14 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
   }
   if (kf_node_get(rs, "replicas") == NULL && (st = default_replicas(c, path, role, g)) != KF_OK)
     return st;
+  /* training-operator pytorchjob_webhook.go validatePyTorchReplicaSpecs:
+  ** Forbidden([Master].replicas, "must be 1") */
+  if (role == KF_MASTER && c->kind == KF_PYTORCH && (v = kf_node_get(rs, "replicas")) &&
+      v->t == KF_NINT && v->u.i == 0) {
+    kfi_path(p, path, "replicas");
+    return kfi_fail(c, p, "must be 1: the training-operator's webhook refuses any other "
+                    "Master (leave the Master out for a job of workers only)");
+  }
   if (kf_node_get(rs, "restartPolicy") == NULL && operator_restart(c, role))
     KF_OOM(c, kf_obj_strref(c->A, g, "restart_policy", operator_restart(c, role)));
   kfi_path(p, path, "template");
