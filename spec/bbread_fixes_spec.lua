@@ -120,3 +120,46 @@ describe("a PyTorchJob Master with replicas 0", function()
     assert.is_truthy(err:find("spec.pytorchReplicaSpecs.Master.replicas", 1, true), err)
   end)
 end)
+
+-- training-operator v1.9 pytorchjob_webhook.go validateSpec:
+-- Forbidden(spec.elasticPolicy.nProcPerNode, "must not be used with spec.nprocPerNode").
+local BOTH_NPROC = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: el-both
+spec:
+  nprocPerNode: "2"
+  elasticPolicy:
+    nProcPerNode: 2
+    minReplicas: 1
+    maxReplicas: 2
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: x/y:1
+]]
+
+describe("an elastic PyTorchJob with both nprocPerNode fields", function()
+  it("is an error naming elasticPolicy.nProcPerNode (API, CLI)", function()
+    for _, o in ipairs{ {}, { lossy = true } } do
+      local job, msg = kfjob.from_manifest(BOTH_NPROC, o)
+      assert.is_nil(job)
+      assert.is_truthy(msg:find("spec.elasticPolicy.nProcPerNode", 1, true), msg)
+    end
+    if not util.cli_ok then return end
+    local code, out, err = util.conv(BOTH_NPROC)
+    assert.are_not.equal(0, code)
+    assert.are.equal("", out)
+    assert.is_truthy(err:find("spec.elasticPolicy.nProcPerNode", 1, true), err)
+  end)
+
+  it("each alone still reads", function()
+    read((BOTH_NPROC:gsub('  nprocPerNode: "2"\n', "")))
+    read((BOTH_NPROC:gsub("    nProcPerNode: 2\n", "")))
+  end)
+end)

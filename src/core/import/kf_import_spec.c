@@ -754,7 +754,12 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
     if (in_elastic_policy(f) && (v = kf_node_get(ep, f->manifest)))
       KF_OOM(c, kf_node_push(c->A, c->spec, f->key, (kf_node *)v));
   }
-  if ((v = kf_node_get(spec, "nprocPerNode")) != NULL) {
+  if ((v = kf_node_get(spec, "nprocPerNode")) != NULL && kf_node_get(ep, "nProcPerNode"))
+    /* training-operator pytorchjob_webhook.go validateSpec */
+    return kfi_fail(c, "spec.elasticPolicy.nProcPerNode", "must not be used with "
+                    "spec.nprocPerNode: the training-operator's webhook refuses both "
+                    "(keep spec.nprocPerNode)");
+  if (v != NULL) {
     if ((st = kfi_nproc(c, "spec.nprocPerNode", v)) != KF_OK) return st;
   } else if (kf_node_get(ep, "nProcPerNode") == NULL)   /* pytorch_defaults.go */
     KF_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
