@@ -163,3 +163,38 @@ describe("an elastic PyTorchJob with both nprocPerNode fields", function()
     read((BOTH_NPROC:gsub("    nProcPerNode: 2\n", "")))
   end)
 end)
+
+-- mpi-operator v0.8 validation.go: validRestartPolicies = {Never, OnFailure}.
+describe("a v2beta1 MPIJob restartPolicy ExitCode", function()
+  local M = [[
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: mpi-exitcode
+spec:
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      restartPolicy: ExitCode
+      template:
+        spec:
+          containers:
+          - name: l
+            image: x/y:1
+            args: [mpirun, -n, "2", /bin/true]
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: w
+            image: x/y:1
+]]
+  it("is refused with the mpi-operator's two policies, at its path", function()
+    local job, msg = kfjob.from_manifest(M)
+    assert.is_nil(job)
+    assert.is_truthy(msg:find("spec.mpiReplicaSpecs.Launcher.restartPolicy", 1, true), msg)
+    assert.is_truthy(msg:find("Never and OnFailure", 1, true), msg)
+    assert.is_falsy(msg:find("Always", 1, true), msg)
+  end)
+end)

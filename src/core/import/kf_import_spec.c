@@ -96,6 +96,8 @@ static kf_status replica_value(kfi *c, const char *path, const kf_field *f,
       (strcmp(rp, "ExitCode") || c->target != KF_T_OPERATOR))
     return kfi_unmapped(c, p, v, c->target == KF_T_OPERATOR
                         ? "restart policies are Never, OnFailure, Always and ExitCode"
+                        : c->target == KF_T_MPI_OPERATOR   /* v0.8 validation.go */
+                        ? "the mpi-operator accepts only Never and OnFailure"
                         : "restart policies are Never, OnFailure and Always here");
   KF_OOM(c, kf_node_push(c->A, g, f->key, (kf_node *)v));
   return KF_OK;
