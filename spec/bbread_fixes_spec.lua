@@ -198,3 +198,75 @@ spec:
     assert.is_falsy(msg:find("Always", 1, true), msg)
   end)
 end)
+
+-- Kubernetes expands $(NAME) in an env value only to variables defined
+-- before it (kubelet makeEnvironmentVariables); the training-operator appends
+-- MASTER_ADDR, MASTER_PORT, ... after the user's env (envvar.go setPodEnv).
+describe("an env value referring to a variable the operator injects later", function()
+  local M = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: env-inj
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: x/t:1
+            command: [python, t.py]
+            env:
+            - name: INIT_METHOD
+              value: tcp://$(MASTER_ADDR):$(MASTER_PORT)
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: x/t:1
+            command: [python, t.py]
+            env:
+            - name: INIT_METHOD
+              value: tcp://$(MASTER_ADDR):$(MASTER_PORT)
+]]
+  local function r55(job)
+    local out = {}
+    for _, w in ipairs(job:lint{ target = "operator" }) do
+      if w.rule == "R55" then out[#out + 1] = w end
+    end
+    return out
+  end
+
+  it("is a warning naming the variable (API lint)", function()
+    local ws = r55(read(M))
+    assert.are.equal(1, #ws)
+    assert.is_truthy(ws[1].path:find("INIT_METHOD", 1, true), ws[1].path)
+    assert.is_truthy(ws[1].message:find("MASTER_ADDR", 1, true), ws[1].message)
+  end)
+
+  it("is not one for a variable defined before, or for a reference in args", function()
+    local ok1 = read((M:gsub("            %- name: INIT_METHOD\n",
+      "            - name: MASTER_ADDR\n              value: h\n            - name: MASTER_PORT\n"
+      .. "              value: \"1\"\n            - name: INIT_METHOD\n")))
+    assert.are.equal(0, #r55(ok1))
+    local ok2 = read((M:gsub("value: tcp://%$%(MASTER_ADDR%):%$%(MASTER_PORT%)", "value: tcp://h:1")))
+    assert.are.equal(0, #r55(ok2))
+  end)
+
+  it("is printed on stderr by convert and by check --target operator", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.conv(M)
+    assert.are.equal(0, code, err)
+    assert.is_truthy(out:find("INIT_METHOD", 1, true))
+    assert.is_truthy(err:find("INIT_METHOD", 1, true) and err:find("$(MASTER_ADDR)", 1, true), err)
+    local _, cfg = util.conv(M, "-f", "lua")
+    local c2, o2, e2 = util.kfjob("check", "--target", "operator", util.tmp(cfg, ".lua"))
+    assert.are.equal(0, c2, e2)
+    local all = o2 .. e2
+    assert.is_truthy(all:find("INIT_METHOD", 1, true) and all:find("R55", 1, true), all)
+  end)
+end)
