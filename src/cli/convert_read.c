@@ -469,6 +469,14 @@ static kfjob_status run_untargeted(kfjob_host *h, conv *c, const char *data, siz
   return st;
 }
 
+/* Does the text hold "$(" (a variable reference, R55)? */
+static int has_ref(const char *data, size_t n) {
+  size_t i;
+  for (i = 0; i + 1 < n; i++)
+    if (data[i] == '$' && data[i + 1] == '(') return 1;
+  return 0;
+}
+
 kfjob_status convert_run(kfjob_host *h, conv *c, const char *data, size_t n) {
   const cargs *a = c->a;
   kfjob_run_options ro;
@@ -486,7 +494,9 @@ kfjob_status convert_run(kfjob_host *h, conv *c, const char *data, size_t n) {
     memset(&io, 0, sizeof io);
     io.kind = a->kind, io.lossy = 1, io.stream = 1, io.other = !c->quiet;
     ro.image = a->image;   /* the image of groups without one (a TrainJob's runtime's) */
-    ro.lint = !c->quiet;   /* the fields a target rule drops, references (R55) */
+    /* the fields a target rule drops; on the input's own target only
+    ** references that never expand (R55), so only where there is one */
+    ro.lint = !c->quiet && (a->to != NULL || has_ref(data, n));
     return kfjob_host_import_manifests(h, data, n, &io, &ro, on_import, c);
   }
   /* without --to: the file's own target (flyte, or a clustered task's) */

@@ -180,13 +180,38 @@ static const char *late_ref(const kf_env_pod *p, size_t i, size_t *len, const kf
   return NULL;
 }
 
+/* Whether a string under n holds "$(" (a reference R55 may look at): the
+** pods' environment is built only then. */
+static int ref_in(const kf_node *n) {
+  size_t i;
+  if (n == NULL) return 0;
+  if (n->t == KF_NSTR) return strstr(n->u.s.p, "$(") != NULL;
+  if (n->t != KF_NARR && n->t != KF_NOBJ) return 0;
+  for (i = 0; i < n->u.c.n; i++)
+    if (ref_in(n->u.c.v[i])) return 1;
+  return 0;
+}
+
+static int any_ref(const kf_job *j, const kf_target_ctx *c) {
+  size_t i;
+  int r;
+  if (c && c->env)
+    for (i = 0; i < c->env->n; i++)
+      if (strstr(c->env->v[i].v, "$(")) return 1;
+  if ((j->has_container && ref_in(j->container.env)) || ref_in(j->pod_template)) return 1;
+  for (r = 0; r < KF_NROLES; r++)
+    if ((j->g[r].has_container && ref_in(j->g[r].container.env)) || ref_in(j->g[r].pod_template))
+      return 1;
+  return 0;
+}
+
 static kf_status r55_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
                           const kf_target_rule *r, kf_problems *out, kf_err *e) {
   kf_env_pods ps;
-  kf_err ignored;
+  kf_err ignored = {0};
   seen_paths seen = {NULL, 0, 0};
   size_t pi, i, len;
-  if (!(kf_targets[t].kinds & (1u << j->kind)) ||
+  if (!(kf_targets[t].kinds & (1u << j->kind)) || !any_ref(j, c) ||
       kf_env_pods_of(j, t, c && c->name ? c->name : "job", NULL, c ? c->env : NULL,
                      out->A, &ps, "R55", &ignored) != KF_OK)
     return ignored.code == KF_ENOMEM ? kf_nomem(e) : KF_OK;
