@@ -270,3 +270,38 @@ spec:
     assert.is_truthy(all:find("INIT_METHOD", 1, true) and all:find("R55", 1, true), all)
   end)
 end)
+
+-- An invalid quantity (apimachinery resource.ParseQuantity refuses "4GB")
+-- is named by its manifest path (docs/IMPORT.md).
+describe("an invalid resource quantity", function()
+  local M = [[
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: bad-qty
+spec:
+  tfReplicaSpecs:
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: x/y:1
+            resources:
+              limits:
+                memory: 4GB
+]]
+  local PATH = "spec.tfReplicaSpecs.Worker.template.spec.containers[0].resources.limits.memory"
+  it("is an error naming the manifest path (API, CLI)", function()
+    local job, msg = kfjob.from_manifest(M)
+    assert.is_nil(job)
+    assert.is_truthy(msg:find(PATH, 1, true), msg)
+    assert.is_truthy(msg:find("4GB", 1, true), msg)
+    if not util.cli_ok then return end
+    local code, out, err = util.conv(M)
+    assert.are_not.equal(0, code)
+    assert.are.equal("", out)
+    assert.is_truthy(err:find(PATH, 1, true), err)
+  end)
+end)
