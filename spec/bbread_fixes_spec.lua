@@ -305,3 +305,72 @@ spec:
     assert.is_truthy(err:find(PATH, 1, true), err)
   end)
 end)
+
+-- training-operator v1.9 webhooks: Required(...containers[i].image) and
+-- xgboostjob_webhook.go Required(spec.xgbReplicaSpecs[Master], "must be present").
+describe("a container without an image, an XGBoostJob without a Master", function()
+  local NO_IMAGE = [[
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: no-image
+spec:
+  tfReplicaSpecs:
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            command: [python, t.py]
+]]
+  local XGB = [[
+apiVersion: kubeflow.org/v1
+kind: XGBoostJob
+metadata:
+  name: xgb-nomaster
+spec:
+  xgbReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: xgboost
+            image: x/xgb:1
+]]
+  it("a missing image is named by its manifest path, not a flag", function()
+    local P = "spec.tfReplicaSpecs.Worker.template.spec.containers[0].image"
+    local job, msg = kfjob.from_manifest(NO_IMAGE)
+    assert.is_nil(job)
+    assert.is_truthy(msg:find(P, 1, true), msg)
+    if not util.cli_ok then return end
+    local code, out, err = util.conv(NO_IMAGE)
+    assert.are_not.equal(0, code)
+    assert.are.equal("", out)
+    assert.is_truthy(err:find(P, 1, true), err)
+    assert.is_falsy(err:find("--image", 1, true), err)
+  end)
+
+  it("a sidecar without an image too", function()
+    local s = NO_IMAGE:gsub("            command: %[python, t.py%]\n",
+      "            image: x/t:1\n          - name: side\n            command: [sleep, inf]\n")
+    local job, msg = kfjob.from_manifest(s)
+    assert.is_nil(job)
+    assert.is_truthy(msg:find("spec.tfReplicaSpecs.Worker.template.spec.containers[1].image", 1, true), msg)
+  end)
+
+  it("an XGBoostJob without a Master is one error naming the Master", function()
+    local job, msg = kfjob.from_manifest(XGB, { lossy = true })
+    assert.is_nil(job)
+    assert.is_truthy(msg:find("spec.xgbReplicaSpecs.Master", 1, true), msg)
+    if not util.cli_ok then return end
+    local code, out, err = util.conv(XGB)
+    assert.are_not.equal(0, code)
+    assert.are.equal("", out)
+    assert.is_truthy(err:find("spec.xgbReplicaSpecs.Master", 1, true), err)
+    assert.is_falsy(err:find("image", 1, true), err)
+    local _, lines = err:gsub("\n", "")
+    assert.are.equal(1, lines, err)
+  end)
+end)

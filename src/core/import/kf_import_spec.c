@@ -129,6 +129,28 @@ static kf_status default_replicas(kfi *c, const char *path, int role, kf_node *g
   return KF_OK;
 }
 
+/* Every container of a replica's pod template has an image: the
+** training-operator's webhooks require one (validate*ReplicaSpecs:
+** Required(...containers[i].image)), and Kubernetes' pod validation for
+** the mpi-operator's pods.  `main` the primary's path (its index). */
+static kf_status image_given(kfi *c, const kf_node *tmpl, const char *main) {
+  const kf_node *cs = kf_node_get(kf_node_get(tmpl, "spec"), "containers"), *im;
+  char p[KFI_PATH], q[KFI_PATH];
+  const char *b = strrchr(main, '[');
+  size_t i;
+  if (cs == NULL || cs->t != KF_NARR || b == NULL) return KF_OK;
+  for (i = 0; i < cs->u.c.n; i++) {
+    if (cs->u.c.v[i]->t != KF_NOBJ) continue;
+    im = kf_node_get(cs->u.c.v[i], "image");
+    if (im && !(im->t == KF_NSTR && im->u.s.n == 0)) continue;
+    snprintf(q, sizeof q, "%.*s[%u]", (int)(b - main), main, (unsigned)i);
+    kfi_path(p, q, "image");
+    return kfi_fail(c, p, "required: every container needs an image (the training-operator's "
+                    "webhooks and Kubernetes' pod validation refuse one without)");
+  }
+  return KF_OK;
+}
+
 /* A replica spec: "template" and the group rows placed there (replicas,
 ** restartPolicy, ...: KF_M_REPLICA), each under its row's key. */
 static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
@@ -172,7 +194,7 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
   if ((st = kfi_pod_read(c, p, v, kf_kinds[c->kind].container, &G->pod[at])) != KF_OK)
     return st;
   snprintf(G->path[at], KFI_PATH, "%.200s.spec.containers[%u]", p, (unsigned)G->pod[at].index);
-  return KF_OK;
+  return image_given(c, v, G->path[at]);
 }
 
 /* The value of group i's container at `off` (kfi_pod's command, args or
@@ -610,6 +632,9 @@ static kf_status absent(kfi *c, const char *path, int role) {
   kf_replica_bounds b = kf_kind_role_bounds(&kf_kinds[c->kind], role);
   kf_node *g;
   if (b.default_replicas == 0 || (kf_kinds[c->kind].flags & KF_K_ELASTIC)) return KF_OK;
+  if ((b.flags & KF_R_FIXED1) && c->kind == KF_XGBOOST)   /* xgboostjob_webhook.go */
+    return kfi_fail(c, path, "required: the training-operator's webhook refuses an "
+                    "XGBoostJob without a Master (add one with replicas: 1)");
   if (b.flags & KF_R_FIXED1)
     return kfi_unmapped(c, path, NULL, "required: kfjob's job of this kind always "
                         "has exactly one");
