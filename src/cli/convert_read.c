@@ -203,14 +203,19 @@ static int on_other(conv *c, const kfjob_job *j, const kfjob_import_info *info) 
 }
 
 /* What the target's rules drop on the way (a TrainJob's TTL and backoff
-** limit, R19, R20): their warnings, one stderr line each, --lossy or not. */
-static void dropped(const conv *c, const char *at, const kfjob_job *j) {
+** limit, R19, R20), and env references that never expand (R55, on the
+** input's own target too): their warnings, one stderr line each, --lossy
+** or not. */
+static void dropped(const conv *c, const char *at, const kfjob_job *j,
+                    const kfjob_import_info *info) {
+  const char *to = c->a->to ? c->a->to : info->target;
   size_t i;
-  if (c->quiet || c->a->to == NULL) return;
+  if (c->quiet || to == NULL) return;
   for (i = 0; i < j->nwarnings; i++)
-    if (strstr(j->warnings[i].message, "dropped") != NULL)
+    if ((c->a->to && strstr(j->warnings[i].message, "dropped") != NULL) ||
+        strstr(j->warnings[i].message, "does not expand on") != NULL)
       fprintf(stderr, "kfjob: %s: %s: %s (target %s)\n", at, j->warnings[i].path,
-              j->warnings[i].message, c->a->to);
+              j->warnings[i].message, to);
 }
 
 /* A manifest read as Flyte's (its whole shape) written for another
@@ -235,7 +240,7 @@ static int on_import(void *ud, const kfjob_job *j, const kfjob_import_info *info
   if (info->other) return on_other(c, j, info);
   char *at = doc_at(c, info);
   if (!j->error) {
-    dropped(c, at, j);
+    dropped(c, at, j, info);
     flyte_left(c, at, info);
     if (info->generate_name && !c->quiet && c->a->name == NULL)
       fprintf(stderr, "kfjob: %s: metadata.generateName '%s' written as metadata.name '%s' "
@@ -464,6 +469,14 @@ static kfjob_status run_untargeted(kfjob_host *h, conv *c, const char *data, siz
   return st;
 }
 
+/* Does the text hold "$(" (a variable reference, R55)? */
+static int has_ref(const char *data, size_t n) {
+  size_t i;
+  for (i = 0; i + 1 < n; i++)
+    if (data[i] == '$' && data[i + 1] == '(') return 1;
+  return 0;
+}
+
 kfjob_status convert_run(kfjob_host *h, conv *c, const char *data, size_t n) {
   const cargs *a = c->a;
   kfjob_run_options ro;
@@ -481,7 +494,9 @@ kfjob_status convert_run(kfjob_host *h, conv *c, const char *data, size_t n) {
     memset(&io, 0, sizeof io);
     io.kind = a->kind, io.lossy = 1, io.stream = 1, io.other = !c->quiet;
     ro.image = a->image;   /* the image of groups without one (a TrainJob's runtime's) */
-    ro.lint = a->to != NULL && !c->quiet;   /* the fields a target rule drops */
+    /* the fields a target rule drops; on the input's own target only
+    ** references that never expand (R55), so only where there is one */
+    ro.lint = !c->quiet && (a->to != NULL || has_ref(data, n));
     return kfjob_host_import_manifests(h, data, n, &io, &ro, on_import, c);
   }
   /* without --to: the file's own target (flyte, or a clustered task's) */

@@ -37,6 +37,9 @@ kf_status kfi_res_side(kfi *c, const char *path, const kf_node *m, kf_node **out
     kfi_path(p, path, known[r]);
     if (v->t != KF_NSTR && v->t != KF_NINT && v->t != KF_NNUM)
       return kfi_fail(c, p, "expected a quantity");
+    if (v->t == KF_NSTR && !kf_quantity_ok(v->u.s.p, v->u.s.n))   /* apimachinery ParseQuantity */
+      return kfi_fail(c, p, "invalid quantity '%.60s' (expected e.g. \"500m\", \"4Gi\", \"2\")",
+                      v->u.s.p);
     KF_OOM(c, kf_node_push(c->A, *out, kf_resources_obj.f[r].key, (kf_node *)v));
   }
   if ((*out)->u.c.n == 0) *out = NULL;

@@ -96,6 +96,8 @@ static kf_status replica_value(kfi *c, const char *path, const kf_field *f,
       (strcmp(rp, "ExitCode") || c->target != KF_T_OPERATOR))
     return kfi_unmapped(c, p, v, c->target == KF_T_OPERATOR
                         ? "restart policies are Never, OnFailure, Always and ExitCode"
+                        : c->target == KF_T_MPI_OPERATOR   /* v0.8 validation.go */
+                        ? "the mpi-operator accepts only Never and OnFailure"
                         : "restart policies are Never, OnFailure and Always here");
   KF_OOM(c, kf_node_push(c->A, g, f->key, (kf_node *)v));
   return KF_OK;
@@ -127,6 +129,28 @@ static kf_status default_replicas(kfi *c, const char *path, int role, kf_node *g
   return KF_OK;
 }
 
+/* Every container of a replica's pod template has an image: the
+** training-operator's webhooks require one (validate*ReplicaSpecs:
+** Required(...containers[i].image)), and Kubernetes' pod validation for
+** the mpi-operator's pods.  `main` the primary's path (its index). */
+static kf_status image_given(kfi *c, const kf_node *tmpl, const char *main) {
+  const kf_node *cs = kf_node_get(kf_node_get(tmpl, "spec"), "containers"), *im;
+  char p[KFI_PATH], q[KFI_PATH];
+  const char *b = strrchr(main, '[');
+  size_t i;
+  if (cs == NULL || cs->t != KF_NARR || b == NULL) return KF_OK;
+  for (i = 0; i < cs->u.c.n; i++) {
+    if (cs->u.c.v[i]->t != KF_NOBJ) continue;
+    im = kf_node_get(cs->u.c.v[i], "image");
+    if (im && !(im->t == KF_NSTR && im->u.s.n == 0)) continue;
+    snprintf(q, sizeof q, "%.*s[%u]", (int)(b - main), main, (unsigned)i);
+    kfi_path(p, q, "image");
+    return kfi_fail(c, p, "required: every container needs an image (the training-operator's "
+                    "webhooks and Kubernetes' pod validation refuse one without)");
+  }
+  return KF_OK;
+}
+
 /* A replica spec: "template" and the group rows placed there (replicas,
 ** restartPolicy, ...: KF_M_REPLICA), each under its row's key. */
 static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
@@ -155,6 +179,14 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
   }
   if (kf_node_get(rs, "replicas") == NULL && (st = default_replicas(c, path, role, g)) != KF_OK)
     return st;
+  /* training-operator pytorchjob_webhook.go validatePyTorchReplicaSpecs:
+  ** Forbidden([Master].replicas, "must be 1") */
+  if (role == KF_MASTER && c->kind == KF_PYTORCH && (v = kf_node_get(rs, "replicas")) &&
+      v->t == KF_NINT && v->u.i == 0) {
+    kfi_path(p, path, "replicas");
+    return kfi_fail(c, p, "must be 1: the training-operator's webhook refuses any other "
+                    "Master (leave the Master out for a job of workers only)");
+  }
   if (kf_node_get(rs, "restartPolicy") == NULL && operator_restart(c, role))
     KF_OOM(c, kf_obj_strref(c->A, g, "restart_policy", operator_restart(c, role)));
   kfi_path(p, path, "template");
@@ -162,7 +194,7 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
   if ((st = kfi_pod_read(c, p, v, kf_kinds[c->kind].container, &G->pod[at])) != KF_OK)
     return st;
   snprintf(G->path[at], KFI_PATH, "%.200s.spec.containers[%u]", p, (unsigned)G->pod[at].index);
-  return KF_OK;
+  return image_given(c, v, G->path[at]);
 }
 
 /* The value of group i's container at `off` (kfi_pod's command, args or
@@ -396,10 +428,37 @@ static int same_tail(const kf_node *a, size_t n, const kf_node *task) {
   return 1;
 }
 
+/* Whether the launcher runs a command of its own (its container's, or args
+** read as its command). */
+static int launcher_own(const groups *G) {
+  int i;
+  for (i = 0; i < G->n; i++)
+    if (G->role[i] == KF_LAUNCHER)
+      return G->pod[i].command != NULL || kf_node_get(G->g[i], "command") != NULL;
+  return 0;
+}
+
+/* The operator's writer leaves a v1 worker without a command bare when the
+** launcher runs its own and there is no task line (kf_manifest_operator.c
+** v1_bare_worker): a worker whose args are kfjob's line alone, with no
+** command, keeps them as its own then (the v1 operator runs `sleep 365d`
+** there either way, mpijob_controller.go newWorker). */
+static kf_status v1_worker_line(kfi *c, groups *G, const kf_node **task, const int *line) {
+  int i;
+  if (c->target != KF_T_OPERATOR || *task == NULL || (*task)->u.c.n || !launcher_own(G))
+    return KF_OK;
+  for (i = 0; i < G->n; i++)
+    if (line[i] && G->role[i] == KF_WORKER && G->pod[i].command == NULL) {
+      KF_OOM(c, kf_node_push(c->A, G->g[i], "command", (kf_node *)G->pod[i].args));
+      *task = NULL;
+    }
+  return KF_OK;
+}
+
 static kf_status mpi_args(kfi *c, groups *G, kf_node *ct) {
   const kf_node *task = NULL;
   hvd_line h;
-  int i;
+  int i, line[KF_NROLES] = {0};
   kf_status st;
   memset(&h, 0, sizeof h);
   for (i = 0; i < G->n; i++) {
@@ -430,7 +489,9 @@ static kf_status mpi_args(kfi *c, groups *G, kf_node *ct) {
     if (task == NULL && c->kind == KF_MPI && (st = flyte_slots(c, G, arg(a, n - 1))) != KF_OK)
       return st;
     if (task == NULL) KF_OOM(c, task = tail(c->A, a, n));
+    line[i] = 1;
   }
+  if ((st = v1_worker_line(c, G, &task, line)) != KF_OK) return st;
   return task && task->u.c.n ? put_value(c, "args", task, ct, 1) : KF_OK;
 }
 
@@ -571,6 +632,9 @@ static kf_status absent(kfi *c, const char *path, int role) {
   kf_replica_bounds b = kf_kind_role_bounds(&kf_kinds[c->kind], role);
   kf_node *g;
   if (b.default_replicas == 0 || (kf_kinds[c->kind].flags & KF_K_ELASTIC)) return KF_OK;
+  if ((b.flags & KF_R_FIXED1) && c->kind == KF_XGBOOST)   /* xgboostjob_webhook.go */
+    return kfi_fail(c, path, "required: the training-operator's webhook refuses an "
+                    "XGBoostJob without a Master (add one with replicas: 1)");
   if (b.flags & KF_R_FIXED1)
     return kfi_unmapped(c, path, NULL, "required: kfjob's job of this kind always "
                         "has exactly one");
@@ -717,7 +781,12 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
     if (in_elastic_policy(f) && (v = kf_node_get(ep, f->manifest)))
       KF_OOM(c, kf_node_push(c->A, c->spec, f->key, (kf_node *)v));
   }
-  if ((v = kf_node_get(spec, "nprocPerNode")) != NULL) {
+  if ((v = kf_node_get(spec, "nprocPerNode")) != NULL && kf_node_get(ep, "nProcPerNode"))
+    /* training-operator pytorchjob_webhook.go validateSpec */
+    return kfi_fail(c, "spec.elasticPolicy.nProcPerNode", "must not be used with "
+                    "spec.nprocPerNode: the training-operator's webhook refuses both "
+                    "(keep spec.nprocPerNode)");
+  if (v != NULL) {
     if ((st = kfi_nproc(c, "spec.nprocPerNode", v)) != KF_OK) return st;
   } else if (kf_node_get(ep, "nProcPerNode") == NULL)   /* pytorch_defaults.go */
     KF_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));

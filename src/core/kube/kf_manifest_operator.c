@@ -18,6 +18,20 @@ static const char *const elastic_order[] = {
     "minReplicas", "maxReplicas", "rdzvBackend", "nProcPerNode", "maxRestarts",
     "rdzvHost", "rdzvPort", "rdzvId", "rdzvConf", "standalone", "metrics", NULL};
 
+/* A v1 MPIJob's worker with no command runs `sleep 365d` whatever its args
+** (training-operator mpijob_controller.go newWorker): when the launcher runs
+** a command of its own and there is no task line (no args, no job
+** command), kfjob's launcher line would run nowhere, so a worker without a
+** command of its own is written bare, as a hand-written one reads. */
+static int v1_bare_worker(const kf_job *j, const kfm_shared *sh) {
+  const kf_group *l = &j->g[KF_LAUNCHER];
+  const kf_container *lc = l->has_container ? &l->container : NULL;
+  if (!(kf_kinds[j->kind].flags & KF_K_COMMAND) || sh->o->args.n || sh->task_args ||
+      sh->o->command.n || (j->has_container && j->container.ncommand))
+    return 0;
+  return l->ncommand || (lc && (lc->ncommand || lc->nargs));
+}
+
 /* training-operator v1.9: kubeflow.org/v1.  Flyte's backend builds the
 ** same resource but for `slots` (`flyte_slots`: slotsPerWorker 1, FACTS
 ** 3.8) and an elastic job's integer nproc_per_node (the deprecated
@@ -33,6 +47,7 @@ kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   kf_status st;
   if ((st = kfm_prepare(c, j, o, "kubeflow.org/v1", k->crd_kind, &sh)) != KF_OK)
     return st;
+  if (!flyte_slots && v1_bare_worker(j, &sh)) sh.bare_role = KF_WORKER;
   KF_OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
   KF_OOM(c, rp = kfm_run_policy(A, j, !flyte_slots));
   if (k->flags & KF_K_SLOTS)

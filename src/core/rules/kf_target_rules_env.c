@@ -151,6 +151,94 @@ static kf_status r16_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
   return KF_OK;
 }
 
+/* R55: $(NAME) in a user variable's value, where NAME is set on the pod
+** only by the target and after the user's entry: Kubernetes expands a
+** reference only to a variable defined earlier (kubelet
+** makeEnvironmentVariables, FACTS §11.8), so it stays as written. */
+static int named(const kf_env_var *v, const char *n, size_t len) {
+  return strlen(v->name) == len && strncmp(v->name, n, len) == 0;
+}
+
+/* The first reference of pod p's variable i that nothing before it
+** defines and the target sets after it (*len its length; *by the entry);
+** NULL: none. */
+static const char *late_ref(const kf_env_pod *p, size_t i, size_t *len, const kf_env_var **by) {
+  const char *v = p->v[i].value, *end;
+  size_t k;
+  for (; v && *v; v++) {
+    if (v[0] != '$') continue;
+    if (v[1] == '$') { v++; continue; }
+    if (v[1] != '(' || (end = strchr(v + 2, ')')) == NULL) continue;
+    *len = (size_t)(end - v - 2);
+    for (k = 0; k < i && !named(&p->v[k], v + 2, *len); k++) {}
+    if (k == i)
+      for (k = i + 1; k < p->n; k++)
+        if (p->v[k].origin != KF_ENV_USER && named(&p->v[k], v + 2, *len))
+          return *by = &p->v[k], v + 2;
+    v = end;
+  }
+  return NULL;
+}
+
+/* Whether a string under n holds "$(" (a reference R55 may look at): the
+** pods' environment is built only then. */
+static int ref_in(const kf_node *n) {
+  size_t i;
+  if (n == NULL) return 0;
+  if (n->t == KF_NSTR) return strstr(n->u.s.p, "$(") != NULL;
+  if (n->t != KF_NARR && n->t != KF_NOBJ) return 0;
+  for (i = 0; i < n->u.c.n; i++)
+    if (ref_in(n->u.c.v[i])) return 1;
+  return 0;
+}
+
+static int any_ref(const kf_job *j, const kf_target_ctx *c) {
+  size_t i;
+  int r;
+  if (c && c->env)
+    for (i = 0; i < c->env->n; i++)
+      if (strstr(c->env->v[i].v, "$(")) return 1;
+  if ((j->has_container && ref_in(j->container.env)) || ref_in(j->pod_template)) return 1;
+  for (r = 0; r < KF_NROLES; r++)
+    if ((j->g[r].has_container && ref_in(j->g[r].container.env)) || ref_in(j->g[r].pod_template))
+      return 1;
+  return 0;
+}
+
+static kf_status r55_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                          const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  kf_env_pods ps;
+  kf_err ignored = {0};
+  seen_paths seen = {NULL, 0, 0};
+  size_t pi, i, len;
+  if (!(kf_targets[t].kinds & (1u << j->kind)) || !any_ref(j, c) ||
+      kf_env_pods_of(j, t, c && c->name ? c->name : "job", NULL, c ? c->env : NULL,
+                     out->A, &ps, "R55", &ignored) != KF_OK)
+    return ignored.code == KF_ENOMEM ? kf_nomem(e) : KF_OK;
+  for (pi = 0; pi < ps.n; pi++) {
+    if (pi > 0 && same_users(&ps.p[pi - 1], &ps.p[pi])) continue;
+    for (i = 0; i < ps.p[pi].n; i++) {
+      const kf_env_var *u = &ps.p[pi].v[i], *by = NULL;
+      const char *ref;
+      int met;
+      kf_status st;
+      if (u->origin != KF_ENV_USER || (ref = late_ref(&ps.p[pi], i, &len, &by)) == NULL)
+        continue;
+      if ((met = first_met(out->A, &seen, u->path)) < 0) return kf_nomem(e);
+      if (met == 0) continue;
+      if ((st = kf_problem_add(out, r, t, u->path, e, "$(%.*s) does not expand on %s: %s "
+                               "sets %.*s after %s, and Kubernetes expands a reference only "
+                               "to a variable defined before it (use it in command or args, "
+                               "which see the whole environment)", (int)len, ref,
+                               ps.p[pi].key, by->origin == KF_ENV_FLYTE ? "Flyte" :
+                               KF_T_IS_TRAINER(t) ? "Trainer" : "the operator",
+                               (int)len, ref, u->name)) != KF_OK)
+        return st;
+    }
+  }
+  return KF_OK;
+}
+
 const kf_target_rule kf_target_rules_env[] = {
   {"R16", ALL_KINDS,
    {[KF_T_FLYTE] = KF_SEV_WARN, [KF_T_FLYTE2] = KF_SEV_WARN,
@@ -167,5 +255,20 @@ const kf_target_rule kf_target_rules_env[] = {
     TRAINERS("trainer torch.go Validate, TorchRunReservedEnvNames; xgboost.go "
              "Validate (FACTS §8.2.5, §11.6.2)")},
    r16_test, 0},
+  {"R55", ALL_KINDS,
+   {[KF_T_FLYTE] = KF_SEV_WARN, [KF_T_FLYTE2] = KF_SEV_WARN,
+    [KF_T_OPERATOR] = KF_SEV_WARN, [KF_T_MPI_OPERATOR] = KF_SEV_WARN,
+    TRAINERS(KF_SEV_WARN)},
+   {[KF_T_FLYTE] = "kubelet makeEnvironmentVariables; training-operator envvar.go "
+                   "setPodEnv (FACTS §11.8)",
+    [KF_T_FLYTE2] = "kubelet makeEnvironmentVariables; training-operator envvar.go "
+                    "setPodEnv (FACTS §11.8)",
+    [KF_T_OPERATOR] = "kubelet makeEnvironmentVariables; training-operator envvar.go "
+                      "setPodEnv appends after the user's env (FACTS §11.8)",
+    [KF_T_MPI_OPERATOR] = "kubelet makeEnvironmentVariables; mpi-operator "
+                          "mpi_job_controller.go appends after the user's env (FACTS §11.8)",
+    TRAINERS("kubelet makeEnvironmentVariables; trainer torch.go EnforceMLPolicy "
+             "upserts PET_* after TrainJob env (FACTS §11.5.3, §11.8)")},
+   r55_test, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };
