@@ -1,5 +1,5 @@
 /*
-** kf_target_rules_env.c - rules by target (FACTS §8.5) about
+** kf_target_rules_env.c - rules by target about
 ** the environment: user variables named like the ones a target injects
 ** (R16).  Rows as in kf_target_rules.c.
 **
@@ -245,30 +245,30 @@ const kf_target_rule kf_target_rules_env[] = {
     [KF_T_OPERATOR] = KF_SEV_WARN, [KF_T_MPI_OPERATOR] = KF_SEV_WARN,
     TRAINERS(KF_SEV_ERROR)},
    {[KF_T_FLYTE] = "training-operator envvar.go setPodEnv, tensorflow.go, "
-                   "mpijob.go; flytek8s k8s_resource_adds.go (FACTS §8.2.8)",
+                   "mpijob.go; flytek8s k8s_resource_adds.go",
     [KF_T_FLYTE2] = "training-operator envvar.go setPodEnv, tensorflow.go, "
-                    "mpijob.go; flytek8s k8s_resource_adds.go (FACTS §8.2.8)",
+                    "mpijob.go; flytek8s k8s_resource_adds.go",
     [KF_T_OPERATOR] = "training-operator envvar.go setPodEnv, tensorflow.go, "
-                      "mpijob.go hasIntelMPIBootstrapValues (FACTS §8.2.8)",
+                      "mpijob.go hasIntelMPIBootstrapValues",
     [KF_T_MPI_OPERATOR] = "mpi-operator mpi_job_controller.go "
-                          "newLauncherPodTemplate, newWorker (FACTS §8.2.8)",
+                          "newLauncherPodTemplate, newWorker",
     TRAINERS("trainer torch.go Validate, TorchRunReservedEnvNames; xgboost.go "
-             "Validate (FACTS §8.2.5, §11.6.2)")},
+             "Validate")},
    r16_test, 0},
   {"R55", ALL_KINDS,
    {[KF_T_FLYTE] = KF_SEV_WARN, [KF_T_FLYTE2] = KF_SEV_WARN,
     [KF_T_OPERATOR] = KF_SEV_WARN, [KF_T_MPI_OPERATOR] = KF_SEV_WARN,
     TRAINERS(KF_SEV_WARN)},
    {[KF_T_FLYTE] = "kubelet makeEnvironmentVariables; training-operator envvar.go "
-                   "setPodEnv (FACTS §11.8)",
+                   "setPodEnv",
     [KF_T_FLYTE2] = "kubelet makeEnvironmentVariables; training-operator envvar.go "
-                    "setPodEnv (FACTS §11.8)",
+                    "setPodEnv",
     [KF_T_OPERATOR] = "kubelet makeEnvironmentVariables; training-operator envvar.go "
-                      "setPodEnv appends after the user's env (FACTS §11.8)",
+                      "setPodEnv appends after the user's env",
     [KF_T_MPI_OPERATOR] = "kubelet makeEnvironmentVariables; mpi-operator "
-                          "mpi_job_controller.go appends after the user's env (FACTS §11.8)",
+                          "mpi_job_controller.go appends after the user's env",
     TRAINERS("kubelet makeEnvironmentVariables; trainer torch.go EnforceMLPolicy "
-             "upserts PET_* after TrainJob env (FACTS §11.5.3, §11.8)")},
+             "upserts PET_* after TrainJob env")},
    r55_test, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

@@ -1,5 +1,5 @@
 /*
-** kf_target_rules_manifest.c - rules by target (FACTS §8.5) about what
+** kf_target_rules_manifest.c - rules by target about what
 ** each target's resources can express: kinds, restart policies, images and
 ** resources that differ by group, run and elastic policy fields a resource
 ** lacks, pod template fields outside a TrainJob's PodSpecPatch, and the
@@ -463,8 +463,8 @@ const kf_target_rule kf_target_rules_manifest[] = {
   {"R12", ALL_KINDS, {WARN, WARN, WARN, WARN, WARN, WARN, WARN},
    {"flytek8s pod_helper.go ApplyGPUNodeSelectors",
     "flytek8s utils.go podRequiresAccelerator",
-    "kfjob applies it like Flyte (SPEC §2.4)", "kfjob applies it like Flyte (SPEC §2.4)",
-    TRAINERS("kfjob runtime patch (FACTS §8.4.4)")},
+    "kfjob applies it like Flyte", "kfjob applies it like Flyte",
+    TRAINERS("kfjob runtime patch")},
    r12_accel, 1},
   {"R13", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR, ERR},
    {NULL, NULL, NULL, "mpi-operator validation.go validateReplicaSpec",
