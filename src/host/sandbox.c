@@ -90,6 +90,10 @@ static void check_time(lua_State *L, run *R) {
   }
 }
 
+void kfh_check_time(lua_State *L, run *R) {
+  if (!R->stopped) check_time(L, R);
+}
+
 void kfh_hook(lua_State *L, lua_Debug *ar) {
   run *R = kfh_run(L);
   (void)ar;
