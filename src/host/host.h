@@ -68,6 +68,7 @@ typedef struct run {
   int in_version;
   /* limits */
   size_t mem, mem_peak, mem_limit;
+  unsigned long long allocated;  /* bytes handed out, for the work meter */
   unsigned long long used, limit;
   unsigned long long deadline_ns;  /* CLOCK_MONOTONIC; 0: no time limit */
   int mem_hit, limit_hit, time_hit, closing;

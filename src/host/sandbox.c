@@ -44,6 +44,7 @@ void *kfh_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return NULL;
   }
   R->mem = R->mem - osize + nsize;
+  if (nsize > osize) R->allocated += nsize - osize;
   if (R->mem > R->mem_peak) R->mem_peak = R->mem;
   return p;
 }
@@ -115,7 +116,11 @@ static void meter_check(void *L) {
   if (R->limit && R->used > R->limit) over_budget((lua_State *)L, R);
 }
 
-static const kf_meter meter = {meter_add, meter_check};
+static unsigned long long meter_allocated(void *L) {
+  return kfh_run((lua_State *)L)->allocated;
+}
+
+static const kf_meter meter = {meter_add, meter_check, meter_allocated};
 
 /* Charge n steps of C work to the budget. */
 static void charge(lua_State *L, unsigned long long n) {
@@ -231,12 +236,29 @@ static int sb_table(lua_State *L) {
 ** The sandbox
 ** ====================================================================== */
 
+/* The reader function of load(reader): each piece it returns is charged
+** before the parser reads it (parsing runs in C, unseen by the hook). */
+static int sb_reader(lua_State *L) {
+  lua_settop(L, 0);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_call(L, 0, 1);
+  if (lua_type(L, 1) == LUA_TSTRING) charge(L, lua_rawlen(L, 1));
+  return 1;
+}
+
 /* load(chunk [, name [, mode [, env]]]): text only. */
 static int sb_load(lua_State *L) {
   const char *mode = luaL_optstring(L, 3, "t");
   if (strchr(mode, 't') == NULL)
     return luaL_error(L, "load: binary chunks are not allowed in the kfjob "
                          "sandbox (mode '%s')", mode);
+  if (lua_type(L, 1) == LUA_TFUNCTION) {
+    lua_pushvalue(L, 1);
+    lua_pushcclosure(L, sb_reader, 1);
+    lua_replace(L, 1);
+  } else if (lua_type(L, 1) == LUA_TSTRING) {
+    charge(L, lua_rawlen(L, 1));   /* the text the parser reads */
+  }
   lua_settop(L, 4);
   lua_pushliteral(L, "t");
   lua_replace(L, 3);

@@ -62,11 +62,55 @@ static void callback_time(void) {
   kfjob_host_free(h);
 }
 
+/* HOST.md: the budget charges "kfjob's own functions, one instruction per
+** byte they allocate, write or hash": a loop of 1000 calls of each that
+** runs a few VM instructions per call is charged far more than those. */
+static void own_functions_charged(void) {
+  static const struct {
+    const char *what, *loop;
+    unsigned long long min;   /* per call, bytes at least */
+  } cases[] = {
+      {"constructor", "local j = k.TFJob{worker = {replicas = 2, image = 'i'}}", 64},
+      {"tostring", "local s = tostring(j0)", 30},
+      {"fields", "local f = k.fields('TFJob')", 1000},
+      {"load reader", "local n = 0\n"
+                      "load(function() n = n + 1 if n < 3 then return '--' .. x end end)",
+       2000},
+  };
+  size_t i;
+  kfjob_host *h;
+  CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char src[1024];
+    kfjob_run_options o;
+    kfjob_usage u;
+    harness_run_options(&o);
+    o.format = KFJOB_FORMAT_NONE;
+    snprintf(src, sizeof src,
+             "local k = require 'kfjob'\n"
+             "local j0 = k.TFJob{worker = {replicas = 2}}\n"
+             "local x = ('x'):rep(1000)\n"
+             "for i = 1, 1000 do\n%s\nend\n"
+             "return j0\n", cases[i].loop);
+    CHECK_ST(h, kfjob_host_run_string(h, src, strlen(src), "loop.lua", &o, NULL, NULL),
+             KFJOB_OK);
+    kfjob_host_usage(h, &u);
+    if (u.instructions < 1000 * cases[i].min) {
+      failures++;
+      fprintf(stderr, "%s: %llu instructions for 1000 calls\n", cases[i].what,
+              (unsigned long long)u.instructions);
+    }
+  }
+  kfjob_host_free(h);
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*fn)(void);
-  } tests[] = {{"callback_time", callback_time}, {NULL, NULL}};
+  } tests[] = {{"callback_time", callback_time},
+                 {"own_functions_charged", own_functions_charged},
+                 {NULL, NULL}};
   int i, k;
   for (i = 0; tests[i].name; i++) {
     int f0 = failures;
