@@ -621,7 +621,10 @@ typedef struct kfjob_import_options {
   int lossy;          /**< Non-zero: list what kfjob cannot hold in
                            kfjob_import_info::unmapped instead of failing. */
   int stream;         /**< Non-zero: the text is a stream of documents
-                           (other kinds are skipped); zero: exactly one. */
+                           (other kinds are skipped; a stream with no
+                           job at all is ::KFJOB_EDATA, "no job in the
+                           stream", as `kfjob convert` refuses it); zero:
+                           exactly one. */
   int other;          /**< Non-zero (a stream): documents of other kinds
                            reach the callback too, unchanged as data (YAML;
                            JSON for the JSON formats), with

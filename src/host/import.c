@@ -499,16 +499,29 @@ static kfjob_status one_doc(imp *I, const kf_import_doc *d, size_t nd) {
 }
 
 /* A stream with no document of a kind kfjob reads: the first one's
-** refusal (it lists the supported kinds), or "no document". */
+** refusal (it lists the supported kinds), or "no document"; a stream of
+** several documents says that none of them is a job. */
 static kfjob_status none_read(imp *I, const kf_import_doc *docs, size_t nd) {
-  size_t i;
+  size_t i, n = 0, first = nd;
+  kfjob_status st;
+  char why[MSG_MAX], where[96];
+  static const char prefix[] = "kfjob.from_manifest: ";
   for (i = 0; i < nd; i++)
-    if (docs[i].root->t != KF_NNIL) {
-      I->stream = 0;   /* read it alone: kf_import's refusal names the kinds */
-      return one_doc(I, &docs[i], nd);
-    }
-  kfh_msg(I->h, "kfjob.from_manifests: no document");
-  return KFJOB_EDATA;
+    if (docs[i].root->t != KF_NNIL && n++ == 0) first = i;
+  if (n == 0) {
+    kfh_msg(I->h, "kfjob.from_manifests: no document");
+    return KFJOB_EDATA;
+  }
+  I->stream = 0;   /* read it alone: kf_import's refusal names the kinds */
+  st = one_doc(I, &docs[first], nd);
+  if (st != KFJOB_EDATA || n == 1) return st;
+  snprintf(why, sizeof why, "%s", I->h->msg);
+  doc_where(&docs[first], nd, where, sizeof where);
+  kfh_msg(I->h, "kfjob.from_manifests: no job in the stream: none of its %zu documents "
+          "is of a kind kfjob reads (other kinds are skipped); the first, %s: %s", n,
+          where + 2, strncmp(why, prefix, sizeof prefix - 1) == 0 ? why + sizeof prefix - 1
+                                                                 : why);
+  return st;
 }
 
 /* The text -> its documents; the reader's refusals name line and path. */

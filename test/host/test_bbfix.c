@@ -104,12 +104,44 @@ static void own_functions_charged(void) {
   kfjob_host_free(h);
 }
 
+static int count_import(void *ud, const kfjob_job *j, const kfjob_import_info *in) {
+  (void)j, (void)in;
+  ++*(int *)ud;
+  return 0;
+}
+
+/* kfjob.h: with `stream` "other kinds are skipped"; a stream of other
+** kinds only has no job: the message says so, naming the first. */
+static void stream_of_other_kinds(void) {
+  char text[2048];
+  size_t n = 0;
+  int i, calls = 0;
+  kfjob_host *h;
+  kfjob_import_options io;
+  kfjob_run_options o;
+  memset(&io, 0, sizeof io);
+  io.stream = 1;
+  harness_run_options(&o);
+  for (i = 0; i < 10; i++)
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n", i);
+  CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
+  CHECK_ST(h, kfjob_host_import_manifests(h, text, n, &io, &o, count_import, &calls),
+           KFJOB_EDATA);
+  CHECK(calls == 0);
+  CHECK_HAS(kfjob_host_message(h), "kfjob.from_manifests: no job in the stream: none of "
+                                   "its 10 documents is of a kind kfjob reads");
+  CHECK_HAS(kfjob_host_message(h), "document 1 (line 2): apiVersion v1, kind ConfigMap");
+  kfjob_host_free(h);
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*fn)(void);
   } tests[] = {{"callback_time", callback_time},
                  {"own_functions_charged", own_functions_charged},
+                 {"stream_of_other_kinds", stream_of_other_kinds},
                  {NULL, NULL}};
   int i, k;
   for (i = 0; tests[i].name; i++) {
