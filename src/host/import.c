@@ -22,7 +22,7 @@
 
 /* Memory of one import: malloc within the handle's limit. */
 typedef struct meter {
-  size_t used, limit;
+  size_t used, limit, peak;
   int hit;
 } meter;
 
@@ -41,6 +41,7 @@ static void *meter_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   }
   if ((p = realloc(ptr, nsize)) == NULL) return m->hit = 1, NULL;
   m->used = m->used - osize + nsize;
+  if (m->used > m->peak) m->peak = m->used;
   return p;
 }
 
@@ -53,6 +54,7 @@ typedef struct imp {
   int other;                    /* documents of other kinds to the callback */
   size_t read;                  /* documents read (not skipped) */
   size_t nfailed;               /* keep_going: jobs the target refused */
+  size_t njobs;                 /* jobs passed to the callback (usage) */
   kfjob_import_fn cb;
   void *ud;
   kf_arena T;                   /* the documents read (kept to the end) */
@@ -247,6 +249,7 @@ static kfjob_status failed(imp *I, const kf_job *j, const kfjob_import_info *ii,
   out.index = ii->document - 1;
   out.error = e->msg;
   if (!I->nfailed++) kfh_msg(I->h, "%s", e->msg);
+  I->njobs++;
   if (I->cb && I->cb(I->ud, &out, ii) != 0) {
     kfh_msg(I->h, "stopped by the callback");
     return KFJOB_ESTOPPED;
@@ -370,7 +373,9 @@ static void import_warnings(imp *I, const kf_job *j, const kf_render_opts *ro, p
 ** freed; the callback's nonzero return stops the import. */
 static kfjob_status hand_over(imp *I, const kfjob_job *out, const kfjob_import_info *ii,
                               kf_buf *b) {
-  int stop = I->cb && I->cb(I->ud, out, ii) != 0;
+  int stop;
+  I->njobs++;
+  stop = I->cb && I->cb(I->ud, out, ii) != 0;
   kf_buf_free(b);
   if (stop) {
     kfh_msg(I->h, "stopped by the callback");
@@ -608,6 +613,7 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
   I.h = h, I.cb = cb, I.ud = ud;
   h->msg[0] = '\0';
   h->not_input = 0;
+  memset(&h->usage, 0, sizeof h->usage);   /* this call's (kfjob_host_usage) */
   if (o) I.o = *o;
   else kfjob_run_options_init(&I.o);
   if ((st = kfh_check_options(h, &I.o)) != KFJOB_OK) return st;
@@ -639,6 +645,9 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
   if (st == KFJOB_OK && I.stream && I.read == 0) st = none_read(&I, flat, nf);
   if (st == KFJOB_OK && I.nfailed) st = KFJOB_EJOB;   /* its message is the first's */
   h->busy = 0;
+  h->usage.jobs = I.njobs;       /* as a run's: what reached the callback */
+  h->usage.failed = I.nfailed;
+  h->usage.memory_peak = I.m.peak;
   kf_arena_free(&I.A);
   kf_arena_free(&I.T);
   return st;

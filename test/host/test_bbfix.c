@@ -135,6 +135,39 @@ static void stream_of_other_kinds(void) {
   kfjob_host_free(h);
 }
 
+/* kfjob_host_usage: "Usage of the last run", jobs "passed to the
+** callback" - after an import too (it kept the previous run's). */
+static void usage_after_import(void) {
+  static const char tf[] =
+      "---\napiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: j%d}\nspec:\n"
+      "  tfReplicaSpecs:\n    Worker:\n      replicas: 2\n"
+      "      template: {spec: {containers: [{name: tensorflow, image: x}]}}\n";
+  char text[4096];
+  size_t n = 0;
+  int i, calls = 0;
+  kfjob_host *h;
+  kfjob_import_options io;
+  kfjob_run_options o;
+  kfjob_usage u;
+  memset(&io, 0, sizeof io);
+  io.stream = 1;
+  harness_run_options(&o);
+  o.format = KFJOB_FORMAT_MANIFEST;
+  for (i = 0; i < 5; i++) n += (size_t)snprintf(text + n, sizeof text - n, tf, i);
+  CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
+  static const char one[] = "return require('kfjob').TFJob{worker = {replicas = 1, image = 'i'}}";
+  CHECK_ST(h, kfjob_host_run_string(h, one, strlen(one), "one.lua", &o, NULL, NULL), KFJOB_OK);
+  CHECK_ST(h, kfjob_host_import_manifests(h, text, n, &io, &o, count_import, &calls),
+           KFJOB_OK);
+  kfjob_host_usage(h, &u);
+  CHECK(calls == 5);
+  CHECK(u.jobs == 5);
+  CHECK(u.failed == 0);
+  CHECK(u.instructions == 0);   /* no Lua ran */
+  CHECK(u.memory_peak > 0);
+  kfjob_host_free(h);
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
@@ -142,6 +175,7 @@ int main(int argc, char **argv) {
   } tests[] = {{"callback_time", callback_time},
                  {"own_functions_charged", own_functions_charged},
                  {"stream_of_other_kinds", stream_of_other_kinds},
+                 {"usage_after_import", usage_after_import},
                  {NULL, NULL}};
   int i, k;
   for (i = 0; tests[i].name; i++) {
