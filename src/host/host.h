@@ -110,8 +110,9 @@ unsigned long long kfh_deadline_ns(unsigned long *time_limit_ms);
 ** the time limit. */
 void kfh_hook(lua_State *L, lua_Debug *ar);
 /* Raises "time limit exceeded" past the run's deadline (unless the
-** callback stopped the run): after each job callback, whose time counts. */
-void kfh_check_time(lua_State *L, run *R);
+** callback stopped the run): after each job callback, whose time counts;
+** at the line that made the job at `job` (0: none) when it is known. */
+void kfh_check_time(lua_State *L, run *R, int job);
 /* lua_WarnFunction (ud: the run): warn() text to the host's log. */
 void kfh_warnf(void *ud, const char *msg, int tocont);
 /* The sandbox's require: loaded libraries and the preloaded kfjob modules. */

@@ -237,7 +237,7 @@ static void emit_failed(lua_State *L, run *R, const char *name, const char *kind
   j.problems = problems;
   j.nproblems = nproblems;
   if (call_host(R, &j) != 0) R->stopped = 1;
-  kfh_check_time(L, R);   /* the callback's time counts */
+  kfh_check_time(L, R, 0);   /* the callback's time counts */
 }
 
 /* A job that could not be rendered (keep_going): with every refusal of
@@ -270,7 +270,7 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   kf_err e;
   kf_status st;
   const char *msg, *site;
-  int jobopts = 0;
+  int jobopts = 0, job0 = job;
   memset(&j, 0, sizeof j);
   if (lua_type(L, job) == LUA_TTABLE) {   /* {job = <job>, opts = {...}} */
     luaL_checkstack(L, 2, NULL);
@@ -333,5 +333,5 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
     kf_arena_free(&A);
   }
   lua_settop(L, top);
-  kfh_check_time(L, R);   /* the callback's time counts */
+  kfh_check_time(L, R, job0);   /* the callback's time counts */
 }

@@ -60,8 +60,11 @@ static void over_budget(lua_State *L, run *R) {
   lua_sethook(L, kfh_hook, LUA_MASKCOUNT, 1);
   if (R->closing)
     luaL_error(L, "finalizers do not run in the kfjob sandbox");
-  luaL_error(L, "instruction budget exceeded (%I instructions)",
-             (lua_Integer)R->limit);
+  /* no position here: the run's message handler puts the config's line
+  ** (not a line of kfjob's own Lua modules) in front */
+  lua_pushfstring(L, "instruction budget exceeded (%I instructions)",
+                  (lua_Integer)R->limit);
+  lua_error(L);
 }
 
 unsigned long long kfh_now_ns(void) {
@@ -81,18 +84,27 @@ unsigned long long kfh_deadline_ns(unsigned long *time_limit_ms) {
 
 /* The wall-clock limit (kfjob_run_options.time_limit_ms), a last resort:
 ** once past it, every instruction raises again, as for the budget. */
-static void check_time(lua_State *L, run *R) {
-  if (R->deadline_ns && (R->time_hit || kfh_now_ns() > R->deadline_ns)) {
-    char ms[24];   /* unsigned: a limit above LUA_MAXINTEGER is not negative */
-    snprintf(ms, sizeof ms, "%lu", R->o.time_limit_ms);
-    R->time_hit = R->limit_hit = 1;
-    lua_sethook(L, kfh_hook, LUA_MASKCOUNT, 1);
-    luaL_error(L, "time limit exceeded (%s ms)", ms);
-  }
+static int past_deadline(const run *R) {
+  return R->deadline_ns && (R->time_hit || kfh_now_ns() > R->deadline_ns);
 }
 
-void kfh_check_time(lua_State *L, run *R) {
-  if (!R->stopped) check_time(L, R);
+/* `where`: the config's position, or NULL (the message handler adds it) */
+static void time_over(lua_State *L, run *R, const char *where) {
+  char ms[24];   /* unsigned: a limit above LUA_MAXINTEGER is not negative */
+  snprintf(ms, sizeof ms, "%lu", R->o.time_limit_ms);
+  R->time_hit = R->limit_hit = 1;
+  lua_sethook(L, kfh_hook, LUA_MASKCOUNT, 1);
+  lua_pushfstring(L, "%s%stime limit exceeded (%s ms)", where ? where : "",
+                  where ? ": " : "", ms);   /* no position of kfjob's own modules */
+  lua_error(L);
+}
+
+static void check_time(lua_State *L, run *R) {
+  if (past_deadline(R)) time_over(L, R, NULL);
+}
+
+void kfh_check_time(lua_State *L, run *R, int job) {
+  if (!R->stopped && past_deadline(R)) time_over(L, R, job ? kfh_site(L, job) : NULL);
 }
 
 void kfh_hook(lua_State *L, lua_Debug *ar) {

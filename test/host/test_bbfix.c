@@ -168,6 +168,34 @@ static void usage_after_import(void) {
   kfjob_host_free(h);
 }
 
+/* HOST.md: "FILE:LINE: time limit exceeded (N ms)", the config's line,
+** also when the time runs out inside kfjob.template.variants (it named
+** kfjob/template/variants.lua) or in a callback. */
+static void time_limit_line(void) {
+  static const char src[] =
+      "local k = require 'kfjob'\n"
+      "local t = require 'kfjob.template'\n"
+      "local r, s = {}, {}\n"
+      "for i = 1, 1000 do r[i] = i s[i] = 'i' .. i end\n"
+      "return t.variants(k.TFJob{worker = {replicas = 2, image = 'i'}},\n"
+      "  {['worker.replicas'] = r, ['worker.image'] = s},\n"
+      "  {name = 'v-${worker.replicas}-${worker.image}'})\n";
+  kfjob_host *h;
+  kfjob_run_options o;
+  kfjob_run_options_init(&o);
+  o.format = KFJOB_FORMAT_MANIFEST;
+  o.time_limit_ms = 50;
+  CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
+  CHECK_ST(h, kfjob_host_run_string(h, src, strlen(src), "v.lua", &o, NULL, NULL),
+           KFJOB_ELIMIT);
+  CHECK_STR(kfjob_host_message(h), "v.lua:5: time limit exceeded (50 ms)");
+  o.time_limit_ms = 100;
+  CHECK_ST(h, kfjob_host_run_string(h, src, strlen(src), "v.lua", &o, slow_cb, NULL),
+           KFJOB_ELIMIT);
+  CHECK_STR(kfjob_host_message(h), "v.lua:5: time limit exceeded (100 ms)");
+  kfjob_host_free(h);
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
@@ -176,6 +204,7 @@ int main(int argc, char **argv) {
                  {"own_functions_charged", own_functions_charged},
                  {"stream_of_other_kinds", stream_of_other_kinds},
                  {"usage_after_import", usage_after_import},
+                 {"time_limit_line", time_limit_line},
                  {NULL, NULL}};
   int i, k;
   for (i = 0; tests[i].name; i++) {
