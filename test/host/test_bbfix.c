@@ -196,6 +196,26 @@ static void time_limit_line(void) {
   kfjob_host_free(h);
 }
 
+/* kfjob.h (run_file): a name ending .json "(any case)" is a data config
+** that must be JSON: .Json refuses YAML as .json and .JSON do. */
+static void json_any_case(void) {
+  static const char yaml[] = "kind: TFJob\nworker: {replicas: 2, image: i}\n";
+  static const char *const names[] = {"x.json", "x.JSON", "x.Json", "dir/x.jSoN"};
+  size_t i;
+  kfjob_host *h;
+  kfjob_run_options o;
+  harness_run_options(&o);
+  CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
+  for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+    CHECK_ST(h, kfjob_host_run_string(h, yaml, strlen(yaml), names[i], &o, NULL, NULL),
+             KFJOB_ESCRIPT);
+    CHECK_HAS(kfjob_host_message(h), ":1: ");
+  }
+  CHECK_ST(h, kfjob_host_run_string(h, yaml, strlen(yaml), "x.Yaml", &o, NULL, NULL),
+           KFJOB_OK);
+  kfjob_host_free(h);
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
@@ -205,6 +225,7 @@ int main(int argc, char **argv) {
                  {"stream_of_other_kinds", stream_of_other_kinds},
                  {"usage_after_import", usage_after_import},
                  {"time_limit_line", time_limit_line},
+                 {"json_any_case", json_any_case},
                  {NULL, NULL}};
   int i, k;
   for (i = 0; tests[i].name; i++) {
