@@ -758,15 +758,20 @@ KFJOB_API int kfjob_target_check(const char *name, char *msg, size_t cap);
  *              `kfjob.to_lua` / `to_config`; no sandbox, the YAML reader's
  *              limits bound the text; args[2] "\1manifests\t0", or
  *              "\1manifests\t1" to leave out of a data config what it
- *              cannot say instead of refusing it.  args[0] may be a
- *              TaskTemplate or TaskSpec as hex digits with args[2]
- *              "\1flyte\t<0|1>\tNAME" (its job's name), or a data config
+ *              cannot say instead of refusing it, optionally followed by
+ *              "\tKIND" (read them as that kind, as --kind; empty: their
+ *              own) and "\tKEY" for each job in order (its name in the
+ *              output).  args[0] may be a TaskTemplate or TaskSpec as hex
+ *              digits with args[2] "\1flyte\t<0|1>\tKIND\tNAME" (KIND
+ *              empty for the template's own kind, NAME its job's name:
+ *              "\1flyte\t0\t\tbert"), or a data config
  *              (no apiVersion) with args[2] "NAME" (a single job's name, a
  *              list's prefix) followed by a tab and the name of each job
  *              to write, none meaning all).
  * \param args  three strings or NULLs, as `what` says.
  * \param out   receives the text (malloc'd, NUL-terminated; free() it), or
- *              on KFJOB_EARG the message (also malloc'd).
+ *              on KFJOB_EARG the message (also malloc'd; also for an
+ *              unknown `what`, but not when `out` is NULL).
  * \retval KFJOB_OK     done.
  * \retval KFJOB_EARG   the generator refused its arguments (unknown kind,
  *                      target or path; the message says which).

@@ -216,6 +216,43 @@ static void json_any_case(void) {
   kfjob_host_free(h);
 }
 
+/* kfjob_generate: "on KFJOB_EARG the message (also malloc'd)", for an
+** unknown generator too; args[2] as kfjob.h spells it. */
+static char hexbuf[8192];
+static int to_hex(void *ud, const kfjob_job *j) {
+  size_t i;
+  (void)ud;
+  for (i = 0; i < j->size && 2 * i + 2 < sizeof hexbuf; i++)
+    snprintf(hexbuf + 2 * i, 3, "%02x", (unsigned char)j->data[i]);
+  return 0;
+}
+
+static void generate_args(void) {
+  const char *none[3] = {NULL, NULL, NULL};
+  char *out = NULL;
+  CHECK(kfjob_generate("bogus", none, &out) == KFJOB_EARG);
+  CHECK_STR(out, "kfjob_generate: unknown generator 'bogus' (expected meta, schema, "
+                 "explain or convert)");
+  free(out);
+  out = NULL;
+  /* a TaskTemplate as hex digits, its job named as args[2] says */
+  {
+    static const char src[] = "return require('kfjob').TFJob{worker = {replicas = 2}}";
+    const char *flyte[3] = {hexbuf, "lua", "\1flyte\t0\t\tmyjob"};
+    kfjob_host *h;
+    kfjob_run_options o;
+    harness_run_options(&o);
+    o.format = KFJOB_FORMAT_TEMPLATE;
+    CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
+    CHECK_ST(h, kfjob_host_run_string(h, src, strlen(src), "t.lua", &o, to_hex, NULL),
+             KFJOB_OK);
+    kfjob_host_free(h);
+    CHECK(kfjob_generate("convert", flyte, &out) == KFJOB_OK);
+    CHECK_HAS(out, "myjob = kfjob.TFJob");
+  }
+  free(out);
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
@@ -226,6 +263,7 @@ int main(int argc, char **argv) {
                  {"usage_after_import", usage_after_import},
                  {"time_limit_line", time_limit_line},
                  {"json_any_case", json_any_case},
+                 {"generate_args", generate_args},
                  {NULL, NULL}};
   int i, k;
   for (i = 0; tests[i].name; i++) {
