@@ -451,6 +451,7 @@ static kfjob_status other_doc(imp *I, const kf_import_doc *d) {
   memset(&ii, 0, sizeof ii);
   memset(&out, 0, sizeof out);
   ii.document = d->doc, ii.item = d->item, ii.other = 1;
+  ii.copy_to_pods = 1;   /* kfjob.h: always non-zero */
   ii.kind = str_of(kf_node_get(root, "kind"));
   ii.api_version = str_of(kf_node_get(root, "apiVersion"));
   ii.name = str_of(kf_node_get(meta, "name"));

@@ -253,6 +253,36 @@ static void generate_args(void) {
   free(out);
 }
 
+static int other_copy;
+static int on_other(void *ud, const kfjob_job *j, const kfjob_import_info *in) {
+  (void)ud, (void)j;
+  if (in->other) other_copy = in->copy_to_pods;
+  return 0;
+}
+
+/* kfjob_import_info::copy_to_pods "Always non-zero (kept for the ABI)":
+** for a document of another kind passed through as well. */
+static void other_copy_to_pods(void) {
+  static const char text[] =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n"
+      "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: j}\nspec:\n"
+      "  tfReplicaSpecs:\n    Worker:\n      replicas: 2\n"
+      "      template: {spec: {containers: [{name: tensorflow, image: x}]}}\n";
+  kfjob_host *h;
+  kfjob_import_options io;
+  kfjob_run_options o;
+  memset(&io, 0, sizeof io);
+  io.stream = 1, io.other = 1;
+  harness_run_options(&o);
+  o.format = KFJOB_FORMAT_MANIFEST;
+  other_copy = -1;
+  CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
+  CHECK_ST(h, kfjob_host_import_manifests(h, text, strlen(text), &io, &o, on_other, NULL),
+           KFJOB_OK);
+  CHECK(other_copy == 1);
+  kfjob_host_free(h);
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
@@ -264,6 +294,7 @@ int main(int argc, char **argv) {
                  {"time_limit_line", time_limit_line},
                  {"json_any_case", json_any_case},
                  {"generate_args", generate_args},
+                 {"other_copy_to_pods", other_copy_to_pods},
                  {NULL, NULL}};
   int i, k;
   for (i = 0; tests[i].name; i++) {
