@@ -135,7 +135,11 @@ KFJOB_API const char *kfjob_version_string(void);
 typedef enum kfjob_status {
   KFJOB_OK = 0,        /**< Success. */
   KFJOB_ESCRIPT,       /**< The config script failed: syntax or runtime
-                            error, or it returned no jobs.  The message
+                            error, or it returned nothing (nil) or a value
+                            that is not a job, a list or table of jobs or
+                            an iterator.  (An empty list, table or
+                            iterator is no error: ::KFJOB_OK with no
+                            callback, as the CLI exits 0.)  The message
                             reads `FILE:LINE: message`. */
   KFJOB_EJOB,          /**< A job could not be rendered (for example
                             task_type_version 0 cannot express it) or its
@@ -697,7 +701,9 @@ KFJOB_API int kfjob_host_not_input(const kfjob_host *h);
 
 /** Figures about the last run of a handle. */
 typedef struct kfjob_usage {
-  size_t memory_peak;              /**< Largest Lua memory in use, bytes. */
+  size_t memory_peak;              /**< Largest Lua memory in use, bytes
+                                        (kfjob_host_import_manifests():
+                                        its own memory, no Lua). */
   unsigned long long instructions; /**< Instructions the script used
                                         (counted in steps of 1000). */
   size_t jobs;                     /**< Jobs passed to the callback. */

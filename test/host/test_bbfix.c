@@ -283,6 +283,25 @@ static void other_copy_to_pods(void) {
   kfjob_host_free(h);
 }
 
+/* kfjob.h KFJOB_ESCRIPT: nil is an error; no jobs (an empty list) is not. */
+static void no_jobs(void) {
+  static const char *const ok[] = {"return {}", "return function() end"};
+  size_t i;
+  kfjob_host *h;
+  kfjob_run_options o;
+  harness_run_options(&o);
+  njobs = 0;
+  CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
+  for (i = 0; i < 2; i++)
+    CHECK_ST(h, kfjob_host_run_string(h, ok[i], strlen(ok[i]), "e.lua", &o, slow_cb, NULL),
+             KFJOB_OK);
+  CHECK(njobs == 0);
+  CHECK_ST(h, kfjob_host_run_string(h, "return nil", 10, "e.lua", &o, slow_cb, NULL),
+           KFJOB_ESCRIPT);
+  CHECK_HAS(kfjob_host_message(h), "e.lua: the config returned nothing");
+  kfjob_host_free(h);
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
@@ -295,6 +314,7 @@ int main(int argc, char **argv) {
                  {"json_any_case", json_any_case},
                  {"generate_args", generate_args},
                  {"other_copy_to_pods", other_copy_to_pods},
+                 {"no_jobs", no_jobs},
                  {NULL, NULL}};
   int i, k;
   for (i = 0; tests[i].name; i++) {
