@@ -558,7 +558,10 @@ KFJOB_API kfjob_status kfjob_host_run_string(kfjob_host *h, const char *src,
  *
  * \param h         the handle.
  * \param task_type "tensorflow", "pytorch", "mpi", or NULL (TaskTemplate).
- * \param version   task_type_version of plugin bytes (0 or 1).
+ * \param version   task_type_version of plugin bytes (0 or 1).  With
+ *                  `task_type` NULL it is not checked: a TaskTemplate or
+ *                  TaskSpec carries its own (0 or 1 stands for a template
+ *                  without one; any other value, -1 too, as 1).
  * \param data      the input bytes.
  * \param size      their length.
  * \param o         run options (name, format...), or NULL.

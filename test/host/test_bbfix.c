@@ -302,6 +302,35 @@ static void no_jobs(void) {
   kfjob_host_free(h);
 }
 
+/* kfjob_host_decode: `version` is plugin bytes' task_type_version; a
+** TaskTemplate (task_type NULL) carries its own, so -1 is no error. */
+static void decode_template_version(void) {
+  static const char src[] = "return require('kfjob').TFJob{worker = {replicas = 2}}";
+  kfjob_host *h;
+  kfjob_run_options o;
+  size_t n;
+  char *bytes;
+  harness_run_options(&o);
+  o.format = KFJOB_FORMAT_TEMPLATE;
+  CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
+  CHECK_ST(h, kfjob_host_run_string(h, src, strlen(src), "t.lua", &o, to_hex, NULL), KFJOB_OK);
+  n = strlen(hexbuf) / 2;
+  bytes = malloc(n);
+  for (size_t i = 0; i < n; i++) {
+    unsigned v;
+    sscanf(hexbuf + 2 * i, "%2x", &v);
+    bytes[i] = (char)v;
+  }
+  harness_run_options(&o);
+  njobs = 0;
+  CHECK_ST(h, kfjob_host_decode(h, NULL, -1, bytes, n, &o, slow_cb, NULL), KFJOB_OK);
+  CHECK(njobs == 1);
+  CHECK_ST(h, kfjob_host_decode(h, "tensorflow", -1, bytes, n, &o, NULL, NULL), KFJOB_EARG);
+  CHECK_HAS(kfjob_host_message(h), "unsupported task_type_version");
+  free(bytes);
+  kfjob_host_free(h);
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
@@ -315,6 +344,7 @@ int main(int argc, char **argv) {
                  {"generate_args", generate_args},
                  {"other_copy_to_pods", other_copy_to_pods},
                  {"no_jobs", no_jobs},
+                 {"decode_template_version", decode_template_version},
                  {NULL, NULL}};
   int i, k;
   for (i = 0; tests[i].name; i++) {
