@@ -56,8 +56,9 @@ static void callback_time(void) {
                                       cases[i].chunk, &o, slow_cb, NULL),
              KFJOB_ELIMIT);
     CHECK_HAS(kfjob_host_message(h), "time limit exceeded (100 ms)");
-    /* one callback of 60 ms past the limit at most: the third at the latest */
-    CHECK(njobs >= 1 && njobs <= 3);
+    /* one callback of 60 ms past the limit at most: the third at the latest
+    ** (none at all on a machine slow enough to spend the 100 ms before it) */
+    CHECK(njobs <= 3);
   }
   kfjob_host_free(h);
 }
@@ -168,6 +169,14 @@ static void usage_after_import(void) {
   kfjob_host_free(h);
 }
 
+/* "v.lua:N: <what>" for a line N of the config. */
+static void config_line(const char *msg, const char *what) {
+  const char *p = msg;
+  CHECK(strncmp(p, "v.lua:", 6) == 0);
+  for (p += 6; *p >= '0' && *p <= '9'; p++) {}
+  CHECK(p > msg + 6 && strncmp(p, ": ", 2) == 0 && strcmp(p + 2, what) == 0);
+}
+
 /* HOST.md: "FILE:LINE: time limit exceeded (N ms)", the config's line,
 ** also when the time runs out inside kfjob.template.variants (it named
 ** kfjob/template/variants.lua) or in a callback. */
@@ -188,11 +197,13 @@ static void time_limit_line(void) {
   CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
   CHECK_ST(h, kfjob_host_run_string(h, src, strlen(src), "v.lua", &o, NULL, NULL),
            KFJOB_ELIMIT);
-  CHECK_STR(kfjob_host_message(h), "v.lua:5: time limit exceeded (200 ms)");
+  /* the config's line (the variants call, unless a loaded machine spends
+  ** the time before it), never kfjob's own module */
+  config_line(kfjob_host_message(h), "time limit exceeded (200 ms)");
   o.time_limit_ms = 300;
   CHECK_ST(h, kfjob_host_run_string(h, src, strlen(src), "v.lua", &o, slow_cb, NULL),
            KFJOB_ELIMIT);
-  CHECK_STR(kfjob_host_message(h), "v.lua:5: time limit exceeded (300 ms)");
+  config_line(kfjob_host_message(h), "time limit exceeded (300 ms)");
   kfjob_host_free(h);
 }
 
