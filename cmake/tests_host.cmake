@@ -5,6 +5,7 @@
 #   host_resources      test/host/test_resources.c (and under valgrind)
 #   host_import         test/host/test_import.c: kfjob_host_import (and under
 #                       valgrind)
+#   host_bbfix          test/host/test_bbfix.c: callback time, usage, messages
 #   host_symbols        only KFJOB_API symbols leave libkfjob.a / libkfjob.so
 #   host_install        cmake --install to a temporary prefix, then build
 #                       examples/host with pkg-config and with find_package
@@ -38,6 +39,12 @@ add_executable(test_import ${CMAKE_SOURCE_DIR}/test/host/test_import.c)
 target_link_libraries(test_import PRIVATE kfjob::kfjob)
 add_test(NAME host_import COMMAND test_import)
 set_tests_properties(host_import PROPERTIES TIMEOUT ${KFJOB_TEST_TIMEOUT} LABELS host)
+
+# host behaviour a black-box tester checked against the docs (test/host/test_bbfix.c)
+add_executable(test_bbfix ${CMAKE_SOURCE_DIR}/test/host/test_bbfix.c)
+target_link_libraries(test_bbfix PRIVATE kfjob::kfjob)
+add_test(NAME host_bbfix COMMAND test_bbfix)
+set_tests_properties(host_bbfix PROPERTIES TIMEOUT ${KFJOB_TEST_TIMEOUT} LABELS host)
 
 find_program(VALGRIND_EXECUTABLE valgrind)
 if(VALGRIND_EXECUTABLE)

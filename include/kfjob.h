@@ -135,7 +135,11 @@ KFJOB_API const char *kfjob_version_string(void);
 typedef enum kfjob_status {
   KFJOB_OK = 0,        /**< Success. */
   KFJOB_ESCRIPT,       /**< The config script failed: syntax or runtime
-                            error, or it returned no jobs.  The message
+                            error, or it returned nothing (nil) or a value
+                            that is not a job, a list or table of jobs or
+                            an iterator.  (An empty list, table or
+                            iterator is no error: ::KFJOB_OK with no
+                            callback, as the CLI exits 0.)  The message
                             reads `FILE:LINE: message`. */
   KFJOB_EJOB,          /**< A job could not be rendered (for example
                             task_type_version 0 cannot express it) or its
@@ -554,7 +558,10 @@ KFJOB_API kfjob_status kfjob_host_run_string(kfjob_host *h, const char *src,
  *
  * \param h         the handle.
  * \param task_type "tensorflow", "pytorch", "mpi", or NULL (TaskTemplate).
- * \param version   task_type_version of plugin bytes (0 or 1).
+ * \param version   task_type_version of plugin bytes (0 or 1).  With
+ *                  `task_type` NULL it is not checked: a TaskTemplate or
+ *                  TaskSpec carries its own (0 or 1 stands for a template
+ *                  without one; any other value, -1 too, as 1).
  * \param data      the input bytes.
  * \param size      their length.
  * \param o         run options (name, format...), or NULL.
@@ -621,7 +628,10 @@ typedef struct kfjob_import_options {
   int lossy;          /**< Non-zero: list what kfjob cannot hold in
                            kfjob_import_info::unmapped instead of failing. */
   int stream;         /**< Non-zero: the text is a stream of documents
-                           (other kinds are skipped); zero: exactly one. */
+                           (other kinds are skipped; a stream with no
+                           job at all is ::KFJOB_EDATA, "no job in the
+                           stream", as `kfjob convert` refuses it); zero:
+                           exactly one. */
   int other;          /**< Non-zero (a stream): documents of other kinds
                            reach the callback too, unchanged as data (YAML;
                            JSON for the JSON formats), with
@@ -694,7 +704,9 @@ KFJOB_API int kfjob_host_not_input(const kfjob_host *h);
 
 /** Figures about the last run of a handle. */
 typedef struct kfjob_usage {
-  size_t memory_peak;              /**< Largest Lua memory in use, bytes. */
+  size_t memory_peak;              /**< Largest Lua memory in use, bytes
+                                        (kfjob_host_import_manifests():
+                                        its own memory, no Lua). */
   unsigned long long instructions; /**< Instructions the script used
                                         (counted in steps of 1000). */
   size_t jobs;                     /**< Jobs passed to the callback. */
@@ -755,15 +767,20 @@ KFJOB_API int kfjob_target_check(const char *name, char *msg, size_t cap);
  *              `kfjob.to_lua` / `to_config`; no sandbox, the YAML reader's
  *              limits bound the text; args[2] "\1manifests\t0", or
  *              "\1manifests\t1" to leave out of a data config what it
- *              cannot say instead of refusing it.  args[0] may be a
- *              TaskTemplate or TaskSpec as hex digits with args[2]
- *              "\1flyte\t<0|1>\tNAME" (its job's name), or a data config
+ *              cannot say instead of refusing it, optionally followed by
+ *              "\tKIND" (read them as that kind, as --kind; empty: their
+ *              own) and "\tKEY" for each job in order (its name in the
+ *              output).  args[0] may be a TaskTemplate or TaskSpec as hex
+ *              digits with args[2] "\1flyte\t<0|1>\tKIND\tNAME" (KIND
+ *              empty for the template's own kind, NAME its job's name:
+ *              "\1flyte\t0\t\tbert"), or a data config
  *              (no apiVersion) with args[2] "NAME" (a single job's name, a
  *              list's prefix) followed by a tab and the name of each job
  *              to write, none meaning all).
  * \param args  three strings or NULLs, as `what` says.
  * \param out   receives the text (malloc'd, NUL-terminated; free() it), or
- *              on KFJOB_EARG the message (also malloc'd).
+ *              on KFJOB_EARG the message (also malloc'd; also for an
+ *              unknown `what`, but not when `out` is NULL).
  * \retval KFJOB_OK     done.
  * \retval KFJOB_EARG   the generator refused its arguments (unknown kind,
  *                      target or path; the message says which).

@@ -66,6 +66,11 @@ end)
 describe("kfjob convert: other failures exit 1, whatever their words", function()
   it("malformed YAML, another group's kind alone, a manifest without its spec", function()
     exits(1, "bad.yaml", "apiVersion: kubeflow.org/v1\nkind: [\n", "kfjob.from_manifests: ")
+    -- a data config named .json in any case must be JSON (.Json too; it was read as YAML)
+    for _, name in ipairs({ "d.json", "d.JSON", "d.Json" }) do
+      exits(1, name, "kind: TFJob\nworker: {replicas: 2, image: i}\n",
+            name .. ":1: invalid token near 'kind' (column 4)")
+    end
     exits(1, "svc.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n",
           "not a kind kfjob reads (supported: ")
     exits(1, "nospec.yaml", "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: a}\n",

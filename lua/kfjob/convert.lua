@@ -427,7 +427,8 @@ end
 -- and the name of each job to write ("NAME\tbert\tgpt"; none: every job).
 setmetatable(M, { __call = function(_, text, fmt, extra)
   local jobs, msg = {}
-  local what, lossy, kind, name = (extra or ""):match("^\1(%a+)\t(%d)\t([^\t]*)\t?(.*)$")
+  -- (KIND and what follows may be left out: "\1manifests\t1")
+  local what, lossy, kind, name = (extra or ""):match("^\1(%a+)\t(%d)\t?([^\t]*)\t?(.*)$")
   if kind == "" then kind = nil end
   -- manifests the CLI made (operator manifests, each with its apiVersion)
   -- are not read as a data config first

@@ -233,8 +233,11 @@ KFJOB_API kfjob_status kfjob_host_decode(kfjob_host *h, const char *task_type,
     return KFJOB_EARG;
   }
   if (version != 0 && version != 1) {
-    kfh_msg(h, "unsupported task_type_version (expected 0 or 1)");
-    return KFJOB_EARG;
+    if (task_type != NULL) {   /* plugin bytes: their version is needed */
+      kfh_msg(h, "unsupported task_type_version (expected 0 or 1)");
+      return KFJOB_EARG;
+    }
+    version = 1;   /* a TaskTemplate carries its own (kfjob.h) */
   }
   R.mode = MODE_DECODE;
   R.src = data ? (const char *)data : "";

@@ -280,9 +280,7 @@ static kf_node *json_first(lua_State *L, run *R, kf_arena *A) {
   int at = 0;
   kf_status st;
   size_t n = strlen(R->chunkname), bom;
-  if (n < 5 || (strcmp(R->chunkname + n - 5, ".json") != 0 &&
-                strcmp(R->chunkname + n - 5, ".JSON") != 0))
-    return NULL;
+  if (!ends_with(R->chunkname, n, ".json")) return NULL;   /* any case, as kfh_is_data */
   bom = R->len >= 3 && memcmp(R->src, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;   /* a UTF-8 BOM */
   if ((st = kf_json_parse(R->src + bom, R->len - bom, A, &root, &e)) == KF_OK) return root;
   if (st == KF_ENOMEM) luaL_error(L, "not enough memory");

@@ -204,13 +204,14 @@ static size_t iter_total(lua_State *L) {
 static void variant_failed(lua_State *L, run *R, int info, lua_Integer i,
                            int version) {
   const char *msg = lua_tostring(L, -1), *name, *kind;
-  if (R->mem_hit || R->limit_hit || msg == NULL) lua_error(L);
+  if (R->mem_hit || msg == NULL) lua_error(L);
   if (!starts_with(msg, R->short_src) && lua_getfield(L, info, "site") == LUA_TSTRING) {
     lua_pushfstring(L, "%s: %s", lua_tostring(L, -1), msg);
     lua_replace(L, -3);
     lua_pop(L, 1);
     msg = lua_tostring(L, -1);
   }
+  if (R->limit_hit) lua_error(L);   /* at the config's call of variants */
   R->st = KFJOB_ESCRIPT;
   if (!R->o.keep_going) lua_error(L);
   if (lua_getfield(L, info, "failed") == LUA_TSTRING) {

@@ -3,6 +3,7 @@
 ** (lua/kfjob/meta.lua, schema.lua, explain.lua) run in a plain state of
 ** their own.  They read only the schema rows, so no sandbox is needed.
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,8 +47,14 @@ KFJOB_API kfjob_status kfjob_generate(const char *what,
   if (out == NULL) return KFJOB_EARG;
   *out = NULL;
   if (what == NULL || (strcmp(what, "meta") && strcmp(what, "schema") &&
-                       strcmp(what, "explain") && strcmp(what, "convert")))
+                       strcmp(what, "explain") && strcmp(what, "convert"))) {
+    static const char fmt[] = "kfjob_generate: unknown generator '%.64s' (expected meta, "
+                              "schema, explain or convert)";
+    size_t n = sizeof fmt + 64;
+    if ((*out = malloc(n)) == NULL) return KFJOB_EMEMORY;
+    snprintf(*out, n, fmt, what ? what : "(null)");
     return KFJOB_EARG;
+  }
   if ((L = luaL_newstate()) == NULL) return KFJOB_EMEMORY;
   lua_pushcfunction(L, pgen);
   lua_pushlightuserdata(L, (void *)what);

@@ -68,6 +68,7 @@ typedef struct run {
   int in_version;
   /* limits */
   size_t mem, mem_peak, mem_limit;
+  unsigned long long allocated;  /* bytes handed out, for the work meter */
   unsigned long long used, limit;
   unsigned long long deadline_ns;  /* CLOCK_MONOTONIC; 0: no time limit */
   int mem_hit, limit_hit, time_hit, closing;
@@ -108,6 +109,10 @@ unsigned long long kfh_deadline_ns(unsigned long *time_limit_ms);
 /* Count hook: charges HOOK_STEP instructions, raises past the budget or
 ** the time limit. */
 void kfh_hook(lua_State *L, lua_Debug *ar);
+/* Raises "time limit exceeded" past the run's deadline (unless the
+** callback stopped the run): after each job callback, whose time counts;
+** at the line that made the job at `job` (0: none) when it is known. */
+void kfh_check_time(lua_State *L, run *R, int job);
 /* lua_WarnFunction (ud: the run): warn() text to the host's log. */
 void kfh_warnf(void *ud, const char *msg, int tocont);
 /* The sandbox's require: loaded libraries and the preloaded kfjob modules. */

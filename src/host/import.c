@@ -22,7 +22,7 @@
 
 /* Memory of one import: malloc within the handle's limit. */
 typedef struct meter {
-  size_t used, limit;
+  size_t used, limit, peak;
   int hit;
 } meter;
 
@@ -41,6 +41,7 @@ static void *meter_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   }
   if ((p = realloc(ptr, nsize)) == NULL) return m->hit = 1, NULL;
   m->used = m->used - osize + nsize;
+  if (m->used > m->peak) m->peak = m->used;
   return p;
 }
 
@@ -53,6 +54,7 @@ typedef struct imp {
   int other;                    /* documents of other kinds to the callback */
   size_t read;                  /* documents read (not skipped) */
   size_t nfailed;               /* keep_going: jobs the target refused */
+  size_t njobs;                 /* jobs passed to the callback (usage) */
   kfjob_import_fn cb;
   void *ud;
   kf_arena T;                   /* the documents read (kept to the end) */
@@ -247,6 +249,7 @@ static kfjob_status failed(imp *I, const kf_job *j, const kfjob_import_info *ii,
   out.index = ii->document - 1;
   out.error = e->msg;
   if (!I->nfailed++) kfh_msg(I->h, "%s", e->msg);
+  I->njobs++;
   if (I->cb && I->cb(I->ud, &out, ii) != 0) {
     kfh_msg(I->h, "stopped by the callback");
     return KFJOB_ESTOPPED;
@@ -370,7 +373,9 @@ static void import_warnings(imp *I, const kf_job *j, const kf_render_opts *ro, p
 ** freed; the callback's nonzero return stops the import. */
 static kfjob_status hand_over(imp *I, const kfjob_job *out, const kfjob_import_info *ii,
                               kf_buf *b) {
-  int stop = I->cb && I->cb(I->ud, out, ii) != 0;
+  int stop;
+  I->njobs++;
+  stop = I->cb && I->cb(I->ud, out, ii) != 0;
   kf_buf_free(b);
   if (stop) {
     kfh_msg(I->h, "stopped by the callback");
@@ -446,6 +451,7 @@ static kfjob_status other_doc(imp *I, const kf_import_doc *d) {
   memset(&ii, 0, sizeof ii);
   memset(&out, 0, sizeof out);
   ii.document = d->doc, ii.item = d->item, ii.other = 1;
+  ii.copy_to_pods = 1;   /* kfjob.h: always non-zero */
   ii.kind = str_of(kf_node_get(root, "kind"));
   ii.api_version = str_of(kf_node_get(root, "apiVersion"));
   ii.name = str_of(kf_node_get(meta, "name"));
@@ -499,16 +505,29 @@ static kfjob_status one_doc(imp *I, const kf_import_doc *d, size_t nd) {
 }
 
 /* A stream with no document of a kind kfjob reads: the first one's
-** refusal (it lists the supported kinds), or "no document". */
+** refusal (it lists the supported kinds), or "no document"; a stream of
+** several documents says that none of them is a job. */
 static kfjob_status none_read(imp *I, const kf_import_doc *docs, size_t nd) {
-  size_t i;
+  size_t i, n = 0, first = nd;
+  kfjob_status st;
+  char why[MSG_MAX], where[96];
+  static const char prefix[] = "kfjob.from_manifest: ";
   for (i = 0; i < nd; i++)
-    if (docs[i].root->t != KF_NNIL) {
-      I->stream = 0;   /* read it alone: kf_import's refusal names the kinds */
-      return one_doc(I, &docs[i], nd);
-    }
-  kfh_msg(I->h, "kfjob.from_manifests: no document");
-  return KFJOB_EDATA;
+    if (docs[i].root->t != KF_NNIL && n++ == 0) first = i;
+  if (n == 0) {
+    kfh_msg(I->h, "kfjob.from_manifests: no document");
+    return KFJOB_EDATA;
+  }
+  I->stream = 0;   /* read it alone: kf_import's refusal names the kinds */
+  st = one_doc(I, &docs[first], nd);
+  if (st != KFJOB_EDATA || n == 1) return st;
+  snprintf(why, sizeof why, "%s", I->h->msg);
+  doc_where(&docs[first], nd, where, sizeof where);
+  kfh_msg(I->h, "kfjob.from_manifests: no job in the stream: none of its %zu documents "
+          "is of a kind kfjob reads (other kinds are skipped); the first, %s: %s", n,
+          where + 2, strncmp(why, prefix, sizeof prefix - 1) == 0 ? why + sizeof prefix - 1
+                                                                 : why);
+  return st;
 }
 
 /* The text -> its documents; the reader's refusals name line and path. */
@@ -595,6 +614,7 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
   I.h = h, I.cb = cb, I.ud = ud;
   h->msg[0] = '\0';
   h->not_input = 0;
+  memset(&h->usage, 0, sizeof h->usage);   /* this call's (kfjob_host_usage) */
   if (o) I.o = *o;
   else kfjob_run_options_init(&I.o);
   if ((st = kfh_check_options(h, &I.o)) != KFJOB_OK) return st;
@@ -626,6 +646,9 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
   if (st == KFJOB_OK && I.stream && I.read == 0) st = none_read(&I, flat, nf);
   if (st == KFJOB_OK && I.nfailed) st = KFJOB_EJOB;   /* its message is the first's */
   h->busy = 0;
+  h->usage.jobs = I.njobs;       /* as a run's: what reached the callback */
+  h->usage.failed = I.nfailed;
+  h->usage.memory_peak = I.m.peak;
   kf_arena_free(&I.A);
   kf_arena_free(&I.T);
   return st;

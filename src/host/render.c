@@ -219,7 +219,7 @@ static const kfjob_problem *refusals(lua_State *L, int jobopts, const kf_job *kj
   return *n ? v : NULL;
 }
 
-static void emit_failed(run *R, const char *name, const char *kind,
+static void emit_failed(lua_State *L, run *R, const char *name, const char *kind,
                         const char *task_type, int version, const char *msg,
                         const kfjob_problem *problems, size_t nproblems) {
   kfjob_job j;
@@ -237,6 +237,7 @@ static void emit_failed(run *R, const char *name, const char *kind,
   j.problems = problems;
   j.nproblems = nproblems;
   if (call_host(R, &j) != 0) R->stopped = 1;
+  kfh_check_time(L, R, 0);   /* the callback's time counts */
 }
 
 /* A job that could not be rendered (keep_going): with every refusal of
@@ -247,15 +248,14 @@ static void render_failed(lua_State *L, run *R, int jobopts, const kf_job *kj,
   size_t np = 0;
   const kfjob_problem *ps = refused ? refusals(L, jobopts, kj, R, name, version, &np)
                                     : NULL;
-  emit_failed(R, name, j->kind, j->task_type, j->version, msg, ps, np);
+  emit_failed(L, R, name, j->kind, j->task_type, j->version, msg, ps, np);
 }
 
 /* A job that could not be made or rendered (keep_going): counted, and
 ** handed to the callback with its error. */
 void kfh_emit_failed(lua_State *L, run *R, const char *name, const char *kind,
                      const char *task_type, int version, const char *msg) {
-  (void)L;
-  emit_failed(R, name, kind, task_type, version, msg, NULL, 0);
+  emit_failed(L, R, name, kind, task_type, version, msg, NULL, 0);
 }
 
 void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
@@ -270,7 +270,7 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   kf_err e;
   kf_status st;
   const char *msg, *site;
-  int jobopts = 0;
+  int jobopts = 0, job0 = job;
   memset(&j, 0, sizeof j);
   if (lua_type(L, job) == LUA_TTABLE) {   /* {job = <job>, opts = {...}} */
     luaL_checkstack(L, 2, NULL);
@@ -333,4 +333,5 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
     kf_arena_free(&A);
   }
   lua_settop(L, top);
+  kfh_check_time(L, R, job0);   /* the callback's time counts */
 }

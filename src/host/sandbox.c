@@ -44,6 +44,7 @@ void *kfh_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return NULL;
   }
   R->mem = R->mem - osize + nsize;
+  if (nsize > osize) R->allocated += nsize - osize;
   if (R->mem > R->mem_peak) R->mem_peak = R->mem;
   return p;
 }
@@ -59,8 +60,11 @@ static void over_budget(lua_State *L, run *R) {
   lua_sethook(L, kfh_hook, LUA_MASKCOUNT, 1);
   if (R->closing)
     luaL_error(L, "finalizers do not run in the kfjob sandbox");
-  luaL_error(L, "instruction budget exceeded (%I instructions)",
-             (lua_Integer)R->limit);
+  /* no position here: the run's message handler puts the config's line
+  ** (not a line of kfjob's own Lua modules) in front */
+  lua_pushfstring(L, "instruction budget exceeded (%I instructions)",
+                  (lua_Integer)R->limit);
+  lua_error(L);
 }
 
 unsigned long long kfh_now_ns(void) {
@@ -80,14 +84,27 @@ unsigned long long kfh_deadline_ns(unsigned long *time_limit_ms) {
 
 /* The wall-clock limit (kfjob_run_options.time_limit_ms), a last resort:
 ** once past it, every instruction raises again, as for the budget. */
+static int past_deadline(const run *R) {
+  return R->deadline_ns && (R->time_hit || kfh_now_ns() > R->deadline_ns);
+}
+
+/* `where`: the config's position, or NULL (the message handler adds it) */
+static void time_over(lua_State *L, run *R, const char *where) {
+  char ms[24];   /* unsigned: a limit above LUA_MAXINTEGER is not negative */
+  snprintf(ms, sizeof ms, "%lu", R->o.time_limit_ms);
+  R->time_hit = R->limit_hit = 1;
+  lua_sethook(L, kfh_hook, LUA_MASKCOUNT, 1);
+  lua_pushfstring(L, "%s%stime limit exceeded (%s ms)", where ? where : "",
+                  where ? ": " : "", ms);   /* no position of kfjob's own modules */
+  lua_error(L);
+}
+
 static void check_time(lua_State *L, run *R) {
-  if (R->deadline_ns && (R->time_hit || kfh_now_ns() > R->deadline_ns)) {
-    char ms[24];   /* unsigned: a limit above LUA_MAXINTEGER is not negative */
-    snprintf(ms, sizeof ms, "%lu", R->o.time_limit_ms);
-    R->time_hit = R->limit_hit = 1;
-    lua_sethook(L, kfh_hook, LUA_MASKCOUNT, 1);
-    luaL_error(L, "time limit exceeded (%s ms)", ms);
-  }
+  if (past_deadline(R)) time_over(L, R, NULL);
+}
+
+void kfh_check_time(lua_State *L, run *R, int job) {
+  if (!R->stopped && past_deadline(R)) time_over(L, R, job ? kfh_site(L, job) : NULL);
 }
 
 void kfh_hook(lua_State *L, lua_Debug *ar) {
@@ -111,7 +128,11 @@ static void meter_check(void *L) {
   if (R->limit && R->used > R->limit) over_budget((lua_State *)L, R);
 }
 
-static const kf_meter meter = {meter_add, meter_check};
+static unsigned long long meter_allocated(void *L) {
+  return kfh_run((lua_State *)L)->allocated;
+}
+
+static const kf_meter meter = {meter_add, meter_check, meter_allocated};
 
 /* Charge n steps of C work to the budget. */
 static void charge(lua_State *L, unsigned long long n) {
@@ -227,12 +248,29 @@ static int sb_table(lua_State *L) {
 ** The sandbox
 ** ====================================================================== */
 
+/* The reader function of load(reader): each piece it returns is charged
+** before the parser reads it (parsing runs in C, unseen by the hook). */
+static int sb_reader(lua_State *L) {
+  lua_settop(L, 0);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_call(L, 0, 1);
+  if (lua_type(L, 1) == LUA_TSTRING) charge(L, lua_rawlen(L, 1));
+  return 1;
+}
+
 /* load(chunk [, name [, mode [, env]]]): text only. */
 static int sb_load(lua_State *L) {
   const char *mode = luaL_optstring(L, 3, "t");
   if (strchr(mode, 't') == NULL)
     return luaL_error(L, "load: binary chunks are not allowed in the kfjob "
                          "sandbox (mode '%s')", mode);
+  if (lua_type(L, 1) == LUA_TFUNCTION) {
+    lua_pushvalue(L, 1);
+    lua_pushcclosure(L, sb_reader, 1);
+    lua_replace(L, 1);
+  } else if (lua_type(L, 1) == LUA_TSTRING) {
+    charge(L, lua_rawlen(L, 1));   /* the text the parser reads */
+  }
   lua_settop(L, 4);
   lua_pushliteral(L, "t");
   lua_replace(L, 3);

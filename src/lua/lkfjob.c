@@ -200,6 +200,8 @@ static int job_eq(lua_State *L) {
 }
 
 static int job_tostring(lua_State *L) {
+  const lctx *X = (const lctx *)lua_touserdata(L, lua_upvalueindex(1));
+  unsigned long long before = X->meter ? X->meter->allocated(L) : 0;
   const kf_job *j = lkf_checkjob(L, 1);
   const kf_kind_info *k = &kf_kinds[j->kind];
   luaL_Buffer b;
@@ -231,6 +233,10 @@ static int job_tostring(lua_State *L) {
   }
   luaL_addchar(&b, ')');
   luaL_pushresult(&b);
+  if (X->meter != NULL) {   /* what it allocated: the pieces and the text */
+    X->meter->add(L, (X->meter->allocated(L) - before) / KF_METER_BYTES);
+    X->meter->check(L);
+  }
   return 1;
 }
 
@@ -258,13 +264,16 @@ static int new_job(lua_State *L) {
     return lua_error(L);
   }
   if (lua_istable(L, 1) && lkf_feedjob(L, X, 1, kind, &j, who, &F)) {
-    kf_job_pack_fed(&F, lua_newuserdatauv(L, kf_job_size_fed(&F), 0));
+    size_t size = kf_job_size_fed(&F);
+    kf_job_pack_fed(&F, lua_newuserdatauv(L, size, 0));
     set_job_mt(L, kind);
+    if (X->meter != NULL) X->meter->add(L, size / KF_METER_BYTES);   /* the job block */
     return 1;
   }
   n = lkf_checknode(L, X, 1, who, &e);
   if (kf_job_from_spec(kind, n, &X->A, &j, who, &e) != KF_OK) return lkf_raise(L, &e);
   lkf_pushjob(L, &j);
+  if (X->meter != NULL) X->meter->add(L, lua_rawlen(L, -1) / KF_METER_BYTES);
   return 1;
 }
 
@@ -460,7 +469,8 @@ void lkf_open_objects(lua_State *L, int ctx, int methods) {
       lua_setfield(L, -2, "__newindex");
       lua_pushcfunction(L, job_eq);
       lua_setfield(L, -2, "__eq");
-      lua_pushcfunction(L, job_tostring);
+      lua_pushvalue(L, ctx);
+      lua_pushcclosure(L, job_tostring, 1);
       lua_setfield(L, -2, "__tostring");
       lua_pushstring(L, lkf_job_mt[i]);  /* getmetatable(job): the name only */
       lua_setfield(L, -2, "__metatable");

@@ -289,7 +289,7 @@ static void push_kind(lua_State *L, const kf_kind_info *k) {
   lua_setfield(L, -2, "places");
 }
 
-static int l_fields(lua_State *L) {
+static int fields(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   int kind = kf_kind_by_name(name), r;
   const kf_kind_info *k;
@@ -340,6 +340,21 @@ static int l_fields(lua_State *L) {
   }
   push_kind(L, k);
   return 2;
+}
+
+/* kfjob.fields(kind): the tables it builds are charged to the sandbox's
+** work meter (a loop of calls is all C). */
+static int l_fields(lua_State *L) {
+  const lctx *X = (const lctx *)lua_touserdata(L, lua_upvalueindex(1));
+  unsigned long long before;
+  int n;
+  if (X->meter == NULL) return fields(L);
+  X->meter->check(L);
+  before = X->meter->allocated(L);
+  n = fields(L);
+  X->meter->add(L, (X->meter->allocated(L) - before) / KF_METER_BYTES);
+  X->meter->check(L);
+  return n;
 }
 
 /* kfjob.suggest(word, candidates): the closest candidate or nil. */

@@ -116,6 +116,9 @@ void kf_arena_rewind(kf_arena *A, kf_arena_pos pos);
 typedef struct kf_meter {
   void (*add)(void *L, unsigned long long units);   /* never raises */
   void (*check)(void *L);      /* raises (a Lua error) past the budget */
+  /* bytes the state's allocator has handed out so far (never decreases):
+  ** a function that builds Lua values charges the difference */
+  unsigned long long (*allocated)(void *L);
 } kf_meter;
 #define KF_METER_KEY "kfjob.meter"
 #define KF_METER_BYTES 1
