@@ -159,8 +159,8 @@ describe("a TrainJob kfjob wrote reads back (Law 3)", function()
   end
 end)
 
-describe("a TrainJob on the kind's default runtime", function()
-  local PLAIN = [[
+-- a TrainJob running python train.py on the kind's own runtime
+local PLAIN = [[
 apiVersion: trainer.kubeflow.org/v1alpha1
 kind: TrainJob
 metadata:
@@ -173,6 +173,8 @@ spec:
     numNodes: 2
     command: [python, train.py]
 ]]
+
+describe("a TrainJob on the kind's default runtime", function()
 
   it("runs on the operator as a PyTorchJob with the command as written", function()
     local job = assert(read(PLAIN))
@@ -335,19 +337,7 @@ spec:
   end)
 
   it("a TrainJob running python train.py on torch-distributed converts to the operator", function()
-    local code, out, err = run([[
-apiVersion: trainer.kubeflow.org/v1alpha1
-kind: TrainJob
-metadata:
-  name: tj-plain
-spec:
-  runtimeRef:
-    name: torch-distributed
-  trainer:
-    image: x/t:1
-    numNodes: 2
-    command: [python, train.py]
-]], "convert", "-", "--to", "operator", "-f", "manifest-json")
+    local code, out, err = run(PLAIN, "convert", "-", "--to", "operator", "-f", "manifest-json")
     assert.are.equal(0, code, err)
     local m = docs_of(out)[1]
     assert.are.equal("PyTorchJob", m.kind)
