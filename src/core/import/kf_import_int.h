@@ -155,6 +155,19 @@ kf_status kfi_sched_group_topology(kfi *c);
 int kfi_flyte_shape(const kfi *c, const kf_node *doc);
 const kf_node *kfi_plain_spec(kfi *c, const kf_node *spec);
 
+/* The replica specs of one resource as read (kf_import_spec.c). */
+typedef struct kfi_groups {
+  int n;
+  int role[KF_NROLES];
+  kf_node *g[KF_NROLES];          /* each group in constructor shape */
+  kfi_pod pod[KF_NROLES];
+  char path[KF_NROLES][KFI_PATH]; /* of each container */
+} kfi_groups;
+
+/* MPI kinds (kf_import_mpi.c): *args the launcher line's tail, the
+** task's args (NULL: none); a group's other args become its own command. */
+kf_status kfi_mpi_args(kfi *c, kfi_groups *G, const kf_node **args);
+
 /* The writers' shapes, read (kf_import_spec.c). */
 kf_status kfi_replicas(kfi *c, const char *path, const kf_node *specs);
 kf_status kfi_run_policy(kfi *c, const char *path, const kf_node *rp);
