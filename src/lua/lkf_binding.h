@@ -69,6 +69,11 @@ lgroup *lkf_testgroup(lua_State *L, int idx);       /* NULL: not a group */
 /* The context's close (clears the busy mark) and gc metamethods. */
 int lkf_ctx_close(lua_State *L);
 int lkf_ctx_gc(lua_State *L);
+/* The sandbox's work meter (none: nothing to do): the bytes the state
+** had allocated at a function's start, then, at its end, those since
+** charged and the budget checked (a function whose work is all C). */
+unsigned long long lkf_meter_mark(lua_State *L, const lctx *X);
+void lkf_meter_since(lua_State *L, const lctx *X, unsigned long long before);
 const kf_job *lkf_checkjob(lua_State *L, int idx);
 /* opts.kind at idx of a decoder: a kind with a task type, or -1 (raises
 ** for another name, as for a kind no decoder makes). */

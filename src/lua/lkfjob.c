@@ -201,7 +201,7 @@ static int job_eq(lua_State *L) {
 
 static int job_tostring(lua_State *L) {
   const lctx *X = (const lctx *)lua_touserdata(L, lua_upvalueindex(1));
-  unsigned long long before = X->meter ? X->meter->allocated(L) : 0;
+  unsigned long long before = lkf_meter_mark(L, X);
   const kf_job *j = lkf_checkjob(L, 1);
   const kf_kind_info *k = &kf_kinds[j->kind];
   luaL_Buffer b;
@@ -233,10 +233,7 @@ static int job_tostring(lua_State *L) {
   }
   luaL_addchar(&b, ')');
   luaL_pushresult(&b);
-  if (X->meter != NULL) {   /* what it allocated: the pieces and the text */
-    X->meter->add(L, (X->meter->allocated(L) - before) / KF_METER_BYTES);
-    X->meter->check(L);
-  }
+  lkf_meter_since(L, X, before);   /* the pieces and the text */
   return 1;
 }
 

@@ -350,10 +350,9 @@ static int l_fields(lua_State *L) {
   int n;
   if (X->meter == NULL) return fields(L);
   X->meter->check(L);
-  before = X->meter->allocated(L);
+  before = lkf_meter_mark(L, X);
   n = fields(L);
-  X->meter->add(L, (X->meter->allocated(L) - before) / KF_METER_BYTES);
-  X->meter->check(L);
+  lkf_meter_since(L, X, before);
   return n;
 }
 

@@ -569,6 +569,16 @@ const kf_job *lkf_checkjob(lua_State *L, int idx) {
   return (const kf_job *)lua_touserdata(L, idx);
 }
 
+unsigned long long lkf_meter_mark(lua_State *L, const lctx *X) {
+  return X->meter ? X->meter->allocated(L) : 0;
+}
+
+void lkf_meter_since(lua_State *L, const lctx *X, unsigned long long before) {
+  if (X->meter == NULL) return;
+  X->meter->add(L, (X->meter->allocated(L) - before) / KF_METER_BYTES);
+  X->meter->check(L);
+}
+
 /* ---- options ---------------------------------------------------------- */
 
 /* opts.kind: a kind name refining the task type (HorovodJob for "mpi");
