@@ -287,6 +287,14 @@ describe("job constructors", function()
       assert.equal("kfjob.TFJob(worker=2, ps=0, chief=0, evaluator=0)", tostring(j))
     end)
 
+    it("prints a run policy by its set fields, as groups and jobs print", function()
+      local rp = kfjob.RunPolicy { backoff_limit = 3, clean_pod_policy = "all", ttl_seconds_after_finished = 0 }
+      assert.equal("kfjob.RunPolicy(clean_pod_policy=all, ttl_seconds_after_finished=0, backoff_limit=3)",
+        tostring(rp))
+      assert.equal("kfjob.RunPolicy", getmetatable(rp))
+      assert.equal("kfjob.Worker(replicas=2)", tostring(kfjob.Worker { replicas = 2 }))
+    end)
+
     it("takes every field", function()
       local j = kfjob.TFJob(FULL.TFJob)
       assert.equal("ps:1", j.ps.image)

@@ -132,6 +132,33 @@ static int run_policy_index(lua_State *L) {
   return read_field(L, RUNPOLICY_NAME, spec, key, &kf_run_policy_obj, NULL);
 }
 
+/* kfjob.RunPolicy(backoff_limit=3, clean_pod_policy=All): its set fields,
+** as spec() gives them. */
+static int run_policy_tostring(lua_State *L) {
+  lctx *X = lkf_ctx(L, 2);
+  const kf_run_policy *rp = (const kf_run_policy *)luaL_checkudata(L, 1, RUNPOLICY_NAME);
+  const kf_node *spec = kf_run_policy_to_spec(rp, &X->A);
+  luaL_Buffer b;
+  size_t i;
+  if (spec == NULL) return luaL_error(L, "not enough memory");
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, RUNPOLICY_NAME "(");
+  for (i = 0; i < spec->u.c.n; i++) {
+    const kf_node *v = spec->u.c.v[i];
+    if (i > 0) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, spec->u.c.k[i]);
+    luaL_addchar(&b, '=');
+    if (v->t == KF_NSTR) luaL_addlstring(&b, v->u.s.p, v->u.s.n);
+    else if (v->t == KF_NINT) {
+      lua_pushfstring(L, "%d", (int)v->u.i);
+      luaL_addvalue(&b);
+    }
+  }
+  luaL_addchar(&b, ')');
+  luaL_pushresult(&b);
+  return 1;
+}
+
 static int immutable(lua_State *L) {
   const char *name = "object";
   if (luaL_getmetafield(L, 1, "__name") == LUA_TSTRING) name = lua_tostring(L, -1);
@@ -507,6 +534,11 @@ void lkf_open_objects(lua_State *L, int ctx, int methods) {
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, immutable);
     lua_setfield(L, -2, "__newindex");
+    lua_pushvalue(L, ctx);
+    lua_pushcclosure(L, run_policy_tostring, 1);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushstring(L, RUNPOLICY_NAME);
+    lua_setfield(L, -2, "__metatable");
   }
   lua_pop(L, 1);
   lua_pushvalue(L, ctx);
