@@ -148,18 +148,50 @@ describe("kfjob convert: migrations", function()
     assert.matches("trainer#2699", err, 1, true)
   end)
 
+  it("a v2beta1 launcher's restartPolicy Always is named by its manifest path (mpi-operator validation.go)", function()
+    local doc = [[
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: pi
+spec:
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      restartPolicy: Always
+      template:
+        spec:
+          containers:
+          - image: mpioperator/mpi-pi:openmpi
+            name: mpi-launcher
+            command: [mpirun, -n, "2", /home/mpiuser/pi]
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - image: mpioperator/mpi-pi:openmpi
+            name: mpi-worker
+]]
+    local code, out, err = run(nil, "convert", put("always.yaml", doc), "-f", "lua")
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.matches("always.yaml: document 1: spec.mpiReplicaSpecs.Launcher.restartPolicy: ", err, 1, true)
+    assert.matches("accepts only Never and OnFailure", err, 1, true)
+  end)
+
   it("restartPolicy OnFailure stops at R13 on Trainer; --lossy leaves it out and lists it (SPEC §17)", function()
     local code, out, err = run(nil, "convert", put("onf.yaml", pytorch("OnFailure")), "--to", "trainer-2.3")
     assert.equal(1, code)
     assert.equal("", out)
-    assert.matches("restart_policy: 'on_failure' cannot be expressed", err, 1, true)
+    assert.matches("spec.pytorchReplicaSpecs.Worker.restartPolicy: 'on_failure' cannot be expressed", err, 1, true)
     assert.matches("rule R13", err, 1, true)
     assert.matches("do not carry over (--lossy leaves them out)", err, 1, true)
     code, out, err = run(nil, "convert", put("onf.yaml", pytorch("OnFailure")), "--to", "trainer-2.3", "--lossy")
     assert.equal(0, code, err)
     assert.matches("kind: TrainJob", out, 1, true)
     assert.is_nil(out:find("OnFailure", 1, true))
-    assert.matches("restart_policy: 'on_failure' cannot be expressed", err, 1, true)
+    assert.matches("spec.pytorchReplicaSpecs.Worker.restartPolicy: 'on_failure' cannot be expressed", err, 1, true)
     assert.matches("(left out: --lossy)", err, 1, true)
   end)
 end)

@@ -314,6 +314,35 @@ static const char *drop_one(imp *I, kf_job *j, const kf_problem *p, int *oom) {
   return v;
 }
 
+/* Where problem p's field is in the document read: a kubeflow.org
+** manifest's replica spec or schedulingPolicy; kfjob's path for a
+** document of another shape (a TrainJob, a Flyte file). */
+static const char *source_path(imp *I, const kf_job *j, const kfjob_import_info *ii,
+                               const kf_problem *p) {
+  static const char *const gang[][2] = {
+      {"min_available", "minAvailable"}, {"priority_class", "priorityClass"},
+      {"schedule_timeout_seconds", "scheduleTimeoutSeconds"}, {"min_resources", "minResources"}};
+  const char *dot = strchr(p->path, '.');
+  char *out;
+  size_t i;
+  int r;
+  if (ii->api_version == NULL || strncmp(ii->api_version, "kubeflow.org/", 13) != 0 ||
+      (out = kf_arena_alloc(&I->A, 128)) == NULL)
+    return p->path;
+  if (strcmp(p->rule, "R28") == 0) {
+    for (i = 0; i < sizeof gang / sizeof gang[0]; i++)
+      if (strcmp(p->path + 16, gang[i][0]) == 0)
+        return snprintf(out, 128, "spec.runPolicy.schedulingPolicy.%s", gang[i][1]), out;
+    return p->path;
+  }
+  for (r = 0; dot != NULL && r < KF_NROLES; r++)
+    if (strncmp(kf_roles[r].key, p->path, (size_t)(dot - p->path)) == 0 &&
+        kf_roles[r].key[dot - p->path] == '\0')
+      return snprintf(out, 128, "spec.%s.%s.restartPolicy", kf_kinds[j->kind].crd_specs,
+                      kf_roles[r].name), out;
+  return p->path;
+}
+
 /* With lossy, what the target cannot express and runs without (droppable)
 ** is left out of a copy of the job and listed in the report, when nothing
 ** else is refused: then every refusal is reported as it is. */
@@ -342,7 +371,7 @@ static kf_status lossy_drop(imp *I, kf_job *j, const kf_render_opts *ro, probs *
     if (why == NULL) return kf_nomem(e);
     sprintf(why, "%s (rule %.8s on %s)", ps->v[i].message, ps->v[i].rule,
             kf_targets[ro->target].name);
-    u[ii->nunmapped + n].path = ps->v[i].path;
+    u[ii->nunmapped + n].path = source_path(I, j, ii, &ps->v[i]);
     u[ii->nunmapped + n].value = v;
     u[ii->nunmapped + n].reason = why;
     j->emit_ok = 0;
