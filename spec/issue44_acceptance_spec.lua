@@ -242,7 +242,7 @@ spec:
   it("a PyTorchJob without restartPolicy (OnFailure) to trainer-2.3: exit 1 naming the restart policy (R13)", function()
     local code, _, err = conv(pt{ rp = false }, "--to", "trainer-2.3")
     assert.are.equal(1, code, err)
-    names(err, "restart_policy")
+    names(err, "spec.pytorchReplicaSpecs.Worker.restartPolicy")   -- where the manifest would hold it
   end)
 
   it("a TrainJob without numNodes (the runtime's numNodes 1) is one pod on operator", function()
