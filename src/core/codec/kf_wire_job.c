@@ -283,19 +283,39 @@ int kf_wire_job_json(const kf_job *j, int common, kf_buf *out) {
 ** string_value (3), messages as struct_value (5), lists as list_value (6,
 ** Values in values = 1). */
 
+/* The Struct is written backwards, from the end of its room: a value's
+** length is known when its tag goes in front of it, so no written bytes
+** move (a Struct nests five levels, most over 127 bytes).  `o` is where
+** the bytes written so far start; each writer returns the new start. */
+
+static uint8_t *st_len(uint8_t *o, const uint8_t *end, uint8_t tag) {
+  size_t n = (size_t)(end - o);
+  if (n < 128) {
+    *--o = (uint8_t)n;
+  } else {
+    uint8_t v[10];
+    size_t k = (size_t)(kf_varint_put(v, n) - v);
+    o -= k;
+    memcpy(o, v, k);
+  }
+  *--o = tag;
+  return o;
+}
+
 static uint8_t *st_str(uint8_t *o, uint8_t tag, const char *s, size_t n) {
-  *o++ = tag;
-  o = kf_varint_put(o, n);
+  uint8_t *end = o;
+  o -= n;
   memcpy(o, s, n);
-  return o + n;
+  return st_len(o, end, tag);
 }
 
 static uint8_t *st_num(uint8_t *o, double d) {
   uint64_t u;
   int i;
   memcpy(&u, &d, 8);
-  *o++ = 0x11;
-  for (i = 0; i < 8; i++) *o++ = (uint8_t)(u >> (8 * i));   /* little-endian */
+  o -= 8;
+  for (i = 0; i < 8; i++) o[i] = (uint8_t)(u >> (8 * i));   /* little-endian */
+  *--o = 0x11;
   return o;
 }
 
@@ -309,18 +329,37 @@ static uint8_t *st_enum(uint8_t *o, const wfield *w, int32_t v) {
   return st_str(o, 0x1a, ev->name, strlen(ev->name));
 }
 
+/* A map entry {key: string_value} of a Struct (key = 1, value = 2). */
+static uint8_t *st_named(uint8_t *o, const char *key, size_t nkey, const char *v) {
+  uint8_t *e = o, *val = o;
+  o = st_str(o, 0x1a, v, strlen(v));
+  o = st_len(o, val, 0x12);
+  o = st_str(o, 0x0a, key, nkey);
+  return st_len(o, e, 0x0a);
+}
+
+/* A resource list: a Value per set quantity, a Struct {name, value}
+** (the value left out for an empty quantity). */
+static uint8_t *st_res(uint8_t *o, const char *const *q) {
+  uint8_t *list = o;
+  size_t k = KF_NRES;
+  while (k-- > 0) {
+    uint8_t *item = o;
+    if (q[k] == NULL) continue;
+    if (*q[k]) o = st_named(o, "value", 5, q[k]);
+    o = st_named(o, "name", 4, T->res_name[k]);   /* T->json_ok: every one has one */
+    o = st_len(o, item, 0x2a);                     /* struct_value */
+    o = st_len(o, item, 0x0a);                     /* a Value of the list */
+  }
+  return st_len(o, list, 0x32);
+}
+
 static uint8_t *st_obj(const wplan *p, const char *job, uint8_t *o);
 
 /* One present field's map entry: key, then the Value. */
 static uint8_t *st_entry(const wfield *w, const char *job, uint8_t *o) {
-  uint8_t *elen, *vlen, *llen;
+  uint8_t *entry = o, *val = o;
   size_t k;
-  *o++ = 0x0a;
-  elen = o++;
-  memcpy(o, w->skey, sizeof w->skey);   /* whole: a fixed-size copy */
-  o += w->nskey;
-  *o++ = 0x12;
-  vlen = o++;
   switch (w->k) {
     case W_INT: {
       int32_t v = AT(job, w->off, int32_t);
@@ -335,62 +374,26 @@ static uint8_t *st_entry(const wfield *w, const char *job, uint8_t *o) {
     case W_STRLIST: {
       size_t n = AT(job, w->off_n, size_t);
       const char *const *v = (const char *const *)AT(job, w->off, char **);
-      *o++ = 0x32;
-      llen = o++;
-      for (k = 0; k < n; k++) {
-        uint8_t *ilen;
-        *o++ = 0x0a;
-        ilen = o++;
+      for (k = n; k-- > 0;) {
+        uint8_t *item = o;
         o = st_str(o, 0x1a, v[k], strlen(v[k]));
-        o = put_len(ilen, o);
+        o = st_len(o, item, 0x0a);
       }
-      o = put_len(llen, o);
+      o = st_len(o, val, 0x32);
       break;
     }
-    case W_RES: {   /* T->json_ok: every resource has a name */
-      const char *const *q = (const char *const *)(const void *)(job + w->off);
-      *o++ = 0x32;
-      llen = o++;
-      for (k = 0; k < KF_NRES; k++) {
-        uint8_t *ilen, *slen, *e2, *v2;
-        if (q[k] == NULL) continue;
-        *o++ = 0x0a;                /* a Value of the list */
-        ilen = o++;
-        *o++ = 0x2a;                /* struct_value */
-        slen = o++;
-        *o++ = 0x0a;                /* "name": the enum's name */
-        e2 = o++;
-        o = st_str(o, 0x0a, "name", 4);
-        *o++ = 0x12;
-        v2 = o++;
-        o = st_str(o, 0x1a, T->res_name[k], strlen(T->res_name[k]));
-        o = put_len(v2, o);
-        o = put_len(e2, o);
-        if (*q[k]) {                /* "value": the quantity */
-          *o++ = 0x0a;
-          e2 = o++;
-          o = st_str(o, 0x0a, "value", 5);
-          *o++ = 0x12;
-          v2 = o++;
-          o = st_str(o, 0x1a, q[k], strlen(q[k]));
-          o = put_len(v2, o);
-          o = put_len(e2, o);
-        }
-        o = put_len(slen, o);
-        o = put_len(ilen, o);
-      }
-      o = put_len(llen, o);
+    case W_RES:
+      o = st_res(o, (const char *const *)(const void *)(job + w->off));
       break;
-    }
     case W_MSG:
-      *o++ = 0x2a;
-      llen = o++;
       o = st_obj(w->sub, job, o);
-      o = put_len(llen, o);
+      o = st_len(o, val, 0x2a);
       break;
   }
-  o = put_len(vlen, o);
-  return put_len(elen, o);
+  o = st_len(o, val, 0x12);
+  o -= w->nskey;
+  memcpy(o, w->skey, (size_t)w->nskey);
+  return st_len(o, entry, 0x0a);
 }
 
 /* Whether field w is in the dict (what the JSON writer writes). */
@@ -414,7 +417,7 @@ static int present(const wfield *w, const char *job) {
 
 static uint8_t *st_obj(const wplan *p, const char *job, uint8_t *o) {
   int i;
-  for (i = 0; i < p->n; i++) {
+  for (i = p->n - 1; i >= 0; i--) {   /* backwards: the last key first */
     const wfield *w = &p->f[p->bykey[i]];
     if (present(w, job)) o = st_entry(w, job, o);
   }
@@ -447,15 +450,18 @@ static size_t st_room(const wplan *p, const char *job) {
 int kf_wire_job_struct(const kf_job *j, int common, unsigned field, kf_buf *out) {
   const wplan *p;
   uint64_t key = (uint64_t)field << 3 | 2u;
-  uint8_t *o, *lenat;
+  uint8_t *o, *start, *end;
+  size_t room, n;
   p = kf_wplan(j->kind, common);
   if (p == NULL || !T->json_ok || p->fixed == 0) return 0;
   if (out == NULL) return 1;   /* only asked whether there is a plan */
-  if (!kf_buf_reserve(out, 16 + st_room(p, (const char *)j))) return -1;
-  o = kf_varint_put((uint8_t *)out->p + out->n, key);
-  lenat = o++;
-  o = st_obj(p, (const char *)j, o);
-  o = put_len(lenat, o);
-  out->n = (size_t)((char *)o - out->p);
+  room = 16 + st_room(p, (const char *)j);
+  if (!kf_buf_reserve(out, room)) return -1;
+  end = (uint8_t *)out->p + out->n + room;
+  start = st_obj(p, (const char *)j, end);
+  n = (size_t)(end - start);
+  o = kf_varint_put(kf_varint_put((uint8_t *)out->p + out->n, key), n);
+  memmove(o, start, n);   /* the field's tag and length go in front of it */
+  out->n = (size_t)((char *)o + n - out->p);
   return 1;
 }
