@@ -288,21 +288,24 @@ int kf_wire_job_json(const kf_job *j, int common, kf_buf *out) {
 ** move (a Struct nests five levels, most over 127 bytes).  `o` is where
 ** the bytes written so far start; each writer returns the new start. */
 
-static uint8_t *st_len(uint8_t *o, const uint8_t *end, uint8_t tag) {
-  size_t n = (size_t)(end - o);
-  if (n < 128) {
-    *--o = (uint8_t)n;
-  } else {
-    uint8_t v[10];
-    size_t k = (size_t)(kf_varint_put(v, n) - v);
-    o -= k;
-    memcpy(o, v, k);
-  }
+static uint8_t *st_len_slow(uint8_t *o, size_t n, uint8_t tag) {
+  uint8_t v[10];
+  size_t k = (size_t)(kf_varint_put(v, n) - v);
+  o -= k;
+  memcpy(o, v, k);
   *--o = tag;
   return o;
 }
 
-static uint8_t *st_str(uint8_t *o, uint8_t tag, const char *s, size_t n) {
+static inline uint8_t *st_len(uint8_t *o, const uint8_t *end, uint8_t tag) {
+  size_t n = (size_t)(end - o);
+  if (n >= 128) return st_len_slow(o, n, tag);
+  o[-1] = (uint8_t)n;
+  o[-2] = tag;
+  return o - 2;
+}
+
+static inline uint8_t *st_str(uint8_t *o, uint8_t tag, const char *s, size_t n) {
   uint8_t *end = o;
   o -= n;
   memcpy(o, s, n);
@@ -330,7 +333,7 @@ static uint8_t *st_enum(uint8_t *o, const wfield *w, int32_t v) {
 }
 
 /* A map entry {key: string_value} of a Struct (key = 1, value = 2). */
-static uint8_t *st_named(uint8_t *o, const char *key, size_t nkey, const char *v) {
+static inline uint8_t *st_named(uint8_t *o, const char *key, size_t nkey, const char *v) {
   uint8_t *e = o, *val = o;
   o = st_str(o, 0x1a, v, strlen(v));
   o = st_len(o, val, 0x12);
