@@ -618,6 +618,9 @@ typedef struct kfjob_import_info {
   const char *generate_name;  /**< metadata.generateName when the manifest
                                  had no name (the job is named after it,
                                  without its trailing '-'), else NULL. */
+  size_t line;              /**< The 1-based line of the text where the
+                                 document's content starts (a List's item:
+                                 the List's); 0 when unknown. */
 } kfjob_import_info;
 
 /** Options of kfjob_host_import_manifests(); zero them for the defaults. */

@@ -379,6 +379,28 @@ describe("convert: a List's jobs and misspelt kinds", function()
   end)
 end)
 
+describe("convert: a document of another kind is copied through as written", function()
+  -- flow style, comments and quoting stay: the same document, not a re-serialisation
+  local cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}  # settings\ndata: {a: 'b'}\n"
+
+  it("in a stream, to the input's own target and to another", function()
+    local p = put("cm-kept.yaml", pytorch("one", "a") .. "--- # the job's settings\n" .. cm .. "\n\n")
+    for _, args in ipairs { {}, { "--to", "trainer-2.3" } } do
+      local code, out, err = run(nil, "convert", p, (table.unpack or unpack)(args))
+      assert.equal(0, code, err)
+      assert.truthy(out:find("---\n" .. cm, 1, true), out)
+      assert.matches("copied through unchanged", err, 1, true)
+    end
+  end)
+
+  it("a List's item is written from what was read (it has no text of its own)", function()
+    local list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: cm}\n"
+    local code, out = run(nil, "convert", put("cm-list.yaml", pytorch("one", "a") .. "---\n" .. list))
+    assert.equal(0, code)
+    assert.truthy(out:find("metadata:\n  name: cm\n", 1, true), out)
+  end)
+end)
+
 describe("convert: two jobs of one name stay two", function()
   local two = pytorch("bert", "a", nil, "img:a") .. "---\n" .. pytorch("bert", "b", nil, "img:b")
 

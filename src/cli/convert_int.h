@@ -59,6 +59,8 @@ typedef struct conv {
   int reuse;            /* ... except without --to: the first pass keeps the
                            input's own target's JSON, and with no document
                            of another kind the second pass is not run */
+  const char *text;     /* the input (convert_run), for copying documents */
+  size_t ntext;
 } conv;
 
 

@@ -172,6 +172,54 @@ static void refusal(const conv *c, const char *at, const kfjob_job *j, const cha
   }
 }
 
+/* A line "---" (a document start), alone or with a comment: 1; anything
+** else after "---": -1 (a copy would misplace it); no "---": 0. */
+static int marker(const char *p, const char *end) {
+  if (end - p < 3 || memcmp(p, "---", 3) != 0) return 0;
+  for (p += 3; p < end && (*p == ' ' || *p == '\t' || *p == '\r'); p++) continue;
+  return p == end || *p == '#' ? 1 : -1;
+}
+
+/* The YAML text of the document whose content starts at `line`: the
+** lines between the "---" markers around it, trailing blank lines left
+** out (malloc'd); NULL when the text has what a copy would misplace: a
+** directive ("%"), a document end ("..."), a byte order mark, or content
+** on a marker line. */
+static char *doc_text(const char *d, size_t n, size_t line) {
+  const char *p = d, *end = d + n, *from = d, *to = end, *last = NULL;
+  size_t ln = 1;
+  if (n >= 3 && memcmp(d, "\xef\xbb\xbf", 3) == 0) return NULL;
+  for (; p < end; ln++) {
+    const char *e = memchr(p, '\n', (size_t)(end - p));
+    int m;
+    if (e == NULL) e = end;
+    if (*p == '%' || (e - p >= 3 && memcmp(p, "...", 3) == 0)) return NULL;
+    if ((m = marker(p, e)) < 0) return NULL;
+    if (m && ln < line) from = e < end ? e + 1 : end;
+    if (m && ln > line && to == end) to = p;
+    p = e < end ? e + 1 : end;
+  }
+  for (p = from; p < to; p++)   /* the end of the last line that is not blank */
+    if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') last = p;
+  if (last == NULL) return NULL;
+  while (last < to && *last != '\n') last++;
+  return cli_xprintf("%.*s\n", (int)(last - from), from);
+}
+
+/* The last held document's text becomes the document as written (a
+** document of another kind, copied through unchanged), when the text can
+** be cut there. */
+static void as_written(conv *c, const kfjob_import_info *info) {
+  held *h = &c->v[c->n - 1];
+  char *text;
+  if (c->text == NULL || info->line == 0 || info->item ||
+      (text = doc_text(c->text, c->ntext, info->line)) == NULL)
+    return;
+  free((void *)h->job.data);
+  h->job.data = text;
+  h->job.size = strlen(text);
+}
+
 /* A document of another kind (a ConfigMap, a Service): copied through to
 ** the output in its place, and listed; a config holds jobs only. */
 static int on_other(conv *c, const kfjob_job *j, const kfjob_import_info *info) {
@@ -197,6 +245,7 @@ static int on_other(conv *c, const kfjob_job *j, const kfjob_import_info *info) 
     copy.name = base;
     hold(c, &copy, info);
   }
+  if (c->a->format == KFJOB_FORMAT_MANIFEST) as_written(c, info);   /* unchanged */
   free(base);
   c->others++;
   return 0;
@@ -497,6 +546,7 @@ kfjob_status convert_run(kfjob_host *h, conv *c, const char *data, size_t n) {
     /* the fields a target rule drops; on the input's own target only
     ** references that never expand (R55), so only where there is one */
     ro.lint = !c->quiet && (a->to != NULL || has_ref(data, n));
+    c->text = data, c->ntext = n;
     return kfjob_host_import_manifests(h, data, n, &io, &ro, on_import, c);
   }
   /* without --to: the file's own target (flyte, or a clustered task's) */

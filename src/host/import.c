@@ -415,7 +415,7 @@ static kfjob_status hand_over(imp *I, const kfjob_job *out, const kfjob_import_i
 
 /* Render one job read and hand it, with its report, to the callback. */
 static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t doc,
-                         size_t item) {
+                         size_t item, size_t line) {
   kf_job jcopy = *jin;
   const kf_job *j = &jcopy;
   kf_render_opts ro;
@@ -426,7 +426,7 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
   kf_err e;
   kf_status st;
   if ((st = info_of(info, &I->A, doc, &ii, &e)) != KF_OK) return fail(I, KFJOB_EDATA, &e);
-  ii.item = item;
+  ii.item = item, ii.line = line;
   if ((st = render_opts(I, j, info, &ro, &e)) != KF_OK) return fail(I, KFJOB_EJOB, &e);
   if ((st = lossy_drop(I, &jcopy, &ro, &pr, &ii, &e)) != KF_OK) return fail(I, KFJOB_EMEMORY, &e);
   kf_buf_init(&b, I->A.a);
@@ -479,7 +479,7 @@ static kfjob_status other_doc(imp *I, const kf_import_doc *d) {
   }
   memset(&ii, 0, sizeof ii);
   memset(&out, 0, sizeof out);
-  ii.document = d->doc, ii.item = d->item, ii.other = 1;
+  ii.document = d->doc, ii.item = d->item, ii.other = 1, ii.line = d->line;
   ii.copy_to_pods = 1;   /* kfjob.h: always non-zero */
   ii.kind = str_of(kf_node_get(root, "kind"));
   ii.api_version = str_of(kf_node_get(root, "apiVersion"));
@@ -530,7 +530,7 @@ static kfjob_status one_doc(imp *I, const kf_import_doc *d, size_t nd) {
     return st;
   }
   I->read++;
-  return emit(I, &j, info, d->doc, d->item);
+  return emit(I, &j, info, d->doc, d->item, d->line);
 }
 
 /* A stream with no document of a kind kfjob reads: the first one's
