@@ -153,6 +153,15 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
     return kfi_fail(c, p, "must be 1: the training-operator's webhook refuses any other "
                     "Master (leave the Master out for a job of workers only)");
   }
+  /* the same webhook: Forbidden([Worker].replicas, "must be at least 1")
+  ** (nil passes); it also checks an elastic PyTorchJob's */
+  if (role == KF_WORKER && (c->kind == KF_PYTORCH || c->kind == KF_ELASTIC) &&
+      (v = kf_node_get(rs, "replicas")) && v->t == KF_NINT && v->u.i < 1) {
+    kfi_path(p, path, "replicas");
+    return kfi_fail(c, p, "must be at least 1: the training-operator's webhook refuses a "
+                    "Worker with %lld (leave the Worker out for a job of the Master only)",
+                    (long long)v->u.i);
+  }
   if (kf_node_get(rs, "restartPolicy") == NULL && operator_restart(c, role))
     KF_OOM(c, kf_obj_strref(c->A, g, "restart_policy", operator_restart(c, role)));
   kfi_path(p, path, "template");

@@ -1,0 +1,64 @@
+-- Reading TrainJobs and migrating between targets, and reading refusals:
+-- faults a black-box tester found.  Expected values from the operators'
+-- semantics: training-operator v1.9 (pytorchjob_webhook.go
+-- validatePyTorchReplicaSpecs, envvar.go setPodEnv), Kubeflow Trainer v2.3
+-- (trainjob_types.go, plugins/torch/torch.go) and Kubernetes' $(VAR)
+-- expansion (kubelet_pods.go makeEnvironmentVariables).
+local util = require "util"
+local kfjob = require "kfjob"
+
+local function read(text, opts)
+  return kfjob.from_manifest(text, opts)
+end
+
+local PT_WORKER0 = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: w0
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: registry.example/train:1
+    Worker:
+      replicas: 0
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: registry.example/train:1
+]]
+
+describe("a PyTorchJob Worker with replicas 0", function()
+  -- pytorchjob_webhook.go: Forbidden([Worker].replicas, "must be at least 1")
+  it("is refused naming spec.pytorchReplicaSpecs.Worker.replicas", function()
+    local job, err = read(PT_WORKER0)
+    assert.is_nil(job)
+    assert.matches("spec.pytorchReplicaSpecs.Worker.replicas: must be at least 1", err, 1, true)
+  end)
+  it("is refused by convert to any target (exit codes: the CLI owner's)", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    for _, t in ipairs({ "operator", "trainer-2.3" }) do
+      local code, out, err = util.conv(PT_WORKER0, "--to", t)
+      assert.are_not.equal(0, code, t)
+      assert.are.equal("", out, t)
+      assert.matches("spec.pytorchReplicaSpecs.Worker.replicas", err, 1, true)
+    end
+  end)
+  it("an elastic PyTorchJob's Worker with replicas 0 likewise (the same webhook)", function()
+    local el = PT_WORKER0:gsub("    Master:\n.-    Worker:", "    Worker:")
+      :gsub("spec:\n  pytorchReplicaSpecs", "spec:\n  elasticPolicy: {rdzvBackend: c10d}\n  pytorchReplicaSpecs")
+    local job, err = read(el)
+    assert.is_nil(job)
+    assert.matches("spec.pytorchReplicaSpecs.Worker.replicas: must be at least 1", err, 1, true)
+  end)
+  it("a Worker left out still reads (nil passes the webhook)", function()
+    local job = read((PT_WORKER0:gsub("    Worker:.*", "")))
+    assert.is_not_nil(job)
+  end)
+end)
