@@ -62,3 +62,45 @@ describe("a PyTorchJob Worker with replicas 0", function()
     assert.is_not_nil(job)
   end)
 end)
+
+describe("an elastic PyTorchJob with a Master", function()
+  local EL = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: el-master
+spec:
+  elasticPolicy:
+    minReplicas: 2
+    maxReplicas: 2
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: registry.example/train:1
+            command: [torchrun, train.py]
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: registry.example/train:1
+            command: [torchrun, train.py]
+]]
+  -- The webhook accepts it (FACTS 11.1.1: only a Worker is required with
+  -- an elasticPolicy): the refusal is kfjob's, and says so and what to do,
+  -- never "unknown field"; --lossy cannot leave out a pod that runs.
+  it("is refused saying the Elastic job cannot hold a Master, and what to do", function()
+    for _, lossy in ipairs({ false, true }) do
+      local job, err = read(EL, { lossy = lossy })
+      assert.is_nil(job)
+      assert.matches("spec.pytorchReplicaSpecs.Master: kfjob's Elastic job cannot hold a Master", err, 1, true)
+      assert.matches("drop spec.elasticPolicy", err, 1, true)
+      assert.not_matches("unknown field", err, 1, true)
+    end
+  end)
+end)
