@@ -104,3 +104,53 @@ spec:
     end
   end)
 end)
+
+describe("kfjob convert of a v1 MPIJob with restartPolicy ExitCode", function()
+  local MPI = [[
+apiVersion: kubeflow.org/v1
+kind: MPIJob
+metadata:
+  name: mpi-exitcode
+spec:
+  slotsPerWorker: 2
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      restartPolicy: ExitCode
+      template:
+        spec:
+          containers:
+          - image: registry.example/mpi:1
+            name: mpi
+            command: [mpirun, -np, "4", python, train.py]
+    Worker:
+      replicas: 2
+      restartPolicy: ExitCode
+      template:
+        spec:
+          containers:
+          - image: registry.example/mpi:1
+            name: mpi
+]]
+  -- The v1 MPIJob controller overrides ReconcilePods with no exit-code
+  -- logic: ExitCode only gives the pod restartPolicy Never (FACTS 11.3.2).
+  it("warns that the controller never acts on it, as job:lint does (exit 0)", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    for _, args in ipairs({ {}, { "--to", "operator" } }) do
+      local code, out, err = util.conv(MPI, table.unpack(args))
+      assert.are.equal(0, code)
+      assert.matches("kind: MPIJob", out, 1, true)
+      assert.matches("launcher.restart_policy: 'exit_code': a v1 MPIJob's controller never acts on it",
+        err, 1, true)
+      assert.matches("worker.restart_policy: 'exit_code'", err, 1, true)
+    end
+  end)
+  it("a PyTorchJob's ExitCode (the controller honours it) gives no warning", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local pt = MPI:gsub("MPIJob", "PyTorchJob"):gsub("mpiReplicaSpecs", "pytorchReplicaSpecs")
+      :gsub("  slotsPerWorker: 2\n", ""):gsub("Launcher", "Master"):gsub("name: mpi", "name: pytorch")
+    local code, _, err = util.conv(pt)
+    assert.are.equal(0, code)
+    assert.are.equal("", err)
+  end)
+end)
