@@ -154,3 +154,43 @@ spec:
     assert.are.equal("", err)
   end)
 end)
+
+describe("an imageless TrainJob converted to a Flyte TaskTemplate", function()
+  local TJ = [[
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: tj-python
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    numNodes: 1
+    command: [python, train.py]
+]]
+  -- Only a TrainJob runs its runtime's image (trainjob_types.go
+  -- Trainer.Image +optional); a Flyte task's container needs one
+  -- (flyteadmin task_validator.go), as -f manifest --to flyte says.
+  it("is refused naming --image for -f template-json and -f template", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    for _, f in ipairs({ "template-json", "template" }) do
+      local code, out, err = util.conv(TJ, "--to", "flyte", "-f", f)
+      assert.are_not.equal(0, code, f)
+      assert.are.equal("", out, f)
+      assert.matches("--image: required: master has no image of its own", err, 1, true)
+    end
+  end)
+  it("takes --image as the template container's image", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.conv(TJ, "--to", "flyte", "-f", "template-json", "--image", "r/x:1")
+    assert.are.equal(0, code, err)
+    assert.matches('"container":{"image":"r/x:1","command":["python","train.py"]}', out, 1, true)
+  end)
+  it("a TrainJob with its image writes the template as before (no --image needed)", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.conv(TJ:gsub("    numNodes: 1\n", "    image: r/t:9\n    numNodes: 1\n"),
+      "--to", "flyte", "-f", "template-json")
+    assert.are.equal(0, code, err)
+    assert.matches('"image":"r/t:9"', out, 1, true)
+  end)
+end)
