@@ -194,3 +194,33 @@ spec:
     assert.matches('"image":"r/t:9"', out, 1, true)
   end)
 end)
+
+describe("a TrainJob without spec.trainer", function()
+  local BARE = [[
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: tj-bare
+spec:
+  runtimeRef:
+    name: torch-distributed
+]]
+  -- trainjob_types.go: Trainer *Trainer +optional, so "required" is wrong;
+  -- torch.go EnforceMLPolicy injects PET_* only when Trainer != nil, and
+  -- kfjob's TrainJob always has a trainer block: it cannot hold this one
+  -- (Law 2: written back it would gain the block and that env).
+  it("is refused with the reason, not 'required', --lossy too", function()
+    for _, lossy in ipairs({ false, true }) do
+      local job, err = read(BARE, { lossy = lossy })
+      assert.is_nil(job)
+      assert.matches("spec.trainer: missing: kfjob cannot hold a TrainJob without a trainer", err, 1, true)
+      assert.matches("only when spec.trainer is set", err, 1, true)
+      assert.not_matches("required", err, 1, true)
+    end
+  end)
+  it("with trainer: {} it reads (one node on the runtime's image)", function()
+    local job, info = read(BARE .. "  trainer: {}\n")
+    assert.is_not_nil(job, info)
+    assert.are.equal("PyTorchJob", job.kind)
+  end)
+end)
