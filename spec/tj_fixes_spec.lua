@@ -224,3 +224,81 @@ spec:
     assert.are.equal("PyTorchJob", job.kind)
   end)
 end)
+
+describe("R55: references to a variable the target never sets", function()
+  local PT = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: env-refs
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: registry.example/train:8
+            command: [python, train.py, --dist-url, "tcp://$(MASTER_ADDR):$(MASTER_PORT)"]
+            env:
+            - name: INIT_METHOD
+              value: tcp://$(MASTER_ADDR):$(MASTER_PORT)
+    Worker:
+      replicas: 1
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: registry.example/train:8
+            command: [python, train.py, --dist-url, "tcp://$(MASTER_ADDR):$(MASTER_PORT)"]
+            env:
+            - name: INIT_METHOD
+              value: tcp://$(MASTER_ADDR):$(MASTER_PORT)
+]]
+  local function r55(job, target)
+    local out = {}
+    for _, w in ipairs(job:lint{ target = target }) do
+      if w.rule == "R55" then out[w.path] = w.message end
+    end
+    return out
+  end
+  -- Trainer's torch plugin sets only PET_* (torch.go EnforceMLPolicy), no
+  -- MASTER_ADDR; kubelet leaves an unresolved $(NAME) as written
+  -- (expand.go MappingFuncFor), in env values and command/args alike.
+  it("warns on Trainer for the command and the env value (API lint)", function()
+    local ws = r55(read(PT), "trainer-2.3")
+    assert.matches("$(MASTER_ADDR) does not expand on trainer-2.3", ws["container.command"] or "", 1, true)
+    assert.matches("$(MASTER_ADDR) does not expand", ws["container.env.INIT_METHOD"] or "", 1, true)
+  end)
+  it("on the operator the command's reference expands (the operator sets MASTER_ADDR)", function()
+    local ws = r55(read(PT), "operator")
+    assert.is_nil(ws["container.command"])
+    assert.is_not_nil(ws["container.env.INIT_METHOD"])   -- set after it: as before
+  end)
+  it("a worker-only PyTorchJob on the operator gets no MASTER_ADDR: its command warns", function()
+    local wo = PT:gsub("    Master:\n.-    Worker:", "    Worker:")
+    local ws = r55(read(wo), "operator")
+    assert.matches("$(MASTER_ADDR) does not expand on operator", ws["container.command"] or "", 1, true)
+  end)
+  it("no warning for a variable the env defines, a Service's, or with an envFrom", function()
+    local def = PT:gsub("            env:\n", "            env:\n            - name: MASTER_ADDR\n"
+      .. "              value: h\n            - name: MASTER_PORT\n              value: \"1\"\n")
+    assert.are.same({}, r55(read(def), "trainer-2.3"))
+    local svc = PT:gsub("MASTER_ADDR", "DB_SERVICE_HOST"):gsub("MASTER_PORT", "DB_SERVICE_PORT")
+    assert.are.same({}, r55(read(svc), "trainer-2.3"))
+    local ef = PT:gsub("            env:\n", "            envFrom:\n            - configMapRef: {name: cm}\n"
+      .. "            env:\n")
+    assert.are.same({}, r55(read(ef), "trainer-2.3"))
+  end)
+  it("kfjob convert --to trainer-2.3 prints them on stderr (exit 0)", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.conv(PT, "--to", "trainer-2.3")
+    assert.are.equal(0, code, err)
+    assert.matches("kind: TrainJob", out, 1, true)
+    assert.matches("container.command: $(MASTER_ADDR) does not expand on trainer-2.3", err, 1, true)
+    assert.matches("container.env.INIT_METHOD: $(MASTER_ADDR) does not expand", err, 1, true)
+  end)
+end)
