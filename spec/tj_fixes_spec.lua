@@ -302,3 +302,67 @@ spec:
     assert.matches("container.env.INIT_METHOD: $(MASTER_ADDR) does not expand", err, 1, true)
   end)
 end)
+
+describe("a torch TrainJob migrated to the operator keeps its processes a node", function()
+  local TJ = [[
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: tj-wrapped
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    image: registry.example/train:9
+    numNodes: 2
+    numProcPerNode: 4
+    command: [torchrun, --no-python, python, train.py]
+    resourcesPerNode:
+      limits:
+        nvidia.com/gpu: 4
+]]
+  local function op(text)
+    local code, out, err = util.conv(text, "--to", "operator", "-f", "manifest-json")
+    assert.are.equal(0, code, err)
+    local m = require("dkjson").decode(out)
+    local specs = m.spec.pytorchReplicaSpecs
+    return m.spec, specs.Master.template.spec.containers[1], specs.Worker
+  end
+  -- On Trainer the torch plugin sets PET_NPROC_PER_NODE from numProcPerNode
+  -- (unset: auto with a GPU, else the CPU request rounded up) and torchrun
+  -- starts that many (torch.go EnforceMLPolicy).  The operator runs the
+  -- command as written and sets PET_NPROC_PER_NODE from spec.nprocPerNode
+  -- (envvar.go setPodEnv): the torchrun must stay for the same count.
+  it("numProcPerNode 4: torchrun stays, nprocPerNode \"4\"", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local spec, c, w = op(TJ)
+    assert.are.same({ "torchrun", "--no-python", "python", "train.py" }, c.command)
+    assert.are.equal("4", spec.nprocPerNode)
+    assert.are.equal(1, w.replicas)
+  end)
+  it("unset with GPUs (torchrun's auto): torchrun stays, nprocPerNode auto", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local spec, c = op((TJ:gsub("    numProcPerNode: 4\n", "")))
+    assert.are.same({ "torchrun", "--no-python", "python", "train.py" }, c.command)
+    assert.are.equal("auto", spec.nprocPerNode)
+  end)
+  it("unset on CPUs: the CPU request rounded up (2.5 -> 3)", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local spec, c = op((TJ:gsub("    numProcPerNode: 4\n", ""):gsub("nvidia.com/gpu: 4", "cpu: \"2.5\"")))
+    assert.are.same({ "torchrun", "--no-python", "python", "train.py" }, c.command)
+    assert.are.equal("3", spec.nprocPerNode)
+  end)
+  it("one process a node: the task command alone, as before", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local _, c = op((TJ:gsub("numProcPerNode: 4", "numProcPerNode: 1")))
+    assert.are.same({ "python", "train.py" }, c.command)
+  end)
+  it("read for Trainer (and by from_manifest) the wrapper is still kfjob's (Law 1)", function()
+    local job = read(TJ)
+    assert.are.same({ "python", "train.py" }, job.container.command)
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out = util.conv(TJ, "--to", "trainer-2.3")
+    assert.are.equal(0, code)
+    assert.matches("command:\n    - torchrun\n    - --no-python\n    - python\n    - train.py\n", out, 1, true)
+  end)
+end)

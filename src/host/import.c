@@ -678,6 +678,12 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
   else kfjob_run_options_init(&I.o);
   if ((st = kfh_check_options(h, &I.o)) != KFJOB_OK) return st;
   if ((st = import_opts(&I, io)) != KFJOB_OK) return st;
+  {   /* a target that runs the command as written keeps a TrainJob's launcher */
+    kf_target t;
+    kf_err e;
+    I.io.keep_launcher = I.o.target && kf_target_parse(I.o.target, &t, "kfjob", "target", &e) ==
+                         KF_OK && !KF_T_IS_TRAINER(t) && t != KF_T_CLUSTERED;
+  }
   if (text == NULL) {
     kfh_msg(h, "the text is NULL");
     return KFJOB_EARG;
