@@ -17,7 +17,7 @@
 static void law1(const kf_job *j, kf_arena *A) {
 #ifdef FZ_HAVE_MANIFEST
   kf_manifest_opts mo;
-  kf_import_opts io = {-1, 0, "kfjob.from_manifest"};
+  kf_import_opts io = {-1, 0, "kfjob.from_manifest", 0};
   kf_node *m, *info;
   kf_job j1, j2;
   kf_err e;
@@ -38,7 +38,7 @@ static void law1(const kf_job *j, kf_arena *A) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const kf_yaml_limits lim = {0, 16, 20000, 0, 0, 1};   /* YAML 1.1, as kubectl */
-  kf_import_opts io = {-1, 0, "kfjob.from_manifest"};
+  kf_import_opts io = {-1, 0, "kfjob.from_manifest", 0};
   kf_yaml_doc *docs;
   kf_import_doc *flat = NULL;
   size_t nd, nf = 0, i;

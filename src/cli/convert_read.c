@@ -252,9 +252,9 @@ static int on_other(conv *c, const kfjob_job *j, const kfjob_import_info *info) 
 }
 
 /* What the target's rules drop on the way (a TrainJob's TTL and backoff
-** limit, R19, R20), and env references that never expand (R55, on the
-** input's own target too): their warnings, one stderr line each, --lossy
-** or not. */
+** limit, R19, R20), and, on the input's own target too, env references
+** that never expand (R55) and an ExitCode the v1 MPIJob controller never
+** acts on (R13): their warnings, one stderr line each, --lossy or not. */
 static void dropped(const conv *c, const char *at, const kfjob_job *j,
                     const kfjob_import_info *info) {
   const char *to = c->a->to ? c->a->to : info->target;
@@ -262,7 +262,8 @@ static void dropped(const conv *c, const char *at, const kfjob_job *j,
   if (c->quiet || to == NULL) return;
   for (i = 0; i < j->nwarnings; i++)
     if ((c->a->to && strstr(j->warnings[i].message, "dropped") != NULL) ||
-        strstr(j->warnings[i].message, "does not expand on") != NULL)
+        strstr(j->warnings[i].message, "does not expand on") != NULL ||
+        strstr(j->warnings[i].message, "controller never acts on it") != NULL)
       fprintf(stderr, "kfjob: %s: %s: %s (target %s)\n", at, j->warnings[i].path,
               j->warnings[i].message, to);
 }
@@ -518,11 +519,14 @@ static kfjob_status run_untargeted(kfjob_host *h, conv *c, const char *data, siz
   return st;
 }
 
-/* Does the text hold "$(" (a variable reference, R55)? */
+/* Does the text hold "$(" (a variable reference, R55) or "ExitCode" (a
+** restart policy R13 may warn about)? */
 static int has_ref(const char *data, size_t n) {
   size_t i;
   for (i = 0; i + 1 < n; i++)
-    if (data[i] == '$' && data[i + 1] == '(') return 1;
+    if ((data[i] == '$' && data[i + 1] == '(') ||
+        (data[i] == 'E' && n - i >= 8 && memcmp(data + i, "ExitCode", 8) == 0))
+      return 1;
   return 0;
 }
 
@@ -544,7 +548,8 @@ kfjob_status convert_run(kfjob_host *h, conv *c, const char *data, size_t n) {
     io.kind = a->kind, io.lossy = 1, io.stream = 1, io.other = !c->quiet;
     ro.image = a->image;   /* the image of groups without one (a TrainJob's runtime's) */
     /* the fields a target rule drops; on the input's own target only
-    ** references that never expand (R55), so only where there is one */
+    ** references that never expand (R55) and ExitCode (R13), so only
+    ** where there is one */
     ro.lint = !c->quiet && (a->to != NULL || has_ref(data, n));
     c->text = data, c->ntext = n;
     return kfjob_host_import_manifests(h, data, n, &io, &ro, on_import, c);

@@ -150,6 +150,36 @@ static kf_status manifest_opts(imp *I, const kf_node *info, kf_manifest_opts *mo
   return kf_manifest_opts_parse(n, mo, &I->A, "kfjob.manifest", e);
 }
 
+/* A TaskTemplate's image for a job without one (a TrainJob on its
+** runtime's): the run's (--image) as opts.container.image, else an error
+** naming it; only a Trainer target may run without an image (as the
+** manifest's check, kf_manifest.c: flyteadmin's task_validator.go and the
+** pods need one).  Jobs with an image: as before. */
+static kf_status template_image(imp *I, const kf_job *j, kf_render_opts *ro, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  kf_node *o, *c;
+  int i, role = -1;
+  if ((ro->format != KF_RENDER_TEMPLATE && ro->format != KF_RENDER_TEMPLATE_JSON) ||
+      (ro->target_set && KF_T_IS_TRAINER(ro->target)) ||
+      (j->has_container && j->container.image && j->container.image[0]))
+    return KF_OK;
+  for (i = 0; i < k->nroles && role < 0; i++)
+    if (j->g[k->roles[i].role].replicas > 0 &&
+        (j->g[k->roles[i].role].image == NULL || j->g[k->roles[i].role].image[0] == '\0'))
+      role = k->roles[i].role;
+  if (role < 0) return KF_OK;
+  if (I->o.image == NULL)
+    return kf_fail(e, KF_EINVAL, "%s: opts.image: required: %s has no image of its own (a "
+                   "TaskTemplate's container needs one: set the job's container.image, or "
+                   "kfjob render --image; only a TrainJob may run its runtime's image)",
+                   ro->who, kf_roles[role].key);
+  if ((o = kf_node_new(&I->A, KF_NOBJ)) == NULL || (c = kf_obj_add(&I->A, o, "container", KF_NOBJ)) == NULL ||
+      !kf_obj_strref(&I->A, c, "image", I->o.image))
+    return kf_nomem(e);
+  ro->template_opts = o;
+  return KF_OK;
+}
+
 /* The core's options for the run's format and target (when the run names
 ** none: the input's own for the manifest formats, else the format's
 ** default, flyte for the payloads and templates). */
@@ -430,7 +460,7 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
   if ((st = render_opts(I, j, info, &ro, &e)) != KF_OK) return fail(I, KFJOB_EJOB, &e);
   if ((st = lossy_drop(I, &jcopy, &ro, &pr, &ii, &e)) != KF_OK) return fail(I, KFJOB_EMEMORY, &e);
   kf_buf_init(&b, I->A.a);
-  st = kf_render(j, &ro, &I->A, &b, &e);
+  if ((st = template_image(I, j, &ro, &e)) == KF_OK) st = kf_render(j, &ro, &I->A, &b, &e);
   if (st == KF_OK && !kf_buf_addc(&b, '\0')) st = kf_nomem(&e);
   if (st != KF_OK) {
     const kfjob_problem *ps = NULL;
@@ -648,6 +678,12 @@ KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *te
   else kfjob_run_options_init(&I.o);
   if ((st = kfh_check_options(h, &I.o)) != KFJOB_OK) return st;
   if ((st = import_opts(&I, io)) != KFJOB_OK) return st;
+  {   /* a target that runs the command as written keeps a TrainJob's launcher */
+    kf_target t;
+    kf_err e;
+    I.io.keep_launcher = I.o.target && kf_target_parse(I.o.target, &t, "kfjob", "target", &e) ==
+                         KF_OK && !KF_T_IS_TRAINER(t) && t != KF_T_CLUSTERED;
+  }
   if (text == NULL) {
     kfh_msg(h, "the text is NULL");
     return KFJOB_EARG;

@@ -16,6 +16,7 @@ static const char *const import_keys[] = {"kind", "lossy", NULL};
 
 /* opts.kind and opts.lossy at index `idx` (nil: none). */
 static void import_opts(lua_State *L, int idx, const char *who, kf_import_opts *o) {
+  memset(o, 0, sizeof *o);
   o->kind = -1, o->lossy = 0, o->who = who;
   if (lua_isnoneornil(L, idx)) return;
   luaL_checktype(L, idx, LUA_TTABLE);

@@ -328,6 +328,7 @@ static kf_status start(kfi *c, const kf_import_opts *o, kf_arena *A, kf_err *e) 
   memset(c, 0, sizeof *c);
   c->A = A, c->e = e, c->who = o && o->who ? o->who : "kfjob.from_manifest";
   c->lossy = o && o->lossy;
+  c->keep_launcher = o && o->keep_launcher;
   KF_OOM(c, c->spec = kf_node_new(A, KF_NOBJ));
   KF_OOM(c, c->info = kf_node_new(A, KF_NOBJ));
   KF_OOM(c, c->ct = kf_node_new(A, KF_NOBJ));

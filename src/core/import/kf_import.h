@@ -18,6 +18,11 @@ typedef struct kf_import_opts {
                            (Elastic for a TrainJob, HorovodJob for an MPIJob) */
   int lossy;            /* list what kfjob cannot hold instead of failing */
   const char *who;      /* prefixes errors ("kfjob.from_manifest") */
+  int keep_launcher;    /* the job is written for a target that runs the
+                           command as written (operator, flyte): a torch
+                           TrainJob's `torchrun --no-python` stays in the
+                           command when it starts more than one process a
+                           node, so the pods run as many (kf_import_trainer.c) */
 } kf_import_opts;
 
 /* The report (`info`) as a node: kind, api_version, target, name,

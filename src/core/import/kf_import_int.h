@@ -12,6 +12,8 @@ typedef struct kfi {
   kf_err *e;
   const char *who;
   int lossy;
+  int keep_launcher;         /* kf_import_opts' */
+  const kf_node *kept_nproc; /* a kept launcher's processes a node */
   int kind;                  /* enum kf_kind */
   kf_target target;
   kf_node *spec;             /* the job in constructor shape */

@@ -153,6 +153,15 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
     return kfi_fail(c, p, "must be 1: the training-operator's webhook refuses any other "
                     "Master (leave the Master out for a job of workers only)");
   }
+  /* the same webhook: Forbidden([Worker].replicas, "must be at least 1")
+  ** (nil passes); it also checks an elastic PyTorchJob's */
+  if (role == KF_WORKER && (c->kind == KF_PYTORCH || c->kind == KF_ELASTIC) &&
+      (v = kf_node_get(rs, "replicas")) && v->t == KF_NINT && v->u.i < 1) {
+    kfi_path(p, path, "replicas");
+    return kfi_fail(c, p, "must be at least 1: the training-operator's webhook refuses a "
+                    "Worker with %lld (leave the Worker out for a job of the Master only)",
+                    (long long)v->u.i);
+  }
   if (kf_node_get(rs, "restartPolicy") == NULL && operator_restart(c, role))
     KF_OOM(c, kf_obj_strref(c->A, g, "restart_policy", operator_restart(c, role)));
   kfi_path(p, path, "template");
@@ -451,6 +460,21 @@ static kf_status pod_copies(kfi *c, const char *sp, const kf_node *specs) {
                       "labels and annotations on every pod (flyteplugins pod_helper.go)");
 }
 
+/* An elastic PyTorchJob with a Master: the training-operator's webhook
+** takes it (only a Worker is required with an elasticPolicy), but kfjob's
+** Elastic job is its workers alone, which rendezvous among themselves
+** (elastic.go: PET_RDZV_ENDPOINT <job>-worker-0, PET_NNODES min:max).
+** Leaving the Master out would run one pod fewer, so even --lossy refuses. */
+static kf_status elastic_master(kfi *c, const char *sp, const kf_node *specs) {
+  char p[KFI_PATH];
+  if (c->kind != KF_ELASTIC || kf_node_get(specs, "Master") == NULL) return KF_OK;
+  kfi_path(p, sp, "Master");
+  return kfi_fail(c, p, "kfjob's Elastic job cannot hold a Master: its nodes are the Worker "
+                  "replicas, which rendezvous among themselves; make the Master one more "
+                  "Worker (Worker replicas, minReplicas and maxReplicas + 1), or drop "
+                  "spec.elasticPolicy to read it as a PyTorchJob");
+}
+
 kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
   const kf_kind_info *k = &kf_kinds[c->kind];
   const kf_node *specs = kf_node_get(spec, k->crd_specs);
@@ -463,7 +487,7 @@ kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
   kfi_path(sp, path, k->crd_specs);
   for (i = 0; i < k->nroles; i++) known[i] = kf_roles[k->roles[i].role].name;
   known[i] = NULL;
-  if ((st = kfi_want(c, sp, specs, KF_NOBJ)) != KF_OK ||
+  if ((st = kfi_want(c, sp, specs, KF_NOBJ)) != KF_OK || (st = elastic_master(c, sp, specs)) != KF_OK ||
       (st = kfi_keys(c, sp, specs, known, NULL, NULL)) != KF_OK)
     return st;
   if ((st = pod_copies(c, sp, specs)) != KF_OK) return st;

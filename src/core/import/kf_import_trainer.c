@@ -33,6 +33,64 @@ static kf_status runtime_ref(kfi *c, const kf_node *ref) {
   return KF_OK;
 }
 
+/* The CPU count of quantity s rounded up (Quantity.Value()): "4", "2.5",
+** "700m"; 0 for a form this does not count. */
+static long long cpu_count(const char *s) {
+  long long n = 0, frac = 0, div = 1;
+  if (s == NULL || *s < '0' || *s > '9') return 0;
+  for (; *s >= '0' && *s <= '9' && n < 100000000; s++) n = n * 10 + (*s - '0');
+  if (*s == '.')
+    for (s++; *s >= '0' && *s <= '9' && div < 1000000000; s++) frac = frac * 10 + (*s - '0'), div *= 10;
+  if (*s == 'm' && s[1] == '\0' && div == 1) return (n + 999) / 1000;
+  if (*s != '\0') return 0;
+  return n + (frac > 0);
+}
+
+/* Whether a resource name of requests or limits holds "gpu"
+** (runtime.GetNumGPUPerNode). */
+static int gpu_in(const kf_node *r) {
+  static const char *const kinds[] = {"requests", "limits"};
+  size_t k, i;
+  for (k = 0; k < 2; k++) {
+    const kf_node *m = kf_node_get(r, kinds[k]);
+    for (i = 0; m && m->t == KF_NOBJ && i < m->u.c.n; i++)
+      if (strstr(m->u.c.k[i], "gpu")) return 1;
+  }
+  return 0;
+}
+
+/* The processes a node Trainer's torch plugin starts (torch.go
+** EnforceMLPolicy, FACTS 11.5.4): numProcPerNode, else "auto" with a GPU
+** resource, else the CPU request (else limit) rounded up, at least 1.
+** NULL: a CPU quantity cpu_count does not count. */
+static kf_node *torch_nproc(kfi *c, const kf_node *tr) {
+  const kf_node *np = kf_node_get(tr, "numProcPerNode"), *r = kf_node_get(tr, "resourcesPerNode");
+  const kf_node *cpu = kf_node_get(kf_node_get(r, "requests"), "cpu");
+  long long n = 1;
+  if (np) return (kf_node *)np;
+  if (gpu_in(r)) return kf_node_str(c->A, "auto", 4);
+  if (cpu == NULL) cpu = kf_node_get(kf_node_get(r, "limits"), "cpu");
+  if (cpu && (n = cpu->t == KF_NINT ? cpu->u.i : cpu_count(kfi_str(cpu))) < 1) return NULL;
+  return kf_node_int(c->A, n);
+}
+
+/* Migrating to a target that runs the command as written (keep_launcher):
+** a wrapped command (`torchrun --no-python X`) of more than one process a
+** node stays as written, with those processes as nproc_per_node, so the
+** operator's torchrun starts as many (it reads PET_NPROC_PER_NODE, which
+** the operator sets from spec.nprocPerNode: envvar.go setPodEnv). */
+static kf_status keep_launcher(kfi *c, const kf_node *tr, int *out) {
+  kf_node *np = torch_nproc(c, tr);
+  if (np == NULL)
+    return kfi_fail(c, "spec.trainer.resourcesPerNode", "a CPU quantity kfjob cannot count: "
+                    "the processes a node the runtime starts are unknown (set "
+                    "spec.trainer.numProcPerNode)");
+  if (np->t == KF_NINT && np->u.i == 1) return KF_OK;   /* one a pod: the PyTorchJob's */
+  c->kept_nproc = np;
+  *out = 1;
+  return KF_OK;
+}
+
 /* The command and numProcPerNode run as written (kf_trainer_wraps): a
 ** runtime of the job's own, or on torch-distributed a trainer whose
 ** command kfjob's wrapper would change (neither `torchrun --no-python`
@@ -52,6 +110,7 @@ static kf_status as_written(kfi *c, const kf_node *tr, int *out) {
            : args && args->t == KF_NARR && args->u.c.n > 0;
   if (*out) KF_OOM(c, kf_obj_strref(c->A, c->spec, "runtime", kf_kinds[c->kind].trainer_runtime));
   else *out = n > 0 && !wrapped;   /* a launcher: as written too */
+  if (wrapped && c->keep_launcher && c->kind == KF_PYTORCH) return keep_launcher(c, tr, out);
   return KF_OK;
 }
 
@@ -141,6 +200,8 @@ static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
   if (kf_trainer_wraps_kind(c->kind)) {
     if (np && (written || !(np->t == KF_NINT && np->u.i == 1)))
       KF_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
+    else if (np == NULL && c->kept_nproc)
+      KF_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)c->kept_nproc));
     else if (np == NULL && !written)
       KF_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
   }
@@ -304,8 +365,15 @@ kf_status kfi_trainer(kfi *c, const kf_node *spec) {
     KF_OOM(c, rp = kf_obj_add(c->A, c->spec, "run_policy", KF_NOBJ));
     KF_OOM(c, kf_node_push(c->A, rp, "active_deadline_seconds", (kf_node *)v));
   }
+  /* Trainer *Trainer is +optional (trainjob_types.go), but the torch, jax
+  ** and xgboost plugins' EnforceMLPolicy inject the node env only when it
+  ** is set, and kfjob's writer always writes one */
   if ((v = kf_node_get(spec, "trainer")) == NULL)
-    return kfi_fail(c, "spec.trainer", "required");
+    return kfi_fail(c, "spec.trainer", "missing: kfjob cannot hold a TrainJob without a trainer: "
+                    "it runs the runtime's image, command and node count, and Trainer's plugins "
+                    "inject their node env (PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR, ...; "
+                    "JAX_*, DMLC_*) only when spec.trainer is set, which kfjob always writes "
+                    "(add trainer: {numNodes: 1} to read it as a job of one node with that env)");
   if ((st = trainer(c, v)) != KF_OK) return st;
   if ((v = kf_node_get(spec, "runtimePatches")) && (st = patches(c, v, NULL)) != KF_OK)
     return st;

@@ -9,6 +9,7 @@
 ** is on, so the rule follows exactly what each target injects for each
 ** kind and group, and a new kind's generator brings its names along.
 */
+#include <stdio.h>
 #include <string.h>
 
 #include "kf_env.h"
@@ -192,17 +193,135 @@ static int ref_in(const kf_node *n) {
   return 0;
 }
 
+static int strings_ref(const char *const *v, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (v[i] && strstr(v[i], "$(")) return 1;
+  return 0;
+}
+
+static int container_ref(const kf_container *k) {
+  return ref_in(k->env) || strings_ref(k->command, k->ncommand) || strings_ref(k->args, k->nargs);
+}
+
 static int any_ref(const kf_job *j, const kf_target_ctx *c) {
   size_t i;
   int r;
   if (c && c->env)
     for (i = 0; i < c->env->n; i++)
       if (strstr(c->env->v[i].v, "$(")) return 1;
-  if ((j->has_container && ref_in(j->container.env)) || ref_in(j->pod_template)) return 1;
+  if ((j->has_container && container_ref(&j->container)) || ref_in(j->pod_template)) return 1;
   for (r = 0; r < KF_NROLES; r++)
-    if ((j->g[r].has_container && ref_in(j->g[r].container.env)) || ref_in(j->g[r].pod_template))
+    if ((j->g[r].has_container && container_ref(&j->g[r].container)) ||
+        ref_in(j->g[r].pod_template) || strings_ref(j->g[r].command, j->g[r].ncommand))
       return 1;
   return 0;
+}
+
+/* A reference nothing on the pods defines stays as written (expand.go
+** MappingFuncFor: syntaxWrap): a name set by no variable of pods
+** p[0..np) -- not the user's, not the target's (Trainer sets no
+** MASTER_ADDR, RANK or WORLD_SIZE).  Unknown here, so never reported: the
+** variables kubelet makes for Services (<SVC>_SERVICE_HOST,
+** <SVC>_SERVICE_PORT..., KUBERNETES_*) and, with an envFrom, any. */
+static int set_on(const kf_env_pod *p, size_t np, const char *n, size_t len) {
+  size_t i, k;
+  for (i = 0; i < np; i++)
+    for (k = 0; k < p[i].n; k++)
+      if (named(&p[i].v[k], n, len)) return 1;
+  return 0;
+}
+
+static int kubelet_name(const char *n, size_t len) {
+  size_t i;
+  if (len >= 11 && strncmp(n, "KUBERNETES_", 11) == 0) return 1;
+  for (i = 0; i + 13 <= len; i++)
+    if (strncmp(n + i, "_SERVICE_HOST", 13) == 0 || strncmp(n + i, "_SERVICE_PORT", 13) == 0)
+      return 1;
+  return 0;
+}
+
+/* The first reference in s no pod of p[0..np) sets (*len its length);
+** NULL: none. */
+static const char *undefined_ref(const char *s, const kf_env_pod *p, size_t np, size_t *len) {
+  const char *end;
+  for (; s && *s; s++) {
+    if (s[0] != '$') continue;
+    if (s[1] == '$') { s++; continue; }
+    if (s[1] != '(' || (end = strchr(s + 2, ')')) == NULL) continue;
+    *len = (size_t)(end - s - 2);
+    if (*len && !kubelet_name(s + 2, *len) && !set_on(p, np, s + 2, *len)) return s + 2;
+    s = end;
+  }
+  return NULL;
+}
+
+static int has_key(const kf_node *n, const char *key) {
+  size_t i;
+  if (n == NULL || (n->t != KF_NARR && n->t != KF_NOBJ)) return 0;
+  for (i = 0; i < n->u.c.n; i++)
+    if ((n->t == KF_NOBJ && strcmp(n->u.c.k[i], key) == 0) || has_key(n->u.c.v[i], key))
+      return 1;
+  return 0;
+}
+
+static int env_from(const kf_job *j) {
+  int r;
+  if (has_key(j->pod_template, "envFrom")) return 1;
+  for (r = 0; r < KF_NROLES; r++)
+    if (has_key(j->g[r].pod_template, "envFrom")) return 1;
+  return 0;
+}
+
+/* Who sets the target's variables, for the messages. */
+static const char *setter(kf_target t) {
+  return KF_T_IS_TRAINER(t) ? "Trainer" : t == KF_T_FLYTE || t == KF_T_FLYTE2
+         ? "Flyte and the operator" : "the operator";
+}
+
+/* A command or args (path; v[0..n)) with a reference no pod defines. */
+static kf_status strings_undefined(const char *path, const char *const *v, size_t n,
+                                   kf_target t, const kf_env_pods *ps,
+                                   const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  size_t i, len;
+  const char *ref;
+  for (i = 0; i < n; i++)
+    if ((ref = undefined_ref(v[i], ps->p, ps->n, &len)) != NULL)
+      return kf_problem_add(out, r, t, path, e, "$(%.*s) does not expand on %s: neither "
+                            "the env nor %s sets %.*s on its pods, and Kubernetes leaves "
+                            "a reference to an undefined variable as written", (int)len,
+                            ref, kf_target_names[t], setter(t), (int)len, ref);
+  return KF_OK;
+}
+
+/* The job's and each running group's command and args (R55). */
+static kf_status commands_undefined(const kf_job *j, kf_target t, const kf_env_pods *ps,
+                                    const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  char p[64];
+  int i;
+  kf_status st = KF_OK;
+  if (j->has_container &&
+      ((st = strings_undefined("container.command", j->container.command,
+                               j->container.ncommand, t, ps, r, out, e)) != KF_OK ||
+       (st = strings_undefined("container.args", j->container.args, j->container.nargs,
+                               t, ps, r, out, e)) != KF_OK))
+    return st;
+  for (i = 0; i < kf_kinds[j->kind].nroles && st == KF_OK; i++) {
+    int role = kf_kinds[j->kind].roles[i].role;
+    const kf_group *g = &j->g[role];
+    if (g->replicas <= 0) continue;
+    snprintf(p, sizeof p, "%s.command", kf_roles[role].key);
+    if ((st = strings_undefined(p, g->command, g->ncommand, t, ps, r, out, e)) != KF_OK ||
+        !g->has_container)
+      continue;
+    snprintf(p, sizeof p, "%s.container.command", kf_roles[role].key);
+    if ((st = strings_undefined(p, g->container.command, g->container.ncommand, t, ps, r,
+                                out, e)) != KF_OK)
+      continue;
+    snprintf(p, sizeof p, "%s.container.args", kf_roles[role].key);
+    st = strings_undefined(p, g->container.args, g->container.nargs, t, ps, r, out, e);
+  }
+  return st;
 }
 
 static kf_status r55_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
@@ -211,6 +330,7 @@ static kf_status r55_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
   kf_err ignored = {0};
   seen_paths seen = {NULL, 0, 0};
   size_t pi, i, len;
+  int undef = !env_from(j);
   if (!(kf_targets[t].kinds & (1u << j->kind)) || !any_ref(j, c) ||
       kf_env_pods_of(j, t, c && c->name ? c->name : "job", NULL, c ? c->env : NULL,
                      out->A, &ps, "R55", &ignored) != KF_OK)
@@ -222,8 +342,18 @@ static kf_status r55_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
       const char *ref;
       int met;
       kf_status st;
-      if (u->origin != KF_ENV_USER || (ref = late_ref(&ps.p[pi], i, &len, &by)) == NULL)
+      if (u->origin != KF_ENV_USER) continue;
+      if ((ref = late_ref(&ps.p[pi], i, &len, &by)) == NULL) {
+        if (undef && (ref = undefined_ref(u->value, &ps.p[pi], 1, &len)) != NULL &&
+            (met = first_met(out->A, &seen, u->path)) != 0 &&
+            (st = met < 0 ? kf_nomem(e) : kf_problem_add(
+                 out, r, t, u->path, e, "$(%.*s) does not expand on %s: neither the env nor "
+                 "%s sets %.*s there, and Kubernetes leaves a reference to an undefined "
+                 "variable as written", (int)len, ref, ps.p[pi].key, setter(t), (int)len,
+                 ref)) != KF_OK)
+          return st;
         continue;
+      }
       if ((met = first_met(out->A, &seen, u->path)) < 0) return kf_nomem(e);
       if (met == 0) continue;
       if ((st = kf_problem_add(out, r, t, u->path, e, "$(%.*s) does not expand on %s: %s "
@@ -236,7 +366,7 @@ static kf_status r55_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
         return st;
     }
   }
-  return KF_OK;
+  return undef ? commands_undefined(j, t, &ps, r, out, e) : KF_OK;
 }
 
 const kf_target_rule kf_target_rules_env[] = {
