@@ -48,3 +48,17 @@ describe("flyte2-clustered: Kueue topology on the JobSet's one pod set (R40, R41
     assert.is_nil(problems(p).R40)
   end)
 end)
+
+describe("flyte2-clustered: scheduling the backend does not carry, at its own path (R48)", function()
+  it("names scheduling.queue, .suspend, .multikueue, .priority_class, .max_exec_time, .gang", function()
+    local j = kfjob.Elastic{ nnodes = 2, worker = {}, container = { image = "i" },
+      scheduling = { queue = "q", suspend = true, multikueue = true, priority_class = "p",
+                     max_exec_time = 60, gang = { min_available = 2 } } }
+    local paths = {}
+    for _, p in ipairs(problems(j).R48 or {}) do paths[p.path] = true end
+    for _, k in ipairs{ "queue", "suspend", "multikueue", "priority_class", "max_exec_time", "gang" } do
+      assert.is_true(paths["scheduling." .. k], "scheduling." .. k)
+    end
+    assert.is_nil(paths.scheduling)
+  end)
+end)

@@ -153,6 +153,30 @@ static kf_status r47_interconnect(const kf_job *j, kf_target t, const kf_target_
   return KF_OK;
 }
 
+/* R48's scheduling part: each field the backend does not carry, at its own
+** path (only topology reaches the pods). */
+static kf_status r48_scheduling(const kf_job *j, kf_target t, const kf_target_rule *r,
+                                kf_problems *out, kf_err *e) {
+  const kf_sched *s = &j->sched;
+  const char *set[6];
+  static const char *const keys[6] = {"queue", "priority_class", "max_exec_time",
+                                      "suspend", "multikueue", "gang"};
+  char path[48];
+  int i;
+  if (!j->has_scheduling) return KF_OK;
+  set[0] = s->queue, set[1] = s->priority_class, set[2] = s->max_exec_time > 0 ? "" : NULL;
+  set[3] = s->suspend ? "" : NULL, set[4] = s->multikueue ? "" : NULL;
+  set[5] = s->has_gang ? "" : NULL;
+  for (i = 0; i < 6; i++) {
+    if (set[i] == NULL) continue;
+    snprintf(path, sizeof path, "scheduling.%s", keys[i]);
+    ADD(path, e, "cannot travel in a clustered task: the backend sets no "
+        "Kueue labels, suspend, managedBy or gang from the task (util.go: gang "
+        "admission via Kueue is not yet wired); only topology reaches the pods");
+  }
+  return KF_OK;
+}
+
 /* R48: one replicated job of one container: no per-group settings, and a
 ** PyTorchJob's master and workers alike. */
 static kf_status r48_groups(const kf_job *j, kf_target t, const kf_target_ctx *c,
@@ -179,13 +203,7 @@ static kf_status r48_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
         break;
       }
   }
-  if (j->has_scheduling && (j->sched.queue || j->sched.priority_class ||
-                            j->sched.max_exec_time > 0 || j->sched.suspend ||
-                            j->sched.multikueue || j->sched.has_gang))
-    ADD("scheduling", e, "cannot travel in a clustered task: the backend sets no "
-        "Kueue labels, suspend, managedBy or gang from the task (util.go: gang "
-        "admission via Kueue is not yet wired); only topology reaches the pods");
-  return KF_OK;
+  return r48_scheduling(j, t, r, out, e);
 }
 
 const kf_target_rule kf_target_rules_clustered[] = {
