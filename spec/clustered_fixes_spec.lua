@@ -62,3 +62,14 @@ describe("flyte2-clustered: scheduling the backend does not carry, at its own pa
     assert.is_nil(paths.scheduling)
   end)
 end)
+
+describe("README: Trainer v2.4.0's breaking changes", function()
+  it("lists all six of the release page, #4120 and #4122 included", function()
+    local f = assert(io.open("README.md")); local r = f:read("a"); f:close()
+    for _, n in ipairs{ "#4394", "#4301", "#4120", "#4122", "#3386", "#4029" } do
+      assert.truthy(r:find(n, 1, true), n)
+    end
+    assert.truthy(r:find("dataCache.lws.install", 1, true))
+    assert.truthy(r:find("helm uninstall", 1, true))
+  end)
+end)
