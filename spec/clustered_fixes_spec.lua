@@ -73,3 +73,36 @@ describe("README: Trainer v2.4.0's breaking changes", function()
     assert.truthy(r:find("helm uninstall", 1, true))
   end)
 end)
+
+describe("flyte2-clustered: settings the clustered task cannot carry", function()
+  local function E(t)
+    t.nnodes, t.rdzv_backend, t.container = 2, "static", { image = "i" }
+    return kfjob.Elastic(t)
+  end
+  local function lint_rules(j)
+    local out = {}
+    for _, w in ipairs(j:lint(T)) do if w.rule then out[w.rule .. " " .. w.path] = w end end
+    return out
+  end
+
+  it("a group's restart policy other than never is refused: the pods run with Never (R48)", function()
+    local e = problems(E{ worker = { restart_policy = "always" } }).R48
+    assert.is_truthy(e)
+    assert.are.equal("worker.restart_policy", e[1].path)
+    assert.matches("restartPolicy Never", e[1].message, 1, true)
+    local p = kfjob.PyTorchJob{ master = { restart_policy = "on_failure" }, worker = { replicas = 2 },
+                                container = { image = "i" } }
+    assert.are.equal("master.restart_policy", problems(p).R48[1].path)
+    assert.is_nil(problems(E{ worker = { restart_policy = "never" } }).R48)
+  end)
+
+  it("active_deadline_seconds and clean_pod_policy are dropped with a warning (R20)", function()
+    local w = lint_rules(E{ run_policy = { active_deadline_seconds = 100 } })
+    assert.is_truthy(w["R20 run_policy.active_deadline_seconds"])
+    w = lint_rules(E{ run_policy = { clean_pod_policy = "all" } })
+    assert.is_truthy(w["R20 run_policy.clean_pod_policy"])
+    -- backoff_limit and the TTL have their place (failure_policy, the TTL)
+    w = lint_rules(E{ run_policy = { backoff_limit = 2, ttl_seconds_after_finished = 60 } })
+    for k in pairs(w) do assert.is_nil(k:match("^R20")) end
+  end)
+end)

@@ -195,6 +195,13 @@ static kf_status r48_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
       ADD(path, e, "cannot be expressed: a clustered task is one replicated job of "
           "the task's one container (use the job's)");
     }
+    if (g->replicas > 0 && g->restart_policy != KF_RP_NEVER &&
+        g->restart_policy != KF_RP_EXIT_CODE) {   /* exit_code: R13's row */
+      snprintf(path, sizeof path, "%s.restart_policy", key);
+      ADD(path, e, "'%s' cannot be expressed: the backend runs every pod of a clustered "
+          "task with restartPolicy Never (restarts are the whole JobSet's: "
+          "run_policy.backoff_limit)", kf_restart_policy_enum.spell[g->restart_policy][0]);
+    }
     for (x = 0; x < KF_NRES; x++)
       if (g->requests[x] || g->limits[x]) {
         snprintf(path, sizeof path, "%s.%s", key, g->limits[x] ? "limits" : "requests");
@@ -204,6 +211,22 @@ static kf_status r48_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
       }
   }
   return r48_scheduling(j, t, r, out, e);
+}
+
+/* R20 on flyte2-clustered: the run-policy fields a ClusteredTaskSpec has no
+** place for (backoff_limit and the TTL map to its failure policy and TTL). */
+static kf_status r20_run_policy(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                                const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  (void)c, (void)t;
+  if (!j->has_run_policy) return KF_OK;
+  if (j->rp.active_deadline_seconds != 0 || (j->rp.zero & KF_RPZ_DEADLINE))
+    ADD("run_policy.active_deadline_seconds", e, "dropped: a clustered task has no "
+        "deadline (the backend's JobSet and Job set no activeDeadlineSeconds)");
+  if (j->rp.clean_pod_policy != KF_CP_NONE)
+    ADD("run_policy.clean_pod_policy", e, "'%s' is dropped: a clustered task has no "
+        "clean-pod policy (the JobSet keeps its pods until the TTL deletes it)",
+        kf_clean_pod_policy_enum.spell[j->rp.clean_pod_policy][0]);
+  return KF_OK;
 }
 
 const kf_target_rule kf_target_rules_clustered[] = {
@@ -235,6 +258,11 @@ const kf_target_rule kf_target_rules_clustered[] = {
        "falling back to TCP)")},
    r47_interconnect, 0},
   {"R48", PT_EL, {CL(ERR)},
-   {CL(BUILD " (one ReplicatedJob 'workers' of the task's pod)")}, r48_groups, 0},
+   {CL(BUILD " (one ReplicatedJob 'workers' of the task's pod, restartPolicy Never)")},
+   r48_groups, 0},
+  {"R20", PT_EL, {CL(WARN)},
+   {CL("flyteidl2 plugins/clustered.proto ClusteredTaskSpec (failure_policy and the TTL "
+       "only); " BUILD " (no activeDeadlineSeconds)")},
+   r20_run_policy, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };
