@@ -106,3 +106,29 @@ describe("flyte2-clustered: settings the clustered task cannot carry", function(
     for k in pairs(w) do assert.is_nil(k:match("^R20")) end
   end)
 end)
+
+describe("flyte2-clustered: a TaskTemplate read as a PyTorchJob", function()
+  local function tt(custom)
+    return '{"type":"clustered-task","taskTypeVersion":1,"custom":' .. custom ..
+      ',"container":{"image":"i:1","args":["python","t.py"]}}'
+  end
+
+  it("C10D rendezvous or torchrun restarts are an Elastic job's: refused, not dropped", function()
+    local c10d = tt('{"replicas":4,"nprocPerNode":1,"runtime":{"torchrun":{"rdzvBackend":"C10D","maxRestarts":3}}}')
+    local job, err = kfjob.decode_task_template(c10d, { kind = "PyTorchJob" })
+    assert.is_nil(job)
+    assert.matches("runtime.torchrun.rdzvBackend", err, 1, true)
+    job, err = kfjob.decode_task_template(
+      tt('{"replicas":4,"nprocPerNode":1,"runtime":{"torchrun":{"maxRestarts":3}}}'), { kind = "PyTorchJob" })
+    assert.is_nil(job)
+    assert.matches("runtime.torchrun.maxRestarts", err, 1, true)
+    -- as Elastic both are kept
+    local el = assert(kfjob.decode_task_template(c10d))
+    assert.are.equal("c10d", el:spec().rdzv_backend)
+    assert.are.equal(3, el:spec().max_restarts)
+    -- a PyTorchJob's own shape still reads
+    local p = assert(kfjob.decode_task_template(
+      tt('{"replicas":4,"nprocPerNode":1,"runtime":{"torchrun":{}}}'), { kind = "PyTorchJob" }))
+    assert.are.equal(3, p:spec().worker.replicas)
+  end)
+end)
