@@ -85,15 +85,15 @@ describe("flyte2-clustered: settings the clustered task cannot carry", function(
     return out
   end
 
-  it("a group's restart policy other than never is refused: the pods run with Never (R48)", function()
-    local e = problems(E{ worker = { restart_policy = "always" } }).R48
+  it("a group's restart policy other than never is refused: the pods run with Never (R13)", function()
+    local e = problems(E{ worker = { restart_policy = "always" } }).R13
     assert.is_truthy(e)
     assert.are.equal("worker.restart_policy", e[1].path)
     assert.matches("restartPolicy Never", e[1].message, 1, true)
     local p = kfjob.PyTorchJob{ master = { restart_policy = "on_failure" }, worker = { replicas = 2 },
                                 container = { image = "i" } }
-    assert.are.equal("master.restart_policy", problems(p).R48[1].path)
-    assert.is_nil(problems(E{ worker = { restart_policy = "never" } }).R48)
+    assert.are.equal("master.restart_policy", problems(p).R13[1].path)
+    assert.is_nil(problems(E{ worker = { restart_policy = "never" } }).R13)
   end)
 
   it("active_deadline_seconds and clean_pod_policy are dropped with a warning (R20)", function()

@@ -195,13 +195,6 @@ static kf_status r48_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
       ADD(path, e, "cannot be expressed: a clustered task is one replicated job of "
           "the task's one container (use the job's)");
     }
-    if (g->replicas > 0 && g->restart_policy != KF_RP_NEVER &&
-        g->restart_policy != KF_RP_EXIT_CODE) {   /* exit_code: R13's row */
-      snprintf(path, sizeof path, "%s.restart_policy", key);
-      ADD(path, e, "'%s' cannot be expressed: the backend runs every pod of a clustered "
-          "task with restartPolicy Never (restarts are the whole JobSet's: "
-          "run_policy.backoff_limit)", kf_restart_policy_enum.spell[g->restart_policy][0]);
-    }
     for (x = 0; x < KF_NRES; x++)
       if (g->requests[x] || g->limits[x]) {
         snprintf(path, sizeof path, "%s.%s", key, g->limits[x] ? "limits" : "requests");
@@ -211,6 +204,27 @@ static kf_status r48_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
       }
   }
   return r48_scheduling(j, t, r, out, e);
+}
+
+/* R13 on flyte2-clustered: a group's restart policy other than never (the
+** backend runs every pod with Never; exit_code has its own R13 row). */
+static kf_status r13_restart(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                             const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  char path[48];
+  int i;
+  (void)c, (void)t;
+  for (i = 0; i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    if (g->replicas <= 0 || g->restart_policy == KF_RP_NEVER ||
+        g->restart_policy == KF_RP_EXIT_CODE)
+      continue;
+    snprintf(path, sizeof path, "%s.restart_policy", kf_roles[k->roles[i].role].key);
+    ADD(path, e, "'%s' cannot be expressed: the backend runs every pod of a clustered "
+        "task with restartPolicy Never (restarts are the whole JobSet's: "
+        "run_policy.backoff_limit)", kf_restart_policy_enum.spell[g->restart_policy][0]);
+  }
+  return KF_OK;
 }
 
 /* R20 on flyte2-clustered: the run-policy fields a ClusteredTaskSpec has no
@@ -258,8 +272,8 @@ const kf_target_rule kf_target_rules_clustered[] = {
        "falling back to TCP)")},
    r47_interconnect, 0},
   {"R48", PT_EL, {CL(ERR)},
-   {CL(BUILD " (one ReplicatedJob 'workers' of the task's pod, restartPolicy Never)")},
-   r48_groups, 0},
+   {CL(BUILD " (one ReplicatedJob 'workers' of the task's pod)")}, r48_groups, 0},
+  {"R13", PT_EL, {CL(ERR)}, {CL(BUILD " (pod restartPolicy Never)")}, r13_restart, 0},
   {"R20", PT_EL, {CL(WARN)},
    {CL("flyteidl2 plugins/clustered.proto ClusteredTaskSpec (failure_policy and the TTL "
        "only); " BUILD " (no activeDeadlineSeconds)")},
