@@ -132,3 +132,70 @@ describe("flyte2-clustered: a TaskTemplate read as a PyTorchJob", function()
     assert.are.equal(3, p:spec().worker.replicas)
   end)
 end)
+
+describe("kfjob convert --to flyte2-clustered of a kubeflow.org/v1 PyTorchJob", function()
+  local cli = os.getenv("KFJOB_CLI")
+  local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+  local function convert(yaml, args)
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w")); f:write(yaml); f:close()
+    local p = io.popen("env -u LD_PRELOAD " .. cli .. " convert " .. q(path) .. " " .. args ..
+                       " 2>&1; echo rc=$?")
+    local out = p:read("a"); p:close()
+    os.remove(path)
+    return out
+  end
+  local function pod(image, extra)
+    return ([[
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: %s
+            command: [python, t.py]
+            resources:
+              limits: {nvidia.com/gpu: "2"}
+              requests: {nvidia.com/gpu: "2"}%s
+          restartPolicy: Never
+]]):format(image, extra or "")
+  end
+  local elastic = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: el}
+spec:
+  elasticPolicy: {minReplicas: 3, maxReplicas: 3, rdzvBackend: c10d, maxRestarts: 0}
+  nprocPerNode: "2"
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 3
+      restartPolicy: Never
+]] .. pod("img:2")
+
+  it("an elastic PyTorchJob: the one container's image and resources are the task's", function()
+    if not cli then return pending("KFJOB_CLI is not set") end
+    local out = convert(elastic, "--to flyte2-clustered -f json")
+    assert.matches("rc=0", out, 1, true)
+    assert.matches('"custom":{"replicas":3,"nprocPerNode":2,"runtime":{"torchrun":{"rdzvBackend":"C10D"}}}',
+                   out, 1, true)
+    assert.matches('"type":"clustered-task"', out, 1, true)
+    out = convert(elastic, "--to flyte2-clustered -f template-json")
+    assert.matches('"image":"img:2"', out, 1, true)
+    assert.matches('{"name":"GPU","value":"2"}', out, 1, true)
+  end)
+
+  it("master and workers of the same image: one pod; different images still refused (R48)", function()
+    if not cli then return pending("KFJOB_CLI is not set") end
+    local function pt(mi, wi)
+      return "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: pt}\nspec:\n" ..
+        "  pytorchReplicaSpecs:\n    Master:\n      replicas: 1\n      restartPolicy: Never\n" ..
+        pod(mi) .. "    Worker:\n      replicas: 2\n      restartPolicy: Never\n" .. pod(wi)
+    end
+    local out = convert(pt("img:2", "img:2"), "--to flyte2-clustered -f json")
+    assert.matches("rc=0", out, 1, true)
+    assert.matches('"custom":{"replicas":3,"nprocPerNode":1,"runtime":{"torchrun":{}}}', out, 1, true)
+    out = convert(pt("a:1", "b:1"), "--to flyte2-clustered -f json")
+    assert.matches("rc=1", out, 1, true)
+    assert.matches("image: cannot be expressed", out, 1, true)
+  end)
+end)

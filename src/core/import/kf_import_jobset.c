@@ -208,3 +208,66 @@ kf_status kfi_jobset_finish(kfi *c) {
   }
   return KF_OK;
 }
+
+/* ---- a v1 job converted to a clustered task --------------------------- */
+
+static int same_str(const char *a, const char *b) {
+  return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static int same_list(const char **a, size_t na, const char **b, size_t nb) {
+  size_t i;
+  if (na != nb) return 0;
+  for (i = 0; i < na; i++)
+    if (!same_str(a[i], b[i])) return 0;
+  return 1;
+}
+
+static int same_resources(const kf_group *a, const kf_group *b) {
+  int x;
+  for (x = 0; x < KF_NRES; x++)
+    if (!same_str(a->requests[x], b->requests[x]) || !same_str(a->limits[x], b->limits[x]))
+      return 0;
+  return 1;
+}
+
+static int has_resources(const char *const *req, const char *const *lim) {
+  int x;
+  for (x = 0; x < KF_NRES; x++)
+    if (req[x] || lim[x]) return 1;
+  return 0;
+}
+
+void kf_import_one_pod(kf_job *j) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  kf_group *g[KF_NROLES];
+  int i, n = 0, img = 1, cmd = 1, res = 1;
+  for (i = 0; i < k->nroles; i++)   /* the groups that run (an Elastic job's worker) */
+    if (j->g[k->roles[i].role].replicas > 0 || (k->flags & KF_K_ELASTIC))
+      g[n++] = &j->g[k->roles[i].role];
+  if (n == 0) return;
+  for (i = 1; i < n; i++) {
+    img &= same_str(g[i]->image, g[0]->image);
+    cmd &= same_list(g[i]->command, g[i]->ncommand, g[0]->command, g[0]->ncommand);
+    res &= same_resources(g[i], g[0]);
+  }
+  img &= g[0]->image != NULL && (!j->has_container || !j->container.image ||
+                                 strcmp(j->container.image, g[0]->image) == 0);
+  cmd &= g[0]->ncommand > 0 && (!j->has_container || j->container.ncommand == 0);
+  res &= has_resources(g[0]->requests, g[0]->limits) &&
+         !has_resources(j->requests, j->limits);
+  if (img) j->container.image = g[0]->image, j->has_container = 1;
+  if (cmd) {
+    j->container.command = g[0]->command, j->container.ncommand = g[0]->ncommand;
+    j->has_container = 1;
+  }
+  if (res) memcpy(j->requests, g[0]->requests, sizeof j->requests),
+           memcpy(j->limits, g[0]->limits, sizeof j->limits);
+  for (i = 0; i < n; i++) {
+    if (img) g[i]->image = NULL;
+    if (cmd) g[i]->command = NULL, g[i]->ncommand = 0;
+    if (res) memset(g[i]->requests, 0, sizeof g[i]->requests),
+             memset(g[i]->limits, 0, sizeof g[i]->limits);
+  }
+  if (img || cmd || res) j->emit_ok = 0;
+}
