@@ -199,3 +199,65 @@ spec:
     assert.matches("image: cannot be expressed", out, 1, true)
   end)
 end)
+
+describe("a Flyte 2 backend's JobSet whose task container is not named pytorch", function()
+  local js = [[
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: ddp-run
+  annotations: {flyte.org/task-type: clustered-task, flyte.org/primary-container: primary}
+spec:
+  network: {enableDNSHostnames: true}
+  successPolicy: {operator: All}
+  failurePolicy: {maxRestarts: 2}
+  replicatedJobs:
+  - name: workers
+    replicas: 1
+    template:
+      spec:
+        parallelism: 4
+        completions: 4
+        completionMode: Indexed
+        backoffLimit: 0
+        template:
+          spec:
+            subdomain: ddp-run
+            restartPolicy: Never
+            containers:
+            - name: SIDECAR
+            - name: primary
+              image: ghcr.io/acme/train:1.0
+              command: [python, train.py]
+              env:
+              - {name: LR, value: "0.1"}
+              - {name: NNODES, value: "4"}
+              - {name: NPROC_PER_NODE, value: "8"}
+              - {name: RDZV_BACKEND, value: c10d}
+              resources:
+                limits: {nvidia.com/gpu: "8"}
+]]
+  local one = js:gsub("            %- name: SIDECAR\n", "")
+  local sidecar = js:gsub("SIDECAR", "log-shipper\n              image: busybox:1")
+
+  it("reads the container the flyte.org/primary-container annotation names as the task's", function()
+    for _, doc in ipairs{ one, sidecar } do
+      local job, info = kfjob.from_manifest(assert(kfjob.read_yaml(doc)))
+      assert.is_truthy(job, info)
+      local s = job:spec()
+      assert.are.equal(4, s.nnodes)
+      assert.are.equal(8, s.nproc_per_node)
+      assert.are.equal("c10d", s.rdzv_backend)
+      assert.are.equal("ghcr.io/acme/train:1.0", s.container.image)
+      assert.are.equal("0.1", (s.container.env.LR or s.container.env[1].value))
+      assert.is_nil(s.container.name)   -- the backend names its container
+    end
+  end)
+
+  it("an annotation naming no container is refused at its path", function()
+    local bad = one:gsub("primary%-container: primary", "primary-container: main")
+    local job, err = kfjob.from_manifest(assert(kfjob.read_yaml(bad)))
+    assert.is_nil(job)
+    assert.matches("metadata.annotations.flyte.org/primary-container: 'main' names no container", err, 1, true)
+  end)
+end)
