@@ -261,3 +261,37 @@ spec:
     assert.matches("metadata.annotations.flyte.org/primary-container: 'main' names no container", err, 1, true)
   end)
 end)
+
+describe("kfjob convert --to flyte2-clustered of a group's restart policy (R13)", function()
+  it("is refused, and --lossy leaves it out naming the manifest path", function()
+    local cli = os.getenv("KFJOB_CLI")
+    if not cli then return pending("KFJOB_CLI is not set") end
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write([[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: of}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: OnFailure
+      template: {spec: {containers: [{name: pytorch, image: "i:1"}]}}
+]])
+    f:close()
+    local function run(extra)
+      local p = io.popen("env -u LD_PRELOAD " .. cli .. " convert " .. path ..
+                         " --to flyte2-clustered -f json " .. extra .. " 2>&1; echo rc=$?")
+      local out = p:read("a"); p:close()
+      return out
+    end
+    local out = run("")
+    assert.matches("rc=1", out, 1, true)
+    assert.matches("spec.pytorchReplicaSpecs.Master.restartPolicy: 'on_failure' cannot be expressed", out, 1, true)
+    out = run("--lossy")
+    assert.matches("rc=0", out, 1, true)
+    assert.matches('"custom":{"replicas":1,"nprocPerNode":1,"runtime":{"torchrun":{}}}', out, 1, true)
+    os.remove(path)
+  end)
+end)
