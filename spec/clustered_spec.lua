@@ -333,7 +333,7 @@ describe("flyte2-clustered: the JobSet the backend builds (FACTS §12.1.4)", fun
 
   it("the rules stop it: scheduling the backend does not set (R48), a long name (R45)", function()
     local queued = kfjob.Elastic{ nnodes = 2, worker = {}, scheduling = { queue = "team-a" } }
-    assert.matches("scheduling: cannot travel in a clustered task",
+    assert.matches("scheduling.queue: cannot travel in a clustered task",
       util.error_of(function() return queued:manifest{ target = "flyte2-clustered", name = "t", image = "i" } end),
       1, true)
     assert.matches("opts.name: too long",

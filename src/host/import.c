@@ -458,6 +458,7 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
   if ((st = info_of(info, &I->A, doc, &ii, &e)) != KF_OK) return fail(I, KFJOB_EDATA, &e);
   ii.item = item, ii.line = line;
   if ((st = render_opts(I, j, info, &ro, &e)) != KF_OK) return fail(I, KFJOB_EJOB, &e);
+  if (ro.target_set && ro.target == KF_T_CLUSTERED) kf_import_one_pod(&jcopy);   /* one pod */
   if ((st = lossy_drop(I, &jcopy, &ro, &pr, &ii, &e)) != KF_OK) return fail(I, KFJOB_EMEMORY, &e);
   kf_buf_init(&b, I->A.a);
   if ((st = template_image(I, j, &ro, &e)) == KF_OK) st = kf_render(j, &ro, &I->A, &b, &e);
@@ -474,6 +475,7 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
   out.name = ro.manifest.name ? ro.manifest.name : ii.name;
   out.kind = kf_kinds[j->kind].name;
   out.task_type = kf_kinds[j->kind].task_type ? kf_kinds[j->kind].task_type : "";
+  if (ro.target_set && ro.target == KF_T_CLUSTERED) out.task_type = KF_CLUSTERED_TASK_TYPE;
   out.version = ro.enc.version;
   out.format = (kfjob_format)ro.format;
   out.data = I->o.format == KFJOB_FORMAT_NONE ? NULL : b.p;

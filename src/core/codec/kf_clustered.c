@@ -149,6 +149,7 @@ kf_status kf_clustered_job(const ProtobufCMessage *msg, int kind, kf_arena *A,
                            kf_job *out, const char *who, kf_err *e) {
   const Flyteidl2__Plugins__ClusteredTaskSpec *m =
       (const Flyteidl2__Plugins__ClusteredTaskSpec *)msg;
+  const Flyteidl2__Plugins__TorchRuntime *tr;
   kf_node *s;
   if (kind != KF_ELASTIC && kind != KF_PYTORCH)
     return kf_fail(e, KF_EINVAL, "%s: a clustered task reads as Elastic or PyTorchJob, "
@@ -166,6 +167,15 @@ kf_status kf_clustered_job(const ProtobufCMessage *msg, int kind, kf_arena *A,
   if (m->runtime == NULL || m->runtime->kind_case != FLYTEIDL2__PLUGINS__RUNTIME__KIND_TORCHRUN)
     return kf_fail(e, KF_EINVAL, "%s: runtime: no torchrun (kfjob reads TorchRun "
                    "clustered tasks)", who);
+  tr = m->runtime->torchrun;
+  if (kind == KF_PYTORCH && tr && tr->rdzv_backend != FLYTEIDL2__PLUGINS__RDZV_BACKEND__STATIC)
+    return kf_fail(e, KF_EINVAL, "%s: runtime.torchrun.rdzvBackend: C10D read as a "
+                   "PyTorchJob (whose clustered task has static rendezvous); read it as "
+                   "Elastic", who);
+  if (kind == KF_PYTORCH && tr && tr->max_restarts != 0)
+    return kf_fail(e, KF_EINVAL, "%s: runtime.torchrun.maxRestarts: %d in-pod restarts "
+                   "read as a PyTorchJob (which has none); read it as Elastic", who,
+                   (int)tr->max_restarts);
   if (m->failure_policy && m->failure_policy->max_restarts < 0)
     return kf_fail(e, KF_EINVAL, "%s: failurePolicy.maxRestarts: "
                    "failure_policy.max_restarts must be >= 0, got %d", who,

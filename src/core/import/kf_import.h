@@ -32,6 +32,12 @@ typedef struct kf_import_opts {
 kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
                     kf_job *out, kf_node **info, kf_err *e);
 
+/* A job read for target flyte2-clustered, whose pods all come from the
+** task's one container (kf_import_jobset.c): the image, command and
+** resources the reader put on every group that runs, the same in each, are
+** the job's (j changed in place; groups that differ stay for R48). */
+void kf_import_one_pod(kf_job *j);
+
 /* Whether the document's apiVersion and kind are ones kfjob reads (a
 ** stream's other documents are skipped). */
 int kf_import_reads(const kf_node *doc);

@@ -37,14 +37,16 @@ static kf_node *without(kf_arena *A, const kf_node *o, const char *const *drop) 
   return d;
 }
 
-/* The env of the pod's first container without the plugin's variables;
-** *vars gets those (name -> value). */
-static kf_status split_env(kfi *c, kf_node *ct, kf_node *vars) {
+/* The env of the pod's task container (containers[at]) without the
+** plugin's variables; *vars gets those (name -> value). */
+static kf_status split_env(kfi *c, kf_node *ct, size_t at, kf_node *vars) {
   const kf_node *env = kf_node_get(ct, "env");
   kf_node *mine;
   size_t i;
+  char path[96];
   if (env == NULL) return KF_OK;
-  if (env->t != KF_NARR) return kfi_want(c, JS_POD ".spec.containers[0].env", env, KF_NARR);
+  snprintf(path, sizeof path, JS_POD ".spec.containers[%zu].env", at);
+  if (env->t != KF_NARR) return kfi_want(c, path, env, KF_NARR);
   KF_OOM(c, mine = kf_node_new(c->A, KF_NARR));
   for (i = 0; i < env->u.c.n; i++) {
     const char *n = kfi_str(kf_node_get(env->u.c.v[i], "name"));
@@ -89,19 +91,56 @@ static kf_status one_job(kfi *c, const kf_node *spec, const kf_node **job) {
 /* The plugin's NPROC_PER_NODE (a positive integer; none: 1) and
 ** RDZV_BACKEND; read as a PyTorchJob (--kind), only what a PyTorchJob's
 ** JobSet has (1, static): else it would run something else. */
-static kf_status plugin_vars(kfi *c, const kf_node *vars, long *nproc, const char **rdzv) {
+static kf_status plugin_vars(kfi *c, const kf_node *vars, size_t at, long *nproc,
+                             const char **rdzv) {
   const char *np = kfi_str(kf_node_get(vars, "NPROC_PER_NODE"));
-  char *end = NULL;
+  char *end = NULL, path[96];
   *rdzv = kfi_str(kf_node_get(vars, "RDZV_BACKEND"));
   *nproc = np ? strtol(np, &end, 10) : 1;
+  snprintf(path, sizeof path, JS_POD ".spec.containers[%zu].env.NPROC_PER_NODE", at);
   if (np && (end == np || *end != '\0' || *nproc < 1 || *nproc > INT32_MAX))
-    return kfi_fail(c, JS_POD ".spec.containers[0].env.NPROC_PER_NODE", "'%.40s' is not "
-                    "a positive integer", np);
+    return kfi_fail(c, path, "'%.40s' is not a positive integer", np);
+  path[strlen(path) - strlen(".NPROC_PER_NODE")] = '\0';   /* the env */
   if (c->kind != KF_ELASTIC && (*nproc != 1 || (*rdzv && strcmp(*rdzv, "static") != 0)))
-    return kfi_fail(c, JS_POD ".spec.containers[0].env", "NPROC_PER_NODE %ld and "
+    return kfi_fail(c, path, "NPROC_PER_NODE %ld and "
                     "RDZV_BACKEND %.20s are an Elastic job's: as a %s it would run one "
                     "process per node with static rendezvous (read it as Elastic)", *nproc,
                     *rdzv ? *rdzv : "(none)", kf_kinds[c->kind].name);
+  return KF_OK;
+}
+
+/* The task container: the one annotation flyte.org/primary-container names
+** (flyte clustered/build.go writes it), else the first. */
+static kf_status primary_of(kfi *c, const kf_node *meta, const kf_node *cs, size_t *at) {
+  const char *want = kfi_str(kf_node_get(kf_node_get(meta, "annotations"),
+                                         "flyte.org/primary-container"));
+  for (*at = 0; want && *at < cs->u.c.n; (*at)++)
+    if (kfi_str(kf_node_get(cs->u.c.v[*at], "name")) &&
+        strcmp(kfi_str(kf_node_get(cs->u.c.v[*at], "name")), want) == 0)
+      return KF_OK;
+  if (want == NULL) return *at = 0, KF_OK;
+  return kfi_fail(c, "metadata.annotations.flyte.org/primary-container", "'%.60s' names "
+                  "no container of the pod (" JS_POD ".spec.containers)", want);
+}
+
+/* The task container as the v1 reader takes it: its name is the backend's
+** (kfjob's writer names it after the kind), so it reads as the kind's. */
+static kf_status task_container(kfi *c, const kf_node *src, kf_node *vars, size_t at,
+                                kf_node **out) {
+  kf_node *ct;
+  kf_status st;
+  char path[96];
+  snprintf(path, sizeof path, JS_POD ".spec.containers[%zu]", at);
+  if ((st = kfi_want(c, path, src, KF_NOBJ)) != KF_OK) return st;
+  KF_OOM(c, ct = kf_node_copy_shallow(c->A, src, KF_NOBJ));
+  if ((st = split_env(c, ct, at, vars)) != KF_OK) return st;
+  if (ct->u.c.n == 0) {
+    static const char *const env_drop[] = {"env", NULL};
+    KF_OOM(c, ct = without(c->A, src, env_drop));
+  }
+  KF_OOM(c, kf_node_put(c->A, ct, "name", kf_node_str(c->A, kf_kinds[KF_PYTORCH].container,
+                                                       strlen(kf_kinds[KF_PYTORCH].container))));
+  *out = ct;
   return KF_OK;
 }
 
@@ -113,8 +152,9 @@ kf_status kfi_jobset_doc(kfi *c, const kf_node *doc, kf_node **out) {
   static const char *const pod_drop[] = {"subdomain", NULL};
   const kf_node *spec = kf_node_get(doc, "spec"), *js = NULL, *meta = kf_node_get(doc, "metadata");
   const kf_node *fp = kf_node_get(spec, "failurePolicy"), *ttl, *tmpl, *an;
-  kf_node *d, *m, *s, *specs, *rs, *pod, *ps, *cs, *ct, *vars, *rp = NULL, *ep;
+  kf_node *d, *m, *s, *specs, *rs, *pod, *ps, *cs, *ct = NULL, *vars, *rp = NULL, *ep;
   long n, nproc = 1;
+  size_t at;
   const char *rdzv;
   kf_status st;
   if (spec == NULL || spec->t != KF_NOBJ) return kfi_fail(c, "spec", "required");
@@ -125,17 +165,14 @@ kf_status kfi_jobset_doc(kfi *c, const kf_node *doc, kf_node **out) {
   if (cs == NULL || cs->t != KF_NARR || cs->u.c.n == 0)
     return kfi_fail(c, JS_POD ".spec.containers", "required: the task's container");
   KF_OOM(c, vars = kf_node_new(c->A, KF_NOBJ));
-  KF_OOM(c, ct = kf_node_copy_shallow(c->A, cs->u.c.v[0], KF_NOBJ));
-  if ((st = split_env(c, ct, vars)) != KF_OK) return st;
-  if (ct->u.c.n == 0) {
-    static const char *const env_drop[] = {"env", NULL};
-    KF_OOM(c, ct = without(c->A, cs->u.c.v[0], env_drop));
-  }
-  if ((st = plugin_vars(c, vars, &nproc, &rdzv)) != KF_OK) return st;
+  if ((st = primary_of(c, meta, cs, &at)) != KF_OK ||
+      (st = task_container(c, cs->u.c.v[at], vars, at, &ct)) != KF_OK ||
+      (st = plugin_vars(c, vars, at, &nproc, &rdzv)) != KF_OK)
+    return st;
   /* the pod, without the backend's subdomain */
   KF_OOM(c, ps = without(c->A, kf_node_get(tmpl, "spec"), pod_drop));
   KF_OOM(c, cs = kf_node_copy_shallow(c->A, cs, KF_NARR));
-  cs->u.c.v[0] = ct;
+  cs->u.c.v[at] = ct;
   KF_OOM(c, kf_node_put(c->A, ps, "containers", cs));
   KF_OOM(c, pod = kf_node_copy_shallow(c->A, tmpl, KF_NOBJ));
   KF_OOM(c, kf_node_put(c->A, pod, "spec", ps));
@@ -207,4 +244,67 @@ kf_status kfi_jobset_finish(kfi *c) {
     }
   }
   return KF_OK;
+}
+
+/* ---- a v1 job converted to a clustered task --------------------------- */
+
+static int same_str(const char *a, const char *b) {
+  return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static int same_list(const char **a, size_t na, const char **b, size_t nb) {
+  size_t i;
+  if (na != nb) return 0;
+  for (i = 0; i < na; i++)
+    if (!same_str(a[i], b[i])) return 0;
+  return 1;
+}
+
+static int same_resources(const kf_group *a, const kf_group *b) {
+  int x;
+  for (x = 0; x < KF_NRES; x++)
+    if (!same_str(a->requests[x], b->requests[x]) || !same_str(a->limits[x], b->limits[x]))
+      return 0;
+  return 1;
+}
+
+static int has_resources(const char *const *req, const char *const *lim) {
+  int x;
+  for (x = 0; x < KF_NRES; x++)
+    if (req[x] || lim[x]) return 1;
+  return 0;
+}
+
+void kf_import_one_pod(kf_job *j) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  kf_group *g[KF_NROLES];
+  int i, n = 0, img = 1, cmd = 1, res = 1;
+  for (i = 0; i < k->nroles; i++)   /* the groups that run (an Elastic job's worker) */
+    if (j->g[k->roles[i].role].replicas > 0 || (k->flags & KF_K_ELASTIC))
+      g[n++] = &j->g[k->roles[i].role];
+  if (n == 0) return;
+  for (i = 1; i < n; i++) {
+    img &= same_str(g[i]->image, g[0]->image);
+    cmd &= same_list(g[i]->command, g[i]->ncommand, g[0]->command, g[0]->ncommand);
+    res &= same_resources(g[i], g[0]);
+  }
+  img &= g[0]->image != NULL && (!j->has_container || !j->container.image ||
+                                 strcmp(j->container.image, g[0]->image) == 0);
+  cmd &= g[0]->ncommand > 0 && (!j->has_container || j->container.ncommand == 0);
+  res &= has_resources(g[0]->requests, g[0]->limits) &&
+         !has_resources(j->requests, j->limits);
+  if (img) j->container.image = g[0]->image, j->has_container = 1;
+  if (cmd) {
+    j->container.command = g[0]->command, j->container.ncommand = g[0]->ncommand;
+    j->has_container = 1;
+  }
+  if (res) memcpy(j->requests, g[0]->requests, sizeof j->requests),
+           memcpy(j->limits, g[0]->limits, sizeof j->limits);
+  for (i = 0; i < n; i++) {
+    if (img) g[i]->image = NULL;
+    if (cmd) g[i]->command = NULL, g[i]->ncommand = 0;
+    if (res) memset(g[i]->requests, 0, sizeof g[i]->requests),
+             memset(g[i]->limits, 0, sizeof g[i]->limits);
+  }
+  if (img || cmd || res) j->emit_ok = 0;
 }

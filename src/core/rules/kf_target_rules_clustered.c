@@ -153,6 +153,30 @@ static kf_status r47_interconnect(const kf_job *j, kf_target t, const kf_target_
   return KF_OK;
 }
 
+/* R48's scheduling part: each field the backend does not carry, at its own
+** path (only topology reaches the pods). */
+static kf_status r48_scheduling(const kf_job *j, kf_target t, const kf_target_rule *r,
+                                kf_problems *out, kf_err *e) {
+  const kf_sched *s = &j->sched;
+  const char *set[6];
+  static const char *const keys[6] = {"queue", "priority_class", "max_exec_time",
+                                      "suspend", "multikueue", "gang"};
+  char path[48];
+  int i;
+  if (!j->has_scheduling) return KF_OK;
+  set[0] = s->queue, set[1] = s->priority_class, set[2] = s->max_exec_time > 0 ? "" : NULL;
+  set[3] = s->suspend ? "" : NULL, set[4] = s->multikueue ? "" : NULL;
+  set[5] = s->has_gang ? "" : NULL;
+  for (i = 0; i < 6; i++) {
+    if (set[i] == NULL) continue;
+    snprintf(path, sizeof path, "scheduling.%s", keys[i]);
+    ADD(path, e, "cannot travel in a clustered task: the backend sets no "
+        "Kueue labels, suspend, managedBy or gang from the task (util.go: gang "
+        "admission via Kueue is not yet wired); only topology reaches the pods");
+  }
+  return KF_OK;
+}
+
 /* R48: one replicated job of one container: no per-group settings, and a
 ** PyTorchJob's master and workers alike. */
 static kf_status r48_groups(const kf_job *j, kf_target t, const kf_target_ctx *c,
@@ -179,12 +203,43 @@ static kf_status r48_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
         break;
       }
   }
-  if (j->has_scheduling && (j->sched.queue || j->sched.priority_class ||
-                            j->sched.max_exec_time > 0 || j->sched.suspend ||
-                            j->sched.multikueue || j->sched.has_gang))
-    ADD("scheduling", e, "cannot travel in a clustered task: the backend sets no "
-        "Kueue labels, suspend, managedBy or gang from the task (util.go: gang "
-        "admission via Kueue is not yet wired); only topology reaches the pods");
+  return r48_scheduling(j, t, r, out, e);
+}
+
+/* R13 on flyte2-clustered: a group's restart policy other than never (the
+** backend runs every pod with Never; exit_code has its own R13 row). */
+static kf_status r13_restart(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                             const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  char path[48];
+  int i;
+  (void)c, (void)t;
+  for (i = 0; i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    if (g->replicas <= 0 || g->restart_policy == KF_RP_NEVER ||
+        g->restart_policy == KF_RP_EXIT_CODE)
+      continue;
+    snprintf(path, sizeof path, "%s.restart_policy", kf_roles[k->roles[i].role].key);
+    ADD(path, e, "'%s' cannot be expressed: the backend runs every pod of a clustered "
+        "task with restartPolicy Never (restarts are the whole JobSet's: "
+        "run_policy.backoff_limit)", kf_restart_policy_enum.spell[g->restart_policy][0]);
+  }
+  return KF_OK;
+}
+
+/* R20 on flyte2-clustered: the run-policy fields a ClusteredTaskSpec has no
+** place for (backoff_limit and the TTL map to its failure policy and TTL). */
+static kf_status r20_run_policy(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                                const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  (void)c, (void)t;
+  if (!j->has_run_policy) return KF_OK;
+  if (j->rp.active_deadline_seconds != 0 || (j->rp.zero & KF_RPZ_DEADLINE))
+    ADD("run_policy.active_deadline_seconds", e, "dropped: a clustered task has no "
+        "deadline (the backend's JobSet and Job set no activeDeadlineSeconds)");
+  if (j->rp.clean_pod_policy != KF_CP_NONE)
+    ADD("run_policy.clean_pod_policy", e, "'%s' is dropped: a clustered task has no "
+        "clean-pod policy (the JobSet keeps its pods until the TTL deletes it)",
+        kf_clean_pod_policy_enum.spell[j->rp.clean_pod_policy][0]);
   return KF_OK;
 }
 
@@ -218,5 +273,10 @@ const kf_target_rule kf_target_rules_clustered[] = {
    r47_interconnect, 0},
   {"R48", PT_EL, {CL(ERR)},
    {CL(BUILD " (one ReplicatedJob 'workers' of the task's pod)")}, r48_groups, 0},
+  {"R13", PT_EL, {CL(ERR)}, {CL(BUILD " (pod restartPolicy Never)")}, r13_restart, 0},
+  {"R20", PT_EL, {CL(WARN)},
+   {CL("flyteidl2 plugins/clustered.proto ClusteredTaskSpec (failure_policy and the TTL "
+       "only); " BUILD " (no activeDeadlineSeconds)")},
+   r20_run_policy, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };

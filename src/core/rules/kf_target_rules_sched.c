@@ -220,10 +220,16 @@ static kf_status r39_v1_queue(const kf_job *j, kf_target t, const kf_target_ctx 
   return KF_OK;
 }
 
+/* Targets whose job is one Kueue pod set: Trainer's node job, the clustered
+** task's `workers` replicated job (one JobSet pod set). */
+static int one_podset(kf_target t) {
+  return KF_T_IS_TRAINER(t) || t == KF_T_CLUSTERED;
+}
+
 /* The pods of group `role` as one Kueue pod set on target t (0: none). */
 static int64_t podset_pods(const kf_job *j, kf_target t, int role) {
   int32_t n = j->g[role].replicas;
-  if (KF_T_IS_TRAINER(t)) return kf_sched_pod_count(j, t);
+  if (one_podset(t)) return kf_sched_pod_count(j, t);
   if (kf_kinds[j->kind].flags & KF_K_ELASTIC) return j->max_nodes;
   return n > 0 ? n : 0;
 }
@@ -254,8 +260,9 @@ static kf_status r40_slice(const kf_job *j, kf_target t, const kf_target_ctx *c,
     else snprintf(path, sizeof path, "scheduling.topology.%s", key);
     ADD(path, e, "%d is above the %lld pod%s of %s's pod set: Kueue refuses a "
         "slice size greater than the pod set count", (int)sz, (long long)n,
-        n == 1 ? "" : "s", KF_T_IS_TRAINER(t) ? "the node job" : kf_roles[role].key);
-    if (KF_T_IS_TRAINER(t) || !own) break;   /* one message for the job's topology */
+        n == 1 ? "" : "s", KF_T_IS_TRAINER(t) ? "the node job"
+        : t == KF_T_CLUSTERED ? "the workers job" : kf_roles[role].key);
+    if (one_podset(t) || !own) break;   /* one message for the job's topology */
   }
   return KF_OK;
 }
@@ -286,7 +293,7 @@ static kf_status r41_group(const kf_job *j, kf_target t, const kf_target_ctx *c,
       if (x < i) first = 0;
       sets++, single += n == 1;
     }
-    if (KF_T_IS_TRAINER(t)) sets = 1;   /* the node job is one pod set */
+    if (one_podset(t)) sets = 1;   /* the node / workers job is one pod set */
     if (!first || (sets == 2 && single >= 1)) continue;
     if (g->has_topology && g->topology.group)
       snprintf(path, sizeof path, "%s.topology.group", kf_roles[k->roles[i].role].key);
@@ -295,7 +302,7 @@ static kf_status r41_group(const kf_job *j, kf_target t, const kf_target_ctx *c,
     ADD(path, e, "'%s' names %d pod set%s%s: Kueue takes a pod set group of exactly "
         "two pod sets, one of them a single pod", name, sets, sets == 1 ? "" : "s",
         sets == 2 ? " of more than one pod each" : "");
-    if (KF_T_IS_TRAINER(t)) break;
+    if (one_podset(t)) break;
   }
   return KF_OK;
 }
@@ -356,7 +363,7 @@ const kf_target_rule kf_target_rules_sched[] = {
    {NULL, NULL, "kueue charts/kueue/values.yaml integrations.frameworks (v0.19.0: "
     "kubeflow.org/v1 jobs commented out; kueue#12606, kueue#12620)"},
    r39_v1_queue, 0},
-  {"R40", ALL_KINDS, {ERR, ERR, ERR, ERR, ERR, ERR, ERR},
+  {"R40", ALL_KINDS, {ERR, ERR, ERR, ERR, ERR, ERR, ERR, [KF_T_CLUSTERED] = ERR},
    {"kueue pkg/controller/jobframework/tas_validation.go (podset-slice-size must not be "
     "greater than pod set count; stricter in v0.20.0)",
     "kueue pkg/controller/jobframework/tas_validation.go (podset-slice-size must not be "
@@ -366,14 +373,18 @@ const kf_target_rule kf_target_rules_sched[] = {
     "kueue pkg/controller/jobframework/tas_validation.go (podset-slice-size must not be "
     "greater than pod set count; stricter in v0.20.0)",
     TRAINERS("kueue pkg/controller/jobframework/tas_validation.go (the node job is one "
-             "pod set; stricter in v0.20.0)")},
+             "pod set; stricter in v0.20.0)"),
+    [KF_T_CLUSTERED] = "kueue pkg/controller/jobframework/tas_validation.go (the JobSet's "
+    "one replicated job 'workers' is one pod set, flyte clustered/build.go; stricter in v0.20.0)"},
    r40_slice, 0},
-  {"R41", ALL_KINDS, {ERR, ERR, ERR, ERR, ERR, ERR, ERR},
+  {"R41", ALL_KINDS, {ERR, ERR, ERR, ERR, ERR, ERR, ERR, [KF_T_CLUSTERED] = ERR},
    {KUEUE_TAS " (podset-group-name: two pod sets, one of 1 replica)",
     KUEUE_TAS " (podset-group-name: two pod sets, one of 1 replica)",
     KUEUE_TAS " (podset-group-name: two pod sets, one of 1 replica)",
     KUEUE_TAS " (podset-group-name: two pod sets, one of 1 replica)",
-    TRAINERS(KUEUE_TAS " (the node job is one pod set)")},
+    TRAINERS(KUEUE_TAS " (the node job is one pod set)"),
+    [KF_T_CLUSTERED] = KUEUE_TAS " (the JobSet's one replicated job 'workers' is one pod "
+    "set, flyte clustered/build.go)"},
    r41_group, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0}
 };
