@@ -116,3 +116,31 @@ return kfjob.PyTorchJob{ worker = { replicas = 2 }, container = { image = "img:1
     assert.are.equal(one, two)
   end)
 end)
+
+describe("Trainer: a kind without a master gives its worker's container to spec.trainer", function()
+  -- Elastic and JAXJob have one group (the workers), so nothing differs
+  -- from a master: R35/R21 compare a master's and workers' containers only
+  -- where both exist (Trainer trainjob_types.go: one trainer container).
+  it("Elastic with worker.container renders with the worker's args", function()
+    local j = kfjob.Elastic{ nnodes = 2, container = { image = "e:1" }, worker = { container = { args = { "w" } } } }
+    local m = j:manifest{ name = "e", target = "trainer-2.3" }
+    assert.are.same({ "w" }, m.spec.trainer.args)
+    assert.are.equal("e:1", m.spec.trainer.image)
+  end)
+
+  it("JAXJob with worker.container (and a worker image) renders with the worker's", function()
+    local j = kfjob.JAXJob{ container = { image = "e:1" }, worker = { replicas = 2, container = { args = { "w" } } } }
+    local m = j:manifest{ name = "e", target = "trainer-2.3" }
+    assert.are.same({ "w" }, m.spec.trainer.args)
+    assert.are.equal(2, m.spec.trainer.numNodes)
+    j = kfjob.JAXJob{ container = { image = "e:1" }, worker = { replicas = 2, image = "w:2" } }
+    assert.are.equal("w:2", j:manifest{ name = "e", target = "trainer-2.3" }.spec.trainer.image)
+  end)
+
+  it("a PyTorchJob whose master and workers differ is still refused", function()
+    local j = kfjob.PyTorchJob{ container = { image = "e:1" }, worker = { replicas = 2, container = { args = { "w" } } } }
+    local ok, err = pcall(j.manifest, j, { name = "p", target = "trainer-2.3" })
+    assert.is_false(ok)
+    assert.matches("worker.container.args", tostring(err), 1, true)
+  end)
+end)
