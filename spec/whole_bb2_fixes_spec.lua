@@ -144,3 +144,93 @@ describe("Trainer: a kind without a master gives its worker's container to spec.
     assert.matches("worker.container.args", tostring(err), 1, true)
   end)
 end)
+
+describe("an empty command or args list in a manifest is as not given", function()
+  -- The API server drops an empty slice (`omitempty` on corev1.Container's
+  -- command and args, and on the TrainJob's trainer), as it does null.
+  local EMPTY = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: el
+  labels: {}
+  annotations: {}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img:1
+            command: [python, t.py]
+            args: []
+            env: []
+]]
+
+  it("reads args: [] (and command: []) as absent", function()
+    local job = assert(kfjob.from_manifest(EMPTY))
+    local ct = job:spec().container
+    assert.are.same({ "python", "t.py" }, ct.command)
+    assert.is_nil(ct.args)
+    local j2 = assert(kfjob.from_manifest((EMPTY:gsub("command: %[python, t.py%]", "command: []")
+                                                  :gsub("args: %[%]", "args: [t.py]"))))
+    assert.is_nil(j2:spec().container.command)
+    assert.are.same({ "t.py" }, j2:spec().container.args)
+    local c = ctr(j2:manifest{ name = "el" }.spec.pytorchReplicaSpecs.Master)
+    assert.is_nil(c.command)
+    assert.are.same({ "t.py" }, c.args)
+  end)
+
+  it("kfjob convert -f lua reads it and renders the manifest without the empty list", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local d = util.doc1(through(EMPTY, "lua", "-f", "manifest", "--target", "operator"))
+    local c = ctr(d.spec.pytorchReplicaSpecs.Master)
+    assert.are.same({ "python", "t.py" }, c.command)
+    assert.is_nil(c.args)
+    assert.is_nil(c.env)
+  end)
+
+  it("a TrainJob's trainer with command: [] and args: [] reads as neither given", function()
+    local job = assert(kfjob.from_manifest([[
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: t}
+spec:
+  runtimeRef: {name: torch-distributed}
+  trainer: {image: "i:1", command: [], args: [], numNodes: 2}
+]]))
+    local ct = job:spec().container or {}
+    assert.is_nil(ct.command)
+    assert.is_nil(ct.args)
+  end)
+
+  it("an MPIJob v2beta1 worker with command: [] and args: [] still runs the operator's sshd (no command)", function()
+    local job = assert(kfjob.from_manifest([[
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: m}
+spec:
+  slotsPerWorker: 1
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - {name: launcher, image: "r/mpi:1", command: [mpirun, -n, "2", /app]}
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - {name: worker, image: "r/mpi:1", command: [], args: []}
+]]))
+    local m = job:manifest{ name = "m", target = "mpi-operator" }
+    local w = ctr(m.spec.mpiReplicaSpecs.Worker)
+    assert.is_nil(w.command)
+    assert.is_nil(w.args)
+  end)
+end)
