@@ -234,3 +234,33 @@ spec:
     assert.is_nil(w.args)
   end)
 end)
+
+describe("a Trainer refusal of a pod template's env names the config's own field", function()
+  -- messages say the fix in the user's words: the job's container.env (a
+  -- field of the config) becomes spec.trainer.env, not a render option
+  it("names container.env, not opts.env", function()
+    local j = kfjob.PyTorchJob{ container = { image = "i" }, pod_template = { spec = { containers = {
+      { name = "primary", env = { { name = "PT", value = "p" } } } } } } }
+    local ok, err = pcall(j.manifest, j, { name = "p", target = "trainer-2.3" })
+    assert.is_false(ok)
+    err = tostring(err)
+    assert.matches("pod_template.spec.containers[1].env", err, 1, true)
+    assert.matches("container.env", err:gsub("containers%[1%]%.env", ""), 1, true)
+    assert.is_nil(err:find("opts.env", 1, true))
+  end)
+
+  it("the CLI says the same of a config", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local dir = util.tmpdir()
+    local cf = util.write(dir .. "/ptenv.lua", [[
+local kfjob = require "kfjob"
+return kfjob.PyTorchJob{ worker = { replicas = 1 }, container = { image = "i" },
+  pod_template = { spec = { containers = { { name = "primary", env = { { name = "PT", value = "p" } } } } } } }
+]])
+    local code, _, err = util.kfjob("render", cf, "-f", "manifest", "--target", "trainer-2.3")
+    os.execute("rm -rf " .. util.quote(dir))
+    assert.are_not.equal(0, code)
+    assert.matches("job's container.env", err, 1, true)
+    assert.is_nil(err:find("opts.env", 1, true))
+  end)
+end)

@@ -280,7 +280,7 @@ kf_status kf_trainer_containers_rule(const kf_node *tmpl, const char *at,
       snprintf(path, sizeof path, "%s.spec.containers[%zu].%.60s", at, i + 1, k);
       ADD(path, e, "cannot be expressed: a runtime patch of the node container "
           "has only volumeMounts and securityContext%s", strcmp(k, "env") == 0
-          ? " (env goes in opts.env, which becomes spec.trainer.env)" : "");
+          ? " (give it in the job's container.env, which becomes spec.trainer.env)" : "");
     }
   }
   return KF_OK;
