@@ -264,3 +264,178 @@ return kfjob.PyTorchJob{ worker = { replicas = 1 }, container = { image = "i" },
     assert.is_nil(err:find("opts.env", 1, true))
   end)
 end)
+
+describe("MPI: the launcher's command and args are never given to the workers", function()
+  -- v1 (training-operator mpijob_controller.go newWorker): a worker with a
+  -- command runs it, one without runs `sleep 365d`; v2beta1 (mpi-operator
+  -- mpi_job_controller.go newWorker): a worker without command and args
+  -- runs sshd.  A group never takes another group's value (SPEC §17).
+  local SPLIT = [[
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: split
+spec:
+  slotsPerWorker: 1
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: mpi-launcher
+            image: registry.example/mpi:6
+            command: [mpirun]
+            args: [-n, "2", /home/mpiuser/pi]
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: mpi-worker
+            image: registry.example/mpi:6
+            args: [/usr/sbin/sshd, -De, -f, /home/mpiuser/.sshd_config]
+]]
+  -- mpi-operator examples/v2beta1/tensorflow-benchmarks: the launcher's
+  -- command is the whole mpirun line, the worker has none (sshd runs)
+  local TFBENCH = [[
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: tensorflow-benchmarks
+spec:
+  slotsPerWorker: 1
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - image: mpioperator/tensorflow-benchmarks:latest
+            name: tensorflow-benchmarks
+            command: [mpirun, --allow-run-as-root, -np, "2", python, scripts/tf_cnn_benchmarks/tf_cnn_benchmarks.py]
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - image: mpioperator/tensorflow-benchmarks:latest
+            name: tensorflow-benchmarks
+            resources:
+              limits:
+                nvidia.com/gpu: 1
+]]
+  local HVD = [[
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: hvd
+spec:
+  slotsPerWorker: 1
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: hvd
+            image: horovod/horovod:0.28.1
+            command: [horovodrun, -np, "2", python, /examples/tensorflow2_mnist.py]
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: hvd
+            image: horovod/horovod:0.28.1
+]]
+  local function group(doc, g) return ctr(doc.spec.mpiReplicaSpecs[g]) end
+
+  it("a v2beta1 launcher's command: [mpirun] stays the launcher's when read back (the worker keeps its args alone)", function()
+    local job = assert(kfjob.from_manifest(SPLIT))
+    local m = job:manifest{ name = "split", target = "mpi-operator" }
+    assert.same({ "mpirun" }, group(m, "Launcher").command)
+    assert.same({ "-n", "2", "/home/mpiuser/pi" }, group(m, "Launcher").args)
+    assert.is_nil(group(m, "Worker").command)
+    assert.same({ "/usr/sbin/sshd", "-De", "-f", "/home/mpiuser/.sshd_config" }, group(m, "Worker").args)
+    assert.is_nil((job:spec().container or {}).command)
+  end)
+
+  it("kfjob convert of it, and through -f lua, gives the worker no command", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.conv(SPLIT)
+    assert.are.equal(0, code, err)
+    assert.is_nil(group(util.doc1(out), "Worker").command)
+    local d = util.doc1(through(SPLIT, "lua", "-f", "manifest", "--target", "mpi-operator"))
+    assert.is_nil(group(d, "Worker").command)
+    assert.same({ "mpirun" }, group(d, "Launcher").command)
+  end)
+
+  it("--to operator gives the workers neither the launcher's mpirun nor horovodrun line", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    for _, text in ipairs{ TFBENCH, HVD } do
+      local code, out, err = util.conv(text, "--to", "operator")
+      assert.are.equal(0, code, err)
+      local d = util.doc1(out)
+      assert.is_truthy(group(d, "Launcher").command)
+      assert.is_nil(group(d, "Worker").command)
+      assert.is_nil(group(d, "Worker").args)
+    end
+  end)
+
+  it("--to flyte, whose backend gives every replica the task's one container, is refused naming the launcher", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.conv(TFBENCH, "--to", "flyte")
+    assert.are_not.equal(0, code)
+    assert.is_nil(out:find("mpirun", 1, true))
+    assert.matches("launcher", err, 1, true)
+  end)
+
+  it("a job's container.command is the launcher's on operator and mpi-operator alike", function()
+    local j = kfjob.MPIJob{ worker = { replicas = 2 }, container = { image = "r/i:1", command = { "mpirun", "-np", "2", "app" } } }
+    for _, t in ipairs{ "operator", "mpi-operator" } do
+      local m = j:manifest{ name = "m", target = t }
+      assert.same({ "mpirun", "-np", "2", "app" }, group(m, "Launcher").command, t)
+      assert.is_nil(group(m, "Worker").command, t)
+      assert.is_nil(group(m, "Worker").args, t)
+    end
+    -- a worker with args of its own runs them, not the launcher's command
+    local w = kfjob.MPIJob{ worker = { replicas = 2, command = { "/usr/sbin/sshd", "-De" } },
+                            container = { image = "r/i:1", command = { "mpirun" }, args = { "-n", "2", "app" } } }
+    for _, t in ipairs{ "operator", "mpi-operator" } do
+      local m = w:manifest{ name = "m", target = t }
+      assert.is_nil(group(m, "Worker").command, t)
+      assert.same({ "/usr/sbin/sshd", "-De" }, group(m, "Worker").args, t)
+    end
+  end)
+
+  it("a v1 MPIJob whose workers run a command of their own reads and writes back with it (Law 2)", function()
+    local v1 = [[
+apiVersion: kubeflow.org/v1
+kind: MPIJob
+metadata:
+  name: v1
+spec:
+  slotsPerWorker: 1
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - {name: mpi, image: "r/i:1", command: [/bin/sh, -c], args: ["mpirun -np 2 /app"]}
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - {name: mpi, image: "r/i:1", command: [/bin/sh, -c], args: ["/usr/sbin/sshd -D"]}
+]]
+    local job = assert(kfjob.from_manifest(v1))
+    local m = job:manifest{ name = "v1", target = "operator" }
+    assert.same({ "/bin/sh", "-c" }, group(m, "Launcher").command)
+    assert.same({ "mpirun -np 2 /app" }, group(m, "Launcher").args)
+    assert.same({ "/bin/sh", "-c" }, group(m, "Worker").command)
+    assert.same({ "/usr/sbin/sshd -D" }, group(m, "Worker").args)
+  end)
+end)
