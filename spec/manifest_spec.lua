@@ -557,15 +557,18 @@ describe("job:manifest details", function()
                    job:manifest{ name = "t", image = "i", format = "json" })
   end)
 
-  it("MPI: opts.command stays the container command; groups without a command get the launcher command", function()
+  it("MPI: opts.command stays the launcher's command, around the launcher command; a worker runs none", function()
+    -- a v1 worker with a command runs it, one without runs `sleep 365d`
+    -- (training-operator mpijob_controller.go newWorker): the launcher's
+    -- command is not the workers'
     local job = kfjob.MPIJob{ worker = { replicas = 2 }, slots = 3 }
     local m = job:manifest{ name = "m", image = "i", command = { "/bin/sh", "-c" }, args = { "train" } }
     local want = job:launcher_command{ "train" }
     assert.equal("6", want[#want - 1])
-    for _, g in ipairs{ "Launcher", "Worker" } do
-      assert.same({ "/bin/sh", "-c" }, container(m, g).command)
-      assert.same(want, container(m, g).args)
-    end
+    assert.same({ "/bin/sh", "-c" }, container(m, "Launcher").command)
+    assert.same(want, container(m, "Launcher").args)
+    assert.is_nil(container(m, "Worker").command)
+    assert.is_nil(container(m, "Worker").args)
     assert.equal(3, m.spec.slotsPerWorker)
   end)
 

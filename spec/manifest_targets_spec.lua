@@ -474,8 +474,8 @@ describe("target errors (catalogue)", function()
       kfjob.PyTorchJob{ worker = { replicas = 1 }, pod_template = { spec = { containers = {
         { name = "primary", env = { { name = "A", value = "1" } } } } } } }, "trainer-2.2",
       "kfjob.PyTorchJob: pod_template.spec.containers[1].env: cannot be expressed: a runtime patch "
-      .. "of the node container has only volumeMounts and securityContext (env goes in opts.env, "
-      .. "which becomes spec.trainer.env) (target trainer-2.2)" },
+      .. "of the node container has only volumeMounts and securityContext (give it in the job's "
+      .. "container.env, which becomes spec.trainer.env) (target trainer-2.2)" },
     { "R23 the mpi-operator's own volume name",
       kfjob.MPIJob{ worker = { replicas = 1 }, pod_template = { spec = { volumes = {
         { name = "ssh-auth", emptyDir = {} } } } } }, "mpi-operator",

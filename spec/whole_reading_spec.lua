@@ -247,12 +247,16 @@ describe("from_manifest: the whole job", function()
   end)
 
   it("an MPI launcher line is the job's args' wrapper; the mpi-operator's bare worker runs sshd", function()
+    -- the command is the launcher's alone (the worker runs sshd,
+    -- mpi_job_controller.go newWorker): it reads as the launcher's own, so
+    -- no target gives it to the workers
     local h = kfjob.MPIJob{ worker = { replicas = 2 }, slots = 2 }
     local m = h:manifest{ name = "pi", image = "m:1", target = "mpi-operator", args = { "python", "pi.py" },
                           command = { "bash", "-c" }, namespace = "hpc" }
     local j = read(m)
-    assert.is_true(j == h:with{ worker = { image = "m:1" }, launcher = { image = "m:1" },
-                                container = { command = { "bash", "-c" }, args = { "python", "pi.py" } },
+    assert.is_true(j == h:with{ worker = { image = "m:1" },
+                                launcher = { image = "m:1", container = { command = { "bash", "-c" } } },
+                                container = { args = { "python", "pi.py" } },
                                 namespace = "hpc" })
   end)
 

@@ -213,6 +213,20 @@ static kf_status v1_worker_line(kfi *c, kfi_groups *G, const kf_node **task, con
   return KF_OK;
 }
 
+/* On operator and mpi-operator each group's command is its own
+** (kf_import_spec.c commands), and the writer gives a group running one of
+** its own the task line only where it is the launcher's and the job has
+** task args: kfjob's line in another such group, or with nothing after it,
+** is that group's args as written (its command row). */
+static kf_status own_line(kfi *c, kfi_groups *G, const kf_node *task, const int *line) {
+  int i;
+  if (c->target == KF_T_FLYTE || c->target == KF_T_FLYTE2 || task == NULL) return KF_OK;
+  for (i = 0; i < G->n; i++)
+    if (line[i] && G->pod[i].command != NULL && (G->role[i] != KF_LAUNCHER || !task->u.c.n))
+      KF_OOM(c, kf_node_push(c->A, G->g[i], "command", (kf_node *)G->pod[i].args));
+  return KF_OK;
+}
+
 kf_status kfi_mpi_args(kfi *c, kfi_groups *G, const kf_node **args) {
   const kf_node *task = NULL;
   hvd_line h;
@@ -250,7 +264,9 @@ kf_status kfi_mpi_args(kfi *c, kfi_groups *G, const kf_node **args) {
     if (task == NULL) KF_OOM(c, task = tail(c->A, a, n));
     line[i] = 1;
   }
-  if ((st = v1_worker_line(c, G, &task, line)) != KF_OK) return st;
+  if ((st = own_line(c, G, task, line)) != KF_OK ||
+      (st = v1_worker_line(c, G, &task, line)) != KF_OK)
+    return st;
   *args = task && task->u.c.n ? task : NULL;
   return KF_OK;
 }

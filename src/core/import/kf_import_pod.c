@@ -235,6 +235,7 @@ static kf_status primary(kfi *c, const char *path, const kf_node *ct, kfi_pod *o
     if (row >= 0) out->own[row] = v;   /* image, ...: the group's */
     else if (strcmp(k, "command") == 0 || strcmp(k, "args") == 0) {
       if ((st = kfi_strings(c, p, v)) != KF_OK) return st;
+      if (v->u.c.n == 0) continue;   /* []: as absent (omitempty: the API server drops it) */
       *(k[0] == 'c' ? &out->command : &out->args) = v;
     }
     else if (strcmp(k, "env") == 0) st = env_all(c, p, v, out);

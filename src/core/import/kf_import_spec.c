@@ -178,22 +178,14 @@ static const kf_node *pod_value(const kfi_groups *G, int i, size_t off) {
   return *(const kf_node *const *)(const void *)((const char *)&G->pod[i] + off);
 }
 
-/* Whether group i is left out of the agreement on `off`: the
-** mpi-operator's writer leaves a worker bare (sshd runs there). */
-static int bare_worker(const kfi *c, const kfi_groups *G, int i, size_t off) {
-  return pod_value(G, i, off) == NULL && off == offsetof(kfi_pod, command) &&
-         G->role[i] == kf_target_bare_role(c->target);
-}
-
 /* Whether every group's container has the same value at `off` (NULL in
 ** each, or equal); *out the first; *at the first group that differs. */
-static int agreed(const kfi *c, const kfi_groups *G, size_t off, const kf_node **out, int *at) {
-  int i, first = -1;
+static int agreed(const kfi_groups *G, size_t off, const kf_node **out, int *at) {
+  int i;
   *out = NULL, *at = -1;
   for (i = 0; i < G->n; i++) {
     const kf_node *v = pod_value(G, i, off);
-    if (bare_worker(c, G, i, off)) continue;
-    if (first < 0) { first = i, *out = v; continue; }
+    if (i == 0) { *out = v; continue; }
     if ((v == NULL) != (*out == NULL) || (v && !kfi_equal(*out, v))) return *at = i, 0;
   }
   return 1;
@@ -226,29 +218,48 @@ static kf_status put_value(kfi *c, const char *key, const kf_node *v, kf_node *i
   return KF_OK;
 }
 
+/* Each group's value at `off` in its own container (gct[i], made on
+** first use). */
+static kf_status each_own(kfi *c, const kfi_groups *G, size_t off, const char *key,
+                          kf_node **gct) {
+  int i;
+  kf_status st;
+  for (i = 0; i < G->n; i++) {
+    const kf_node *x = pod_value(G, i, off);
+    if (x == NULL) continue;
+    if (gct[i] == NULL) KF_OOM(c, gct[i] = kf_node_new(c->A, KF_NOBJ));
+    if ((st = put_value(c, key, x, gct[i], 0)) != KF_OK) return st;
+  }
+  return KF_OK;
+}
+
 /* One field of the groups' containers (`off`, manifest key `key`): the
 ** job's container's when every group agrees (and info's), else each
-** group's own container's (gct[i], made on first use), as the writers
-** take a group's over the job's. */
+** group's own container's, as the writers take a group's over the job's. */
 static kf_status place(kfi *c, const kfi_groups *G, size_t off, const char *key, kf_node *ct,
                        kf_node **gct) {
   const kf_node *v;
-  int i, at;
+  int at;
   kf_status st;
-  if (!agreed(c, G, off, &v, &at)) {
-    if (c->target == KF_T_FLYTE || c->target == KF_T_FLYTE2) {
-      if ((st = one_container(c, G, at, off, key, v)) != KF_OK) return st;
-    } else {
-      for (i = 0; i < G->n; i++) {
-        const kf_node *x = pod_value(G, i, off);
-        if (x == NULL) continue;
-        if (gct[i] == NULL) KF_OOM(c, gct[i] = kf_node_new(c->A, KF_NOBJ));
-        if ((st = put_value(c, key, x, gct[i], 0)) != KF_OK) return st;
-      }
-      return KF_OK;
-    }
+  if (!agreed(G, off, &v, &at)) {
+    if (c->target != KF_T_FLYTE && c->target != KF_T_FLYTE2) return each_own(c, G, off, key, gct);
+    if ((st = one_container(c, G, at, off, key, v)) != KF_OK) return st;
   }
   return v ? put_value(c, key, v, ct, 1) : KF_OK;
+}
+
+/* The groups' commands.  An MPI or Horovod job's command is its
+** launcher's on operator and mpi-operator (a worker runs only its own:
+** the v1 operator runs `sleep 365d` in a worker without one, the
+** mpi-operator sshd in one without command and args), so each group's
+** stays its own there and no target gives the launcher's to the workers;
+** Flyte gives every replica the task's (flyteplugins mpi.go). */
+static kf_status commands(kfi *c, const kfi_groups *G, kf_node *ct, kf_node **gct) {
+  const size_t off = offsetof(kfi_pod, command);
+  if ((kf_kinds[c->kind].flags & KF_K_COMMAND) && c->target != KF_T_FLYTE &&
+      c->target != KF_T_FLYTE2)
+    return each_own(c, G, off, "command", gct);
+  return place(c, G, off, "command", ct, gct);
 }
 
 /* MPI kinds: the launcher line's tail is the task's args (the job's
@@ -274,7 +285,7 @@ static kf_status container(kfi *c, kfi_groups *G) {
     for (r = 0; r < kf_group_obj.n && r < KFI_GROUP_ROWS; r++)
       if (G->pod[i].own[r])
         KF_OOM(c, kf_node_push(c->A, G->g[i], kf_group_obj.f[r].key, (kf_node *)G->pod[i].own[r]));
-  if ((st = place(c, G, offsetof(kfi_pod, command), "command", ct, gct)) != KF_OK ||
+  if ((st = commands(c, G, ct, gct)) != KF_OK ||
       (st = (kf_kinds[c->kind].flags & KF_K_COMMAND) ? launcher_args(c, G, ct)
             : place(c, G, offsetof(kfi_pod, args), "args", ct, gct)) != KF_OK ||
       (st = place(c, G, offsetof(kfi_pod, env), "env", ct, gct)) != KF_OK ||

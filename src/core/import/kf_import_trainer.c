@@ -137,7 +137,7 @@ static kf_status command(kfi *c, const kf_node *cmd, int written) {
   size_t i;
   if (st != KF_OK) return st;
   if (written) return cmd->u.c.n ? put_both(c, "command", (kf_node *)cmd, 1) : KF_OK;
-  if (cmd->u.c.n == 2) return KF_OK;
+  if (cmd->u.c.n == 0 || cmd->u.c.n == 2) return KF_OK;   /* []: as absent (omitempty) */
   KF_OOM(c, l = kf_node_new(c->A, KF_NARR));
   for (i = 2; i < cmd->u.c.n; i++) KF_OOM(c, kf_node_push(c->A, l, NULL, cmd->u.c.v[i]));
   return put_both(c, "command", l, 1);
@@ -244,7 +244,7 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
   if ((v = kf_node_get(tr, "command")) && (st = command(c, v, written)) != KF_OK) return st;
   if ((v = kf_node_get(tr, "args")) &&
       ((st = kfi_strings(c, "spec.trainer.args", v)) != KF_OK ||
-       (st = put_both(c, "args", (kf_node *)v, 1)) != KF_OK))
+       (v->u.c.n && (st = put_both(c, "args", (kf_node *)v, 1)) != KF_OK)))
     return st;
   if ((v = kf_node_get(tr, "env")) && (st = env(c, v)) != KF_OK) return st;
   c->pod_gpu = kf_node_get(kf_node_get(kf_node_get(tr, "resourcesPerNode"), "limits"),

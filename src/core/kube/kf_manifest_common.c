@@ -223,7 +223,8 @@ kf_status kfm_role_args(mctx *c, const kf_job *j, int role, const kfm_shared *sh
   ** launcher line of kfjob's, the task's args as they are */
   if (kf_kinds[j->kind].flags & KF_K_COMMAND) {
     kf_strs cmd = kfm_role_command(j, role, sh->o, from, cap);
-    if (!sh->o->args.n && gc && gc->ncommand && !gc->nargs) {
+    if (!sh->o->args.n && gc && gc->ncommand && !gc->nargs &&
+        !(role == KF_LAUNCHER && sh->task_args)) {   /* a launcher: the task's, wrapped */
       *out = NULL;
       return KF_OK;
     }
@@ -266,6 +267,8 @@ kf_status kfm_container(mctx *c, const kf_job *j, int role,
   kf_strs cmd = kfm_role_command(j, role, o, from, sizeof from);
   kf_node *ct, *args, *env;
   kf_status st;
+  if (sh->launcher_command && role != KF_LAUNCHER && !(gc && gc->ncommand))
+    cmd.n = 0;   /* the job's command is the launcher's: a worker runs its own */
   KF_OOM(c, ct = kf_node_new(c->A, KF_NOBJ));
   KF_OOM(c, kf_obj_str(c->A, ct, "name", kfm_container_name(j, role)));
   if ((st = kfm_group_rows(c, g, KF_M_CONTAINER, kf_roles[role].key, ct, NULL)) != KF_OK ||

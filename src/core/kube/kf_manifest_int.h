@@ -58,6 +58,9 @@ typedef struct kfm_shared {   /* parts every replica spec uses */
   int bare_role;              /* the role whose pods, without a command of
                               ** their own, get no command or args
                               ** (kf_target_bare_role; -1: none) */
+  int launcher_command;       /* MPI kinds on operator and mpi-operator: the
+                              ** job's and the call's command are the
+                              ** launcher's; a worker runs its own only */
 } kfm_shared;
 kf_status kfm_prepare(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                       const char *api_version, const char *kind,

@@ -47,6 +47,7 @@ kf_status kfm_mpi_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   if ((st = kfm_prepare(c, j, o, "kubeflow.org/v2beta1", "MPIJob", &sh)) != KF_OK)
     return st;
   sh.bare_role = kf_target_bare_role(KF_T_MPI_OPERATOR);
+  sh.launcher_command = 1;
   KF_OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
   KF_OOM(c, kf_obj_int(A, spec, "slotsPerWorker", j->slots));
   if (j->has_run_policy) {   /* as Flyte: cleanPodPolicy whenever given */

@@ -19,17 +19,20 @@ static const char *const elastic_order[] = {
     "rdzvHost", "rdzvPort", "rdzvId", "rdzvConf", "standalone", "metrics", NULL};
 
 /* A v1 MPIJob's worker with no command runs `sleep 365d` whatever its args
-** (training-operator mpijob_controller.go newWorker): when the launcher runs
-** a command of its own and there is no task line (no args, no job
-** command), kfjob's launcher line would run nowhere, so a worker without a
-** command of its own is written bare, as a hand-written one reads. */
+** (training-operator mpijob_controller.go newWorker), and one with a command
+** runs it.  The job's (or the call's) command is the launcher's, as on the
+** mpi-operator, so a worker without a command of its own is written bare
+** when there is one, or when the launcher runs a command of its own; and
+** when the launcher runs args of its own and there is no task line (kfjob's
+** launcher line would run nowhere), as a hand-written one reads. */
 static int v1_bare_worker(const kf_job *j, const kfm_shared *sh) {
   const kf_group *l = &j->g[KF_LAUNCHER];
   const kf_container *lc = l->has_container ? &l->container : NULL;
-  if (!(kf_kinds[j->kind].flags & KF_K_COMMAND) || sh->o->args.n || sh->task_args ||
-      sh->o->command.n || (j->has_container && j->container.ncommand))
-    return 0;
-  return l->ncommand || (lc && (lc->ncommand || lc->nargs));
+  if (!(kf_kinds[j->kind].flags & KF_K_COMMAND)) return 0;
+  if (sh->o->command.n || (j->has_container && j->container.ncommand) || (lc && lc->ncommand))
+    return 1;
+  if (sh->o->args.n || sh->task_args) return 0;
+  return l->ncommand || (lc && lc->nargs);
 }
 
 /* training-operator v1.9: kubeflow.org/v1.  Flyte's backend builds the
@@ -48,6 +51,8 @@ kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
   if ((st = kfm_prepare(c, j, o, "kubeflow.org/v1", k->crd_kind, &sh)) != KF_OK)
     return st;
   if (!flyte_slots && v1_bare_worker(j, &sh)) sh.bare_role = KF_WORKER;
+  /* (Flyte's backend gives every replica the task container's command) */
+  sh.launcher_command = !flyte_slots && (k->flags & KF_K_COMMAND);
   KF_OOM(c, spec = kf_obj_add(A, sh.root, "spec", KF_NOBJ));
   KF_OOM(c, rp = kfm_run_policy(A, j, !flyte_slots));
   if (k->flags & KF_K_SLOTS)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kf_launcher.h"
 #include "kf_rules.h"
 #include "kf_rules_int.h"
 
@@ -288,7 +289,8 @@ static kf_status test_group_container(const kf_job *j, kf_target t,
   int i;
   (void)c;
   if (KF_T_IS_TRAINER(t)) {
-    if (j->g[KF_MASTER].replicas <= 0 || j->g[KF_WORKER].replicas <= 0 ||
+    /* (Elastic and JAXJob have no master: their one group is the node) */
+    if (kf_trainer_role(j) != KF_MASTER || j->g[KF_WORKER].replicas <= 0 ||
         (key = container_differs(j)) == NULL)
       return KF_OK;
     snprintf(path, sizeof path, "worker.container.%s", key);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kf_rules.h"
+#include "kf_launcher.h"
 #include "kf_pod.h"
 #include "kf_rules_int.h"
 
@@ -156,7 +157,9 @@ static const char *image_of(const kf_job *j, int role, const kf_target_ctx *c) {
   return c && c->image ? c->image : j->container.image;
 }
 
-/* R21 on Trainer: master and workers are one `node` replicated job. */
+/* R21 on Trainer: master and workers are one `node` replicated job (a
+** kind without a master, Elastic and JAXJob, has one group: nothing to
+** compare). */
 static kf_status r21_groups(const kf_job *j, kf_target t, const kf_target_ctx *c,
                             const kf_target_rule *r, kf_problems *out, kf_err *e) {
   const char *a = image_of(j, KF_MASTER, c), *b = image_of(j, KF_WORKER, c);
@@ -164,7 +167,7 @@ static kf_status r21_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
   const kf_group *ga, *gb;
   int i, side;
   (void)t;
-  if (j->g[KF_MASTER].replicas <= 0 || j->g[KF_WORKER].replicas <= 0) return KF_OK;
+  if (kf_trainer_role(j) != KF_MASTER || j->g[KF_WORKER].replicas <= 0) return KF_OK;
   if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0))
     ADD("worker.image", e, "differs from master's (%.100s vs %.100s): master and "
         "workers are one `node` job of a TrainJob, with one image",
@@ -277,7 +280,7 @@ kf_status kf_trainer_containers_rule(const kf_node *tmpl, const char *at,
       snprintf(path, sizeof path, "%s.spec.containers[%zu].%.60s", at, i + 1, k);
       ADD(path, e, "cannot be expressed: a runtime patch of the node container "
           "has only volumeMounts and securityContext%s", strcmp(k, "env") == 0
-          ? " (env goes in opts.env, which becomes spec.trainer.env)" : "");
+          ? " (give it in the job's container.env, which becomes spec.trainer.env)" : "");
     }
   }
   return KF_OK;

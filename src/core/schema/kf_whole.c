@@ -63,101 +63,11 @@ static kf_node *sorted(const kf_node *in, kf_arena *A) {
   return d;
 }
 
-/* The index of key [p, p+n) in the sorted table t, or -1. */
-static long key_at(const kf_node *t, const char *p, size_t n) {
-  size_t lo = 0, hi = t->u.c.n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    const char *k = t->u.c.k[mid];
-    int c = strncmp(k, p, n);
-    if (c == 0) c = k[n] != '\0';
-    if (c == 0) return (long)mid;
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return -1;
-}
-
-/* The entries of sorted table t that entry i's value refers to as
-** Kubernetes expands it (third_party/forked/golang/expansion: "$$" is a
-** literal '$', "$(NAME)" a reference), itself left out, into deps (at most
-** cap); their number. */
-static size_t refs_of(const kf_node *t, size_t i, long *deps, size_t cap) {
-  const char *v = t->u.c.v[i]->u.s.p, *end;
-  size_t n = 0;
-  long x;
-  for (; *v; v++) {
-    if (v[0] != '$') continue;
-    if (v[1] == '$') { v++; continue; }
-    if (v[1] != '(' || (end = strchr(v + 2, ')')) == NULL) continue;
-    x = key_at(t, v + 2, (size_t)(end - v - 2));
-    if (x >= 0 && (size_t)x != i && n < cap) deps[n++] = x;
-    v = end;
-  }
-  return n;
-}
-
-static int place(kf_arena *A, kf_node *l, const kf_node *s, size_t i) {
-  kf_node *e = kf_node_new(A, KF_NOBJ);
-  return e && kf_obj_strref(A, e, "name", s->u.c.k[i]) &&
-         kf_node_push(A, e, "value", s->u.c.v[i]) && kf_node_push(A, l, NULL, e);
-}
-
-/* The list of sorted table s with each variable after those it refers to
-** (deps[at[i]..at[i+1]) for entry i): a depth-first walk in name order,
-** each entry placed after its references (one on the walk already, a
-** cycle, is not waited for).  NULL: out of memory. */
-static kf_node *in_order(const kf_node *s, kf_arena *A, const size_t *at, const long *deps) {
-  size_t n = s->u.c.n, r, top = 0;
-  size_t *stack = kf_arena_alloc(A, (n + 1) * sizeof *stack);
-  size_t *pos = kf_arena_alloc(A, (n + 1) * sizeof *pos);
-  char *state = kf_arena_alloc(A, n + 1);   /* 0 new, 1 on the walk, 2 placed */
-  kf_node *l = kf_node_new(A, KF_NARR);
-  if (stack == NULL || pos == NULL || state == NULL || l == NULL) return NULL;
-  memset(state, 0, n + 1);
-  for (r = 0; r < n; r++) {
-    if (state[r]) continue;
-    state[r] = 1, pos[r] = at[r], stack[top++] = r;
-    while (top) {
-      size_t u = stack[top - 1];
-      if (pos[u] < at[u + 1]) {
-        size_t d = (size_t)deps[pos[u]++];
-        if (state[d] == 0) state[d] = 1, pos[d] = at[d], stack[top++] = d;
-        continue;
-      }
-      top--, state[u] = 2;
-      if (!place(A, l, s, u)) return NULL;
-    }
-  }
-  return l;
-}
-
-/* A table of name = value in the order Kubernetes needs: it expands
-** $(NAME) only for a variable defined earlier in the list (FACTS §11.8),
-** so a table is held sorted (canonical) unless a value refers to a name
-** sorting after it; then it is the list of {name, value} in name order
-** with each variable after those it refers to (in_order).  KF_ENOMEM: out
-** of memory. */
-static kf_status env_table(const kf_node *s, kf_arena *A, const kf_node **out) {
-  size_t n = s->u.c.n, i, x, total = 0;
-  size_t *at = kf_arena_alloc(A, (n + 1) * sizeof *at);
-  long *deps;
-  int late = 0;
-  *out = s;
-  if (at == NULL) return KF_ENOMEM;
-  for (i = 0; i < n; i++) total += s->u.c.v[i]->u.s.n / 3 + 1;   /* "$()" per reference */
-  if ((deps = kf_arena_alloc(A, total * sizeof *deps)) == NULL) return KF_ENOMEM;
-  for (i = 0, at[0] = 0; i < n; i++) {
-    size_t k = refs_of(s, i, deps + at[i], s->u.c.v[i]->u.s.n / 3 + 1);
-    for (x = 0; x < k; x++) late |= deps[at[i] + x] > (long)i;
-    at[i + 1] = at[i] + k;
-  }
-  if (!late) return KF_OK;
-  return (*out = in_order(s, A, at, deps)) != NULL ? KF_OK : KF_ENOMEM;
-}
-
-/* env: a list of EnvVars (the CRD's schema, then validateEnv) or a table
-** of name = value (env_table's order). */
+/* env: a list of EnvVars (the CRD's schema, then validateEnv), kept in its
+** order, or a table of name = value, held (and emitted) sorted by name as
+** opts.env is (SPEC §16).  A table is no list: a value referring to a name
+** sorting after it does not expand (Kubernetes expands only variables
+** defined earlier in the list); a list keeps the order it is given in. */
 static kf_status check_env(const kf_node *in, kf_arena *A, const kf_node **out,
                            const char *who, const char *path, kf_err *e) {
   char owner[200];
@@ -172,10 +82,7 @@ static kf_status check_env(const kf_node *in, kf_arena *A, const kf_node **out,
                          "(letters, digits, '_', '-' or '.', not starting with a digit)",
                          e)) != KF_OK)
       return st;
-    if ((*out = sorted(in, A)) == NULL || env_table(*out, A, out) != KF_OK)
-      return kf_nomem(e);
-    if ((*out)->t == KF_NOBJ) return KF_OK;
-    in = *out;
+    return (*out = sorted(in, A)) != NULL ? KF_OK : kf_nomem(e);
   }
   if (in->t != KF_NARR)
     return kf_fail(e, KF_EINVAL, "%s: %s: expected a list of {name =, value =} or "
