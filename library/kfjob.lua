@@ -79,9 +79,9 @@
 --- The keys of a Topology table.
 ---@class (exact) kfjob.TopologyOpts
 ---@field group? string Kueue pod set group (not a number; with required or preferred, without slices): two pod sets of one name, one of them a single pod, are placed together: annotation kueue.x-k8s.io/podset-group-name on the pod template.
----@field preferred? string Kueue topology level these pods should share when they fit: annotation kueue.x-k8s.io/podset-preferred-topology on the pod template (Trainer: in the runtime patch)
----@field required? string Kueue topology level (a node label key) all these pods must share: annotation kueue.x-k8s.io/podset-required-topology on the pod template (Trainer: in the runtime patch)
----@field slice_required? string Kueue topology level each slice of slice_size pods must share: annotation kueue.x-k8s.io/podset-slice-required-topology on the pod template.
+---@field preferred? string Kueue topology level these pods should share when they fit: annotation kueue.x-k8s.io/podset-preferred-topology on the pod template (Trainer: in the runtime patch) Format: label_key.
+---@field required? string Kueue topology level (a node label key) all these pods must share: annotation kueue.x-k8s.io/podset-required-topology on the pod template (Trainer: in the runtime patch) Format: label_key.
+---@field slice_required? string Kueue topology level each slice of slice_size pods must share: annotation kueue.x-k8s.io/podset-slice-required-topology on the pod template. Format: label_key.
 ---@field slice_size? integer Pods per slice, an integer >= 1 (with slice_required): annotation kueue.x-k8s.io/podset-slice-size on the pod template. Minimum: 1.
 ---@field slices? { level: string, size: integer }[] Kueue multi-layer slice constraints, 1 to 3 levels { level = LABEL, size = N } from the widest, each size dividing the one above, the first at most the pod set's pods; without slice_required, slice_size and group: annotation kueue.x-k8s.io/podset-slice-required-topology-constraints (JSON) on the pod template.
 ---@field unconstrained? boolean true: Kueue may place these pods in any topology domain: annotation kueue.x-k8s.io/podset-unconstrained-topology on the pod template.

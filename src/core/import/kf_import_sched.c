@@ -175,6 +175,7 @@ static kf_node *tas_value(kfi *c, const kf_field *f, const char *s) {
   if (f->type == KF_V_INT) return kf_sched_label_value(2, s, &n) ? kf_node_int(c->A, n) : NULL;
   if (f->type == KF_V_TREE)   /* topology.slices' JSON; the constructor checks it */
     return (kf_node *)kf_sched_slices_parse(c->A, s);
+  if (!kf_check_ok(f->check, s)) return NULL;   /* a level: a label name */
   return s[0] && !strpbrk(s, " \t\r\n") ? kf_node_str(c->A, s, strlen(s)) : NULL;
 }
 

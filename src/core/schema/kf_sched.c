@@ -35,10 +35,31 @@ static kf_status group_rule(const kf_topology *t, const char *path,
   return KF_OK;
 }
 
+/* The levels are node label names (kueue tas_validation.go
+** ValidateLabelName: IsQualifiedName). */
+static kf_status levels_rule(const kf_topology *t, const char *path,
+                             const char *who, kf_err *e) {
+  static const char *const keys[3] = {"required", "preferred", "slice_required"};
+  const char *v[3];
+  char p[96];
+  kf_status st;
+  int i;
+  v[0] = t->required, v[1] = t->preferred, v[2] = t->slice_required;
+  for (i = 0; i < 3; i++) {
+    if (v[i] == NULL) continue;
+    snprintf(p, sizeof p, "%s.%s", path, keys[i]);
+    if ((st = kf_row_check(kf_obj_row(&kf_topology_obj, keys[i]), v[i], p, who, e)) != KF_OK)
+      return st;
+  }
+  return KF_OK;
+}
+
 /* One of required, preferred, unconstrained (Kueue reads one). */
 static kf_status topology_rule(const kf_topology *t, const char *path,
                                const char *who, kf_err *e) {
   const char *a = t->required ? "required" : NULL, *b = NULL;
+  kf_status st;
+  if ((st = levels_rule(t, path, who, e)) != KF_OK) return st;
   if (t->preferred) (a ? (b = "preferred") : (a = "preferred"));
   if (t->unconstrained && !b) (a ? (b = "unconstrained") : (a = "unconstrained"));
   if (b != NULL)
@@ -263,6 +284,7 @@ static kf_status topology_out(kf_job *j, kf_arena *A, kf_err *e) {
     if (i == 4 && (*end || n < 1 || n > INT32_MAX || s[0] == '0' || s[0] == '+')) return KF_OK;
     if (i < 2 || i == 3 || i == 5) {
       if (s[0] == '\0' || strpbrk(s, " \t\r\n")) return KF_OK;
+      if (i != 5 && !kf_qualified_name(s)) return KF_OK;   /* a level: a label name */
       *(i == 0 ? &t.required : i == 1 ? &t.preferred : i == 3 ? &t.slice_required
                                                               : &t.group) = s;
     }
