@@ -54,3 +54,35 @@ describe("topology levels are node label names (Kueue ValidateLabelName)", funct
     assert.equal("a/b/c", m.spec.pytorchReplicaSpecs.Worker.template.metadata.annotations[REQ])
   end)
 end)
+
+describe("a group's topology mode replaces the job's as a whole", function()
+  -- Kueue reads one of podset-required-topology, podset-preferred-topology,
+  -- podset-unconstrained-topology per pod set ("more than one topology
+  -- annotation" is refused, tas_validation.go); SPEC §13: a group's key wins
+  local UNC = "kueue.x-k8s.io/podset-unconstrained-topology"
+  local PREF = "kueue.x-k8s.io/podset-preferred-topology"
+  local SLICE = "kueue.x-k8s.io/podset-slice-required-topology"
+  local SLICE_N = "kueue.x-k8s.io/podset-slice-size"
+  local function ann(job, target, group)
+    local m = job:manifest{ name = "t", image = "i", target = target or "operator" }
+    return m.spec.pytorchReplicaSpecs[group].template.metadata.annotations
+  end
+  it("unconstrained over the job's required", function()
+    local j = kfjob.PyTorchJob{ master = {}, worker = { replicas = 4, topology = { unconstrained = true } },
+                                scheduling = { topology = { required = "zone" } } }
+    assert.same({ [UNC] = "true" }, ann(j, "operator", "Worker"))
+    assert.same({ [REQ] = "zone" }, ann(j, "operator", "Master"))
+    assert.is_true((j:check{ target = "operator" }))
+  end)
+  it("required over the job's preferred, the job's other keys kept", function()
+    local j = kfjob.PyTorchJob{ master = {}, worker = { replicas = 4, topology = { required = "rack" } },
+      scheduling = { topology = { preferred = "zone", slice_required = "host", slice_size = 1 } } }
+    assert.same({ [REQ] = "rack", [SLICE] = "host", [SLICE_N] = "1" }, ann(j, "operator", "Worker"))
+    assert.same({ [PREF] = "zone", [SLICE] = "host", [SLICE_N] = "1" }, ann(j, "operator", "Master"))
+  end)
+  it("a group without a mode keeps the job's", function()
+    local j = kfjob.PyTorchJob{ master = {}, worker = { replicas = 4, topology = { slice_required = "host", slice_size = 2 } },
+                                scheduling = { topology = { preferred = "zone" } } }
+    assert.same({ [PREF] = "zone", [SLICE] = "host", [SLICE_N] = "2" }, ann(j, "operator", "Worker"))
+  end)
+end)

@@ -73,17 +73,16 @@ static kf_status topology_rule(const kf_topology *t, const char *path,
   return KF_OK;
 }
 
-/* The annotations a group's pod template gets: the job's topology with the
-** group's keys over it. */
-static kf_topology merged_topology(const kf_job *j, const kf_group *g) {
+kf_topology kf_sched_merged_topology(const kf_job *j, const kf_group *g) {
   kf_topology m;
-  const kf_topology *t = &g->topology;
+  const kf_topology *t = g ? &g->topology : NULL;
   memset(&m, 0, sizeof m);
   if (j->has_scheduling && j->sched.has_topology) m = j->sched.topology;
-  if (!g->has_topology) return m;
-  if (t->required) m.required = t->required;
-  if (t->preferred) m.preferred = t->preferred;
-  if (t->unconstrained) m.unconstrained = 1;
+  if (g == NULL || !g->has_topology) return m;
+  if (t->required || t->preferred || t->unconstrained) {   /* one mode: the group's */
+    m.required = t->required, m.preferred = t->preferred;
+    m.unconstrained = t->unconstrained;
+  }
   if (t->slice_required) m.slice_required = t->slice_required;
   if (t->slice_size > 0) m.slice_size = t->slice_size;
   if (t->group) m.group = t->group;
@@ -116,7 +115,7 @@ kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e) 
     snprintf(path, sizeof path, "%s.topology", kf_roles[k->roles[i].role].key);
     if ((st = topology_rule(&g->topology, path, who, e)) != KF_OK) return st;
     if (g->topology.group != NULL) {
-      kf_topology m = merged_topology(j, g);
+      kf_topology m = kf_sched_merged_topology(j, g);
       if ((st = group_rule(&m, path, who, e)) != KF_OK) return st;
     }
   }
