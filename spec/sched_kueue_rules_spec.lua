@@ -86,3 +86,46 @@ describe("a group's topology mode replaces the job's as a whole", function()
     assert.same({ [PREF] = "zone", [SLICE] = "host", [SLICE_N] = "2" }, ann(j, "operator", "Worker"))
   end)
 end)
+
+describe("slice_required and slice_size need each other in what a pod set gets", function()
+  -- kueue tas_validation.go: podset-slice-size "must be set when"
+  -- podset-slice-required-topology is, and "may not be set when" it is not
+  it("either alone on the job is an error naming it", function()
+    local ok, err = build{ master = {}, worker = { replicas = 1 },
+                           scheduling = { topology = { required = "rack", slice_required = "host" } } }
+    assert.is_false(ok)
+    assert.matches("scheduling.topology.slice_required: needs slice_size", err, 1, true)
+    ok, err = build{ master = {}, worker = { replicas = 1 },
+                     scheduling = { topology = { required = "rack", slice_size = 1 } } }
+    assert.is_false(ok)
+    assert.matches("scheduling.topology.slice_size: needs slice_required", err, 1, true)
+    ok, err = build{ master = {}, worker = { replicas = 1, topology = { slice_required = "host" } } }
+    assert.is_false(ok)
+    assert.matches("worker.topology.slice_required: needs slice_size", err, 1, true)
+    ok, err = pcall(kfjob.Elastic, { nnodes = 2, scheduling = { topology = { required = "rack", slice_size = 2 } } })
+    assert.is_false(ok)
+    assert.matches("scheduling.topology.slice_size: needs slice_required", tostring(err), 1, true)
+  end)
+  it("a pair completed by every group's topology is whole", function()
+    assert.is_true((build{ master = { topology = { slice_size = 1 } }, worker = { replicas = 1, topology = { slice_size = 1 } },
+                           scheduling = { topology = { required = "rack", slice_required = "host" } } }))
+    -- the master's pod set gets slice_required alone
+    local ok, err = build{ master = {}, worker = { replicas = 1, topology = { slice_size = 1 } },
+                           scheduling = { topology = { required = "rack", slice_required = "host" } } }
+    assert.is_false(ok)
+    assert.matches("scheduling.topology.slice_required: needs slice_size", err, 1, true)
+    assert.is_true((build{ master = {}, worker = { replicas = 1 },
+                           scheduling = { topology = { required = "rack", slice_required = "host", slice_size = 1 } } }))
+  end)
+  it("a manifest with one of the two keeps its annotations in the template", function()
+    local y = kfjob.PyTorchJob{ master = { image = "i" }, worker = { replicas = 1, image = "i" },
+      scheduling = { topology = { required = "rack", slice_required = "host", slice_size = 1 } } }
+      :manifest{ name = "t", target = "operator", format = "yaml" }
+    local cut = y:gsub("\n *kueue%.x%-k8s%.io/podset%-slice%-size: \"1\"", "")
+    assert.are_not.equal(y, cut)
+    local j = kfjob.from_manifest(cut)
+    assert.is_nil(j:spec().scheduling)
+    local a = j:manifest{ name = "t", target = "operator" }.spec.pytorchReplicaSpecs.Worker.template.metadata.annotations
+    assert.same({ [REQ] = "rack", ["kueue.x-k8s.io/podset-slice-required-topology"] = "host" }, a)
+  end)
+end)

@@ -90,6 +90,43 @@ kf_topology kf_sched_merged_topology(const kf_job *j, const kf_group *g) {
   return m;
 }
 
+/* podset-slice-required-topology and podset-slice-size need each other
+** (kueue tas_validation.go: "must be set when" / "may not be set when ...
+** is not specified"), in what a pod set gets: the job's and the group's. */
+static kf_status slice_pair(const kf_topology *m, const char *path, const char *who,
+                            kf_err *e) {
+  if ((m->slice_required != NULL) == (m->slice_size > 0)) return KF_OK;
+  if (m->slice_required)
+    return kf_fail(e, KF_EINVAL, "%s: %s.slice_required: needs slice_size (Kueue "
+                   "refuses podset-slice-required-topology without podset-slice-size)",
+                   who, path);
+  return kf_fail(e, KF_EINVAL, "%s: %s.slice_size: needs slice_required (Kueue refuses "
+                 "podset-slice-size without podset-slice-required-topology)", who, path);
+}
+
+/* slice_pair on each pod set of the job (a group that exists, or one with a
+** topology of its own), named where the pair is incomplete: the group's
+** topology when it sets a slice key, else the job's. */
+static kf_status slice_pairs(const kf_job *j, const char *who, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  char path[64];
+  kf_status st;
+  int i, sets = 0;
+  for (i = 0; i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    kf_topology m = kf_sched_merged_topology(j, g);
+    int own = g->has_topology && (g->topology.slice_required || g->topology.slice_size > 0);
+    if (!own && !g->has_topology && g->replicas <= 0 && !(k->flags & KF_K_ELASTIC)) continue;
+    sets++;
+    if (own) snprintf(path, sizeof path, "%s.topology", kf_roles[k->roles[i].role].key);
+    else snprintf(path, sizeof path, "scheduling.topology");
+    if ((st = slice_pair(&m, path, who, e)) != KF_OK) return st;
+  }
+  if (sets == 0 && j->has_scheduling && j->sched.has_topology)
+    return slice_pair(&j->sched.topology, "scheduling.topology", who, e);
+  return KF_OK;
+}
+
 kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
   char path[64];
@@ -119,7 +156,7 @@ kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e) 
       if ((st = group_rule(&m, path, who, e)) != KF_OK) return st;
     }
   }
-  return KF_OK;
+  return slice_pairs(j, who, e);
 }
 
 
@@ -291,7 +328,13 @@ static kf_status topology_out(kf_job *j, kf_arena *A, kf_err *e) {
     if (i == 4) t.slice_size = (int32_t)n;
     any = 1;
   }
-  if (!any || (t.required != NULL) + (t.preferred != NULL) + t.unconstrained > 1) return KF_OK;
+  if (!any) return KF_OK;
+  {   /* what R27 refuses is not what kfjob writes: it stays the template's */
+    kf_err e2;
+    if (topology_rule(&t, "", "", &e2) != KF_OK || group_rule(&t, "", "", &e2) != KF_OK ||
+        slice_pair(&t, "", "", &e2) != KF_OK)
+      return KF_OK;
+  }
   if ((st = strip_meta(j, A, "annotations", tas_keys, 7, e)) != KF_OK) return st;
   j->has_scheduling = j->sched.has_topology = 1;
   j->sched.topology = t;
