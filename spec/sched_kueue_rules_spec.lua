@@ -129,3 +129,37 @@ describe("slice_required and slice_size need each other in what a pod set gets",
     assert.same({ [REQ] = "rack", ["kueue.x-k8s.io/podset-slice-required-topology"] = "host" }, a)
   end)
 end)
+
+describe("R41: a pod set group asks for one level", function()
+  -- kueue tas_validation.go topologyRequestsValid: the pod sets of one
+  -- podset-group-name carry the same required and preferred topology
+  local function r41(job)
+    local ok, ps = job:check{ target = "operator" }
+    local out = {}
+    for _, p in ipairs(ps or {}) do if p.rule == "R41" then out[#out + 1] = p.path end end
+    return ok, out
+  end
+  it("required on one and preferred on the other", function()
+    local ok, ps = r41(kfjob.PyTorchJob{ master = { topology = { required = "rack", group = "g" } },
+                                         worker = { replicas = 2, topology = { preferred = "rack", group = "g" } } })
+    assert.is_falsy(ok)
+    assert.same({ "master.topology" }, ps)
+  end)
+  it("two required levels", function()
+    local ok, ps = r41(kfjob.PyTorchJob{ master = { topology = { required = "rack", group = "g" } },
+                                         worker = { replicas = 2, topology = { required = "zone", group = "g" } } })
+    assert.is_falsy(ok)
+    assert.same({ "master.topology" }, ps)
+    -- the job's group name and level, a group's own level over it
+    ok, ps = r41(kfjob.PyTorchJob{ master = {}, worker = { replicas = 2, topology = { required = "zone" } },
+                                   scheduling = { topology = { required = "rack", group = "g" } } })
+    assert.is_falsy(ok)
+    assert.same({ "master.topology" }, ps)
+  end)
+  it("the same level is a valid group", function()
+    assert.is_true((r41(kfjob.PyTorchJob{ master = { topology = { required = "rack", group = "g" } },
+                                          worker = { replicas = 2, topology = { required = "rack", group = "g" } } })))
+    assert.is_true((r41(kfjob.PyTorchJob{ master = {}, worker = { replicas = 2 },
+                                          scheduling = { topology = { preferred = "rack", group = "g" } } })))
+  end)
+end)
