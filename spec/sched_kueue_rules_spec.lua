@@ -163,3 +163,27 @@ describe("R41: a pod set group asks for one level", function()
                                           scheduling = { topology = { preferred = "rack", group = "g" } } })))
   end)
 end)
+
+describe("a scheduling that sets nothing is none (SPEC §13: false leaves the field out)", function()
+  local function base(sched)
+    return { master = { image = "i" }, worker = { replicas = 1, image = "i" }, shared_memory = true,
+             scheduling = sched }
+  end
+  for name, sched in pairs{ ["suspend = false"] = { suspend = false }, ["multikueue = false"] = { multikueue = false },
+                            ["{}"] = {}, ["topology = {}"] = { topology = {} } } do
+    it(name .. ": == a job without one, and Law 1 on operator and trainer-2.3", function()
+      local j = kfjob.PyTorchJob(base(sched))
+      assert.is_true(j == kfjob.PyTorchJob(base(nil)))
+      assert.is_nil(j:spec().scheduling)
+      for _, t in ipairs{ "operator", "trainer-2.3" } do
+        assert.is_true(kfjob.from_manifest(j:manifest{ name = "t", target = t, format = "yaml" }) == j, t)
+      end
+      assert.is_true(kfjob.PyTorchJob(base(nil)):with{ ["scheduling.suspend"] = false } == j)
+    end)
+  end
+  it("a gang = {} is a setting (schedulingPolicy with the target's default)", function()
+    local j = kfjob.PyTorchJob(base{ gang = {} })
+    assert.is_false(j == kfjob.PyTorchJob(base(nil)))
+    assert.same({ gang = {} }, j:spec().scheduling)
+  end)
+end)

@@ -160,6 +160,18 @@ kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e) 
 }
 
 
+void kf_sched_normalize(kf_job *j) {
+  kf_sched *s = &j->sched;
+  const kf_topology *t = &s->topology;
+  if (!j->has_scheduling) return;
+  if (s->has_topology && !t->required && !t->preferred && !t->unconstrained &&
+      !t->slice_required && t->slice_size <= 0 && !t->group && !t->slices)
+    s->has_topology = 0;
+  if (!s->queue && !s->priority_class && s->max_exec_time <= 0 && !s->suspend &&
+      !s->multikueue && !s->has_topology && !s->has_gang)
+    j->has_scheduling = 0;
+}
+
 int kf_sched_has_group_settings(const kf_job *j) {
   const kf_kind_info *k = &kf_kinds[j->kind];
   int i;
