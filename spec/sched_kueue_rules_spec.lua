@@ -187,3 +187,49 @@ describe("a scheduling that sets nothing is none (SPEC §13: false leaves the fi
     assert.same({ gang = {} }, j:spec().scheduling)
   end)
 end)
+
+describe("the Kueue labels scheduling writes are scheduling's alone", function()
+  -- kueue pkg/controller/constants: queue-name, priority-class and
+  -- max-exec-time-seconds are what scheduling.queue, .priority_class and
+  -- .max_exec_time write (SPEC §13); in `labels` they bypassed R27 and read
+  -- back as scheduling, so the job did not equal its read-back (Law 1)
+  local ROWS = { ["kueue.x-k8s.io/queue-name"] = { "queue", "lq" },
+                 ["kueue.x-k8s.io/priority-class"] = { "priority_class", "high" },
+                 ["kueue.x-k8s.io/max-exec-time-seconds"] = { "max_exec_time", "60" } }
+  it("in labels: a construction error naming the label and the scheduling row", function()
+    for key, r in pairs(ROWS) do
+      local ok, err = build{ master = {}, worker = { replicas = 1 }, labels = { [key] = r[2], team = "a" } }
+      assert.is_false(ok, key)
+      assert.matches('labels["' .. key .. '"]: ', err, 1, true)
+      assert.matches("scheduling." .. r[1], err, 1, true)
+    end
+    local ok, err = build{ master = {}, worker = { replicas = 1 },
+                           labels = { ["kueue.x-k8s.io/queue-name"] = "Bad_Q" } }
+    assert.is_false(ok)
+    assert.matches("scheduling.queue", err, 1, true)
+    -- other kueue.x-k8s.io labels are the user's
+    assert.is_true((build{ master = {}, worker = { replicas = 1 }, labels = { ["kueue.x-k8s.io/other"] = "x" } }))
+  end)
+  it("a manifest's Kueue labels read back as scheduling, on flyte too", function()
+    local j = kfjob.PyTorchJob{ master = { image = "i" }, worker = { replicas = 1, image = "i" },
+                                scheduling = { queue = "lq" } }
+    for _, t in ipairs{ "operator", "flyte2" } do
+      assert.is_true(kfjob.from_manifest(j:manifest{ name = "t", target = t, format = "yaml" }) == j, t)
+    end
+    -- Flyte 1 puts execution labels on the resource and every pod
+    local y = kfjob.PyTorchJob{ master = { image = "i" }, worker = { replicas = 1, image = "i" }, labels = { team = "lq" } }
+      :manifest{ name = "t", target = "flyte", format = "yaml" }
+    local r = kfjob.from_manifest((y:gsub("team: lq", "kueue.x-k8s.io/queue-name: lq")))
+    assert.same({ queue = "lq" }, r:spec().scheduling)
+    assert.is_nil(r:spec().labels)
+    assert.is_falsy((r:check{ target = "flyte" }))   -- R30: an execution label there
+  end)
+  it("a manifest's Kueue label Kueue refuses is an error naming where it is", function()
+    local y = kfjob.PyTorchJob{ master = { image = "i" }, worker = { replicas = 1, image = "i" },
+                                scheduling = { queue = "lq" } }:manifest{ name = "t", target = "operator", format = "yaml" }
+    local j, err = kfjob.from_manifest((y:gsub("queue%-name: lq", "queue-name: Bad_Q")))
+    assert.is_nil(j)
+    assert.matches('metadata.labels["kueue.x-k8s.io/queue-name"]: \'Bad_Q\'', err, 1, true)
+    assert.matches("scheduling.queue", err, 1, true)
+  end)
+end)

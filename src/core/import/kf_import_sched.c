@@ -54,11 +54,19 @@ static kf_status labels(kfi *c) {
   static const char *const rows[3] = {"queue", "priority_class", "max_exec_time"};
   int taken[3] = {0, 0, 0}, i, any = 0;
   kf_node *s, *rest;
-  if (c->labels == NULL || c->labels->t != KF_NOBJ || c->pod_kueue) return KF_OK;
+  if (c->labels == NULL || c->labels->t != KF_NOBJ) return KF_OK;
   for (i = 0; i < 3; i++) {
     const char *v = kfi_str(kf_node_get(c->labels, keys[i]));
     int32_t secs = 0;
-    if (!kf_sched_label_value(i, v, &secs)) continue;
+    if (v == NULL) continue;
+    if (!kf_sched_label_value(i, v, &secs)) {   /* a job's labels cannot hold it */
+      char p[KFI_PATH];
+      kf_key_path(p, sizeof p, "metadata.labels", keys[i]);
+      return kfi_fail(c, p, "'%.100s': this label is scheduling.%s, %s", v, rows[i],
+                      i < 2 ? "a DNS-1123 subdomain of at most 63 characters (Kueue's "
+                              "webhook refuses others)"
+                            : "a decimal integer >= 1 without sign or leading zero");
+    }
     KF_OOM(c, s = sched(c));
     KF_OOM(c, i < 2 ? kf_obj_strref(c->A, s, rows[i], v) : kf_obj_int(c->A, s, rows[i], secs));
     taken[i] = any = 1;

@@ -337,7 +337,7 @@ const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
    .check = KF_CHECK_DNS_LABEL,                                            \
    .desc = "The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)"}, \
   {.key = "labels", .type = KF_V_TREE, .off = J(labels), .info = &kf_labels_tree, \
-   .desc = "The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"}, \
+   .desc = "The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; Kueue's queue-name, priority-class and max-exec-time-seconds are scheduling's (an error here); not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"}, \
   {.key = "annotations", .type = KF_V_TREE, .off = J(annotations),         \
    .info = &kf_annotations_tree,                                           \
    .desc = "The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not copied to the pods (pod_template.metadata.annotations is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"} \
