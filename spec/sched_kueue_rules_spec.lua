@@ -233,3 +233,43 @@ describe("the Kueue labels scheduling writes are scheduling's alone", function()
     assert.matches("scheduling.queue", err, 1, true)
   end)
 end)
+
+describe("reading a job's object fields (SPEC: an unknown field of an object raises)", function()
+  local j = kfjob.PyTorchJob{ worker = { replicas = 1, requests = { gpu = 1 } },
+    scheduling = { queue = "q", topology = { required = "rack" }, gang = { min_available = 1 } } }
+  local function err(f)
+    local ok, e = pcall(f)
+    assert.is_false(ok)
+    return tostring(e)
+  end
+  it("a misspelt key of scheduling, its gang and topology raises with a suggestion", function()
+    assert.matches("has no field 'queu' (did you mean 'queue'?)", err(function() return j.scheduling.queu end), 1, true)
+    assert.matches("has no field 'min_availble' (did you mean 'min_available'?)",
+                   err(function() return j.scheduling.gang.min_availble end), 1, true)
+    assert.matches("has no field 'requred' (did you mean 'required'?)",
+                   err(function() return j.scheduling.topology.requred end), 1, true)
+    assert.matches("has no field 'gpuu' (did you mean 'gpu'?)", err(function() return j.worker.requests.gpuu end), 1, true)
+  end)
+  it("a known key reads its value, or nil when unset; pairs() sees the set keys", function()
+    assert.equal("q", j.scheduling.queue)
+    assert.is_nil(j.scheduling.priority_class)
+    assert.is_nil(j.scheduling.topology.preferred)
+    assert.equal(1, j.scheduling.gang.min_available)
+    assert.is_nil(j.worker.requests.mem)
+    assert.is_nil(j.worker.requests.memory)   -- the alias
+    local keys = {}
+    for k in pairs(j.scheduling) do keys[#keys + 1] = k end
+    table.sort(keys)
+    assert.same({ "gang", "queue", "topology" }, keys)
+    assert.is_true(kfjob.PyTorchJob(j:spec()) == j)
+  end)
+  it("an unset field of the kind reads nil; an unknown one raises", function()
+    local e = kfjob.Elastic{ nnodes = 2 }
+    for _, f in ipairs{ "interconnect", "restart_on_host_maintenance", "namespace", "scheduling", "shared_memory" } do
+      assert.is_truthy(kfjob.fields("Elastic")[f], f)
+      assert.is_nil(e[f], f)
+    end
+    assert.matches("kfjob.Elastic has no field 'intercnnect' (did you mean 'interconnect'?)",
+                   err(function() return e.intercnnect end), 1, true)
+  end)
+end)
