@@ -80,6 +80,15 @@ describe("a group's topology mode replaces the job's as a whole", function()
     assert.same({ [REQ] = "rack", [SLICE] = "host", [SLICE_N] = "1" }, ann(j, "operator", "Worker"))
     assert.same({ [PREF] = "zone", [SLICE] = "host", [SLICE_N] = "1" }, ann(j, "operator", "Master"))
   end)
+  it("reads back to the same manifest, the differing modes as the groups' own", function()
+    local j = kfjob.PyTorchJob{ master = { image = "i", topology = { required = "rack" } },
+                                worker = { replicas = 3, image = "i" }, scheduling = { topology = { preferred = "block" } } }
+    local y = j:manifest{ name = "t", target = "operator", format = "yaml" }
+    local r = kfjob.from_manifest(y)
+    assert.equal(y, r:manifest{ name = "t", target = "operator", format = "yaml" })
+    assert.same({ required = "rack" }, r:spec().master.topology)
+    assert.same({ preferred = "block" }, r:spec().worker.topology)
+  end)
   it("a group without a mode keeps the job's", function()
     local j = kfjob.PyTorchJob{ master = {}, worker = { replicas = 4, topology = { slice_required = "host", slice_size = 2 } },
                                 scheduling = { topology = { preferred = "zone" } } }
