@@ -137,6 +137,16 @@ describe("slice_required and slice_size need each other in what a pod set gets",
     local a = j:manifest{ name = "t", target = "operator" }.spec.pytorchReplicaSpecs.Worker.template.metadata.annotations
     assert.same({ [REQ] = "rack", ["kueue.x-k8s.io/podset-slice-required-topology"] = "host" }, a)
   end)
+  it("so does one group's pod set, where the groups' annotations differ", function()
+    local y = kfjob.PyTorchJob{ master = { image = "i", topology = { slice_required = "h", slice_size = 1 } },
+                                worker = { replicas = 2, image = "i" }, scheduling = { topology = { required = "rack" } } }
+      :manifest{ name = "t", target = "operator", format = "yaml" }
+    local cut = y:gsub("\n *kueue%.x%-k8s%.io/podset%-slice%-size: \"1\"", "")
+    assert.are_not.equal(y, cut)
+    local j = kfjob.from_manifest(cut)
+    assert.is_nil(j:spec().scheduling)
+    assert.equal(cut, j:manifest{ name = "t", target = "operator", format = "yaml" })
+  end)
 end)
 
 describe("R41: a pod set group asks for one level", function()

@@ -193,6 +193,19 @@ static int one_mode(const kf_node *t) {
          (kf_node_get(t, "unconstrained") != NULL) <= 1;
 }
 
+/* What one pod set's annotations held (the job's keys and the group's) is
+** what kfjob writes for it: one mode, and slice_required with slice_size
+** (R27); else they stay the templates'. */
+static int podset_ok(const kf_node *job, const kf_node *g) {
+  static const char *const modes[3] = {"required", "preferred", "unconstrained"};
+  int i, n = 0, sr, ss;
+  for (i = 0; i < 3; i++)
+    n += kf_node_get(job, modes[i]) != NULL || kf_node_get(g, modes[i]) != NULL;
+  sr = kf_node_get(job, "slice_required") != NULL || kf_node_get(g, "slice_required") != NULL;
+  ss = kf_node_get(job, "slice_size") != NULL || kf_node_get(g, "slice_size") != NULL;
+  return n <= 1 && sr == ss;
+}
+
 /* Group i's template without Kueue's topology annotations (and without
 ** what is left empty); the group loses its template when nothing is left. */
 static kf_status strip_tas(kfi *c, kf_node *g) {
@@ -260,7 +273,7 @@ kf_status kfi_sched_group_topology(kfi *c) {
   KF_OOM(c, job = kf_node_new(c->A, KF_NOBJ));
   if (n == 0 || !split_tas(c, an, n, job, gt) || !one_mode(job)) return KF_OK;
   for (i = 0; i < n; i++) {
-    if (!one_mode(gt[i])) return KF_OK;
+    if (!one_mode(gt[i]) || !podset_ok(job, gt[i])) return KF_OK;
     any |= gt[i]->u.c.n > 0;
   }
   if (job->u.c.n == 0 && !any) return KF_OK;
