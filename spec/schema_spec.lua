@@ -78,6 +78,10 @@ local function largest(row, key)
   if row.type == "boolean" then return true end
   if row.type == "enum" then return row.values[#row.values] end
   if row.type == "quantity" then return string.rep("9", BIG) end
+  -- a topology level is a label name (Kueue ValidateLabelName): the longest
+  if row.type == "string" and row.check == "label_key" then
+    return string.rep("d", 253) .. "/" .. string.rep("n", 63)
+  end
   if row.type == "string" then return string.rep("s", BIG) end
   if row.type == "strings" then
     local l = {}

@@ -89,6 +89,64 @@ static int read_field(lua_State *L, const char *tname, const kf_node *spec,
   return luaL_error(L, "%s has no field '%s'", tname, key);
 }
 
+/* The row of the n rows at f with key (or alias) `key`, or NULL. */
+static const kf_field *known_row(const kf_field *f, size_t n, const char *key) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if ((f[i].key && strcmp(f[i].key, key) == 0) || (f[i].alias && strcmp(f[i].alias, key) == 0))
+      return &f[i];
+  return NULL;
+}
+
+/* __index of an object row's table (job.scheduling, .scheduling.gang):
+** a row of the object that is unset reads nil, any other key raises with
+** a suggestion from the object's rows.  Upvalues: the kf_obj, its name. */
+static int strict_index(lua_State *L) {
+  const kf_obj *o = (const kf_obj *)lua_touserdata(L, lua_upvalueindex(1));
+  const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+  const char *cands[48], *s;
+  size_t i, n = 0;
+  if (key == NULL) return luaL_error(L, "%s has no field '%s'", lua_tostring(L, lua_upvalueindex(2)),
+                                     luaL_tolstring(L, 2, NULL));
+  if (known_row(o->f, o->n, key)) return lua_pushnil(L), 1;
+  for (i = 0; i < o->n && n < 47; i++) cands[n++] = o->f[i].key;
+  cands[n] = NULL;
+  s = kf_suggest(key, cands);
+  if (s && strcmp(s, key) != 0)
+    return luaL_error(L, "%s has no field '%s' (did you mean '%s'?)",
+                      lua_tostring(L, lua_upvalueindex(2)), key, s);
+  return luaL_error(L, "%s has no field '%s'", lua_tostring(L, lua_upvalueindex(2)), key);
+}
+
+/* The table at the top (an object row's value as spec() gives it) reads
+** strictly, and so do the object rows inside it. */
+static void make_strict(lua_State *L, const kf_obj *o, const char *path) {
+  size_t i;
+  char sub[96];
+  lua_createtable(L, 0, 1);
+  lua_pushlightuserdata(L, (void *)o);
+  lua_pushfstring(L, "%s", path);
+  lua_pushcclosure(L, strict_index, 2);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
+  for (i = 0; i < o->n; i++) {
+    if (o->f[i].type != KF_V_OBJ || o->f[i].info == NULL) continue;
+    lua_pushstring(L, o->f[i].key);
+    if (lua_rawget(L, -2) == LUA_TTABLE) {
+      snprintf(sub, sizeof sub, "%s.%s", path, o->f[i].key);
+      make_strict(L, (const kf_obj *)o->f[i].info, sub);
+    }
+    lua_pop(L, 1);
+  }
+}
+
+/* A field's value: an object row's table reads strictly (make_strict). */
+static void push_field(lua_State *L, const kf_field *f, const kf_node *v, const char *path) {
+  lkf_pushnode(L, v);
+  if (f != NULL && f->type == KF_V_OBJ && f->info != NULL && lua_type(L, -1) == LUA_TTABLE)
+    make_strict(L, (const kf_obj *)f->info, path);
+}
+
 /* A row of `o` by key, or NULL. */
 static const kf_field *row_of(const kf_obj *o, const char *key) {
   size_t i;
@@ -111,7 +169,9 @@ static int group_index(lua_State *L) {
     return luaL_error(L, "not enough memory");
   if (row_of(&kf_group_obj, key) != NULL) {  /* unset fields read as nil */
     const kf_node *v = kf_node_get(spec, key);
-    if (v) lkf_pushnode(L, v); else lua_pushnil(L);
+    char path[96];
+    snprintf(path, sizeof path, "%s.%s", lkf_group_mt[g->role], key);
+    if (v) push_field(L, row_of(&kf_group_obj, key), v, path); else lua_pushnil(L);
     return 1;
   }
   return read_field(L, lkf_group_mt[g->role], spec, key, &kf_group_obj, extra);
@@ -208,13 +268,25 @@ static int job_index(lua_State *L) {
   X = lkf_ctx(L, 2);
   if ((spec = kf_job_to_spec(j, &X->A)) == NULL)
     return luaL_error(L, "not enough memory");
+  {   /* a row of the kind: unset reads nil, an object row strictly */
+    const kf_field *f = known_row(k->fields, k->nfields, key);
+    const kf_node *v = kf_node_get(spec, key);
+    if (f != NULL && f->type != KF_V_GROUPS && f->type != KF_V_DEPRECATED) {
+      char path[96];
+      snprintf(path, sizeof path, "%s.%s", lkf_job_mt[j->kind], key);
+      if (v) push_field(L, f, v, path); else lua_pushnil(L);
+      return 1;
+    }
+  }
   {
     static const char *const extra[] = {"kind", "task_type", "run_policy",
                                         "spec", "with", "encode", "versions",
                                         "custom", "to_json", "task_template", "task_spec",
                                         "manifest", "lint", "launcher_command",
                                         "environment", NULL};
-    return read_field(L, lkf_job_mt[j->kind], spec, key, NULL, extra);
+    kf_obj rows;   /* the kind's rows, for the suggestion */
+    rows.tag = rows.what = rows.name = NULL, rows.f = k->fields, rows.n = k->nfields;
+    return read_field(L, lkf_job_mt[j->kind], spec, key, &rows, extra);
   }
 }
 

@@ -35,9 +35,6 @@ typedef struct kfi {
                                 stays its template's, as written */
   int pod_gpu;               /* the pod's GPU limit is outside its spec (a
                                 TrainJob's spec.trainer.resourcesPerNode) */
-  int pod_kueue;             /* (Flyte) a pod template repeats a Kueue label
-                                of the resource: the labels are the user's,
-                                not scheduling (Flyte 1 refuses it, R30) */
 } kfi;
 
 #define KFI_PATH 256

@@ -363,13 +363,9 @@ static kf_status meta_rest(kfi *c, const char *path, const kf_node *m, kf_node *
     for (i = 0; i < v->u.c.n; i++) {
       const char *mine = kfi_str(kf_node_get(res[k], v->u.c.k[i]));
       const char *s = kfi_str(v->u.c.v[i]);
-      if (c->pod_copies && mine && s && strcmp(mine, s) == 0) {
-        /* Flyte 2 writes a PyTorchJob's scheduling labels there (#7833) */
-        c->pod_kueue |= k == 0 && strncmp(v->u.c.k[i], "kueue.x-k8s.io/", 15) == 0 &&
-                        !(c->target == KF_T_FLYTE2 &&
-                          (c->kind == KF_PYTORCH || c->kind == KF_ELASTIC));
-        continue;
-      }
+      /* the pod's copy of a label of the resource (Kueue's too: they are
+      ** scheduling, whichever the target) */
+      if (c->pod_copies && mine && s && strcmp(mine, s) == 0) continue;
       if ((st = meta_entry(c, p, k == 0, v->u.c.k[i], s)) != KF_OK) return st;
       KF_OOM(c, kf_node_push(c->A, l, v->u.c.k[i], v->u.c.v[i]));
     }

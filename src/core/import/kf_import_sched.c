@@ -54,11 +54,19 @@ static kf_status labels(kfi *c) {
   static const char *const rows[3] = {"queue", "priority_class", "max_exec_time"};
   int taken[3] = {0, 0, 0}, i, any = 0;
   kf_node *s, *rest;
-  if (c->labels == NULL || c->labels->t != KF_NOBJ || c->pod_kueue) return KF_OK;
+  if (c->labels == NULL || c->labels->t != KF_NOBJ) return KF_OK;
   for (i = 0; i < 3; i++) {
     const char *v = kfi_str(kf_node_get(c->labels, keys[i]));
     int32_t secs = 0;
-    if (!kf_sched_label_value(i, v, &secs)) continue;
+    if (v == NULL) continue;
+    if (!kf_sched_label_value(i, v, &secs)) {   /* a job's labels cannot hold it */
+      char p[KFI_PATH];
+      kf_key_path(p, sizeof p, "metadata.labels", keys[i]);
+      return kfi_fail(c, p, "'%.100s': this label is scheduling.%s, %s", v, rows[i],
+                      i < 2 ? "a DNS-1123 subdomain of at most 63 characters (Kueue's "
+                              "webhook refuses others)"
+                            : "a decimal integer >= 1 without sign or leading zero");
+    }
     KF_OOM(c, s = sched(c));
     KF_OOM(c, i < 2 ? kf_obj_strref(c->A, s, rows[i], v) : kf_obj_int(c->A, s, rows[i], secs));
     taken[i] = any = 1;
@@ -175,6 +183,7 @@ static kf_node *tas_value(kfi *c, const kf_field *f, const char *s) {
   if (f->type == KF_V_INT) return kf_sched_label_value(2, s, &n) ? kf_node_int(c->A, n) : NULL;
   if (f->type == KF_V_TREE)   /* topology.slices' JSON; the constructor checks it */
     return (kf_node *)kf_sched_slices_parse(c->A, s);
+  if (!kf_check_ok(f->check, s)) return NULL;   /* a level: a label name */
   return s[0] && !strpbrk(s, " \t\r\n") ? kf_node_str(c->A, s, strlen(s)) : NULL;
 }
 
@@ -182,6 +191,19 @@ static kf_node *tas_value(kfi *c, const kf_field *f, const char *s) {
 static int one_mode(const kf_node *t) {
   return (kf_node_get(t, "required") != NULL) + (kf_node_get(t, "preferred") != NULL) +
          (kf_node_get(t, "unconstrained") != NULL) <= 1;
+}
+
+/* What one pod set's annotations held (the job's keys and the group's) is
+** what kfjob writes for it: one mode, and slice_required with slice_size
+** (R27); else they stay the templates'. */
+static int podset_ok(const kf_node *job, const kf_node *g) {
+  static const char *const modes[3] = {"required", "preferred", "unconstrained"};
+  int i, n = 0, sr, ss;
+  for (i = 0; i < 3; i++)
+    n += kf_node_get(job, modes[i]) != NULL || kf_node_get(g, modes[i]) != NULL;
+  sr = kf_node_get(job, "slice_required") != NULL || kf_node_get(g, "slice_required") != NULL;
+  ss = kf_node_get(job, "slice_size") != NULL || kf_node_get(g, "slice_size") != NULL;
+  return n <= 1 && sr == ss;
 }
 
 /* Group i's template without Kueue's topology annotations (and without
@@ -251,7 +273,7 @@ kf_status kfi_sched_group_topology(kfi *c) {
   KF_OOM(c, job = kf_node_new(c->A, KF_NOBJ));
   if (n == 0 || !split_tas(c, an, n, job, gt) || !one_mode(job)) return KF_OK;
   for (i = 0; i < n; i++) {
-    if (!one_mode(gt[i])) return KF_OK;
+    if (!one_mode(gt[i]) || !podset_ok(job, gt[i])) return KF_OK;
     any |= gt[i]->u.c.n > 0;
   }
   if (job->u.c.n == 0 && !any) return KF_OK;

@@ -191,16 +191,11 @@ static int has_rows(const kf_obj *o, const char *base) {
 static int topology_into(kf_arena *A, kf_node *tmpl, const kf_job *j,
                          const kf_group *g) {
   kf_node *m, *an;
-  int job = j->has_scheduling && j->sched.has_topology &&
-            has_rows(&kf_topology_obj, (const char *)&j->sched.topology);
-  int grp = g && g->has_topology && has_rows(&kf_topology_obj, (const char *)&g->topology);
-  if (!job && !grp) return 1;   /* topology = {} too: no annotation */
+  kf_topology t = kf_sched_merged_topology(j, g);   /* the group's mode wins whole */
+  if (!has_rows(&kf_topology_obj, (const char *)&t)) return 1;   /* topology = {} too */
   if ((m = meta_of(A, tmpl)) == NULL) return 0;
   an = kf_node_get(m, "annotations");
-  if ((job && !put_rows(A, &an, &kf_topology_obj, (const char *)&j->sched.topology,
-                        (size_t)-1)) ||
-      (grp && !put_rows(A, &an, &kf_topology_obj, (const char *)&g->topology, (size_t)-1)))
-    return 0;
+  if (!put_rows(A, &an, &kf_topology_obj, (const char *)&t, (size_t)-1)) return 0;
   return kf_node_put(A, m, "annotations", an);
 }
 

@@ -273,8 +273,40 @@ static const char *group_name(const kf_job *j, const kf_group *g) {
   return j->has_scheduling && j->sched.has_topology ? j->sched.topology.group : NULL;
 }
 
+static int same_str(const char *a, const char *b) {
+  return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* R41's second half (kueue tas_validation.go topologyRequestsValid): the
+** pod sets of one group ask for the same required and preferred level;
+** named at the second group of the name (i: the first). */
+static kf_status r41_levels(const kf_job *j, kf_target t, int i, const char *name,
+                            kf_problems *out, const kf_target_rule *r, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  kf_topology a = kf_sched_merged_topology(j, &j->g[k->roles[i].role]), b;
+  char path[96];
+  int x;
+  for (x = i + 1; x < k->nroles; x++) {
+    const char *o = group_name(j, &j->g[k->roles[x].role]);
+    if (o == NULL || podset_pods(j, t, k->roles[x].role) <= 0 || strcmp(o, name) != 0)
+      continue;
+    b = kf_sched_merged_topology(j, &j->g[k->roles[x].role]);
+    if (same_str(a.required, b.required) && same_str(a.preferred, b.preferred)) return KF_OK;
+    snprintf(path, sizeof path, "%s.topology", kf_roles[k->roles[x].role].key);
+    ADD(path, e, "%s %s'%s' but %s %s'%s' in pod set group '%s': Kueue takes one "
+        "required or preferred level for a group's pod sets",
+        kf_roles[k->roles[x].role].key, b.required ? "required " : "preferred ",
+        b.required ? b.required : b.preferred ? b.preferred : "",
+        kf_roles[k->roles[i].role].key, a.required ? "required " : "preferred ",
+        a.required ? a.required : a.preferred ? a.preferred : "", name);
+    return KF_OK;
+  }
+  return KF_OK;
+}
+
 /* R41 (kueue tas_validation.go): the pod sets of one podset-group-name are
-** exactly two, one of them a single pod (a leader and its workers). */
+** exactly two, one of them a single pod (a leader and its workers), asking
+** for the same level. */
 static kf_status r41_group(const kf_job *j, kf_target t, const kf_target_ctx *c,
                            const kf_target_rule *r, kf_problems *out, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
@@ -294,7 +326,12 @@ static kf_status r41_group(const kf_job *j, kf_target t, const kf_target_ctx *c,
       sets++, single += n == 1;
     }
     if (one_podset(t)) sets = 1;   /* the node / workers job is one pod set */
-    if (!first || (sets == 2 && single >= 1)) continue;
+    if (!first) continue;
+    if (sets == 2 && single >= 1) {
+      kf_status st = r41_levels(j, t, i, name, out, r, e);
+      if (st != KF_OK) return st;
+      continue;
+    }
     if (g->has_topology && g->topology.group)
       snprintf(path, sizeof path, "%s.topology.group", kf_roles[k->roles[i].role].key);
     else

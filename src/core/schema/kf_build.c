@@ -15,6 +15,7 @@
 
 #include "kf_job.h"
 #include "kf_build_int.h"
+#include "kf_sched.h"
 
 void kf_build_ctx_init(ctx *c, kf_arena *A, kf_err *e, const char *ctor,
                        const char *prefix) {
@@ -661,6 +662,7 @@ kf_status kf_build_finish(ctx *c, kf_job *j, int *given, const int32_t *dep) {
     }
   }
   if (k->flags & KF_K_ELASTIC) j->g[KF_WORKER].replicas = j->max_nodes;
+  kf_sched_normalize(j);
   return kf_job_check(j, KF_PATH_SPEC, c->ctor, c->e);
 }
 
@@ -762,6 +764,7 @@ int kf_job_with_values(const kf_job *in, const kf_leaf *l,
         f->type != KF_V_BOOL && f->type != KF_V_ENUM)
       *strings_kept = 0;
   }
+  kf_sched_normalize(out);
   return kf_job_check(out, KF_PATH_SPEC, who, &e) == KF_OK;
 }
 

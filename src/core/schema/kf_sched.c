@@ -35,10 +35,31 @@ static kf_status group_rule(const kf_topology *t, const char *path,
   return KF_OK;
 }
 
+/* The levels are node label names (kueue tas_validation.go
+** ValidateLabelName: IsQualifiedName). */
+static kf_status levels_rule(const kf_topology *t, const char *path,
+                             const char *who, kf_err *e) {
+  static const char *const keys[3] = {"required", "preferred", "slice_required"};
+  const char *v[3];
+  char p[96];
+  kf_status st;
+  int i;
+  v[0] = t->required, v[1] = t->preferred, v[2] = t->slice_required;
+  for (i = 0; i < 3; i++) {
+    if (v[i] == NULL) continue;
+    snprintf(p, sizeof p, "%s.%s", path, keys[i]);
+    if ((st = kf_row_check(kf_obj_row(&kf_topology_obj, keys[i]), v[i], p, who, e)) != KF_OK)
+      return st;
+  }
+  return KF_OK;
+}
+
 /* One of required, preferred, unconstrained (Kueue reads one). */
 static kf_status topology_rule(const kf_topology *t, const char *path,
                                const char *who, kf_err *e) {
   const char *a = t->required ? "required" : NULL, *b = NULL;
+  kf_status st;
+  if ((st = levels_rule(t, path, who, e)) != KF_OK) return st;
   if (t->preferred) (a ? (b = "preferred") : (a = "preferred"));
   if (t->unconstrained && !b) (a ? (b = "unconstrained") : (a = "unconstrained"));
   if (b != NULL)
@@ -52,22 +73,58 @@ static kf_status topology_rule(const kf_topology *t, const char *path,
   return KF_OK;
 }
 
-/* The annotations a group's pod template gets: the job's topology with the
-** group's keys over it. */
-static kf_topology merged_topology(const kf_job *j, const kf_group *g) {
+kf_topology kf_sched_merged_topology(const kf_job *j, const kf_group *g) {
   kf_topology m;
-  const kf_topology *t = &g->topology;
+  const kf_topology *t = g ? &g->topology : NULL;
   memset(&m, 0, sizeof m);
   if (j->has_scheduling && j->sched.has_topology) m = j->sched.topology;
-  if (!g->has_topology) return m;
-  if (t->required) m.required = t->required;
-  if (t->preferred) m.preferred = t->preferred;
-  if (t->unconstrained) m.unconstrained = 1;
+  if (g == NULL || !g->has_topology) return m;
+  if (t->required || t->preferred || t->unconstrained) {   /* one mode: the group's */
+    m.required = t->required, m.preferred = t->preferred;
+    m.unconstrained = t->unconstrained;
+  }
   if (t->slice_required) m.slice_required = t->slice_required;
   if (t->slice_size > 0) m.slice_size = t->slice_size;
   if (t->group) m.group = t->group;
   if (t->slices) m.slices = t->slices;
   return m;
+}
+
+/* podset-slice-required-topology and podset-slice-size need each other
+** (kueue tas_validation.go: "must be set when" / "may not be set when ...
+** is not specified"), in what a pod set gets: the job's and the group's. */
+static kf_status slice_pair(const kf_topology *m, const char *path, const char *who,
+                            kf_err *e) {
+  if ((m->slice_required != NULL) == (m->slice_size > 0)) return KF_OK;
+  if (m->slice_required)
+    return kf_fail(e, KF_EINVAL, "%s: %s.slice_required: needs slice_size (Kueue "
+                   "refuses podset-slice-required-topology without podset-slice-size)",
+                   who, path);
+  return kf_fail(e, KF_EINVAL, "%s: %s.slice_size: needs slice_required (Kueue refuses "
+                 "podset-slice-size without podset-slice-required-topology)", who, path);
+}
+
+/* slice_pair on each pod set of the job (a group that exists, or one with a
+** topology of its own), named where the pair is incomplete: the group's
+** topology when it sets a slice key, else the job's. */
+static kf_status slice_pairs(const kf_job *j, const char *who, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  char path[64];
+  kf_status st;
+  int i, sets = 0;
+  for (i = 0; i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    kf_topology m = kf_sched_merged_topology(j, g);
+    int own = g->has_topology && (g->topology.slice_required || g->topology.slice_size > 0);
+    if (!own && !g->has_topology && g->replicas <= 0 && !(k->flags & KF_K_ELASTIC)) continue;
+    sets++;
+    if (own) snprintf(path, sizeof path, "%s.topology", kf_roles[k->roles[i].role].key);
+    else snprintf(path, sizeof path, "scheduling.topology");
+    if ((st = slice_pair(&m, path, who, e)) != KF_OK) return st;
+  }
+  if (sets == 0 && j->has_scheduling && j->sched.has_topology)
+    return slice_pair(&j->sched.topology, "scheduling.topology", who, e);
+  return KF_OK;
 }
 
 kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e) {
@@ -95,13 +152,25 @@ kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e) 
     snprintf(path, sizeof path, "%s.topology", kf_roles[k->roles[i].role].key);
     if ((st = topology_rule(&g->topology, path, who, e)) != KF_OK) return st;
     if (g->topology.group != NULL) {
-      kf_topology m = merged_topology(j, g);
+      kf_topology m = kf_sched_merged_topology(j, g);
       if ((st = group_rule(&m, path, who, e)) != KF_OK) return st;
     }
   }
-  return KF_OK;
+  return slice_pairs(j, who, e);
 }
 
+
+void kf_sched_normalize(kf_job *j) {
+  kf_sched *s = &j->sched;
+  const kf_topology *t = &s->topology;
+  if (!j->has_scheduling) return;
+  if (s->has_topology && !t->required && !t->preferred && !t->unconstrained &&
+      !t->slice_required && t->slice_size <= 0 && !t->group && !t->slices)
+    s->has_topology = 0;
+  if (!s->queue && !s->priority_class && s->max_exec_time <= 0 && !s->suspend &&
+      !s->multikueue && !s->has_topology && !s->has_gang)
+    j->has_scheduling = 0;
+}
 
 int kf_sched_has_group_settings(const kf_job *j) {
   const kf_kind_info *k = &kf_kinds[j->kind];
@@ -263,6 +332,7 @@ static kf_status topology_out(kf_job *j, kf_arena *A, kf_err *e) {
     if (i == 4 && (*end || n < 1 || n > INT32_MAX || s[0] == '0' || s[0] == '+')) return KF_OK;
     if (i < 2 || i == 3 || i == 5) {
       if (s[0] == '\0' || strpbrk(s, " \t\r\n")) return KF_OK;
+      if (i != 5 && !kf_qualified_name(s)) return KF_OK;   /* a level: a label name */
       *(i == 0 ? &t.required : i == 1 ? &t.preferred : i == 3 ? &t.slice_required
                                                               : &t.group) = s;
     }
@@ -270,7 +340,13 @@ static kf_status topology_out(kf_job *j, kf_arena *A, kf_err *e) {
     if (i == 4) t.slice_size = (int32_t)n;
     any = 1;
   }
-  if (!any || (t.required != NULL) + (t.preferred != NULL) + t.unconstrained > 1) return KF_OK;
+  if (!any) return KF_OK;
+  {   /* what R27 refuses is not what kfjob writes: it stays the template's */
+    kf_err e2;
+    if (topology_rule(&t, "", "", &e2) != KF_OK || group_rule(&t, "", "", &e2) != KF_OK ||
+        slice_pair(&t, "", "", &e2) != KF_OK)
+      return KF_OK;
+  }
   if ((st = strip_meta(j, A, "annotations", tas_keys, 7, e)) != KF_OK) return st;
   j->has_scheduling = j->sched.has_topology = 1;
   j->sched.topology = t;

@@ -41,6 +41,16 @@ const kf_node *kf_sched_slices_parse(kf_arena *A, const char *s);
 ** every target (R27); listed in every kind's rules. */
 kf_status kf_rule_sched(const kf_job *j, int style, const char *who, kf_err *e);
 
+/* The topology a group's pod set gets (g NULL: the job's alone): the job's
+** with the group's keys over it, where the group's mode (required,
+** preferred or unconstrained) replaces the job's as a whole. */
+kf_topology kf_sched_merged_topology(const kf_job *j, const kf_group *g);
+
+/* A scheduling that sets nothing (scheduling = {}, suspend = false,
+** multikueue = false, topology = {}) is no scheduling: the manifests are
+** the same, so the job is (SPEC §13; == compares the resolved job). */
+void kf_sched_normalize(kf_job *j);
+
 /* Whether the job or any of its groups sets a topology; whether a group
 ** of the job's kind has its own pod template or topology. */
 int kf_sched_has_group_settings(const kf_job *j);

@@ -93,16 +93,16 @@ const kf_obj kf_resources_obj = {NULL, "a table of resources", resource_rows,
 #define TOPO(f) offsetof(kf_topology, f)
 static const kf_field topology_rows[] = {
   {.key = "required", .type = KF_V_TOKEN, .off = TOPO(required),
-   .manifest = KF_TAS_REQUIRED,
+   .check = KF_CHECK_LABEL_KEY, .manifest = KF_TAS_REQUIRED,
    .desc = "Kueue topology level (a node label key) all these pods must share: annotation kueue.x-k8s.io/podset-required-topology on the pod template (Trainer: in the runtime patch)"},
   {.key = "preferred", .type = KF_V_TOKEN, .off = TOPO(preferred),
-   .manifest = KF_TAS_PREFERRED,
+   .check = KF_CHECK_LABEL_KEY, .manifest = KF_TAS_PREFERRED,
    .desc = "Kueue topology level these pods should share when they fit: annotation kueue.x-k8s.io/podset-preferred-topology on the pod template (Trainer: in the runtime patch)"},
   {.key = "unconstrained", .type = KF_V_BOOL, .flags = KF_F_OMITZERO,
    .off = TOPO(unconstrained), .manifest = KF_TAS_UNCONSTRAINED,
    .desc = "true: Kueue may place these pods in any topology domain: annotation kueue.x-k8s.io/podset-unconstrained-topology on the pod template"},
   {.key = "slice_required", .type = KF_V_TOKEN, .off = TOPO(slice_required),
-   .manifest = KF_TAS_SLICE_REQUIRED,
+   .check = KF_CHECK_LABEL_KEY, .manifest = KF_TAS_SLICE_REQUIRED,
    .desc = "Kueue topology level each slice of slice_size pods must share: annotation kueue.x-k8s.io/podset-slice-required-topology on the pod template"},
   {.key = "slice_size", .type = KF_V_INT, .flags = KF_F_OMITZERO,
    .off = TOPO(slice_size), .off_n = TOPO(zero), .zbit = 1u, .min = 1,
@@ -337,7 +337,7 @@ const kf_obj kf_sched_obj = {NULL, "a table of named fields", sched_rows,
    .check = KF_CHECK_DNS_LABEL,                                            \
    .desc = "The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns)"}, \
   {.key = "labels", .type = KF_V_TREE, .off = J(labels), .info = &kf_labels_tree, \
-   .desc = "The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"}, \
+   .desc = "The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; Kueue's queue-name, priority-class and max-exec-time-seconds are scheduling's (an error here); not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"}, \
   {.key = "annotations", .type = KF_V_TREE, .off = J(annotations),         \
    .info = &kf_annotations_tree,                                           \
    .desc = "The resource's annotations (key = value): metadata.annotations in manifests, merged under a call's opts.annotations; not copied to the pods (pod_template.metadata.annotations is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte)"} \

@@ -12,6 +12,7 @@
 
 #include "kf_job.h"
 #include "kf_pod.h"
+#include "kf_sched.h"
 
 
 static int empty_table(const kf_node *n) {
@@ -97,6 +98,23 @@ static int annotation_key_ok(const char *k) {
   return kf_check_ok(kf_annotations_tree.key_check, k);
 }
 
+/* The Kueue labels scheduling writes (queue, priority_class,
+** max_exec_time) are its rows' alone: a manifest's are read back as
+** scheduling, and only there are they checked as Kueue takes them (R27). */
+static kf_status kueue_label(const char *k, const char *who, const char *path, kf_err *e) {
+  static const char *const keys[3] = {KF_KUEUE_QUEUE, KF_KUEUE_PRIORITY, KF_KUEUE_MAX_EXEC};
+  static const char *const rows[3] = {"queue", "priority_class", "max_exec_time"};
+  char p[200];
+  int i;
+  for (i = 0; i < 3; i++)
+    if (strcmp(k, keys[i]) == 0) {
+      kf_key_path(p, sizeof p, path, k);
+      return kf_fail(e, KF_EINVAL, "%s: %s: a Kueue label kfjob writes from "
+                     "scheduling.%s: set scheduling.%s instead", who, p, rows[i], rows[i]);
+    }
+  return KF_OK;
+}
+
 static kf_status check_labels(const kf_node *in, kf_arena *A, const kf_node **out,
                               const char *who, const char *path, kf_err *e) {
   static const char key_rule[] = "invalid label key (an optional DNS subdomain prefix "
@@ -107,6 +125,8 @@ static kf_status check_labels(const kf_node *in, kf_arena *A, const kf_node **ou
   kf_status st;
   if (empty_table(in)) return *out = NULL, KF_OK;
   if ((st = string_map(in, who, path, label_key, key_rule, e)) != KF_OK) return st;
+  for (i = 0; i < in->u.c.n; i++)
+    if ((st = kueue_label(in->u.c.k[i], who, path, e)) != KF_OK) return st;
   for (i = 0; i < in->u.c.n; i++)
     if (!kf_check_ok(kf_labels_tree.value_check, in->u.c.v[i]->u.s.p)) {
       kf_key_path(p, sizeof p, path, in->u.c.k[i]);
