@@ -65,7 +65,7 @@ end)
 
 describe("README: Trainer v2.4.0's breaking changes", function()
   it("lists all six of the release page, #4120 and #4122 included", function()
-    local f = assert(io.open("README.md")); local r = f:read("a"); f:close()
+    local f = assert(io.open("README.md")); local r = f:read("*a"); f:close()
     for _, n in ipairs{ "#4394", "#4301", "#4120", "#4122", "#3386", "#4029" } do
       assert.truthy(r:find(n, 1, true), n)
     end
@@ -141,7 +141,7 @@ describe("kfjob convert --to flyte2-clustered of a kubeflow.org/v1 PyTorchJob", 
     local f = assert(io.open(path, "w")); f:write(yaml); f:close()
     local p = io.popen("env -u LD_PRELOAD " .. cli .. " convert " .. q(path) .. " " .. args ..
                        " 2>&1; echo rc=$?")
-    local out = p:read("a"); p:close()
+    local out = p:read("*a"); p:close()
     os.remove(path)
     return out
   end
@@ -283,7 +283,7 @@ spec:
     local function run(extra)
       local p = io.popen("env -u LD_PRELOAD " .. cli .. " convert " .. path ..
                          " --to flyte2-clustered -f json " .. extra .. " 2>&1; echo rc=$?")
-      local out = p:read("a"); p:close()
+      local out = p:read("*a"); p:close()
       return out
     end
     local out = run("")
@@ -293,5 +293,25 @@ spec:
     assert.matches("rc=0", out, 1, true)
     assert.matches('"custom":{"replicas":1,"nprocPerNode":1,"runtime":{"torchrun":{}}}', out, 1, true)
     os.remove(path)
+  end)
+end)
+
+describe("kfjob convert of a clustered task's JobSet without --to", function()
+  it("writes its own target's payload: the ClusteredTaskSpec, not Flyte 1's PyTorchJob", function()
+    local cli = os.getenv("KFJOB_CLI")
+    if not cli then return pending("KFJOB_CLI is not set") end
+    local job = kfjob.Elastic { nnodes = 3, nproc_per_node = 2, rdzv_backend = "c10d",
+                                container = { image = "img:2", command = { "python", "t.py" } } }
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write(job:manifest { name = "el", target = "flyte2-clustered" })
+    f:close()
+    local p = io.popen("env -u LD_PRELOAD " .. cli .. " convert " .. path .. " -f json 2>&1; echo rc=$?")
+    local out = p:read("*a"); p:close()
+    os.remove(path)
+    assert.matches("rc=0", out, 1, true)
+    -- the clustered mapping (runtime.torchrun; c10d -> C10D), as render --target flyte2-clustered gives
+    assert.matches('"type":"clustered-task"', out, 1, true)
+    assert.matches('"custom":{"replicas":3,"nprocPerNode":2,"runtime":{"torchrun":{"rdzvBackend":"C10D"}}}', out, 1, true)
   end)
 end)

@@ -190,10 +190,13 @@ static kf_status render_opts(imp *I, const kf_job *j, const kf_node *info,
       "kfjob.task_template", "kfjob.manifest", "kfjob.manifest", "kfjob",
       "kfjob.task_spec", "kfjob.task_spec", "kfjob.environment"};
   kfjob_format f = I->o.format;
+  const char *read = str_of(kf_node_get(info, "target"));
+  /* the input's own target, for a payload too when it has one of its own
+  ** (a clustered task's JobSet: its ClusteredTaskSpec, not Flyte 1's) */
   int own = f == KFJOB_FORMAT_MANIFEST || f == KFJOB_FORMAT_MANIFEST_JSON ||
-            f == KFJOB_FORMAT_ENVIRONMENT || f == KFJOB_FORMAT_NONE;
-  const char *t = I->o.target ? I->o.target
-                  : own ? str_of(kf_node_get(info, "target")) : NULL;
+            f == KFJOB_FORMAT_ENVIRONMENT || f == KFJOB_FORMAT_NONE ||
+            (read != NULL && strcmp(read, "flyte2-clustered") == 0);
+  const char *t = I->o.target ? I->o.target : own ? read : NULL;
   kf_status st;
   kf_render_opts_init(ro);
   ro->format = I->o.format == KFJOB_FORMAT_NONE ? KF_RENDER_MANIFEST_JSON
