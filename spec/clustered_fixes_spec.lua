@@ -304,7 +304,7 @@ describe("kfjob convert of a clustered task's JobSet without --to", function()
                                 container = { image = "img:2", command = { "python", "t.py" } } }
     local path = os.tmpname()
     local f = assert(io.open(path, "w"))
-    f:write(job:manifest { name = "el", target = "flyte2-clustered" })
+    f:write(job:manifest { name = "el", target = "flyte2-clustered", format = "yaml" })
     f:close()
     local p = io.popen("env -u LD_PRELOAD " .. cli .. " convert " .. path .. " -f json 2>&1; echo rc=$?")
     local out = p:read("*a"); p:close()
