@@ -51,3 +51,32 @@ describe("schema: nproc_per_node's words (R10)", function()
     os.remove(path)
   end)
 end)
+
+describe("schema: a top-level \"$schema\" key (README: for editors)", function()
+  local job = '{"$schema":"x.json","kind":"PyTorchJob","worker":{"replicas":1}}'
+
+  it("the schema takes it beside kind or jobs, a string, at the top only", function()
+    local all, one = kfjob.schema(), kfjob.schema("PyTorchJob")
+    local node = kfjob.read_yaml(one)["$defs"].PyTorchJob.properties["$schema"]
+    assert.are.equal("string", node.type)
+    local v = jsonschema_valid(all, job)
+    if v == nil then return end
+    assert.is_true(v)
+    assert.is_true(jsonschema_valid(one, job))
+    assert.is_true(jsonschema_valid(all, '{"$schema":"x.json","jobs":{"a":{"kind":"PyTorchJob"}}}'))
+    assert.is_false(jsonschema_valid(all, '{"$schema":3,"kind":"PyTorchJob"}'))
+    -- the reader refuses it in a list item or a jobs entry: so does the schema
+    assert.is_false(jsonschema_valid(all, "[" .. job .. "]"))
+    assert.is_false(jsonschema_valid(all, '{"jobs":{"a":' .. job .. '}}'))
+  end)
+
+  it("the reader takes a string and refuses another value, naming $schema", function()
+    if not util.cli_ok then return end
+    local dir = util.tmpdir()
+    local code, _, err = util.kfjob("render", util.write(dir .. "/a.json", job))
+    assert.are.equal(0, code, err)
+    code, _, err = util.kfjob("check", util.write(dir .. "/b.json", '{"$schema":3,"kind":"PyTorchJob"}'))
+    assert.are.equal(1, code)
+    assert.matches("b.json:1: $schema: expected a string", err, 1, true)
+  end)
+end)
