@@ -80,3 +80,62 @@ describe("schema: a top-level \"$schema\" key (README: for editors)", function()
     assert.matches("b.json:1: $schema: expected a string", err, 1, true)
   end)
 end)
+
+describe("CLI flag values: the flag named, exit 2 (SPEC: usage errors)", function()
+  if not util.cli_ok then return end
+  local dir = util.tmpdir()
+  local cfg = util.write(dir .. "/one.lua", 'local kfjob = require "kfjob"\n'
+    .. 'return kfjob.PyTorchJob{ master = { image = "img:1" }, worker = { replicas = 2, image = "img:1" } }\n')
+  local ts = { "render", cfg, "-f", "taskspec-json", "--project", "p", "--domain", "d", "--version", "v" }
+  local function with(base, ...)
+    local t = {}
+    for _, a in ipairs(base) do t[#t + 1] = a end
+    for _, a in ipairs({ ... }) do t[#t + 1] = a end
+    return table.unpack(t)
+  end
+
+  it("--timeout: not whole seconds nor a duration", function()
+    for _, bad in ipairs({ "1x", "h", "1h1h", "1m1h", "315576000001", "87660001h", "-5" }) do
+      local code, out, err = util.kfjob(with(ts, "--timeout", bad))
+      assert.are.equal(2, code, bad .. ": " .. err)
+      assert.are.equal("", out)
+      assert.matches("kfjob: --timeout expects whole seconds", err, 1, true)
+      assert.not_matches("opts.", err, 1, true)
+    end
+    -- google.protobuf.Duration's seconds: 0 to 315576000000 (10000 years)
+    for _, good in ipairs({ "0", "5400", "1h30m", "90m", "1s", "315576000000", "87660000h" }) do
+      local code, _, err = util.kfjob(with(ts, "--timeout", good))
+      assert.are.equal(0, code, good .. ": " .. err)
+    end
+    local _, out = util.kfjob(with(ts, "--timeout", "1h30m"))
+    assert.matches('"timeout":"5400s"', out, 1, true)
+  end)
+
+  it("--name and --namespace that are not DNS labels where they name a resource", function()
+    local cases = {
+      { { "render", cfg, "-f", "manifest", "--name", "Bad_Name" }, "--name: 'Bad_Name' is not a DNS-1035 label" },
+      { { "check", cfg, "--target", "trainer-2.3", "--name", "Bad_Name" }, "--name: 'Bad_Name' is not a DNS-1035 label" },
+      { { "env", cfg, "--name", "1abc" }, "--name: '1abc' is not a DNS-1035 label" },
+      { { "render", cfg, "-f", "manifest", "--namespace", "Bad_NS" }, "--namespace: 'Bad_NS' is not a DNS-1123 label" },
+      { { "env", cfg, "--namespace", "Bad_NS" }, "--namespace: 'Bad_NS' is not a DNS-1123 label" },
+      { { "render", cfg, "-f", "manifest", "--name", "n" .. ("a"):rep(63) }, "--name: 'n" .. ("a"):rep(63) .. "' is not a DNS-1035 label (at most 63" },
+    }
+    for _, c in ipairs(cases) do
+      local code, out, err = util.kfjob(table.unpack(c[1]))
+      assert.are.equal(2, code, table.concat(c[1], " ") .. ": " .. err)
+      assert.are.equal("", out)
+      assert.matches("kfjob: " .. c[2], err, 1, true)
+      assert.not_matches("opts.", err, 1, true)
+    end
+  end)
+
+  it("a Flyte task's name is not a resource name: --name Bad_Name renders, check warns", function()
+    local code, out, err = util.kfjob("render", cfg, "--name", "Bad_Name")
+    assert.are.equal(0, code, err)
+    assert.matches('"name":"Bad_Name"', out, 1, true)
+    code = util.kfjob("check", cfg, "--name", "Bad_Name", "--target", "flyte")
+    assert.are.equal(0, code)
+    code, _, err = util.kfjob("render", cfg, "-f", "manifest", "--name", "ok-name", "--namespace", "team-a")
+    assert.are.equal(0, code, err)
+  end)
+end)
