@@ -139,3 +139,50 @@ describe("CLI flag values: the flag named, exit 2 (SPEC: usage errors)", functio
     assert.are.equal(0, code, err)
   end)
 end)
+
+describe("lint: a warning a rule covers carries its id and source (docs/RULES.md)", function()
+  local function only(ws, path)
+    local out = {}
+    for _, w in ipairs(ws) do if w.path == path then out[#out + 1] = w end end
+    assert.are.equal(1, #out, path)
+    return out[1]
+  end
+
+  it("R11 slots on Flyte, R12 an accelerator without a GPU limit", function()
+    local w = only(kfjob.MPIJob{ worker = { replicas = 2, image = "i" }, launcher = { image = "i" },
+                                 slots = 2 }:lint{ target = "flyte" }, "slots")
+    assert.are.equal("R11", w.rule)
+    assert.are.equal("flyteplugins mpi.go BuildResource (v1 slots never read)", w.source)
+    w = only(kfjob.PyTorchJob{ master = { image = "i" }, worker = { replicas = 1, image = "i" },
+                               accelerator = { device = "nvidia-tesla-a100" } }:lint{ target = "operator" },
+             "accelerator")
+    assert.are.equal("R12", w.rule)
+    assert.is_string(w.source)
+  end)
+
+  it("R14 and R15 on the name where the target has them; none on Flyte (n.a.)", function()
+    local job = kfjob.PyTorchJob{ worker = { replicas = 2 }, container = { image = "i" }, shared_memory = true }
+    local n63 = "n63-" .. ("a"):rep(59)
+    local w = only(job:lint{ target = "trainer-2.3", name = n63 }, "opts.name")
+    assert.are.equal("R15", w.rule)
+    assert.matches("JobSet", w.source, 1, true)
+    w = only(job:lint{ target = "operator", name = n63 }, "opts.name")
+    assert.are.equal("R15", w.rule)
+    w = only(job:lint{ target = "operator", name = "Bad" }, "opts.name")
+    assert.are.equal("R14", w.rule)
+    w = only(job:lint{ target = "flyte", name = "Bad" }, "opts.name")
+    assert.is_nil(w.rule)
+  end)
+
+  it("check's text names the rule", function()
+    if not util.cli_ok then return end
+    local path = util.write(util.tmpdir() .. "/m.lua", 'local kfjob = require "kfjob"\n'
+      .. 'return kfjob.MPIJob{ worker = { replicas = 2, image = "i" }, launcher = { image = "i" }, slots = 2 }\n')
+    local code, out = util.kfjob("check", path, "--target", "flyte")
+    assert.are.equal(0, code)
+    assert.matches("warning: slots: .*%(target flyte; rule R11: flyteplugins mpi.go", out)
+    code, out = util.kfjob("check", path, "--target", "flyte", "-f", "json")
+    assert.are.equal(0, code)
+    assert.matches("rule R11", out, 1, true)
+  end)
+end)

@@ -132,38 +132,53 @@ static kf_status lint_name(lctx *c, kf_node *list, const kf_job *j, const char *
   if (!kf_dns_label(name, strlen(name), 1))
     WARN("opts.name", "'%.100s' is not a DNS-1035 label (%s)", name,
          kfm_dns1035_rule);
+  else if (strlen(name) > 63)   /* IsDNS1035Label: DNS1035LabelMaxLength */
+    WARN("opts.name", "too long: %zu characters (a DNS-1035 label has at most 63)",
+         strlen(name));
   else if ((len = kfm_longest_pod(j, name, pod, sizeof pod)) > 63)
     WARN("opts.name", "pod name '%s' has %zu characters: more than the 63 "
          "Kubernetes allows", pod, len);
   return KF_OK;
 }
 
-/* The target's rule rows, as warnings after lint's own. */
+/* The lint warning at `path` without a rule yet (NULL: none). */
+static kf_node *lint_at(kf_node *list, const char *path) {
+  size_t y;
+  for (y = 0; y < list->u.c.n; y++) {
+    const kf_node *at = kf_node_get(list->u.c.v[y], "path");
+    if (at && strcmp(at->u.s.p, path) == 0 && !kf_node_get(list->u.c.v[y], "rule"))
+      return list->u.c.v[y];
+  }
+  return NULL;
+}
+
+/* The target's rule rows, as warnings after lint's own.  A row whose
+** finding lint gave at the same path in its own words (in_lint: slots
+** R11, accelerator R12, the name R14 and R15) adds nothing but its rule
+** id and source, on lint's warning. */
 static kf_status lint_target(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
                              kf_node *list, kf_err *e) {
   kf_target_ctx tc;
   kf_status st;
   kf_problems ps;
-  size_t x, y, n = 0;
+  size_t x, n = 0;
   memset(&tc, 0, sizeof tc);
   tc.name = o->name;
   tc.v0 = o->version == 0;
   tc.env = o->env;
   if ((st = kf_target_problems(j, o->target, &tc, A, &ps, e)) != KF_OK)
     return st;
-  /* a row whose finding lint already gave at the same path (slots R11,
-  ** accelerator R12) adds nothing */
   for (x = 0; x < ps.n; x++) {
-    for (y = 0; ps.v[x].in_lint && y < list->u.c.n; y++) {
-      const kf_node *path = kf_node_get(list->u.c.v[y], "path");
-      if (path && strcmp(path->u.s.p, ps.v[x].path) == 0) break;
+    kf_node *w = ps.v[x].in_lint ? lint_at(list, ps.v[x].path) : NULL;
+    if (w == NULL) {
+      ps.v[n++] = ps.v[x];
+    } else if (!kf_obj_strref(A, w, "rule", ps.v[x].rule) ||
+               !kf_obj_strref(A, w, "source", ps.v[x].source)) {
+      return kf_nomem(e);
     }
-    if (!ps.v[x].in_lint || y == list->u.c.n) ps.v[n++] = ps.v[x];
   }
   ps.n = n;
-  if ((st = kf_problems_push(&ps, KF_SEV_WARN, A, list, e)) != KF_OK)
-    return st;
-  return KF_OK;
+  return kf_problems_push(&ps, KF_SEV_WARN, A, list, e);
 }
 
 kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
