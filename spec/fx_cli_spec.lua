@@ -186,3 +186,31 @@ describe("lint: a warning a rule covers carries its id and source (docs/RULES.md
     assert.matches("rule R11", out, 1, true)
   end)
 end)
+
+describe("R15 on Trainer names the pods JobSet makes: <name>-node-0-<i>", function()
+  local n63 = "n63-" .. ("a"):rep(59)
+
+  it("lint and check give the last node's pod, not the operator's <name>-master-0", function()
+    -- numNodes = 1 (the master) + 2 workers (FACTS R1): pods node-0-0 .. node-0-2
+    local job = kfjob.PyTorchJob{ worker = { replicas = 2 }, container = { image = "i" }, shared_memory = true }
+    local ws = job:lint{ target = "trainer-2.3", name = n63 }
+    assert.are.equal(1, #ws)
+    assert.are.equal("pod name '" .. n63 .. "-node-0-2' has 72 characters: more than the 63 Kubernetes allows",
+                     ws[1].message)
+    -- the operator's pods are <name>-<type>-<i> (master-0 and worker-1: 72 each)
+    ws = job:lint{ target = "operator", name = n63 }
+    assert.matches("pod name '" .. n63 .. "-master-0' has 72 characters", ws[1].message, 1, true)
+    -- an Elastic job: numNodes is nnodes
+    ws = kfjob.Elastic{ nnodes = 12, container = { image = "i" }, shared_memory = true }
+      :lint{ target = "trainer-2.3", name = ("b"):rep(54) }
+    assert.are.equal("pod name '" .. ("b"):rep(54) .. "-node-0-11' has 64 characters: more than the 63 "
+                     .. "Kubernetes allows", ws[1].message)
+    if not util.cli_ok then return end
+    local path = util.write(util.tmpdir() .. "/w.lua", 'local kfjob = require "kfjob"\n'
+      .. 'return kfjob.PyTorchJob{ worker = { replicas = 2 }, container = { image = "i" }, shared_memory = true }\n')
+    local code, out = util.kfjob("check", path, "--target", "trainer-2.3", "--name", n63)
+    assert.are.equal(0, code)
+    assert.matches("pod name '" .. n63 .. "-node-0-2' has 72 characters", out, 1, true)
+    assert.not_matches("-master-0", out, 1, true)
+  end)
+end)

@@ -124,8 +124,10 @@ static kf_status lint_pod(lctx *c, kf_node *list, const kf_job *j) {
   return KF_OK;
 }
 
-/* opts.name: a DNS-1035 label whose longest pod name fits 63 characters. */
-static kf_status lint_name(lctx *c, kf_node *list, const kf_job *j, const char *name) {
+/* opts.name: a DNS-1035 label whose longest pod name on target t fits 63
+** characters. */
+static kf_status lint_name(lctx *c, kf_node *list, const kf_job *j, kf_target t,
+                           const char *name) {
   char pod[256];
   size_t len;
   kf_status st;
@@ -135,7 +137,7 @@ static kf_status lint_name(lctx *c, kf_node *list, const kf_job *j, const char *
   else if (strlen(name) > 63)   /* IsDNS1035Label: DNS1035LabelMaxLength */
     WARN("opts.name", "too long: %zu characters (a DNS-1035 label has at most 63)",
          strlen(name));
-  else if ((len = kfm_longest_pod(j, name, pod, sizeof pod)) > 63)
+  else if ((len = kfm_longest_pod_on(j, t, name, pod, sizeof pod)) > 63)
     WARN("opts.name", "pod name '%s' has %zu characters: more than the 63 "
          "Kubernetes allows", pod, len);
   return KF_OK;
@@ -234,7 +236,7 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
          "(slotsPerWorker stays 1; only the launcher's -np uses %d); kfjob's "
          "manifest sets slotsPerWorker = %d", (int)j->slots, (int)j->slots);
   if ((st = lint_pod(c, list, j)) != KF_OK) return st;
-  if (o->name && (st = lint_name(c, list, j, o->name)) != KF_OK) return st;
+  if (o->name && (st = lint_name(c, list, j, o->target, o->name)) != KF_OK) return st;
   if ((st = lint_target(j, o, A, list, e)) != KF_OK) return st;
   (void)p;
   *out = list;

@@ -136,7 +136,7 @@ static kf_status test_pod_names(const kf_job *j, kf_target t,
   size_t len;
   if (c == NULL || c->name == NULL || !kf_dns_label(c->name, strlen(c->name), 1))
     return KF_OK;   /* R14's */
-  if ((len = kfm_longest_pod(j, c->name, pod, sizeof pod)) <= 63) return KF_OK;
+  if ((len = kfm_longest_pod_on(j, t, c->name, pod, sizeof pod)) <= 63) return KF_OK;
   return kf_problem_add(out, r, t, "opts.name", e, "too long for this job: pod "
                         "name '%s' has %zu characters (at most 63)", pod, len);
 }
