@@ -214,3 +214,27 @@ describe("R15 on Trainer names the pods JobSet makes: <name>-node-0-<i>", functi
     assert.not_matches("-master-0", out, 1, true)
   end)
 end)
+
+describe("a workers-only PyTorchJob (master.replicas = 0, R53)", function()
+  it("gets no master.image warning: no Master group is written", function()
+    local job = kfjob.PyTorchJob{ master = { replicas = 0 }, worker = { replicas = 2, image = "img:1" },
+                                  shared_memory = true }
+    for _, t in ipairs({ "operator", "flyte" }) do
+      for _, w in ipairs(job:lint{ target = t }) do
+        assert.are_not.equal("master.image", w.path, t .. ": " .. w.message)
+      end
+    end
+    -- with a master, the warning stays
+    local paths = {}
+    for _, w in ipairs(kfjob.PyTorchJob{ worker = { replicas = 2, image = "img:1" }, shared_memory = true }
+                         :lint{ target = "operator" }) do paths[#paths + 1] = w.path end
+    assert.are.same({ "master.image" }, paths)
+    if not util.cli_ok then return end
+    local path = util.write(util.tmpdir() .. "/wo.lua", 'local kfjob = require "kfjob"\n'
+      .. 'return kfjob.PyTorchJob{ master = { replicas = 0 }, worker = { replicas = 2, image = "img:1" }, '
+      .. 'shared_memory = true }\n')
+    local code, out = util.kfjob("check", path, "--target", "operator")
+    assert.are.equal(0, code)
+    assert.not_matches("master.image", out, 1, true)
+  end)
+end)

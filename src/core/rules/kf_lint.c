@@ -202,9 +202,11 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
     if ((st = lint_group(c, list, j, kr->role)) != KF_OK) return st;
   }
   /* the master runs the task image: a worker image of its own splits the
-  ** job across two images, rarely what DDP wants */
+  ** job across two images, rarely what DDP wants (a workers-only job,
+  ** master.replicas = 0, has no Master group: R53) */
   img = o->image ? o->image : j->container.image;
-  if (j->kind == KF_PYTORCH && !j->g[KF_MASTER].image && j->g[KF_WORKER].image &&
+  if (j->kind == KF_PYTORCH && j->g[KF_MASTER].replicas > 0 &&
+      !j->g[KF_MASTER].image && j->g[KF_WORKER].image &&
       !(img && strcmp(img, j->g[KF_WORKER].image) == 0)) {
     if (img)
       WARN("master.image", "unset: the master runs the task image '%.100s' "
