@@ -238,3 +238,20 @@ describe("a workers-only PyTorchJob (master.replicas = 0, R53)", function()
     assert.not_matches("master.image", out, 1, true)
   end)
 end)
+
+describe("an nnodes bound out of int32 range", function()
+  it("is shown as written, not clamped", function()
+    local function err_of(v)
+      local ok, e = pcall(kfjob.Elastic, { nnodes = v })
+      assert.is_false(ok)
+      return e
+    end
+    assert.are.equal("kfjob.Elastic: nnodes: integer out of int32 range (99999999999999999999)",
+                     err_of("1:99999999999999999999"))
+    assert.are.equal("kfjob.Elastic: nnodes: integer out of int32 range (99999999999999999999)",
+                     err_of("99999999999999999999:2"))
+    assert.are.equal("kfjob.Elastic: nnodes: integer out of int32 range (2147483648)", err_of("1:2147483648"))
+    assert.are.equal("kfjob.Elastic: nnodes: integer out of int32 range (" .. ("9"):rep(40) .. "...)",
+                     err_of("2:" .. ("9"):rep(60)))
+  end)
+end)
