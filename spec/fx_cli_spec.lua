@@ -255,3 +255,19 @@ describe("an nnodes bound out of int32 range", function()
                      err_of("2:" .. ("9"):rep(60)))
   end)
 end)
+
+describe("explain Elastic.nproc_per_node: WHERE IT GOES agrees with ON TARGET", function()
+  it("the operator's spec.nprocPerNode, Flyte's deprecated elasticPolicy.nProcPerNode", function()
+    -- training-operator v1.9 reads spec.nprocPerNode and deprecates
+    -- elasticPolicy.nProcPerNode, which flyteplugins pytorch.go still writes
+    local explain = require "kfjob.explain"
+    local text = explain("Elastic.nproc_per_node")
+    assert.matches("\n  manifest %(operator%): spec%.nprocPerNode\n", text)
+    assert.matches("\n  manifest %(flyte, flyte2%): spec%.elasticPolicy%.nProcPerNode\n", text)
+    assert.not_matches("manifest %(operator, flyte", text)
+    assert.matches("ON TARGET operator [^\n]*\n  manifest: spec%.nprocPerNode\n", text)
+    -- the other elastic rows keep one line
+    assert.matches("\n  manifest %(operator, flyte, flyte2%): spec%.elasticPolicy%.maxRestarts\n",
+                   explain("Elastic.max_restarts"))
+  end)
+end)
