@@ -271,3 +271,45 @@ describe("explain Elastic.nproc_per_node: WHERE IT GOES agrees with ON TARGET", 
                    explain("Elastic.max_restarts"))
   end)
 end)
+
+describe("doc transcripts are the CLI's output", function()
+  if not util.cli_ok then return end
+  -- the lines after `$ CMD` in a doc, up to the next `$ ` line or fence,
+  -- with the block's indentation taken off
+  local function transcript(doc, cmd)
+    local text = assert(util.slurp(doc))
+    local at = assert(text:find("\n( *)%$ " .. cmd:gsub("%p", "%%%0") .. "\n"), cmd)
+    local indent = text:match("\n( *)%$ ", at)
+    local out = {}
+    for line in text:sub(at + 1):gmatch("([^\n]*)\n") do
+      if #out > 0 or line:find("$ ", 1, true) then
+        local l = line:sub(#indent + 1)
+        if #out > 0 and (l:find("^%$ ") or l:find("^```")) then break end
+        out[#out + 1] = l
+      end
+    end
+    table.remove(out, 1)
+    return table.concat(out, "\n") .. "\n"
+  end
+  local dir = util.tmpdir()
+  util.write(dir .. "/train.lua", 'local kfjob = require "kfjob"\nreturn kfjob.PyTorchJob{ worker = { replicas = 3 } }\n')
+  local function run(...)
+    local code, out, err = util.kfjob(...)
+    assert.are.equal(0, code, err)
+    return out
+  end
+
+  it("README: kfjob explain Elastic.nnodes --target trainer-2.3", function()
+    assert.are.equal(run("explain", "Elastic.nnodes", "--target", "trainer-2.3"),
+                     transcript("README.md", "kfjob explain Elastic.nnodes --target trainer-2.3"))
+  end)
+
+  it("docs/TARGETS.md: kfjob env train.lua --name bert (and --target trainer-2.3 --pod node-0-1)", function()
+    local shown = transcript("docs/TARGETS.md", "kfjob env train.lua --name bert")
+    local real = run("env", dir .. "/train.lua", "--name", "bert")
+    -- the doc elides repeated lines with `...`: its first pod whole
+    assert.are.equal(real:match("^(.-\n)# bert worker%-0\n"), shown:match("^(.-\n)# bert worker%-0\n"))
+    assert.are.equal(run("env", dir .. "/train.lua", "--name", "bert", "--target", "trainer-2.3", "--pod", "node-0-1"),
+                     transcript("docs/TARGETS.md", "kfjob env train.lua --name bert --target trainer-2.3 --pod node-0-1"))
+  end)
+end)
