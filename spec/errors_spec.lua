@@ -207,7 +207,7 @@ local raising = {
     { "inf", tf { requests = { cpu = math.huge } }, "kfjob.TFJob: worker.requests.cpu: expected a finite number" },
     { "empty", tf { requests = { cpu = "" } }, "kfjob.TFJob: worker.requests.cpu: invalid quantity ''" .. QTY },
     { "negative string", tf { requests = { cpu = "-1" } },
-      "kfjob.TFJob: worker.requests.cpu: invalid quantity '-1'" .. QTY },
+      "kfjob.TFJob: worker.requests.cpu: '-1' is negative: Kubernetes refuses negative requests and limits (pod validation: must be greater than or equal to 0)" },
     { "two dots", tf { requests = { cpu = "1.5.2" } },
       "kfjob.TFJob: worker.requests.cpu: invalid quantity '1.5.2'" .. QTY },
     { "unknown suffix", tf { requests = { mem = "4gb" } },

@@ -313,3 +313,59 @@ describe("doc transcripts are the CLI's output", function()
                      transcript("docs/TARGETS.md", "kfjob env train.lua --name bert --target trainer-2.3 --pod node-0-1"))
   end)
 end)
+
+describe("a signed quantity (resource.ParseQuantity takes a leading sign)", function()
+  it("'+1' is taken and kept as written; sums and comparisons read it as 1", function()
+    local job = kfjob.PyTorchJob{ master = { requests = { cpu = "+500m" } },
+                                  worker = { replicas = 2, requests = { cpu = "+1", mem = "+2Gi" },
+                                             limits = { cpu = "+2", gpu = "+1" } }, shared_memory = true }
+    local m = job:manifest{ name = "a", image = "i" }.spec.pytorchReplicaSpecs
+    local wr = m.Worker.template.spec.containers[1].resources
+    assert.are.same({ cpu = "+2", ["nvidia.com/gpu"] = "+1" }, wr.limits)
+    assert.are.same({ cpu = "+1", memory = "+2Gi", ["nvidia.com/gpu"] = "+1" }, wr.requests)
+    assert.are.equal("+500m", m.Master.template.spec.containers[1].resources.requests.cpu)
+    assert.matches('"value":"+1"', job:to_json(), 1, true)
+    -- "+2" > "1": the request above the limit is seen
+    local ws = kfjob.PyTorchJob{ worker = { replicas = 1, requests = { cpu = "+2" }, limits = { cpu = "1" } },
+                                 shared_memory = true }:lint()
+    assert.are.equal("worker.requests.cpu", ws[1].path)
+    -- "+1" equals 1: no master/worker difference on Trainer
+    assert.is_true(kfjob.PyTorchJob{ master = { requests = { cpu = "1" } }, worker = { replicas = 1,
+      requests = { cpu = "+1" } }, shared_memory = true }:check{ target = "trainer-2.3", name = "a" })
+    -- the schema's quantity pattern takes it too
+    assert.matches('%^%[%+%]%?', kfjob.schema("PyTorchJob"))
+    if not util.cli_ok then return end
+    local path = util.write(util.tmpdir() .. "/q.lua", 'local kfjob = require "kfjob"\n'
+      .. 'return kfjob.PyTorchJob{ master = { requests = { cpu = "+500m" } }, worker = { replicas = 2, '
+      .. 'requests = { cpu = "+1" }, limits = { gpu = "+1" } }, shared_memory = true }\n')
+    local code, out = util.kfjob("check", path, "--target", "operator", "--image", "i")
+    assert.are.equal(0, code)
+    -- 500m + 2 x 1 = 2500m CPU requested, 2 GPUs
+    assert.matches("q%s+PyTorchJob%s+3 %b()[^\n]-2%s+2500m", out)
+  end)
+
+  it("'-1' is refused as negative, by name; '+-1' and '+' are malformed", function()
+    local function err_of(v)
+      local ok, e = pcall(kfjob.PyTorchJob, { worker = { replicas = 1, requests = { cpu = v } } })
+      assert.is_false(ok)
+      return e
+    end
+    assert.are.equal("kfjob.PyTorchJob: worker.requests.cpu: '-1' is negative: Kubernetes refuses negative "
+                     .. "requests and limits (pod validation: must be greater than or equal to 0)", err_of("-1"))
+    assert.matches("invalid quantity '+-1'", err_of("+-1"), 1, true)
+    assert.matches("invalid quantity '+'", err_of("+"), 1, true)
+  end)
+
+  it("a manifest's '+1' reads back; its '-1' is refused naming the path", function()
+    local function doc(q)
+      return "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: a}\nspec:\n  pytorchReplicaSpecs:\n"
+        .. "    Master:\n      replicas: 1\n      template:\n        spec:\n          containers:\n"
+        .. "          - name: pytorch\n            image: i\n            resources: {requests: {cpu: '" .. q .. "'}}\n"
+    end
+    local job = kfjob.from_manifest(doc("+1"))
+    assert.are.equal("+1", job:spec().master.requests.cpu)
+    local none, e = kfjob.from_manifest(doc("-1"))
+    assert.is_nil(none)
+    assert.matches("resources.requests.cpu: '-1' is negative", e, 1, true)
+  end)
+end)

@@ -16,7 +16,7 @@ local INT32_MAX = 2147483647
 -- Kubernetes quantities as kfjob reads them (base/kf_qty.c kf_qty_parse,
 -- after apimachinery resource.ParseQuantity): digits with one optional
 -- dot, then a binary or decimal suffix or an exponent; no sign.
-local QUANTITY = "^([0-9]+[.]?[0-9]*|[.][0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$"
+local QUANTITY = "^[+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$"
 -- a token: non-empty, no whitespace or control character
 local TOKEN = "^[^\\s\\u0000-\\u001f\\u007f-\\u009f]+$"
 

@@ -347,6 +347,7 @@ const char kfm_dns1035_rule[] =
 long double kfm_qty_value(const char *s) {
   long double v = 0, scale = 1;
   int frac = 0;
+  if (*s == '+') s++;   /* "+1" (kf_quantity_ok takes the sign) */
   for (; (*s >= '0' && *s <= '9') || *s == '.'; s++) {
     if (*s == '.') frac = 1;
     else v = v * 10 + (*s - '0'), scale *= frac ? 10 : 1;

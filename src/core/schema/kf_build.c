@@ -259,6 +259,9 @@ static kf_status get_quantity(ctx *c, const kf_node *n, const char **out) {
     if (!kf_quantity_ok(n->u.s.p, n->u.s.n)) {
       char q[80];
       snprintf(q, sizeof q, "'%.60s'", n->u.s.p);
+      if (kf_quantity_negative(n->u.s.p, n->u.s.n))
+        return fail(c, "%s is negative: Kubernetes refuses negative requests and "
+                    "limits (pod validation: must be greater than or equal to 0)", q, "");
       return fail(c, "invalid quantity %s (expected e.g. \"500m\", \"4Gi\", \"2\")",
                   q, "");
     }
