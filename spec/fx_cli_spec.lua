@@ -369,3 +369,30 @@ describe("a signed quantity (resource.ParseQuantity takes a leading sign)", func
     assert.matches("resources.requests.cpu: '-1' is negative", e, 1, true)
   end)
 end)
+
+describe("a placeholder in a field axis's value", function()
+  it("is rendered per variant, as the base's and the name's are", function()
+    local got = {}
+    for name, job, params in kfjob.template.variants(kfjob.PyTorchJob{ worker = { replicas = 1 } },
+        { tag = { "1.0", "2.0" }, ["container.image"] = { "ghcr.io/acme/bert:${tag}" } }, { name = "b-${tag}" }) do
+      got[#got + 1] = name .. " " .. job:spec().container.image
+      assert.are.equal("ghcr.io/acme/bert:${tag}", params["container.image"])   -- as given
+    end
+    assert.are.same({ "b-1-0 ghcr.io/acme/bert:1.0", "b-2-0 ghcr.io/acme/bert:2.0" }, got)
+    -- a table base, opts.vars, a default
+    for _, job in kfjob.template.variants({ worker = { replicas = 1 } },
+        { ["container.image"] = { "r/${repo}:${tag:-latest}" }, ["worker.replicas"] = { 2 } },
+        { kind = "PyTorchJob", name = "x", vars = { repo = "bert" } }) do
+      assert.are.equal("r/bert:latest", job:spec().container.image)
+    end
+  end)
+
+  it("a missing variable is an error naming the axis", function()
+    local ok, e = pcall(function()
+      for _ in kfjob.template.variants(kfjob.PyTorchJob{ worker = { replicas = 1 } },
+          { ["container.image"] = { "ghcr.io/acme/bert:${nope}" } }, { name = "b" }) do end
+    end)
+    assert.is_false(ok)
+    assert.matches("matrix: axis 'container.image': missing variable 'nope'", e, 1, true)
+  end)
+end)
