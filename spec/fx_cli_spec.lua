@@ -135,8 +135,9 @@ describe("CLI flag values: the flag named, exit 2 (SPEC: usage errors)", functio
     assert.matches('"name":"Bad_Name"', out, 1, true)
     code = util.kfjob("check", cfg, "--name", "Bad_Name", "--target", "flyte")
     assert.are.equal(0, code)
-    code, _, err = util.kfjob("render", cfg, "-f", "manifest", "--name", "ok-name", "--namespace", "team-a")
+    code, out, err = util.kfjob("render", cfg, "-f", "manifest", "--name", "ok-name", "--namespace", "team-a")
     assert.are.equal(0, code, err)
+    assert.matches("namespace: team-a", out, 1, true)
   end)
 end)
 

@@ -104,7 +104,8 @@ local node_of
 -- The top-level "$schema" key (the JSON Schema an editor validates with),
 -- and a job that is not the document (a list item, a `jobs` entry): the
 -- reader takes "$schema" at the top only.
-local SCHEMA_KEY = { type = "string", description = "The JSON Schema for editors (top level only); kfjob does not read it." }
+local SCHEMA_KEY = { type = "string",
+                     description = "The JSON Schema for editors (top level only); kfjob does not read it." }
 local function not_top(s)
   s.properties = { ["$schema"] = false }
   return s
