@@ -180,6 +180,12 @@
 ---| "infiniband"
 ---| "roce"
 
+--- Accepted spellings of nproc_per_node.
+---@alias kfjob.NprocPerNodeValue
+---| "auto"
+---| "cpu"
+---| "gpu"
+
 --- kfjob.PyTorchJob{...}: A PyTorch distributed job (Master and Workers): Flyte task type pytorch, kubeflow.org/v1 PyTorchJob or a Trainer TrainJob.
 ---@class (exact) kfjob.PyTorchJobOpts
 ---@field accelerator? string|kfjob.AcceleratorOpts GPU model (a device name, or {device, partition_size | unpartitioned}): TaskTemplate extended_resources.gpu_accelerator, node affinity and toleration on GPU pods in manifests.
@@ -190,7 +196,7 @@
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
 ---@field master? kfjob.GroupOpts The rank-0 pod (PyTorch, XGBoost, Paddle; exactly 1 where required): the master replica spec in the PyTorch v1 plugin message, spec.<kind>ReplicaSpecs.Master in operator manifests; on Trainer one of the node job's pods.
 ---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns) Format: dns1123_label.
----@field nproc_per_node? integer Processes per pod for a launcher the command starts (torchrun), an integer >= 1 or auto/cpu/gpu: spec.nprocPerNode on the operator (PET_NPROC_PER_NODE), numProcPerNode on Trainer (auto: unset); unset: one process a pod; not on Flyte (R50) Default: 0. Minimum: 1.
+---@field nproc_per_node? integer|kfjob.NprocPerNodeValue Processes per pod for a launcher the command starts (torchrun), an integer >= 1 or auto/cpu/gpu: spec.nprocPerNode on the operator (PET_NPROC_PER_NODE), numProcPerNode on Trainer (auto: unset); unset: one process a pod; not on Flyte (R50) Default: 0. Minimum: 1.
 ---@field num_workers? integer Deprecated: the Worker group's replica count (v0 plugin message field workers); write worker.replicas. Minimum: 0.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
 ---@field requests? kfjob.ResourcesOpts Task resources every group without its own requests takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.requests and each manifest container's.
@@ -230,7 +236,7 @@
 ---@field metrics? table[] The operator's HorizontalPodAutoscaler metrics, autoscaling/v2 MetricSpecs (operator only, R54): elasticPolicy.metrics.
 ---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns) Format: dns1123_label.
 ---@field nnodes? kfjob.Nnodes Worker nodes, N or a "min:max" range such as "2:4" (torchrun --nnodes): elastic_config min/max_replicas in the plugin message, elasticPolicy.minReplicas/maxReplicas and the worker count in operator manifests, numNodes on Trainer (fixed only, R9), a clustered task's replicas (fixed only, R43) Default: 1. Minimum: 1.
----@field nproc_per_node? integer Processes per node, an integer >= 1 or auto/cpu/gpu (words: operator and Trainer only, R10): elastic_config.nproc_per_node, elasticPolicy.nProcPerNode, numProcPerNode on Trainer. Default: 1. Minimum: 1.
+---@field nproc_per_node? integer|kfjob.NprocPerNodeValue Processes per node, an integer >= 1 or auto/cpu/gpu (words: operator and Trainer only, R10): elastic_config.nproc_per_node, elasticPolicy.nProcPerNode, numProcPerNode on Trainer. Default: 1. Minimum: 1.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
 ---@field rdzv_backend? kfjob.RdzvBackendValue torchrun rendezvous backend (c10d, etcd, etcd-v2, static): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17) Default: c10d.
 ---@field rdzv_conf? table[] Rendezvous settings, a list of {key =, value =} in order (operator only, R54): elasticPolicy.rdzvConf, PET_RDZV_CONF.

@@ -207,7 +207,7 @@ local raising = {
     { "inf", tf { requests = { cpu = math.huge } }, "kfjob.TFJob: worker.requests.cpu: expected a finite number" },
     { "empty", tf { requests = { cpu = "" } }, "kfjob.TFJob: worker.requests.cpu: invalid quantity ''" .. QTY },
     { "negative string", tf { requests = { cpu = "-1" } },
-      "kfjob.TFJob: worker.requests.cpu: invalid quantity '-1'" .. QTY },
+      "kfjob.TFJob: worker.requests.cpu: '-1' is negative: Kubernetes refuses negative requests and limits (pod validation: must be greater than or equal to 0)" },
     { "two dots", tf { requests = { cpu = "1.5.2" } },
       "kfjob.TFJob: worker.requests.cpu: invalid quantity '1.5.2'" .. QTY },
     { "unknown suffix", tf { requests = { mem = "4gb" } },
@@ -1142,7 +1142,7 @@ if require("util").cli_ok then
         .. "policy (the runtime's JobSet failurePolicy decides); leave it unset or never (target trainer-2.3; "
         .. "rule R13: trainer trainjob_types.go (no restart policy field))" },
     { "another kind", convert(1, "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"),
-      "in.yaml: kfjob.from_manifest: apiVersion v1, kind Service: not a kind kfjob reads (supported: "
+      "kfjob: in.yaml: kfjob.from_manifest: apiVersion v1, kind Service: not a kind kfjob reads (supported: "
         .. "kubeflow.org/v1 TFJob, PyTorchJob, MPIJob, JAXJob, XGBoostJob or PaddleJob; kubeflow.org/v2beta1 "
         .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob; "
       .. "jobset.x-k8s.io/v1alpha2 JobSet (a Flyte 2 clustered task))" },

@@ -70,7 +70,7 @@ describe("constructors fed from a plain table", function()
     { "TFJob", { worker = { replicas = 1, image = "x:1", replcas = 2 } },
       "kfjob.TFJob: worker.replcas: unknown field (did you mean 'replicas'?)" },
     { "TFJob", { worker = { replicas = 1, requests = { cpu = "-1" } } },
-      "kfjob.TFJob: worker.requests.cpu: invalid quantity '-1' (expected e.g. \"500m\", \"4Gi\", \"2\")" },
+      "kfjob.TFJob: worker.requests.cpu: '-1' is negative: Kubernetes refuses negative requests and limits (pod validation: must be greater than or equal to 0)" },
     { "TFJob", { worker = { replicas = 1, ["image\0x"] = "x:1" } },
       "kfjob.TFJob: worker: table keys must not contain NUL bytes" },
     { "TFJob", { worker = { replicas = 1 }, [1] = 2 },

@@ -144,8 +144,11 @@ describe("job:lint", function()
     it("slots > 1 with task_type_version 1 (the default)", function()
       local msg = "Flyte's task_type_version 1 backend ignores slots (slotsPerWorker stays 1; "
         .. "only the launcher's -np uses 4); kfjob's manifest sets slotsPerWorker = 4"
-      assert.same({ { path = "slots", message = msg } }, job:lint())
-      assert.same({ { path = "slots", message = msg } }, job:lint{ version = 1 })
+      -- R11 with its Flyte source (docs/RULES.md: lint returns the rule id and source)
+      local w = { path = "slots", message = msg, rule = "R11",
+                  source = "flyteplugins mpi.go BuildResource (v1 slots never read)" }
+      assert.same({ w }, job:lint())
+      assert.same({ w }, job:lint{ version = 1 })
       assert.same({ "slots" }, paths(kfjob.HorovodJob{ worker = { replicas = 1 }, slots = 2 }:lint()))
     end)
     it("not with version 0 (the v0 backend reads slots), nor with slots = 1", function()
@@ -224,7 +227,8 @@ describe("job:lint", function()
     it("an accelerator while no group limits GPUs", function()
       assert.same({ { path = "accelerator", message = "no group limits GPUs: the backend applies the "
         .. "accelerator's node affinity and toleration only to pods with a GPU limit, so "
-        .. "'nvidia-tesla-a100' has no effect" } },
+        .. "'nvidia-tesla-a100' has no effect", rule = "R12",
+        source = "flytek8s pod_helper.go ApplyGPUNodeSelectors" } },
         kfjob.TFJob{ worker = { replicas = 1 }, accelerator = "nvidia-tesla-a100" }:lint())
       -- a group's limit, a lone request (it becomes the limit), the task's, a sidecar's
       local ok = {

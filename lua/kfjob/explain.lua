@@ -46,6 +46,12 @@ local function manifest_path(info, path, row, grow)
   end
   if top == "scheduling" then return nil end   -- labels/annotations: see description
   if #path == 1 and row.proto and row.proto:find("^elastic_config") then
+    -- nproc_per_node: training-operator v1.9 reads spec.nprocPerNode and
+    -- deprecates elasticPolicy.nProcPerNode, which Flyte's backends still
+    -- write (docs/TARGETS.md, R10): the operator's own path
+    if row.type == "integer" and row.values then
+      return "spec.elasticPolicy." .. row.manifest, { operator = "spec.nprocPerNode" }
+    end
     return "spec.elasticPolicy." .. row.manifest
   end
   if #path == 1 and row.manifest == "slotsPerWorker" then return "spec.slotsPerWorker" end
@@ -95,17 +101,22 @@ local function where_lines(kind, info, path, row, grow, target, out)
     out[#out + 1] = "  plugin message: none (" .. kind .. " has no Flyte task type)"
   end
   -- a field's own target is asked (ON TARGET); a table's path is its row's
-  local mp = (not target or row.fields) and manifest_path(info, path, row, grow)
+  local mp, own
+  if not target or row.fields then mp, own = manifest_path(info, path, row, grow) end
+  own = own or {}
   if mp then
     -- the kubeflow.org/v1 targets (kfjob.targets' resource), the operator's
-    -- first (the path is its), less those with no place for the row (R34)
-    local not_on, on = (grow or row).not_on or {}, {}
+    -- first (the path is its), less those with no place for the row (R34);
+    -- a target with a path of its own (`own`) on a line of its own
+    local not_on, on, apart = (grow or row).not_on or {}, {}, {}
     for _, ti in ipairs(kfjob.targets()) do
       local t = ti.name
       if ti.resource == "kubeflow.org/v1" and not not_on[t] and (not target or t == target) then
-        insert(on, t == "operator" and 1 or #on + 1, t)
+        if own[t] then apart[#apart + 1] = t
+        else insert(on, t == "operator" and 1 or #on + 1, t) end
       end
     end
+    for _, t in ipairs(apart) do out[#out + 1] = "  manifest (" .. t .. "): " .. own[t] end
     if #on > 0 then out[#out + 1] = "  manifest (" .. concat(on, ", ") .. "): " .. mp end
   elseif not target and row.manifest then
     out[#out + 1] = "  manifest key: " .. row.manifest

@@ -16,7 +16,7 @@ local INT32_MAX = 2147483647
 -- Kubernetes quantities as kfjob reads them (base/kf_qty.c kf_qty_parse,
 -- after apimachinery resource.ParseQuantity): digits with one optional
 -- dot, then a binary or decimal suffix or an exponent; no sign.
-local QUANTITY = "^([0-9]+[.]?[0-9]*|[.][0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$"
+local QUANTITY = "^[+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$"
 -- a token: non-empty, no whitespace or control character
 local TOKEN = "^[^\\s\\u0000-\\u001f\\u007f-\\u009f]+$"
 
@@ -100,6 +100,16 @@ local function enum_schema(row, ctx)
 end
 
 local node_of
+
+-- The top-level "$schema" key (the JSON Schema an editor validates with),
+-- and a job that is not the document (a list item, a `jobs` entry): the
+-- reader takes "$schema" at the top only.
+local SCHEMA_KEY = { type = "string",
+                     description = "The JSON Schema for editors (top level only); kfjob does not read it." }
+local function not_top(s)
+  s.properties = { ["$schema"] = false }
+  return s
+end
 
 local function int_schema(row)
   return { type = "integer", minimum = row.min or 0, maximum = INT32_MAX }
@@ -203,6 +213,9 @@ local function job_schema(kind, target)
   s.description = info.description
   s.properties.kind = { const = kind, description = "The job's kind (its constructor)." }
   s.required = array({ "kind" })
+  -- an editor's "$schema" beside `kind` (the reader skips it at the top
+  -- level only: NOT_TOP refuses it in a list or under `jobs`)
+  s.properties["$schema"] = SCHEMA_KEY
   return s
 end
 
@@ -272,12 +285,13 @@ local function generate(kind, opts)
   doc.title = "kfjob data config" .. (target and (" (target " .. target .. ")") or "")
   doc.description = "One job with its kind, a list of jobs, or {jobs: {name: job}}."
   doc["if"] = { type = "array" }
-  doc["then"] = { items = { ["$ref"] = "#/$defs/job" } }
+  doc["then"] = { items = not_top({ ["$ref"] = "#/$defs/job" }) }
   doc["else"] = {
     ["if"] = { type = "object", required = array({ "jobs" }) },
     ["then"] = { required = array({ "jobs" }), additionalProperties = false,
-                 properties = { jobs = { type = "object",
-                                         additionalProperties = { ["$ref"] = "#/$defs/job" } } } },
+                 properties = { ["$schema"] = SCHEMA_KEY,
+                                jobs = { type = "object",
+                                         additionalProperties = not_top({ ["$ref"] = "#/$defs/job" }) } } },
     ["else"] = { ["$ref"] = "#/$defs/job" },
   }
   return concat(encode_all(doc))

@@ -458,6 +458,76 @@ static int set_option(opts *o, const optdef *d, const char *val) {
   return 0;
 }
 
+/* ---- flag values the job would refuse, named as the flag ------------ */
+
+/* --timeout: whole seconds, or a duration such as 1h30m (h, m, s each at
+** most once, in that order), 0 to 315576000000 s (google.protobuf
+** Duration's range): what a TaskSpec's metadata.timeout takes. */
+static int timeout_ok(const char *s) {
+  static const char units[] = "hms";
+  static const unsigned long long mult[] = {3600, 60, 1}, max = 315576000000ULL;
+  unsigned long long total = 0;
+  int next = 0, bare = 1;
+  while (*s) {
+    unsigned long long n = 0;
+    int digits = 0, u;
+    for (; isdigit((unsigned char)*s); s++, digits++) {
+      if (n > max) return 0;
+      n = n * 10 + (unsigned)(*s - '0');
+    }
+    if (digits == 0) return 0;
+    if (*s == '\0') return bare && digits < 13 && n <= max;   /* plain seconds */
+    for (u = next; u < 3 && units[u] != *s; u++) {}
+    if (u == 3 || n > max / mult[u]) return 0;
+    total += n * mult[u];
+    s++, next = u + 1, bare = 0;
+  }
+  return !bare && total <= max;
+}
+
+/* A DNS-1123 label (1035: starting with a letter), at most 63 characters:
+** k8s.io/apimachinery validation IsDNS1123Label / IsDNS1035Label. */
+static int dns_label(const char *s, int dns1035) {
+  size_t i, n = strlen(s);
+  if (n == 0 || n > 63 || s[n - 1] == '-' || s[0] == '-') return 0;
+  if (dns1035 && !islower((unsigned char)s[0])) return 0;
+  for (i = 0; i < n; i++)
+    if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-'))
+      return 0;
+  return 1;
+}
+
+/* Whether the job's name becomes a Kubernetes resource's metadata.name
+** (a manifest rendered, env's values, check on a manifest target): then
+** the operators refuse a name that is not a DNS-1035 label (R14); a
+** Flyte task's name is not one (check warns). */
+static int name_is_resource(const opts *o) {
+  const char *t = o->target;
+  if (o->cmd == C_ENV) return 1;
+  if (o->cmd == C_CHECK)
+    return t && (strcmp(t, "operator") == 0 || strcmp(t, "mpi-operator") == 0 ||
+                 strncmp(t, "trainer-", 8) == 0);
+  return (o->cmd == C_RENDER || o->cmd == C_DIFF) &&
+         (o->format == KFJOB_FORMAT_MANIFEST || o->format == KFJOB_FORMAT_MANIFEST_JSON);
+}
+
+/* The values of --timeout, --namespace and --name the job would refuse:
+** a usage error naming the flag (exit 2), not a job's opts.* error. */
+static int check_flag_values(const opts *o) {
+  if (o->timeout && !timeout_ok(o->timeout))
+    return usage_error("--timeout expects whole seconds (0 to 315576000000) or a "
+                       "duration such as 1h30m (units h, m, s), got '%s'", o->timeout);
+  if (o->ns && !dns_label(o->ns, 0))
+    return usage_error("--namespace: '%s' is not a DNS-1123 label (at most 63 "
+                       "lowercase letters, digits and '-', starting and ending with "
+                       "a letter or digit)", o->ns);
+  if (o->name && name_is_resource(o) && !dns_label(o->name, 1))
+    return usage_error("--name: '%s' is not a DNS-1035 label (at most 63 lowercase "
+                       "letters, digits and '-', starting with a letter and ending "
+                       "with a letter or digit): it names the Kubernetes resource", o->name);
+  return -1;
+}
+
 /* Parse argv into o; returns -1 when done, else an exit status. */
 /* The option `a` names ("--long", "--long=VALUE", "-s", "-sVALUE"): *d,
 ** and *val when the value is in `a`; 0 or the exit status of an error. */
@@ -545,5 +615,5 @@ int cli_parse_args(int argc, char **argv, opts *o) {
   if (o->npos != want)
     return usage_error(want == 2 ? "%s needs two arguments" : "%s needs one argument",
                        o->cmdname);
-  return -1;
+  return check_flag_values(o);
 }

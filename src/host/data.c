@@ -221,9 +221,15 @@ static void build_named(lua_State *L, run *R, int mod, const kf_yaml_doc *d,
 /* The jobs of the document, by its shape, into b. */
 static void build_all(lua_State *L, run *R, int mod, const kf_yaml_doc *d,
                       built *b, kf_arena *A) {
-  const kf_node *root = d->root, *jobs;
+  const kf_node *root = d->root, *jobs, *schema;
   char prefix[32];
   size_t i;
+  /* a top-level $schema names a JSON Schema for editors: a string, as
+  ** kfjob schema says (its value is not read further) */
+  if (root->t == KF_NOBJ && (schema = kf_node_get(root, "$schema")) != NULL &&
+      schema->t != KF_NSTR && schema->t != KF_NNIL)
+    data_error(L, R, kf_yaml_node_line(d, schema), "$schema",
+               "expected a string (the JSON Schema's location)");
   if (root->t == KF_NARR) {
     for (i = 0; i < root->u.c.n; i++) {
       snprintf(prefix, sizeof prefix, "[%zu]", i + 1);

@@ -145,6 +145,18 @@ static void push_check(lua_State *L, const kf_field *f) {
   push_check_info(L, f->check, "check_info");
 }
 
+/* An integer row's words (nproc_per_node's auto, cpu, gpu: R10) as
+** `values`: the schema, explain and meta show "integer or one of". */
+static void push_words(lua_State *L, const kf_choice *ch) {
+  int i;
+  lua_createtable(L, 3, 0);
+  for (i = 0; ch->v[i]; i++) {
+    lua_pushstring(L, ch->v[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "values");
+}
+
 /* One row: { type=, default=, min=, values=, alias=, v0=, fields=, check= } */
 static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
   lua_createtable(L, 0, 6);
@@ -157,6 +169,7 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
       lua_setfield(L, -2, "default");
       lua_pushinteger(L, f->min);
       lua_setfield(L, -2, "min");
+      if (f->type == KF_V_NPROC) push_words(L, (const kf_choice *)f->info);
       break;
     case KF_V_BOOL:
       lua_pushboolean(L, f->idef);

@@ -230,7 +230,10 @@ end)
 local ERRORS = {
   { "unknown field", "kfjob.TFJob: worker.replcas: unknown field (did you mean 'replicas'?)",
     "TFJob", { worker = { replcas = 1 } } },
-  { "bad quantity", "kfjob.TFJob: worker.requests.cpu: invalid quantity '-1' (expected e.g. \"500m\", \"4Gi\", \"2\")",
+  { "bad quantity", "kfjob.TFJob: worker.requests.cpu: invalid quantity '4GB' (expected e.g. \"500m\", \"4Gi\", \"2\")",
+    "TFJob", { worker = { replicas = 1, requests = { cpu = "4GB" } } } },
+  { "negative quantity", "kfjob.TFJob: worker.requests.cpu: '-1' is negative: Kubernetes refuses negative "
+    .. "requests and limits (pod validation: must be greater than or equal to 0)",
     "TFJob", { worker = { replicas = 1, requests = { cpu = "-1" } } } },
   { "rule", "kfjob.PyTorchJob: master.replicas: must be 0 or 1 (got 2)",
     "PyTorchJob", { worker = { replicas = 1 }, master = { replicas = 2 } } },

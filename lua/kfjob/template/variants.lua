@@ -205,7 +205,8 @@ local function fast_sweep(K, base, norm, name_tpl, max, unique, field_set)
       local tv = type(v)
       local s = tv == "string" and v or tv == "number" and fmt_number(v)
                 or tv == "boolean" and tostring(v) or nil
-      if s == nil then return nil end
+      -- (a field's value with a placeholder is rendered per variant: make)
+      if s == nil or (field_set[key] and sfind(s, "$", 1, true)) then return nil end
       t[j] = s
       if seen[s] or not sfind(s, "^[a-z0-9]+$") then all_plain = false end
       seen[s] = true
@@ -497,6 +498,32 @@ function api.variants(base, matrix, opts)
     return nil
   end
 
+  -- A field axis's value holding placeholders ("ghcr.io/acme/bert:${tag}")
+  -- rendered with the variant's parameters and opts.vars, as the base's
+  -- templates and the name are (not with its own axis); the parameters
+  -- with those values, or nil and the error naming the axis.
+  local function render_axes(params, lookup)
+    local out = params
+    for _, key in ipairs(field_keys) do
+      local v = params[key]
+      if (type(v) == "string" and sfind(v, "$", 1, true)) or type(v) == "table" then
+        local ok, r = pcall(expand_with, v, function(n)
+          if n == key then return nil end
+          return lookup(n)
+        end, cache)
+        if not ok then
+          return nil, sformat("matrix: axis '%s': %s", key, (clean_error(r):gsub("^<root>: ", "")))
+        end
+        if out == params then
+          out = {}
+          for k, x in next, params do out[k] = x end
+        end
+        out[key] = r
+      end
+    end
+    return out
+  end
+
   -- One variant: name, job, or nil, message.
   local function make(params)
     local function lookup(n)
@@ -504,6 +531,8 @@ function api.variants(base, matrix, opts)
       if v == nil and vars then v = resolve(vars, n) end
       return v
     end
+    local fields, err = render_axes(params, lookup)
+    if not fields then return nil, err end
     local ok, job, later
     if mode == "function" then
       ok, job = pcall(base, params)
@@ -516,7 +545,7 @@ function api.variants(base, matrix, opts)
     elseif mode == "job" then
       if #field_keys > 0 then
         local ov = {}
-        for _, key in ipairs(field_keys) do ov[key] = params[key] end
+        for _, key in ipairs(field_keys) do ov[key] = fields[key] end
         if next(ov) then ok, job = pcall(base.with, base, ov)
         else ok, job = true, base end
       else
@@ -529,7 +558,7 @@ function api.variants(base, matrix, opts)
         if not ok then return nil, clean_error(t) end
       end
       if #field_keys > 0 then
-        ok, t, later = pcall(apply_overrides, t, params, field_keys, paths, has_templates)
+        ok, t, later = pcall(apply_overrides, t, fields, field_keys, paths, has_templates)
         if not ok then return nil, clean_error(t) end
       end
       ok, job = pcall(ctor, t)

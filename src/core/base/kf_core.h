@@ -279,6 +279,9 @@ const char *kf_token_problem(const char *s, size_t n, char *buf, size_t cap);
 void kf_name_show(const char *s, size_t n, char *out, size_t cap);
 /* Kubernetes quantity grammar; returns 1 if valid. */
 int kf_quantity_ok(const char *s, size_t n);
+/* "-1", "-500m": a quantity ParseQuantity reads as negative (pod
+** validation refuses it in requests and limits: kfjob does everywhere). */
+int kf_quantity_negative(const char *s, size_t n);
 /* Decimal form of an integer. */
 const char *kf_small_int(int64_t i);   /* "0".."99", static; else NULL */
 void kf_format_int(int64_t v, char out[32]);

@@ -73,6 +73,7 @@ int kf_qty_parse(const char *s, kf_qty *q) {
   const char *p = s, *x;
   int digits = 0, frac = 0, dot = 0, e10 = 0, k2 = 0, scale, i, rem = 0;
   kf_qty_zero(&v);
+  if (*p == '+') p++;   /* "+1": as written, the value 1 */
   for (; (*p >= '0' && *p <= '9') || *p == '.'; p++) {
     if (*p == '.') {
       if (dot++) return -1;

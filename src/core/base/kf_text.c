@@ -93,6 +93,7 @@ const char *kf_suggest(const char *s, const char *const *cands) {
 ** quantity.go's grammar comment lists decimalSI from m) */
 int kf_quantity_ok(const char *s, size_t n) {
   size_t i = 0, d = 0, rest;
+  if (n > 0 && s[0] == '+') i++;   /* ParseQuantity takes a sign; '-' is negative */
   while (i < n && s[i] >= '0' && s[i] <= '9') i++, d++;
   if (i < n && s[i] == '.') {
     i++;
@@ -113,6 +114,10 @@ int kf_quantity_ok(const char *s, size_t n) {
     return 1;
   }
   return 0;
+}
+
+int kf_quantity_negative(const char *s, size_t n) {
+  return n > 1 && s[0] == '-' && s[1] != '+' && kf_quantity_ok(s + 1, n - 1);
 }
 
 /* By hand: snprintf dominated constructors that take numeric quantities. */

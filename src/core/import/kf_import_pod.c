@@ -37,6 +37,9 @@ kf_status kfi_res_side(kfi *c, const char *path, const kf_node *m, kf_node **out
     kfi_path(p, path, known[r]);
     if (v->t != KF_NSTR && v->t != KF_NINT && v->t != KF_NNUM)
       return kfi_fail(c, p, "expected a quantity");
+    if (v->t == KF_NSTR && kf_quantity_negative(v->u.s.p, v->u.s.n))   /* pod validation */
+      return kfi_fail(c, p, "'%.60s' is negative: Kubernetes refuses negative requests "
+                      "and limits (must be greater than or equal to 0)", v->u.s.p);
     if (v->t == KF_NSTR && !kf_quantity_ok(v->u.s.p, v->u.s.n))   /* apimachinery ParseQuantity */
       return kfi_fail(c, p, "invalid quantity '%.60s' (expected e.g. \"500m\", \"4Gi\", \"2\")",
                       v->u.s.p);

@@ -324,6 +324,18 @@ size_t kfm_longest_pod(const kf_job *j, const char *name, char *buf,
   return best;
 }
 
+/* On target t: Trainer's JobSet names its pods <name>-node-0-<i> (one
+** replicated job `node` of numNodes pods; FACTS R15), the other targets
+** as kfm_longest_pod. */
+size_t kfm_longest_pod_on(const kf_job *j, kf_target t, const char *name, char *buf,
+                          size_t cap) {
+  int64_t nodes;
+  if (!KF_T_IS_TRAINER(t)) return kfm_longest_pod(j, name, buf, cap);
+  nodes = kf_trainer_nodes(j);
+  snprintf(buf, cap, "%.200s-node-0-%lld", name, (long long)(nodes > 1 ? nodes - 1 : 0));
+  return strlen(buf);
+}
+
 const char kfm_dns1035_rule[] =
     "lowercase letters, digits and '-', starting with a letter and ending "
     "with a letter or digit";
@@ -335,6 +347,7 @@ const char kfm_dns1035_rule[] =
 long double kfm_qty_value(const char *s) {
   long double v = 0, scale = 1;
   int frac = 0;
+  if (*s == '+') s++;   /* "+1" (kf_quantity_ok takes the sign) */
   for (; (*s >= '0' && *s <= '9') || *s == '.'; s++) {
     if (*s == '.') frac = 1;
     else v = v * 10 + (*s - '0'), scale *= frac ? 10 : 1;

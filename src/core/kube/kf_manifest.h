@@ -65,6 +65,9 @@ int kfm_env_name(const char *s);
 int kfm_gpu_limited(const kf_job *j);
 size_t kfm_longest_pod(const kf_job *j, const char *name, char *buf,
                        size_t cap);
+/* The same on target t (Trainer: <name>-node-0-<numNodes-1>). */
+size_t kfm_longest_pod_on(const kf_job *j, kf_target t, const char *name, char *buf,
+                          size_t cap);
 extern const char kfm_dns1035_rule[];   /* the rule, said in messages */
 
 /* A TrainJob runtime patch's PodSpecPatch and ContainerPatch property

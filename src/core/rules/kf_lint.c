@@ -124,46 +124,63 @@ static kf_status lint_pod(lctx *c, kf_node *list, const kf_job *j) {
   return KF_OK;
 }
 
-/* opts.name: a DNS-1035 label whose longest pod name fits 63 characters. */
-static kf_status lint_name(lctx *c, kf_node *list, const kf_job *j, const char *name) {
+/* opts.name: a DNS-1035 label whose longest pod name on target t fits 63
+** characters. */
+static kf_status lint_name(lctx *c, kf_node *list, const kf_job *j, kf_target t,
+                           const char *name) {
   char pod[256];
   size_t len;
   kf_status st;
   if (!kf_dns_label(name, strlen(name), 1))
     WARN("opts.name", "'%.100s' is not a DNS-1035 label (%s)", name,
          kfm_dns1035_rule);
-  else if ((len = kfm_longest_pod(j, name, pod, sizeof pod)) > 63)
+  else if (strlen(name) > 63)   /* IsDNS1035Label: DNS1035LabelMaxLength */
+    WARN("opts.name", "too long: %zu characters (a DNS-1035 label has at most 63)",
+         strlen(name));
+  else if ((len = kfm_longest_pod_on(j, t, name, pod, sizeof pod)) > 63)
     WARN("opts.name", "pod name '%s' has %zu characters: more than the 63 "
          "Kubernetes allows", pod, len);
   return KF_OK;
 }
 
-/* The target's rule rows, as warnings after lint's own. */
+/* The lint warning at `path` without a rule yet (NULL: none). */
+static kf_node *lint_at(kf_node *list, const char *path) {
+  size_t y;
+  for (y = 0; y < list->u.c.n; y++) {
+    const kf_node *at = kf_node_get(list->u.c.v[y], "path");
+    if (at && strcmp(at->u.s.p, path) == 0 && !kf_node_get(list->u.c.v[y], "rule"))
+      return list->u.c.v[y];
+  }
+  return NULL;
+}
+
+/* The target's rule rows, as warnings after lint's own.  A row whose
+** finding lint gave at the same path in its own words (in_lint: slots
+** R11, accelerator R12, the name R14 and R15) adds nothing but its rule
+** id and source, on lint's warning. */
 static kf_status lint_target(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
                              kf_node *list, kf_err *e) {
   kf_target_ctx tc;
   kf_status st;
   kf_problems ps;
-  size_t x, y, n = 0;
+  size_t x, n = 0;
   memset(&tc, 0, sizeof tc);
   tc.name = o->name;
   tc.v0 = o->version == 0;
   tc.env = o->env;
   if ((st = kf_target_problems(j, o->target, &tc, A, &ps, e)) != KF_OK)
     return st;
-  /* a row whose finding lint already gave at the same path (slots R11,
-  ** accelerator R12) adds nothing */
   for (x = 0; x < ps.n; x++) {
-    for (y = 0; ps.v[x].in_lint && y < list->u.c.n; y++) {
-      const kf_node *path = kf_node_get(list->u.c.v[y], "path");
-      if (path && strcmp(path->u.s.p, ps.v[x].path) == 0) break;
+    kf_node *w = ps.v[x].in_lint ? lint_at(list, ps.v[x].path) : NULL;
+    if (w == NULL) {
+      ps.v[n++] = ps.v[x];
+    } else if (!kf_obj_strref(A, w, "rule", ps.v[x].rule) ||
+               !kf_obj_strref(A, w, "source", ps.v[x].source)) {
+      return kf_nomem(e);
     }
-    if (!ps.v[x].in_lint || y == list->u.c.n) ps.v[n++] = ps.v[x];
   }
   ps.n = n;
-  if ((st = kf_problems_push(&ps, KF_SEV_WARN, A, list, e)) != KF_OK)
-    return st;
-  return KF_OK;
+  return kf_problems_push(&ps, KF_SEV_WARN, A, list, e);
 }
 
 kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
@@ -185,9 +202,11 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
     if ((st = lint_group(c, list, j, kr->role)) != KF_OK) return st;
   }
   /* the master runs the task image: a worker image of its own splits the
-  ** job across two images, rarely what DDP wants */
+  ** job across two images, rarely what DDP wants (a workers-only job,
+  ** master.replicas = 0, has no Master group: R53) */
   img = o->image ? o->image : j->container.image;
-  if (j->kind == KF_PYTORCH && !j->g[KF_MASTER].image && j->g[KF_WORKER].image &&
+  if (j->kind == KF_PYTORCH && j->g[KF_MASTER].replicas > 0 &&
+      !j->g[KF_MASTER].image && j->g[KF_WORKER].image &&
       !(img && strcmp(img, j->g[KF_WORKER].image) == 0)) {
     if (img)
       WARN("master.image", "unset: the master runs the task image '%.100s' "
@@ -219,7 +238,7 @@ kf_status kf_lint(const kf_job *j, const kf_lint_opts *o, kf_arena *A,
          "(slotsPerWorker stays 1; only the launcher's -np uses %d); kfjob's "
          "manifest sets slotsPerWorker = %d", (int)j->slots, (int)j->slots);
   if ((st = lint_pod(c, list, j)) != KF_OK) return st;
-  if (o->name && (st = lint_name(c, list, j, o->name)) != KF_OK) return st;
+  if (o->name && (st = lint_name(c, list, j, o->target, o->name)) != KF_OK) return st;
   if ((st = lint_target(j, o, A, list, e)) != KF_OK) return st;
   (void)p;
   *out = list;

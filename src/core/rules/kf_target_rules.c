@@ -137,7 +137,7 @@ static kf_status test_pod_names(const kf_job *j, kf_target t,
   size_t len;
   if (c == NULL || c->name == NULL || !kf_dns_label(c->name, strlen(c->name), 1))
     return KF_OK;   /* R14's */
-  if ((len = kfm_longest_pod(j, c->name, pod, sizeof pod)) <= 63) return KF_OK;
+  if ((len = kfm_longest_pod_on(j, t, c->name, pod, sizeof pod)) <= 63) return KF_OK;
   return kf_problem_add(out, r, t, "opts.name", e, "too long for this job: pod "
                         "name '%s' has %zu characters (at most 63)", pod, len);
 }
@@ -566,15 +566,16 @@ const kf_target_rule kf_target_rules[] = {
                       "pytorchjob_webhook.go ...): validation.IsDNS1035Label",
     [KF_T_MPI_OPERATOR] = "mpi-operator validation.go validateMPIJobName",
     TRAINERS("trainjob CRD: metadata.name CEL rule (DNS-1035, at most 63)")},
-   test_name, 0},
+   test_name, 1},
   {"R15", ~0u,
    {[KF_T_FLYTE] = NA, [KF_T_FLYTE2] = NA, [KF_T_OPERATOR] = ERR,
-    [KF_T_MPI_OPERATOR] = ERR},
+    [KF_T_MPI_OPERATOR] = ERR, TRAINERS(WARN)},
    {[KF_T_OPERATOR] = "not checked by the webhook: pod and Service creation "
                       "fails later (trainer#1745, trainer#1101)",
     [KF_T_MPI_OPERATOR] = "mpi-operator validation.go validateMPIJobName "
-                          "(<name>-worker-<N-1>; the launcher's pod name too)"},
-   test_pod_names, 0},
+                          "(<name>-worker-<N-1>; the launcher's pod name too)",
+    TRAINERS("JobSet pod hostnames <name>-node-0-<i> (JobSet's own rules not read)")},
+   test_pod_names, 1},
   {"R33", (1u << KF_NKINDS) - 1,
    {[KF_T_FLYTE] = ERR},
    {[KF_T_FLYTE] = "flyteadmin pkg/manager/impl/validation/task_validator.go "

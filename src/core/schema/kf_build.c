@@ -260,6 +260,9 @@ static kf_status get_quantity(ctx *c, const kf_node *n, const char **out) {
     if (!kf_quantity_ok(n->u.s.p, n->u.s.n)) {
       char q[80];
       snprintf(q, sizeof q, "'%.60s'", n->u.s.p);
+      if (kf_quantity_negative(n->u.s.p, n->u.s.n))
+        return fail(c, "%s is negative: Kubernetes refuses negative requests and "
+                    "limits (pod validation: must be greater than or equal to 0)", q, "");
       return fail(c, "invalid quantity %s (expected e.g. \"500m\", \"4Gi\", \"2\")",
                   q, "");
     }
@@ -319,7 +322,7 @@ static kf_status parse_nnodes(ctx *c, const kf_node *n, kf_job *j) {
     return KF_OK;
   }
   if (n->t == KF_NSTR) {
-    const char *s = n->u.s.p;
+    const char *s = n->u.s.p, *bs = s;
     char *end;
     long a, b;
     char q[80];
@@ -330,16 +333,19 @@ static kf_status parse_nnodes(ctx *c, const kf_node *n, kf_job *j) {
     if (a >= 0 && *end == '\0') {
       b = a;
     } else if (a >= 0 && *end == ':' && end[1] >= '0' && end[1] <= '9') {
-      b = strtol(end + 1, &end, 10);
+      bs = end + 1;
+      b = strtol(bs, &end, 10);
       if (*end != '\0') b = -1;
     } else {
       b = -1;
     }
     if (a < 0 || b < 0)
       return fail(c, "expected an integer or \"MIN:MAX\", got %s", q, "");
-    if (a > INT32_MAX || b > INT32_MAX) {
-      char big[24];
-      snprintf(big, sizeof big, "%ld", a > INT32_MAX ? a : b);
+    if (a > INT32_MAX || b > INT32_MAX) {   /* the digits as written (strtol clamps) */
+      const char *d = a > INT32_MAX ? s : bs;
+      size_t nd = strspn(d, "0123456789");
+      char big[48];
+      snprintf(big, sizeof big, "%.*s%s", (int)(nd > 40 ? 40 : nd), d, nd > 40 ? "..." : "");
       return fail(c, "integer out of int32 range (%s)", big, "");
     }
     if (a < 1)   /* min > max: a target's matter (R9, kf_target_rules.c) */

@@ -117,6 +117,9 @@ static kf_status check_str(pctx *c, const kf_pschema *s, const kf_node *in) {
     return fail(c, "string contains a NUL byte", "", "");
   if (!kf_utf8_ok(in->u.s.p, in->u.s.n)) return fail(c, "invalid UTF-8", "", "");
   snprintf(q, sizeof q, "'%.60s'", in->u.s.p);
+  if ((s->flags & KF_PSF_QTY) && kf_quantity_negative(in->u.s.p, in->u.s.n))
+    return fail(c, "%s is negative: Kubernetes refuses a negative quantity here "
+                "(pod validation: must be greater than or equal to 0)", q, "");
   if ((s->flags & KF_PSF_QTY) && !kf_quantity_ok(in->u.s.p, in->u.s.n))
     return fail(c, "invalid quantity %s (expected e.g. \"500m\", \"4Gi\", \"2\")",
                 q, "");

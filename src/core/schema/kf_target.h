@@ -124,8 +124,9 @@ struct kf_target_rule {
   const char *source[KF_NTARGETS];      /* per target; NULL: not cited */
   kf_rule_test test;
   int in_lint;                          /* kf_lint warns about the same path
-                                           in its own words: lint skips the
-                                           row's warning (R11, R12) */
+                                           in its own words: lint puts the
+                                           row's id and source on that
+                                           warning (R11, R12, R14, R15) */
 };
 
 
