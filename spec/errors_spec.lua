@@ -1142,7 +1142,7 @@ if require("util").cli_ok then
         .. "policy (the runtime's JobSet failurePolicy decides); leave it unset or never (target trainer-2.3; "
         .. "rule R13: trainer trainjob_types.go (no restart policy field))" },
     { "another kind", convert(1, "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"),
-      "kfjob: in.yaml: kfjob.from_manifest: apiVersion v1, kind Service: not a kind kfjob reads (supported: "
+      "in.yaml: kfjob.from_manifest: apiVersion v1, kind Service: not a kind kfjob reads (supported: "
         .. "kubeflow.org/v1 TFJob, PyTorchJob, MPIJob, JAXJob, XGBoostJob or PaddleJob; kubeflow.org/v2beta1 "
         .. "MPIJob; trainer.kubeflow.org/v1alpha1 TrainJob; "
       .. "jobset.x-k8s.io/v1alpha2 JobSet (a Flyte 2 clustered task))" },

@@ -354,20 +354,20 @@ describe("convert: a List's jobs and misspelt kinds", function()
     assert.matches("two = kfjob.PyTorchJob", out, 1, true)
   end)
 
-  it("a misspelt kind in a stream: exit 1 (bad input, not usage), the document named, a did-you-mean, nothing written", function()
+  it("a misspelt kind in a stream: exit 2, the document named, a did-you-mean, nothing written", function()
     local p = put("typo.yaml", pytorch("one", "a") .. "---\n" .. pytorch("two", "a", "PytorchJob"))
     local code, out, err = run(nil, "convert", p)
-    assert.equal(1, code)
+    assert.equal(2, code)
     assert.equal("", out)
-    assert.matches("/typo.yaml: kfjob.from_manifests: document 2 (line 18): apiVersion kubeflow.org/v1, " ..
+    assert.matches("typo.yaml: kfjob.from_manifests: document 2 (line 18): apiVersion kubeflow.org/v1, " ..
                    "kind PytorchJob: not a kind kfjob reads (did you mean 'PyTorchJob'?)", err, 1, true)
     local dir = TMP .. "/typo-out"
     code = run(nil, "convert", p, "-o", dir)
-    assert.equal(1, code)
+    assert.equal(2, code)
     assert.same({}, listdir(dir))
     -- alone too
     local c3, _, e3 = run(nil, "convert", put("typo1.yaml", pytorch("two", "a", "PytorchJob")))
-    assert.equal(1, c3)
+    assert.equal(2, c3)
     assert.matches("did you mean 'PyTorchJob'?", e3, 1, true)
   end)
 

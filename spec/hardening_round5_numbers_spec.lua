@@ -286,20 +286,20 @@ describe("round 5: the CLI", function()
     assert.matches('^{"apiVersion"', out)   -- JSON in, JSON back
   end)
 
-  it("a NUL byte in a manifest or data config: named with its offset, exit 1 (bad input)", function()
+  it("a NUL byte in a manifest or data config: named with its offset, exit 2", function()
     local code, _, err = util.kfjob("convert", file("nul.yaml", "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\0\n"), "-f", "lua")
-    assert.equal(1, code)
+    assert.equal(2, code)
     assert.matches("a NUL byte at offset 44", err, 1, true)
     assert.not_matches("TaskTemplate", err, 1, true)
     code, _, err = util.kfjob("convert", file("nuld.yaml", "kind: PyTorchJob\nworker: {replicas: 2}\0\n"), "-f", "lua")
-    assert.equal(1, code)
+    assert.equal(2, code)
     assert.matches("a NUL byte at offset 38", err, 1, true)
   end)
 
-  it("a misspelt kind exits 1 with a did-you-mean", function()
+  it("a misspelt kind exits 2 with a did-you-mean", function()
     local code, _, err = util.kfjob("convert", file("kind.yaml",
       (pytorch("      replicas: 1\n"):gsub("kind: PyTorchJob", "kind: PytorchJob"))), "-f", "lua")
-    assert.equal(1, code)
+    assert.equal(2, code)
     assert.matches("did you mean 'PyTorchJob'?", err, 1, true)
   end)
 

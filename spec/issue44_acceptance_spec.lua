@@ -624,18 +624,18 @@ spec:
     assert(out:find("kfjob.PyTorchJob", 1, true), out)
   end)
 
-  it("kubeflow.org/v1beta2 TFJob (an old version) in a stream: exit 1 naming document 2", function()
+  it("kubeflow.org/v1beta2 TFJob (an old version) in a stream: exit 2 naming document 2", function()
     local s = pt() .. "---\napiVersion: kubeflow.org/v1beta2\nkind: TFJob\nmetadata: {name: old}\nspec: {}\n"
     local code, out, err = conv(s)
-    assert.are.equal(1, code, err)
+    assert.are.equal(2, code, err)
     assert.are.equal("", out)
     names(err, "document 2")
   end)
 
-  it("kind: pytorchjob (all lower case) in a stream: exit 1 naming document 2", function()
+  it("kind: pytorchjob (all lower case) in a stream: exit 2 naming document 2", function()
     local s = pt{ name = "a" } .. "---\n" .. pt{ name = "b" }:gsub("kind: PyTorchJob", "kind: pytorchjob")
     local code, out, err = conv(s)
-    assert.are.equal(1, code, err)
+    assert.are.equal(2, code, err)
     assert.are.equal("", out)
     names(err, "document 2")
   end)

@@ -14,8 +14,8 @@
 ** Every output is held until all jobs converted, so a failure writes
 ** nothing (-o DIR files go through a temporary name and a rename).  Each
 ** path kfjob could not read is one stderr line; any makes the exit 1
-** unless --lossy.  Exit 1: input kfjob cannot read; 2: usage or I/O
-** errors.
+** unless --lossy.  Exit 2: usage or I/O errors, and input that is not
+** what convert reads (kfjob_host_not_input).
 */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,9 +60,10 @@ static const char convert_usage[] =
     "                  memory for reading, e.g. 256M (default 64M, or 48 bytes a\n"
     "                  byte of input when more; 0: none)\n"
     "\n"
-    "exit status: 0 ok, 1 input kfjob cannot read (a kind or apiVersion kfjob\n"
-    "does not read, text with a NUL byte too) or a target refuses, or a\n"
-    "field that does not carry over (without --lossy), 2 usage or I/O error.\n";
+    "exit status: 0 ok, 1 input kfjob cannot read or a target refuses, or a\n"
+    "field that does not carry over (without --lossy), 2 usage or I/O error,\n"
+    "or input that is not what convert reads (a kind or apiVersion kfjob\n"
+    "does not read, text with a NUL byte).\n";
 
 static const char *const convert_formats[] = {
     "manifest", "manifest-json", "yaml", "json", "template", "template-json",
@@ -256,13 +257,15 @@ int cli_cmd_convert(int argc, char **argv) {
   if (st == KFJOB_EJOB && c.refused) code = EXIT_INVALID;   /* each one printed above */
   else if (st == KFJOB_EDATA) {   /* the input's own problem, in its words */
     char *s = convert_user_words(&c, kfjob_host_message(h));
-    /* bad input, whatever is wrong with it (a NUL byte, a misspelt kind,
-    ** another version of a job kind, malformed YAML): exit 1; 2 is for
-    ** usage and I/O */
-    code = cli_errorf(EXIT_INVALID, "%s: %s", cli_config_label(a.file), s);
+    fprintf(stderr, "%s: %s\n", cli_config_label(a.file), s);
+    /* the file is not what convert reads at all (a NUL byte: no text; a
+    ** document's kind or apiVersion: a misspelt kind, another version of a
+    ** job kind): exit 2, as a misspelt --to is */
+    code = kfjob_host_not_input(h) ? EXIT_USAGE : EXIT_INVALID;
     free(s);
   } else if (st != KFJOB_OK) {
     code = convert_report(h, st, &a);
+    if (code == EXIT_INVALID && kfjob_host_not_input(h)) code = EXIT_USAGE;   /* as above */
   } else if (c.unmapped && !a.lossy)
     code = cli_errorf(EXIT_INVALID, "%s: %zu field(s) do not carry over (--lossy leaves "
                       "them out)", cli_config_label(a.file), c.unmapped);
