@@ -145,8 +145,8 @@ static void push_check(lua_State *L, const kf_field *f) {
   push_check_info(L, f->check, "check_info");
 }
 
-/* An integer row's words (nproc_per_node's auto, cpu, gpu: R10) as
-** `values`: the schema, explain and meta show "integer or one of". */
+/* A row's words as `values`: a choice's, or an integer row's
+** (nproc_per_node's auto, cpu, gpu: R10; "integer or one of"). */
 static void push_words(lua_State *L, const kf_choice *ch) {
   int i;
   lua_createtable(L, 3, 0);
@@ -190,16 +190,9 @@ static void push_row(lua_State *L, const kf_field *f, int kind, int role) {
       if (f->values_on) push_values_on(L, f, en);
       break;
     }
-    case KF_V_CHOICE: {
-      const kf_choice *ch = (const kf_choice *)f->info;
-      int i;
-      lua_createtable(L, 3, 0);
-      for (i = 0; ch->v[i]; i++) {
-        lua_pushstring(L, ch->v[i]);
-        lua_rawseti(L, -2, i + 1);
-      }
-      lua_setfield(L, -2, "values");
-    } /* fall through: the default is a string */
+    case KF_V_CHOICE:
+      push_words(L, (const kf_choice *)f->info);
+      /* fall through: the default is a string */
     /* FALLTHROUGH */
     case KF_V_STR: case KF_V_TOKEN:
       if (f->sdef) {
