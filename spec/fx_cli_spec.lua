@@ -91,7 +91,7 @@ describe("CLI flag values: the flag named, exit 2 (SPEC: usage errors)", functio
     local t = {}
     for _, a in ipairs(base) do t[#t + 1] = a end
     for _, a in ipairs({ ... }) do t[#t + 1] = a end
-    return table.unpack(t)
+    return (table.unpack or unpack)(t)
   end
 
   it("--timeout: not whole seconds nor a duration", function()
@@ -121,7 +121,7 @@ describe("CLI flag values: the flag named, exit 2 (SPEC: usage errors)", functio
       { { "render", cfg, "-f", "manifest", "--name", "n" .. ("a"):rep(63) }, "--name: 'n" .. ("a"):rep(63) .. "' is not a DNS-1035 label (at most 63" },
     }
     for _, c in ipairs(cases) do
-      local code, out, err = util.kfjob(table.unpack(c[1]))
+      local code, out, err = util.kfjob((table.unpack or unpack)(c[1]))
       assert.are.equal(2, code, table.concat(c[1], " ") .. ": " .. err)
       assert.are.equal("", out)
       assert.matches("kfjob: " .. c[2], err, 1, true)

@@ -137,7 +137,7 @@ spec:
   it("warns that the controller never acts on it, as job:lint does (exit 0)", function()
     if not util.cli_ok then return pending(util.CLI_ONLY) end
     for _, args in ipairs({ {}, { "--to", "operator" } }) do
-      local code, out, err = util.conv(MPI, table.unpack(args))
+      local code, out, err = util.conv(MPI, (table.unpack or unpack)(args))
       assert.are.equal(0, code)
       assert.matches("kind: MPIJob", out, 1, true)
       assert.matches("launcher.restart_policy: 'exit_code': a v1 MPIJob's controller never acts on it",
