@@ -111,7 +111,9 @@ static kf_status slice_pairs(const kf_job *j, const char *who, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
   char path[64];
   kf_status st;
-  int i, sets = 0;
+  int i, sets = 0, any = j->has_scheduling && j->sched.has_topology;
+  for (i = 0; i < k->nroles && !any; i++) any = j->g[k->roles[i].role].has_topology;
+  if (!any) return KF_OK;   /* no topology at all: nothing to pair (most jobs) */
   for (i = 0; i < k->nroles; i++) {
     const kf_group *g = &j->g[k->roles[i].role];
     kf_topology m = kf_sched_merged_topology(j, g);
