@@ -117,3 +117,56 @@ describe("a worker written with the launcher's line keeps it (Law 3)", function(
     end
   end)
 end)
+
+describe("a launcher whose command is horovodrun is a HorovodJob (docs/IMPORT.md)", function()
+  -- the mpi-operator's elastic Horovod example: horovodrun in the
+  -- launcher's command, its flags in args
+  local ELASTIC = [[
+apiVersion: %s
+kind: MPIJob
+metadata:
+  name: tensorflow-mnist-elastic
+spec:
+  slotsPerWorker: 1
+  runPolicy:
+    cleanPodPolicy: Running
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - image: docker.io/kubeflow/mpi-horovod-mnist
+            name: mpi-launcher
+            command: [horovodrun]
+            args: [-np, "2", --min-np, "1", --max-np, "3", --host-discovery-script,
+                   /etc/mpi/discover_hosts.sh, python, /examples/elastic/tensorflow2_mnist_elastic.py]
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - image: docker.io/kubeflow/mpi-horovod-mnist
+            name: mpi-worker
+]]
+  local ARGS = { "-np", "2", "--min-np", "1", "--max-np", "3", "--host-discovery-script",
+                 "/etc/mpi/discover_hosts.sh", "python", "/examples/elastic/tensorflow2_mnist_elastic.py" }
+  for _, case in ipairs({ { "kubeflow.org/v1", "operator" }, { "kubeflow.org/v2beta1", "mpi-operator" } }) do
+    it(case[1] .. ": the kind as the args-form line's, the command kept", function()
+      local m = ELASTIC:format(case[1])
+      local job = assert(kfjob.from_manifest(m))
+      assert.are.equal("HorovodJob", job.kind)
+      -- the same line written in args alone reads as HorovodJob too
+      local inargs = m:gsub("command: %[horovodrun%]\n            args: %[", "args: [horovodrun, ")
+      assert.are_not.equal(m, inargs)
+      assert.are.equal("HorovodJob", assert(kfjob.from_manifest(inargs)).kind)
+      for _, f in ipairs({ "lua", "config" }) do
+        local d = through(m, f, case[2])
+        assert.are.same({ "horovodrun" }, ctr(d, "Launcher").command, f)
+        assert.are.same(ARGS, ctr(d, "Launcher").args, f)
+        assert.is_nil(ctr(d, "Worker").args, f)
+        assert.is_nil(ctr(d, "Worker").command, f)
+      end
+    end)
+  end
+end)
