@@ -15,17 +15,23 @@
 
 /* ---- what the manifest is --------------------------------------------- */
 
-/* horovodrun as the launcher's first argument: flytekit's HorovodJob. */
+/* Whether a container's list `key` starts with horovodrun. */
+static int starts_horovodrun(const kf_node *c, const char *key) {
+  const kf_node *a = kf_node_get(c, key);
+  const char *s = a && a->t == KF_NARR && a->u.c.n ? kfi_str(a->u.c.v[0]) : NULL;
+  return s && strcmp(s, "horovodrun") == 0;
+}
+
+/* horovodrun as the launcher's command (mpi-operator's elastic example)
+** or first argument (flytekit's line): flytekit's HorovodJob. */
 static int horovod_launcher(const kf_node *spec, const char *specs) {
   const kf_node *l = kf_node_get(kf_node_get(spec, specs), "Launcher");
   const kf_node *cs = kf_node_get(kf_node_get(kf_node_get(l, "template"), "spec"),
                                   "containers");
   size_t i;
-  for (i = 0; cs && cs->t == KF_NARR && i < cs->u.c.n; i++) {
-    const kf_node *a = kf_node_get(cs->u.c.v[i], "args");
-    const char *s = a && a->t == KF_NARR && a->u.c.n ? kfi_str(a->u.c.v[0]) : NULL;
-    if (s && strcmp(s, "horovodrun") == 0) return 1;
-  }
+  for (i = 0; cs && cs->t == KF_NARR && i < cs->u.c.n; i++)
+    if (starts_horovodrun(cs->u.c.v[i], "command") || starts_horovodrun(cs->u.c.v[i], "args"))
+      return 1;
   return 0;
 }
 

@@ -196,6 +196,20 @@ static int launcher_own(const kfi_groups *G) {
   return 0;
 }
 
+/* Whether a worker's args are its own whatever line they hold: the writers
+** give a worker kfjob's line (and the task's args) only on the operator, and
+** there not when the launcher has a command of its own (kf_manifest_operator.c
+** v1_bare_worker; the mpi-operator's worker runs sshd without one), so a
+** worker there that was written with the launcher's line runs it as its own. */
+static int worker_own(const kfi *c, const kfi_groups *G) {
+  int i;
+  if (c->target == KF_T_MPI_OPERATOR) return 1;
+  if (c->target != KF_T_OPERATOR) return 0;
+  for (i = 0; i < G->n; i++)
+    if (G->role[i] == KF_LAUNCHER) return G->pod[i].command != NULL;
+  return 0;
+}
+
 /* The operator's writer leaves a v1 worker without a command bare when the
 ** launcher runs its own and there is no task line (kf_manifest_operator.c
 ** v1_bare_worker): a worker whose args are kfjob's line alone, with no
@@ -247,6 +261,10 @@ kf_status kfi_mpi_args(kfi *c, kfi_groups *G, const kf_node **args) {
                              "mpirun or horovodrun line, or the group's own command, "
                              "as its args")) != KF_OK)
         return st;
+      continue;
+    }
+    if (a && G->role[i] != KF_LAUNCHER && worker_own(c, G)) {
+      KF_OOM(c, kf_node_push(c->A, G->g[i], "command", (kf_node *)a));
       continue;
     }
     if (a && c->kind == KF_HOROVOD && (st = horovod_len(c, G, a, &h, &n)) != KF_OK) return st;
