@@ -2,6 +2,7 @@
 -- expected values come from the documented semantics and Kubernetes /
 -- operator behaviour, never from kfjob's own output.
 local kfjob = require "kfjob"
+local util = require "util"
 
 describe("a matrix variable used only in a field axis's value", function()
   local T = kfjob.template
@@ -45,4 +46,42 @@ describe("a matrix variable used only in a field axis's value", function()
     end
     assert.are.same({ "j-r-v2" }, got)
   end)
+end)
+
+-- resource.ParseQuantity takes a leading '+'; the torch plugin's process
+-- count a node is the CPU quantity's Value() (rounded up, at least 1).
+describe("a TrainJob's '+' CPU quantity migrated to the operator", function()
+  local TJ = [[
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: tj
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    image: img
+    command: [torchrun, --no-python, python, train.py]
+    numNodes: 2
+    resourcesPerNode:
+      limits: {cpu: "CPU"}
+]]
+  local function nproc(cpu)
+    local code, out, err = util.conv((TJ:gsub("CPU", cpu, 1)), "--to", "operator", "-f", "manifest")
+    assert.are.equal(0, code, err)
+    local d = util.doc1(out)
+    assert.are.equal("PyTorchJob", d.kind)
+    return d.spec.nprocPerNode
+  end
+  for _, c in ipairs({ { "+3", "3" }, { "+3000m", "3" }, { "+2500m", "3" }, { "+2.1", "3" } }) do
+    it(c[1] .. " counts as " .. c[2], function()
+      assert.are.equal(c[2], nproc(c[1]))
+    end)
+  end
+  -- one process a node: as the same value without the sign reads
+  for _, c in ipairs({ { "+1", "1" }, { "+0.5", "500m" } }) do
+    it(c[1] .. " counts as " .. c[2] .. " does", function()
+      assert.are.equal(nproc(c[2]), nproc(c[1]))
+    end)
+  end
 end)
