@@ -85,3 +85,32 @@ spec:
     end)
   end
 end)
+
+-- kubelet expands each $(NAME) of a value on its own (expand.go): every
+-- reference that stays as written is R55's (docs/RULES.md: every reference).
+describe("R55 reports every reference of a string", function()
+  local function r55(job, target)
+    local got = {}
+    for _, w in ipairs(job:lint{ target = target }) do
+      if w.rule == "R55" then
+        got[#got + 1] = w.path .. " " .. w.message:match("^%$%(([%w_]+)%) does not expand")
+      end
+    end
+    table.sort(got)
+    return got
+  end
+
+  it("undefined ones in an env value and in a command (trainer-2.3)", function()
+    local j = kfjob.PyTorchJob{ worker = { replicas = 1 }, container = { image = "i",
+      command = { "sh", "-c", "echo $(MASTER_ADDR) $(FOO1)" }, env = { X = "$(FOO) $(BAR2)" } } }
+    assert.are.same({ "container.command FOO1", "container.command MASTER_ADDR",
+                      "container.env.X BAR2", "container.env.X FOO" }, r55(j, "trainer-2.3"))
+  end)
+
+  it("a late one and an undefined one in one value, a repeated one once (operator)", function()
+    local j = kfjob.PyTorchJob{ master = { replicas = 1 }, worker = { replicas = 1 }, container = { image = "i",
+      args = { "$(NOPE) $(NOPE) $(RANK)" }, env = { X = "$(MASTER_ADDR) $(FOO) $$(BAR) $(FOO)" } } }
+    assert.are.same({ "container.args NOPE", "container.env.X FOO", "container.env.X MASTER_ADDR" },
+                    r55(j, "operator"))
+  end)
+end)
