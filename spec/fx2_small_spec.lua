@@ -114,3 +114,49 @@ describe("R55 reports every reference of a string", function()
                     r55(j, "operator"))
   end)
 end)
+
+-- A manifest's metadata.name must be a DNS-1035 label (the operators'
+-- webhooks, validation.IsDNS1035Label): convert's --name is checked at the
+-- flag where it names that resource, as render's, env's and check's are.
+describe("convert --name that is not a DNS-1035 label where it names a resource", function()
+  local PT = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: pt
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img
+]]
+  it("is a usage error naming the flag (exit 2) for -f manifest, manifest-json and the default", function()
+    for _, args in ipairs({ { "-f", "manifest" }, { "-f", "manifest-json" }, {}, { "--to", "flyte", "-f", "manifest" } }) do
+      local a = { table.unpack(args) }
+      a[#a + 1] = "--name"; a[#a + 1] = "Bad_N"
+      local code, out, err = util.conv(PT, table.unpack(a))
+      assert.are.equal(2, code, table.concat(a, " ") .. ": " .. err)
+      assert.are.equal("", out)
+      assert.matches("--name: 'Bad_N' is not a DNS-1035 label", err, 1, true)
+    end
+  end)
+  it("is not checked where the name is not a resource's (-f yaml: a Flyte task)", function()
+    local code, out, err = util.conv(PT, "-f", "yaml", "--name", "Bad_N")
+    assert.are.equal(0, code, err)
+    assert.matches('name: "Bad_N"', out, 1, true)
+    code, out, err = util.conv(PT, "-f", "manifest", "--name", "good-n")
+    assert.are.equal(0, code, err)
+    assert.matches("name: good-n", out, 1, true)
+  end)
+end)
