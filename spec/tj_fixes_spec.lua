@@ -261,7 +261,7 @@ spec:
   local function r55(job, target)
     local out = {}
     for _, w in ipairs(job:lint{ target = target }) do
-      if w.rule == "R55" then out[w.path] = w.message end
+      if w.rule == "R55" then out[w.path] = (out[w.path] and out[w.path] .. "\n" or "") .. w.message end
     end
     return out
   end

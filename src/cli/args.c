@@ -487,7 +487,7 @@ static int timeout_ok(const char *s) {
 
 /* A DNS-1123 label (1035: starting with a letter), at most 63 characters:
 ** k8s.io/apimachinery validation IsDNS1123Label / IsDNS1035Label. */
-static int dns_label(const char *s, int dns1035) {
+int cli_dns_label(const char *s, int dns1035) {
   size_t i, n = strlen(s);
   if (n == 0 || n > 63 || s[n - 1] == '-' || s[0] == '-') return 0;
   if (dns1035 && !islower((unsigned char)s[0])) return 0;
@@ -517,11 +517,11 @@ static int check_flag_values(const opts *o) {
   if (o->timeout && !timeout_ok(o->timeout))
     return usage_error("--timeout expects whole seconds (0 to 315576000000) or a "
                        "duration such as 1h30m (units h, m, s), got '%s'", o->timeout);
-  if (o->ns && !dns_label(o->ns, 0))
+  if (o->ns && !cli_dns_label(o->ns, 0))
     return usage_error("--namespace: '%s' is not a DNS-1123 label (at most 63 "
                        "lowercase letters, digits and '-', starting and ending with "
                        "a letter or digit)", o->ns);
-  if (o->name && name_is_resource(o) && !dns_label(o->name, 1))
+  if (o->name && name_is_resource(o) && !cli_dns_label(o->name, 1))
     return usage_error("--name: '%s' is not a DNS-1035 label (at most 63 lowercase "
                        "letters, digits and '-', starting with a letter and ending "
                        "with a letter or digit): it names the Kubernetes resource", o->name);

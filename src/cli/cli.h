@@ -59,6 +59,9 @@ int cli_parse_args(int argc, char **argv, opts *o);
 int cli_parse_duration(const char *s, unsigned long long *out);
 /* "64M", "1G", "65536" -> bytes (binary: 1024-based units); -1 if malformed. */
 int cli_parse_size(const char *s, unsigned long long *out, int binary);
+/* A DNS-1123 label (1035: starting with a letter), at most 63 characters
+** (apimachinery IsDNS1123Label / IsDNS1035Label); 1 if it is one. */
+int cli_dns_label(const char *s, int dns1035);
 
 /* ---- generators from the schema rows (meta.c, schema.c, explain.c) -------- */
 

@@ -156,6 +156,14 @@ static int parse_convert(int argc, char **argv, cargs *a) {
     if ((code = parse_one(argc, argv, &i, a)) >= 0) return code;
   if (a->file == NULL) return usage_err("%s", "missing FILE (or - for stdin)", NULL);
   if (a->name && a->name[0] == '\0') return usage_err("%s", "--name must not be empty", NULL);
+  /* a manifest's metadata.name (as render -f manifest's): the operators
+  ** refuse one that is not a DNS-1035 label (R14) */
+  if (a->name && !a->config && (a->format == KFJOB_FORMAT_MANIFEST ||
+                                a->format == KFJOB_FORMAT_MANIFEST_JSON) &&
+      !cli_dns_label(a->name, 1))
+    return usage_err("--name: '%s' is not a DNS-1035 label (at most 63 lowercase letters, "
+                     "digits and '-', starting with a letter and ending with a letter or "
+                     "digit): it names the Kubernetes resource", a->name, NULL);
   return -1;
 }
 

@@ -110,6 +110,31 @@ local function referenced(refs, key)
   return false
 end
 
+-- The placeholder names of the field axes' values (and of the include
+-- entries' field values) into `refs`, but for each axis's own name, which
+-- its values do not read.  A malformed value is left for render_axes to
+-- report with its axis.
+local function axis_refs(norm, field_set, cache, refs)
+  local function add(key, v)
+    local own = {}
+    if pcall(scan, v, cache, own, {}, {}, 0) then
+      for n in next, own do
+        if n ~= key then refs[n] = true end
+      end
+    end
+  end
+  for a, key in ipairs(norm.axes) do
+    if field_set[key] then
+      for _, v in ipairs(norm.values[a]) do add(key, v) end
+    end
+  end
+  for _, e in ipairs(norm.include) do
+    for key, v in next, e do
+      if field_set[key] then add(key, v) end
+    end
+  end
+end
+
 local function split_path(key)
   local segs = {}
   for seg in (key .. "."):gmatch("(.-)%.") do
@@ -444,7 +469,8 @@ function api.variants(base, matrix, opts)
     norm = r
   end
 
-  -- Field or variable, once per key.
+  -- Field or variable, once per key; a variable a field axis's values
+  -- use (rendered per variant, see render_axes) is used.
   local all_keys = matrix_keys(norm)
   local field_keys, paths, field_set = {}, {}, {}
   if mode ~= "function" then
@@ -460,7 +486,11 @@ function api.variants(base, matrix, opts)
         field_keys[#field_keys + 1] = key
         paths[key] = split_path(key)
         field_set[key] = true
-      elseif not name_fn and not referenced(refs, key) then
+      end
+    end
+    axis_refs(norm, field_set, cache, refs)
+    for _, key in ipairs(all_keys) do
+      if not field_set[key] and not name_fn and not referenced(refs, key) then
         local cands = fields and field_paths(fields, nil, {}) or sorted_keys(spec_keys)
         error(sformat("%s: matrix key '%s' is neither a field of %s nor a variable "
                       .. "used by the base or the name template%s",
@@ -479,23 +509,6 @@ function api.variants(base, matrix, opts)
                             or type(v) == "string" and v or describe(v)
     end
     return tconcat(pieces, "-")
-  end
-
-  -- The name of a variant that failed, when it can be made from its
-  -- parameters alone; nil otherwise.
-  local function failed_name(params)
-    local ok, raw = false, nil
-    if name_tpl then
-      ok, raw = pcall(eval, name_tpl, function(n)
-        local v = resolve(params, n)
-        if v == nil and vars then v = resolve(vars, n) end
-        return v
-      end)
-    elseif not name_fn and kind_prefix then
-      ok, raw = pcall(default_name, params, kind_prefix)
-    end
-    if ok and type(raw) == "string" then return dns_name(raw, max) end
-    return nil
   end
 
   -- A field axis's value holding placeholders ("ghcr.io/acme/bert:${tag}")
@@ -522,6 +535,25 @@ function api.variants(base, matrix, opts)
       end
     end
     return out
+  end
+
+  -- The name of a variant that failed, when it can be made from its
+  -- parameters alone; nil otherwise.
+  local function failed_name(params)
+    local ok, raw = false, nil
+    if name_tpl then
+      local function lookup(n)
+        local v = resolve(params, n)
+        if v == nil and vars then v = resolve(vars, n) end
+        return v
+      end
+      params = render_axes(params, lookup) or params   -- as make names
+      ok, raw = pcall(eval, name_tpl, lookup)
+    elseif not name_fn and kind_prefix then
+      ok, raw = pcall(default_name, params, kind_prefix)
+    end
+    if ok and type(raw) == "string" then return dns_name(raw, max) end
+    return nil
   end
 
   -- One variant: name, job, or nil, message.
@@ -570,7 +602,9 @@ function api.variants(base, matrix, opts)
     if name_tpl then
       local spec
       local function name_lookup(n)
-        local v = lookup(n)
+        -- the parameters with the field axes' values as rendered
+        local v = resolve(fields, n)
+        if v == nil and vars then v = resolve(vars, n) end
         if v == nil then
           spec = spec or job:spec()
           v = resolve(spec, n)

@@ -145,6 +145,18 @@ int kf_qty_mul(kf_qty *q, uint32_t n) {
 
 int kf_qty_cmp(const kf_qty *a, const kf_qty *b) { return cmp_words(a->w, b->w); }
 
+int64_t kf_qty_units(const kf_qty *q, int64_t max) {
+  uint32_t c[NW];
+  uint64_t v;
+  int i;
+  memcpy(c, q->w, sizeof c);
+  if (div_small(c, NANO) != 0 && mul_add(c, 1, 1)) return -1;   /* rounded up */
+  for (i = 2; i < NW; i++)
+    if (c[i]) return -1;
+  v = (uint64_t)c[1] << 32 | c[0];
+  return v > (uint64_t)max ? -1 : (int64_t)v;
+}
+
 /* The decimal digits of w (destroyed). */
 static size_t put_digits(uint32_t *w, char *out, size_t cap) {
   char tmp[96];

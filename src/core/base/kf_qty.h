@@ -37,6 +37,9 @@ int kf_qty_add(kf_qty *acc, const kf_qty *x);
 int kf_qty_mul(kf_qty *q, uint32_t n);
 /* -1, 0, 1. */
 int kf_qty_cmp(const kf_qty *a, const kf_qty *b);
+/* Quantity.Value(): the value in whole units, rounded up ("2500m" is 3);
+** -1 when above max (max >= 0). */
+int64_t kf_qty_units(const kf_qty *q, int64_t max);
 /* Kubernetes' canonical text (CanonicalizeBytes): "1500m", "48Gi",
 ** "8k", "1536" (a binary value below 1024 or not a whole multiple prints
 ** in DecimalSI).  Returns the length; writes at most cap - 1 characters.

@@ -12,6 +12,7 @@
 #include "kf_pod.h"
 #include "kf_import_int.h"
 #include "kf_launcher.h"
+#include "kf_qty.h"
 
 
 static kf_status runtime_ref(kfi *c, const kf_node *ref) {
@@ -33,17 +34,16 @@ static kf_status runtime_ref(kfi *c, const kf_node *ref) {
   return KF_OK;
 }
 
-/* The CPU count of quantity s rounded up (Quantity.Value()): "4", "2.5",
-** "700m"; 0 for a form this does not count. */
+/* The CPU count of quantity s rounded up (Quantity.Value()), through the
+** quantity parser kfjob reads every quantity with: "4", "+3", "2.5",
+** "700m"; 0 for a form this does not count (malformed, or more than
+** 100000000). */
 static long long cpu_count(const char *s) {
-  long long n = 0, frac = 0, div = 1;
-  if (s == NULL || *s < '0' || *s > '9') return 0;
-  for (; *s >= '0' && *s <= '9' && n < 100000000; s++) n = n * 10 + (*s - '0');
-  if (*s == '.')
-    for (s++; *s >= '0' && *s <= '9' && div < 1000000000; s++) frac = frac * 10 + (*s - '0'), div *= 10;
-  if (*s == 'm' && s[1] == '\0' && div == 1) return (n + 999) / 1000;
-  if (*s != '\0') return 0;
-  return n + (frac > 0);
+  kf_qty q;
+  int64_t n;
+  if (s == NULL || !kf_quantity_ok(s, strlen(s)) || kf_qty_parse(s, &q) != 0) return 0;
+  n = kf_qty_units(&q, 100000000);
+  return n < 0 ? 0 : (long long)n;
 }
 
 /* Whether a resource name of requests or limits holds "gpu"

@@ -160,25 +160,47 @@ static int named(const kf_env_var *v, const char *n, size_t len) {
   return strlen(v->name) == len && strncmp(v->name, n, len) == 0;
 }
 
-/* The first reference of pod p's variable i that nothing before it
-** defines and the target sets after it (*len its length; *by the entry);
-** NULL: none. */
-static const char *late_ref(const kf_env_pod *p, size_t i, size_t *len, const kf_env_var **by) {
-  const char *v = p->v[i].value, *end;
-  size_t k;
-  for (; v && *v; v++) {
-    if (v[0] != '$') continue;
-    if (v[1] == '$') { v++; continue; }
-    if (v[1] != '(' || (end = strchr(v + 2, ')')) == NULL) continue;
-    *len = (size_t)(end - v - 2);
-    for (k = 0; k < i && !named(&p->v[k], v + 2, *len); k++) {}
-    if (k == i)
-      for (k = i + 1; k < p->n; k++)
-        if (p->v[k].origin != KF_ENV_USER && named(&p->v[k], v + 2, *len))
-          return *by = &p->v[k], v + 2;
-    v = end;
+/* The next reference $(NAME) of the string at *at (*len the length of
+** NAME, which it returns; *at then after it); "$$" escapes a "$" (expand.go).
+** NULL: none left. */
+static const char *next_ref(const char **at, size_t *len) {
+  const char *s = *at, *end;
+  for (; s && *s; s++) {
+    if (s[0] != '$') continue;
+    if (s[1] == '$') { s++; continue; }
+    if (s[1] != '(' || (end = strchr(s + 2, ')')) == NULL) continue;
+    *len = (size_t)(end - s - 2);
+    *at = end + 1;
+    return s + 2;
   }
+  *at = s;
   return NULL;
+}
+
+/* The target's entry setting NAME (n, len) after pod p's variable i when
+** nothing before i defines it; NULL otherwise. */
+static const kf_env_var *set_late(const kf_env_pod *p, size_t i, const char *n, size_t len) {
+  size_t k;
+  for (k = 0; k < i; k++)
+    if (named(&p->v[k], n, len)) return NULL;
+  for (k = i + 1; k < p->n; k++)
+    if (p->v[k].origin != KF_ENV_USER && named(&p->v[k], n, len)) return &p->v[k];
+  return NULL;
+}
+
+/* Each reference is reported once a path (a string may hold several, each
+** its own problem): 1 when reference NAME (n, len) of `path` is new (and
+** now met), 0 when met, -1 out of memory. */
+static int ref_first_met(kf_arena *A, seen_paths *s, const char *path, const char *n,
+                         size_t len) {
+  size_t pl = strlen(path);
+  char *key = (char *)kf_arena_alloc_raw(A, pl + len + 2);
+  if (key == NULL) return -1;
+  memcpy(key, path, pl);
+  key[pl] = '\x01';
+  memcpy(key + pl + 1, n, len);
+  key[pl + 1 + len] = '\0';
+  return first_met(A, s, key);
 }
 
 /* Whether a string under n holds "$(" (a reference R55 may look at): the
@@ -241,19 +263,9 @@ static int kubelet_name(const char *n, size_t len) {
   return 0;
 }
 
-/* The first reference in s no pod of p[0..np) sets (*len its length);
-** NULL: none. */
-static const char *undefined_ref(const char *s, const kf_env_pod *p, size_t np, size_t *len) {
-  const char *end;
-  for (; s && *s; s++) {
-    if (s[0] != '$') continue;
-    if (s[1] == '$') { s++; continue; }
-    if (s[1] != '(' || (end = strchr(s + 2, ')')) == NULL) continue;
-    *len = (size_t)(end - s - 2);
-    if (*len && !kubelet_name(s + 2, *len) && !set_on(p, np, s + 2, *len)) return s + 2;
-    s = end;
-  }
-  return NULL;
+/* Whether reference NAME (n, len) is one no pod of p[0..np) sets. */
+static int undefined(const char *n, size_t len, const kf_env_pod *p, size_t np) {
+  return len && !kubelet_name(n, len) && !set_on(p, np, n, len);
 }
 
 static int has_key(const kf_node *n, const char *key) {
@@ -279,49 +291,90 @@ static const char *setter(kf_target t) {
          ? "Flyte and the operator" : "the operator";
 }
 
-/* A command or args (path; v[0..n)) with a reference no pod defines. */
+/* A command or args (path; v[0..n)): each reference no pod defines. */
 static kf_status strings_undefined(const char *path, const char *const *v, size_t n,
-                                   kf_target t, const kf_env_pods *ps,
+                                   kf_target t, const kf_env_pods *ps, seen_paths *seen,
                                    const kf_target_rule *r, kf_problems *out, kf_err *e) {
   size_t i, len;
-  const char *ref;
+  const char *ref, *at;
+  kf_status st;
+  int met;
   for (i = 0; i < n; i++)
-    if ((ref = undefined_ref(v[i], ps->p, ps->n, &len)) != NULL)
-      return kf_problem_add(out, r, t, path, e, "$(%.*s) does not expand on %s: neither "
-                            "the env nor %s sets %.*s on its pods, and Kubernetes leaves "
-                            "a reference to an undefined variable as written", (int)len,
-                            ref, kf_target_names[t], setter(t), (int)len, ref);
+    for (at = v[i]; (ref = next_ref(&at, &len)) != NULL;) {
+      if (!undefined(ref, len, ps->p, ps->n)) continue;
+      if ((met = ref_first_met(out->A, seen, path, ref, len)) < 0) return kf_nomem(e);
+      if (met && (st = kf_problem_add(out, r, t, path, e, "$(%.*s) does not expand on %s: "
+                                      "neither the env nor %s sets %.*s on its pods, and "
+                                      "Kubernetes leaves a reference to an undefined "
+                                      "variable as written", (int)len, ref,
+                                      kf_target_names[t], setter(t), (int)len, ref)) != KF_OK)
+        return st;
+    }
   return KF_OK;
 }
 
 /* The job's and each running group's command and args (R55). */
 static kf_status commands_undefined(const kf_job *j, kf_target t, const kf_env_pods *ps,
-                                    const kf_target_rule *r, kf_problems *out, kf_err *e) {
+                                    seen_paths *seen, const kf_target_rule *r,
+                                    kf_problems *out, kf_err *e) {
   char p[64];
   int i;
   kf_status st = KF_OK;
   if (j->has_container &&
       ((st = strings_undefined("container.command", j->container.command,
-                               j->container.ncommand, t, ps, r, out, e)) != KF_OK ||
+                               j->container.ncommand, t, ps, seen, r, out, e)) != KF_OK ||
        (st = strings_undefined("container.args", j->container.args, j->container.nargs,
-                               t, ps, r, out, e)) != KF_OK))
+                               t, ps, seen, r, out, e)) != KF_OK))
     return st;
   for (i = 0; i < kf_kinds[j->kind].nroles && st == KF_OK; i++) {
     int role = kf_kinds[j->kind].roles[i].role;
     const kf_group *g = &j->g[role];
     if (g->replicas <= 0) continue;
     snprintf(p, sizeof p, "%s.command", kf_roles[role].key);
-    if ((st = strings_undefined(p, g->command, g->ncommand, t, ps, r, out, e)) != KF_OK ||
+    if ((st = strings_undefined(p, g->command, g->ncommand, t, ps, seen, r, out, e)) != KF_OK ||
         !g->has_container)
       continue;
     snprintf(p, sizeof p, "%s.container.command", kf_roles[role].key);
-    if ((st = strings_undefined(p, g->container.command, g->container.ncommand, t, ps, r,
-                                out, e)) != KF_OK)
+    if ((st = strings_undefined(p, g->container.command, g->container.ncommand, t, ps, seen,
+                                r, out, e)) != KF_OK)
       continue;
     snprintf(p, sizeof p, "%s.container.args", kf_roles[role].key);
-    st = strings_undefined(p, g->container.args, g->container.nargs, t, ps, r, out, e);
+    st = strings_undefined(p, g->container.args, g->container.nargs, t, ps, seen, r, out, e);
   }
   return st;
+}
+
+/* Each reference of pod pi's user variable u (its i-th) that stays as
+** written: set by the target after it, or (undef) set by nothing. */
+static kf_status env_refs(const kf_env_pod *pod, size_t i, int undef, kf_target t,
+                          seen_paths *seen, const kf_target_rule *r, kf_problems *out,
+                          kf_err *e) {
+  const kf_env_var *u = &pod->v[i], *by;
+  const char *ref, *at;
+  size_t len;
+  int met;
+  kf_status st;
+  for (at = u->value; (ref = next_ref(&at, &len)) != NULL;) {
+    by = set_late(pod, i, ref, len);
+    if (by == NULL && !(undef && undefined(ref, len, pod, 1))) continue;
+    if ((met = ref_first_met(out->A, seen, u->path, ref, len)) < 0) return kf_nomem(e);
+    if (met == 0) continue;
+    if (by == NULL)
+      st = kf_problem_add(out, r, t, u->path, e, "$(%.*s) does not expand on %s: neither "
+                          "the env nor %s sets %.*s there, and Kubernetes leaves a reference "
+                          "to an undefined variable as written", (int)len, ref, pod->key,
+                          setter(t), (int)len, ref);
+    else
+      st = kf_problem_add(out, r, t, u->path, e, "$(%.*s) does not expand on %s: %s "
+                          "sets %.*s after %s, and Kubernetes expands a reference only "
+                          "to a variable defined before it (use it in command or args, "
+                          "which see the whole environment)", (int)len, ref,
+                          pod->key, by->origin == KF_ENV_FLYTE ? "Flyte" :
+                          KF_T_IS_TRAINER(t) ? "Trainer" : "the operator",
+                          (int)len, ref, u->name);
+    if (st != KF_OK) return st;
+  }
+  return KF_OK;
 }
 
 static kf_status r55_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
@@ -329,44 +382,21 @@ static kf_status r55_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
   kf_env_pods ps;
   kf_err ignored = {0};
   seen_paths seen = {NULL, 0, 0};
-  size_t pi, i, len;
+  size_t pi, i;
   int undef = !env_from(j);
+  kf_status st;
   if (!(kf_targets[t].kinds & (1u << j->kind)) || !any_ref(j, c) ||
       kf_env_pods_of(j, t, c && c->name ? c->name : "job", NULL, c ? c->env : NULL,
                      out->A, &ps, "R55", &ignored) != KF_OK)
     return ignored.code == KF_ENOMEM ? kf_nomem(e) : KF_OK;
   for (pi = 0; pi < ps.n; pi++) {
     if (pi > 0 && same_users(&ps.p[pi - 1], &ps.p[pi])) continue;
-    for (i = 0; i < ps.p[pi].n; i++) {
-      const kf_env_var *u = &ps.p[pi].v[i], *by = NULL;
-      const char *ref;
-      int met;
-      kf_status st;
-      if (u->origin != KF_ENV_USER) continue;
-      if ((ref = late_ref(&ps.p[pi], i, &len, &by)) == NULL) {
-        if (undef && (ref = undefined_ref(u->value, &ps.p[pi], 1, &len)) != NULL &&
-            (met = first_met(out->A, &seen, u->path)) != 0 &&
-            (st = met < 0 ? kf_nomem(e) : kf_problem_add(
-                 out, r, t, u->path, e, "$(%.*s) does not expand on %s: neither the env nor "
-                 "%s sets %.*s there, and Kubernetes leaves a reference to an undefined "
-                 "variable as written", (int)len, ref, ps.p[pi].key, setter(t), (int)len,
-                 ref)) != KF_OK)
-          return st;
-        continue;
-      }
-      if ((met = first_met(out->A, &seen, u->path)) < 0) return kf_nomem(e);
-      if (met == 0) continue;
-      if ((st = kf_problem_add(out, r, t, u->path, e, "$(%.*s) does not expand on %s: %s "
-                               "sets %.*s after %s, and Kubernetes expands a reference only "
-                               "to a variable defined before it (use it in command or args, "
-                               "which see the whole environment)", (int)len, ref,
-                               ps.p[pi].key, by->origin == KF_ENV_FLYTE ? "Flyte" :
-                               KF_T_IS_TRAINER(t) ? "Trainer" : "the operator",
-                               (int)len, ref, u->name)) != KF_OK)
+    for (i = 0; i < ps.p[pi].n; i++)
+      if (ps.p[pi].v[i].origin == KF_ENV_USER &&
+          (st = env_refs(&ps.p[pi], i, undef, t, &seen, r, out, e)) != KF_OK)
         return st;
-    }
   }
-  return undef ? commands_undefined(j, t, &ps, r, out, e) : KF_OK;
+  return undef ? commands_undefined(j, t, &ps, &seen, r, out, e) : KF_OK;
 }
 
 const kf_target_rule kf_target_rules_env[] = {
