@@ -334,3 +334,42 @@ describe("a pod template's Kueue labels are scheduling's too", function()
     assert.matches("a Kueue label on a pod template: Kueue reads the resource's metadata.labels", err, 1, true)
   end)
 end)
+
+describe("a call's opts.labels cannot hold Kueue's labels", function()
+  -- opts.labels go on the resource and every pod (SPEC §16): a Kueue
+  -- label there bypassed R27 (kueue jobframework validation.go) and split
+  -- the resource's queue from its pods'; Kueue reads the resource's
+  -- (pkg/controller/constants), which scheduling writes
+  local KEYS = { ["kueue.x-k8s.io/queue-name"] = { "queue", "b" },
+                 ["kueue.x-k8s.io/priority-class"] = { "priority_class", "high" },
+                 ["kueue.x-k8s.io/max-exec-time-seconds"] = { "max_exec_time", "abc" } }
+  local j = kfjob.PyTorchJob{ worker = { replicas = 1 }, container = { image = "i" }, scheduling = { queue = "a" } }
+  it("an option error naming the label and the scheduling row, on every target", function()
+    for key, r in pairs(KEYS) do
+      for _, t in ipairs{ "operator", "flyte2", "trainer-2.3" } do
+        local ok, err = pcall(j.manifest, j, { target = t, name = "n", labels = { [key] = r[2] } })
+        assert.is_false(ok, key .. " " .. t)
+        assert.matches('opts.labels["' .. key .. '"]: ', tostring(err), 1, true)
+        assert.matches("set scheduling." .. r[1], tostring(err), 1, true)
+      end
+    end
+    -- other labels, kueue.x-k8s.io's others too, are the call's
+    local m = j:manifest{ target = "operator", name = "n", labels = { ["kueue.x-k8s.io/other"] = "x" } }
+    assert.equal("x", m.metadata.labels["kueue.x-k8s.io/other"])
+    assert.equal("a", m.metadata.labels["kueue.x-k8s.io/queue-name"])
+  end)
+  it("a config's opts.labels: kfjob render names it", function()
+    local util = require "spec.util"
+    local f = util.tmp(table.concat({
+      'local kfjob = require "kfjob"',
+      'return { n = { job = kfjob.PyTorchJob{ worker = { replicas = 1 }, container = { image = "i" },',
+      '  scheduling = { queue = "a" } }, opts = { labels = { ["kueue.x-k8s.io/queue-name"] = "b" } } } }' }, "\n"),
+      ".lua")
+    local code, out, err = util.kfjob("render", "-f", "manifest", f)
+    os.remove(f)
+    assert.is_not.equal(0, code)
+    assert.equal("", out)
+    assert.matches('opts.labels["kueue.x-k8s.io/queue-name"]: ', err, 1, true)
+    assert.matches("set scheduling.queue", err, 1, true)
+  end)
+end)
