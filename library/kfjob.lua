@@ -411,7 +411,7 @@
 ---@field command? string[] container command
 ---@field args? string[] container args
 ---@field env? table<string, string> environment, emitted sorted
----@field labels? table<string, string> labels on the resource and its pods
+---@field labels? table<string, string> labels on the resource and its pods (Kueue's are scheduling's: an error)
 ---@field annotations? table<string, string> annotations on the resource and its pods
 ---@field copy_to_pods? boolean opts.labels and opts.annotations on every pod template too (default true, as Flyte; false is refused there)
 ---@field service_account? string pods' service account
@@ -426,7 +426,7 @@
 ---@field command? string[] container command
 ---@field args? string[] container args
 ---@field env? table<string, string> environment, emitted sorted
----@field labels? table<string, string> labels on the resource and its pods
+---@field labels? table<string, string> labels on the resource and its pods (Kueue's are scheduling's: an error)
 ---@field annotations? table<string, string> annotations on the resource and its pods
 ---@field copy_to_pods? boolean opts.labels and opts.annotations on every pod template too (default true, as Flyte; false is refused there)
 ---@field service_account? string pods' service account

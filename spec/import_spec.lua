@@ -51,7 +51,7 @@ local corpus = {
       launcher = { restart_policy = "on_failure", image = "mpi:l" },
       run_policy = { clean_pod_policy = "running", ttl_seconds_after_finished = 60,
                      active_deadline_seconds = 3600, backoff_limit = 2 } },
-    { image = false, command = { "bash", "-c" }, labels = { ["kueue.x-k8s.io/queue-name"] = "team-a" },
+    { image = false, command = { "bash", "-c" }, labels = { team = "a" },
       annotations = { note = "x" }, env = { OMP_NUM_THREADS = "1" }, service_account = "mpi" } },
   { "mpi-pod", kfjob.MPIJob{ worker = { replicas = 2, limits = { gpu = 1 } }, pod_template = POD,
                              shared_memory = "2Gi", accelerator = "nvidia-tesla-t4" }, { args = ARGS } },
@@ -61,7 +61,7 @@ local corpus = {
                                      log_level = "DEBUG", elastic_timeout = 60 },
     { args = ARGS, labels = { a = "b" } } },
   { "pt-facts", PT_FACTS, { namespace = "default", args = ARGS, env = { NCCL_DEBUG = "INFO" },
-                            labels = { ["kueue.x-k8s.io/queue-name"] = "team-a" } } },
+                            labels = { team = "a" } } },
   { "pt-plain", kfjob.PyTorchJob{ worker = { replicas = 2 }, run_policy = { clean_pod_policy = "all" } }, {},
     lost = { ["trainer-2.2"] = true, ["trainer-2.3"] = true } },
   { "pt-command", kfjob.PyTorchJob{ master = { image = "pt:1", requests = R1 },
@@ -148,8 +148,8 @@ end
 -- Scheduling: a job-level topology and a group's in one replica's
 -- annotations cannot be told apart (they stay the template's), nor can the
 -- operator's schedulingPolicy tell which gang scheduler (gang.scheduler is
--- the operator's own --gang-scheduler-name); a Kueue label given as a label
--- on Trainer is the same bytes as scheduling.queue (pt-facts).
+-- the operator's own --gang-scheduler-name).  (A Kueue label is no
+-- opts.labels: scheduling writes it, sched-* cases.)
 local CANON = { ["pt-facts"] = true, ["pt-command"] = true, ["elastic-fixed"] = true,
                 ["tf-all"] = true, jax = true, xgboost = true,
                 ["sched-topology"] = true, ["sched-volcano"] = true,

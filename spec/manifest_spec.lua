@@ -78,7 +78,7 @@ local cases = {
                  requests = { cpu = 4, mem = "8Gi" }, limits = { cpu = 8 } },
       verbose = true, log_level = "DEBUG", discovery_script_path = "/opt/discover.sh",
       elastic_timeout = 60, run_policy = { clean_pod_policy = "all" } },
-    { image = IMAGE, args = { "python", "train.py" }, labels = { ["kueue.x-k8s.io/queue-name"] = "gpu" } } },
+    { image = IMAGE, args = { "python", "train.py" }, labels = { team = "gpu" } } },
 }
 
 ---------------------------------------------------------------------------

@@ -53,15 +53,15 @@ local cases = {
         launcher = { restart_policy = "on_failure", image = "mpi:l" },
         run_policy = { clean_pod_policy = "running", ttl_seconds_after_finished = 60,
                        active_deadline_seconds = 3600, backoff_limit = 2 } },
-      { image = false, command = { "bash", "-c" }, labels = { ["kueue.x-k8s.io/queue-name"] = "team-a" },
+      { image = false, command = { "bash", "-c" }, labels = { team = "a" },
         annotations = { note = "x" }, env = { OMP_NUM_THREADS = "1" }, service_account = "mpi" } },
     { "mpi-pod", kfjob.MPIJob{ worker = { replicas = 2, limits = { gpu = 1 } }, pod_template = POD,
                                shared_memory = "2Gi", accelerator = "nvidia-tesla-t4" }, { args = ARGS } },
     { "horovod", kfjob.HorovodJob{ worker = { replicas = 2 }, slots = 2, verbose = true }, { args = ARGS } },
   },
   trainer = {
-    { "pt-facts", PT_FACTS, { namespace = "default", args = ARGS, env = { NCCL_DEBUG = "INFO" },
-                              labels = { ["kueue.x-k8s.io/queue-name"] = "team-a" } } },
+    { "pt-facts", PT_FACTS:with{ scheduling = { queue = "team-a" } },
+      { namespace = "default", args = ARGS, env = { NCCL_DEBUG = "INFO" } } },
     { "pt-plain", kfjob.PyTorchJob{ worker = { replicas = 2 }, run_policy = { clean_pod_policy = "all" } }, {} },
     { "pt-command", kfjob.PyTorchJob{ master = { image = "pt:1", requests = R1 },
                                       worker = { replicas = 1, image = "pt:1", requests = R1 } },
@@ -261,9 +261,10 @@ end)
 describe("trainer-2.2 / trainer-2.3 (FACTS §8.4)", function()
   for _, t in ipairs{ "trainer-2.2", "trainer-2.3" } do
     it(t .. ": builds the §8.4.5 example", function()
-      local m = PT_FACTS:manifest{ name = "pt-example", namespace = "default", image = IMAGE,
-                                   args = ARGS, env = { NCCL_DEBUG = "INFO" },
-                                   labels = { ["kueue.x-k8s.io/queue-name"] = "team-a" }, target = t }
+      -- the example's Kueue label is scheduling's (a call's labels cannot hold it)
+      local m = PT_FACTS:with{ scheduling = { queue = "team-a" } }:manifest{
+        name = "pt-example", namespace = "default", image = IMAGE, args = ARGS,
+        env = { NCCL_DEBUG = "INFO" }, target = t }
       local res = { cpu = "1", memory = "1Gi", ["nvidia.com/gpu"] = "2" }
       assert.same({
         apiVersion = "trainer.kubeflow.org/v1alpha1", kind = "TrainJob",

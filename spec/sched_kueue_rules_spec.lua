@@ -292,3 +292,84 @@ describe("reading a job's object fields (SPEC: an unknown field of an object rai
                    err(function() return e.intercnnect end), 1, true)
   end)
 end)
+
+describe("a pod template's Kueue labels are scheduling's too", function()
+  -- Flyte 2 copies a PyTorchJob's pod template labels onto the resource
+  -- (flyte pytorch.go, #7833), where Kueue reads them (kueue
+  -- pkg/controller/constants); in pod_template they bypassed R27 and an
+  -- accepted job's flyte2 manifest was refused on reading (Law 1)
+  local KEYS = { ["kueue.x-k8s.io/queue-name"] = "queue", ["kueue.x-k8s.io/priority-class"] = "priority_class",
+                 ["kueue.x-k8s.io/max-exec-time-seconds"] = "max_exec_time" }
+  it("job-level and group-level: a construction error naming the label and the row", function()
+    for key, row in pairs(KEYS) do
+      local ok, err = build{ master = {}, worker = { replicas = 1 },
+                             pod_template = { metadata = { labels = { [key] = "Bad_Q" } } } }
+      assert.is_false(ok, key)
+      assert.matches('pod_template.metadata.labels["' .. key .. '"]: ', err, 1, true)
+      assert.matches("scheduling." .. row, err, 1, true)
+      ok, err = build{ master = {}, worker = { replicas = 1,
+                       pod_template = { metadata = { labels = { [key] = "1" } } } } }
+      assert.is_false(ok, key)
+      assert.matches('worker.pod_template.metadata.labels["' .. key .. '"]: ', err, 1, true)
+    end
+    assert.is_true((build{ master = {}, worker = { replicas = 1 },
+                           pod_template = { metadata = { labels = { ["kueue.x-k8s.io/other"] = "x" } } } }))
+  end)
+  it("Flyte's manifests, whose pods repeat the resource's labels, still read back", function()
+    local j = kfjob.PyTorchJob{ master = { image = "i" }, worker = { replicas = 1, image = "i" },
+                                scheduling = { queue = "lq", max_exec_time = 60 } }
+    assert.is_true(kfjob.from_manifest(j:manifest{ name = "t", target = "flyte2", format = "yaml" }) == j)
+    assert.is_true(kfjob.decode_task_template(j:task_template{ target = "flyte2" }) == j)
+    local y = kfjob.PyTorchJob{ master = { image = "i" }, worker = { replicas = 1, image = "i" }, labels = { team = "lq" } }
+      :manifest{ name = "t", target = "flyte", format = "yaml" }
+    assert.same({ queue = "lq" }, kfjob.from_manifest((y:gsub("team: lq", "kueue.x-k8s.io/queue-name: lq"))):spec().scheduling)
+  end)
+  it("an operator manifest's pod template Kueue label is an error naming where it is", function()
+    local y = kfjob.PyTorchJob{ master = { image = "i" }, worker = { replicas = 1, image = "i" },
+                                pod_template = { metadata = { labels = { team = "lq" } } } }
+      :manifest{ name = "t", target = "operator", format = "yaml" }
+    local j, err = kfjob.from_manifest((y:gsub("team: lq", "kueue.x-k8s.io/queue-name: lq")))
+    assert.is_nil(j)
+    assert.matches('template.metadata.labels["kueue.x-k8s.io/queue-name"]', err, 1, true)
+    assert.matches("a Kueue label on a pod template: Kueue reads the resource's metadata.labels", err, 1, true)
+  end)
+end)
+
+describe("a call's opts.labels cannot hold Kueue's labels", function()
+  -- opts.labels go on the resource and every pod (SPEC §16): a Kueue
+  -- label there bypassed R27 (kueue jobframework validation.go) and split
+  -- the resource's queue from its pods'; Kueue reads the resource's
+  -- (pkg/controller/constants), which scheduling writes
+  local KEYS = { ["kueue.x-k8s.io/queue-name"] = { "queue", "b" },
+                 ["kueue.x-k8s.io/priority-class"] = { "priority_class", "high" },
+                 ["kueue.x-k8s.io/max-exec-time-seconds"] = { "max_exec_time", "abc" } }
+  local j = kfjob.PyTorchJob{ worker = { replicas = 1 }, container = { image = "i" }, scheduling = { queue = "a" } }
+  it("an option error naming the label and the scheduling row, on every target", function()
+    for key, r in pairs(KEYS) do
+      for _, t in ipairs{ "operator", "flyte2", "trainer-2.3" } do
+        local ok, err = pcall(j.manifest, j, { target = t, name = "n", labels = { [key] = r[2] } })
+        assert.is_false(ok, key .. " " .. t)
+        assert.matches('opts.labels["' .. key .. '"]: ', tostring(err), 1, true)
+        assert.matches("set scheduling." .. r[1], tostring(err), 1, true)
+      end
+    end
+    -- other labels, kueue.x-k8s.io's others too, are the call's
+    local m = j:manifest{ target = "operator", name = "n", labels = { ["kueue.x-k8s.io/other"] = "x" } }
+    assert.equal("x", m.metadata.labels["kueue.x-k8s.io/other"])
+    assert.equal("a", m.metadata.labels["kueue.x-k8s.io/queue-name"])
+  end)
+  it("a config's opts.labels: kfjob render names it", function()
+    local util = require "spec.util"
+    local f = util.tmp(table.concat({
+      'local kfjob = require "kfjob"',
+      'return { n = { job = kfjob.PyTorchJob{ worker = { replicas = 1 }, container = { image = "i" },',
+      '  scheduling = { queue = "a" } }, opts = { labels = { ["kueue.x-k8s.io/queue-name"] = "b" } } } }' }, "\n"),
+      ".lua")
+    local code, out, err = util.kfjob("render", "-f", "manifest", f)
+    os.remove(f)
+    assert.is_not.equal(0, code)
+    assert.equal("", out)
+    assert.matches('opts.labels["kueue.x-k8s.io/queue-name"]: ', err, 1, true)
+    assert.matches("set scheduling.queue", err, 1, true)
+  end)
+end)

@@ -266,12 +266,12 @@ describe("scheduling on flyte2", function()
     -- Flyte 1.x refuses them (R30), and on flyte2 a TFJob's too: the TaskTemplate is unchanged
     local tf = kfjob.TFJob{ worker = { replicas = 2 } }
     assert.equal(tf:task_template{ target = "flyte" }, tf:task_template{ target = "flyte2" })
-    -- a label scheduling could not hold stays in the pod template
-    local odd = kfjob.PyTorchJob{ worker = { replicas = 2 },
-      pod_template = { metadata = { labels = { ["kueue.x-k8s.io/queue-name"] = "Not_A_Name" } } } }
-    local b2 = kfjob.decode_task_template(odd:task_template())
-    assert.is_true(b2 == odd)
-    assert.is_nil(b2:spec().scheduling)
+    -- a label scheduling could not hold is an error naming it (a pod
+    -- template cannot hold Kueue's labels: Flyte 2 would copy it onto the CR)
+    local odd = json:gsub('"kueue.x%-k8s.io/queue%-name":"q"', '"kueue.x-k8s.io/queue-name":"Not_A_Name"')
+    local b2, err = kfjob.decode_task_template(odd)
+    assert.is_nil(b2)
+    assert.matches('pod_template.metadata.labels["kueue.x-k8s.io/', err, 1, true)
   end)
   it("topology never changes the plugin bytes", function()
     local a = kfjob.TFJob{ worker = { replicas = 2 } }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kf_pod.h"
+#include "kf_sched.h"
 #include "kf_json.h"
 #include "kf_template.h"
 
@@ -461,6 +462,9 @@ kf_status kf_pod_from_template(Flyteidl__Core__TaskTemplate *t, kf_arena *A,
                          r->n_limits, "limits", j->limits, who, e)))
       return st;
   }
+  /* the pod's topology and (Flyte 2) Kueue labels are scheduling's before
+  ** the job is checked: a pod template cannot hold Kueue's labels */
+  if ((st = kf_sched_template_out(j, A, e)) != KF_OK) return st;
   return kf_job_check(j, KF_PATH_SPEC, who, e);
 }
 

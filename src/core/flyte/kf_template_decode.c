@@ -264,8 +264,7 @@ static kf_status clustered_to_job(Flyteidl__Core__TaskTemplate *t, int opt_kind,
   snprintf(cwho, sizeof cwho, "%s: custom", who);
   if ((st = kf_node_to_msg(custom, kf_clustered_desc, 0, A, &m, cwho, e)) ||
       (st = kf_clustered_job(m, kind, A, j, cwho, e)) ||
-      (st = kf_pod_from_template(t, A, j, who, e)) ||
-      (st = kf_sched_template_out(j, A, e)))
+      (st = kf_pod_from_template(t, A, j, who, e)))   /* and the pod's scheduling */
     return st;
   if ((*info = info_node(t, j, A)) == NULL ||
       !kf_obj_strref(A, *info, "target", "flyte2-clustered"))
@@ -310,9 +309,8 @@ kf_status kf_template_to_job(Flyteidl__Core__TaskTemplate *t, int opt_kind,
   if (version == 0 && (kf_kinds[j->kind].flags & KF_K_COMMAND) &&
       (st = v0_worker_command(t, A, j, who, e)))
     return st;
-  if ((st = kf_pod_from_template(t, A, j, who, e)) ||   /* kf_pod_tt.c */
-      (st = kf_sched_template_out(j, A, e)))            /* topology (SPEC §13) */
-    return st;
+  /* kf_pod_tt.c; it takes the pod's topology and labels (SPEC §13) */
+  if ((st = kf_pod_from_template(t, A, j, who, e)) != KF_OK) return st;
   if ((*info = info_node(t, j, A)) == NULL) return kf_nomem(e);
   if (flyte2_labels(j) && !kf_obj_strref(A, *info, "target", "flyte2"))   /* renders for it */
     return kf_nomem(e);

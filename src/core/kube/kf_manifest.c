@@ -20,6 +20,7 @@
 
 #include "kf_manifest.h"
 #include "kf_pod.h"
+#include "kf_sched.h"
 
 #include "kf_manifest_int.h"
 
@@ -490,13 +491,31 @@ kf_status kfm_check_opts(mctx *c, const kf_job *j, const kf_manifest_opts *o) {
 
 /* Labels and annotations the API server takes (prefix: where they are), by
 ** the validators (ValidateLabels, ValidateAnnotations). */
+/* The scheduling row a Kueue label is written from (queue-name,
+** priority-class, max-exec-time-seconds), else NULL. */
+static const char *kueue_row(const char *k) {
+  static const char *const keys[3] = {KF_KUEUE_QUEUE, KF_KUEUE_PRIORITY, KF_KUEUE_MAX_EXEC};
+  static const char *const rows[3] = {"queue", "priority_class", "max_exec_time"};
+  int i;
+  for (i = 0; i < 3; i++)
+    if (strcmp(k, keys[i]) == 0) return rows[i];
+  return NULL;
+}
+
 static kf_status check_meta(mctx *c, const char *prefix, const kf_kvs *labels,
                             const kf_kvs *annotations) {
   char p[160], at[64];
   size_t i, total = 0;
   snprintf(at, sizeof at, "%s.labels", prefix);
   for (i = 0; i < labels->n; i++) {
+    /* the call's (a pod template's went at construction; Flyte 2's
+    ** effective one carries scheduling's) */
+    const char *row = strcmp(prefix, "opts") == 0 ? kueue_row(labels->v[i].k) : NULL;
     kfm_key_path(p, sizeof p, at, labels->v[i].k);
+    if (row)   /* on the resource and every pod, past R27 */
+      return kfm_failf(c, p, "a Kueue label kfjob writes from scheduling.%s: set "
+                       "scheduling.%s on the job (job:with{scheduling = ...}) instead",
+                       row, row);
     if (!kf_check_ok(KF_CHECK_LABEL_KEY, labels->v[i].k))
       return kfm_failf(c, p, "invalid label key (an optional DNS subdomain prefix "
                    "and '/', then at most 63 letters, digits, '-', '_' or '.', "

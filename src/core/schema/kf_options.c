@@ -62,7 +62,7 @@ const kf_option kf_options[] = {
   {"env", "table<string, string>", KUBE, "environment, emitted sorted", 0,
    SLOT(MAP, env)},
   {"env", "table<string, string>", ENV, "task environment", 0, NOSLOT},
-  {"labels", "table<string, string>", KUBE, "labels on the resource and its pods", 0,
+  {"labels", "table<string, string>", KUBE, "labels on the resource and its pods (Kueue's are scheduling's: an error)", 0,
    SLOT(MAP, labels)},
   {"annotations", "table<string, string>", KUBE,
    "annotations on the resource and its pods", 0, SLOT(MAP, annotations)},

@@ -162,8 +162,25 @@ const kf_tree kf_labels_tree = {"a table of label = value", check_labels, "Strin
 const kf_tree kf_annotations_tree = {"a table of annotation = value", check_annotations,
                                      "StringMap", KF_CHECK_ANNOTATION_KEY, 0};
 
+/* A pod template's Kueue labels (queue-name, priority-class,
+** max-exec-time-seconds) are scheduling's too: Flyte 2 copies a pod
+** template's labels onto the resource, where they would bypass R27, and
+** a manifest's read back as scheduling. */
+static kf_status pod_kueue(const kf_node *tp, const char *at, const char *who, kf_err *e) {
+  const kf_node *l = kf_node_get(kf_node_get(tp, "metadata"), "labels");
+  char p[200];
+  size_t i;
+  kf_status st;
+  if (l == NULL || l->t != KF_NOBJ) return KF_OK;
+  snprintf(p, sizeof p, "%s.metadata.labels", at);
+  for (i = 0; i < l->u.c.n; i++)
+    if ((st = kueue_label(l->u.c.k[i], who, p, e)) != KF_OK) return st;
+  return KF_OK;
+}
+
 /* The namespace is a DNS-1123 label (its row's check); an MPI group's
-** command is its container's args, so both cannot be given. */
+** command is its container's args, so both cannot be given; no Kueue
+** label in a pod template. */
 kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
   kf_status st;
@@ -172,8 +189,13 @@ kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e) 
   if (j->ns && (st = kf_row_check(kf_row_find(k->fields, k->nfields, "namespace"),
                                   j->ns, "namespace", who, e)) != KF_OK)
     return st;
+  if (j->pod_template && (st = pod_kueue(j->pod_template, "pod_template", who, e)) != KF_OK)
+    return st;
   for (i = 0; i < k->nroles; i++) {
     const kf_group *g = &j->g[k->roles[i].role];
+    char at[64];
+    snprintf(at, sizeof at, "%s.pod_template", kf_roles[k->roles[i].role].key);
+    if (g->pod_template && (st = pod_kueue(g->pod_template, at, who, e)) != KF_OK) return st;
     if (g->ncommand && g->has_container && g->container.nargs)
       return kf_fail(e, KF_EINVAL, "%s: %s.container.args: not with %s.command (an MPI "
                      "group's command is its container's args)", who,
