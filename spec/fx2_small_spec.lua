@@ -143,9 +143,9 @@ spec:
 ]]
   it("is a usage error naming the flag (exit 2) for -f manifest, manifest-json and the default", function()
     for _, args in ipairs({ { "-f", "manifest" }, { "-f", "manifest-json" }, {}, { "--to", "flyte", "-f", "manifest" } }) do
-      local a = { table.unpack(args) }
+      local a = { (table.unpack or unpack)(args) }
       a[#a + 1] = "--name"; a[#a + 1] = "Bad_N"
-      local code, out, err = util.conv(PT, table.unpack(a))
+      local code, out, err = util.conv(PT, (table.unpack or unpack)(a))
       assert.are.equal(2, code, table.concat(a, " ") .. ": " .. err)
       assert.are.equal("", out)
       assert.matches("--name: 'Bad_N' is not a DNS-1035 label", err, 1, true)
