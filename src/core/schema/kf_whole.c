@@ -193,9 +193,11 @@ kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e) 
     return st;
   for (i = 0; i < k->nroles; i++) {
     const kf_group *g = &j->g[k->roles[i].role];
-    char at[64];
-    snprintf(at, sizeof at, "%s.pod_template", kf_roles[k->roles[i].role].key);
-    if (g->pod_template && (st = pod_kueue(g->pod_template, at, who, e)) != KF_OK) return st;
+    if (g->pod_template) {   /* the path only when there is a template: */
+      char at[64];           /* snprintf per role was 6% of construction */
+      snprintf(at, sizeof at, "%s.pod_template", kf_roles[k->roles[i].role].key);
+      if ((st = pod_kueue(g->pod_template, at, who, e)) != KF_OK) return st;
+    }
     if (g->ncommand && g->has_container && g->container.nargs)
       return kf_fail(e, KF_EINVAL, "%s: %s.container.args: not with %s.command (an MPI "
                      "group's command is its container's args)", who,
