@@ -68,13 +68,22 @@ static void push_run_policy(lua_State *L, const kf_run_policy *rp) {
   luaL_setmetatable(L, RUNPOLICY_NAME);
 }
 
+/* The error for a key no row or node has, with a suggestion from the
+** NULL-terminated `cands` when one is close. */
+static int no_field(lua_State *L, const char *tname, const char *key,
+                    const char **cands) {
+  const char *s = kf_suggest(key, cands);
+  if (s && strcmp(s, key) != 0) return luaL_error(L, "%s has no field '%s' (did you mean '%s'?)", tname, key, s);
+  return luaL_error(L, "%s has no field '%s'", tname, key);
+}
+
 /* Strict field read of a spec-shaped node: unknown keys raise, with a
 ** suggestion from the node's keys, the object's rows and `extra`. */
 static int read_field(lua_State *L, const char *tname, const kf_node *spec,
                       const char *key, const kf_obj *o,
                       const char *const *extra) {
   const kf_node *v = kf_node_get(spec, key);
-  const char *cands[48], *s;
+  const char *cands[48];
   size_t i, n = 0;
   if (v != NULL) {
     lkf_pushnode(L, v);
@@ -84,16 +93,17 @@ static int read_field(lua_State *L, const char *tname, const kf_node *spec,
   for (i = 0; o && i < o->n && n < 40; i++) cands[n++] = o->f[i].key;
   for (i = 0; extra && extra[i] && n < 47; i++) cands[n++] = extra[i];
   cands[n] = NULL;
-  s = kf_suggest(key, cands);
-  if (s && strcmp(s, key) != 0) return luaL_error(L, "%s has no field '%s' (did you mean '%s'?)", tname, key, s);
-  return luaL_error(L, "%s has no field '%s'", tname, key);
+  return no_field(L, tname, key, cands);
 }
 
-/* The row of the n rows at f with key (or alias) `key`, or NULL. */
-static const kf_field *known_row(const kf_field *f, size_t n, const char *key) {
+/* The row of the n rows at f named `key` (or, with `aliases`, its alias),
+** or NULL. */
+static const kf_field *row_named(const kf_field *f, size_t n, const char *key,
+                                 int aliases) {
   size_t i;
   for (i = 0; i < n; i++)
-    if ((f[i].key && strcmp(f[i].key, key) == 0) || (f[i].alias && strcmp(f[i].alias, key) == 0))
+    if ((f[i].key && strcmp(f[i].key, key) == 0) ||
+        (aliases && f[i].alias && strcmp(f[i].alias, key) == 0))
       return &f[i];
   return NULL;
 }
@@ -104,18 +114,42 @@ static const kf_field *known_row(const kf_field *f, size_t n, const char *key) {
 static int strict_index(lua_State *L) {
   const kf_obj *o = (const kf_obj *)lua_touserdata(L, lua_upvalueindex(1));
   const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
-  const char *cands[48], *s;
+  const char *cands[48];
   size_t i, n = 0;
   if (key == NULL) return luaL_error(L, "%s has no field '%s'", lua_tostring(L, lua_upvalueindex(2)),
                                      luaL_tolstring(L, 2, NULL));
-  if (known_row(o->f, o->n, key)) return lua_pushnil(L), 1;
+  if (row_named(o->f, o->n, key, 1)) return lua_pushnil(L), 1;
   for (i = 0; i < o->n && n < 47; i++) cands[n++] = o->f[i].key;
   cands[n] = NULL;
-  s = kf_suggest(key, cands);
-  if (s && strcmp(s, key) != 0)
-    return luaL_error(L, "%s has no field '%s' (did you mean '%s'?)",
-                      lua_tostring(L, lua_upvalueindex(2)), key, s);
-  return luaL_error(L, "%s has no field '%s'", lua_tostring(L, lua_upvalueindex(2)), key);
+  return no_field(L, lua_tostring(L, lua_upvalueindex(2)), key, cands);
+}
+
+/* The metatable of an object row's tables at `path`, made once per state
+** (a registry table keyed by path): reading job.scheduling must not build
+** a metatable and a closure every time. */
+static const char strict_mts = 0;
+static void push_strict_mt(lua_State *L, const kf_obj *o, const char *path) {
+  lua_pushlightuserdata(L, (void *)&strict_mts);
+  if (lua_rawget(L, LUA_REGISTRYINDEX) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushlightuserdata(L, (void *)&strict_mts);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+  }
+  lua_pushstring(L, path);
+  if (lua_rawget(L, -2) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 1);
+    lua_pushlightuserdata(L, (void *)o);
+    lua_pushstring(L, path);
+    lua_pushcclosure(L, strict_index, 2);
+    lua_setfield(L, -2, "__index");
+    lua_pushstring(L, path);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, -4);
+  }
+  lua_remove(L, -2);
 }
 
 /* The table at the top (an object row's value as spec() gives it) reads
@@ -123,11 +157,7 @@ static int strict_index(lua_State *L) {
 static void make_strict(lua_State *L, const kf_obj *o, const char *path) {
   size_t i;
   char sub[96];
-  lua_createtable(L, 0, 1);
-  lua_pushlightuserdata(L, (void *)o);
-  lua_pushfstring(L, "%s", path);
-  lua_pushcclosure(L, strict_index, 2);
-  lua_setfield(L, -2, "__index");
+  push_strict_mt(L, o, path);
   lua_setmetatable(L, -2);
   for (i = 0; i < o->n; i++) {
     if (o->f[i].type != KF_V_OBJ || o->f[i].info == NULL) continue;
@@ -147,12 +177,9 @@ static void push_field(lua_State *L, const kf_field *f, const kf_node *v, const 
     make_strict(L, (const kf_obj *)f->info, path);
 }
 
-/* A row of `o` by key, or NULL. */
+/* A row of `o` by key (not alias), or NULL. */
 static const kf_field *row_of(const kf_obj *o, const char *key) {
-  size_t i;
-  for (i = 0; i < o->n; i++)
-    if (strcmp(o->f[i].key, key) == 0) return &o->f[i];
-  return NULL;
+  return row_named(o->f, o->n, key, 0);
 }
 
 static int group_index(lua_State *L) {
@@ -269,7 +296,7 @@ static int job_index(lua_State *L) {
   if ((spec = kf_job_to_spec(j, &X->A)) == NULL)
     return luaL_error(L, "not enough memory");
   {   /* a row of the kind: unset reads nil, an object row strictly */
-    const kf_field *f = known_row(k->fields, k->nfields, key);
+    const kf_field *f = row_named(k->fields, k->nfields, key, 1);
     const kf_node *v = kf_node_get(spec, key);
     if (f != NULL && f->type != KF_V_GROUPS && f->type != KF_V_DEPRECATED) {
       char path[96];
