@@ -57,7 +57,7 @@ static const char convert_usage[] =
     "                  wall-clock limit, e.g. 30s, 500ms, 2m (default 60s, as\n"
     "                  render's; 0: none)\n"
     "  --memory-limit SIZE\n"
-    "                  memory for reading, e.g. 256M (default 64M, or 48 bytes a\n"
+    "                  memory for reading, e.g. 256M (default 64M, or 96 bytes a\n"
     "                  byte of input when more; 0: none)\n"
     "\n"
     "exit status: 0 ok, 1 input kfjob cannot read or a target refuses, or a\n"
@@ -235,12 +235,14 @@ int cli_cmd_convert(int argc, char **argv) {
                : cli_errorf(EXIT_USAGE, "cannot read %s: %s", a.file, strerror(errno));
   {   /* a stream's documents are read at once and their jobs held until
       ** all are converted, 20 to 35 bytes a byte of text (16 000 small
-      ** documents, 3.7 MB, need about 100 MB; the input is at most 16 MiB):
-      ** the limit is the default or 48 bytes a byte of input, whichever is
+      ** documents, 3.7 MB, need about 100 MB; the input is at most 16 MiB),
+      ** about 65 for one manifest of a long env (many small nodes; the
+      ** largest object etcd stores is 1.5 MiB, --max-request-bytes): the
+      ** limit is the default or 96 bytes a byte of input, whichever is
       ** larger, unless --memory-limit says */
     kfjob_host_options ho;
     kfjob_host_options_init(&ho);
-    if (ho.memory_limit && n > ho.memory_limit / 48) ho.memory_limit = 48 * n;
+    if (ho.memory_limit && n > ho.memory_limit / 96) ho.memory_limit = 96 * n;
     if (a.memory_set) ho.memory_limit = a.memory_limit;
     if (kfjob_host_new(&ho, &h) != KFJOB_OK) cli_die_oom();
   }

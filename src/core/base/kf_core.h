@@ -206,6 +206,21 @@ size_t kf_first_repeat(kf_arena *A, size_t n, kf_uniq_hash hash,
                        kf_uniq_eq eq, const void *ud, size_t *first,
                        int *nomem);
 uint64_t kf_node_hash(const kf_node *n, uint64_t h);
+/* A set of strings (pointer and length, not copied: they must outlive
+** it) in the arena, made on the first key for `hint` keys and growing
+** past them; a rule that asks "seen before?" of every item of a list
+** stays linear in it.  kf_strset_add: 1 added, 0 present, -1 out of
+** memory.  kf_strset_get: the value stored with the key (kf_strset_put),
+** or -1 when absent. */
+typedef struct kf_strset {
+  kf_arena *A;
+  struct kf_strset_slot *slot;
+  size_t mask, n, hint;
+} kf_strset;
+void kf_strset_init(kf_strset *s, kf_arena *A, size_t hint);
+int kf_strset_add(kf_strset *s, const char *k, size_t len);
+int kf_strset_put(kf_strset *s, const char *k, size_t len, long value);
+long kf_strset_get(const kf_strset *s, const char *k, size_t len);
 #define KF_HASH_SEED 0xcbf29ce484222325u
 
 /* ---- strings lists and maps ---------------------------------------- */
