@@ -203,6 +203,16 @@ static int ref_first_met(kf_arena *A, seen_paths *s, const char *path, const cha
   return first_met(A, s, key);
 }
 
+/* The problem just added (when the row added one: out->n past n0) is
+** about reference NAME (ref, len) of its value: "$(NAME)", which finds the
+** list item it is in (kf_problem.ref). */
+static kf_status about_ref(kf_problems *out, size_t n0, const char *ref, size_t len,
+                           kf_err *e) {
+  if (out->n == n0) return KF_OK;
+  out->v[out->n - 1].ref = kf_arena_strndup(out->A, ref - 2, len + 3);
+  return out->v[out->n - 1].ref ? KF_OK : kf_nomem(e);
+}
+
 /* Whether a string under n holds "$(" (a reference R55 may look at): the
 ** pods' environment is built only then. */
 static int ref_in(const kf_node *n) {
@@ -302,12 +312,14 @@ static kf_status strings_undefined(const char *path, const char *const *v, size_
   for (i = 0; i < n; i++)
     for (at = v[i]; (ref = next_ref(&at, &len)) != NULL;) {
       if (!undefined(ref, len, ps->p, ps->n)) continue;
+      size_t n0 = out->n;
       if ((met = ref_first_met(out->A, seen, path, ref, len)) < 0) return kf_nomem(e);
-      if (met && (st = kf_problem_add(out, r, t, path, e, "$(%.*s) does not expand on %s: "
-                                      "neither the env nor %s sets %.*s on its pods, and "
-                                      "Kubernetes leaves a reference to an undefined "
-                                      "variable as written", (int)len, ref,
-                                      kf_target_names[t], setter(t), (int)len, ref)) != KF_OK)
+      if (met && ((st = kf_problem_add(out, r, t, path, e, "$(%.*s) does not expand on %s: "
+                                       "neither the env nor %s sets %.*s on its pods, and "
+                                       "Kubernetes leaves a reference to an undefined "
+                                       "variable as written", (int)len, ref,
+                                       kf_target_names[t], setter(t), (int)len, ref)) != KF_OK ||
+                  (st = about_ref(out, n0, ref, len, e)) != KF_OK))
         return st;
     }
   return KF_OK;
@@ -355,6 +367,7 @@ static kf_status env_refs(const kf_env_pod *pod, size_t i, int undef, kf_target 
   int met;
   kf_status st;
   for (at = u->value; (ref = next_ref(&at, &len)) != NULL;) {
+    size_t n0 = out->n;
     by = set_late(pod, i, ref, len);
     if (by == NULL && !(undef && undefined(ref, len, pod, 1))) continue;
     if ((met = ref_first_met(out->A, seen, u->path, ref, len)) < 0) return kf_nomem(e);
@@ -372,7 +385,7 @@ static kf_status env_refs(const kf_env_pod *pod, size_t i, int undef, kf_target 
                           pod->key, by->origin == KF_ENV_FLYTE ? "Flyte" :
                           KF_T_IS_TRAINER(t) ? "Trainer" : "the operator",
                           (int)len, ref, u->name);
-    if (st != KF_OK) return st;
+    if (st != KF_OK || (st = about_ref(out, n0, ref, len, e)) != KF_OK) return st;
   }
   return KF_OK;
 }
