@@ -662,8 +662,12 @@ typedef int (*kfjob_import_fn)(void *ud, const kfjob_job *job,
  * (kfjob_run_options::name and ::namespace_ override them; ::image is the
  * image of groups without their own).  With kfjob_run_options::keep_going
  * a job the target refuses reaches the callback with kfjob_job::error set
- * (and its report), and the import goes on, then returns ::KFJOB_EJOB.  Runs
- * in C, outside any Lua state, within kfjob_host_options::memory_limit.
+ * (and its report), and the import goes on, then returns ::KFJOB_EJOB.  The
+ * lint warnings (kfjob_run_options::lint) and what lossy leaves out are
+ * named by their path in a kubeflow.org manifest read
+ * ("spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].args[1]"),
+ * by the job's field path for other inputs.  Runs in C, outside any Lua
+ * state, within kfjob_host_options::memory_limit.
  *
  * \param h    the handle.
  * \param text the manifest text (not necessarily NUL-terminated).

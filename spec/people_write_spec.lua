@@ -557,8 +557,9 @@ spec:
 
     it("what a target rule drops (the TTL, the backoff limit on Trainer) is on stderr", function()
       local _, _, err = util.run_cli(PT, "convert", "-", "--to", "trainer-2.3", "--lossy")
-      assert.matches("run_policy.backoff_limit: dropped", err, 1, true)
-      assert.matches("run_policy.ttl_seconds_after_finished: dropped", err, 1, true)
+      -- named where they are in the manifest read (SPEC §17)
+      assert.matches("spec.runPolicy.backoffLimit: dropped", err, 1, true)
+      assert.matches("spec.runPolicy.ttlSecondsAfterFinished: dropped", err, 1, true)
     end)
 
     it("a manifest given to render, check or env: use kfjob convert", function()

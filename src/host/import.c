@@ -58,6 +58,7 @@ typedef struct imp {
   kfjob_import_fn cb;
   void *ud;
   kf_arena T;                   /* the documents read (kept to the end) */
+  const kf_node *doc;           /* the one being read: where its problems are */
   kf_arena A;                   /* one document's work: reset after each */
   meter m;
   unsigned long long deadline_ns;   /* kfjob_run_options::time_limit_ms; 0: none */
@@ -290,92 +291,6 @@ static kfjob_status failed(imp *I, const kf_job *j, const kfjob_import_info *ii,
   return KFJOB_OK;
 }
 
-/* A refusal lossy may leave out, what the target cannot express and runs
-** without: a group's restart policy (R13; the system's own applies) and,
-** on Trainer, a gang field of the run policy's schedulingPolicy (R28: a
-** TrainJob has none; the runtime's podGroupPolicy applies). */
-static int droppable(const kf_problem *p, kf_target t) {
-  const char *dot = strchr(p->path, '.');
-  if (strcmp(p->rule, "R13") == 0) return dot != NULL && strcmp(dot, ".restart_policy") == 0;
-  return KF_T_IS_TRAINER(t) && strcmp(p->rule, "R28") == 0 &&
-         strncmp(p->path, "scheduling.gang.", 16) == 0;
-}
-
-/* Gang field `key` of j as compact JSON (an arena string), taken out of
-** the job; NULL: not a field R28 names, or (*oom) no memory. */
-static const char *drop_gang(imp *I, kf_job *j, const char *key, int *oom) {
-  kf_gang *g = &j->sched.gang;
-  char *v = kf_arena_alloc(&I->A, 64 + KF_NRES * 96 + (g->priority_class ? strlen(g->priority_class) : 0));
-  size_t r, n = 0;
-  if (v == NULL) return *oom = 1, NULL;
-  if (strcmp(key, "min_available") == 0) {
-    sprintf(v, "%ld", (long)g->min_available), g->min_available = 0;
-  } else if (strcmp(key, "schedule_timeout_seconds") == 0) {
-    sprintf(v, "%ld", (long)g->schedule_timeout_seconds), g->schedule_timeout_seconds = 0;
-  } else if (strcmp(key, "priority_class") == 0 && g->priority_class) {
-    sprintf(v, "\"%s\"", g->priority_class), g->priority_class = NULL;   /* a DNS subdomain */
-  } else if (strcmp(key, "min_resources") == 0) {
-    v[n++] = '{';
-    for (r = 0; r < KF_NRES; r++)   /* quantities (checked): no quote to escape */
-      if (g->min_resources[r])
-        n += (size_t)sprintf(v + n, "%s\"%s\":\"%.80s\"", n > 1 ? "," : "",
-                             kf_resources_obj.f[r].key, g->min_resources[r]),
-        g->min_resources[r] = NULL;
-    v[n++] = '}', v[n] = '\0';
-    g->has_min_resources = 0;
-  } else {
-    return NULL;
-  }
-  return v;
-}
-
-/* Problem p's field taken out of j: its value as compact JSON, NULL when
-** it names none (or no memory: *oom). */
-static const char *drop_one(imp *I, kf_job *j, const kf_problem *p, int *oom) {
-  static const char *const rp_json[] = {"\"Never\"", "\"OnFailure\"", "\"Always\"",
-                                        "\"ExitCode\""};
-  const char *dot = strchr(p->path, '.'), *v;
-  int r;
-  if (strcmp(p->rule, "R28") == 0) return drop_gang(I, j, p->path + 16, oom);
-  for (r = 0; r < KF_NROLES; r++)
-    if (strncmp(kf_roles[r].key, p->path, (size_t)(dot - p->path)) == 0 &&
-        kf_roles[r].key[dot - p->path] == '\0')
-      break;
-  if (r == KF_NROLES) return NULL;
-  v = rp_json[j->g[r].restart_policy];
-  j->g[r].restart_policy = KF_RP_NEVER;
-  return v;
-}
-
-/* Where problem p's field is in the document read: a kubeflow.org
-** manifest's replica spec or schedulingPolicy; kfjob's path for a
-** document of another shape (a TrainJob, a Flyte file). */
-static const char *source_path(imp *I, const kf_job *j, const kfjob_import_info *ii,
-                               const kf_problem *p) {
-  static const char *const gang[][2] = {
-      {"min_available", "minAvailable"}, {"priority_class", "priorityClass"},
-      {"schedule_timeout_seconds", "scheduleTimeoutSeconds"}, {"min_resources", "minResources"}};
-  const char *dot = strchr(p->path, '.');
-  char *out;
-  size_t i;
-  int r;
-  if (ii->api_version == NULL || strncmp(ii->api_version, "kubeflow.org/", 13) != 0 ||
-      (out = kf_arena_alloc(&I->A, 128)) == NULL)
-    return p->path;
-  if (strcmp(p->rule, "R28") == 0) {
-    for (i = 0; i < sizeof gang / sizeof gang[0]; i++)
-      if (strcmp(p->path + 16, gang[i][0]) == 0)
-        return snprintf(out, 128, "spec.runPolicy.schedulingPolicy.%s", gang[i][1]), out;
-    return p->path;
-  }
-  for (r = 0; dot != NULL && r < KF_NROLES; r++)
-    if (strncmp(kf_roles[r].key, p->path, (size_t)(dot - p->path)) == 0 &&
-        kf_roles[r].key[dot - p->path] == '\0')
-      return snprintf(out, 128, "spec.%s.%s.restartPolicy", kf_kinds[j->kind].crd_specs,
-                      kf_roles[r].name), out;
-  return p->path;
-}
-
 /* With lossy, what the target cannot express and runs without (droppable)
 ** is left out of a copy of the job and listed in the report, when nothing
 ** else is refused: then every refusal is reported as it is. */
@@ -388,7 +303,7 @@ static kf_status lossy_drop(imp *I, kf_job *j, const kf_render_opts *ro, probs *
   if (!I->io.lossy || !ro->target_set || (ps = problems_of(I, j, ro, pr)) == NULL)
     return KF_OK;
   for (i = 0; i < ps->n; i++)   /* a refusal of another kind: every one reported */
-    if (ps->v[i].sev == KF_SEV_ERROR && !droppable(&ps->v[i], ro->target)) return KF_OK;
+    if (ps->v[i].sev == KF_SEV_ERROR && !kf_import_droppable(&ps->v[i], ro->target)) return KF_OK;
   if ((u = (kfjob_unmapped *)kf_arena_alloc(&I->A, (ii->nunmapped + ps->n + 1) * sizeof *u)) == NULL)
     return kf_nomem(e);
   if (ii->nunmapped) memcpy(u, ii->unmapped, ii->nunmapped * sizeof *u);
@@ -396,7 +311,7 @@ static kf_status lossy_drop(imp *I, kf_job *j, const kf_render_opts *ro, probs *
     const char *v;
     char *why;
     if (ps->v[i].sev != KF_SEV_ERROR) continue;
-    if ((v = drop_one(I, j, &ps->v[i], &oom)) == NULL) {
+    if ((v = kf_import_drop(j, &ps->v[i], &I->A, &oom)) == NULL) {
       if (oom) return kf_nomem(e);
       continue;
     }
@@ -404,7 +319,10 @@ static kf_status lossy_drop(imp *I, kf_job *j, const kf_render_opts *ro, probs *
     if (why == NULL) return kf_nomem(e);
     sprintf(why, "%s (rule %.8s on %s)", ps->v[i].message, ps->v[i].rule,
             kf_targets[ro->target].name);
-    u[ii->nunmapped + n].path = source_path(I, j, ii, &ps->v[i]);
+    /* named where it is in the manifest read */
+    u[ii->nunmapped + n].path = kf_import_where(I->doc, j->kind, ps->v[i].path, ps->v[i].ref,
+                                                &I->A);
+    if (u[ii->nunmapped + n].path == NULL) return kf_nomem(e);
     u[ii->nunmapped + n].value = v;
     u[ii->nunmapped + n].reason = why;
     j->emit_ok = 0;
@@ -424,8 +342,10 @@ static void import_warnings(imp *I, const kf_job *j, const kf_render_opts *ro, p
       (w = (kfjob_warning *)kf_arena_alloc(&I->A, (ps->n + 1) * sizeof *w)) == NULL)
     return;
   for (i = 0; i < ps->n; i++)
-    if (ps->v[i].sev == KF_SEV_WARN) {
-      w[out->nwarnings].path = ps->v[i].path, w[out->nwarnings].message = ps->v[i].message;
+    if (ps->v[i].sev == KF_SEV_WARN) {   /* named where they are in the manifest read */
+      const char *at = kf_import_where(I->doc, j->kind, ps->v[i].path, ps->v[i].ref, &I->A);
+      w[out->nwarnings].path = at ? at : ps->v[i].path;
+      w[out->nwarnings].message = ps->v[i].message;
       out->nwarnings++;
     }
   out->warnings = w;
@@ -461,7 +381,6 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
   if ((st = info_of(info, &I->A, doc, &ii, &e)) != KF_OK) return fail(I, KFJOB_EDATA, &e);
   ii.item = item, ii.line = line;
   if ((st = render_opts(I, j, info, &ro, &e)) != KF_OK) return fail(I, KFJOB_EJOB, &e);
-  if (ro.target_set && ro.target == KF_T_CLUSTERED) kf_import_one_pod(&jcopy);   /* one pod */
   if ((st = lossy_drop(I, &jcopy, &ro, &pr, &ii, &e)) != KF_OK) return fail(I, KFJOB_EMEMORY, &e);
   kf_buf_init(&b, I->A.a);
   if ((st = template_image(I, j, &ro, &e)) == KF_OK) st = kf_render(j, &ro, &I->A, &b, &e);
@@ -565,6 +484,7 @@ static kfjob_status one_doc(imp *I, const kf_import_doc *d, size_t nd) {
     return st;
   }
   I->read++;
+  I->doc = d->root;
   return emit(I, &j, info, d->doc, d->item, d->line);
 }
 

@@ -92,6 +92,10 @@ int lkf_optfield(lua_State *L, int idx, const char *key);
 /* opts.target (absent: dflt); raises on a bad or unknown name. */
 void lkf_opt_nul(lua_State *L, const char *who, const char *key);
 const char *lkf_check_task_type(lua_State *L, int idx, const char *who);
+/* The string at `idx` (*n its length): a string only, a number is not
+** coerced ("bad argument #1 to 'decode' (string expected, got number)",
+** the README's error policy: wrong argument types raise). */
+const char *lkf_checkstr(lua_State *L, int idx, size_t *n);
 kf_target lkf_opt_target(lua_State *L, int idx, const char *who, kf_target dflt);
 /* check's and lint's default target: flyte, or operator for a kind Flyte
 ** does not carry. */

@@ -499,7 +499,7 @@ static int l_decode(lua_State *L) {
   static const char *const keys[] = {"version", "kind", NULL};
   size_t n;
   const char *tt = lkf_check_task_type(L, 1, "kfjob.decode");
-  const char *p = luaL_checklstring(L, 2, &n);
+  const char *p = lkf_checkstr(L, 2, &n);
   lctx *X = lkf_ctx(L, 3);
   kf_encopts o;
   kf_err e;
@@ -532,7 +532,7 @@ static int l_decode(lua_State *L) {
 static int l_hash64(lua_State *L) {
   static const char *const forms[] = {"integer", "hex", NULL};
   size_t n, i;
-  const unsigned char *p = (const unsigned char *)luaL_checklstring(L, 1, &n);
+  const unsigned char *p = (const unsigned char *)lkf_checkstr(L, 1, &n);
   int form;
   const lctx *X = (const lctx *)lua_touserdata(L, lua_upvalueindex(1));
   uint64_t h = 0xcbf29ce484222325u;

@@ -9,6 +9,7 @@
 
 #include "lkf_binding.h"
 #include "kf_json.h"
+#include "kf_emit.h"
 #include "kf_import.h"
 #include "kf_yaml_read.h"
 
@@ -90,7 +91,7 @@ static int l_from_manifest(lua_State *L) {
   kf_err e;
   import_opts(L, 2, who, &o);
   if (!doc_node(L, X, who, &doc)) return 2;
-  if (kf_import(doc, &o, &X->A, &j, &info, &e) != KF_OK) return lkf_fail(L, &e);
+  if (kf_import_checked(doc, &o, &X->A, &j, &info, &e) != KF_OK) return lkf_fail(L, &e);
   lkf_pushjob(L, &j);
   lkf_pushnode(L, info);
   return 2;
@@ -173,7 +174,7 @@ static int l_from_manifests(lua_State *L) {
       lua_pushfstring(L, "%s: %s", o.who, why);
       return 2;
     }
-    if (kf_import(flat[i].root, &o, &X->A, &j, &info, &e) != KF_OK) {
+    if (kf_import_checked(flat[i].root, &o, &X->A, &j, &info, &e) != KF_OK) {
       if (e.code == KF_ENOMEM) return lkf_raise(L, &e);
       luaL_pushfail(L);
       lua_pushstring(L, e.msg);

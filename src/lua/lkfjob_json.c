@@ -158,7 +158,7 @@ static int decode_envelope(lua_State *L, int spec) {
   static const char *const keys[] = {"kind", NULL};
   const char *who = spec ? "kfjob.decode_task_spec" : "kfjob.decode_task_template";
   size_t n;
-  const char *p = luaL_checklstring(L, 1, &n);
+  const char *p = lkf_checkstr(L, 1, &n);
   lctx *X = lkf_ctx(L, 2);
   kf_node *info;
   kf_err e;

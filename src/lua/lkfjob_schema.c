@@ -296,7 +296,7 @@ static void push_kind(lua_State *L, const kf_kind_info *k) {
 }
 
 static int fields(lua_State *L) {
-  const char *name = luaL_checkstring(L, 1);
+  const char *name = lkf_checkstr(L, 1, NULL);
   int kind = kf_kind_by_name(name), r;
   const kf_kind_info *k;
   size_t i;
@@ -364,7 +364,7 @@ static int l_fields(lua_State *L) {
 
 /* kfjob.suggest(word, candidates): the closest candidate or nil. */
 static int l_suggest(lua_State *L) {
-  const char *word = luaL_checkstring(L, 1);
+  const char *word = lkf_checkstr(L, 1, NULL);
   const char *cands[257], *s;
   lua_Integer i, n;
   luaL_checktype(L, 2, LUA_TTABLE);

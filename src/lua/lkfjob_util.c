@@ -701,9 +701,14 @@ void lkf_opt_nul(lua_State *L, const char *who, const char *key) {
 
 /* A task type argument at `idx` (a C string from here on): a NUL byte in
 ** it is refused rather than cut ("pytorch\0x" is not "pytorch"). */
+const char *lkf_checkstr(lua_State *L, int idx, size_t *n) {
+  luaL_argexpected(L, lua_type(L, idx) == LUA_TSTRING, idx, "string");
+  return lua_tolstring(L, idx, n);
+}
+
 const char *lkf_check_task_type(lua_State *L, int idx, const char *who) {
   size_t n;
-  const char *s = luaL_checklstring(L, idx, &n);
+  const char *s = lkf_checkstr(L, idx, &n);
   if (strlen(s) != n) luaL_error(L, "%s: task type: string contains a NUL byte", who);
   return s;
 }

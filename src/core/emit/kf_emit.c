@@ -26,7 +26,9 @@ kf_status kf_manifest(const kf_job *j, const kf_manifest_opts *o, kf_arena *A,
                       kf_node **out, const char *who, kf_err *e) {
   kf_target t = o->target_set ? o->target : KF_T_OPERATOR;
   kf_kvs env;
+  kf_job one;
   kf_status st = kf_target_allows(t, KF_E_MANIFEST, j->kind, "manifest", who, e);
+  j = kf_job_for_target(j, t, &one);
   if (st != KF_OK ||
       (st = require_rules(j, t, o, kfm_task_image(j, o), o->env.n > 0 ? &env : NULL, A,
                           who, e)) != KF_OK)
@@ -42,8 +44,10 @@ kf_status kf_environment(const kf_job *j, const kf_manifest_opts *o,
   char pod[256];
   size_t len;
   kf_status st;
+  kf_job one;
   if ((st = kf_target_allows(t, KF_E_ENVIRONMENT, j->kind, "environment", who, e)) != KF_OK)
     return st;
+  j = kf_job_for_target(j, t, &one);
   if (o->name == NULL)
     return kf_fail(e, KF_EINVAL, "%s: opts.name: required (the resource name, "
                    "a DNS-1035 label)", who);

@@ -9,6 +9,7 @@
 #include "kf_manifest.h"
 #include "kf_env.h"
 #include "kf_rules.h"
+#include "kf_import.h"
 
 /* The custom resource for o's target (default operator) as a node, keys
 ** in Kubernetes order.  Checks every input the API server or the operator
@@ -45,5 +46,16 @@ typedef struct kf_job_res {
 ** a wrong total. */
 kf_status kf_job_resources(const kf_job *j, kf_arena *A, kf_job_res *out,
                            kf_err *e);
+
+/* kfjob.from_manifest's reading (kf_import_check.c): kf_import, then the
+** job held to its own target's rules (info.target; name info.name), each
+** problem named by its manifest path (kf_import_where): the warnings are
+** info.warnings ({path=, message=, rule=, source=}, as job:lint's rule
+** entries); an error the target runs without (kf_import_droppable: a
+** restart policy) is the read's ("<who>: <path>: <problem> (rule R on
+** T)"), or with o->lossy left out and listed in info.unmapped; the
+** target's other errors are job:check's. */
+kf_status kf_import_checked(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
+                            kf_job *out, kf_node **info, kf_err *e);
 
 #endif

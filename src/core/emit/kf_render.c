@@ -153,6 +153,8 @@ kf_status kf_render(const kf_job *j, const kf_render_opts *o0, kf_arena *A,
   kf_render_opts ro = *o0;   /* flyte2-clustered: the ClusteredTaskSpec */
   const kf_render_opts *o = &ro;
   int indent = o->indent;
+  kf_job one;
+  if (o->target_set) j = kf_job_for_target(j, o->target, &one);
   ro.enc.clustered = o->target_set && o->target == KF_T_CLUSTERED;
   if (o->format != KF_RENDER_MANIFEST && o->format != KF_RENDER_MANIFEST_JSON &&
       o->format != KF_RENDER_ENVIRONMENT &&

@@ -32,12 +32,6 @@ typedef struct kf_import_opts {
 kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
                     kf_job *out, kf_node **info, kf_err *e);
 
-/* A job read for target flyte2-clustered, whose pods all come from the
-** task's one container (kf_import_jobset.c): the image, command and
-** resources the reader put on every group that runs, the same in each, are
-** the job's (j changed in place; groups that differ stay for R48). */
-void kf_import_one_pod(kf_job *j);
-
 /* Whether the document's apiVersion and kind are ones kfjob reads (a
 ** stream's other documents are skipped). */
 int kf_import_reads(const kf_node *doc);
@@ -71,5 +65,23 @@ const char *kf_import_supported(void);
 ** every key whose absence gives the same job, in the rows' order; NULL
 ** when out of memory.  Trials allocate in A (reset it between jobs). */
 kf_node *kf_config_minimal(const kf_job *j, kf_arena *A);
+
+/* Where a target rule's problem (its path and ref, kf_problem) with a job
+** of kind `kind` read from `doc` is in that manifest, for a kubeflow.org
+** one (kf_import_where.c): a replica spec's row
+** (spec.mpiReplicaSpecs.Launcher.restartPolicy), a main container's field
+** (the item of args holding the reference ref), a run policy row, a gang
+** field; `path` itself when the manifest has no such place (another
+** apiVersion, a field of no row); NULL: out of memory. */
+const char *kf_import_where(const kf_node *doc, int kind, const char *path, const char *ref,
+                            kf_arena *A);
+/* A refusal lossy may leave out, what the target cannot express and runs
+** without: a group's restart policy (R13; the system's own applies) and,
+** on Trainer, a gang field of the run policy's schedulingPolicy (R28: a
+** TrainJob has none; the runtime's podGroupPolicy applies). */
+int kf_import_droppable(const kf_problem *p, kf_target t);
+/* Problem p's field taken out of j: its value as compact JSON (an arena
+** string), NULL when it names none (or no memory: *oom). */
+const char *kf_import_drop(kf_job *j, const kf_problem *p, kf_arena *A, int *oom);
 
 #endif

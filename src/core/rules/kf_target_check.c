@@ -51,6 +51,8 @@ static kf_status walk(const kf_job *j, kf_target t, const kf_target_ctx *c,
   size_t i;
   int m = min == KF_SEV_ERROR, n, x;
   kf_status st;
+  kf_job one;
+  j = kf_job_for_target(j, t, &one);   /* flyte2-clustered: as it runs */
   out->A = A, out->v = NULL, out->n = out->cap = 0;
   pthread_once(&rows_once, rows_index);
   n = min == KF_SEV_WARN || min == KF_SEV_ERROR ? nrow_ix[t][j->kind][m] : -1;

@@ -242,6 +242,16 @@ static int ref_first_met(kf_arena *A, kf_strset *seen, const char *path, const c
   return kf_strset_add(seen, key, pl + 1 + len);
 }
 
+/* The problem just added (when the row added one: out->n past n0) is
+** about reference NAME (ref, len) of its value: "$(NAME)", which finds the
+** list item it is in (kf_problem.ref). */
+static kf_status about_ref(kf_problems *out, size_t n0, const char *ref, size_t len,
+                           kf_err *e) {
+  if (out->n == n0) return KF_OK;
+  out->v[out->n - 1].ref = kf_arena_strndup(out->A, ref - 2, len + 3);
+  return out->v[out->n - 1].ref ? KF_OK : kf_nomem(e);
+}
+
 /* Whether a string under n holds "$(" (a reference R55 may look at): the
 ** pods' environment is built only then. */
 static int ref_in(const kf_node *n) {
@@ -356,7 +366,7 @@ static const char *late_setter(const kf_env_var *by, kf_target t) {
 /* A command or args (path; v[0..n)): each reference no pod defines. */
 static kf_status strings_undefined(r55_run *q, const char *path, const char *const *v,
                                    size_t n) {
-  size_t i, len;
+  size_t i, len, n0;
   const char *ref, *at;
   int met, undef;
   kf_status st;
@@ -365,11 +375,14 @@ static kf_status strings_undefined(r55_run *q, const char *path, const char *con
       if ((undef = undefined(&q->x, (size_t)-1, ref, len)) < 0) return kf_nomem(q->e);
       if (!undef) continue;
       if ((met = ref_first_met(q->out->A, &q->seen, path, ref, len)) < 0) return kf_nomem(q->e);
-      if (met && (st = kf_problem_add(q->out, q->r, q->t, path, q->e, "$(%.*s) does not "
-                                      "expand on %s: neither the env nor %s sets %.*s on its "
-                                      "pods, and Kubernetes leaves a reference to an undefined "
-                                      "variable as written", (int)len, ref, kf_target_names[q->t],
-                                      setter(q->t), (int)len, ref)) != KF_OK)
+      if (met == 0) continue;
+      n0 = q->out->n;
+      if ((st = kf_problem_add(q->out, q->r, q->t, path, q->e, "$(%.*s) does not expand on "
+                               "%s: neither the env nor %s sets %.*s on its pods, and "
+                               "Kubernetes leaves a reference to an undefined variable as "
+                               "written", (int)len, ref, kf_target_names[q->t], setter(q->t),
+                               (int)len, ref)) != KF_OK ||
+          (st = about_ref(q->out, n0, ref, len, q->e)) != KF_OK)
         return st;
     }
   return KF_OK;
@@ -411,7 +424,7 @@ static kf_status env_refs(r55_run *q, size_t pi, size_t i, int undef) {
   const kf_env_pod *pod = &q->x.ps->p[pi];
   const kf_env_var *u = &pod->v[i], *by;
   const char *ref, *at;
-  size_t len;
+  size_t len, n0;
   int met, none;
   kf_status st;
   for (at = u->value; (ref = next_ref(&at, &len)) != NULL;) {
@@ -421,6 +434,7 @@ static kf_status env_refs(r55_run *q, size_t pi, size_t i, int undef) {
     if (by == NULL && !none) continue;
     if ((met = ref_first_met(q->out->A, &q->seen, u->path, ref, len)) < 0) return kf_nomem(q->e);
     if (met == 0) continue;
+    n0 = q->out->n;
     if (by == NULL)
       st = kf_problem_add(q->out, q->r, q->t, u->path, q->e, "$(%.*s) does not expand on %s: "
                           "neither the env nor %s sets %.*s there, and Kubernetes leaves a "
@@ -432,7 +446,7 @@ static kf_status env_refs(r55_run *q, size_t pi, size_t i, int undef) {
                           "to a variable defined before it (use it in command or args, "
                           "which see the whole environment)", (int)len, ref, pod->key,
                           late_setter(by, q->t), (int)len, ref, u->name);
-    if (st != KF_OK) return st;
+    if (st != KF_OK || (st = about_ref(q->out, n0, ref, len, q->e)) != KF_OK) return st;
   }
   return KF_OK;
 }

@@ -96,6 +96,7 @@ kf_status kf_problem_add(kf_problems *out, const kf_target_rule *r,
   p->source = r->source[t] ? r->source[t] : "";
   p->sev = (kf_sev)r->sev[t];
   p->in_lint = r->in_lint;
+  p->ref = NULL;
   out->n++;
   return KF_OK;
 }
@@ -210,4 +211,76 @@ const kf_field *kf_obj_row(const kf_obj *o, const char *key) {
 
 int kf_field_value_on(const kf_field *f, kf_target t, int v) {
   return f->values_on == NULL || f->values_on[t] == 0 || ((f->values_on[t] >> v) & 1u);
+}
+
+/* ---- one pod: a job run as a Flyte 2 clustered task -------------------- */
+
+static int same_str(const char *a, const char *b) {
+  return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static int same_list(const char **a, size_t na, const char **b, size_t nb) {
+  size_t i;
+  if (na != nb) return 0;
+  for (i = 0; i < na; i++)
+    if (!same_str(a[i], b[i])) return 0;
+  return 1;
+}
+
+static int same_resources(const kf_group *a, const kf_group *b) {
+  int x;
+  for (x = 0; x < KF_NRES; x++)
+    if (!same_str(a->requests[x], b->requests[x]) || !same_str(a->limits[x], b->limits[x]))
+      return 0;
+  return 1;
+}
+
+static int has_resources(const char *const *req, const char *const *lim) {
+  int x;
+  for (x = 0; x < KF_NRES; x++)
+    if (req[x] || lim[x]) return 1;
+  return 0;
+}
+
+/* The image, command and resources every running group has alike (and
+** the job has not) become the job's, taken off the groups. */
+static void one_pod(kf_job *j) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  kf_group *g[KF_NROLES];
+  int i, n = 0, img = 1, cmd = 1, res = 1;
+  for (i = 0; i < k->nroles; i++)   /* the groups that run (an Elastic job's worker) */
+    if (j->g[k->roles[i].role].replicas > 0 || (k->flags & KF_K_ELASTIC))
+      g[n++] = &j->g[k->roles[i].role];
+  if (n == 0) return;
+  for (i = 1; i < n; i++) {
+    img &= same_str(g[i]->image, g[0]->image);
+    cmd &= same_list(g[i]->command, g[i]->ncommand, g[0]->command, g[0]->ncommand);
+    res &= same_resources(g[i], g[0]);
+  }
+  img &= g[0]->image != NULL && (!j->has_container || !j->container.image ||
+                                 strcmp(j->container.image, g[0]->image) == 0);
+  cmd &= g[0]->ncommand > 0 && (!j->has_container || j->container.ncommand == 0);
+  res &= has_resources(g[0]->requests, g[0]->limits) &&
+         !has_resources(j->requests, j->limits);
+  if (img) j->container.image = g[0]->image, j->has_container = 1;
+  if (cmd) {
+    j->container.command = g[0]->command, j->container.ncommand = g[0]->ncommand;
+    j->has_container = 1;
+  }
+  if (res) memcpy(j->requests, g[0]->requests, sizeof j->requests),
+           memcpy(j->limits, g[0]->limits, sizeof j->limits);
+  for (i = 0; i < n; i++) {
+    if (img) g[i]->image = NULL;
+    if (cmd) g[i]->command = NULL, g[i]->ncommand = 0;
+    if (res) memset(g[i]->requests, 0, sizeof g[i]->requests),
+             memset(g[i]->limits, 0, sizeof g[i]->limits);
+  }
+  if (img || cmd || res) j->emit_ok = 0;
+}
+
+const kf_job *kf_job_for_target(const kf_job *j, kf_target t, kf_job *copy) {
+  if (t != KF_T_CLUSTERED) return j;
+  *copy = *j;
+  one_pod(copy);
+  return copy;
 }

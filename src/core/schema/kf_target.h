@@ -102,6 +102,9 @@ typedef struct kf_problem {
   const char *source;          /* file and function or issue, FACTS §8.5 */
   kf_sev sev;                  /* KF_SEV_WARN or KF_SEV_ERROR */
   int in_lint;                 /* the rule's in_lint */
+  const char *ref;             /* what in the path's value it is about, to
+                                  find the item of a list ("$(NAME)": R55's
+                                  reference); NULL: the whole value */
 } kf_problem;
 
 typedef struct kf_problems {   /* grows in the arena */
@@ -175,5 +178,13 @@ extern const unsigned kf_restart_policy_on[KF_NTARGETS];
 /* Whether target `t`'s resources carry value `v` of enum row `f` (its
 ** values_on). */
 int kf_field_value_on(const kf_field *f, kf_target t, int v);
+
+/* The job as target t runs it: j itself, or for flyte2-clustered, whose
+** pods all come from the task's one container (flyte clustered/build.go),
+** a copy in `copy` whose running groups' image, command and resources,
+** the same in each (and not the job's own), are the job's (what differs
+** stays on the groups, for R48).  The rules and the writers both see it,
+** so a job read from a manifest (images on its groups) runs there. */
+const kf_job *kf_job_for_target(const kf_job *j, kf_target t, kf_job *copy);
 
 #endif
