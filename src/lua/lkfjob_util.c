@@ -438,9 +438,15 @@ static int list_node(lua_State *L, kf_arena *A, int idx, kf_node **out) {
 }
 
 /* The fields of the table at `idx` for frame `fr`; 0 as soon as the feed
-** does not take something (the caller then takes the general path). */
-static int feed_table(lua_State *L, kf_feed *F, kf_frame *fr, int idx) {
-  if (!lua_checkstack(L, 3)) return 0;
+** does not take something (the caller then takes the general path).
+** `room`: stack slots known free above the top; a level takes two (its
+** key and value), so the stack is grown once for several levels. */
+#define FEED_ROOM 16
+static int feed_table(lua_State *L, kf_feed *F, kf_frame *fr, int idx, int room) {
+  if (room < 3) {
+    if (!lua_checkstack(L, FEED_ROOM)) return 0;
+    room = FEED_ROOM;
+  }
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     kf_frame sub;
@@ -457,7 +463,7 @@ static int feed_table(lua_State *L, kf_feed *F, kf_frame *fr, int idx) {
         if (r == KF_FEED_LIST) {   /* a value tree of just the list */
           if (!list_node(L, F->A, lua_gettop(L), &n) || !kf_feed_value(F, fr, sub.f, n))
             return 0;
-        } else if (r != KF_FEED_OBJ || !feed_table(L, F, &sub, lua_gettop(L))) {
+        } else if (r != KF_FEED_OBJ || !feed_table(L, F, &sub, lua_gettop(L), room - 2)) {
           return 0;
         }
         lua_pop(L, 1);
@@ -493,7 +499,7 @@ int lkf_feedjob(lua_State *L, lctx *X, int idx, int kind, kf_job *j,
   kf_frame root;
   int top = lua_gettop(L);
   kf_feed_begin(F, kind, j, &X->A, who, &root);
-  if (feed_table(L, F, &root, lua_absindex(L, idx)) && kf_feed_end(F))
+  if (feed_table(L, F, &root, lua_absindex(L, idx), 0) && kf_feed_end(F))
     return 1;
   lua_settop(L, top);
   return 0;
