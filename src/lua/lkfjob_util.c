@@ -31,6 +31,7 @@ const char *const lkf_group_mt[KF_NROLES] = {
 /* Ends a call's use of the context: its work goes to the meter (the
 ** sandbox's instruction count), big memory is freed, the arena emptied. */
 static void ctx_release(lua_State *L, lctx *c) {
+  c->released = 1;
   if (c->meter != NULL)
     c->meter->add(L, (kf_arena_used(&c->A) + c->buf.n) / KF_METER_BYTES);
   kf_arena_trim(&c->A, CTX_KEEP);
@@ -66,6 +67,7 @@ void lkf_ctx_init(lua_State *L, lctx *c) {
   kf_arena_init(&c->A, a);
   kf_buf_init(&c->buf, a);
   c->busy = 0;
+  c->released = 0;
   c->owner = NULL;
   c->owner_sp = 0;
   c->anchored = 0;
@@ -148,7 +150,10 @@ lctx *lkf_ctx(lua_State *L, int nargs) {
   ** objects made during lua_close too) */
   if (c->busy == 3 || !own_context(L, c)) return temp_ctx(L);
 #endif
-  ctx_release(L, c);   /* without lua_toclose: the previous call's end */
+  /* the previous call's end, unless its to-be-closed slot ended it (a
+  ** release right after a release finds nothing to do) */
+  if (!c->released) ctx_release(L, c);
+  c->released = 0;
   c->buf.n = 0;
   c->busy = 1;
   lua_pushvalue(L, lua_upvalueindex(1));
