@@ -36,6 +36,8 @@ typedef struct lctx {
   lua_State *owner;     /* the thread of the call that took it last */
   uintptr_t owner_sp;   /* without lua_toclose: that call's C frame */
   int anchored;         /* owner is a coroutine, anchored in the registry */
+  int released;         /* released since the last call took it (nothing
+                           held: the next call need not release it) */
   const kf_meter *meter;   /* the sandbox's work meter, or NULL */
 } lctx;
 

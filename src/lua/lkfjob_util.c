@@ -31,6 +31,7 @@ const char *const lkf_group_mt[KF_NROLES] = {
 /* Ends a call's use of the context: its work goes to the meter (the
 ** sandbox's instruction count), big memory is freed, the arena emptied. */
 static void ctx_release(lua_State *L, lctx *c) {
+  c->released = 1;
   if (c->meter != NULL)
     c->meter->add(L, (kf_arena_used(&c->A) + c->buf.n) / KF_METER_BYTES);
   kf_arena_trim(&c->A, CTX_KEEP);
@@ -66,6 +67,7 @@ void lkf_ctx_init(lua_State *L, lctx *c) {
   kf_arena_init(&c->A, a);
   kf_buf_init(&c->buf, a);
   c->busy = 0;
+  c->released = 0;
   c->owner = NULL;
   c->owner_sp = 0;
   c->anchored = 0;
@@ -148,7 +150,10 @@ lctx *lkf_ctx(lua_State *L, int nargs) {
   ** objects made during lua_close too) */
   if (c->busy == 3 || !own_context(L, c)) return temp_ctx(L);
 #endif
-  ctx_release(L, c);   /* without lua_toclose: the previous call's end */
+  /* the previous call's end, unless its to-be-closed slot ended it (a
+  ** release right after a release finds nothing to do) */
+  if (!c->released) ctx_release(L, c);
+  c->released = 0;
   c->buf.n = 0;
   c->busy = 1;
   lua_pushvalue(L, lua_upvalueindex(1));
@@ -438,9 +443,15 @@ static int list_node(lua_State *L, kf_arena *A, int idx, kf_node **out) {
 }
 
 /* The fields of the table at `idx` for frame `fr`; 0 as soon as the feed
-** does not take something (the caller then takes the general path). */
-static int feed_table(lua_State *L, kf_feed *F, kf_frame *fr, int idx) {
-  if (!lua_checkstack(L, 3)) return 0;
+** does not take something (the caller then takes the general path).
+** `room`: stack slots known free above the top; a level takes two (its
+** key and value), so the stack is grown once for several levels. */
+#define FEED_ROOM 16
+static int feed_table(lua_State *L, kf_feed *F, kf_frame *fr, int idx, int room) {
+  if (room < 3) {
+    if (!lua_checkstack(L, FEED_ROOM)) return 0;
+    room = FEED_ROOM;
+  }
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     kf_frame sub;
@@ -457,7 +468,7 @@ static int feed_table(lua_State *L, kf_feed *F, kf_frame *fr, int idx) {
         if (r == KF_FEED_LIST) {   /* a value tree of just the list */
           if (!list_node(L, F->A, lua_gettop(L), &n) || !kf_feed_value(F, fr, sub.f, n))
             return 0;
-        } else if (r != KF_FEED_OBJ || !feed_table(L, F, &sub, lua_gettop(L))) {
+        } else if (r != KF_FEED_OBJ || !feed_table(L, F, &sub, lua_gettop(L), room - 2)) {
           return 0;
         }
         lua_pop(L, 1);
@@ -493,7 +504,7 @@ int lkf_feedjob(lua_State *L, lctx *X, int idx, int kind, kf_job *j,
   kf_frame root;
   int top = lua_gettop(L);
   kf_feed_begin(F, kind, j, &X->A, who, &root);
-  if (feed_table(L, F, &root, lua_absindex(L, idx)) && kf_feed_end(F))
+  if (feed_table(L, F, &root, lua_absindex(L, idx), 0) && kf_feed_end(F))
     return 1;
   lua_settop(L, top);
   return 0;

@@ -21,6 +21,6 @@
 #define TRAINERS(s) [KF_T_TRAINER_22] = s, [KF_T_TRAINER_23] = s, [KF_T_TRAINER_24] = s
 /* a row of the Trainer versions alone (n.a., 0, on the other targets) */
 #define TRAINER_ROW(id, kinds, sev, source, test) \
-  {id, kinds, {TRAINERS(sev)}, {TRAINERS(source)}, test, 0}
+  {id, kinds, {TRAINERS(sev)}, {TRAINERS(source)}, test, 0, 0}
 
 #endif

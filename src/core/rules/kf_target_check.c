@@ -44,12 +44,36 @@ static void rows_index(void) {
       }
 }
 
+/* What the job sets of what the rows' `needs` name (KF_SETS_*): read once
+** per walk, it spares most jobs the tests of what they never set (an
+** encode runs Flyte's error rows on every new job). */
+static unsigned job_sets(const kf_job *j) {
+  unsigned s = 0;
+  int i;
+  if (j->has_container || j->container.env != NULL) s |= KF_SETS_CONTAINER;
+  if (j->has_scheduling && j->sched.has_topology) s |= KF_SETS_TOPOLOGY;
+  for (i = 0; i < KF_NRES; i++)
+    if (j->requests[i] != NULL || j->limits[i] != NULL) s |= KF_SETS_TASK_RES;
+  for (i = 0; i < KF_NROLES; i++) {   /* every group: a rule may read any */
+    const kf_group *g = &j->g[i];
+    if (g->has_container) s |= KF_SETS_GCONTAINER;
+    if (g->has_topology) s |= KF_SETS_TOPOLOGY;
+    if (g->pod_template != NULL) s |= KF_SETS_GPOD;
+    if (g->restart_policy == KF_RP_EXIT_CODE) s |= KF_SETS_EXIT_CODE;
+  }
+  return s;
+}
+
+/* Whether row r's test may find something in a job that sets `sets`. */
+#define MAY_FIND(r, sets) ((r)->needs == 0 || ((r)->needs & (sets)) != 0)
+
 /* Walks the rows whose severity for `t` is at least `min`. */
 static kf_status walk(const kf_job *j, kf_target t, const kf_target_ctx *c,
                       kf_arena *A, kf_problems *out, kf_sev min, kf_err *e) {
   const kf_target_rule *r;
   size_t i;
   int m = min == KF_SEV_ERROR, n, x;
+  unsigned sets = job_sets(j);
   kf_status st;
   kf_job one;
   j = kf_job_for_target(j, t, &one);   /* flyte2-clustered: as it runs */
@@ -58,11 +82,11 @@ static kf_status walk(const kf_job *j, kf_target t, const kf_target_ctx *c,
   n = min == KF_SEV_WARN || min == KF_SEV_ERROR ? nrow_ix[t][j->kind][m] : -1;
   for (x = 0; x < n; x++) {   /* the index: the rows that apply, in order */
     r = rows[row_ix[t][j->kind][m][x]];
-    if ((st = r->test(j, t, c, r, out, e)) != KF_OK) return st;
+    if (MAY_FIND(r, sets) && (st = r->test(j, t, c, r, out, e)) != KF_OK) return st;
   }
   for (i = 0; n < 0 && i < sizeof tables / sizeof tables[0]; i++)
     for (r = tables[i]; r->id != NULL; r++) {
-      if (!(r->kinds & (1u << j->kind))) continue;
+      if (!(r->kinds & (1u << j->kind)) || !MAY_FIND(r, sets)) continue;
       if (r->sev[t] < min || r->sev[t] == KF_SEV_OK) continue;
       if ((st = r->test(j, t, c, r, out, e)) != KF_OK) return st;
     }

@@ -252,31 +252,31 @@ const kf_target_rule kf_target_rules_clustered[] = {
     [KF_T_OPERATOR] = "training-operator pytorchjob_types.go (no such field)",
     [KF_T_MPI_OPERATOR] = "mpi-operator v2beta1 (no such field)",
     TRAINERS("trainer trainjob_types.go (no such field)")},
-   r42_fields, 0},
+   r42_fields, 0, 0},
   {"R43", PT_EL, {CL(ERR)},
    {CL(BUILD " (replicas must be >= 1, <= 100000; nproc_per_node must be >= 1); "
        "flyteidl2 plugins/clustered.proto int32 fields")},
-   r43_counts, 0},
+   r43_counts, 0, 0},
   {"R44", K(KF_ELASTIC), {CL(ERR)},
-   {CL(SDK " (resources.gpu must be >= nproc_per_node)")}, r44_gpus, 0},
+   {CL(SDK " (resources.gpu must be >= nproc_per_node)")}, r44_gpus, 0, 0},
   {"R45", PT_EL, {CL(ERR)},
    {CL("flyte executor/pkg/plugin/clustered/util.go (the JobSet name bounded for "
        "<jobset>-workers-0-99999-abcde, flyte#7683)")},
-   r45_name, 0},
+   r45_name, 0, 0},
   {"R46", PT_EL, {CL(WARN)},
    {CL("flyte executor/pkg/plugin/clustered/runtime_torch.go (NNODES, NPROC_PER_NODE, "
        "MASTER_PORT, RDZV_BACKEND, JOBSET_*, POD_NAMESPACE set over the user's)")},
-   r46_env, 0},
+   r46_env, 0, 0},
   {"R47", PT_EL, {CL(WARN)},
    {CL("flyte executor/pkg/plugin/clustered/interconnect.go (not yet implemented; "
        "falling back to TCP)")},
-   r47_interconnect, 0},
+   r47_interconnect, 0, 0},
   {"R48", PT_EL, {CL(ERR)},
-   {CL(BUILD " (one ReplicatedJob 'workers' of the task's pod)")}, r48_groups, 0},
-  {"R13", PT_EL, {CL(ERR)}, {CL(BUILD " (pod restartPolicy Never)")}, r13_restart, 0},
+   {CL(BUILD " (one ReplicatedJob 'workers' of the task's pod)")}, r48_groups, 0, 0},
+  {"R13", PT_EL, {CL(ERR)}, {CL(BUILD " (pod restartPolicy Never)")}, r13_restart, 0, 0},
   {"R20", PT_EL, {CL(WARN)},
    {CL("flyteidl2 plugins/clustered.proto ClusteredTaskSpec (failure_policy and the TTL "
        "only); " BUILD " (no activeDeadlineSeconds)")},
-   r20_run_policy, 0},
-  {NULL, 0, {0}, {NULL}, NULL, 0}
+   r20_run_policy, 0, 0},
+  {NULL, 0, {0}, {NULL}, NULL, 0, 0}
 };

@@ -491,7 +491,7 @@ const kf_target_rule kf_target_rules_env[] = {
                           "newLauncherPodTemplate, newWorker",
     TRAINERS("trainer torch.go Validate, TorchRunReservedEnvNames; xgboost.go "
              "Validate")},
-   r16_test, 0},
+   r16_test, 0, 0},
   {"R55", ALL_KINDS,
    {[KF_T_FLYTE] = KF_SEV_WARN, [KF_T_FLYTE2] = KF_SEV_WARN,
     [KF_T_OPERATOR] = KF_SEV_WARN, [KF_T_MPI_OPERATOR] = KF_SEV_WARN,
@@ -506,6 +506,6 @@ const kf_target_rule kf_target_rules_env[] = {
                           "mpi_job_controller.go appends after the user's env",
     TRAINERS("kubelet makeEnvironmentVariables; trainer torch.go EnforceMLPolicy "
              "upserts PET_* after TrainJob env")},
-   r55_test, 0},
-  {NULL, 0, {0}, {NULL}, NULL, 0}
+   r55_test, 0, 0},
+  {NULL, 0, {0}, {NULL}, NULL, 0, 0}
 };

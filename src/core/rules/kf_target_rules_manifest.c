@@ -406,9 +406,11 @@ static kf_status r34_job_rows(const kf_job *j, kf_target t, const kf_target_rule
 static kf_status r34_shared(const kf_job *j, kf_target t, const kf_target_rule *r,
                             kf_problems *out, kf_err *e) {
   const r34_list *l = &r34_obj[t][R34_SHARED];
-  int roles[KF_NROLES], n = kfm_present_roles(j, roles), i;
+  int roles[KF_NROLES], n, i;
   size_t x;
   char path[64];
+  if (r34_n(l, kf_group_obj.n) == 0) return KF_OK;   /* most targets: no row */
+  n = kfm_present_roles(j, roles);
   for (x = 0; x < r34_n(l, kf_group_obj.n); x++) {
     const kf_field *f = r34_row(l, kf_group_obj.f, x);
     const char *at = kf_place_path(f->place, t);
@@ -429,12 +431,14 @@ static kf_status r34_shared(const kf_job *j, kf_target t, const kf_target_rule *
 static kf_status r34_rows(const kf_job *j, kf_target t, const kf_target_ctx *c,
                           const kf_target_rule *r, kf_problems *out, kf_err *e) {
   const r34_list *l = &r34_obj[t][R34_GROUP];
-  int roles[KF_NROLES], n = kfm_present_roles(j, roles), i;
+  int roles[KF_NROLES], n = 0, i;
   size_t x;
   char path[64];
   kf_status st;
   (void)c;
   pthread_once(&r34_once, r34_init);
+  /* the groups only when a row is refused (the roles are sorted for it) */
+  if (r34_n(l, kf_group_obj.n) > 0) n = kfm_present_roles(j, roles);
   for (x = 0; x < r34_n(l, kf_group_obj.n); x++) {
     const kf_field *f = r34_row(l, kf_group_obj.f, x);
     const char *why = kf_field_not_on(f, t);
@@ -462,30 +466,30 @@ const kf_target_rule kf_target_rules_manifest[] = {
   {"R11", K(KF_MPI) | K(KF_HOROVOD), {WARN, WARN, OK, OK, NA, NA, NA},
    {"flyteplugins mpi.go BuildResource (v1 slots never read)",
     "flyteplugins mpi.go BuildResource (v1 slots never read)", NULL, NULL, NULL, NULL},
-   r11_slots, 1},
+   r11_slots, 1, 0},
   {"R12", ALL_KINDS, {WARN, WARN, WARN, WARN, WARN, WARN, WARN},
    {"flytek8s pod_helper.go ApplyGPUNodeSelectors",
     "flytek8s utils.go podRequiresAccelerator",
     "kfjob applies it like Flyte", "kfjob applies it like Flyte",
     TRAINERS("kfjob runtime patch")},
-   r12_accel, 1},
+   r12_accel, 1, 0},
   {"R13", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR, ERR},
    {NULL, NULL, NULL, "mpi-operator validation.go validateReplicaSpec",
     TRAINERS("trainer trainjob_types.go (no restart policy field)")},
-   r13_restart, 0},
+   r13_restart, 0, 0},
   {"R13", ALL_KINDS & ~(K(KF_MPI) | K(KF_HOROVOD)), {ERR, ERR, OK, NA, ERR, ERR, ERR, ERR},
    {"flyteidl plugins/common.proto RestartPolicy (Never, OnFailure, Always)",
     "flyteidl2 plugins/common.proto RestartPolicy (Never, OnFailure, Always)",
     "training-operator common_types.go RestartPolicyExitCode, pod.go SetRestartPolicy",
     NULL, TRAINERS("trainer trainjob_types.go (no restart policy field)")},
-   r13_exit_code, 0},
+   r13_exit_code, 0, KF_SETS_EXIT_CODE},
   {"R13", K(KF_MPI) | K(KF_HOROVOD), {ERR, ERR, WARN, ERR, NA, NA},
    {"flyteidl plugins/common.proto RestartPolicy (Never, OnFailure, Always)",
     "flyteidl2 plugins/common.proto RestartPolicy (Never, OnFailure, Always)",
     "training-operator mpijob_controller.go setRestartPolicy (ExitCode runs Never; "
     "the v1 MPI controller never restarts on it)",
     "mpi-operator validation.go validateReplicaSpec (Never, OnFailure)"},
-   r13_exit_code, 0},
+   r13_exit_code, 0, KF_SETS_EXIT_CODE},
   TRAINER_ROW("R9", K(KF_ELASTIC), ERR, "trainer#3235 (ElasticPolicy removed)", r9_range),
   TRAINER_ROW("R19", K(KF_ELASTIC), WARN, "trainer trainjob_types.go (no field)",
               r19_restarts),
@@ -494,15 +498,15 @@ const kf_target_rule kf_target_rules_manifest[] = {
   {"R38", K(KF_PYTORCH) | K(KF_ELASTIC), {[KF_T_TRAINER_24] = ERR},
    {[KF_T_TRAINER_24] = "trainer trainjob_types.go Trainer.numProcPerNode CEL self >= 1, "
                         "numNodes Minimum 0 (trainer#3809, in v2.4.0)"},
-   r38_cel, 0},
+   r38_cel, 0, 0},
   {"R21", K(KF_PYTORCH) | K(KF_XGBOOST), {OK, OK, OK, NA, ERR, ERR, ERR},
    {NULL, NULL, NULL, NULL,
     TRAINERS("trainer torch-distributed and xgboost-distributed runtimes (one node job; ContainerPatch has no image)")},
-   r21_groups, 0},
+   r21_groups, 0, 0},
   {"R23", ALL_KINDS, {OK, OK, OK, ERR, ERR, ERR, ERR},
    {NULL, NULL, NULL, "mpi-operator mpi_job_controller.go (adds ssh-auth, mpi-job-config volumes; inferred)",
     TRAINERS("trainer trainingruntime_types.go PodSpecPatch")},
-   r23_pod, 0},
+   r23_pod, 0, 0},
   {"R24", ALL_KINDS, {ERR, ERR, OK, ERR, ERR, ERR, ERR, ERR},
    {"flyteplugins kfoperators (tensorflow, pytorch, mpi task types only)",
     "flyteplugins kfoperators (tensorflow, pytorch, mpi task types only)",
@@ -511,10 +515,10 @@ const kf_target_rule kf_target_rules_manifest[] = {
              "TensorFlow deprioritized: trainer#2699)"),
     [KF_T_CLUSTERED] = "flyte-sdk ClusteredTaskEnvironment (TorchRun: one replicated job "
                        "of one container)"},
-   r24_kind, 0},
+   r24_kind, 0, 0},
   {"R34", ALL_KINDS, {ERR, ERR, ERR, ERR, ERR, ERR, ERR, ERR},
    {R34_FLYTE, R34_FLYTE, R34_SOURCE, R34_SOURCE, TRAINERS(R34_SOURCE),
     [KF_T_CLUSTERED] = R34_SOURCE},
-   r34_rows, 0},
-  {NULL, 0, {0}, {NULL}, NULL, 0}
+   r34_rows, 0, 0},
+  {NULL, 0, {0}, {NULL}, NULL, 0, 0}
 };

@@ -17,15 +17,6 @@
 #include "kf_build_int.h"
 #include "kf_sched.h"
 
-void kf_build_ctx_init(ctx *c, kf_arena *A, kf_err *e, const char *ctor,
-                       const char *prefix) {
-  c->A = A;
-  c->e = e;
-  c->ctor = ctor;
-  c->prefix = prefix;
-  c->n = 0;
-}
-
 /* The path is a stack of segments, written out only when an error needs
 ** it: formatting on every field costs more than the whole conversion. */
 static size_t push(ctx *c, const char *key) {

@@ -23,8 +23,15 @@ typedef struct kentry {
   int role;
 } kentry;
 
-void kf_build_ctx_init(ctx *c, kf_arena *A, kf_err *e, const char *ctor,
-                       const char *prefix);
+/* inline: the feed makes one per value */
+static inline void kf_build_ctx_init(ctx *c, kf_arena *A, kf_err *e,
+                                     const char *ctor, const char *prefix) {
+  c->A = A;
+  c->e = e;
+  c->ctor = ctor;
+  c->prefix = prefix;
+  c->n = 0;
+}
 /* One row's value into `base` (the struct holding the row). */
 kf_status kf_build_value(ctx *c, const kf_field *f, const kf_node *v,
                          char *base, int kind, int role);

@@ -85,9 +85,9 @@ int kf_role_by_name(const char *name) {
 
 int kf_enum_parse(const kf_enum *en, const char *s) {
   int v, k;
-  for (v = 0; v < en->n; v++)
+  for (v = 0; v < en->n; v++)   /* the first byte rules out most spellings */
     for (k = 0; k < 3; k++)
-      if (strcmp(en->spell[v][k], s) == 0) return v;
+      if (en->spell[v][k][0] == s[0] && strcmp(en->spell[v][k], s) == 0) return v;
   return -1;
 }
 

@@ -130,7 +130,20 @@ struct kf_target_rule {
                                            in its own words: lint puts the
                                            row's id and source on that
                                            warning (R11, R12, R14, R15) */
+  unsigned needs;                       /* KF_SETS_* bits: the test finds
+                                           nothing in a job that sets none
+                                           of them (kf_target_check.c skips
+                                           it); 0: always run */
 };
+
+/* What a job sets, as far as a rule's `needs` asks (kf_job_sets): one
+** cheap summary per walk instead of each rule searching every group. */
+#define KF_SETS_CONTAINER   1u   /* the job's container (or its env) */
+#define KF_SETS_GCONTAINER  2u   /* a group's container */
+#define KF_SETS_TOPOLOGY    4u   /* a topology (a group's or scheduling's) */
+#define KF_SETS_GPOD        8u   /* a group's pod template */
+#define KF_SETS_EXIT_CODE  16u   /* a group's restart policy exit_code */
+#define KF_SETS_TASK_RES   32u   /* the job's own requests or limits */
 
 
 /* Adds a problem (path and message copied into the arena; message is
