@@ -232,13 +232,13 @@
 ---@field interconnect? kfjob.InterconnectValue Network fabric of a Flyte 2 clustered task (tcp, efa, infiniband, roce): ClusteredTaskSpec.interconnect; flyte2-clustered only (R42), where the backend falls back to TCP for the others (a warning)
 ---@field labels? table<string, string> The resource's labels (key = value, Kubernetes label rules): metadata.labels in manifests, merged under a call's opts.labels; Kueue's queue-name, priority-class and max-exec-time-seconds are scheduling's (an error here); not copied to the pods (pod_template.metadata.labels is theirs; flyte/flyte2: on every pod, as Flyte's backend puts them); not in the TaskTemplate (lint warns on Flyte) Keys: label_key. Values: label_value.
 ---@field limits? kfjob.ResourcesOpts Task resource limits every group without its own takes: the TaskTemplate container's (or k8s_pod's primary container's) resources.limits and each manifest container's.
----@field max_restarts? integer Times torchrun restarts the worker group on failure: elastic_config.max_restarts, elasticPolicy.maxRestarts in operator manifests; dropped with a warning on Trainer (R19) Default: 0. Minimum: 0.
+---@field max_restarts? integer Times torchrun restarts the worker group on failure: elastic_config.max_restarts, elasticPolicy.maxRestarts in manifests (operator: only when given, 0 too); dropped with a warning on Trainer (R19) Default: 0. Minimum: 0.
 ---@field metrics? table[] The operator's HorizontalPodAutoscaler metrics, autoscaling/v2 MetricSpecs (operator only, R54): elasticPolicy.metrics.
 ---@field namespace? string The resource's namespace, a DNS-1123 label: metadata.namespace in manifests; not in the TaskTemplate (Flyte sets it from the execution; lint warns) Format: dns1123_label.
 ---@field nnodes? kfjob.Nnodes Worker nodes, N or a "min:max" range such as "2:4" (torchrun --nnodes): elastic_config min/max_replicas in the plugin message, elasticPolicy.minReplicas/maxReplicas and the worker count in operator manifests, numNodes on Trainer (fixed only, R9), a clustered task's replicas (fixed only, R43) Default: 1. Minimum: 1.
 ---@field nproc_per_node? integer|kfjob.NprocPerNodeValue Processes per node, an integer >= 1 or auto/cpu/gpu (words: operator and Trainer only, R10): elastic_config.nproc_per_node, elasticPolicy.nProcPerNode, numProcPerNode on Trainer. Default: 1. Minimum: 1.
 ---@field pod_template? kfjob.PodTemplate A Kubernetes PodTemplateSpec for every pod (plus primary_container_name): TaskTemplate k8s_pod, the replica pod templates of every manifest (Trainer: the runtime patch's fields)
----@field rdzv_backend? kfjob.RdzvBackendValue torchrun rendezvous backend (c10d, etcd, etcd-v2, static): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in operator manifests; Trainer takes only c10d (R17) Default: c10d.
+---@field rdzv_backend? kfjob.RdzvBackendValue torchrun rendezvous backend (c10d, etcd, etcd-v2, static): elastic_config.rdzv_backend, elasticPolicy.rdzvBackend in manifests (operator: only when given, c10d too); Trainer takes only c10d (R17) Default: c10d.
 ---@field rdzv_conf? table[] Rendezvous settings, a list of {key =, value =} in order (operator only, R54): elasticPolicy.rdzvConf, PET_RDZV_CONF.
 ---@field rdzv_host? string Rendezvous host (operator only, R54): elasticPolicy.rdzvHost, PET_RDZV_ENDPOINT's host (default <name>-worker-0)
 ---@field rdzv_id? string Rendezvous id (operator only, R54): elasticPolicy.rdzvId, PET_RDZV_ID.
@@ -249,7 +249,7 @@
 ---@field runtime? string The ClusterTrainingRuntime a TrainJob runs on (spec.runtimeRef.name; Trainer targets only, R49): torch-distributed when unset.
 ---@field scheduling? kfjob.SchedulingOpts Where the job waits and how its pods start and land: Kueue queue and priority, suspend, MultiKueue, topology, gang; each target places it where its controller reads it (none in the plugin message)
 ---@field shared_memory? boolean|kfjob.Quantity true or a size: a /dev/shm memory volume (flyte-shared-memory) on the primary container: TaskTemplate extended_resources.shared_memory, a volume and mount in every manifest.
----@field standalone? boolean true: torchrun --standalone, a local rendezvous (operator only, R54): elasticPolicy.standalone, PET_STANDALONE.
+---@field standalone? boolean true: torchrun --standalone, a local rendezvous (operator only, R54): elasticPolicy.standalone (false only when given), PET_STANDALONE.
 ---@field worker? kfjob.ElasticGroupOpts The workers that run the training (every kind): the replica spec of Worker (v0: the workers count) in the plugin message, spec.<kind>ReplicaSpecs.Worker in operator manifests, the node job on Trainer.
 
 --- A replica group's table.

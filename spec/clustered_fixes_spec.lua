@@ -124,7 +124,7 @@ describe("flyte2-clustered: a TaskTemplate read as a PyTorchJob", function()
     assert.matches("runtime.torchrun.maxRestarts", err, 1, true)
     -- as Elastic both are kept
     local el = assert(kfjob.decode_task_template(c10d))
-    assert.are.equal("c10d", el:spec().rdzv_backend)
+    assert.are.equal("c10d", el.rdzv_backend)   -- the default: spec() leaves it out
     assert.are.equal(3, el:spec().max_restarts)
     -- a PyTorchJob's own shape still reads
     local p = assert(kfjob.decode_task_template(
@@ -247,7 +247,7 @@ spec:
       local s = job:spec()
       assert.are.equal(4, s.nnodes)
       assert.are.equal(8, s.nproc_per_node)
-      assert.are.equal("c10d", s.rdzv_backend)
+      assert.are.equal("c10d", job.rdzv_backend)   -- the default: not in spec()
       assert.are.equal("ghcr.io/acme/train:1.0", s.container.image)
       assert.are.equal("0.1", (s.container.env.LR or s.container.env[1].value))
       assert.is_nil(s.container.name)   -- the backend names its container

@@ -328,8 +328,11 @@ describe("job constructors", function()
   describe("kfjob.Elastic", function()
     it("defaults: nnodes 1, nproc_per_node 1, max_restarts 0, rdzv_backend c10d", function()
       local j = kfjob.Elastic {}
-      assert.same({ nnodes = 1, nproc_per_node = 1, max_restarts = 0, rdzv_backend = "c10d",
-        worker = { restart_policy = "never" } }, j:spec())
+      -- max_restarts and rdzv_backend read their defaults; spec() holds them
+      -- only when given (an operator manifest writes them only then)
+      assert.same({ nnodes = 1, nproc_per_node = 1, worker = { restart_policy = "never" } }, j:spec())
+      assert.equal(0, j.max_restarts)
+      assert.equal("c10d", j.rdzv_backend)
       assert.equal("Elastic", j.kind)
       assert.equal("kfjob.Elastic(nnodes=1, nproc_per_node=1)", tostring(j))
     end)

@@ -127,12 +127,15 @@ describe("job:environment, elastic PyTorchJob (FACTS §8.2.1 worked example 2)",
     assert.are.same(concat({ "_F_PN<-metadata.name" }, worker), lines(env["worker-0"]))
   end)
 
-  it("PET_MAX_RESTARTS=0 stays (Flyte and kfjob always write maxRestarts)", function()
-    local env = kfjob.Elastic{ nnodes = 2, nproc_per_node = 1 }:environment{ name = "e" }
-    assert.are.same({
-      "PYTHONUNBUFFERED=1", "PET_NPROC_PER_NODE=1", "PET_RDZV_ENDPOINT=e-worker-0:23456",
-      "PET_RDZV_BACKEND=c10d", "PET_NNODES=2:2", "PET_MAX_RESTARTS=0",
-    }, lines(env["worker-1"]))
+  it("PET_MAX_RESTARTS=0 where maxRestarts is written: always on Flyte, when given on the operator", function()
+    local base = { "PYTHONUNBUFFERED=1", "PET_NPROC_PER_NODE=1", "PET_RDZV_ENDPOINT=e-worker-0:23456",
+                   "PET_RDZV_BACKEND=c10d", "PET_NNODES=2:2" }
+    local unset = kfjob.Elastic{ nnodes = 2, nproc_per_node = 1 }
+    assert.are.same(base, lines(unset:environment{ name = "e" }["worker-1"]))
+    local zero = kfjob.Elastic{ nnodes = 2, nproc_per_node = 1, max_restarts = 0 }
+    assert.are.same(concat(base, { "PET_MAX_RESTARTS=0" }), lines(zero:environment{ name = "e" }["worker-1"]))
+    local fl = unset:environment{ name = "e", target = "flyte" }["worker-1"]
+    assert.is_truthy(table.concat(lines(fl), "\n"):find("PET_MAX_RESTARTS=0", 1, true))
   end)
 
   it("nnodes = 1: one worker on the operator, a plain python-task (an error) on Flyte", function()

@@ -400,7 +400,9 @@ describe("FACTS §4 worked examples", function()
       apiVersion = "kubeflow.org/v1", kind = "PyTorchJob", metadata = { name = "elastic-example" },
       spec = {
         runPolicy = {},
-        elasticPolicy = { minReplicas = 2, maxReplicas = 4, rdzvBackend = "c10d", maxRestarts = 3 },
+        -- rdzv_backend not given: no rdzvBackend (the operator defaults none,
+        -- pytorch_defaults.go; the pods' PET_RDZV_BACKEND is c10d either way)
+        elasticPolicy = { minReplicas = 2, maxReplicas = 4, maxRestarts = 3 },
         nprocPerNode = "8",
         pytorchReplicaSpecs = {
           Worker = { replicas = 4, restartPolicy = "Never",
@@ -408,11 +410,12 @@ describe("FACTS §4 worked examples", function()
         } } }, job:manifest(opts("elastic-example")))
     -- key order of the Go structs (FACTS §4.1), compact JSON
     assert.equal('{"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob","metadata":{"name":"e"},"spec":{'
-      .. '"runPolicy":{},"elasticPolicy":{"minReplicas":2,"maxReplicas":4,"rdzvBackend":"c10d",'
+      .. '"runPolicy":{},"elasticPolicy":{"minReplicas":2,"maxReplicas":4,'
       .. '"maxRestarts":3},"nprocPerNode":"8","pytorchReplicaSpecs":{"Worker":{"replicas":4,"template":{'
       .. '"spec":{"containers":[{"name":"pytorch","image":"i","resources":{}}],"restartPolicy":"Never"}},'
       .. '"restartPolicy":"Never"}}}}', job:manifest{ name = "e", image = "i", format = "json" })
     local flyte = job:manifest{ name = "e", image = "i", target = "flyte" }
+    -- Flyte's backend writes all five, rdzvBackend c10d given or not (FACTS §4.5)
     assert.same({ minReplicas = 2, maxReplicas = 4, rdzvBackend = "c10d", nProcPerNode = 8, maxRestarts = 3 },
                 flyte.spec.elasticPolicy)
     assert.is_nil(flyte.spec.nprocPerNode)

@@ -301,7 +301,11 @@ static int job_index(lua_State *L) {
     if (f != NULL && f->type != KF_V_GROUPS && f->type != KF_V_DEPRECATED) {
       char path[96];
       snprintf(path, sizeof path, "%s.%s", lkf_job_mt[j->kind], key);
-      if (v) push_field(L, f, v, path); else lua_pushnil(L);
+      if (v) push_field(L, f, v, path);
+      /* a KF_F_GIVEN row not given reads its default (false: unset, nil) */
+      else if ((f->flags & KF_F_GIVEN) && f->type == KF_V_INT) lua_pushinteger(L, f->idef);
+      else if ((f->flags & KF_F_GIVEN) && f->sdef) lua_pushstring(L, f->sdef);
+      else lua_pushnil(L);
       return 1;
     }
   }

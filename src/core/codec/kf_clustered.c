@@ -105,7 +105,7 @@ kf_status kf_clustered_msg(const kf_job *j, const kf_encopts *o, kf_arena *A,
 static const char *const interconnect_names[] = {"tcp", "efa", "infiniband", "roce"};
 
 /* The job's spec table for a ClusteredTaskSpec: an Elastic job's nnodes,
-** nproc_per_node, rdzv_backend (C10D: c10d, STATIC: static) and
+** nproc_per_node, rdzv_backend (C10D: unset, the default; STATIC: static) and
 ** max_restarts, or a PyTorchJob's master and workers; the failure policy and
 ** the TTL as the run policy, interconnect and restart_on_host_maintenance. */
 static kf_node *spec_node(const Flyteidl2__Plugins__ClusteredTaskSpec *m, int kind,
@@ -119,9 +119,9 @@ static kf_node *spec_node(const Flyteidl2__Plugins__ClusteredTaskSpec *m, int ki
   if (ok && kind == KF_ELASTIC) {
     ok = kf_obj_int(A, s, "nnodes", m->replicas) &&
          kf_obj_int(A, s, "nproc_per_node", m->nproc_per_node) &&
-         kf_obj_str(A, s, "rdzv_backend",
-                    tr && tr->rdzv_backend == FLYTEIDL2__PLUGINS__RDZV_BACKEND__C10D
-                        ? "c10d" : "static") &&
+         /* C10D is the default, as proto3 cannot tell it given */
+         ((tr && tr->rdzv_backend == FLYTEIDL2__PLUGINS__RDZV_BACKEND__C10D) ||
+          kf_obj_str(A, s, "rdzv_backend", "static")) &&
          (!tr || !tr->max_restarts || kf_obj_int(A, s, "max_restarts", tr->max_restarts)) &&
          kf_obj_add(A, s, "worker", KF_NOBJ) != NULL;
   } else if (ok) {

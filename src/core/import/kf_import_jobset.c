@@ -198,7 +198,8 @@ kf_status kfi_jobset_doc(kfi *c, const kf_node *doc, kf_node **out) {
   }
   if (c->kind == KF_ELASTIC) {
     KF_OOM(c, ep = kf_obj_add(c->A, s, "elasticPolicy", KF_NOBJ));
-    KF_OOM(c, kf_obj_str(c->A, ep, "rdzvBackend", rdzv && !strcmp(rdzv, "c10d") ? "c10d" : "static") &&
+    /* c10d is the default, which the JobSet cannot tell given */
+    KF_OOM(c, ((rdzv && !strcmp(rdzv, "c10d")) || kf_obj_str(c->A, ep, "rdzvBackend", "static")) &&
                    kf_obj_int(c->A, ep, "minReplicas", n) && kf_obj_int(c->A, ep, "maxReplicas", n) &&
                    kf_obj_int(c->A, ep, "nProcPerNode", nproc));
   }

@@ -546,6 +546,17 @@ static int in_elastic_policy(const kf_field *f) {
   return f->manifest && (f->place == KF_M_ELASTIC || f->type == KF_V_NPROC);
 }
 
+/* Whether v is the default of KF_F_GIVEN row f in a manifest of Flyte's
+** shape: its backend writes the plugin message's value, the default too
+** (rdzvBackend c10d, maxRestarts 0), so it says nothing of the config. */
+static int flyte_default(const kfi *c, const kf_field *f, const kf_node *v) {
+  if (!(f->flags & KF_F_GIVEN) || f->pb == NULL ||
+      (c->target != KF_T_FLYTE && c->target != KF_T_FLYTE2))
+    return 0;
+  if (f->type == KF_V_INT) return v->t == KF_NINT && v->u.i == f->idef;
+  return f->sdef && v->t == KF_NSTR && strcmp(v->u.s.p, f->sdef) == 0;
+}
+
 /* elasticPolicy by the keys of its rows (in_elastic_policy); min and max
 ** replicas are nnodes (an integer when they agree), spec.nprocPerNode a
 ** word. */
@@ -568,7 +579,8 @@ kf_status kfi_elastic(kfi *c, const kf_node *spec) {
     return st;
   for (i = 0; i < k->nfields; i++) {
     const kf_field *f = &k->fields[i];
-    if (in_elastic_policy(f) && (v = kf_node_get(ep, f->manifest)))
+    if (in_elastic_policy(f) && (v = kf_node_get(ep, f->manifest)) &&
+        !flyte_default(c, f, v))
       KF_OOM(c, kf_node_push(c->A, c->spec, f->key, (kf_node *)v));
   }
   if ((v = kf_node_get(spec, "nprocPerNode")) != NULL && kf_node_get(ep, "nProcPerNode"))

@@ -50,6 +50,10 @@ static kf_status pytorch_env(ectx *c) {
                            : deprecated ? NULL
                            : j->nproc_per_node > 0 ? kfe_fmt(c, "%d", (int)j->nproc_per_node)
                                                    : "auto";
+  /* elasticPolicy.maxRestarts set (elastic.go): Flyte's backend always
+  ** sets it, the operator target's manifest when given */
+  const int max_restarts = c->t != KF_T_OPERATOR || j->max_restarts != 0 ||
+                           (j->given_default & KF_EG_MAX_RESTARTS);
   /* getNprocPerNodeInt: Atoi, 1 when a word */
   const int nproc_int = !elastic && j->nproc_word == NULL && j->nproc_per_node > 0
                             ? j->nproc_per_node : 1;
@@ -82,7 +86,7 @@ static kf_status pytorch_env(ectx *c) {
       NOMEM(c, OP(c, p, "PET_RDZV_BACKEND",
                   j->rdzv_backend && *j->rdzv_backend ? j->rdzv_backend : "c10d"));
       NOMEM(c, OP(c, p, "PET_NNODES", kfe_fmt(c, "%d:%d", (int)j->min_nodes, (int)j->max_nodes)));
-      NOMEM(c, kfe_var_int(c, p, "PET_MAX_RESTARTS", j->max_restarts));
+      if (max_restarts) NOMEM(c, kfe_var_int(c, p, "PET_MAX_RESTARTS", j->max_restarts));
       if (deprecated) NOMEM(c, kfe_var_int(c, p, "PET_NPROC_PER_NODE", j->nproc_per_node));
       if (j->rdzv_id) NOMEM(c, OP(c, p, "PET_RDZV_ID", j->rdzv_id));
       if (j->rdzv_conf) NOMEM(c, OP(c, p, "PET_RDZV_CONF", rdzv_conf(c, j->rdzv_conf)));

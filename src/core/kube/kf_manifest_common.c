@@ -86,17 +86,25 @@ int kfm_value_given(const kf_field *f, const void *base) {
 /* One row's value of the struct at `base` (a group, or the job) as
 ** into[f->manifest]: a number as is (KF_F_OMITZERO: 0 left out), an enum
 ** in Kubernetes' spelling, a string, list or tree when given, a boolean
-** (KF_F_OMITZERO: false left out). */
+** (KF_F_OMITZERO: false left out).  A KF_F_GIVEN row: on Flyte's targets
+** as above (the backend writes the plugin message's value, the default
+** too); on the others, where the manifest goes to the operator as
+** written, only when given (a default given is written, 0 and false too). */
 static kf_status put_row(mctx *c, const kf_field *f, const char *base,
                          kf_node *into) {
   const void *p = base + f->off;
+  int keep = 0;
+  if ((f->flags & KF_F_GIVEN) && !c->flyte) {
+    if (kf_row_unset(f, base)) return KF_OK;
+    keep = 1;
+  }
   switch (f->type) {
     case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_SIZE: case KF_V_QTY:
       if (*(const char *const *)p) KF_OOM(c, kf_obj_str(c->A, into, f->manifest,
                                                      *(const char *const *)p));
       return KF_OK;
     case KF_V_INT:
-      if ((f->flags & KF_F_OMITZERO) && *(const int32_t *)p == 0) return KF_OK;
+      if ((f->flags & KF_F_OMITZERO) && !keep && *(const int32_t *)p == 0) return KF_OK;
       KF_OOM(c, kf_obj_int(c->A, into, f->manifest, *(const int32_t *)p));
       return KF_OK;
     case KF_V_TREE:
@@ -109,7 +117,7 @@ static kf_status put_row(mctx *c, const kf_field *f, const char *base,
       return KF_OK;
     case KF_V_BOOL: {
       kf_node *b;
-      if ((f->flags & KF_F_OMITZERO) && *(const int *)p == 0) return KF_OK;
+      if ((f->flags & KF_F_OMITZERO) && !keep && *(const int *)p == 0) return KF_OK;
       KF_OOM(c, b = kf_node_new(c->A, KF_NBOOL));
       b->u.b = *(const int *)p != 0;
       KF_OOM(c, kf_node_push(c->A, into, f->manifest, b));

@@ -74,8 +74,9 @@ kf_status kfm_operator(mctx *c, const kf_job *j, const kf_manifest_opts *o,
     ** which also takes a word (pytorchjob_types.go) */
     if (j->nproc_word == NULL && flyte_slots)
       KF_OOM(c, kf_obj_int(A, ep, "nProcPerNode", j->nproc_per_node));
-    /* the rows placed in the elastic policy (rdzvBackend, maxRestarts; the
-    ** operator's own rendezvous rows, which R43 keeps off Flyte), then the
+    /* the rows placed in the elastic policy (rdzvBackend, maxRestarts: on
+    ** this target only when given, the operator defaulting neither; the
+    ** operator's own rendezvous rows, which R54 keeps off Flyte), then the
     ** keys in their order */
     if ((st = kfm_job_rows(c, j, KF_M_ELASTIC, ep)) != KF_OK) return st;
     KF_OOM(c, ep = kf_pod_ordered(A, ep, elastic_order));

@@ -357,16 +357,14 @@ static kf_status parse_nnodes(ctx *c, const kf_node *n, kf_job *j) {
 static kf_status parse_rows(ctx *c, const kf_obj *o, const kf_node *n,
                             char *base, int kind, int role, uint32_t *given);
 
-kf_status kf_build_value(ctx *c, const kf_field *f, const kf_node *v,
-                         char *base, int kind, int role) {
+/* Row f's value v into the struct at base (kf_build_value, without the
+** zero bit). */
+static kf_status build_value(ctx *c, const kf_field *f, const kf_node *v,
+                             char *base, int kind, int role) {
   char *at = base + f->off;
   kf_status st;
   switch (f->type) {
-    case KF_V_INT:
-      st = get_int(c, v, f->min, AT(at, int32_t));
-      if (st == KF_OK && (f->flags & KF_F_OMITZERO) && *AT(at, int32_t) == 0)
-        *AT(base + f->off_n, unsigned) |= f->zbit;  /* given as 0: lint */
-      return st;
+    case KF_V_INT: return get_int(c, v, f->min, AT(at, int32_t));
     case KF_V_NPROC: {   /* an integer, or one of the choice's words */
       const kf_choice *ch = (const kf_choice *)f->info;
       char q[80];
@@ -436,6 +434,14 @@ kf_status kf_build_value(ctx *c, const kf_field *f, const kf_node *v,
       return KF_OK;  /* markers: the job parser expands them */
   }
   return KF_OK;
+}
+
+kf_status kf_build_value(ctx *c, const kf_field *f, const kf_node *v,
+                         char *base, int kind, int role) {
+  kf_status st = build_value(c, f, v, base, kind, role);
+  if (st == KF_OK && f->zbit && kf_row_default(f, base))
+    *AT(base + f->off_n, unsigned) |= f->zbit;  /* given as the default */
+  return st;
 }
 
 /* An object's fields: unknown keys first (with a suggestion), then each row
@@ -754,7 +760,7 @@ int kf_job_with_values(const kf_job *in, const kf_leaf *l,
     char *base = (char *)out + l[i].off;
     if (v[i]->t == KF_NOBJ || v[i]->t == KF_NARR || v[i]->t == KF_NNIL) return 0;
     if (l[i].obj != NULL && l[i].obj->off_n) *AT((char *)out + l[i].obj->off_n, int) = 1;
-    if (f->flags & KF_F_OMITZERO) *AT(base + f->off_n, unsigned) &= ~f->zbit;
+    if (f->zbit) *AT(base + f->off_n, unsigned) &= ~f->zbit;
     if (kf_build_value(&c, f, v[i], base, in->kind, -1) != KF_OK) return 0;
     /* rows held as numbers (an NPROC word is a static string) */
     if (strings_kept && f->type != KF_V_INT && f->type != KF_V_NPROC &&

@@ -74,9 +74,31 @@ static int emit_groups(kf_arena *A, kf_node *o, const char *base, int kind) {
   return 1;
 }
 
+/* The bits at off_n of a row that keeps them (0 for the others). */
+static unsigned zbits(const kf_field *f, const char *base) {
+  return f->zbit ? *AT(base + f->off_n, const unsigned) & f->zbit : 0;
+}
+
+int kf_row_default(const kf_field *f, const void *base) {
+  const char *at = (const char *)base + f->off, *s;
+  switch (f->type) {
+    case KF_V_INT: return *AT(at, const int32_t) == f->idef;
+    case KF_V_BOOL: return *AT(at, const int) == f->idef;
+    case KF_V_CHOICE:
+      s = *AT(at, const char *const);
+      return s == NULL || (f->sdef && strcmp(s, f->sdef) == 0);
+    default: return 0;   /* (no other type keeps a zero bit) */
+  }
+}
+
+int kf_row_unset(const kf_field *f, const void *base) {
+  return (f->flags & KF_F_GIVEN) && !zbits(f, (const char *)base) && kf_row_default(f, base);
+}
+
 static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
                       const char *base, int kind, int role) {
   const char *at = base + f->off;
+  if ((f->flags & KF_F_GIVEN) && kf_row_unset(f, base)) return 1;
   if (KF_V_ISSTR(f->type)) {  /* the common case first: unset is left out */
     const char *s = *AT(at, const char *const);
     if (s != NULL && f->type == KF_V_SIZE && s[0] == '\0') {  /* true */
@@ -95,13 +117,12 @@ static int emit_value(kf_arena *A, kf_node *o, const kf_field *f,
       if (*AT(at, const int32_t) == 0) return 1;   /* unset (a PyTorchJob's) */
       return kf_obj_int(A, o, f->key, *AT(at, const int32_t));
     case KF_V_INT:
-      if ((f->flags & KF_F_OMITZERO) && *AT(at, const int32_t) == 0 &&
-          !(*AT(base + f->off_n, const unsigned) & f->zbit))
+      if ((f->flags & KF_F_OMITZERO) && *AT(at, const int32_t) == 0 && !zbits(f, base))
         return 1;
       return kf_obj_int(A, o, f->key, *AT(at, const int32_t));
     case KF_V_BOOL: {
       kf_node *b;
-      if ((f->flags & KF_F_OMITZERO) && !*AT(at, const int)) return 1;
+      if ((f->flags & KF_F_OMITZERO) && !*AT(at, const int) && !zbits(f, base)) return 1;
       b = kf_obj_add(A, o, f->key, KF_NBOOL);
       if (b != NULL) b->u.b = *AT(at, const int);
       return b != NULL;
@@ -140,7 +161,8 @@ static int emit_rows(kf_arena *A, kf_node *o, const kf_obj *ob,
   size_t i;
   for (i = 0; i < ob->n; i++, f++) {
     if (!kf_group_takes(f, kind, role)) continue;
-    if (KF_V_ISSTR(f->type) && f->type != KF_V_SIZE) {  /* inline: most rows */
+    if (KF_V_ISSTR(f->type) && f->type != KF_V_SIZE && !(f->flags & KF_F_GIVEN)) {
+      /* inline: most rows */
       const char *s = *AT(base + f->off, const char *const);
       if (s != NULL && !kf_obj_strref(A, o, f->key, s)) return 0;
     } else if (!emit_value(A, o, f, base, kind, role)) {
@@ -191,18 +213,17 @@ static int value_eq(const kf_field *f, const char *a, const char *b, int kind) {
   const char *x = a + f->off, *y = b + f->off;
   size_t i;
   switch (f->type) {
-    case KF_V_INT:   /* a row given as 0 is not the row unset (its zero bit) */
-      return *AT(x, const int32_t) == *AT(y, const int32_t) &&
-             (!(f->flags & KF_F_OMITZERO) ||
-              (*AT(a + f->off_n, const unsigned) & f->zbit) ==
-                  (*AT(b + f->off_n, const unsigned) & f->zbit));
+    case KF_V_INT:   /* a row given as its default is not the row unset (zbit) */
+      return *AT(x, const int32_t) == *AT(y, const int32_t) && zbits(f, a) == zbits(f, b);
     case KF_V_NPROC:   /* words are the choice's static strings */
       return *AT(x, const int32_t) == *AT(y, const int32_t) &&
              *AT(a + f->off_n, const char *const) == *AT(b + f->off_n, const char *const);
-    case KF_V_BOOL: case KF_V_ENUM: return *AT(x, const int) == *AT(y, const int);
+    case KF_V_BOOL: case KF_V_ENUM:
+      return *AT(x, const int) == *AT(y, const int) && zbits(f, a) == zbits(f, b);
     case KF_V_STR: case KF_V_TOKEN: case KF_V_CHOICE: case KF_V_QTY:
     case KF_V_SIZE:
-      return str_eq(*AT(x, const char *const), *AT(y, const char *const));
+      return str_eq(*AT(x, const char *const), *AT(y, const char *const)) &&
+             zbits(f, a) == zbits(f, b);
     case KF_V_TREE:
       return kf_tree_equal(*AT(x, const kf_node *const), *AT(y, const kf_node *const));
     case KF_V_STRLIST: {

@@ -64,6 +64,14 @@ typedef struct kf_group {
 #define KF_RPZ_DEADLINE 2u
 #define KF_RPZ_BACKOFF  4u
 
+/* Elastic rows given as their defaults (KF_F_GIVEN, kf_job.given_default):
+** the training-operator writes no default of its own for them
+** (pytorch_defaults.go), so an operator manifest carries them only when
+** given. */
+#define KF_EG_MAX_RESTARTS 1u
+#define KF_EG_RDZV_BACKEND 2u
+#define KF_EG_STANDALONE   4u
+
 typedef struct kf_run_policy {
   int clean_pod_policy;              /* KF_CP_* */
   int32_t ttl_seconds_after_finished;
@@ -115,6 +123,8 @@ typedef struct kf_job {
   const char *nproc_word;            /* "auto", "cpu", "gpu" (static; R10);
                                         NULL: nproc_per_node */
   const char *rdzv_backend;
+  unsigned given_default;            /* KF_EG_*: KF_F_GIVEN rows given as
+                                        their defaults (kf_schema.h) */
   /* the operator's elasticPolicy beyond Flyte's (0 / NULL: unset) */
   int32_t rdzv_port;
   const char *rdzv_host, *rdzv_id;
@@ -187,6 +197,13 @@ int kf_job_equal(const kf_job *a, const kf_job *b);
 /* Whether row `f` holds the same value in the structs at a and b (a
 ** group's, the job's) of a job of `kind`. */
 int kf_row_equal(const kf_field *f, const void *a, const void *b, int kind);
+/* Whether row f (an INT, BOOL or CHOICE) of the struct at `base` holds
+** its default (idef, sdef; a NULL string too). */
+int kf_row_default(const kf_field *f, const void *base);
+/* Whether KF_F_GIVEN row f of the struct at `base` holds its default
+** without having been given (spec() and the operator's manifest leave it
+** out); 0 for any other row. */
+int kf_row_unset(const kf_field *f, const void *base);
 /* Only the integer 1 turns an elastic job into a plain python-task. */
 int kf_python_task(const kf_job *j);
 /* The task type flytekit gives the job ("python-task" or the kind's). */

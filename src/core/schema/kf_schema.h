@@ -66,6 +66,12 @@ typedef enum kf_vtype {
                                ** with the place's rule, Flyte's two targets
                                ** (the plugin message) one without a proto
                                ** field (R34, kf_field_not_on) */
+#define KF_F_GIVEN    64u   /* the default (idef, sdef, false) is a value,
+                               ** and whether it was given is kept (zbit):
+                               ** spec() and a manifest that goes straight
+                               ** to the operator leave it out unless given;
+                               ** == tells it given from unset (Law 2/3: an
+                               ** elasticPolicy reads back as written) */
 
 /* Where a group row's value goes in a manifest (kf_field.place): every
 ** place a field can be written or read is one row of KF_PLACES, and the
@@ -256,7 +262,10 @@ typedef struct kf_field {
                              (kf_target, KF_NTARGETS entries) the values
                              its resources carry, bit (1u << value); 0: every
                              value (R13; kfjob schema's per-target enums) */
-  unsigned zbit;          /* KF_F_OMITZERO: bit in kf_run_policy.zero */
+  unsigned zbit;          /* KF_F_OMITZERO, KF_F_GIVEN: bit in the word at
+                             off_n (kf_run_policy.zero, kf_job.given_default)
+                             set when the row was given as its default (0,
+                             false, sdef); 0: not kept */
   const char *denied;     /* message when a context does not take it */
   unsigned char check;    /* KF_CHECK_*: the validator its value passes */
   const char *desc;       /* one line: what the field means and what it
