@@ -1,0 +1,100 @@
+-- Reading faults black-box testers found (misc_read), one describe per
+-- fault; the expected values come from the documented semantics (check
+-- returns every problem, each with its path; Law 3: every field of the
+-- manifest present again; server-set fields listed in info.ignored) and
+-- Kubernetes / Kueue behaviour, never from kfjob's own output.
+local kfjob = require "kfjob"
+local util = require "util"
+
+local function paths(probs)
+  local t = {}
+  for _, p in ipairs(probs or {}) do t[#t + 1] = p.path .. " " .. p.rule end
+  table.sort(t)
+  return t
+end
+
+-- A TrainJob runs master and workers as one `node` job with one container,
+-- one resourcesPerNode and one runtime patch: each way the groups differ is
+-- a problem of its own.
+describe("every per-group difference on Trainer is a problem of its own", function()
+  local GROUPENV = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: groupenv
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: registry.example/g:1
+            command: ["torchrun", "train.py"]
+            args: ["--save-checkpoints"]
+            env:
+            - name: ROLE
+              value: master
+            - name: COMMON
+              value: "1"
+    Worker:
+      replicas: 2
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: registry.example/g:1
+            command: ["torchrun", "train.py"]
+            env:
+            - name: COMMON
+              value: "1"
+]]
+
+  it("R35: args and env that differ are both listed", function()
+    local j = assert(kfjob.from_manifest(GROUPENV))
+    local ok, probs = j:check{ target = "trainer-2.3" }
+    assert.is_nil(ok)
+    assert.same({ "worker.container.args R35", "worker.container.env R35" }, paths(probs))
+    -- command, args and env at once
+    j = kfjob.PyTorchJob{ container = { image = "i" },
+                          master = { container = { command = { "a" }, args = { "x" }, env = { A = "1" } } },
+                          worker = { replicas = 1 } }
+    ok, probs = j:check{ target = "trainer-2.3" }
+    assert.is_nil(ok)
+    assert.same({ "worker.container.args R35", "worker.container.command R35", "worker.container.env R35" },
+                paths(probs))
+  end)
+
+  it("R21: every resource that differs is listed", function()
+    local j = kfjob.PyTorchJob{ container = { image = "i" },
+                                master = { requests = { cpu = 1, mem = "1Gi" } },
+                                worker = { replicas = 2, requests = { cpu = 2, mem = "2Gi" } } }
+    local ok, probs = j:check{ target = "trainer-2.3" }
+    assert.is_nil(ok)
+    assert.same({ "worker.requests.cpu R21", "worker.requests.mem R21" }, paths(probs))
+  end)
+
+  it("R31: a pod template and a topology that both differ are both listed", function()
+    local j = kfjob.PyTorchJob{ container = { image = "i" },
+                                master = { pod_template = { metadata = { labels = { a = "1" } } } },
+                                worker = { replicas = 2, topology = { required = "rack" } } }
+    local ok, probs = j:check{ target = "trainer-2.3" }
+    assert.is_nil(ok)
+    local got = paths(probs)
+    assert.equal(2, #got)
+    assert.matches("%.pod_template R31$", got[1])
+    assert.matches("%.topology R31$", got[2])
+  end)
+
+  it("kfjob convert --to trainer-2.3 --lossy reports each on stderr", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.conv(GROUPENV, "--to", "trainer-2.3", "--lossy")
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.matches("worker.container.args: differs from master's", err, 1, true)
+    assert.matches("worker.container.env: differs from master's", err, 1, true)
+  end)
+end)
