@@ -98,3 +98,71 @@ spec:
     assert.matches("worker.container.env: differs from master's", err, 1, true)
   end)
 end)
+
+-- SPEC §14: server-set fields, creationTimestamp among them, are ignored
+-- and listed in info.ignored; kubectl <= 1.33 prints a zero ObjectMeta
+-- time as `creationTimestamp: null` (apimachinery meta/v1 time.go), in the
+-- resource's metadata and in every pod template's.
+describe("creationTimestamp: null is listed in info.ignored", function()
+  local DRY = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: dry
+  creationTimestamp: null
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        metadata:
+          creationTimestamp: null
+        spec:
+          containers:
+          - name: pytorch
+            image: img
+    Worker:
+      replicas: 1
+      template:
+        metadata:
+          creationTimestamp: null
+          labels:
+            app: w
+        spec:
+          containers:
+          - name: pytorch
+            image: img
+]]
+  local function sorted(t)
+    local c = {}
+    for i, v in ipairs(t or {}) do c[i] = v end
+    table.sort(c)
+    return c
+  end
+
+  it("in the resource's metadata and in each pod template's", function()
+    local j, info = kfjob.from_manifest(DRY)
+    assert.truthy(j, info)
+    assert.same({ "metadata.creationTimestamp",
+                  "spec.pytorchReplicaSpecs.Master.template.metadata.creationTimestamp",
+                  "spec.pytorchReplicaSpecs.Worker.template.metadata.creationTimestamp" },
+                sorted(info.ignored))
+  end)
+
+  it("as a non-null one is; neither is written", function()
+    local doc = DRY:gsub("  name: dry\n  creationTimestamp: null", "  name: dry\n  creationTimestamp: \"2024-01-01T00:00:00Z\"")
+    local j, info = kfjob.from_manifest(doc)
+    assert.truthy(j, info)
+    assert.same({ "metadata.creationTimestamp",
+                  "spec.pytorchReplicaSpecs.Master.template.metadata.creationTimestamp",
+                  "spec.pytorchReplicaSpecs.Worker.template.metadata.creationTimestamp" },
+                sorted(info.ignored))
+    assert.is_nil(j:manifest{ name = "dry", format = "yaml" }:find("creationTimestamp", 1, true))
+  end)
+
+  it("a stream's documents each list their own", function()
+    local r = assert(kfjob.from_manifests(DRY .. "---\n" .. (DRY:gsub("  creationTimestamp: null\n", "", 1))))
+    assert.equal(3, #r[1].info.ignored)
+    assert.equal(2, #r[2].info.ignored)
+  end)
+end)
