@@ -166,3 +166,125 @@ spec:
     assert.equal(2, #r[2].info.ignored)
   end)
 end)
+
+-- Kueue reads a kubeflow job's queue from the job's own labels (FACTS §9.1:
+-- metadata.labels["kueue.x-k8s.io/queue-name"] on the CR); people copy it
+-- into the pod templates too.  That copy is harmless and Law 3 asks for
+-- every field of the manifest again: it stays in the pod templates.
+describe("a pod template's copy of scheduling's Kueue label round-trips", function()
+  local KQ = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: kq
+  namespace: team-k
+  labels:
+    kueue.x-k8s.io/queue-name: user-queue
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      restartPolicy: OnFailure
+      template:
+        metadata:
+          labels:
+            kueue.x-k8s.io/queue-name: user-queue
+            app: kq
+        spec:
+          containers:
+          - name: pytorch
+            image: registry.example/kq:1
+            command: ["python", "train.py"]
+    Worker:
+      replicas: 2
+      restartPolicy: OnFailure
+      template:
+        metadata:
+          labels:
+            kueue.x-k8s.io/queue-name: user-queue
+            app: kq
+        spec:
+          containers:
+          - name: pytorch
+            image: registry.example/kq:1
+            command: ["python", "train.py"]
+]]
+  local QL = "kueue.x-k8s.io/queue-name"
+  local WANT = { [QL] = "user-queue", app = "kq" }
+
+  it("reads into the pod template beside scheduling.queue, and is written again", function()
+    local j, info = kfjob.from_manifest(KQ)
+    assert.truthy(j, info)
+    assert.equal("user-queue", j:spec().scheduling.queue)
+    assert.same(WANT, j:spec().pod_template.metadata.labels)
+    assert.same({}, info.unmapped)
+    local m = util.doc1(j:manifest{ name = "kq", format = "yaml" })
+    assert.same({ [QL] = "user-queue" }, m.metadata.labels)
+    for _, g in ipairs{ "Master", "Worker" } do
+      assert.same(WANT, m.spec.pytorchReplicaSpecs[g].template.metadata.labels, g)
+    end
+  end)
+
+  it("a config may repeat scheduling's Kueue labels in a pod template (Law 1)", function()
+    local cases = {
+      { scheduling = { queue = "lq" }, labels = { [QL] = "lq" } },
+      { scheduling = { priority_class = "high" }, labels = { ["kueue.x-k8s.io/priority-class"] = "high" } },
+      { scheduling = { max_exec_time = 600 }, labels = { ["kueue.x-k8s.io/max-exec-time-seconds"] = "600" } },
+    }
+    for _, c in ipairs(cases) do
+      for _, at in ipairs{ "job", "worker" } do
+        local t = { master = { image = "i" }, worker = { replicas = 1, image = "i" }, scheduling = c.scheduling }
+        local pt = { metadata = { labels = c.labels } }
+        if at == "job" then t.pod_template = pt else t.worker.pod_template = pt end
+        local j = kfjob.PyTorchJob(t)
+        for _, target in ipairs{ "operator", "trainer-2.3" } do
+          if at == "job" or target == "operator" then
+            local back = assert(kfjob.from_manifest(j:manifest{ name = "n", target = target, format = "yaml" }))
+            assert.is_true(back == j, target .. " " .. at)
+          end
+        end
+      end
+    end
+    local j = kfjob.MPIJob{ launcher = { image = "i" }, worker = { replicas = 1, image = "i" },
+                            scheduling = { queue = "lq" }, pod_template = { metadata = { labels = { [QL] = "lq" } } } }
+    assert.is_true(kfjob.from_manifest(j:manifest{ name = "n", target = "mpi-operator", format = "yaml" }) == j)
+  end)
+
+  it("another value, or one without scheduling, stays an error naming scheduling", function()
+    local ok, err = pcall(kfjob.PyTorchJob, { master = { image = "i" }, worker = { replicas = 1, image = "i" },
+                                               scheduling = { queue = "lq" },
+                                               pod_template = { metadata = { labels = { [QL] = "other" } } } })
+    assert.is_false(ok)
+    assert.matches('pod_template.metadata.labels["' .. QL .. '"]', err, 1, true)
+    assert.matches("scheduling.queue", err, 1, true)
+    ok, err = pcall(kfjob.PyTorchJob, { master = { image = "i" }, worker = { replicas = 1, image = "i",
+                                        pod_template = { metadata = { labels = { [QL] = "lq" } } } } })
+    assert.is_false(ok)
+    assert.matches('worker.pod_template.metadata.labels["' .. QL .. '"]', err, 1, true)
+    assert.matches("scheduling.queue", err, 1, true)
+    -- a manifest's pod template value other than the resource's
+    local j, msg = kfjob.from_manifest((KQ:gsub("            kueue.x%-k8s.io/queue%-name: user%-queue\n            app: kq",
+                                                 "            kueue.x-k8s.io/queue-name: other\n            app: kq", 1)))
+    assert.is_nil(j)
+    assert.matches('Master.template.metadata.labels["' .. QL .. '"]', msg, 1, true)
+  end)
+
+  it("kfjob convert -f lua, config and config-yaml render it again (Law 3)", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local want = util.doc1(KQ)
+    for _, f in ipairs{ { "lua", ".lua" }, { "config", ".json" }, { "config-yaml", ".yaml" } } do
+      local code, cfg, err = util.conv(KQ, "-f", f[1])
+      assert.equal(0, code, err)
+      local path = util.tmp(cfg, f[2])
+      local code2, out, err2 = util.kfjob("render", path, "-f", "manifest", "--target", "operator")
+      os.remove(path)
+      assert.equal(0, code2, err2)
+      local m = util.doc1(out)
+      assert.same(want.metadata.labels, m.metadata.labels, f[1])
+      for _, g in ipairs{ "Master", "Worker" } do
+        assert.same(want.spec.pytorchReplicaSpecs[g].template.metadata.labels,
+                    m.spec.pytorchReplicaSpecs[g].template.metadata.labels, f[1] .. " " .. g)
+      end
+    end
+  end)
+end)
