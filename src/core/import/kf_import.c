@@ -453,21 +453,67 @@ static const kf_node *int_floats(kf_arena *A, const kf_node *n) {
   return copy ? copy : n;
 }
 
+/* Where no_nulls is: an object's key or a list's index, under `up`; the
+** path is spelled only for what is listed. */
+typedef struct nn_step {
+  const struct nn_step *up;
+  const char *key;
+  size_t idx;
+} nn_step;
+
+/* The manifest path of step s (kfi_path's spelling, list indices from 0). */
+static void step_path(const nn_step *s, char *out) {
+  char up[KFI_PATH];
+  if (s == NULL) {
+    out[0] = '\0';
+    return;
+  }
+  step_path(s->up, up);
+  if (s->key) {
+    kfi_path(out, up, s->key);
+  } else {
+    char ix[24];
+    snprintf(ix, sizeof ix, "[%zu]", s->idx);
+    snprintf(out, KFI_PATH, "%.200s%s", up, ix);
+  }
+}
+
+/* `creationTimestamp: null` in any metadata (a template's too) is what
+** kubectl <= 1.33 prints for a zero ObjectMeta time (apimachinery meta/v1
+** time.go MarshalJSON): a server-set field, never written, listed in
+** info.ignored as the others (SPEC §14).  0: no memory. */
+static int null_stamp(kfi *c, const nn_step *at, const char *k) {
+  nn_step s;
+  char p[KFI_PATH];
+  if (at == NULL || at->key == NULL || strcmp(at->key, "metadata") != 0 ||
+      strcmp(k, "creationTimestamp") != 0)
+    return 1;
+  s.up = at, s.key = k, s.idx = 0;
+  step_path(&s, p);
+  return kf_node_push(c->A, c->ignored, NULL, kf_node_str(c->A, p, strlen(p)));
+}
+
 /* The tree without the object members whose value is null (NULL: no
 ** memory), shared where nothing changes: the API server prunes a null
 ** field that is not nullable before defaulting (apiextensions-apiserver
 ** structural schemas; no kubeflow CRD field is nullable), so `nodeSelector:
 ** ~` or `runPolicy: null`, as Helm's toYaml writes them, mean unset. */
-static const kf_node *no_nulls(kf_arena *A, const kf_node *n) {
+static const kf_node *no_nulls(kfi *c, const kf_node *n, const nn_step *at) {
   kf_node *copy = NULL;
   size_t i, o = 0;
   if (n == NULL || (n->t != KF_NOBJ && n->t != KF_NARR)) return n;
   for (i = 0; i < n->u.c.n; i++) {
-    const kf_node *v = n->u.c.v[i];
-    const kf_node *w = v->t == KF_NNIL && n->t == KF_NOBJ ? NULL : no_nulls(A, v);
-    if (w == NULL && v->t != KF_NNIL) return NULL;
+    const kf_node *v = n->u.c.v[i], *w;
+    nn_step s;
+    s.up = at, s.key = n->t == KF_NOBJ ? n->u.c.k[i] : NULL, s.idx = i;
+    if (v->t == KF_NNIL && n->t == KF_NOBJ) {
+      if (!null_stamp(c, at, n->u.c.k[i])) return NULL;
+      w = NULL;
+    } else if ((w = no_nulls(c, v, &s)) == NULL) {
+      return NULL;
+    }
     if (w != v && copy == NULL) {
-      if ((copy = kf_node_copy_shallow(A, n, n->t)) == NULL) return NULL;
+      if ((copy = kf_node_copy_shallow(c->A, n, n->t)) == NULL) return NULL;
       o = i;
     }
     if (copy == NULL || w == NULL) continue;
@@ -489,7 +535,7 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
   int clustered = 0;
   const kf_node *orig;
   if ((st = start(&c, o, A, e)) != KF_OK) return st;
-  if ((doc = no_nulls(A, doc)) == NULL || (doc = int_floats(A, doc)) == NULL)
+  if ((doc = no_nulls(&c, doc, NULL)) == NULL || (doc = int_floats(A, doc)) == NULL)
     return kf_nomem(e);
   orig = doc;
   if (doc == NULL || doc->t != KF_NOBJ)

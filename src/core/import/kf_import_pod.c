@@ -347,20 +347,20 @@ static kf_status meta_entry(kfi *c, const char *path, int label, const char *k, 
 static const char *const kueue[] = {KF_KUEUE_QUEUE, KF_KUEUE_PRIORITY, KF_KUEUE_MAX_EXEC, NULL};
 
 /* A template's Kueue label (queue-name, priority-class,
-** max-exec-time-seconds): Kueue reads the resource's
-** (jobframework QueueName) and a job's pod template cannot hold them, so a
-** copy of the resource's is ignored (listed in info.ignored) and another
-** is refused (opts.lossy lists it). */
+** max-exec-time-seconds): Kueue reads the resource's (jobframework
+** QueueName), so the pods' copy of the resource's (scheduling's) is
+** harmless and kept as written (Law 3); another value would be a second
+** queue kfjob's scheduling cannot hold: refused (opts.lossy lists it).
+** *keep: whether the template keeps it. */
 static kf_status pod_kueue(kfi *c, const char *path, const char *k, const kf_node *v,
-                           const char *mine) {
+                           const char *mine, int *keep) {
   char p[KFI_PATH];
+  *keep = mine && kfi_str(v) && strcmp(mine, kfi_str(v)) == 0;
+  if (*keep) return KF_OK;
   kfi_path(p, path, k);
-  if (mine && kfi_str(v) && strcmp(mine, kfi_str(v)) == 0) {
-    KF_OOM(c, kf_node_push(c->A, c->ignored, NULL, kf_node_str(c->A, p, strlen(p))));
-    return KF_OK;
-  }
   return kfi_unmapped(c, p, v, "a Kueue label on a pod template: Kueue reads the "
-                      "resource's metadata.labels (kfjob's scheduling), not the pods'");
+                      "resource's metadata.labels (kfjob's scheduling), not the pods'; "
+                      "a pod template may only repeat the resource's");
 }
 
 /* A template's labels and annotations: all of them, but on Flyte's
@@ -390,8 +390,9 @@ static kf_status meta_rest(kfi *c, const char *path, const kf_node *m, kf_node *
       ** scheduling, whichever the target) */
       if (c->pod_copies && mine && s && strcmp(mine, s) == 0) continue;
       if (k == 0 && kf_str_listed(kueue, v->u.c.k[i])) {
-        if ((st = pod_kueue(c, p, v->u.c.k[i], v->u.c.v[i], mine)) != KF_OK) return st;
-        continue;
+        int keep;
+        if ((st = pod_kueue(c, p, v->u.c.k[i], v->u.c.v[i], mine, &keep)) != KF_OK) return st;
+        if (!keep) continue;
       }
       if ((st = meta_entry(c, p, k == 0, v->u.c.k[i], s)) != KF_OK) return st;
       KF_OOM(c, kf_node_push(c->A, l, v->u.c.k[i], v->u.c.v[i]));

@@ -157,16 +157,6 @@ kf_status kfi_unmapped(kfi *c, const char *path, const kf_node *v,
   return KF_OK;
 }
 
-/* `creationTimestamp: null` in any metadata (a template's too): what
-** kubectl <= 1.33 prints for a zero ObjectMeta time (apimachinery
-** meta/v1 time.go MarshalJSON); it means nothing and is never written. */
-static int leftover(const char *path, const char *k, const kf_node *v) {
-  size_t n = strlen(path);
-  return v->t == KF_NNIL && strcmp(k, "creationTimestamp") == 0 &&
-         (strcmp(path, "metadata") == 0 ||
-          (n > 9 && strcmp(path + n - 9, ".metadata") == 0));
-}
-
 /* kfi_path(prefix, key) without its bounds (an arena string; NULL: no
 ** memory): each long unknown key gets its own row, with its whole path. */
 static const char *path_whole(kfi *c, const char *prefix, const char *key) {
@@ -187,7 +177,7 @@ kf_status kfi_keys(kfi *c, const char *path, const kf_node *obj,
   for (i = 0; i < obj->u.c.n; i++) {
     const char *k = obj->u.c.k[i], *sg;
     const char *fp = p;
-    if (kf_str_listed(known, k) || leftover(path, k, obj->u.c.v[i])) continue;
+    if (kf_str_listed(known, k)) continue;
     kfi_path(p, path, k);
     if (strlen(k) > 80 && (fp = path_whole(c, path, k)) == NULL) return kf_nomem(c->e);
     if (kf_str_listed(server, k)) {

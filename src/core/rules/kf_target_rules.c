@@ -256,24 +256,25 @@ static int same_strs(const char **a, size_t na, const char **b, size_t nb) {
   return 1;
 }
 
-/* R35 on Trainer: the key of master's and workers' containers (each the
-** group's when given, else the job's) that differs, or NULL. */
-static const char *container_differs(const kf_job *j) {
-  const kf_container *jc = &j->container, *m, *w;
+/* R35 on Trainer: whether master's and workers' containers (each the
+** group's when given, else the job's) differ in `key` (command, args or
+** env), each key on its own: check lists every difference. */
+static int container_differs(const kf_job *j, const char *key) {
+  const kf_container *jc = &j->container, *m, *w, *mc, *wc;
   const kf_group *gm = &j->g[KF_MASTER], *gw = &j->g[KF_WORKER];
   m = gm->has_container ? &gm->container : jc;
   w = gw->has_container ? &gw->container : jc;
-  {
-    const kf_container *mc = m->ncommand ? m : jc, *wc = w->ncommand ? w : jc;
-    if (!same_strs(mc->command, mc->ncommand, wc->command, wc->ncommand)) return "command";
-    mc = m->nargs ? m : jc, wc = w->nargs ? w : jc;
-    if (!same_strs(mc->args, mc->nargs, wc->args, wc->nargs)) return "args";
-    mc = m->env ? m : jc, wc = w->env ? w : jc;
-    if ((mc->env == NULL) != (wc->env == NULL) ||
-        (mc->env && !kf_tree_equal(mc->env, wc->env)))
-      return "env";
+  if (strcmp(key, "command") == 0) {
+    mc = m->ncommand ? m : jc, wc = w->ncommand ? w : jc;
+    return !same_strs(mc->command, mc->ncommand, wc->command, wc->ncommand);
   }
-  return NULL;
+  if (strcmp(key, "args") == 0) {
+    mc = m->nargs ? m : jc, wc = w->nargs ? w : jc;
+    return !same_strs(mc->args, mc->nargs, wc->args, wc->nargs);
+  }
+  mc = m->env ? m : jc, wc = w->env ? w : jc;
+  return (mc->env == NULL) != (wc->env == NULL) ||
+         (mc->env && !kf_tree_equal(mc->env, wc->env));
 }
 
 /* R35: what a group runs differently.  Flyte builds every replica's pod
@@ -285,18 +286,22 @@ static kf_status test_group_container(const kf_job *j, kf_target t,
                                       kf_problems *out, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
   char path[64];
-  const char *key;
   int i;
   (void)c;
   if (KF_T_IS_TRAINER(t)) {
+    static const char *const keys[] = {"command", "args", "env"};
     /* (Elastic and JAXJob have no master: their one group is the node) */
-    if (kf_trainer_role(j) != KF_MASTER || j->g[KF_WORKER].replicas <= 0 ||
-        (key = container_differs(j)) == NULL)
-      return KF_OK;
-    snprintf(path, sizeof path, "worker.container.%s", key);
-    return kf_problem_add(out, r, t, path, e, "differs from master's: master and "
-                          "workers are one `node` job of a TrainJob, with one "
-                          "container (give it in the job's container)");
+    if (kf_trainer_role(j) != KF_MASTER || j->g[KF_WORKER].replicas <= 0) return KF_OK;
+    for (i = 0; i < 3; i++) {
+      kf_status st;
+      if (!container_differs(j, keys[i])) continue;
+      snprintf(path, sizeof path, "worker.container.%s", keys[i]);
+      if ((st = kf_problem_add(out, r, t, path, e, "differs from master's: master and "
+                               "workers are one `node` job of a TrainJob, with one "
+                               "container (give it in the job's container)")) != KF_OK)
+        return st;
+    }
+    return KF_OK;
   }
   for (i = 0; i < k->nroles; i++) {
     int role = k->roles[i].role;

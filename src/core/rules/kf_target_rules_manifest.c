@@ -159,7 +159,7 @@ static const char *image_of(const kf_job *j, int role, const kf_target_ctx *c) {
 
 /* R21 on Trainer: master and workers are one `node` replicated job (a
 ** kind without a master, Elastic and JAXJob, has one group: nothing to
-** compare). */
+** compare); every difference is a problem of its own. */
 static kf_status r21_groups(const kf_job *j, kf_target t, const kf_target_ctx *c,
                             const kf_target_rule *r, kf_problems *out, kf_err *e) {
   const char *a = image_of(j, KF_MASTER, c), *b = image_of(j, KF_WORKER, c);
@@ -185,7 +185,6 @@ static kf_status r21_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
         ADD(path, e, "differs from master's (%s vs %s): a TrainJob has one "
             "resourcesPerNode for master and workers", y ? y : "unset",
             x ? x : "unset");
-        return KF_OK;
       }
     }
   return KF_OK;

@@ -160,12 +160,17 @@ static kf_status r31_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
     if (g->replicas <= 0 && !(k->flags & KF_K_ELASTIC)) continue;
     if (first == NULL) {
       first = g;
-    } else if (!kf_tree_equal(first->pod_template, g->pod_template) ||
-               !topo_same(first, g)) {
-      snprintf(path, sizeof path, "%s.%s", key,
-               topo_same(first, g) ? "pod_template" : "topology");
-      ADD(path, e, "differs from the other group's: master and workers are one "
-          "`node` job of a TrainJob, patched once");
+    } else {   /* each its own problem; topology first, the one emitting raised */
+      if (!topo_same(first, g)) {
+        snprintf(path, sizeof path, "%s.topology", key);
+        ADD(path, e, "differs from the other group's: master and workers are one "
+            "`node` job of a TrainJob, patched once");
+      }
+      if (!kf_tree_equal(first->pod_template, g->pod_template)) {
+        snprintf(path, sizeof path, "%s.pod_template", key);
+        ADD(path, e, "differs from the other group's: master and workers are one "
+            "`node` job of a TrainJob, patched once");
+      }
     }
     if (g->pod_template) {
       const kf_node *spec = kf_node_get(g->pod_template, "spec");

@@ -100,8 +100,10 @@ static int annotation_key_ok(const char *k) {
 
 /* The Kueue labels scheduling writes (queue, priority_class,
 ** max_exec_time) are its rows' alone: a manifest's are read back as
-** scheduling, and only there are they checked as Kueue takes them (R27). */
-static kf_status kueue_label(const char *k, const char *who, const char *path, kf_err *e) {
+** scheduling, and only there are they checked as Kueue takes them (R27).
+** mine: what scheduling writes for the key, when the job has it. */
+static kf_status kueue_label(const char *k, const char *mine, const char *who,
+                             const char *path, kf_err *e) {
   static const char *const keys[3] = {KF_KUEUE_QUEUE, KF_KUEUE_PRIORITY, KF_KUEUE_MAX_EXEC};
   static const char *const rows[3] = {"queue", "priority_class", "max_exec_time"};
   char p[200];
@@ -109,6 +111,10 @@ static kf_status kueue_label(const char *k, const char *who, const char *path, k
   for (i = 0; i < 3; i++)
     if (strcmp(k, keys[i]) == 0) {
       kf_key_path(p, sizeof p, path, k);
+      if (mine)
+        return kf_fail(e, KF_EINVAL, "%s: %s: differs from scheduling.%s ('%.80s'), "
+                       "which kfjob writes as this label: a pod template may only "
+                       "repeat it", who, p, rows[i], mine);
       return kf_fail(e, KF_EINVAL, "%s: %s: a Kueue label kfjob writes from "
                      "scheduling.%s: set scheduling.%s instead", who, p, rows[i], rows[i]);
     }
@@ -126,7 +132,7 @@ static kf_status check_labels(const kf_node *in, kf_arena *A, const kf_node **ou
   if (empty_table(in)) return *out = NULL, KF_OK;
   if ((st = string_map(in, who, path, label_key, key_rule, e)) != KF_OK) return st;
   for (i = 0; i < in->u.c.n; i++)
-    if ((st = kueue_label(in->u.c.k[i], who, path, e)) != KF_OK) return st;
+    if ((st = kueue_label(in->u.c.k[i], NULL, who, path, e)) != KF_OK) return st;
   for (i = 0; i < in->u.c.n; i++)
     if (!kf_check_ok(kf_labels_tree.value_check, in->u.c.v[i]->u.s.p)) {
       kf_key_path(p, sizeof p, path, in->u.c.k[i]);
@@ -162,25 +168,47 @@ const kf_tree kf_labels_tree = {"a table of label = value", check_labels, "Strin
 const kf_tree kf_annotations_tree = {"a table of annotation = value", check_annotations,
                                      "StringMap", KF_CHECK_ANNOTATION_KEY, 0};
 
+/* What scheduling writes as Kueue's label keys[i] (queue-name,
+** priority-class, max-exec-time-seconds), or NULL; n: room for the time. */
+static const char *sched_label(const kf_job *j, int i, char n[32]) {
+  if (!j->has_scheduling) return NULL;
+  if (i == 0) return j->sched.queue;
+  if (i == 1) return j->sched.priority_class;
+  if (j->sched.max_exec_time <= 0) return NULL;
+  kf_format_int(j->sched.max_exec_time, n);
+  return n;
+}
+
 /* A pod template's Kueue labels (queue-name, priority-class,
-** max-exec-time-seconds) are scheduling's too: Flyte 2 copies a pod
-** template's labels onto the resource, where they would bypass R27, and
-** a manifest's read back as scheduling. */
-static kf_status pod_kueue(const kf_node *tp, const char *at, const char *who, kf_err *e) {
+** max-exec-time-seconds) are scheduling's: Flyte 2 copies a pod
+** template's labels onto the resource, where another value would bypass
+** R27.  A copy of what scheduling writes is harmless (Kueue reads the
+** job's own labels, jobframework QueueName) and hand-written manifests
+** repeat it in their pod templates: it stays. */
+static kf_status pod_kueue(const kf_job *j, const kf_node *tp, const char *at,
+                           const char *who, kf_err *e) {
+  static const char *const keys[3] = {KF_KUEUE_QUEUE, KF_KUEUE_PRIORITY, KF_KUEUE_MAX_EXEC};
   const kf_node *l = kf_node_get(kf_node_get(tp, "metadata"), "labels");
-  char p[200];
+  char p[200], n[32];
   size_t i;
+  int k;
   kf_status st;
   if (l == NULL || l->t != KF_NOBJ) return KF_OK;
   snprintf(p, sizeof p, "%s.metadata.labels", at);
-  for (i = 0; i < l->u.c.n; i++)
-    if ((st = kueue_label(l->u.c.k[i], who, p, e)) != KF_OK) return st;
+  for (i = 0; i < l->u.c.n; i++) {
+    const char *mine = NULL;
+    for (k = 0; k < 3 && strcmp(l->u.c.k[i], keys[k]) != 0; k++) {}
+    if (k < 3) mine = sched_label(j, k, n);
+    if (mine && l->u.c.v[i]->t == KF_NSTR && strcmp(mine, l->u.c.v[i]->u.s.p) == 0)
+      continue;
+    if ((st = kueue_label(l->u.c.k[i], mine, who, p, e)) != KF_OK) return st;
+  }
   return KF_OK;
 }
 
 /* The namespace is a DNS-1123 label (its row's check); an MPI group's
 ** command is its container's args, so both cannot be given; no Kueue
-** label in a pod template. */
+** label in a pod template but a copy of scheduling's. */
 kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
   kf_status st;
@@ -189,14 +217,14 @@ kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e) 
   if (j->ns && (st = kf_row_check(kf_row_find(k->fields, k->nfields, "namespace"),
                                   j->ns, "namespace", who, e)) != KF_OK)
     return st;
-  if (j->pod_template && (st = pod_kueue(j->pod_template, "pod_template", who, e)) != KF_OK)
+  if (j->pod_template && (st = pod_kueue(j, j->pod_template, "pod_template", who, e)) != KF_OK)
     return st;
   for (i = 0; i < k->nroles; i++) {
     const kf_group *g = &j->g[k->roles[i].role];
     if (g->pod_template) {   /* the path only when there is a template: */
       char at[64];           /* snprintf per role was 6% of construction */
       snprintf(at, sizeof at, "%s.pod_template", kf_roles[k->roles[i].role].key);
-      if ((st = pod_kueue(g->pod_template, at, who, e)) != KF_OK) return st;
+      if ((st = pod_kueue(j, g->pod_template, at, who, e)) != KF_OK) return st;
     }
     if (g->ncommand && g->has_container && g->container.nargs)
       return kf_fail(e, KF_EINVAL, "%s: %s.container.args: not with %s.command (an MPI "
