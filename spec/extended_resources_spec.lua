@@ -46,8 +46,14 @@ describe("extended resources in a group's requests and limits", function()
     assert.is_false(j == pt({ replicas = 2 }))
     local w = j:with({ ["worker.replicas"] = 3 })
     assert.equal("4", w.worker.limits.extended["vpc.amazonaws.com/efa"])
-    local back = load(kfjob.to_lua(j), "=to_lua", "t", { require = require })()
+    local f = util.tmp(kfjob.to_lua(j), ".lua")
+    local back = assert(util.loadfile_env(f, { require = require }))()
+    os.remove(f)
     assert.equal(j, back.job)
+    -- read as given too, strictly: another name without a domain raises
+    assert.equal("4", j.worker.limits["vpc.amazonaws.com/efa"])
+    assert.is_nil(j.worker.limits["amd.com/gpu"])
+    assert.has_error(function() return j.worker.limits.efa end)
   end)
 
   it("are refused where Kubernetes refuses them", function()
@@ -126,6 +132,15 @@ describe("extended resources in manifests", function()
     end
     local task = pt({ replicas = 2 }, { requests = { ["amd.com/gpu"] = 8 }, limits = { ["amd.com/gpu"] = 8 } })
     assert.matches('requests["amd.com/gpu"]', err_of(task.task_template, task, {}), 1, true)
+  end)
+
+  it("kfjob explain says where each target puts them", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.kfjob("explain", "PyTorchJob.worker.limits.extended")
+    assert.equal(0, code, err)
+    assert.matches("spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].resources.limits", out, 1, true)
+    assert.matches("spec.trainer.resourcesPerNode.limits", out, 1, true)
+    assert.matches("cannot be expressed (R56", out, 1, true)
   end)
 end)
 
