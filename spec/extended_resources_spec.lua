@@ -46,6 +46,10 @@ describe("extended resources in a group's requests and limits", function()
     assert.is_false(j == pt({ replicas = 2 }))
     local w = j:with({ ["worker.replicas"] = 3 })
     assert.equal("4", w.worker.limits.extended["vpc.amazonaws.com/efa"])
+    -- an override in the flat form merges into what the job has (SPEC §2.2:
+    -- with() deep-merges), its keys winning
+    w = j:with({ worker = { limits = { ["amd.com/gpu"] = 8, ["vpc.amazonaws.com/efa"] = 2 } } })
+    assert.same({ ["amd.com/gpu"] = "8", ["vpc.amazonaws.com/efa"] = "2" }, w:spec().worker.limits.extended)
     local f = util.tmp(kfjob.to_lua(j), ".lua")
     local back = assert(util.loadfile_env(f, { require = require }))()
     os.remove(f)

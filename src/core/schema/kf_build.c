@@ -473,19 +473,46 @@ static int split_rest(const kf_obj *o, const kf_node *n, kf_arena *A,
   return *rest != NULL;
 }
 
+/* The rest row's table given by its key as well (a spec() merged with an
+** override of the flat form, as with() makes it): one table, the flat keys
+** winning; NULL when out of memory.  The key is dropped from `rows`. */
+static kf_node *merge_rest(kf_arena *A, kf_node *rows, const char *key,
+                           const kf_node *named, kf_node *rest) {
+  kf_node *m = kf_node_new(A, KF_NOBJ), *left = kf_node_new(A, KF_NOBJ);
+  size_t i;
+  if (m == NULL || left == NULL) return NULL;
+  for (i = 0; i < named->u.c.n; i++)
+    if (kf_node_get(rest, named->u.c.k[i]) == NULL &&
+        !kf_node_push(A, m, named->u.c.k[i], named->u.c.v[i]))
+      return NULL;
+  for (i = 0; i < rest->u.c.n; i++)
+    if (!kf_node_push(A, m, rest->u.c.k[i], rest->u.c.v[i])) return NULL;
+  for (i = 0; i < rows->u.c.n; i++)
+    if (strcmp(rows->u.c.k[i], key) != 0 &&
+        !kf_node_push(A, left, rows->u.c.k[i], rows->u.c.v[i]))
+      return NULL;
+  *rows = *left;
+  return m;
+}
+
 static kf_status parse_rest(ctx *c, const kf_obj *o, const kf_node *n,
                             char *base, int kind, int role, uint32_t *given) {
   const kf_field *f = &o->f[o->n - 1];
   kf_node *rows = NULL, *rest;
+  const kf_node *named;
   kf_status st;
   int got = split_rest(o, n, c->A, &rows, &rest);
   if (got < 0) return kf_nomem(c->e);
   if (got == 0) return parse_rows(c, o, n, base, kind, role, given);
-  if (kf_node_get(rows, f->key) != NULL) {
-    size_t p = push(c, rest->u.c.k[0]);
-    st = fail(c, "not with %s (give every other resource in one of them)", f->key, "");
-    pop(c, p);
-    return st;
+  if ((named = kf_node_get(rows, f->key)) != NULL) {
+    if ((named->t != KF_NOBJ && !(named->t == KF_NARR && named->u.c.n == 0)) ||
+        named->tag != NULL) {   /* not a table: the row's own error */
+      size_t p = push(c, f->key);
+      st = kf_build_value(c, f, named, base, kind, role);
+      pop(c, p);
+      return st != KF_OK ? st : fail(c, "%s: expected a table", f->key, "");
+    }
+    if ((rest = merge_rest(c->A, rows, f->key, named, rest)) == NULL) return kf_nomem(c->e);
   }
   if ((st = parse_rows(c, o, rows, base, kind, role, given)) != KF_OK) return st;
   if ((st = kf_build_value(c, f, rest, base, kind, role)) != KF_OK) return st;
