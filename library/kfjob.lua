@@ -53,6 +53,7 @@
 ---@class (exact) kfjob.ResourcesOpts
 ---@field cpu? kfjob.Quantity CPU cores, a quantity (4, "500m"): ResourceName CPU in the plugin message and TaskTemplate, cpu in the container resources of every manifest (Trainer: resourcesPerNode)
 ---@field ephemeral_storage? kfjob.Quantity Local scratch disk, a quantity ("100Gi"): ResourceName EPHEMERAL_STORAGE in the plugin message and TaskTemplate, ephemeral-storage in the container resources of every manifest.
+---@field extended? table<string, kfjob.Quantity> Other Kubernetes resources, name = quantity ("amd.com/gpu", "vpc.amazonaws.com/efa", "hugepages-2Mi"), also given as keys of requests/limits themselves: the container resources of operator, mpi-operator and Trainer manifests (an extended resource's request equals its limit); Flyte's Resources has no such name (an error on flyte, flyte2, flyte2-clustered)
 ---@field gpu? kfjob.Quantity NVIDIA GPUs, a quantity (2): ResourceName GPU in the plugin message and TaskTemplate, nvidia.com/gpu in the container resources of every manifest (Trainer: resourcesPerNode)
 ---@field mem? kfjob.Quantity Memory, a quantity ("32Gi"): ResourceName MEMORY in the plugin message and TaskTemplate, memory in the container resources of every manifest (Trainer: resourcesPerNode)
 ---@field memory? kfjob.Quantity Memory, a quantity ("32Gi"): ResourceName MEMORY in the plugin message and TaskTemplate, memory in the container resources of every manifest (Trainer: resourcesPerNode)
@@ -127,6 +128,14 @@
 ---@field clean_pod_policy? kfjob.CleanPodPolicyValue Which pods are deleted when the job ends (none, running, all): run_policy.clean_pod_policy in the v1 plugin message, spec.runPolicy.cleanPodPolicy in operator manifests; dropped with a warning on Trainer (R20) Default: none.
 ---@field ttl_seconds_after_finished? integer Seconds after the job ends before it is deleted: run_policy.ttl_seconds_after_finished in the v1 plugin message, spec.runPolicy.ttlSecondsAfterFinished in operator manifests; dropped on Trainer (R20) Minimum: 0.
 
+--- The keys of a MinResources table.
+---@class (exact) kfjob.MinResourcesOpts
+---@field cpu? kfjob.Quantity CPU cores, a quantity (4, "500m"): ResourceName CPU in the plugin message and TaskTemplate, cpu in the container resources of every manifest (Trainer: resourcesPerNode)
+---@field ephemeral_storage? kfjob.Quantity Local scratch disk, a quantity ("100Gi"): ResourceName EPHEMERAL_STORAGE in the plugin message and TaskTemplate, ephemeral-storage in the container resources of every manifest.
+---@field gpu? kfjob.Quantity NVIDIA GPUs, a quantity (2): ResourceName GPU in the plugin message and TaskTemplate, nvidia.com/gpu in the container resources of every manifest (Trainer: resourcesPerNode)
+---@field mem? kfjob.Quantity Memory, a quantity ("32Gi"): ResourceName MEMORY in the plugin message and TaskTemplate, memory in the container resources of every manifest (Trainer: resourcesPerNode)
+---@field memory? kfjob.Quantity Memory, a quantity ("32Gi"): ResourceName MEMORY in the plugin message and TaskTemplate, memory in the container resources of every manifest (Trainer: resourcesPerNode)
+
 --- Accepted spellings of scheduler.
 ---@alias kfjob.SchedulerValue
 ---| "volcano"
@@ -135,7 +144,7 @@
 --- The keys of a Gang table.
 ---@class (exact) kfjob.GangOpts
 ---@field min_available? integer Pods that must be schedulable together before any starts, an integer >= 1: spec.runPolicy.schedulingPolicy.minAvailable (operator, mpi-operator); Trainer and Flyte refuse it (R28, R30) Minimum: 1.
----@field min_resources? kfjob.ResourcesOpts Resources the gang needs before it starts: schedulingPolicy.minResources with Kubernetes resource names (operator, mpi-operator); Trainer and Flyte refuse it.
+---@field min_resources? kfjob.MinResourcesOpts Resources the gang needs before it starts: schedulingPolicy.minResources with Kubernetes resource names (operator, mpi-operator); Trainer and Flyte refuse it.
 ---@field priority_class? string PriorityClass of the gang's PodGroup: schedulingPolicy.priorityClass (operator, mpi-operator); Trainer and Flyte refuse it (R28, R30)
 ---@field queue? string Volcano queue of the gang's PodGroup: schedulingPolicy.queue (operator, mpi-operator); Trainer: annotation scheduling.volcano.sh/queue-name; Flyte refuses it (R30)
 ---@field schedule_timeout_seconds? integer Seconds the gang may wait to be scheduled, an integer >= 1: schedulingPolicy.scheduleTimeoutSeconds (operator, mpi-operator); Trainer and Flyte refuse it. Minimum: 1.

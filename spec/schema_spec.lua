@@ -93,6 +93,12 @@ local function largest(row, key)
   if row.type == "tree" then  -- none of these travels in the message
     if key == "env" then return { { name = "BIG", value = string.rep("v", BIG) } } end
     if key == "labels" then return { big = string.rep("l", 63) } end   -- a label value
+    -- extended resources: about the longest name IsExtendedResourceName takes
+    -- (requests.<prefix> a subdomain of at most 253, '/', 63), the limit its request
+    if key == "extended" then
+      local e = string.rep("e", 60)
+      return { [table.concat({ e, e, e, e }, ".") .. "/" .. string.rep("r", 63)] = string.rep("9", BIG) }
+    end
     if key == "annotations" then return { big = string.rep("a", 256 * 1024 - 3) } end   -- the limit
     if key == "rdzv_conf" then return { { key = "big", value = string.rep("v", BIG) } } end
     if key == "metrics" then return { { type = "Pods", pods = { metric = { name = string.rep("m", BIG) } } } } end
@@ -176,6 +182,11 @@ describe("the encoder's bound", function()
       s.run_launcher_as_worker, s.launcher_creation_policy = nil, nil
       -- an elastic policy's operator-only fields (R43)
       s.rdzv_host, s.rdzv_port, s.rdzv_id, s.standalone, s.rdzv_conf, s.metrics = nil, nil, nil, nil, nil, nil
+      -- extended resources: Flyte's Resources has no name for them (R56)
+      for _, v in pairs({ s, s.worker, s.ps, s.chief, s.evaluator, s.master, s.launcher }) do
+        if v.requests then v.requests.extended = nil end
+        if v.limits then v.limits.extended = nil end
+      end
       for _, v in pairs(s) do
         if type(v) == "table" then v.pod_template, v.topology, v.container = nil, nil, nil end
         -- ExitCode: no value of the plugin's enum (R13)

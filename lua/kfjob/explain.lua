@@ -158,6 +158,11 @@ local TREE_PROBES = {
   StringMap = {
     { label = "key = value", value = { ["kfjob-probe"] = "x" } },
   },
+  -- a kubernetes.io name: native, so a request needs no limit
+  -- (IsOvercommitAllowed) and either side shows where it goes
+  Quantities = {
+    { label = "name = quantity", value = { ["kfjob.kubernetes.io/probe"] = "1" } },
+  },
 }
 
 -- A manifest place inside a probe tree, folded to the tree's own place:
@@ -166,6 +171,7 @@ local TREE_PROBES = {
 local FOLD = {
   Env = function(at) return (at:gsub("(%.env)%[%d+%].*$", "%1")) end,
   StringMap = function(at) return (at:gsub("%.kfjob%-probe$", "")) end,
+  Quantities = function(at) return (at:gsub("%.kfjob%.kubernetes%.io/probe$", "")) end,
 }
 
 -- Values to try a row with: its enum values, else ones its type and range

@@ -83,6 +83,7 @@ function Gen:type_of(key, row, ctx)
   elseif t == "tree" then
     if row.tree == "Env" then return "kfjob.EnvVar[]|table<string, string>" end
     if row.tree == "StringMap" then return "table<string, string>" end
+    if row.tree == "Quantities" then return "table<string, kfjob.Quantity>" end
     if row.tree == "List" then return "table[]" end
     if row.tree == "Slices" then return "{ level: string, size: integer }[]" end
     return "kfjob.PodTemplate"

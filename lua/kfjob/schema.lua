@@ -145,6 +145,9 @@ local function tree_schema(row)
     return strings
   end
   if row.tree == "List" then return { type = "array", items = { type = "object" } } end
+  if row.tree == "Quantities" then   -- resource name = quantity (extended resources)
+    return { type = "object", additionalProperties = { type = array({ "string", "number" }) } }
+  end
   if row.tree == "Slices" then   -- Kueue's multi-layer slice constraints
     return { type = "array", minItems = 1, maxItems = 3,
              items = { type = "object", required = array({ "level", "size" }), additionalProperties = false,

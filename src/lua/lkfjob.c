@@ -109,7 +109,8 @@ static const kf_field *row_named(const kf_field *f, size_t n, const char *key,
 }
 
 /* __index of an object row's table (job.scheduling, .scheduling.gang):
-** a row of the object that is unset reads nil, any other key raises with
+** a row of the object that is unset reads nil, an extended resource its
+** value under the rest row (or nil), any other key raises with
 ** a suggestion from the object's rows.  Upvalues: the kf_obj, its name. */
 static int strict_index(lua_State *L) {
   const kf_obj *o = (const kf_obj *)lua_touserdata(L, lua_upvalueindex(1));
@@ -119,6 +120,12 @@ static int strict_index(lua_State *L) {
   if (key == NULL) return luaL_error(L, "%s has no field '%s'", lua_tostring(L, lua_upvalueindex(2)),
                                      luaL_tolstring(L, 2, NULL));
   if (row_named(o->f, o->n, key, 1)) return lua_pushnil(L), 1;
+  if (o->n && (o->f[o->n - 1].flags & KF_F_REST) && kf_ext_res_key(key)) {
+    /* an extended resource reads as it is given: limits["amd.com/gpu"] */
+    if (lua_getfield(L, 1, o->f[o->n - 1].key) != LUA_TTABLE) return lua_pushnil(L), 1;
+    lua_getfield(L, -1, key);
+    return 1;
+  }
   for (i = 0; i < o->n && n < 47; i++) cands[n++] = o->f[i].key;
   cands[n] = NULL;
   return no_field(L, lua_tostring(L, lua_upvalueindex(2)), key, cands);

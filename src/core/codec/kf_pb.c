@@ -91,7 +91,7 @@ static pthread_once_t res_once = PTHREAD_ONCE_INIT;
 
 static void res_init(void) {
   size_t i;
-  for (i = 0; i < kf_resources_obj.n; i++) {
+  for (i = 0; i < KF_NRES; i++) {   /* the fixed rows: the rest has no pb */
     const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value_by_name(
         &flyteidl__core__resources__resource_name__descriptor,
         kf_resources_obj.f[i].pb);

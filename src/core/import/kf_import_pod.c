@@ -26,11 +26,22 @@ kf_status kfi_res_side(kfi *c, const char *path, const kf_node *m, kf_node **out
   const char *known[KF_NRES + 1];
   int r;
   kf_status st;
+  kf_node *fixed, *ext;
+  size_t i;
   for (r = 0; r < KF_NRES; r++) known[r] = kf_resources_obj.f[r].manifest;
   known[KF_NRES] = NULL;
-  if ((st = kfi_want(c, path, m, KF_NOBJ)) != KF_OK ||
-      (st = kfi_keys(c, path, m, known, NULL, NULL)) != KF_OK)
-    return st;
+  if ((st = kfi_want(c, path, m, KF_NOBJ)) != KF_OK) return st;
+  /* another resource (amd.com/gpu, hugepages-2Mi) keeps its name: the
+  ** constructor takes it as an extended resource and checks it */
+  KF_OOM(c, fixed = kf_node_new(c->A, KF_NOBJ));
+  KF_OOM(c, ext = kf_node_new(c->A, KF_NOBJ));
+  for (i = 0; i < m->u.c.n; i++) {
+    const char *k = m->u.c.k[i];
+    for (r = 0; r < KF_NRES && strcmp(known[r], k) != 0; r++) {}
+    KF_OOM(c, kf_node_push(c->A, r == KF_NRES && kf_ext_res_key(k) ? ext : fixed, k,
+                           m->u.c.v[i]));
+  }
+  if ((st = kfi_keys(c, path, fixed, known, NULL, NULL)) != KF_OK) return st;
   KF_OOM(c, *out = kf_node_new(c->A, KF_NOBJ));
   for (r = 0; r < KF_NRES; r++) {    /* in the rows' order */
     const kf_node *v = kf_node_get(m, known[r]);
@@ -46,6 +57,8 @@ kf_status kfi_res_side(kfi *c, const char *path, const kf_node *m, kf_node **out
                       v->u.s.p);
     KF_OOM(c, kf_node_push(c->A, *out, kf_resources_obj.f[r].key, (kf_node *)v));
   }
+  for (i = 0; i < ext->u.c.n; i++)
+    KF_OOM(c, kf_node_push(c->A, *out, ext->u.c.k[i], ext->u.c.v[i]));
   if ((*out)->u.c.n == 0) *out = NULL;
   return KF_OK;
 }

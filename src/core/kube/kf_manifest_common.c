@@ -25,11 +25,15 @@ const kf_group *kfm_task_resources(const kf_job *j, const kf_group *g,
     own |= g->requests[r] || g->limits[r];
     any |= j->requests[r] || j->limits[r];
   }
+  any |= j->requests_ext || j->limits_ext;
   if (!any) return g;
   *tmp = *g;
   for (r = 0; r < KF_NRES; r++)
     if (!own || ((r == KF_GPU || r == KF_EPH) && !g->requests[r] && !g->limits[r]))
       tmp->requests[r] = j->requests[r], tmp->limits[r] = j->limits[r];
+  /* extended resources: the group's when it gives any, as GPUs */
+  if (!g->requests_ext && !g->limits_ext)
+    tmp->requests_ext = j->requests_ext, tmp->limits_ext = j->limits_ext;
   return tmp;
 }
 
@@ -299,6 +303,38 @@ kf_status kfm_container(mctx *c, const kf_job *j, int role,
 /* A ResourceRequirements' keys in the Go struct's order. */
 static const char *const resources_order[] = {"limits", "requests", NULL};
 
+/* Go writes a ResourceList (a map) in key order: the fixed resources are,
+** the extended ones go between them (amd.com/gpu before cpu). */
+static void sort_keys(kf_node *m) {
+  size_t i, k;
+  for (i = 1; i < m->u.c.n; i++)
+    for (k = i; k > 0 && strcmp(m->u.c.k[k - 1], m->u.c.k[k]) > 0; k--) {
+      const char *tk = m->u.c.k[k];
+      kf_node *tv = m->u.c.v[k];
+      m->u.c.k[k] = m->u.c.k[k - 1], m->u.c.v[k] = m->u.c.v[k - 1];
+      m->u.c.k[k - 1] = tk, m->u.c.v[k - 1] = tv;
+    }
+}
+
+/* `g`'s extended resources of one side into *m (res[key], made when
+** needed), as given; a request missing beside its limit is the limit
+** (core/v1 defaults.go SetDefaults_Pod, as the fixed rows write it). */
+static kf_status ext_side(mctx *c, const kf_group *g, int limits, kf_node *res,
+                          const char *key, kf_node **m) {
+  const kf_node *own = limits ? g->limits_ext : g->requests_ext;
+  const kf_node *more = limits ? NULL : g->limits_ext;
+  size_t i;
+  if (own == NULL && more == NULL) return KF_OK;
+  if (*m == NULL) KF_OOM(c, *m = kf_obj_add(c->A, res, key, KF_NOBJ));
+  for (i = 0; own && i < own->u.c.n; i++)
+    KF_OOM(c, kf_obj_str(c->A, *m, own->u.c.k[i], own->u.c.v[i]->u.s.p));
+  for (i = 0; more && i < more->u.c.n; i++)
+    if (own == NULL || kf_node_get(own, more->u.c.k[i]) == NULL)
+      KF_OOM(c, kf_obj_str(c->A, *m, more->u.c.k[i], more->u.c.v[i]->u.s.p));
+  sort_keys(*m);
+  return KF_OK;
+}
+
 /* `g`'s resource rows as parent[key] = {limits, requests}, each side only
 ** when some quantity is set; errors name `path`. */
 kf_status kfm_resources(mctx *c, const kf_group *g, const char *path,
@@ -321,6 +357,9 @@ kf_status kfm_resources(mctx *c, const kf_group *g, const char *path,
       if (m == NULL) KF_OOM(c, m = kf_obj_add(c->A, res, row->manifest, KF_NOBJ));
       KF_OOM(c, kf_obj_str(c->A, m, kf_resources_obj.f[r].manifest, q[r]));
     }
+    if ((st = ext_side(c, g, row->off == offsetof(kf_group, limits), res, row->manifest,
+                       &m)) != KF_OK)
+      return st;
   }
   KF_OOM(c, res = kf_pod_ordered(c->A, res, resources_order));
   KF_OOM(c, kf_node_push(c->A, parent, key, res));

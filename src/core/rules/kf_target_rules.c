@@ -494,6 +494,43 @@ static kf_status test_elastic_extra(const kf_job *j, kf_target t,
   return KF_OK;
 }
 
+/* R56: an extended resource where the target's Resources cannot carry it,
+** each a problem at its first name (`role` NULL: the task's; the path is
+** made only for a map that has one: this runs on every job emitted). */
+static kf_status ext_problem(const kf_node *m, const char *role, const char *which,
+                             kf_target t, const kf_target_rule *r, kf_problems *out,
+                             kf_err *e) {
+  char at[40], path[300];
+  if (m == NULL || m->u.c.n == 0) return KF_OK;
+  snprintf(at, sizeof at, "%s%s%s", role ? role : "", role ? "." : "", which);
+  kf_key_path(path, sizeof path, at, m->u.c.k[0]);
+  return kf_problem_add(out, r, t, path, e, "the plugin's Resources cannot carry it: "
+                        "flytekit's Resources has cpu, mem, gpu and ephemeral_storage "
+                        "only, flyteidl's ResourceName CPU, GPU, MEMORY, STORAGE and "
+                        "EPHEMERAL_STORAGE (use --target operator, mpi-operator or a "
+                        "Trainer target)");
+}
+
+static kf_status test_ext_resources(const kf_job *j, kf_target t,
+                                    const kf_target_ctx *c, const kf_target_rule *r,
+                                    kf_problems *out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int i;
+  kf_status st;
+  (void)c;
+  if ((st = ext_problem(j->requests_ext, NULL, "requests", t, r, out, e)) != KF_OK ||
+      (st = ext_problem(j->limits_ext, NULL, "limits", t, r, out, e)) != KF_OK)
+    return st;
+  for (i = 0; i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    const char *role = kf_roles[k->roles[i].role].key;
+    if ((st = ext_problem(g->requests_ext, role, "requests", t, r, out, e)) != KF_OK ||
+        (st = ext_problem(g->limits_ext, role, "limits", t, r, out, e)) != KF_OK)
+      return st;
+  }
+  return KF_OK;
+}
+
 #define FLYTE_PT "flyteplugins pytorch.go BuildResource"
 
 const kf_target_rule kf_target_rules[] = {
@@ -677,5 +714,19 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_OPERATOR] = "pytorchjob_types.go ElasticPolicy",
     TRAINERS("trainer#3235 (ElasticPolicy removed)")},
    test_elastic_extra, 0, 0},
+  {"R56", ALL_KINDS,
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
+    [KF_T_MPI_OPERATOR] = OK, [KF_T_CLUSTERED] = ERR, TRAINERS(OK)},
+   {[KF_T_FLYTE] = "flytekit core/resources.py Resources (cpu, mem, gpu, ephemeral_storage); "
+                   "flyteidl core/tasks.proto Resources.ResourceName",
+    [KF_T_FLYTE2] = "flyteidl2 core/tasks.proto Resources.ResourceName (CPU, GPU, MEMORY, "
+                    "STORAGE, EPHEMERAL_STORAGE)",
+    [KF_T_OPERATOR] = "core/v1 ResourceRequirements (any resource name)",
+    [KF_T_MPI_OPERATOR] = "core/v1 ResourceRequirements (any resource name)",
+    [KF_T_CLUSTERED] = "flyteidl2 core/tasks.proto Resources.ResourceName (the task's "
+                       "resources)",
+    TRAINERS("trainer trainjob_types.go Trainer.ResourcesPerNode (core/v1 "
+             "ResourceRequirements)")},
+   test_ext_resources, 0, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0, 0}
 };

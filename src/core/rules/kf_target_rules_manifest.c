@@ -187,6 +187,17 @@ static kf_status r21_groups(const kf_job *j, kf_target t, const kf_target_ctx *c
             x ? x : "unset");
       }
     }
+  for (side = 0; side < 2; side++) {   /* extended resources, as a whole */
+    const kf_node *x = side ? ga->limits_ext : ga->requests_ext;
+    const kf_node *y = side ? gb->limits_ext : gb->requests_ext;
+    if ((x == NULL) != (y == NULL) || (x && !kf_tree_equal(x, y))) {
+      char path[64];
+      snprintf(path, sizeof path, "worker.%s.extended", side ? "limits" : "requests");
+      ADD(path, e, "differs from master's: a TrainJob has one resourcesPerNode for "
+          "master and workers");
+      return KF_OK;
+    }
+  }
   return KF_OK;
 }
 

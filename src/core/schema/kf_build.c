@@ -356,6 +356,8 @@ static kf_status parse_nnodes(ctx *c, const kf_node *n, kf_job *j) {
 
 static kf_status parse_rows(ctx *c, const kf_obj *o, const kf_node *n,
                             char *base, int kind, int role, uint32_t *given);
+static kf_status parse_rest(ctx *c, const kf_obj *o, const kf_node *n,
+                            char *base, int kind, int role, uint32_t *given);
 
 /* Row f's value v into the struct at base (kf_build_value, without the
 ** zero bit). */
@@ -427,7 +429,7 @@ static kf_status build_value(ctx *c, const kf_field *f, const kf_node *v,
         return kf_build_value(c, &o->f[0], v, at, kind, role);
       if ((st = want_object(c, v, o->tag, o->what)) != KF_OK || v->t != KF_NOBJ)
         return st;
-      return parse_rows(c, o, v, at, kind, role, NULL);
+      return parse_rest(c, o, v, at, kind, role, NULL);
     }
     case KF_V_NNODES: return parse_nnodes(c, v, (kf_job *)(void *)base);
     case KF_V_GROUPS: case KF_V_DEPRECATED:
@@ -442,6 +444,77 @@ kf_status kf_build_value(ctx *c, const kf_field *f, const kf_node *v,
   if (st == KF_OK && f->zbit && kf_row_default(f, base))
     *AT(base + f->off_n, unsigned) |= f->zbit;  /* given as the default */
   return st;
+}
+
+/* An object with a rest row (KF_F_REST, o's last): the keys no row has
+** that kf_ext_res_key takes go to that row as one table (the errors name
+** them under the object), the rest is parsed as rows.  0: none such. */
+static int split_rest(const kf_obj *o, const kf_node *n, kf_arena *A,
+                      kf_node **rows, kf_node **rest) {
+  size_t i;
+  *rest = NULL;
+  if (o->n == 0 || !(o->f[o->n - 1].flags & KF_F_REST) || n->t != KF_NOBJ) return 0;
+  for (i = 0; i < n->u.c.n; i++) {
+    const char *k = n->u.c.k[i];
+    int row = kf_obj_row(o, k) != NULL;
+    kf_node **to = !row && kf_ext_res_key(k) ? rest : rows;
+    if (*rest == NULL && to == rest) {   /* the first: copy the rows so far */
+      size_t m;
+      if ((*rest = kf_node_new(A, KF_NOBJ)) == NULL || (*rows = kf_node_new(A, KF_NOBJ)) == NULL)
+        return -1;
+      for (m = 0; m < i; m++)
+        if (!kf_node_push(A, *rows, n->u.c.k[m], n->u.c.v[m])) return -1;
+    }
+    if (*rest != NULL && !kf_node_push(A, *to, k, n->u.c.v[i])) return -1;
+  }
+  return *rest != NULL;
+}
+
+/* The rest row's table given by its key as well (a spec() merged with an
+** override of the flat form, as with() makes it): one table, the flat keys
+** winning; NULL when out of memory.  The key is dropped from `rows`. */
+static kf_node *merge_rest(kf_arena *A, kf_node *rows, const char *key,
+                           const kf_node *named, kf_node *rest) {
+  kf_node *m = kf_node_new(A, KF_NOBJ), *left = kf_node_new(A, KF_NOBJ);
+  size_t i;
+  if (m == NULL || left == NULL) return NULL;
+  for (i = 0; i < named->u.c.n; i++)
+    if (kf_node_get(rest, named->u.c.k[i]) == NULL &&
+        !kf_node_push(A, m, named->u.c.k[i], named->u.c.v[i]))
+      return NULL;
+  for (i = 0; i < rest->u.c.n; i++)
+    if (!kf_node_push(A, m, rest->u.c.k[i], rest->u.c.v[i])) return NULL;
+  for (i = 0; i < rows->u.c.n; i++)
+    if (strcmp(rows->u.c.k[i], key) != 0 &&
+        !kf_node_push(A, left, rows->u.c.k[i], rows->u.c.v[i]))
+      return NULL;
+  *rows = *left;
+  return m;
+}
+
+static kf_status parse_rest(ctx *c, const kf_obj *o, const kf_node *n,
+                            char *base, int kind, int role, uint32_t *given) {
+  const kf_field *f = &o->f[o->n - 1];
+  kf_node *rows = NULL, *rest;
+  const kf_node *named;
+  kf_status st;
+  int got = split_rest(o, n, c->A, &rows, &rest);
+  if (got < 0) return kf_nomem(c->e);
+  if (got == 0) return parse_rows(c, o, n, base, kind, role, given);
+  if ((named = kf_node_get(rows, f->key)) != NULL) {
+    if ((named->t != KF_NOBJ && !(named->t == KF_NARR && named->u.c.n == 0)) ||
+        named->tag != NULL) {   /* not a table: the row's own error */
+      size_t p = push(c, f->key);
+      st = kf_build_value(c, f, named, base, kind, role);
+      pop(c, p);
+      return st != KF_OK ? st : fail(c, "%s: expected a table", f->key, "");
+    }
+    if ((rest = merge_rest(c->A, rows, f->key, named, rest)) == NULL) return kf_nomem(c->e);
+  }
+  if ((st = parse_rows(c, o, rows, base, kind, role, given)) != KF_OK) return st;
+  if ((st = kf_build_value(c, f, rest, base, kind, role)) != KF_OK) return st;
+  if (given) *given |= 1u << (o->n - 1);
+  return KF_OK;
 }
 
 /* An object's fields: unknown keys first (with a suggestion), then each row

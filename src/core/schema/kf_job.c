@@ -51,6 +51,7 @@ static int emit_obj(kf_arena *A, kf_node *o, const kf_field *f, const char *at,
     const kf_field *r = &sub->f[i];
     const char *v = KF_V_ISSTR(r->type) && r->type != KF_V_SIZE ? *AT(at + r->off, const char *const) : NULL;
     if (KF_V_ISSTR(r->type) && *AT(at + r->off, const char *const) == NULL) continue;
+    if (r->type == KF_V_TREE && *AT(at + r->off, const kf_node *const) == NULL) continue;
     if (s == NULL && (s = kf_obj_add(A, o, f->key, KF_NOBJ)) == NULL) return 0;
     if (v ? !kf_obj_strref(A, s, r->key, v) : !emit_value(A, s, r, at, kind, role))
       return 0;

@@ -42,8 +42,12 @@ typedef struct kf_container {
 typedef struct kf_group {
   int32_t replicas;
   const char *image;                 /* NULL: unset */
-  const char *requests[KF_NRES];     /* quantity strings, NULL: unset */
+  /* quantity strings, NULL: unset; each array followed by its extended
+  ** resources (the resource rows' last, at RES(KF_NRES) from the array) */
+  const char *requests[KF_NRES];
+  const kf_node *requests_ext;       /* checked, sorted; NULL: none */
   const char *limits[KF_NRES];
+  const kf_node *limits_ext;
   int restart_policy;                /* KF_RP_* */
   size_t ncommand;
   const char **command;
@@ -151,8 +155,10 @@ typedef struct kf_job {
   const char *shared_memory;         /* "": true; else a size; NULL: unset */
   int has_accelerator;
   kf_accel accel;
-  const char *requests[KF_NRES];     /* task resources */
+  const char *requests[KF_NRES];     /* task resources (as a group's) */
+  const kf_node *requests_ext;
   const char *limits[KF_NRES];
+  const kf_node *limits_ext;
   int has_scheduling;                /* SPEC §13 (kf_sched.c) */
   kf_sched sched;
   /* the whole job: what the pods run and where the resource lives */
@@ -283,6 +289,15 @@ kf_status kf_node_merge(kf_arena *A, kf_node *base, const kf_node *over,
 /* The whole job (kf_whole.c): the value trees its rows hold, and the rule
 ** relating them to the job (listed in every kind's rules). */
 extern const kf_tree kf_env_tree, kf_labels_tree, kf_annotations_tree;
+/* Extended resources (kf_extres.c): a table of Kubernetes resource name =
+** quantity beside the fixed resource rows ("amd.com/gpu", "hugepages-2Mi"). */
+extern const kf_tree kf_ext_res_tree;
+/* Whether a key of a resources table is an extended resource's name
+** (a '/' or hugepages-), which the rest row takes (KF_F_REST). */
+int kf_ext_res_key(const char *k);
+/* The rules relating requests and limits of extended resources
+** (validateResourceRequirements), on every group and the task. */
+kf_status kf_rule_ext_res(const kf_job *j, const char *who, kf_err *e);
 /* An Elastic job's rdzv_conf and metrics (kf_elastic.c). */
 extern const kf_tree kf_rdzv_conf_tree, kf_metrics_tree;
 kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e);

@@ -71,7 +71,7 @@ static const kf_choice rdzv_choice = {"rendezvous backend",
 #define RES(i) ((i) * sizeof(const char *))
 
 /* Proto names are the ResourceName enum's; manifest keys Kubernetes'. */
-static const kf_field resource_rows[KF_NRES] = {
+static const kf_field resource_rows[KF_NRES + 1] = {
   [KF_CPU] = {.key = "cpu", .type = KF_V_QTY, .off = RES(KF_CPU), .pb = "CPU",
    .manifest = "cpu",
    .desc = "CPU cores, a quantity (4, \"500m\"): ResourceName CPU in the plugin message and TaskTemplate, cpu in the container resources of every manifest (Trainer: resourcesPerNode)"},
@@ -84,9 +84,22 @@ static const kf_field resource_rows[KF_NRES] = {
   [KF_EPH] = {.key = "ephemeral_storage", .type = KF_V_QTY, .off = RES(KF_EPH),
    .pb = "EPHEMERAL_STORAGE", .manifest = "ephemeral-storage",
    .desc = "Local scratch disk, a quantity (\"100Gi\"): ResourceName EPHEMERAL_STORAGE in the plugin message and TaskTemplate, ephemeral-storage in the container resources of every manifest"},
+  /* the other Kubernetes resources, also given as keys of the table itself
+  ** (KF_F_REST): stored after the array (kf_job.h, checked below) */
+  [KF_NRES] = {.key = "extended", .type = KF_V_TREE, .flags = KF_F_REST,
+   .off = RES(KF_NRES), .info = &kf_ext_res_tree,
+   .desc = "Other Kubernetes resources, name = quantity (\"amd.com/gpu\", \"vpc.amazonaws.com/efa\", \"hugepages-2Mi\"), also given as keys of requests/limits themselves: the container resources of operator, mpi-operator and Trainer manifests (an extended resource's request equals its limit); Flyte's Resources has no such name (an error on flyte, flyte2, flyte2-clustered)"},
 };
 const kf_obj kf_resources_obj = {NULL, "a table of resources", resource_rows,
                                  sizeof resource_rows / sizeof *resource_rows, "Resources"};
+const kf_obj kf_min_resources_obj = {NULL, "a table of resources", resource_rows, KF_NRES,
+                                     "MinResources"};
+/* the rest row's offset from an array is its tree's in the structs */
+_Static_assert(offsetof(kf_group, requests_ext) == offsetof(kf_group, requests) + RES(KF_NRES) &&
+               offsetof(kf_group, limits_ext) == offsetof(kf_group, limits) + RES(KF_NRES) &&
+               offsetof(kf_job, requests_ext) == offsetof(kf_job, requests) + RES(KF_NRES) &&
+               offsetof(kf_job, limits_ext) == offsetof(kf_job, limits) + RES(KF_NRES),
+               "extended resources follow their arrays");
 
 /* Kueue topology-aware scheduling (SPEC §13): each key becomes a
 ** kueue.x-k8s.io/podset-* annotation on the pod template. */
@@ -286,7 +299,7 @@ static const kf_field gang_rows[] = {
    .min = 1, .manifest = "scheduleTimeoutSeconds",
    .desc = "Seconds the gang may wait to be scheduled, an integer >= 1: schedulingPolicy.scheduleTimeoutSeconds (operator, mpi-operator); Trainer and Flyte refuse it"},
   {.key = "min_resources", .type = KF_V_OBJ, .off = GANG(min_resources),
-   .off_n = GANG(has_min_resources), .info = &kf_resources_obj,
+   .off_n = GANG(has_min_resources), .info = &kf_min_resources_obj,
    .manifest = "minResources",
    .desc = "Resources the gang needs before it starts: schedulingPolicy.minResources with Kubernetes resource names (operator, mpi-operator); Trainer and Flyte refuse it"},
   {.key = "scheduler", .type = KF_V_CHOICE, .off = GANG(scheduler),

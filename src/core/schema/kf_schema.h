@@ -61,6 +61,8 @@ typedef enum kf_vtype {
 #define KF_F_OMITZERO  4u   /* spec() leaves 0 out unless given as 0 (a
                                ** BOOL: false always) */
 #define KF_F_SHORT    16u   /* KF_V_OBJ: a string stands for its first row */
+#define KF_F_REST     64u   /* KF_V_TREE in an object: also takes the keys
+                               ** no row has that kf_ext_res_key accepts */
 #define KF_F_PLACED   32u   /* the value goes only where its place is: a
                                ** target whose place path is NULL refuses it
                                ** with the place's rule, Flyte's two targets
@@ -378,6 +380,8 @@ typedef struct kf_kind_info {
 extern const kf_kind_info kf_kinds[KF_NKINDS];
 extern const kf_role_info kf_roles[KF_NROLES];
 extern const kf_obj kf_group_obj, kf_resources_obj, kf_run_policy_obj;
+/* the fixed resource rows alone (a gang's min_resources) */
+extern const kf_obj kf_min_resources_obj;
 extern const kf_obj kf_container_obj, kf_group_container_obj;
 extern const kf_enum kf_restart_policy_enum, kf_clean_pod_policy_enum;
 

@@ -206,7 +206,8 @@ static kf_status pod_kueue(const kf_job *j, const kf_node *tp, const char *at,
   return KF_OK;
 }
 
-/* The namespace is a DNS-1123 label (its row's check); an MPI group's
+/* Extended resources' requests against their limits; the namespace is a
+** DNS-1123 label (its row's check); an MPI group's
 ** command is its container's args, so both cannot be given; no Kueue
 ** label in a pod template but a copy of scheduling's. */
 kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e) {
@@ -214,6 +215,7 @@ kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e) 
   kf_status st;
   int i;
   (void)style;
+  if ((st = kf_rule_ext_res(j, who, e)) != KF_OK) return st;
   if (j->ns && (st = kf_row_check(kf_row_find(k->fields, k->nfields, "namespace"),
                                   j->ns, "namespace", who, e)) != KF_OK)
     return st;
