@@ -132,6 +132,7 @@ local function biggest(kind)
   t.namespace = string.rep("n", 63)   -- a DNS-1123 label
   -- SPEC §18: a clustered task's own fields are refused on the plugin's targets (R42)
   t.interconnect, t.restart_on_host_maintenance = nil, nil
+  t.runtime_nodes = nil   -- a node count of 1 only (the runtime's)
   for _, v in pairs(t) do   -- an MPI group's command is its container's args
     if type(v) == "table" and v.command and v.container then v.container.args = nil end
   end

@@ -171,6 +171,28 @@ static kf_status nproc_check(kfi *c, const kf_node *np) {
                   "(an int32 in the TrainJob CRD)");
 }
 
+/* numNodes left out: the runtime's mlPolicy.numNodes, which the job keeps
+** as runtime_nodes (written back without numNodes).  Every runtime
+** Trainer ships says 1 (manifests/base/runtimes), the count the job holds
+** for the other targets; another runtime's count is unknown, so a target
+** that needs one (keep_launcher: the operator's, Flyte's) is refused. */
+static kf_status runtime_nodes(kfi *c) {
+  static const char *const shipped[] = {"torch-distributed", "deepspeed-distributed",
+      "mlx-distributed", "jax-distributed", "xgboost-distributed", "torchtune-llama3.2-1b",
+      "torchtune-llama3.2-3b", "torchtune-qwen2.5-1.5b", NULL};
+  const char *rt = kfi_str(kf_node_get(c->spec, "runtime"));
+  kf_node *yes;
+  size_t i;
+  for (i = 0; rt && shipped[i] && strcmp(rt, shipped[i]) != 0; i++) {}
+  if (rt && !shipped[i] && c->keep_launcher)
+    return kfi_fail(c, "spec.trainer.numNodes", "unset: the node count is runtime '%.100s''s "
+                    "mlPolicy.numNodes, which kfjob does not know (not a runtime Trainer "
+                    "ships); set spec.trainer.numNodes to migrate the job", rt);
+  KF_OOM(c, yes = kf_node_new(c->A, KF_NBOOL));
+  yes->u.b = 1;
+  return kf_node_push(c->A, c->spec, "runtime_nodes", yes) ? KF_OK : kf_nomem(c->e);
+}
+
 /* Nodes and processes: master + workers (JAX: workers), or Elastic's
 ** fixed count.  A PyTorchJob's numProcPerNode: 1 is kfjob's one process a
 ** pod for a command it wraps; unset there is the runtime's auto (nproc_per_node
@@ -182,6 +204,7 @@ static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
   if (nn && (nn->t != KF_NINT || nn->u.i < 1))
     return kfi_fail(c, "spec.trainer.numNodes", "expected an integer >= 1");
   if ((st = nproc_check(c, np)) != KF_OK) return st;
+  if (nn == NULL && (st = runtime_nodes(c)) != KF_OK) return st;
   if (c->kind == KF_ELASTIC) {
     if (nn) KF_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)nn));
     if (np) KF_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kf_job.h"
+#include "kf_launcher.h"
 
 /* ---- lookups ---------------------------------------------------------- */
 
@@ -276,4 +277,17 @@ kf_status kf_rule_bounds(const kf_job *j, int s, const char *who,
   const kf_kind_info *k = &kf_kinds[j->kind];
   return bounds_of((const char *)j, k->fields, k->nfields, NULL, NULL, s, who,
                    e);
+}
+
+/* runtime_nodes leaves the count to the runtime's mlPolicy.numNodes: the
+** job's own (what every other target runs) must be what the shipped
+** runtimes say, 1 (manifests/base/runtimes: mlPolicy.numNodes: 1). */
+kf_status kf_rule_runtime_nodes(const kf_job *j, int s, const char *who, kf_err *e) {
+  int64_t n;
+  (void)s;
+  if (!j->runtime_nodes || (n = kf_trainer_nodes(j)) == 1) return KF_OK;
+  return kf_fail(e, KF_EINVAL, "%s: runtime_nodes: true leaves the node count to the "
+                 "runtime's mlPolicy.numNodes (1 in the runtimes Trainer ships), but the "
+                 "job has %lld nodes (set runtime_nodes = false to write numNodes)",
+                 who, (long long)n);
 }
