@@ -107,3 +107,44 @@ describe("a TrainJob without spec.trainer.numNodes", function()
     end
   end)
 end)
+
+-- A TrainJob on a namespaced TrainingRuntime (Trainer v2.3's
+-- examples/yaml/05-multi-step.yaml): RuntimeRef.Kind TrainingRuntime.
+local NAMESPACED = [[
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: multi-step-example
+spec:
+  runtimeRef:
+    apiGroup: trainer.kubeflow.org
+    kind: TrainingRuntime
+    name: torch-with-dataset-init
+  initializer:
+    dataset:
+      storageUri: hf://tatsu-lab/alpaca
+  trainer:
+    numNodes: 2
+    command: [python3, -c, "print(1)"]
+]]
+
+describe("a TrainJob's runtimeRef kfjob cannot hold", function()
+  it("is an error under lossy too, never another runtime", function()
+    assert.is_nil((read(NAMESPACED)))   -- (spec.initializer is refused first)
+    local job, err = read(NAMESPACED, { lossy = true })
+    assert.is_nil(job)
+    assert.matches("spec.runtimeRef", tostring(err), 1, true)
+    assert.matches("TrainingRuntime", tostring(err), 1, true)
+    job, err = read((NAMESPACED:gsub("kind: TrainingRuntime", "kind: 5")), { lossy = true })
+    assert.is_nil(job)
+    assert.matches("spec.runtimeRef", tostring(err), 1, true)
+  end)
+
+  it("kfjob convert --lossy: exit 1, no TrainJob on torch-distributed written", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.conv(NAMESPACED, "--lossy")
+    assert.equal(1, code)
+    assert.is_nil(out:find("torch-distributed", 1, true), out)
+    assert.matches("spec.runtimeRef", err, 1, true)
+  end)
+end)

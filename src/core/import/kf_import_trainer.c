@@ -24,10 +24,16 @@ static kf_status runtime_ref(kfi *c, const kf_node *ref) {
   if ((st = kfi_want(c, "spec.runtimeRef", ref, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, "spec.runtimeRef", ref, known, NULL, NULL)) != KF_OK)
     return st;
-  if ((g && strcmp(g, KF_TRAINER_GROUP) != 0) ||
-      (k && strcmp(k, "ClusterTrainingRuntime") != 0) || !n)
-    return kfi_unmapped(c, "spec.runtimeRef", ref, "kfjob reads TrainJobs on a "
-                        "ClusterTrainingRuntime (apiGroup trainer.kubeflow.org)");
+  if ((kf_node_get(ref, "apiGroup") && (!g || strcmp(g, KF_TRAINER_GROUP) != 0)) ||
+      (kf_node_get(ref, "kind") && (!k || strcmp(k, "ClusterTrainingRuntime") != 0)) || !n)
+    /* an error under lossy too: left out, the job would name another
+    ** runtime (the kind's ClusterTrainingRuntime), a value replaced */
+    return kfi_fail(c, "spec.runtimeRef", "kfjob reads TrainJobs on a ClusterTrainingRuntime "
+                    "(apiGroup trainer.kubeflow.org), got kind '%.60s', apiGroup '%.60s'%s "
+                    "(not left out under --lossy: the job would run on another runtime)",
+                    k ? k : kf_node_get(ref, "kind") ? "(not a string)" : "ClusterTrainingRuntime",
+                    g ? g : kf_node_get(ref, "apiGroup") ? "(not a string)" : KF_TRAINER_GROUP,
+                    n ? "" : ", no name");
   /* the job's runtime; unset: the one Trainer ships for the kind */
   if (strcmp(n, kf_kinds[c->kind].trainer_runtime) != 0)
     KF_OOM(c, kf_node_push(c->A, c->spec, "runtime", kf_node_get(ref, "name")));
