@@ -148,3 +148,90 @@ describe("a TrainJob's runtimeRef kfjob cannot hold", function()
     assert.matches("spec.runtimeRef", err, 1, true)
   end)
 end)
+
+-- Processes a node (Trainer's torch.go EnforceMLPolicy sets
+-- PET_NPROC_PER_NODE to numProcPerNode, else "auto" with a GPU in
+-- resourcesPerNode, else max(1, the CPU request rounded up); the
+-- training-operator's envvar.go setPodEnv sets it from spec.nprocPerNode,
+-- "auto" by default, which torchrun reads as one process per CPU of the
+-- node on a CPU-only node).
+local function cpu_job(resources)
+  return trainjob("torch-distributed", [[
+    image: registry.example/cpu-ddp:1
+    numNodes: 2
+    command: ["torchrun", "train.py"]
+]] .. (resources or ""))
+end
+
+describe("a TrainJob whose command starts torchrun, migrated to the operator", function()
+  it("keeps the processes a node Trainer ran as nprocPerNode (CPU request, else 1)", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local cases = {
+      { "    resourcesPerNode:\n      requests:\n        cpu: \"4\"\n        memory: 8Gi\n", "4" },
+      { "    resourcesPerNode:\n      requests:\n        cpu: 2500m\n", "3" },
+      { "    resourcesPerNode:\n      limits:\n        cpu: \"6\"\n", "6" },
+      { nil, "1" },
+    }
+    for _, c in ipairs(cases) do
+      local code, out, err = util.conv(cpu_job(c[1]), "--to", "operator")
+      assert.equal(0, code, err)
+      local d = util.doc1(out)
+      assert.equal(c[2], d.spec.nprocPerNode, out)
+      assert.same({ "torchrun", "train.py" },
+                  d.spec.pytorchReplicaSpecs.Master.template.spec.containers[1].command)
+    end
+  end)
+
+  it("leaves nprocPerNode unset with a GPU: auto on both", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.conv(cpu_job("    resourcesPerNode:\n      limits:\n        nvidia.com/gpu: 1\n"),
+                                     "--to", "operator")
+    assert.equal(0, code, err)
+    assert.is_nil(util.doc1(out).spec.nprocPerNode, out)
+  end)
+
+  it("read for Trainer, numProcPerNode stays unset", function()
+    local job = assert(read(cpu_job("    resourcesPerNode:\n      requests:\n        cpu: \"4\"\n")))
+    assert.is_nil(job.nproc_per_node)
+  end)
+end)
+
+describe("a PyTorchJob whose command starts torchrun, for Trainer", function()
+  local function rules(job)
+    local t = {}
+    for _, p in ipairs(job:lint{ target = "trainer-2.3" }) do
+      if p.rule then t[#t + 1] = p.rule end
+    end
+    return table.concat(t, " ")
+  end
+  local base = { master = { requests = { cpu = "4" } }, worker = { replicas = 1 },
+                 container = { image = "i", command = { "torchrun", "train.py" } } }
+  it("warns (R56) that Trainer runs max(1, CPU) processes where the operator's auto ran one per CPU", function()
+    assert.matches("R56", rules(kfjob.PyTorchJob(base)))
+    local auto = util.copy(base)
+    auto.nproc_per_node = "auto"
+    assert.matches("R56", rules(kfjob.PyTorchJob(auto)))
+    local p = kfjob.PyTorchJob(base):lint{ target = "trainer-2.3" }
+    for _, x in ipairs(p) do
+      if x.rule == "R56" then
+        assert.equal("nproc_per_node", x.path)
+        assert.matches("torch.go", x.source, 1, true)
+      end
+    end
+  end)
+  it("not with nproc_per_node set, a GPU, a command torchrun does not start, or on the operator", function()
+    local n = util.copy(base)
+    n.nproc_per_node = 4
+    assert.is_nil(rules(kfjob.PyTorchJob(n)):find("R56"))
+    local g = util.copy(base)
+    g.master = { limits = { gpu = 1 } }
+    assert.is_nil(rules(kfjob.PyTorchJob(g)):find("R56"))
+    local py = util.copy(base)
+    py.container = { image = "i", command = { "python", "train.py" } }
+    assert.is_nil(rules(kfjob.PyTorchJob(py)):find("R56"))
+    for _, p in ipairs(kfjob.PyTorchJob(base):lint{ target = "operator" }) do
+      assert.is_not.equal("R56", p.rule)
+    end
+  end)
+end)
+

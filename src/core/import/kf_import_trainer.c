@@ -81,17 +81,21 @@ static kf_node *torch_nproc(kfi *c, const kf_node *tr) {
 }
 
 /* Migrating to a target that runs the command as written (keep_launcher):
-** a wrapped command (`torchrun --no-python X`) of more than one process a
-** node stays as written, with those processes as nproc_per_node, so the
-** operator's torchrun starts as many (it reads PET_NPROC_PER_NODE, which
-** the operator sets from spec.nprocPerNode: envvar.go setPodEnv). */
-static kf_status keep_launcher(kfi *c, const kf_node *tr, int *out) {
+** a command that starts a launcher (`torchrun train.py`, or kfjob's
+** wrapper `torchrun --no-python X` of more than one process a node, then
+** kept as written) gets the processes a node Trainer ran as
+** nproc_per_node, so the operator's torchrun starts as many (it reads
+** PET_NPROC_PER_NODE, which the operator sets from spec.nprocPerNode,
+** "auto" when unset: envvar.go setPodEnv).  A launcher's "auto" (a GPU)
+** is the operator's default: left unset. */
+static kf_status keep_launcher(kfi *c, const kf_node *tr, int wrapped, int *out) {
   kf_node *np = torch_nproc(c, tr);
   if (np == NULL)
     return kfi_fail(c, "spec.trainer.resourcesPerNode", "a CPU quantity kfjob cannot count: "
                     "the processes a node the runtime starts are unknown (set "
                     "spec.trainer.numProcPerNode)");
-  if (np->t == KF_NINT && np->u.i == 1) return KF_OK;   /* one a pod: the PyTorchJob's */
+  if (!wrapped && np->t != KF_NINT) return KF_OK;   /* auto: the operator's default */
+  if (wrapped && np->t == KF_NINT && np->u.i == 1) return KF_OK;   /* one a pod: the PyTorchJob's */
   c->kept_nproc = np;
   *out = 1;
   return KF_OK;
@@ -106,17 +110,18 @@ static kf_status as_written(kfi *c, const kf_node *tr, int *out) {
   const kf_node *cmd = kf_node_get(tr, "command"), *args = kf_node_get(tr, "args");
   const char *v[3] = {NULL, NULL, NULL};
   size_t i, n = cmd && cmd->t == KF_NARR ? cmd->u.c.n : 0;
-  int wrapped;
+  int wrapped, launcher;
   /* JAX and XGBoost: always (their runtimes take the command as it is) */
   if (kf_node_get(c->spec, "runtime") || !kf_trainer_wraps_kind(c->kind)) return *out = 1, KF_OK;
   for (i = 0; i < n && i < 3; i++) v[i] = kfi_str(cmd->u.c.v[i]);
   wrapped = n >= 2 && v[0] && v[1] && strcmp(v[0], "torchrun") == 0 &&
             strcmp(v[1], "--no-python") == 0;
-  *out = n ? !wrapped && !kf_starts_launcher(v, n < 3 ? n : 3)
-           : args && args->t == KF_NARR && args->u.c.n > 0;
+  launcher = n && !wrapped && kf_starts_launcher(v, n < 3 ? n : 3);
+  *out = n ? !wrapped && !launcher : args && args->t == KF_NARR && args->u.c.n > 0;
   if (*out) KF_OOM(c, kf_obj_strref(c->A, c->spec, "runtime", kf_kinds[c->kind].trainer_runtime));
-  else *out = n > 0 && !wrapped;   /* a launcher: as written too */
-  if (wrapped && c->keep_launcher && c->kind == KF_PYTORCH) return keep_launcher(c, tr, out);
+  else *out = launcher;   /* a launcher: as written too */
+  if ((wrapped || launcher) && c->keep_launcher && c->kind == KF_PYTORCH)
+    return keep_launcher(c, tr, wrapped, out);
   return KF_OK;
 }
 
