@@ -235,3 +235,99 @@ describe("a PyTorchJob whose command starts torchrun, for Trainer", function()
   end)
 end)
 
+-- A runtime patch another manager owns (TrainJob spec.runtimePatches is a
+-- list-map by manager, which Trainer's webhook takes when it is a
+-- domain-prefixed path: apimachinery validation.go IsDomainPrefixedPath,
+-- the CRD's maxLength 253).
+local function patched(manager, extra)
+  return ([[
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: patched
+  namespace: team-p
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    image: registry.example/p:2
+    numNodes: 2
+    command: ["torchrun", "train.py"]
+  runtimePatches:
+  - manager: %s
+    trainingRuntimeSpec:
+      template:
+        spec:
+          replicatedJobs:
+          - name: node
+            template:
+              spec:
+                template:
+                  spec:
+                    nodeSelector:
+                      pool: gpu
+                    serviceAccountName: trainer
+%s]]):format(manager, extra or "")
+end
+
+describe("a TrainJob runtime patch of another manager", function()
+  it("reads as kfjob's own does, keeping the manager's name", function()
+    local other, info = read(patched("example.com/platform"))
+    assert.is_not_nil(other, info)
+    local own = assert(read(patched("kfjob/manifest")))
+    assert.equal("example.com/platform", other.runtime_patch_manager)
+    assert.equal("kfjob/manifest", own.runtime_patch_manager)
+    assert.is_false(other == own)
+    assert.is_true(other:with{ runtime_patch_manager = "kfjob/manifest" } == own)
+    local m = other:manifest{ name = "patched", target = "trainer-2.3" }
+    assert.equal(1, #m.spec.runtimePatches)
+    assert.equal("example.com/platform", m.spec.runtimePatches[1].manager)
+    local back = assert(load(kfjob.to_lua(other), "=to_lua", "t", { require = require }))()
+    assert.is_true(select(2, next(back)) == other)
+  end)
+
+  it("kfjob convert writes it back unchanged (Law 3)", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local code, out, err = util.conv(patched("example.com/platform"))
+    assert.equal(0, code, err)
+    local d = util.doc1(out)
+    assert.equal("example.com/platform", d.spec.runtimePatches[1].manager)
+    assert.equal("gpu", util.dig(d, "spec.runtimePatches.1.trainingRuntimeSpec.template.spec."
+      .. "replicatedJobs.1.template.spec.template.spec.nodeSelector.pool"))
+    local code2, out2, err2 = util.conv(out)
+    assert.equal(0, code2, err2)
+    assert.equal(out, out2)
+  end)
+
+  it("a manager that is not a domain-prefixed path is an error naming it", function()
+    for _, m in ipairs({ "platform", "Example.com/x", "example.com/", "example.com/a b" }) do
+      local job, err = read(patched('"' .. m .. '"'), { lossy = true })
+      assert.is_nil(job, m)
+      assert.matches("spec.runtimePatches[0].manager", tostring(err), 1, true)
+    end
+    local ok, err = pcall(kfjob.PyTorchJob, { master = {}, runtime_patch_manager = "platform" })
+    assert.is_false(ok)
+    assert.matches("runtime_patch_manager", tostring(err), 1, true)
+    assert.equal("domain_prefixed_path", kfjob.fields("PyTorchJob").runtime_patch_manager.check)
+  end)
+
+  it("several patches (several managers) stay an error naming the path", function()
+    local two = patched("example.com/platform", [[
+  - manager: kfjob/manifest
+    trainingRuntimeSpec:
+      template:
+        spec:
+          replicatedJobs:
+          - name: node
+            template:
+              spec:
+                template:
+                  spec:
+                    serviceAccountName: other
+]])
+    local job, err = read(two)
+    assert.is_nil(job)
+    assert.matches("spec.runtimePatches", tostring(err), 1, true)
+    assert.matches("several", tostring(err), 1, true)
+  end)
+end)

@@ -345,21 +345,40 @@ static kf_status pod_rows(kfi *c, const kfi_pod *pod) {
   return KF_OK;
 }
 
-/* kfjob's one runtime patch: the `node` job's pod template. */
+/* The patch's manager (any domain-prefixed path, as Trainer's webhook
+** takes: apimachinery validation.go IsDomainPrefixedPath) kept as
+** runtime_patch_manager so the patch is written back under it. */
+static kf_status patch_manager(kfi *c, const kf_node *mn) {
+  const char *m = kfi_str(mn);
+  if (!kf_check_ok(KF_CHECK_DOMAIN_PATH, m))
+    return kfi_fail(c, "spec.runtimePatches[0].manager", "'%.100s' is not %s", m,
+                    kf_checks[KF_CHECK_DOMAIN_PATH].what);
+  if (strcmp(m, KF_TRAINER_PATCH_MANAGER) == 0) return KF_OK;
+  KF_OOM(c, kf_node_push(c->A, c->spec, "runtime_patch_manager", (kf_node *)mn));
+  return KF_OK;
+}
+
+/* One runtime patch of the `node` job's pod template, whoever manages
+** it.  Several (each its own manager) apply in turn over the runtime,
+** which the job's one pod template cannot keep apart: refused. */
 static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2]) {
   const kf_node *p, *rj, *t;
   kfi_pod pod;
   kf_status st;
   if ((st = kfi_want(c, "spec.runtimePatches", l, KF_NARR)) != KF_OK) return st;
+  if (l->u.c.n > 1)
+    return kfi_unmapped(c, "spec.runtimePatches", l, "kfjob holds one runtime patch: "
+                        "several (one a manager) apply in turn, which the job's one pod "
+                        "template cannot keep apart");
   p = l->u.c.n == 1 ? l->u.c.v[0] : NULL;
   rj = kf_node_get(kf_node_get(kf_node_get(kf_node_get(p, "trainingRuntimeSpec"),
                                            "template"), "spec"), "replicatedJobs");
   t = rj && rj->t == KF_NARR && rj->u.c.n == 1 ? rj->u.c.v[0] : NULL;
-  if (!p || !kfi_str(kf_node_get(p, "manager")) ||
-      strcmp(kfi_str(kf_node_get(p, "manager")), KF_TRAINER_PATCH_MANAGER) != 0 || p->u.c.n != 2 ||
+  if (!p || !kfi_str(kf_node_get(p, "manager")) || p->u.c.n != 2 ||
       !t || !kfi_str(kf_node_get(t, "name")) || strcmp(kfi_str(kf_node_get(t, "name")), KF_TRAINER_NODE) != 0)
-    return kfi_unmapped(c, "spec.runtimePatches", l, "kfjob reads one patch of its own "
-                        "(manager kfjob/manifest) of the node job");
+    return kfi_unmapped(c, "spec.runtimePatches", l, "kfjob reads one patch (a manager "
+                        "and trainingRuntimeSpec) of the node job alone");
+  if ((st = patch_manager(c, kf_node_get(p, "manager"))) != KF_OK) return st;
   if ((st = patch_levels(c, p)) != KF_OK) return st;
   t = kf_node_get(kf_node_get(kf_node_get(t, "template"), "spec"), "template");
   if (t == NULL) return KF_OK;

@@ -92,7 +92,8 @@ static kf_status runtime_patches(mctx *c, const kf_job *j, int role, kf_target t
   if (patch == NULL && pm == NULL) return KF_OK;
   KF_OOM(c, list = kf_obj_add(c->A, spec, "runtimePatches", KF_NARR));
   KF_OOM(c, p = kf_obj_add(c->A, list, NULL, KF_NOBJ));
-  KF_OOM(c, kf_obj_str(c->A, p, "manager", KF_TRAINER_PATCH_MANAGER));
+  KF_OOM(c, kf_obj_str(c->A, p, "manager", j->runtime_patch_manager ? j->runtime_patch_manager
+                                                                     : KF_TRAINER_PATCH_MANAGER));
   KF_OOM(c, x = kf_obj_add(c->A, p, "trainingRuntimeSpec", KF_NOBJ));
   KF_OOM(c, x = kf_obj_add(c->A, x, "template", KF_NOBJ));
   KF_OOM(c, x = kf_obj_add(c->A, x, "spec", KF_NOBJ));

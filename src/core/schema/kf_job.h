@@ -126,6 +126,7 @@ typedef struct kf_job {
   /* Trainer: numNodes left out, the runtime's mlPolicy.numNodes (the job's
   ** own count must be 1, what the shipped runtimes say) */
   int runtime_nodes;
+  const char *runtime_patch_manager;  /* spec.runtimePatches[0].manager */
   /* mpi-operator v2beta1 (MPIJob, Horovod; defaults from its
   ** SetDefaults_MPIJob) */
   const char *ssh_auth_mount_path, *mpi_implementation, *launcher_creation_policy;
@@ -272,8 +273,9 @@ extern const kf_tree kf_env_tree, kf_labels_tree, kf_annotations_tree;
 /* An Elastic job's rdzv_conf and metrics (kf_elastic.c). */
 extern const kf_tree kf_rdzv_conf_tree, kf_metrics_tree;
 kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e);
-/* runtime_nodes: the job's node count is 1 (kf_kinds.c). */
-kf_status kf_rule_runtime_nodes(const kf_job *j, int style, const char *who, kf_err *e);
+/* The Trainer rows: runtime_patch_manager's validator, runtime_nodes'
+** node count of 1 (kf_kinds.c). */
+kf_status kf_rule_trainer(const kf_job *j, int style, const char *who, kf_err *e);
 
 /* Copy a job (or group) and all its strings into one block of `size`
 ** bytes (from kf_job_size) so a userdata can own it without a __gc. */

@@ -382,7 +382,10 @@ static const kf_choice launcher_policy_choice = {
 #define RUNTIME_NODES                                                      \
   {.key = "runtime_nodes", .type = KF_V_BOOL, .flags = KF_F_OMITZERO,     \
    .off = J(runtime_nodes),                                                \
-   .desc = "true: a TrainJob leaves spec.trainer.numNodes out, so the node count is the runtime's mlPolicy.numNodes (1 in every runtime Trainer ships); the job's own count must then be 1, which the other targets run"}
+   .desc = "true: a TrainJob leaves spec.trainer.numNodes out, so the node count is the runtime's mlPolicy.numNodes (1 in every runtime Trainer ships); the job's own count must then be 1, which the other targets run"}, \
+  {.key = "runtime_patch_manager", .type = KF_V_TOKEN, .off = J(runtime_patch_manager), \
+   .sdef = KF_TRAINER_PATCH_MANAGER, .check = KF_CHECK_DOMAIN_PATH,        \
+   .desc = "Who owns the TrainJob's runtime patch of the node job, a domain-prefixed path (spec.runtimePatches[0].manager; Trainer targets only, nothing on the others): kfjob/manifest by default; another manager's patch reads back with its name"}
 
 /* Flyte 2 clustered tasks (flyteidl2 plugins/clustered.proto
 ** ClusteredTaskSpec.interconnect, ClusterFailurePolicy.
@@ -474,10 +477,10 @@ static const kf_field trainer_kind_rows[] = {GROUPS, RUN_POLICY, POD, SCHED, WHO
 /* ---- kinds ------------------------------------------------------------ */
 
 static const kf_rule replicated[] = {kf_rule_replicas, kf_rule_bounds, kf_rule_pod,
-                                     kf_rule_sched, kf_rule_whole, kf_rule_runtime_nodes,
+                                     kf_rule_sched, kf_rule_whole, kf_rule_trainer,
                                      NULL};
 static const kf_rule elastic[] = {kf_rule_bounds, kf_rule_pod, kf_rule_sched, kf_rule_whole,
-                                  kf_rule_runtime_nodes, NULL};
+                                  kf_rule_trainer, NULL};
 static const kf_rule some_replicas[] = {kf_rule_replicas, kf_rule_some_replicas,
                                         kf_rule_bounds, kf_rule_pod, kf_rule_sched,
                                         kf_rule_whole, NULL};
