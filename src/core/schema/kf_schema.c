@@ -384,8 +384,8 @@ static const kf_choice launcher_policy_choice = {
    .off = J(runtime_nodes),                                                \
    .desc = "true: a TrainJob leaves spec.trainer.numNodes out, so the node count is the runtime's mlPolicy.numNodes (1 in every runtime Trainer ships); the job's own count must then be 1, which the other targets run"}, \
   {.key = "runtime_patch_manager", .type = KF_V_TOKEN, .off = J(runtime_patch_manager), \
-   .sdef = KF_TRAINER_PATCH_MANAGER, .check = KF_CHECK_DOMAIN_PATH,        \
-   .desc = "Who owns the TrainJob's runtime patch of the node job, a domain-prefixed path (spec.runtimePatches[0].manager; Trainer targets only, nothing on the others): kfjob/manifest by default; another manager's patch reads back with its name"}
+   .check = KF_CHECK_DOMAIN_PATH,                                           \
+   .desc = "Who owns the TrainJob's runtime patch of the node job, a domain-prefixed path (spec.runtimePatches[0].manager; Trainer targets only, nothing on the others): kfjob/manifest when unset; another manager's patch reads back with its name"}
 
 /* Flyte 2 clustered tasks (flyteidl2 plugins/clustered.proto
 ** ClusteredTaskSpec.interconnect, ClusterFailurePolicy.
