@@ -475,7 +475,7 @@ describe("import: Law 2, upstream manifests", function()
     -- Elastic job starts its upper bound
     ["pytorchjob.json"] = "spec.pytorchReplicaSpecs.Worker.replicas",
     -- 02-runtime-patches.yaml: a patch of another manager (the platform team's)
-    ["trainer-2.3-upstream.yaml"] = "spec.runtimePatches",
+    ["trainer-2.3-upstream.yaml"] = "spec.runtimePatches[0].trainingRuntimeSpec.template.metadata",
   }
   local function target_of(text)
     if text:find("kubeflow.org/v2beta1", 1, true) then return "mpi-operator" end

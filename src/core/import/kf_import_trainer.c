@@ -24,10 +24,16 @@ static kf_status runtime_ref(kfi *c, const kf_node *ref) {
   if ((st = kfi_want(c, "spec.runtimeRef", ref, KF_NOBJ)) != KF_OK ||
       (st = kfi_keys(c, "spec.runtimeRef", ref, known, NULL, NULL)) != KF_OK)
     return st;
-  if ((g && strcmp(g, KF_TRAINER_GROUP) != 0) ||
-      (k && strcmp(k, "ClusterTrainingRuntime") != 0) || !n)
-    return kfi_unmapped(c, "spec.runtimeRef", ref, "kfjob reads TrainJobs on a "
-                        "ClusterTrainingRuntime (apiGroup trainer.kubeflow.org)");
+  if ((kf_node_get(ref, "apiGroup") && (!g || strcmp(g, KF_TRAINER_GROUP) != 0)) ||
+      (kf_node_get(ref, "kind") && (!k || strcmp(k, "ClusterTrainingRuntime") != 0)) || !n)
+    /* an error under lossy too: left out, the job would name another
+    ** runtime (the kind's ClusterTrainingRuntime), a value replaced */
+    return kfi_fail(c, "spec.runtimeRef", "kfjob reads TrainJobs on a ClusterTrainingRuntime "
+                    "(apiGroup trainer.kubeflow.org), got kind '%.60s', apiGroup '%.60s'%s "
+                    "(not left out under --lossy: the job would run on another runtime)",
+                    k ? k : kf_node_get(ref, "kind") ? "(not a string)" : "ClusterTrainingRuntime",
+                    g ? g : kf_node_get(ref, "apiGroup") ? "(not a string)" : KF_TRAINER_GROUP,
+                    n ? "" : ", no name");
   /* the job's runtime; unset: the one Trainer ships for the kind */
   if (strcmp(n, kf_kinds[c->kind].trainer_runtime) != 0)
     KF_OOM(c, kf_node_push(c->A, c->spec, "runtime", kf_node_get(ref, "name")));
@@ -75,17 +81,21 @@ static kf_node *torch_nproc(kfi *c, const kf_node *tr) {
 }
 
 /* Migrating to a target that runs the command as written (keep_launcher):
-** a wrapped command (`torchrun --no-python X`) of more than one process a
-** node stays as written, with those processes as nproc_per_node, so the
-** operator's torchrun starts as many (it reads PET_NPROC_PER_NODE, which
-** the operator sets from spec.nprocPerNode: envvar.go setPodEnv). */
-static kf_status keep_launcher(kfi *c, const kf_node *tr, int *out) {
+** a command that starts a launcher (`torchrun train.py`, or kfjob's
+** wrapper `torchrun --no-python X` of more than one process a node, then
+** kept as written) gets the processes a node Trainer ran as
+** nproc_per_node, so the operator's torchrun starts as many (it reads
+** PET_NPROC_PER_NODE, which the operator sets from spec.nprocPerNode,
+** "auto" when unset: envvar.go setPodEnv).  A launcher's "auto" (a GPU)
+** is the operator's default: left unset. */
+static kf_status keep_launcher(kfi *c, const kf_node *tr, int wrapped, int *out) {
   kf_node *np = torch_nproc(c, tr);
   if (np == NULL)
     return kfi_fail(c, "spec.trainer.resourcesPerNode", "a CPU quantity kfjob cannot count: "
                     "the processes a node the runtime starts are unknown (set "
                     "spec.trainer.numProcPerNode)");
-  if (np->t == KF_NINT && np->u.i == 1) return KF_OK;   /* one a pod: the PyTorchJob's */
+  if (!wrapped && np->t != KF_NINT) return KF_OK;   /* auto: the operator's default */
+  if (wrapped && np->t == KF_NINT && np->u.i == 1) return KF_OK;   /* one a pod: the PyTorchJob's */
   c->kept_nproc = np;
   *out = 1;
   return KF_OK;
@@ -100,17 +110,18 @@ static kf_status as_written(kfi *c, const kf_node *tr, int *out) {
   const kf_node *cmd = kf_node_get(tr, "command"), *args = kf_node_get(tr, "args");
   const char *v[3] = {NULL, NULL, NULL};
   size_t i, n = cmd && cmd->t == KF_NARR ? cmd->u.c.n : 0;
-  int wrapped;
+  int wrapped, launcher;
   /* JAX and XGBoost: always (their runtimes take the command as it is) */
   if (kf_node_get(c->spec, "runtime") || !kf_trainer_wraps_kind(c->kind)) return *out = 1, KF_OK;
   for (i = 0; i < n && i < 3; i++) v[i] = kfi_str(cmd->u.c.v[i]);
   wrapped = n >= 2 && v[0] && v[1] && strcmp(v[0], "torchrun") == 0 &&
             strcmp(v[1], "--no-python") == 0;
-  *out = n ? !wrapped && !kf_starts_launcher(v, n < 3 ? n : 3)
-           : args && args->t == KF_NARR && args->u.c.n > 0;
+  launcher = n && !wrapped && kf_starts_launcher(v, n < 3 ? n : 3);
+  *out = n ? !wrapped && !launcher : args && args->t == KF_NARR && args->u.c.n > 0;
   if (*out) KF_OOM(c, kf_obj_strref(c->A, c->spec, "runtime", kf_kinds[c->kind].trainer_runtime));
-  else *out = n > 0 && !wrapped;   /* a launcher: as written too */
-  if (wrapped && c->keep_launcher && c->kind == KF_PYTORCH) return keep_launcher(c, tr, out);
+  else *out = launcher;   /* a launcher: as written too */
+  if ((wrapped || launcher) && c->keep_launcher && c->kind == KF_PYTORCH)
+    return keep_launcher(c, tr, wrapped, out);
   return KF_OK;
 }
 
@@ -171,6 +182,28 @@ static kf_status nproc_check(kfi *c, const kf_node *np) {
                   "(an int32 in the TrainJob CRD)");
 }
 
+/* numNodes left out: the runtime's mlPolicy.numNodes, which the job keeps
+** as runtime_nodes (written back without numNodes).  Every runtime
+** Trainer ships says 1 (manifests/base/runtimes), the count the job holds
+** for the other targets; another runtime's count is unknown, so a target
+** that needs one (keep_launcher: the operator's, Flyte's) is refused. */
+static kf_status runtime_nodes(kfi *c) {
+  static const char *const shipped[] = {"torch-distributed", "deepspeed-distributed",
+      "mlx-distributed", "jax-distributed", "xgboost-distributed", "torchtune-llama3.2-1b",
+      "torchtune-llama3.2-3b", "torchtune-qwen2.5-1.5b", NULL};
+  const char *rt = kfi_str(kf_node_get(c->spec, "runtime"));
+  kf_node *yes;
+  size_t i;
+  for (i = 0; rt && shipped[i] && strcmp(rt, shipped[i]) != 0; i++) {}
+  if (rt && !shipped[i] && c->keep_launcher)
+    return kfi_fail(c, "spec.trainer.numNodes", "unset: the node count is runtime '%.100s''s "
+                    "mlPolicy.numNodes, which kfjob does not know (not a runtime Trainer "
+                    "ships); set spec.trainer.numNodes to migrate the job", rt);
+  KF_OOM(c, yes = kf_node_new(c->A, KF_NBOOL));
+  yes->u.b = 1;
+  return kf_node_push(c->A, c->spec, "runtime_nodes", yes) ? KF_OK : kf_nomem(c->e);
+}
+
 /* Nodes and processes: master + workers (JAX: workers), or Elastic's
 ** fixed count.  A PyTorchJob's numProcPerNode: 1 is kfjob's one process a
 ** pod for a command it wraps; unset there is the runtime's auto (nproc_per_node
@@ -182,6 +215,7 @@ static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
   if (nn && (nn->t != KF_NINT || nn->u.i < 1))
     return kfi_fail(c, "spec.trainer.numNodes", "expected an integer >= 1");
   if ((st = nproc_check(c, np)) != KF_OK) return st;
+  if (nn == NULL && (st = runtime_nodes(c)) != KF_OK) return st;
   if (c->kind == KF_ELASTIC) {
     if (nn) KF_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)nn));
     if (np) KF_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
@@ -311,21 +345,40 @@ static kf_status pod_rows(kfi *c, const kfi_pod *pod) {
   return KF_OK;
 }
 
-/* kfjob's one runtime patch: the `node` job's pod template. */
+/* The patch's manager (any domain-prefixed path, as Trainer's webhook
+** takes: apimachinery validation.go IsDomainPrefixedPath) kept as
+** runtime_patch_manager so the patch is written back under it. */
+static kf_status patch_manager(kfi *c, const kf_node *mn) {
+  const char *m = kfi_str(mn);
+  if (!kf_check_ok(KF_CHECK_DOMAIN_PATH, m))
+    return kfi_fail(c, "spec.runtimePatches[0].manager", "'%.100s' is not %s", m,
+                    kf_checks[KF_CHECK_DOMAIN_PATH].what);
+  if (strcmp(m, KF_TRAINER_PATCH_MANAGER) == 0) return KF_OK;
+  KF_OOM(c, kf_node_push(c->A, c->spec, "runtime_patch_manager", (kf_node *)mn));
+  return KF_OK;
+}
+
+/* One runtime patch of the `node` job's pod template, whoever manages
+** it.  Several (each its own manager) apply in turn over the runtime,
+** which the job's one pod template cannot keep apart: refused. */
 static kf_status patches(kfi *c, const kf_node *l, kf_node *master_or_worker[2]) {
   const kf_node *p, *rj, *t;
   kfi_pod pod;
   kf_status st;
   if ((st = kfi_want(c, "spec.runtimePatches", l, KF_NARR)) != KF_OK) return st;
+  if (l->u.c.n > 1)
+    return kfi_unmapped(c, "spec.runtimePatches", l, "kfjob holds one runtime patch: "
+                        "several (one a manager) apply in turn, which the job's one pod "
+                        "template cannot keep apart");
   p = l->u.c.n == 1 ? l->u.c.v[0] : NULL;
   rj = kf_node_get(kf_node_get(kf_node_get(kf_node_get(p, "trainingRuntimeSpec"),
                                            "template"), "spec"), "replicatedJobs");
   t = rj && rj->t == KF_NARR && rj->u.c.n == 1 ? rj->u.c.v[0] : NULL;
-  if (!p || !kfi_str(kf_node_get(p, "manager")) ||
-      strcmp(kfi_str(kf_node_get(p, "manager")), KF_TRAINER_PATCH_MANAGER) != 0 || p->u.c.n != 2 ||
+  if (!p || !kfi_str(kf_node_get(p, "manager")) || p->u.c.n != 2 ||
       !t || !kfi_str(kf_node_get(t, "name")) || strcmp(kfi_str(kf_node_get(t, "name")), KF_TRAINER_NODE) != 0)
-    return kfi_unmapped(c, "spec.runtimePatches", l, "kfjob reads one patch of its own "
-                        "(manager kfjob/manifest) of the node job");
+    return kfi_unmapped(c, "spec.runtimePatches", l, "kfjob reads one patch (a manager "
+                        "and trainingRuntimeSpec) of the node job alone");
+  if ((st = patch_manager(c, kf_node_get(p, "manager"))) != KF_OK) return st;
   if ((st = patch_levels(c, p)) != KF_OK) return st;
   t = kf_node_get(kf_node_get(kf_node_get(t, "template"), "spec"), "template");
   if (t == NULL) return KF_OK;

@@ -92,7 +92,8 @@ static kf_status runtime_patches(mctx *c, const kf_job *j, int role, kf_target t
   if (patch == NULL && pm == NULL) return KF_OK;
   KF_OOM(c, list = kf_obj_add(c->A, spec, "runtimePatches", KF_NARR));
   KF_OOM(c, p = kf_obj_add(c->A, list, NULL, KF_NOBJ));
-  KF_OOM(c, kf_obj_str(c->A, p, "manager", KF_TRAINER_PATCH_MANAGER));
+  KF_OOM(c, kf_obj_str(c->A, p, "manager", j->runtime_patch_manager ? j->runtime_patch_manager
+                                                                     : KF_TRAINER_PATCH_MANAGER));
   KF_OOM(c, x = kf_obj_add(c->A, p, "trainingRuntimeSpec", KF_NOBJ));
   KF_OOM(c, x = kf_obj_add(c->A, x, "template", KF_NOBJ));
   KF_OOM(c, x = kf_obj_add(c->A, x, "spec", KF_NOBJ));
@@ -223,14 +224,15 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
     return st;
   if ((st = trainer_run(c, j, role, &sh, tr, from)) != KF_OK) return st;
   if (elastic) {
-    KF_OOM(c, kf_obj_int(A, tr, "numNodes", j->max_nodes));
+    if (!j->runtime_nodes) KF_OOM(c, kf_obj_int(A, tr, "numNodes", j->max_nodes));
     /* "auto" is Trainer's default when numProcPerNode is unset; "cpu" and
     ** "gpu" are refused by R10's row before we get here */
     if (j->nproc_word == NULL)
       KF_OOM(c, kf_obj_int(A, tr, "numProcPerNode", j->nproc_per_node));
   } else {
     kf_strs cmd = kfm_role_command(j, role, o, from[0], sizeof from[0]);
-    KF_OOM(c, kf_obj_int(A, tr, "numNodes", kf_trainer_nodes(j)));
+    /* runtime_nodes: left out, the runtime's mlPolicy.numNodes */
+    if (!j->runtime_nodes) KF_OOM(c, kf_obj_int(A, tr, "numNodes", kf_trainer_nodes(j)));
     /* nproc_per_node, "auto" unset (R39); unset: one process a pod, but
     ** a launcher the command starts takes the runtime's (auto) */
     if (j->nproc_word == NULL && (j->nproc_per_node > 0 || kf_trainer_wraps(j, cmd.v, cmd.n)))

@@ -533,6 +533,28 @@ static kf_status test_ext_resources(const kf_job *j, kf_target t,
 
 #define FLYTE_PT "flyteplugins pytorch.go BuildResource"
 
+/* R57: a PyTorchJob whose command starts torchrun with nproc_per_node
+** unset or "auto" and no GPU: the operator's torchrun runs "auto", one
+** process per CPU of the node, where Trainer (numProcPerNode unset) runs
+** the CPU request rounded up, at least 1. */
+static kf_status test_pt_nproc_cpu(const kf_job *j, kf_target t,
+                                   const kf_target_ctx *c, const kf_target_rule *r,
+                                   kf_problems *out, kf_err *e) {
+  const int role = kf_trainer_role(j);
+  const kf_group *g = &j->g[role];
+  const kf_container *ct = g->has_container && g->container.ncommand ? &g->container
+                           : j->has_container ? &j->container : NULL;
+  (void)c;
+  if (j->runtime || ct == NULL || !kf_starts_launcher((const char *const *)ct->command, ct->ncommand) ||
+      (j->nproc_word ? strcmp(j->nproc_word, "auto") != 0 : j->nproc_per_node != 0) ||
+      g->requests[KF_GPU] || g->limits[KF_GPU] || j->requests[KF_GPU] || j->limits[KF_GPU])
+    return KF_OK;
+  return kf_problem_add(out, r, t, "nproc_per_node", e, "unset (auto) without a GPU: "
+                        "Trainer runs max(1, CPU request) processes a node, where the "
+                        "operator's auto runs one per CPU of the node (set nproc_per_node "
+                        "to the count the job needs)");
+}
+
 const kf_target_rule kf_target_rules[] = {
   {"R1", K(KF_PYTORCH),
    {[KF_T_FLYTE] = WARN, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
@@ -728,5 +750,11 @@ const kf_target_rule kf_target_rules[] = {
     TRAINERS("trainer trainjob_types.go Trainer.ResourcesPerNode (core/v1 "
              "ResourceRequirements)")},
    test_ext_resources, 0, 0},
+  {"R57", K(KF_PYTORCH),
+   {[KF_T_MPI_OPERATOR] = NA, TRAINERS(WARN)},
+   {TRAINERS("trainer torch.go EnforceMLPolicy (numProcPerNode unset: auto only with a "
+             "GPU, else max(1, CPU)); training-operator envvar.go setPodEnv "
+             "(PET_NPROC_PER_NODE auto)")},
+   test_pt_nproc_cpu, 0, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0, 0}
 };

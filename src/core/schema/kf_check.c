@@ -22,6 +22,7 @@
 #define QNAME_EXT_CHAR_FMT "[-A-Za-z0-9_.]"
 #define QUALIFIED_NAME_FMT "(" QNAME_CHAR_FMT QNAME_EXT_CHAR_FMT "*)?" QNAME_CHAR_FMT
 #define LABEL_VALUE_FMT "(" QUALIFIED_NAME_FMT ")?"
+#define HTTP_PATH_FMT "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
 
 const kf_check_info kf_checks[] = {
   [KF_CHECK_NONE] = {NULL, NULL, 0, NULL},
@@ -49,7 +50,33 @@ const kf_check_info kf_checks[] = {
                                "an annotation key: a label key whose DNS-1123 subdomain "
                                "prefix may have uppercase letters (IsQualifiedName of the "
                                "key lowered)"},
+  /* IsDomainPrefixedPath (validation.go: a subdomain, '/', httpPathFmt's
+  ** characters); the TrainJob CRD's manager maxLength 253 */
+  [KF_CHECK_DOMAIN_PATH] = {"domain_prefixed_path",
+                            "^" DNS1123_SUBDOMAIN_FMT "/" HTTP_PATH_FMT "$", 253,
+                            "a domain-prefixed path of at most 253 characters: a DNS-1123 "
+                            "subdomain, '/', then letters, digits or "
+                            "/-._~%!$&'()*+,;=: (IsDomainPrefixedPath, \"acme.io/foo\")"},
 };
+
+/* IsDomainPrefixedPath: <subdomain>/<path>, each part not empty. */
+static int domain_path(const char *s, size_t n) {
+  static const char path_chars[] = "/-._~%!$&'()*+,;=:";
+  const char *slash = strchr(s, '/');
+  char host[254];
+  size_t i, h = slash ? (size_t)(slash - s) : 0;
+  if (n > 253 || h == 0 || slash[1] == '\0') return 0;
+  memcpy(host, s, h);
+  host[h] = '\0';
+  if (kf_dns1123_subdomain_problem(host) != NULL) return 0;
+  for (i = h + 1; i < n; i++) {
+    char c = s[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          strchr(path_chars, c)) || c == '\0')
+      return 0;
+  }
+  return 1;
+}
 
 /* IsQualifiedName(strings.ToLower(k)) */
 static int annotation_key(const char *k) {
@@ -68,6 +95,7 @@ int kf_check_ok(unsigned c, const char *s) {
     case KF_CHECK_LABEL_KEY: return kf_qualified_name(s);
     case KF_CHECK_LABEL_VALUE: return kf_label_value_problem(s) == NULL;
     case KF_CHECK_ANNOTATION_KEY: return annotation_key(s);
+    case KF_CHECK_DOMAIN_PATH: return domain_path(s, n);
     case KF_CHECK_NONE: break;
   }
   return 1;
@@ -95,6 +123,7 @@ kf_status kf_check_value(unsigned check, const char *v, const char *path,
                      "(%s; Kueue's webhook refuses it)", who, path, v,
                      kf_dns1123_subdomain_problem(v));
     case KF_CHECK_LABEL_KEY: case KF_CHECK_LABEL_VALUE: case KF_CHECK_ANNOTATION_KEY:
+    case KF_CHECK_DOMAIN_PATH:
       return kf_fail(e, KF_EINVAL, "%s: %s: '%.100s' is not %s", who, path, v,
                      kf_checks[check].what);
     case KF_CHECK_NONE: break;

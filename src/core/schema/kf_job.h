@@ -137,6 +137,10 @@ typedef struct kf_job {
   /* Trainer: the ClusterTrainingRuntime (PyTorchJob, Elastic); NULL: the
   ** kind's shipped one (torch-distributed) */
   const char *runtime;
+  /* Trainer: numNodes left out, the runtime's mlPolicy.numNodes (the job's
+  ** own count must be 1, what the shipped runtimes say) */
+  int runtime_nodes;
+  const char *runtime_patch_manager;  /* spec.runtimePatches[0].manager */
   /* mpi-operator v2beta1 (MPIJob, Horovod; defaults from its
   ** SetDefaults_MPIJob) */
   const char *ssh_auth_mount_path, *mpi_implementation, *launcher_creation_policy;
@@ -301,6 +305,9 @@ kf_status kf_rule_ext_res(const kf_job *j, const char *who, kf_err *e);
 /* An Elastic job's rdzv_conf and metrics (kf_elastic.c). */
 extern const kf_tree kf_rdzv_conf_tree, kf_metrics_tree;
 kf_status kf_rule_whole(const kf_job *j, int style, const char *who, kf_err *e);
+/* The Trainer rows: runtime_patch_manager's validator, runtime_nodes'
+** node count of 1 (kf_kinds.c). */
+kf_status kf_rule_trainer(const kf_job *j, int style, const char *who, kf_err *e);
 
 /* Copy a job (or group) and all its strings into one block of `size`
 ** bytes (from kf_job_size) so a userdata can own it without a __gc. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kf_job.h"
+#include "kf_launcher.h"
 
 /* ---- lookups ---------------------------------------------------------- */
 
@@ -276,4 +277,24 @@ kf_status kf_rule_bounds(const kf_job *j, int s, const char *who,
   const kf_kind_info *k = &kf_kinds[j->kind];
   return bounds_of((const char *)j, k->fields, k->nfields, NULL, NULL, s, who,
                    e);
+}
+
+/* The Trainer rows: runtime_patch_manager by its validator; runtime_nodes
+** leaves the count to the runtime's mlPolicy.numNodes, so the job's own
+** (what every other target runs) must be what the shipped runtimes say,
+** 1 (manifests/base/runtimes: mlPolicy.numNodes: 1). */
+kf_status kf_rule_trainer(const kf_job *j, int s, const char *who, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  int64_t n;
+  kf_status st;
+  (void)s;
+  if (j->runtime_patch_manager &&
+      (st = kf_row_check(kf_row_find(k->fields, k->nfields, "runtime_patch_manager"),
+                         j->runtime_patch_manager, "runtime_patch_manager", who, e)) != KF_OK)
+    return st;
+  if (!j->runtime_nodes || (n = kf_trainer_nodes(j)) == 1) return KF_OK;
+  return kf_fail(e, KF_EINVAL, "%s: runtime_nodes: true leaves the node count to the "
+                 "runtime's mlPolicy.numNodes (1 in the runtimes Trainer ships), but the "
+                 "job has %lld nodes (set runtime_nodes = false to write numNodes)",
+                 who, (long long)n);
 }

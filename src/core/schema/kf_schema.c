@@ -388,7 +388,17 @@ static const kf_choice launcher_policy_choice = {
 /* Kubeflow Trainer's runtime (spec.runtimeRef.name of a TrainJob). */
 #define RUNTIME                                                            \
   {.key = "runtime", .type = KF_V_TOKEN, .off = J(runtime),               \
-   .desc = "The ClusterTrainingRuntime a TrainJob runs on (spec.runtimeRef.name; Trainer targets only, R49): torch-distributed when unset"}
+   .desc = "The ClusterTrainingRuntime a TrainJob runs on (spec.runtimeRef.name; Trainer targets only, R49): torch-distributed when unset"}, \
+  RUNTIME_NODES
+/* A TrainJob without trainer.numNodes: the runtime's mlPolicy.numNodes
+** (every plugin replaces it only when numNodes is set). */
+#define RUNTIME_NODES                                                      \
+  {.key = "runtime_nodes", .type = KF_V_BOOL, .flags = KF_F_OMITZERO,     \
+   .off = J(runtime_nodes),                                                \
+   .desc = "true: a TrainJob leaves spec.trainer.numNodes out, so the node count is the runtime's mlPolicy.numNodes (1 in every runtime Trainer ships); the job's own count must then be 1, which the other targets run"}, \
+  {.key = "runtime_patch_manager", .type = KF_V_TOKEN, .off = J(runtime_patch_manager), \
+   .check = KF_CHECK_DOMAIN_PATH,                                           \
+   .desc = "Who owns the TrainJob's runtime patch of the node job, a domain-prefixed path (spec.runtimePatches[0].manager; Trainer targets only, nothing on the others): kfjob/manifest when unset; another manager's patch reads back with its name"}
 
 /* Flyte 2 clustered tasks (flyteidl2 plugins/clustered.proto
 ** ClusteredTaskSpec.interconnect, ClusterFailurePolicy.
@@ -474,15 +484,18 @@ static const kf_field horovod_rows[] = {
   DEPRECATED, POD, SCHED, WHOLE, MPI_OPERATOR};
 /* SPEC §12: no Flyte task type, so no proto fields of their own. */
 static const kf_field operator_rows[] = {GROUPS, RUN_POLICY, POD, SCHED, WHOLE};
+/* JAX and XGBoost: also a TrainJob on the runtime Trainer ships for them */
+static const kf_field trainer_kind_rows[] = {GROUPS, RUN_POLICY, POD, SCHED, WHOLE, RUNTIME_NODES};
 
 #define ROWS(r) r, sizeof r / sizeof *r
 
 /* ---- kinds ------------------------------------------------------------ */
 
 static const kf_rule replicated[] = {kf_rule_replicas, kf_rule_bounds, kf_rule_pod,
-                                     kf_rule_sched, kf_rule_whole, NULL};
+                                     kf_rule_sched, kf_rule_whole, kf_rule_trainer,
+                                     NULL};
 static const kf_rule elastic[] = {kf_rule_bounds, kf_rule_pod, kf_rule_sched, kf_rule_whole,
-                                  NULL};
+                                  kf_rule_trainer, NULL};
 static const kf_rule some_replicas[] = {kf_rule_replicas, kf_rule_some_replicas,
                                         kf_rule_bounds, kf_rule_pod, kf_rule_sched,
                                         kf_rule_whole, NULL};
@@ -564,14 +577,14 @@ const kf_kind_info kf_kinds[KF_NKINDS] = {
    MPI_LAUNCHER_ON_FAILURE},
   [KF_JAX] = {"JAXJob", NULL, "jax", "JAXJob", "jaxReplicaSpecs",
    KF_K_RUNPOLICY, 1, {{KF_WORKER, NULL, NULL, NULL}},
-   NULL, NULL, NULL, ROWS(operator_rows), replicated, jax_bounds,
+   NULL, NULL, NULL, ROWS(trainer_kind_rows), replicated, jax_bounds,
    "jaxjob-port", 6666,
    "A JAX distributed job (Workers): no Flyte task type; training-operator kubeflow.org/v1 JAXJob or a Trainer TrainJob (jax-distributed)",
    "jax-distributed", NO_RESTART},
   [KF_XGBOOST] = {"XGBoostJob", NULL, "xgboost", "XGBoostJob", "xgbReplicaSpecs",
    KF_K_RUNPOLICY, 2,
    {{KF_WORKER, NULL, NULL, NULL}, {KF_MASTER, NULL, NULL, NULL}},
-   NULL, NULL, NULL, ROWS(operator_rows), replicated, xgb_bounds,
+   NULL, NULL, NULL, ROWS(trainer_kind_rows), replicated, xgb_bounds,
    "xgboostjob-port", 9999,
    "An XGBoost job (Master and Workers): no Flyte task type; training-operator kubeflow.org/v1 XGBoostJob or a Trainer TrainJob (xgboost-distributed)",
    "xgboost-distributed", NO_RESTART},

@@ -215,8 +215,10 @@ enum kf_check {
                               takes queue and priority class names */
   KF_CHECK_LABEL_KEY,      /* a label key (IsQualifiedName) */
   KF_CHECK_LABEL_VALUE,    /* a label value (IsValidLabelValue), may be empty */
-  KF_CHECK_ANNOTATION_KEY  /* an annotation key (IsQualifiedName of the key
+  KF_CHECK_ANNOTATION_KEY, /* an annotation key (IsQualifiedName of the key
                               lowered: ValidateAnnotations) */
+  KF_CHECK_DOMAIN_PATH     /* a domain-prefixed path (IsDomainPrefixedPath:
+                              a TrainJob runtime patch's manager) */
 };
 /* A validator as the generators give it: its name in kfjob.fields, the
 ** Kubernetes regular expression the value matches (anchored, as JSON
