@@ -7,6 +7,13 @@
 local util = require "util"
 local kfjob = require "kfjob"
 
+-- load a chunk with environment env (setfenv on 5.1 and LuaJIT)
+local function load_env(src, env)
+  local f = assert((setfenv and rawget(_G, "loadstring") or load)(src, "=to_lua", "t", env))
+  if setfenv then setfenv(f, env) end
+  return f
+end
+
 local function read(text, opts)
   return kfjob.from_manifest(text, opts)
 end
@@ -54,7 +61,7 @@ describe("a TrainJob without spec.trainer.numNodes", function()
     assert.is_false(job == given)   -- numNodes: 1 written is not the runtime's count
     local m = given:manifest{ name = "tj", target = "trainer-2.3" }
     assert.equal(1, m.spec.trainer.numNodes)
-    local back = assert(load(kfjob.to_lua(job), "=to_lua", "t", { require = require }))()
+    local back = load_env(kfjob.to_lua(job), { require = require })()
     local b = back.tj or back.job or select(2, next(back))
     assert.is_true(b == job)
     local cfg = kfjob.to_config(job).jobs
@@ -284,7 +291,7 @@ describe("a TrainJob runtime patch of another manager", function()
     assert.same(m_own, m)   -- the same patch content
     assert.equal(1, #m.spec.runtimePatches)
     assert.equal("example.com/platform", m.spec.runtimePatches[1].manager)
-    local back = assert(load(kfjob.to_lua(other), "=to_lua", "t", { require = require }))()
+    local back = load_env(kfjob.to_lua(other), { require = require })()
     assert.is_true(select(2, next(back)) == other)
   end)
 
