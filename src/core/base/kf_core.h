@@ -193,6 +193,9 @@ int kf_obj_int(kf_arena *A, kf_node *obj, const char *key, int64_t i);
 ** canonical trees (kf_tree_same: doubles bit for bit, strings ending in a
 ** NUL), and layout into a block (mem NULL: measure only). */
 kf_node *kf_tree_dup(kf_arena *A, const kf_node *n);
+/* A held table is canonical (keys sorted, as kf_tree_equal wants): a copy
+** of object `in` in key order; NULL when out of memory. */
+kf_node *kf_tree_sorted(const kf_node *in, kf_arena *A);
 int kf_tree_equal(const kf_node *a, const kf_node *b);
 int kf_tree_same(const kf_node *a, const kf_node *b);
 const kf_node *kf_tree_lay(const kf_node *n, char *mem, size_t *off);

@@ -4,6 +4,7 @@
 ** A held tree is canonical (object keys sorted, made by the row's check),
 ** so equality is structural.
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "kf_core.h"
@@ -112,5 +113,28 @@ kf_node *kf_node_put_sorted(kf_arena *A, const kf_node *o, const char *k, kf_nod
     if (c != 0 && !kf_node_push(A, d, o->u.c.k[i], o->u.c.v[i])) return NULL;
   }
   if (!put && !kf_node_push(A, d, k, v)) return NULL;
+  return d;
+}
+
+/* A key and its value, sorted together (no lookup of each key again: a
+** table of many keys is sorted in n log n). */
+typedef struct kv {
+  const char *k;
+  kf_node *v;
+} kv;
+
+static int by_key(const void *a, const void *b) {
+  return strcmp(((const kv *)a)->k, ((const kv *)b)->k);
+}
+
+kf_node *kf_tree_sorted(const kf_node *in, kf_arena *A) {
+  kf_node *d = kf_node_new(A, KF_NOBJ);
+  kv *k = kf_arena_alloc(A, (in->u.c.n + 1) * sizeof *k);
+  size_t i;
+  if (d == NULL || k == NULL) return NULL;
+  for (i = 0; i < in->u.c.n; i++) k[i].k = in->u.c.k[i], k[i].v = in->u.c.v[i];
+  qsort(k, in->u.c.n, sizeof *k, by_key);
+  for (i = 0; i < in->u.c.n; i++)
+    if (!kf_node_push(A, d, k[i].k, k[i].v)) return NULL;
   return d;
 }

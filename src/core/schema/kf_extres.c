@@ -106,19 +106,10 @@ static kf_status value(const kf_node *v, kf_arena *A, kf_node **out, const char 
   return *out ? KF_OK : kf_nomem(e);
 }
 
-typedef struct kv {
-  const char *k;
-  kf_node *v;
-} kv;
-static int by_key(const void *a, const void *b) {
-  return strcmp(((const kv *)a)->k, ((const kv *)b)->k);
-}
-
 static kf_status check_ext(const kf_node *in, kf_arena *A, const kf_node **out,
                            const char *who, const char *path, kf_err *e) {
   char p[300], why[120];
-  kf_node *d;
-  kv *k;
+  kf_node *d, *v = NULL;
   size_t i;
   kf_status st;
   *out = NULL;
@@ -127,26 +118,20 @@ static kf_status check_ext(const kf_node *in, kf_arena *A, const kf_node **out,
   if (in->t != KF_NOBJ || in->tag != NULL)
     return kf_fail(e, KF_EINVAL, "%s: %s: expected a table of resource name = quantity",
                    who, path);
-  if ((k = kf_arena_alloc(A, in->u.c.n * sizeof *k)) == NULL ||
-      (d = kf_node_new(A, KF_NOBJ)) == NULL)
-    return kf_nomem(e);
+  if ((d = kf_node_new(A, KF_NOBJ)) == NULL) return kf_nomem(e);
   for (i = 0; i < in->u.c.n; i++) {
-    const char *why_not;
-    k[i].k = in->u.c.k[i];
-    kf_key_path(p, sizeof p, path, k[i].k);
-    if ((why_not = name_problem(k[i].k, why, sizeof why)) != NULL)
-      return kf_fail(e, KF_EINVAL, "%s: %s: '%.100s' %s", who, p, k[i].k, why_not);
-    if ((st = value(in->u.c.v[i], A, &k[i].v, who, p, e)) != KF_OK) return st;
-    if (!native(k[i].k) && !whole(k[i].v->u.s.p))
+    const char *k = in->u.c.k[i], *why_not;
+    kf_key_path(p, sizeof p, path, k);
+    if ((why_not = name_problem(k, why, sizeof why)) != NULL)
+      return kf_fail(e, KF_EINVAL, "%s: %s: '%.100s' %s", who, p, k, why_not);
+    if ((st = value(in->u.c.v[i], A, &v, who, p, e)) != KF_OK) return st;
+    if (!native(k) && !whole(v->u.s.p))
       return kf_fail(e, KF_EINVAL, "%s: %s: '%.60s' must be an integer (an extended "
                      "resource counts whole devices: ValidateResourceQuantityValue)",
-                     who, p, k[i].v->u.s.p);
+                     who, p, v->u.s.p);
+    if (!kf_node_push(A, d, k, v)) return kf_nomem(e);
   }
-  qsort(k, in->u.c.n, sizeof *k, by_key);
-  for (i = 0; i < in->u.c.n; i++)
-    if (!kf_node_push(A, d, k[i].k, k[i].v)) return kf_nomem(e);
-  *out = d;
-  return KF_OK;
+  return (*out = kf_tree_sorted(d, A)) ? KF_OK : kf_nomem(e);
 }
 
 const kf_tree kf_ext_res_tree = {"a table of resource name = quantity", check_ext,

@@ -39,31 +39,6 @@ static kf_status string_map(const kf_node *in, const char *who, const char *path
   return KF_OK;
 }
 
-/* A key and its value, sorted together (no lookup of each key again:
-** a table of many keys is sorted in n log n). */
-typedef struct kv {
-  const char *k;
-  kf_node *v;
-} kv;
-
-static int by_key(const void *a, const void *b) {
-  return strcmp(((const kv *)a)->k, ((const kv *)b)->k);
-}
-
-/* A held table is canonical (keys sorted, as kf_tree.c's equality wants):
-** a copy of `in` in key order; NULL when out of memory. */
-static kf_node *sorted(const kf_node *in, kf_arena *A) {
-  kf_node *d = kf_node_new(A, KF_NOBJ);
-  kv *k = kf_arena_alloc(A, (in->u.c.n + 1) * sizeof *k);
-  size_t i;
-  if (d == NULL || k == NULL) return NULL;
-  for (i = 0; i < in->u.c.n; i++) k[i].k = in->u.c.k[i], k[i].v = in->u.c.v[i];
-  qsort(k, in->u.c.n, sizeof *k, by_key);
-  for (i = 0; i < in->u.c.n; i++)
-    if (!kf_node_push(A, d, k[i].k, k[i].v)) return NULL;
-  return d;
-}
-
 /* env: a list of EnvVars (the CRD's schema, then validateEnv), kept in its
 ** order, or a table of name = value, held (and emitted) sorted by name as
 ** opts.env is (SPEC §16).  A table is no list: a value referring to a name
@@ -83,7 +58,7 @@ static kf_status check_env(const kf_node *in, kf_arena *A, const kf_node **out,
                          "(letters, digits, '_', '-' or '.', not starting with a digit)",
                          e)) != KF_OK)
       return st;
-    return (*out = sorted(in, A)) != NULL ? KF_OK : kf_nomem(e);
+    return (*out = kf_tree_sorted(in, A)) != NULL ? KF_OK : kf_nomem(e);
   }
   if (in->t != KF_NARR)
     return kf_fail(e, KF_EINVAL, "%s: %s: expected a list of {name =, value =} or "
@@ -140,7 +115,7 @@ static kf_status check_labels(const kf_node *in, kf_arena *A, const kf_node **ou
                      "most 63 letters, digits, '-', '_' or '.', starting and ending with "
                      "a letter or digit)", who, p, in->u.c.v[i]->u.s.p);
     }
-  return (*out = sorted(in, A)) ? KF_OK : kf_nomem(e);
+  return (*out = kf_tree_sorted(in, A)) ? KF_OK : kf_nomem(e);
 }
 
 static kf_status check_annotations(const kf_node *in, kf_arena *A, const kf_node **out,
@@ -157,7 +132,7 @@ static kf_status check_annotations(const kf_node *in, kf_arena *A, const kf_node
   if (total > 256 * 1024)   /* ValidateAnnotations: TotalAnnotationSizeLimitB */
     return kf_fail(e, KF_EINVAL, "%s: %s: larger than the 256 KiB Kubernetes allows",
                    who, path);
-  return (*out = sorted(in, A)) ? KF_OK : kf_nomem(e);
+  return (*out = kf_tree_sorted(in, A)) ? KF_OK : kf_nomem(e);
 }
 
 const kf_tree kf_env_tree = {"a list of EnvVars or a table of name = value", check_env,
