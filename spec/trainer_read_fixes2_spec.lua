@@ -226,6 +226,31 @@ describe("a PyTorchJob whose command starts torchrun, for Trainer", function()
       end
     end
   end)
+  it("kfjob convert --to trainer-2.3 says so on stderr (a migration that changes what runs)", function()
+    if not util.cli_ok then return pending(util.CLI_ONLY) end
+    local m = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: cpu}
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img:1
+            command: [torchrun, train.py]
+            resources: {requests: {cpu: "4"}}
+]]
+    local code, _, err = util.conv(m, "--to", "trainer-2.3", "--lossy")
+    assert.equal(0, code, err)
+    assert.matches("Trainer runs max(1, CPU request) processes a node", err, 1, true)
+    code, _, err = util.conv(m)   -- its own target: nothing to say
+    assert.equal(0, code, err)
+    assert.is_nil(err:find("processes a node", 1, true))
+  end)
   it("not with nproc_per_node set, a GPU, a command torchrun does not start, or on the operator", function()
     local n = util.copy(base)
     n.nproc_per_node = 4
