@@ -203,14 +203,18 @@ describe("functions taking text refuse other types (README: wrong argument types
   for _, c in ipairs(cases) do
     it(c[1] .. " argument #" .. c[2], function()
       local err = util.error_of(c[3])
-      assert.matches("bad argument #" .. c[2] .. " to '" .. c[1] .. "' (string expected, got number)",
-                     err, 1, true)
+      -- LuaJIT (and a call Lua cannot name, as a tail call under a hook)
+      -- names the function '?'
+      local tail = "' (string expected, got number)"
+      assert.is_truthy(err:find("bad argument #" .. c[2] .. " to '" .. c[1] .. tail, 1, true) or
+                       err:find("bad argument #" .. c[2] .. " to '?" .. tail, 1, true), err)
     end)
   end
 
   it("from_manifest: text or a table", function()
     local err = util.error_of(function() return kfjob.from_manifest(123) end)
-    assert.matches("bad argument #1 to 'from_manifest'", err, 1, true)
+    assert.is_truthy(err:find("bad argument #1 to 'from_manifest'", 1, true) or
+                     err:find("bad argument #1 to '?'", 1, true), err)
     assert.matches("got number", err, 1, true)
   end)
 end)

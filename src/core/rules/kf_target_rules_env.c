@@ -390,7 +390,7 @@ static kf_status strings_undefined(r55_run *q, const char *path, const char *con
 
 /* A container's command and args, under `at` ("container", "worker.container"). */
 static kf_status container_undefined(r55_run *q, const char *at, const kf_container *k) {
-  char p[64];
+  char p[80];   /* `at` is at most 63 bytes (commands_undefined's) */
   kf_status st;
   snprintf(p, sizeof p, "%s.command", at);
   if ((st = strings_undefined(q, p, k->command, k->ncommand)) != KF_OK) return st;
