@@ -1,11 +1,14 @@
 /*
-** kf_build_int.h - what kf_build.c shares with kf_feed.c: the parse
-** context (a path kept as segments) and the per-row value parser.
+** kf_build_int.h - what kf_build.c shares with kf_feed.c and kf_with.c:
+** the parse context (a path kept as segments) and the per-row value parser.
 */
 #ifndef KF_BUILD_INT_H
 #define KF_BUILD_INT_H
 
 #include "kf_job.h"
+
+/* A row's member at its offset in the struct holding it. */
+#define AT(p, T) ((T *)(void *)(p))
 
 typedef struct ctx {
   kf_arena *A;
