@@ -134,6 +134,14 @@ static int fz_has_exit_code(const kf_job *j) {
   return 0;
 }
 
+static int fz_has_ext_res(const kf_job *j) {
+  int r;
+  if (j->requests_ext != NULL || j->limits_ext != NULL) return 1;
+  for (r = 0; r < KF_NROLES; r++)
+    if (j->g[r].requests_ext != NULL || j->g[r].limits_ext != NULL) return 1;
+  return 0;
+}
+
 static void fz_check_job(const kf_job *j) {
   kf_job jw = *j, jt;
   const kf_node *prim = kf_pod_primary(j->pod_template, NULL);
@@ -186,6 +194,13 @@ static void fz_check_job(const kf_job *j) {
       FZ_FAIL("a job with restart_policy exit_code passes flyte's rules");
     goto payloads_done;
   }
+  /* nor has an extended resource (the plugin's Resources name five; R56) */
+  if (fz_has_ext_res(j)) {
+    if (kf_target_emit(j, KF_T_FLYTE, KF_E_ENCODE, "encode", "kfjob.encode", ctor,
+                       &A, &e) == KF_OK)
+      FZ_FAIL("a job with an extended resource passes flyte's rules");
+    goto payloads_done;
+  }
   /* nor has a PyTorchJob of workers only (Flyte always sends a Master, R53) */
   if (j->kind == KF_PYTORCH && j->g[KF_MASTER].replicas == 0) {
     if (kf_target_emit(j, KF_T_FLYTE, KF_E_ENCODE, "encode", "kfjob.encode", ctor,
@@ -210,6 +225,7 @@ static void fz_check_job(const kf_job *j) {
   jw.rdzv_host = jw.rdzv_id = NULL;
   jw.rdzv_port = 0, jw.standalone = 0;
   jw.rdzv_conf = jw.metrics = NULL;
+  jw.given_default = 0;   /* an elastic default given: the operator's alone */
   jw.interconnect = NULL, jw.restart_on_host_maintenance = 0;
   if (jw.kind == KF_PYTORCH) jw.nproc_per_node = 0, jw.nproc_word = NULL;
   jw.container.name = NULL;   /* (the TaskTemplate's container has no name) */
