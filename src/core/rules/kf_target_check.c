@@ -54,12 +54,14 @@ static unsigned job_sets(const kf_job *j) {
   if (j->has_scheduling && j->sched.has_topology) s |= KF_SETS_TOPOLOGY;
   for (i = 0; i < KF_NRES; i++)
     if (j->requests[i] != NULL || j->limits[i] != NULL) s |= KF_SETS_TASK_RES;
+  if (j->requests_ext != NULL || j->limits_ext != NULL) s |= KF_SETS_EXT_RES;
   for (i = 0; i < KF_NROLES; i++) {   /* every group: a rule may read any */
     const kf_group *g = &j->g[i];
     if (g->has_container) s |= KF_SETS_GCONTAINER;
     if (g->has_topology) s |= KF_SETS_TOPOLOGY;
     if (g->pod_template != NULL) s |= KF_SETS_GPOD;
     if (g->restart_policy == KF_RP_EXIT_CODE) s |= KF_SETS_EXIT_CODE;
+    if (g->requests_ext != NULL || g->limits_ext != NULL) s |= KF_SETS_EXT_RES;
   }
   return s;
 }

@@ -749,7 +749,7 @@ const kf_target_rule kf_target_rules[] = {
                        "resources)",
     TRAINERS("trainer trainjob_types.go Trainer.ResourcesPerNode (core/v1 "
              "ResourceRequirements)")},
-   test_ext_resources, 0, 0},
+   test_ext_resources, 0, KF_SETS_EXT_RES},
   {"R57", K(KF_PYTORCH),
    {[KF_T_MPI_OPERATOR] = NA, TRAINERS(WARN)},
    {TRAINERS("trainer torch.go EnforceMLPolicy (numProcPerNode unset: auto only with a "

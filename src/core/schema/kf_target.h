@@ -144,6 +144,7 @@ struct kf_target_rule {
 #define KF_SETS_GPOD        8u   /* a group's pod template */
 #define KF_SETS_EXIT_CODE  16u   /* a group's restart policy exit_code */
 #define KF_SETS_TASK_RES   32u   /* the job's own requests or limits */
+#define KF_SETS_EXT_RES    64u   /* an extended resource (any group's or the job's) */
 
 
 /* Adds a problem (path and message copied into the arena; message is
