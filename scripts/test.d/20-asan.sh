@@ -4,9 +4,10 @@
 # Builds the module, the host libraries, the CLI, the host API test and the
 # allocation-failure harness with AddressSanitizer + UndefinedBehaviorSanitizer
 # (gcc, -DKFJOB_SANITIZE=ON, in build-asan/) and
-#   1. runs the whole busted suite against build-asan/kfjob.so, with the ASan
-#      runtime preloaded into lua5.4 and leak detection on, and the CLI specs
-#      against build-asan/kfjob: the busted counts go into the totals, plus
+#   1. runs the whole busted suite against build-asan/kfjob.so (the spec
+#      files in two halves at once), with the ASan runtime preloaded into
+#      lua5.4 and leak detection on, and the CLI specs against
+#      build-asan/kfjob: the busted counts go into the totals, plus
 #      one check that no sanitizer report appeared in the run or in any CLI
 #      child (reports go to log files; a memory error or UB aborts; a leak of
 #      the module or the CLI fails it; reports of the other programs the
@@ -76,14 +77,30 @@ HELPER
       done
       [ -z "$others" ] || echo "(sanitizer reports of other programs, not counted:$(printf '%s\n' $others | sort -u | tr '\n' ' '))"
     }
+    # the spec files in two halves at once (every other file): the CLI
+    # specs start an ASan kfjob per case, the stage's longest part
+    asan_half() {
+      local i=0 f files=()
+      for f in spec/*_spec.lua; do
+        [ $((i % 2)) -eq "$1" ] && files+=("$f")
+        i=$((i + 1))
+      done
+      asan_env lua5.4 "$(command -v busted)" --ignore-lua --cpath="$ROOT/build-asan/?.so" \
+        --helper="$LOG/asan_helper.lua" -o utfTerminal "${files[@]}" >"$LOG/asan.$1.out" 2>&1
+      echo $? >"$LOG/asan.$1.rc"
+    }
     asan_start=$SECONDS
-    asan_env lua5.4 "$(command -v busted)" --ignore-lua --cpath="$ROOT/build-asan/?.so" \
-      --helper="$LOG/asan_helper.lua" -o utfTerminal spec >"$LOG/asan.out" 2>&1
-    asan_rc=$?
+    asan_half 0 & asan_p0=$!
+    asan_half 1 & asan_p1=$!
+    wait "$asan_p0" "$asan_p1"
+    asan_rc=$(cat "$LOG/asan.0.rc" "$LOG/asan.1.rc" 2>/dev/null | sort -n | tail -1)
+    asan_rc=${asan_rc:-99}
+    cat "$LOG/asan.0.out" "$LOG/asan.1.out" >"$LOG/asan.out"
     asan_collect >>"$LOG/asan.out"
-    grep -E '[0-9]+ success(es)? / ' "$LOG/asan.out" | tail -1
+    for asan_h in 0 1; do grep -E '[0-9]+ success(es)? / ' "$LOG/asan.$asan_h.out" | tail -1; done
     grep -aE -A6 '^(Failure|Error) →' "$LOG/asan.out" | head -60   # which, when any failed
-    count_busted "$LOG/asan.out"
+    count_busted "$LOG/asan.0.out"
+    count_busted "$LOG/asan.1.out"
     asan_reports() {
       if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|asan stage:' "$LOG/asan.out"; then
         grep -E -A25 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|asan stage:' "$LOG/asan.out" | head -60
