@@ -73,6 +73,32 @@ describe("extended resources in a group's requests and limits", function()
       limits = { mem = "1Gi", ["hugepages-2Mi"] = "2Gi" } }), 1, true)
     assert.matches("HugePages require cpu or memory", err_of(pt, { replicas = 1,
       limits = { ["hugepages-2Mi"] = "1Gi" } }), 1, true)
+    -- validateResourceQuantityHugePageValue / IsHugePageResourceValueDivisible:
+    -- a whole number of pages (Value() rounds up to bytes; 0 is a multiple),
+    -- in requests and limits alike; a page size not a whole number of bytes
+    -- divides nothing
+    local function huge(req, lim, name)
+      name = name or "hugepages-2Mi"
+      return pt({ replicas = 1, requests = { mem = "1Gi", [name] = req },
+                  limits = { mem = "1Gi", [name] = lim } })
+    end
+    assert.matches('worker.requests["hugepages-2Mi"]: \'3Mi\' is not a whole number of 2Mi pages',
+      err_of(huge, "3Mi", "3Mi"), 1, true)
+    assert.matches("not positive integer multiple of hugepages-2Mi", err_of(huge, "3Mi", "3Mi"),
+      1, true)
+    assert.matches('worker.requests["hugepages-1Gi"]: \'1536Mi\' is not a whole number',
+      err_of(function()
+        return pt({ replicas = 1, requests = { mem = "1Gi", ["hugepages-1Gi"] = "1536Mi" } })
+      end), 1, true)
+    assert.matches("is not a whole number of 1500m pages", err_of(huge, "3", "3", "hugepages-1500m"),
+      1, true)
+    assert.matches('worker.limits["hugepages-2Mi"]: \'5Mi\' is not a whole number', err_of(function()
+      return pt({ replicas = 1, limits = { mem = "1Gi", ["hugepages-2Mi"] = "5Mi" } })
+    end), 1, true)
+    assert.equal("4Mi", huge("4Mi", "4Mi").worker.limits["hugepages-2Mi"])
+    assert.equal("4194304", huge("4194304", "4194304").worker.limits["hugepages-2Mi"])
+    assert.equal("0", huge("0", "0").worker.limits["hugepages-2Mi"])
+    assert.equal("2", huge("2", "2", "hugepages-1").worker.limits["hugepages-1"])
     -- ValidateResourceQuantityValue: whole devices
     assert.matches("must be an integer", err_of(pt, { replicas = 1, limits = { ["amd.com/gpu"] = 0.5 } }),
       1, true)

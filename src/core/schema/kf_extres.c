@@ -5,9 +5,11 @@
 ** and the rules relating a request to its limit.  Checked as the API
 ** server checks a container (kubernetes pkg/apis/core/validation/
 ** validation.go: validateContainerResourceName, validateResourceName,
-** ValidateResourceQuantityValue, validateResourceRequirements;
+** ValidateResourceQuantityValue, validateResourceRequirements,
+** validateResourceQuantityHugePageValue;
 ** pkg/apis/core/helper/helpers.go: IsNativeResource,
-** IsExtendedResourceName, IsOvercommitAllowed, IsHugePageResourceName).
+** IsExtendedResourceName, IsOvercommitAllowed, IsHugePageResourceName,
+** IsHugePageResourceValueDivisible).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +81,19 @@ static int whole(const char *s) {
   return kf_qty_parse(t, &u) == 0 && kf_qty_cmp(&q, &u) == 0;
 }
 
+/* IsHugePageResourceValueDivisible: a hugepages-<size> value is a whole
+** number of pages, rounded up to whole bytes as Quantity.Value() does (0
+** is); a page size that is not a positive whole number of bytes divides
+** nothing.  Values past int64 are left alone, as whole() leaves them. */
+static int whole_pages(const char *k, const char *v) {
+  kf_qty page, q;
+  int64_t size, n;
+  if (kf_qty_parse(k + 10, &page) != 0 || kf_qty_parse(v, &q) != 0) return 1;
+  if (!whole(k + 10) || (size = kf_qty_units(&page, INT64_MAX)) <= 0) return 0;
+  if ((n = kf_qty_units(&q, INT64_MAX)) < 0) return 1;
+  return n % size == 0;
+}
+
 /* One value as a quantity string node (numbers as kfjob's other
 ** quantities), or an error at p. */
 static kf_status value(const kf_node *v, kf_arena *A, kf_node **out, const char *who,
@@ -129,6 +144,10 @@ static kf_status check_ext(const kf_node *in, kf_arena *A, const kf_node **out,
       return kf_fail(e, KF_EINVAL, "%s: %s: '%.60s' must be an integer (an extended "
                      "resource counts whole devices: ValidateResourceQuantityValue)",
                      who, p, v->u.s.p);
+    if (strncmp(k, HUGE_PREFIX, 10) == 0 && !whole_pages(k, v->u.s.p))
+      return kf_fail(e, KF_EINVAL, "%s: %s: '%.60s' is not a whole number of %.40s "
+                     "pages (validateResourceQuantityHugePageValue: not positive integer "
+                     "multiple of %.60s)", who, p, v->u.s.p, k + 10, k);
     if (!kf_node_push(A, d, k, v)) return kf_nomem(e);
   }
   return (*out = kf_tree_sorted(d, A)) ? KF_OK : kf_nomem(e);
