@@ -303,3 +303,41 @@ describe("the tester's manifests", function()
     assert.matches("Resources cannot carry it", err, 1, true)
   end)
 end)
+
+describe("extended resources through with() and sweeps", function()
+  local base = function()
+    return pt({ replicas = 2, requests = { cpu = 1 }, limits = { cpu = 1, ["amd.com/gpu"] = 2 } })
+  end
+
+  it("a dotted key's resource name keeps its own dots", function()
+    -- "worker.limits.amd.com/gpu": the name after limits is one key, as in
+    -- a nested table ({worker = {limits = {["amd.com/gpu"] = 4}}})
+    local j = base():with({ ["worker.limits.amd.com/gpu"] = 4, ["worker.requests.amd.com/gpu"] = 4 })
+    assert.equal("4", j.worker.limits.extended["amd.com/gpu"])
+    assert.equal("4", j.worker.requests.extended["amd.com/gpu"])
+    assert.equal(j, base():with({ worker = { limits = { ["amd.com/gpu"] = 4 }, requests = { ["amd.com/gpu"] = 4 } } }))
+    local h = base():with({ ["worker.requests.hugepages-2Mi"] = "4Mi", ["worker.limits.hugepages-2Mi"] = "4Mi" })
+    assert.equal("4Mi", h.worker.limits.extended["hugepages-2Mi"])
+    -- under the extended table too
+    local x = base():with({ ["worker.limits.extended.amd.com/gpu"] = 8 })
+    assert.equal("8", x.worker.limits.extended["amd.com/gpu"])
+    -- the dotted key and a nested table naming the same resource: set twice
+    assert.matches('worker.limits.amd.com/gpu: set twice', err_of(function()
+      return base():with({ ["worker.limits.amd.com/gpu"] = 4, worker = { limits = { ["amd.com/gpu"] = 3 } } })
+    end), 1, true)
+    -- other dotted keys still split at every dot
+    assert.matches("worker.limits.nvidia: unknown field", err_of(function()
+      return base():with({ ["worker.limits.nvidia.gpu"] = 1 })
+    end), 1, true)
+  end)
+
+  it("a sweep axis can name one", function()
+    local template = require "kfjob.template"
+    local got = {}
+    for name, job in template.variants(base(), { ["worker.limits.amd.com/gpu"] = { 1, 4 } },
+                                       { name = "amd-${i}" , vars = { i = "v" }, unique = false }) do
+      got[#got + 1] = name .. "=" .. job.worker.limits.extended["amd.com/gpu"]
+    end
+    assert.same({ "amd-v=1", "amd-v=4" }, got)
+  end)
+end)

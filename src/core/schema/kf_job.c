@@ -705,6 +705,16 @@ kf_status kf_node_merge(kf_arena *A, kf_node *base, const kf_node *over,
   return st != KF_OK ? st : merge_obj(A, base, over, 1, who, e);
 }
 
+/* Whether the rest of a dotted key after segment `seg` is one key: an
+** extended resource's name under requests or limits (or their extended
+** table), whose dots are the name's ("worker.limits.amd.com/gpu"). */
+static int resource_rest(const char *seg, const char *rest) {
+  if (strcmp(seg, "requests") != 0 && strcmp(seg, "limits") != 0 &&
+      strcmp(seg, "extended") != 0)
+    return 0;
+  return strncmp(rest, "extended.", 9) != 0 && kf_ext_res_key(rest);
+}
+
 /* Dotted keys are paths at the top level only (top): inside a nested
 ** table a key is a key, as Kubernetes label, selector and resource keys
 ** (kubernetes.io/arch, nvidia.com/gpu) nearly all hold dots. */
@@ -740,6 +750,7 @@ static kf_status merge_obj(kf_arena *A, kf_node *base, const kf_node *over,
       }
       at = next;
       key = dot + 1;
+      if (resource_rest(head, key)) break;
     }
     if ((st = merge_into(A, at, key, over->u.c.v[i], who, e)) != KF_OK)
       return st;
