@@ -138,7 +138,7 @@ local function biggest(kind)
   t.namespace = string.rep("n", 63)   -- a DNS-1123 label
   -- SPEC §18: a clustered task's own fields are refused on the plugin's targets (R42)
   t.interconnect, t.restart_on_host_maintenance = nil, nil
-  t.runtime_nodes = nil   -- a node count of 1 only (the runtime's)
+  t.runtime_nodes, t.runtime_trainer = nil, nil   -- a node count of 1 only (the runtime's)
   -- a domain-prefixed path (IsDomainPrefixedPath), at most 253 (the CRD's manager)
   if t.runtime_patch_manager then t.runtime_patch_manager = "example.com/" .. string.rep("m", 241) end
   for _, v in pairs(t) do   -- an MPI group's command is its container's args

@@ -206,18 +206,44 @@ spec:
   runtimeRef:
     name: torch-distributed
 ]]
-  -- trainjob_types.go: Trainer *Trainer +optional, so "required" is wrong;
-  -- torch.go EnforceMLPolicy injects PET_* only when Trainer != nil, and
-  -- kfjob's TrainJob always has a trainer block: it cannot hold this one
-  -- (Law 2: written back it would gain the block and that env).
-  it("is refused with the reason, not 'required', --lossy too", function()
+  -- trainjob_types.go: Trainer *Trainer +optional; torch.go EnforceMLPolicy
+  -- injects PET_* only when Trainer != nil, so the job is the runtime's node
+  -- job as it is: runtime_trainer, written back without the block (Law 2)
+  -- and with no plugin variable in its environment.
+  it("reads as runtime_trainer and writes back without spec.trainer", function()
     for _, lossy in ipairs({ false, true }) do
-      local job, err = read(BARE, { lossy = lossy })
-      assert.is_nil(job)
-      assert.matches("spec.trainer: missing: kfjob cannot hold a TrainJob without a trainer", err, 1, true)
-      assert.matches("only when spec.trainer is set", err, 1, true)
-      assert.not_matches("required", err, 1, true)
+      local job, info = read(BARE, { lossy = lossy })
+      assert.is_not_nil(job, info)
+      assert.are.equal("PyTorchJob", job.kind)
+      assert.is_true(job.runtime_trainer)
+      local m = job:manifest({ target = "trainer-2.3", name = "tj-bare" })
+      assert.is_nil(m.spec.trainer)
+      assert.same({ apiGroup = "trainer.kubeflow.org", kind = "ClusterTrainingRuntime",
+                    name = "torch-distributed" }, m.spec.runtimeRef)
+      -- one node pod, and no PET_* (with a trainer block it has five)
+      local env = job:environment({ target = "trainer-2.3", name = "tj-bare" })
+      local pods = {}
+      for name in pairs(env) do pods[#pods + 1] = name end
+      assert.same({ "node-0-0" }, pods)
+      assert.same({}, env["node-0-0"].env)
     end
+  end)
+  it("runtime_trainer: what spec.trainer would carry is an error, other targets refuse it (R58)",
+     function()
+    local job = assert(read(BARE))
+    local ok, err = pcall(job.manifest, job, { target = "trainer-2.3", name = "x", image = "r/t:1" })
+    assert.is_false(ok)
+    assert.matches("runtime_trainer: true writes no spec.trainer, but the job sets what it would "
+                   .. "carry (spec.trainer.image)", tostring(err), 1, true)
+    ok, err = pcall(job.manifest, job, { target = "operator", name = "x", image = "r/t:1" })
+    assert.is_false(ok)
+    assert.matches("runtime_trainer: true is a TrainJob without spec.trainer", tostring(err), 1, true)
+    assert.matches("only Trainer targets run it", tostring(err), 1, true)
+    -- a job of more than the runtime's one node cannot leave the count to it
+    ok, err = pcall(kfjob.PyTorchJob, { runtime_trainer = true, master = { replicas = 1 },
+                                        worker = { replicas = 2 } })
+    assert.is_false(ok)
+    assert.matches("runtime_trainer: true leaves the node count to the runtime", tostring(err), 1, true)
   end)
   it("with trainer: {} it reads (one node on the runtime's image)", function()
     local job, info = read(BARE .. "  trainer: {}\n")

@@ -418,15 +418,17 @@ kf_status kfi_trainer(kfi *c, const kf_node *spec) {
     KF_OOM(c, rp = kf_obj_add(c->A, c->spec, "run_policy", KF_NOBJ));
     KF_OOM(c, kf_node_push(c->A, rp, "active_deadline_seconds", (kf_node *)v));
   }
-  /* Trainer *Trainer is +optional (trainjob_types.go), but the torch, jax
-  ** and xgboost plugins' EnforceMLPolicy inject the node env only when it
-  ** is set, and kfjob's writer always writes one */
-  if ((v = kf_node_get(spec, "trainer")) == NULL)
-    return kfi_fail(c, "spec.trainer", "missing: kfjob cannot hold a TrainJob without a trainer: "
-                    "it runs the runtime's image, command and node count, and Trainer's plugins "
-                    "inject their node env (PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR, ...; "
-                    "JAX_*, DMLC_*) only when spec.trainer is set, which kfjob always writes "
-                    "(add trainer: {numNodes: 1} to read it as a job of one node with that env)");
+  /* Trainer *Trainer is +optional (trainjob_types.go): without it the
+  ** runtime's node job runs as it is, and the torch, jax and xgboost
+  ** plugins' EnforceMLPolicy inject no node env: runtime_trainer, read as
+  ** an empty trainer would be (the runtime's count, image, command) */
+  if ((v = kf_node_get(spec, "trainer")) == NULL) {
+    kf_node *none, *yes;
+    KF_OOM(c, (none = kf_node_new(c->A, KF_NOBJ)) && (yes = kf_node_new(c->A, KF_NBOOL)));
+    yes->u.b = 1;
+    KF_OOM(c, kf_node_push(c->A, c->spec, "runtime_trainer", yes));
+    v = none;
+  }
   if ((st = trainer(c, v)) != KF_OK) return st;
   if ((v = kf_node_get(spec, "runtimePatches")) && (st = patches(c, v, NULL)) != KF_OK)
     return st;

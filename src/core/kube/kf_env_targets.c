@@ -150,6 +150,10 @@ kf_status kfe_trainer_env(ectx *c) {
   const kf_job *j = c->j;
   int32_t nodes, nproc, i;
   const char *nproc_s = NULL;   /* a word's value, else nproc */
+  if (j->runtime_trainer) {   /* no spec.trainer: no plugin injects a thing */
+    NOMEM(c, kfe_user_pod(c, "node-0-0", kf_trainer_role(j)));
+    return KF_OK;
+  }
   if (j->kind == KF_JAX || j->kind == KF_XGBOOST) return plugin_env(c);
   /* the group whose container every node runs (the manifest's) */
   const int role = kf_trainer_role(j);

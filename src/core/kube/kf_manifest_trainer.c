@@ -193,6 +193,19 @@ static kf_status trainer_run(mctx *c, const kf_job *j, int role, const kfm_share
   return KF_OK;
 }
 
+/* runtime_trainer: no spec.trainer, so the runtime's node job runs as it
+** is (Trainer's plugins inject their node env only when it is set: torch.go,
+** jax.go, xgboost.go EnforceMLPolicy).  What the job would put there is an
+** error naming it; `tr` is spec's last key. */
+static kf_status no_trainer(mctx *c, kf_node *spec, const kf_node *tr) {
+  if (tr->u.c.n > 0)
+    return kfm_failf(c, "runtime_trainer", "true writes no spec.trainer, but the job sets "
+                     "what it would carry (spec.trainer.%s): leave that unset, or set "
+                     "runtime_trainer = false", tr->u.c.k[0]);
+  spec->u.c.n--;
+  return KF_OK;
+}
+
 kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
                       kf_target t, kf_node **out) {
   kf_arena *A = c->A;
@@ -244,6 +257,7 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
     return st;
   res = kf_node_get(tr, "resourcesPerNode");
   if (res && res->u.c.n == 0) tr->u.c.n--;   /* no resources: leave it out */
+  if (j->runtime_trainer && (st = no_trainer(c, spec, tr)) != KF_OK) return st;
   if ((st = runtime_patches(c, j, role, t, &sh, spec)) != KF_OK) return st;
   if ((st = check_trainer_limits(c, t, tr, image_path, fromp)) != KF_OK) return st;
   *out = sh.root;

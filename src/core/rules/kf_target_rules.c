@@ -555,6 +555,19 @@ static kf_status test_pt_nproc_cpu(const kf_job *j, kf_target t,
                         "to the count the job needs)");
 }
 
+/* R58: a TrainJob without spec.trainer runs the runtime's node job with no
+** node env; every other target's pods get the operator's or Flyte's. */
+static kf_status test_runtime_trainer(const kf_job *j, kf_target t,
+                                      const kf_target_ctx *c, const kf_target_rule *r,
+                                      kf_problems *out, kf_err *e) {
+  (void)c;
+  if (j->runtime_trainer)
+    ADD("runtime_trainer", e, "true is a TrainJob without spec.trainer (the runtime's "
+        "image, command and node count, no node env): only Trainer targets run it; set "
+        "runtime_trainer = false and give the job its image and command to run it here");
+  return KF_OK;
+}
+
 const kf_target_rule kf_target_rules[] = {
   {"R1", K(KF_PYTORCH),
    {[KF_T_FLYTE] = WARN, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = OK,
@@ -756,5 +769,16 @@ const kf_target_rule kf_target_rules[] = {
              "GPU, else max(1, CPU)); training-operator envvar.go setPodEnv "
              "(PET_NPROC_PER_NODE auto)")},
    test_pt_nproc_cpu, 0, 0},
+  {"R58", K(KF_PYTORCH) | K(KF_ELASTIC) | K(KF_JAX) | K(KF_XGBOOST),
+   {[KF_T_FLYTE] = ERR, [KF_T_FLYTE2] = ERR, [KF_T_OPERATOR] = ERR,
+    [KF_T_MPI_OPERATOR] = ERR, [KF_T_CLUSTERED] = ERR, TRAINERS(OK)},
+   {[KF_T_FLYTE] = "flyteplugins pytorch.go BuildResource (the operator's node env)",
+    [KF_T_FLYTE2] = "flyteplugins pytorch.go BuildResource (the operator's node env)",
+    [KF_T_OPERATOR] = "training-operator envvar.go setPodEnv (PET_* on every pod)",
+    [KF_T_MPI_OPERATOR] = "mpi-operator v2beta1 (no such job)",
+    [KF_T_CLUSTERED] = "flyte clustered runtime_torch.go (the plugin's node env)",
+    TRAINERS("trainer trainjob_types.go TrainJobSpec.Trainer (+optional); torch.go, jax.go, "
+             "xgboost.go EnforceMLPolicy (node env only when it is set)")},
+   test_runtime_trainer, 0, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0, 0}
 };

@@ -140,6 +140,9 @@ typedef struct kf_job {
   /* Trainer: numNodes left out, the runtime's mlPolicy.numNodes (the job's
   ** own count must be 1, what the shipped runtimes say) */
   int runtime_nodes;
+  /* Trainer: no spec.trainer at all, the runtime's node job as it is (its
+  ** image, command, count; the plugins then inject no node env) */
+  int runtime_trainer;
   const char *runtime_patch_manager;  /* spec.runtimePatches[0].manager */
   /* mpi-operator v2beta1 (MPIJob, Horovod; defaults from its
   ** SetDefaults_MPIJob) */

@@ -280,7 +280,7 @@ kf_status kf_rule_bounds(const kf_job *j, int s, const char *who,
 }
 
 /* The Trainer rows: runtime_patch_manager by its validator; runtime_nodes
-** leaves the count to the runtime's mlPolicy.numNodes, so the job's own
+** (and runtime_trainer, which writes no spec.trainer at all) leaves the count to the runtime's mlPolicy.numNodes, so the job's own
 ** (what every other target runs) must be what the shipped runtimes say,
 ** 1 (manifests/base/runtimes: mlPolicy.numNodes: 1). */
 kf_status kf_rule_trainer(const kf_job *j, int s, const char *who, kf_err *e) {
@@ -292,9 +292,11 @@ kf_status kf_rule_trainer(const kf_job *j, int s, const char *who, kf_err *e) {
       (st = kf_row_check(kf_row_find(k->fields, k->nfields, "runtime_patch_manager"),
                          j->runtime_patch_manager, "runtime_patch_manager", who, e)) != KF_OK)
     return st;
-  if (!j->runtime_nodes || (n = kf_trainer_nodes(j)) == 1) return KF_OK;
-  return kf_fail(e, KF_EINVAL, "%s: runtime_nodes: true leaves the node count to the "
+  if ((!j->runtime_nodes && !j->runtime_trainer) || (n = kf_trainer_nodes(j)) == 1)
+    return KF_OK;
+  return kf_fail(e, KF_EINVAL, "%s: %s: true leaves the node count to the "
                  "runtime's mlPolicy.numNodes (1 in the runtimes Trainer ships), but the "
-                 "job has %lld nodes (set runtime_nodes = false to write numNodes)",
-                 who, (long long)n);
+                 "job has %lld nodes (set %s = false to write numNodes)", who,
+                 j->runtime_trainer ? "runtime_trainer" : "runtime_nodes", (long long)n,
+                 j->runtime_trainer ? "runtime_trainer" : "runtime_nodes");
 }

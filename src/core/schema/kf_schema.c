@@ -396,6 +396,9 @@ static const kf_choice launcher_policy_choice = {
   {.key = "runtime_nodes", .type = KF_V_BOOL, .flags = KF_F_OMITZERO,     \
    .off = J(runtime_nodes),                                                \
    .desc = "true: a TrainJob leaves spec.trainer.numNodes out, so the node count is the runtime's mlPolicy.numNodes (1 in every runtime Trainer ships); the job's own count must then be 1, which the other targets run"}, \
+  {.key = "runtime_trainer", .type = KF_V_BOOL, .flags = KF_F_OMITZERO,   \
+   .off = J(runtime_trainer),                                              \
+   .desc = "true: a TrainJob without spec.trainer, which runs the runtime's node job as it is (its image, command and node count) and gets no node env from Trainer's plugins (PET_*, JAX_*, DMLC_*: they inject it only when spec.trainer is set); the job then sets nothing spec.trainer would carry and has 1 node; Trainer targets only (R58)"}, \
   {.key = "runtime_patch_manager", .type = KF_V_TOKEN, .off = J(runtime_patch_manager), \
    .check = KF_CHECK_DOMAIN_PATH,                                           \
    .desc = "Who owns the TrainJob's runtime patch of the node job, a domain-prefixed path (spec.runtimePatches[0].manager; Trainer targets only, nothing on the others): kfjob/manifest when unset; another manager's patch reads back with its name"}
