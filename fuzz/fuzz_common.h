@@ -219,7 +219,8 @@ static void fz_check_job(const kf_job *j) {
   /* nor the fields of other targets' resources: Trainer's runtime, the
   ** mpi-operator's, the operator's elastic policy and a PyTorchJob's
   ** nprocPerNode, a Flyte 2 clustered task's */
-  jw.runtime = NULL;
+  jw.runtime = NULL, jw.runtime_patch_manager = NULL;
+  jw.runtime_nodes = jw.runtime_trainer = 0;
   jw.ssh_auth_mount_path = jw.mpi_implementation = jw.launcher_creation_policy = NULL;
   jw.run_launcher_as_worker = 0;
   jw.rdzv_host = jw.rdzv_id = NULL;
