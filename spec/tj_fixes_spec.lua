@@ -239,6 +239,15 @@ spec:
     assert.is_false(ok)
     assert.matches("runtime_trainer: true is a TrainJob without spec.trainer", tostring(err), 1, true)
     assert.matches("only Trainer targets run it", tostring(err), 1, true)
+    -- written by hand: nothing more than the flag (the runtime's count and
+    -- processes), and a count given is what spec.trainer would carry
+    local m = kfjob.PyTorchJob({ runtime_trainer = true }):manifest({ target = "trainer-2.3", name = "h" })
+    assert.is_nil(m.spec.trainer)
+    ok, err = pcall(kfjob.PyTorchJob({ runtime_trainer = true, nproc_per_node = 4 }).manifest,
+                    kfjob.PyTorchJob({ runtime_trainer = true, nproc_per_node = 4 }),
+                    { target = "trainer-2.3", name = "h" })
+    assert.is_false(ok)
+    assert.matches("spec.trainer.numProcPerNode", tostring(err), 1, true)
     -- a job of more than the runtime's one node cannot leave the count to it
     ok, err = pcall(kfjob.PyTorchJob, { runtime_trainer = true, master = { replicas = 1 },
                                         worker = { replicas = 2 } })

@@ -237,18 +237,23 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
     return st;
   if ((st = trainer_run(c, j, role, &sh, tr, from)) != KF_OK) return st;
   if (elastic) {
-    if (!j->runtime_nodes) KF_OOM(c, kf_obj_int(A, tr, "numNodes", j->max_nodes));
+    if (!j->runtime_nodes && !j->runtime_trainer)
+      KF_OOM(c, kf_obj_int(A, tr, "numNodes", j->max_nodes));
     /* "auto" is Trainer's default when numProcPerNode is unset; "cpu" and
     ** "gpu" are refused by R10's row before we get here */
     if (j->nproc_word == NULL)
       KF_OOM(c, kf_obj_int(A, tr, "numProcPerNode", j->nproc_per_node));
   } else {
     kf_strs cmd = kfm_role_command(j, role, o, from[0], sizeof from[0]);
-    /* runtime_nodes: left out, the runtime's mlPolicy.numNodes */
-    if (!j->runtime_nodes) KF_OOM(c, kf_obj_int(A, tr, "numNodes", kf_trainer_nodes(j)));
+    /* runtime_nodes (or runtime_trainer): left out, the runtime's
+    ** mlPolicy.numNodes */
+    if (!j->runtime_nodes && !j->runtime_trainer)
+      KF_OOM(c, kf_obj_int(A, tr, "numNodes", kf_trainer_nodes(j)));
     /* nproc_per_node, "auto" unset (R39); unset: one process a pod, but
-    ** a launcher the command starts takes the runtime's (auto) */
-    if (j->nproc_word == NULL && (j->nproc_per_node > 0 || kf_trainer_wraps(j, cmd.v, cmd.n)))
+    ** a launcher the command starts takes the runtime's (auto); with
+    ** runtime_trainer, unset is the runtime's command's own count */
+    if (j->nproc_word == NULL &&
+        (j->nproc_per_node > 0 || (!j->runtime_trainer && kf_trainer_wraps(j, cmd.v, cmd.n))))
       KF_OOM(c, kf_obj_int(A, tr, "numProcPerNode",
                         j->nproc_per_node > 0 ? j->nproc_per_node : 1));
   }

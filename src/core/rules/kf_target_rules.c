@@ -774,7 +774,7 @@ const kf_target_rule kf_target_rules[] = {
     [KF_T_MPI_OPERATOR] = ERR, [KF_T_CLUSTERED] = ERR, TRAINERS(OK)},
    {[KF_T_FLYTE] = "flyteplugins pytorch.go BuildResource (the operator's node env)",
     [KF_T_FLYTE2] = "flyteplugins pytorch.go BuildResource (the operator's node env)",
-    [KF_T_OPERATOR] = "training-operator envvar.go setPodEnv (PET_* on every pod)",
+    [KF_T_OPERATOR] = "training-operator (its node env on every pod: envvar.go setPodEnv)",
     [KF_T_MPI_OPERATOR] = "mpi-operator v2beta1 (no such job)",
     [KF_T_CLUSTERED] = "flyte clustered runtime_torch.go (the plugin's node env)",
     TRAINERS("trainer trainjob_types.go TrainJobSpec.Trainer (+optional); torch.go, jax.go, "
