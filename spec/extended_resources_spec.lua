@@ -325,6 +325,19 @@ describe("extended resources through with() and sweeps", function()
     assert.matches('worker.limits.amd.com/gpu: set twice', err_of(function()
       return base():with({ ["worker.limits.amd.com/gpu"] = 4, worker = { limits = { ["amd.com/gpu"] = 3 } } })
     end), 1, true)
+    -- ... and the two spellings of one resource (flat and under extended),
+    -- by dotted keys or nested tables, are one field too
+    for _, over in ipairs({
+      { ["worker.limits.amd.com/gpu"] = 8, worker = { limits = { extended = { ["amd.com/gpu"] = 4 } } } },
+      { ["worker.limits.extended.amd.com/gpu"] = 8, worker = { limits = { ["amd.com/gpu"] = 4 } } },
+      { ["worker.limits.extended.amd.com/gpu"] = 8, ["worker.limits.amd.com/gpu"] = 4 },
+    }) do
+      assert.matches('worker.limits.amd.com/gpu: set twice', err_of(function()
+        return base():with(over)
+      end), 1, true)
+    end
+    assert.equal("8", base():with({ ["worker.limits.extended.amd.com/gpu"] = 8,
+                                    ["worker.requests.amd.com/gpu"] = 8 }).worker.requests.extended["amd.com/gpu"])
     -- other dotted keys still split at every dot
     assert.matches("worker.limits.nvidia: unknown field", err_of(function()
       return base():with({ ["worker.limits.nvidia.gpu"] = 1 })

@@ -646,6 +646,21 @@ typedef struct pathset {
   size_t n, cap;
 } pathset;
 
+/* An extended resource has two spellings, limits["amd.com/gpu"] and
+** limits.extended["amd.com/gpu"]: one path for both, so a with{} that
+** gives both is "set twice" too.  Drops "extended." after requests/limits. */
+static void one_spelling(char *p) {
+  static const char *const own[] = {"requests.extended.", "limits.extended.", NULL};
+  size_t i;
+  for (i = 0; own[i]; i++) {
+    char *at = strstr(p, own[i]);
+    if (at != NULL && (at == p || at[-1] == '.')) {
+      char *ext = at + strlen(own[i]) - 9;   /* "extended." */
+      memmove(ext, ext + 9, strlen(ext + 9) + 1);
+    }
+  }
+}
+
 static int paths_of(pathset *ps, const char *prefix, const kf_node *o) {
   size_t i;
   for (i = 0; i < o->u.c.n; i++) {
@@ -668,6 +683,7 @@ static int paths_of(pathset *ps, const char *prefix, const kf_node *o) {
       if (ps->n) memcpy((void *)nv, (const void *)ps->v, ps->n * sizeof *nv);
       ps->v = nv;
     }
+    one_spelling(p);
     ps->v[ps->n++] = p;
   }
   return 1;
