@@ -248,6 +248,14 @@ static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
   return KF_OK;
 }
 
+/* Removes key k from object o, keeping the order of the rest. */
+static void drop_key(kf_node *o, const char *k) {
+  size_t i, n = 0;
+  for (i = 0; i < o->u.c.n; i++)
+    if (strcmp(o->u.c.k[i], k) != 0) o->u.c.k[n] = o->u.c.k[i], o->u.c.v[n++] = o->u.c.v[i];
+  o->u.c.n = n;
+}
+
 /* spec.trainer's keys: the group rows placed in the container (image,
 ** ...; args are the task's), then the Trainer's own. */
 static void trainer_keys(const char **known) {
@@ -426,10 +434,14 @@ kf_status kfi_trainer(kfi *c, const kf_node *spec) {
     kf_node *none, *yes;
     KF_OOM(c, (none = kf_node_new(c->A, KF_NOBJ)) && (yes = kf_node_new(c->A, KF_NBOOL)));
     yes->u.b = 1;
+    if ((st = trainer(c, none)) != KF_OK) return st;
+    /* what runtime_trainer already means: the runtime's count and processes */
+    drop_key(c->spec, "runtime_nodes");
+    drop_key(c->spec, "nproc_per_node");
     KF_OOM(c, kf_node_push(c->A, c->spec, "runtime_trainer", yes));
-    v = none;
+  } else if ((st = trainer(c, v)) != KF_OK) {
+    return st;
   }
-  if ((st = trainer(c, v)) != KF_OK) return st;
   if ((v = kf_node_get(spec, "runtimePatches")) && (st = patches(c, v, NULL)) != KF_OK)
     return st;
   return KF_OK;
