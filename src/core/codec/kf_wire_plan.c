@@ -97,9 +97,10 @@ static wfield *plan_add(wplan *p, const ProtobufCFieldDescriptor *fd, wkind k) {
     else { o2[n++] = '"'; o2[n++] = ':'; }
     p->f[i].nkey = (uint8_t)n;
     if (n > 0) {   /* n - 3 name bytes: fewer than 128, one length byte */
-      p->f[i].skey[0] = 0x0a;
-      p->f[i].skey[1] = (uint8_t)(n - 3);
-      memcpy(p->f[i].skey + 2, o2 + 1, n - 3);
+      uint8_t *sk = p->f[i].skey + sizeof p->f[i].skey - (n - 1);
+      sk[0] = 0x0a;
+      sk[1] = (uint8_t)(n - 3);
+      memcpy(sk + 2, o2 + 1, n - 3);
       p->f[i].nskey = (uint8_t)(n - 1);
     }
   }

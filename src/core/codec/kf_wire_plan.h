@@ -49,7 +49,8 @@ typedef struct wfield {   /* what encoding reads first, the keys last */
   const kf_field *row;       /* the schema row (reading checks by it); NULL:
                                 a v0 replica count */
   char key[48];              /* JSON: "camelCase": (nkey 0: no JSON plan) */
-  uint8_t skey[48];          /* Struct: the map entry's key field, 0a len camelCase */
+  uint8_t skey[48];          /* Struct: the map entry's key field, 0a len
+                                camelCase, at the end (copied whole) */
 } wfield;
 
 struct wplan {
