@@ -186,8 +186,9 @@ static kf_status nproc_check(kfi *c, const kf_node *np) {
 ** as runtime_nodes (written back without numNodes).  Every runtime
 ** Trainer ships says 1 (manifests/base/runtimes), the count the job holds
 ** for the other targets; another runtime's count is unknown, so a target
-** that needs one (keep_launcher: the operator's, Flyte's) is refused. */
-static kf_status runtime_nodes(kfi *c) {
+** that needs one (keep_launcher: the operator's, Flyte's) is refused.
+** `keep`: 0 checks only (runtime_trainer already means the runtime's). */
+static kf_status runtime_nodes(kfi *c, int keep) {
   static const char *const shipped[] = {"torch-distributed", "deepspeed-distributed",
       "mlx-distributed", "jax-distributed", "xgboost-distributed", "torchtune-llama3.2-1b",
       "torchtune-llama3.2-3b", "torchtune-qwen2.5-1.5b", NULL};
@@ -199,6 +200,7 @@ static kf_status runtime_nodes(kfi *c) {
     return kfi_fail(c, "spec.trainer.numNodes", "unset: the node count is runtime '%.100s''s "
                     "mlPolicy.numNodes, which kfjob does not know (not a runtime Trainer "
                     "ships); set spec.trainer.numNodes to migrate the job", rt);
+  if (!keep) return KF_OK;
   KF_OOM(c, yes = kf_node_new(c->A, KF_NBOOL));
   yes->u.b = 1;
   return kf_node_push(c->A, c->spec, "runtime_nodes", yes) ? KF_OK : kf_nomem(c->e);
@@ -207,19 +209,21 @@ static kf_status runtime_nodes(kfi *c) {
 /* Nodes and processes: master + workers (JAX: workers), or Elastic's
 ** fixed count.  A PyTorchJob's numProcPerNode: 1 is kfjob's one process a
 ** pod for a command it wraps; unset there is the runtime's auto (nproc_per_node
-** "auto"); a command that starts its own launcher keeps what is given. */
-static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
+** "auto"); a command that starts its own launcher keeps what is given.
+** `absent`: no spec.trainer (runtime_trainer), whose count and processes
+** are the runtime's: neither is held. */
+static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written, int absent) {
   const kf_node *nn = kf_node_get(tr, "numNodes"), *np = kf_node_get(tr, "numProcPerNode");
   kf_node *m;
   kf_status st;
   if (nn && (nn->t != KF_NINT || nn->u.i < 1))
     return kfi_fail(c, "spec.trainer.numNodes", "expected an integer >= 1");
   if ((st = nproc_check(c, np)) != KF_OK) return st;
-  if (nn == NULL && (st = runtime_nodes(c)) != KF_OK) return st;
+  if (nn == NULL && (st = runtime_nodes(c, !absent)) != KF_OK) return st;
   if (c->kind == KF_ELASTIC) {
     if (nn) KF_OOM(c, kf_node_push(c->A, c->spec, "nnodes", (kf_node *)nn));
     if (np) KF_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
-    else KF_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
+    else if (!absent) KF_OOM(c, kf_obj_strref(c->A, c->spec, "nproc_per_node", "auto"));
     return kf_node_push(c->A, c->spec, "worker", g) ? KF_OK : kf_nomem(c->e);
   }
   /* lossy: left out and listed; the nodes, image, ... still read */
@@ -231,7 +235,7 @@ static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
     KF_OOM(c, kf_obj_int(c->A, g, "replicas", nn ? nn->u.i : 1));
     return kf_node_push(c->A, c->spec, "worker", g) ? KF_OK : kf_nomem(c->e);
   }
-  if (kf_trainer_wraps_kind(c->kind)) {
+  if (kf_trainer_wraps_kind(c->kind) && !absent) {
     if (np && (written || !(np->t == KF_NINT && np->u.i == 1)))
       KF_OOM(c, kf_node_push(c->A, c->spec, "nproc_per_node", (kf_node *)np));
     else if (np == NULL && c->kept_nproc)
@@ -248,14 +252,6 @@ static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written) {
   return KF_OK;
 }
 
-/* Removes key k from object o, keeping the order of the rest. */
-static void drop_key(kf_node *o, const char *k) {
-  size_t i, n = 0;
-  for (i = 0; i < o->u.c.n; i++)
-    if (strcmp(o->u.c.k[i], k) != 0) o->u.c.k[n] = o->u.c.k[i], o->u.c.v[n++] = o->u.c.v[i];
-  o->u.c.n = n;
-}
-
 /* spec.trainer's keys: the group rows placed in the container (image,
 ** ...; args are the task's), then the Trainer's own. */
 static void trainer_keys(const char **known) {
@@ -269,7 +265,8 @@ static void trainer_keys(const char **known) {
   known[n] = NULL;
 }
 
-static kf_status trainer(kfi *c, const kf_node *tr) {
+/* spec.trainer `tr` (`absent`: an empty one, the TrainJob has none). */
+static kf_status trainer(kfi *c, const kf_node *tr, int absent) {
   const char *known[KFI_GROUP_ROWS + 8];
   kfi_pod res;
   const kf_node *v;
@@ -302,7 +299,7 @@ static kf_status trainer(kfi *c, const kf_node *tr) {
       KF_OOM(c, kf_node_push(c->A, g, kf_group_obj.f[r].key, (kf_node *)v));
   if (res.requests) KF_OOM(c, kf_node_push(c->A, g, "requests", res.requests));
   if (res.limits) KF_OOM(c, kf_node_push(c->A, g, "limits", res.limits));
-  return nodes(c, tr, g, written);
+  return nodes(c, tr, g, written, absent);
 }
 
 /* Every level of kfjob's patch down to the node job's pod template holds
@@ -434,12 +431,9 @@ kf_status kfi_trainer(kfi *c, const kf_node *spec) {
     kf_node *none, *yes;
     KF_OOM(c, (none = kf_node_new(c->A, KF_NOBJ)) && (yes = kf_node_new(c->A, KF_NBOOL)));
     yes->u.b = 1;
-    if ((st = trainer(c, none)) != KF_OK) return st;
-    /* what runtime_trainer already means: the runtime's count and processes */
-    drop_key(c->spec, "runtime_nodes");
-    drop_key(c->spec, "nproc_per_node");
+    if ((st = trainer(c, none, 1)) != KF_OK) return st;
     KF_OOM(c, kf_node_push(c->A, c->spec, "runtime_trainer", yes));
-  } else if ((st = trainer(c, v)) != KF_OK) {
+  } else if ((st = trainer(c, v, 0)) != KF_OK) {
     return st;
   }
   if ((v = kf_node_get(spec, "runtimePatches")) && (st = patches(c, v, NULL)) != KF_OK)
