@@ -237,7 +237,7 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
     return st;
   if ((st = trainer_run(c, j, role, &sh, tr, from)) != KF_OK) return st;
   if (elastic) {
-    if (!j->runtime_nodes && !j->runtime_trainer)
+    if (kf_trainer_runtime_count(j) == NULL)
       KF_OOM(c, kf_obj_int(A, tr, "numNodes", j->max_nodes));
     /* "auto" is Trainer's default when numProcPerNode is unset; "cpu" and
     ** "gpu" are refused by R10's row before we get here */
@@ -247,7 +247,7 @@ kf_status kfm_trainer(mctx *c, const kf_job *j, const kf_manifest_opts *o,
     kf_strs cmd = kfm_role_command(j, role, o, from[0], sizeof from[0]);
     /* runtime_nodes (or runtime_trainer): left out, the runtime's
     ** mlPolicy.numNodes */
-    if (!j->runtime_nodes && !j->runtime_trainer)
+    if (kf_trainer_runtime_count(j) == NULL)
       KF_OOM(c, kf_obj_int(A, tr, "numNodes", kf_trainer_nodes(j)));
     /* nproc_per_node, "auto" unset (R39); unset: one process a pod, but
     ** a launcher the command starts takes the runtime's (auto); with

@@ -285,6 +285,7 @@ kf_status kf_rule_bounds(const kf_job *j, int s, const char *who,
 ** 1 (manifests/base/runtimes: mlPolicy.numNodes: 1). */
 kf_status kf_rule_trainer(const kf_job *j, int s, const char *who, kf_err *e) {
   const kf_kind_info *k = &kf_kinds[j->kind];
+  const char *row = kf_trainer_runtime_count(j);
   int64_t n;
   kf_status st;
   (void)s;
@@ -292,11 +293,9 @@ kf_status kf_rule_trainer(const kf_job *j, int s, const char *who, kf_err *e) {
       (st = kf_row_check(kf_row_find(k->fields, k->nfields, "runtime_patch_manager"),
                          j->runtime_patch_manager, "runtime_patch_manager", who, e)) != KF_OK)
     return st;
-  if ((!j->runtime_nodes && !j->runtime_trainer) || (n = kf_trainer_nodes(j)) == 1)
-    return KF_OK;
+  if (row == NULL || (n = kf_trainer_nodes(j)) == 1) return KF_OK;
   return kf_fail(e, KF_EINVAL, "%s: %s: true leaves the node count to the "
                  "runtime's mlPolicy.numNodes (1 in the runtimes Trainer ships), but the "
-                 "job has %lld nodes (set %s = false to write numNodes)", who,
-                 j->runtime_trainer ? "runtime_trainer" : "runtime_nodes", (long long)n,
-                 j->runtime_trainer ? "runtime_trainer" : "runtime_nodes");
+                 "job has %lld nodes (set %s = false to write numNodes)", who, row,
+                 (long long)n, row);
 }

@@ -101,6 +101,11 @@ int64_t kf_trainer_nodes(const kf_job *j) {
   return (kf_trainer_role(j) == KF_MASTER ? 1 : 0) + w;
 }
 
+const char *kf_trainer_runtime_count(const kf_job *j) {
+  if (j->runtime_trainer) return "runtime_trainer";
+  return j->runtime_nodes ? "runtime_nodes" : NULL;
+}
+
 int kf_mpi_tool(const char *const *v, size_t n) {
   static const char *const tools[] = {"mpirun", "mpiexec", "mpiexec.hydra", "horovodrun", NULL};
   const char *p;

@@ -39,5 +39,9 @@ int kf_trainer_role(const kf_job *j);
 /* A TrainJob's numNodes: an elastic job's fixed count, else the master (if
 ** any) and the workers. */
 int64_t kf_trainer_nodes(const kf_job *j);
+/* The row that leaves a TrainJob's numNodes to the runtime's
+** mlPolicy.numNodes ("runtime_trainer": no spec.trainer at all;
+** "runtime_nodes"), or NULL when the job writes its own count. */
+const char *kf_trainer_runtime_count(const kf_job *j);
 
 #endif
