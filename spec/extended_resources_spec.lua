@@ -344,6 +344,13 @@ describe("extended resources through with() and sweeps", function()
     end), 1, true)
   end)
 
+  it("an override of the flat spelling merged over spec() wins (docs/API.md)", function()
+    local template = require "kfjob.template"
+    local merged = template.merge(base():spec(), { worker = { limits = { ["amd.com/gpu"] = 8 } } })
+    assert.equal("2", merged.worker.limits.extended["amd.com/gpu"])   -- both spellings in the table
+    assert.equal("8", pt(merged.worker).worker.limits.extended["amd.com/gpu"])
+  end)
+
   it("a sweep axis can name one", function()
     local template = require "kfjob.template"
     local got = {}
