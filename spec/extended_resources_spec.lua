@@ -351,6 +351,22 @@ describe("extended resources through with() and sweeps", function()
     assert.equal("8", pt(merged.worker).worker.limits.extended["amd.com/gpu"])
   end)
 
+  it("a sweep's name template can name one's axis", function()
+    local template = require "kfjob.template"
+    local got = {}
+    for name, job in template.variants(base(), { ["worker.limits.amd.com/gpu"] = { 1, 4 } },
+                                       { name = "bert-g${worker.limits.amd.com/gpu}" }) do
+      got[#got + 1] = name .. "=" .. job.worker.limits.extended["amd.com/gpu"]
+    end
+    table.sort(got)
+    assert.same({ "bert-g1=1", "bert-g4=4" }, got)
+    assert.equal("x-2Mi", template.render("x-${worker.limits.hugepages-2Mi}",
+                                          { ["worker.limits.hugepages-2Mi"] = "2Mi" }))
+    assert.matches("malformed placeholder", err_of(function()
+      return template.render("${a./b}", { a = 1 })
+    end), 1, true)
+  end)
+
   it("a sweep axis can name one", function()
     local template = require "kfjob.template"
     local got = {}

@@ -34,12 +34,21 @@ local function quote_src(s)
   return describe(s)
 end
 
+-- A dotted name of identifiers and indices.  After a `requests`, `limits`
+-- or `extended` part, the rest may be a Kubernetes resource name's
+-- ("worker.limits.amd.com/gpu", "worker.limits.hugepages-2Mi"), as a
+-- sweep's matrix key names an extended resource; elsewhere a `-` stays
+-- malformed (`${tag-dev}` is not bash's default).
+local RESOURCES = { requests = true, limits = true, extended = true }
 local function valid_name(name)
   if name == "" then return false end
+  local res = false
   for seg in (name .. "."):gmatch("(.-)%.") do
-    if not (sfind(seg, "^[%a_][%w_]*$") or sfind(seg, "^%d+$")) then
+    if not (sfind(seg, "^[%a_][%w_]*$") or sfind(seg, "^%d+$") or
+            (res and sfind(seg, "^[%w_][%w_/%-]*$"))) then
       return false
     end
+    res = res or RESOURCES[seg] == true
   end
   return true
 end
