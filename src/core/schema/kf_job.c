@@ -646,18 +646,29 @@ typedef struct pathset {
   size_t n, cap;
 } pathset;
 
-/* An extended resource has two spellings, limits["amd.com/gpu"] and
+/* A key under a rest row has two spellings, limits["amd.com/gpu"] and
 ** limits.extended["amd.com/gpu"]: one path for both, so a with{} that
-** gives both is "set twice" too.  Drops "extended." after requests/limits. */
+** gives both is "set twice" too.  Drops the rest row's key after the
+** object's (kf_rest_row); the name after it is one key, dots and all. */
 static void one_spelling(char *p) {
-  static const char *const own[] = {"requests.extended.", "limits.extended.", NULL};
-  size_t i;
-  for (i = 0; own[i]; i++) {
-    char *at = strstr(p, own[i]);
-    if (at != NULL && (at == p || at[-1] == '.')) {
-      char *ext = at + strlen(own[i]) - 9;   /* "extended." */
-      memmove(ext, ext + 9, strlen(ext + 9) + 1);
+  char *seg = p, *dot;
+  if (strchr(p, '/') == NULL && strstr(p, "hugepages-") == NULL)
+    return;   /* no name kf_ext_res_key takes: the row search is the dearer */
+  while ((dot = strchr(seg, '.')) != NULL) {
+    const kf_field *r;
+    char c = *dot;
+    int own;
+    size_t n;
+    *dot = '\0';
+    r = kf_rest_row(seg, &own);
+    *dot = c;
+    if (r != NULL) {
+      n = strlen(r->key);
+      if (!own && strncmp(dot + 1, r->key, n) == 0 && dot[1 + n] == '.')
+        memmove(dot + 1, dot + 2 + n, strlen(dot + 2 + n) + 1);
+      return;
     }
+    seg = dot + 1;
   }
 }
 
@@ -721,14 +732,17 @@ kf_status kf_node_merge(kf_arena *A, kf_node *base, const kf_node *over,
   return st != KF_OK ? st : merge_obj(A, base, over, 1, who, e);
 }
 
-/* Whether the rest of a dotted key after segment `seg` is one key: an
-** extended resource's name under requests or limits (or their extended
-** table), whose dots are the name's ("worker.limits.amd.com/gpu"). */
+/* Whether the rest of a dotted key after segment `seg` is one key: a name
+** a rest row takes, under its object or itself (kf_rest_row), whose dots
+** are the name's ("worker.limits.amd.com/gpu"). */
 static int resource_rest(const char *seg, const char *rest) {
-  if (strcmp(seg, "requests") != 0 && strcmp(seg, "limits") != 0 &&
-      strcmp(seg, "extended") != 0)
-    return 0;
-  return strncmp(rest, "extended.", 9) != 0 && kf_ext_res_key(rest);
+  int own;
+  const kf_field *r;
+  size_t n;
+  if (!kf_ext_res_key(rest)) return 0;   /* first: the row search is the dearer */
+  if ((r = kf_rest_row(seg, &own)) == NULL) return 0;
+  n = strlen(r->key);
+  return own || strncmp(rest, r->key, n) != 0 || rest[n] != '.';
 }
 
 /* Dotted keys are paths at the top level only (top): inside a nested

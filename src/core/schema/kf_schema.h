@@ -418,6 +418,11 @@ void kf_row_path(const char *parent_key, const char *parent_pb,
 /* The row of `o` (or of the n rows at f) with spec key `key`, or NULL. */
 const kf_field *kf_obj_row(const kf_obj *o, const char *key);
 const kf_field *kf_row_find(const kf_field *f, size_t n, const char *key);
+/* The rest row (KF_F_REST) that key `seg` leads to: the object's of a
+** group or job row named `seg` ("limits": its "extended"; *own = 0), or
+** the rest row named `seg` itself (*own = 1); NULL: none.  For code that
+** holds a path's keys and no kind (a merge of overrides). */
+const kf_field *kf_rest_row(const char *seg, int *own);
 /* KF_OK when string `v` (NULL: unset) passes the validator row `f` names;
 ** else "<who>: <path>: '<v>' is not a ...". */
 kf_status kf_row_check(const kf_field *f, const char *v, const char *path,

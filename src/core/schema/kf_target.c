@@ -209,6 +209,31 @@ const kf_field *kf_obj_row(const kf_obj *o, const char *key) {
   return kf_row_find(o->f, o->n, key);
 }
 
+/* The rest row of the object row `f` opens (its last), or NULL. */
+static const kf_field *rest_of(const kf_field *f) {
+  const kf_obj *o = f != NULL && f->type == KF_V_OBJ ? (const kf_obj *)f->info : NULL;
+  return o && o->n && (o->f[o->n - 1].flags & KF_F_REST) ? &o->f[o->n - 1] : NULL;
+}
+
+const kf_field *kf_rest_row(const char *seg, int *own) {
+  const kf_field *r = rest_of(kf_obj_row(&kf_group_obj, seg));
+  int k;
+  for (k = 0; r == NULL && k < KF_NKINDS; k++)
+    r = rest_of(kf_row_find(kf_kinds[k].fields, kf_kinds[k].nfields, seg));
+  *own = 0;
+  if (r != NULL) return r;
+  /* every rest row is in an object the rows above open: find it by name */
+  for (k = 0; k < KF_NKINDS; k++) {
+    size_t i;
+    for (i = 0; i < kf_kinds[k].nfields; i++)
+      if ((r = rest_of(&kf_kinds[k].fields[i])) != NULL && strcmp(r->key, seg) == 0) {
+        *own = 1;
+        return r;
+      }
+  }
+  return NULL;
+}
+
 int kf_field_value_on(const kf_field *f, kf_target t, int v) {
   return f->values_on == NULL || f->values_on[t] == 0 || ((f->values_on[t] >> v) & 1u);
 }
