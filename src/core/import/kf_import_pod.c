@@ -87,6 +87,42 @@ static int zero_qty(const kf_node *v) {
   return v->t == KF_NSTR && kf_qty_parse(v->u.s.p, &q) == 0 && kf_qty_is_zero(&q);
 }
 
+/* A quantity node (a string, or a YAML integer) parsed, its text in b
+** (cap 32); 0: none such. */
+static int qty_of(const kf_node *v, kf_qty *q, char *b) {
+  if (v->t == KF_NINT) snprintf(b, 32, "%lld", (long long)v->u.i);
+  else if (v->t == KF_NSTR) snprintf(b, 32, "%s", v->u.s.p);
+  else return 0;
+  return kf_qty_parse(v->t == KF_NSTR ? v->u.s.p : b, q) == 0;
+}
+
+/* A request above its limit: the API server refuses the pod
+** (validation.go validateResourceRequirements, "must be less than or equal
+** to ... limit"), so the manifest runs nothing as written; kfjob's writer
+** would lower the request (as Flyte's backend does) and change it.  Keys
+** are kfjob's (kfi_res_side), paths the manifest's. */
+static kf_status over_limits(kfi *c, const char *path, const kfi_pod *out) {
+  const kf_node *r = out->requests;
+  char p[KFI_PATH], q[KFI_PATH];
+  size_t i;
+  int k;
+  for (i = 0; r && out->limits && i < r->u.c.n; i++) {
+    const kf_node *l = kf_node_get(out->limits, r->u.c.k[i]);
+    kf_qty a, b;
+    char sa[32], sb[32];
+    if (l == NULL || !qty_of(r->u.c.v[i], &a, sa) || !qty_of(l, &b, sb) ||
+        kf_qty_is_zero(&b) || kf_qty_cmp(&a, &b) <= 0)
+      continue;
+    for (k = 0; k < KF_NRES && strcmp(kf_resources_obj.f[k].key, r->u.c.k[i]) != 0; k++) {}
+    kfi_path(q, path, "requests");
+    kfi_path(p, q, k < KF_NRES ? kf_resources_obj.f[k].manifest : r->u.c.k[i]);
+    return kfi_fail(c, p, "%s is above its limit %s: the API server refuses the pod "
+                    "(must be less than or equal to the limit, "
+                    "validateResourceRequirements)", sa, sb);
+  }
+  return KF_OK;
+}
+
 /* An explicit request of 0 with a limit: Kubernetes keeps it (only a
 ** missing request takes the limit, core/v1 defaults.go), kfjob's job
 ** drops a zero quantity, as Flyte does (flytek8s ToK8sResourceList), and
@@ -132,7 +168,8 @@ kf_status kfi_resources(kfi *c, const char *path, const kf_node *res, kfi_pod *o
   kfi_path(p, path, "requests");
   if ((v = kf_node_get(res, "requests")) && (st = kfi_res_side(c, p, v, &out->requests)) != KF_OK)
     return st;
-  if ((st = zero_requests(c, path, out)) != KF_OK) return st;
+  if ((st = over_limits(c, path, out)) != KF_OK || (st = zero_requests(c, path, out)) != KF_OK)
+    return st;
   return drop_implied(c, out);
 }
 

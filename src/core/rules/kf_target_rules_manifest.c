@@ -438,6 +438,43 @@ static kf_status r34_shared(const kf_job *j, kf_target t, const kf_target_rule *
 /* R34: a field a target's resources have no place for, as its row says
 ** (kf_field_not_on): a group's, then the job's.  A value given is
 ** refused. */
+/* R59 for one table pair (`at`: "worker." or "" for the task's). */
+static kf_status r59_pair(const char *const *rq, const char *const *lm, const char *at,
+                          kf_target t, const kf_target_rule *r, kf_problems *out,
+                          kf_err *e) {
+  static const char *const side[2] = {"requests", "limits"};
+  char path[64];
+  int s;
+  for (s = 0; s < 2; s++) {
+    const char *g = s ? lm[KF_GPU] : rq[KF_GPU];
+    if (g == NULL || kf_ext_res_whole(g)) continue;
+    snprintf(path, sizeof path, "%s%s.gpu", at, side[s]);
+    ADD(path, e, "'%.40s' is not a whole number: nvidia.com/gpu is an extended resource "
+        "and the API server refuses the pods (must be an integer)", g);
+  }
+  return KF_OK;
+}
+
+/* R59: a GPU count that is not whole, which the API server refuses where
+** kfjob's manifest goes to it as written (nvidia.com/gpu is an extended
+** resource; a request above its limit is lowered to it as Flyte's
+** backend does, kfm_group_resources, so that one is a warning). */
+static kf_status r59_resources(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                               const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  char at[32];
+  int i;
+  kf_status st;
+  (void)c;
+  if ((st = r59_pair(j->requests, j->limits, "", t, r, out, e)) != KF_OK) return st;
+  for (i = 0; i < k->nroles; i++) {
+    const kf_group *g = &j->g[k->roles[i].role];
+    snprintf(at, sizeof at, "%s.", kf_roles[k->roles[i].role].key);
+    if ((st = r59_pair(g->requests, g->limits, at, t, r, out, e)) != KF_OK) return st;
+  }
+  return KF_OK;
+}
+
 static kf_status r34_rows(const kf_job *j, kf_target t, const kf_target_ctx *c,
                           const kf_target_rule *r, kf_problems *out, kf_err *e) {
   const r34_list *l = &r34_obj[t][R34_GROUP];
@@ -471,6 +508,9 @@ static kf_status r34_rows(const kf_job *j, kf_target t, const kf_target_ctx *c,
 ** message). */
 #define R34_SOURCE "the field's row (kf_schema.c not_on, not_on_why) or its place's rule (KF_PLACES)"
 #define R34_FLYTE "flyteidl plugins/common.proto CommonReplicaSpec; the field's row"
+
+#define R59_SOURCE "kubernetes pkg/apis/core/validation/validation.go " \
+  "ValidateResourceQuantityValue (an extended resource, nvidia.com/gpu, an integer)"
 
 const kf_target_rule kf_target_rules_manifest[] = {
   {"R11", K(KF_MPI) | K(KF_HOROVOD), {WARN, WARN, OK, OK, NA, NA, NA},
@@ -530,5 +570,8 @@ const kf_target_rule kf_target_rules_manifest[] = {
    {R34_FLYTE, R34_FLYTE, R34_SOURCE, R34_SOURCE, TRAINERS(R34_SOURCE),
     [KF_T_CLUSTERED] = R34_SOURCE},
    r34_rows, 0, 0},
+  {"R59", ALL_KINDS, {OK, OK, ERR, ERR, TRAINERS(ERR)},
+   {NULL, NULL, R59_SOURCE, R59_SOURCE, TRAINERS(R59_SOURCE)},
+   r59_resources, 0, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0, 0}
 };

@@ -70,8 +70,7 @@ static const char *name_problem(const char *k, char *buf, size_t cap) {
   return NULL;
 }
 
-/* ValidateResourceQuantityValue: an extended resource is a whole number. */
-static int whole(const char *s) {
+int kf_ext_res_whole(const char *s) {
   kf_qty q, u;
   char t[32];
   int64_t n;
@@ -84,12 +83,13 @@ static int whole(const char *s) {
 /* IsHugePageResourceValueDivisible: a hugepages-<size> value is a whole
 ** number of pages, rounded up to whole bytes as Quantity.Value() does (0
 ** is); a page size that is not a positive whole number of bytes divides
-** nothing.  Values past int64 are left alone, as whole() leaves them. */
+** nothing.  Values past int64 are left alone, as kf_ext_res_whole leaves
+** them. */
 static int whole_pages(const char *k, const char *v) {
   kf_qty page, q;
   int64_t size, n;
   if (kf_qty_parse(k + 10, &page) != 0 || kf_qty_parse(v, &q) != 0) return 1;
-  if (!whole(k + 10) || (size = kf_qty_units(&page, INT64_MAX)) <= 0) return 0;
+  if (!kf_ext_res_whole(k + 10) || (size = kf_qty_units(&page, INT64_MAX)) <= 0) return 0;
   if ((n = kf_qty_units(&q, INT64_MAX)) < 0) return 1;
   return n % size == 0;
 }
@@ -140,7 +140,7 @@ static kf_status check_ext(const kf_node *in, kf_arena *A, const kf_node **out,
     if ((why_not = name_problem(k, why, sizeof why)) != NULL)
       return kf_fail(e, KF_EINVAL, "%s: %s: '%.100s' %s", who, p, k, why_not);
     if ((st = value(in->u.c.v[i], A, &v, who, p, e)) != KF_OK) return st;
-    if (!native(k) && !whole(v->u.s.p))
+    if (!native(k) && !kf_ext_res_whole(v->u.s.p))
       return kf_fail(e, KF_EINVAL, "%s: %s: '%.60s' must be an integer (an extended "
                      "resource counts whole devices: ValidateResourceQuantityValue)",
                      who, p, v->u.s.p);

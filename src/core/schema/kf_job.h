@@ -302,6 +302,9 @@ extern const kf_tree kf_ext_res_tree;
 /* Whether a key of a resources table is an extended resource's name
 ** (a '/' or hugepages-), which the rest row takes (KF_F_REST). */
 int kf_ext_res_key(const char *k);
+/* ValidateResourceQuantityValue: quantity `s` is a whole number, as an
+** extended resource's must be (nvidia.com/gpu too).  Past int64: 1. */
+int kf_ext_res_whole(const char *s);
 /* The rules relating requests and limits of extended resources
 ** (validateResourceRequirements), on every group and the task. */
 kf_status kf_rule_ext_res(const kf_job *j, const char *who, kf_err *e);

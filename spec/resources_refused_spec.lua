@@ -1,0 +1,102 @@
+-- What the API server refuses of a container's resources, on the targets
+-- whose manifests reach it as written.  Expected values come from
+-- Kubernetes (pkg/apis/core/validation/validation.go:
+-- ValidateResourceQuantityValue, "must be an integer" for every extended
+-- resource, nvidia.com/gpu included; validateResourceRequirements, "must be
+-- less than or equal to ... limit") and from the black-box tester's
+-- manifests, never from kfjob's own output.
+local kfjob = require "kfjob"
+local util = require "util"
+
+local function rules_of(job, target)
+  local ok, problems = job:check{ target = target }
+  local got = {}
+  if ok then return got end
+  for _, p in ipairs(problems) do got[#got + 1] = p.rule .. " " .. p.path end
+  table.sort(got)
+  return got
+end
+
+local function pt(worker, extra)
+  local t = { container = { image = "img" }, worker = worker }
+  for k, v in pairs(extra or {}) do t[k] = v end
+  return kfjob.PyTorchJob(t)
+end
+
+describe("R59: a GPU count that is not whole", function()
+  it("is an error where the manifest goes to the API server", function()
+    for _, g in ipairs{ 0.5, "500m", "1.5" } do
+      local j = pt({ replicas = 2, requests = { gpu = g }, limits = { gpu = g } })
+      for _, t in ipairs{ "operator", "trainer-2.3" } do
+        assert.same({ "R59 master.limits.gpu", "R59 master.requests.gpu",
+                      "R59 worker.limits.gpu", "R59 worker.requests.gpu" },
+                    rules_of(j:with{ master = { replicas = 1, requests = { gpu = g }, limits = { gpu = g } } }, t),
+                    tostring(g) .. " on " .. t)
+        assert.same({ "R59 worker.limits.gpu", "R59 worker.requests.gpu" }, rules_of(j, "operator"))
+      end
+      local ok, err = pcall(j.manifest, j, { name = "x", target = "operator" })
+      assert.is_false(ok)
+      assert.matches("worker.requests.gpu: '" .. tostring(g) .. "' is not a whole number", err, 1, true)
+    end
+    local m = kfjob.MPIJob{ container = { image = "i" }, worker = { replicas = 2, limits = { gpu = "0.5" } } }
+    assert.same({ "R59 worker.limits.gpu" }, rules_of(m, "mpi-operator"))
+  end)
+
+  it("whole counts, in any spelling, pass; Flyte's targets are unchanged", function()
+    for _, g in ipairs{ 1, "2", "1000m", "+4" } do
+      assert.same({}, rules_of(pt({ replicas = 2, limits = { gpu = g } }), "operator"), tostring(g))
+    end
+    local j = pt({ replicas = 2, limits = { gpu = "0.5" } })
+    assert.same({}, rules_of(j, "flyte"))
+    assert.equal("string", type(j:encode()))
+  end)
+end)
+
+describe("reading a container whose request is above its limit", function()
+  local function manifest(req, lim)
+    return ([[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: rq}
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img
+            resources:
+              requests: {cpu: %s}
+              limits: {cpu: %s}
+]]):format(req, lim)
+  end
+
+  it("is refused with the manifest's path (the pod could not run as written)", function()
+    local job, err = kfjob.from_manifest(manifest('"4"', '"2"'))
+    assert.is_nil(job)
+    assert.matches("spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].resources"
+                   .. ".requests.cpu: 4 is above its limit 2", err, 1, true)
+    job, err = kfjob.from_manifest(manifest("2500m", "2"))
+    assert.is_nil(job)
+    assert.matches("requests.cpu: 2500m is above its limit 2", err, 1, true)
+  end)
+
+  it("a request at or under its limit reads", function()
+    assert.is_not_nil((kfjob.from_manifest(manifest('"2"', '"2"'))))
+    assert.is_not_nil((kfjob.from_manifest(manifest("1500m", '"2"'))))
+  end)
+
+  it("kfjob convert exits 1 naming the path", function()
+    if not util.cli_ok then pending(util.cli_why()) return end
+    local dir = util.tmpdir()
+    local f = dir .. "/rq.yaml"
+    local h = assert(io.open(f, "w")); h:write(manifest('"4"', '"2"')); h:close()
+    local code, out, err = util.kfjob("convert", f)
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.matches("requests.cpu: 4 is above its limit 2", err, 1, true)
+  end)
+end)
