@@ -100,3 +100,43 @@ spec:
     assert.matches("requests.cpu: 4 is above its limit 2", err, 1, true)
   end)
 end)
+
+describe("kfjob convert --to trainer of a restart policy the manifest leaves out", function()
+  -- the training-operator's PyTorchJob default restartPolicy is OnFailure
+  -- (pytorchjob_defaults.go setPytorchDefaultRestartPolicy), which a
+  -- TrainJob has no field for (trainer trainjob_types.go)
+  local text = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: mnist}
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - {name: pytorch, image: img, command: [python, train.py]}
+    Master:
+      replicas: 1
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+          - {name: pytorch, image: img, command: [python, train.py]}
+]]
+  it("says the value is the kind's default, and --lossy leaves it out", function()
+    if not util.cli_ok then pending(util.cli_why()) return end
+    local f = util.tmpdir() .. "/mnist.yaml"
+    local h = assert(io.open(f, "w")); h:write(text); h:close()
+    local code, out, err = util.kfjob("convert", f, "--to", "trainer-2.3")
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.matches('Worker.restartPolicy: [^\n]*%(value "OnFailure", unset: the kind\'s default%)', err)
+    assert.matches('Master.restartPolicy: [^\n]*%(value "OnFailure"%)\n', err)
+    code, out, err = util.kfjob("convert", f, "--to", "trainer-2.3", "--lossy")
+    assert.equal(0, code, err)
+    assert.matches("kind: TrainJob", out, 1, true)
+    assert.matches("numNodes: 3", out, 1, true)
+  end)
+end)

@@ -291,6 +291,24 @@ static kfjob_status failed(imp *I, const kf_job *j, const kfjob_import_info *ii,
   return KFJOB_OK;
 }
 
+/* Whether the manifest `doc` holds dotted `path` (object keys; a path with
+** an index is taken as held).  What it does not hold, the job read has
+** from the kind's default (a PyTorchJob's restartPolicy: OnFailure). */
+static int doc_holds(const kf_node *doc, const char *path) {
+  char key[128];
+  const char *p = path;
+  if (strchr(path, '[') != NULL) return 1;
+  while (doc != NULL && *p) {
+    size_t n = strcspn(p, ".");
+    if (n >= sizeof key) return 1;
+    memcpy(key, p, n);
+    key[n] = '\0';
+    doc = doc->t == KF_NOBJ ? kf_node_get(doc, key) : NULL;
+    p += n + (p[n] == '.');
+  }
+  return doc != NULL;
+}
+
 /* With lossy, what the target cannot express and runs without (droppable)
 ** is left out of a copy of the job and listed in the report, when nothing
 ** else is refused: then every refusal is reported as it is. */
@@ -323,6 +341,12 @@ static kf_status lossy_drop(imp *I, kf_job *j, const kf_render_opts *ro, probs *
     u[ii->nunmapped + n].path = kf_import_where(I->doc, j->kind, ps->v[i].path, ps->v[i].ref,
                                                 &I->A);
     if (u[ii->nunmapped + n].path == NULL) return kf_nomem(e);
+    if (!doc_holds(I->doc, u[ii->nunmapped + n].path)) {   /* the kind's default */
+      char *d = kf_arena_alloc(&I->A, strlen(v) + 48);
+      if (d == NULL) return kf_nomem(e);
+      sprintf(d, "%s, unset: the kind's default", v);
+      v = d;
+    }
     u[ii->nunmapped + n].value = v;
     u[ii->nunmapped + n].reason = why;
     j->emit_ok = 0;
