@@ -140,3 +140,30 @@ spec:
     assert.matches("numNodes: 3", out, 1, true)
   end)
 end)
+
+describe("R60: processes a node and a command that starts no launcher", function()
+  -- Trainer: numProcPerNode -> PET_NPROC_PER_NODE, read by torchrun (torch.go
+  -- EnforceMLPolicy), so kfjob's torchrun --no-python wrapper starts the
+  -- command that many times; the training-operator runs the command as
+  -- written, once a pod (envvar.go setPodEnv only sets the variable)
+  local function job(cmd, nproc)
+    return kfjob.PyTorchJob{ container = { image = "i", command = cmd }, nproc_per_node = nproc,
+                             worker = { replicas = 2 } }
+  end
+  local function r60(j, t)
+    local got = {}
+    for _, w in ipairs(j:lint{ target = t }) do
+      if w.rule == "R60" then got[#got + 1] = w.path end
+    end
+    return got
+  end
+
+  it("warns on Trainer only, for a plain command and more than one process", function()
+    assert.same({ "nproc_per_node" }, r60(job({ "python", "t.py" }, 4), "trainer-2.3"))
+    assert.same({}, r60(job({ "python", "t.py" }, 4), "operator"))
+    assert.same({}, r60(job({ "python", "t.py" }, 1), "trainer-2.3"))
+    assert.same({}, r60(job({ "torchrun", "t.py" }, 4), "trainer-2.3"))
+    assert.same({}, r60(job({ "python", "-m", "torch.distributed.run", "t.py" }, 4), "trainer-2.3"))
+    assert.same({}, r60(job({ "python", "t.py" }, "auto"), "trainer-2.3"))
+  end)
+end)

@@ -555,6 +555,30 @@ static kf_status test_pt_nproc_cpu(const kf_job *j, kf_target t,
                         "to the count the job needs)");
 }
 
+/* R60: several processes a node and a command that starts no launcher:
+** Trainer runs kfjob's torchrun wrapper, numProcPerNode copies of the
+** command a node, where the training-operator (and Flyte's backend) runs
+** it once a pod and only sets PET_NPROC_PER_NODE. */
+static kf_status test_nproc_no_launcher(const kf_job *j, kf_target t,
+                                        const kf_target_ctx *c, const kf_target_rule *r,
+                                        kf_problems *out, kf_err *e) {
+  const kf_group *g = &j->g[kf_trainer_role(j)];
+  const kf_container *ct = g->has_container && g->container.ncommand ? &g->container
+                           : j->has_container ? &j->container : NULL;
+  (void)c;
+  if (j->nproc_word != NULL || j->nproc_per_node <= 1 || j->runtime_trainer || ct == NULL ||
+      ct->ncommand == 0 || !kf_trainer_wraps(j, (const char *const *)ct->command, ct->ncommand))
+    return KF_OK;
+  /* ("processes a node": convert --to prints the warnings that say it) */
+  return kf_problem_add(out, r, t, "nproc_per_node", e, "%d with a command that starts no "
+                        "launcher: Trainer runs %d processes a node (kfjob's torchrun "
+                        "wrapper starts the command that many times), where the "
+                        "training-operator runs it once a pod and only sets "
+                        "PET_NPROC_PER_NODE (start torchrun in the command, or set "
+                        "nproc_per_node = 1 if the command starts its own processes)",
+                        (int)j->nproc_per_node, (int)j->nproc_per_node);
+}
+
 /* R58: a TrainJob without spec.trainer runs the runtime's node job with no
 ** node env; every other target's pods get the operator's or Flyte's. */
 static kf_status test_runtime_trainer(const kf_job *j, kf_target t,
@@ -780,5 +804,11 @@ const kf_target_rule kf_target_rules[] = {
     TRAINERS("trainer trainjob_types.go TrainJobSpec.Trainer (+optional); torch.go, jax.go, "
              "xgboost.go EnforceMLPolicy (node env only when it is set)")},
    test_runtime_trainer, 0, 0},
+  {"R60", K(KF_PYTORCH) | K(KF_ELASTIC),
+   {[KF_T_MPI_OPERATOR] = NA, TRAINERS(WARN)},
+   {TRAINERS("trainer torch.go EnforceMLPolicy (numProcPerNode -> PET_NPROC_PER_NODE, "
+             "read by torchrun); training-operator envvar.go setPodEnv (the command runs "
+             "as written)")},
+   test_nproc_no_launcher, 0, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0, 0}
 };
