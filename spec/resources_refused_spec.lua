@@ -91,9 +91,7 @@ spec:
 
   it("kfjob convert exits 1 naming the path", function()
     if not util.cli_ok then pending(util.cli_why()) return end
-    local dir = util.tmpdir()
-    local f = dir .. "/rq.yaml"
-    local h = assert(io.open(f, "w")); h:write(manifest('"4"', '"2"')); h:close()
+    local f = util.writer(util.tmpdir())("rq.yaml", manifest('"4"', '"2"'))
     local code, out, err = util.kfjob("convert", f)
     assert.equal(1, code)
     assert.equal("", out)
@@ -127,8 +125,7 @@ spec:
 ]]
   it("says the value is the kind's default, and --lossy leaves it out", function()
     if not util.cli_ok then pending(util.cli_why()) return end
-    local f = util.tmpdir() .. "/mnist.yaml"
-    local h = assert(io.open(f, "w")); h:write(text); h:close()
+    local f = util.writer(util.tmpdir())("mnist.yaml", text)
     local code, out, err = util.kfjob("convert", f, "--to", "trainer-2.3")
     assert.equal(1, code)
     assert.equal("", out)
