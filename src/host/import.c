@@ -292,12 +292,13 @@ static kfjob_status failed(imp *I, const kf_job *j, const kfjob_import_info *ii,
 }
 
 /* Whether the manifest `doc` holds dotted `path` (object keys; a path with
-** an index is taken as held).  What it does not hold, the job read has
-** from the kind's default (a PyTorchJob's restartPolicy: OnFailure). */
+** an index, or a kfjob path kf_import_where could not place, is taken as
+** held).  What it does not hold, the job read has from the kind's default
+** (a PyTorchJob's restartPolicy: OnFailure). */
 static int doc_holds(const kf_node *doc, const char *path) {
   char key[128];
   const char *p = path;
-  if (strchr(path, '[') != NULL) return 1;
+  if (strchr(path, '[') != NULL || strncmp(path, "spec.", 5) != 0) return 1;
   while (doc != NULL && *p) {
     size_t n = strcspn(p, ".");
     if (n >= sizeof key) return 1;

@@ -533,6 +533,14 @@ static kf_status test_ext_resources(const kf_job *j, kf_target t,
 
 #define FLYTE_PT "flyteplugins pytorch.go BuildResource"
 
+/* The container a TrainJob's nodes run: the Trainer role's own when it
+** gives a command, else the job's; NULL: neither. */
+static const kf_container *trainer_container(const kf_job *j) {
+  const kf_group *g = &j->g[kf_trainer_role(j)];
+  if (g->has_container && g->container.ncommand) return &g->container;
+  return j->has_container ? &j->container : NULL;
+}
+
 /* R57: a PyTorchJob whose command starts torchrun with nproc_per_node
 ** unset or "auto" and no GPU: the operator's torchrun runs "auto", one
 ** process per CPU of the node, where Trainer (numProcPerNode unset) runs
@@ -540,10 +548,8 @@ static kf_status test_ext_resources(const kf_job *j, kf_target t,
 static kf_status test_pt_nproc_cpu(const kf_job *j, kf_target t,
                                    const kf_target_ctx *c, const kf_target_rule *r,
                                    kf_problems *out, kf_err *e) {
-  const int role = kf_trainer_role(j);
-  const kf_group *g = &j->g[role];
-  const kf_container *ct = g->has_container && g->container.ncommand ? &g->container
-                           : j->has_container ? &j->container : NULL;
+  const kf_group *g = &j->g[kf_trainer_role(j)];
+  const kf_container *ct = trainer_container(j);
   (void)c;
   if (j->runtime || ct == NULL || !kf_starts_launcher((const char *const *)ct->command, ct->ncommand) ||
       (j->nproc_word ? strcmp(j->nproc_word, "auto") != 0 : j->nproc_per_node != 0) ||
@@ -562,9 +568,7 @@ static kf_status test_pt_nproc_cpu(const kf_job *j, kf_target t,
 static kf_status test_nproc_no_launcher(const kf_job *j, kf_target t,
                                         const kf_target_ctx *c, const kf_target_rule *r,
                                         kf_problems *out, kf_err *e) {
-  const kf_group *g = &j->g[kf_trainer_role(j)];
-  const kf_container *ct = g->has_container && g->container.ncommand ? &g->container
-                           : j->has_container ? &j->container : NULL;
+  const kf_container *ct = trainer_container(j);
   (void)c;
   if (j->nproc_word != NULL || j->nproc_per_node <= 1 || j->runtime_trainer || ct == NULL ||
       ct->ncommand == 0 || !kf_trainer_wraps(j, (const char *const *)ct->command, ct->ncommand))
