@@ -14,7 +14,8 @@
 ** fields may be (kf_target_rules.c), what a target's resources can express
 ** (kf_target_rules_manifest.c), the environment (kf_target_rules_env.c). */
 extern const kf_target_rule kf_target_rules[], kf_target_rules_manifest[],
-    kf_target_rules_env[], kf_target_rules_sched[], kf_target_rules_clustered[];
+    kf_target_rules_env[], kf_target_rules_sched[], kf_target_rules_clustered[],
+    kf_target_rules_trainer[];
 
 /* Trainer: the initContainers and containers of a pod template (the job's,
 ** `at` "pod_template", or a group's, "worker.pod_template") that a

@@ -14,7 +14,7 @@
 ** (warnings and errors, or errors alone) the indexes of the rows to test,
 ** made once: a walk tests the rows that apply, not every row. */
 static const kf_target_rule *const tables[] = {
-    kf_target_rules, kf_target_rules_manifest, kf_target_rules_env,
+    kf_target_rules, kf_target_rules_trainer, kf_target_rules_manifest, kf_target_rules_env,
     kf_target_rules_sched, kf_target_rules_clustered};
 #define MAX_ROWS 255
 static const kf_target_rule *rows[MAX_ROWS];
