@@ -1138,7 +1138,7 @@ if require("util").cli_ok then
         .. "    Master:\n      replicas: 1\n      restartPolicy: OnFailure\n"
         .. "      template: {spec: {containers: [{name: pytorch, image: pt}]}}\n    Worker", 1)
         :gsub("name: tensorflow", "name: pytorch"), "--to", "trainer-2.3", "--lossy"),
-      "kfjob: in.yaml: document 1: kfjob.PyTorchJob: master.restart_policy: 'on_failure' cannot be expressed: a TrainJob has no restart "
+      "kfjob: in.yaml: document 1: kfjob.PyTorchJob: spec.pytorchReplicaSpecs.Master.restartPolicy: 'on_failure' cannot be expressed: a TrainJob has no restart "
         .. "policy (the runtime's JobSet failurePolicy decides); leave it unset or never (target trainer-2.3; "
         .. "rule R13: trainer trainjob_types.go (no restart policy field))" },
     { "another kind", convert(1, "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"),

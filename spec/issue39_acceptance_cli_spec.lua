@@ -631,9 +631,14 @@ spec:
     for _, l in ipairs(lines(text)) do if l:find("(target trainer-2.3; rule R", 1, true) then ls[#ls + 1] = l end end
     assert.are.equal(3, #ls, where .. ": one line per problem expected, got:\n" .. text)
     local seen = {}
+    -- a config's problems name its fields; a manifest's, its own paths
+    local m, w = "master.restart_policy", "worker.restart_policy"
+    if where:find("^convert") and not where:find("^convert config") then
+      m, w = "spec.pytorchReplicaSpecs.Master.restartPolicy", "spec.pytorchReplicaSpecs.Worker.restartPolicy"
+    end
     for _, l in ipairs(ls) do
-      if l:find("master.restart_policy", 1, true) and l:find("rule R13", 1, true) then seen.m = true end
-      if l:find("worker.restart_policy", 1, true) and l:find("rule R13", 1, true) then seen.w = true end
+      if l:find(m, 1, true) and l:find("rule R13", 1, true) then seen.m = true end
+      if l:find(w, 1, true) and l:find("rule R13", 1, true) then seen.w = true end
       if l:find(".image", 1, true) and l:find("rule R21", 1, true) then seen.i = true end
     end
     assert.is_true(seen.m and seen.w and seen.i, where .. ":\n" .. text)

@@ -94,8 +94,9 @@ spec:
     local code, out, err = util.conv(GROUPENV, "--to", "trainer-2.3", "--lossy")
     assert.equal(1, code)
     assert.equal("", out)
-    assert.matches("worker.container.args: differs from master's", err, 1, true)
-    assert.matches("worker.container.env: differs from master's", err, 1, true)
+    -- named where they are in the manifest (0-based items)
+    assert.matches("spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].args: differs from master's", err, 1, true)
+    assert.matches("spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].env: differs from master's", err, 1, true)
   end)
 end)
 

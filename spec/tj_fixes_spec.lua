@@ -334,10 +334,11 @@ spec:
     local code, out, err = util.conv(PT, "--to", "trainer-2.3")
     assert.are.equal(0, code, err)
     assert.matches("kind: TrainJob", out, 1, true)
-    -- named where they are in the manifest read (SPEC §17)
-    assert.matches("spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].command[3]: "
+    -- named where they are in the manifest read (SPEC §17): the first
+    -- replica spec holding them, Master here
+    assert.matches("spec.pytorchReplicaSpecs.Master.template.spec.containers[0].command[3]: "
                    .. "$(MASTER_ADDR) does not expand on trainer-2.3", err, 1, true)
-    assert.matches("spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].env[0].value: "
+    assert.matches("spec.pytorchReplicaSpecs.Master.template.spec.containers[0].env[0].value: "
                    .. "$(MASTER_ADDR) does not expand", err, 1, true)
   end)
 end)

@@ -254,8 +254,9 @@ static int on_other(conv *c, const kfjob_job *j, const kfjob_import_info *info) 
 /* What the target's rules drop on the way (a TrainJob's TTL and backoff
 ** limit, R19, R20) or run differently (torchrun's processes a node, R57),
 ** and, on the input's own target too, env references that never expand
-** (R55) and an ExitCode the v1 MPIJob controller never acts on (R13):
-** their warnings, one stderr line each, --lossy or not. */
+** (R55), the other system's host names (R61) and an ExitCode the v1
+** MPIJob controller never acts on (R13): their warnings, one stderr line
+** each, --lossy or not. */
 static void dropped(const conv *c, const char *at, const kfjob_job *j,
                     const kfjob_import_info *info) {
   const char *to = c->a->to ? c->a->to : info->target;
@@ -265,6 +266,7 @@ static void dropped(const conv *c, const char *at, const kfjob_job *j,
     if ((c->a->to && (strstr(j->warnings[i].message, "dropped") != NULL ||
                       strstr(j->warnings[i].message, "processes a node") != NULL)) ||
         strstr(j->warnings[i].message, "does not expand on") != NULL ||
+        strstr(j->warnings[i].message, "does not resolve on") != NULL ||
         strstr(j->warnings[i].message, "controller never acts on it") != NULL)
       fprintf(stderr, "kfjob: %s: %s: %s (target %s)\n", at, j->warnings[i].path,
               j->warnings[i].message, to);

@@ -239,6 +239,14 @@ static const kf_problems *problems_of(imp *I, const kf_job *j, const kf_render_o
   return p->state == 1 ? &p->ps : NULL;
 }
 
+/* Whether one of v[0..n) says `message` at `path`. */
+static int said(const kfjob_problem *v, size_t n, const char *path, const char *message) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (strcmp(v[i].path, path) == 0 && strcmp(v[i].message, message) == 0) return 1;
+  return 0;
+}
+
 /* The refusals of the target, the kind's first (rendering checks it
 ** first): each error with its rule and the rule's upstream source, as
 ** job:check{target=} lists them; the first (a migration says what blocks
@@ -257,7 +265,12 @@ static void name_rule(imp *I, const kf_job *j, const kf_render_opts *ro, probs *
     for (i = 0; i < ps->n; i++) {
       if (ps->v[i].sev != KF_SEV_ERROR || (strcmp(ps->v[i].path, "kind") == 0) != (k == 0))
         continue;
-      v[*n].path = ps->v[i].path, v[*n].message = ps->v[i].message;
+      /* named where it is in the manifest read (a TrainJob's groups share
+      ** one place: said once) */
+      v[*n].path = kf_import_where(I->doc, j->kind, ps->v[i].path, ps->v[i].ref, &I->A);
+      if (v[*n].path == NULL) v[*n].path = ps->v[i].path;   /* no memory: kfjob's */
+      if (said(v, *n, v[*n].path, ps->v[i].message)) continue;
+      v[*n].message = ps->v[i].message;
       v[*n].rule = ps->v[i].rule, v[*n].source = ps->v[i].source ? ps->v[i].source : "";
       v[*n].target = kf_targets[ro->target].name;
       (*n)++;
@@ -289,25 +302,6 @@ static kfjob_status failed(imp *I, const kf_job *j, const kfjob_import_info *ii,
     return KFJOB_ESTOPPED;
   }
   return KFJOB_OK;
-}
-
-/* Whether the manifest `doc` holds dotted `path` (object keys; a path with
-** an index, or a kfjob path kf_import_where could not place, is taken as
-** held).  What it does not hold, the job read has from the kind's default
-** (a PyTorchJob's restartPolicy: OnFailure). */
-static int doc_holds(const kf_node *doc, const char *path) {
-  char key[128];
-  const char *p = path;
-  if (strchr(path, '[') != NULL || strncmp(path, "spec.", 5) != 0) return 1;
-  while (doc != NULL && *p) {
-    size_t n = strcspn(p, ".");
-    if (n >= sizeof key) return 1;
-    memcpy(key, p, n);
-    key[n] = '\0';
-    doc = doc->t == KF_NOBJ ? kf_node_get(doc, key) : NULL;
-    p += n + (p[n] == '.');
-  }
-  return doc != NULL;
 }
 
 /* With lossy, what the target cannot express and runs without (droppable)
@@ -342,7 +336,8 @@ static kf_status lossy_drop(imp *I, kf_job *j, const kf_render_opts *ro, probs *
     u[ii->nunmapped + n].path = kf_import_where(I->doc, j->kind, ps->v[i].path, ps->v[i].ref,
                                                 &I->A);
     if (u[ii->nunmapped + n].path == NULL) return kf_nomem(e);
-    if (!doc_holds(I->doc, u[ii->nunmapped + n].path)) {   /* the kind's default */
+    if (strncmp(u[ii->nunmapped + n].path, "spec.", 5) == 0 &&
+        kf_import_at(I->doc, u[ii->nunmapped + n].path) == NULL) {   /* the kind's default */
       char *d = kf_arena_alloc(&I->A, strlen(v) + 48);
       if (d == NULL) return kf_nomem(e);
       sprintf(d, "%s, unset: the kind's default", v);
@@ -415,6 +410,8 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
     size_t nps = 0;
     kf_buf_free(&b);
     if (st == KF_EINVAL && ro.target_set) name_rule(I, j, &ro, &pr, &e, &ps, &nps);
+    if (st == KF_EINVAL && nps == 0)   /* the writer's own check */
+      kf_import_where_msg(I->doc, j->kind, e.msg, sizeof e.msg, &I->A);
     if (st != KF_EINVAL || !I->o.keep_going) return fail(I, KFJOB_EJOB, &e);
     return failed(I, j, &ii, &e, ps, nps);
   }

@@ -265,6 +265,30 @@ static int mpi_operator_row(const kf_field *f) {
   return f->place == KF_M_MPI_SPEC && f->manifest != NULL;
 }
 
+/* A TFJob's spec fields written as their defaults (tfjob_types.go:
+** successPolicy "" is SuccessPolicyDefault, enableDynamicWorker false the
+** zero value): they mean what leaving them out means, so they are listed
+** in info.ignored and read as absent.  NULL: no memory. */
+static const kf_node *tf_defaults(kfi *c, const kf_node *spec) {
+  const kf_node *sp = kf_node_get(spec, "successPolicy"), *dw = kf_node_get(spec, "enableDynamicWorker");
+  int s0 = sp && sp->t == KF_NSTR && sp->u.s.n == 0, d0 = dw && dw->t == KF_NBOOL && !dw->u.b;
+  kf_node *copy;
+  size_t i;
+  if (c->kind != KF_TFJOB || (!s0 && !d0)) return spec;
+  if ((copy = kf_node_new(c->A, KF_NOBJ)) == NULL) return NULL;
+  for (i = 0; i < spec->u.c.n; i++) {
+    const char *k = spec->u.c.k[i];
+    if ((s0 && strcmp(k, "successPolicy") == 0) || (d0 && strcmp(k, "enableDynamicWorker") == 0)) {
+      char p[KFI_PATH];
+      kfi_path(p, "spec", k);
+      if (!kf_node_push(c->A, c->ignored, NULL, kf_node_str(c->A, p, strlen(p)))) return NULL;
+    } else if (!kf_node_push(c->A, copy, k, spec->u.c.v[i])) {
+      return NULL;
+    }
+  }
+  return copy;
+}
+
 static kf_status v1_spec(kfi *c, const kf_node *spec) {
   static const char *const v1_held_not[] = {"successPolicy", "mainContainer",
                                             "enableDynamicWorker", NULL};
@@ -286,7 +310,8 @@ static kf_status v1_spec(kfi *c, const kf_node *spec) {
     known[n++] = "cleanPodPolicy";   /* v1 MPIJob's old place */
   }
   known[n] = NULL;
-  if (c->target == KF_T_MPI_OPERATOR && (spec = v2_defaults(c, spec)) == NULL)
+  if ((c->target == KF_T_MPI_OPERATOR && (spec = v2_defaults(c, spec)) == NULL) ||
+      (spec = tf_defaults(c, spec)) == NULL)
     return kf_nomem(c->e);
   if ((st = kfi_keys(c, "spec", spec, known,
                      c->target == KF_T_MPI_OPERATOR ? v2_held_not : v1_held_not,
@@ -355,77 +380,23 @@ static kf_status finish_info(kfi *c, const kf_node *doc) {
   return KF_OK;
 }
 
-/* A replica row the constructor refused ("worker.replicas: expected an
-** integer, got 3.5"): its manifest path (spec.pytorchReplicaSpecs.Worker
-** .replicas), else the message stays (`at`: the constructor's path). */
-static kf_status replica_row_path(kfi *c, const kf_node *specs, const char *at) {
-  const kf_kind_info *k = &kf_kinds[c->kind];
-  size_t len, r, n;
-  int i;
-  if (KF_T_IS_TRAINER(c->target)) return c->e->code;
-  for (i = 0; i < k->nroles; i++) {
-    const kf_role_info *ro = &kf_roles[k->roles[i].role];
-    len = strlen(ro->key);
-    if (strncmp(at, ro->key, len) != 0 || at[len] != '.' || !kf_node_get(specs, ro->name))
-      continue;
-    for (r = 0; r < kf_group_obj.n; r++) {
-      const kf_field *f = &kf_group_obj.f[r];
-      n = strlen(f->key);
-      if (f->place == KF_M_REPLICA && f->manifest && strncmp(at + len + 1, f->key, n) == 0 &&
-          strncmp(at + len + 1 + n, ": ", 2) == 0)
-        return kfi_fail(c, "", "spec.%s.%s.%s: %s", k->crd_specs, ro->name, f->manifest,
-                        at + len + 3 + n);
-    }
-  }
-  return c->e->code;
-}
-
-/* The manifest path of a pod template the constructor refused: its
-** "<group>.pod_template.<rest>" (or the job's "pod_template.<rest>", the
-** first group's template) becomes the replica's template path with the
-** rest's 1-based list indices made 0-based (and the item a duplicate
-** names).  Else the message stays. */
-static kf_status template_path(kfi *c, const kf_node *spec, const char *ctor) {
-  static const char pt[] = "pod_template.";
-  const kf_kind_info *k = &kf_kinds[c->kind];
-  const kf_node *specs = kf_node_get(spec, k->crd_specs);
-  char msg[KF_ERRMAX], problem[KF_ERRMAX], path[KFI_PATH], *at, *end;
-  const char *role = NULL, *rest = NULL;
-  size_t n = strlen(ctor), len;
-  int i;
+/* A row the constructor refused ("run_policy.clean_pod_policy: unknown
+** ...", "worker.pod_template.spec.containers[2].name: ..."): named where it
+** is in the manifest (kf_import_where: 0-based list items), else the
+** message stays. */
+static kf_status manifest_path(kfi *c, const kf_node *doc, const char *ctor) {
+  char msg[KF_ERRMAX], problem[KF_ERRMAX], *at, *end;
+  const char *where;
+  size_t n = strlen(ctor);
   snprintf(msg, sizeof msg, "%s", c->e->msg);
   if (strncmp(msg, ctor, n) != 0 || strncmp(msg + n, ": ", 2) != 0) return c->e->code;
   at = msg + n + 2;
-  for (i = 0; i < k->nroles && rest == NULL; i++) {
-    const kf_role_info *r = &kf_roles[k->roles[i].role];
-    len = strlen(r->key);
-    if (strncmp(at, r->key, len) == 0 && at[len] == '.' && strncmp(at + len + 1, pt, 13) == 0)
-      role = r->name, rest = at + len + 14;
-    else if (strncmp(at, pt, 13) == 0 && kf_node_get(specs, r->name))
-      role = r->name, rest = at + 13;
-  }
-  if (rest == NULL) return replica_row_path(c, specs, at);
-  if ((end = strstr(rest, ": ")) == NULL) return c->e->code;
+  if ((end = strstr(at, ": ")) == NULL) return c->e->code;
   *end = '\0';
-  if (KF_T_IS_TRAINER(c->target))
-    len = (size_t)snprintf(path, sizeof path, "spec.runtimePatches[0].trainingRuntimeSpec."
-                           "template.spec.replicatedJobs[0].template.spec.template.");
-  else
-    len = (size_t)snprintf(path, sizeof path, "spec.%s.%s.template.", k->crd_specs, role);
-  for (; *rest && len + 24 < sizeof path; rest++) {
-    if (*rest == '[' && rest[1] >= '1' && rest[1] <= '9') {   /* [n] -> [n-1] */
-      long x = strtol(rest + 1, &at, 10);
-      if (*at == ']') {
-        len += (size_t)snprintf(path + len, sizeof path - len, "[%ld]", x - 1);
-        rest = at;
-        continue;
-      }
-    }
-    path[len++] = *rest;
-  }
-  path[len] = '\0';
+  if ((where = kf_import_where(doc, c->kind, at, NULL, c->A)) == NULL) return kf_nomem(c->e);
+  if (strcmp(where, at) == 0) return c->e->code;
   kfi_problem0(problem, sizeof problem, end + 2);
-  return kfi_fail(c, "", "%s: %s", path, problem);
+  return kfi_fail(c, "", "%s: %s", where, problem);
 }
 
 /* The tree with each integral float an integer (NULL: no memory), shared
@@ -565,7 +536,7 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
   if (clustered) c.target = KF_T_CLUSTERED, doc = orig;   /* info: the JobSet's */
   snprintf(ctor, sizeof ctor, "%s (as kfjob.%s)", c.who, kf_kinds[c.kind].name);
   if ((st = kf_job_from_spec(c.kind, c.spec, A, out, ctor, e)) != KF_OK)
-    return st == KF_EINVAL ? template_path(&c, spec, ctor) : st;
+    return st == KF_EINVAL ? manifest_path(&c, doc, ctor) : st;
   if ((st = kf_sched_topology_out(out, A, e)) != KF_OK) return st;
   if ((st = finish_info(&c, doc)) != KF_OK) return st;
   *info = c.info;

@@ -71,10 +71,20 @@ kf_node *kf_config_minimal(const kf_job *j, kf_arena *A);
 ** one (kf_import_where.c): a replica spec's row
 ** (spec.mpiReplicaSpecs.Launcher.restartPolicy), a main container's field
 ** (the item of args holding the reference ref), a run policy row, a gang
-** field; `path` itself when the manifest has no such place (another
+** field, a pod template's field (a group's in its replica's template, the
+** job's in the first that holds it; list items 0-based); `path` itself
+** when the manifest has no such place (another
 ** apiVersion, a field of no row); NULL: out of memory. */
 const char *kf_import_where(const kf_node *doc, int kind, const char *path, const char *ref,
                             kf_arena *A);
+/* Error message `msg` ("<who>: <kfjob path>: <problem>", cap bytes)
+** rewritten in place to name the manifest's path (kf_import_where, list
+** items 0-based in the problem too); unchanged when it has none. */
+void kf_import_where_msg(const kf_node *doc, int kind, char *msg, size_t cap, kf_arena *A);
+/* The node at manifest path `path` in `doc` (object keys and 0-based
+** list items: "spec.runPolicy.cleanPodPolicy", "...containers[0].env[2]");
+** NULL: none there. */
+const kf_node *kf_import_at(const kf_node *doc, const char *path);
 /* A refusal lossy may leave out, what the target cannot express and runs
 ** without: a group's restart policy (R13; the system's own applies) and,
 ** on Trainer, a gang field of the run policy's schedulingPolicy (R28: a

@@ -337,13 +337,33 @@ static kf_status primary_at(kfi *c, const char *path, const kf_node *cs, const c
   return kfi_unmapped(c, n, kf_node_get(cs->u.c.v[0], "name"), why);
 }
 
+/* A container named as an earlier one (the CRD's list-map key; the pod
+** template's check says it the same way), before the main one is picked
+** by its name.  Pairwise: a pod
+** has few containers (past 64 the pod template's own check finds it). */
+static kf_status unique_names(kfi *c, const char *path, const kf_node *cs) {
+  char p[KFI_PATH], n[KFI_PATH];
+  size_t i, k;
+  for (i = 1; i < cs->u.c.n && cs->u.c.n <= 64; i++) {
+    const char *a = kfi_str(kf_node_get(cs->u.c.v[i], "name"));
+    for (k = 0; a && k < i; k++) {
+      const char *b = kfi_str(kf_node_get(cs->u.c.v[k], "name"));
+      if (b == NULL || strcmp(a, b) != 0) continue;
+      kfi_index(p, path, i);
+      kfi_path(n, p, "name");
+      return kfi_fail(c, n, "duplicate (the same as item [%zu])", k);
+    }
+  }
+  return KF_OK;
+}
+
 static kf_status containers(kfi *c, const char *path, const kf_node *cs,
                             const char *pname, kfi_pod *out, kf_node *spec) {
   char p[KFI_PATH];
   kf_node *list, *rest = NULL;
   size_t i, at;
   kf_status st;
-  if ((st = kfi_want(c, path, cs, KF_NARR)) != KF_OK ||
+  if ((st = kfi_want(c, path, cs, KF_NARR)) != KF_OK || (st = unique_names(c, path, cs)) != KF_OK ||
       (st = primary_at(c, path, cs, pname, &at, out)) != KF_OK)
     return st;
   KF_OOM(c, list = kf_node_new(c->A, KF_NARR));

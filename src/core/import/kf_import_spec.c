@@ -316,6 +316,31 @@ static int shared_key(const kfi_groups *G, const char *part, const char *k) {
   return v0 != NULL;
 }
 
+/* The pod spec keys whose names refer to each other (a container's
+** volumeMounts name the pod's volumes): a template's own check finds each
+** mount's volume in it, so they are the job's together or not at all. */
+static const char *const together[] = {"volumes", "containers", "initContainers", NULL};
+
+/* Whether every group's spec has key k equal, or none has it. */
+static int same_or_none(const kfi_groups *G, const char *k) {
+  int i;
+  if (shared_key(G, "spec", k)) return 1;
+  for (i = 0; i < G->n; i++)
+    if (kf_node_get(kf_node_get(G->pod[i].tmpl, "spec"), k) != NULL) return 0;
+  return 1;
+}
+
+/* Whether spec key k may be the job's (see `together`). */
+static int hoistable(const kfi_groups *G, const char *k) {
+  size_t i;
+  for (i = 0; together[i]; i++)
+    if (strcmp(k, together[i]) == 0) break;
+  if (together[i] == NULL) return shared_key(G, "spec", k);
+  for (i = 0; together[i]; i++)
+    if (!same_or_none(G, together[i])) return 0;
+  return shared_key(G, "spec", k);
+}
+
 /* What every group's template shares (the metadata, keys of the spec) is
 ** the job's template, each group keeps the rest: the writer merges a
 ** group's over the job's, so both give the same pods.  *out NULL:
@@ -334,7 +359,7 @@ static kf_status hoisted(kfi *c, const kfi_groups *G, kf_node **out) {
   if (shared_key(G, NULL, "metadata"))
     KF_OOM(c, kf_node_push(c->A, job, "metadata", kf_node_get(G->pod[0].tmpl, "metadata")));
   for (k = 0; k < s0->u.c.n; k++)
-    if (shared_key(G, "spec", s0->u.c.k[k]))
+    if (hoistable(G, s0->u.c.k[k]))
       KF_OOM(c, kf_node_push(c->A, spec, s0->u.c.k[k], s0->u.c.v[k]));
   KF_OOM(c, kf_node_push(c->A, job, "spec", spec));
   if (kf_node_get(job, "metadata") || spec->u.c.n > 1 ||

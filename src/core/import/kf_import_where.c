@@ -13,6 +13,32 @@
 
 #include "kf_import_int.h"
 
+/* Where a TrainJob's pod template is: the node job's, in its first
+** runtime patch (kf_import_trainer.c reads it there). */
+#define TRAINER_TEMPLATE "spec.runtimePatches[0].trainingRuntimeSpec.template.spec." \
+                         "replicatedJobs[0].template.spec.template."
+
+/* `rest` of a kfjob pod template path (1-based list items, as Lua's)
+** after the manifest's `prefix`, its items 0-based; 0: too long. */
+static int template_rest(const char *prefix, const char *rest, char *out, size_t cap) {
+  size_t len = (size_t)snprintf(out, cap, "%s", prefix);
+  char *end;
+  for (; *rest; rest++) {
+    if (len + 24 >= cap) return 0;
+    if (*rest == '[' && rest[1] >= '1' && rest[1] <= '9') {   /* [n] -> [n-1] */
+      long x = strtol(rest + 1, &end, 10);
+      if (*end == ']') {
+        len += (size_t)snprintf(out + len, cap - len, "[%ld]", x - 1);
+        rest = end;
+        continue;
+      }
+    }
+    out[len++] = *rest;
+  }
+  out[len] = '\0';
+  return 1;
+}
+
 /* The replica spec of `role` in a kubeflow.org manifest of kind `kind`. */
 static const kf_node *replica_spec(const kf_node *doc, int kind, int role) {
   return kf_node_get(kf_node_get(kf_node_get(doc, "spec"), kf_kinds[kind].crd_specs),
@@ -67,25 +93,66 @@ static int container_at(const kf_node *doc, int kind, int role, const char *f,
   } else if (kf_node_get(ct, f) == NULL && need) {
     return 0;
   }
-  n = snprintf(out, cap, "spec.%s.%s.template.spec.containers[%ld].%s", kf_kinds[kind].crd_specs,
-               kf_roles[role].name, c, env ? "env" : f);
-  if (k >= 0 && (ref || env))
-    snprintf(out + n, cap - (size_t)n, "[%ld]%s", k, env && ref ? ".value" : "");
+  n = snprintf(out, cap, "spec.%s.%s.template.spec.containers[%ld].", kf_kinds[kind].crd_specs,
+               kf_roles[role].name, c);
+  if (k < 0 || !(ref || env)) {   /* kfjob's "env[2].valueFrom": 1-based */
+    char prefix[KFI_PATH];
+    snprintf(prefix, sizeof prefix, "%s", out);
+    return template_rest(prefix, env ? "env" : f, out, cap);
+  }
+  snprintf(out + n, cap - (size_t)n, "%s[%ld]%s", env ? "env" : f, k, env && ref ? ".value" : "");
   return 1;
 }
 
-/* The job's container field f: the first of the kind's groups (kind
-** order) whose container holds it, every group running the job's. */
+/* The job's container field f: the first replica spec (the manifest's
+** order) whose main container holds it, every group running the job's. */
 static int job_container_at(const kf_node *doc, int kind, const char *f, const char *ref,
                             char *out, size_t cap) {
   const kf_kind_info *k = &kf_kinds[kind];
-  int i, need;
-  for (need = 1; need >= 0; need--)
-    for (i = 0; i < k->nroles; i++)
-      if (replica_spec(doc, kind, k->roles[i].role) &&
-          container_at(doc, kind, k->roles[i].role, f, ref, need, out, cap))
-        return 1;
+  const kf_node *specs = kf_node_get(kf_node_get(doc, "spec"), k->crd_specs);
+  size_t i;
+  int r, need;
+  for (need = 1; need >= 0 && specs && specs->t == KF_NOBJ; need--)
+    for (i = 0; i < specs->u.c.n; i++)
+      for (r = 0; r < k->nroles; r++)
+        if (strcmp(kf_roles[k->roles[r].role].name, specs->u.c.k[i]) == 0 &&
+            container_at(doc, kind, k->roles[r].role, f, ref, need, out, cap))
+          return 1;
   return 0;
+}
+
+/* `res` ("gpu", "amd.com/gpu") of resources object `o` as the manifest's
+** key after out's `n` bytes: the row's name where `o` has it, else a name
+** `o` has ending like it ("/gpu"); 0: none. */
+static int resource_key(const kf_node *o, const char *res, char *out, size_t n, size_t cap) {
+  const kf_field *r = kf_obj_row(&kf_resources_obj, res);
+  const char *name = r && r->manifest ? r->manifest : res, *tail = strrchr(name, '/');
+  size_t i;
+  if (kf_node_get(o, name) == NULL && tail != NULL && o && o->t == KF_NOBJ)
+    for (i = 0; i < o->u.c.n; i++) {
+      const char *k = o->u.c.k[i], *t = strrchr(k, '/');
+      if (t && strcmp(t, tail) == 0) name = k;
+    }
+  if (kf_node_get(o, name) == NULL) return 0;
+  return snprintf(out + n, cap - n, ".%s", name), 1;
+}
+
+/* A group's resource ("limits.gpu"): in its main container's resources
+** (the row's key where the manifest has it). */
+static int resources_at(const kf_node *doc, int kind, int role, const char *rest, char *out,
+                        size_t cap) {
+  const char *dot = strchr(rest, '.');
+  char which[16];
+  size_t n;
+  if (dot == NULL || (size_t)(dot - rest) >= sizeof which) return 0;
+  snprintf(which, sizeof which, "%.*s", (int)(dot - rest), rest);
+  if ((strcmp(which, "requests") != 0 && strcmp(which, "limits") != 0) ||
+      !container_at(doc, kind, role, "resources", NULL, 0, out, cap))
+    return 0;
+  n = strlen(out);
+  n += (size_t)snprintf(out + n, cap - n, ".%s", which);
+  resource_key(kf_import_at(doc, out), dot + 1, out, n, cap);
+  return 1;
 }
 
 /* A group row's path (`rest` after "<role>."): its replica spec's key, or
@@ -95,6 +162,7 @@ static int group_at(const kf_node *doc, int kind, int role, const char *rest, co
   size_t i;
   if (strncmp(rest, "container.", 10) == 0)
     return container_at(doc, kind, role, rest + 10, ref, 0, out, cap);
+  if (resources_at(doc, kind, role, rest, out, cap)) return 1;
   for (i = 0; i < kf_group_obj.n; i++) {
     const kf_field *f = &kf_group_obj.f[i];
     if (strcmp(f->key, rest) != 0 || f->manifest == NULL) continue;
@@ -107,12 +175,31 @@ static int group_at(const kf_node *doc, int kind, int role, const char *rest, co
   return 0;
 }
 
+/* A job row with a place of its own (an elastic policy's, the
+** mpi-operator's spec.sshAuthMountPath): where the manifest's resource
+** family (`mpi`: the mpi-operator's v2beta1) puts it. */
+static int job_row_at(int kind, int mpi, const char *path, char *out, size_t cap) {
+  const kf_kind_info *k = &kf_kinds[kind];
+  const char *at;
+  size_t i;
+  for (i = 0; i < k->nfields; i++) {
+    const kf_field *f = &k->fields[i];
+    if (strcmp(f->key, path) != 0 || f->manifest == NULL || kf_places[f->place].group) continue;
+    at = mpi ? kf_places[f->place].mpi : kf_places[f->place].v1;
+    if (at == NULL) return 0;
+    return snprintf(out, cap, "%s.%s", at, f->manifest), 1;
+  }
+  return 0;
+}
+
 /* A run policy row, or a gang field (spec.runPolicy.schedulingPolicy). */
 static int run_policy_at(const char *path, char *out, size_t cap) {
   static const char *const gang[][2] = {
       {"min_available", "minAvailable"}, {"priority_class", "priorityClass"},
       {"schedule_timeout_seconds", "scheduleTimeoutSeconds"}, {"min_resources", "minResources"}};
   size_t i;
+  if (strcmp(path, "scheduling.gang") == 0)
+    return snprintf(out, cap, "spec.runPolicy.schedulingPolicy"), 1;
   if (strncmp(path, "scheduling.gang.", 16) == 0) {
     for (i = 0; i < sizeof gang / sizeof gang[0]; i++)
       if (strcmp(path + 16, gang[i][0]) == 0)
@@ -128,16 +215,106 @@ static int run_policy_at(const char *path, char *out, size_t cap) {
   return 0;
 }
 
+/* A pod template's path: a group's ("worker.pod_template.<rest>") in its
+** replica's template; the job's ("pod_template.<rest>", merged into every
+** group's) in the first replica spec (the manifest's order) whose
+** template holds it, else the first there is. */
+static int template_at(const kf_node *doc, int kind, const char *path, char *out, size_t cap) {
+  static const char pt[] = "pod_template.";
+  const kf_kind_info *k = &kf_kinds[kind];
+  const char *dot = strchr(path, '.');
+  const kf_node *specs;
+  char prefix[96];
+  int i, pass;
+  for (i = 0; dot && i < k->nroles; i++) {
+    const kf_role_info *r = &kf_roles[k->roles[i].role];
+    if (strncmp(path, r->key, (size_t)(dot - path)) == 0 && r->key[dot - path] == '\0' &&
+        strncmp(dot + 1, pt, sizeof pt - 1) == 0 && replica_spec(doc, kind, k->roles[i].role))
+      return snprintf(prefix, sizeof prefix, "spec.%s.%s.template.", k->crd_specs, r->name),
+             template_rest(prefix, dot + sizeof pt, out, cap);
+  }
+  specs = kf_node_get(kf_node_get(doc, "spec"), k->crd_specs);
+  if (strncmp(path, pt, sizeof pt - 1) != 0 || specs == NULL || specs->t != KF_NOBJ) return 0;
+  for (pass = 0; pass < 2; pass++)
+    for (i = 0; i < (int)specs->u.c.n; i++) {   /* the manifest's order */
+      if (strlen(specs->u.c.k[i]) > 32) continue;
+      snprintf(prefix, sizeof prefix, "spec.%s.%s.template.", k->crd_specs, specs->u.c.k[i]);
+      if (template_rest(prefix, path + sizeof pt - 1, out, cap) &&
+          (pass == 1 || kf_import_at(doc, out) != NULL))
+        return 1;
+    }
+  return 0;
+}
+
+const kf_node *kf_import_at(const kf_node *doc, const char *path) {
+  char key[128];
+  const char *p = path;
+  char *end;
+  while (doc != NULL && *p) {
+    size_t n = strcspn(p, ".[");
+    if (n == 0 && *p == '[') {   /* a list item */
+      long x = strtol(p + 1, &end, 10);
+      if (*end != ']' || x < 0 || doc->t != KF_NARR || (size_t)x >= doc->u.c.n) return NULL;
+      doc = doc->u.c.v[x];
+      p = end + 1 + (end[1] == '.');
+      continue;
+    }
+    if (n >= sizeof key || doc->t != KF_NOBJ) return NULL;
+    memcpy(key, p, n);
+    key[n] = '\0';
+    doc = kf_node_get(doc, key);
+    p += n + (p[n] == '.');
+  }
+  return doc;
+}
+
+/* In a TrainJob, whose one node job runs every group: its pod template (the
+** runtime patch's), its container's rows and resources (spec.trainer's),
+** its deadline (the spec's own). */
+static int trainer_at(const kf_node *doc, const char *path, char *out, size_t cap) {
+  const char *dot = strchr(path, '.'), *rest = path;
+  int r;
+  for (r = 0; dot && r < KF_NROLES; r++)   /* "<role>.<row>": every role's is the node's */
+    if (strncmp(kf_roles[r].key, path, (size_t)(dot - path)) == 0 &&
+        kf_roles[r].key[dot - path] == '\0')
+      rest = dot + 1;
+  const kf_node *tr = kf_node_get(kf_node_get(doc, "spec"), "trainer");
+  size_t i, n;
+  if (strcmp(path, "run_policy.active_deadline_seconds") == 0)
+    return snprintf(out, cap, "spec.activeDeadlineSeconds"), 1;
+  if (strncmp(rest, "pod_template.", 13) == 0)
+    return template_rest(TRAINER_TEMPLATE, rest + 13, out, cap);
+  if (strncmp(rest, "container.", 10) == 0) rest += 10;
+  else if (rest == path) return 0;   /* a job row: only its container's are spec.trainer's */
+  if (strncmp(rest, "requests.", 9) == 0 || strncmp(rest, "limits.", 7) == 0) {
+    n = (size_t)snprintf(out, cap, "spec.trainer.resourcesPerNode.%.*s",
+                         (int)strcspn(rest, "."), rest);
+    resource_key(kf_import_at(doc, out), strchr(rest, '.') + 1, out, n, cap);
+    return 1;
+  }
+  for (i = 0; tr && i < kf_container_obj.n; i++) {   /* spec.trainer's keys are the rows' */
+    const char *k = kf_container_obj.f[i].key;
+    n = strlen(k);
+    if (strcmp(k, "name") != 0 && strncmp(rest, k, n) == 0 && (rest[n] == '\0' || rest[n] == '['))
+      return template_rest("spec.trainer.", rest, out, cap);
+  }
+  return 0;
+}
+
 const char *kf_import_where(const kf_node *doc, int kind, const char *path, const char *ref,
                             kf_arena *A) {
   const char *api = kfi_str(kf_node_get(doc, "apiVersion")), *dot = strchr(path, '.');
   char out[KFI_PATH];
   int r, found = 0;
-  if (api == NULL || strncmp(api, "kubeflow.org/", 13) != 0 || kind < 0 || kind >= KF_NKINDS)
+  if (api && strncmp(api, "trainer.kubeflow.org/", 21) == 0) {
+    if (!trainer_at(doc, path, out, sizeof out)) return path;
+    found = 1;
+  } else if (api == NULL || strncmp(api, "kubeflow.org/", 13) != 0 || kind < 0 || kind >= KF_NKINDS)
     return path;
-  if (strncmp(path, "container.", 10) == 0)
+  else if (strncmp(path, "container.", 10) == 0)
     found = job_container_at(doc, kind, path + 10, ref, out, sizeof out);
-  else if (run_policy_at(path, out, sizeof out))
+  else if (run_policy_at(path, out, sizeof out) || template_at(doc, kind, path, out, sizeof out) ||
+           job_row_at(kind, strcmp(api, "kubeflow.org/v2beta1") == 0, path, out, sizeof out))
     found = 1;
   for (r = 0; !found && dot != NULL && r < KF_NROLES; r++)
     if (strncmp(kf_roles[r].key, path, (size_t)(dot - path)) == 0 &&
@@ -145,6 +322,18 @@ const char *kf_import_where(const kf_node *doc, int kind, const char *path, cons
       found = group_at(doc, kind, r, dot + 1, ref, out, sizeof out);
   if (!found) return path;
   return kf_arena_strndup(A, out, strlen(out));
+}
+
+void kf_import_where_msg(const kf_node *doc, int kind, char *msg, size_t cap, kf_arena *A) {
+  char *path = strstr(msg, ": "), *end, rest[KF_ERRMAX];
+  const char *at;
+  if (path == NULL || (end = strstr(path + 2, ": ")) == NULL) return;
+  *end = '\0';
+  at = kf_import_where(doc, kind, path + 2, NULL, A);
+  *end = ':';
+  if (at == NULL || strncmp(at, path + 2, (size_t)(end - path - 2)) == 0) return;
+  kfi_problem0(rest, sizeof rest, end + 2);
+  snprintf(path + 2, cap - (size_t)(path + 2 - msg), "%s: %s", at, rest);
 }
 
 /* ---- what lossy may leave out ------------------------------------------ */

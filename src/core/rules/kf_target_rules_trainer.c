@@ -1,9 +1,11 @@
 /*
 ** kf_target_rules_trainer.c - rules by target about how Trainer runs a
 ** PyTorch job's command (kfjob's torchrun wrapper, the runtime's process
-** count) and a TrainJob without spec.trainer: R57, R58, R60.  Rows as in
+** count), a TrainJob without spec.trainer, and the other system's host
+** names in a migrated command: R57, R58, R60, R61.  Rows as in
 ** kf_target_rules.c; their table comes right after its rows.
 */
+#include <stdio.h>
 #include <string.h>
 
 #include "kf_launcher.h"
@@ -73,6 +75,91 @@ static kf_status test_runtime_trainer(const kf_job *j, kf_target t,
   return KF_OK;
 }
 
+/* R61: a host name of the other system in what the pods run.  The
+** training-operator reaches each pod through a headless Service,
+** <job>-master-0 and <job>-worker-<i> (service.go); a TrainJob's pods are
+** <job>-node-0-<i>.<job> (the JobSet's; torch.go PET_MASTER_ADDR).  A
+** migrated command naming one does not resolve on the other.  The length
+** of the name in s at `at` and the system it is of; 0: none. */
+static size_t other_host(const char *s, const char *name, int trainer, const char **at) {
+  static const char *const op[] = {"-master-", "-worker-", NULL}, *const tj[] = {"-node-0-", NULL};
+  const char *const *suf = trainer ? op : tj;
+  size_t nl = strlen(name), i, n;
+  const char *p;
+  for (p = s; (p = strstr(p, name)) != NULL; p += nl)
+    for (i = 0; suf[i]; i++) {
+      n = strlen(suf[i]);
+      if ((p > s && (p[-1] == '-' || (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= '0' && p[-1] <= '9'))) ||
+          strncmp(p + nl, suf[i], n) != 0 || p[nl + n] < '0' || p[nl + n] > '9')
+        continue;
+      for (n += nl; p[n] >= '0' && p[n] <= '9'; n++) {}
+      *at = p;
+      return n;
+    }
+  return 0;
+}
+
+/* R61 over strings v[0..n) at `path`: one problem a string naming a host. */
+static kf_status hosts_in(const char *path, const char *const *v, size_t n, const char *name,
+                          kf_target t, const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  size_t i, len;
+  const char *at;
+  kf_status st;
+  for (i = 0; i < n; i++) {
+    int trainer = KF_T_IS_TRAINER(t);
+    if ((len = other_host(v[i], name, trainer, &at)) == 0) continue;
+    /* ("does not resolve on": convert --to prints the warnings that say it) */
+    if ((st = kf_problem_add(out, r, t, path, e, "'%.*s' is a host of the %s (%s): it does not "
+                             "resolve on %s, whose pods are %s (use %s)", (int)len, at,
+                             trainer ? "training-operator" : "TrainJob's JobSet",
+                             trainer ? "<job>-master-0, <job>-worker-<i>" : "<job>-node-0-<i>.<job>",
+                             kf_target_names[t], trainer ? "<job>-node-0-<i>.<job>" :
+                             "<job>-master-0 and <job>-worker-<i>", trainer ?
+                             "$(PET_MASTER_ADDR):$(PET_MASTER_PORT), which Trainer sets" :
+                             "$(MASTER_ADDR):$(MASTER_PORT), which the operator sets with a Master")) != KF_OK)
+      return st;
+    if ((out->v[out->n - 1].ref = kf_arena_strndup(out->A, at, len)) == NULL) return kf_nomem(e);
+  }
+  return KF_OK;
+}
+
+/* R61 over an env's values (a list of EnvVars or a name -> value table). */
+static kf_status env_hosts(const char *path, const kf_node *env, const char *name, kf_target t,
+                           const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  size_t i;
+  kf_status st;
+  for (i = 0; env && (env->t == KF_NARR || env->t == KF_NOBJ) && i < env->u.c.n; i++) {
+    const kf_node *v = env->u.c.v[i];
+    if (v->t == KF_NOBJ) v = kf_node_get(v, "value");
+    if (v && v->t == KF_NSTR && (st = hosts_in(path, &v->u.s.p, 1, name, t, r, out, e)) != KF_OK)
+      return st;
+  }
+  return KF_OK;
+}
+
+static kf_status test_other_hosts(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                                  const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_kind_info *k = &kf_kinds[j->kind];
+  char p[64];
+  int i;
+  kf_status st;
+  if (c->name == NULL || c->name[0] == '\0') return KF_OK;
+  for (i = -1; i < k->nroles; i++) {
+    const kf_group *g = i < 0 ? NULL : &j->g[k->roles[i].role];
+    const kf_container *ct = g ? (g->has_container ? &g->container : NULL)
+                               : (j->has_container ? &j->container : NULL);
+    const char *key = g ? kf_roles[k->roles[i].role].key : NULL;
+    if (ct == NULL) continue;
+    snprintf(p, sizeof p, "%s%scontainer.command", key ? key : "", key ? "." : "");
+    if ((st = hosts_in(p, ct->command, ct->ncommand, c->name, t, r, out, e)) != KF_OK) return st;
+    snprintf(p, sizeof p, "%s%scontainer.args", key ? key : "", key ? "." : "");
+    if ((st = hosts_in(p, ct->args, ct->nargs, c->name, t, r, out, e)) != KF_OK) return st;
+    snprintf(p, sizeof p, "%s%scontainer.env", key ? key : "", key ? "." : "");
+    if ((st = env_hosts(p, ct->env, c->name, t, r, out, e)) != KF_OK) return st;
+  }
+  return KF_OK;
+}
+
 const kf_target_rule kf_target_rules_trainer[] = {
   {"R57", K(KF_PYTORCH),
    {[KF_T_MPI_OPERATOR] = NA, TRAINERS(WARN)},
@@ -97,5 +184,13 @@ const kf_target_rule kf_target_rules_trainer[] = {
              "read by torchrun); training-operator envvar.go setPodEnv (the command runs "
              "as written)")},
    test_nproc_no_launcher, 0, 0},
+  {"R61", K(KF_PYTORCH) | K(KF_ELASTIC) | K(KF_JAX) | K(KF_XGBOOST),
+   {[KF_T_OPERATOR] = WARN, [KF_T_MPI_OPERATOR] = NA, TRAINERS(WARN)},
+   {[KF_T_OPERATOR] = "trainer jobset (pods <job>-node-0-<i>.<job>); training-operator "
+                      "common/service.go (a headless Service a pod, <job>-<role>-<i>)",
+    TRAINERS("training-operator common/service.go (a headless Service a pod, "
+             "<job>-<role>-<i>); trainer torch.go EnforceMLPolicy (PET_MASTER_ADDR "
+             "<job>-node-0-0.<job>)")},
+   test_other_hosts, 0, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0, 0}
 };
