@@ -29,6 +29,13 @@ where_lines() {
     grep -aE '^(FAIL|FAILED|not ok)\b|^[^ :]+:[0-9]+:|ERROR: [A-Za-z]+Sanitizer|runtime error:|^--- [^ ]+_spec\.lua \(exit|^==[0-9]+== +(Invalid|Conditional|Use of uninit|Mismatched|[0-9,]+ bytes in)' |
     head -"${2:-3}" | cut -c1-200
 }
+# Whether the crash stack on stdin (an ASan report, or gdb's `bt`) has a
+# frame of kfjob's: LuaJIT 2.1 now and then faults inside its own VM, and
+# the LuaJIT stages run such a crash once more only when it has none.
+kfjob_frame() {
+  grep -qE '^ *#[0-9]+ .*(kfjob\.so|/src/)'
+}
+
 # Adds the counts of one busted run (its summary line) to the totals, and
 # the name of each failed test ("spec/x_spec.lua @ 12: describe it").
 count_busted() {

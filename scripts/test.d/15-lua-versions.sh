@@ -54,7 +54,7 @@ lua_version_stage() {
       echo "(no core file: the stack is not known)"
     fi
     rm -f "$lv_core"
-    if ! printf '%s\n' "$lv_bt" | grep -qE 'kfjob\.so|/src/'; then
+    if ! printf '%s\n' "$lv_bt" | kfjob_frame; then
       echo "(no kfjob frame: run again)"
       lv_run
     fi

@@ -163,7 +163,7 @@ HELPER
     # the same build): such a run is said, with its report, and run again
     if [ "$asan_v" = luajit ] && [ "$asan_rc" -gt 1 ] &&
        grep -q 'AddressSanitizer: SEGV' "$LOG/asan.out" &&
-       ! grep -qE '^ *#[0-9]+ .*(kfjob\.so|/src/)' "$LOG/asan.out"; then
+       ! kfjob_frame <"$LOG/asan.out"; then
       echo "(asan (luajit): a SEGV inside LuaJIT, no kfjob frame; run again)"
       grep -E -A12 'AddressSanitizer: SEGV' "$LOG/asan.out" | head -14
       asan_vrun

@@ -384,6 +384,12 @@ void kfh_run_data(lua_State *L, run *R) {
   b.n = 0;
   build_all(L, R, mod, d, &b, A);             /* all, before any is emitted */
   R->total = named && R->o.select ? 1 : (size_t)b.n;
+  for (i = 1; i <= b.n && !R->o.keep_going; i++) {   /* and rendered: all or none */
+    lua_rawgeti(L, b.names, i);
+    lua_rawgeti(L, b.jobs, i);
+    kfh_emit_dry(L, R, lua_gettop(L) - 1, lua_gettop(L), version, named);
+    lua_pop(L, 2);
+  }
   for (i = 1; i <= b.n && !R->stopped; i++) {
     lua_rawgeti(L, b.names, i);
     lua_rawgeti(L, b.jobs, i);

@@ -127,6 +127,9 @@ void kfh_open_sandbox(lua_State *L);
 ** iterator), so o.select applies.  Sets R->stopped when the callback asks
 ** to stop. */
 void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named);
+/* The same job rendered and thrown away: its failure raised as kfh_emit
+** raises it (a data config renders all its jobs so before writing one). */
+void kfh_emit_dry(lua_State *L, run *R, int name, int job, int version, int named);
 /* A job that failed before or while it was made (keep_going): counted
 ** and handed to the callback with kfjob_job::error = msg. */
 void kfh_emit_failed(lua_State *L, run *R, const char *name, const char *kind,

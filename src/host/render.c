@@ -258,6 +258,63 @@ void kfh_emit_failed(lua_State *L, run *R, const char *name, const char *kind,
   emit_failed(L, R, name, kind, task_type, version, msg, NULL, 0);
 }
 
+/* The job of entry `job` (a job, or {job = <job>, opts = {...}}) pushed
+** or in place; *jobopts the entry's opts' index, 0: none. */
+static int entry_job(lua_State *L, int job, int *jobopts) {
+  *jobopts = 0;
+  if (lua_type(L, job) != LUA_TTABLE) return job;
+  luaL_checkstack(L, 2, NULL);
+  lua_pushliteral(L, "opts");
+  if (lua_rawget(L, job) != LUA_TNIL) *jobopts = lua_gettop(L);
+  lua_pushliteral(L, "job");
+  lua_rawget(L, job);
+  return lua_gettop(L);
+}
+
+/* A render's failure `st` (e) as the run reports it: raised (at the line
+** that made the job), unless keep_going; then the message, pushed. */
+static const char *render_error(lua_State *L, run *R, int job, const char *nm, kf_status st,
+                                const kf_err *e) {
+  const char *msg, *site;
+  lua_pushstring(L, st == KF_ENOMEM ? "not enough memory" : e->msg);
+  msg = lua_tostring(L, -1);
+  if (R->mem_hit && strstr(msg, "not enough memory")) lua_error(L);
+  if ((site = kfh_site(L, job)) != NULL) {    /* the line that made the job */
+    if (!R->o.keep_going) {
+      R->st = KFJOB_EJOB;
+      luaL_error(L, "%s: job '%s': %s", site, nm, msg);
+    }
+    msg = lua_pushfstring(L, "%s: %s", site, msg);
+  }
+  if (!R->o.keep_going) kfh_job_error(L, R, nm, msg);
+  return msg;
+}
+
+void kfh_emit_dry(lua_State *L, run *R, int name, int job, int version, int named) {
+  int top = lua_gettop(L), jobopts;
+  const char *nm = lua_tostring(L, name);
+  const kf_job *kj;
+  kfjob_job j;
+  kf_alloc a;
+  kf_arena A;
+  kf_buf out;
+  kf_err e;
+  kf_status st;
+  if (R->o.select && named && strcmp(R->o.select, nm) != 0) return;
+  job = entry_job(L, job, &jobopts);
+  kj = lkf_checkjob(L, job);
+  luaL_checkstack(L, 64, NULL);  /* lua_node's recursion, before the arena */
+  memset(&j, 0, sizeof j);
+  a.f = (kf_allocf)lua_getallocf(L, &a.ud);
+  kf_arena_init(&A, a);
+  kf_buf_init(&out, a);
+  st = render(L, jobopts, kj, R, nm, version, &A, &out, &j, &e);
+  kf_buf_free(&out);
+  kf_arena_free(&A);
+  if (st != KF_OK) render_error(L, R, job, nm, st, &e);
+  lua_settop(L, top);
+}
+
 void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   int top = lua_gettop(L);
   size_t namelen;
@@ -269,17 +326,10 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   kf_buf out;
   kf_err e;
   kf_status st;
-  const char *msg, *site;
-  int jobopts = 0, job0 = job;
+  const char *msg;
+  int jobopts, job0 = job;
   memset(&j, 0, sizeof j);
-  if (lua_type(L, job) == LUA_TTABLE) {   /* {job = <job>, opts = {...}} */
-    luaL_checkstack(L, 2, NULL);
-    lua_pushliteral(L, "opts");
-    if (lua_rawget(L, job) != LUA_TNIL) jobopts = lua_gettop(L);
-    lua_pushliteral(L, "job");
-    lua_rawget(L, job);
-    job = lua_gettop(L);
-  }
+  job = entry_job(L, job, &jobopts);
   if (++R->emitted > (R->o.max_jobs ? R->o.max_jobs : KFJOB_DEFAULT_MAX_JOBS))
     luaL_error(L, "more than %I jobs in one render (the limit; split the sweep "
                   "or raise max_jobs)",
@@ -308,17 +358,7 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   if (st != KF_OK) {
     kf_buf_free(&out);
     kf_arena_free(&A);
-    lua_pushstring(L, st == KF_ENOMEM ? "not enough memory" : e.msg);
-    msg = lua_tostring(L, -1);
-    if (R->mem_hit && strstr(msg, "not enough memory")) lua_error(L);
-    if ((site = kfh_site(L, job)) != NULL) {    /* the line that made the job */
-      if (!R->o.keep_going) {
-        R->st = KFJOB_EJOB;
-        luaL_error(L, "%s: job '%s': %s", site, nm, msg);
-      }
-      msg = lua_pushfstring(L, "%s: %s", site, msg);
-    }
-    if (!R->o.keep_going) kfh_job_error(L, R, nm, msg);
+    msg = render_error(L, R, job, nm, st, &e);
     render_failed(L, R, jobopts, kj, &j, nm, version, msg, st == KF_EINVAL);
     lua_settop(L, top);   /* frees the problems' box */
     return;

@@ -100,7 +100,9 @@ static const char *trainer_auto_nproc(ectx *c, const kf_group *g) {
 
 /* The operator's variables of pod p, added after the user's, moved before
 ** them: the JAX and XGBoost plugins append the TrainJob's env after their
-** own (FACTS §11.6.3), so a user's variable of the same name wins. */
+** own (FACTS §11.6.3), so a user's variable of the same name wins, and
+** takes the plugin's place (apply.go upsert replaces an entry of the same
+** name in place); the plugin's stays, yielded, where the user's was. */
 static void plugin_first(kf_env_pod *p, size_t nuser, int user_wins) {
   size_t i, k, nop = p->n - nuser;
   for (i = 0; i < nop; i++) {   /* rotate p->v[nuser..] to the front */
@@ -109,6 +111,12 @@ static void plugin_first(kf_env_pod *p, size_t nuser, int user_wins) {
     if (user_wins && kfe_user_var(p, v.name)) v.origin = KF_ENV_YIELDED;
     p->v[i] = v;
   }
+  for (i = 0; i < nop; i++)
+    for (k = nop; p->v[i].origin == KF_ENV_YIELDED && k < p->n; k++)
+      if (p->v[k].origin == KF_ENV_USER && strcmp(p->v[k].name, p->v[i].name) == 0) {
+        kf_env_var v = p->v[i];
+        p->v[i] = p->v[k], p->v[k] = v;
+      }
 }
 
 /* Trainer's jax-distributed and xgboost-distributed runtimes (jax.go,

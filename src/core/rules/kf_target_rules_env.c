@@ -120,6 +120,14 @@ static kf_status r16_add(const kf_job *j, const kf_env_pods *ps, const kf_env_va
                          size_t n, const char *first, int origin, kf_target t,
                          const kf_target_rule *r, kf_problems *out, kf_err *e) {
   const char *who = origin == KF_ENV_FLYTE ? "Flyte" : "the operator";
+  kf_status st;
+  if (KF_T_IS_TRAINER(t) && j->kind == KF_JAX) {   /* reserved by none: a warning */
+    if ((st = kf_problem_add(out, r, t, u->path, e, "%s is also set by Trainer's jax runtime "
+                             "on every pod: your value replaces it (the plugin reserves no "
+                             "names)", u->name)) == KF_OK && out->n)
+      out->v[out->n - 1].sev = KF_SEV_WARN;
+    return st;
+  }
   if (KF_T_IS_TRAINER(t))
     return kf_problem_add(out, r, t, u->path, e, "%s is reserved by Trainer's "
                           "%s runtime: the TrainJob webhook rejects it (%s)", u->name,
@@ -179,9 +187,9 @@ static kf_status r16_test(const kf_job *j, kf_target t, const kf_target_ctx *c,
   size_t pi;
   kf_status st;
   /* the kinds a target does not run are kf_target_allows' error; Trainer's
-  ** JAX plugin reserves no names (jax.go Validate): the user's value wins */
-  if (!(kf_targets[t].kinds & (1u << j->kind)) || (KF_T_IS_TRAINER(t) && j->kind == KF_JAX))
-    return KF_OK;
+  ** JAX plugin reserves no names (jax.go Validate): the user's value wins,
+  ** a warning (r16_add) */
+  if (!(kf_targets[t].kinds & (1u << j->kind))) return KF_OK;
   /* what the target does not cover (an unread kind) is environment's
   ** own error; the rule has nothing to compare then */
   if (kf_env_pods_of(j, t, c && c->name ? c->name : "job", NULL,
@@ -490,7 +498,7 @@ const kf_target_rule kf_target_rules_env[] = {
     [KF_T_MPI_OPERATOR] = "mpi-operator mpi_job_controller.go "
                           "newLauncherPodTemplate, newWorker",
     TRAINERS("trainer torch.go Validate, TorchRunReservedEnvNames; xgboost.go "
-             "Validate")},
+             "Validate; jax.go Validate (none reserved: a warning), apply.go upsert")},
    r16_test, 0, 0},
   {"R55", ALL_KINDS,
    {[KF_T_FLYTE] = KF_SEV_WARN, [KF_T_FLYTE2] = KF_SEV_WARN,

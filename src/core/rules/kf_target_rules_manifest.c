@@ -142,10 +142,11 @@ static kf_status r20_run_policy(const kf_job *j, kf_target t, const kf_target_ct
   if (j->rp.clean_pod_policy != KF_CP_NONE)
     ADD("run_policy.clean_pod_policy", e, "'%s' is dropped: a TrainJob has no "
         "clean-pod policy", kf_clean_pod_policy_enum.spell[j->rp.clean_pod_policy][0]);
-  if (j->rp.ttl_seconds_after_finished != 0)
+  /* a value given as 0 (no retries, delete at once) is dropped too */
+  if (j->rp.ttl_seconds_after_finished != 0 || (j->rp.zero & KF_RPZ_TTL))
     ADD("run_policy.ttl_seconds_after_finished", e, "dropped: the TTL lives in "
         "the runtime's JobSet, which runtimePatches cannot reach");
-  if (j->rp.backoff_limit != 0)
+  if (j->rp.backoff_limit != 0 || (j->rp.zero & KF_RPZ_BACKOFF))
     ADD("run_policy.backoff_limit", e, "dropped: a TrainJob has no backoff "
         "limit (the runtime's JobSet failurePolicy decides)");
   return KF_OK;
@@ -512,6 +513,33 @@ static kf_status r34_rows(const kf_job *j, kf_target t, const kf_target_ctx *c,
 #define R59_SOURCE "kubernetes pkg/apis/core/validation/validation.go " \
   "ValidateResourceQuantityValue (an extended resource, nvidia.com/gpu, an integer)"
 
+/* R62: an MPIJob whose launcher runs kfjob's line, flytekit's OpenMPI
+** mpirun (kf_mpirun_flags) around the task's args: the launcher gives no
+** command or args of its own and the job's command starts no MPI tool
+** (kf_manifest_common.c kfm_role_args).  Intel MPI's and MPICH's mpirun
+** (Hydra) take none of its OpenMPI flags; task args that start an MPI tool
+** themselves run mpirun under mpirun. */
+static kf_status r62_launcher(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                              const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_group *l = &j->g[KF_LAUNCHER];
+  const kf_container *jc = j->has_container ? &j->container : NULL;
+  const char *impl = j->mpi_implementation;
+  (void)c;
+  if (l->ncommand || (l->has_container && (l->container.ncommand || l->container.nargs)) ||
+      (jc && kf_mpi_tool((const char *const *)jc->command, jc->ncommand)))
+    return KF_OK;
+  if (t == KF_T_MPI_OPERATOR && impl && strcmp(impl, "OpenMPI") != 0)
+    ADD("mpi_implementation", e, "%s, and the launcher runs kfjob's mpirun line, flytekit's for "
+        "OpenMPI (--allow-run-as-root, -x, -mca): %s's mpirun (Hydra) takes none of those "
+        "flags; give the launcher its own line (launcher.command = {\"mpirun\", \"-n\", ...})",
+        impl, impl);
+  if (jc && kf_mpi_tool((const char *const *)jc->args, jc->nargs))
+    ADD("container.args", e, "start %s, and kfjob's launcher line (flytekit's mpirun) goes "
+        "before the task's args: mpirun would run %s; give the launcher its own line "
+        "(launcher.command) instead", jc->args[0], jc->args[0]);
+  return KF_OK;
+}
+
 const kf_target_rule kf_target_rules_manifest[] = {
   {"R11", K(KF_MPI) | K(KF_HOROVOD), {WARN, WARN, OK, OK, NA, NA, NA},
    {"flyteplugins mpi.go BuildResource (v1 slots never read)",
@@ -573,5 +601,13 @@ const kf_target_rule kf_target_rules_manifest[] = {
   {"R59", ALL_KINDS, {OK, OK, ERR, ERR, TRAINERS(ERR)},
    {NULL, NULL, R59_SOURCE, R59_SOURCE, TRAINERS(R59_SOURCE)},
    r59_resources, 0, 0},
+  {"R62", K(KF_MPI), {WARN, WARN, WARN, WARN, NA, NA, NA},
+   {"flytekitplugins-kfmpi _get_mpi_launcher_command (the task's args after mpirun's)",
+    "flytekitplugins-kfmpi _get_mpi_launcher_command (the task's args after mpirun's)",
+    "flytekitplugins-kfmpi _get_mpi_launcher_command (the task's args after mpirun's)",
+    "mpi-operator examples/v2beta1/pi/pi-intel.yaml, pi-mpich.yaml (the launcher's own "
+    "mpirun line); flytekitplugins-kfmpi _get_mpi_launcher_command (OpenMPI's flags)",
+    NULL, NULL, NULL},
+   r62_launcher, 0, 0},
   {NULL, 0, {0}, {NULL}, NULL, 0, 0}
 };
