@@ -157,6 +157,17 @@ int64_t kf_qty_units(const kf_qty *q, int64_t max) {
   return v > (uint64_t)max ? -1 : (int64_t)v;
 }
 
+int kf_qty_whole_milli(const kf_qty *q) {
+  uint32_t c[NW];
+  int i;
+  memcpy(c, q->w, sizeof c);
+  if (div_small(c, 1000000u) != 0 && mul_add(c, 1, 1)) return 1;   /* rounded up */
+  for (i = 2; i < NW; i++)
+    if (c[i]) return 1;
+  if (c[1] & 0x80000000u) return 1;   /* past int64: too large to tell */
+  return div_small(c, 1000u) == 0;
+}
+
 /* The decimal digits of w (destroyed). */
 static size_t put_digits(uint32_t *w, char *out, size_t cap) {
   char tmp[96];

@@ -40,6 +40,11 @@ int kf_qty_cmp(const kf_qty *a, const kf_qty *b);
 /* Quantity.Value(): the value in whole units, rounded up ("2500m" is 3);
 ** -1 when above max (max >= 0). */
 int64_t kf_qty_units(const kf_qty *q, int64_t max);
+/* Quantity.MilliValue() % 1000 == 0, how Kubernetes tells an integer
+** resource's value (ValidateResourceQuantityValue) and flyteadmin a GPU
+** count: MilliValue rounds up to a milli-unit, so "999999999n" is whole;
+** a value past int64 milli-units counts as whole (too large to tell). */
+int kf_qty_whole_milli(const kf_qty *q);
 /* Kubernetes' canonical text (CanonicalizeBytes): "1500m", "48Gi",
 ** "8k", "1536" (a binary value below 1024 or not a whole multiple prints
 ** in DecimalSI).  Returns the length; writes at most cap - 1 characters.

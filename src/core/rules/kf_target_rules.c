@@ -199,12 +199,6 @@ static kf_status test_pod_resources(const kf_job *j, kf_target t,
   return KF_OK;
 }
 
-/* Quantity.MilliValue() % 1000 == 0: MilliValue rounds up to a milli-unit. */
-static int whole_milli(const char *s) {
-  long double m = ceil_units(kfm_qty_value(s) * 1000);
-  return !(m < 9.2e18L && m > -9.2e18L) || (long long)m % 1000 == 0;
-}
-
 /* R33 on the task's own resources: they are the TaskTemplate's container
 ** resources (validateContainer -> validateTaskResources), or with a pod
 ** template the primary container's (validateK8sPod -> validateResource).
@@ -221,7 +215,7 @@ static kf_status test_task_resources(const kf_job *j, kf_target t,
   (void)c;
   for (i = 0; j->pod_template == NULL && i < 2; i++) {
     const char *g = q[i][KF_GPU];
-    if (g == NULL || whole_milli(g)) continue;
+    if (g == NULL || kf_ext_res_whole(g)) continue;   /* MilliValue() % 1000 */
     snprintf(path, sizeof path, "%s.gpu", side[i]);
     if ((st = kf_problem_add(out, r, t, path, e, "'%.40s' is not a whole number: "
                              "flyteadmin refuses the task (gpu must be a whole "

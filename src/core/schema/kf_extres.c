@@ -71,13 +71,9 @@ static const char *name_problem(const char *k, char *buf, size_t cap) {
 }
 
 int kf_ext_res_whole(const char *s) {
-  kf_qty q, u;
-  char t[32];
-  int64_t n;
+  kf_qty q;
   if (kf_qty_parse(s, &q) != 0) return 1;   /* too large to tell: a whole number */
-  if ((n = kf_qty_units(&q, INT64_MAX)) < 0) return 1;
-  kf_format_int(n, t);
-  return kf_qty_parse(t, &u) == 0 && kf_qty_cmp(&q, &u) == 0;
+  return kf_qty_whole_milli(&q);
 }
 
 /* IsHugePageResourceValueDivisible: a hugepages-<size> value is a whole

@@ -303,7 +303,8 @@ extern const kf_tree kf_ext_res_tree;
 ** (a '/' or hugepages-), which the rest row takes (KF_F_REST). */
 int kf_ext_res_key(const char *k);
 /* ValidateResourceQuantityValue: quantity `s` is a whole number, as an
-** extended resource's must be (nvidia.com/gpu too).  Past int64: 1. */
+** extended resource's must be (nvidia.com/gpu too): MilliValue() % 1000,
+** as Kubernetes and flyteadmin test it (kf_qty_whole_milli). */
 int kf_ext_res_whole(const char *s);
 /* The rules relating requests and limits of extended resources
 ** (validateResourceRequirements), on every group and the task. */
