@@ -225,11 +225,12 @@ describe("kfjob convert names the manifest's paths in what a target refuses", fu
   end)
 
   it("a fractional GPU: the container's resources, once for a TrainJob's one node", function()
-    local doc = PT:gsub("imagePullPolicy: Always", "resources: {limits: {nvidia.com/gpu: 0.5}}")
+    local doc = PT:gsub("imagePullPolicy: Always", 'resources: {limits: {nvidia.com/gpu: "500m"}}')
     local code, _, err = util.conv(doc)
     assert.equal(1, code)
-    assert.matches("spec.pytorchReplicaSpecs.Master.template.spec.containers[0].resources.limits."
-                   .. "nvidia.com/gpu: '0.5' is not a whole number", err, 1, true)
+    -- a key with dots quoted, as the reader's own errors quote it
+    assert.matches('spec.pytorchReplicaSpecs.Master.template.spec.containers[0].resources.limits'
+                   .. '["nvidia.com/gpu"]: \'500m\' is not a whole number', err, 1, true)
     code, _, err = util.conv([[
 apiVersion: trainer.kubeflow.org/v1alpha1
 kind: TrainJob
@@ -240,10 +241,10 @@ spec:
     image: img:1
     numNodes: 2
     command: [torchrun, train.py]
-    resourcesPerNode: {limits: {nvidia.com/gpu: 0.5}}
+    resourcesPerNode: {limits: {nvidia.com/gpu: "500m"}}
 ]])
     assert.equal(1, code)
-    local _, n = err:gsub("spec%.trainer%.resourcesPerNode%.limits%.nvidia%.com/gpu: '0%.5' is not", "")
+    local _, n = err:gsub('spec%.trainer%.resourcesPerNode%.limits%["nvidia%.com/gpu"%]: \'500m\' is not', "")
     assert.equal(1, n, err)
   end)
 
@@ -252,8 +253,8 @@ spec:
                         "%1resources: {requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 2}}")
     local code, _, err = util.conv(doc)
     assert.equal(1, code)
-    assert.matches("spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].resources.requests."
-                   .. "nvidia.com/gpu: 1 differs from limits.gpu 2", err, 1, true)
+    assert.matches('spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].resources.requests'
+                   .. '["nvidia.com/gpu"]: 1 differs from limits.gpu 2', err, 1, true)
   end)
 
   it("an mpi-operator field on the training-operator: the spec's own key", function()

@@ -189,3 +189,32 @@ describe("a whole number of devices is Kubernetes' MilliValue() % 1000", functio
     assert.equal("R33", probs[1].rule)
   end)
 end)
+
+-- The CRDs' container resources are int-or-string (x-kubernetes-int-or-
+-- string): a YAML number that is not whole (cpu: 0.5) is refused by the API
+-- server's schema validation, so reading it is refused, naming the path.
+describe("a manifest resource written as a fractional number", function()
+  local DOC = [[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: f}
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img:1
+            resources: {limits: {cpu: LIMIT, memory: 1Gi}}
+]]
+  it("is refused at its path; a whole number and a string read", function()
+    local j, err = kfjob.from_manifest((DOC:gsub("LIMIT", "0.5")))
+    assert.is_nil(j)
+    assert.matches("spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].resources.limits.cpu: "
+                   .. "must be an integer or a string, got the number 0.5", err, 1, true)
+    assert.truthy(kfjob.from_manifest((DOC:gsub("LIMIT", "2.0"))))   -- kubectl sends 2
+    assert.truthy(kfjob.from_manifest((DOC:gsub("LIMIT", '"0.5"'))))
+  end)
+end)

@@ -37,6 +37,13 @@ kf_status kfi_res_side(kfi *c, const char *path, const kf_node *m, kf_node **out
   KF_OOM(c, ext = kf_node_new(c->A, KF_NOBJ));
   for (i = 0; i < m->u.c.n; i++) {
     const char *k = m->u.c.k[i];
+    if (m->u.c.v[i]->t == KF_NNUM) {   /* integral ones are integers (int_floats) */
+      kfi_path(p, path, k);
+      return kfi_fail(c, p, "must be an integer or a string, got the number %g: the CRD's "
+                      "resources are int-or-string, so the API server refuses it (write "
+                      "\"%gm\" or \"%g\")", m->u.c.v[i]->u.d, m->u.c.v[i]->u.d * 1000,
+                      m->u.c.v[i]->u.d);
+    }
     for (r = 0; r < KF_NRES && strcmp(known[r], k) != 0; r++) {}
     KF_OOM(c, kf_node_push(c->A, r == KF_NRES && kf_ext_res_key(k) ? ext : fixed, k,
                            m->u.c.v[i]));
@@ -47,7 +54,7 @@ kf_status kfi_res_side(kfi *c, const char *path, const kf_node *m, kf_node **out
     const kf_node *v = kf_node_get(m, known[r]);
     if (v == NULL) continue;
     kfi_path(p, path, known[r]);
-    if (v->t != KF_NSTR && v->t != KF_NINT && v->t != KF_NNUM)
+    if (v->t != KF_NSTR && v->t != KF_NINT)
       return kfi_fail(c, p, "expected a quantity");
     if (v->t == KF_NSTR && kf_quantity_negative(v->u.s.p, v->u.s.n))   /* pod validation */
       return kfi_fail(c, p, "'%.60s' is negative: Kubernetes refuses negative requests "

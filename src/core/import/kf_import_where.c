@@ -125,6 +125,7 @@ static int job_container_at(const kf_node *doc, int kind, const char *f, const c
 ** key after out's `n` bytes: the row's name where `o` has it, else a name
 ** `o` has ending like it ("/gpu"); 0: none. */
 static int resource_key(const kf_node *o, const char *res, char *out, size_t n, size_t cap) {
+  char prefix[KFI_PATH];
   const kf_field *r = kf_obj_row(&kf_resources_obj, res);
   const char *name = r && r->manifest ? r->manifest : res, *tail = strrchr(name, '/');
   size_t i;
@@ -134,7 +135,10 @@ static int resource_key(const kf_node *o, const char *res, char *out, size_t n, 
       if (t && strcmp(t, tail) == 0) name = k;
     }
   if (kf_node_get(o, name) == NULL) return 0;
-  return snprintf(out + n, cap - n, ".%s", name), 1;
+  snprintf(prefix, sizeof prefix, "%.*s", (int)n, out);
+  kfi_path(out, prefix, name);   /* ["nvidia.com/gpu"], as the reader names it */
+  (void)cap;
+  return 1;
 }
 
 /* A group's resource ("limits.gpu"): in its main container's resources
@@ -252,6 +256,15 @@ const kf_node *kf_import_at(const kf_node *doc, const char *path) {
   char *end;
   while (doc != NULL && *p) {
     size_t n = strcspn(p, ".[");
+    if (n == 0 && p[0] == '[' && p[1] == '"') {   /* ["a.b/c"]: a key as the reader quotes it */
+      const char *q = strstr(p + 2, "\"]");
+      if (q == NULL || (size_t)(q - p - 2) >= sizeof key || doc->t != KF_NOBJ) return NULL;
+      memcpy(key, p + 2, (size_t)(q - p - 2));
+      key[q - p - 2] = '\0';
+      doc = kf_node_get(doc, key);
+      p = q + 2 + (q[2] == '.');
+      continue;
+    }
     if (n == 0 && *p == '[') {   /* a list item */
       long x = strtol(p + 1, &end, 10);
       if (*end != ']' || x < 0 || doc->t != KF_NARR || (size_t)x >= doc->u.c.n) return NULL;
