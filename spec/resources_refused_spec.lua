@@ -170,15 +170,15 @@ end)
 -- as flyteadmin tells a GPU count (requestedResourcesToQuantity): one test
 -- for R33, R59 and an extended resource's value.
 describe("a whole number of devices is Kubernetes' MilliValue() % 1000", function()
-  local function pt(limits) return kfjob.PyTorchJob{ worker = { replicas = 1, image = "i:1", limits = limits } } end
+  local function with_limits(limits) return kfjob.PyTorchJob{ worker = { replicas = 1, image = "i:1", limits = limits } } end
   it("999999999n is whole (rounds up to 1000m); 1001m and 1000001u are not", function()
-    assert.is_true(pt{ gpu = "999999999n" }:check{ target = "operator" })
-    assert.is_truthy(pt{ ["amd.com/gpu"] = "999999999n" })
+    assert.is_true(with_limits{ gpu = "999999999n" }:check{ target = "operator" })
+    assert.is_truthy(with_limits{ ["amd.com/gpu"] = "999999999n" })
     for _, v in ipairs{ "1001m", "1000001u" } do
-      local ok, probs = pt{ gpu = v }:check{ target = "operator" }
+      local ok, probs = with_limits{ gpu = v }:check{ target = "operator" }
       assert.is_nil(ok, v)
       assert.equal("R59", probs[1].rule, v)
-      assert.has_error(function() pt{ ["amd.com/gpu"] = v } end)
+      assert.has_error(function() with_limits{ ["amd.com/gpu"] = v } end)
     end
   end)
   it("the task's GPU on Flyte (R33) the same way", function()
