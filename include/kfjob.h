@@ -377,8 +377,9 @@ typedef struct kfjob_run_options {
                                   kfjob_host_decode() the input's version. */
   const char *replica_encoding;  /**< Version 1 only: "flat" (NULL, the
                                       default) or "common". */
-  int indent;                /**< JSON formats: 0 compact (default), n > 0
-                                  pretty-printed with n spaces. */
+  int indent;                /**< JSON formats: 0 compact (default), 1..16
+                                  pretty-printed with n spaces; another value
+                                  is ::KFJOB_EARG. */
   const char *const *params; /**< `nparams` strings "key=value", visible to
                                   the script as `params.key` (and as its
                                   first argument `...`).  A value becomes a
@@ -407,7 +408,8 @@ typedef struct kfjob_run_options {
                                   default ::KFJOB_DEFAULT_MAX_JOBS); one
                                   more is a script error naming the limit,
                                   so a runaway iterator cannot flood the
-                                  host. */
+                                  host (an import: most callbacks, one more
+                                  is ::KFJOB_ELIMIT naming the limit). */
   const char *const *string_params; /**< `nstring_params` strings
                                   "key=value" whose values stay strings
                                   (helm's --set-string); applied after
@@ -620,7 +622,8 @@ typedef struct kfjob_import_info {
                                  without its trailing '-'), else NULL. */
   size_t line;              /**< The 1-based line of the text where the
                                  document's content starts (a List's item:
-                                 the List's); 0 when unknown. */
+                                 the item's own, else the List's); 0 when
+                                 unknown. */
 } kfjob_import_info;
 
 /** Options of kfjob_host_import_manifests(); zero them for the defaults. */
@@ -679,7 +682,8 @@ typedef int (*kfjob_import_fn)(void *ud, const kfjob_job *job,
  * \return ::KFJOB_OK; ::KFJOB_EDATA for input kfjob cannot read (the
  *         message names the document and manifest path); ::KFJOB_EJOB when
  *         the target refuses a job (`<who>: <path>: <problem> (target T)`);
- *         ::KFJOB_EARG, ::KFJOB_EMEMORY, ::KFJOB_ESTOPPED.
+ *         ::KFJOB_EARG, ::KFJOB_EMEMORY, ::KFJOB_ESTOPPED; ::KFJOB_ELIMIT past
+ *         kfjob_run_options::max_jobs callbacks.
  */
 KFJOB_API kfjob_status kfjob_host_import_manifests(kfjob_host *h, const char *text,
                                          size_t len,

@@ -74,6 +74,10 @@ static kfjob_status check_opts(kfjob_host *h, const kfjob_run_options *o) {
       kfh_msg(h, "args[%zu] is NULL", i);
       return KFJOB_EARG;
     }
+  if (o->indent < 0 || o->indent > 16) {   /* kf_json's pretty printer's range */
+    kfh_msg(h, "indent: expected 0 (compact) to 16, got %d", o->indent);
+    return KFJOB_EARG;
+  }
   if (o->retries < -1) {
     kfh_msg(h, "retries: expected -1 (none) or 0..10, got %d", o->retries);
     return KFJOB_EARG;

@@ -225,6 +225,15 @@ typedef struct probs {
   kf_problems ps;
 } probs;
 
+/* The target a rendering holds the job to: the run's or the manifest's,
+** else the format's default (a manifest's the operator, a payload's
+** Flyte), as kf_render picks it. */
+static kf_target run_target(const kf_render_opts *ro) {
+  int kube = ro->format == KF_RENDER_MANIFEST || ro->format == KF_RENDER_MANIFEST_JSON ||
+             ro->format == KF_RENDER_ENVIRONMENT;
+  return ro->target_set ? ro->target : kube ? KF_T_OPERATOR : KF_T_FLYTE;
+}
+
 /* The problems of `p` (walking the rows the first time), or NULL when the
 ** walk failed (each user then goes on without them, as before). */
 static const kf_problems *problems_of(imp *I, const kf_job *j, const kf_render_opts *ro,
@@ -234,7 +243,7 @@ static const kf_problems *problems_of(imp *I, const kf_job *j, const kf_render_o
   if (p->state == 0) {
     memset(&c, 0, sizeof c);
     c.name = ro->manifest.name, c.image = ro->manifest.image;
-    p->state = kf_target_problems(j, ro->target, &c, &I->A, &p->ps, &e) == KF_OK ? 1 : -1;
+    p->state = kf_target_problems(j, run_target(ro), &c, &I->A, &p->ps, &e) == KF_OK ? 1 : -1;
   }
   return p->state == 1 ? &p->ps : NULL;
 }
@@ -272,14 +281,24 @@ static void name_rule(imp *I, const kf_job *j, const kf_render_opts *ro, probs *
       if (said(v, *n, v[*n].path, ps->v[i].message)) continue;
       v[*n].message = ps->v[i].message;
       v[*n].rule = ps->v[i].rule, v[*n].source = ps->v[i].source ? ps->v[i].source : "";
-      v[*n].target = kf_targets[ro->target].name;
+      v[*n].target = kf_targets[run_target(ro)].name;
       (*n)++;
     }
   if (*n == 0) return;
   *out = v;
   kf_fail(e, KF_EINVAL, "kfjob.%s: %s: %s (target %s; rule %s: %s)",
-          kf_kinds[j->kind].name, v[0].path, v[0].message, kf_targets[ro->target].name,
+          kf_kinds[j->kind].name, v[0].path, v[0].message, kf_targets[run_target(ro)].name,
           v[0].rule, v[0].source[0] ? v[0].source : "kfjob");
+}
+
+/* Whether one more callback would pass kfjob_run_options::max_jobs (then
+** said, the import stopping with KFJOB_ELIMIT), as a run's jobs do. */
+static int too_many(imp *I) {
+  unsigned long max = I->o.max_jobs ? I->o.max_jobs : KFJOB_DEFAULT_MAX_JOBS;
+  if (I->njobs < max) return 0;
+  kfh_msg(I->h, "more than %lu jobs in one import (the limit; split the stream or raise "
+          "max_jobs)", max);
+  return 1;
 }
 
 /* keep_going: a job the target refuses goes to the callback with its
@@ -293,9 +312,10 @@ static kfjob_status failed(imp *I, const kf_job *j, const kfjob_import_info *ii,
   out.kind = kf_kinds[j->kind].name;
   out.task_type = kf_kinds[j->kind].task_type ? kf_kinds[j->kind].task_type : "";
   out.format = I->o.format;
-  out.index = ii->document - 1;
+  out.index = I->njobs;   /* the callbacks' count: a List's items, skipped documents */
   out.error = e->msg;
   if (!I->nfailed++) kfh_msg(I->h, "%s", e->msg);
+  if (too_many(I)) return KFJOB_ELIMIT;
   I->njobs++;
   if (I->cb && I->cb(I->ud, &out, ii) != 0) {
     kfh_msg(I->h, "stopped by the callback");
@@ -376,6 +396,10 @@ static void import_warnings(imp *I, const kf_job *j, const kf_render_opts *ro, p
 static kfjob_status hand_over(imp *I, const kfjob_job *out, const kfjob_import_info *ii,
                               kf_buf *b) {
   int stop;
+  if (too_many(I)) {
+    kf_buf_free(b);
+    return KFJOB_ELIMIT;
+  }
   I->njobs++;
   stop = I->cb && I->cb(I->ud, out, ii) != 0;
   kf_buf_free(b);
@@ -409,7 +433,7 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
     const kfjob_problem *ps = NULL;
     size_t nps = 0;
     kf_buf_free(&b);
-    if (st == KF_EINVAL && ro.target_set) name_rule(I, j, &ro, &pr, &e, &ps, &nps);
+    if (st == KF_EINVAL) name_rule(I, j, &ro, &pr, &e, &ps, &nps);
     if (st == KF_EINVAL && nps == 0)   /* the writer's own check */
       kf_import_where_msg(I->doc, j->kind, e.msg, sizeof e.msg, &I->A);
     if (st != KF_EINVAL || !I->o.keep_going) return fail(I, KFJOB_EJOB, &e);
@@ -424,7 +448,7 @@ static kfjob_status emit(imp *I, const kf_job *jin, const kf_node *info, size_t 
   out.format = (kfjob_format)ro.format;
   out.data = I->o.format == KFJOB_FORMAT_NONE ? NULL : b.p;
   out.size = I->o.format == KFJOB_FORMAT_NONE ? 0 : b.n - 1;
-  out.index = doc - 1;
+  out.index = I->njobs;
   if (I->o.format == KFJOB_FORMAT_MANIFEST || I->o.format == KFJOB_FORMAT_MANIFEST_JSON ||
       I->o.format == KFJOB_FORMAT_ENVIRONMENT)
     out.resource_name = out.name;
@@ -464,7 +488,7 @@ static kfjob_status other_doc(imp *I, const kf_import_doc *d) {
   if (ii.name == NULL) ii.name = "";
   out.name = ii.name, out.kind = ii.kind ? ii.kind : "", out.task_type = "";
   out.format = json ? KFJOB_FORMAT_MANIFEST_JSON : KFJOB_FORMAT_MANIFEST;
-  out.data = b.p, out.size = b.n - 1, out.index = d->doc - 1;
+  out.data = b.p, out.size = b.n - 1, out.index = I->njobs;
   return hand_over(I, &out, &ii, &b);
 }
 
@@ -511,7 +535,8 @@ static kfjob_status one_doc(imp *I, const kf_import_doc *d, size_t nd) {
 }
 
 /* A stream with no document of a kind kfjob reads: the first one's
-** refusal (it lists the supported kinds), or "no document"; a stream of
+** refusal (it lists the supported kinds), or "no job in the stream (it
+** holds no document)"; a stream of
 ** several documents says that none of them is a job. */
 static kfjob_status none_read(imp *I, const kf_import_doc *docs, size_t nd) {
   size_t i, n = 0, first = nd;
@@ -521,7 +546,7 @@ static kfjob_status none_read(imp *I, const kf_import_doc *docs, size_t nd) {
   for (i = 0; i < nd; i++)
     if (docs[i].root->t != KF_NNIL && n++ == 0) first = i;
   if (n == 0) {
-    kfh_msg(I->h, "kfjob.from_manifests: no document");
+    kfh_msg(I->h, "kfjob.from_manifests: no job in the stream (it holds no document)");
     return KFJOB_EDATA;
   }
   I->stream = 0;   /* read it alone: kf_import's refusal names the kinds */

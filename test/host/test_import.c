@@ -330,6 +330,69 @@ static void not_input_class(kfjob_host *h) {
   kfjob_host_free(small);
 }
 
+/* What the callbacks of one import see: each one's index, and the
+** problems of a refused job. */
+typedef struct calls {
+  size_t n, index[8], nproblems[8];
+} calls;
+
+static int on_call(void *ud, const kfjob_job *j, const kfjob_import_info *in) {
+  calls *c = (calls *)ud;
+  (void)in;
+  if (c->n < 8) c->index[c->n] = j->index, c->nproblems[c->n] = j->nproblems;
+  c->n++;
+  return 0;
+}
+
+/* kfjob.h's promises: kfjob_job::index counts the callbacks (a skipped
+** comment-only document and a List's items leave no gap or repeat); a job
+** the default target refuses (keep_going, no target) carries its
+** problems; max_jobs bounds an import's callbacks (KFJOB_ELIMIT); indent
+** outside 0..16 is KFJOB_EARG; an empty stream is "no job in the stream". */
+static void callbacks_and_options(kfjob_host *h) {
+  char text[4096];
+  const char *m = manifest("");
+  const char *list = "apiVersion: v1\nkind: List\nitems:\n"
+      "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"
+      "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n";
+  kfjob_import_options io;
+  kfjob_run_options ro;
+  calls c;
+  memset(&io, 0, sizeof io);
+  io.stream = 1, io.other = 1;
+  snprintf(text, sizeof text, "%s---\n# only a comment\n---\n%s", m, list);
+  memset(&c, 0, sizeof c);
+  CHECK_ST(h, kfjob_host_import_manifests(h, text, strlen(text), &io, NULL, on_call, &c), KFJOB_OK);
+  CHECK(c.n == 3 && c.index[0] == 0 && c.index[1] == 1 && c.index[2] == 2);
+  harness_run_options(&ro);
+  ro.max_jobs = 2;
+  memset(&c, 0, sizeof c);
+  CHECK_ST(h, kfjob_host_import_manifests(h, text, strlen(text), &io, &ro, on_call, &c),
+           KFJOB_ELIMIT);
+  CHECK(c.n == 2);
+  CHECK_HAS(kfjob_host_message(h), "more than 2 jobs in one import");
+  /* a worker-only PyTorchJob Flyte refuses (R53: it always runs a Master) */
+  harness_run_options(&ro);
+  ro.format = KFJOB_FORMAT_JSON;
+  ro.keep_going = 1;
+  snprintf(text, sizeof text, "%s", m);
+  memset(&c, 0, sizeof c);
+  if (strstr(text, "    Master:") != NULL) {
+    char *at = strstr(text, "    Master:"), *end = strstr(at, "    Worker:");
+    if (end) memmove(at, end, strlen(end) + 1);
+  }
+  CHECK_ST(h, kfjob_host_import_manifests(h, text, strlen(text), &io, &ro, on_call, &c), KFJOB_EJOB);
+  CHECK(c.n == 1 && c.nproblems[0] >= 1);
+  CHECK_HAS(kfjob_host_message(h), "rule R53");
+  harness_run_options(&ro);
+  ro.indent = 17;
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, &ro, NULL, NULL), KFJOB_EARG);
+  ro.indent = -1;
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, &ro, NULL, NULL), KFJOB_EARG);
+  CHECK_ST(h, kfjob_host_import_manifests(h, "# nothing\n", 10, &io, NULL, NULL, NULL), KFJOB_EDATA);
+  CHECK_HAS(kfjob_host_message(h), "no job in the stream");
+}
+
 int main(void) {
   kfjob_host *h;
   CHECK(kfjob_host_new(NULL, &h) == KFJOB_OK);
@@ -340,6 +403,7 @@ int main(void) {
   time_limit(h);
   lists_and_kinds(h);
   not_input_class(h);
+  callbacks_and_options(h);
   kfjob_host_free(h);
   memory_limit();
   return harness_report();

@@ -13,6 +13,18 @@
 
 #include "kf_import_int.h"
 
+/* The role whose key `path` starts with ("worker." in "worker.image"),
+** or -1. */
+static int role_key(const char *path) {
+  const char *dot = strchr(path, '.');
+  int r;
+  for (r = 0; dot && r < KF_NROLES; r++)
+    if (strncmp(kf_roles[r].key, path, (size_t)(dot - path)) == 0 &&
+        kf_roles[r].key[dot - path] == '\0')
+      return r;
+  return -1;
+}
+
 /* Where a TrainJob's pod template is: the node job's, in its first
 ** runtime patch (kf_import_trainer.c reads it there). */
 #define TRAINER_TEMPLATE "spec.runtimePatches[0].trainingRuntimeSpec.template.spec." \
@@ -124,7 +136,7 @@ static int job_container_at(const kf_node *doc, int kind, const char *f, const c
 /* `res` ("gpu", "amd.com/gpu") of resources object `o` as the manifest's
 ** key after out's `n` bytes: the row's name where `o` has it, else a name
 ** `o` has ending like it ("/gpu"); 0: none. */
-static int resource_key(const kf_node *o, const char *res, char *out, size_t n, size_t cap) {
+static int resource_key(const kf_node *o, const char *res, char *out, size_t n) {
   char prefix[KFI_PATH];
   const kf_field *r = kf_obj_row(&kf_resources_obj, res);
   const char *name = r && r->manifest ? r->manifest : res, *tail = strrchr(name, '/');
@@ -137,7 +149,6 @@ static int resource_key(const kf_node *o, const char *res, char *out, size_t n, 
   if (kf_node_get(o, name) == NULL) return 0;
   snprintf(prefix, sizeof prefix, "%.*s", (int)n, out);
   kfi_path(out, prefix, name);   /* ["nvidia.com/gpu"], as the reader names it */
-  (void)cap;
   return 1;
 }
 
@@ -155,7 +166,7 @@ static int resources_at(const kf_node *doc, int kind, int role, const char *rest
     return 0;
   n = strlen(out);
   n += (size_t)snprintf(out + n, cap - n, ".%s", which);
-  resource_key(kf_import_at(doc, out), dot + 1, out, n, cap);
+  resource_key(kf_import_at(doc, out), dot + 1, out, n);
   return 1;
 }
 
@@ -229,14 +240,12 @@ static int template_at(const kf_node *doc, int kind, const char *path, char *out
   const char *dot = strchr(path, '.');
   const kf_node *specs;
   char prefix[96];
-  int i, pass;
-  for (i = 0; dot && i < k->nroles; i++) {
-    const kf_role_info *r = &kf_roles[k->roles[i].role];
-    if (strncmp(path, r->key, (size_t)(dot - path)) == 0 && r->key[dot - path] == '\0' &&
-        strncmp(dot + 1, pt, sizeof pt - 1) == 0 && replica_spec(doc, kind, k->roles[i].role))
-      return snprintf(prefix, sizeof prefix, "spec.%s.%s.template.", k->crd_specs, r->name),
-             template_rest(prefix, dot + sizeof pt, out, cap);
-  }
+  int i, pass, r = role_key(path);
+  if (r >= 0 && strcmp(dot + 1, "pod_template") == 0 && replica_spec(doc, kind, r))
+    return snprintf(out, cap, "spec.%s.%s.template", k->crd_specs, kf_roles[r].name), 1;
+  if (r >= 0 && strncmp(dot + 1, pt, sizeof pt - 1) == 0 && replica_spec(doc, kind, r))
+    return snprintf(prefix, sizeof prefix, "spec.%s.%s.template.", k->crd_specs, kf_roles[r].name),
+           template_rest(prefix, dot + sizeof pt, out, cap);
   specs = kf_node_get(kf_node_get(doc, "spec"), k->crd_specs);
   if (strncmp(path, pt, sizeof pt - 1) != 0 || specs == NULL || specs->t != KF_NOBJ) return 0;
   for (pass = 0; pass < 2; pass++)
@@ -285,12 +294,8 @@ const kf_node *kf_import_at(const kf_node *doc, const char *path) {
 ** runtime patch's), its container's rows and resources (spec.trainer's),
 ** its deadline (the spec's own). */
 static int trainer_at(const kf_node *doc, const char *path, char *out, size_t cap) {
-  const char *dot = strchr(path, '.'), *rest = path;
-  int r;
-  for (r = 0; dot && r < KF_NROLES; r++)   /* "<role>.<row>": every role's is the node's */
-    if (strncmp(kf_roles[r].key, path, (size_t)(dot - path)) == 0 &&
-        kf_roles[r].key[dot - path] == '\0')
-      rest = dot + 1;
+  /* "<role>.<row>": every role's is the node's */
+  const char *rest = role_key(path) >= 0 ? strchr(path, '.') + 1 : path;
   const kf_node *tr = kf_node_get(kf_node_get(doc, "spec"), "trainer");
   size_t i, n;
   if (strcmp(path, "run_policy.active_deadline_seconds") == 0)
@@ -302,7 +307,7 @@ static int trainer_at(const kf_node *doc, const char *path, char *out, size_t ca
   if (strncmp(rest, "requests.", 9) == 0 || strncmp(rest, "limits.", 7) == 0) {
     n = (size_t)snprintf(out, cap, "spec.trainer.resourcesPerNode.%.*s",
                          (int)strcspn(rest, "."), rest);
-    resource_key(kf_import_at(doc, out), strchr(rest, '.') + 1, out, n, cap);
+    resource_key(kf_import_at(doc, out), strchr(rest, '.') + 1, out, n);
     return 1;
   }
   for (i = 0; tr && i < kf_container_obj.n; i++) {   /* spec.trainer's keys are the rows' */
@@ -329,10 +334,8 @@ const char *kf_import_where(const kf_node *doc, int kind, const char *path, cons
   else if (run_policy_at(path, out, sizeof out) || template_at(doc, kind, path, out, sizeof out) ||
            job_row_at(kind, strcmp(api, "kubeflow.org/v2beta1") == 0, path, out, sizeof out))
     found = 1;
-  for (r = 0; !found && dot != NULL && r < KF_NROLES; r++)
-    if (strncmp(kf_roles[r].key, path, (size_t)(dot - path)) == 0 &&
-        kf_roles[r].key[dot - path] == '\0')
-      found = group_at(doc, kind, r, dot + 1, ref, out, sizeof out);
+  if (!found && (r = role_key(path)) >= 0)
+    found = group_at(doc, kind, r, dot + 1, ref, out, sizeof out);
   if (!found) return path;
   return kf_arena_strndup(A, out, strlen(out));
 }
@@ -389,14 +392,10 @@ static const char *drop_gang(kf_arena *A, kf_job *j, const char *key, int *oom) 
 const char *kf_import_drop(kf_job *j, const kf_problem *p, kf_arena *A, int *oom) {
   static const char *const rp_json[] = {"\"Never\"", "\"OnFailure\"", "\"Always\"",
                                         "\"ExitCode\""};
-  const char *dot = strchr(p->path, '.'), *v;
+  const char *v;
   int r;
   if (strcmp(p->rule, "R28") == 0) return drop_gang(A, j, p->path + 16, oom);
-  for (r = 0; r < KF_NROLES; r++)
-    if (strncmp(kf_roles[r].key, p->path, (size_t)(dot - p->path)) == 0 &&
-        kf_roles[r].key[dot - p->path] == '\0')
-      break;
-  if (r == KF_NROLES) return NULL;
+  if ((r = role_key(p->path)) < 0) return NULL;
   v = rp_json[j->g[r].restart_policy];
   j->g[r].restart_policy = KF_RP_NEVER;
   return v;
