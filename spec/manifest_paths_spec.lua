@@ -6,6 +6,28 @@
 local kfjob = require "kfjob"
 local util = require "util"
 
+-- the Master's and the Workers' replica specs alike
+local function replica(role, n)
+  return ([[
+    %s:
+      replicas: %d
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: img:1
+            imagePullPolicy: Always
+            command: ["torchrun", "train.py"]
+            env:
+            - name: A
+              value: "1"
+            - name: TOKEN
+              valueFrom: {secretKeyRef: {name: s, key: k}}
+          - name: logger
+            image: log:1
+]]):format(role, n)
+end
 local PT = [[
 apiVersion: kubeflow.org/v1
 kind: PyTorchJob
@@ -17,41 +39,7 @@ spec:
     schedulingPolicy:
       minAvailable: 3
   pytorchReplicaSpecs:
-    Master:
-      replicas: 1
-      restartPolicy: OnFailure
-      template:
-        spec:
-          containers:
-          - name: pytorch
-            image: img:1
-            imagePullPolicy: Always
-            command: ["torchrun", "train.py"]
-            env:
-            - name: A
-              value: "1"
-            - name: TOKEN
-              valueFrom: {secretKeyRef: {name: s, key: k}}
-          - name: logger
-            image: log:1
-    Worker:
-      replicas: 2
-      restartPolicy: OnFailure
-      template:
-        spec:
-          containers:
-          - name: pytorch
-            image: img:1
-            imagePullPolicy: Always
-            command: ["torchrun", "train.py"]
-            env:
-            - name: A
-              value: "1"
-            - name: TOKEN
-              valueFrom: {secretKeyRef: {name: s, key: k}}
-          - name: logger
-            image: log:1
-]]
+]] .. replica("Master", 1) .. replica("Worker", 2)
 
 local function read_error(doc)
   local j, err = kfjob.from_manifest(doc)

@@ -301,6 +301,7 @@ void kfh_emit_dry(lua_State *L, run *R, int name, int job, int version, int name
   kf_err e;
   kf_status st;
   if (R->o.select && named && strcmp(R->o.select, nm) != 0) return;
+  kfh_check_name(L, R, name);
   job = entry_job(L, job, &jobopts);
   kj = lkf_checkjob(L, job);
   luaL_checkstack(L, 64, NULL);  /* lua_node's recursion, before the arena */
