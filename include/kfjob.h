@@ -151,7 +151,9 @@ typedef enum kfjob_status {
                             known. */
   KFJOB_EMEMORY,       /**< The run reached the memory limit (or the
                             system ran out of memory). */
-  KFJOB_ELIMIT,        /**< The run used up its instruction budget. */
+  KFJOB_ELIMIT,        /**< The run used up its instruction budget (an
+                            import: its time limit, or max_jobs; the
+                            message says which). */
   KFJOB_EDATA,         /**< kfjob_host_decode(): the input is not a valid
                             message of the given type. */
   KFJOB_EIO,           /**< A file could not be read. */

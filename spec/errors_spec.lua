@@ -866,7 +866,7 @@ raising["pod template: API server rules, round 2"] = {
     PT_ .. 'containers[2].resources.limits.gpu: Invalid value: "gpu": must be a standard resource for containers' },
   { "ValidateResourceQuantityValue: an extended resource not whole",
     podt(side { resources = { limits = { ["nvidia.com/gpu"] = "1.5" } } }),
-    PT_ .. 'containers[2].resources.limits.nvidia.com/gpu: Invalid value: "1500m": must be an integer' },
+    PT_ .. 'containers[2].resources.limits["nvidia.com/gpu"]: Invalid value: "1500m": must be an integer' },
   { "ValidateNonnegativeQuantity: a negative integer request",
     podt(side { resources = { requests = { cpu = -1 } } }),
     PT_ .. 'containers[2].resources.requests.cpu: Invalid value: "-1": must be greater than or equal to 0' },

@@ -328,3 +328,89 @@ spec:
                    .. "'ddp-worker-0' is a host of the training-operator", err, 1, true)
   end)
 end)
+
+-- A regression trial's cases: each path is where the value is in the input.
+describe("more manifest paths: job rows of their own, the gang's queue, a quoted resource", function()
+  local function err_of(doc) local j, e = kfjob.from_manifest(doc) assert.is_nil(j) return e end
+  it("an mpi-operator MPIJob's slotsPerWorker, an elastic policy's nProcPerNode", function()
+    assert.matches("spec.slotsPerWorker: must be >= 1", err_of([[
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: m}
+spec:
+  slotsPerWorker: 0
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template: {spec: {containers: [{name: l, image: i, command: [mpirun, a]}]}}
+    Worker:
+      replicas: 1
+      template: {spec: {containers: [{name: w, image: i}]}}
+]]), 1, true)
+    assert.matches("spec.elasticPolicy.nProcPerNode: must be >= 1", err_of([[
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: e}
+spec:
+  elasticPolicy: {minReplicas: 1, maxReplicas: 2, nProcPerNode: 0}
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template: {spec: {containers: [{name: pytorch, image: i}]}}
+]]), 1, true)
+  end)
+  it("the gang's queue; an extended resource's quoted key", function()
+    assert.matches("spec.runPolicy.schedulingPolicy.queue: ",
+                   err_of(PT:gsub("minAvailable: 3", 'minAvailable: 3\n      queue: "Q Q"')), 1, true)
+    assert.matches('spec.pytorchReplicaSpecs.Master.template.spec.containers[0].resources.limits'
+                   .. '["amd.com/gpu"]: \'500m\' must be an integer',
+                   err_of(PT:gsub("imagePullPolicy: Always", 'resources: {limits: {amd.com/gpu: "500m"}}', 1)),
+                   1, true)
+  end)
+  it("an init container named as a container", function()
+    local doc = PT:gsub("(Worker:.-)(          containers:)", "%1          initContainers:\n"
+                   .. "          - {name: pytorch, image: x:1}\n%2", 1)
+    assert.matches("spec.pytorchReplicaSpecs.Worker.template.spec.initContainers[0].name: "
+                   .. 'Duplicate value: "pytorch"', err_of(doc), 1, true)
+  end)
+  it("a sidecar's GPU is whole as Kubernetes counts it (MilliValue() % 1000)", function()
+    local doc = PT:gsub("image: log:1", 'image: log:1\n            resources: {limits: {nvidia.com/gpu: "999999999n"}}')
+    assert.truthy(kfjob.from_manifest(doc))
+  end)
+end)
+
+describe("R61 takes whole host labels, and names the rendezvous each runtime sets", function()
+  local function r61(cmd, kind, t)
+    local j = kfjob[kind or "PyTorchJob"]{ worker = { replicas = 2, image = "i:1" },
+                                           container = { command = cmd } }
+    local out = {}
+    for _, w in ipairs(j:lint{ target = t or "trainer-2.3", name = "pt" }) do
+      if w.rule == "R61" then out[#out + 1] = w.message end
+    end
+    return out
+  end
+  it("not another host that starts alike, nor a pod that never exists", function()
+    for _, h in ipairs{ "pt-worker-0x.example.com", "pt-worker-0-foo", "pt-worker-01", "pt-master-1",
+                        "xpt-worker-0" } do
+      assert.same({}, r61{ "run", "--host=" .. h }, h)
+    end
+    assert.equal(1, #r61{ "run", "--host=pt-worker-1.pt.ns.svc:23456" })
+  end)
+  it("a JAXJob is told of JAX_COORDINATOR_ADDRESS", function()
+    local m = r61({ "python", "--coord=pt-worker-0:6666" }, "JAXJob")
+    assert.equal(1, #m)
+    assert.matches("$(JAX_COORDINATOR_ADDRESS)", m[1], 1, true)
+  end)
+end)
+
+describe("R20 on Trainer: activeDeadlineSeconds given as 0", function()
+  it("warns: a TrainJob's is at least 1", function()
+    local j = kfjob.JAXJob{ container = { image = "i:1" }, worker = { replicas = 2 },
+                            run_policy = { active_deadline_seconds = 0 } }
+    local found
+    for _, w in ipairs(j:lint{ target = "trainer-2.3" }) do
+      if w.rule == "R20" and w.path == "run_policy.active_deadline_seconds" then found = w end
+    end
+    assert.truthy(found)
+  end)
+end)

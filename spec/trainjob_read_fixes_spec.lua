@@ -335,7 +335,7 @@ spec:
     assert.are.equal(0, code, err)
     assert.are.equal("TrainJob", docs_of(out)[1].kind)
     assert.matches("spec%.runPolicy%.schedulingPolicy%.scheduleTimeoutSeconds: [^\n]*%(value 120%)", err)
-    assert.matches('spec%.runPolicy%.schedulingPolicy%.minResources: [^\n]*%(value {"cpu":"4","gpu":"2"}%)', err)
+    assert.matches('spec%.runPolicy%.schedulingPolicy%.minResources: [^\n]*%(value {"cpu":"4","nvidia%.com/gpu":"2"}%)', err)
   end)
 
   it("a TrainJob running python train.py on torch-distributed converts to the operator", function()

@@ -248,6 +248,14 @@ static const kf_problems *problems_of(imp *I, const kf_job *j, const kf_render_o
   return p->state == 1 ? &p->ps : NULL;
 }
 
+/* A rendering option's path (opts.name) the import took from the
+** manifest, when the caller gave none: its metadata's. */
+static const char *read_meta(const imp *I, const char *path) {
+  if (strcmp(path, "opts.name") == 0 && I->o.name == NULL) return "metadata.name";
+  if (strcmp(path, "opts.namespace") == 0 && I->o.namespace_ == NULL) return "metadata.namespace";
+  return path;
+}
+
 /* Whether one of v[0..n) says `message` at `path`. */
 static int said(const kfjob_problem *v, size_t n, const char *path, const char *message) {
   size_t i;
@@ -278,6 +286,7 @@ static void name_rule(imp *I, const kf_job *j, const kf_render_opts *ro, probs *
       ** one place: said once) */
       v[*n].path = kf_import_where(I->doc, j->kind, ps->v[i].path, ps->v[i].ref, &I->A);
       if (v[*n].path == NULL) v[*n].path = ps->v[i].path;   /* no memory: kfjob's */
+      v[*n].path = read_meta(I, v[*n].path);
       if (said(v, *n, v[*n].path, ps->v[i].message)) continue;
       v[*n].message = ps->v[i].message;
       v[*n].rule = ps->v[i].rule, v[*n].source = ps->v[i].source ? ps->v[i].source : "";

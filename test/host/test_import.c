@@ -334,12 +334,14 @@ static void not_input_class(kfjob_host *h) {
 ** problems of a refused job. */
 typedef struct calls {
   size_t n, index[8], nproblems[8];
+  char path[64];   /* the first problem's */
 } calls;
 
 static int on_call(void *ud, const kfjob_job *j, const kfjob_import_info *in) {
   calls *c = (calls *)ud;
   (void)in;
   if (c->n < 8) c->index[c->n] = j->index, c->nproblems[c->n] = j->nproblems;
+  if (j->nproblems) snprintf(c->path, sizeof c->path, "%s", j->problems[0].path);
   c->n++;
   return 0;
 }
@@ -391,6 +393,24 @@ static void callbacks_and_options(kfjob_host *h) {
   CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, &ro, NULL, NULL), KFJOB_EARG);
   CHECK_ST(h, kfjob_host_import_manifests(h, "# nothing\n", 10, &io, NULL, NULL, NULL), KFJOB_EDATA);
   CHECK_HAS(kfjob_host_message(h), "no job in the stream");
+  /* the manifest's name, too long for its pods' (R15): metadata.name, the
+  ** caller giving none */
+  snprintf(text, sizeof text, "%s", m);
+  {
+    char *at = strstr(text, "name: bert");
+    const char *longer = "name: a-very-long-job-name-that-its-pods-cannot-carry-in-full-x";
+    if (at) {
+      memmove(at + strlen(longer), at + 10, strlen(at + 10) + 1);
+      memcpy(at, longer, strlen(longer));
+    }
+  }
+  harness_run_options(&ro);
+  ro.format = KFJOB_FORMAT_MANIFEST;
+  ro.keep_going = 1;
+  memset(&c, 0, sizeof c);
+  CHECK_ST(h, kfjob_host_import_manifests(h, text, strlen(text), NULL, &ro, on_call, &c), KFJOB_EJOB);
+  CHECK(c.n == 1 && c.nproblems[0] >= 1);
+  CHECK_STR(c.path, "metadata.name");
 }
 
 int main(void) {

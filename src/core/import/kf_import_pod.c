@@ -364,6 +364,30 @@ static kf_status unique_names(kfi *c, const char *path, const kf_node *cs) {
   return KF_OK;
 }
 
+/* An init container named as a container (validateInitContainers: the
+** names are one set); the pod template's check no longer sees the main
+** container's own name once it is the job's. */
+static kf_status init_names(kfi *c, const char *sp, const kf_node *s) {
+  const kf_node *in = kf_node_get(s, "initContainers"), *cs = kf_node_get(s, "containers");
+  char p[KFI_PATH], q[KFI_PATH], n[KFI_PATH];
+  size_t i, k;
+  if (!in || !cs || in->t != KF_NARR || cs->t != KF_NARR || in->u.c.n > 64 || cs->u.c.n > 64)
+    return KF_OK;
+  for (i = 0; i < in->u.c.n; i++) {
+    const char *a = kfi_str(kf_node_get(in->u.c.v[i], "name"));
+    for (k = 0; a && k < cs->u.c.n; k++) {
+      const char *b = kfi_str(kf_node_get(cs->u.c.v[k], "name"));
+      if (b == NULL || strcmp(a, b) != 0) continue;
+      kfi_path(q, sp, "initContainers");
+      kfi_index(p, q, i);
+      kfi_path(n, p, "name");
+      return kfi_fail(c, n, "Duplicate value: \"%.80s\" (the name of containers[%zu]: a pod's "
+                      "init containers and containers share one set of names)", a, k);
+    }
+  }
+  return KF_OK;
+}
+
 static kf_status containers(kfi *c, const char *path, const kf_node *cs,
                             const char *pname, kfi_pod *out, kf_node *spec) {
   char p[KFI_PATH];
@@ -544,6 +568,7 @@ kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
     kfi_path(p, sp, "containers");
     return kfi_fail(c, p, "required");
   }
+  if ((st = init_names(c, sp, s)) != KF_OK) return st;
   out->shm_whole = !c->shm_mixed && shm_whole(s, pname);
   if (!c->accel_mixed) kfi_accel_shape(s, c->pod_gpu, &out->ash);
   for (i = 0; i < s->u.c.n; i++) {

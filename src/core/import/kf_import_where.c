@@ -156,17 +156,21 @@ static int resource_key(const kf_node *o, const char *res, char *out, size_t n) 
 ** (the row's key where the manifest has it). */
 static int resources_at(const kf_node *doc, int kind, int role, const char *rest, char *out,
                         size_t cap) {
-  const char *dot = strchr(rest, '.');
-  char which[16];
+  const char *dot = rest + strcspn(rest, ".[");
+  char which[16], res[96];
   size_t n;
-  if (dot == NULL || (size_t)(dot - rest) >= sizeof which) return 0;
+  if (*dot == '\0' || (size_t)(dot - rest) >= sizeof which) return 0;
   snprintf(which, sizeof which, "%.*s", (int)(dot - rest), rest);
+  if (dot[0] == '[' && dot[1] == '"')   /* limits["amd.com/gpu"] */
+    snprintf(res, sizeof res, "%.*s", (int)strcspn(dot + 2, "\""), dot + 2);
+  else
+    snprintf(res, sizeof res, "%s", dot + 1);
   if ((strcmp(which, "requests") != 0 && strcmp(which, "limits") != 0) ||
       !container_at(doc, kind, role, "resources", NULL, 0, out, cap))
     return 0;
   n = strlen(out);
   n += (size_t)snprintf(out + n, cap - n, ".%s", which);
-  resource_key(kf_import_at(doc, out), dot + 1, out, n);
+  resource_key(kf_import_at(doc, out), res, out, n);
   return 1;
 }
 
@@ -177,6 +181,10 @@ static int group_at(const kf_node *doc, int kind, int role, const char *rest, co
   size_t i;
   if (strncmp(rest, "container.", 10) == 0)
     return container_at(doc, kind, role, rest + 10, ref, 0, out, cap);
+  if (strcmp(rest, "container") == 0 && container_at(doc, kind, role, "name", NULL, 0, out, cap)) {
+    out[strlen(out) - 5] = '\0';   /* the main container itself, without ".name" */
+    return 1;
+  }
   if (resources_at(doc, kind, role, rest, out, cap)) return 1;
   for (i = 0; i < kf_group_obj.n; i++) {
     const kf_field *f = &kf_group_obj.f[i];
@@ -193,13 +201,22 @@ static int group_at(const kf_node *doc, int kind, int role, const char *rest, co
 /* A job row with a place of its own (an elastic policy's, the
 ** mpi-operator's spec.sshAuthMountPath): where the manifest's resource
 ** family (`mpi`: the mpi-operator's v2beta1) puts it. */
-static int job_row_at(int kind, int mpi, const char *path, char *out, size_t cap) {
+static int job_row_at(const kf_node *doc, int kind, int mpi, const char *path, char *out,
+                      size_t cap) {
+  static const char *const own[] = {"spec.elasticPolicy", "spec", NULL};
   const kf_kind_info *k = &kf_kinds[kind];
   const char *at;
-  size_t i;
+  size_t i, w;
   for (i = 0; i < k->nfields; i++) {
     const kf_field *f = &k->fields[i];
     if (strcmp(f->key, path) != 0 || f->manifest == NULL || kf_places[f->place].group) continue;
+    if (f->place == KF_M_NONE) {   /* written by a routine of its own: where the doc has it */
+      for (w = 0; own[w + 1]; w++) {
+        snprintf(out, cap, "%s.%s", own[w], f->manifest);
+        if (kf_import_at(doc, out) != NULL) return 1;
+      }
+      return snprintf(out, cap, "spec.%s", f->manifest), 1;
+    }
     at = mpi ? kf_places[f->place].mpi : kf_places[f->place].v1;
     if (at == NULL) return 0;
     return snprintf(out, cap, "%s.%s", at, f->manifest), 1;
@@ -211,7 +228,8 @@ static int job_row_at(int kind, int mpi, const char *path, char *out, size_t cap
 static int run_policy_at(const char *path, char *out, size_t cap) {
   static const char *const gang[][2] = {
       {"min_available", "minAvailable"}, {"priority_class", "priorityClass"},
-      {"schedule_timeout_seconds", "scheduleTimeoutSeconds"}, {"min_resources", "minResources"}};
+      {"schedule_timeout_seconds", "scheduleTimeoutSeconds"}, {"min_resources", "minResources"},
+      {"queue", "queue"}};
   size_t i;
   if (strcmp(path, "scheduling.gang") == 0)
     return snprintf(out, cap, "spec.runPolicy.schedulingPolicy"), 1;
@@ -293,7 +311,8 @@ const kf_node *kf_import_at(const kf_node *doc, const char *path) {
 /* In a TrainJob, whose one node job runs every group: its pod template (the
 ** runtime patch's), its container's rows and resources (spec.trainer's),
 ** its deadline (the spec's own). */
-static int trainer_at(const kf_node *doc, const char *path, char *out, size_t cap) {
+static int trainer_at(const kf_node *doc, const char *path, const char *ref, char *out,
+                      size_t cap) {
   /* "<role>.<row>": every role's is the node's */
   const char *rest = role_key(path) >= 0 ? strchr(path, '.') + 1 : path;
   const kf_node *tr = kf_node_get(kf_node_get(doc, "spec"), "trainer");
@@ -310,6 +329,14 @@ static int trainer_at(const kf_node *doc, const char *path, char *out, size_t ca
     resource_key(kf_import_at(doc, out), strchr(rest, '.') + 1, out, n);
     return 1;
   }
+  if (tr && (strncmp(rest, "env.", 4) == 0 ||
+             ((strcmp(rest, "command") == 0 || strcmp(rest, "args") == 0) && ref))) {
+    int env = rest[0] == 'e';   /* a variable by its name, or the item holding ref */
+    long k = item_of(kf_node_get(tr, env ? "env" : rest), ref, env ? rest + 4 : NULL);
+    if (k < 0) return snprintf(out, cap, "spec.trainer.%s", env ? "env" : rest), 1;
+    return snprintf(out, cap, "spec.trainer.%s[%ld]%s", env ? "env" : rest, k,
+                    env ? ".value" : ""), 1;
+  }
   for (i = 0; tr && i < kf_container_obj.n; i++) {   /* spec.trainer's keys are the rows' */
     const char *k = kf_container_obj.f[i].key;
     n = strlen(k);
@@ -325,14 +352,14 @@ const char *kf_import_where(const kf_node *doc, int kind, const char *path, cons
   char out[KFI_PATH];
   int r, found = 0;
   if (api && strncmp(api, "trainer.kubeflow.org/", 21) == 0) {
-    if (!trainer_at(doc, path, out, sizeof out)) return path;
+    if (!trainer_at(doc, path, ref, out, sizeof out)) return path;
     found = 1;
   } else if (api == NULL || strncmp(api, "kubeflow.org/", 13) != 0 || kind < 0 || kind >= KF_NKINDS)
     return path;
   else if (strncmp(path, "container.", 10) == 0)
     found = job_container_at(doc, kind, path + 10, ref, out, sizeof out);
   else if (run_policy_at(path, out, sizeof out) || template_at(doc, kind, path, out, sizeof out) ||
-           job_row_at(kind, strcmp(api, "kubeflow.org/v2beta1") == 0, path, out, sizeof out))
+           job_row_at(doc, kind, strcmp(api, "kubeflow.org/v2beta1") == 0, path, out, sizeof out))
     found = 1;
   if (!found && (r = role_key(path)) >= 0)
     found = group_at(doc, kind, r, dot + 1, ref, out, sizeof out);
@@ -379,7 +406,7 @@ static const char *drop_gang(kf_arena *A, kf_job *j, const char *key, int *oom) 
     for (r = 0; r < KF_NRES; r++)   /* quantities (checked): no quote to escape */
       if (g->min_resources[r])
         n += (size_t)sprintf(v + n, "%s\"%s\":\"%.80s\"", n > 1 ? "," : "",
-                             kf_resources_obj.f[r].key, g->min_resources[r]),
+                             kf_resources_obj.f[r].manifest, g->min_resources[r]),
         g->min_resources[r] = NULL;
     v[n++] = '}', v[n] = '\0';
     g->has_min_resources = 0;

@@ -142,6 +142,9 @@ static kf_status r20_run_policy(const kf_job *j, kf_target t, const kf_target_ct
   if (j->rp.clean_pod_policy != KF_CP_NONE)
     ADD("run_policy.clean_pod_policy", e, "'%s' is dropped: a TrainJob has no "
         "clean-pod policy", kf_clean_pod_policy_enum.spell[j->rp.clean_pod_policy][0]);
+  if (j->rp.active_deadline_seconds == 0 && (j->rp.zero & KF_RPZ_DEADLINE))
+    ADD("run_policy.active_deadline_seconds", e, "0 is dropped: a TrainJob's "
+        "activeDeadlineSeconds is at least 1 (left out: no deadline)");
   /* a value given as 0 (no retries, delete at once) is dropped too */
   if (j->rp.ttl_seconds_after_finished != 0 || (j->rp.zero & KF_RPZ_TTL))
     ADD("run_policy.ttl_seconds_after_finished", e, "dropped: the TTL lives in "

@@ -81,27 +81,46 @@ static kf_status test_runtime_trainer(const kf_job *j, kf_target t,
 ** <job>-node-0-<i>.<job> (the JobSet's; torch.go PET_MASTER_ADDR).  A
 ** migrated command naming one does not resolve on the other.  The length
 ** of the name in s at `at` and the system it is of; 0: none. */
+static int host_char(char c) {   /* a character a DNS label may hold */
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '-' || c == '_';
+}
+
 static size_t other_host(const char *s, const char *name, int trainer, const char **at) {
   static const char *const op[] = {"-master-", "-worker-", NULL}, *const tj[] = {"-node-0-", NULL};
   const char *const *suf = trainer ? op : tj;
-  size_t nl = strlen(name), i, n;
+  size_t nl = strlen(name), i, n, d;
   const char *p;
   for (p = s; (p = strstr(p, name)) != NULL; p += nl)
     for (i = 0; suf[i]; i++) {
-      n = strlen(suf[i]);
-      if ((p > s && (p[-1] == '-' || (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= '0' && p[-1] <= '9'))) ||
-          strncmp(p + nl, suf[i], n) != 0 || p[nl + n] < '0' || p[nl + n] > '9')
+      n = nl + strlen(suf[i]);
+      if ((p > s && host_char(p[-1])) || strncmp(p + nl, suf[i], n - nl) != 0) continue;
+      for (d = n; p[d] >= '0' && p[d] <= '9'; d++) {}
+      /* a whole label: an index without a leading zero (the master's is 0) */
+      if (d == n || host_char(p[d]) || (p[n] == '0' && d > n + 1) ||
+          (strcmp(suf[i], "-master-") == 0 && (d != n + 1 || p[n] != '0')))
         continue;
-      for (n += nl; p[n] >= '0' && p[n] <= '9'; n++) {}
       *at = p;
-      return n;
+      return d;
     }
   return 0;
 }
 
+/* What a kind's pods read for the rendezvous on Trainer (its plugin's
+** variables) or on the operator (its setPodEnv's). */
+static const char *rendezvous(int kind, int trainer) {
+  if (kind == KF_JAX) return trainer ? "$(JAX_COORDINATOR_ADDRESS), which Trainer sets"
+                                     : "$(COORDINATOR_ADDRESS):$(COORDINATOR_PORT), which the operator sets";
+  if (kind == KF_XGBOOST) return trainer ? "$(DMLC_TRACKER_URI):$(DMLC_TRACKER_PORT), which Trainer sets"
+                                         : "$(MASTER_ADDR):$(MASTER_PORT), which the operator sets";
+  return trainer ? "$(PET_MASTER_ADDR):$(PET_MASTER_PORT), which Trainer sets"
+                 : "$(MASTER_ADDR):$(MASTER_PORT), which the operator sets with a Master";
+}
+
 /* R61 over strings v[0..n) at `path`: one problem a string naming a host. */
-static kf_status hosts_in(const char *path, const char *const *v, size_t n, const char *name,
-                          kf_target t, const kf_target_rule *r, kf_problems *out, kf_err *e) {
+static kf_status hosts_in(const kf_job *j, const char *path, const char *const *v, size_t n,
+                          const char *name, kf_target t, const kf_target_rule *r,
+                          kf_problems *out, kf_err *e) {
   size_t i, len;
   const char *at;
   kf_status st;
@@ -114,24 +133,28 @@ static kf_status hosts_in(const char *path, const char *const *v, size_t n, cons
                              trainer ? "training-operator" : "TrainJob's JobSet",
                              trainer ? "<job>-master-0, <job>-worker-<i>" : "<job>-node-0-<i>.<job>",
                              kf_target_names[t], trainer ? "<job>-node-0-<i>.<job>" :
-                             "<job>-master-0 and <job>-worker-<i>", trainer ?
-                             "$(PET_MASTER_ADDR):$(PET_MASTER_PORT), which Trainer sets" :
-                             "$(MASTER_ADDR):$(MASTER_PORT), which the operator sets with a Master")) != KF_OK)
+                             "<job>-master-0 and <job>-worker-<i>",
+                             rendezvous(j->kind, trainer))) != KF_OK)
       return st;
     if ((out->v[out->n - 1].ref = kf_arena_strndup(out->A, at, len)) == NULL) return kf_nomem(e);
   }
   return KF_OK;
 }
 
-/* R61 over an env's values (a list of EnvVars or a name -> value table). */
-static kf_status env_hosts(const char *path, const kf_node *env, const char *name, kf_target t,
-                           const kf_target_rule *r, kf_problems *out, kf_err *e) {
+/* R61 over an env's values (a list of EnvVars or a name -> value table),
+** each at its variable's path ("container.env.RDZV"). */
+static kf_status env_hosts(const kf_job *j, const char *at, const kf_node *env, const char *name,
+                           kf_target t, const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  char p[160];
   size_t i;
   kf_status st;
   for (i = 0; env && (env->t == KF_NARR || env->t == KF_NOBJ) && i < env->u.c.n; i++) {
-    const kf_node *v = env->u.c.v[i];
-    if (v->t == KF_NOBJ) v = kf_node_get(v, "value");
-    if (v && v->t == KF_NSTR && (st = hosts_in(path, &v->u.s.p, 1, name, t, r, out, e)) != KF_OK)
+    const kf_node *v = env->u.c.v[i], *nm = NULL;
+    if (v->t == KF_NOBJ) nm = kf_node_get(v, "name"), v = kf_node_get(v, "value");
+    snprintf(p, sizeof p, "%s.%.80s", at, env->t == KF_NOBJ ? env->u.c.k[i]
+                                          : nm && nm->t == KF_NSTR ? nm->u.s.p : "?");
+    if (v && v->t == KF_NSTR &&
+        (st = hosts_in(j, p, &v->u.s.p, 1, name, t, r, out, e)) != KF_OK)
       return st;
   }
   return KF_OK;
@@ -151,11 +174,11 @@ static kf_status test_other_hosts(const kf_job *j, kf_target t, const kf_target_
     const char *key = g ? kf_roles[k->roles[i].role].key : NULL;
     if (ct == NULL) continue;
     snprintf(p, sizeof p, "%s%scontainer.command", key ? key : "", key ? "." : "");
-    if ((st = hosts_in(p, ct->command, ct->ncommand, c->name, t, r, out, e)) != KF_OK) return st;
+    if ((st = hosts_in(j, p, ct->command, ct->ncommand, c->name, t, r, out, e)) != KF_OK) return st;
     snprintf(p, sizeof p, "%s%scontainer.args", key ? key : "", key ? "." : "");
-    if ((st = hosts_in(p, ct->args, ct->nargs, c->name, t, r, out, e)) != KF_OK) return st;
+    if ((st = hosts_in(j, p, ct->args, ct->nargs, c->name, t, r, out, e)) != KF_OK) return st;
     snprintf(p, sizeof p, "%s%scontainer.env", key ? key : "", key ? "." : "");
-    if ((st = env_hosts(p, ct->env, c->name, t, r, out, e)) != KF_OK) return st;
+    if ((st = env_hosts(j, p, ct->env, c->name, t, r, out, e)) != KF_OK) return st;
   }
   return KF_OK;
 }

@@ -198,14 +198,6 @@ static int res_overcommit(const char *n) {
   return res_native(n) && strncmp(n, "hugepages-", 10) != 0;
 }
 
-/* ValidateResourceQuantityValue: an extended resource is a whole number. */
-static int qty_whole(const kf_qty *q) {
-  uint64_t rem = 0;
-  int i;
-  for (i = KF_QTY_WORDS - 1; i >= 0; i--) rem = ((rem << 32) | q->w[i]) % 1000000000u;
-  return rem == 0;
-}
-
 /* validateContainerResourceName: a name without '/' is a standard
 ** container resource; ValidateResourceQuantityValue. */
 static kf_status check_res_names(actx *c, const char *base, const kf_node *m,
@@ -216,7 +208,8 @@ static kf_status check_res_names(actx *c, const char *base, const kf_node *m,
   int huge;
   for (i = 0; m && m->t == KF_NOBJ && i < m->u.c.n; i++) {
     const char *k = m->u.c.k[i];
-    snprintf(p, sizeof p, "%s.resources.%s.%.100s", base, side, k);
+    snprintf(p, sizeof p, strpbrk(k, "./") ? "%s.resources.%s[\"%.100s\"]" : "%s.resources.%s.%.100s",
+             base, side, k);   /* a key with dots quoted, as every path quotes it */
     if (strchr(k, '/') == NULL && strcmp(k, "cpu") && strcmp(k, "memory") &&
         strcmp(k, "ephemeral-storage") && strncmp(k, "hugepages-", 10))
       return invalid_str(c, p, k, "must be a standard resource for containers");
@@ -225,7 +218,7 @@ static kf_status check_res_names(actx *c, const char *base, const kf_node *m,
       return invalid_str(c, p, text, "must be greater than or equal to 0");
     }
     if (!res_native(k) && res_qty(m->u.c.v[i], &q, &huge, text, sizeof text) &&
-        !huge && !qty_whole(&q))
+        !huge && !kf_qty_whole_milli(&q))   /* ValidateResourceQuantityValue */
       return invalid_str(c, p, text, "must be an integer");
   }
   return KF_OK;
