@@ -290,12 +290,24 @@ static const char *render_error(lua_State *L, run *R, int job, const char *nm, k
   return msg;
 }
 
+/* The job rendered into an arena and a buffer of the state's allocator
+** (the caller frees both); no Lua call from here to their freeing. */
+static kf_status render_into(lua_State *L, int jobopts, const kf_job *kj, const run *R,
+                             const char *nm, int version, kf_arena *A, kf_buf *out,
+                             kfjob_job *j, kf_err *e) {
+  kf_alloc a;
+  luaL_checkstack(L, 64, NULL);  /* lua_node's recursion, before the arena */
+  a.f = (kf_allocf)lua_getallocf(L, &a.ud);
+  kf_arena_init(A, a);
+  kf_buf_init(out, a);
+  j->version = version;
+  return render(L, jobopts, kj, R, nm, version, A, out, j, e);
+}
+
 void kfh_emit_dry(lua_State *L, run *R, int name, int job, int version, int named) {
   int top = lua_gettop(L), jobopts;
   const char *nm = lua_tostring(L, name);
-  const kf_job *kj;
   kfjob_job j;
-  kf_alloc a;
   kf_arena A;
   kf_buf out;
   kf_err e;
@@ -303,13 +315,8 @@ void kfh_emit_dry(lua_State *L, run *R, int name, int job, int version, int name
   if (R->o.select && named && strcmp(R->o.select, nm) != 0) return;
   kfh_check_name(L, R, name);
   job = entry_job(L, job, &jobopts);
-  kj = lkf_checkjob(L, job);
-  luaL_checkstack(L, 64, NULL);  /* lua_node's recursion, before the arena */
   memset(&j, 0, sizeof j);
-  a.f = (kf_allocf)lua_getallocf(L, &a.ud);
-  kf_arena_init(&A, a);
-  kf_buf_init(&out, a);
-  st = render(L, jobopts, kj, R, nm, version, &A, &out, &j, &e);
+  st = render_into(L, jobopts, lkf_checkjob(L, job), R, nm, version, &A, &out, &j, &e);
   kf_buf_free(&out);
   kf_arena_free(&A);
   if (st != KF_OK) render_error(L, R, job, nm, st, &e);
@@ -322,7 +329,6 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   const char *nm = lua_tolstring(L, name, &namelen);
   const kf_job *kj;
   kfjob_job j;
-  kf_alloc a;
   kf_arena A;
   kf_buf out;
   kf_err e;
@@ -348,14 +354,7 @@ void kfh_emit(lua_State *L, run *R, int name, int job, int version, int named) {
   /* "" for the kinds without one (JAXJob, ...) */
   j.task_type = (lua_gettable(L, job) == LUA_TSTRING) ? lua_tostring(L, -1) : "";
   kj = lkf_checkjob(L, job);
-  luaL_checkstack(L, 64, NULL);  /* lua_node's recursion, before the arena */
-
-  /* no Lua call from here to kf_arena_free() */
-  a.f = (kf_allocf)lua_getallocf(L, &a.ud);
-  kf_arena_init(&A, a);
-  kf_buf_init(&out, a);
-  j.version = version;
-  st = render(L, jobopts, kj, R, nm, version, &A, &out, &j, &e);
+  st = render_into(L, jobopts, kj, R, nm, version, &A, &out, &j, &e);
   if (st != KF_OK) {
     kf_buf_free(&out);
     kf_arena_free(&A);
