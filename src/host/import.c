@@ -225,15 +225,6 @@ typedef struct probs {
   kf_problems ps;
 } probs;
 
-/* The target a rendering holds the job to: the run's or the manifest's,
-** else the format's default (a manifest's the operator, a payload's
-** Flyte), as kf_render picks it. */
-static kf_target run_target(const kf_render_opts *ro) {
-  int kube = ro->format == KF_RENDER_MANIFEST || ro->format == KF_RENDER_MANIFEST_JSON ||
-             ro->format == KF_RENDER_ENVIRONMENT;
-  return ro->target_set ? ro->target : kube ? KF_T_OPERATOR : KF_T_FLYTE;
-}
-
 /* The problems of `p` (walking the rows the first time), or NULL when the
 ** walk failed (each user then goes on without them, as before). */
 static const kf_problems *problems_of(imp *I, const kf_job *j, const kf_render_opts *ro,
@@ -243,7 +234,7 @@ static const kf_problems *problems_of(imp *I, const kf_job *j, const kf_render_o
   if (p->state == 0) {
     memset(&c, 0, sizeof c);
     c.name = ro->manifest.name, c.image = ro->manifest.image;
-    p->state = kf_target_problems(j, run_target(ro), &c, &I->A, &p->ps, &e) == KF_OK ? 1 : -1;
+    p->state = kf_target_problems(j, kf_render_target(ro), &c, &I->A, &p->ps, &e) == KF_OK ? 1 : -1;
   }
   return p->state == 1 ? &p->ps : NULL;
 }
@@ -290,13 +281,13 @@ static void name_rule(imp *I, const kf_job *j, const kf_render_opts *ro, probs *
       if (said(v, *n, v[*n].path, ps->v[i].message)) continue;
       v[*n].message = ps->v[i].message;
       v[*n].rule = ps->v[i].rule, v[*n].source = ps->v[i].source ? ps->v[i].source : "";
-      v[*n].target = kf_targets[run_target(ro)].name;
+      v[*n].target = kf_targets[kf_render_target(ro)].name;
       (*n)++;
     }
   if (*n == 0) return;
   *out = v;
   kf_fail(e, KF_EINVAL, "kfjob.%s: %s: %s (target %s; rule %s: %s)",
-          kf_kinds[j->kind].name, v[0].path, v[0].message, kf_targets[run_target(ro)].name,
+          kf_kinds[j->kind].name, v[0].path, v[0].message, kf_targets[kf_render_target(ro)].name,
           v[0].rule, v[0].source[0] ? v[0].source : "kfjob");
 }
 

@@ -194,9 +194,8 @@ static const kfjob_problem *refusals(lua_State *L, int jobopts, const kf_job *kj
   int kube;
   *n = 0;
   if (kfh_render_opts(L, jobopts, kj, R, name, version, A, &ro, &e) != KF_OK) return NULL;
-  kube = ro.format == KF_RENDER_MANIFEST || ro.format == KF_RENDER_MANIFEST_JSON ||
-         ro.format == KF_RENDER_ENVIRONMENT;
-  t = ro.target_set ? ro.target : kube ? KF_T_OPERATOR : KF_T_FLYTE;
+  kube = kf_render_kube(ro.format);
+  t = kf_render_target(&ro);
   memset(&c, 0, sizeof c);
   if (t == KF_T_CLUSTERED) c.name = ro.manifest.name;   /* the JobSet's (R45) */
   if (kube) {

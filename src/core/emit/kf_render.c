@@ -146,6 +146,14 @@ static kf_status job_json(const kf_job *j, const kf_render_opts *o, kf_arena *A,
   return kf_msg_to_json(m, indent, out, e);
 }
 
+int kf_render_kube(kf_render_format f) {
+  return f == KF_RENDER_MANIFEST || f == KF_RENDER_MANIFEST_JSON || f == KF_RENDER_ENVIRONMENT;
+}
+
+kf_target kf_render_target(const kf_render_opts *o) {
+  return o->target_set ? o->target : kf_render_kube(o->format) ? KF_T_OPERATOR : KF_T_FLYTE;
+}
+
 kf_status kf_render(const kf_job *j, const kf_render_opts *o0, kf_arena *A,
                     kf_buf *out, kf_err *e) {
   Flyteidl__Core__TaskTemplate *t;

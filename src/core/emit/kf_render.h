@@ -58,6 +58,14 @@ typedef struct kf_render_opts {
 /* Defaults: KF_RENDER_PB, version 1, flat replicas, no indent, no options. */
 void kf_render_opts_init(kf_render_opts *o);
 
+/* The target a rendering holds the job to: o's own, else the format's
+** default (a manifest's or environment's the operator, a payload's
+** Flyte). */
+kf_target kf_render_target(const kf_render_opts *o);
+/* Whether format f is a Kubernetes resource (a manifest, its JSON, a
+** pod's environment). */
+int kf_render_kube(kf_render_format f);
+
 /* Append the job rendered as o->format to `out`; temporary memory comes
 ** from `A`.  Errors read like the Lua method's ("<o->who>: ...");
 ** KF_ENOMEM when memory ran out. */

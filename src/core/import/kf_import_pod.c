@@ -344,45 +344,30 @@ static kf_status primary_at(kfi *c, const char *path, const kf_node *cs, const c
   return kfi_unmapped(c, n, kf_node_get(cs->u.c.v[0], "name"), why);
 }
 
-/* A container named as an earlier one (the CRD's list-map key; the pod
-** template's check says it the same way), before the main one is picked
-** by its name.  Pairwise: a pod
-** has few containers (past 64 the pod template's own check finds it). */
-static kf_status unique_names(kfi *c, const char *path, const kf_node *cs) {
+/* A name of list `l` (at `path`) that an earlier item of `l`, or (with
+** `other`, named `oname`) an item of `other`, has: refused at it, before
+** the main container is picked by its name (the CRD's list-map key;
+** validateInitContainers: init containers and containers share one set
+** of names; the pod template's own check no longer sees the main
+** container's name once it is the job's).  Pairwise: a pod has few
+** containers (past 64 the pod template's check finds it). */
+static kf_status clash(kfi *c, const char *path, const kf_node *l, const kf_node *other,
+                       const char *oname) {
+  const kf_node *m = other ? other : l;
   char p[KFI_PATH], n[KFI_PATH];
   size_t i, k;
-  for (i = 1; i < cs->u.c.n && cs->u.c.n <= 64; i++) {
-    const char *a = kfi_str(kf_node_get(cs->u.c.v[i], "name"));
-    for (k = 0; a && k < i; k++) {
-      const char *b = kfi_str(kf_node_get(cs->u.c.v[k], "name"));
+  if (!l || !m || l->t != KF_NARR || m->t != KF_NARR || l->u.c.n > 64 || m->u.c.n > 64)
+    return KF_OK;
+  for (i = 0; i < l->u.c.n; i++) {
+    const char *a = kfi_str(kf_node_get(l->u.c.v[i], "name"));
+    for (k = 0; a && k < (other ? m->u.c.n : i); k++) {
+      const char *b = kfi_str(kf_node_get(m->u.c.v[k], "name"));
       if (b == NULL || strcmp(a, b) != 0) continue;
       kfi_index(p, path, i);
       kfi_path(n, p, "name");
-      return kfi_fail(c, n, "duplicate (the same as item [%zu])", k);
-    }
-  }
-  return KF_OK;
-}
-
-/* An init container named as a container (validateInitContainers: the
-** names are one set); the pod template's check no longer sees the main
-** container's own name once it is the job's. */
-static kf_status init_names(kfi *c, const char *sp, const kf_node *s) {
-  const kf_node *in = kf_node_get(s, "initContainers"), *cs = kf_node_get(s, "containers");
-  char p[KFI_PATH], q[KFI_PATH], n[KFI_PATH];
-  size_t i, k;
-  if (!in || !cs || in->t != KF_NARR || cs->t != KF_NARR || in->u.c.n > 64 || cs->u.c.n > 64)
-    return KF_OK;
-  for (i = 0; i < in->u.c.n; i++) {
-    const char *a = kfi_str(kf_node_get(in->u.c.v[i], "name"));
-    for (k = 0; a && k < cs->u.c.n; k++) {
-      const char *b = kfi_str(kf_node_get(cs->u.c.v[k], "name"));
-      if (b == NULL || strcmp(a, b) != 0) continue;
-      kfi_path(q, sp, "initContainers");
-      kfi_index(p, q, i);
-      kfi_path(n, p, "name");
-      return kfi_fail(c, n, "Duplicate value: \"%.80s\" (the name of containers[%zu]: a pod's "
-                      "init containers and containers share one set of names)", a, k);
+      if (other == NULL) return kfi_fail(c, n, "duplicate (the same as item [%zu])", k);
+      return kfi_fail(c, n, "Duplicate value: \"%.80s\" (the name of %s[%zu]: a pod's init "
+                      "containers and containers share one set of names)", a, oname, k);
     }
   }
   return KF_OK;
@@ -394,7 +379,7 @@ static kf_status containers(kfi *c, const char *path, const kf_node *cs,
   kf_node *list, *rest = NULL;
   size_t i, at;
   kf_status st;
-  if ((st = kfi_want(c, path, cs, KF_NARR)) != KF_OK || (st = unique_names(c, path, cs)) != KF_OK ||
+  if ((st = kfi_want(c, path, cs, KF_NARR)) != KF_OK || (st = clash(c, path, cs, NULL, NULL)) != KF_OK ||
       (st = primary_at(c, path, cs, pname, &at, out)) != KF_OK)
     return st;
   KF_OOM(c, list = kf_node_new(c->A, KF_NARR));
@@ -568,7 +553,10 @@ kf_status kfi_pod_read(kfi *c, const char *path, const kf_node *tmpl,
     kfi_path(p, sp, "containers");
     return kfi_fail(c, p, "required");
   }
-  if ((st = init_names(c, sp, s)) != KF_OK) return st;
+  kfi_path(p, sp, "initContainers");
+  if ((st = clash(c, p, kf_node_get(s, "initContainers"), kf_node_get(s, "containers"),
+                  "containers")) != KF_OK)
+    return st;
   out->shm_whole = !c->shm_mixed && shm_whole(s, pname);
   if (!c->accel_mixed) kfi_accel_shape(s, c->pod_gpu, &out->ash);
   for (i = 0; i < s->u.c.n; i++) {
