@@ -409,6 +409,28 @@ describe("kfjob CLI", function()
           .. "\t%d+\t%d+\t%x+\n"))
       end)
 
+      -- A refused config writes no job: the directories the render made and
+      -- the list are not left behind (an existing directory keeps what it had).
+      it("a render that writes nothing leaves no directory and no list", function()
+        local bad = path("refused.yaml")
+        spit(bad, "jobs:\n  a: {kind: PyTorchJob, container: {image: 'i:1'}, worker: {replicas: 2}}\n"
+          .. "  b: {kind: PyTorchJob, container: {image: 'i:1'},"
+          .. " worker: {replicas: 2, restart_policy: exit_code}}\n")
+        local d = path("refused-out")
+        local code, out = kfjob("render", bad, "-f", "manifest", "--target", "trainer-2.3",
+                                "-o", d .. "/a/b")
+        assert.equal(1, code)
+        assert.equal("", out)
+        assert.is_false(exists(d))
+        assert(os.execute("mkdir -p " .. quote(d)))
+        code = kfjob("render", bad, "-f", "manifest", "--target", "trainer-2.3", "-o", d .. "/x")
+        assert.equal(1, code)
+        assert.same({}, listdir(d))
+        code = kfjob("render", bad, "-f", "manifest", "--target", "trainer-2.3", "-o", d)
+        assert.equal(1, code)
+        assert.same({}, listdir(d))
+      end)
+
       -- Like `install -C`: a file that already holds what its job renders is
       -- not rewritten (inode and mtime kept); the others are replaced.
       it("leaves a file that already holds the job's content untouched", function()

@@ -193,6 +193,7 @@ typedef struct render_ctx {
   size_t njobs, nfailed;
   entries old, written;      /* -o: previous list, this render's files */
   int dirfd;                 /* -o: the directory, opened once (-1: none) */
+  char *made;                /* -o: the first directory this run created, or NULL */
   struct summary *sum;       /* --summary: the resource table, else NULL */
   /* stdout */
   size_t ndocs;
@@ -264,7 +265,10 @@ int cli_write_job(int dirfd, const char *file, const char *data, size_t n,
 int cli_remove_written(int dirfd, const entry *e, int dry);
 /* Copies the proof of `from` into `to`. */
 void cli_entry_prove(entry *to, const entry *from);
-int cli_mkdir_p(const char *dir);
+int cli_mkdir_p(const char *dir, char **made);
+/* Remove `dir` and its parents up to `made` (what cli_mkdir_p created),
+** each only if empty: a render that wrote nothing leaves nothing. */
+void cli_rmdir_made(const char *dir, const char *made);
 
 /* ---- render -o DIR: job files written by a second thread (writer.c) ------ */
 

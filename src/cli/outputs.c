@@ -635,15 +635,20 @@ int cli_remove_written(int dirfd, const entry *e, int dry) {
   return unlinkat(dirfd, e->file, 0) == 0 ? 1 : -1;
 }
 
-int cli_mkdir_p(const char *dir) {
+int cli_mkdir_p(const char *dir, char **made) {
   char *p = cli_xstrdup(dir), *s;
   struct stat st;
   int r = 0;
+  *made = NULL;
   for (s = p + 1; r == 0; s++) {
     if (*s == '/' || *s == '\0') {
       char c = *s;
       *s = '\0';
-      if (mkdir(p, 0777) != 0 && errno != EEXIST) r = -1;
+      if (mkdir(p, 0777) == 0) {
+        if (*made == NULL) *made = cli_xstrdup(p);
+      } else if (errno != EEXIST) {
+        r = -1;
+      }
       *s = c;
       if (c == '\0') break;
     }
@@ -654,4 +659,12 @@ int cli_mkdir_p(const char *dir) {
     r = -1;
   }
   return r;
+}
+
+void cli_rmdir_made(const char *dir, const char *made) {
+  char *p = cli_xstrdup(dir), *s;
+  size_t floor = strlen(made);
+  while (strlen(p) >= floor && rmdir(p) == 0 && (s = strrchr(p, '/')) != NULL && s != p)
+    *s = '\0';
+  free(p);
 }

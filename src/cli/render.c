@@ -184,7 +184,7 @@ static void write_pending(render_ctx *c) {
 ** here) and its outputs list read; 0 or the exit code of a failure. */
 static int open_outdir(render_ctx *c) {
   const opts *o = c->o;
-  if (!o->dry_run && cli_mkdir_p(o->outdir) != 0)
+  if (!o->dry_run && cli_mkdir_p(o->outdir, &c->made) != 0)
     return cli_errorf(EXIT_USAGE, "cannot create %s: %s", o->outdir, strerror(errno));
   c->dirfd = open(o->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (c->dirfd < 0 && !(o->dry_run && errno == ENOENT))
@@ -220,7 +220,10 @@ static int finish_outdir(render_ctx *c, int code) {
       code = EXIT_USAGE;
     }
   }
-  if (!o->dry_run) {
+  if (!o->dry_run && code != 0 && c->written.n == 0) {
+    /* nothing written, nothing listed before: the render leaves no trace */
+    if (c->made) cli_rmdir_made(o->outdir, c->made);
+  } else if (!o->dry_run) {
     if (cli_entries_save(&c->written, c->dirfd) != 0)
       code = cli_errorf(EXIT_USAGE, "cannot write %s/%s: %s", o->outdir,
                         OUTPUTS_FILE, strerror(errno));
@@ -253,6 +256,8 @@ int cli_cmd_render(const opts *o) {
                       "stdout", kfjob_format_name(o->format));
   }
   if (o->outdir && (code = open_outdir(&c)) != 0) {
+    if (c.made) cli_rmdir_made(o->outdir, c.made);
+    free(c.made);
     free(name);
     return code;
   }
@@ -292,6 +297,7 @@ int cli_cmd_render(const opts *o) {
   if (c.dirfd >= 0) close(c.dirfd);
   cli_entries_free(&c.old);
   cli_entries_free(&c.written);
+  free(c.made);
   free(c.binary);
   free(name);
   kfjob_host_free(h);

@@ -18,6 +18,8 @@ typedef struct ix {
   const kf_obj *o;                /* NULL: a kind's keys */
   unsigned char slot[IX_SLOTS];   /* row (or kentry) index + 1; 0: free */
   unsigned char len[IX_SLOTS];    /* the name's length */
+  unsigned char sub[IX_SLOTS];    /* an object row's own index + 1 (in
+                                     obj_ix), found once: 0: none */
   const char *name[IX_SLOTS];     /* the name (a key or an alias) */
 } ix;
 
@@ -53,13 +55,28 @@ static const ix *ix_of(const kf_obj *o) {
 }
 
 static void sub_frame(kf_frame *sub, const kf_obj *o, char *base, int role,
-                      const kf_field *f) {
+                      const kf_field *f, unsigned six) {
   sub->o = o;
   sub->base = base;
   sub->role = role;
   sub->seen = 0;
   sub->f = f;
-  sub->ix = ix_of(o);
+  sub->ix = six ? &obj_ix[six - 1] : ix_of(o);
+}
+
+/* Each slot naming an object's row (or a kind's group) gets that object's
+** index, so a key need not search the indexes for it. */
+static void ix_link(ix *t, const kf_obj *o, const kentry *ent) {
+  unsigned h;
+  for (h = 0; h < IX_SLOTS; h++) {
+    const kf_field *f;
+    const ix *s;
+    if (t->slot[h] == 0) continue;
+    f = o ? &o->f[t->slot[h] - 1] : ent[t->slot[h] - 1].f;
+    s = f->type == KF_V_GROUPS ? ix_of(&kf_group_obj)
+        : f->type == KF_V_OBJ  ? ix_of((const kf_obj *)f->info) : NULL;
+    t->sub[h] = s ? (unsigned char)(s - obj_ix + 1) : 0;
+  }
 }
 
 /* The first row a key names is the only one: the general path would
@@ -97,7 +114,9 @@ static void names_check(void) {
         ok = obj_unique((const kf_obj *)ent[i].f->info, 0);
       ok = ok && ix_put(&kind_ix[k], ent[i].key, i);
     }
+    if (ok) ix_link(&kind_ix[k], NULL, ent);
   }
+  for (i = 0; ok && i < nobj_ix; i++) ix_link(&obj_ix[i], obj_ix[i].o, NULL);
   names_unique = ok;
 }
 
@@ -138,7 +157,7 @@ int kf_feed_key(const kf_feed *F, kf_frame *fr, const char *key, size_t len,
     if (hit == NULL) return KF_FEED_NO;
     f = hit->f;
     if (f->type == KF_V_GROUPS) {
-      sub_frame(sub, &kf_group_obj, (char *)&F->j->g[hit->role], hit->role, f);
+      sub_frame(sub, &kf_group_obj, (char *)&F->j->g[hit->role], hit->role, f, t->sub[h]);
       return KF_FEED_OBJ;
     }
   } else {               /* an object's rows (names unique: see above) */
@@ -163,7 +182,7 @@ int kf_feed_key(const kf_feed *F, kf_frame *fr, const char *key, size_t len,
     case KF_V_OBJ:
       /* as kf_build_value does for an object: present once given */
       if (f->off_n) *(int *)(void *)(fr->base + f->off_n) = 1;
-      sub_frame(sub, (const kf_obj *)f->info, fr->base + f->off, fr->role, f);
+      sub_frame(sub, (const kf_obj *)f->info, fr->base + f->off, fr->role, f, t->sub[h]);
       return KF_FEED_OBJ;
     case KF_V_STRLIST:
       sub->f = f;
