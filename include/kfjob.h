@@ -258,10 +258,15 @@ typedef struct kfjob_host_options {
  */
 KFJOB_API void kfjob_host_options_init(kfjob_host_options *o);
 
-/** One lint warning (`job:lint()`): a field path and a message. */
+/** One lint warning (`job:lint()`): a field path and a message, and for a
+ *  target's warning the rule that gives it (as kfjob_problem's). */
 typedef struct kfjob_warning {
   const char *path;     /**< Field path, e.g. "run_policy.backoff_limit". */
   const char *message;  /**< What is probably wrong. */
+  const char *rule;     /**< The target's rule, e.g. "R20" (docs/RULES.md);
+                             "" for a lint warning no target rule gives. */
+  const char *source;   /**< The upstream file and function or issue the
+                             rule follows; "" when none is cited. */
 } kfjob_warning;
 
 /** One reason the run's target refuses a job: an item of

@@ -386,6 +386,8 @@ static void import_warnings(imp *I, const kf_job *j, const kf_render_opts *ro, p
       const char *at = kf_import_where(I->doc, j->kind, ps->v[i].path, ps->v[i].ref, &I->A);
       w[out->nwarnings].path = at ? at : ps->v[i].path;
       w[out->nwarnings].message = ps->v[i].message;
+      w[out->nwarnings].rule = ps->v[i].rule ? ps->v[i].rule : "";
+      w[out->nwarnings].source = ps->v[i].source ? ps->v[i].source : "";
       out->nwarnings++;
     }
   out->warnings = w;

@@ -81,9 +81,11 @@ static kf_status lint(const kf_job *kj, const kf_render_opts *ro, kf_arena *A,
   if (w == NULL) return kf_nomem(e);
   for (i = 0; i < n; i++) {
     const kf_node *item = list->u.c.v[i], *v;
-    w[i].path = w[i].message = "";
+    w[i].path = w[i].message = w[i].rule = w[i].source = "";
     if (item->t == KF_NOBJ) {
       if ((v = kf_node_get(item, "path")) != NULL && v->t == KF_NSTR) w[i].path = v->u.s.p;
+      if ((v = kf_node_get(item, "rule")) != NULL && v->t == KF_NSTR) w[i].rule = v->u.s.p;
+      if ((v = kf_node_get(item, "source")) != NULL && v->t == KF_NSTR) w[i].source = v->u.s.p;
       if ((w[i].message = warning_text(item, lo.target, A)) == NULL) return kf_nomem(e);
     } else if (item->t == KF_NSTR) {
       w[i].message = item->u.s.p;

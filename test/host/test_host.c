@@ -23,6 +23,7 @@ typedef struct got_job {
   char *data;             /* copy, NUL-terminated */
   size_t size, index, total, nwarnings;
   char warning[256];      /* first warning "path: message" */
+  char warning_rule[64];  /* first warning "rule source" */
   char error[512];
 } got_job;
 
@@ -58,6 +59,9 @@ static int on_job(void *ud, const kfjob_job *j) {
     if (j->nwarnings)
       snprintf(g->warning, sizeof g->warning, "%s: %s", j->warnings[0].path,
                j->warnings[0].message);
+    if (j->nwarnings)
+      snprintf(g->warning_rule, sizeof g->warning_rule, "%s|%.40s", j->warnings[0].rule,
+               j->warnings[0].source);
     copy_str(g->error, sizeof g->error, j->error);
     if (j->data) {
       g->data = (char *)malloc(j->size + 1);
@@ -393,6 +397,7 @@ static void test_lint(void) {
   CHECK_ST(h, run_src(h, SINGLE, &o, &c), KFJOB_OK);
   CHECK(c.n == 1 && c.jobs[0].nwarnings == 1);
   CHECK_HAS(c.jobs[0].warning, "shared_memory: unset");
+  CHECK(strcmp(c.jobs[0].warning_rule, "|") == 0);   /* lint's own: no rule */
   finish(h, &c);
 }
 
@@ -418,6 +423,7 @@ static void test_target(void) {
   CHECK_ST(h, run_src(h, SOLO, &o, &c), KFJOB_OK);
   CHECK(c.n == 1 && c.jobs[0].nwarnings == 1);
   CHECK_HAS(c.jobs[0].warning, "worker.replicas: 0: a master-only PyTorchJob");
+  CHECK_HAS(c.jobs[0].warning_rule, "R1|flyteplugins");
   collect_free(&c);
   o.target = "flyte2";
   CHECK_ST(h, run_src(h, SOLO, &o, &c), KFJOB_EJOB);

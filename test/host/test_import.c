@@ -45,6 +45,7 @@ typedef struct seen {
   int n;
   char kind[32], target[32], name[32], api[64], data[4096];
   char unmapped[128], value[32], ignored[64];
+  char r20[160];          /* R20's warning: "path|source" */
   size_t nunmapped, document, item;
   int copy_to_pods;
 } seen;
@@ -66,6 +67,9 @@ static int on_job(void *ud, const kfjob_job *j, const kfjob_import_info *in) {
     snprintf(s->value, sizeof s->value, "%s", in->unmapped[0].value);
   }
   if (in->nignored) snprintf(s->ignored, sizeof s->ignored, "%s", in->ignored[0]);
+  for (size_t i = 0; i < j->nwarnings; i++)
+    if (strcmp(j->warnings[i].rule, "R20") == 0)
+      snprintf(s->r20, sizeof s->r20, "%s|%.60s", j->warnings[i].path, j->warnings[i].source);
   return 0;
 }
 
@@ -106,6 +110,13 @@ static void reads_and_migrates(kfjob_host *h) {
   CHECK_HAS(s.data, "    name: torch-distributed\n");   /* runtimeRef */
   CHECK_HAS(s.data, "    numNodes: 4\n");                /* master + 3 workers */
   CHECK_HAS(s.data, "    image: ghcr.io/acme/bert:1\n");
+  CHECK_STR(s.r20, "");   /* warnings only with lint */
+  ro.lint = 1;            /* the target's warnings, with their rule */
+  memset(&s, 0, sizeof s);
+  CHECK_ST(h, kfjob_host_import_manifests(h, m, strlen(m), NULL, &ro, on_job, &s), KFJOB_OK);
+  CHECK_HAS(s.r20, "spec.runPolicy.backoffLimit|");
+  CHECK(strlen(s.r20) > strlen("spec.runPolicy.backoffLimit|"));   /* a source */
+  ro.lint = 0;
   ro.name = "renamed";
   ro.format = KFJOB_FORMAT_NONE;
   memset(&s, 0, sizeof s);
