@@ -36,8 +36,17 @@ describe("kfjob explain: the manifest path from the row's place", function()
     assert.equal("spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].image",
                  path_of("PyTorchJob.worker.image"))
     assert.equal("spec.tfReplicaSpecs.PS.restartPolicy", path_of("TFJob.ps.restart_policy"))
-    assert.equal("spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].resources.limits.nvidia.com/gpu",
+    -- a key holding dots quoted, as every manifest path kfjob prints
+    assert.equal('spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].resources.limits["nvidia.com/gpu"]',
                  path_of("MPIJob.launcher.limits.gpu"))
+  end)
+
+  it("a target's manifest lines quote a key holding dots", function()
+    local text = explain("PyTorchJob.scheduling.queue")
+    assert.truthy(text:find('manifest: metadata.labels["kueue.x-k8s.io/queue-name"]', 1, true), text)
+    assert.falsy(text:find("labels.kueue", 1, true), text)
+    text = explain("PyTorchJob.worker.limits.gpu")
+    assert.truthy(text:find('resources.requests["nvidia.com/gpu"]', 1, true), text)
   end)
 
   it("every placed group row of every kind has a manifest path", function()

@@ -35,6 +35,13 @@ local function type_text(row)
   return t
 end
 
+-- A path and one more key, as every other message writes a manifest path:
+-- a key holding a dot is quoted (resources.limits["nvidia.com/gpu"]).
+local function key_at(at, k)
+  if type(k) == "string" and k:find(".", 1, true) then return at .. '["' .. k .. '"]' end
+  return at == "" and k or at .. "." .. k
+end
+
 -- Where the operator's manifest keeps a row (operator, flyte, flyte2 write
 -- the same kubeflow.org/v1 paths; the description names the others').
 -- `grow` is the group row on the path (its place), nil outside a group.
@@ -62,7 +69,7 @@ local function manifest_path(info, path, row, grow)
     -- the place's path under the replica spec (the core's KF_PLACES)
     local at = specs .. "." .. info.groups[top] .. info.places[grow.place].path.operator
     if grow.place == "resources" then   -- requests / limits, then the resource
-      return at .. "." .. path[2] .. (path[3] and ("." .. row.manifest) or "")
+      return path[3] and key_at(at .. "." .. path[2], row.manifest) or at .. "." .. path[2]
     end
     return at .. "." .. row.manifest
   end
@@ -312,7 +319,7 @@ local function diff(a, b, at, out)
     if type(e) == "table" and type((b or {})[k]) == "table" and e.name ~= b[k].name then e = nil end
     local sub = type(e) == "table" and type(e.name) == "string" and ("%s[name=%s]"):format(at, e.name)
                 or type(k) == "number" and ("%s[%d]"):format(at, k - 1)
-                or (at == "" and k or at .. "." .. k)
+                or key_at(at, k)
     diff((a or {})[k], (b or {})[k], sub, out)
   end
   return out

@@ -251,23 +251,30 @@ static int on_other(conv *c, const kfjob_job *j, const kfjob_import_info *info) 
   return 0;
 }
 
-/* What the target's rules drop on the way (a TrainJob's TTL and backoff
-** limit, R19, R20) or run differently (torchrun's processes a node, R57),
-** and, on the input's own target too, env references that never expand
-** (R55), the other system's host names (R61) and an ExitCode the v1
-** MPIJob controller never acts on (R13): their warnings, one stderr line
-** each, --lossy or not. */
+/* The rules whose warnings convert prints, one stderr line each, --lossy
+** or not: with --to, what the target drops on the way (the accelerator's
+** affinity R12, a TrainJob's restart count, TTL and backoff limit R19/R20)
+** or runs differently (a node's processes R57, R60); on the input's own
+** target too, env references that never expand (R55), the other system's
+** host names (R61) and an ExitCode the v1 MPIJob controller never acts on
+** (R13, a warning on that target only). */
+static const char *const said_on_migration[] = {"R12", "R19", "R20", "R57", "R60", NULL};
+static const char *const said_always[] = {"R13", "R55", "R61", NULL};
+
+static int rule_in(const char *rule, const char *const *list) {
+  for (; *list != NULL; list++)
+    if (strcmp(rule, *list) == 0) return 1;
+  return 0;
+}
+
 static void dropped(const conv *c, const char *at, const kfjob_job *j,
                     const kfjob_import_info *info) {
   const char *to = c->a->to ? c->a->to : info->target;
   size_t i;
   if (c->quiet || to == NULL) return;
   for (i = 0; i < j->nwarnings; i++)
-    if ((c->a->to && (strstr(j->warnings[i].message, "dropped") != NULL ||
-                      strstr(j->warnings[i].message, "processes a node") != NULL)) ||
-        strstr(j->warnings[i].message, "does not expand on") != NULL ||
-        strstr(j->warnings[i].message, "does not resolve on") != NULL ||
-        strstr(j->warnings[i].message, "controller never acts on it") != NULL)
+    if ((c->a->to && rule_in(j->warnings[i].rule, said_on_migration)) ||
+        rule_in(j->warnings[i].rule, said_always))
       fprintf(stderr, "kfjob: %s: %s: %s (target %s)\n", at, j->warnings[i].path,
               j->warnings[i].message, to);
 }

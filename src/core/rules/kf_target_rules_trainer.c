@@ -52,7 +52,7 @@ static kf_status test_nproc_no_launcher(const kf_job *j, kf_target t,
   if (j->nproc_word != NULL || j->nproc_per_node <= 1 || j->runtime_trainer || ct == NULL ||
       ct->ncommand == 0 || !kf_trainer_wraps(j, (const char *const *)ct->command, ct->ncommand))
     return KF_OK;
-  /* ("processes a node": convert --to prints the warnings that say it) */
+  /* (convert --to prints R60's warnings: said_on_migration, convert_read.c) */
   return kf_problem_add(out, r, t, "nproc_per_node", e, "%d with a command that starts no "
                         "launcher: Trainer runs %d processes a node (kfjob's torchrun "
                         "wrapper starts the command that many times), where the "
@@ -127,7 +127,7 @@ static kf_status hosts_in(const kf_job *j, const char *path, const char *const *
   for (i = 0; i < n; i++) {
     int trainer = KF_T_IS_TRAINER(t);
     if ((len = other_host(v[i], name, trainer, &at)) == 0) continue;
-    /* ("does not resolve on": convert --to prints the warnings that say it) */
+    /* (convert prints R61's warnings: said_always, convert_read.c) */
     if ((st = kf_problem_add(out, r, t, path, e, "'%.*s' is a host of the %s (%s): it does not "
                              "resolve on %s, whose pods are %s (use %s)", (int)len, at,
                              trainer ? "training-operator" : "TrainJob's JobSet",
