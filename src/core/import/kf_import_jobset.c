@@ -15,16 +15,6 @@
 
 #define JS_POD "spec.replicatedJobs[0].template.spec.template"
 
-static int plugin_var(const char *k) {
-  static const char *const names[] = {"NNODES", "NPROC_PER_NODE", "MASTER_PORT",
-                                      "RDZV_BACKEND", "POD_NAMESPACE", NULL};
-  int i;
-  if (strncmp(k, "JOBSET_", 7) == 0) return 1;
-  for (i = 0; names[i]; i++)
-    if (strcmp(names[i], k) == 0) return 1;
-  return 0;
-}
-
 /* o without keys `drop` (a copy; NULL-ended list). */
 static kf_node *without(kf_arena *A, const kf_node *o, const char *const *drop) {
   kf_node *d = kf_node_new(A, KF_NOBJ);
@@ -50,7 +40,7 @@ static kf_status split_env(kfi *c, kf_node *ct, size_t at, kf_node *vars) {
   KF_OOM(c, mine = kf_node_new(c->A, KF_NARR));
   for (i = 0; i < env->u.c.n; i++) {
     const char *n = kfi_str(kf_node_get(env->u.c.v[i], "name"));
-    if (n && plugin_var(n)) {
+    if (n && kf_clustered_backend_var(n)) {
       const kf_node *v = kf_node_get(env->u.c.v[i], "value");
       if (v) KF_OOM(c, kf_node_push(c->A, vars, n, (kf_node *)v));
       continue;

@@ -105,17 +105,6 @@ static kf_status r45_name(const kf_job *j, kf_target t, const kf_target_ctx *c,
   return KF_OK;
 }
 
-/* What the backend sets on every pod, over the user's. */
-static int overwritten(const char *k) {
-  static const char *const names[] = {"NNODES", "NPROC_PER_NODE", "MASTER_PORT",
-                                      "RDZV_BACKEND", "POD_NAMESPACE", NULL};
-  int i;
-  if (strncmp(k, "JOBSET_", 7) == 0) return 1;
-  for (i = 0; names[i]; i++)
-    if (strcmp(names[i], k) == 0) return 1;
-  return 0;
-}
-
 /* R46: the user's variables the backend overwrites (opts.env, the job's
 ** container.env). */
 static kf_status r46_env(const kf_job *j, kf_target t, const kf_target_ctx *c,
@@ -125,7 +114,7 @@ static kf_status r46_env(const kf_job *j, kf_target t, const kf_target_ctx *c,
   size_t i;
   (void)t;
   for (i = 0; c && c->env && i < c->env->n; i++) {
-    if (!overwritten(c->env->v[i].k)) continue;
+    if (!kf_clustered_backend_var(c->env->v[i].k)) continue;
     snprintf(path, sizeof path, "opts.env.%.100s", c->env->v[i].k);
     ADD(path, e, "is overwritten: the clustered plugin sets it on every pod");
   }
@@ -135,7 +124,7 @@ static kf_status r46_env(const kf_job *j, kf_target t, const kf_target_ctx *c,
       const kf_node *nm = kf_node_get(env->u.c.v[i], "name");
       k = nm && nm->t == KF_NSTR ? nm->u.s.p : NULL;
     }
-    if (k == NULL || !overwritten(k)) continue;
+    if (k == NULL || !kf_clustered_backend_var(k)) continue;
     if (env->t == KF_NARR) snprintf(path, sizeof path, "container.env[%zu]", i + 1);
     else snprintf(path, sizeof path, "container.env.%.100s", k);
     ADD(path, e, "%s is overwritten: the clustered plugin sets it on every pod", k);

@@ -159,6 +159,16 @@ int kf_target_bare_role(kf_target t) {
   return t == KF_T_MPI_OPERATOR ? KF_WORKER : -1;
 }
 
+int kf_clustered_backend_var(const char *name) {
+  static const char *const names[] = {"NNODES", "NPROC_PER_NODE", "MASTER_PORT",
+                                      "RDZV_BACKEND", "POD_NAMESPACE", NULL};
+  int i;
+  if (strncmp(name, "JOBSET_", 7) == 0) return 1;
+  for (i = 0; names[i]; i++)
+    if (strcmp(names[i], name) == 0) return 1;
+  return 0;
+}
+
 /* The targets in the row's not_on (with its reason), and on Flyte's two
 ** targets every group row placed without a proto field, since Flyte's backend
 ** builds each replica spec from the plugin message (flyteidl

@@ -185,6 +185,11 @@ const char *kf_target_resource(kf_target t);
 ** import reads none: the mpi-operator's workers run sshd (mpi-operator
 ** v0.8.0 mpi_job_controller.go newWorker); -1: no such role. */
 int kf_target_bare_role(kf_target t);
+/* Whether flyte2-clustered's backend sets environment variable `name` on
+** every pod, over the user's (flyte executor/pkg/plugin/clustered/
+** runtime_torch.go: NNODES, NPROC_PER_NODE, MASTER_PORT, RDZV_BACKEND,
+** JOBSET_*, POD_NAMESPACE): what the reader drops and R46 warns about. */
+int kf_clustered_backend_var(const char *name);
 
 /* The restart policies each target's replica specs carry, by target
 ** (the restart_policy row's values_on). */
