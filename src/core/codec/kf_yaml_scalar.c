@@ -65,11 +65,24 @@ static int float_syntax(const char *s, size_t n) {
   return i == n;
 }
 
+/* The value of s[i..n), digits checked, in `base`: 1, with *ok 0 when it
+** is out of int64's range. */
+static int digits_value(const char *s, size_t i, size_t n, int base, int neg,
+                        int64_t *out, int *ok) {
+  uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+  for (; i < n; i++) {
+    int d = s[i] <= '9' ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10;
+    if (v > (lim - (uint64_t)d) / (uint64_t)base) { *ok = 0; return 1; }
+    v = v * (uint64_t)base + (uint64_t)d;
+  }
+  *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+  return 1;
+}
+
 /* An integer of the core schema; 1 when it is one (*ok: within int64). */
 static int int_value(const char *s, size_t n, int64_t *out, int *ok) {
   size_t i = 0;
   int neg = 0, base = 10;
-  uint64_t v = 0, lim;
   *ok = 1;
   if (n > 2 && s[0] == '0' && (s[1] == 'o' || s[1] == 'x')) {
     base = s[1] == 'o' ? 8 : 16;
@@ -79,14 +92,7 @@ static int int_value(const char *s, size_t n, int64_t *out, int *ok) {
     if (n && (s[0] == '-' || s[0] == '+')) neg = s[0] == '-', i = 1;
     if (!digits(s + i, n - i, "0123456789")) return 0;
   }
-  lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-  for (; i < n; i++) {
-    int d = s[i] <= '9' ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10;
-    if (v > (lim - (uint64_t)d) / (uint64_t)base) { *ok = 0; return 1; }
-    v = v * (uint64_t)base + (uint64_t)d;
-  }
-  *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-  return 1;
+  return digits_value(s, i, n, base, neg, out, ok);
 }
 
 static int float_value(const char *s, size_t n, double *out) {
@@ -141,7 +147,6 @@ static int int11_value(const char *s, size_t n, int64_t *out, int *ok) {
   static const char *const sets[] = {"01", "01234567", "0123456789", "0123456789abcdefABCDEF"};
   size_t i = 0;
   int neg = 0, base = 10, set = 2;
-  uint64_t v = 0, lim;
   *ok = 1;
   if (n && (s[0] == '-' || s[0] == '+')) neg = s[0] == '-', i = 1;
   if (n - i > 1 && s[i] == '0') {
@@ -152,14 +157,7 @@ static int int11_value(const char *s, size_t n, int64_t *out, int *ok) {
     else base = 8, set = 1, i += 1;       /* 0400: octal */
   }
   if (!digits(s + i, n - i, sets[set])) return 0;
-  lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-  for (; i < n; i++) {
-    int d = s[i] <= '9' ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10;
-    if (v > (lim - (uint64_t)d) / (uint64_t)base) { *ok = 0; return 1; }
-    v = v * (uint64_t)base + (uint64_t)d;
-  }
-  *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-  return 1;
+  return digits_value(s, i, n, base, neg, out, ok);
 }
 
 /* A number of a plain scalar that starts with a digit or sign: '_'
