@@ -275,8 +275,9 @@ static void dropped(const conv *c, const char *at, const kfjob_job *j,
   for (i = 0; i < j->nwarnings; i++)
     if ((c->a->to && rule_in(j->warnings[i].rule, said_on_migration)) ||
         rule_in(j->warnings[i].rule, said_always))
-      fprintf(stderr, "kfjob: %s: %s: %s (target %s)\n", at, j->warnings[i].path,
-              j->warnings[i].message, to);
+      fprintf(stderr, "kfjob: %s: %s: %s (target %s; rule %s: %s)\n", at, j->warnings[i].path,
+              j->warnings[i].message, to, j->warnings[i].rule,
+              *j->warnings[i].source ? j->warnings[i].source : "kfjob");
 }
 
 /* A manifest read as Flyte's (its whole shape) written for another
@@ -284,8 +285,11 @@ static void dropped(const conv *c, const char *at, const kfjob_job *j,
 ** not written; one stderr line says so, naming the fields. */
 static void flyte_left(const conv *c, const char *at, const kfjob_import_info *info) {
   const char *to = c->a->to;
+  /* (a clustered task's JobSet is not one: its reader drops what that
+  ** backend adds, the variables kf_clustered_backend_var names) */
   if (c->quiet || to == NULL || info->target == NULL ||
-      strncmp(info->target, "flyte", 5) != 0 || strncmp(to, "flyte", 5) == 0)
+      (strcmp(info->target, "flyte") != 0 && strcmp(info->target, "flyte2") != 0) ||
+      strncmp(to, "flyte", 5) == 0)
     return;
   fprintf(stderr, "kfjob: %s: read as Flyte's (target %s): what its backend adds to every "
           "pod (template.metadata.annotations[cluster-autoscaler.kubernetes.io/safe-to-evict], "

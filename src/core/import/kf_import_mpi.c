@@ -257,11 +257,13 @@ kf_status kfi_mpi_args(kfi *c, kfi_groups *G, const kf_node **args) {
       ** args, mpijob_controller.go newWorker) */
       char p[KFI_PATH];
       kfi_path(p, G->path[i], "args");
-      if ((st = kfi_unmapped(c, p, NULL, "absent: kfjob's container runs the launcher's "
-                             "mpirun or horovodrun line, or the group's own command, "
-                             "as its args")) != KF_OK)
-        return st;
-      continue;
+      /* not left out under lossy: the launcher would run kfjob's mpirun
+      ** line in place of its image's entrypoint (the operator sets no
+      ** launcher command: mpi-operator v2beta1 default.go SetDefaults_MPIJob) */
+      return kfi_fail(c, p, "absent: kfjob's container runs the launcher's mpirun or "
+                      "horovodrun line, or the group's own command, as its args: write the "
+                      "launcher's command (its image's entrypoint) in command or args (not left "
+                      "out under --lossy: the launcher would run another program)");
     }
     if (a && G->role[i] != KF_LAUNCHER && worker_own(c, G)) {
       KF_OOM(c, kf_node_push(c->A, G->g[i], "command", (kf_node *)a));

@@ -63,7 +63,7 @@ static kf_status replica_value(kfi *c, const char *path, const kf_field *f,
     return kfi_unmapped(c, p, v, c->target == KF_T_OPERATOR
                         ? "restart policies are Never, OnFailure, Always and ExitCode"
                         : c->target == KF_T_MPI_OPERATOR   /* v0.8 validation.go */
-                        ? "the mpi-operator accepts only Never and OnFailure"
+                        ? "the mpi-operator accepts only Never and OnFailure (rule R13 on mpi-operator)"
                         : "restart policies are Never, OnFailure and Always here");
   KF_OOM(c, kf_node_push(c->A, g, f->key, (kf_node *)v));
   return KF_OK;
@@ -162,7 +162,8 @@ static kf_status replica(kfi *c, const char *path, const kf_node *rs, int role,
                     "Worker with %lld (leave the Worker out for a job of the Master only)",
                     (long long)v->u.i);
   }
-  if (kf_node_get(rs, "restartPolicy") == NULL && operator_restart(c, role))
+  /* none, or one lossy left out: the operator's default applies */
+  if (kf_node_get(g, "restart_policy") == NULL && operator_restart(c, role))
     KF_OOM(c, kf_obj_strref(c->A, g, "restart_policy", operator_restart(c, role)));
   kfi_path(p, path, "template");
   if ((v = kf_node_get(rs, "template")) == NULL) return kfi_fail(c, p, "required");
@@ -511,10 +512,42 @@ static kf_status elastic_master(kfi *c, const char *sp, const kf_node *specs) {
                   "spec.elasticPolicy to read it as a PyTorchJob");
 }
 
+/* A TFJob's Master: the training-operator still runs one (tfjob_types.go
+** TFJobReplicaTypeMaster, "similar to chief, kept for backwards
+** compatibility"), under TF_CONFIG task type "master" (tensorflow.go
+** genClusterSpec lowercases the replica type); read as kfjob's Chief it
+** would run as "chief".  Listed with that reason (lossy: left out whole). */
+static kf_status tf_master(kfi *c, const char *sp, const kf_node *specs) {
+  const kf_node *m = kf_node_get(specs, "Master");
+  char p[KFI_PATH];
+  if (c->kind != KF_TFJOB || m == NULL) return KF_OK;
+  kfi_path(p, sp, "Master");
+  return kfi_unmapped(c, p, m, "a TFJob's Master is not a group kfjob's TFJob holds: the "
+                      "training-operator runs it as the chief under TF_CONFIG task type "
+                      "'master'; rename it Chief if the program takes a 'chief' task");
+}
+
+/* With lossy every replica spec may have been left out: a job of no
+** group runs nothing, so that stays an error, said at the first one left
+** out with its reason. */
+static kf_status none_left(kfi *c, const char *sp, const kf_node *specs, const kfi_groups *G) {
+  size_t i, n = strlen(sp);
+  if (G->n > 0 || specs->u.c.n == 0) return KF_OK;
+  for (i = 0; c->unmapped && i < c->unmapped->u.c.n; i++) {
+    const kf_node *row = c->unmapped->u.c.v[i];
+    const char *at = kfi_str(kf_node_get(row, "path")), *why = kfi_str(kf_node_get(row, "reason"));
+    if (at && why && strncmp(at, sp, n) == 0 && at[n] == '.')
+      return kfi_fail(c, at, "%s (not left out under --lossy: no other replica spec, the job "
+                      "would run no pod)", why);
+  }
+  return kfi_fail(c, sp, "no replica spec is one kfjob's %s holds: the job would run no pod",
+                  kf_kinds[c->kind].name);
+}
+
 kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
   const kf_kind_info *k = &kf_kinds[c->kind];
   const kf_node *specs = kf_node_get(spec, k->crd_specs);
-  const char *known[5];
+  const char *known[6];
   char sp[KFI_PATH], p[KFI_PATH];
   kfi_groups G;
   int i;
@@ -522,9 +555,10 @@ kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
   memset(&G, 0, sizeof G);
   kfi_path(sp, path, k->crd_specs);
   for (i = 0; i < k->nroles; i++) known[i] = kf_roles[k->roles[i].role].name;
-  known[i] = NULL;
+  known[i] = c->kind == KF_TFJOB ? "Master" : NULL;   /* tf_master's */
+  known[i + 1] = NULL;
   if ((st = kfi_want(c, sp, specs, KF_NOBJ)) != KF_OK || (st = elastic_master(c, sp, specs)) != KF_OK ||
-      (st = kfi_keys(c, sp, specs, known, NULL, NULL)) != KF_OK)
+      (st = tf_master(c, sp, specs)) != KF_OK || (st = kfi_keys(c, sp, specs, known, NULL, NULL)) != KF_OK)
     return st;
   if ((st = pod_copies(c, sp, specs)) != KF_OK) return st;
   kfi_pod_shapes(c, specs, kf_kinds[c->kind].container);
@@ -534,7 +568,9 @@ kf_status kfi_replicas(kfi *c, const char *path, const kf_node *spec) {
     if (rs && (st = replica(c, p, rs, k->roles[i].role, &G)) != KF_OK) return st;
     if (!rs && (st = absent(c, p, k->roles[i].role)) != KF_OK) return st;
   }
-  if ((st = container(c, &G)) != KF_OK || (st = pod_settings(c, &G)) != KF_OK) return st;
+  if ((st = none_left(c, sp, specs, &G)) != KF_OK || (st = container(c, &G)) != KF_OK ||
+      (st = pod_settings(c, &G)) != KF_OK)
+    return st;
   for (i = 0; i < G.n; i++)
     KF_OOM(c, kf_node_push(c->A, c->spec, kf_roles[G.role[i]].key, G.g[i]));
   return KF_OK;

@@ -93,14 +93,23 @@ static kf_status test_nproc_int(const kf_job *j, kf_target t,
 }
 
 /* R17: Trainer has no rendezvous setting (a static PET_MASTER_ADDR, that
-** is c10d).  Elsewhere the backend is one of the operator's three
-** constants: construction refuses others (the operator's Go constants and
-** validate-manifest's enum), so those cells are ok here. */
+** is c10d).  Elsewhere the backend goes to elasticPolicy.rdzvBackend, whose
+** Go type has three constants (c10d, etcd, etcd-v2) that neither the CRD
+** nor the webhook enforce: another (static, the reading of a clustered
+** task's STATIC) reaches torchrun as PET_RDZV_BACKEND unchecked, and
+** strict validators refuse it: a warning. */
 static kf_status test_rdzv(const kf_job *j, kf_target t,
                            const kf_target_ctx *c, const kf_target_rule *r,
                            kf_problems *out, kf_err *e) {
+  static const char *const operator_v[] = {"c10d", "etcd", "etcd-v2", NULL};
   const char *b = j->rdzv_backend ? j->rdzv_backend : "c10d";
   (void)c;
+  if (!KF_T_IS_TRAINER(t)) {
+    if (kf_str_listed(operator_v, b)) return KF_OK;
+    return kf_problem_add(out, r, t, "rdzv_backend", e, "'%.60s' is not one of the "
+                          "training-operator's RDZVBackend constants (c10d, etcd, etcd-v2): it "
+                          "reaches torchrun as PET_RDZV_BACKEND unchecked", b);
+  }
   if (strcmp(b, "c10d") == 0) return KF_OK;
   return kf_problem_add(out, r, t, "rdzv_backend", e, "'%.60s' cannot be "
                         "expressed: Trainer's torch runtime has no rendezvous "
@@ -586,7 +595,7 @@ const kf_target_rule kf_target_rules[] = {
                       "elasticPolicy.nProcPerNode deprecated, kfjob writes none)"},
    test_nproc_int, 0, 0},
   {"R17", K(KF_ELASTIC),
-   {[KF_T_FLYTE] = OK, [KF_T_FLYTE2] = OK, [KF_T_OPERATOR] = OK,
+   {[KF_T_FLYTE] = WARN, [KF_T_FLYTE2] = WARN, [KF_T_OPERATOR] = WARN,
     TRAINERS(ERR)},
    {[KF_T_FLYTE] = "pytorch_types.go (PET_RDZV_BACKEND, not validated)",
     [KF_T_FLYTE2] = "pytorch_types.go (PET_RDZV_BACKEND, not validated)",

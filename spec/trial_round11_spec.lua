@@ -1,0 +1,209 @@
+-- Faults two black-box trials (manifests people write; the newest
+-- releases) found; each expected value comes from the upstream behaviour
+-- cited, never from kfjob's output.
+local kfjob = require "kfjob"
+local util = require "util"
+
+local function read(text, opts)
+  return kfjob.from_manifest(text, opts)
+end
+
+-- mpi-operator v2beta1 default.go SetDefaults_MPIJob gives the Launcher no
+-- command: its image's entrypoint runs.  kfjob's launcher runs its mpirun
+-- line, so reading one without command or args would run another program:
+-- an error, --lossy or not.
+describe("an MPIJob launcher with neither command nor args", function()
+  local doc = [[
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: mpi-nocmd}
+spec:
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template: {spec: {containers: [{image: "myorg/entrypoint-runs-mpirun:1", name: launcher}]}}
+    Worker:
+      replicas: 2
+      template: {spec: {containers: [{image: "myorg/entrypoint-runs-mpirun:1", name: worker}]}}
+]]
+  it("is refused at its args, also with lossy", function()
+    for _, lossy in ipairs{ false, true } do
+      local j, err = read(doc, { lossy = lossy })
+      assert.is_nil(j)
+      assert.truthy(err:find("spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].args: absent",
+                             1, true), err)
+      assert.truthy(err:find("not left out under --lossy", 1, true), err)
+    end
+  end)
+end)
+
+-- training-operator tfjob_types.go TFJobReplicaTypeMaster ("similar to
+-- chief, kept for backwards compatibility"); tensorflow.go genClusterSpec
+-- names its TF_CONFIG task "master": not kfjob's Chief.
+describe("a TFJob's Master", function()
+  local only = [[
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: tf-master}
+spec:
+  tfReplicaSpecs:
+    Master:
+      replicas: 1
+      template: {spec: {containers: [{name: tensorflow, image: "tf:1"}]}}
+]]
+  local with_workers = only .. [[
+    Worker:
+      replicas: 2
+      template: {spec: {containers: [{name: tensorflow, image: "tf:1"}]}}
+]]
+  it("is refused with its reason, not as an unknown field", function()
+    local j, err = read(with_workers)
+    assert.is_nil(j)
+    assert.truthy(err:find("spec.tfReplicaSpecs.Master: a TFJob's Master is not a group", 1, true), err)
+    assert.truthy(err:find("TF_CONFIG task type 'master'", 1, true), err)
+    assert.falsy(err:find("unknown field", 1, true), err)
+  end)
+  it("lossy leaves it out whole and lists it when other groups remain", function()
+    local j, info = read(with_workers, { lossy = true })
+    assert.truthy(j, info)
+    assert.equal("spec.tfReplicaSpecs.Master", info.unmapped[1].path)
+    assert.equal(2, j:spec().worker.replicas)
+  end)
+  it("lossy does not leave out the only group: the job would run no pod", function()
+    local j, err = read(only, { lossy = true })
+    assert.is_nil(j)
+    assert.truthy(err:find("spec.tfReplicaSpecs.Master: a TFJob's Master", 1, true), err)
+    assert.truthy(err:find("the job would run no pod", 1, true), err)
+  end)
+  it("nor every group of unknown names", function()
+    local j, err = read(only:gsub("Master:", "worker:"), { lossy = true })
+    assert.is_nil(j)
+    assert.truthy(err:find("spec.tfReplicaSpecs.worker: unknown field (did you mean 'Worker'?)", 1, true), err)
+    assert.truthy(err:find("the job would run no pod", 1, true), err)
+  end)
+end)
+
+-- training-operator pytorchjob_types.go: RDZVBackend's constants are c10d,
+-- etcd and etcd-v2, enforced by neither the CRD nor the webhook; a
+-- clustered task's STATIC reads back as "static" and reaches torchrun
+-- unchecked: a warning (R17) where elasticPolicy.rdzvBackend is written.
+describe("R17: a rendezvous backend outside the operator's constants", function()
+  local function r17(j, target)
+    for _, w in ipairs(j:lint{ target = target }) do
+      if w.rule == "R17" then return w end
+    end
+  end
+  local static = kfjob.Elastic{ nnodes = 2, rdzv_backend = "static", container = { image = "i:1" } }
+  it("warns on operator, flyte and flyte2", function()
+    for _, t in ipairs{ "operator", "flyte", "flyte2" } do
+      assert.is_true((static:check{ target = t }))
+      local w = r17(static, t)
+      assert.truthy(w, t)
+      assert.equal("rdzv_backend", w.path)
+      assert.truthy(w.message:find("c10d, etcd, etcd-v2", 1, true), w.message)
+    end
+  end)
+  it("not for c10d, etcd or etcd-v2", function()
+    for _, b in ipairs{ "c10d", "etcd", "etcd-v2" } do
+      local j = kfjob.Elastic{ nnodes = 2, rdzv_backend = b, container = { image = "i:1" } }
+      assert.is_nil(r17(j, "operator"), b)
+    end
+  end)
+  it("stays an error on Trainer unless c10d", function()
+    local ok, probs = static:check{ target = "trainer-2.3" }
+    assert.is_nil(ok)
+    assert.equal("R17", probs[1].rule)
+  end)
+end)
+
+-- A clustered task's JobSet (flyte executor/pkg/plugin/clustered) is not
+-- Flyte 1.x's PyTorchJob: what flyteplugins adds to every pod (the
+-- safe-to-evict annotation, _F_WN) is not in it, so converting it says
+-- nothing of those.
+describe("kfjob convert of a clustered task's JobSet", function()
+  if not util.cli_ok then pending(util.cli_why()) return end
+  it("says nothing of Flyte 1.x's pod additions", function()
+    local cfg = util.tmp([[
+local kf = require "kfjob"
+return { ["acc-pt"] = { job = kf.PyTorchJob{ container = { image = "img:1", command = {"python","t.py"} },
+  worker = { replicas = 3 } }, opts = { target = "flyte2-clustered" } } }
+]], ".lua")
+    local code, js, err = util.kfjob("render", cfg, "-f", "manifest")
+    assert.equal(0, code, err)
+    assert.truthy(js:find("kind: JobSet", 1, true))
+    for _, args in ipairs{ { "-f", "lua" }, { "--to", "operator", "-f", "manifest" } } do
+      local c2, out, e2 = util.conv(js, table.unpack(args))
+      assert.equal(0, c2, e2)
+      assert.truthy(out ~= "")
+      assert.falsy(e2:find("safe-to-evict", 1, true), e2)
+      assert.falsy(e2:find("read as Flyte's", 1, true), e2)
+    end
+  end)
+end)
+
+-- mpi-operator v0.8 validation.go takes only Never and OnFailure; lossy
+-- leaves ExitCode out, and then the launcher's default applies
+-- (default.go SetDefaults_MPIJob: OnFailure), not kfjob's Never.
+describe("a v2beta1 launcher's ExitCode left out under lossy", function()
+  local doc = [[
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: mpi-ec}
+spec:
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      restartPolicy: ExitCode
+      template:
+        spec:
+          containers:
+          - {image: "mpioperator/mpi-pi:openmpi", name: launcher, command: [mpirun, -n, "2", /home/mpiuser/pi]}
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - {image: "mpioperator/mpi-pi:openmpi", name: worker}
+]]
+  it("is listed with its rule and reads as the operator's default", function()
+    local j, err = read(doc)
+    assert.is_nil(j)
+    assert.truthy(err:find("(rule R13 on mpi-operator)", 1, true), err)
+    local info
+    j, info = read(doc, { lossy = true })
+    assert.truthy(j, info)
+    assert.equal("spec.mpiReplicaSpecs.Launcher.restartPolicy", info.unmapped[1].path)
+    assert.equal("on_failure", j:spec().launcher.restart_policy)
+  end)
+end)
+
+-- The warnings convert prints carry the rule as its errors do.
+describe("kfjob convert's rule warnings", function()
+  if not util.cli_ok then pending(util.cli_why()) return end
+  it("name the rule and its source", function()
+    local code, _, err = util.conv([[
+apiVersion: kubeflow.org/v1
+kind: MPIJob
+metadata: {name: ec}
+spec:
+  slotsPerWorker: 1
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      restartPolicy: ExitCode
+      template:
+        spec:
+          containers:
+          - {name: mpi, image: "mpi:1", command: [mpirun, -np, "2", python, t.py]}
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - {name: mpi, image: "mpi:1"}
+]], "-f", "lua")
+    assert.equal(0, code, err)
+    assert.truthy(err:find("never acts on it", 1, true), err)
+    assert.truthy(err:find("(target operator; rule R13: training-operator", 1, true), err)
+  end)
+end)
