@@ -207,3 +207,20 @@ spec:
     assert.truthy(err:find("(target operator; rule R13: training-operator", 1, true), err)
   end)
 end)
+
+-- Trainer v2.4's TrainJob takes numNodes 0 (trainjob_types.go Minimum=0,
+-- trainer#3809): no kfjob job runs no node, so reading one says why.
+describe("a TrainJob of numNodes 0", function()
+  it("is refused with the reason, not a bare range", function()
+    local j, err = read([[
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: zero}
+spec:
+  runtimeRef: {name: torch-distributed}
+  trainer: {image: "img:1", numNodes: 0}
+]])
+    assert.is_nil(j)
+    assert.truthy(err:find("spec.trainer.numNodes: 0: a TrainJob of no node runs no pod", 1, true), err)
+  end)
+end)

@@ -216,6 +216,12 @@ static kf_status nodes(kfi *c, const kf_node *tr, kf_node *g, int written, int a
   const kf_node *nn = kf_node_get(tr, "numNodes"), *np = kf_node_get(tr, "numProcPerNode");
   kf_node *m;
   kf_status st;
+  /* Trainer v2.4's CRD takes 0 (trainjob_types.go Minimum=0, trainer#3809):
+  ** a TrainJob of no node, which no kfjob job is */
+  if (nn && nn->t == KF_NINT && nn->u.i == 0)
+    return kfi_fail(c, "spec.trainer.numNodes", "0: a TrainJob of no node runs no pod, and every "
+                    "kfjob job runs at least one (Trainer v2.4 takes 0; give the number of nodes "
+                    "to run)");
   if (nn && (nn->t != KF_NINT || nn->u.i < 1))
     return kfi_fail(c, "spec.trainer.numNodes", "expected an integer >= 1");
   if ((st = nproc_check(c, np)) != KF_OK) return st;
