@@ -224,3 +224,58 @@ spec:
     assert.truthy(err:find("spec.trainer.numNodes: 0: a TrainJob of no node runs no pod", 1, true), err)
   end)
 end)
+
+-- A TrainJob's runtime patch has no imagePullPolicy or ports for the node
+-- container (trainjob_types.go ContainerPatch): R23.  The job runs without
+-- them (core/v1 defaults.go SetDefaults_Container gives the pull policy;
+-- types.go Container.Ports: a port declared opens nothing), so lossy
+-- leaves them out and lists them, as Trainer's upstream examples need.
+describe("migrating an upstream JAXJob to Trainer", function()
+  if not util.cli_ok then pending(util.cli_why()) return end
+  local doc = [[
+apiVersion: "kubeflow.org/v1"
+kind: JAXJob
+metadata: {name: jaxjob-simple, namespace: kubeflow}
+spec:
+  jaxReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - name: jax
+              image: docker.io/kubeflow/jaxjob-simple:latest
+              command: ["python3", "train.py"]
+              imagePullPolicy: Always
+              ports: [{containerPort: 6666, name: jaxjob-port}]
+]]
+  local at = "spec.jaxReplicaSpecs.Worker.template.spec.containers[0]."
+  it("refuses imagePullPolicy and ports without --lossy, at their paths", function()
+    local code, out, err = util.conv(doc, "--to", "trainer-2.3")
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.truthy(err:find(at .. "imagePullPolicy: cannot be expressed", 1, true), err)
+    assert.truthy(err:find(at .. "ports: cannot be expressed", 1, true), err)
+  end)
+  it("--lossy leaves both out, lists them, and the TrainJob has neither", function()
+    local code, out, err = util.conv(doc, "--to", "trainer-2.3", "--lossy")
+    assert.equal(0, code, err)
+    assert.truthy(err:find(at .. "imagePullPolicy: cannot be expressed", 1, true), err)
+    assert.truthy(err:find('(rule R23 on trainer-2.3) (value "Always") (left out: --lossy)', 1, true), err)
+    assert.truthy(err:find(at .. "ports: cannot be expressed", 1, true), err)
+    local m = util.doc1(out)
+    assert.equal("TrainJob", m.kind)
+    assert.equal("docker.io/kubeflow/jaxjob-simple:latest", m.spec.trainer.image)
+    assert.equal(2, m.spec.trainer.numNodes)
+    assert.falsy(out:find("imagePullPolicy", 1, true), out)
+    assert.falsy(out:find("containerPort", 1, true), out)
+  end)
+  it("dnsPolicy, which changes what the pod resolves, stays an error under --lossy", function()
+    local code, out, err = util.conv(doc .. "          dnsPolicy: None\n"
+                                         .. "          dnsConfig: {nameservers: [1.1.1.1]}\n",
+                                     "--to", "trainer-2.3", "--lossy")
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.truthy(err:find("dnsPolicy", 1, true), err)
+  end)
+end)

@@ -88,7 +88,9 @@ const kf_node *kf_import_at(const kf_node *doc, const char *path);
 /* A refusal lossy may leave out, what the target cannot express and runs
 ** without: a group's restart policy (R13; the system's own applies) and,
 ** on Trainer, a gang field of the run policy's schedulingPolicy (R28: a
-** TrainJob has none; the runtime's podGroupPolicy applies). */
+** TrainJob has none; the runtime's podGroupPolicy applies) and the pod
+** template container's imagePullPolicy or ports (R23: the kubelet's
+** default; ports declare nothing). */
 int kf_import_droppable(const kf_problem *p, kf_target t);
 /* Problem p's field taken out of j: its value as compact JSON (an arena
 ** string), NULL when it names none (or no memory: *oom). */

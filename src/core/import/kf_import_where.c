@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kf_import_int.h"
+#include "kf_json.h"
 
 /* The role whose key `path` starts with ("worker." in "worker.image"),
 ** or -1. */
@@ -381,11 +382,72 @@ void kf_import_where_msg(const kf_node *doc, int kind, char *msg, size_t cap, kf
 
 /* ---- what lossy may leave out ------------------------------------------ */
 
+/* The key of R23's "pod_template.spec.containers[N].KEY" (N from 1) that a
+** TrainJob runs without: the kubelet's pull policy applies (core/v1
+** defaults.go SetDefaults_Container), and a container port is a
+** declaration that opens nothing ("not specifying a port here does not
+** prevent that port from being exposed", core/v1 types.go Container.Ports).
+** NULL: not one; *n gets N. */
+static const char *container_key(const char *path, size_t *n) {
+  static const char pre[] = "pod_template.spec.containers[";
+  char *end;
+  const char *k;
+  if (strncmp(path, pre, sizeof pre - 1) != 0) return NULL;
+  *n = (size_t)strtoul(path + sizeof pre - 1, &end, 10);
+  if (*n == 0 || strncmp(end, "].", 2) != 0) return NULL;
+  k = end + 2;
+  return strcmp(k, "imagePullPolicy") == 0 || strcmp(k, "ports") == 0 ? k : NULL;
+}
+
 int kf_import_droppable(const kf_problem *p, kf_target t) {
   const char *dot = strchr(p->path, '.');
+  size_t n;
   if (strcmp(p->rule, "R13") == 0) return dot != NULL && strcmp(dot, ".restart_policy") == 0;
+  if (KF_T_IS_TRAINER(t) && strcmp(p->rule, "R23") == 0) return container_key(p->path, &n) != NULL;
   return KF_T_IS_TRAINER(t) && strcmp(p->rule, "R28") == 0 &&
          strncmp(p->path, "scheduling.gang.", 16) == 0;
+}
+
+/* A copy of object o whose key `k` is v (NULL: without it); NULL: no memory. */
+static kf_node *obj_with(kf_arena *A, const kf_node *o, const char *k, kf_node *v) {
+  kf_node *d = kf_node_new(A, KF_NOBJ);
+  size_t i;
+  if (d == NULL) return NULL;
+  for (i = 0; i < o->u.c.n; i++) {
+    kf_node *x = strcmp(o->u.c.k[i], k) == 0 ? v : o->u.c.v[i];
+    if (x != NULL && !kf_node_push(A, d, o->u.c.k[i], x)) return NULL;
+  }
+  return d;
+}
+
+/* R23's container key (container_key) taken out of the job's pod template
+** (a new tree: the read one may be shared); its value as compact JSON. */
+static const char *drop_container_key(kf_job *j, const char *path, kf_arena *A, int *oom) {
+  const kf_node *spec = kf_node_get(j->pod_template, "spec"), *cs = kf_node_get(spec, "containers");
+  const kf_node *ct, *v;
+  kf_node *arr, *nc, *ns, *nt;
+  size_t n, i;
+  const char *k = container_key(path, &n);
+  kf_buf b;
+  kf_err e;
+  char *json;
+  if (k == NULL || cs == NULL || cs->t != KF_NARR || n > cs->u.c.n) return NULL;
+  if ((ct = cs->u.c.v[n - 1])->t != KF_NOBJ || (v = kf_node_get(ct, k)) == NULL) return NULL;
+  kf_buf_init(&b, A->a);
+  if (kf_node_to_json(v, -1, &b, &e) != KF_OK || (json = kf_arena_strndup(A, b.p, b.n)) == NULL) {
+    kf_buf_free(&b);
+    return *oom = 1, NULL;
+  }
+  kf_buf_free(&b);
+  if ((arr = kf_node_new(A, KF_NARR)) == NULL) return *oom = 1, NULL;
+  if ((nc = obj_with(A, ct, k, NULL)) == NULL) return *oom = 1, NULL;
+  for (i = 0; i < cs->u.c.n; i++)
+    if (!kf_node_push(A, arr, NULL, i == n - 1 ? nc : cs->u.c.v[i])) return *oom = 1, NULL;
+  if ((ns = obj_with(A, spec, "containers", arr)) == NULL ||
+      (nt = obj_with(A, j->pod_template, "spec", ns)) == NULL)
+    return *oom = 1, NULL;
+  j->pod_template = nt;
+  return json;
 }
 
 /* Gang field `key` of j as compact JSON (an arena string), taken out of
@@ -422,6 +484,7 @@ const char *kf_import_drop(kf_job *j, const kf_problem *p, kf_arena *A, int *oom
   const char *v;
   int r;
   if (strcmp(p->rule, "R28") == 0) return drop_gang(A, j, p->path + 16, oom);
+  if (strcmp(p->rule, "R23") == 0) return drop_container_key(j, p->path, A, oom);
   if ((r = role_key(p->path)) < 0) return NULL;
   v = rp_json[j->g[r].restart_policy];
   j->g[r].restart_policy = KF_RP_NEVER;
