@@ -279,3 +279,48 @@ spec:
     assert.truthy(err:find("dnsPolicy", 1, true), err)
   end)
 end)
+
+-- Each operator reads the port from that group's own container: a PyTorch
+-- Master's pytorchjob-port (pytorch envvar.go getPortFromPyTorchJob), an
+-- elastic job's Worker's (elastic.go), each TF group's tfjob-port in
+-- TF_CONFIG (tensorflow.go genClusterSpec), the JAX Worker's jaxjob-port
+-- (jax/envvar.go), the XGBoost Master's and Workers' xgboostjob-port
+-- (xgboost.go SetPodEnv).  A port given in a group's own pod_template is
+-- that group's.
+describe("each pod's environment takes a port from the group's own template", function()
+  local function port_tmpl(name, port)
+    return { spec = { containers = { { name = "primary", ports = { { name = name, containerPort = port } } } } } }
+  end
+  local function var(envs, pod, name)
+    for _, v in ipairs(envs[pod].env) do if v.name == name then return v.value end end
+  end
+  it("PyTorchJob: the Master's", function()
+    local e = kfjob.PyTorchJob{ master = { image = "i", pod_template = port_tmpl("pytorchjob-port", 3333) },
+                                worker = { replicas = 1, image = "i" } }:environment{ name = "j" }
+    assert.equal("3333", var(e, "worker-0", "MASTER_PORT"))
+    assert.equal("3333", var(e, "master-0", "PET_MASTER_PORT"))
+  end)
+  it("Elastic: the Worker's, in the rendezvous endpoint", function()
+    local e = kfjob.Elastic{ nnodes = 2, worker = { image = "i", pod_template = port_tmpl("pytorchjob-port", 3333) } }
+              :environment{ name = "j" }
+    assert.equal("j-worker-0:3333", var(e, "worker-1", "PET_RDZV_ENDPOINT"))
+  end)
+  it("TFJob: each group's own in TF_CONFIG", function()
+    local e = kfjob.TFJob{ ps = { replicas = 1, image = "i" },
+                           worker = { replicas = 2, image = "i", pod_template = port_tmpl("tfjob-port", 3333) } }
+              :environment{ name = "j", namespace = "ns" }
+    assert.equal('{"cluster":{"ps":["j-ps-0.ns.svc:2222"],"worker":["j-worker-0.ns.svc:3333",'
+                 .. '"j-worker-1.ns.svc:3333"]},"task":{"type":"ps","index":0},"environment":"cloud"}',
+                 var(e, "ps-0", "TF_CONFIG"))
+  end)
+  it("JAXJob: the Worker's; XGBoostJob: the Master's and the Workers'", function()
+    local e = kfjob.JAXJob{ worker = { replicas = 2, image = "i", pod_template = port_tmpl("jaxjob-port", 3333) } }
+              :environment{ name = "j" }
+    assert.equal("3333", var(e, "worker-1", "COORDINATOR_PORT"))
+    e = kfjob.XGBoostJob{ master = { image = "i", pod_template = port_tmpl("xgboostjob-port", 3333) },
+                          worker = { replicas = 2, image = "i", pod_template = port_tmpl("xgboostjob-port", 4444) } }
+        :environment{ name = "j" }
+    assert.equal("3333", var(e, "worker-0", "MASTER_PORT"))
+    assert.equal("4444", var(e, "master-0", "WORKER_PORT"))
+  end)
+end)

@@ -40,7 +40,9 @@ static kf_status pytorch_env(ectx *c) {
   int roles[KF_NROLES], n = kfm_present_roles(j, roles), i, k;
   int elastic = j->kind == KF_ELASTIC;
   int master = !elastic && j->g[KF_MASTER].replicas > 0;
-  int32_t port = kfe_port_of(c, "pytorchjob-port", 23456);
+  /* the Master's port (MASTER_PORT), an elastic job's Worker's (its
+  ** rendezvous endpoint): each group's own template may give it */
+  int32_t port = kfe_group_port_of(c, elastic ? KF_WORKER : KF_MASTER, "pytorchjob-port", 23456);
   int64_t total = kfe_total_replicas(j, roles, n);
   /* spec.nprocPerNode: "auto" by defaulting unless elasticPolicy carries
   ** nProcPerNode, where Flyte puts an elastic job's integer; a word and
@@ -101,13 +103,13 @@ static kf_status pytorch_env(ectx *c) {
 static kf_status tf_env(ectx *c) {
   const kf_job *j = c->j;
   int roles[KF_NROLES], n = kfm_present_roles(j, roles), i, k, x;
-  int32_t port = kfe_port_of(c, "tfjob-port", 2222);
   kf_buf cluster;
   kf_alloc sys = c->A->a;
   const char *cl;
   kf_buf_init(&cluster, sys);
   for (k = 0; k < n; k++) {   /* present roles are sorted by type name */
     int role = roles[k];
+    int32_t port = kfe_group_port_of(c, role, "tfjob-port", 2222);   /* that group's */
     kf_buf_adds(&cluster, k ? ",\"" : "{\"");
     kf_buf_adds(&cluster, kf_roles[role].key);
     kf_buf_adds(&cluster, "\":[");
@@ -208,7 +210,8 @@ static kf_status mpi_v1_env(ectx *c) {
 ** worker 0. */
 static kf_status jax_env(ectx *c) {
   const kf_job *j = c->j;
-  int32_t port = kfe_port_of(c, kf_kinds[KF_JAX].port_name, kf_kinds[KF_JAX].port), i;
+  int32_t port = kfe_group_port_of(c, KF_WORKER, kf_kinds[KF_JAX].port_name,
+                                   kf_kinds[KF_JAX].port), i;
   int32_t n = j->g[KF_WORKER].replicas;
   for (i = 0; i < n; i++) {
     kf_env_pod *p = kfe_group_pod(c, KF_WORKER, i);
@@ -223,12 +226,13 @@ static kf_status jax_env(ectx *c) {
 }
 
 /* XGBoostJob (xgboost/xgboost.go SetPodEnv): ranks count the master
-** first; WORKER_PORT is the workers' xgboostjob-port, which the defaulter
-** gives every replica (FACTS names the variable, not its value). */
+** first; MASTER_PORT is the Master's xgboostjob-port, WORKER_PORT the
+** Workers' (getPortFromXGBoostJob of each, v1.9.0). */
 static kf_status xgboost_env(ectx *c) {
   const kf_job *j = c->j;
   const char *pname = kf_kinds[KF_XGBOOST].port_name;
-  int32_t port = kfe_port_of(c, pname, kf_kinds[KF_XGBOOST].port), i;
+  int32_t port = kfe_group_port_of(c, KF_MASTER, pname, kf_kinds[KF_XGBOOST].port), i;
+  int32_t wport = kfe_group_port_of(c, KF_WORKER, pname, kf_kinds[KF_XGBOOST].port);
   int32_t masters = j->g[KF_MASTER].replicas, workers = j->g[KF_WORKER].replicas;
   int64_t total = (int64_t)masters + workers;
   const char *addrs = NULL;
@@ -257,7 +261,7 @@ static kf_status xgboost_env(ectx *c) {
       NOMEM(c, kfe_var_int(c, p, "RANK", role == KF_MASTER ? i : (int64_t)i + masters));
       NOMEM(c, OP(c, p, "PYTHONUNBUFFERED", "1"));
       if (addrs) {
-        NOMEM(c, kfe_var_int(c, p, "WORKER_PORT", port));
+        NOMEM(c, kfe_var_int(c, p, "WORKER_PORT", wport));
         NOMEM(c, OP(c, p, "WORKER_ADDRS", addrs));
       }
     }

@@ -184,7 +184,7 @@ static int32_t port_in(const kf_node *ports, const char *pname, int32_t dflt) {
 
 /* The primary container's port called `pname`, else the operator's
 ** default (the port it adds when the container has none of that name). */
-int32_t kfe_port_of(ectx *c, const char *pname, int32_t dflt) {
+static int32_t port_of(ectx *c, const char *pname, int32_t dflt) {
   return port_in(c->tp ? kf_node_get(c->tp, "ports") : NULL, pname, dflt);
 }
 
@@ -195,7 +195,7 @@ int32_t kfe_group_port_of(ectx *c, int role, const char *pname, int32_t dflt) {
   const kf_node *gt = c->j->g[role].pod_template;
   const kf_node *gp = gt ? kf_pod_primary(gt, NULL) : NULL;
   const kf_node *ports = gp ? kf_node_get(gp, "ports") : NULL;
-  return ports ? port_in(ports, pname, dflt) : kfe_port_of(c, pname, dflt);
+  return ports ? port_in(ports, pname, dflt) : port_of(c, pname, dflt);
 }
 
 int64_t kfe_total_replicas(const kf_job *j, const int *roles, int n) {

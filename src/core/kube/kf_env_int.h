@@ -56,9 +56,9 @@ const char **kfe_sorted_workers(ectx *c, const char *suffix);
 const kf_env_var *kfe_user_var(const kf_env_pod *p, const char *name);
 /* opts.env.NAME, or opts.env["NAME"] when NAME is not an identifier */
 void kfe_env_path(char *out, size_t cap, const char *name);
-/* The primary container's port called `pname`, else `dflt`; the same in
-** group `role`'s pod. */
-int32_t kfe_port_of(ectx *c, const char *pname, int32_t dflt);
+/* The port called `pname` of group `role`'s primary container (its own
+** template's over the job's), else `dflt`: the operators read each
+** group's own container. */
 int32_t kfe_group_port_of(ectx *c, int role, const char *pname, int32_t dflt);
 int64_t kfe_total_replicas(const kf_job *j, const int *roles, int n);
 
