@@ -324,3 +324,42 @@ describe("each pod's environment takes a port from the group's own template", fu
     assert.equal("4444", var(e, "master-0", "WORKER_PORT"))
   end)
 end)
+
+-- Kueue reads topology from each pod set's template (Kueue
+-- podset-*-topology annotations).  Flyte 2's backend copies the pod
+-- template's metadata onto the resource, and Flyte's pod template (a
+-- TaskTemplate k8s_pod) makes its backend leave out terminationMessage-
+-- Policy: both manifests read back with their topology.
+describe("topology read back from Flyte's manifests", function()
+  local function job()
+    return kfjob.PyTorchJob{ container = { image = "img:1" }, master = {}, worker = { replicas = 3 },
+                             scheduling = { queue = "team-a",
+                                            topology = { preferred = "cloud.google.com/gce-topology-block" } } }
+  end
+  it("flyte2: scheduling.topology, not the resource's annotations", function()
+    local m = job():manifest{ target = "flyte2", name = "f2", format = "yaml" }
+    assert.truthy(m:find("metadata:\n  name: f2\n  labels:\n    kueue.x-k8s.io/queue-name: team-a\n"
+                         .. "  annotations:\n    kueue.x-k8s.io/podset-preferred-topology", 1, true), m)
+    local back, info = read(m)
+    assert.truthy(back, info)
+    assert.equal("flyte2", info.target)
+    local s = back:spec()
+    assert.same({ preferred = "cloud.google.com/gce-topology-block" }, s.scheduling.topology)
+    assert.is_nil(s.annotations)
+    assert.equal(m, back:manifest{ target = "flyte2", name = "f2", format = "yaml" })
+    local op = back:manifest{ target = "operator", name = "f2", format = "yaml" }
+    local _, n = op:gsub("podset%-preferred%-topology", "")
+    assert.equal(2, n, op)   -- on the Master's and the Worker's pod templates
+  end)
+  it("flyte: a pod template of topology alone is still Flyte's shape", function()
+    local j = kfjob.PyTorchJob{ container = { image = "img:1" }, master = {}, worker = { replicas = 2 },
+                                scheduling = { topology = { required = "zone" } } }
+    local m = j:manifest{ target = "flyte", name = "t", format = "yaml" }
+    local back, info = read(m)
+    assert.truthy(back, info)
+    assert.equal("flyte", info.target)
+    assert.same({ required = "zone" }, back:spec().scheduling.topology)
+    assert.equal(m, back:manifest{ target = "flyte", name = "t", format = "yaml" })
+    assert.is_true((back:check{ target = "trainer-2.3" }))
+  end)
+end)

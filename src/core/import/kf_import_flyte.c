@@ -49,7 +49,7 @@ static int plain(const kf_node *t) {
 }
 
 typedef struct shape {
-  int tmp_all, tmp_none, plain_all, labels, links_off, fwn_ok, fwn_stray;
+  int tmp_all, tmp_none, plain_all, pod_meta, links_off, fwn_ok, fwn_stray;
 } shape;
 
 /* One replica's template into s; 0: not Flyte's. */
@@ -63,7 +63,10 @@ static int template_shape(const kfi *c, const char *role, const kf_node *t, shap
     return 0;
   s->links_off &= esl && esl->t == KF_NBOOL && !esl->u.b;
   s->plain_all &= plain(t);
-  s->labels |= kf_node_get(kf_node_get(t, "metadata"), "labels") != NULL;
+  /* pod labels, or annotations beyond Flyte's (Kueue's topology): the
+  ** job's pod template, which Flyte's backend merges over its own */
+  s->pod_meta |= kf_node_get(kf_node_get(t, "metadata"), "labels") != NULL ||
+                 (an && an->t == KF_NOBJ && an->u.c.n > 1);
   for (i = 0; i < cs->u.c.n; i++) {
     const kf_node *ct = cs->u.c.v[i], *tmp = kf_node_get(ct, TMP), *env = kf_node_get(ct, "env");
     int dflt = is_str(kf_node_get(ct, "name"), dname);
@@ -83,7 +86,8 @@ static int template_shape(const kfi *c, const char *role, const kf_node *t, shap
 /* Flyte's whole shape: every template has the safe-to-evict "false"
 ** annotation; the task's containers all have terminationMessagePolicy
 ** FallbackToLogsOnError and the templates are plain, or none has it and
-** the job has a pod template (a template not plain, or pod labels);
+** the job has a pod template (a template not plain, pod labels, or
+** annotations beyond safe-to-evict);
 ** Flyte 1 appends _F_WN (the pod's name) to a
 ** PyTorch worker's first container and nowhere else; Flyte 2 sets
 ** enableServiceLinks: false on every pod and has no _F_WN.  -1: not
@@ -97,7 +101,7 @@ int kfi_flyte_shape(const kfi *c, const kf_node *doc) {
   for (i = 0; i < specs->u.c.n; i++)
     if (!template_shape(c, specs->u.c.k[i], kf_node_get(specs->u.c.v[i], "template"), &s))
       return -1;
-  if (s.fwn_stray || !(s.tmp_all ? s.plain_all : s.tmp_none && (!s.plain_all || s.labels)))
+  if (s.fwn_stray || !(s.tmp_all ? s.plain_all : s.tmp_none && (!s.plain_all || s.pod_meta)))
     return -1;
   if (s.links_off) return s.fwn_ok ? -1 : KF_T_FLYTE2;
   return s.fwn_ok == (pytorch && kf_node_get(specs, "Worker") != NULL) ? KF_T_FLYTE : -1;

@@ -473,8 +473,10 @@ static kf_status meta_rest(kfi *c, const char *path, const kf_node *m, kf_node *
       const char *mine = kfi_str(kf_node_get(res[k], v->u.c.k[i]));
       const char *s = kfi_str(v->u.c.v[i]);
       /* the pod's copy of a label of the resource (Kueue's too: they are
-      ** scheduling, whichever the target) */
-      if (c->pod_copies && mine && s && strcmp(mine, s) == 0) continue;
+      ** scheduling, whichever the target); a pod's topology annotation is
+      ** Kueue's, whatever the resource holds (Flyte 2 copies it there) */
+      if (c->pod_copies && mine && s && strcmp(mine, s) == 0 && !(k == 1 && kfi_tas_key(v->u.c.k[i])))
+        continue;
       if (k == 0 && kf_str_listed(kueue, v->u.c.k[i])) {
         int keep;
         if ((st = pod_kueue(c, p, v->u.c.k[i], v->u.c.v[i], mine, &keep)) != KF_OK) return st;

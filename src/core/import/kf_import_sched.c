@@ -92,10 +92,32 @@ static kf_status volcano(kfi *c) {
   return KF_OK;
 }
 
+int kfi_tas_key(const char *k) {
+  size_t i;
+  for (i = 0; i < kf_topology_obj.n; i++)
+    if (kf_topology_obj.f[i].manifest && strcmp(kf_topology_obj.f[i].manifest, k) == 0) return 1;
+  return 0;
+}
+
+/* Flyte 2's backend copies each pod template's metadata onto the resource
+** (kube/kf_manifest_flyte.c): a topology annotation there is that copy,
+** read from the templates (kfi_sched_group_topology), not the job's. */
+static kf_status flyte2_tas(kfi *c) {
+  const kf_node *an = kf_node_get(c->info, "annotations");
+  kf_node *rest;
+  size_t i;
+  if (c->target != KF_T_FLYTE2 || an == NULL || an->t != KF_NOBJ) return KF_OK;
+  KF_OOM(c, rest = kf_node_new(c->A, KF_NOBJ));
+  for (i = 0; i < an->u.c.n; i++)
+    if (!kfi_tas_key(an->u.c.k[i])) KF_OOM(c, kf_node_push(c->A, rest, an->u.c.k[i], an->u.c.v[i]));
+  if (rest->u.c.n != an->u.c.n) info_set(c, "annotations", rest->u.c.n ? rest : NULL);
+  return KF_OK;
+}
+
 kf_status kfi_sched_meta(kfi *c) {
   kf_status st = labels(c);
   if (st == KF_OK && KF_T_IS_TRAINER(c->target)) st = volcano(c);
-  return st;
+  return st == KF_OK ? flyte2_tas(c) : st;
 }
 
 /* The controllers' own managedBy values: the same as none. */
