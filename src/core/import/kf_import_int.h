@@ -43,6 +43,9 @@ typedef struct kfi {
 void kfi_path(char *out, const char *prefix, const char *key);
 void kfi_index(char *out, const char *prefix, size_t i);
 const char *kfi_str(const kf_node *n);      /* NULL: not a string */
+/* Whether annotation key k is one of Kueue's topology annotations (a
+** row of kf_topology_obj). */
+int kfi_tas_key(const char *k);
 /* `problem` (a constructor's, checked with 1-based list paths) for a
 ** manifest path: "(the same as item [N])" counted from 0. */
 void kfi_problem0(char *out, size_t cap, const char *problem);
@@ -147,9 +150,6 @@ kf_status kfi_sched_policy(kfi *c, const char *path, const kf_node *sp);
 ** groups' topology (kf_manifest_sched.c writes the job's, then the
 ** group's); left in the templates when they fit neither. */
 kf_status kfi_sched_group_topology(kfi *c);
-/* Whether annotation key k is one of Kueue's topology annotations (a
-** row of kf_topology_obj). */
-int kfi_tas_key(const char *k);
 
 /* Flyte's whole shape of a kubeflow.org/v1 resource (kf_import_flyte.c):
 ** KF_T_FLYTE, KF_T_FLYTE2, or -1 (not Flyte's: read as written); the

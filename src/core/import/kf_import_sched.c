@@ -92,13 +92,6 @@ static kf_status volcano(kfi *c) {
   return KF_OK;
 }
 
-int kfi_tas_key(const char *k) {
-  size_t i;
-  for (i = 0; i < kf_topology_obj.n; i++)
-    if (kf_topology_obj.f[i].manifest && strcmp(kf_topology_obj.f[i].manifest, k) == 0) return 1;
-  return 0;
-}
-
 /* Flyte 2's backend copies each pod template's metadata onto the resource
 ** (kube/kf_manifest_flyte.c): a topology annotation there is that copy,
 ** read from the templates (kfi_sched_group_topology), not the job's. */

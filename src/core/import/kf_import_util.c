@@ -323,3 +323,10 @@ kf_status kfi_nproc(kfi *c, const char *path, const kf_node *v) {
   KF_OOM(c, kf_node_put(c->A, c->spec, "nproc_per_node", (kf_node *)v));
   return KF_OK;
 }
+
+int kfi_tas_key(const char *k) {
+  size_t i;
+  for (i = 0; i < kf_topology_obj.n; i++)
+    if (kf_topology_obj.f[i].manifest && strcmp(kf_topology_obj.f[i].manifest, k) == 0) return 1;
+  return 0;
+}
