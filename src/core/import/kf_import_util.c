@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kf_sched.h"
 #include "kf_import_int.h"
 
 static int ident(const char *k) {
