@@ -363,3 +363,36 @@ describe("topology read back from Flyte's manifests", function()
     assert.is_true((back:check{ target = "trainer-2.3" }))
   end)
 end)
+
+-- The clustered backend runs the task's container as given (flyte
+-- executor/pkg/plugin/clustered build.go), once a pod, with NNODES and
+-- NPROC_PER_NODE but no RANK or WORLD_SIZE; flyte-sdk's tasks run its
+-- `clustered` entrypoint (args[0], src/flyte/_bin/clustered.py), which
+-- starts torchrun.  A command that starts no launcher: R63 warns.
+describe("R63: a clustered task's command that starts no launcher", function()
+  local function r63(ct)
+    local j = kfjob.PyTorchJob{ container = ct, worker = { replicas = 3 } }
+    for _, w in ipairs(j:lint{ target = "flyte2-clustered" }) do
+      if w.rule == "R63" then return w end
+    end
+  end
+  it("warns for a plain python command, at its path", function()
+    local w = r63{ image = "i:1", command = { "python", "train.py" } }
+    assert.truthy(w)
+    assert.equal("container.command", w.path)
+    assert.truthy(w.message:find("no RANK or WORLD_SIZE", 1, true), w.message)
+  end)
+  it("not for torchrun, python -m torch.distributed.run, the SDK's entrypoint or the image's", function()
+    assert.is_nil(r63{ image = "i:1", command = { "torchrun", "--nnodes=3", "train.py" } })
+    assert.is_nil(r63{ image = "i:1", command = { "/usr/bin/python3", "-m", "torch.distributed.run", "t.py" } })
+    assert.is_nil(r63{ image = "i:1", args = { "clustered", "a0", "--inputs", "x" } })
+    assert.is_nil(r63{ image = "i:1" })
+  end)
+  it("only on flyte2-clustered", function()
+    local j = kfjob.PyTorchJob{ container = { image = "i:1", command = { "python", "t.py" } },
+                                worker = { replicas = 3 } }
+    for _, t in ipairs{ "operator", "flyte", "flyte2" } do
+      for _, w in ipairs(j:lint{ target = t }) do assert.not_equal("R63", w.rule, t) end
+    end
+  end)
+end)

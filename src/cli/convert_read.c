@@ -254,11 +254,12 @@ static int on_other(conv *c, const kfjob_job *j, const kfjob_import_info *info) 
 /* The rules whose warnings convert prints, one stderr line each, --lossy
 ** or not: with --to, what the target drops on the way (the accelerator's
 ** affinity R12, a TrainJob's restart count, TTL and backoff limit R19/R20)
-** or runs differently (a node's processes R57, R60); on the input's own
+** or runs differently (a node's processes R57, R60; a clustered task's
+** command that starts no launcher R63); on the input's own
 ** target too, env references that never expand (R55), the other system's
 ** host names (R61) and an ExitCode the v1 MPIJob controller never acts on
 ** (R13, a warning on that target only). */
-static const char *const said_on_migration[] = {"R12", "R19", "R20", "R57", "R60", NULL};
+static const char *const said_on_migration[] = {"R12", "R19", "R20", "R57", "R60", "R63", NULL};
 static const char *const said_always[] = {"R13", "R55", "R61", NULL};
 
 static int rule_in(const char *rule, const char *const *list) {

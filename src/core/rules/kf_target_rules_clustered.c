@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kf_launcher.h"
 #include "kf_rules_int.h"
 
 #define CL(s) [KF_T_CLUSTERED] = s
@@ -129,6 +130,29 @@ static kf_status r46_env(const kf_job *j, kf_target t, const kf_target_ctx *c,
     else snprintf(path, sizeof path, "container.env.%.100s", k);
     ADD(path, e, "%s is overwritten: the clustered plugin sets it on every pod", k);
   }
+  return KF_OK;
+}
+
+/* R63: the backend runs the task's container as given, once a pod, with
+** NNODES, NPROC_PER_NODE, RDZV_BACKEND and the JobSet's variables (no
+** RANK or WORLD_SIZE); flyte-sdk's tasks run its `clustered` entrypoint,
+** which starts torchrun.  A command that starts neither runs the program
+** once a pod, not distributed. */
+static kf_status r63_launcher(const kf_job *j, kf_target t, const kf_target_ctx *c,
+                              const kf_target_rule *r, kf_problems *out, kf_err *e) {
+  const kf_container *ct = j->has_container ? &j->container : NULL;
+  const char *const *v;
+  size_t n;
+  (void)c;
+  if (ct == NULL || (ct->ncommand == 0 && ct->nargs == 0)) return KF_OK;   /* the image's */
+  v = (const char *const *)(ct->ncommand ? ct->command : ct->args);
+  n = ct->ncommand ? ct->ncommand : ct->nargs;
+  if (kf_starts_launcher(v, n) || (ct->ncommand == 0 && strcmp(v[0], "clustered") == 0))
+    return KF_OK;
+  ADD(ct->ncommand ? "container.command" : "container.args", e, "'%.60s' starts no launcher: "
+      "a clustered task's pods run the container as written, once a pod, with NNODES and "
+      "NPROC_PER_NODE but no RANK or WORLD_SIZE (flyte-sdk's tasks run its `clustered` "
+      "entrypoint, which starts torchrun); start torchrun in the command", v[0]);
   return KF_OK;
 }
 
@@ -263,6 +287,10 @@ const kf_target_rule kf_target_rules_clustered[] = {
   {"R48", PT_EL, {CL(ERR)},
    {CL(BUILD " (one ReplicatedJob 'workers' of the task's pod)")}, r48_groups, 0, 0},
   {"R13", PT_EL, {CL(ERR)}, {CL(BUILD " (pod restartPolicy Never)")}, r13_restart, 0, 0},
+  {"R63", PT_EL, {CL(WARN)},
+   {CL(BUILD " (the task's container as given); flyte-sdk src/flyte/_bin/clustered.py "
+       "(its entrypoint starts torchrun)")},
+   r63_launcher, 0, 0},
   {"R20", PT_EL, {CL(WARN)},
    {CL("flyteidl2 plugins/clustered.proto ClusteredTaskSpec (failure_policy and the TTL "
        "only); " BUILD " (no activeDeadlineSeconds)")},
