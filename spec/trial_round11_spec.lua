@@ -8,24 +8,30 @@ local function read(text, opts)
   return kfjob.from_manifest(text, opts)
 end
 
+-- A v2beta1 MPIJob of 2 workers; `launcher` is the Launcher's lines
+-- after `replicas: 1` (its restart policy and template).
+local function mpi_v2(name, launcher)
+  return ([[
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: %s}
+spec:
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+%s    Worker:
+      replicas: 2
+      template: {spec: {containers: [{image: "mpi:1", name: worker}]}}
+]]):format(name, launcher)
+end
+
 -- mpi-operator v2beta1 default.go SetDefaults_MPIJob gives the Launcher no
 -- command: its image's entrypoint runs.  kfjob's launcher runs its mpirun
 -- line, so reading one without command or args would run another program:
 -- an error, --lossy or not.
 describe("an MPIJob launcher with neither command nor args", function()
-  local doc = [[
-apiVersion: kubeflow.org/v2beta1
-kind: MPIJob
-metadata: {name: mpi-nocmd}
-spec:
-  mpiReplicaSpecs:
-    Launcher:
-      replicas: 1
-      template: {spec: {containers: [{image: "myorg/entrypoint-runs-mpirun:1", name: launcher}]}}
-    Worker:
-      replicas: 2
-      template: {spec: {containers: [{image: "myorg/entrypoint-runs-mpirun:1", name: worker}]}}
-]]
+  local doc = mpi_v2("mpi-nocmd",
+    "      template: {spec: {containers: [{image: \"myorg/entrypoint-runs-mpirun:1\", name: launcher}]}}\n")
   it("is refused at its args, also with lossy", function()
     for _, lossy in ipairs{ false, true } do
       local j, err = read(doc, { lossy = lossy })
@@ -145,26 +151,9 @@ end)
 -- leaves ExitCode out, and then the launcher's default applies
 -- (default.go SetDefaults_MPIJob: OnFailure), not kfjob's Never.
 describe("a v2beta1 launcher's ExitCode left out under lossy", function()
-  local doc = [[
-apiVersion: kubeflow.org/v2beta1
-kind: MPIJob
-metadata: {name: mpi-ec}
-spec:
-  mpiReplicaSpecs:
-    Launcher:
-      replicas: 1
-      restartPolicy: ExitCode
-      template:
-        spec:
-          containers:
-          - {image: "mpioperator/mpi-pi:openmpi", name: launcher, command: [mpirun, -n, "2", /home/mpiuser/pi]}
-    Worker:
-      replicas: 2
-      template:
-        spec:
-          containers:
-          - {image: "mpioperator/mpi-pi:openmpi", name: worker}
-]]
+  local doc = mpi_v2("mpi-ec", "      restartPolicy: ExitCode\n"
+    .. "      template: {spec: {containers: [{image: \"mpi:1\", name: launcher,"
+    .. " command: [mpirun, -n, \"2\", /home/mpiuser/pi]}]}}\n")
   it("is listed with its rule and reads as the operator's default", function()
     local j, err = read(doc)
     assert.is_nil(j)
