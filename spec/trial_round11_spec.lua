@@ -41,6 +41,13 @@ describe("an MPIJob launcher with neither command nor args", function()
       assert.truthy(err:find("not left out under --lossy", 1, true), err)
     end
   end)
+  it("names a misspelt command of the launcher's container", function()
+    local j, err = read(mpi_v2("typo", "      template: {spec: {containers: [{image: \"mpi:1\", "
+                                       .. "name: l, commnd: [mpirun, -np, \"2\", a.out]}]}}\n"),
+                        { lossy = true })
+    assert.is_nil(j)
+    assert.truthy(err:find("its container has 'commnd': did you mean 'command'?", 1, true), err)
+  end)
 end)
 
 -- training-operator tfjob_types.go TFJobReplicaTypeMaster ("similar to

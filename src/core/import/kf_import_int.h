@@ -46,6 +46,9 @@ const char *kfi_str(const kf_node *n);      /* NULL: not a string */
 /* Whether annotation key k is one of Kueue's topology annotations (a
 ** row of kf_topology_obj). */
 int kfi_tas_key(const char *k);
+/* The first row of info.unmapped (lossy) below `prefix` (a path it
+** starts, then '.' or '['); NULL: none. */
+const kf_node *kfi_unmapped_under(const kfi *c, const char *prefix);
 /* `problem` (a constructor's, checked with 1-based list paths) for a
 ** manifest path: "(the same as item [N])" counted from 0. */
 void kfi_problem0(char *out, size_t cap, const char *problem);

@@ -6,6 +6,7 @@
 ** are not that line has them as its own command.
 */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kf_launcher.h"
@@ -241,6 +242,24 @@ static kf_status own_line(kfi *c, kfi_groups *G, const kf_node *task, const int 
   return KF_OK;
 }
 
+/* A key of the launcher's container that spells command or args wrongly
+** (it stays in the pod template's container, where the template's
+** checks would name it later): said with the refusal, else "". */
+static void misspelt(const kfi_pod *pd, char *out, size_t cap) {
+  static const char *const want[] = {"command", "args", NULL};
+  const kf_node *cs = kf_node_get(kf_node_get(pd->tmpl, "spec"), "containers");
+  size_t i, k;
+  *out = '\0';
+  for (i = 0; cs && cs->t == KF_NARR && i < cs->u.c.n; i++)
+    for (k = 0; cs->u.c.v[i]->t == KF_NOBJ && k < cs->u.c.v[i]->u.c.n; k++) {
+      const char *key = cs->u.c.v[i]->u.c.k[k], *sg = kf_suggest(key, want);
+      if (sg && strcmp(sg, key) != 0) {
+        snprintf(out, cap, "; its container has '%.60s': did you mean '%s'?", key, sg);
+        return;
+      }
+    }
+}
+
 kf_status kfi_mpi_args(kfi *c, kfi_groups *G, const kf_node **args) {
   const kf_node *task = NULL;
   hvd_line h;
@@ -255,15 +274,16 @@ kf_status kfi_mpi_args(kfi *c, kfi_groups *G, const kf_node **args) {
       /* kfjob's launcher always has args (a worker without a command runs
       ** what the operator gives it: sshd, or on v1 sleep 365d whatever its
       ** args, mpijob_controller.go newWorker) */
-      char p[KFI_PATH];
+      char p[KFI_PATH], hint[160];
       kfi_path(p, G->path[i], "args");
+      misspelt(&G->pod[i], hint, sizeof hint);
       /* not left out under lossy: the launcher would run kfjob's mpirun
       ** line in place of its image's entrypoint (the operator sets no
       ** launcher command: mpi-operator v2beta1 default.go SetDefaults_MPIJob) */
       return kfi_fail(c, p, "absent: kfjob's container runs the launcher's mpirun or "
                       "horovodrun line, or the group's own command, as its args: write the "
                       "launcher's command (its image's entrypoint) in command or args (not left "
-                      "out under --lossy: the launcher would run another program)");
+                      "out under --lossy: the launcher would run another program)%s", hint);
     }
     if (a && G->role[i] != KF_LAUNCHER && worker_own(c, G)) {
       KF_OOM(c, kf_node_push(c->A, G->g[i], "command", (kf_node *)a));

@@ -531,15 +531,12 @@ static kf_status tf_master(kfi *c, const char *sp, const kf_node *specs) {
 ** group runs nothing, so that stays an error, said at the first one left
 ** out with its reason. */
 static kf_status none_left(kfi *c, const char *sp, const kf_node *specs, const kfi_groups *G) {
-  size_t i, n = strlen(sp);
+  const kf_node *row;
   if (G->n > 0 || specs->u.c.n == 0) return KF_OK;
-  for (i = 0; c->unmapped && i < c->unmapped->u.c.n; i++) {
-    const kf_node *row = c->unmapped->u.c.v[i];
-    const char *at = kfi_str(kf_node_get(row, "path")), *why = kfi_str(kf_node_get(row, "reason"));
-    if (at && why && strncmp(at, sp, n) == 0 && at[n] == '.')
-      return kfi_fail(c, at, "%s (not left out under --lossy: no other replica spec, the job "
-                      "would run no pod)", why);
-  }
+  if ((row = kfi_unmapped_under(c, sp)) != NULL)
+    return kfi_fail(c, kfi_str(kf_node_get(row, "path")), "%s (not left out under --lossy: no "
+                    "other replica spec, the job would run no pod)",
+                    kfi_str(kf_node_get(row, "reason")));
   return kfi_fail(c, sp, "no replica spec is one kfjob's %s holds: the job would run no pod",
                   kf_kinds[c->kind].name);
 }

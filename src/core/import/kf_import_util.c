@@ -331,3 +331,12 @@ int kfi_tas_key(const char *k) {
     if (kf_topology_obj.f[i].manifest && strcmp(kf_topology_obj.f[i].manifest, k) == 0) return 1;
   return 0;
 }
+
+const kf_node *kfi_unmapped_under(const kfi *c, const char *prefix) {
+  size_t i, n = strlen(prefix);
+  for (i = 0; c->unmapped && i < c->unmapped->u.c.n; i++) {
+    const char *at = kfi_str(kf_node_get(c->unmapped->u.c.v[i], "path"));
+    if (at && strncmp(at, prefix, n) == 0 && (at[n] == '.' || at[n] == '[')) return c->unmapped->u.c.v[i];
+  }
+  return NULL;
+}
