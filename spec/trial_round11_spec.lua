@@ -392,3 +392,33 @@ describe("R63: a clustered task's command that starts no launcher", function()
     end
   end)
 end)
+
+-- A data config behaves as its Lua twin (README, Data configs): a job that
+-- cannot be built is the config's error, as the twin's constructor raises,
+-- --keep-going or not; --keep-going writes what the target takes when it
+-- refuses another job.
+describe("--keep-going on a data config", function()
+  if not util.cli_ok then pending(util.cli_why()) return end
+  local function cfg(b)
+    return "jobs:\n  a:\n    kind: PyTorchJob\n    container: {image: \"a:1\"}\n"
+           .. "    worker: {replicas: 2}\n  b:\n    kind: PyTorchJob\n    container: {image: \"a:1\"}\n"
+           .. "    worker: " .. b .. "\n"
+  end
+  it("a job that cannot be built renders nothing, naming its line and path", function()
+    local dir = util.tmpdir()
+    local code, _, err = util.kfjob("render", util.tmp(cfg("{replicas: -1}"), ".yaml"), "-f", "manifest",
+                                    "-o", dir .. "/out", "--keep-going")
+    assert.equal(1, code)
+    assert.same({}, util.listdir(dir))
+    assert.truthy(err:find(":9: jobs.b.worker.replicas: must be >= 0 (got -1)", 1, true), err)
+  end)
+  it("a job the target refuses: the others are written", function()
+    local dir = util.tmpdir()
+    local code, _, err = util.kfjob("render", util.tmp(cfg("{replicas: 2, restart_policy: exit_code}"), ".yaml"),
+                                    "-f", "manifest", "--target", "trainer-2.3", "-o", dir .. "/out",
+                                    "--keep-going")
+    assert.equal(1, code)
+    assert.same({ ".kfjob-outputs", "a.manifest.yaml" }, util.listdir(dir .. "/out"))
+    assert.truthy(err:find("job 'b'", 1, true), err)
+  end)
+end)
