@@ -422,3 +422,29 @@ describe("--keep-going on a data config", function()
     assert.truthy(err:find("job 'b'", 1, true), err)
   end)
 end)
+
+-- A HorovodJob's log level, discovery script, elastic timeout and
+-- --verbose travel in the launcher's horovodrun line alone (flytekit
+-- kfmpi task.py HorovodJob: _get_horovod_prefix): decoding a TaskTemplate
+-- or TaskSpec reads them from it, so the job and its bytes come back.
+describe("a HorovodJob's launcher settings decoded from its template", function()
+  for _, extra in ipairs{ { log_level = "DEBUG" }, { elastic_timeout = 60 },
+                          { discovery_script_path = "/opt/discover.sh" }, { verbose = true } } do
+    local k = next(extra)
+    it(k, function()
+      local spec = { worker = { replicas = 2 }, launcher = { replicas = 1 }, slots = 2 }
+      spec[k] = extra[k]
+      local h = kfjob.HorovodJob(spec)
+      local t = h:task_template{ container = { image = "i:1", args = { "python", "train.py" } } }
+      local d = assert(kfjob.decode_task_template(t, { kind = "HorovodJob" }))
+      assert.equal(extra[k], d[k])
+      assert.same({ "python", "train.py" }, d.container.args)
+      assert.is_true(d == h:with{ container = { image = "i:1", args = { "python", "train.py" } } })
+      assert.equal(t, d:task_template())
+      local ts = h:task_spec{ container = { image = "i:1", args = { "python", "train.py" } },
+                              id = { project = "p", domain = "d", name = "wf.train", version = "v1" } }
+      local d2 = assert(kfjob.decode_task_spec(ts, { kind = "HorovodJob" }))
+      assert.equal(extra[k], d2[k])
+    end)
+  end
+end)

@@ -311,6 +311,9 @@ kf_status kf_template_to_job(Flyteidl__Core__TaskTemplate *t, int opt_kind,
     return st;
   /* kf_pod_tt.c; it takes the pod's topology and labels (SPEC §13) */
   if ((st = kf_pod_from_template(t, A, j, who, e)) != KF_OK) return st;
+  /* Horovod's own values travel in the launcher line alone */
+  if (t->target_case == FLYTEIDL__CORE__TASK_TEMPLATE__TARGET_CONTAINER && t->container)
+    kf_horovod_line_read(j, (const char *const *)t->container->args, t->container->n_args, A);
   if ((*info = info_node(t, j, A)) == NULL) return kf_nomem(e);
   if (flyte2_labels(j) && !kf_obj_strref(A, *info, "target", "flyte2"))   /* renders for it */
     return kf_nomem(e);

@@ -5,6 +5,7 @@
 ** TaskTemplate (v0 MPI, flyte/) and every manifest writer (kube/).
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kf_launcher.h"
@@ -66,6 +67,45 @@ kf_status kf_launcher_command(const kf_job *j, const kf_strs *args,
                    who, KF_MAX_ITEMS);
   *out = a;
   return KF_OK;
+}
+
+/* A decimal in 1..INT32_MAX as push_launcher writes one; 0: not one. */
+static int32_t positive(const char *s) {
+  char *end;
+  long long v;
+  if (s == NULL || *s < '1' || *s > '9') return 0;
+  v = strtoll(s, &end, 10);
+  return *end == '\0' && v <= 0x7fffffff ? (int32_t)v : 0;
+}
+
+/* A token field's value (kf_build.c get_str): not empty, UTF-8, no
+** whitespace or controls. */
+static int token(const char *s) {
+  char buf[64];
+  size_t n = s ? strlen(s) : 0;
+  return n > 0 && n <= KF_MAX_STRING && kf_utf8_ok(s, n) &&
+         kf_token_problem(s, n, buf, sizeof buf) == NULL;
+}
+
+size_t kf_horovod_line_read(kf_job *j, const char *const *args, size_t n, kf_arena *A) {
+  kf_job t;
+  kf_node *l;
+  kf_err e;
+  size_t i;
+  if (j->kind != KF_HOROVOD || n < 17 || strcmp(args[0], "horovodrun") != 0 ||
+      !token(args[4]) || !token(args[14]))
+    return 0;
+  t = *j;   /* push_launcher's places: 4, 14, 16, 17 */
+  if ((t.elastic_timeout = positive(args[16])) == 0 ||
+      (t.log_level = kf_arena_strndup(A, args[4], strlen(args[4]))) == NULL ||
+      (t.discovery_script_path = kf_arena_strndup(A, args[14], strlen(args[14]))) == NULL)
+    return 0;
+  t.verbose = n > 17 && strcmp(args[17], "--verbose") == 0;
+  if (kf_launcher_command(&t, NULL, A, &l, "", &e) != KF_OK || l->u.c.n > n) return 0;
+  for (i = 0; i < l->u.c.n; i++)
+    if (strcmp(args[i], l->u.c.v[i]->u.s.p) != 0) return 0;
+  *j = t;
+  return l->u.c.n;
 }
 
 int kf_starts_launcher(const char *const *v, size_t n) {

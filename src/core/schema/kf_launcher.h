@@ -17,6 +17,12 @@ kf_status kf_launcher_command(const kf_job *j, const kf_strs *args,
 ** -np (its value, workers x slots, follows), NULL-ended: the writer's
 ** (kf_launcher_command) and the import's, which recognises the line. */
 extern const char *const kf_mpirun_flags[];
+/* A HorovodJob's values that only its horovodrun line carries (log level,
+** discovery script, elastic timeout, --verbose) read from `args`, a line
+** of push_launcher's shape: set in *j (strings copied to A) when the line
+** made again from them is args' first items, item for item; returns that
+** length, else 0 and *j unchanged. */
+size_t kf_horovod_line_read(kf_job *j, const char *const *args, size_t n, kf_arena *A);
 
 /* The command starts a launcher of its own (torchrun, python -m
 ** torch.distributed.run): Trainer runs it as written, not wrapped in
