@@ -448,3 +448,20 @@ describe("a HorovodJob's launcher settings decoded from its template", function(
     end)
   end
 end)
+
+-- kfjob explain's ON TARGET block names the rule that refuses a value of
+-- the field (docs/CLI.md): a group of workers the target needs (R1 on
+-- flyte2 for a PyTorchJob, R3 on flyte for a TFJob, R4 on the
+-- mpi-operator) refuses 0.
+describe("kfjob explain names the rule refusing a worker count of 0", function()
+  local explain = require "kfjob.explain"
+  it("R3, R4, R1 on the targets that refuse it, not where 0 is taken", function()
+    assert.truthy(explain("TFJob.worker.replicas", "flyte"):find(
+      "values:   >= 1 (0 cannot be expressed: R3: ", 1, true))
+    assert.truthy(explain("MPIJob.worker.replicas", "mpi-operator"):find(
+      "values:   >= 1 (0 cannot be expressed: R4: ", 1, true))
+    assert.truthy(explain("PyTorchJob.worker.replicas", "flyte2"):find(
+      "values:   >= 1 (0 cannot be expressed: R1: ", 1, true))
+    assert.falsy(explain("PyTorchJob.worker.replicas", "flyte"):find("values:", 1, true))
+  end)
+end)

@@ -381,6 +381,17 @@ local function values_line(ctx, target, lines)
   return ok
 end
 
+-- An integer row's least value the target refuses (a group of workers
+-- the target needs: R1, R3, R4): "values: >= N+1 (N cannot be expressed:
+-- rules)"; nothing when it takes the row's minimum.
+local function min_line(ctx, target, lines)
+  local m = ctx.row.min
+  if ctx.row.type ~= "integer" or m == nil then return end
+  local job, errs = with_value(ctx, target, m)
+  if not job or #errs == 0 then return end
+  lines[#lines + 1] = ("values:   >= %d (%d cannot be expressed: %s)"):format(m + 1, m, rules_text(errs))
+end
+
 -- The new lint warnings of `job` about the field.
 local function warnings_of(ctx, job, target)
   local before, out = {}, {}
@@ -497,6 +508,7 @@ local function target_lines(ctx, target)
   local lines, m0 = {}, use_base(ctx, target)
   if not m0 then return { "not asked (no job of this kind to try on " .. target .. ")" } end
   local ok = ctx.row.type == "enum" and values_line(ctx, target, lines) or nil
+  min_line(ctx, target, lines)
   local job, refused, all = pick(ctx, target, ok)
   if not job then
     lines[#lines + 1] = "manifest: " .. (refused and ("cannot be expressed (" .. rules_text(refused) .. ")")
