@@ -465,3 +465,38 @@ describe("kfjob explain names the rule refusing a worker count of 0", function()
     assert.falsy(explain("PyTorchJob.worker.replicas", "flyte"):find("values:", 1, true))
   end)
 end)
+
+-- kfjob's TaskTemplate gives shared memory as the container target's
+-- extended_resources.shared_memory; Flyte's backend builds that target's
+-- container with terminationMessagePolicy FallbackToLogsOnError and adds
+-- the volume and mount (flyteplugins flytek8s pod_helper.go BuildRawPod,
+-- ApplySharedMemory): the manifest has all three and reads back as Flyte's.
+describe("shared memory on Flyte's targets", function()
+  for _, t in ipairs{ "flyte", "flyte2" } do
+    for _, shm in ipairs{ true, "2Gi" } do
+      it(t .. ", shared_memory = " .. tostring(shm), function()
+        local j = kfjob.PyTorchJob{ worker = { replicas = 2 }, shared_memory = shm, container = { image = "i:1" } }
+        local tt = kfjob.decode_task_template(j:task_template())
+        assert.is_nil(tt:spec().pod_template)   -- the container target
+        local m = j:manifest{ target = t, name = "s", format = "yaml" }
+        local _, n = m:gsub("terminationMessagePolicy: FallbackToLogsOnError", "")
+        assert.equal(2, n, m)
+        assert.truthy(m:find("mountPath: /dev/shm", 1, true))
+        local back, info = read(m)
+        assert.truthy(back, info)
+        assert.equal(t, info.target)
+        assert.equal(m, back:manifest{ target = t, name = "s", format = "yaml" })
+      end)
+    end
+  end
+  it("a pod template job keeps the k8s_pod path: no policy, read back the same", function()
+    local j = kfjob.PyTorchJob{ worker = { replicas = 2 }, shared_memory = true, container = { image = "i:1" },
+                                pod_template = { spec = { containers = { { name = "primary",
+                                  env = { { name = "A", value = "1" } } } } } } }
+    local m = j:manifest{ target = "flyte", name = "s", format = "yaml" }
+    assert.falsy(m:find("terminationMessagePolicy", 1, true), m)
+    local back, info = read(m)
+    assert.equal("flyte", info.target)
+    assert.equal(m, back:manifest{ target = "flyte", name = "s", format = "yaml" })
+  end)
+end)

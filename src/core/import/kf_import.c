@@ -533,6 +533,13 @@ kf_status kf_import(const kf_node *doc, const kf_import_opts *o, kf_arena *A,
       (!KF_T_IS_TRAINER(c.target) && (st = kfi_sched_group_topology(&c)) != KF_OK) ||
       (clustered && (st = kfi_jobset_finish(&c)) != KF_OK))
     return st;
+  /* a Flyte pod template job with shared memory whose template held only
+  ** what the job has fields for (the primary's env): still one, written
+  ** without terminationMessagePolicy again (shared memory alone is the
+  ** container target's, which has it) */
+  if ((c.target == KF_T_FLYTE || c.target == KF_T_FLYTE2) && kfi_flyte_pod_job(&c, doc) &&
+      kf_node_get(c.spec, "pod_template") == NULL && kf_node_get(c.spec, "shared_memory"))
+    KF_OOM(&c, kf_obj_add(A, c.spec, "pod_template", KF_NOBJ));
   if (clustered) c.target = KF_T_CLUSTERED, doc = orig;   /* info: the JobSet's */
   snprintf(ctor, sizeof ctor, "%s (as kfjob.%s)", c.who, kf_kinds[c.kind].name);
   if ((st = kf_job_from_spec(c.kind, c.spec, A, out, ctor, e)) != KF_OK)

@@ -27,11 +27,19 @@ static int fwn_entry(const kf_node *e) {
          fr->u.c.n == 1 && is_str(kf_node_get(fr, "fieldPath"), "metadata.name");
 }
 
+/* A list of exactly one item that `is` takes (kfjob's shared memory). */
+static int one(const kf_node *l, int (*is)(const kf_node *)) {
+  return l && l->t == KF_NARR && l->u.c.n == 1 && is(l->u.c.v[0]);
+}
+
 /* A template that gives the job no pod template: a spec of containers
-** (one, of the task's keys), restartPolicy, the accelerator's placement
+** (one, of the task's keys), restartPolicy, the accelerator's placement,
+** with `shm_ok` the shared-memory volume and mount (the container
+** target's extended_resources.shared_memory, flytek8s ApplySharedMemory)
 ** and Flyte 2's enableServiceLinks; Flyte then adds terminationMessage-
-** Policy, and not otherwise (kf_manifest_flyte.c; FACTS §4.4 notes). */
-static int plain(const kf_node *t) {
+** Policy, and not otherwise (kf_manifest_flyte.c; FACTS §4.4 notes).
+** Without it a template holding shared memory is a pod template's. */
+static int plain(const kf_node *t, int shm_ok) {
   static const char *const pod_keys[] = {"containers", "restartPolicy", "affinity",
                                          "tolerations", "enableServiceLinks", NULL};
   static const char *const ct_keys[] = {"name", "image", "command", "args", "env",
@@ -41,15 +49,19 @@ static int plain(const kf_node *t) {
   if (ps == NULL || ps->t != KF_NOBJ || cs == NULL || cs->t != KF_NARR || cs->u.c.n != 1)
     return 0;
   for (i = 0; i < ps->u.c.n; i++)
-    if (!kf_str_listed(pod_keys, ps->u.c.k[i])) return 0;
+    if (!kf_str_listed(pod_keys, ps->u.c.k[i]) &&
+        !(shm_ok && strcmp(ps->u.c.k[i], "volumes") == 0 && one(ps->u.c.v[i], kfi_shm_volume)))
+      return 0;
   ct = cs->u.c.v[0];
   for (i = 0; ct->t == KF_NOBJ && i < ct->u.c.n; i++)
-    if (!kf_str_listed(ct_keys, ct->u.c.k[i])) return 0;
+    if (!kf_str_listed(ct_keys, ct->u.c.k[i]) &&
+        !(shm_ok && strcmp(ct->u.c.k[i], "volumeMounts") == 0 && one(ct->u.c.v[i], kfi_shm_mount)))
+      return 0;
   return ct->t == KF_NOBJ;
 }
 
 typedef struct shape {
-  int tmp_all, tmp_none, plain_all, pod_meta, links_off, fwn_ok, fwn_stray;
+  int tmp_all, tmp_none, plain_all, plain_shm_all, pod_meta, links_off, fwn_ok, fwn_stray;
 } shape;
 
 /* One replica's template into s; 0: not Flyte's. */
@@ -62,7 +74,8 @@ static int template_shape(const kfi *c, const char *role, const kf_node *t, shap
   if (!is_str(kf_node_get(an, SAFE_TO_EVICT), "false") || cs == NULL || cs->t != KF_NARR)
     return 0;
   s->links_off &= esl && esl->t == KF_NBOOL && !esl->u.b;
-  s->plain_all &= plain(t);
+  s->plain_all &= plain(t, 0);
+  s->plain_shm_all &= plain(t, 1);
   /* pod labels, or annotations beyond Flyte's (Kueue's topology): the
   ** job's pod template, which Flyte's backend merges over its own */
   s->pod_meta |= kf_node_get(kf_node_get(t, "metadata"), "labels") != NULL ||
@@ -92,16 +105,29 @@ static int template_shape(const kfi *c, const char *role, const kf_node *t, shap
 ** PyTorch worker's first container and nowhere else; Flyte 2 sets
 ** enableServiceLinks: false on every pod and has no _F_WN.  -1: not
 ** Flyte's. */
+static int shape_of(const kfi *c, const kf_node *doc, shape *s) {
+  const kf_node *specs = kf_node_get(kf_node_get(doc, "spec"), kf_kinds[c->kind].crd_specs);
+  size_t i;
+  static const shape all = {1, 1, 1, 1, 0, 1, 0, 0};
+  *s = all;
+  if (specs == NULL || specs->t != KF_NOBJ || specs->u.c.n == 0) return 0;
+  for (i = 0; i < specs->u.c.n; i++)
+    if (!template_shape(c, specs->u.c.k[i], kf_node_get(specs->u.c.v[i], "template"), s))
+      return 0;
+  return 1;
+}
+
+int kfi_flyte_pod_job(const kfi *c, const kf_node *doc) {
+  shape s;
+  return shape_of(c, doc, &s) && !s.tmp_all && s.tmp_none;
+}
+
 int kfi_flyte_shape(const kfi *c, const kf_node *doc) {
   const kf_node *specs = kf_node_get(kf_node_get(doc, "spec"), kf_kinds[c->kind].crd_specs);
-  shape s = {1, 1, 1, 0, 1, 0, 0};
+  shape s;
   int pytorch = c->kind == KF_PYTORCH || c->kind == KF_ELASTIC;
-  size_t i;
-  if (specs == NULL || specs->t != KF_NOBJ || specs->u.c.n == 0) return -1;
-  for (i = 0; i < specs->u.c.n; i++)
-    if (!template_shape(c, specs->u.c.k[i], kf_node_get(specs->u.c.v[i], "template"), &s))
-      return -1;
-  if (s.fwn_stray || !(s.tmp_all ? s.plain_all : s.tmp_none && (!s.plain_all || s.pod_meta)))
+  if (!shape_of(c, doc, &s)) return -1;
+  if (s.fwn_stray || !(s.tmp_all ? s.plain_shm_all : s.tmp_none && (!s.plain_all || s.pod_meta)))
     return -1;
   if (s.links_off) return s.fwn_ok ? -1 : KF_T_FLYTE2;
   return s.fwn_ok == (pytorch && kf_node_get(specs, "Worker") != NULL) ? KF_T_FLYTE : -1;

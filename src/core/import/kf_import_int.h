@@ -49,6 +49,12 @@ int kfi_tas_key(const char *k);
 /* The first row of info.unmapped (lossy) below `prefix` (a path it
 ** starts, then '.' or '['); NULL: none. */
 const kf_node *kfi_unmapped_under(const kfi *c, const char *prefix);
+/* kfjob's shared memory as kf_pod_manifest.c writes it (kf_import_pod.c):
+** the volume {name: flyte-shared-memory, emptyDir: {medium: Memory[,
+** sizeLimit]}} and the mount {name: flyte-shared-memory, mountPath:
+** /dev/shm}. */
+int kfi_shm_volume(const kf_node *v);
+int kfi_shm_mount(const kf_node *m);
 /* `problem` (a constructor's, checked with 1-based list paths) for a
 ** manifest path: "(the same as item [N])" counted from 0. */
 void kfi_problem0(char *out, size_t cap, const char *problem);
@@ -158,6 +164,9 @@ kf_status kfi_sched_group_topology(kfi *c);
 ** KF_T_FLYTE, KF_T_FLYTE2, or -1 (not Flyte's: read as written); the
 ** spec without Flyte's additions (NULL: out of memory). */
 int kfi_flyte_shape(const kfi *c, const kf_node *doc);
+/* A Flyte manifest (kfi_flyte_shape) of a job with a pod template: the
+** task container has no terminationMessagePolicy (the k8s_pod path). */
+int kfi_flyte_pod_job(const kfi *c, const kf_node *doc);
 const kf_node *kfi_plain_spec(kfi *c, const kf_node *spec);
 
 /* The replica specs of one resource as read (kf_import_spec.c). */

@@ -187,9 +187,7 @@ static int str_is(const kf_node *n, const char *s) {
   return v && strcmp(v, s) == 0;
 }
 
-/* {name: flyte-shared-memory, emptyDir: {medium: Memory[, sizeLimit]}}, as
-** kf_pod_manifest.c writes it. */
-static int shm_volume(const kf_node *v) {
+int kfi_shm_volume(const kf_node *v) {
   const kf_node *ed = kf_node_get(v, "emptyDir");
   size_t i;
   if (v == NULL || v->t != KF_NOBJ || v->u.c.n != 2 || !named(v, KF_SHM_VOLUME) ||
@@ -201,8 +199,7 @@ static int shm_volume(const kf_node *v) {
   return 1;
 }
 
-/* {name: flyte-shared-memory, mountPath: /dev/shm}, as the writer mounts it. */
-static int shm_mount(const kf_node *m) {
+int kfi_shm_mount(const kf_node *m) {
   return m && m->t == KF_NOBJ && m->u.c.n == 2 && named(m, KF_SHM_VOLUME) &&
          str_is(kf_node_get(m, "mountPath"), KF_SHM_PATH);
 }
@@ -214,7 +211,7 @@ static int shm_whole(const kf_node *spec, const char *pname) {
   const kf_node *vs = kf_node_get(spec, "volumes"), *cs = kf_node_get(spec, "containers");
   size_t i, x, vols = 0, at = 0, mounts = 0, mine = 0;
   for (i = 0; vs && vs->t == KF_NARR && i < vs->u.c.n; i++)
-    if (named(vs->u.c.v[i], KF_SHM_VOLUME)) vols += shm_volume(vs->u.c.v[i]) ? 1 : 2;
+    if (named(vs->u.c.v[i], KF_SHM_VOLUME)) vols += kfi_shm_volume(vs->u.c.v[i]) ? 1 : 2;
   if (vols != 1 || cs == NULL || cs->t != KF_NARR || cs->u.c.n == 0) return 0;
   for (i = 0; i < cs->u.c.n; i++)
     if (named(cs->u.c.v[i], pname)) { at = i; break; }
@@ -223,7 +220,7 @@ static int shm_whole(const kf_node *spec, const char *pname) {
     for (x = 0; ms && ms->t == KF_NARR && x < ms->u.c.n; x++)
       if (named(ms->u.c.v[x], KF_SHM_VOLUME)) {
         mounts++;
-        mine += i == at && shm_mount(ms->u.c.v[x]);
+        mine += i == at && kfi_shm_mount(ms->u.c.v[x]);
       }
   }
   return mounts == 1 && mine == 1;
@@ -236,7 +233,7 @@ static const kf_node *shm_size(const kf_node *s, const char *pname) {
   size_t i;
   if (!shm_whole(s, pname)) return NULL;
   for (i = 0; i < vs->u.c.n; i++)
-    if (shm_volume(vs->u.c.v[i])) {
+    if (kfi_shm_volume(vs->u.c.v[i])) {
       const kf_node *z = kf_node_get(kf_node_get(vs->u.c.v[i], "emptyDir"), "sizeLimit");
       return z ? z : &yes;
     }
@@ -306,7 +303,7 @@ static kf_status primary(kfi *c, const char *path, const kf_node *ct, kfi_pod *o
       size_t x;
       KF_OOM(c, l = kf_node_new(c->A, KF_NARR));
       for (x = 0; x < v->u.c.n; x++)
-        if (!(out->shm_whole && shm_mount(v->u.c.v[x])))
+        if (!(out->shm_whole && kfi_shm_mount(v->u.c.v[x])))
           KF_OOM(c, kf_node_push(c->A, l, NULL, v->u.c.v[x]));
       if (l->u.c.n) KF_OOM(c, kf_node_push(c->A, *rest, k, l));
       continue;
@@ -407,7 +404,7 @@ static kf_status volumes(kfi *c, const kf_node *vs, kfi_pod *out, kf_node *spec)
   KF_OOM(c, l = kf_node_new(c->A, KF_NARR));
   for (i = 0; i < vs->u.c.n; i++) {
     const kf_node *v = vs->u.c.v[i], *ed = kf_node_get(v, "emptyDir");
-    if (out->shm_whole && shm_volume(v)) {
+    if (out->shm_whole && kfi_shm_volume(v)) {
       const kf_node *size = kf_node_get(ed, "sizeLimit");
       kf_node *t;
       KF_OOM(c, t = kf_node_new(c->A, KF_NBOOL));

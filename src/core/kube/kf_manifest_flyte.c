@@ -7,7 +7,8 @@
 **   - every pod template gets the plugin's default annotation
 **     cluster-autoscaler.kubernetes.io/safe-to-evict: "false" (the
 **     template's and the execution's annotations win on a clash);
-**   - the default container of a task without a pod template gets
+**   - the default container of a task without a pod template (shared
+**     memory is an extended resource of the container target) gets
 **     terminationMessagePolicy FallbackToLogsOnError;
 **   - flyte: a PyTorch worker's first container gets _F_WN (the pod name);
 **   - flyte2: every pod gets enableServiceLinks: false, and a PyTorchJob
@@ -81,7 +82,7 @@ static kf_status replica(mctx *c, const kf_job *j, kf_target t, int worker,
     int fwn = t == KF_T_FLYTE && worker && i == 0 &&
               (j->kind == KF_PYTORCH || j->kind == KF_ELASTIC);
     kf_node *ct;
-    if (!(is_default && !j->pod_template && !j->shared_memory) && !fwn) continue;
+    if (!(is_default && !j->pod_template) && !fwn) continue;
     KF_OOM(c, ct = copy(A, cs->u.c.v[i], KF_NOBJ));
     cs->u.c.v[i] = ct;
     if (fwn) {   /* pytorch.go: the worker's pod name, for error aggregation */
@@ -109,7 +110,7 @@ static kf_status replica(mctx *c, const kf_job *j, kf_target t, int worker,
         cs->u.c.v[i] = ct = d;
       }
     }
-    if (is_default && !j->pod_template && !j->shared_memory)
+    if (is_default && !j->pod_template)   /* shared memory too: still the container target */
       KF_OOM(c, kf_obj_strref(A, ct, "terminationMessagePolicy", "FallbackToLogsOnError"));
   }
   if (t == KF_T_FLYTE2) {
