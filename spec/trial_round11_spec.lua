@@ -500,3 +500,16 @@ describe("shared memory on Flyte's targets", function()
     assert.equal(m, back:manifest{ target = "flyte", name = "s", format = "yaml" })
   end)
 end)
+
+-- An elastic range of no worker (nnodes "2:0") is R2's construction error,
+-- as nnodes = 0 is (a range's minimum above its maximum stays R9's, a
+-- target's matter); found by fuzzing from_manifest: such a job's manifest
+-- did not read back.
+describe("an elastic range whose maximum is 0", function()
+  it("is refused at construction, the range above it is not", function()
+    local ok, err = pcall(kfjob.Elastic, { nnodes = "2:0", container = { image = "i:1" } })
+    assert.is_false(ok)
+    assert.truthy(err:find("nnodes: needs 1 <= min <= max (got '2:0')", 1, true), err)
+    assert.is_true((pcall(kfjob.Elastic, { nnodes = "3:2", container = { image = "i:1" } })))
+  end)
+end)

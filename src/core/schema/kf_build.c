@@ -339,7 +339,9 @@ static kf_status parse_nnodes(ctx *c, const kf_node *n, kf_job *j) {
       snprintf(big, sizeof big, "%.*s%s", (int)(nd > 40 ? 40 : nd), d, nd > 40 ? "..." : "");
       return fail(c, "integer out of int32 range (%s)", big, "");
     }
-    if (a < 1)   /* min > max: a target's matter (R9, kf_target_rules.c) */
+    /* no worker at all is R2's; min > max a target's matter (R9,
+    ** kf_target_rules.c) */
+    if (a < 1 || b < 1)
       return fail(c, "needs 1 <= min <= max (got %s)", q, "");
     j->min_nodes = (int32_t)a;
     j->max_nodes = (int32_t)b;
